@@ -1,0 +1,40 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "weir",
+    products: [
+        .executable(name: "weir", targets: ["weir"]),
+        .library(name: "Weir", targets: ["Weir"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CZstd",
+            pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"])]
+        ),
+        .target(
+            name: "Weir",
+            dependencies: ["CZstd"]
+        ),
+        .executableTarget(
+            name: "weir",
+            dependencies: [
+                "Weir",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "WeirTests",
+            dependencies: ["Weir", "CZstd"]
+        ),
+        .testTarget(
+            name: "weirTests",
+            dependencies: ["weir"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

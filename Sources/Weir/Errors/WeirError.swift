@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The one error type of the Weir library.
+///
+/// Every error carries the file it concerns (`path`, as the caller named it:
+/// `(stdin)` and `(stdout)` for the standard streams), the operation that failed, and a reason. Its `description`
+/// reads `FILE: reason`, which the command line prints after `weir: `.
+public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// What went wrong, in a form a program can switch on.
+    public enum Kind: Equatable, Sendable {
+        /// A system call failed with this `errno`.
+        case system(errno: Int32)
+        /// The input does not start with a zstd or skippable frame magic number.
+        case notZstd
+        /// The compressed input ends in the middle of a frame.
+        case truncated
+        /// libzstd rejected the compressed data.
+        case corrupt
+        /// A frame's content checksum does not match its content.
+        case checksumMismatch
+        /// The output file exists and `force` was not given.
+        case outputExists
+        /// The output path names the input file.
+        case sameFile
+        /// Decompression cannot derive an output name from this suffix.
+        case unknownSuffix
+        /// Refused to read or write compressed data on a terminal.
+        case terminal
+        /// The input is not a regular file (a directory, for example).
+        case notRegularFile
+        /// The run was cancelled (for example by a signal).
+        case cancelled
+        /// libzstd failed for a reason other than bad data (memory, parameters).
+        case library
+        /// A frame needs more memory than the budget allows.
+        case memoryLimit
+    }
+
+    /// What went wrong.
+    public var kind: Kind
+    /// The file concerned, as the caller named it.
+    public var path: String
+    /// The operation that failed, such as `"read"`, `"write"` or `"decompress"`.
+    public var operation: String
+    /// A human-readable reason, without the path.
+    public var reason: String
+
+    /// Creates an error.
+    public init(_ kind: Kind, path: String, operation: String, reason: String) {
+        self.kind = kind
+        self.path = path
+        self.operation = operation
+        self.reason = reason
+    }
+
+    /// An error for a failed system call, with the reason taken from `strerror`.
+    public static func system(_ code: Int32, path: String, operation: String) -> WeirError {
+        let text = String(cString: strerror(code))
+        return WeirError(.system(errno: code), path: path, operation: operation,
+                         reason: "\(operation) failed: \(text)")
+    }
+
+    /// `FILE: reason`, as the command line prints it after `weir: `.
+    public var description: String {
+        "\(path): \(reason)"
+    }
+
+    /// Whether this error means that the downstream of a pipe went away.
+    public var isBrokenPipe: Bool {
+        kind == .system(errno: EPIPE)
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One input, by name, processed to one destination with the safety habits of
+/// zstd: output under its name only when complete, never over the input,
+/// never over an existing file without `force`, permissions and modification
+/// time carried over, the input removed only after success when asked.
+public struct FileJob: Sendable {
+    /// What to do with the input.
+    public enum Operation: Sendable {
+        /// Compress with these options.
+        case compress(CompressionOptions)
+        /// Decompress with these options.
+        case decompress(DecompressionOptions)
+        /// Decompress and verify, writing nothing (`-t`).
+        case test(DecompressionOptions)
+    }
+
+    /// Where the output goes.
+    public enum Destination: Sendable, Equatable {
+        /// A file, created safely.
+        case file(String)
+        /// The process's standard output.
+        case standardOutput
+        /// Nowhere (`-t`).
+        case none
+    }
+
+    /// The input path; `-` is standard input.
+    public var input: String
+    /// What to do.
+    public var operation: Operation
+    /// Where the output goes.
+    public var destination: Destination
+    /// Overwrite an existing output file.
+    public var force: Bool
+    /// Remove the input after success (`--rm`); only for file to file.
+    public var removeInput: Bool
+
+    /// Creates a job.
+    public init(input: String, operation: Operation, destination: Destination,
+                force: Bool = false, removeInput: Bool = false) {
+        self.input = input
+        self.operation = operation
+        self.destination = destination
+        self.force = force
+        self.removeInput = removeInput
+    }
+
+    /// The name errors and summaries give the input.
+    public var inputName: String { input == "-" ? "(stdin)" : input }
+
+    /// The name errors and summaries give the output.
+    public var outputName: String {
+        switch destination {
+        case .file(let path): return path
+        case .standardOutput: return "(stdout)"
+        case .none: return "(none)"
+        }
+    }
+
+    /// Runs the job on the calling thread (not a GCD worker).
+    ///
+    /// - Parameters:
+    ///   - observer: told of the bytes read and written.
+    ///   - cancellation: lets another thread (a signal handler) stop the run.
+    /// - Returns: the pipeline's statistics.
+    /// - Throws: ``WeirError``; no output file is left behind and the input is
+    ///   untouched.
+    public func run(observer: ProgressObserver? = nil, cancellation: Cancellation? = nil) throws(WeirError) -> Statistics {
+        let inputFD: Int32
+        var inputStatus: FileStatus?
+        if input == "-" {
+            inputFD = STDIN_FILENO
+        } else {
+            inputFD = Glibc.open(input, O_RDONLY | O_CLOEXEC)
+            guard inputFD >= 0 else { throw WeirError.system(errno, path: input, operation: "open") }
+        }
+        defer { if inputFD != STDIN_FILENO { Glibc.close(inputFD) } }
+        if input != "-" {
+            let status = try FileStatus.of(descriptor: inputFD, path: input)
+            if status.isDirectory {
+                throw WeirError(.notRegularFile, path: input, operation: "open", reason: "is a directory")
+            }
+            inputStatus = status
+        }
+
+        var outputFile: OutputFile?
+        let outputFD: Int32?
+        switch destination {
+        case .file(let path):
+            if let inputStatus, let existing = FileStatus.of(path: path), existing.isSameFile(as: inputStatus) {
+                throw WeirError(.sameFile, path: input, operation: "create",
+                                reason: "output \(path) is the input file")
+            }
+            let file = try OutputFile(path: path, force: force)
+            outputFile = file
+            outputFD = file.descriptor
+        case .standardOutput:
+            outputFD = STDOUT_FILENO
+        case .none:
+            outputFD = nil
+        }
+
+        let statistics: Statistics
+        do throws(WeirError) {
+            statistics = try runPipeline(input: inputFD, output: outputFD, observer: observer, cancellation: cancellation)
+            if cancellation?.isCancelled == true {
+                throw WeirError(.cancelled, path: inputName, operation: "run", reason: "cancelled")
+            }
+            try outputFile?.commit(copying: inputStatus?.isRegularFile == true ? inputStatus : nil)
+        } catch {
+            outputFile?.discard()
+            throw error
+        }
+        if removeInput, input != "-", outputFile != nil {
+            if unlink(input) != 0 {
+                throw WeirError.system(errno, path: input, operation: "remove")
+            }
+        }
+        return statistics
+    }
+
+    private func runPipeline(input: Int32, output: Int32?, observer: ProgressObserver?,
+                             cancellation: Cancellation?) throws(WeirError) -> Statistics {
+        switch operation {
+        case .compress(let options):
+            let pipeline = CompressionPipeline(input: input, output: output ?? STDOUT_FILENO,
+                                               inputName: inputName, outputName: outputName,
+                                               options: options, observer: observer)
+            cancellation?.attach { pipeline.cancel() }
+            defer { cancellation?.detach() }
+            return try pipeline.run()
+        case .decompress(let options), .test(let options):
+            let pipeline = DecompressionPipeline(input: input, output: output,
+                                                 inputName: inputName, outputName: outputName,
+                                                 options: options, observer: observer)
+            cancellation?.attach { pipeline.cancel() }
+            defer { cancellation?.detach() }
+            return try pipeline.run()
+        }
+    }
+}

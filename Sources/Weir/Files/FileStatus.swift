@@ -1,0 +1,58 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What `stat` says of a file, as much as weir needs.
+public struct FileStatus: Sendable {
+    /// The mode bits, type included.
+    public var mode: mode_t
+    /// The device and inode, which identify the file.
+    public var device: UInt64
+    /// See `device`.
+    public var inode: UInt64
+    /// The size in bytes.
+    public var size: Int
+    /// Last access and modification times.
+    public var accessTime: timespec
+    /// See `accessTime`.
+    public var modificationTime: timespec
+
+    init(_ info: stat) {
+        mode = info.st_mode
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int(info.st_size)
+        accessTime = info.st_atim
+        modificationTime = info.st_mtim
+    }
+
+    /// `fstat` of an open descriptor.
+    public static func of(descriptor fd: Int32, path: String) throws(WeirError) -> FileStatus {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw WeirError.system(errno, path: path, operation: "stat") }
+        return FileStatus(info)
+    }
+
+    /// `stat` of a path (following links), or nil when it does not exist.
+    public static func of(path: String) -> FileStatus? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return FileStatus(info)
+    }
+
+    /// Whether anything, even a dangling link, is at `path`.
+    public static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// Whether it is a regular file.
+    public var isRegularFile: Bool { (mode & S_IFMT) == S_IFREG }
+    /// Whether it is a directory.
+    public var isDirectory: Bool { (mode & S_IFMT) == S_IFDIR }
+
+    /// Whether both describe the same file.
+    public func isSameFile(as other: FileStatus) -> Bool {
+        device == other.device && inode == other.inode
+    }
+}

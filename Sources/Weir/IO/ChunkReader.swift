@@ -1,0 +1,113 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads an input descriptor through a `DispatchIO` stream channel, one
+/// bounded read at a time.
+///
+/// DispatchIO has no back-pressure of its own: an open-ended read keeps
+/// reading however slow the consumer is. So the reader issues one read of at
+/// most `chunkSize` bytes, and the next only when its caller asks for it; the
+/// caller (a dedicated thread of the pipeline) decides when, after taking an
+/// in-flight slot.
+///
+/// Water marks, chosen for each kind of input:
+/// - regular file: low = high = `chunkSize`. The handler then runs once per
+///   chunk with its ~1 MiB regions (libdispatch reads at most 1 MiB per
+///   syscall), so there are no per-piece handler calls and nothing to join.
+/// - pipe, terminal, socket: low = 64 KiB, high = `chunkSize`. A pipe delivers
+///   at most 64 KiB per `read()`; a low mark of one pipe buffer lets data flow
+///   to the progress counter and the decoder without waiting for a whole chunk,
+///   while the handler is not called for every tiny read.
+///
+/// Threads: `start()` may be called from any thread; the channel's handlers
+/// run on `queue` (serial), which alone touches a ``PendingRead`` until its
+/// `done` semaphore is signalled; `PendingRead.wait()` blocks its caller, so
+/// it is only called from the pipeline's own threads, never from a GCD worker.
+final class ChunkReader: @unchecked Sendable {
+    /// The low-water mark on pipes and other streams: one pipe buffer.
+    static let streamLowWater = 64 * 1024
+
+    let path: String
+    let chunkSize: Int
+    private let channel: DispatchIO
+    private let queue: DispatchQueue
+    private let onBytes: @Sendable (Int) -> Void
+
+    /// Opens a stream channel on `fd`. The descriptor stays the caller's: the
+    /// channel never closes it. `cleanup` is entered now and left when the
+    /// channel's cleanup handler has run (file status flags restored).
+    ///
+    /// - Parameter onBytes: called on the channel's queue with the size of
+    ///   every piece read (for progress); must be cheap.
+    init(fd: Int32, path: String, kind: InputKind, chunkSize: Int, cleanup: DispatchGroup,
+         onBytes: @escaping @Sendable (Int) -> Void = { _ in }) {
+        self.path = path
+        self.chunkSize = chunkSize
+        self.onBytes = onBytes
+        let queue = DispatchQueue(label: "weir.read")
+        self.queue = queue
+        cleanup.enter()
+        channel = DispatchIO(type: .stream, fileDescriptor: fd, queue: queue) { _ in cleanup.leave() }
+        switch kind {
+        case .regularFile:
+            channel.setLimit(lowWater: chunkSize)
+            channel.setLimit(highWater: chunkSize)
+        case .stream:
+            channel.setLimit(lowWater: min(Self.streamLowWater, chunkSize))
+            channel.setLimit(highWater: chunkSize)
+        }
+    }
+
+    /// One read in progress.
+    final class PendingRead: @unchecked Sendable {
+        fileprivate var pieces: [DispatchData] = []
+        fileprivate var error: Int32 = 0
+        fileprivate var count = 0
+        fileprivate let done = DispatchSemaphore(value: 0)
+        fileprivate let requested: Int
+        fileprivate let path: String
+
+        fileprivate init(requested: Int, path: String) {
+            self.requested = requested
+            self.path = path
+        }
+
+        /// Blocks until the read ends; returns its bytes and whether the input
+        /// ended. Call once, from a dedicated thread.
+        func wait() throws(WeirError) -> (data: DispatchData, endOfInput: Bool) {
+            done.wait()
+            if error == ECANCELED {
+                throw WeirError(.cancelled, path: path, operation: "read", reason: "cancelled")
+            }
+            if error != 0 {
+                throw WeirError.system(error, path: path, operation: "read")
+            }
+            return (DispatchData.concatenating(pieces), count < requested)
+        }
+    }
+
+    /// Starts reading the next `length` bytes (default: one chunk).
+    func start(length: Int? = nil) -> PendingRead {
+        let pending = PendingRead(requested: length ?? chunkSize, path: path)
+        let onBytes = self.onBytes
+        channel.read(offset: 0, length: pending.requested, queue: queue) { done, data, error in
+            if let data, data.count > 0 {
+                pending.pieces.append(data)
+                pending.count += data.count
+                onBytes(data.count)
+            }
+            if done {
+                pending.error = error
+                pending.done.signal()
+            }
+        }
+        return pending
+    }
+
+    /// Closes the channel; with `stop`, reads in progress end with ECANCELED.
+    func close(stop: Bool) {
+        channel.close(flags: stop ? .stop : [])
+    }
+}

@@ -1,0 +1,100 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes numbered pieces of output through a `DispatchIO` stream channel in
+/// the order of their numbers, whatever order they arrive in.
+///
+/// Pieces arrive from the workers by ``submit(_:_:)``; the writer keeps those
+/// that come early in `pending` and hands the channel piece `next` as soon as
+/// it is there. A stream channel performs its writes in the order they were
+/// queued, so the bytes reach the descriptor in sequence-number order, never
+/// in completion order.
+///
+/// Water marks: high water is left unbounded so that a piece made of one
+/// region (a whole frame) goes out in one `write()` with no gathering copy;
+/// low water is unbounded so the handler runs once per piece, when it is
+/// written, and not for every partial write.
+///
+/// Threads: everything here runs on `queue` (serial), which owns `pending`,
+/// `next` and `failed`; the channel's handlers run on it too.
+final class OrderedWriter: @unchecked Sendable {
+    let path: String
+    private let channel: DispatchIO
+    private let queue: DispatchQueue
+    private var pending: [Int: DispatchData] = [:]
+    private var next = 0
+    private var failed = false
+    /// Called on `queue` when piece `index` of `size` bytes has been written,
+    /// or, after a failure, when it has been dropped (`size` is then -1).
+    private let onFinished: @Sendable (_ index: Int, _ size: Int) -> Void
+    /// Called on `queue` once, with the first write error.
+    private let onError: @Sendable (WeirError) -> Void
+
+    /// Opens a stream channel on `fd`; the descriptor stays the caller's.
+    /// `cleanup` is entered now and left when the channel's cleanup handler
+    /// has run.
+    init(fd: Int32, path: String, cleanup: DispatchGroup,
+         onFinished: @escaping @Sendable (Int, Int) -> Void,
+         onError: @escaping @Sendable (WeirError) -> Void) {
+        self.path = path
+        self.onFinished = onFinished
+        self.onError = onError
+        let queue = DispatchQueue(label: "weir.write")
+        self.queue = queue
+        cleanup.enter()
+        channel = DispatchIO(type: .stream, fileDescriptor: fd, queue: queue) { _ in cleanup.leave() }
+        channel.setLimit(highWater: Int.max)
+        channel.setLimit(lowWater: Int.max)
+    }
+
+    /// Hands piece `index` to the writer. Every index from 0 up must be
+    /// submitted exactly once. Callable from any thread.
+    func submit(_ index: Int, _ data: DispatchData) {
+        queue.async { [self] in
+            if failed {
+                onFinished(index, -1)
+                return
+            }
+            pending[index] = data
+            while let piece = pending.removeValue(forKey: next) {
+                write(index: next, piece)
+                next += 1
+            }
+        }
+    }
+
+    /// Drops every piece not yet written, and any that arrives later.
+    /// Called (on any thread) when the run fails elsewhere.
+    func abandon() {
+        queue.async { [self] in
+            failed = true
+            for index in pending.keys { onFinished(index, -1) }
+            pending.removeAll()
+        }
+    }
+
+    private func write(index: Int, _ data: DispatchData) {
+        let size = data.count
+        channel.write(offset: 0, data: data, queue: queue) { [self] done, _, error in
+            guard done else { return }
+            if error != 0 && !failed {
+                failed = true
+                for index in pending.keys { onFinished(index, -1) }
+                pending.removeAll()
+                if error == ECANCELED {
+                    onError(WeirError(.cancelled, path: path, operation: "write", reason: "cancelled"))
+                } else {
+                    onError(WeirError.system(error, path: path, operation: "write"))
+                }
+            }
+            onFinished(index, error == 0 ? size : -1)
+        }
+    }
+
+    /// Closes the channel; with `stop`, writes in progress end with ECANCELED.
+    func close(stop: Bool) {
+        channel.close(flags: stop ? .stop : [])
+    }
+}

@@ -1,0 +1,49 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How ``CompressionPipeline`` compresses.
+public struct CompressionOptions: Sendable, Equatable {
+    /// The default chunk (and frame) size: 8 MiB. On the Linux 6.1 source
+    /// tarball at level 3, independent 8 MiB frames cost about 0.4% of ratio
+    /// against one frame, and give every core work even on mid-sized files.
+    public static let defaultChunkSize = 8 << 20
+
+    /// The compression level, from `Zstd.minLevel` (negative, `--fast`) to
+    /// `Zstd.maxLevel`. Default 3.
+    public var level: Int
+    /// Compression workers; 0 means one per core.
+    public var threads: Int
+    /// The bytes of input in each independent frame.
+    public var chunkSize: Int
+    /// Whether each frame carries the XXH64 content checksum.
+    public var checksum: Bool
+    /// The most chunks read but not yet written; nil picks `threads + 2`.
+    public var chunksInFlight: Int?
+
+    /// Creates options; every parameter has zstd's default.
+    public init(level: Int = 3, threads: Int = 0, chunkSize: Int = CompressionOptions.defaultChunkSize,
+                checksum: Bool = true, chunksInFlight: Int? = nil) {
+        self.level = level
+        self.threads = threads
+        self.chunkSize = chunkSize
+        self.checksum = checksum
+        self.chunksInFlight = chunksInFlight
+    }
+
+    /// `threads`, with 0 resolved to the number of online cores.
+    public var resolvedThreads: Int {
+        threads > 0 ? threads : Self.onlineCores
+    }
+
+    /// The in-flight bound actually used: one chunk per worker being
+    /// compressed, one being read and one being written.
+    public var resolvedChunksInFlight: Int {
+        max(1, chunksInFlight ?? resolvedThreads + 2)
+    }
+
+    /// The number of cores this process may run on.
+    public static var onlineCores: Int {
+        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+}

@@ -1,0 +1,193 @@
+import CZstd
+import Dispatch
+import Foundation
+
+/// Compresses one input descriptor into one output descriptor as a stream of
+/// independent zstd frames, in parallel, in bounded memory.
+///
+/// Data flow, following one chunk:
+///
+///     input fd ─▶ ChunkReader (DispatchIO stream channel, queue "weir.read")
+///        │  pieces of ≤1 MiB, joined by DispatchData concatenation (no copy)
+///        ▼
+///     reading thread (a Thread of its own): takes a slot, reads one chunk
+///        │  of `chunkSize` bytes, numbers it, submits it
+///        ▼
+///     WorkerPool (concurrent queue "weir.compress", at most `threads` jobs,
+///        │  one reusable ZSTD_CCtx each): the chunk's regions go through
+///        │  ZSTD_compressStream2 into a malloc'ed buffer → one frame with
+///        │  Frame_Content_Size and checksum, wrapped in DispatchData (no copy)
+///        ▼
+///     OrderedWriter (DispatchIO stream channel, queue "weir.write"): frames
+///        │  go out in chunk order, whatever order they finish in
+///        ▼
+///     output fd; when a frame is written its slot is signalled.
+///
+/// Bounds, and why:
+/// - `chunksInFlight` slots (default threads + 2: one chunk per worker, one
+///   being read, one being written): a chunk takes a slot before it is read
+///   and gives it back when its frame is written. The reader can never get
+///   more than that many chunks ahead, so memory is at most
+///   `chunksInFlight × (chunkSize + compressBound(chunkSize))`, whatever the
+///   input size, and a slow output (a pipe to a slow consumer) slows the
+///   reader instead of filling memory.
+/// - `threads` contexts and drain loops: compression never runs more jobs
+///   than cores asked for, so workers do not oversubscribe the machine.
+/// - Reads of exactly `chunkSize`: DispatchIO itself has no back-pressure.
+///
+/// Who owns what:
+/// - the reading thread owns `index` and `bytesIn` (read by `run()` after
+///   `activity` empties, which orders the accesses);
+/// - the writer's queue owns the reorder buffer, `bytesOut` and `frames`;
+/// - a chunk belongs to its job while compressed; its frame to the writer.
+/// - `RunControl` holds the first failure behind a lock; a failure stops
+///   both channels, drops queued frames and wakes the reading thread.
+///
+/// `run()` blocks its caller (the command line's main thread, or a thread of
+/// the async API), never a GCD worker.
+public final class CompressionPipeline: @unchecked Sendable {
+    private let input: Int32
+    private let output: Int32
+    private let inputName: String
+    private let outputName: String
+    private let options: CompressionOptions
+    private let control: RunControl
+    private let observer: ProgressObserver?
+
+    /// Prepares a run. The descriptors remain the caller's to close.
+    ///
+    /// - Parameters:
+    ///   - input: the descriptor to read (a file, a pipe, stdin).
+    ///   - output: the descriptor to write.
+    ///   - inputName: how errors name the input, such as a path or `(stdin)`.
+    ///   - outputName: how errors name the output.
+    ///   - options: level, threads, chunk size, checksum, in-flight bound.
+    ///   - observer: told of bytes read and written, for a progress display.
+    public init(input: Int32, output: Int32, inputName: String, outputName: String,
+                options: CompressionOptions = CompressionOptions(), observer: ProgressObserver? = nil) {
+        self.input = input
+        self.output = output
+        self.inputName = inputName
+        self.outputName = outputName
+        self.options = options
+        self.observer = observer
+        self.control = RunControl(slots: options.resolvedChunksInFlight)
+    }
+
+    /// Stops the run from another thread (a signal handler's queue): the
+    /// channels are stopped and `run()` throws a `.cancelled` error.
+    public func cancel() {
+        control.fail(WeirError(.cancelled, path: inputName, operation: "compress", reason: "cancelled"))
+    }
+
+    /// Compresses until the end of the input, a failure or ``cancel()``.
+    ///
+    /// - Returns: what was done.
+    /// - Throws: ``WeirError`` naming the file and the operation that failed.
+    public func run() throws(WeirError) -> Statistics {
+        let started = DispatchTime.now()
+        let options = self.options
+        let threads = options.resolvedThreads
+        let control = self.control
+        let inputName = self.inputName
+        let observer = self.observer
+        let cleanup = DispatchGroup()
+        let counters = Locked((bytesOut: 0, frames: 0))
+
+        let reader = ChunkReader(fd: input, path: inputName, kind: InputKind.of(input),
+                                 chunkSize: options.chunkSize, cleanup: cleanup,
+                                 onBytes: { observer?.bytesRead($0) })
+        let writer = OrderedWriter(
+            fd: output, path: outputName, cleanup: cleanup,
+            onFinished: { _, size in
+                if size >= 0 {
+                    counters.withLock { $0.bytesOut += size; $0.frames += 1 }
+                    observer?.bytesWritten(size)
+                }
+                control.slots.signal()
+                control.activity.leave()
+            },
+            onError: { control.fail($0) })
+        let pool = WorkerPool<CompressionContext>(
+            width: threads, label: "weir.compress",
+            makeContext: { () throws(WeirError) in
+                try CompressionContext(level: options.level, checksum: options.checksum, path: inputName)
+            },
+            onContextFailure: { control.fail($0) })
+        control.onStop {
+            reader.close(stop: true)
+            writer.close(stop: true)
+            writer.abandon()
+            control.slots.signal()  // wake the reading thread if it waits for a slot
+        }
+
+        let bytesIn = Locked(0)
+        control.startThread(name: "weir.reader") {
+            var index = 0
+            while true {
+                control.slots.wait()
+                if control.isFailed { control.slots.signal(); break }
+                let chunk: (data: DispatchData, endOfInput: Bool)
+                do throws(WeirError) {
+                    chunk = try reader.start().wait()
+                } catch {
+                    control.fail(error)
+                    control.slots.signal()
+                    break
+                }
+                // An input whose size is a multiple of the chunk size ends
+                // with an empty read: no empty frame for it, except for an
+                // empty input, which becomes one empty frame as with zstd.
+                if chunk.data.count == 0 && index > 0 {
+                    control.slots.signal()
+                    break
+                }
+                bytesIn.withLock { $0 += chunk.data.count }
+                control.activity.enter()
+                let number = index
+                index += 1
+                let data = chunk.data
+                pool.submit { context in
+                    guard let context, !control.isFailed else {
+                        control.slots.signal()
+                        control.activity.leave()
+                        return
+                    }
+                    let capacity = Zstd.compressBound(data.count)
+                    guard let buffer = malloc(capacity) else {
+                        control.fail(WeirError(.library, path: inputName, operation: "compress", reason: "out of memory"))
+                        control.slots.signal()
+                        control.activity.leave()
+                        return
+                    }
+                    do throws(WeirError) {
+                        let size = try context.compressFrame(
+                            data, into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity), path: inputName)
+                        writer.submit(number, DispatchData.takingOwnership(of: buffer, count: size))
+                    } catch {
+                        free(buffer)
+                        control.fail(error)
+                        control.slots.signal()
+                        control.activity.leave()
+                    }
+                }
+                if chunk.endOfInput { break }
+            }
+        }
+
+        control.activity.wait()
+        reader.close(stop: false)
+        writer.close(stop: control.isFailed)
+        cleanup.wait()
+        if let failure = control.failure { throw failure }
+
+        var statistics = Statistics()
+        statistics.bytesIn = bytesIn.current
+        let written = counters.current
+        statistics.bytesOut = written.bytesOut
+        statistics.frames = written.frames
+        statistics.threads = threads
+        statistics.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        return statistics
+    }
+}

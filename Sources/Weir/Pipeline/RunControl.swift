@@ -1,0 +1,59 @@
+import Dispatch
+import Foundation
+
+/// The bookkeeping every pipeline run shares: the first failure, the
+/// in-flight slots, and the group of work still under way.
+///
+/// - `slots` counts free in-flight places. It is created at 0 and signalled
+///   `limit` times, so its "initial value" is 0 and libdispatch never finds
+///   it deallocated "while in use", even when a failure leaves places taken.
+///   It is only ever waited on by the pipeline's dedicated threads.
+/// - `activity` has one entry for the reading thread and one for every chunk
+///   between being read and being written (or dropped after a failure);
+///   `run()` waits for it to empty.
+/// - `stopHandlers` run once, on the thread that reports the first failure:
+///   they close the channels with `.stop` so that blocked reads and writes end.
+final class RunControl: @unchecked Sendable {
+    let slots = DispatchSemaphore(value: 0)
+    let activity = DispatchGroup()
+    private let state = Locked<(failure: WeirError?, stops: [@Sendable () -> Void])>((nil, []))
+
+    init(slots limit: Int) {
+        for _ in 0..<max(1, limit) { slots.signal() }
+    }
+
+    /// Registers work to do when the run fails (stop channels, wake threads).
+    func onStop(_ body: @escaping @Sendable () -> Void) {
+        state.withLock { $0.stops.append(body) }
+    }
+
+    /// Records `error` if it is the first, then runs the stop handlers once.
+    func fail(_ error: WeirError) {
+        let stops: [@Sendable () -> Void] = state.withLock { state in
+            guard state.failure == nil else { return [] }
+            state.failure = error
+            defer { state.stops.removeAll() }
+            return state.stops
+        }
+        for stop in stops { stop() }
+    }
+
+    /// The first failure, if any.
+    var failure: WeirError? { state.withLock { $0.failure } }
+
+    /// Whether the run has failed.
+    var isFailed: Bool { failure != nil }
+
+    /// Starts `body` on a new thread of its own (not a GCD worker), so that it
+    /// may block on semaphores; `activity` holds an entry until it returns.
+    func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
+        activity.enter()
+        let thread = Thread { [activity] in
+            body()
+            activity.leave()
+        }
+        thread.name = name
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+}

@@ -1,0 +1,67 @@
+import CZstd
+import Dispatch
+
+/// One reusable libzstd compression context (`ZSTD_CCtx`).
+///
+/// A context is used by one worker at a time; ``ContextPool`` hands them out.
+/// Reusing a context between frames avoids allocating its tables per chunk.
+final class CompressionContext {
+    private let cctx: OpaquePointer
+
+    /// Creates a context that writes frames at `level`, with a content
+    /// checksum when `checksum` is true, and always with Frame_Content_Size.
+    init(level: Int, checksum: Bool, path: String) throws(WeirError) {
+        guard let cctx = ZSTD_createCCtx() else {
+            throw WeirError(.library, path: path, operation: "compress", reason: "cannot create a zstd context: out of memory")
+        }
+        self.cctx = cctx
+        try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, Int32(level)), path: path, operation: "set level")
+        try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, checksum ? 1 : 0), path: path, operation: "set checksum")
+        try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1), path: path, operation: "set content size")
+    }
+
+    deinit { ZSTD_freeCCtx(cctx) }
+
+    /// Compresses `chunk` as one complete frame into `output`.
+    ///
+    /// The chunk's regions are fed to `ZSTD_compressStream2` one by one, so a
+    /// chunk made of many DispatchData regions is never flattened first.
+    ///
+    /// - Parameters:
+    ///   - chunk: the bytes of the frame; may be empty.
+    ///   - output: a buffer of at least `Zstd.compressBound(chunk.count)` bytes.
+    /// - Returns: the size of the frame written at the start of `output`.
+    func compressFrame(_ chunk: DispatchData, into output: UnsafeMutableRawBufferPointer, path: String) throws(WeirError) -> Int {
+        ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
+        try Zstd.check(ZSTD_CCtx_setPledgedSrcSize(cctx, UInt64(chunk.count)), path: path, operation: "compress")
+        var out = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
+        var failure: Int = 0
+        let total = chunk.count
+        if total == 0 {
+            failure = Self.drive(cctx, &out, nil, 0, ZSTD_e_end)
+        } else {
+            chunk.enumerateBytes { region, offset, stop in
+                let isLast = offset + region.count == total
+                failure = Self.drive(cctx, &out, region.baseAddress, region.count, isLast ? ZSTD_e_end : ZSTD_e_continue)
+                if failure != 0 { stop = true }
+            }
+        }
+        if failure != 0 { throw Zstd.error(failure, path: path, operation: "compress") }
+        return out.pos
+    }
+
+    /// Feeds one region to `ZSTD_compressStream2` until it is consumed (and,
+    /// for `ZSTD_e_end`, until the frame is complete). Returns 0 or an error code.
+    private static func drive(_ cctx: OpaquePointer, _ out: inout ZSTD_outBuffer,
+                              _ bytes: UnsafeRawPointer?, _ count: Int, _ directive: ZSTD_EndDirective) -> Int {
+        var input = ZSTD_inBuffer(src: bytes, size: count, pos: 0)
+        while true {
+            let remaining = ZSTD_compressStream2(cctx, &out, &input, directive)
+            if ZSTD_isError(remaining) != 0 { return remaining }
+            if directive == ZSTD_e_end ? remaining == 0 : input.pos == input.size { return 0 }
+            if out.pos == out.size {  // cannot happen with a compressBound-sized buffer
+                return 0 &- Int(ZSTD_error_dstSize_tooSmall.rawValue)
+            }
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import CZstd
+
+/// Facts about the libzstd in use, and the mapping of its errors to ``WeirError``.
+public enum Zstd {
+    /// The version of the libzstd the process loaded, such as `1.5.4`.
+    public static var libraryVersion: String { String(cString: ZSTD_versionString()) }
+
+    /// The lowest level (the fastest of `--fast`).
+    public static var minLevel: Int { Int(ZSTD_minCLevel()) }
+
+    /// The highest level (`--ultra -22`).
+    public static var maxLevel: Int { Int(ZSTD_maxCLevel()) }
+
+    /// The default level, 3.
+    public static var defaultLevel: Int { Int(ZSTD_defaultCLevel()) }
+
+    /// The largest compressed size of `size` input bytes as one frame.
+    static func compressBound(_ size: Int) -> Int { ZSTD_compressBound(size) }
+
+    /// Throws the ``WeirError`` matching a libzstd return code that is an error.
+    ///
+    /// - Parameters:
+    ///   - code: a value returned by a libzstd function.
+    ///   - path: the file being processed, for the message.
+    ///   - operation: what was being done, for the message.
+    /// - Returns: `code`, when it is not an error.
+    @discardableResult
+    static func check(_ code: Int, path: String, operation: String) throws(WeirError) -> Int {
+        guard ZSTD_isError(code) != 0 else { return code }
+        throw error(code, path: path, operation: operation)
+    }
+
+    /// The ``WeirError`` for a libzstd error code.
+    static func error(_ code: Int, path: String, operation: String) -> WeirError {
+        let name = String(cString: ZSTD_getErrorName(code))
+        switch ZSTD_getErrorCode(code) {
+        case ZSTD_error_prefix_unknown:
+            return WeirError(.notZstd, path: path, operation: operation, reason: "not in zstd format")
+        case ZSTD_error_checksum_wrong:
+            return WeirError(.checksumMismatch, path: path, operation: operation,
+                             reason: "checksum mismatch: the decompressed data is corrupt")
+        case ZSTD_error_frameParameter_windowTooLarge:
+            return WeirError(.memoryLimit, path: path, operation: operation,
+                             reason: "frame needs a window larger than the memory limit (use -M to raise it)")
+        case ZSTD_error_memory_allocation:
+            return WeirError(.library, path: path, operation: operation, reason: "out of memory")
+        case ZSTD_error_corruption_detected, ZSTD_error_srcSize_wrong,
+             ZSTD_error_frameParameter_unsupported, ZSTD_error_dictionary_wrong,
+             ZSTD_error_literals_headerWrong, ZSTD_error_dictionaryCreation_failed:
+            return WeirError(.corrupt, path: path, operation: operation, reason: "corrupt data: \(name)")
+        default:
+            return WeirError(.library, path: path, operation: operation, reason: "\(operation) failed: \(name)")
+        }
+    }
+}

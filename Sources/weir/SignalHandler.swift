@@ -1,0 +1,77 @@
+import Dispatch
+import Weir
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SIGINT, SIGTERM and SIGHUP through dispatch sources; SIGPIPE ignored.
+///
+/// The first signal cancels the run in progress: its channels stop, its
+/// temporary output file is removed, the main thread returns and the process
+/// exits with 128 + the signal after every channel has been closed (so the
+/// descriptors' flags are restored). A second signal exits at once, after
+/// removing any temporary output file, so nothing partial is left under a
+/// name that could be taken for a complete file.
+final class SignalHandler: @unchecked Sendable {
+    let cancellation = Cancellation()
+    private let queue = DispatchQueue(label: "weir.signals")
+    private var sources: [DispatchSourceSignal] = []
+    private let state = SignalState()
+    private let console: Console
+
+    init(console: Console) {
+        self.console = console
+    }
+
+    /// The first signal received, if any.
+    var received: Int32? { state.first }
+
+    func install() {
+        signal(SIGPIPE, SIG_IGN)
+        for number in [SIGINT, SIGTERM, SIGHUP] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { [state, cancellation] in
+                if state.record(number) {
+                    cancellation.cancel()
+                } else {
+                    OutputFile.removeAllPending()
+                    _exit(128 + number)
+                }
+            }
+            source.activate()
+            sources.append(source)
+        }
+    }
+
+    func uninstall() {
+        for source in sources { source.cancel() }
+        sources.removeAll()
+    }
+}
+
+/// The signals seen so far; touched only on the signal queue, read by the
+/// main thread after the run ends.
+private final class SignalState: @unchecked Sendable {
+    private var signals: [Int32] = []
+    private let lock = NSLockLite()
+
+    /// Records a signal; true if it is the first.
+    func record(_ number: Int32) -> Bool {
+        lock.locked { signals.append(number); return signals.count == 1 }
+    }
+
+    var first: Int32? { lock.locked { signals.first } }
+}
+
+/// A pthread mutex, for the two fields above.
+private final class NSLockLite: @unchecked Sendable {
+    private var mutex = pthread_mutex_t()
+    init() { pthread_mutex_init(&mutex, nil) }
+    deinit { pthread_mutex_destroy(&mutex) }
+    func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return body()
+    }
+}
