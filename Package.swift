@@ -9,6 +9,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         .systemLibrary(
@@ -18,7 +19,7 @@ let package = Package(
         ),
         .target(
             name: "Weir",
-            dependencies: ["CZstd"]
+            dependencies: ["CZstd", .product(name: "DequeModule", package: "swift-collections")]
         ),
         .executableTarget(
             name: "weir",

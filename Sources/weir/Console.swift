@@ -21,7 +21,12 @@ struct Console: Sendable {
     /// The line after each file, hidden by -q.
     func summary(job: FileJob, statistics: Statistics, level: Int) {
         guard quietness == 0 else { return }
-        write(SummaryLine(job: job, statistics: statistics).text + "\n")
+        var line = SummaryLine(job: job, statistics: statistics).text
+        if verbosity > 0 {
+            let usage = ResourceUsage.current()
+            line += String(format: ", cpu %.2f s, peak memory %@", usage.cpuSeconds, ByteFormat.string(usage.peakResidentBytes))
+        }
+        write(line + "\n")
     }
 
     func write(_ text: String) {

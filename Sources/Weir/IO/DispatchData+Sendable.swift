@@ -1,7 +1,4 @@
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#endif
 
 #if !canImport(Darwin)
 // DispatchData is an immutable, reference-counted view of libdispatch data
@@ -31,18 +28,5 @@ extension DispatchData {
             level = next
         }
         return level.first ?? .empty
-    }
-
-    /// Wraps a `malloc`ed buffer of `count` bytes without copying; the buffer
-    /// is freed when the last reference to the data goes away.
-    ///
-    /// `Deallocator.free` crashes in `swift_retain` on Linux (the overlay's
-    /// `_swift_dispatch_data_destructor_free` is not a real block there), so
-    /// the buffer is freed by a custom deallocator, which libdispatch runs
-    /// on a global queue.
-    static func takingOwnership(of pointer: UnsafeMutableRawPointer, count: Int) -> DispatchData {
-        nonisolated(unsafe) let buffer = pointer
-        return DispatchData(bytesNoCopy: UnsafeRawBufferPointer(start: pointer, count: count),
-                            deallocator: .custom(nil, { free(buffer) }))
     }
 }

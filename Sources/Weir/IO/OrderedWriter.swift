@@ -17,8 +17,16 @@ import Glibc
 /// low water is unbounded so the handler runs once per piece, when it is
 /// written, and not for every partial write.
 ///
+/// A closed downstream pipe: libdispatch on Linux (up to Swift 6.3) does not
+/// handle a bare `EPOLLERR` on a write-only descriptor. When the reader of a
+/// pipe goes away while the pipe is full, epoll reports `EPOLLERR` without
+/// `EPOLLOUT`, the event loop re-arms it forever, spins at 100% CPU and the
+/// write never completes. So when the output is a pipe or a socket, a timer on
+/// `queue` polls the descriptor every 50 ms while writes are pending, and turns
+/// `POLLERR`/`POLLHUP` into the EPIPE error the write would have given.
+///
 /// Threads: everything here runs on `queue` (serial), which owns `pending`,
-/// `next` and `failed`; the channel's handlers run on it too.
+/// `next`, `failed` and `inFlight`; the channel's handlers and the timer run on it too.
 final class OrderedWriter: @unchecked Sendable {
     let path: String
     private let channel: DispatchIO
@@ -26,6 +34,9 @@ final class OrderedWriter: @unchecked Sendable {
     private var pending: [Int: DispatchData] = [:]
     private var next = 0
     private var failed = false
+    private var inFlight = 0
+    private let fd: Int32
+    private var hangupTimer: DispatchSourceTimer?
     /// Called on `queue` when piece `index` of `size` bytes has been written,
     /// or, after a failure, when it has been dropped (`size` is then -1).
     private let onFinished: @Sendable (_ index: Int, _ size: Int) -> Void
@@ -41,12 +52,43 @@ final class OrderedWriter: @unchecked Sendable {
         self.path = path
         self.onFinished = onFinished
         self.onError = onError
+        self.fd = fd
         let queue = DispatchQueue(label: "weir.write")
         self.queue = queue
         cleanup.enter()
         channel = DispatchIO(type: .stream, fileDescriptor: fd, queue: queue) { _ in cleanup.leave() }
         channel.setLimit(highWater: Int.max)
         channel.setLimit(lowWater: Int.max)
+        var info = stat()
+        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFIFO || (info.st_mode & S_IFMT) == S_IFSOCK {
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.schedule(deadline: .now() + .milliseconds(50), repeating: .milliseconds(50), leeway: .milliseconds(20))
+            timer.setEventHandler { [weak self] in self?.checkHangup() }
+            timer.activate()
+            hangupTimer = timer
+        }
+    }
+
+    deinit {
+        hangupTimer?.cancel()
+    }
+
+    /// On `queue`: fails the pending writes if the reading end has gone.
+    private func checkHangup() {
+        guard inFlight > 0, !failed else { return }
+        var entry = pollfd(fd: fd, events: 0, revents: 0)
+        guard poll(&entry, 1, 0) == 1, entry.revents & Int16(POLLERR | POLLHUP) != 0 else { return }
+        fail(WeirError.system(EPIPE, path: path, operation: "write"))
+        channel.close(flags: .stop)
+    }
+
+    /// On `queue`: records the first failure and drops what is not written.
+    private func fail(_ error: WeirError) {
+        guard !failed else { return }
+        failed = true
+        for index in pending.keys { onFinished(index, -1) }
+        pending.removeAll()
+        onError(error)
     }
 
     /// Hands piece `index` to the writer. Every index from 0 up must be
@@ -77,17 +119,14 @@ final class OrderedWriter: @unchecked Sendable {
 
     private func write(index: Int, _ data: DispatchData) {
         let size = data.count
+        inFlight += 1
         channel.write(offset: 0, data: data, queue: queue) { [self] done, _, error in
             guard done else { return }
-            if error != 0 && !failed {
-                failed = true
-                for index in pending.keys { onFinished(index, -1) }
-                pending.removeAll()
-                if error == ECANCELED {
-                    onError(WeirError(.cancelled, path: path, operation: "write", reason: "cancelled"))
-                } else {
-                    onError(WeirError.system(error, path: path, operation: "write"))
-                }
+            inFlight -= 1
+            if error == ECANCELED {
+                fail(WeirError(.cancelled, path: path, operation: "write", reason: "cancelled"))
+            } else if error != 0 {
+                fail(WeirError.system(error, path: path, operation: "write"))
             }
             onFinished(index, error == 0 ? size : -1)
         }
@@ -96,5 +135,9 @@ final class OrderedWriter: @unchecked Sendable {
     /// Closes the channel; with `stop`, writes in progress end with ECANCELED.
     func close(stop: Bool) {
         channel.close(flags: stop ? .stop : [])
+        queue.async { [self] in
+            hangupTimer?.cancel()
+            hangupTimer = nil
+        }
     }
 }

@@ -15,7 +15,7 @@ import Foundation
 ///        ▼
 ///     WorkerPool (concurrent queue "weir.compress", at most `threads` jobs,
 ///        │  one reusable ZSTD_CCtx each): the chunk's regions go through
-///        │  ZSTD_compressStream2 into a malloc'ed buffer → one frame with
+///        │  ZSTD_compressStream2 into a pooled buffer → one frame with
 ///        │  Frame_Content_Size and checksum, wrapped in DispatchData (no copy)
 ///        ▼
 ///     OrderedWriter (DispatchIO stream channel, queue "weir.write"): frames
@@ -108,6 +108,7 @@ public final class CompressionPipeline: @unchecked Sendable {
                 control.activity.leave()
             },
             onError: { control.fail($0) })
+        let buffers = BufferPool(size: Zstd.compressBound(options.chunkSize), keep: options.resolvedChunksInFlight)
         let pool = WorkerPool<CompressionContext>(
             width: threads, label: "weir.compress",
             makeContext: { () throws(WeirError) in
@@ -153,8 +154,8 @@ public final class CompressionPipeline: @unchecked Sendable {
                         control.activity.leave()
                         return
                     }
-                    let capacity = Zstd.compressBound(data.count)
-                    guard let buffer = malloc(capacity) else {
+                    let capacity = buffers.size
+                    guard let buffer = buffers.take() else {
                         control.fail(WeirError(.library, path: inputName, operation: "compress", reason: "out of memory"))
                         control.slots.signal()
                         control.activity.leave()
@@ -163,9 +164,9 @@ public final class CompressionPipeline: @unchecked Sendable {
                     do throws(WeirError) {
                         let size = try context.compressFrame(
                             data, into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity), path: inputName)
-                        writer.submit(number, DispatchData.takingOwnership(of: buffer, count: size))
+                        writer.submit(number, buffers.wrap(buffer, count: size))
                     } catch {
-                        free(buffer)
+                        buffers.recycle(buffer)
                         control.fail(error)
                         control.slots.signal()
                         control.activity.leave()

@@ -13,8 +13,8 @@ import Foundation
 ///        │  current one is decoded, so reading overlaps decoding
 ///        ▼
 ///     decoding thread (a Thread of its own, one ZSTD_DCtx): each region of
-///        │  the read goes through ZSTD_decompressStream into 1 MiB buffers
-///        │  (wrapped in DispatchData without a copy)
+///        │  the read goes through ZSTD_decompressStream into pooled 1 MiB
+///        │  buffers (wrapped in DispatchData without a copy)
 ///        ▼
 ///     OrderedWriter (DispatchIO stream channel, queue "weir.write")
 ///        ▼
@@ -114,7 +114,8 @@ public final class DecompressionPipeline: @unchecked Sendable {
             do throws(WeirError) {
                 let context = try DecompressionContext(windowLogMax: options.windowLogMax,
                                                        verifyChecksum: options.verifyChecksum, path: inputName)
-                var sink = OutputSink(control: control, writer: writer, testedBytes: bytesOut)
+                var sink = OutputSink(control: control, writer: writer, testedBytes: bytesOut,
+                                      buffers: BufferPool(size: Self.outputBufferSize, keep: Self.outputSlots))
                 let decoded = try Self.decode(reader: reader, context: context, sink: &sink,
                                               control: control, path: inputName)
                 sink.flush()
@@ -163,7 +164,7 @@ public final class DecompressionPipeline: @unchecked Sendable {
                         sink.advance(to: output.pos)
                         if hint == 0 { frames += 1; frameOpen = false } else { frameOpen = true }
                     } catch {
-                        failure = located(error, offset: consumed + before, atFrameStart: !frameOpen && consumed + before > 0)
+                        failure = located(error, offset: consumed, atFrameStart: !frameOpen && consumed > 0)
                         stop = true
                         return
                     }
@@ -218,14 +219,16 @@ private struct OutputSink {
     let control: RunControl
     let writer: OrderedWriter?
     let testedBytes: Locked<Int>
+    let buffers: BufferPool
     private var current: UnsafeMutableRawPointer?
     private var filled = 0
     private var index = 0
 
-    init(control: RunControl, writer: OrderedWriter?, testedBytes: Locked<Int>) {
+    init(control: RunControl, writer: OrderedWriter?, testedBytes: Locked<Int>, buffers: BufferPool) {
         self.control = control
         self.writer = writer
         self.testedBytes = testedBytes
+        self.buffers = buffers
     }
 
     /// The buffer to decode into, as a `ZSTD_outBuffer` positioned after the
@@ -236,7 +239,7 @@ private struct OutputSink {
                 control.slots.wait()
                 if control.isFailed { control.slots.signal(); return nil }
             }
-            guard let memory = malloc(DecompressionPipeline.outputBufferSize) else {
+            guard let memory = buffers.take() else {
                 control.fail(WeirError(.library, path: "(memory)", operation: "decompress", reason: "out of memory"))
                 return nil
             }
@@ -256,18 +259,18 @@ private struct OutputSink {
     mutating func flush() {
         guard let memory = current else { return }
         guard filled > 0 else {
-            free(memory)
+            buffers.recycle(memory)
             current = nil
             if writer != nil { control.slots.signal() }
             return
         }
         if let writer {
             control.activity.enter()
-            writer.submit(index, DispatchData.takingOwnership(of: memory, count: filled))
+            writer.submit(index, buffers.wrap(memory, count: filled))
             index += 1
         } else {
             testedBytes.withLock { $0 += filled }
-            free(memory)
+            buffers.recycle(memory)
         }
         current = nil
         filled = 0

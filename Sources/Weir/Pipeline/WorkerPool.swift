@@ -1,3 +1,4 @@
+import DequeModule
 import Dispatch
 
 /// Runs jobs on a concurrent queue with at most `width` of them at a time,
@@ -18,8 +19,7 @@ final class WorkerPool<Context: AnyObject>: @unchecked Sendable {
     typealias Job = (Context?) -> Void
 
     private struct State {
-        var jobs: [Job] = []
-        var head = 0
+        var jobs = Deque<Job>()
         var running = 0
         var idle: [Context] = []
     }
@@ -66,18 +66,12 @@ final class WorkerPool<Context: AnyObject>: @unchecked Sendable {
         }
         while true {
             let job: Job? = state.withLock { state in
-                guard state.head < state.jobs.count else {
-                    state.jobs.removeAll(keepingCapacity: true)
-                    state.head = 0
+                // A job leaves the FIFO as it starts, so a finished job (and
+                // the chunk it captured) is never kept alive by the queue.
+                guard let job = state.jobs.popFirst() else {
                     state.running -= 1
                     if let context { state.idle.append(context) }
                     return nil
-                }
-                let job = state.jobs[state.head]
-                state.head += 1
-                if state.head >= 64 {  // keep the FIFO from growing while never empty
-                    state.jobs.removeFirst(state.head)
-                    state.head = 0
                 }
                 return job
             }

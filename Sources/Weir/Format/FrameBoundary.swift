@@ -1,0 +1,39 @@
+/// One complete frame found by ``FrameScanner``: where it lies in the stream
+/// and what its header declares.
+public struct FrameBoundary: Equatable, Sendable {
+    /// The frame's position in the stream, from 0 (skippable frames count).
+    public var index: Int
+    /// The stream offset of the frame's first byte (its magic number).
+    public var offset: Int
+    /// The frame's size in the stream: header, blocks and checksum, or, for a
+    /// skippable frame, 8 + its payload size. It is what
+    /// `ZSTD_findFrameCompressedSize` returns for the frame.
+    public var compressedSize: Int
+    /// What the frame's header declares.
+    public var header: FrameHeader
+    /// The number of blocks in a zstd frame (at least 1); 0 for skippable frames.
+    public var blockCount: Int
+    /// The content checksum stored at the end of a zstd frame (the low 32
+    /// bits of XXH64 of the content, exactly the per-frame checksum of the
+    /// seekable format), unchecked; nil when the frame has none.
+    public var contentChecksum: UInt32?
+    /// For a skippable frame whose payload is exactly 4 bytes, that payload
+    /// as a little-endian u32: in pzstd files, the compressed size of the
+    /// next frame. Nil otherwise.
+    public var skippableValue: UInt32?
+
+    /// Creates a boundary description.
+    public init(index: Int, offset: Int, compressedSize: Int, header: FrameHeader, blockCount: Int,
+                contentChecksum: UInt32? = nil, skippableValue: UInt32? = nil) {
+        self.index = index
+        self.offset = offset
+        self.compressedSize = compressedSize
+        self.header = header
+        self.blockCount = blockCount
+        self.contentChecksum = contentChecksum
+        self.skippableValue = skippableValue
+    }
+
+    /// The stream offset just past the frame's last byte.
+    public var end: Int { offset + compressedSize }
+}

@@ -1,0 +1,132 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs the built `weir` binary as a user would: real files, real pipes,
+/// stdout and stderr captured in files, a time limit so a hang fails the test.
+struct WeirProcess {
+    struct Result {
+        var status: Int32
+        var signaled: Bool
+        var stdout: Data
+        var stderr: String
+    }
+
+    /// The binary: `WEIR_BIN`, or `weir` beside the test bundle.
+    static var binary: String {
+        if let path = ProcessInfo.processInfo.environment["WEIR_BIN"] { return path }
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [bundle, bundle.deletingLastPathComponent()] {
+            let path = candidate.appendingPathComponent("weir").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return bundle.appendingPathComponent("weir").path
+    }
+
+    /// Runs `weir arguments…` in `folder`.
+    ///
+    /// - Parameters:
+    ///   - stdin: a file to read as standard input (nil: /dev/null).
+    ///   - stdoutPath: where standard output goes (nil: a temporary file that is read back).
+    @discardableResult
+    static func run(_ arguments: [String], in folder: URL, stdin: String? = nil, stdoutPath: String? = nil,
+                    environment: [String: String] = [:], timeout: TimeInterval = 60,
+                    executable: String = binary) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = folder
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        process.standardInput = stdin.map { FileHandle(forReadingAtPath: resolve($0, in: folder))! }
+            ?? FileHandle(forReadingAtPath: "/dev/null")!
+        let out = stdoutPath.map { resolve($0, in: folder) } ?? FileManager.default.temporaryDirectory.appendingPathComponent("weir-stdout-\(UUID())").path
+        let err = FileManager.default.temporaryDirectory.appendingPathComponent("weir-stderr-\(UUID())").path
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
+        _ = FileManager.default.createFile(atPath: err, contents: nil)
+        let outHandle = FileHandle(forWritingAtPath: out)!
+        let errHandle = FileHandle(forWritingAtPath: err)!
+        process.standardOutput = outHandle
+        process.standardError = errHandle
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw TimedOut(arguments: arguments)
+        }
+        process.waitUntilExit()
+        try outHandle.close()
+        try errHandle.close()
+        let stdout = stdoutPath == nil ? try Data(contentsOf: URL(fileURLWithPath: out)) : Data()
+        let stderr = String(decoding: try Data(contentsOf: URL(fileURLWithPath: err)), as: UTF8.self)
+        if stdoutPath == nil { try? FileManager.default.removeItem(atPath: out) }
+        try? FileManager.default.removeItem(atPath: err)
+        return Result(status: process.terminationStatus,
+                      signaled: process.terminationReason == .uncaughtSignal,
+                      stdout: stdout, stderr: stderr)
+    }
+
+    /// Runs a shell command line (for pipelines and pseudo-terminals), with
+    /// `$WEIR` set to the binary.
+    @discardableResult
+    static func shell(_ command: String, in folder: URL, timeout: TimeInterval = 60) throws -> Result {
+        try run(["-c", command], in: folder, environment: ["WEIR": binary], timeout: timeout, executable: "/bin/bash")
+    }
+
+    static func resolve(_ path: String, in folder: URL) -> String {
+        path.hasPrefix("/") ? path : folder.appendingPathComponent(path).path
+    }
+
+    struct TimedOut: Error, CustomStringConvertible {
+        let arguments: [String]
+        var description: String { "weir \(arguments.joined(separator: " ")) did not finish in time" }
+    }
+}
+
+/// A scratch folder for one test, with helpers to make and read files.
+final class Scratch {
+    let url: URL
+
+    init() {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("weir-cli-\(UUID().uuidString)")
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    /// Writes compressible text of `size` bytes (seeded) to `name`.
+    @discardableResult
+    func text(_ name: String, size: Int, seed: UInt64 = 1) -> Data {
+        let words = ["weir", "river", "stream", "dispatch", "queue", "frame", "chunk", "zstd", "\n", "data"]
+        var state = seed
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(size + 16)
+        while bytes.count < size {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            bytes += Array(words[Int((state >> 33) % UInt64(words.count))].utf8)
+            bytes.append(32)
+        }
+        let data = Data(bytes.prefix(size))
+        _ = FileManager.default.createFile(atPath: path(name), contents: data)
+        return data
+    }
+
+    func data(_ name: String) -> Data? { FileManager.default.contents(atPath: path(name)) }
+
+    func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: path(name)) }
+
+    /// Every name in the folder, hidden ones included (temporary files would show).
+    var names: [String] { (try? FileManager.default.contentsOfDirectory(atPath: url.path).sorted()) ?? [] }
+
+    /// Runs `zstd arguments…` here (the real binary, for interoperability).
+    @discardableResult
+    func zstd(_ arguments: [String], stdin: String? = nil, stdoutPath: String? = nil) throws -> WeirProcess.Result {
+        try WeirProcess.run(arguments, in: url, stdin: stdin, stdoutPath: stdoutPath, executable: "/usr/bin/zstd")
+    }
+}

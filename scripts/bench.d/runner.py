@@ -1,0 +1,921 @@
+#!/usr/bin/env python3
+"""Measurement runner behind scripts/bench (run `scripts/bench --help`).
+
+Prepares the corpus slices, runs every case under /usr/bin/time -- tools
+alternating, repeated -- verifies every output, writes the raw measurements
+as JSON, then the markdown report (report.py) and the chart (chart.py).
+
+Python 3 standard library only.  Sizes are decimal: 1 MB = 10^6 bytes and
+MB/s is uncompressed bytes / 10^6 / wall seconds, for compression and for
+decompression alike (zstd -b uses the same unit).
+"""
+
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import platform
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # no __pycache__ in scripts/
+import report  # noqa: E402  (same folder)
+
+TIME_FMT = "%e %U %S %M %x"
+SECTIONS = ["ceiling", "compress", "levels", "decompress", "scaling", "small", "memory"]
+MODES = ["file", "null", "stdio", "pipe"]
+MODE_TITLE = {
+    "file": "file→file",
+    "null": "file→/dev/null",
+    "stdio": "stdin→stdout",
+    "pipe": "pipe→stdout",
+}
+
+
+# ---------------------------------------------------------------- helpers
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def die(msg):
+    log("bench: error: " + msg)
+    sys.exit(2)
+
+
+def parse_size(text):
+    """'100M' -> 100_000_000; 'MiB'/'Mi' suffixes are binary; plain = bytes."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)([iI]?)[bB]?\s*", text)
+    if not m:
+        raise argparse.ArgumentTypeError("bad size %r (examples: 5M, 100MB, 1G, 64MiB)" % text)
+    number, unit, binary = m.groups()
+    base = 1024 if binary else 1000
+    exp = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4}[unit.lower()]
+    return int(float(number) * base ** exp)
+
+
+def parse_size_list(text):
+    return [parse_size(t) for t in text.split(",") if t.strip()]
+
+
+def parse_int_list(text):
+    try:
+        return [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected comma-separated integers, got %r" % text)
+
+
+def parse_choice_list(choices):
+    def parse(text):
+        items = [t.strip() for t in text.split(",") if t.strip()]
+        bad = [t for t in items if t not in choices]
+        if bad:
+            raise argparse.ArgumentTypeError(
+                "unknown %s (choose from %s)" % (", ".join(bad), ", ".join(choices)))
+        return items
+    return parse
+
+
+def human(n):
+    for unit, div in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= div:
+            return "%.3g %s" % (n / div, unit)
+    return "%d B" % n
+
+
+def file_size(path):
+    return os.stat(path).st_size
+
+
+def sha256_file(path, cache=True):
+    """sha256 of a file, cached next to it as FILE.sha256 (keyed by size+mtime)."""
+    st = os.stat(path)
+    stamp = "%d %d" % (st.st_size, int(st.st_mtime))
+    cache_path = path + ".sha256"
+    if cache and os.path.exists(cache_path):
+        try:
+            digest, old_stamp = open(cache_path).read().split("\n")[:2]
+            if old_stamp == stamp:
+                return digest
+        except ValueError:
+            pass
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while True:
+            b = f.read(1 << 22)
+            if not b:
+                break
+            h.update(b)
+    digest = h.hexdigest()
+    if cache:
+        with open(cache_path, "w") as f:
+            f.write(digest + "\n" + stamp + "\n")
+    return digest
+
+
+def warm(path):
+    """Read a file once so that every tool sees it in the page cache."""
+    with open(path, "rb") as f:
+        while f.read(1 << 23):
+            pass
+
+
+def cmd_output(argv, stderr=True):
+    try:
+        p = subprocess.run(argv, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT if stderr else subprocess.DEVNULL,
+                           text=True, timeout=60)
+        return p.stdout.strip()
+    except (OSError, subprocess.SubprocessError) as e:
+        return "unavailable (%s)" % e
+
+
+def busy_seconds():
+    """CPU seconds the whole machine has spent busy (all cores; steal included)."""
+    try:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:9]]
+        return (sum(v) - v[3] - v[4]) / CLK_TCK
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+# ---------------------------------------------------------------- runner
+
+class Bench:
+    def __init__(self, a):
+        self.a = a
+        self.N = a.threads
+        # scripts/bench holds a lock, so one fixed folder is safe (and gives readable commands)
+        self.work = os.path.join(a.work_dir, "run")
+        shutil.rmtree(self.work, ignore_errors=True)
+        os.makedirs(self.work, exist_ok=True)
+        self.corpus_dir = a.corpus_dir
+        os.makedirs(self.corpus_dir, exist_ok=True)
+        self.weir_extra = shlex.split(a.weir_args) if a.weir_args else []
+        self.short = {a.weir: "weir", a.zstd: "zstd", a.pzstd: "pzstd"}
+        self.refs = {}
+        self.ncpu = os.cpu_count() or 1
+        self.data = {"sections": {}, "corpus": {}}
+        self.started = time.time()
+
+    # --- display -----------------------------------------------------------
+    def disp_path(self, p):
+        if p in self.short:
+            return self.short[p]
+        if os.path.isabs(p) and p.startswith(ROOT + os.sep):
+            return os.path.relpath(p, ROOT)
+        return p
+
+    def disp(self, argv, stdin=None, stdout=None, prefix=None):
+        s = " ".join(shlex.quote(self.disp_path(x)) for x in argv)
+        if prefix:
+            s = self.disp_prefix(prefix) + " " + s
+        if stdin:
+            s += " < " + shlex.quote(self.disp_path(stdin))
+        s += " > " + (shlex.quote(self.disp_path(stdout)) if stdout else "/dev/null")
+        return s
+
+    def disp_prefix(self, prefix):
+        out = prefix
+        for real, short in sorted(self.short.items(), key=lambda kv: -len(kv[0])):
+            out = out.replace(shlex.quote(real), short)
+        return out.replace(ROOT + os.sep, "")
+
+    # --- running one command ---------------------------------------------------
+    def run_timed(self, argv, stdin=None, stdout=None, prefix=None):
+        """Run argv under /usr/bin/time.  stdout None means /dev/null.
+
+        prefix is a shell pipeline feeding the command (e.g. a generator
+        ending in '|'); the command then runs under bash.  Wall time is taken
+        with a monotonic clock around the whole child (better resolution than
+        time's %e), user/sys CPU and peak RSS come from time -f."""
+        tfile = os.path.join(self.work, "time.txt")
+        efile = os.path.join(self.work, "stderr.txt")
+        for f in (tfile,):
+            if os.path.exists(f):
+                os.unlink(f)
+        timed = [self.a.time, "-f", TIME_FMT, "-o", tfile] + list(argv)
+        with open(efile, "wb") as ferr:
+            if prefix:
+                script = prefix + " " + shlex.join(timed)
+                script += " > " + (shlex.quote(stdout) if stdout else "/dev/null")
+                b0 = busy_seconds()
+                t0 = time.perf_counter()
+                p = subprocess.run(["bash", "-c", script], stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=ferr)
+                wall = time.perf_counter() - t0
+                b1 = busy_seconds()
+            else:
+                fin = open(stdin, "rb") if stdin else subprocess.DEVNULL
+                fout = open(stdout, "wb") if stdout else subprocess.DEVNULL
+                try:
+                    b0 = busy_seconds()
+                    t0 = time.perf_counter()
+                    p = subprocess.run(timed, stdin=fin, stdout=fout, stderr=ferr)
+                    wall = time.perf_counter() - t0
+                    b1 = busy_seconds()
+                finally:
+                    if stdin:
+                        fin.close()
+                    if stdout:
+                        fout.close()
+        m = {"wall": wall, "user": None, "sys": None, "cpu": None, "rss_kb": None,
+             "exit": p.returncode, "time_e": None, "ok": False, "error": None, "other_load": None}
+        try:
+            lines = [l for l in open(tfile).read().splitlines() if l.strip()]
+            e, u, s, rss, x = lines[-1].split()
+            m.update(time_e=float(e), user=float(u), sys=float(s),
+                     cpu=float(u) + float(s), rss_kb=int(rss), exit=int(x))
+            if len(lines) > 1:
+                m["error"] = " / ".join(lines[:-1])
+        except (OSError, ValueError, IndexError) as e:
+            m["error"] = "could not parse /usr/bin/time output: %s" % e
+        # CPU that other processes took while this ran: the machine's busy time
+        # minus the tool's own user+sys, as a fraction of all cores' wall time
+        # (/proc/stat counts in clock ticks: meaningless for runs shorter than half a second)
+        if b0 is not None and b1 is not None and m["cpu"] is not None and wall >= 0.5:
+            m["other_load"] = max(0.0, (b1 - b0 - m["cpu"]) / (wall * self.ncpu))
+        if p.returncode != 0 or m["exit"] != 0:
+            err = open(efile, "rb").read().decode("utf-8", "replace").strip()
+            m["error"] = (m["error"] or "") + " exit %s: %s" % (p.returncode, err[-500:])
+        else:
+            m["ok"] = m["error"] is None
+        return m
+
+    # --- verification ------------------------------------------------------
+    def roundtrip_ok(self, zpath, orig):
+        d = subprocess.Popen([self.a.zstd, "-d", "-c", "-q", zpath],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        c = subprocess.run(["cmp", "-s", "-", orig], stdin=d.stdout)
+        d.stdout.close()
+        d.wait()
+        return c.returncode == 0 and d.returncode == 0
+
+    def same_file(self, a, b):
+        return subprocess.run(["cmp", "-s", a, b]).returncode == 0
+
+    def verify(self, case, out):
+        """Check one output file.  Returns (ok, how)."""
+        kind = case["verify"]
+        if kind == "compressed":
+            key = case["verify_key"]
+            ref = self.refs.get(key)
+            if ref and self.same_file(out, ref):
+                return True, "identical to an output verified by round trip"
+            if self.roundtrip_ok(out, case["orig"]):
+                if not ref:
+                    ref = os.path.join(self.work, "ref-%s.zst" % hashlib.sha1(key.encode()).hexdigest()[:12])
+                    os.replace(out, ref)
+                    self.refs[key] = ref
+                return True, "round trip: zstd -d | cmp with the input"
+            return False, "ROUND TRIP FAILED (zstd -d | cmp)"
+        if kind == "plain":
+            if self.same_file(out, case["orig"]):
+                return True, "cmp with the original"
+            return False, "OUTPUT DIFFERS from the original (cmp)"
+        if kind == "stream":
+            d = subprocess.Popen([self.a.zstd, "-d", "-c", "-q", out],
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            h = hashlib.sha256()
+            while True:
+                b = d.stdout.read(1 << 22)
+                if not b:
+                    break
+                h.update(b)
+            d.wait()
+            if d.returncode == 0 and h.hexdigest() == case["stream_sha256"]:
+                return True, "zstd -d | sha256 equals the generated stream's"
+            return False, "STREAM CHECKSUM DIFFERS (zstd -d | sha256)"
+        raise ValueError(kind)
+
+    def drop_refs(self):
+        for ref in self.refs.values():
+            if os.path.exists(ref):
+                os.unlink(ref)
+        self.refs = {}
+
+    # --- cases ---------------------------------------------------------------
+    def one_run(self, case, rnd):
+        out = case["out"]
+        if out and os.path.exists(out):
+            os.unlink(out)
+        os.sync()  # earlier runs' dirty pages must not be written back during this one
+        m = self.run_timed(case["argv"], stdin=case.get("stdin"), stdout=case.get("stdout"),
+                           prefix=case.get("prefix"))
+        m["round"] = rnd
+        m["out_bytes"] = None
+        m["verified"] = None
+        if m["ok"] and out:
+            m["out_bytes"] = file_size(out)
+            ok, how = self.verify(case, out)
+            m["verified"] = how
+            if not ok:
+                m["ok"] = False
+                m["error"] = how
+        elif m["ok"]:
+            m["verified"] = "output went to /dev/null; see the verification run"
+        if out and os.path.exists(out) and not self.a.keep_work:
+            os.unlink(out)
+        case["runs"].append(m)
+        mbps = case["data_bytes"] / 1e6 / m["wall"] if m["wall"] else 0
+        log("  %-10s %-22s %-16s %7.2f s %8.1f MB/s  cpu %6.2f s  rss %7.1f MiB  other load %3.0f%%  %s" % (
+            case["section"], case["group"].replace(case["mode"], MODE_TITLE[case["mode"]]), case["tool"], m["wall"], mbps, m["cpu"] or 0, (m["rss_kb"] or 0) / 1024,
+            100 * (m["other_load"] or 0),
+            "ok" if m["ok"] else "FAILED: %s" % m["error"]))
+
+    def verify_once(self, case):
+        """Outputs sent to /dev/null cannot be checked: run the identical
+        command once more (untimed) with stdout captured, and check that."""
+        out = os.path.join(self.work, "verify.out")
+        if os.path.exists(out):
+            os.unlink(out)
+        m = self.run_timed(case["argv"], stdin=case.get("stdin"), stdout=out, prefix=case.get("prefix"))
+        res = {"ok": m["ok"], "how": None, "out_bytes": None}
+        if m["ok"]:
+            res["out_bytes"] = file_size(out)
+            ok, how = self.verify(case, out)
+            res["ok"], res["how"] = ok, "same command, stdout captured (untimed): " + how
+        else:
+            res["how"] = "verification run failed: %s" % m["error"]
+        if os.path.exists(out):
+            os.unlink(out)
+        case["verify_once"] = res
+        if not res["ok"]:
+            log("  VERIFICATION FAILED for %s: %s" % (case["tool"], res["how"]))
+            for r in case["runs"]:
+                r["ok"] = False
+                r["error"] = res["how"]
+
+    def run_cases(self, cases, runs):
+        """Alternate: every round runs each group's cases once, starting at a
+        different tool each round, so drift hits every tool alike."""
+        for c in cases:
+            c["runs"] = []
+        groups = []
+        for c in cases:
+            if c["group"] not in groups:
+                groups.append(c["group"])
+        for rnd in range(runs):
+            log(" round %d/%d" % (rnd + 1, runs))
+            for g in groups:
+                gc = [c for c in cases if c["group"] == g]
+                k = rnd % len(gc)
+                for c in gc[k:] + gc[:k]:
+                    self.one_run(c, rnd)
+        for c in cases:
+            if c["out"] is None:
+                self.verify_once(c)
+            summarize(c)
+        self.drop_refs()
+
+    # --- tools ---------------------------------------------------------------
+    def comp_tools(self, threads=None, with_single=True):
+        n = threads or self.N
+        a = self.a
+        tools = [
+            ("weir", "weir -T%d" % n, [a.weir, "-q", "-T%d" % n] + self.weir_extra),
+            ("zstd", "zstd -T%d" % n, [a.zstd, "-q", "-T%d" % n]),
+            ("pzstd", "pzstd -p%d" % n, [a.pzstd, "-q", "-p%d" % n]),
+        ]
+        if with_single and n != 1:
+            tools.append(("zstd-T1", "zstd -T1", [a.zstd, "-q", "-T1"]))
+        return tools
+
+    def dec_tools(self):
+        a, n = self.a, self.N
+        return [
+            ("weir", "weir -d -T%d" % n, [a.weir, "-q", "-T%d" % n] + self.weir_extra),
+            ("zstd", "zstd -d", [a.zstd, "-q"]),
+            ("pzstd", "pzstd -d -p%d" % n, [a.pzstd, "-q", "-p%d" % n]),
+        ]
+
+    def make_case(self, section, op, family, tool, base, mode, inp, level=None, threads=None,
+                  group=None, data_bytes=None, verify=None, orig=None, extra=None):
+        """Build the argv for one tool in one I/O mode."""
+        tag = re.sub(r"[^A-Za-z0-9]+", "_", "_".join(
+            str(x) for x in (section, tool, mode, level if level is not None else extra and extra.get("source"))
+            if x is not None))
+        out = os.path.join(self.work, tag + ".out")
+        flags = ["-%d" % level] if op == "compress" else ["-d"]
+        stdout_flag = [] if family == "weir" else ["-c"]
+        stdin = stdout = prefix = None
+        if mode == "file":
+            argv = base + flags + ["-f", inp, "-o", out]
+        elif mode == "null":
+            argv = base + flags + ["-c", inp]
+            out = None
+        elif mode == "stdio":
+            argv = base + flags + stdout_flag
+            stdin, stdout = inp, out
+        elif mode == "pipe":
+            argv = base + flags + stdout_flag
+            prefix = "cat %s |" % shlex.quote(inp)
+            stdout = out
+        else:
+            raise ValueError(mode)
+        case = {
+            "section": section, "op": op, "family": family, "tool": tool, "mode": mode,
+            "level": level, "threads": threads, "group": group or mode,
+            "input": os.path.basename(inp), "data_bytes": data_bytes or file_size(inp),
+            "argv": argv, "stdin": stdin, "stdout": stdout, "prefix": prefix, "out": out,
+            "cmd": self.disp(argv, stdin, stdout, prefix),
+            "verify": verify or ("compressed" if op == "compress" else "plain"),
+            "orig": orig or inp,
+            "verify_key": "%s|%s|%s|%s" % (section, tool, level, inp),
+        }
+        if extra:
+            case.update(extra)
+        return case
+
+    # --- corpus ----------------------------------------------------------------
+    def head_file(self, src, n, dest):
+        """dest = the first n bytes of src (cached)."""
+        if os.path.exists(dest) and file_size(dest) == n:
+            return dest
+        if file_size(src) < n:
+            die("%s has %d bytes, fewer than the %d requested" % (src, file_size(src), n))
+        log("bench: writing %s (first %s of %s)" % (self.disp_path(dest), human(n), os.path.basename(src)))
+        tmp = dest + ".tmp"
+        with open(src, "rb") as fi, open(tmp, "wb") as fo:
+            left = n
+            while left:
+                b = fi.read(min(left, 1 << 23))
+                if not b:
+                    break
+                fo.write(b)
+                left -= len(b)
+        os.replace(tmp, dest)
+        return dest
+
+    def generated_corpus(self, n):
+        """Real-world text and code without the Linux tarball: a tar of the
+        system's headers and docs, repeated if it is shorter than n."""
+        dest = os.path.join(self.corpus_dir, "generated-%d.tar" % n)
+        if os.path.exists(dest) and file_size(dest) == n:
+            return dest
+        dirs = [d for d in ("/usr/include", "/usr/share/doc", "/usr/share/perl", "/usr/lib/python3",
+                            "/usr/share/man", "/usr/share/common-licenses") if os.path.isdir(d)]
+        if not dirs:
+            die("no corpus: the Linux tarball is missing and there is nothing to tar; run without --quick")
+        log("bench: generating %s from a tar of %s" % (self.disp_path(dest), " ".join(dirs)))
+        script = ("set +o pipefail; tar --sort=name -cf - %s 2>/dev/null > %s.one || true; "
+                  "while cat %s.one; do :; done | head -c %d > %s.tmp && mv %s.tmp %s; rm -f %s.one") % (
+            " ".join(shlex.quote(d) for d in dirs), shlex.quote(dest), shlex.quote(dest), n,
+            shlex.quote(dest), shlex.quote(dest), shlex.quote(dest), shlex.quote(dest))
+        subprocess.run(["bash", "-c", script], check=True)
+        if file_size(dest) != n:
+            die("could not generate %s" % dest)
+        with open(dest + ".source", "w") as f:
+            f.write("generated: tar --sort=name of %s, repeated to %d bytes "
+                    "(the Linux tarball was not cached)\n" % (" ".join(dirs), n))
+        return dest
+
+    def describe(self, path, role):
+        info = {"role": role, "path": self.disp_path(path), "name": os.path.basename(path),
+                "bytes": file_size(path), "sha256": sha256_file(path)}
+        own = path + ".source"
+        m = re.fullmatch(r"(.*)\.head-(\d+)\.tar", os.path.basename(path))
+        if os.path.exists(own):
+            info["source"] = open(own).read().strip()
+        elif m:
+            parent = os.path.join(os.path.dirname(path), m.group(1) + ".tar")
+            info["source"] = "first %s bytes of %s" % (m.group(2), os.path.basename(parent))
+            if role == "main corpus" and os.path.exists(parent + ".source"):
+                info["source"] += " (" + open(parent + ".source").read().strip() + ")"
+        return info
+
+    def prepare_corpus(self):
+        a = self.a
+        stem = os.path.splitext(os.path.basename(a.tarball))[0]
+        if a.corpus:
+            main = a.corpus
+        elif a.quick:
+            if os.path.exists(a.tarball) and file_size(a.tarball) >= a.quick_size:
+                main = self.head_file(a.tarball, a.quick_size,
+                                      os.path.join(self.corpus_dir, "%s.head-%d.tar" % (stem, a.quick_size)))
+            else:
+                main = self.generated_corpus(a.quick_size)
+        else:
+            if not os.path.exists(a.tarball):
+                die("corpus %s is missing (scripts/bench downloads it unless --no-download)" % a.tarball)
+            main = a.tarball
+        main_stem = os.path.splitext(os.path.basename(main))[0]
+        if main == a.tarball or main_stem.startswith(stem + ".head-"):
+            base, bstem = (a.tarball, stem) if os.path.exists(a.tarball) else (main, main_stem)
+        else:
+            base, bstem = main, main_stem
+
+        def head(n):
+            n = min(n, file_size(main))
+            if n == file_size(main):
+                return main
+            return self.head_file(base, n, os.path.join(self.corpus_dir, "%s.head-%d.tar" % (bstem, n)))
+
+        self.main = main
+        self.slice = head(a.slice_size)
+        self.small = head(a.small_size)
+        self.data["corpus"] = {
+            "main": self.describe(self.main, "main corpus"),
+            "slice": self.describe(self.slice, "slice for levels 1 and 19"),
+            "small": self.describe(self.small, "small file"),
+        }
+
+    # --- sections --------------------------------------------------------------
+    def section(self, name, title, cases, runs, notes=None, extra=None):
+        log("bench: section %s: %s (%d cases x %d runs)" % (name, title, len(cases), runs))
+        t0 = time.time()
+        self.run_cases(cases, runs)
+        sec = {"title": title, "runs": runs, "cases": [public(c) for c in cases],
+               "notes": notes or [], "seconds": time.time() - t0}
+        if extra:
+            sec.update(extra)
+        self.data["sections"][name] = sec
+
+    def sec_ceiling(self):
+        a = self.a
+        argv = [a.zstd, "-b3", "-e3", "-i%d" % a.ceiling_seconds, "-T1", self.main]
+        log("bench: section ceiling: %s" % " ".join(map(self.disp_path, argv)))
+        t0 = time.time()
+        warm(self.main)
+        pat = re.compile(r"(\d+)\s*->\s*(\d+)\s*\(x?\s*([\d.]+)\)\s*,\s*([\d.]+)\s*MB/s\s*,\s*([\d.]+)\s*MB/s")
+        runs = []
+        for rnd in range(a.runs):
+            p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            text = p.stdout.decode("utf-8", "replace")
+            found = pat.findall(text)
+            if p.returncode != 0 or not found:
+                runs.append({"ok": False, "error": text[-300:]})
+                log("  ceiling FAILED: %s" % text[-300:])
+                continue
+            src, dst, ratio, comp, dec = found[-1]
+            runs.append({"ok": True, "comp_mbps": float(comp), "dec_mbps": float(dec),
+                         "ratio": float(ratio), "in_bytes": int(src), "out_bytes": int(dst)})
+            log("  ceiling    zstd -b3 -T1: compress %s MB/s, decompress %s MB/s (one core)" % (comp, dec))
+        ok = [r for r in runs if r["ok"]]
+        self.data["sections"]["ceiling"] = {
+            "title": "In-memory ceiling (libzstd, one core, level 3)",
+            "cmd": " ".join(shlex.quote(self.disp_path(x)) for x in argv),
+            "threads": self.N, "runs": runs,
+            "single_comp_mbps": median(r["comp_mbps"] for r in ok),
+            "single_dec_mbps": median(r["dec_mbps"] for r in ok),
+            "seconds": time.time() - t0,
+        }
+
+    def sec_compress(self):
+        warm(self.main)
+        cases = []
+        for mode in self.a.modes:
+            for fam, tool, base in self.comp_tools():
+                cases.append(self.make_case("compress", "compress", fam, tool, base, mode, self.main,
+                                            level=3, threads=self.N, group=mode))
+        self.section("compress", "Compression, level 3, main corpus (%s)" % human(file_size(self.main)),
+                     cases, self.a.runs)
+
+    def sec_levels(self):
+        warm(self.slice)
+        cases = []
+        for level in self.a.levels:
+            for mode in self.a.level_modes:
+                for fam, tool, base in self.comp_tools():
+                    cases.append(self.make_case("levels", "compress", fam, tool, base, mode, self.slice,
+                                                level=level, threads=self.N, group="%d/%s" % (level, mode)))
+        self.section("levels", "Compression, levels %s, slice (%s)" % (
+            " and ".join(map(str, self.a.levels)), human(file_size(self.slice))), cases, self.a.runs)
+
+    def sec_decompress(self):
+        """Decode each tool's level-3 output with each decoder."""
+        warm(self.main)
+        n = self.N
+        src_dir = os.path.join(self.work, "dec-inputs")
+        os.makedirs(src_dir, exist_ok=True)
+        sources = []
+        for fam, tool, base in self.comp_tools(with_single=False):
+            path = os.path.join(src_dir, "%s.%s.zst" % (os.path.basename(self.main), fam))
+            argv = base + ["-3", "-f", self.main, "-o", path]
+            log("bench: preparing decompression input: %s" % self.disp(argv))
+            m = self.run_timed(argv)
+            if not m["ok"] or not self.roundtrip_ok(path, self.main):
+                die("could not prepare %s (%s)" % (path, m["error"] or "round trip failed"))
+            frames = None
+            listing = cmd_output([self.a.zstd, "-l", path])
+            fm = re.search(r"^\s*(\d+)\s+(\d+)\s", listing.split("\n", 2)[1] if "\n" in listing else "", re.M)
+            if fm:
+                frames = int(fm.group(1)) - int(fm.group(2))
+            label = {"weir": "weir -T%d output" % n, "zstd": "zstd -T%d output (single frame)" % n,
+                     "pzstd": "pzstd -p%d output" % n}[fam]
+            sources.append({"family": fam, "label": label, "path": path, "bytes": file_size(path),
+                            "frames": frames, "cmd": self.disp(argv)})
+        for s in sources:
+            warm(s["path"])
+        cases = []
+        for s in sources:
+            for mode in self.a.modes:
+                for fam, tool, base in self.dec_tools():
+                    c = self.make_case("decompress", "decompress", fam, tool, base, mode, s["path"],
+                                       threads=n, group="%s/%s" % (s["family"], mode),
+                                       data_bytes=file_size(self.main), verify="plain", orig=self.main,
+                                       extra={"source": s["family"], "source_label": s["label"]})
+                    c["input_bytes"] = s["bytes"]
+                    cases.append(c)
+        self.section("decompress", "Decompression of each tool's level-3 output (%s uncompressed)" % human(
+            file_size(self.main)), cases, self.a.runs,
+            extra={"sources": [{k: v for k, v in s.items() if k != "path"} for s in sources]})
+        if not self.a.keep_work:
+            shutil.rmtree(src_dir, ignore_errors=True)
+
+    def sec_scaling(self):
+        warm(self.main)
+        cases = []
+        for t in self.a.scaling_threads:
+            for fam, tool, base in self.comp_tools(threads=t, with_single=False):
+                cases.append(self.make_case("scaling", "compress", fam, tool, base, "null", self.main,
+                                            level=3, threads=t, group="T%d" % t))
+        self.section("scaling", "Thread scaling, level 3, main corpus → /dev/null", cases, self.a.runs)
+
+    def sec_small(self):
+        warm(self.small)
+        cases = []
+        for fam, tool, base in self.comp_tools():
+            cases.append(self.make_case("small", "compress", fam, tool, base, "file", self.small,
+                                        level=3, threads=self.N, group="small"))
+        self.section("small", "Small file (%s), level 3, file→file" % human(file_size(self.small)),
+                     cases, self.a.small_runs)
+
+    def stream_prefix(self, size):
+        return "while cat %s; do :; done | head -c %d |" % (shlex.quote(self.main), size)
+
+    def sec_memory(self):
+        warm(self.main)
+        cases = []
+        stem = os.path.splitext(os.path.basename(self.main))[0]
+        for size in self.a.memory_sizes:
+            prefix = self.stream_prefix(size)
+            cache = os.path.join(self.corpus_dir, "stream-%s-%d-%s.sha256" % (
+                stem, size, sha256_file(self.main)[:12]))
+            if os.path.exists(cache):
+                digest = open(cache).read().strip()
+            else:
+                log("bench: checksum of the %s generated stream (once, cached)" % human(size))
+                p = subprocess.run(["bash", "-c", prefix + " sha256sum"], stdout=subprocess.PIPE, text=True,
+                                   check=True)
+                digest = p.stdout.split()[0]
+                with open(cache, "w") as f:
+                    f.write(digest + "\n")
+            for fam, tool, base in self.comp_tools(with_single=False):
+                c = self.make_case("memory", "compress", fam, tool, base, "pipe", self.main, level=3,
+                                   threads=self.N, group="%s pipe" % human(size), data_bytes=size,
+                                   verify="stream",
+                                   extra={"stream_bytes": size, "stream_sha256": digest})
+                c["prefix"] = prefix
+                c["input"] = "generated stream (%s)" % human(size)
+                c["cmd"] = self.disp(c["argv"], None, c["stdout"], prefix)
+                cases.append(c)
+        self.section("memory", "Peak memory on a generated stream through a pipe, level 3", cases,
+                     self.a.memory_runs,
+                     notes=["The stream repeats the main corpus: `%s`." % self.disp_prefix(
+                         "while cat %s; do :; done | head -c SIZE |" % shlex.quote(self.main))])
+
+    # --- meta ------------------------------------------------------------------
+    def meta(self):
+        a = self.a
+        cpu = "unknown"
+        try:
+            for line in open("/proc/cpuinfo"):
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+        except OSError:
+            pass
+        mem = None
+        try:
+            for line in open("/proc/meminfo"):
+                if line.startswith("MemTotal:"):
+                    mem = int(line.split()[1]) * 1024
+        except OSError:
+            pass
+        osname = platform.system()
+        try:
+            for line in open("/etc/os-release"):
+                if line.startswith("PRETTY_NAME="):
+                    osname = line.split("=", 1)[1].strip().strip('"')
+        except OSError:
+            pass
+        git = cmd_output(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], stderr=False)
+        dirty = cmd_output(["git", "-C", ROOT, "status", "--porcelain", "--", "Sources", "Package.swift"],
+                           stderr=False)
+        now = datetime.datetime.now(datetime.timezone.utc)
+        return {
+            "date": now.strftime("%Y-%m-%d"),
+            "datetime_utc": now.strftime("%Y-%m-%d %H:%M:%S UTC"),
+            "nproc": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+            "cpu_model": cpu,
+            "mem_bytes": mem,
+            "kernel": platform.release(),
+            "os": osname,
+            "zstd_version": cmd_output([a.zstd, "-V"]),
+            "pzstd_version": cmd_output([a.pzstd, "-V"]),
+            "weir_version": cmd_output([a.weir, "--version"]),
+            "weir_bin": os.path.relpath(a.weir, ROOT) if a.weir.startswith(ROOT + os.sep) else a.weir,
+            "weir_args": a.weir_args or "",
+            "git_commit": git + (" (Sources/ modified)" if dirty else ""),
+            "python": platform.python_version(),
+            "threads": self.N,
+            "runs": a.runs,
+            "small_runs": a.small_runs,
+            "memory_runs": a.memory_runs,
+            "quick": a.quick,
+            "command": a.command_line or "scripts/bench",
+            "time_format": TIME_FMT,
+            "modes": a.modes,
+            "loadavg_start": open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else None,
+        }
+
+    # --- main ------------------------------------------------------------------
+    def run(self):
+        a = self.a
+        self.prepare_corpus()
+        self.data["meta"] = self.meta()
+        log("bench: weir %s, %d threads, corpus %s (%s)" % (
+            self.data["meta"]["weir_version"], self.N, self.disp_path(self.main), human(file_size(self.main))))
+        try:
+            for name in SECTIONS:
+                if name in a.sections:
+                    getattr(self, "sec_" + name)()
+        finally:
+            if not a.keep_work:
+                shutil.rmtree(self.work, ignore_errors=True)
+        self.data["meta"]["elapsed_seconds"] = time.time() - self.started
+        loads = [r["other_load"] for sec in self.data["sections"].values() for c in sec.get("cases", [])
+                 for r in c["runs"] if r.get("other_load") is not None]
+        self.data["meta"]["other_load_median"] = median(loads)
+        self.data["meta"]["other_load_max"] = max(loads) if loads else None
+        self.data["meta"]["loadavg_end"] = open("/proc/loadavg").read().split()[:3] \
+            if os.path.exists("/proc/loadavg") else None
+        self.data["targets"] = report.compute_targets(self.data)
+        return self.data
+
+
+def public(case):
+    """The JSON view of a case: no absolute paths or internal keys."""
+    drop = {"argv", "stdin", "stdout", "prefix", "out", "orig", "verify_key", "stream_sha256"}
+    return {k: v for k, v in case.items() if k not in drop}
+
+
+def summarize(c):
+    ok = [r for r in c["runs"] if r["ok"]]
+    c["n_runs"] = len(c["runs"])
+    c["ok_runs"] = len(ok)
+    if not ok:
+        c["median"] = None
+        return
+    med = {k: median(r[k] for r in ok) for k in ("wall", "user", "sys", "cpu", "rss_kb")}
+    med["wall_min"] = min(r["wall"] for r in ok)
+    med["wall_max"] = max(r["wall"] for r in ok)
+    med["mbps"] = c["data_bytes"] / 1e6 / med["wall"]
+    out_bytes = median(r["out_bytes"] for r in ok)
+    if out_bytes is None and c.get("verify_once"):
+        out_bytes = c["verify_once"].get("out_bytes")
+    med["out_bytes"] = out_bytes
+    c["median"] = med
+
+
+def unique_stem(out_dir, base):
+    stem, i = base, 2
+    while any(os.path.exists(os.path.join(out_dir, stem + ext)) for ext in (".md", ".json")):
+        stem = "%s-%d" % (base, i)
+        i += 1
+    return stem
+
+
+def render(data, json_path, args):
+    """Write the markdown report and the chart next to the JSON."""
+    stem = os.path.splitext(json_path)[0]
+    chart_files = []
+    chart_cmd = [args.chart_python or sys.executable, os.path.join(HERE, "chart.py"), json_path, stem]
+    p = subprocess.run(chart_cmd, stdout=subprocess.PIPE, text=True)
+    if p.returncode == 0:
+        chart_files = [os.path.basename(x) for x in p.stdout.split() if x]
+    else:
+        log("bench: warning: the chart failed (%s); the report is written anyway" % " ".join(chart_cmd))
+    md_path = stem + ".md"
+    with open(md_path, "w") as f:
+        rel = os.path.relpath(json_path, ROOT) if json_path.startswith(ROOT + os.sep) else json_path
+        f.write(report.render(data, os.path.basename(json_path), chart_files, json_rel=rel))
+    return md_path, [os.path.join(os.path.dirname(stem), c) for c in chart_files]
+
+
+def main():
+    nproc = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    p = argparse.ArgumentParser(prog="scripts/bench", description="See scripts/bench --help.")
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--runs", type=int)
+    p.add_argument("--small-runs", type=int)
+    p.add_argument("--memory-runs", type=int, default=1)
+    p.add_argument("--threads", "-T", type=int, default=nproc)
+    p.add_argument("--sections", type=parse_choice_list(SECTIONS), default=list(SECTIONS))
+    p.add_argument("--skip", type=parse_choice_list(SECTIONS), default=[])
+    p.add_argument("--modes", type=parse_choice_list(MODES), default=["file", "null", "stdio"])
+    p.add_argument("--levels", type=parse_int_list, default=[1, 19])
+    p.add_argument("--level-modes", type=parse_choice_list(MODES), default=["file"])
+    p.add_argument("--scaling-threads", type=parse_int_list)
+    p.add_argument("--slice-size", type=parse_size)
+    p.add_argument("--small-size", type=parse_size, default=parse_size("5M"))
+    p.add_argument("--quick-size", type=parse_size, default=parse_size("200M"))
+    p.add_argument("--memory-sizes", type=parse_size_list)
+    p.add_argument("--memory-scaling", action="store_true")
+    p.add_argument("--ceiling-seconds", type=int)
+    p.add_argument("--corpus", help="use this file as the main corpus")
+    p.add_argument("--tarball", default=os.path.join(ROOT, "bench", "corpus", "linux-6.1.tar"))
+    p.add_argument("--corpus-dir", default=os.path.join(ROOT, "bench", "corpus"))
+    p.add_argument("--work-dir", default=os.path.join(ROOT, "bench", "work"))
+    p.add_argument("--out-dir")
+    p.add_argument("--label", default="")
+    p.add_argument("--weir-args", default="")
+    p.add_argument("--keep-work", action="store_true")
+    p.add_argument("--report-only", metavar="JSON")
+    p.add_argument("--weir", default=os.environ.get("WEIR_BIN", os.path.join(ROOT, ".build-bench", "release", "weir")))
+    p.add_argument("--zstd", default=os.environ.get("ZSTD_BIN", "zstd"))
+    p.add_argument("--pzstd", default=os.environ.get("PZSTD_BIN", "pzstd"))
+    p.add_argument("--time", default=os.environ.get("TIME_BIN", "/usr/bin/time"))
+    p.add_argument("--chart-python", default=os.environ.get("BENCH_CHART_PYTHON"))
+    p.add_argument("--command-line", default=os.environ.get("BENCH_COMMAND_LINE"))
+    a = p.parse_args()
+
+    if a.report_only:
+        data = json.load(open(a.report_only))
+        data["targets"] = report.compute_targets(data)
+        md, charts = render(data, os.path.abspath(a.report_only), a)
+        print(md)
+        for c in charts:
+            print(c)
+        return
+
+    # defaults that depend on --quick
+    a.runs = a.runs or (1 if a.quick else 3)
+    a.small_runs = a.small_runs or (5 if a.quick else max(15, a.runs))
+    a.slice_size = a.slice_size or parse_size("20M" if a.quick else "100M")
+    a.ceiling_seconds = a.ceiling_seconds or (1 if a.quick else 3)
+    if not a.memory_sizes:
+        if a.quick:
+            a.memory_sizes = [parse_size("100M")] + ([parse_size("1G")] if a.memory_scaling else [])
+        else:
+            a.memory_sizes = [parse_size("1G")] + ([parse_size("10G")] if a.memory_scaling else [])
+    if not a.scaling_threads:
+        ts, t = [], 1
+        while t < a.threads:
+            ts.append(t)
+            t *= 2
+        a.scaling_threads = ts + [a.threads]
+    a.sections = [s for s in a.sections if s not in a.skip]
+    if a.runs < 1 or a.threads < 1:
+        die("--runs and --threads must be at least 1")
+    if a.runs < 3 and not a.quick:
+        log("bench: warning: --runs %d; the issue asks for the median of at least 3" % a.runs)
+    for tool in (a.weir, a.zstd, a.pzstd, a.time):
+        if not shutil.which(tool):
+            die("%s not found" % tool)
+    a.weir, a.zstd, a.pzstd, a.time = (os.path.abspath(shutil.which(t)) if os.sep in t else shutil.which(t)
+                                       for t in (a.weir, a.zstd, a.pzstd, a.time))
+    a.out_dir = a.out_dir or os.path.join(ROOT, "bench", "work" if a.quick else "", "results").replace("//", "/")
+    os.makedirs(a.out_dir, exist_ok=True)
+
+    data = Bench(a).run()
+    base = data["meta"]["date"] + ("-quick" if a.quick else "") + \
+        ("-" + re.sub(r"[^A-Za-z0-9._-]+", "-", a.label) if a.label else "")
+    stem = unique_stem(a.out_dir, base)
+    json_path = os.path.join(a.out_dir, stem + ".json")
+    with open(json_path, "w") as f:
+        json.dump(data, f, indent=1, sort_keys=False)
+        f.write("\n")
+    md, charts = render(data, json_path, a)
+    log("bench: done in %.0f s" % data["meta"]["elapsed_seconds"])
+    failed = [c for s in data["sections"].values() for c in s.get("cases", []) if c["ok_runs"] < c["n_runs"]]
+    for c in failed:
+        log("bench: FAILED runs: %s %s %s" % (c["section"], c["tool"], c.get("mode")))
+    print(md)
+    print(json_path)
+    for c in charts:
+        print(c)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
