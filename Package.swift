@@ -10,6 +10,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        // `swift package generate-documentation --target Weir` (no code of it is linked).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -21,10 +23,15 @@ let package = Package(
             name: "Weir",
             dependencies: ["CZstd", .product(name: "DequeModule", package: "swift-collections")]
         ),
+        .target(
+            name: "WeirCLI",
+            dependencies: ["Weir"]
+        ),
         .executableTarget(
             name: "weir",
             dependencies: [
                 "Weir",
+                "WeirCLI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -35,6 +42,10 @@ let package = Package(
         .testTarget(
             name: "weirTests",
             dependencies: ["weir"]
+        ),
+        .testTarget(
+            name: "WeirCLITests",
+            dependencies: ["WeirCLI", "Weir"]
         ),
     ],
     swiftLanguageModes: [.v6]

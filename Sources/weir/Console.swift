@@ -1,11 +1,23 @@
 import Foundation
 import Weir
+import WeirCLI
 
-/// Everything the command prints on stderr: errors, warnings, summaries.
-/// stdout carries data only.
+/// Everything the command prints on stderr: errors, warnings, summaries,
+/// JSON statistics, and the progress line. stdout carries data only.
+///
+/// Every message goes through the progress display, which takes the live
+/// line away first, so messages and the line never mix.
 struct Console: Sendable {
     let quietness: Int
     let verbosity: Int
+    /// The live progress line, when it is shown.
+    let progress: ProgressDisplay?
+
+    init(quietness: Int, verbosity: Int, progress: ProgressDisplay? = nil) {
+        self.quietness = quietness
+        self.verbosity = verbosity
+        self.progress = progress
+    }
 
     /// `weir: FILE: reason`, always shown.
     func error(_ message: String) {
@@ -18,18 +30,33 @@ struct Console: Sendable {
         write("weir: warning: \(message)\n")
     }
 
-    /// The line after each file, hidden by -q.
-    func summary(job: FileJob, statistics: Statistics, level: Int) {
+    /// The line after each file, hidden by -q; -v adds CPU time and peak memory.
+    func summary(job: FileJob, statistics: Statistics) {
         guard quietness == 0 else { return }
-        var line = SummaryLine(job: job, statistics: statistics).text
-        if verbosity > 0 {
-            let usage = ResourceUsage.current()
-            line += String(format: ", cpu %.2f s, peak memory %@", usage.cpuSeconds, ByteFormat.string(usage.peakResidentBytes))
-        }
-        write(line + "\n")
+        write(SummaryLine(job: job, statistics: statistics, verbose: verbosity > 0).text + "\n")
+    }
+
+    /// The total line after several files, hidden by -q.
+    func summary(totals: RunTotals) {
+        guard quietness == 0 else { return }
+        write(SummaryLine(totals: totals, verbose: verbosity > 0).text + "\n")
+    }
+
+    /// One JSON object on a line of its own (`--json`), shown even with -q.
+    func json(_ record: JSONRecord) {
+        write(record.line() + "\n")
+    }
+
+    /// Takes the progress line away for good (the signal paths, before exit).
+    func stopProgress() {
+        progress?.stop()
     }
 
     func write(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        if let progress {
+            progress.interrupt { StandardError.write(text) }
+        } else {
+            StandardError.write(text)
+        }
     }
 }

@@ -11,7 +11,8 @@ import Glibc
 /// exits with 128 + the signal after every channel has been closed (so the
 /// descriptors' flags are restored). A second signal exits at once, after
 /// removing any temporary output file, so nothing partial is left under a
-/// name that could be taken for a complete file.
+/// name that could be taken for a complete file. Either way the progress
+/// line is taken off the terminal first.
 final class SignalHandler: @unchecked Sendable {
     let cancellation = Cancellation()
     private let queue = DispatchQueue(label: "weir.signals")
@@ -27,15 +28,24 @@ final class SignalHandler: @unchecked Sendable {
     var received: Int32? { state.first }
 
     func install() {
+        // The status flags of stdin, stdout and stderr as the shell gave them:
+        // the second-signal path exits without closing the channels, so it
+        // puts them back itself (DispatchIO sets O_NONBLOCK on pipes and
+        // terminals, which the rest of the pipeline and the shell would see).
+        let savedFlags = [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO].map { ($0, fcntl($0, F_GETFL)) }
         signal(SIGPIPE, SIG_IGN)
         for number in [SIGINT, SIGTERM, SIGHUP] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { [state, cancellation] in
+            source.setEventHandler { [state, cancellation, console] in
+                // The progress line goes first, so the terminal is left clean
+                // whichever way the process ends.
+                console.stopProgress()
                 if state.record(number) {
                     cancellation.cancel()
                 } else {
                     OutputFile.removeAllPending()
+                    for (fd, flags) in savedFlags where flags >= 0 { _ = fcntl(fd, F_SETFL, flags) }
                     _exit(128 + number)
                 }
             }

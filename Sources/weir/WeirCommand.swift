@@ -19,71 +19,31 @@ struct WeirCommand: ParsableCommand {
         Levels: -1 ... -19 (default 3), --ultra -20 ... -22, --fast[=N].
         Sizes accept K, KB, KiB, M, MB, MiB, G, GB, GiB.
         Exit status: 0 on success, 1 if any file failed, 128+N after signal N.
+        Environment: WEIR_CLEVEL (level), WEIR_NBTHREADS (threads); flags win.
+        unweir is weir -d, weircat is weir -dc. See man weir.
         """,
         helpNames: [.short, .long]
     )
 
-    // MARK: Operation
+    // The flags, in the groups --help shows: WeirCommand+Options.swift.
 
-    @Flag(name: [.customShort("z"), .customLong("compress")], help: "Compress (the default).")
-    var compress = false
+    @OptionGroup(title: "Operation")
+    var operationFlags: OperationFlags
 
-    @Flag(name: [.short, .long], help: "Decompress.")
-    var decompress = false
+    @OptionGroup(title: "Output")
+    var outputFlags: OutputFlags
 
-    @Flag(name: [.short, .long], help: "Test compressed files: decompress, verify, write nothing.")
-    var test = false
+    @OptionGroup(title: "Compression")
+    var compressionFlags: CompressionFlags
 
-    // MARK: Output
+    @OptionGroup(title: "Threads, checksums and memory")
+    var resourceFlags: ResourceFlags
 
-    @Flag(name: [.customShort("c"), .customLong("stdout")], help: "Write to standard output.")
-    var toStdout = false
-
-    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Write the result to FILE (one input only).", valueName: "FILE"))
-    var output: String?
-
-    @Flag(name: [.short, .long], help: "Overwrite existing files; read or write compressed data on a terminal.")
-    var force = false
-
-    @Flag(name: [.short, .long], help: "Keep the input files (the default).")
-    var keep = false
-
-    @Flag(name: .customLong("rm"), help: "Remove each input file after it was processed successfully.")
-    var removeInput = false
-
-    // MARK: Compression
+    @OptionGroup(title: "Messages")
+    var messageFlags: MessageFlags
 
     @Option(name: .customLong("level"), help: .hidden)
     var level: Int?
-
-    @Flag(name: .customLong("ultra"), help: "Allow levels 20 to 22 (more memory).")
-    var ultra = false
-
-    @Option(name: .customLong("fast"), help: ArgumentHelp("Faster, negative levels: --fast[=N], N >= 1 (default 1).", valueName: "N"))
-    var fast: Int?
-
-    @Option(name: [.customShort("T"), .customLong("threads")], help: ArgumentHelp("Worker threads; 0 means one per core (default).", valueName: "N"))
-    var threads: Int = 0
-
-    @Option(name: .customLong("chunk-size"), help: ArgumentHelp("Input bytes per independent frame (default 8MiB).", valueName: "SIZE"))
-    var chunkSize: ByteCount = ByteCount(bytes: CompressionOptions.defaultChunkSize)
-
-    @Flag(inversion: .prefixedNo, help: "Write (compress) or verify (decompress) content checksums (default: on).")
-    var check = true
-
-    @Option(name: [.customShort("M"), .customLong("memory")], help: ArgumentHelp("Largest window a frame may use when decompressing (default 128MiB).", valueName: "SIZE"))
-    var memory: ByteCount?
-
-    // MARK: Messages
-
-    @Flag(name: [.short, .long], help: "Quieter: no summary; twice: no warnings either.")
-    var quiet: Int
-
-    @Flag(name: [.short, .long], help: "More verbose.")
-    var verbose: Int
-
-    @Flag(name: [.customShort("V"), .customLong("version")], help: "Print the version of weir and of libzstd.")
-    var showVersion = false
 
     @Flag(name: .customLong("stdout-wins"), help: .hidden)
     var stdoutWins = false
@@ -94,10 +54,20 @@ struct WeirCommand: ParsableCommand {
     // MARK: Entry point
 
     static func main() {
-        let arguments = ArgumentNormalizer.normalize(Array(CommandLine.arguments.dropFirst()))
+        if let invalid = ArgumentBytes.firstInvalidUTF8() {
+            // Swift would repair the name into another one (U+FFFD), and weir
+            // would then act on a different file: refuse instead.
+            FileHandle.standardError.write(Data("weir: \(invalid): names that are not valid UTF-8 are not supported; rename the file\n".utf8))
+            Foundation.exit(1)
+        }
+        // The program name (unweir, weircat) and WEIR_CLEVEL/WEIR_NBTHREADS
+        // add arguments before the command line's own.
+        let invocation = Invocation(commandLine: CommandLine.arguments, environment: ProcessInfo.processInfo.environment)
+        let arguments = invocation.arguments
         do {
             var command = try parseAsRoot(arguments)
             if var weir = command as? WeirCommand {
+                invocation.reportWarnings(quietness: weir.quiet)
                 let status = weir.execute()
                 Foundation.exit(status)
             }
@@ -108,8 +78,8 @@ struct WeirCommand: ParsableCommand {
     }
 
     mutating func validate() throws {
-        if [compress, decompress, test].filter({ $0 }).count > 1 {
-            throw ValidationError("Choose one of -z/--compress, -d/--decompress and -t/--test.")
+        if [compress, decompress, test, list].filter({ $0 }).count > 1 {
+            throw ValidationError("Choose one of -z/--compress, -d/--decompress, -t/--test and -l/--list.")
         }
         if let fast, fast < 1 {
             throw ValidationError("--fast=\(fast): the value must be 1 or more.")
@@ -134,25 +104,29 @@ struct WeirCommand: ParsableCommand {
             print("weir \(Self.version) (libzstd \(Zstd.libraryVersion))")
             return 0
         }
-        let console = Console(quietness: quiet, verbosity: verbose)
+        let console = Console(quietness: quiet, verbosity: verbose, progress: showsProgress ? ProgressDisplay() : nil)
+        if list { return ListReport(files: files, verbose: verbose > 0, console: console).run() }
         let signals = SignalHandler(console: console)
         signals.install()
         let inputs = files.isEmpty ? ["-"] : files
         var failed = false
+        let reporter = makeReporter(console: console, inputs: inputs.count)
         for input in inputs {
             if signals.cancellation.isCancelled { break }
+            reporter.next()
+            var job: FileJob?
             do throws(WeirError) {
-                let job = try makeJob(for: input, console: console)
-                let statistics = try job.run(cancellation: signals.cancellation)
-                console.summary(job: job, statistics: statistics, level: resolvedLevel(console: nil))
+                let made = try makeJob(for: input, console: console)
+                job = made
+                let statistics = try made.run(observer: reporter.started(made), cancellation: signals.cancellation)
+                reporter.succeeded(made, statistics)
             } catch {
                 if signals.cancellation.isCancelled { break }
                 failed = true
-                if !error.isBrokenPipe || quiet == 0 {
-                    console.error(error.description)
-                }
+                reporter.failed(input: input, job: job, error: error, quietPipe: error.isBrokenPipe && quiet > 0)
             }
         }
+        reporter.finish(cancelled: signals.cancellation.isCancelled)
         signals.uninstall()
         if let signal = signals.received { return 128 + signal }
         return failed ? 1 : 0
@@ -175,14 +149,15 @@ struct WeirCommand: ParsableCommand {
         let name = input == "-" ? "(stdin)" : input
         let toStandardOutput = (toStdout && (output == nil || stdoutWins)) || (input == "-" && output == nil)
         let operation: FileJob.Operation
-        let decompressOptions = DecompressionOptions(verifyChecksum: check, memoryLimit: memory?.bytes)
+        let decompressOptions = DecompressionOptions(verifyChecksum: check, memoryLimit: memory?.bytes, threads: threads)
         if test {
             operation = .test(decompressOptions)
         } else if decompress {
             operation = .decompress(decompressOptions)
         } else {
             operation = .compress(CompressionOptions(level: resolvedLevel(console: console), threads: threads,
-                                                     chunkSize: chunkSize.bytes, checksum: check))
+                                                     chunkSize: chunkSize.bytes, checksum: check,
+                                                     seekTable: !noSeekTable))
         }
         let compressing = !test && !decompress
 

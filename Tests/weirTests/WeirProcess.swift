@@ -44,10 +44,10 @@ struct WeirProcess {
             ?? FileHandle(forReadingAtPath: "/dev/null")!
         let out = stdoutPath.map { resolve($0, in: folder) } ?? FileManager.default.temporaryDirectory.appendingPathComponent("weir-stdout-\(UUID())").path
         let err = FileManager.default.temporaryDirectory.appendingPathComponent("weir-stderr-\(UUID())").path
-        _ = FileManager.default.createFile(atPath: out, contents: nil)
-        _ = FileManager.default.createFile(atPath: err, contents: nil)
-        let outHandle = FileHandle(forWritingAtPath: out)!
-        let errHandle = FileHandle(forWritingAtPath: err)!
+        // open(2), not FileManager.createFile: that would replace a device
+        // such as /dev/full with a regular file.
+        let outHandle = FileHandle(fileDescriptor: open(out, O_WRONLY | O_CREAT | O_TRUNC, 0o644), closeOnDealloc: true)
+        let errHandle = FileHandle(fileDescriptor: open(err, O_WRONLY | O_CREAT | O_TRUNC, 0o644), closeOnDealloc: true)
         process.standardOutput = outHandle
         process.standardError = errHandle
         try process.run()

@@ -84,6 +84,12 @@ public struct FileJob: Sendable {
             if status.isDirectory {
                 throw WeirError(.notRegularFile, path: input, operation: "open", reason: "is a directory")
             }
+            // As zstd: a device or socket (/dev/zero, /dev/urandom) is only
+            // read when forced; a FIFO is read like a pipe.
+            if !status.isRegularFile && !status.isFIFO && !force {
+                throw WeirError(.notRegularFile, path: input, operation: "open",
+                                reason: "is not a regular file -- ignored (use -f to read it anyway)")
+            }
             inputStatus = status
         }
 
@@ -105,8 +111,10 @@ public struct FileJob: Sendable {
         }
 
         let statistics: Statistics
+        let usage = ResourceUsage.current()
         do throws(WeirError) {
             statistics = try runPipeline(input: inputFD, output: outputFD, observer: observer, cancellation: cancellation)
+                .measuringUsage(since: usage)
             if cancellation?.isCancelled == true {
                 throw WeirError(.cancelled, path: inputName, operation: "run", reason: "cancelled")
             }
@@ -134,9 +142,9 @@ public struct FileJob: Sendable {
             defer { cancellation?.detach() }
             return try pipeline.run()
         case .decompress(let options), .test(let options):
-            let pipeline = DecompressionPipeline(input: input, output: output,
-                                                 inputName: inputName, outputName: outputName,
-                                                 options: options, observer: observer)
+            let pipeline = ParallelDecompressionPipeline(input: input, output: output,
+                                                         inputName: inputName, outputName: outputName,
+                                                         options: options, observer: observer)
             cancellation?.attach { pipeline.cancel() }
             defer { cancellation?.detach() }
             return try pipeline.run()

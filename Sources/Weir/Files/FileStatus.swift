@@ -48,6 +48,8 @@ public struct FileStatus: Sendable {
 
     /// Whether it is a regular file.
     public var isRegularFile: Bool { (mode & S_IFMT) == S_IFREG }
+    /// Whether it is a FIFO (a named pipe).
+    public var isFIFO: Bool { (mode & S_IFMT) == S_IFIFO }
     /// Whether it is a directory.
     public var isDirectory: Bool { (mode & S_IFMT) == S_IFDIR }
 

@@ -27,8 +27,10 @@ public final class OutputFile: @unchecked Sendable {
 
     /// Creates the temporary file for `path`.
     ///
-    /// - Parameter force: when false, an existing `path` is an error, checked
-    ///   now and again at commit.
+    /// - Parameters:
+    ///   - path: the file to create once the output is complete.
+    ///   - force: when false, an existing `path` is an error, checked
+    ///     now and again at commit.
     /// - Throws: ``WeirError`` `.outputExists`, or the `mkstemp` failure
     ///   (folder missing or not writable, disk full).
     public init(path: String, force: Bool) throws(WeirError) {

@@ -40,7 +40,7 @@ import Dispatch
 /// are rejected as unknown magic), whether a decoder accepts the window size.
 ///
 /// Cost: O(1) memory — the only bytes kept across pieces are those of one
-/// header field (at most ``maxBufferedBytes``); payloads are never copied.
+/// header field (at most `maxBufferedBytes`); payloads are never copied.
 /// Time is O(number of pieces + number of blocks): a 128 KiB block costs one
 /// 3-byte header read.
 ///

@@ -6,6 +6,7 @@ public final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
+    /// Creates a lock guarding `value`.
     public init(_ value: Value) { self.value = value }
 
     /// Runs `body` with exclusive access to the value.

@@ -20,15 +20,19 @@ public struct CompressionOptions: Sendable, Equatable {
     public var checksum: Bool
     /// The most chunks read but not yet written; nil picks `threads + 2`.
     public var chunksInFlight: Int?
+    /// Whether a seek table (zstd's seekable format) follows the last frame
+    /// (`--no-seek-table` leaves it out).
+    public var seekTable: Bool
 
     /// Creates options; every parameter has zstd's default.
     public init(level: Int = 3, threads: Int = 0, chunkSize: Int = CompressionOptions.defaultChunkSize,
-                checksum: Bool = true, chunksInFlight: Int? = nil) {
+                checksum: Bool = true, chunksInFlight: Int? = nil, seekTable: Bool = true) {
         self.level = level
         self.threads = threads
         self.chunkSize = chunkSize
         self.checksum = checksum
         self.chunksInFlight = chunksInFlight
+        self.seekTable = seekTable
     }
 
     /// `threads`, with 0 resolved to the number of online cores.

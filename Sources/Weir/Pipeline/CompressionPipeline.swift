@@ -93,14 +93,17 @@ public final class CompressionPipeline: @unchecked Sendable {
         let observer = self.observer
         let cleanup = DispatchGroup()
         let counters = Locked((bytesOut: 0, frames: 0))
+        // The seek table: entries join it as frames are written, in file order.
+        let seekTable = options.seekTable ? SeekTableRecorder(checksums: options.checksum, path: outputName) : nil
 
         let reader = ChunkReader(fd: input, path: inputName, kind: InputKind.of(input),
                                  chunkSize: options.chunkSize, cleanup: cleanup,
                                  onBytes: { observer?.bytesRead($0) })
         let writer = OrderedWriter(
             fd: output, path: outputName, cleanup: cleanup,
-            onFinished: { _, size in
+            onFinished: { index, size in
                 if size >= 0 {
+                    seekTable?.written(index, size: size)
                     counters.withLock { $0.bytesOut += size; $0.frames += 1 }
                     observer?.bytesWritten(size)
                 }
@@ -164,6 +167,8 @@ public final class CompressionPipeline: @unchecked Sendable {
                     do throws(WeirError) {
                         let size = try context.compressFrame(
                             data, into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity), path: inputName)
+                        seekTable?.compressed(number, decompressedSize: data.count,
+                                              frame: UnsafeRawBufferPointer(start: buffer, count: size))
                         writer.submit(number, buffers.wrap(buffer, count: size))
                     } catch {
                         buffers.recycle(buffer)
@@ -177,6 +182,17 @@ public final class CompressionPipeline: @unchecked Sendable {
         }
 
         control.activity.wait()
+        if let seekTable, !control.isFailed {
+            // After the last frame: the table, as one more piece.
+            do throws(WeirError) {
+                let table = try seekTable.encoded()
+                control.activity.enter()
+                writer.submit(seekTable.frameCount, table)
+                control.activity.wait()
+            } catch {
+                control.fail(error)
+            }
+        }
         reader.close(stop: false)
         writer.close(stop: control.isFailed)
         cleanup.wait()
@@ -186,7 +202,7 @@ public final class CompressionPipeline: @unchecked Sendable {
         statistics.bytesIn = bytesIn.current
         let written = counters.current
         statistics.bytesOut = written.bytesOut
-        statistics.frames = written.frames
+        statistics.frames = written.frames - (seekTable == nil ? 0 : 1)
         statistics.threads = threads
         statistics.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         return statistics

@@ -10,6 +10,12 @@ public struct Statistics: Sendable, Equatable {
     public var seconds: Double = 0
     /// Worker threads used.
     public var threads: Int = 1
+    /// CPU seconds (user + system, all threads) the process spent during the
+    /// run; set by ``FileJob/run(observer:cancellation:)``, 0 from a bare pipeline.
+    public var cpuSeconds: Double = 0
+    /// The process's peak resident memory at the end of the run, in bytes;
+    /// set by ``FileJob/run(observer:cancellation:)``, 0 from a bare pipeline.
+    public var peakResidentBytes: Int = 0
 
     /// Creates empty statistics.
     public init() {}
@@ -17,5 +23,14 @@ public struct Statistics: Sendable, Equatable {
     /// bytesOut / bytesIn, or 0 for an empty input.
     public var ratio: Double {
         bytesIn == 0 ? 0 : Double(bytesOut) / Double(bytesIn)
+    }
+
+    /// These statistics with `cpuSeconds` and `peakResidentBytes` taken from
+    /// the process's usage now, against `start` read before the run.
+    public func measuringUsage(since start: ResourceUsage, now: ResourceUsage = .current()) -> Statistics {
+        var statistics = self
+        statistics.cpuSeconds = max(0, now.cpuSeconds - start.cpuSeconds)
+        statistics.peakResidentBytes = now.peakResidentBytes
+        return statistics
     }
 }

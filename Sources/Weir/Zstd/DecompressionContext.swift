@@ -49,4 +49,19 @@ final class DecompressionContext {
         let result = ZSTD_decompressStream(dctx, &output, &input)
         return try Zstd.check(result, path: path, operation: "decompress")
     }
+
+    /// Decodes `source`, which must hold whole frames, in one pass straight
+    /// into `destination` (`ZSTD_decompressDCtx`: no window buffer, no copy).
+    /// Checksums are verified unless the context was made with
+    /// `verifyChecksum: false`; a frame declaring a content size must decode
+    /// to exactly that size.
+    ///
+    /// - Returns: the bytes written to `destination`.
+    /// - Throws: ``WeirError`` `.corrupt`, `.checksumMismatch`, or `.library`
+    ///   when `destination` is too small.
+    func decompressFrame(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer) throws(WeirError) -> Int {
+        let result = ZSTD_decompressDCtx(dctx, destination.baseAddress, destination.count,
+                                         source.baseAddress, source.count)
+        return try Zstd.check(result, path: path, operation: "decompress")
+    }
 }

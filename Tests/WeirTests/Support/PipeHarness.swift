@@ -15,6 +15,7 @@ enum PipeHarness {
 
     static func run(input: [UInt8], pieceSize: Int = 1 << 16,
                     _ body: (_ inputFD: Int32, _ outputFD: Int32) -> Result<Statistics, WeirError>) -> Outcome {
+        signal(SIGPIPE, SIG_IGN)  // the feeder may outlive a pipeline that failed early
         var inPipe: [Int32] = [0, 0]
         var outPipe: [Int32] = [0, 0]
         precondition(pipe(&inPipe) == 0 && pipe(&outPipe) == 0)

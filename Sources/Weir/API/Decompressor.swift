@@ -1,0 +1,166 @@
+import Dispatch
+import Foundation
+
+/// Decompresses any standard zstd data — weir's own output, `zstd` and
+/// `pzstd` files, concatenations, skippable frames — from files, file
+/// descriptors and streams of bytes, decoding independent frames in
+/// parallel and in bounded memory.
+///
+/// Every operation comes in two forms: `async throws`, and one that takes a
+/// completion handler and returns a ``Cancellation``; the work runs on a
+/// thread of its own, as for ``Compressor``.
+///
+/// ```swift
+/// let decompressor = Decompressor(options: DecompressionOptions(memoryLimit: 64 << 20))
+/// try await decompressor.decompress(file: "big.tar.zst")  // writes big.tar
+/// ```
+public struct Decompressor: Sendable {
+    /// How to decompress: checksum verification, memory budget, threads.
+    public var options: DecompressionOptions
+
+    /// Creates a decompressor.
+    ///
+    /// - Parameter options: how to decompress; by default checksums are
+    ///   verified, windows up to 128 MiB are accepted, and there is one
+    ///   worker per core.
+    public init(options: DecompressionOptions = DecompressionOptions()) {
+        self.options = options
+    }
+
+    // MARK: Files
+
+    /// Decompresses the file at `path` to `output`, safely: the output
+    /// appears under its name only when complete and verified, an existing
+    /// file is not replaced unless `force`, and the input's permissions and
+    /// modification time are carried over. The input is never changed.
+    ///
+    /// - Parameters:
+    ///   - path: the compressed file.
+    ///   - output: the file to write; nil strips `.zst` or `.zstd` (and turns
+    ///     `.tzst` into `.tar`).
+    ///   - force: replace `output` if it exists.
+    ///   - progress: told of the bytes read and written; activated when the
+    ///     run starts and finished when it ends.
+    /// - Returns: what the run did; `frames` counts the frames decoded.
+    /// - Throws: ``WeirError``: an unknown suffix when `output` is nil, not
+    ///   zstd, truncated, corrupt, a checksum mismatch, the memory limit, a
+    ///   read or write failure; `.cancelled` when the task is cancelled.
+    public func decompress(file path: String, to output: String? = nil, force: Bool = false,
+                           progress: ProgressObserver? = nil) async throws(WeirError) -> Statistics {
+        let work = try fileWork(path, output, force, progress)
+        return try await BackgroundRun.run(name: "weir.decompress.file", work: work)
+    }
+
+    /// Decompresses the file at `path` to `output` and calls `completion`
+    /// with the outcome; see ``decompress(file:to:force:progress:)``.
+    ///
+    /// - Parameters:
+    ///   - path: the compressed file.
+    ///   - output: the file to write; nil derives it from `path`.
+    ///   - force: replace `output` if it exists.
+    ///   - progress: told of the bytes read and written.
+    ///   - queue: where `completion` runs.
+    ///   - completion: called once with the statistics or the ``WeirError``.
+    /// - Returns: a handle that stops the run.
+    @discardableResult
+    public func decompress(file path: String, to output: String? = nil, force: Bool = false,
+                           progress: ProgressObserver? = nil, queue: DispatchQueue = .global(),
+                           completion: @escaping @Sendable (Result<Statistics, WeirError>) -> Void) -> Cancellation {
+        let work: BackgroundRun.Work
+        do throws(WeirError) {
+            work = try fileWork(path, output, force, progress)
+        } catch {
+            work = { _ in .failure(error) }
+        }
+        return BackgroundRun.start(name: "weir.decompress.file", queue: queue, completion: completion, work: work)
+    }
+
+    // MARK: File descriptors
+
+    /// Decompresses everything `input` holds, up to its end, into `output`.
+    ///
+    /// The descriptors stay the caller's: neither is closed. When `input` is
+    /// a regular file that ends with a seek table, the table is checked
+    /// against the frames.
+    ///
+    /// - Parameters:
+    ///   - input: the descriptor to read.
+    ///   - output: the descriptor to write; nil only verifies the input.
+    ///   - progress: told of the bytes read and written.
+    /// - Returns: what the run did.
+    /// - Throws: ``WeirError``; `.cancelled` when the task is cancelled.
+    public func decompress(from input: Int32, to output: Int32?,
+                           progress: ProgressObserver? = nil) async throws(WeirError) -> Statistics {
+        try await BackgroundRun.run(name: "weir.decompress.fd", work: descriptorWork(input, output, progress))
+    }
+
+    /// Decompresses everything `input` holds into `output` and calls
+    /// `completion` with the outcome; see ``decompress(from:to:progress:)``.
+    ///
+    /// - Parameters:
+    ///   - input: the descriptor to read.
+    ///   - output: the descriptor to write; nil only verifies the input.
+    ///   - progress: told of the bytes read and written.
+    ///   - queue: where `completion` runs.
+    ///   - completion: called once with the statistics or the ``WeirError``.
+    /// - Returns: a handle that stops the run.
+    @discardableResult
+    public func decompress(from input: Int32, to output: Int32?, progress: ProgressObserver? = nil,
+                           queue: DispatchQueue = .global(),
+                           completion: @escaping @Sendable (Result<Statistics, WeirError>) -> Void) -> Cancellation {
+        BackgroundRun.start(name: "weir.decompress.fd", queue: queue, completion: completion,
+                            work: descriptorWork(input, output, progress))
+    }
+
+    // MARK: Streams of bytes
+
+    /// Decompresses a sequence of compressed chunks as they come, into a
+    /// stream of decompressed pieces.
+    ///
+    /// Nothing runs until the stream is iterated; memory stays bounded
+    /// whatever the length. Dropping the stream, or cancelling the task
+    /// iterating it, stops the run. If `chunks` throws, the stream throws
+    /// that error.
+    ///
+    /// - Parameter chunks: the compressed input, in order.
+    /// - Returns: the decompressed bytes, in pieces of at most 1 MiB; the
+    ///   stream throws a ``WeirError`` if the input is not valid zstd.
+    public func decompress<Chunks: AsyncSequence & Sendable>(
+        _ chunks: Chunks
+    ) -> AsyncThrowingStream<Data, any Error> where Chunks.Element: DataProtocol & Sendable {
+        let options = self.options
+        return PipeStream(chunks: chunks) { input, output in
+            ParallelDecompressionPipeline(input: input, output: output, inputName: PipeStream.name,
+                                          outputName: PipeStream.name, options: options)
+        }.makeStream()
+    }
+
+    /// Decompresses bytes held in memory.
+    ///
+    /// - Parameter data: the compressed bytes.
+    /// - Returns: the decompressed bytes.
+    /// - Throws: ``WeirError``; `.cancelled` when the task is cancelled.
+    public func decompress(_ data: Data) async throws(WeirError) -> Data {
+        try await PipeStream.collect(decompress(PipeStream.single(data)))
+    }
+
+    // MARK: Work
+
+    private func fileWork(_ path: String, _ output: String?, _ force: Bool,
+                          _ progress: ProgressObserver?) throws(WeirError) -> BackgroundRun.Work {
+        let destination: String
+        if let output { destination = output } else { destination = try OutputName.decompressed(for: path) }
+        let job = FileJob(input: path, operation: .decompress(options), destination: .file(destination), force: force)
+        return BackgroundRun.file(job, progress: progress)
+    }
+
+    private func descriptorWork(_ input: Int32, _ output: Int32?,
+                                _ progress: ProgressObserver?) -> BackgroundRun.Work {
+        let options = self.options
+        return BackgroundRun.pipeline(progress: progress) {
+            ParallelDecompressionPipeline(input: input, output: output, inputName: "(fd \(input))",
+                                          outputName: output.map { "(fd \($0))" } ?? "(none)",
+                                          options: options, observer: progress)
+        }
+    }
+}

@@ -1,0 +1,29 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The process's CPU time and peak resident memory so far (`getrusage`).
+///
+/// Both are for the whole process: a run's CPU time is the difference of two
+/// readings taken around it (``Statistics/measuringUsage(since:now:)``).
+public struct ResourceUsage: Sendable, Equatable {
+    /// User plus system CPU seconds of every thread so far.
+    public var cpuSeconds: Double
+    /// The largest resident set the process has had, in bytes.
+    public var peakResidentBytes: Int
+
+    /// Creates a reading by hand (for tests).
+    public init(cpuSeconds: Double, peakResidentBytes: Int) {
+        self.cpuSeconds = cpuSeconds
+        self.peakResidentBytes = peakResidentBytes
+    }
+
+    /// Reads the process's usage now. The corresponding C function is `getrusage`.
+    public static func current() -> ResourceUsage {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        return ResourceUsage(cpuSeconds: cpu, peakResidentBytes: Int(usage.ru_maxrss) * 1024)
+    }
+}

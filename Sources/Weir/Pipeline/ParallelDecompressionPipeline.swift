@@ -1,0 +1,615 @@
+import CZstd
+import Dispatch
+import Foundation
+
+/// Decompresses any standard zstd stream — weir's own files, one frame or
+/// many, skippable frames, pzstd files, concatenations — decoding independent
+/// frames in parallel, in bounded memory, from a file or a pipe.
+///
+/// Data flow, following one frame:
+///
+///     input fd ─▶ ChunkReader (DispatchIO stream channel, queue "weir.read")
+///        │  reads of `readSize`; the next is started before the current
+///        │  one is looked at, so reading overlaps everything else
+///        ▼
+///     reading thread (a Thread of its own): every piece goes through a
+///        │  FrameScanner, which walks frame and block headers without
+///        │  decoding and reports each frame as it ends; the frame's bytes
+///        │  are a DispatchData subrange of the pieces (no copy)
+///        ├─▶ a frame small enough: takes its cost from the ByteBudget,
+///        │   gets the next output number, goes to the WorkerPool
+///        │   (concurrent queue "weir.decompress", at most `threads` jobs,
+///        │   one reusable ZSTD_DCtx each) and is decoded in one pass
+///        │   straight into a pooled buffer of its exact bound
+///        └─▶ a frame too large, or whose size is unknown until it ends
+///            (a single `zstd -T2` frame of 1 GB): decoded by streaming on
+///            the reading thread as its bytes arrive, into 1 MiB buffers
+///            that each take an output number
+///        ▼
+///     OrderedWriter (DispatchIO stream channel, queue "weir.write"): output
+///        │  pieces go out in number order, whatever order they finish in
+///        ▼
+///     output fd; a written piece gives its bytes back to the budget.
+///
+/// Never trusting a declared size: a frame's buffer is the size its header
+/// declares only when that is no more than its blocks can hold (block count
+/// × Block_Maximum_Size, known once the scanner has seen the frame end), and
+/// otherwise that bound; libzstd checks that the content fills it exactly.
+/// A frame whose declared size, bound or compressed bytes exceed
+/// ``DecompressionOptions/parallelFrameLimit`` streams instead.
+///
+/// The seek table: when the input is a regular file ending with one, its
+/// entries are checked against the frames the scanner finds; while they
+/// agree, each frame's decoded size must equal its entry (else `.corrupt`);
+/// at the first disagreement on where frames lie, the table is ignored and
+/// the scanner's boundaries (always the ones used to cut frames) go on alone,
+/// so a wrong table can never produce wrong output.
+///
+/// Bounds, and why:
+/// - the ByteBudget (``DecompressionOptions/inFlightBudget``): compressed
+///   bytes of frames handed out plus their output buffers, until written.
+///   A slow consumer stops the reading thread, which stops the reader.
+/// - at most one frame in progress is buffered, and only up to the parallel
+///   frame limit; beyond it, that frame streams and its bytes are let go
+///   as soon as they are decoded.
+/// - windows are capped by `-M` (`ZSTD_d_windowLogMax`, and the same limit
+///   checked on the header of frames decoded in one pass).
+///
+/// Who owns what: the reading thread owns the scanner, the buffered bytes,
+/// the streaming context and output numbering; workers own a frame while
+/// decoding it; the writer's queue owns the reorder buffer; `totals` and the
+/// first failure are behind locks.
+public final class ParallelDecompressionPipeline: @unchecked Sendable {
+    /// The size of each buffer of streamed output: one libdispatch write gather.
+    static let outputBufferSize = 1 << 20
+
+    private let input: Int32
+    private let output: Int32?
+    private let inputName: String
+    private let outputName: String
+    private let options: DecompressionOptions
+    private let control: RunControl
+    private let budget: ByteBudget
+    private let observer: ProgressObserver?
+
+    /// Prepares a run. The descriptors remain the caller's to close.
+    ///
+    /// - Parameters:
+    ///   - input: the compressed input (a file or a pipe).
+    ///   - output: where the decompressed bytes go; nil only tests the input.
+    ///   - inputName: how errors name the input.
+    ///   - outputName: how errors name the output.
+    ///   - options: checksum verification, memory limit, threads.
+    ///   - observer: told of bytes read and written.
+    public init(input: Int32, output: Int32?, inputName: String, outputName: String,
+                options: DecompressionOptions = DecompressionOptions(), observer: ProgressObserver? = nil) {
+        self.input = input
+        self.output = output
+        self.inputName = inputName
+        self.outputName = outputName
+        self.options = options
+        self.observer = observer
+        self.control = RunControl(slots: 1)
+        self.budget = ByteBudget(limit: options.inFlightBudget)
+    }
+
+    /// Stops the run from another thread; `run()` throws `.cancelled`.
+    public func cancel() {
+        control.fail(WeirError(.cancelled, path: inputName, operation: "decompress", reason: "cancelled"))
+    }
+
+    /// The most bytes the run held in flight at once (for tests of the bound).
+    var peakBytesInFlight: Int { budget.peak }
+
+    /// Decompresses until the end of the input, a failure or ``cancel()``.
+    ///
+    /// - Returns: what was done; `frames` counts the zstd frames decoded.
+    /// - Throws: ``WeirError``: not zstd, truncated, corrupt (naming the frame
+    ///   and its offset), checksum mismatch, memory limit, read or write failure.
+    public func run() throws(WeirError) -> Statistics {
+        let started = DispatchTime.now()
+        let control = self.control
+        let budget = self.budget
+        let options = self.options
+        let inputName = self.inputName
+        let observer = self.observer
+        let cleanup = DispatchGroup()
+        let totals = Locked((bytesOut: 0, frames: 0))
+        let kind = InputKind.of(input)
+
+        let reader = ChunkReader(fd: input, path: inputName, kind: kind,
+                                 chunkSize: options.readSize, cleanup: cleanup,
+                                 onBytes: { observer?.bytesRead($0) })
+        let writer = output.map { fd in
+            OrderedWriter(
+                fd: fd, path: outputName, cleanup: cleanup,
+                onFinished: { _, size in
+                    if size >= 0 {
+                        totals.withLock { $0.bytesOut += size }
+                        observer?.bytesWritten(size)
+                        budget.release(size)
+                    }
+                    control.activity.leave()
+                },
+                onError: { control.fail($0) })
+        }
+        let pool = WorkerPool<DecompressionContext>(
+            width: options.resolvedThreads, label: "weir.decompress",
+            makeContext: { () throws(WeirError) in
+                try DecompressionContext(windowLogMax: options.windowLogMax,
+                                         verifyChecksum: options.verifyChecksum, path: inputName)
+            },
+            onContextFailure: { control.fail($0) })
+        control.onStop {
+            reader.close(stop: true)
+            writer?.close(stop: true)
+            writer?.abandon()
+            budget.cancel()
+        }
+
+        var table: SeekTable?
+        var streamBase = 0
+        if case .regularFile(let size) = kind {
+            // A table that cannot be read is ignored: the scanner then judges the bytes.
+            table = try? SeekTable.read(from: input, fileSize: size, path: inputName)
+            streamBase = max(0, Int(lseek(input, 0, SEEK_CUR)))
+        }
+
+        let bytesIn = Locked(0)
+        let feeder = FrameFeeder(
+            path: inputName, options: options, control: control, budget: budget, pool: pool,
+            writer: writer, totals: totals,
+            tableCheck: table.map { TableCheck(table: $0, streamBase: streamBase) })
+        control.startThread(name: "weir.decoder") {
+            do throws(WeirError) {
+                var pending = reader.start()
+                while true {
+                    let chunk = try pending.wait()
+                    if !chunk.endOfInput { pending = reader.start() }
+                    if let failure = control.failure { throw failure }
+                    try feeder.consume(chunk.data)
+                    if chunk.endOfInput { break }
+                }
+                try feeder.finish()
+                bytesIn.withLock { $0 = feeder.bytesIn }
+            } catch {
+                control.fail(error)
+            }
+        }
+
+        control.activity.wait()
+        reader.close(stop: false)
+        writer?.close(stop: control.isFailed)
+        cleanup.wait()
+        if let failure = control.failure { throw failure }
+
+        var statistics = Statistics()
+        let done = totals.current
+        statistics.bytesIn = bytesIn.current
+        statistics.bytesOut = done.bytesOut
+        statistics.frames = done.frames
+        statistics.threads = options.resolvedThreads
+        statistics.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        return statistics
+    }
+}
+
+/// Checks the frames the scanner finds against a seek table read from the
+/// end of the file. Used by the reading thread only.
+struct TableCheck {
+    let frames: [SeekTable.Frame]
+    let dataStart: Int
+    let tableOffset: Int
+    let hasChecksums: Bool
+    /// The file offset of the stream's first byte (stdin may start mid-file).
+    let streamBase: Int
+    private var cursor = 0
+    /// False after the first disagreement: the table is then ignored.
+    private(set) var trusted = true
+
+    init(table: SeekTable, streamBase: Int) {
+        frames = table.frames()
+        dataStart = table.dataStart
+        tableOffset = table.tableOffset
+        hasChecksums = table.hasChecksums
+        self.streamBase = streamBase
+    }
+
+    /// The decompressed size the table gives the frame `boundary`, when the
+    /// table is still trusted and lists it; nil otherwise. A table entry
+    /// that does not start where the frame starts, or has another size or
+    /// checksum, makes the table untrusted.
+    mutating func expectedSize(of boundary: FrameBoundary) -> Int? {
+        guard trusted else { return nil }
+        let offset = boundary.offset + streamBase
+        if offset < dataStart || offset >= tableOffset { return nil }
+        guard cursor < frames.count else { trusted = false; return nil }
+        let entry = frames[cursor]
+        if entry.compressedOffset != offset {
+            // Skippable frames the table does not list are allowed.
+            if boundary.header.isSkippable && entry.compressedOffset > offset { return nil }
+            trusted = false
+            return nil
+        }
+        if entry.compressedSize != boundary.compressedSize {
+            trusted = false
+            return nil
+        }
+        if hasChecksums, let checksum = boundary.contentChecksum, let listed = entry.checksum, checksum != listed {
+            trusted = false
+            return nil
+        }
+        cursor += 1
+        return entry.decompressedSize
+    }
+}
+
+/// The reading thread's side of ``ParallelDecompressionPipeline``: scans the
+/// pieces as they come, cuts them into frames, hands small frames to the
+/// workers and streams large ones itself. Every method runs on the reading
+/// thread; nothing here is touched elsewhere.
+private final class FrameFeeder: @unchecked Sendable {
+    let path: String
+    let options: DecompressionOptions
+    let control: RunControl
+    let budget: ByteBudget
+    let pool: WorkerPool<DecompressionContext>
+    let writer: OrderedWriter?
+    let totals: Locked<(bytesOut: Int, frames: Int)>
+    var tableCheck: TableCheck?
+    let frameLimit: Int
+    /// The largest window a frame may use (`-M`, else libzstd's default 2²⁷).
+    let windowMax: UInt64
+    let frameBuffers: FrameBuffers
+    let streamBuffers: BufferPool
+
+    private var scanner: FrameScanner
+    /// Stream bytes not yet handed out, starting at stream offset `bufferStart`.
+    private var buffer = DispatchData.empty
+    private var bufferStart = 0
+    /// The next output piece number for the writer.
+    private var sequence = 0
+    /// The frame being streamed, if any.
+    private var stream: StreamState?
+    private var streamContext: DecompressionContext?
+
+    /// A frame decoded by streaming on this thread.
+    private struct StreamState {
+        let index: Int
+        let start: Int
+        /// Stream offset up to which its bytes went to the decoder.
+        var fed: Int
+        /// The last hint from libzstd: 0 once the frame is complete.
+        var hint = 1
+        var produced = 0
+        /// The output buffer being filled, and how much of it is.
+        var current: UnsafeMutableRawPointer?
+        var filled = 0
+    }
+
+    init(path: String, options: DecompressionOptions, control: RunControl, budget: ByteBudget,
+         pool: WorkerPool<DecompressionContext>, writer: OrderedWriter?,
+         totals: Locked<(bytesOut: Int, frames: Int)>, tableCheck: TableCheck?) {
+        self.path = path
+        self.options = options
+        self.control = control
+        self.budget = budget
+        self.pool = pool
+        self.writer = writer
+        self.totals = totals
+        self.tableCheck = tableCheck
+        self.frameLimit = options.parallelFrameLimit
+        self.windowMax = UInt64(1) << UInt64(options.windowLogMax ?? 27)
+        self.frameBuffers = FrameBuffers(budget: options.inFlightBudget)
+        self.streamBuffers = BufferPool(size: ParallelDecompressionPipeline.outputBufferSize,
+                                        keep: max(2, min(16, options.inFlightBudget / ParallelDecompressionPipeline.outputBufferSize)))
+        self.scanner = FrameScanner(path: path, operation: "decompress")
+    }
+
+    /// Compressed bytes consumed.
+    var bytesIn: Int { scanner.offset }
+
+    /// Takes the next piece of the stream.
+    func consume(_ piece: DispatchData) throws(WeirError) {
+        let boundaries: [FrameBoundary]
+        do throws(WeirError) {
+            boundaries = try scanner.feed(piece)
+        } catch where error.kind == .notZstd {
+            // As zstd words it: the input does not start with a frame.
+            throw WeirError(.notZstd, path: path, operation: "decompress", reason: "not in zstd format")
+        }
+        buffer.append(piece)
+        for boundary in boundaries {
+            try frameEnded(boundary)
+        }
+        if let start = scanner.currentFrameStart, let header = scanner.currentHeader, !header.isSkippable {
+            if stream == nil {
+                let declared = header.contentSize.map { $0 > UInt64(frameLimit) } ?? false
+                if declared || scanner.currentFrameBytes > frameLimit {
+                    try beginStream(index: scanner.frameCount, start: start)
+                }
+            }
+            if stream != nil { try feedStream(upTo: scanner.offset) }
+        }
+        // Keep only the bytes of the frame in progress not yet decoded.
+        let keep = stream != nil ? scanner.offset : (scanner.currentFrameStart ?? scanner.offset)
+        if keep > bufferStart {
+            buffer = buffer.subdata(in: (keep - bufferStart) ..< buffer.count)
+            bufferStart = keep
+        }
+    }
+
+    /// Declares the end of the input.
+    func finish() throws(WeirError) {
+        try scanner.finish()
+        if scanner.offset == 0 {
+            throw WeirError(.notZstd, path: path, operation: "decompress", reason: "not in zstd format (empty input)")
+        }
+    }
+
+    /// The bytes of the stream from `start` to `end` (both still buffered).
+    private func slice(_ start: Int, _ end: Int) -> DispatchData {
+        buffer.subdata(in: (start - bufferStart) ..< (end - bufferStart))
+    }
+
+    /// Acts on a frame the scanner has seen end.
+    private func frameEnded(_ boundary: FrameBoundary) throws(WeirError) {
+        let expected = tableCheck?.expectedSize(of: boundary)
+        if boundary.header.isSkippable {
+            if let expected, expected != 0 {
+                throw Self.disagreement(path: path, boundary: boundary, listed: expected, decoded: 0)
+            }
+            return
+        }
+        if let stream, stream.start == boundary.offset {
+            try feedStream(upTo: boundary.end)
+            try finishStream(boundary: boundary, expected: expected)
+            return
+        }
+        let bound = boundary.blockCount * boundary.header.blockMaximumSize
+        if let declared = boundary.header.contentSize, declared > UInt64(bound) {
+            throw Self.corrupt(path: path, boundary: boundary,
+                               "declares \(declared) bytes of content, more than its \(boundary.blockCount) "
+                               + "blocks can hold (\(bound))")
+        }
+        let capacity = boundary.header.contentSize.map { Int($0) } ?? bound
+        if capacity > frameLimit || boundary.compressedSize > frameLimit {
+            try beginStream(index: boundary.index, start: boundary.offset)
+            try feedStream(upTo: boundary.end)
+            try finishStream(boundary: boundary, expected: expected)
+            return
+        }
+        if boundary.header.windowSize > windowMax {
+            throw Self.located(WeirError(.memoryLimit, path: path, operation: "decompress",
+                                         reason: "frame needs a window larger than the memory limit "
+                                             + "(use -M to raise it)"),
+                               index: boundary.index, offset: boundary.offset)
+        }
+        try submit(boundary, data: slice(boundary.offset, boundary.end), capacity: capacity, expected: expected)
+    }
+
+    /// Hands one whole frame to the workers.
+    private func submit(_ boundary: FrameBoundary, data: DispatchData, capacity: Int, expected: Int?) throws(WeirError) {
+        let buffers = frameBuffers.pool(for: capacity)
+        let cost = buffers.size + boundary.compressedSize
+        guard budget.acquire(cost) else { throw control.failure ?? Self.cancelled(path) }
+        control.activity.enter()
+        let number = sequence
+        sequence += 1
+        let (control, budget, writer, totals, path) = (self.control, self.budget, self.writer, self.totals, self.path)
+        pool.submit { context in
+            guard let context, !control.isFailed else {
+                budget.release(cost)
+                control.activity.leave()
+                return
+            }
+            guard let memory = buffers.take() else {
+                control.fail(WeirError(.library, path: path, operation: "decompress", reason: "out of memory"))
+                budget.release(cost)
+                control.activity.leave()
+                return
+            }
+            do throws(WeirError) {
+                let produced = try Self.decodeWhole(data, context: context,
+                                                    into: UnsafeMutableRawBufferPointer(start: memory, count: capacity))
+                if let expected, expected != produced {
+                    throw Self.disagreement(path: path, boundary: boundary, listed: expected, decoded: produced)
+                }
+                totals.withLock { $0.frames += 1 }
+                if let writer {
+                    budget.release(cost - produced)
+                    writer.submit(number, buffers.wrap(memory, count: produced))
+                } else {
+                    totals.withLock { $0.bytesOut += produced }
+                    buffers.recycle(memory)
+                    budget.release(cost)
+                    control.activity.leave()
+                }
+            } catch {
+                buffers.recycle(memory)
+                control.fail(Self.located(error, index: boundary.index, offset: boundary.offset))
+                budget.release(cost)
+                control.activity.leave()
+            }
+        }
+    }
+
+    /// Decodes one whole frame in one pass (on a worker). The frame's bytes
+    /// are flattened only when they span several regions.
+    private static func decodeWhole(_ data: DispatchData, context: DecompressionContext,
+                                    into destination: UnsafeMutableRawBufferPointer) throws(WeirError) -> Int {
+        var result: Result<Int, WeirError> = .success(0)
+        let count = data.count
+        data.withUnsafeBytes { (bytes: UnsafePointer<UInt8>) in
+            do throws(WeirError) {
+                result = .success(try context.decompressFrame(UnsafeRawBufferPointer(start: bytes, count: count),
+                                                              into: destination))
+            } catch {
+                result = .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    // MARK: Streaming
+
+    private func beginStream(index: Int, start: Int) throws(WeirError) {
+        if streamContext == nil {
+            streamContext = try DecompressionContext(windowLogMax: options.windowLogMax,
+                                                     verifyChecksum: options.verifyChecksum, path: path)
+        }
+        streamContext!.reset()
+        stream = StreamState(index: index, start: start, fed: start)
+    }
+
+    /// Feeds the streamed frame its bytes up to stream offset `end`.
+    private func feedStream(upTo end: Int) throws(WeirError) {
+        guard var state = stream, let context = streamContext, end > state.fed else { return }
+        let data = slice(state.fed, end)
+        var failure: WeirError?
+        data.enumerateBytes { region, _, stop in
+            var input = ZSTD_inBuffer(src: region.baseAddress, size: region.count, pos: 0)
+            while input.pos < input.size {
+                do throws(WeirError) {
+                    if state.hint == 0 {
+                        throw Self.corrupt(path: path, index: state.index, offset: state.start,
+                                           "ends before its last block (at offset \(state.fed + input.pos))")
+                    }
+                    var output = try outputBuffer(&state)
+                    let before = output.pos
+                    state.hint = try context.decompress(&input, &output)
+                    state.produced += output.pos - before
+                    state.filled = output.pos
+                    if state.filled == ParallelDecompressionPipeline.outputBufferSize { sendStreamBuffer(&state) }
+                } catch {
+                    failure = Self.located(error, index: state.index, offset: state.start)
+                    stop = true
+                    return
+                }
+            }
+            state.fed += region.count
+        }
+        stream = state
+        if let failure { throw failure }
+    }
+
+    /// Flushes the streamed frame, checks it ended where its blocks end, and
+    /// sends the last buffer.
+    private func finishStream(boundary: FrameBoundary, expected: Int?) throws(WeirError) {
+        guard var state = stream, let context = streamContext else { return }
+        while state.hint != 0 {
+            var output = try outputBuffer(&state)
+            let before = output.pos
+            var empty = ZSTD_inBuffer(src: nil, size: 0, pos: 0)
+            do throws(WeirError) {
+                state.hint = try context.decompress(&empty, &output)
+            } catch {
+                stream = state
+                throw Self.located(error, index: state.index, offset: state.start)
+            }
+            state.produced += output.pos - before
+            state.filled = output.pos
+            if state.filled == ParallelDecompressionPipeline.outputBufferSize { sendStreamBuffer(&state) }
+            if output.pos == before && state.hint != 0 { break }
+        }
+        sendStreamBuffer(&state)
+        stream = nil
+        if state.hint != 0 {
+            throw Self.corrupt(path: path, boundary: boundary, "ends before the decoder has its last block")
+        }
+        if let expected, expected != state.produced {
+            throw Self.disagreement(path: path, boundary: boundary, listed: expected, decoded: state.produced)
+        }
+        totals.withLock { $0.frames += 1 }
+    }
+
+    /// The buffer to decode into, taking 1 MiB of budget for a new one.
+    private func outputBuffer(_ state: inout StreamState) throws(WeirError) -> ZSTD_outBuffer {
+        if state.current == nil {
+            guard budget.acquire(streamBuffers.size) else { throw control.failure ?? Self.cancelled(path) }
+            guard let memory = streamBuffers.take() else {
+                budget.release(streamBuffers.size)
+                throw WeirError(.library, path: path, operation: "decompress", reason: "out of memory")
+            }
+            state.current = memory
+            state.filled = 0
+        }
+        return ZSTD_outBuffer(dst: state.current, size: streamBuffers.size, pos: state.filled)
+    }
+
+    /// Sends the streamed frame's current buffer, if it holds anything.
+    private func sendStreamBuffer(_ state: inout StreamState) {
+        guard let memory = state.current else { return }
+        let filled = state.filled
+        state.current = nil
+        state.filled = 0
+        if filled > 0, let writer {
+            budget.release(streamBuffers.size - filled)
+            control.activity.enter()
+            writer.submit(sequence, streamBuffers.wrap(memory, count: filled))
+            sequence += 1
+        } else {
+            if filled > 0 { totals.withLock { $0.bytesOut += filled } }
+            streamBuffers.recycle(memory)
+            budget.release(streamBuffers.size)
+        }
+    }
+
+    // MARK: Errors
+
+    private static func cancelled(_ path: String) -> WeirError {
+        WeirError(.cancelled, path: path, operation: "decompress", reason: "cancelled")
+    }
+
+    /// Adds the frame and its offset to an error from libzstd.
+    static func located(_ error: WeirError, index: Int, offset: Int) -> WeirError {
+        var error = error
+        switch error.kind {
+        case .corrupt, .checksumMismatch, .memoryLimit, .library, .notZstd, .truncated:
+            if !error.reason.contains("(frame ") { error.reason += " (frame \(index), at offset \(offset))" }
+            if error.kind == .notZstd { error.kind = .corrupt }
+        default:
+            break
+        }
+        return error
+    }
+
+    private static func corrupt(path: String, boundary: FrameBoundary, _ detail: String) -> WeirError {
+        corrupt(path: path, index: boundary.index, offset: boundary.offset, detail)
+    }
+
+    private static func corrupt(path: String, index: Int, offset: Int, _ detail: String) -> WeirError {
+        WeirError(.corrupt, path: path, operation: "decompress",
+                  reason: "corrupt data: frame \(index) at offset \(offset) \(detail)")
+    }
+
+    private static func disagreement(path: String, boundary: FrameBoundary, listed: Int, decoded: Int) -> WeirError {
+        WeirError(.corrupt, path: path, operation: "decompress",
+                  reason: "corrupt seek table: it lists \(listed) bytes for frame \(boundary.index) at offset "
+                      + "\(boundary.offset), which decodes to \(decoded)")
+    }
+}
+
+/// Output buffers for frames decoded whole, in power-of-two size classes
+/// from 1 MiB, each class a ``BufferPool`` (mapped, reused: no page faults
+/// and no malloc arena growth). weir's own 8 MiB frames all use one class.
+/// Called from the reading thread (`pool(for:)`) only; the pools themselves
+/// are thread-safe.
+private final class FrameBuffers: @unchecked Sendable {
+    private let budget: Int
+    private var pools: [Int: BufferPool] = [:]
+
+    init(budget: Int) { self.budget = budget }
+
+    /// The pool whose buffers hold `capacity` bytes.
+    func pool(for capacity: Int) -> BufferPool {
+        var size = 1 << 20
+        while size < capacity { size <<= 1 }
+        if let pool = pools[size] { return pool }
+        // Few idle buffers: the budget bounds those in use, and a buffer comes
+        // back from the writer slightly late (asynchronous deallocator).
+        let pool = BufferPool(size: size, keep: max(2, min(4, budget / size / 4 + 1)))
+        pools[size] = pool
+        return pool
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import Weir
+
+/// One line of `--json` output: the statistics of one input, or with
+/// `"total": true` of all of them, encoded by Foundation's `JSONEncoder`.
+///
+/// Every key is always present, `null` where it does not apply (`output` for
+/// `--test`, `level` and `chunk_bytes` when not compressing), except `error`,
+/// present only when `status` is `"error"`, and `total`, present only on the
+/// total object.
+public struct JSONRecord: Codable, Equatable, Sendable {
+    /// `"ok"` or `"error"`.
+    public enum Status: String, Codable, Sendable {
+        case ok
+        case error
+    }
+
+    public var operation: OperationKind
+    /// The input path, `"-"` for standard input; null on the total object.
+    public var input: String?
+    /// The output path, `"-"` for standard output; null when there is none.
+    public var output: String?
+    public var bytesIn: Int
+    public var bytesOut: Int
+    /// bytes_out / bytes_in, 0 for an empty input.
+    public var ratio: Double
+    /// Wall-clock seconds.
+    public var seconds: Double
+    public var cpuSeconds: Double
+    /// Input MiB (2^20 bytes) per wall-clock second.
+    public var mibPerSecondIn: Double
+    /// Output MiB (2^20 bytes) per wall-clock second.
+    public var mibPerSecondOut: Double
+    public var threads: Int
+    public var level: Int?
+    public var chunkBytes: Int?
+    public var frames: Int
+    /// The process's peak resident memory so far.
+    public var peakRSSBytes: Int
+    public var status: Status
+    public var error: String?
+    public var total: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case operation, input, output
+        case bytesIn = "bytes_in"
+        case bytesOut = "bytes_out"
+        case ratio, seconds
+        case cpuSeconds = "cpu_seconds"
+        case mibPerSecondIn = "mib_per_s_in"
+        case mibPerSecondOut = "mib_per_s_out"
+        case threads, level
+        case chunkBytes = "chunk_bytes"
+        case frames
+        case peakRSSBytes = "peak_rss_bytes"
+        case status, error, total
+    }
+
+    /// A record from statistics; every other initializer comes here.
+    public init(operation: OperationKind, input: String?, output: String?, statistics: Statistics,
+                level: Int?, chunkBytes: Int?, error: String? = nil, total: Bool? = nil) {
+        self.operation = operation
+        self.input = input
+        self.output = output
+        bytesIn = statistics.bytesIn
+        bytesOut = statistics.bytesOut
+        ratio = statistics.ratio
+        seconds = statistics.seconds
+        cpuSeconds = statistics.cpuSeconds
+        let mebibyte = Double(1 << 20)
+        mibPerSecondIn = statistics.seconds > 0 ? Double(statistics.bytesIn) / mebibyte / statistics.seconds : 0
+        mibPerSecondOut = statistics.seconds > 0 ? Double(statistics.bytesOut) / mebibyte / statistics.seconds : 0
+        threads = statistics.threads
+        self.level = level
+        self.chunkBytes = chunkBytes
+        frames = statistics.frames
+        peakRSSBytes = statistics.peakResidentBytes
+        status = error == nil ? .ok : .error
+        self.error = error
+        self.total = total
+    }
+
+    /// The record of a job that succeeded (`error` nil) or failed.
+    ///
+    /// A failed job has no statistics: pass what is known (zeros, the CPU
+    /// time and memory so far).
+    public init(job: FileJob, statistics: Statistics, error: String? = nil) {
+        let options: CompressionOptions?
+        if case .compress(let compression) = job.operation { options = compression } else { options = nil }
+        var statistics = statistics
+        if error != nil { statistics.threads = options?.resolvedThreads ?? 1 }
+        self.init(operation: OperationKind(job.operation), input: job.input,
+                  output: Self.outputName(job.destination), statistics: statistics,
+                  level: options?.level, chunkBytes: options?.chunkSize, error: error)
+    }
+
+    /// The total object after several inputs; its `error` says how many failed.
+    public init(totals: RunTotals) {
+        let error = totals.failed > 0 ? "\(totals.failed) of \(totals.inputs) inputs failed" : nil
+        var statistics = totals.statistics
+        statistics.threads = max(1, statistics.threads)
+        self.init(operation: totals.operation, input: nil, output: nil, statistics: statistics,
+                  level: totals.level, chunkBytes: totals.chunkBytes, error: error, total: true)
+    }
+
+    /// How a record names a destination: a path, `"-"`, or nil.
+    public static func outputName(_ destination: FileJob.Destination) -> String? {
+        switch destination {
+        case .file(let path): return path
+        case .standardOutput: return "-"
+        case .none: return nil
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(operation, forKey: .operation)
+        try container.encode(input, forKey: .input)
+        try container.encode(output, forKey: .output)
+        try container.encode(bytesIn, forKey: .bytesIn)
+        try container.encode(bytesOut, forKey: .bytesOut)
+        try container.encode(ratio, forKey: .ratio)
+        try container.encode(seconds, forKey: .seconds)
+        try container.encode(cpuSeconds, forKey: .cpuSeconds)
+        try container.encode(mibPerSecondIn, forKey: .mibPerSecondIn)
+        try container.encode(mibPerSecondOut, forKey: .mibPerSecondOut)
+        try container.encode(threads, forKey: .threads)
+        try container.encode(level, forKey: .level)
+        try container.encode(chunkBytes, forKey: .chunkBytes)
+        try container.encode(frames, forKey: .frames)
+        try container.encode(peakRSSBytes, forKey: .peakRSSBytes)
+        try container.encode(status, forKey: .status)
+        try container.encodeIfPresent(error, forKey: .error)
+        try container.encodeIfPresent(total, forKey: .total)
+    }
+
+    /// The record as one line of JSON, without the newline.
+    public func line() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding plain numbers and strings cannot fail; non-finite numbers
+        // cannot occur (every division above is guarded).
+        guard let data = try? encoder.encode(self) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

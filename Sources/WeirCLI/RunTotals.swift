@@ -1,0 +1,49 @@
+import Weir
+
+/// The sum of every input's statistics, for the total line and the total
+/// JSON object after several inputs.
+public struct RunTotals: Sendable, Equatable {
+    /// What the inputs had done to them.
+    public let operation: OperationKind
+    /// Inputs processed successfully.
+    public private(set) var succeeded = 0
+    /// Inputs that failed.
+    public private(set) var failed = 0
+    /// Byte counts, frames, wall and CPU seconds summed; threads and peak
+    /// memory the largest seen.
+    public private(set) var statistics = Statistics()
+    /// The compression level, if compressing.
+    public private(set) var level: Int?
+    /// The chunk size, if compressing.
+    public private(set) var chunkBytes: Int?
+
+    /// Starts with nothing counted.
+    public init(operation: OperationKind) {
+        self.operation = operation
+        statistics.threads = 0
+    }
+
+    /// All inputs, successful or not.
+    public var inputs: Int { succeeded + failed }
+
+    /// Counts one successful input.
+    public mutating func add(_ job: FileJob, _ result: Statistics) {
+        succeeded += 1
+        statistics.bytesIn += result.bytesIn
+        statistics.bytesOut += result.bytesOut
+        statistics.frames += result.frames
+        statistics.seconds += result.seconds
+        statistics.cpuSeconds += result.cpuSeconds
+        statistics.threads = max(statistics.threads, result.threads)
+        statistics.peakResidentBytes = max(statistics.peakResidentBytes, result.peakResidentBytes)
+        if case .compress(let options) = job.operation {
+            level = level ?? options.level
+            chunkBytes = chunkBytes ?? options.chunkSize
+        }
+    }
+
+    /// Counts one failed input.
+    public mutating func addFailure() {
+        failed += 1
+    }
+}

@@ -1,0 +1,74 @@
+import Weir
+
+/// Defaults taken from the environment, as zstd users know them from
+/// `ZSTD_CLEVEL` and `ZSTD_NBTHREADS`:
+///
+/// - `WEIR_CLEVEL`: the compression level, 1 to 22 (above 19 is clamped
+///   without `--ultra`, as `-20` would be), or negative for `--fast=N`;
+/// - `WEIR_NBTHREADS`: the number of worker threads, 0 (one per core) to 256.
+///
+/// Flags on the command line override them. A value that is not valid is
+/// ignored with a warning that names it.
+struct EnvironmentDefaults: Equatable {
+    /// The name of the level variable.
+    static let levelVariable = "WEIR_CLEVEL"
+    /// The name of the threads variable.
+    static let threadsVariable = "WEIR_NBTHREADS"
+
+    /// The level from `WEIR_CLEVEL`, if valid.
+    var level: Int?
+    /// The threads from `WEIR_NBTHREADS`, if valid.
+    var threads: Int?
+    /// One message per invalid variable, without the `weir: warning: ` prefix.
+    var warnings: [String] = []
+
+    /// Reads the two variables from `environment`.
+    init(environment: [String: String]) {
+        if let text = environment[Self.levelVariable] {
+            let trimmed = text.trimmingSpaces
+            if let value = Int(trimmed), value != 0, value <= Zstd.maxLevel, value >= Zstd.minLevel {
+                level = value
+            } else {
+                warnings.append("ignoring \(Self.levelVariable)=\(text): not a level (1 to \(Zstd.maxLevel), or negative for --fast)")
+            }
+        }
+        if let text = environment[Self.threadsVariable] {
+            let trimmed = text.trimmingSpaces
+            if let value = Int(trimmed), (0...256).contains(value) {
+                threads = value
+            } else {
+                warnings.append("ignoring \(Self.threadsVariable)=\(text): not a number of threads (0 to 256)")
+            }
+        }
+    }
+
+    /// The arguments that carry these defaults, to go before the command
+    /// line's own (normalized) ones, which then override them: a later
+    /// `--level` or `-T` wins over an earlier one, and `--fast` wins over any
+    /// `--level`. A negative level (`--fast=N`) is left out when the command
+    /// line sets a level, since `--fast` would otherwise win over it.
+    func arguments(before commandLine: [String]) -> [String] {
+        var result: [String] = []
+        if let level {
+            if level > 0 {
+                result += ["--level", String(level)]
+            } else if !commandLine.prefix(while: { $0 != "--" }).contains(where: { $0 == "--level" || $0.hasPrefix("--level=") }) {
+                result.append("--fast=\(-level)")
+            }
+        }
+        if let threads {
+            result += ["--threads", String(threads)]
+        }
+        return result
+    }
+}
+
+extension String {
+    /// The string without leading and trailing spaces and tabs.
+    fileprivate var trimmingSpaces: String {
+        var view = Substring(self)
+        while let first = view.first, first == " " || first == "\t" { view.removeFirst() }
+        while let last = view.last, last == " " || last == "\t" { view.removeLast() }
+        return String(view)
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Weir
+import WeirCLI
+
+/// Draws the live progress line of the file being processed on stderr.
+///
+/// For each file, ``begin(name:file:files:total:mode:)`` makes a
+/// ``Weir/ProgressObserver`` for the pipeline; its handler, on the observer's
+/// own serial queue and at most ten times a second, feeds a ``ProgressMeter``
+/// and redraws the line in place (`\r`, the line, erase to the end), fitted to
+/// the terminal's width. ``end()`` takes the line away.
+///
+/// Threads: `begin` and `end` run on the main thread; drawing runs on the
+/// observer's queue; ``stop()`` on the signal queue; ``interrupt(_:)`` on any
+/// thread that writes a message. The meter and whether a line is on screen are
+/// guarded by `lock`, so a message, a redraw and a clear never interleave, and
+/// nothing is drawn after `end` or `stop`.
+final class ProgressDisplay: @unchecked Sendable {
+    private let lock = NSLock()
+    private var meter: ProgressMeter?          // guarded by lock; nil: draw nothing
+    private var onScreen = false               // guarded by lock
+    private var stopped = false                // guarded by lock
+    private var observer: ProgressObserver?    // main thread only
+
+    /// Starts the line of one file; returns the observer to give its pipeline,
+    /// already activated.
+    ///
+    /// - Parameters:
+    ///   - name: the file's name as shown.
+    ///   - file: its place among the files, from 1.
+    ///   - files: how many files there are (the line shows `(n/N)` if more than one).
+    ///   - total: the input's size, if known.
+    ///   - mode: which way the bytes go.
+    func begin(name: String, file: Int, files: Int, total: Int?, mode: OperationKind) -> ProgressObserver {
+        end()
+        lock.withLock {
+            if !stopped { meter = ProgressMeter(name: name, file: file, files: files, total: total, mode: mode) }
+        }
+        let observer = ProgressObserver { [weak self] totals in self?.draw(totals) }
+        self.observer = observer
+        observer.activate()
+        return observer
+    }
+
+    /// Takes the line away and stops its observer.
+    func end() {
+        clear(stopping: false)
+        observer?.finish()
+        observer = nil
+    }
+
+    /// Takes the line away for good: nothing is drawn afterwards (a signal).
+    func stop() {
+        clear(stopping: true)
+    }
+
+    /// Runs `body` (which writes a message on stderr) with the line taken
+    /// away; the next redraw puts it back below the message.
+    func interrupt(_ body: () -> Void) {
+        lock.withLock {
+            if onScreen {
+                StandardError.write(ProgressLine.clear)
+                onScreen = false
+            }
+            body()
+        }
+    }
+
+    private func clear(stopping: Bool) {
+        lock.withLock {
+            meter = nil
+            if stopping { stopped = true }
+            if onScreen {
+                StandardError.write(ProgressLine.clear)
+                onScreen = false
+            }
+        }
+    }
+
+    /// On the observer's queue.
+    private func draw(_ totals: ProgressObserver.Totals) {
+        lock.withLock {
+            guard var meter else { return }
+            meter.update(totals)
+            self.meter = meter
+            StandardError.write(ProgressLine.redraw(meter.text(width: TerminalWidth.current())))
+            onScreen = true
+        }
+    }
+}

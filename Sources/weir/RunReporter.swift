@@ -1,0 +1,113 @@
+import Foundation
+import Weir
+import WeirCLI
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Tells the user how the inputs go: the progress line while each one runs,
+/// then its summary line or JSON object, failures included, and a total
+/// after several inputs.
+///
+/// Used by the main thread only (the display it drives has its own lock).
+final class RunReporter {
+    /// How the outcome of each input is written.
+    enum Format {
+        /// A summary line (hidden by -q), errors as `weir: FILE: reason`.
+        case human
+        /// One JSON object per input, errors included, and a total object.
+        case json
+    }
+
+    private let console: Console
+    private let format: Format
+    private let inputs: Int
+    private let sizeHint: Int?
+    private let compression: CompressionOptions?
+    private var totals: RunTotals
+    private var file = 0
+
+    /// - Parameters:
+    ///   - console: where everything is written; its progress display, if
+    ///     any, draws the live line.
+    ///   - operation: what is done to every input.
+    ///   - inputs: how many inputs there are.
+    ///   - sizeHint: the size of an input whose size cannot be known (a pipe).
+    ///   - compression: the options when compressing, for the JSON of an
+    ///     input that failed before its job was made.
+    init(console: Console, format: Format, operation: OperationKind, inputs: Int, sizeHint: Int?,
+         compression: CompressionOptions?) {
+        self.console = console
+        self.compression = compression
+        self.format = format
+        self.inputs = inputs
+        self.sizeHint = sizeHint
+        totals = RunTotals(operation: operation)
+    }
+
+    /// Called before each input; counts it for `(n/N)`.
+    func next() {
+        file += 1
+    }
+
+    /// Starts the progress line of `job`; returns the observer to give it,
+    /// nil when no line is shown.
+    func started(_ job: FileJob) -> ProgressObserver? {
+        guard let progress = console.progress else { return nil }
+        return progress.begin(name: job.inputName, file: file, files: inputs,
+                              total: Self.size(of: job.input) ?? sizeHint, mode: OperationKind(job.operation))
+    }
+
+    /// Ends the progress line, then reports a success.
+    func succeeded(_ job: FileJob, _ statistics: Statistics) {
+        console.progress?.end()
+        totals.add(job, statistics)
+        switch format {
+        case .human: console.summary(job: job, statistics: statistics)
+        case .json: console.json(JSONRecord(job: job, statistics: statistics))
+        }
+    }
+
+    /// Ends the progress line, then reports a failure. `job` is nil when the
+    /// input failed before its job was made (its output is then unknown).
+    ///
+    /// - Parameter quietPipe: a closed downstream pipe with -q: no message.
+    func failed(input: String, job: FileJob?, error: WeirError, quietPipe: Bool) {
+        console.progress?.end()
+        totals.addFailure()
+        switch format {
+        case .human:
+            if !quietPipe { console.error(error.description) }
+        case .json:
+            var statistics = Statistics()
+            statistics.peakResidentBytes = ResourceUsage.current().peakResidentBytes
+            if let job {
+                console.json(JSONRecord(job: job, statistics: statistics, error: error.description))
+            } else {
+                statistics.threads = compression?.resolvedThreads ?? 1
+                console.json(JSONRecord(operation: totals.operation, input: input, output: nil, statistics: statistics,
+                                        level: compression?.level, chunkBytes: compression?.chunkSize,
+                                        error: error.description))
+            }
+        }
+    }
+
+    /// Ends the progress line; then, after several inputs and unless a
+    /// signal cut the run short, the total.
+    func finish(cancelled: Bool) {
+        console.progress?.end()
+        guard !cancelled, inputs > 1, totals.inputs > 1 else { return }
+        switch format {
+        case .human: console.summary(totals: totals)
+        case .json: console.json(JSONRecord(totals: totals))
+        }
+    }
+
+    /// The size of an input when it is a regular file (also stdin redirected
+    /// from one), for the percentage; nil for pipes and terminals.
+    static func size(of input: String) -> Int? {
+        if input == "-" { return InputKind.of(STDIN_FILENO).size }
+        guard let status = FileStatus.of(path: input), status.isRegularFile else { return nil }
+        return status.size
+    }
+}

@@ -1,0 +1,117 @@
+import ArgumentParser
+import Weir
+
+// The flags of `weir`, in the groups `--help` shows them in. WeirCommand
+// pulls each group in with @OptionGroup(title:), and the extension at the
+// end gives every flag back its plain name (`threads`, `check` …), so the
+// rest of the command reads them as before.
+
+/// What to do with the inputs.
+struct OperationFlags: ParsableArguments {
+    @Flag(name: [.customShort("z"), .customLong("compress")], help: "Compress (the default).")
+    var compress = false
+
+    @Flag(name: [.short, .long], help: "Decompress.")
+    var decompress = false
+
+    @Flag(name: [.short, .long], help: "Test compressed files: decompress, verify, write nothing.")
+    var test = false
+
+    @Flag(name: [.short, .long], help: "List the frames of compressed files (sizes, ratio, check); -v adds one row per frame.")
+    var list = false
+}
+
+/// Where the results go.
+struct OutputFlags: ParsableArguments {
+    @Flag(name: [.customShort("c"), .customLong("stdout")], help: "Write to standard output.")
+    var toStdout = false
+
+    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Write the result to FILE (one input only).", valueName: "FILE"))
+    var output: String?
+
+    @Flag(name: [.short, .long], help: "Overwrite existing files; read or write compressed data on a terminal.")
+    var force = false
+
+    @Flag(name: [.short, .long], help: "Keep the input files (the default).")
+    var keep = false
+
+    @Flag(name: .customLong("rm"), help: "Remove each input file after it was processed successfully.")
+    var removeInput = false
+}
+
+/// How to compress (the level itself is -1 … -19, see the discussion).
+struct CompressionFlags: ParsableArguments {
+    @Flag(name: .customLong("ultra"), help: "Allow levels 20 to 22 (more memory).")
+    var ultra = false
+
+    @Option(name: .customLong("fast"), help: ArgumentHelp("Faster, negative levels: --fast[=N], N >= 1 (default 1).", valueName: "N"))
+    var fast: Int?
+
+    @Option(name: .customLong("chunk-size"), help: ArgumentHelp("Input bytes per independent frame (default 8MiB).", valueName: "SIZE"))
+    var chunkSize: ByteCount?
+
+    @Flag(name: .customLong("no-seek-table"), help: "Do not end the output with a seek table (zstd's seekable format).")
+    var noSeekTable = false
+}
+
+/// What both directions share: workers, checksums, memory.
+struct ResourceFlags: ParsableArguments {
+    @Option(name: [.customShort("T"), .customLong("threads")], help: ArgumentHelp("Worker threads; 0 means one per core (the default).", valueName: "N"))
+    var threads: Int?
+
+    @Flag(inversion: .prefixedNo, help: "Write (compress) or verify (decompress) content checksums (default: on).")
+    var check: Bool?
+
+    @Option(name: [.customShort("M"), .customLong("memory")], help: ArgumentHelp("Largest window a frame may use when decompressing (default 128MiB).", valueName: "SIZE"))
+    var memory: ByteCount?
+}
+
+/// What weir says on stderr.
+struct MessageFlags: ParsableArguments {
+    @Flag(name: [.short, .long], help: "Quieter: no summary; twice: no warnings either.")
+    var quiet: Int
+
+    @Flag(name: [.short, .long], help: "More verbose.")
+    var verbose: Int
+
+    @Flag(inversion: .prefixedNo, help: "Show a live progress line on stderr (default: when stderr is a terminal).")
+    var progress: Bool?
+
+    @Option(name: .customLong("size-hint"), help: ArgumentHelp("The input's size when it cannot be known (a pipe), for the progress percentage.", valueName: "SIZE"))
+    var sizeHint: ByteCount?
+
+    @Flag(name: .customLong("json"), help: "Instead of the summary, one JSON object per input on stderr, and a total.")
+    var json = false
+
+    @Flag(name: [.customShort("V"), .customLong("version")], help: "Print the version of weir and of libzstd.")
+    var showVersion = false
+}
+
+extension WeirCommand {
+    var compress: Bool { operationFlags.compress }
+    var decompress: Bool { operationFlags.decompress }
+    var test: Bool { operationFlags.test }
+    var list: Bool { operationFlags.list }
+
+    var toStdout: Bool { outputFlags.toStdout }
+    var output: String? { outputFlags.output }
+    var force: Bool { outputFlags.force }
+    var keep: Bool { outputFlags.keep }
+    var removeInput: Bool { outputFlags.removeInput }
+
+    var ultra: Bool { compressionFlags.ultra }
+    var fast: Int? { compressionFlags.fast }
+    var chunkSize: ByteCount { compressionFlags.chunkSize ?? ByteCount(bytes: CompressionOptions.defaultChunkSize) }
+    var noSeekTable: Bool { compressionFlags.noSeekTable }
+
+    var threads: Int { resourceFlags.threads ?? 0 }
+    var check: Bool { resourceFlags.check ?? true }
+    var memory: ByteCount? { resourceFlags.memory }
+
+    var quiet: Int { messageFlags.quiet }
+    var verbose: Int { messageFlags.verbose }
+    var progress: Bool? { messageFlags.progress }
+    var sizeHint: ByteCount? { messageFlags.sizeHint }
+    var json: Bool { messageFlags.json }
+    var showVersion: Bool { messageFlags.showVersion }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import Weir
+import WeirCLI
+
+/// The summary lines and the JSON records, from statistics made by hand.
+@Suite("reports")
+struct ReportTests {
+    func statistics(_ bytesIn: Int, _ bytesOut: Int, seconds: Double, threads: Int = 2, frames: Int = 3) -> Statistics {
+        var statistics = Statistics()
+        statistics.bytesIn = bytesIn
+        statistics.bytesOut = bytesOut
+        statistics.seconds = seconds
+        statistics.threads = threads
+        statistics.frames = frames
+        statistics.cpuSeconds = 2.8
+        statistics.peakResidentBytes = 85 << 20
+        return statistics
+    }
+
+    let compress = FileJob(input: "linux.tar", operation: .compress(CompressionOptions(level: 3, threads: 2)),
+                           destination: .file("linux.tar.zst"))
+
+    @Test("the summary keeps zstd's format; -v adds CPU time and peak memory")
+    func summary() {
+        let stats = statistics(1_363_652_608, 200_800_000, seconds: 1.46)
+        #expect(SummaryLine(job: compress, statistics: stats).text
+                == "linux.tar: 14.73% (1.27 GiB => 191.5 MiB, linux.tar.zst) in 1.46 s, 890.7 MiB/s, 2 threads")
+        #expect(SummaryLine(job: compress, statistics: stats, verbose: true).text.hasSuffix(
+            ", 2 threads, cpu 2.80 s, peak memory 85.00 MiB"))
+        let test = FileJob(input: "a.zst", operation: .test(DecompressionOptions()), destination: .none)
+        #expect(SummaryLine(job: test, statistics: statistics(1024, 4096, seconds: 1)).text
+                == "a.zst: OK, 1.00 KiB => 4.00 KiB in 1.00 s, 3 frames")
+    }
+
+    @Test("the total line sums the inputs and counts failures")
+    func totalLine() {
+        var totals = RunTotals(operation: .compress)
+        totals.add(compress, statistics(1 << 20, 1 << 18, seconds: 1))
+        totals.add(compress, statistics(3 << 20, 1 << 18, seconds: 1, threads: 4))
+        #expect(SummaryLine(totals: totals).text == "2 files: 12.50% (4.00 MiB => 512.0 KiB) in 2.00 s, 2.00 MiB/s, 4 threads")
+        totals.addFailure()
+        #expect(SummaryLine(totals: totals).text.hasPrefix("3 files, 1 failed: 12.50%"))
+    }
+
+    func object(_ record: JSONRecord) throws -> [String: Any] {
+        let line = record.line()
+        #expect(!line.contains("\n"))
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
+    @Test("a JSON record has every field, snake_case, with nulls where they do not apply")
+    func json() throws {
+        let record = JSONRecord(job: compress, statistics: statistics(4 << 20, 1 << 20, seconds: 2))
+        let object = try object(record)
+        #expect(Set(object.keys) == ["operation", "input", "output", "bytes_in", "bytes_out", "ratio", "seconds",
+                                     "cpu_seconds", "mib_per_s_in", "mib_per_s_out", "threads", "level",
+                                     "chunk_bytes", "frames", "peak_rss_bytes", "status"])
+        #expect(object["operation"] as? String == "compress")
+        #expect(object["output"] as? String == "linux.tar.zst")
+        #expect(object["bytes_in"] as? Int == 4 << 20)
+        #expect(object["ratio"] as? Double == 0.25)
+        #expect(object["mib_per_s_in"] as? Double == 2)
+        #expect(object["mib_per_s_out"] as? Double == 0.5)
+        #expect(object["level"] as? Int == 3)
+        #expect(object["chunk_bytes"] as? Int == CompressionOptions.defaultChunkSize)
+        #expect(object["status"] as? String == "ok")
+        #expect(try JSONDecoder().decode(JSONRecord.self, from: Data(record.line().utf8)) == record)
+
+        let test = FileJob(input: "-", operation: .test(DecompressionOptions()), destination: .none)
+        let failed = try self.object(JSONRecord(job: test, statistics: Statistics(), error: "(stdin): not in zstd format"))
+        #expect(failed["input"] as? String == "-")
+        #expect(failed["output"] is NSNull)
+        #expect(failed["level"] is NSNull)
+        #expect(failed["chunk_bytes"] is NSNull)
+        #expect(failed["status"] as? String == "error")
+        #expect(failed["error"] as? String == "(stdin): not in zstd format")
+        #expect(failed["total"] == nil)
+    }
+
+    @Test("the total object: total true, inputs summed, failures counted")
+    func jsonTotal() throws {
+        var totals = RunTotals(operation: .compress)
+        totals.add(compress, statistics(1 << 20, 1 << 18, seconds: 1))
+        totals.addFailure()
+        let object = try object(JSONRecord(totals: totals))
+        #expect(object["total"] as? Bool == true)
+        #expect(object["input"] is NSNull)
+        #expect(object["bytes_in"] as? Int == 1 << 20)
+        #expect(object["status"] as? String == "error")
+        #expect(object["error"] as? String == "1 of 2 inputs failed")
+    }
+}

@@ -1,0 +1,228 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import Weir
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The public API: files, descriptors and streams, async and with
+/// completion handlers.
+@Suite("Compressor and Decompressor")
+struct CompressorTests {
+    /// A scratch folder, removed at the end of the test.
+    final class Folder: Sendable {
+        let url = TestData.temporaryFolder()
+        deinit { try? FileManager.default.removeItem(at: url) }
+        func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+        func write(_ name: String, _ bytes: [UInt8]) { _ = FileManager.default.createFile(atPath: path(name), contents: Data(bytes)) }
+        func read(_ name: String) -> [UInt8]? { FileManager.default.contents(atPath: path(name)).map { Array($0) } }
+    }
+
+    /// Small frames and two workers, so that every test crosses frame boundaries.
+    static let options = CompressionOptions(level: 3, threads: 2, chunkSize: 64 << 10)
+
+    @Test("file round trip, async, with a progress observer")
+    func fileAsync() async throws {
+        let folder = Folder()
+        let input = TestData.text(1_000_000)
+        folder.write("data", input)
+        let seen = Locked(0)
+        let observer = ProgressObserver(interval: 0.001) { totals in seen.withLock { $0 = max($0, totals.bytesIn) } }
+        let compressed = try await Compressor(options: Self.options).compress(file: folder.path("data"), progress: observer)
+        #expect(compressed.bytesIn == input.count)
+        #expect(compressed.frames == 16)
+        #expect(TestData.same(TestData.zstdDecode(try #require(folder.read("data.zst"))), input))
+        #expect(seen.current <= input.count)
+
+        try FileManager.default.removeItem(atPath: folder.path("data"))
+        let restored = try await Decompressor().decompress(file: folder.path("data.zst"))
+        #expect(restored.bytesOut == input.count)
+        #expect(folder.read("data") == input)
+    }
+
+    @Test("file round trip with completion handlers")
+    func fileCompletion() async throws {
+        let folder = Folder()
+        let input = TestData.text(300_000, seed: 7)
+        folder.write("data", input)
+        let compressed = await withCheckedContinuation { continuation in
+            Compressor(options: Self.options).compress(file: folder.path("data"), to: folder.path("x.zst")) {
+                continuation.resume(returning: $0)
+            }
+        }
+        #expect(try compressed.get().bytesIn == input.count)
+        let restored = await withCheckedContinuation { continuation in
+            Decompressor().decompress(file: folder.path("x.zst"), to: folder.path("copy"), queue: DispatchQueue(label: "test")) {
+                continuation.resume(returning: $0)
+            }
+        }
+        #expect(try restored.get().bytesOut == input.count)
+        #expect(folder.read("copy") == input)
+    }
+
+    @Test("file errors are WeirErrors, in both forms")
+    func fileErrors() async throws {
+        let folder = Folder()
+        folder.write("plain.txt", TestData.text(1000))
+        await #expect(throws: WeirError.self) {
+            try await Decompressor().decompress(file: folder.path("plain.txt"))
+        }
+        let result = await withCheckedContinuation { continuation in
+            Decompressor().decompress(file: folder.path("plain.txt")) { continuation.resume(returning: $0) }
+        }
+        guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
+        #expect(error.kind == .unknownSuffix)
+        do {
+            _ = try await Decompressor().decompress(file: folder.path("plain.txt"), to: folder.path("out"))
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.kind == .notZstd)
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.path("out")))
+        do {
+            _ = try await Compressor().compress(file: folder.path("missing"))
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.kind == .system(errno: ENOENT))
+        }
+    }
+
+    @Test("descriptor round trip, async and with completion handlers")
+    func descriptors() async throws {
+        let folder = Folder()
+        let input = TestData.text(500_000, seed: 3)
+        folder.write("data", input)
+        let source = open(folder.path("data"), O_RDONLY)
+        let target = open(folder.path("data.zst"), O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        defer { close(source); close(target) }
+        let compressed = try await Compressor(options: Self.options).compress(from: source, to: target)
+        #expect(compressed.bytesIn == input.count)
+
+        let again = open(folder.path("data.zst"), O_RDONLY)
+        let copy = open(folder.path("copy"), O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        defer { close(again); close(copy) }
+        let restored = await withCheckedContinuation { continuation in
+            Decompressor().decompress(from: again, to: copy) { continuation.resume(returning: $0) }
+        }
+        #expect(try restored.get().bytesOut == input.count)
+        #expect(folder.read("copy") == input)
+    }
+
+    @Test("stream round trip, many chunks in and out, any chunk type",
+          arguments: [0, 1, 65_535, 65_536, 2_000_000])
+    func streams(size: Int) async throws {
+        let input = TestData.text(size, seed: UInt64(size))
+        let pieces = stride(from: 0, to: input.count, by: 10_007).map { Array(input[$0..<min($0 + 10_007, input.count)]) }
+        let chunks = AsyncStream<[UInt8]> { continuation in
+            for piece in pieces { continuation.yield(piece) }
+            continuation.finish()
+        }
+        var compressed = Data()
+        for try await piece in Compressor(options: Self.options).compress(chunks) {
+            #expect(piece.count <= PipeStream.pieceSize)
+            compressed.append(piece)
+        }
+        #expect(TestData.same(TestData.zstdDecode(Array(compressed)), input))
+
+        let compressedChunks = AsyncStream<DispatchData> { continuation in
+            for start in stride(from: 0, to: compressed.count, by: 4096) {
+                compressed[start..<min(start + 4096, compressed.count)].withUnsafeBytes { _ = continuation.yield(DispatchData(bytes: $0)) }
+            }
+            continuation.finish()
+        }
+        var restored = Data()
+        for try await piece in Decompressor().decompress(compressedChunks) { restored.append(piece) }
+        #expect(Array(restored) == input)
+    }
+
+    @Test("in-memory round trip and a corrupt input")
+    func memory() async throws {
+        let input = Data(TestData.text(200_000, seed: 9))
+        let compressed = try await Compressor(options: Self.options).compress(input)
+        #expect(compressed.count < input.count)
+        #expect(try await Decompressor().decompress(compressed) == input)
+        do {
+            _ = try await Decompressor().decompress(Data("not zstd at all".utf8))
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.kind == .notZstd)
+        }
+    }
+
+    struct SourceFailed: Error {}
+
+    @Test("a failing source makes the stream throw its error")
+    func failingSource() async throws {
+        let chunks = AsyncThrowingStream<Data, any Error> { continuation in
+            continuation.yield(Data(TestData.text(100_000)))
+            continuation.finish(throwing: SourceFailed())
+        }
+        await #expect(throws: SourceFailed.self) {
+            for try await _ in Compressor(options: Self.options).compress(chunks) {}
+        }
+    }
+
+    @Test("dropping a stream early, or cancelling its task, stops the run and leaks no descriptor")
+    func endingEarly() async throws {
+        let before = Self.openDescriptors()
+        // An endless input: only the consumer's leaving can end the run.
+        let endless = AsyncStream<Data> { continuation in
+            let chunk = Data(TestData.random(1 << 16))
+            continuation.onTermination = { _ in }
+            Task {
+                while !Task.isCancelled {
+                    if case .terminated = continuation.yield(chunk) { break }
+                    try? await Task.sleep(for: .milliseconds(1))
+                }
+            }
+        }
+        do {
+            var count = 0
+            for try await _ in Compressor(options: Self.options).compress(endless) {
+                count += 1
+                if count == 3 { break }
+            }
+        }
+        let task = Task {
+            var bytes = 0
+            for try await piece in Compressor(options: Self.options).compress(endless) { bytes += piece.count }
+            return bytes
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        task.cancel()
+        await #expect(throws: (any Error).self) { try await task.value }
+        // The threads close their descriptors once the pipelines have ended.
+        var after = Self.openDescriptors()
+        for _ in 0..<200 where after > before {
+            try await Task.sleep(for: .milliseconds(10))
+            after = Self.openDescriptors()
+        }
+        #expect(after <= before)
+    }
+
+    @Test("cancelling the task of a file run fails it with .cancelled and leaves no output")
+    func cancelFile() async throws {
+        let folder = Folder()
+        // A FIFO nobody writes to: the run waits until it is cancelled.
+        #expect(mkfifo(folder.path("fifo"), 0o600) == 0)
+        let writer = open(folder.path("fifo"), O_RDWR)  // keeps the FIFO open without data
+        defer { close(writer) }
+        let task = Task {
+            try await Compressor(options: Self.options).compress(file: folder.path("fifo"), to: folder.path("out.zst"))
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        task.cancel()
+        do {
+            _ = try await task.value
+            Issue.record("expected a failure")
+        } catch let error as WeirError {
+            #expect(error.kind == .cancelled)
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.path("out.zst")))
+    }
+
+    static func openDescriptors() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+    }
+}

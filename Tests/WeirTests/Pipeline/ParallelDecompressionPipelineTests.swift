@@ -1,0 +1,325 @@
+import CZstd
+import Foundation
+import Testing
+@testable import Weir
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("Parallel decompression pipeline")
+struct ParallelDecompressionPipelineTests {
+    /// Compresses with weir's own pipeline, through pipes.
+    static func weir(_ input: [UInt8], chunk: Int = 64 << 10, threads: Int = 2, checksum: Bool = true,
+                     seekTable: Bool = true) throws -> [UInt8] {
+        let outcome = PipeHarness.run(input: input) { inFD, outFD in
+            CompressionPipeline(input: inFD, output: outFD, inputName: "in", outputName: "out",
+                                options: CompressionOptions(level: 1, threads: threads, chunkSize: chunk,
+                                                            checksum: checksum, seekTable: seekTable)).result()
+        }
+        _ = try outcome.result.get()
+        return outcome.output
+    }
+
+    /// Decodes through real pipes.
+    static func decodePipe(_ compressed: [UInt8], options: DecompressionOptions = DecompressionOptions(threads: 3),
+                           pieceSize: Int = 65536) -> PipeHarness.Outcome {
+        PipeHarness.run(input: compressed, pieceSize: pieceSize) { inFD, outFD in
+            ParallelDecompressionPipeline(input: inFD, output: outFD, inputName: "in.zst", outputName: "(stdout)",
+                                          options: options).result()
+        }
+    }
+
+    /// Decodes from a regular file (so a seek table is read) into a file.
+    static func decodeFile(_ compressed: [UInt8], options: DecompressionOptions = DecompressionOptions(threads: 3),
+                           test: Bool = false) -> PipeHarness.Outcome {
+        let folder = TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = folder.appendingPathComponent("in.zst").path
+        let target = folder.appendingPathComponent("out").path
+        _ = FileManager.default.createFile(atPath: source, contents: Data(compressed))
+        let inFD = open(source, O_RDONLY)
+        let outFD = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let result = ParallelDecompressionPipeline(input: inFD, output: test ? nil : outFD, inputName: "in.zst",
+                                                   outputName: "out", options: options).result()
+        close(inFD)
+        close(outFD)
+        let output = FileManager.default.contents(atPath: target).map { Array($0) } ?? []
+        return PipeHarness.Outcome(output: output, result: result)
+    }
+
+    static func failure(_ outcome: PipeHarness.Outcome) -> WeirError? {
+        if case .failure(let error) = outcome.result { return error }
+        return nil
+    }
+
+    @Test("round trips of weir output, any size, chunk size and thread count, from files and pipes")
+    func roundTrips() throws {
+        var generator = SeededGenerator(seed: 44)
+        for round in 0 ..< 12 {
+            let size = [0, 1, 4095, 70_000, 300_000, 1_500_000][round % 6] + Int(generator.next() % 5000)
+            let chunk = [1024, 4096, 65536, 1 << 20][Int(generator.next() % 4)]
+            let threads = 1 + Int(generator.next() % 4)
+            let input = round % 2 == 0 ? TestData.text(size, seed: UInt64(round)) : TestData.random(size, seed: UInt64(round))
+            let compressed = try Self.weir(input, chunk: chunk, threads: threads, seekTable: round % 3 != 0)
+            let options = DecompressionOptions(threads: 1 + Int(generator.next() % 4))
+            let fromFile = Self.decodeFile(compressed, options: options)
+            let statistics = try fromFile.result.get()
+            #expect(TestData.same(fromFile.output, input), "round \(round): file")
+            #expect(statistics.bytesOut == input.count)
+            #expect(statistics.bytesIn == compressed.count)
+            #expect(statistics.frames == max(1, (size + chunk - 1) / chunk))
+            let fromPipe = Self.decodePipe(compressed, options: options, pieceSize: 1 + Int(generator.next() % 70_000))
+            #expect(TestData.same(fromPipe.output, input), "round \(round): pipe")
+            let tested = Self.decodeFile(compressed, options: options, test: true)
+            #expect(try tested.result.get().bytesOut == input.count)
+        }
+    }
+
+    @Test("stock inputs: zstd single frame, zstd -T2, pzstd, concatenations, skippable frames")
+    func standardInputs() throws {
+        let input = TestData.text(3_000_000, seed: 5)
+        let single = try DecompressionPipelineTests.zstd(input, ["-3"])
+        let threaded = try DecompressionPipelineTests.zstd(input, ["-T2", "-1"])
+        let pzstd = try DecompressionPipelineTests.zstd(input, ["-p", "2"], tool: "/usr/bin/pzstd")
+        let ours = try Self.weir(input, chunk: 256 << 10)
+        let skippable: [UInt8] = [0x53, 0x2A, 0x4D, 0x18, 5, 0, 0, 0, 1, 2, 3, 4, 5]
+        let cases: [([UInt8], [UInt8])] = [
+            (single, input), (threaded, input), (pzstd, input), (ours, input),
+            (ours + pzstd + single, input + input + input),
+            (skippable + ours + skippable + threaded + skippable, input + input),
+        ]
+        for (index, (compressed, expected)) in cases.enumerated() {
+            let file = Self.decodeFile(compressed)
+            _ = try file.result.get()
+            #expect(TestData.same(file.output, expected), "case \(index) from a file")
+            let piped = Self.decodePipe(compressed, pieceSize: 3331)
+            _ = try piped.result.get()
+            #expect(TestData.same(piped.output, expected), "case \(index) from a pipe")
+        }
+    }
+
+    @Test("weir's output ends with a seek table that matches its frames; --no-seek-table leaves it out")
+    func seekTableWritten() throws {
+        let input = TestData.text(1_000_000, seed: 9)
+        for checksum in [true, false] {
+            let compressed = try Self.weir(input, chunk: 100_000, checksum: checksum)
+            #expect(TestData.same(TestData.zstdDecode(compressed), input))
+            let folder = TestData.temporaryFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let path = folder.appendingPathComponent("x.zst").path
+            _ = FileManager.default.createFile(atPath: path, contents: Data(compressed))
+            let fd = open(path, O_RDONLY)
+            defer { close(fd) }
+            let table = try #require(try SeekTable.read(from: fd, fileSize: compressed.count, path: path))
+            #expect(table.dataStart == 0)
+            #expect(table.hasChecksums == checksum)
+            #expect(table.entries.count == 10)
+            #expect(table.decompressedTotal == input.count)
+            #expect(table.tableOffset + table.encodedSize == compressed.count)
+            var scanner = FrameScanner(path: path)
+            let frames = try compressed.withUnsafeBytes { bytes in
+                try Result { () throws(WeirError) in try scanner.feed(bytes) }.get()
+            }
+            for (entry, frame) in zip(table.frames(), frames) {
+                #expect(entry.compressedOffset == frame.offset)
+                #expect(entry.compressedSize == frame.compressedSize)
+                #expect(UInt64(entry.decompressedSize) == frame.header.contentSize)
+                if checksum { #expect(entry.checksum == frame.contentChecksum) }
+            }
+        }
+        let bare = try Self.weir(input, chunk: 100_000, seekTable: false)
+        #expect(TestData.frames(bare).count == 10)
+        #expect(Array(bare.suffix(4)) != [0xB1, 0xEA, 0x92, 0x8F])
+    }
+
+    /// weir output with its table replaced by `entries` (same layout).
+    static func withTable(_ compressed: [UInt8], _ transform: (inout [SeekTable.Entry]) -> Void,
+                          checksums: Bool = true) throws -> [UInt8] {
+        let folder = TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("x.zst").path
+        _ = FileManager.default.createFile(atPath: path, contents: Data(compressed))
+        let fd = open(path, O_RDONLY)
+        defer { close(fd) }
+        let table = try #require(try SeekTable.read(from: fd, fileSize: compressed.count, path: path))
+        var entries = table.entries
+        transform(&entries)
+        let replaced = try SeekTable(entries: entries, hasChecksums: checksums, path: path)
+        return Array(compressed.prefix(table.tableOffset)) + replaced.encoded()
+    }
+
+    @Test("a seek table that disagrees with the frames gives a clean error or is ignored, never wrong output")
+    func hostileTables() throws {
+        let input = TestData.text(600_000, seed: 12)
+        let good = try Self.weir(input, chunk: 100_000)
+        var outcomes: [(String, PipeHarness.Outcome)] = []
+
+        // Wrong decompressed size, boundaries right: a clean error naming the frame.
+        let wrongSize = try Self.withTable(good) { $0[2].decompressedSize += 1 }
+        let sizeError = Self.failure(Self.decodeFile(wrongSize))
+        #expect(sizeError?.kind == .corrupt)
+        #expect(sizeError?.reason.contains("frame 2 at offset") == true)
+        // Boundaries wrong, or checksums wrong, or too few or too many frames: ignored.
+        outcomes.append(("shifted", Self.decodeFile(try Self.withTable(good) { entries in
+            entries[0].compressedSize += 5
+            entries[1].compressedSize -= 5
+        })))
+        outcomes.append(("checksum", Self.decodeFile(try Self.withTable(good) { $0[3].checksum ^= 1 })))
+        // A table listing the frames but not where they begin: dataStart > 0.
+        outcomes.append(("dropped", Self.decodeFile(try Self.withTable(good) { $0.removeFirst() })))
+        // A zero-frame table after the frames (describes nothing).
+        let bare = try Self.weir(input, chunk: 100_000, seekTable: false)
+        outcomes.append(("zero", Self.decodeFile(bare + SeekTable(hasChecksums: true).encoded())))
+        // A table claiming more frames than the file can hold (points past the start).
+        var pastEnd = good
+        pastEnd[pastEnd.count - 9] = 0xFF
+        pastEnd[pastEnd.count - 8] = 0xFF
+        let pastEndOutcome = Self.decodeFile(pastEnd)
+        // The skippable frame itself is intact, so the scanner decodes the frames.
+        outcomes.append(("past end", pastEndOutcome))
+        for (name, outcome) in outcomes {
+            switch outcome.result {
+            case .success:
+                #expect(TestData.same(outcome.output, input), "\(name)")
+            case .failure(let error):
+                Issue.record("\(name): \(error)")
+            }
+        }
+        // A table whose skippable size points past the end of the file: truncated, cleanly.
+        var badSize = good
+        let tableStart = good.count - (8 + 6 * 12 + 9)
+        badSize[tableStart + 4] = 0xFF
+        badSize[tableStart + 5] = 0xFF
+        badSize[tableStart + 6] = 0xFF
+        let badSizeError = Self.failure(Self.decodeFile(badSize))
+        #expect(badSizeError?.kind == .truncated)
+    }
+
+    @Test("frames above the memory budget stream, and the bytes in flight stay within it")
+    func boundedMemory() throws {
+        let input = TestData.text(6_000_000, seed: 21)
+        let big = try Self.weir(input, chunk: 2 << 20)  // 2 MiB frames
+        let options = DecompressionOptions(memoryLimit: 4 << 20, threads: 2)  // frames above 1 MiB stream
+        #expect(options.parallelFrameLimit == 1 << 20)
+        let pipe = Self.decodePipe(big, options: options, pieceSize: 10_000)
+        #expect(TestData.same(pipe.output, input))
+        let single = try DecompressionPipelineTests.zstd(input, ["-T2", "-1"])
+        for compressed in [big, single] {
+            let folder = TestData.temporaryFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let path = folder.appendingPathComponent("x.zst").path
+            _ = FileManager.default.createFile(atPath: path, contents: Data(compressed))
+            let inFD = open(path, O_RDONLY)
+            let outFD = open("/dev/null", O_WRONLY)
+            let pipeline = ParallelDecompressionPipeline(input: inFD, output: outFD, inputName: "x", outputName: "null",
+                                                         options: options)
+            let statistics = try pipeline.run()
+            close(inFD)
+            close(outFD)
+            #expect(statistics.bytesOut == input.count)
+            #expect(pipeline.peakBytesInFlight <= 4 << 20)
+        }
+        // Small frames with the default budget: many in flight, within it.
+        let small = try Self.weir(TestData.text(20_000_000, seed: 3), chunk: 1 << 20, threads: 2)
+        let outcome = Self.decodePipe(small, options: DecompressionOptions(threads: 4))
+        #expect(outcome.output.count == 20_000_000)
+    }
+
+    @Test("errors name the frame and its offset; --no-check lets a bad checksum through")
+    func errors() throws {
+        let input = TestData.text(500_000, seed: 31)
+        let good = try Self.weir(input, chunk: 100_000, seekTable: false)
+        let frames = TestData.frames(good)
+        let thirdStart = frames[0].size + frames[1].size + frames[2].size  // frame 3
+        let thirdEnd = thirdStart + frames[3].size
+
+        var checksum = good
+        checksum[thirdEnd - 1] ^= 0x55
+        for outcome in [Self.decodeFile(checksum), Self.decodePipe(checksum)] {
+            let error = Self.failure(outcome)
+            #expect(error?.kind == .checksumMismatch)
+            #expect(error?.reason.contains("frame 3, at offset \(thirdStart)") == true, "\(String(describing: error))")
+        }
+        let unchecked = Self.decodeFile(checksum, options: DecompressionOptions(verifyChecksum: false))
+        #expect(TestData.same(unchecked.output, input))
+
+        var corrupt = good
+        for index in stride(from: thirdStart + 40, to: thirdEnd - 40, by: 7) { corrupt[index] ^= 0xA5 }
+        let corruptError = Self.failure(Self.decodeFile(corrupt))
+        #expect(corruptError?.kind == .corrupt || corruptError?.kind == .checksumMismatch)
+        #expect(corruptError?.reason.contains("frame 3") == true, "\(String(describing: corruptError))")
+
+        let truncated = Self.failure(Self.decodePipe(Array(good.prefix(thirdEnd - 3))))
+        #expect(truncated?.kind == .truncated)
+        #expect(truncated?.reason.contains("frame 3") == true)
+
+        #expect(Self.failure(Self.decodePipe(Array("not zstd at all".utf8)))?.kind == .notZstd)
+        #expect(Self.failure(Self.decodePipe([]))?.kind == .notZstd)
+        let trailing = Self.failure(Self.decodeFile(good + Array("garbage!".utf8)))
+        #expect(trailing?.kind == .corrupt)
+        #expect(trailing?.reason.contains("offset \(good.count)") == true)
+
+        // A declared content size larger than the blocks can hold.
+        var lying = try DecompressionPipelineTests.zstd(TestData.text(1000, seed: 1), ["-3"])
+        // Header: magic(4) descriptor(1) [window] FCS; zstd writes FCS 2 bytes (+256) for 1000 bytes.
+        #expect(lying.count > 10)
+        lying[5] = 0xFF
+        lying[6] = 0x7F
+        let lyingError = Self.failure(Self.decodeFile(lying))
+        #expect(lyingError?.kind == .corrupt || lyingError?.kind == .checksumMismatch)
+    }
+
+    @Test("seeded mutation: thousands of damaged inputs give the right output or a clean error")
+    func mutations() throws {
+        var generator = SeededGenerator(seed: 2024)
+        let input = TestData.text(20_000, seed: 77)
+        let sources: [[UInt8]] = [
+            try Self.weir(input, chunk: 4096),
+            try Self.weir(input, chunk: 4096, checksum: true, seekTable: false),
+            try DecompressionPipelineTests.zstd(input, ["-3"]),
+            try DecompressionPipelineTests.zstd(Array(input.prefix(7000)), ["-p", "2"], tool: "/usr/bin/pzstd")
+                + (try DecompressionPipelineTests.zstd(Array(input.dropFirst(7000)), ["-1"])),
+        ]
+        var errors = 0, correct = 0
+        for round in 0 ..< 2000 {
+            var bytes = sources[round % sources.count]
+            let mutations = 1 + Int(generator.next() % 4)
+            for _ in 0 ..< mutations {
+                let position = Int(generator.next() % UInt64(bytes.count))
+                switch generator.next() % 5 {
+                case 0: bytes[position] ^= UInt8(1 << (generator.next() % 8))
+                case 1: bytes[position] = UInt8(truncatingIfNeeded: generator.next())
+                case 2: bytes.removeSubrange(position ..< min(bytes.count, position + 1 + Int(generator.next() % 64)))
+                case 3: bytes.insert(contentsOf: (0 ..< 1 + Int(generator.next() % 16)).map { _ in UInt8(truncatingIfNeeded: generator.next()) },
+                                     at: position)
+                default: bytes = Array(bytes.prefix(position))
+                }
+                if bytes.isEmpty { bytes = [0] }
+            }
+            let options = DecompressionOptions(threads: 1 + round % 3)
+            let outcome = round % 4 == 3 ? Self.decodePipe(bytes, options: options, pieceSize: 997)
+                                         : Self.decodeFile(bytes, options: options)
+            switch outcome.result {
+            case .success:
+                // Inserting bytes into a skippable frame's payload, or cutting
+                // right after a frame, can leave a valid stream: its output is
+                // then a prefix of the input (frames dropped whole), never wrong bytes.
+                #expect(outcome.output == Array(input.prefix(outcome.output.count)), "round \(round)")
+                if outcome.output.count == input.count { correct += 1 }
+            case .failure(let error):
+                errors += 1
+                #expect(!error.reason.isEmpty)
+                #expect(error.kind != .library || error.reason.contains("frame"), "round \(round): \(error)")
+            }
+        }
+        #expect(errors > 1000)
+        #expect(correct > 0)
+    }
+}
+
+extension ParallelDecompressionPipeline {
+    /// `run()` as a `Result`, for the harness.
+    func result() -> Result<Statistics, WeirError> {
+        do throws(WeirError) { return .success(try run()) } catch { return .failure(error) }
+    }
+}

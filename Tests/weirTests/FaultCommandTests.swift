@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Faults, odd inputs and signals, through the built binary.
+@Suite("weir faults")
+struct FaultCommandTests {
+    @Test("disk full: stdout on /dev/full, and a file on a 1 MiB tmpfs; nothing partial is left")
+    func diskFull() throws {
+        let scratch = Scratch()
+        scratch.text("in", size: 2_000_000)
+        let full = try WeirProcess.run(["-c", "in"], in: scratch.url, stdoutPath: "/dev/full")
+        #expect(full.status == 1)
+        #expect(full.stderr == "weir: (stdout): write failed: No space left on device\n")
+
+        // A small file system made for the test (the tests run as root).
+        let mountPoint = scratch.path("small")
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: false)
+        let mounted = try WeirProcess.shell("mount -t tmpfs -o size=1M tmpfs small", in: scratch.url)
+        #expect(mounted.status == 0, "mount: \(mounted.stderr)")
+        defer { _ = try? WeirProcess.shell("umount small", in: scratch.url) }
+        let random = try WeirProcess.shell("head -c 3000000 /dev/urandom > big", in: scratch.url)
+        #expect(random.status == 0)
+        let run = try WeirProcess.run(["big", "-o", "small/big.zst"], in: scratch.url)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("weir: small/big.zst: write failed: No space left on device"), "\(run.stderr)")
+        #expect((try FileManager.default.contentsOfDirectory(atPath: mountPoint)).isEmpty)
+        #expect(scratch.data("big")?.count == 3_000_000)
+    }
+
+    @Test("devices are read only with -f; FIFOs like pipes; odd names work")
+    func oddInputs() throws {
+        let scratch = Scratch()
+        let refused = try WeirProcess.run(["-c", "/dev/zero"], in: scratch.url)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("/dev/zero: is not a regular file -- ignored"))
+        let zero = try WeirProcess.shell("$WEIR -q -f -c /dev/zero | head -c 1000000 | zstd -dc 2>/dev/null | head -c 500000 | wc -c", in: scratch.url, timeout: 30)
+        #expect(String(decoding: zero.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "500000")
+
+        let original = scratch.text("source", size: 300_000)
+        let fifo = try WeirProcess.shell("mkfifo pipe; (cat source > pipe &); $WEIR -q pipe -o fifo.zst; rm pipe", in: scratch.url)
+        #expect(fifo.status == 0, "\(fifo.stderr)")
+        #expect(try scratch.zstd(["-dc", "fifo.zst"]).stdout == original)
+
+        // A file named "-" is spelled ./- (a bare - is stdin, as in zstd).
+        for (name, spelled) in [("-", "./-"), ("-dash", "-dash"), ("with space", "with space"), ("ünïcode", "ünïcode")] {
+            _ = FileManager.default.createFile(atPath: scratch.path(name), contents: original)
+            let run = try WeirProcess.run(["-q", "--", spelled], in: scratch.url)
+            #expect(run.status == 0, "\(name): \(run.stderr)")
+            let back = try WeirProcess.run(["-q", "-d", "-f", "--", spelled + ".zst"], in: scratch.url)
+            #expect(back.status == 0, "\(name): \(back.stderr)")
+            #expect(scratch.data(name) == original, "\(name)")
+        }
+
+        // A name that is not UTF-8 is refused, never mistaken for another file.
+        let latin1 = try WeirProcess.shell("head -c 100 /dev/zero > $'caf\\xe9'; $WEIR $'caf\\xe9'; echo \"status $?\"", in: scratch.url)
+        #expect(latin1.stderr == "weir: caf\\xE9: names that are not valid UTF-8 are not supported; rename the file\n")
+        #expect(String(decoding: latin1.stdout, as: UTF8.self) == "status 1\n")
+
+        _ = FileManager.default.createFile(atPath: scratch.path("empty"), contents: Data())
+        #expect(try WeirProcess.run(["-q", "empty"], in: scratch.url).status == 0)
+        #expect(try scratch.zstd(["-t", "empty.zst"]).status == 0)
+        #expect(try WeirProcess.run(["-q", "-d", "-f", "empty.zst"], in: scratch.url).status == 0)
+        #expect(scratch.data("empty") == Data())
+    }
+
+    @Test("an unreadable input and an unwritable folder are clean errors")
+    func permissions() throws {
+        let scratch = Scratch()
+        scratch.text("secret", size: 1000)
+        chmod(scratch.path("secret"), 0o000)
+        chmod(scratch.url.path, 0o777)
+        // Root reads anything: run weir as nobody to see a real EACCES.
+        let denied = try WeirProcess.shell("setpriv --reuid=nobody --regid=nogroup --clear-groups $WEIR -c secret > /dev/null", in: scratch.url)
+        #expect(denied.status == 1)
+        #expect(denied.stderr == "weir: secret: open failed: Permission denied\n")
+        let folder = try WeirProcess.run(["-c", "secret", "-o", "/proc/weir-test.zst"], in: scratch.url)
+        #expect(folder.status == 1)
+        #expect(folder.stderr.hasPrefix("weir: /proc/weir-test.zst: create failed: "))
+    }
+
+    @Test("an input that changes size while read: correct output for what was read, or a clear failure")
+    func changingInput() throws {
+        let scratch = Scratch()
+        scratch.text("grow", size: 30_000_000, seed: 3)
+        scratch.text("shrink", size: 30_000_000, seed: 4)
+        let run = try WeirProcess.shell("""
+            ($WEIR -q -T1 --chunk-size 64K grow & sleep 0.05; head -c 1000000 /dev/urandom >> grow; wait)
+            ($WEIR -q -T1 --chunk-size 64K shrink & sleep 0.05; truncate -s 1000000 shrink; wait)
+            echo done
+            """, in: scratch.url, timeout: 60)
+        #expect(String(decoding: run.stdout, as: UTF8.self) == "done\n")
+        for name in ["grow", "shrink"] where scratch.exists(name + ".zst") {
+            let decoded = try scratch.zstd(["-dc", name + ".zst"])
+            #expect(decoded.status == 0, "\(name)")
+            let now = scratch.data(name)!
+            // What was written is exactly the file as it was read: a prefix of
+            // the grown file, or the first bytes of the original before truncation.
+            #expect(decoded.stdout.count > 0)
+            if name == "grow" { #expect(now.starts(with: decoded.stdout)) }
+            else { #expect(decoded.stdout.prefix(now.count) == now.prefix(decoded.stdout.count)) }
+        }
+    }
+
+    @Test("SIGTERM and SIGHUP end weir with 128+N and no partial file; a second Ctrl-C exits at once")
+    func signals() throws {
+        let scratch = Scratch()
+        for (signal, status) in [("TERM", 143), ("HUP", 129)] {
+            let run = try WeirProcess.shell("""
+                mkfifo feed
+                (head -c 2000000 /dev/urandom; exec sleep 30) > feed & producer=$!
+                $WEIR -o out.zst < feed & pid=$!
+                sleep 1; kill -\(signal) $pid; wait $pid; echo "status $?" >&2
+                kill -9 $producer; rm feed
+                """, in: scratch.url, timeout: 20)
+            #expect(run.stderr.contains("status \(status)"), "\(signal): \(run.stderr)")
+            #expect(scratch.names.isEmpty, "\(signal): \(scratch.names)")
+        }
+        // Output stuck on a full pipe nobody reads: the first SIGINT asks for a
+        // clean stop; a second one exits at once, still removing the temporary file.
+        let twice = try WeirProcess.shell("""
+            mkfifo feed
+            (head -c 2000000 /dev/urandom; exec sleep 30) > feed & producer=$!
+            $WEIR -o out.zst < feed & pid=$!
+            sleep 1; kill -INT $pid; kill -INT $pid; wait $pid; echo "status $?" >&2
+            kill -9 $producer; rm feed
+            """, in: scratch.url, timeout: 20)
+        #expect(twice.stderr.contains("status 130"), "\(twice.stderr)")
+        #expect(scratch.names.isEmpty, "\(scratch.names)")
+    }
+}
