@@ -70,7 +70,7 @@ struct ProgressCommandTests {
         let scratch = Scratch()
         scratch.text("in", size: 12_000_000)
         scratch.text("small", size: 100_000)
-        let session = "weir-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let session = scratch.path("tmux.sock")  // a server of its own, its socket gone with the folder
         try """
             mkfifo p1
             \(Self.slowInput) > p1 &
@@ -83,15 +83,15 @@ struct ProgressCommandTests {
         try "set -g remain-on-exit on\n".write(toFile: scratch.path("tmux.conf"), atomically: true, encoding: .utf8)
         let run = try WeirProcess.shell("""
             (for fd in $(ls /proc/$BASHPID/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done
-             exec tmux -L \(session) -f tmux.conf new-session -d -x 100 -y 20 "bash job.sh; echo finished") 2>/dev/null
+             exec tmux -S \(session) -f tmux.conf new-session -d -x 100 -y 20 "bash job.sh; echo finished") 2>/dev/null
             seen=no
             for i in $(seq 1 300); do
-                screen=$(tmux -L \(session) capture-pane -p -S -)
+                screen=$(tmux -S \(session) capture-pane -p -S -)
                 case "$screen" in *"(1/2) p1 "*"MiB/s"*) seen=yes;; esac
                 case "$screen" in *finished*) break;; esac
                 sleep 0.1
             done
-            tmux -L \(session) kill-session; tmux -L \(session) kill-server 2>/dev/null
+            tmux -S \(session) kill-session; tmux -S \(session) kill-server 2>/dev/null
             echo "seen $seen"
             echo "$screen"
             """, in: scratch.url, timeout: 60)

@@ -117,7 +117,9 @@ public struct Compressor: Sendable {
     /// Nothing runs until the stream is iterated. Memory stays bounded
     /// whatever the length: the input is read only as fast as the output is
     /// consumed. Dropping the stream, or cancelling the task iterating it,
-    /// stops the run. If `chunks` throws, the stream throws that error.
+    /// stops the run (the stream then ends, as any `AsyncThrowingStream`
+    /// does when its task is cancelled). If `chunks` throws, the stream
+    /// throws that error.
     ///
     /// - Parameter chunks: the input, in order.
     /// - Returns: the compressed bytes, in pieces of at most 1 MiB; the

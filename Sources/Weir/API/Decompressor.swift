@@ -119,8 +119,8 @@ public struct Decompressor: Sendable {
     ///
     /// Nothing runs until the stream is iterated; memory stays bounded
     /// whatever the length. Dropping the stream, or cancelling the task
-    /// iterating it, stops the run. If `chunks` throws, the stream throws
-    /// that error.
+    /// iterating it, stops the run (the stream then ends). If `chunks`
+    /// throws, the stream throws that error.
     ///
     /// - Parameter chunks: the compressed input, in order.
     /// - Returns: the decompressed bytes, in pieces of at most 1 MiB; the

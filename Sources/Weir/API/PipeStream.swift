@@ -63,11 +63,19 @@ final class PipeStream: @unchecked Sendable {
     private let requests = DispatchSemaphore(value: 0)
     private let pipelineRunning = DispatchGroup()
     private let writeQueue = DispatchQueue(label: "weir.stream.write")
-    // Set once by start(), before any thread or task that reads them exists.
-    private var pipeline: (any BlockingPipeline)?
-    private var writeChannel: DispatchIO?
-    private var inputRead: Int32 = -1
-    private var outputRead: Int32 = -1
+    /// What start() makes, set once before any thread or task that uses it
+    /// exists; behind a lock all the same, as stop() may come from any thread.
+    private struct Parts {
+        var pipeline: any BlockingPipeline
+        var writeChannel: DispatchIO
+        var inputRead: Int32
+        var outputRead: Int32
+    }
+    private let parts = Locked<Parts?>(nil)
+    private var pipeline: (any BlockingPipeline)? { parts.withLock { $0?.pipeline } }
+    private var writeChannel: DispatchIO? { parts.withLock { $0?.writeChannel } }
+    private var inputRead: Int32 { parts.withLock { $0?.inputRead ?? -1 } }
+    private var outputRead: Int32 { parts.withLock { $0?.outputRead ?? -1 } }
 
     /// - Parameters:
     ///   - chunks: the input.
@@ -160,20 +168,20 @@ final class PipeStream: @unchecked Sendable {
             state.withLock { $0.finished = true }
             throw WeirError.system(error, path: Self.name, operation: "pipe")
         }
-        inputRead = input[0]
-        outputRead = output[0]
         let inputWrite = input[1]
         let outputWrite = output[1]
         let pipeline = makePipeline(input[0], output[1])
-        self.pipeline = pipeline
-        writeChannel = DispatchIO(type: .stream, fileDescriptor: inputWrite, queue: writeQueue) { [self] _ in
+        let writeChannel = DispatchIO(type: .stream, fileDescriptor: inputWrite, queue: writeQueue) { [self] _ in
             Glibc.close(inputWrite)
             state.withLock { $0.writeEndClosed = true }
             closeInputReadIfDone()
         }
+        parts.withLock {
+            $0 = Parts(pipeline: pipeline, writeChannel: writeChannel, inputRead: input[0], outputRead: output[0])
+        }
 
         pipelineRunning.enter()
-        startThread(name: "weir.stream.pipeline") { [self] in
+        startThread(name: "weir.stream.run") { [self] in
             let outcome: WeirError?
             do throws(WeirError) {
                 _ = try pipeline.run()
@@ -185,12 +193,12 @@ final class PipeStream: @unchecked Sendable {
             if let outcome { fail(outcome) }
             // Success means the feeder closed its end; a failure must stop
             // it, or its write would wait forever on a full pipe.
-            writeChannel?.close(flags: .stop)
+            writeChannel.close(flags: .stop)
             state.withLock { $0.pipelineDone = true }
             closeInputReadIfDone()
             pipelineRunning.leave()
         }
-        startThread(name: "weir.stream.reader") { [self] in
+        startThread(name: "weir.stream.out") { [self] in
             readLoop()
         }
         let feed = self.feed
@@ -204,6 +212,7 @@ final class PipeStream: @unchecked Sendable {
 
     /// The reading thread: waits for a request, reads one piece, answers it.
     private func readLoop() {
+        let outputRead = self.outputRead
         var buffer = [UInt8](repeating: 0, count: Self.pieceSize)
         while true {
             requests.wait()
@@ -283,8 +292,10 @@ final class PipeStream: @unchecked Sendable {
     }
 
     private func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
-        let thread = Thread(block: body)
-        thread.name = name
+        let thread = Thread {
+            Thread.current.name = name  // from the thread itself, so that Linux names it too (15 bytes at most)
+            body()
+        }
         thread.stackSize = 1 << 20
         thread.start()
     }

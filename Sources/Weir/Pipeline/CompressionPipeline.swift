@@ -115,7 +115,8 @@ public final class CompressionPipeline: @unchecked Sendable {
         let pool = WorkerPool<CompressionContext>(
             width: threads, label: "weir.compress",
             makeContext: { () throws(WeirError) in
-                try CompressionContext(level: options.level, checksum: options.checksum, path: inputName)
+                try CompressionContext(level: options.level, checksum: options.checksum,
+                                       windowLog: options.resolvedWindowLog, path: inputName)
             },
             onContextFailure: { control.fail($0) })
         control.onStop {

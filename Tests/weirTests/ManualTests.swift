@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+/// The documentation a shell user sees: --help, --version, the man page and
+/// the completion scripts, which must all know every flag.
+@Suite("help, man page and completions")
+struct ManualTests {
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The help text, as a user without a terminal sees it.
+    static func help() throws -> String {
+        let result = try WeirProcess.run(["--help"], in: root)
+        #expect(result.status == 0)
+        return String(decoding: result.stdout, as: UTF8.self)
+    }
+
+    /// Every flag the help lists, `-z` and `--compress` alike.
+    static func flags() throws -> [String] {
+        var flags: Set<String> = []
+        // An option line starts with its names: "  -T, --threads <N>   Worker…",
+        // "  --check/--no-check   Write…".
+        for line in try help().split(separator: "\n") where line.hasPrefix("  -") {
+            let words = line.split(separator: " ")
+            for word in words.prefix(while: { $0.hasPrefix("-") || $0.hasPrefix("<") }) where word.hasPrefix("-") {
+                for flag in word.split(separator: "/") {
+                    flags.insert(String(flag.trimmingCharacters(in: CharacterSet(charactersIn: ","))))
+                }
+            }
+        }
+        return flags.sorted()
+    }
+
+    @Test("--help lists every flag, in groups, within 80 columns")
+    func help() throws {
+        let text = try Self.help()
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            #expect(line.count <= 80, "too wide: \(line)")
+        }
+        for group in ["OPERATION:", "OUTPUT:", "COMPRESSION:", "THREADS, CHECKSUMS AND MEMORY:", "MESSAGES:"] {
+            #expect(text.contains("\n\(group)\n"), "no \(group) group")
+        }
+        let flags = try Self.flags()
+        for flag in ["-z", "--compress", "-d", "-t", "-l", "-c", "-o", "-f", "-k", "--rm", "--ultra", "--fast", "-T",
+                     "--threads", "--chunk-size", "--check", "--no-check", "--no-seek-table", "-M", "--memory",
+                     "-q", "-v", "-V", "--version", "-h", "--help"] {
+            #expect(flags.contains(flag), "\(flag) is not in --help")
+        }
+        #expect(text.contains("WEIR_CLEVEL"))
+        #expect(text.contains("WEIR_NBTHREADS"))
+        #expect(!text.contains("ByteCount("))
+    }
+
+    @Test("--version names weir's version and libzstd's")
+    func version() throws {
+        let result = try WeirProcess.run(["--version"], in: Self.root)
+        let text = String(decoding: result.stdout, as: UTF8.self)
+        #expect(result.status == 0)
+        #expect(text.range(of: #"^weir \d+\.\d+\.\d+ \(libzstd \d+\.\d+\.\d+\)\n$"#, options: .regularExpression) != nil, "\(text)")
+    }
+
+    @Test("the man page documents every flag, the environment, exit statuses and examples")
+    func manPage() throws {
+        let page = try String(contentsOf: Self.root.appendingPathComponent("docs/weir.1"), encoding: .utf8)
+        for flag in try Self.flags() {
+            // mdoc: -z is "Fl z"; --compress is "Fl -compress", or "Fl z , -compress".
+            let name = NSRegularExpression.escapedPattern(for: String(flag.dropFirst()))
+            let pattern = flag.hasPrefix("--") ? #"(Fl |, )\#(name)(\s|,|$)"# : #"Fl \#(name)(\s|,|$)"#
+            #expect(page.range(of: pattern, options: .regularExpression) != nil, "\(flag) is not in docs/weir.1")
+        }
+        for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "ENVIRONMENT", "EXIT STATUS", "EXAMPLES"] {
+            #expect(page.contains("\n.Sh \(section)\n"), "no \(section) section")
+        }
+        for word in ["WEIR_CLEVEL", "WEIR_NBTHREADS", "unweir", "weircat", "128+"] {
+            #expect(page.contains(word), "docs/weir.1 does not mention \(word)")
+        }
+    }
+
+    @Test("completion scripts are generated for bash, zsh and fish, with every flag",
+          arguments: ["bash", "zsh", "fish"])
+    func completions(shell: String) throws {
+        let result = try WeirProcess.run(["--generate-completion-script", shell], in: Self.root)
+        #expect(result.status == 0, "\(result.stderr)")
+        let script = String(decoding: result.stdout, as: UTF8.self)
+        #expect(script.count > 500)
+        for flag in try Self.flags() {
+            let found: Bool
+            if shell == "fish" {
+                found = flag.hasPrefix("--") ? script.contains("-l '\(flag.dropFirst(2))'") : script.contains("-s '\(flag.dropFirst())'")
+            } else {
+                found = script.contains(flag)
+            }
+            #expect(found, "\(flag) is not in the \(shell) completions")
+        }
+    }
+}
