@@ -10,8 +10,11 @@ import Glibc
 ///
 /// Data flow:
 ///
-///     chunks (any AsyncSequence) ─▶ feeder Task: one DispatchIO write at a
-///        │  time on the input pipe's write end (suspends, never blocks)
+///     chunks (any AsyncSequence) ─▶ feeder Task: hands one chunk at a
+///        │  time to the writing Thread and suspends until it is written
+///        ▼
+///     writing Thread: non-blocking write()s, poll()ing while the pipe is
+///        │  full, giving up as soon as the run stops
 ///        ▼
 ///     input pipe ─▶ pipeline (CompressionPipeline or
 ///        │  ParallelDecompressionPipeline), run() on a Thread of its own
@@ -34,10 +37,15 @@ import Glibc
 /// iterating it is cancelled, the pipeline is cancelled and the feeder
 /// stopped; the threads then end on their own and close what is left.
 ///
+/// No DispatchIO of its own: the pipes' far ends are plain descriptors used
+/// by two threads, so that the only channels are the pipeline's, closed and
+/// cleaned up before `run()` returns (closing a descriptor that a channel's
+/// epoll registration may still name has crashed libdispatch on Linux).
+///
 /// Who owns what: `state` (behind a lock) holds the first failure, the
-/// pending request, the feeder task and the closing flags; the write channel
-/// is only used by the feeder and by ``stop()``; the reading buffer belongs
-/// to the reading thread.
+/// pending read request and write, the feeder task and the closing flags;
+/// the reading buffer belongs to the reading thread, the input pipe's write
+/// end to the writing thread.
 final class PipeStream: @unchecked Sendable {
     /// The most bytes one piece of output holds: one read() of the output
     /// pipe, which holds at most 64 KiB anyway unless enlarged.
@@ -54,6 +62,8 @@ final class PipeStream: @unchecked Sendable {
         var feeder: Task<Void, Never>?
         var pipelineDone = false
         var writeEndClosed = false
+        var write: (data: DispatchData, done: CheckedContinuation<Bool, Never>)?
+        var inputEnded = false     // the feeder has no more chunks
         var inputReadClosed = false
     }
 
@@ -62,18 +72,19 @@ final class PipeStream: @unchecked Sendable {
     private let state = Locked(State())
     private let requests = DispatchSemaphore(value: 0)
     private let pipelineRunning = DispatchGroup()
-    private let writeQueue = DispatchQueue(label: "weir.stream.write")
+    private let writes = DispatchSemaphore(value: 0)
+    /// How long the writing thread waits on a full pipe before it looks
+    /// again whether the run has stopped.
+    static let pollMilliseconds: Int32 = 50
     /// What start() makes, set once before any thread or task that uses it
     /// exists; behind a lock all the same, as stop() may come from any thread.
     private struct Parts {
         var pipeline: any BlockingPipeline
-        var writeChannel: DispatchIO
         var inputRead: Int32
         var outputRead: Int32
     }
     private let parts = Locked<Parts?>(nil)
     private var pipeline: (any BlockingPipeline)? { parts.withLock { $0?.pipeline } }
-    private var writeChannel: DispatchIO? { parts.withLock { $0?.writeChannel } }
     private var inputRead: Int32 { parts.withLock { $0?.inputRead ?? -1 } }
     private var outputRead: Int32 { parts.withLock { $0?.outputRead ?? -1 } }
 
@@ -117,9 +128,9 @@ final class PipeStream: @unchecked Sendable {
             return (state.feeder, state.started && !state.pipelineDone)
         }
         feeder?.cancel()
-        writeChannel?.close(flags: .stop)
         if running { pipeline?.cancel() }
         requests.signal()  // a reading thread waiting for a request ends
+        writes.signal()    // so does a writing thread waiting for a chunk
     }
 
     // MARK: The consumer's side
@@ -171,13 +182,9 @@ final class PipeStream: @unchecked Sendable {
         let inputWrite = input[1]
         let outputWrite = output[1]
         let pipeline = makePipeline(input[0], output[1])
-        let writeChannel = DispatchIO(type: .stream, fileDescriptor: inputWrite, queue: writeQueue) { [self] _ in
-            Glibc.close(inputWrite)
-            state.withLock { $0.writeEndClosed = true }
-            closeInputReadIfDone()
-        }
+        _ = fcntl(inputWrite, F_SETFL, fcntl(inputWrite, F_GETFL) | O_NONBLOCK)
         parts.withLock {
-            $0 = Parts(pipeline: pipeline, writeChannel: writeChannel, inputRead: input[0], outputRead: output[0])
+            $0 = Parts(pipeline: pipeline, inputRead: input[0], outputRead: output[0])
         }
 
         pipelineRunning.enter()
@@ -191,12 +198,13 @@ final class PipeStream: @unchecked Sendable {
             }
             Glibc.close(outputWrite)  // the reading thread sees the end
             if let outcome { fail(outcome) }
-            // Success means the feeder closed its end; a failure must stop
-            // it, or its write would wait forever on a full pipe.
-            writeChannel.close(flags: .stop)
             state.withLock { $0.pipelineDone = true }
+            writes.signal()  // a writing thread stops writing and ends
             closeInputReadIfDone()
             pipelineRunning.leave()
+        }
+        startThread(name: "weir.stream.in") { [self] in
+            writeLoop(fd: inputWrite)
         }
         startThread(name: "weir.stream.out") { [self] in
             readLoop()
@@ -255,21 +263,77 @@ final class PipeStream: @unchecked Sendable {
 
     // MARK: The feeder's side
 
-    /// Writes `data` to the input pipe; false when the channel was stopped
-    /// or failed (the pipeline has ended or the stream was dropped).
+    /// Writes `data` to the input pipe, through the writing thread; false
+    /// when the run has stopped (the pipeline ended, or the stream was dropped).
     private func write(_ data: DispatchData) async -> Bool {
-        guard let writeChannel else { return false }
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            writeChannel.write(offset: 0, data: data, queue: writeQueue) { done, _, error in
-                if done { continuation.resume(returning: error == 0) }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let open = state.withLock { state -> Bool in
+                guard !state.writeEndClosed, !state.stopped, !state.pipelineDone else { return false }
+                state.write = (data, continuation)
+                return true
             }
+            if open { writes.signal() } else { continuation.resume(returning: false) }
         }
     }
 
-    /// Ends the input: the pipeline sees the end of its input once the
-    /// writes already queued are done.
+    /// Ends the input: the writing thread closes its end once the last
+    /// chunk is written, and the pipeline sees the end of its input.
     private func closeWriteEnd() {
-        writeChannel?.close()
+        state.withLock { $0.inputEnded = true }
+        writes.signal()
+    }
+
+    /// The writing thread: writes each chunk the feeder hands over, then
+    /// closes the input pipe's write end when the input ends or the run stops.
+    private func writeLoop(fd: Int32) {
+        while true {
+            writes.wait()
+            let (next, ended) = state.withLock { state -> ((data: DispatchData, done: CheckedContinuation<Bool, Never>)?, Bool) in
+                defer { state.write = nil }
+                return (state.write, state.inputEnded || state.stopped || state.pipelineDone)
+            }
+            if let next {
+                let written = writeAll(next.data, to: fd)
+                next.done.resume(returning: written)
+                if !written { break }
+            } else if ended {
+                break
+            }
+        }
+        let pending = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            state.writeEndClosed = true
+            defer { state.write = nil }
+            return state.write?.done
+        }
+        pending?.resume(returning: false)
+        Glibc.close(fd)
+        closeInputReadIfDone()
+    }
+
+    /// Writes every byte of `data` to the non-blocking `fd`, waiting in
+    /// poll() while the pipe is full; false once the run has stopped.
+    private func writeAll(_ data: DispatchData, to fd: Int32) -> Bool {
+        var ok = true
+        data.enumerateBytes { buffer, _, stop in
+            var offset = 0
+            while offset < buffer.count {
+                let count = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if count > 0 {
+                    offset += count
+                } else if count < 0 && errno == EINTR {
+                    continue
+                } else if count < 0 && errno == EAGAIN {
+                    if state.withLock({ $0.stopped || $0.pipelineDone }) { ok = false; break }
+                    var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&entry, 1, Self.pollMilliseconds)
+                } else {
+                    ok = false
+                    break
+                }
+            }
+            if !ok { stop = true }
+        }
+        return ok
     }
 
     /// Records the first failure (the one the stream throws) and cancels the

@@ -169,7 +169,7 @@ struct CompressorTests {
             var count = 0
             for try await _ in Compressor(options: Self.options).compress(Self.endless()) {
                 count += 1
-                if count == 1 { #expect(Self.streamThreads() >= 2) }  // the pipeline's and the reader's
+                if count == 1 { #expect(Self.streamThreads() >= 3) }  // the pipeline's, the reader's, the writer's
                 if count == 3 { break }
             }
         }

@@ -18,7 +18,7 @@ enum PipeHarness {
         signal(SIGPIPE, SIG_IGN)  // the feeder may outlive a pipeline that failed early
         var inPipe: [Int32] = [0, 0]
         var outPipe: [Int32] = [0, 0]
-        precondition(pipe(&inPipe) == 0 && pipe(&outPipe) == 0)
+        precondition(PipeHarness.makePipe(&inPipe) && PipeHarness.makePipe(&outPipe))
         let (inRead, inWrite, outRead, outWrite) = (inPipe[0], inPipe[1], outPipe[0], outPipe[1])
         let feeder = Thread {
             var offset = 0
@@ -50,6 +50,16 @@ enum PipeHarness {
         close(outWrite)
         done.wait()
         return Outcome(output: collected.bytes, result: result)
+    }
+
+    /// A pipe whose ends are close-on-exec: the CLI tests spawn processes
+    /// concurrently, and a child that inherited a pipe end would keep its
+    /// file description alive after the test closed it, which libdispatch's
+    /// epoll registration does not survive (a dangling muxnote).
+    static func makePipe(_ ends: inout [Int32]) -> Bool {
+        guard pipe(&ends) == 0 else { return false }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        return true
     }
 
     private final class Collected: @unchecked Sendable {
