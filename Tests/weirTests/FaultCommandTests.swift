@@ -73,7 +73,9 @@ struct FaultCommandTests {
         chmod(scratch.path("secret"), 0o000)
         chmod(scratch.url.path, 0o777)
         // Root reads anything: run weir as nobody to see a real EACCES.
-        let denied = try WeirProcess.shell("setpriv --reuid=nobody --regid=nogroup --clear-groups $WEIR -c secret > /dev/null", in: scratch.url)
+        // A copy of the binary in the scratch folder: the build folder may sit
+        // where nobody cannot reach it.
+        let denied = try WeirProcess.shell("cp $WEIR ./weir-copy && chmod 755 ./weir-copy && setpriv --reuid=nobody --regid=nogroup --clear-groups ./weir-copy -c secret > /dev/null", in: scratch.url)
         #expect(denied.status == 1)
         #expect(denied.stderr == "weir: secret: open failed: Permission denied\n")
         let folder = try WeirProcess.run(["-c", "secret", "-o", "/proc/weir-test.zst"], in: scratch.url)
