@@ -119,12 +119,8 @@ public final class CompressionPipeline: @unchecked Sendable {
                                        windowLog: options.resolvedWindowLog, path: inputName)
             },
             onContextFailure: { control.fail($0) })
-        control.onStop {
-            reader.close(stop: true)
-            writer.close(stop: true)
-            writer.abandon()
-            control.slots.signal()  // wake the reading thread if it waits for a slot
-        }
+        // After a failure, a slot wakes the reading thread if it waits for one.
+        control.stopOnFailure(reader: reader, writer: writer) { control.slots.signal() }
 
         let bytesIn = Locked(0)
         control.startThread(name: "weir.reader") {
@@ -194,10 +190,7 @@ public final class CompressionPipeline: @unchecked Sendable {
                 control.fail(error)
             }
         }
-        reader.close(stop: false)
-        writer.close(stop: control.isFailed)
-        cleanup.wait()
-        if let failure = control.failure { throw failure }
+        try control.closeChannels(reader: reader, writer: writer, cleanup: cleanup)
 
         var statistics = Statistics()
         statistics.bytesIn = bytesIn.current

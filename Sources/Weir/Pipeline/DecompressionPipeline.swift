@@ -102,12 +102,7 @@ public final class DecompressionPipeline: @unchecked Sendable {
                 },
                 onError: { control.fail($0) })
         }
-        control.onStop {
-            reader.close(stop: true)
-            writer?.close(stop: true)
-            writer?.abandon()
-            control.slots.signal()
-        }
+        control.stopOnFailure(reader: reader, writer: writer) { control.slots.signal() }
 
         let result = Locked((bytesIn: 0, frames: 0))
         control.startThread(name: "weir.decoder") {
@@ -126,10 +121,7 @@ public final class DecompressionPipeline: @unchecked Sendable {
         }
 
         control.activity.wait()
-        reader.close(stop: false)
-        writer?.close(stop: control.isFailed)
-        cleanup.wait()
-        if let failure = control.failure { throw failure }
+        try control.closeChannels(reader: reader, writer: writer, cleanup: cleanup)
 
         var statistics = Statistics()
         let decoded = result.current

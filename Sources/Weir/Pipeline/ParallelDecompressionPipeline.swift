@@ -140,12 +140,7 @@ public final class ParallelDecompressionPipeline: @unchecked Sendable {
                                          verifyChecksum: options.verifyChecksum, path: inputName)
             },
             onContextFailure: { control.fail($0) })
-        control.onStop {
-            reader.close(stop: true)
-            writer?.close(stop: true)
-            writer?.abandon()
-            budget.cancel()
-        }
+        control.stopOnFailure(reader: reader, writer: writer) { budget.cancel() }
 
         var table: SeekTable?
         var streamBase = 0
@@ -178,10 +173,7 @@ public final class ParallelDecompressionPipeline: @unchecked Sendable {
         }
 
         control.activity.wait()
-        reader.close(stop: false)
-        writer?.close(stop: control.isFailed)
-        cleanup.wait()
-        if let failure = control.failure { throw failure }
+        try control.closeChannels(reader: reader, writer: writer, cleanup: cleanup)
 
         var statistics = Statistics()
         let done = totals.current

@@ -38,6 +38,30 @@ final class RunControl: @unchecked Sendable {
         for stop in stops { stop() }
     }
 
+    /// Registers the stop every pipeline needs: on the first failure, stop
+    /// both channels (reads and writes in progress end with ECANCELED), drop
+    /// the pieces the writer holds, then run `wake` to unblock the pipeline's
+    /// own thread (signal a slot, cancel a budget).
+    func stopOnFailure(reader: ChunkReader, writer: OrderedWriter?, wake: @escaping @Sendable () -> Void) {
+        onStop {
+            reader.close(stop: true)
+            writer?.close(stop: true)
+            writer?.abandon()
+            wake()
+        }
+    }
+
+    /// Ends a run after `activity` has emptied: closes both channels (the
+    /// writer's with `.stop` after a failure), waits until their cleanup
+    /// handlers have run — so the descriptors' file status flags are back —
+    /// and throws the first failure, if any.
+    func closeChannels(reader: ChunkReader, writer: OrderedWriter?, cleanup: DispatchGroup) throws(WeirError) {
+        reader.close(stop: false)
+        writer?.close(stop: isFailed)
+        cleanup.wait()
+        if let failure { throw failure }
+    }
+
     /// The first failure, if any.
     var failure: WeirError? { state.withLock { $0.failure } }
 

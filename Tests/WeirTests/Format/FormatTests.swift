@@ -11,26 +11,8 @@ import Glibc
 /// with their inputs and helpers: real frames from libzstd and the zstd
 /// tools, hand-built frames, and ways of cutting a stream into pieces.
 enum FormatTests {
-    /// A small deterministic generator (SplitMix64), so failures reproduce.
-    struct Random: RandomNumberGenerator {
-        private var state: UInt64
-        /// Starts the sequence at `seed`.
-        init(seed: UInt64) { state = seed }
-        /// The next 64 random bits.
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-
-        /// `count` incompressible bytes, seeded.
-        static func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
-            var random = Random(seed: seed)
-            return (0 ..< count).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-        }
-    }
+    /// The suite's seeded generator (Support/TestData.swift), so failures reproduce.
+    typealias Random = SeededGenerator
 
     /// Compressible bytes: lines of words, with random digits, seeded.
     static func text(_ count: Int, seed: UInt64) -> [UInt8] {

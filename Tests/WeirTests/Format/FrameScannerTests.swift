@@ -91,7 +91,7 @@ extension FormatTests {
 
         @Test("libzstd's smallest window, raw blocks and RLE blocks agree with libzstd")
         func smallWindowRawAndRLE() throws {
-            let inputs = [F.text(100_000, seed: 4), F.Random.bytes(50_000, seed: 5),
+            let inputs = [F.text(100_000, seed: 4), TestData.random(50_000, seed: 5),
                           [UInt8](repeating: 0, count: 1 << 20)]
             for input in inputs {
                 for windowLog: Int32 in [10, 0] {
