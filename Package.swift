@@ -19,9 +19,11 @@ let package = Package(
             pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"])]
         ),
+        // The SIGBUS guard for mapped input files (a signal handler: C).
+        .target(name: "CMapGuard"),
         .target(
             name: "Weir",
-            dependencies: ["CZstd", .product(name: "DequeModule", package: "swift-collections")]
+            dependencies: ["CZstd", "CMapGuard", .product(name: "DequeModule", package: "swift-collections")]
         ),
         .target(
             name: "WeirCLI",

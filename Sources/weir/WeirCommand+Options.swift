@@ -64,6 +64,9 @@ struct ResourceFlags: ParsableArguments {
 
     @Option(name: [.customShort("M"), .customLong("memory")], help: ArgumentHelp("Largest window a frame may use when decompressing (default 128MiB).", valueName: "SIZE"))
     var memory: ByteCount?
+
+    @Flag(inversion: .prefixedNo, help: "Map regular input files into memory rather than read() them (default: on; pipes are always read).")
+    var mmap: Bool?
 }
 
 /// What weir says on stderr.
@@ -107,6 +110,7 @@ extension WeirCommand {
     var threads: Int { resourceFlags.threads ?? 0 }
     var check: Bool { resourceFlags.check ?? true }
     var memory: ByteCount? { resourceFlags.memory }
+    var mapInput: Bool { resourceFlags.mmap ?? true }
 
     var quiet: Int { messageFlags.quiet }
     var verbose: Int { messageFlags.verbose }

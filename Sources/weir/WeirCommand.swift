@@ -149,7 +149,8 @@ struct WeirCommand: ParsableCommand {
         let name = input == "-" ? "(stdin)" : input
         let toStandardOutput = (toStdout && (output == nil || stdoutWins)) || (input == "-" && output == nil)
         let operation: FileJob.Operation
-        let decompressOptions = DecompressionOptions(verifyChecksum: check, memoryLimit: memory?.bytes, threads: threads)
+        let decompressOptions = DecompressionOptions(verifyChecksum: check, memoryLimit: memory?.bytes, threads: threads,
+                                                     mapInput: mapInput)
         if test {
             operation = .test(decompressOptions)
         } else if decompress {
@@ -157,7 +158,7 @@ struct WeirCommand: ParsableCommand {
         } else {
             operation = .compress(CompressionOptions(level: resolvedLevel(console: console), threads: threads,
                                                      chunkSize: chunkSize.bytes, checksum: check,
-                                                     seekTable: !noSeekTable))
+                                                     seekTable: !noSeekTable, mapInput: mapInput))
         }
         let compressing = !test && !decompress
 

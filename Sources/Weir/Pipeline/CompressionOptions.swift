@@ -23,10 +23,14 @@ public struct CompressionOptions: Sendable, Equatable {
     /// Whether a seek table (zstd's seekable format) follows the last frame
     /// (`--no-seek-table` leaves it out).
     public var seekTable: Bool
+    /// Whether a regular input file is memory-mapped rather than read
+    /// through DispatchIO (`--no-mmap` turns it off). Pipes are always read.
+    public var mapInput: Bool
 
     /// Creates options; every parameter has zstd's default.
     public init(level: Int = 3, threads: Int = 0, chunkSize: Int = CompressionOptions.defaultChunkSize,
-                checksum: Bool = true, chunksInFlight: Int? = nil, seekTable: Bool = true) {
+                checksum: Bool = true, chunksInFlight: Int? = nil, seekTable: Bool = true, mapInput: Bool = true) {
+        self.mapInput = mapInput
         self.level = level
         self.threads = threads
         self.chunkSize = chunkSize

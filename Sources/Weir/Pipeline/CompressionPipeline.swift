@@ -97,7 +97,7 @@ public final class CompressionPipeline: @unchecked Sendable {
         let seekTable = options.seekTable ? SeekTableRecorder(checksums: options.checksum, path: outputName) : nil
 
         let reader = ChunkReader(fd: input, path: inputName, kind: InputKind.of(input),
-                                 chunkSize: options.chunkSize, cleanup: cleanup,
+                                 chunkSize: options.chunkSize, mapFiles: options.mapInput, cleanup: cleanup,
                                  onBytes: { observer?.bytesRead($0) })
         let writer = OrderedWriter(
             fd: output, path: outputName, cleanup: cleanup,
@@ -164,6 +164,7 @@ public final class CompressionPipeline: @unchecked Sendable {
                     do throws(WeirError) {
                         let size = try context.compressFrame(
                             data, into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity), path: inputName)
+                        try reader.checkUnchanged()
                         seekTable?.compressed(number, decompressedSize: data.count,
                                               frame: UnsafeRawBufferPointer(start: buffer, count: size))
                         writer.submit(number, buffers.wrap(buffer, count: size))

@@ -9,9 +9,15 @@ public struct DecompressionOptions: Sendable, Equatable {
     public var readSize: Int
     /// Decoding workers for independent frames; 0 means one per core.
     public var threads: Int
+    /// Whether ``ParallelDecompressionPipeline`` memory-maps a regular input
+    /// file rather than reading it through DispatchIO (`--no-mmap` turns it
+    /// off); ``DecompressionPipeline`` always reads through its channel.
+    public var mapInput: Bool
 
     /// Creates options; every parameter has zstd's default.
-    public init(verifyChecksum: Bool = true, memoryLimit: Int? = nil, readSize: Int = 1 << 20, threads: Int = 0) {
+    public init(verifyChecksum: Bool = true, memoryLimit: Int? = nil, readSize: Int = 1 << 20, threads: Int = 0,
+                mapInput: Bool = true) {
+        self.mapInput = mapInput
         self.verifyChecksum = verifyChecksum
         self.memoryLimit = memoryLimit
         self.readSize = readSize

@@ -118,7 +118,7 @@ public final class ParallelDecompressionPipeline: @unchecked Sendable {
         let kind = InputKind.of(input)
 
         let reader = ChunkReader(fd: input, path: inputName, kind: kind,
-                                 chunkSize: options.readSize, cleanup: cleanup,
+                                 chunkSize: options.readSize, mapFiles: options.mapInput, cleanup: cleanup,
                                  onBytes: { observer?.bytesRead($0) })
         let writer = output.map { fd in
             OrderedWriter(
@@ -153,7 +153,7 @@ public final class ParallelDecompressionPipeline: @unchecked Sendable {
         let bytesIn = Locked(0)
         let feeder = FrameFeeder(
             path: inputName, options: options, control: control, budget: budget, pool: pool,
-            writer: writer, totals: totals,
+            input: reader, writer: writer, totals: totals,
             tableCheck: table.map { TableCheck(table: $0, streamBase: streamBase) })
         control.startThread(name: "weir.decoder") {
             do throws(WeirError) {
@@ -168,6 +168,8 @@ public final class ParallelDecompressionPipeline: @unchecked Sendable {
                 try feeder.finish()
                 bytesIn.withLock { $0 = feeder.bytesIn }
             } catch {
+                // Zeros read from a file cut while mapped make any error; say what happened.
+                do throws(WeirError) { try reader.checkUnchanged() } catch { control.fail(error) }
                 control.fail(error)
             }
         }
@@ -246,6 +248,8 @@ private final class FrameFeeder: @unchecked Sendable {
     let control: RunControl
     let budget: ByteBudget
     let pool: WorkerPool<DecompressionContext>
+    /// The input, asked before any output is sent whether a mapped file was cut.
+    let input: ChunkReader
     let writer: OrderedWriter?
     let totals: Locked<(bytesOut: Int, frames: Int)>
     var tableCheck: TableCheck?
@@ -280,8 +284,9 @@ private final class FrameFeeder: @unchecked Sendable {
     }
 
     init(path: String, options: DecompressionOptions, control: RunControl, budget: ByteBudget,
-         pool: WorkerPool<DecompressionContext>, writer: OrderedWriter?,
+         pool: WorkerPool<DecompressionContext>, input: ChunkReader, writer: OrderedWriter?,
          totals: Locked<(bytesOut: Int, frames: Int)>, tableCheck: TableCheck?) {
+        self.input = input
         self.path = path
         self.options = options
         self.control = control
@@ -388,7 +393,7 @@ private final class FrameFeeder: @unchecked Sendable {
         control.activity.enter()
         let number = sequence
         sequence += 1
-        let (control, budget, writer, totals, path) = (self.control, self.budget, self.writer, self.totals, self.path)
+        let (control, budget, writer, totals, path, input) = (self.control, self.budget, self.writer, self.totals, self.path, self.input)
         pool.submit { context in
             guard let context, !control.isFailed else {
                 budget.release(cost)
@@ -404,6 +409,7 @@ private final class FrameFeeder: @unchecked Sendable {
             do throws(WeirError) {
                 let produced = try Self.decodeWhole(data, context: context,
                                                     into: UnsafeMutableRawBufferPointer(start: memory, count: capacity))
+                try input.checkUnchanged()
                 if let expected, expected != produced {
                     throw Self.disagreement(path: path, boundary: boundary, listed: expected, decoded: produced)
                 }
@@ -472,7 +478,7 @@ private final class FrameFeeder: @unchecked Sendable {
                     state.hint = try context.decompress(&input, &output)
                     state.produced += output.pos - before
                     state.filled = output.pos
-                    if state.filled == ParallelDecompressionPipeline.outputBufferSize { sendStreamBuffer(&state) }
+                    if state.filled == ParallelDecompressionPipeline.outputBufferSize { try sendStreamBuffer(&state) }
                 } catch {
                     failure = Self.located(error, index: state.index, offset: state.start)
                     stop = true
@@ -501,10 +507,10 @@ private final class FrameFeeder: @unchecked Sendable {
             }
             state.produced += output.pos - before
             state.filled = output.pos
-            if state.filled == ParallelDecompressionPipeline.outputBufferSize { sendStreamBuffer(&state) }
+            if state.filled == ParallelDecompressionPipeline.outputBufferSize { try sendStreamBuffer(&state) }
             if output.pos == before && state.hint != 0 { break }
         }
-        sendStreamBuffer(&state)
+        try sendStreamBuffer(&state)
         stream = nil
         if state.hint != 0 {
             throw Self.corrupt(path: path, boundary: boundary, "ends before the decoder has its last block")
@@ -530,7 +536,8 @@ private final class FrameFeeder: @unchecked Sendable {
     }
 
     /// Sends the streamed frame's current buffer, if it holds anything.
-    private func sendStreamBuffer(_ state: inout StreamState) {
+    private func sendStreamBuffer(_ state: inout StreamState) throws(WeirError) {
+        try input.checkUnchanged()
         guard let memory = state.current else { return }
         let filled = state.filled
         state.current = nil
