@@ -19,11 +19,12 @@ let package = Package(
             pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"])]
         ),
-        // The SIGBUS guard for mapped input files (a signal handler: C).
-        .target(name: "CMapGuard"),
+        // What Swift cannot write or reach: the SIGBUS guard of mapped input
+        // files (a signal handler) and thread naming (_GNU_SOURCE).
+        .target(name: "CSupport"),
         .target(
             name: "Weir",
-            dependencies: ["CZstd", "CMapGuard", .product(name: "DequeModule", package: "swift-collections")]
+            dependencies: ["CZstd", "CSupport", .product(name: "DequeModule", package: "swift-collections")]
         ),
         .target(
             name: "WeirCLI",

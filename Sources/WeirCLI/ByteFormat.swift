@@ -1,4 +1,3 @@
-import Foundation
 
 /// Byte counts in binary units: `512 B`, `1.50 KiB`, `191.5 MiB`, `1.27 GiB`.
 ///
@@ -16,8 +15,7 @@ public enum ByteFormat {
             unit += 1
         }
         if unit == 0 { return "\(bytes) B" }
-        let format = value >= 100 ? "%.1f %@" : "%.2f %@"
-        return String(format: format, value, units[unit])
+        return CFormat.string(value >= 100 ? "%.1f " : "%.2f ", value) + units[unit]
     }
 
     /// A speed in bytes per second, as `890 MiB/s` (see ``string(_:)``).

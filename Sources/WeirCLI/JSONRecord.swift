@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Weir
 
 /// One line of `--json` output: the statistics of one input, or with

@@ -1,4 +1,3 @@
-import Foundation
 
 /// One state of the live progress line, laid out to fit a terminal width.
 ///
@@ -139,7 +138,7 @@ public struct ProgressLine: Sendable, Equatable {
             segments.append(Segment(slot: .field(.bytesOut), text: "=> " + Self.pad(ByteFormat.string(bytesOut), 10)))
         }
         if let ratio {
-            segments.append(Segment(slot: .field(.ratio), text: Self.pad(String(format: "(%.2f%%)", ratio * 100), 9)))
+            segments.append(Segment(slot: .field(.ratio), text: Self.pad(CFormat.string("(%.2f%%)", ratio * 100), 9)))
         }
         segments.append(Segment(slot: .field(.speed),
                                 text: Self.pad(speed.map(ByteFormat.speed) ?? "- B/s", 12)))

@@ -1,4 +1,3 @@
-import Foundation
 import Weir
 
 /// The one-line summary after a file, as in
@@ -26,7 +25,7 @@ public struct SummaryLine: Sendable {
 
     private static func line(operation: OperationKind, subject: String, output: String?,
                              statistics: Statistics, allPassed: Bool, verbose: Bool) -> String {
-        let seconds = String(format: "%.2f s", statistics.seconds)
+        let seconds = CFormat.string("%.2f s", statistics.seconds)
         let speed = statistics.seconds > 0
             ? ByteFormat.string(Int(Double(statistics.bytesIn) / statistics.seconds)) + "/s" : "-"
         let threads = "\(statistics.threads) thread\(statistics.threads == 1 ? "" : "s")"
@@ -35,7 +34,7 @@ public struct SummaryLine: Sendable {
         var line: String
         switch operation {
         case .compress:
-            let percent = String(format: "%.2f%%", statistics.ratio * 100)
+            let percent = CFormat.string("%.2f%%", statistics.ratio * 100)
             line = "\(subject): \(percent) (\(bytes)\(destination)) in \(seconds), \(speed), \(threads)"
         case .decompress:
             line = "\(subject): \(bytes)\(destination) in \(seconds), \(speed), \(statistics.frames) frames"
@@ -43,7 +42,7 @@ public struct SummaryLine: Sendable {
             line = "\(subject): \(allPassed ? "OK, " : "")\(bytes) in \(seconds), \(statistics.frames) frames"
         }
         if verbose {
-            line += String(format: ", cpu %.2f s, peak memory ", statistics.cpuSeconds)
+            line += CFormat.string(", cpu %.2f s, peak memory ", statistics.cpuSeconds)
                 + ByteFormat.string(statistics.peakResidentBytes)
         }
         return line

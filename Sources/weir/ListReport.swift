@@ -1,5 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Weir
+import WeirCLI
 
 /// `weir -l FILE...`: the table `zstd -l` prints, on stdout, with the same
 /// columns and size format; `-v` adds one row per frame under each file.
@@ -51,13 +54,14 @@ struct ListReport {
     static func row(frames: Int, skips: Int, compressed: Int, decompressed: Int?, check checkName: String,
                     name: String) -> String {
         let packed = human(compressed)
-        let head = String(format: "%6d  %5d  %6.*f%4@", frames, skips, packed.precision, packed.value, packed.suffix)
+        let head = CFormat.string("%6d  %5d  %6.*f", frames, skips, packed.precision, packed.value) + pad(packed.suffix, 4)
         guard let decompressed else {
             return head + "                       " + pad(checkName, 5) + "  " + name
         }
         let unpacked = human(decompressed)
         let ratio = compressed == 0 ? 0 : Double(decompressed) / Double(compressed)
-        return head + String(format: "  %8.*f%4@  %5.3f  ", unpacked.precision, unpacked.value, unpacked.suffix, ratio)
+        return head + CFormat.string("  %8.*f", unpacked.precision, unpacked.value) + pad(unpacked.suffix, 4)
+            + CFormat.string("  %5.3f  ", ratio)
             + pad(checkName, 5) + "  " + name
     }
 
@@ -69,8 +73,8 @@ struct ListReport {
                 ? (frame.offset + frame.compressedSize == listing.fileSize && listing.fromSeekTable ? "seek table" : "skippable")
                 : "zstd"
             let size = frame.decompressedSize.map(String.init) ?? "?"
-            let check = frame.checksum.map { String(format: "%08x", $0) } ?? (frame.hasChecksum ? "XXH64" : "-")
-            print(String(format: "  %5d  %12d  %10d  ", frame.index, frame.offset, frame.compressedSize)
+            let check = frame.checksum.map { CFormat.string("%08x", $0) } ?? (frame.hasChecksum ? "XXH64" : "-")
+            print(CFormat.string("  %5d  %12d  %10d  ", frame.index, frame.offset, frame.compressedSize)
                 + Self.pad(size, 12) + "  " + check + String(repeating: " ", count: max(0, 8 - check.count)) + "  " + kind)
         }
     }

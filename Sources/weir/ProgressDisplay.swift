@@ -1,4 +1,3 @@
-import Foundation
 import Weir
 import WeirCLI
 
@@ -16,7 +15,7 @@ import WeirCLI
 /// guarded by `lock`, so a message, a redraw and a clear never interleave, and
 /// nothing is drawn after `end` or `stop`.
 final class ProgressDisplay: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Locked(())
     private var meter: ProgressMeter?          // guarded by lock; nil: draw nothing
     private var onScreen = false               // guarded by lock
     private var stopped = false                // guarded by lock
@@ -33,7 +32,7 @@ final class ProgressDisplay: @unchecked Sendable {
     ///   - mode: which way the bytes go.
     func begin(name: String, file: Int, files: Int, total: Int?, mode: OperationKind) -> ProgressObserver {
         end()
-        lock.withLock {
+        lock.withLock { _ in
             if !stopped { meter = ProgressMeter(name: name, file: file, files: files, total: total, mode: mode) }
         }
         let observer = ProgressObserver { [weak self] totals in self?.draw(totals) }
@@ -57,7 +56,7 @@ final class ProgressDisplay: @unchecked Sendable {
     /// Runs `body` (which writes a message on stderr) with the line taken
     /// away; the next redraw puts it back below the message.
     func interrupt(_ body: () -> Void) {
-        lock.withLock {
+        lock.withLock { _ in
             if onScreen {
                 StandardError.write(ProgressLine.clear)
                 onScreen = false
@@ -67,7 +66,7 @@ final class ProgressDisplay: @unchecked Sendable {
     }
 
     private func clear(stopping: Bool) {
-        lock.withLock {
+        lock.withLock { _ in
             meter = nil
             if stopping { stopped = true }
             if onScreen {
@@ -79,7 +78,7 @@ final class ProgressDisplay: @unchecked Sendable {
 
     /// On the observer's queue.
     private func draw(_ totals: ProgressObserver.Totals) {
-        lock.withLock {
+        lock.withLock { _ in
             guard var meter else { return }
             meter.update(totals)
             self.meter = meter

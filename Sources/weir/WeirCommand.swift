@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Weir
 #if canImport(Glibc)
 import Glibc
@@ -57,8 +57,8 @@ struct WeirCommand: ParsableCommand {
         if let invalid = ArgumentBytes.firstInvalidUTF8() {
             // Swift would repair the name into another one (U+FFFD), and weir
             // would then act on a different file: refuse instead.
-            FileHandle.standardError.write(Data("weir: \(invalid): names that are not valid UTF-8 are not supported; rename the file\n".utf8))
-            Foundation.exit(1)
+            StandardError.write("weir: \(invalid): names that are not valid UTF-8 are not supported; rename the file\n")
+            Glibc.exit(1)
         }
         // The program name (unweir, weircat) and WEIR_CLEVEL/WEIR_NBTHREADS
         // add arguments before the command line's own.
@@ -69,7 +69,7 @@ struct WeirCommand: ParsableCommand {
             if var weir = command as? WeirCommand {
                 invocation.reportWarnings(quietness: weir.quiet)
                 let status = weir.execute()
-                Foundation.exit(status)
+                Glibc.exit(status)
             }
             try command.run()
         } catch {
@@ -158,7 +158,8 @@ struct WeirCommand: ParsableCommand {
         } else {
             operation = .compress(CompressionOptions(level: resolvedLevel(console: console), threads: threads,
                                                      chunkSize: chunkSize.bytes, checksum: check,
-                                                     seekTable: !noSeekTable, mapInput: mapInput))
+                                                     seekTable: !noSeekTable, mapInput: mapInput,
+                                                     splitSmallInputs: compressionFlags.chunkSize == nil))
         }
         let compressing = !test && !decompress
 

@@ -61,6 +61,26 @@ struct CompressCommandTests {
         #expect(!noCheck.contains("XXH64"))
     }
 
+    @Test("a file smaller than one chunk per worker is cut into one frame per worker, unless --chunk-size is given")
+    func smallFilesUseEveryWorker() throws {
+        let scratch = Scratch()
+        scratch.text("in", size: 5_000_000)
+        func frames(_ flags: [String]) throws -> Int {
+            let name = "out\(flags.joined()).zst"
+            let run = try WeirProcess.run(["-q", "--no-seek-table"] + flags + ["in", "-o", name], in: scratch.url)
+            #expect(run.status == 0, "\(flags): \(run.stderr)")
+            #expect(try scratch.zstd(["-dc", name]).stdout == scratch.data("in"))
+            let row = String(decoding: try scratch.zstd(["-l", name]).stdout, as: UTF8.self).split(separator: "\n")[1]
+            return Int(row.split(separator: " ").first ?? "") ?? -1
+        }
+        #expect(try frames(["-T1"]) == 1)
+        #expect(try frames(["-T2"]) == 2)
+        #expect(try frames(["-T3"]) == 3)
+        #expect(try frames(["-T2", "--chunk-size", "8MiB"]) == 1)
+        // Never below 1 MiB a frame: 5 MB on 8 workers is 5 frames.
+        #expect(try frames(["-T8"]) == 5)
+    }
+
     @Test("levels above the maximum are clamped with a warning; bad values are refused")
     func levelLimits() throws {
         let scratch = Scratch()

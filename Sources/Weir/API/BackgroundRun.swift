@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 
 /// Runs one blocking pipeline run for the public API, on a thread of its
 /// own, and hands its outcome back to a completion handler or to an `async`
@@ -8,7 +7,7 @@ import Foundation
 /// A pipeline's `run()` blocks its caller on semaphores until the last byte
 /// is written, so it must never run on a GCD worker or on Swift
 /// concurrency's cooperative pool (a few blocked workers would starve the
-/// pool). Each run therefore gets a new `Thread`; the async form suspends on
+/// pool). Each run therefore gets a new thread (``DedicatedThread``); the async form suspends on
 /// a continuation that the thread resumes, and task cancellation reaches the
 /// run through a ``Cancellation``.
 enum BackgroundRun {
@@ -22,13 +21,10 @@ enum BackgroundRun {
     static func start(name: String, queue: DispatchQueue, cancellation: Cancellation = Cancellation(),
                       completion: @escaping @Sendable (Result<Statistics, WeirError>) -> Void,
                       work: @escaping Work) -> Cancellation {
-        let thread = Thread {
+        DedicatedThread.start(name: name) {
             let result = work(cancellation)
             queue.async { completion(result) }
         }
-        thread.name = name
-        thread.stackSize = 1 << 20
-        thread.start()
         return cancellation
     }
 
@@ -39,12 +35,9 @@ enum BackgroundRun {
         let cancellation = Cancellation()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Statistics, WeirError>, Never>) in
-                let thread = Thread {
+                DedicatedThread.start(name: name) {
                     continuation.resume(returning: work(cancellation))
                 }
-                thread.name = name
-                thread.stackSize = 1 << 20
-                thread.start()
             }
         } onCancel: {
             cancellation.cancel()

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 
 /// Compresses files, file descriptors and streams of bytes to standard zstd,
 /// in parallel and in bounded memory: the engine of the `weir` command, for

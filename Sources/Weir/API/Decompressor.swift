@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 
 /// Decompresses any standard zstd data — weir's own output, `zstd` and
 /// `pzstd` files, concatenations, skippable frames — from files, file

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -356,12 +356,7 @@ final class PipeStream: @unchecked Sendable {
     }
 
     private func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
-        let thread = Thread {
-            Thread.current.name = name  // from the thread itself, so that Linux names it too (15 bytes at most)
-            body()
-        }
-        thread.stackSize = 1 << 20
-        thread.start()
+        DedicatedThread.start(name: name, body)
     }
 
     /// A pipe whose ends are not inherited by child processes.

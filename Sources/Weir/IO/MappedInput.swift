@@ -1,4 +1,4 @@
-import CMapGuard
+import CSupport
 import Dispatch
 #if canImport(Glibc)
 import Glibc
@@ -19,7 +19,7 @@ import Glibc
 /// data goes away, so what stays mapped is bounded by the pieces in flight.
 ///
 /// A file truncated while mapped would raise SIGBUS on the pages cut off. Each
-/// mapping is registered with `CMapGuard`, whose handler maps zeros over such
+/// mapping is registered with `CSupport`, whose handler maps zeros over such
 /// a page and marks the mapping; ``changed`` then reports it, and the
 /// pipelines check it before any output made from a piece is written. The
 /// file's size is taken again (`fstat`) before each piece, so a file that

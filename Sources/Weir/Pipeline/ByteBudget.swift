@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A count of bytes in flight with an upper bound: the memory budget of
 /// ``ParallelDecompressionPipeline``.
@@ -14,27 +16,45 @@ import Foundation
 ///
 /// Threads: `acquire` blocks, so only the pipeline's own reading thread
 /// calls it (never a GCD worker); `release` and `cancel` are called from any
-/// thread. `used`, `peak` and `cancelled` are guarded by `condition`.
+/// thread. `used`, `peak` and `cancelled` are guarded by `mutex`; waiters
+/// sleep on `condition` (pthreads: the engine needs no `NSCondition`).
 final class ByteBudget: @unchecked Sendable {
     /// The most bytes in flight at once.
     let limit: Int
-    private let condition = NSCondition()
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
     private var used = 0
     private var highest = 0
     private var cancelled = false
 
     init(limit: Int) {
         self.limit = max(1, limit)
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+        condition = .allocate(capacity: 1)
+        condition.initialize(to: pthread_cond_t())
+        pthread_cond_init(condition, nil)
     }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        condition.deallocate()
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    private func lock() { pthread_mutex_lock(mutex) }
+    private func unlock() { pthread_mutex_unlock(mutex) }
 
     /// Waits until `count` more bytes fit, then takes them.
     ///
     /// - Returns: false when the budget was cancelled (the run failed).
     func acquire(_ count: Int) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
+        lock()
+        defer { unlock() }
         while !cancelled && used > 0 && used + count > limit {
-            condition.wait()
+            pthread_cond_wait(condition, mutex)
         }
         if cancelled { return false }
         used += count
@@ -45,31 +65,31 @@ final class ByteBudget: @unchecked Sendable {
     /// Gives back `count` bytes taken earlier.
     func release(_ count: Int) {
         guard count != 0 else { return }
-        condition.lock()
+        lock()
         used -= count
-        condition.broadcast()
-        condition.unlock()
+        pthread_cond_broadcast(condition)
+        unlock()
     }
 
     /// Wakes the reading thread for good: every later `acquire` fails.
     func cancel() {
-        condition.lock()
+        lock()
         cancelled = true
-        condition.broadcast()
-        condition.unlock()
+        pthread_cond_broadcast(condition)
+        unlock()
     }
 
     /// The bytes in flight now.
     var inUse: Int {
-        condition.lock()
-        defer { condition.unlock() }
+        lock()
+        defer { unlock() }
         return used
     }
 
     /// The most bytes that were ever in flight at once.
     var peak: Int {
-        condition.lock()
-        defer { condition.unlock() }
+        lock()
+        defer { unlock() }
         return highest
     }
 }

@@ -26,17 +26,42 @@ public struct CompressionOptions: Sendable, Equatable {
     /// Whether a regular input file is memory-mapped rather than read
     /// through DispatchIO (`--no-mmap` turns it off). Pipes are always read.
     public var mapInput: Bool
+    /// Whether an input of known size with fewer chunks than workers is cut
+    /// into one chunk per worker instead (never below ``minimumSplitChunk``),
+    /// so a small file keeps every core busy. The command line turns it off
+    /// when `--chunk-size` is given.
+    public var splitSmallInputs: Bool
+
+    /// The smallest chunk ``splitSmallInputs`` cuts: below 1 MiB, frames lose
+    /// too much ratio for the time saved.
+    public static let minimumSplitChunk = 1 << 20
 
     /// Creates options; every parameter has zstd's default.
     public init(level: Int = 3, threads: Int = 0, chunkSize: Int = CompressionOptions.defaultChunkSize,
-                checksum: Bool = true, chunksInFlight: Int? = nil, seekTable: Bool = true, mapInput: Bool = true) {
+                checksum: Bool = true, chunksInFlight: Int? = nil, seekTable: Bool = true, mapInput: Bool = true,
+                splitSmallInputs: Bool = true) {
         self.mapInput = mapInput
+        self.splitSmallInputs = splitSmallInputs
         self.level = level
         self.threads = threads
         self.chunkSize = chunkSize
         self.checksum = checksum
         self.chunksInFlight = chunksInFlight
         self.seekTable = seekTable
+    }
+
+    /// These options with the chunk size used for an input of `size` bytes
+    /// (nil: unknown, a pipe): with ``splitSmallInputs``, a file smaller than
+    /// one chunk per worker is cut into one chunk per worker (rounded up to
+    /// 64 KiB, at least ``minimumSplitChunk``). A 5 MB file on two cores
+    /// becomes two frames compressed at once instead of one.
+    public func fitted(toInputSize size: Int?) -> CompressionOptions {
+        guard splitSmallInputs, let size, resolvedThreads > 1, size < chunkSize * resolvedThreads else { return self }
+        let perWorker = (size + resolvedThreads - 1) / resolvedThreads
+        let rounded = (perWorker + 0xFFFF) & ~0xFFFF
+        var fitted = self
+        fitted.chunkSize = min(chunkSize, max(Self.minimumSplitChunk, rounded))
+        return fitted
     }
 
     /// `threads`, with 0 resolved to the number of online cores.

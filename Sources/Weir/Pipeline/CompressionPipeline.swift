@@ -1,14 +1,17 @@
 import CZstd
 import Dispatch
-import Foundation
+import FoundationEssentials
 
 /// Compresses one input descriptor into one output descriptor as a stream of
 /// independent zstd frames, in parallel, in bounded memory.
 ///
 /// Data flow, following one chunk:
 ///
-///     input fd ─▶ ChunkReader (DispatchIO stream channel, queue "weir.read")
-///        │  pieces of ≤1 MiB, joined by DispatchData concatenation (no copy)
+///     input fd ─▶ ChunkReader: a regular file is mapped, one mapping per
+///        │  chunk (MappedInput: no read() copy, no fresh buffer to fault
+///        │  in); a pipe goes through a DispatchIO stream channel (queue
+///        │  "weir.read") whose ≤64 KiB pieces are joined by DispatchData
+///        │  concatenation (no copy)
 ///        ▼
 ///     reading thread (a Thread of its own): takes a slot, reads one chunk
 ///        │  of `chunkSize` bytes, numbers it, submits it
@@ -34,6 +37,13 @@ import Foundation
 /// - `threads` contexts and drain loops: compression never runs more jobs
 ///   than cores asked for, so workers do not oversubscribe the machine.
 /// - Reads of exactly `chunkSize`: DispatchIO itself has no back-pressure.
+///   A mapped chunk is unmapped when its job drops it, so mapped memory is
+///   bounded by the same slots.
+/// - Chunk size: `options.chunkSize` (8 MiB), cut smaller for a file with
+///   fewer chunks than workers (``CompressionOptions/fitted(toInputSize:)``).
+/// - A mapped file cut while being compressed reads zeros instead of
+///   crashing (SIGBUS guard); the job checks ``ChunkReader/checkUnchanged()``
+///   before its frame goes to the writer, so such zeros are never written.
 ///
 /// Who owns what:
 /// - the reading thread owns `index` and `bytesIn` (read by `run()` after
@@ -86,7 +96,8 @@ public final class CompressionPipeline: @unchecked Sendable {
     /// - Throws: ``WeirError`` naming the file and the operation that failed.
     public func run() throws(WeirError) -> Statistics {
         let started = DispatchTime.now()
-        let options = self.options
+        let kind = InputKind.of(input)
+        let options = self.options.fitted(toInputSize: kind.size)
         let threads = options.resolvedThreads
         let control = self.control
         let inputName = self.inputName
@@ -96,7 +107,7 @@ public final class CompressionPipeline: @unchecked Sendable {
         // The seek table: entries join it as frames are written, in file order.
         let seekTable = options.seekTable ? SeekTableRecorder(checksums: options.checksum, path: outputName) : nil
 
-        let reader = ChunkReader(fd: input, path: inputName, kind: InputKind.of(input),
+        let reader = ChunkReader(fd: input, path: inputName, kind: kind,
                                  chunkSize: options.chunkSize, mapFiles: options.mapInput, cleanup: cleanup,
                                  onBytes: { observer?.bytesRead($0) })
         let writer = OrderedWriter(

@@ -1,6 +1,6 @@
 import CZstd
 import Dispatch
-import Foundation
+import FoundationEssentials
 
 /// Decompresses any standard zstd stream — one frame or many, skippable
 /// frames, pzstd files, concatenated `.zst` files — from one descriptor to

@@ -1,6 +1,9 @@
 import CZstd
 import Dispatch
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Decompresses any standard zstd stream — weir's own files, one frame or
 /// many, skippable frames, pzstd files, concatenations — decoding independent
@@ -8,9 +11,10 @@ import Foundation
 ///
 /// Data flow, following one frame:
 ///
-///     input fd ─▶ ChunkReader (DispatchIO stream channel, queue "weir.read")
-///        │  reads of `readSize`; the next is started before the current
-///        │  one is looked at, so reading overlaps everything else
+///     input fd ─▶ ChunkReader: pieces of `readSize`, mapped from a regular
+///        │  file (MappedInput) or read from a pipe by a DispatchIO stream
+///        │  channel (queue "weir.read"); the next is started before the
+///        │  current one is looked at, so reading overlaps everything else
 ///        ▼
 ///     reading thread (a Thread of its own): every piece goes through a
 ///        │  FrameScanner, which walks frame and block headers without

@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 
 /// The bookkeeping every pipeline run shares: the first failure, the
 /// in-flight slots, and the group of work still under way.
@@ -72,12 +71,9 @@ final class RunControl: @unchecked Sendable {
     /// may block on semaphores; `activity` holds an entry until it returns.
     func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
         activity.enter()
-        let thread = Thread { [activity] in
+        DedicatedThread.start(name: name) { [activity] in
             body()
             activity.leave()
         }
-        thread.name = name
-        thread.stackSize = 1 << 20
-        thread.start()
     }
 }

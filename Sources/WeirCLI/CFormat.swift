@@ -1,0 +1,26 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// printf-style formatting of numbers (`%.2f`, `%6d`, `%08x`, `%.*f`) with
+/// the C library's `vsnprintf`: what `String(format:)` did, without loading
+/// all of Foundation (and ICU) at every start of weir. Only numeric
+/// arguments: Swift strings are not C varargs, so callers append them.
+public enum CFormat {
+    /// `format` filled with `arguments`, as C's `printf` would print it.
+    public static func string(_ format: String, _ arguments: CVarArg...) -> String {
+        var capacity = 128
+        while true {
+            var buffer = [UInt8](repeating: 0, count: capacity)
+            let needed = buffer.withUnsafeMutableBufferPointer { bytes in
+                withVaList(arguments) { list in
+                    Int(vsnprintf(UnsafeMutableRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self),
+                                  capacity, format, list))
+                }
+            }
+            if needed < 0 { return "" }
+            if needed < capacity { return String(decoding: buffer.prefix(needed), as: UTF8.self) }
+            capacity = needed + 1
+        }
+    }
+}
