@@ -28,8 +28,11 @@ final class CompressionContext {
 
     /// Compresses `chunk` as one complete frame into `output`.
     ///
-    /// The chunk's regions are fed to `ZSTD_compressStream2` one by one, so a
-    /// chunk made of many DispatchData regions is never flattened first.
+    /// A chunk in one piece (a mapped file's chunk) goes through the one-shot
+    /// `ZSTD_compress2`, which reads it in place; a chunk of several regions
+    /// (from a pipe) is fed to `ZSTD_compressStream2` region by region, so it
+    /// is never flattened first — libzstd then copies it into its window
+    /// buffer, 4 MiB of memory more per context. Both write the same frame.
     ///
     /// - Parameters:
     ///   - chunk: the bytes of the frame; may be empty.
@@ -37,10 +40,23 @@ final class CompressionContext {
     /// - Returns: the size of the frame written at the start of `output`.
     func compressFrame(_ chunk: DispatchData, into output: UnsafeMutableRawBufferPointer, path: String) throws(WeirError) -> Int {
         ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
-        try Zstd.check(ZSTD_CCtx_setPledgedSrcSize(cctx, UInt64(chunk.count)), path: path, operation: "compress")
-        var out = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
         var failure: Int = 0
         let total = chunk.count
+        var regions = 0
+        chunk.enumerateBytes { _, _, stop in
+            regions += 1
+            stop = regions > 1
+        }
+        if regions == 1 {
+            var written = 0
+            chunk.enumerateBytes { region, _, _ in
+                written = ZSTD_compress2(cctx, output.baseAddress, output.count, region.baseAddress, region.count)
+            }
+            if ZSTD_isError(written) != 0 { throw Zstd.error(written, path: path, operation: "compress") }
+            return written
+        }
+        try Zstd.check(ZSTD_CCtx_setPledgedSrcSize(cctx, UInt64(total)), path: path, operation: "compress")
+        var out = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
         if total == 0 {
             failure = Self.drive(cctx, &out, nil, 0, ZSTD_e_end)
         } else {
