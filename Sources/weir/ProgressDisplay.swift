@@ -12,13 +12,16 @@ import WeirCLI
 /// Threads: `begin` and `end` run on the main thread; drawing runs on the
 /// observer's queue; ``stop()`` on the signal queue; ``interrupt(_:)`` on any
 /// thread that writes a message. The meter and whether a line is on screen are
-/// guarded by `lock`, so a message, a redraw and a clear never interleave, and
+/// guarded by `lock` (its `Screen`), so a message, a redraw and a clear never interleave, and
 /// nothing is drawn after `end` or `stop`.
 final class ProgressDisplay: @unchecked Sendable {
-    private let lock = Locked(())
-    private var meter: ProgressMeter?          // guarded by lock; nil: draw nothing
-    private var onScreen = false               // guarded by lock
-    private var stopped = false                // guarded by lock
+    /// What a message, a redraw and a clear share.
+    private struct Screen {
+        var meter: ProgressMeter?   // nil: draw nothing
+        var onScreen = false
+        var stopped = false
+    }
+    private let lock = Locked(Screen())
     private var observer: ProgressObserver?    // main thread only
 
     /// Starts the line of one file; returns the observer to give its pipeline,
@@ -32,8 +35,10 @@ final class ProgressDisplay: @unchecked Sendable {
     ///   - mode: which way the bytes go.
     func begin(name: String, file: Int, files: Int, total: Int?, mode: OperationKind) -> ProgressObserver {
         end()
-        lock.withLock { _ in
-            if !stopped { meter = ProgressMeter(name: name, file: file, files: files, total: total, mode: mode) }
+        lock.withLock { screen in
+            if !screen.stopped {
+                screen.meter = ProgressMeter(name: name, file: file, files: files, total: total, mode: mode)
+            }
         }
         let observer = ProgressObserver { [weak self] totals in self?.draw(totals) }
         self.observer = observer
@@ -56,34 +61,34 @@ final class ProgressDisplay: @unchecked Sendable {
     /// Runs `body` (which writes a message on stderr) with the line taken
     /// away; the next redraw puts it back below the message.
     func interrupt(_ body: () -> Void) {
-        lock.withLock { _ in
-            if onScreen {
+        lock.withLock { screen in
+            if screen.onScreen {
                 StandardError.write(ProgressLine.clear)
-                onScreen = false
+                screen.onScreen = false
             }
             body()
         }
     }
 
     private func clear(stopping: Bool) {
-        lock.withLock { _ in
-            meter = nil
-            if stopping { stopped = true }
-            if onScreen {
+        lock.withLock { screen in
+            screen.meter = nil
+            if stopping { screen.stopped = true }
+            if screen.onScreen {
                 StandardError.write(ProgressLine.clear)
-                onScreen = false
+                screen.onScreen = false
             }
         }
     }
 
     /// On the observer's queue.
     private func draw(_ totals: ProgressObserver.Totals) {
-        lock.withLock { _ in
-            guard var meter else { return }
+        lock.withLock { screen in
+            guard var meter = screen.meter else { return }
             meter.update(totals)
-            self.meter = meter
+            screen.meter = meter
             StandardError.write(ProgressLine.redraw(meter.text(width: TerminalWidth.current())))
-            onScreen = true
+            screen.onScreen = true
         }
     }
 }

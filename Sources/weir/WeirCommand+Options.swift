@@ -47,7 +47,7 @@ struct CompressionFlags: ParsableArguments {
     @Option(name: .customLong("fast"), help: ArgumentHelp("Faster, negative levels: --fast[=N], N >= 1 (default 1).", valueName: "N"))
     var fast: Int?
 
-    @Option(name: .customLong("chunk-size"), help: ArgumentHelp("Input bytes per independent frame (default 8MiB).", valueName: "SIZE"))
+    @Option(name: .customLong("chunk-size"), help: ArgumentHelp("Input bytes per independent frame (default 8MiB; a smaller file is cut into one frame per worker).", valueName: "SIZE"))
     var chunkSize: ByteCount?
 
     @Flag(name: .customLong("no-seek-table"), help: "Do not end the output with a seek table (zstd's seekable format).")

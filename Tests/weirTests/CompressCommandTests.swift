@@ -38,6 +38,23 @@ struct CompressCommandTests {
         #expect(original.count == 2_500_000)
     }
 
+    @Test("stdin redirected from a file starts where the shell left it and leaves the offset at the end",
+          arguments: ["--mmap", "--no-mmap"])
+    func sharedFileOffset(reading: String) throws {
+        let scratch = Scratch()
+        scratch.text("in", size: 3_000_000)
+        // bash's `read` stops after the first line and seeks the shared
+        // descriptor back there; weir must compress the rest, and `cat` after
+        // it must find nothing left.
+        let result = try WeirProcess.shell("""
+            { IFS= read -r first; $WEIR -q \(reading) -T2 > rest.zst; cat > after; } < in
+            tail -n +2 in > expected
+            """, in: scratch.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try scratch.zstd(["-dc", "rest.zst"]).stdout == scratch.data("expected"))
+        #expect(scratch.data("after")?.isEmpty == true)
+    }
+
     @Test("one frame per chunk; the chunk size and the levels take effect")
     func chunksAndLevels() throws {
         let scratch = Scratch()
