@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A count of bytes in flight with an upper bound: the memory budget of
 /// ``ParallelDecompressionPipeline``.
@@ -16,36 +13,21 @@ import Glibc
 ///
 /// Threads: `acquire` blocks, so only the pipeline's own reading thread
 /// calls it (never a GCD worker); `release` and `cancel` are called from any
-/// thread. `used`, `peak` and `cancelled` are guarded by `mutex`; waiters
-/// sleep on `condition` (pthreads: the engine needs no `NSCondition`).
+/// thread. `used`, `peak` and `cancelled` are guarded by `condition`.
 final class ByteBudget: @unchecked Sendable {
     /// The most bytes in flight at once.
     let limit: Int
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    private let condition = ConditionLock()
     private var used = 0
     private var highest = 0
     private var cancelled = false
 
     init(limit: Int) {
         self.limit = max(1, limit)
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-        condition = .allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
-        pthread_cond_init(condition, nil)
     }
 
-    deinit {
-        pthread_cond_destroy(condition)
-        condition.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    private func lock() { pthread_mutex_lock(mutex) }
-    private func unlock() { pthread_mutex_unlock(mutex) }
+    private func lock() { condition.lock() }
+    private func unlock() { condition.unlock() }
 
     /// Waits until `count` more bytes fit, then takes them.
     ///
@@ -54,7 +36,7 @@ final class ByteBudget: @unchecked Sendable {
         lock()
         defer { unlock() }
         while !cancelled && used > 0 && used + count > limit {
-            pthread_cond_wait(condition, mutex)
+            condition.wait()
         }
         if cancelled { return false }
         used += count
@@ -67,7 +49,7 @@ final class ByteBudget: @unchecked Sendable {
         guard count != 0 else { return }
         lock()
         used -= count
-        pthread_cond_broadcast(condition)
+        condition.broadcast()
         unlock()
     }
 
@@ -75,7 +57,7 @@ final class ByteBudget: @unchecked Sendable {
     func cancel() {
         lock()
         cancelled = true
-        pthread_cond_broadcast(condition)
+        condition.broadcast()
         unlock()
     }
 
