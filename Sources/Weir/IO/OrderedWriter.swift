@@ -17,15 +17,19 @@ import Glibc
 /// unbounded so the handler runs once per piece, when it is written, and not
 /// for every partial write.
 ///
-/// Write size: a piece is handed to the channel in subranges of at most
-/// ``maxWrite`` bytes (no copy), one `write()` each. Measured on the
+/// Write size: to a regular file, a piece is handed to the channel in
+/// subranges of at most ``maxWrite`` bytes (no copy), one `write()` each. Measured on the
 /// benchmark VM (Linux 6.18, ext4), decompressing 1.36 GB to a file right
 /// after `zstd -d` had done the same: one 8 MiB `write()` per frame took
 /// 3.2–4.0 s, almost all of it system time copying into the page cache
 /// (`copy_folio_from_iter_atomic`); 1 MiB writes 0.9–4.0 s; 256 KiB
 /// 1.1–2.3 s; 128 KiB 1.1–2.1 s; 32 KiB 1.2–1.6 s; `zstd -d` (32 KiB writes)
 /// 0.9–1.2 s. The kernel sizes page-cache folios after the write, and large
-/// folios seem to land on memory the hypervisor must fault in first.
+/// folios seem to land on memory the hypervisor must fault in first. Pipes
+/// and sockets get whole pieces: the kernel takes at most a pipe buffer per
+/// `write()` anyway, and every channel operation on a pipe goes through
+/// libdispatch's epoll loop, whose teardown race (see the tests' notes)
+/// more operations only make likelier.
 ///
 /// A closed downstream pipe: libdispatch on Linux (up to Swift 6.3) does not
 /// handle a bare `EPOLLERR` on a write-only descriptor. When the reader of a
@@ -50,6 +54,8 @@ final class OrderedWriter: @unchecked Sendable {
     private var inFlight = 0
     private let fd: Int32
     private var hangupTimer: DispatchSourceTimer?
+    /// The most bytes per channel write: ``maxWrite`` for a regular file.
+    private let writeLimit: Int
     /// Called on `queue` when piece `index` of `size` bytes has been written,
     /// or, after a failure, when it has been dropped (`size` is then -1).
     private let onFinished: @Sendable (_ index: Int, _ size: Int) -> Void
@@ -73,7 +79,9 @@ final class OrderedWriter: @unchecked Sendable {
         channel.setLimit(highWater: Int.max)
         channel.setLimit(lowWater: Int.max)
         var info = stat()
-        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFIFO || (info.st_mode & S_IFMT) == S_IFSOCK {
+        let statted = fstat(fd, &info) == 0
+        writeLimit = statted && (info.st_mode & S_IFMT) == S_IFREG ? Self.maxWrite : Int.max
+        if statted, (info.st_mode & S_IFMT) == S_IFIFO || (info.st_mode & S_IFMT) == S_IFSOCK {
             let timer = DispatchSource.makeTimerSource(queue: queue)
             timer.schedule(deadline: .now() + .milliseconds(50), repeating: .milliseconds(50), leeway: .milliseconds(20))
             timer.setEventHandler { [weak self] in self?.checkHangup() }
@@ -144,7 +152,7 @@ final class OrderedWriter: @unchecked Sendable {
         var bounds: [Range<Int>] = []
         var start = 0
         repeat {
-            let end = min(size, start + Self.maxWrite)
+            let end = size - start > writeLimit ? start + writeLimit : size
             bounds.append(start..<end)
             start = end
         } while start < size

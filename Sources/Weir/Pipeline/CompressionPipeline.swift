@@ -10,7 +10,7 @@ import FoundationEssentials
 ///     input fd ─▶ ChunkReader: a regular file is mapped, one mapping per
 ///        │  chunk (MappedInput: no read() copy, no fresh buffer to fault
 ///        │  in); a pipe goes through a DispatchIO stream channel (queue
-///        │  "weir.read") whose 1 MiB pieces are joined by DispatchData
+///        │  "weir.read") whose ~1 MiB pieces are joined by DispatchData
 ///        │  concatenation (no copy)
 ///        ▼
 ///     reading thread (a Thread of its own): takes a slot, reads one chunk
