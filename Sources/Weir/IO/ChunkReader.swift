@@ -23,13 +23,16 @@ import Glibc
 ///       64 KiB     78.9 → 93.3 MiB (10 GB)  no crash
 ///       256 KiB    62 → 82 MiB            0 crashes in 6
 ///       960 KiB    72 → 74 MiB            0 crashes in 6
+///                  (bench, 1 → 10 GB: 68.8 → 81.4 MiB, +18%)
 ///       1 MiB      65 → 68 MiB            3 crashes in 6
+///                  (bench, 1 → 10 GB: 65.4 → 69.2 MiB, +5.9%)
 ///
-///   A low mark below the buffer size sends each buffer out barely used, in
+///   A low mark below the buffer size sends each buffer out partly used, in
 ///   a fresh allocation, and glibc's heap cannot reuse freed `posix_memalign`
-///   blocks of that size, so memory grew with the input. A mark of exactly
-///   the buffer size makes libdispatch crash in `_dispatch_event_loop_drain`
-///   (its epoll teardown race, see the tests' notes) under ThreadSanitizer.
+///   blocks of that size, so memory grows with the input. A mark of exactly
+///   the buffer size keeps memory nearly flat but makes libdispatch crash in
+///   `_dispatch_event_loop_drain` (its epoll teardown race, see the tests'
+///   notes) under ThreadSanitizer; a crash loses more than memory, so 960 KiB.
 /// - regular file read through the channel (`mapFiles: false`, or a file
 ///   that cannot be mapped): low = high = `chunkSize`. The handler then runs
 ///   once per chunk with its ~1 MiB regions (libdispatch reads at most 1 MiB
