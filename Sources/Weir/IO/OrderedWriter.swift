@@ -149,16 +149,11 @@ final class OrderedWriter: @unchecked Sendable {
     private func write(index: Int, _ data: DispatchData) {
         let size = data.count
         inFlight += 1
-        var bounds: [Range<Int>] = []
-        var start = 0
-        repeat {
-            let end = size - start > writeLimit ? start + writeLimit : size
-            bounds.append(start..<end)
-            start = end
-        } while start < size
-        nonisolated(unsafe) let writes = PieceWrites(bounds.count)
-        for range in bounds {
-            let part = bounds.count == 1 ? data : data.subdata(in: range)
+        // Piece starts; an empty piece is still one (empty) write.
+        let starts = Array(stride(from: 0, to: max(size, 1), by: writeLimit))
+        nonisolated(unsafe) let writes = PieceWrites(starts.count)
+        for start in starts {
+            let part = starts.count == 1 ? data : data.subdata(in: start..<min(size, start + writeLimit))
             channel.write(offset: 0, data: part, queue: queue) { [self] done, _, error in
                 guard done else { return }
                 if error != 0 && writes.error == 0 { writes.error = error }

@@ -31,8 +31,8 @@ final class CompressionContext {
     /// A chunk in one piece (a mapped file's chunk) goes through the one-shot
     /// `ZSTD_compress2`, which reads it in place; a chunk of several regions
     /// (from a pipe) is fed to `ZSTD_compressStream2` region by region, so it
-    /// is never flattened first — libzstd then copies it into its window
-    /// buffer, 4 MiB of memory more per context. Both write the same frame.
+    /// is never flattened first (libzstd then copies it into its window
+    /// buffer). Both write the same frame.
     ///
     /// - Parameters:
     ///   - chunk: the bytes of the frame; may be empty.
@@ -42,16 +42,15 @@ final class CompressionContext {
         ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
         var failure: Int = 0
         let total = chunk.count
+        // The regions point into `chunk`, which outlives this call.
+        var first: UnsafeBufferPointer<UInt8>?
         var regions = 0
-        chunk.enumerateBytes { _, _, stop in
+        chunk.enumerateBytes { region, _, stop in
             regions += 1
-            stop = regions > 1
+            if regions == 1 { first = region } else { stop = true }
         }
-        if regions == 1 {
-            var written = 0
-            chunk.enumerateBytes { region, _, _ in
-                written = ZSTD_compress2(cctx, output.baseAddress, output.count, region.baseAddress, region.count)
-            }
+        if regions == 1, let first {
+            let written = ZSTD_compress2(cctx, output.baseAddress, output.count, first.baseAddress, first.count)
             if ZSTD_isError(written) != 0 { throw Zstd.error(written, path: path, operation: "compress") }
             return written
         }
