@@ -27,9 +27,8 @@ import Glibc
 /// 0.9–1.2 s. The kernel sizes page-cache folios after the write, and large
 /// folios seem to land on memory the hypervisor must fault in first. Pipes
 /// and sockets get whole pieces: the kernel takes at most a pipe buffer per
-/// `write()` anyway, and every channel operation on a pipe goes through
-/// libdispatch's epoll loop, whose teardown race (see the tests' notes)
-/// more operations only make likelier.
+/// `write()` anyway. (A write end of a pipe never reports `EPOLLHUP`, so the
+/// write source does not meet the libdispatch race ``ChunkReader`` avoids.)
 ///
 /// A closed downstream pipe: libdispatch on Linux (up to Swift 6.3) does not
 /// handle a bare `EPOLLERR` on a write-only descriptor. When the reader of a

@@ -1,0 +1,115 @@
+import CSupport
+import Dispatch
+import Foundation
+import Testing
+@testable import Weir
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Paced reads of pipes: chunks are assembled from what the pipe holds,
+/// whatever the producer's rhythm, and a waiting read can be stopped.
+@Suite("Chunk reader on pipes")
+struct ChunkReaderTests {
+    private static func bytes(_ data: DispatchData) -> [UInt8] {
+        var out: [UInt8] = []
+        data.enumerateBytes { region, _, _ in out += region }
+        return out
+    }
+
+    /// A close-on-exec pipe: (read end, write end).
+    private static func pipe() throws -> (Int32, Int32) {
+        var ends: [Int32] = [0, 0]
+        try #require(PipeHarness.makePipe(&ends))
+        return (ends[0], ends[1])
+    }
+
+    /// Writes `pieces` to `fd` from a thread, sleeping `pause` between them,
+    /// then closes `fd`.
+    private static func feed(_ fd: Int32, _ pieces: [[UInt8]], pause: useconds_t) {
+        DedicatedThread.start(name: "feeder") {
+            for piece in pieces {
+                piece.withUnsafeBytes { _ = write(fd, $0.baseAddress, $0.count) }
+                if pause > 0 { usleep(pause) }
+            }
+            close(fd)
+        }
+    }
+
+    @Test("a pipe fed in small, slow pieces gives full chunks, then a short one and the end")
+    func slowProducer() throws {
+        let (readEnd, writeEnd) = try Self.pipe()
+        defer { close(readEnd) }
+        let content = TestData.text(10_500, seed: 3)
+        let pieces = stride(from: 0, to: content.count, by: 700).map { Array(content[$0..<min($0 + 700, content.count)]) }
+        Self.feed(writeEnd, pieces, pause: 3_000)
+        let cleanup = DispatchGroup()
+        let reader = ChunkReader(fd: readEnd, path: "pipe", kind: .stream, chunkSize: 4096, cleanup: cleanup)
+        var sizes: [Int] = []
+        var read: [UInt8] = []
+        while true {
+            let chunk = try reader.start().wait()
+            sizes.append(chunk.data.count)
+            read += Self.bytes(chunk.data)
+            if chunk.endOfInput { break }
+        }
+        reader.close(stop: false)
+        cleanup.wait()
+        #expect(sizes == [4096, 4096, 2308])
+        #expect(read == content)
+    }
+
+    @Test("reading raises the pipe's capacity to 1 MiB, so a fast producer fills large reads")
+    func pipeCapacity() throws {
+        let (readEnd, writeEnd) = try Self.pipe()
+        defer { close(readEnd); close(writeEnd) }
+        #expect(weir_grow_pipe(readEnd, 0) < ChunkReader.pipeCapacity)  // 64 KiB by default
+        let cleanup = DispatchGroup()
+        let reader = ChunkReader(fd: readEnd, path: "pipe", kind: .stream, chunkSize: 1 << 20, cleanup: cleanup)
+        #expect(weir_grow_pipe(readEnd, 0) == ChunkReader.pipeCapacity)
+        reader.close(stop: false)
+        cleanup.wait()
+    }
+
+    @Test("stopping the reader ends a read waiting on a silent pipe with .cancelled")
+    func stopWhileWaiting() throws {
+        let (readEnd, writeEnd) = try Self.pipe()
+        defer { close(readEnd); close(writeEnd) }
+        let cleanup = DispatchGroup()
+        let reader = ChunkReader(fd: readEnd, path: "pipe", kind: .stream, chunkSize: 4096, cleanup: cleanup)
+        _ = "12".withCString { write(writeEnd, $0, 2) }  // some bytes, then silence
+        let outcome = Locked<WeirError?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        DedicatedThread.start(name: "waiter") {
+            do throws(WeirError) { _ = try reader.start().wait() } catch { outcome.withLock { $0 = error } }
+            finished.signal()
+        }
+        #expect(finished.wait(timeout: .now() + .milliseconds(200)) == .timedOut)  // still waiting for more
+        reader.close(stop: true)
+        #expect(finished.wait(timeout: .now() + .seconds(5)) == .success)
+        #expect(outcome.current?.kind == .cancelled)
+        cleanup.wait()
+    }
+
+    /// The pattern that made libdispatch crash (a use-after-free in
+    /// `_dispatch_event_loop_drain`, caught under ThreadSanitizer): the
+    /// reader is ahead of the producer, so it waits, and the producer then
+    /// closes the pipe. Hundreds of short pipes, each ended that way.
+    @Test("hundreds of pipes closed while their reader waits: every byte, then the end")
+    func closedWhileWaiting() throws {
+        for round in 0..<300 {
+            let (readEnd, writeEnd) = try Self.pipe()
+            let content = TestData.random(1 + round * 37 % 5000, seed: UInt64(round))
+            Self.feed(writeEnd, [Array(content.prefix(content.count / 2)), Array(content.dropFirst(content.count / 2))],
+                      pause: useconds_t(round % 4 * 500))
+            let cleanup = DispatchGroup()
+            let reader = ChunkReader(fd: readEnd, path: "pipe", kind: .stream, chunkSize: 1 << 20, cleanup: cleanup)
+            let chunk = try reader.start().wait()
+            reader.close(stop: false)
+            cleanup.wait()
+            close(readEnd)
+            #expect(chunk.endOfInput)
+            #expect(Self.bytes(chunk.data) == content, "round \(round)")
+        }
+    }
+}
