@@ -24,8 +24,21 @@ import Glibc
 /// 3.2–4.0 s, almost all of it system time copying into the page cache
 /// (`copy_folio_from_iter_atomic`); 1 MiB writes 0.9–4.0 s; 256 KiB
 /// 1.1–2.3 s; 128 KiB 1.1–2.1 s; 32 KiB 1.2–1.6 s; `zstd -d` (32 KiB writes)
-/// 0.9–1.2 s. The kernel sizes page-cache folios after the write, and large
-/// folios seem to land on memory the hypervisor must fault in first. Pipes
+/// 0.9–1.2 s.
+///
+/// Write placement: the cuts fall at file offsets k × ``maxWrite`` +
+/// ``writePhase`` (4 KiB past each 128 KiB), not at multiples of 128 KiB.
+/// The kernel (6.18, ext4 with large folios) sizes page-cache folios after
+/// the write's length *and alignment*: an aligned 128 KiB write gets 128 KiB
+/// folios, and on this VM those high-order allocations are sometimes several
+/// times slower (likely its free page reporting, `page_reporting_order` 9:
+/// free 2 MiB blocks go back to the host and must be faulted in again). Measured with `dd` writing 1.36 GB
+/// to a new file, 4 alternating runs: aligned 128 KiB writes 0.30–1.80 s
+/// of system time (5.5 s once), the same writes 4 KiB off 0.39–0.57 s.
+/// `weir -d` of the benchmark file to a file, runs 3 s apart, 4 alternating:
+/// aligned 0.90–1.70 s wall, cut 4 KiB off 0.87–1.15 s; `zstd -d`
+/// 0.88–1.47 s, `pzstd -d` 0.83–1.21 s (stdio: 126,976 + 4,096-byte writes,
+/// which are unaligned too). Pipes
 /// and sockets get whole pieces: the kernel takes at most a pipe buffer per
 /// `write()` anyway. (A write end of a pipe never reports `EPOLLHUP`, so the
 /// write source does not meet the libdispatch race ``ChunkReader`` avoids.)
@@ -43,6 +56,9 @@ import Glibc
 final class OrderedWriter: @unchecked Sendable {
     /// The most bytes per `write()` (see the type's comment).
     static let maxWrite = 128 << 10
+    /// Where writes to a regular file are cut, past each multiple of
+    /// ``maxWrite`` (see the type's comment).
+    static let writePhase = 4 << 10
 
     let path: String
     private let channel: DispatchIO
@@ -55,6 +71,9 @@ final class OrderedWriter: @unchecked Sendable {
     private var hangupTimer: DispatchSourceTimer?
     /// The most bytes per channel write: ``maxWrite`` for a regular file.
     private let writeLimit: Int
+    /// The file offset after the bytes handed to the channel so far (regular
+    /// files: where the next write lands). On `queue`.
+    private var position = 0
     /// Called on `queue` when piece `index` of `size` bytes has been written,
     /// or, after a failure, when it has been dropped (`size` is then -1).
     private let onFinished: @Sendable (_ index: Int, _ size: Int) -> Void
@@ -80,6 +99,7 @@ final class OrderedWriter: @unchecked Sendable {
         var info = stat()
         let statted = fstat(fd, &info) == 0
         writeLimit = statted && (info.st_mode & S_IFMT) == S_IFREG ? Self.maxWrite : Int.max
+        position = max(0, Int(lseek(fd, 0, SEEK_CUR)))
         if statted, (info.st_mode & S_IFMT) == S_IFIFO || (info.st_mode & S_IFMT) == S_IFSOCK {
             let timer = DispatchSource.makeTimerSource(queue: queue)
             timer.schedule(deadline: .now() + .milliseconds(50), repeating: .milliseconds(50), leeway: .milliseconds(20))
@@ -149,10 +169,10 @@ final class OrderedWriter: @unchecked Sendable {
         let size = data.count
         inFlight += 1
         // Piece starts; an empty piece is still one (empty) write.
-        let starts = Array(stride(from: 0, to: max(size, 1), by: writeLimit))
-        nonisolated(unsafe) let writes = PieceWrites(starts.count)
-        for start in starts {
-            let part = starts.count == 1 ? data : data.subdata(in: start..<min(size, start + writeLimit))
+        let parts = cuts(size)
+        nonisolated(unsafe) let writes = PieceWrites(parts.count)
+        for part in parts {
+            let part = parts.count == 1 ? data : data.subdata(in: part)
             channel.write(offset: 0, data: part, queue: queue) { [self] done, _, error in
                 guard done else { return }
                 if error != 0 && writes.error == 0 { writes.error = error }
@@ -167,6 +187,23 @@ final class OrderedWriter: @unchecked Sendable {
                 onFinished(index, writes.error == 0 ? size : -1)
             }
         }
+    }
+
+    /// The ranges of a piece of `size` bytes that go out in one `write()`
+    /// each: the whole piece, except to a regular file, where the piece is
+    /// cut at the file offsets k × ``maxWrite`` + ``writePhase``. On `queue`.
+    func cuts(_ size: Int) -> [Range<Int>] {
+        guard writeLimit != Int.max, size > 0 else { return [0..<size] }
+        var ranges: [Range<Int>] = []
+        var start = 0
+        while start < size {
+            let phase = ((position + start - Self.writePhase) % writeLimit + writeLimit) % writeLimit
+            let end = min(size, start + writeLimit - phase)
+            ranges.append(start..<end)
+            start = end
+        }
+        position += size
+        return ranges
     }
 
     /// Closes the channel; with `stop`, writes in progress end with ECANCELED.

@@ -1,0 +1,76 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import Weir
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The ordered writer: pieces land in index order, and writes to a regular
+/// file are cut where the page cache stays cheap (see `OrderedWriter`).
+@Suite("Ordered writer")
+struct OrderedWriterTests {
+    private static func data(_ bytes: [UInt8]) -> DispatchData {
+        bytes.withUnsafeBytes { DispatchData(bytes: $0) }
+    }
+
+    @Test("pieces submitted out of order land in order, after the file's offset")
+    func order() throws {
+        let folder = TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("out").path
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        _ = "head".withCString { write(fd, $0, 4) }
+        let pieces = (0..<5).map { TestData.random(100_000 + $0 * 70_001, seed: UInt64($0)) }
+        let cleanup = DispatchGroup()
+        let written = DispatchGroup()
+        let sizes = Locked([Int: Int]())
+        let writer = OrderedWriter(fd: fd, path: "out", cleanup: cleanup,
+                                   onFinished: { index, size in sizes.withLock { $0[index] = size }; written.leave() },
+                                   onError: { Issue.record("write failed: \($0)") })
+        for index in [3, 0, 4, 2, 1] {
+            written.enter()
+            writer.submit(index, Self.data(pieces[index]))
+        }
+        written.wait()
+        writer.close(stop: false)
+        cleanup.wait()
+        #expect(sizes.current == Dictionary(uniqueKeysWithValues: pieces.indices.map { ($0, pieces[$0].count) }))
+        let content = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(content == Array("head".utf8) + pieces.flatMap { $0 })
+    }
+
+    @Test("writes to a regular file are cut 4 KiB past each multiple of 128 KiB of the file")
+    func fileCuts() throws {
+        let folder = TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fd = open(folder.appendingPathComponent("out").path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        let cleanup = DispatchGroup()
+        let writer = OrderedWriter(fd: fd, path: "out", cleanup: cleanup, onFinished: { _, _ in }, onError: { _ in })
+        let k = OrderedWriter.maxWrite, phase = OrderedWriter.writePhase
+        #expect(writer.cuts(300_000) == [0..<phase, phase..<(k + phase), (k + phase)..<(2 * k + phase), (2 * k + phase)..<300_000])
+        // The next piece goes on from where the last one ended.
+        let offset = 300_000
+        let first = 2 * k + phase + k - offset
+        #expect(writer.cuts(first + 10) == [0..<first, first..<(first + 10)])
+        #expect(writer.cuts(0) == [0..<0])
+        writer.close(stop: false)
+        cleanup.wait()
+    }
+
+    @Test("a pipe gets each piece in one write")
+    func pipeWhole() throws {
+        var ends: [Int32] = [0, 0]
+        try #require(PipeHarness.makePipe(&ends))
+        defer { close(ends[0]); close(ends[1]) }
+        let cleanup = DispatchGroup()
+        let writer = OrderedWriter(fd: ends[1], path: "pipe", cleanup: cleanup, onFinished: { _, _ in }, onError: { _ in })
+        #expect(writer.cuts(5 << 20) == [0..<(5 << 20)])
+        writer.close(stop: false)
+        cleanup.wait()
+    }
+}
