@@ -168,11 +168,11 @@ final class OrderedWriter: @unchecked Sendable {
     private func write(index: Int, _ data: DispatchData) {
         let size = data.count
         inFlight += 1
-        // Piece starts; an empty piece is still one (empty) write.
-        let parts = cuts(size)
-        nonisolated(unsafe) let writes = PieceWrites(parts.count)
-        for part in parts {
-            let part = parts.count == 1 ? data : data.subdata(in: part)
+        // An empty piece is still one (empty) write.
+        let ranges = cuts(size)
+        nonisolated(unsafe) let writes = PieceWrites(ranges.count)
+        for range in ranges {
+            let part = ranges.count == 1 ? data : data.subdata(in: range)
             channel.write(offset: 0, data: part, queue: queue) { [self] done, _, error in
                 guard done else { return }
                 if error != 0 && writes.error == 0 { writes.error = error }
