@@ -1,4 +1,3 @@
-
 /// Byte counts in binary units: `512 B`, `1.50 KiB`, `191.5 MiB`, `1.27 GiB`.
 ///
 /// Three significant figures: two decimals below 100 of a unit, one above.

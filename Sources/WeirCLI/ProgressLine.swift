@@ -1,4 +1,3 @@
-
 /// One state of the live progress line, laid out to fit a terminal width.
 ///
 /// Shown in this order, each field only when known:

@@ -1,4 +1,3 @@
-
 /// A count of bytes in flight with an upper bound: the memory budget of
 /// ``ParallelDecompressionPipeline``.
 ///
@@ -26,15 +25,12 @@ final class ByteBudget: @unchecked Sendable {
         self.limit = max(1, limit)
     }
 
-    private func lock() { condition.lock() }
-    private func unlock() { condition.unlock() }
-
     /// Waits until `count` more bytes fit, then takes them.
     ///
     /// - Returns: false when the budget was cancelled (the run failed).
     func acquire(_ count: Int) -> Bool {
-        lock()
-        defer { unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         while !cancelled && used > 0 && used + count > limit {
             condition.wait()
         }
@@ -47,31 +43,31 @@ final class ByteBudget: @unchecked Sendable {
     /// Gives back `count` bytes taken earlier.
     func release(_ count: Int) {
         guard count != 0 else { return }
-        lock()
+        condition.lock()
         used -= count
         condition.broadcast()
-        unlock()
+        condition.unlock()
     }
 
     /// Wakes the reading thread for good: every later `acquire` fails.
     func cancel() {
-        lock()
+        condition.lock()
         cancelled = true
         condition.broadcast()
-        unlock()
+        condition.unlock()
     }
 
     /// The bytes in flight now.
     var inUse: Int {
-        lock()
-        defer { unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         return used
     }
 
     /// The most bytes that were ever in flight at once.
     var peak: Int {
-        lock()
-        defer { unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         return highest
     }
 }
