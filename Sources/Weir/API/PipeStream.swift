@@ -166,25 +166,22 @@ final class PipeStream: @unchecked Sendable {
             return !state.started
         }
         guard first else { return }
-        var input: [Int32] = [-1, -1]
-        var output: [Int32] = [-1, -1]
-        guard Self.makePipe(&input) else {
+        guard let input = PipeEnds.make() else {
             state.withLock { $0.finished = true }
             throw WeirError.system(errno, path: Self.name, operation: "pipe")
         }
-        guard Self.makePipe(&output) else {
+        guard let output = PipeEnds.make() else {
             let error = errno
-            Glibc.close(input[0])
-            Glibc.close(input[1])
+            input.close()
             state.withLock { $0.finished = true }
             throw WeirError.system(error, path: Self.name, operation: "pipe")
         }
-        let inputWrite = input[1]
-        let outputWrite = output[1]
-        let pipeline = makePipeline(input[0], output[1])
+        let inputWrite = input.write
+        let outputWrite = output.write
+        let pipeline = makePipeline(input.read, output.write)
         _ = fcntl(inputWrite, F_SETFL, fcntl(inputWrite, F_GETFL) | O_NONBLOCK)
         parts.withLock {
-            $0 = Parts(pipeline: pipeline, inputRead: input[0], outputRead: output[0])
+            $0 = Parts(pipeline: pipeline, inputRead: input.read, outputRead: output.read)
         }
 
         pipelineRunning.enter()
@@ -357,13 +354,6 @@ final class PipeStream: @unchecked Sendable {
 
     private func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
         DedicatedThread.start(name: name, body)
-    }
-
-    /// A pipe whose ends are not inherited by child processes.
-    private static func makePipe(_ ends: inout [Int32]) -> Bool {
-        guard pipe(&ends) == 0 else { return false }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        return true
     }
 
     /// A chunk as `DispatchData`, without a copy when it already is one.

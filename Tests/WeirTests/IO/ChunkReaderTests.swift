@@ -19,9 +19,8 @@ struct ChunkReaderTests {
 
     /// A close-on-exec pipe: (read end, write end).
     private static func pipe() throws -> (Int32, Int32) {
-        var ends: [Int32] = [0, 0]
-        try #require(PipeHarness.makePipe(&ends))
-        return (ends[0], ends[1])
+        let ends = try #require(PipeEnds.make())
+        return (ends.read, ends.write)
     }
 
     /// Writes `pieces` to `fd` from a thread, sleeping `pause` between them,

@@ -64,11 +64,10 @@ struct OrderedWriterTests {
 
     @Test("a pipe gets each piece in one write")
     func pipeWhole() throws {
-        var ends: [Int32] = [0, 0]
-        try #require(PipeHarness.makePipe(&ends))
-        defer { close(ends[0]); close(ends[1]) }
+        let ends = try #require(PipeEnds.make())
+        defer { ends.close() }
         let cleanup = DispatchGroup()
-        let writer = OrderedWriter(fd: ends[1], path: "pipe", cleanup: cleanup, onFinished: { _, _ in }, onError: { _ in })
+        let writer = OrderedWriter(fd: ends.write, path: "pipe", cleanup: cleanup, onFinished: { _, _ in }, onError: { _ in })
         #expect(writer.cuts(5 << 20) == [0..<(5 << 20)])
         writer.close(stop: false)
         cleanup.wait()

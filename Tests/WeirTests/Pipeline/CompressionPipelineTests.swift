@@ -59,11 +59,10 @@ struct CompressionPipelineTests {
     @Test("a closed downstream pipe is a clean EPIPE error, not a crash")
     func brokenPipe() throws {
         signal(SIGPIPE, SIG_IGN)
-        var inPipe: [Int32] = [0, 0]
-        var outPipe: [Int32] = [0, 0]
-        #expect(PipeHarness.makePipe(&inPipe) && PipeHarness.makePipe(&outPipe))
-        close(outPipe[0])  // nobody will read
-        let inWrite = inPipe[1]
+        let inPipe = try #require(PipeEnds.make())
+        let outPipe = try #require(PipeEnds.make())
+        close(outPipe.read)  // nobody will read
+        let inWrite = inPipe.write
         let input = TestData.random(2_000_000)
         let feeder = Thread {
             input.withUnsafeBytes { bytes in
@@ -77,10 +76,10 @@ struct CompressionPipelineTests {
             close(inWrite)
         }
         feeder.start()
-        let result = CompressionPipeline(input: inPipe[0], output: outPipe[1], inputName: "in", outputName: "(stdout)",
+        let result = CompressionPipeline(input: inPipe.read, output: outPipe.write, inputName: "in", outputName: "(stdout)",
                                          options: CompressionOptions(chunkSize: 65536)).result()
-        close(inPipe[0])
-        close(outPipe[1])
+        close(inPipe.read)
+        close(outPipe.write)
         guard case .failure(let error) = result else {
             Issue.record("expected a failure")
             return
@@ -91,13 +90,12 @@ struct CompressionPipelineTests {
 
     @Test("cancel stops a run blocked on a slow input")
     func cancel() throws {
-        var inPipe: [Int32] = [0, 0]
-        #expect(PipeHarness.makePipe(&inPipe))
+        let inPipe = try #require(PipeEnds.make())
         let devNull = open("/dev/null", O_WRONLY)
-        let pipeline = CompressionPipeline(input: inPipe[0], output: devNull, inputName: "in", outputName: "out")
+        let pipeline = CompressionPipeline(input: inPipe.read, output: devNull, inputName: "in", outputName: "out")
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { pipeline.cancel() }
         let result = pipeline.result()
-        close(inPipe[1]); close(inPipe[0]); close(devNull)
+        inPipe.close(); close(devNull)
         guard case .failure(let error) = result else {
             Issue.record("expected cancellation")
             return

@@ -16,10 +16,8 @@ enum PipeHarness {
     static func run(input: [UInt8], pieceSize: Int = 1 << 16,
                     _ body: (_ inputFD: Int32, _ outputFD: Int32) -> Result<Statistics, WeirError>) -> Outcome {
         signal(SIGPIPE, SIG_IGN)  // the feeder may outlive a pipeline that failed early
-        var inPipe: [Int32] = [0, 0]
-        var outPipe: [Int32] = [0, 0]
-        precondition(PipeHarness.makePipe(&inPipe) && PipeHarness.makePipe(&outPipe))
-        let (inRead, inWrite, outRead, outWrite) = (inPipe[0], inPipe[1], outPipe[0], outPipe[1])
+        guard let inPipe = PipeEnds.make(), let outPipe = PipeEnds.make() else { preconditionFailure("pipe") }
+        let (inRead, inWrite, outRead, outWrite) = (inPipe.read, inPipe.write, outPipe.read, outPipe.write)
         let feeder = Thread {
             var offset = 0
             input.withUnsafeBytes { bytes in
@@ -50,16 +48,6 @@ enum PipeHarness {
         close(outWrite)
         done.wait()
         return Outcome(output: collected.bytes, result: result)
-    }
-
-    /// A pipe whose ends are close-on-exec: the CLI tests spawn processes
-    /// concurrently, and a child that inherited a pipe end would keep its
-    /// file description alive after the test closed it, which libdispatch's
-    /// epoll registration does not survive (a dangling muxnote).
-    static func makePipe(_ ends: inout [Int32]) -> Bool {
-        guard pipe(&ends) == 0 else { return false }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        return true
     }
 
     private final class Collected: @unchecked Sendable {
