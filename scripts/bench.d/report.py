@@ -81,7 +81,7 @@ def compute_targets(data):
     add("Compression ≥ 0.9× the %d-core in-memory ceiling" % n,
         ratio(med(wn, "mbps"), n * single if single else None), ">=", 0.9,
         "weir -T%d file→/dev/null MB/s ÷ (%d × zstd -b3 -T1 = %s MB/s)" % (
-            n, n, "%.0f" % (n * single) if single else "?"), [wn])
+            n, n, "%.0f" % (n * single) if single else "?") + together_note(ceil, n, med(wn, "mbps")), [wn])
     add("Output size ≤ 1.005× zstd -T%d's" % n, ratio(med(cw, "out_bytes"), med(cz, "out_bytes")), "<=", 1.005,
         "level 3, main corpus, bytes of weir output ÷ zstd -T%d output" % n, [cw])
     add("Peak RSS ≤ zstd -T%d's" % n, ratio(med(cw, "rss_kb"), med(cz, "rss_kb")), "<=", 1.0,
@@ -120,7 +120,8 @@ def compute_targets(data):
             "needs weir -T1 and -T2 in the scaling section (--threads 2 or --scaling-threads 1,2)")
     else:
         add("Scaling: -T%d ≥ 1.85× -T1" % tn, ratio(med(s2, "mbps"), med(s1, "mbps")), ">=", 1.85,
-            "level 3, main corpus → /dev/null, MB/s of weir -T%d ÷ weir -T1" % tn, [s1, s2])
+            "level 3, main corpus → /dev/null, MB/s of weir -T%d ÷ weir -T1" % tn
+            + machine_scaling_note(ceil, tn), [s1, s2])
 
     sw = find(data, "small", family="weir")
     sz = find(data, "small", family="zstd")
@@ -248,6 +249,24 @@ def compression_tables(data, section, group_keys):
     return "".join(out)
 
 
+def together_note(ceil, n, mbps):
+    """The ceiling target's context: what n one-core runs made at the same time."""
+    both = ceil.get("together_comp_mbps")
+    if not both or n < 2:
+        return ""
+    text = "; for comparison, %d × zstd -b3 -T1 run at the same time made %s MB/s together" % (n, f_mbps(both))
+    return text + (", and weir %s× that" % f_num(ratio(mbps, both)) if mbps else "")
+
+
+def machine_scaling_note(ceil, n):
+    """The scaling target's context: how much the machine itself gives a second process."""
+    single, both = ceil.get("single_comp_mbps"), ceil.get("together_comp_mbps")
+    if not single or not both or n != ceil.get("threads"):
+        return ""
+    return "; the machine itself: %d × zstd -b3 -T1 at the same time made %s× one alone" % (
+        n, f_num(ratio(both, single)))
+
+
 def sec_ceiling(data):
     s = data["sections"]["ceiling"]
     n = s["threads"]
@@ -257,6 +276,9 @@ def sec_ceiling(data):
     rows = [["libzstd, one core, compress (zstd -b3 -T1)", f_mbps(single), ""],
             ["libzstd, one core, decompress", f_mbps(dsingle), ""],
             ["**Compression ceiling, %d cores**" % n, f_mbps(ceil), "1.00"]]
+    if s.get("together_comp_mbps"):
+        rows.append(["%d × zstd -b3 -T1 at the same time, together" % n, f_mbps(s["together_comp_mbps"]),
+                     f_num(ratio(s["together_comp_mbps"], ceil))])
     for sec, fam, mode in (("compress", "weir", "null"), ("compress", "weir", "file"),
                            ("compress", "zstd", "null"), ("compress", "pzstd", "null")):
         c = find(data, sec, family=fam, mode=mode)
@@ -264,6 +286,9 @@ def sec_ceiling(data):
             rows.append(["%s, %s" % (c["tool"], MODE_TITLE[mode]), f_mbps(med(c, "mbps")),
                          f_num(ratio(med(c, "mbps"), ceil))])
     rows.append(["Decompression ceiling, %d cores (weir's own frames)" % n, f_mbps(dceil), "1.00"])
+    if s.get("together_dec_mbps"):
+        rows.append(["%d × zstd -b3 -T1 at the same time, together, decompress" % n,
+                     f_mbps(s["together_dec_mbps"]), f_num(ratio(s["together_dec_mbps"], dceil))])
     for src in ("weir", "zstd"):
         c = find(data, "decompress", source=src, family="weir", mode="null")
         if c:
@@ -274,7 +299,21 @@ def sec_ceiling(data):
     return (table(["", "MB/s", "Fraction of ceiling"], rows) +
             "\nSingle-core figures are the median over %d run(s) of `%s` (compress/decompress MB/s per run: %s)."
             " zstd -b times compression in memory, with no I/O; it compresses the whole input as one stream, "
-            "while weir and pzstd cut it into independent frames.\n" % (len(s["runs"]), s["cmd"], runs))
+            "while weir and pzstd cut it into independent frames.%s\n" % (len(s["runs"]), s["cmd"], runs,
+                                                                         together_text(s)))
+
+
+def together_text(s):
+    """How the at-the-same-time row was measured."""
+    runs = s.get("together_runs") or []
+    if not runs:
+        return ""
+    sums = ", ".join("%s/%s" % (f_mbps(r.get("comp_mbps")), f_mbps(r.get("dec_mbps"))) if r.get("ok")
+                     else "failed" for r in runs)
+    return (" The at-the-same-time rows start %d copies of that command together and add up their figures "
+            "(median over %d round(s): %s): what %d processes get from this machine's cores at once, which on a "
+            "VM whose cores share a physical core or its caches is less than %d × one alone." % (
+                s["threads"], len(runs), sums, s["threads"], s["threads"]))
 
 
 def sec_decompress(data):
