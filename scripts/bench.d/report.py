@@ -77,12 +77,12 @@ def compute_targets(data):
 
     ceil = data.get("sections", {}).get("ceiling", {})
     single = ceil.get("single_comp_mbps")
-    wn = (find(data, "ceiling", family="weir") or find(data, "compress", family="weir", mode="null")
-          or find(data, "scaling", family="weir", threads=n))
+    paired = find(data, "ceiling", family="weir")
+    wn = paired or find(data, "compress", family="weir", mode="null") or find(data, "scaling", family="weir", threads=n)
     add("Compression ≥ 0.9× the %d-core in-memory ceiling" % n,
         ratio(med(wn, "mbps"), n * single if single else None), ">=", 0.9,
         "weir -T%d file→/dev/null MB/s%s ÷ (%d × zstd -b3 -T1 = %s MB/s)" % (
-            n, " (%s MB/s, in the ceiling's rounds)" % f_mbps(med(wn, "mbps")) if wn else "", n,
+            n, " (%s MB/s, in the ceiling's rounds)" % f_mbps(med(wn, "mbps")) if paired else "", n,
             "%.0f" % (n * single) if single else "?") + together_note(ceil, n, med(wn, "mbps")), [wn])
     add("Output size ≤ 1.005× zstd -T%d's" % n, ratio(med(cw, "out_bytes"), med(cz, "out_bytes")), "<=", 1.005,
         "level 3, main corpus, bytes of weir output ÷ zstd -T%d output" % n, [cw])

@@ -25,7 +25,7 @@ struct PipeEndsTests {
         var child: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("5"), nil]
         defer { argv.forEach { free($0) } }
-        #expect(posix_spawn(&child, "/bin/sleep", nil, nil, argv, environ) == 0)
+        try #require(posix_spawn(&child, "/bin/sleep", nil, nil, argv, environ) == 0)
         defer {
             kill(child, SIGKILL)
             var status: Int32 = 0
