@@ -579,16 +579,27 @@ class Bench:
         weir = self.make_case("ceiling", "compress", fam, tool, base, "null", self.main, level=3,
                               threads=self.N, group="ceiling")
         weir["runs"] = []
+
+        def at_once(count):
+            """Runs `count` copies of argv together; each one's output and its
+            last result line (src, dst, ratio, comp, dec), None when it failed."""
+            procs = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                     for _ in range(count)]
+            results = []
+            for p in procs:
+                text = p.communicate()[0].decode("utf-8", "replace")
+                hits = pat.findall(text)
+                results.append((text, hits[-1] if p.returncode == 0 and hits else None))
+            return results
+
         runs = []
         for rnd in range(a.runs):
-            p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-            text = p.stdout.decode("utf-8", "replace")
-            found = pat.findall(text)
-            if p.returncode != 0 or not found:
+            [(text, found)] = at_once(1)
+            if not found:
                 runs.append({"ok": False, "error": text[-300:]})
                 log("  ceiling FAILED: %s" % text[-300:])
                 continue
-            src, dst, ratio, comp, dec = found[-1]
+            src, dst, ratio, comp, dec = found
             runs.append({"ok": True, "comp_mbps": float(comp), "dec_mbps": float(dec),
                          "ratio": float(ratio), "in_bytes": int(src), "out_bytes": int(dst)})
             log("  ceiling    zstd -b3 -T1: compress %s MB/s, decompress %s MB/s (one core)" % (comp, dec))
@@ -602,13 +613,7 @@ class Bench:
         together = []
         if self.N > 1:
             for rnd in range(a.runs):
-                procs = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-                         for _ in range(self.N)]
-                found = []
-                for p in procs:
-                    text = p.communicate()[0].decode("utf-8", "replace")
-                    hits = pat.findall(text)
-                    found.append(hits[-1] if p.returncode == 0 and hits else None)
+                found = [hit for _, hit in at_once(self.N)]
                 if None in found:
                     together.append({"ok": False})
                     log("  ceiling    %d at once FAILED" % self.N)

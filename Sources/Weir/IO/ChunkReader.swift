@@ -235,7 +235,7 @@ final class ChunkReader: @unchecked Sendable {
     /// least 1 (a read at the end returns the end). Nil once stopped. Wakes
     /// every 50 ms to look at `stopped`.
     private func waitUntilReadable(wanted: Int) -> Int? {
-        guard case .paced(_, _, let fd) = source else { return chunkSize }
+        guard case .paced(_, _, let fd) = source else { preconditionFailure("only a paced read waits") }
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         while !stopped.current {
             let ready = poll(&entry, 1, 50)
