@@ -18,7 +18,8 @@ struct WeirCommand: ParsableCommand {
         Output is standard zstd (many independent frames) that zstd -d decodes.
         Levels: -1 ... -19 (default 3), --ultra -20 ... -22, --fast[=N].
         Sizes accept K, KB, KiB, M, MB, MiB, G, GB, GiB.
-        Exit status: 0 on success, 1 if any file failed, 128+N after signal N.
+        Exit status: 0 on success, 1 if any file failed or on a usage error,
+        128+N after signal N.
         Environment: WEIR_CLEVEL (level), WEIR_NBTHREADS (threads); flags win.
         unweir is weir -d, weircat is weir -dc. See man weir.
         """,
@@ -73,7 +74,11 @@ struct WeirCommand: ParsableCommand {
             }
             try command.run()
         } catch {
-            exit(withError: error)
+            // A usage error exits with 1, as zstd's do (ArgumentParser would
+            // use 64); help, version and completion scripts keep 0.
+            if exitCode(for: error).isSuccess { exit(withError: error) }
+            StandardError.write(fullMessage(for: error) + "\n")
+            Glibc.exit(1)
         }
     }
 
