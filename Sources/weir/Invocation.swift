@@ -1,3 +1,5 @@
+import WeirCLI
+
 /// How `weir` was called, turned into the arguments the parser sees: the
 /// flags the program name stands for (``ProgramAlias``), the defaults from
 /// the environment (``EnvironmentDefaults``), then the command line's own

@@ -21,6 +21,52 @@ struct ArgumentCommandTests {
         return (record["level"] as? Int, try #require(record["threads"] as? Int, sourceLocation: sourceLocation))
     }
 
+    @Test("level digits glued to other short flags, as zstd takes them")
+    func gluedLevels() throws {
+        let scratch = Scratch()
+        let original = scratch.text("in", size: 200_000)
+        let both = try Self.settings(["-19T2", "in", "-o", "a.zst"], in: scratch)
+        #expect(both.level == 19 && both.threads == 2)
+        #expect(try Self.settings(["-c19", "in"], in: scratch).level == 19)
+        let quiet = try Self.settings(["-qT2", "-f", "in", "-o", "a.zst"], in: scratch)
+        #expect(quiet.threads == 2)
+        #expect(try Self.settings(["-v6", "-f", "in", "-o", "a.zst"], in: scratch).level == 6)
+        // -7f: level 7, and -f overwrites the existing output.
+        #expect(try Self.settings(["-7f", "in", "-o", "a.zst"], in: scratch).level == 7)
+        #expect(try scratch.zstd(["-dc", "a.zst"]).stdout == original)
+        // A level beside -d is accepted and has no effect.
+        let decoded = try WeirProcess.run(["-d6", "a.zst", "-o", "back"], in: scratch.url)
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        #expect(scratch.data("back") == original)
+        let cat = try WeirProcess.run(["-dc19", "a.zst"], in: scratch.url)
+        #expect(cat.status == 0, "\(cat.stderr)")
+        #expect(cat.stdout == original)
+        // -v6 is verbose too: its summary has the CPU time.
+        let verbose = try WeirProcess.run(["-v6", "-f", "in"], in: scratch.url)
+        #expect(verbose.stderr.contains(", cpu "), "\(verbose.stderr)")
+        // Values glued to -T, -M and -o, and zstd's -o=FILE.
+        #expect(try Self.settings(["-T1", "-oglued.zst", "in"], in: scratch).threads == 1)
+        #expect(try scratch.zstd(["-dc", "glued.zst"]).stdout == original)
+        #expect(try WeirProcess.run(["-q", "-o=equals.zst", "in"], in: scratch.url).status == 0)
+        #expect(scratch.exists("equals.zst"))
+        #expect(try WeirProcess.run(["-qdM64MiB", "equals.zst", "-o", "m"], in: scratch.url).status == 0)
+        #expect(scratch.data("m") == original)
+        // After --, a name that looks like a level is a file.
+        scratch.text("-5", size: 1000)
+        #expect(try WeirProcess.run(["-q", "--", "-5"], in: scratch.url).status == 0)
+        #expect(scratch.exists("-5.zst"))
+    }
+
+    @Test("an unknown letter in a cluster is a usage error that names it")
+    func unknownLetter() throws {
+        let scratch = Scratch()
+        scratch.text("in", size: 1000)
+        let run = try WeirProcess.run(["-3xk", "in"], in: scratch.url)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("Unknown option '-x'"), "\(run.stderr)")
+        #expect(!scratch.exists("in.zst"))
+    }
+
     @Test("usage errors end with status 1, as in zstd, with the message and the usage on stderr",
           arguments: [["--bogus"], ["-T", "abc"], ["--fast=0"], ["-d", "-t"], ["-T", "999"], ["-o"], ["-o", "x", "a", "b"]])
     func usageErrors(arguments: [String]) throws {

@@ -9,21 +9,21 @@ import Weir
 ///
 /// Flags on the command line override them. A value that is not valid is
 /// ignored with a warning that names it.
-struct EnvironmentDefaults: Equatable {
+public struct EnvironmentDefaults: Equatable, Sendable {
     /// The name of the level variable.
-    static let levelVariable = "WEIR_CLEVEL"
+    public static let levelVariable = "WEIR_CLEVEL"
     /// The name of the threads variable.
-    static let threadsVariable = "WEIR_NBTHREADS"
+    public static let threadsVariable = "WEIR_NBTHREADS"
 
     /// The level from `WEIR_CLEVEL`, if valid.
-    var level: Int?
+    public var level: Int?
     /// The threads from `WEIR_NBTHREADS`, if valid.
-    var threads: Int?
+    public var threads: Int?
     /// One message per invalid variable, without the `weir: warning: ` prefix.
-    var warnings: [String] = []
+    public var warnings: [String] = []
 
     /// Reads the two variables from `environment`.
-    init(environment: [String: String]) {
+    public init(environment: [String: String]) {
         if let text = environment[Self.levelVariable] {
             let trimmed = text.trimmingSpaces
             if let value = Int(trimmed), value != 0, value <= Zstd.maxLevel, value >= Zstd.minLevel {
@@ -47,7 +47,7 @@ struct EnvironmentDefaults: Equatable {
     /// `--level` or `-T` wins over an earlier one, and `--fast` wins over any
     /// `--level`. A negative level (`--fast=N`) is left out when the command
     /// line sets a level, since `--fast` would otherwise win over it.
-    func arguments(before commandLine: [String]) -> [String] {
+    public func arguments(before commandLine: [String]) -> [String] {
         var result: [String] = []
         if let level {
             if level > 0 {

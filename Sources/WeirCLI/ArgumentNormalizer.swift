@@ -1,0 +1,90 @@
+/// Rewrites zstd's command-line spellings, which swift-argument-parser
+/// cannot parse, into ones it can, before parsing.
+///
+/// A short-option cluster is read as zstd reads it, left to right: a letter
+/// is a flag, a run of digits is a level, and `-T`, `-M` and `-o` take the
+/// rest of the cluster as their value, or the next argument when the cluster
+/// ends with them (`-o=FILE` also works, as in zstd):
+///
+/// - `-19T2` → `--level 19 -T 2`; `-dc19` → `-d -c --level 19`; `-7f` → `--level 7 -f`
+/// - `-oFILE`, `-M64MiB` → `-o FILE`, `-M 64MiB`
+///
+/// Other spellings:
+///
+/// - `--fast` alone → `--fast=1` (an optional value);
+/// - `-c`/`--stdout` and `-o` both given: the last one wins, as in zstd,
+///   signalled with the hidden flag `--stdout-wins`.
+///
+/// Everything after `--` is left alone (file names), and so is `-`.
+public enum ArgumentNormalizer {
+    /// The short options that take a value, and their long names.
+    static let valueOptions: [Character: String] = ["T": "--threads", "M": "--memory", "o": "--output"]
+
+    /// The arguments for the parser, from the command line's (program name left out).
+    public static func normalize(_ arguments: [String]) -> [String] {
+        var result: [String] = []
+        // Where the flags that override each other were last seen, counted
+        // in options (a cluster is one).
+        var seen = 0
+        var lastStdout: Int?, lastOutput: Int?
+        var index = 0
+        var literal = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if literal || argument == "-" || !argument.hasPrefix("-") {
+                result.append(argument)
+                continue
+            }
+            seen += 1
+            if argument.hasPrefix("--") {
+                switch argument.prefix(while: { $0 != "=" }) {
+                case "--": literal = true
+                case "--fast" where argument == "--fast":
+                    result.append("--fast=1")
+                    continue
+                case "--stdout": lastStdout = seen
+                case "--output": lastOutput = seen
+                default: break
+                }
+                result.append(argument)
+                continue
+            }
+            var rest = argument.dropFirst()
+            while let letter = rest.first {
+                if letter.isASCII, letter.isNumber {
+                    let digits = rest.prefix(while: { $0.isASCII && $0.isNumber })
+                    result += ["--level", String(digits)]
+                    rest = rest.dropFirst(digits.count)
+                    continue
+                }
+                guard letter.isASCII, letter.isLetter else {
+                    // Not a flag: the whole argument goes to the parser,
+                    // which refuses it (split off, a `-` here would become
+                    // `--`, the end of the options).
+                    result.append(argument)
+                    break
+                }
+                rest = rest.dropFirst()
+                switch letter {
+                case "c": lastStdout = seen
+                case "o": lastOutput = seen
+                default: break
+                }
+                guard let long = valueOptions[letter], !rest.isEmpty else {
+                    result.append("-\(letter)")
+                    continue
+                }
+                let value = letter == "o" && rest.first == "=" ? rest.dropFirst() : rest
+                // The parser takes a value that starts with `-` only when
+                // attached to a long name.
+                result += value.hasPrefix("-") && value != "-" ? ["\(long)=\(value)"] : ["-\(letter)", String(value)]
+                break
+            }
+        }
+        if let lastStdout, let lastOutput, lastStdout > lastOutput {
+            result.insert("--stdout-wins", at: 0)
+        }
+        return result
+    }
+}

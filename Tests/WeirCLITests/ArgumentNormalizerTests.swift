@@ -1,0 +1,50 @@
+import Testing
+import WeirCLI
+
+/// zstd's spellings rewritten into the parser's, argument list to argument list.
+@Suite("argument normalizer")
+struct ArgumentNormalizerTests {
+    func normalize(_ line: String) -> String {
+        ArgumentNormalizer.normalize(line.split(separator: " ").map(String.init)).joined(separator: " ")
+    }
+
+    @Test("a short cluster: letters are flags, a run of digits is a level",
+          arguments: [("-19", "--level 19"), ("-c19", "-c --level 19"), ("-v6", "-v --level 6"),
+                      ("-7f", "--level 7 -f"), ("-d6", "-d --level 6"), ("-dc19", "-d -c --level 19"),
+                      ("-kf", "-k -f"), ("-3v2q", "--level 3 -v --level 2 -q"), ("-lv", "-l -v"), ("-qh", "-q -h")])
+    func clusters(given: String, expected: String) {
+        #expect(normalize(given + " in") == expected + " in")
+    }
+
+    @Test("-T, -M and -o take the rest of the cluster, or the next argument",
+          arguments: [("-19T2 in", "--level 19 -T 2 in"), ("-qT2 in", "-q -T 2 in"), ("-T 4 in", "-T 4 in"),
+                      ("-dM64MiB in", "-d -M 64MiB in"), ("-oout.zst in", "-o out.zst in"), ("-o=out in", "-o out in"),
+                      ("-co out in", "-c -o out in"), ("-o -3 in", "-o --level 3 in"), ("-T2q in", "-T 2q in"),
+                      ("-T-1 in", "--threads=-1 in"), ("-o-x in", "--output=-x in"), ("-o- in", "-o - in"),
+                      ("-o - in", "-o - in"), ("-oc in", "-o c in")])
+    func values(given: String, expected: String) {
+        #expect(normalize(given) == expected)
+    }
+
+    @Test("--fast alone is --fast=1; long options pass; - and everything after -- are left alone")
+    func literal() {
+        #expect(normalize("--fast in") == "--fast=1 in")
+        #expect(normalize("--fast=4 --threads 3 --output=x in") == "--fast=4 --threads 3 --output=x in")
+        #expect(normalize("-d - -- -19 -kf --rm --fast") == "-d - -- -19 -kf --rm --fast")
+        #expect(normalize("in --") == "in --")
+    }
+
+    @Test("a character that is not a letter leaves the argument to the parser, which refuses it")
+    func notALetter() {
+        #expect(normalize("-d- in") == "-d -d- in")
+        #expect(normalize("-k% in") == "-k -k% in")
+    }
+
+    @Test("-c and -o: the last one wins, signalled by --stdout-wins",
+          arguments: [("-c -o x in", false), ("-o x -c in", true), ("--output=x --stdout in", true),
+                      ("-ox -dc in", true), ("-co x in", false), ("-c in", false), ("-o x in", false),
+                      ("-o x -- -c", false)])
+    func stdoutOrOutput(given: String, stdoutWins: Bool) {
+        #expect(normalize(given).hasPrefix("--stdout-wins ") == stdoutWins, "\(normalize(given))")
+    }
+}
