@@ -13,7 +13,9 @@
 ///
 /// - `--fast` alone → `--fast=1` (an optional value);
 /// - `-c`/`--stdout` and `-o` both given: the last one wins, as in zstd,
-///   signalled with the hidden flag `--stdout-wins`.
+///   signalled with the hidden flag `--stdout-wins`;
+/// - `--rm` and `-k`/`--keep` both given: the last one wins, as in zstd:
+///   every `--rm` is taken out, and one is put first when it wins.
 ///
 /// Everything after `--` is left alone (file names), and so is `-`.
 public enum ArgumentNormalizer {
@@ -26,7 +28,7 @@ public enum ArgumentNormalizer {
         // Where the flags that override each other were last seen, counted
         // in options (a cluster is one).
         var seen = 0
-        var lastStdout: Int?, lastOutput: Int?
+        var lastStdout: Int?, lastOutput: Int?, lastKeep: Int?, lastRemove: Int?
         var index = 0
         var literal = false
         while index < arguments.count {
@@ -45,6 +47,10 @@ public enum ArgumentNormalizer {
                     continue
                 case "--stdout": lastStdout = seen
                 case "--output": lastOutput = seen
+                case "--keep": lastKeep = seen
+                case "--rm" where argument == "--rm":
+                    lastRemove = seen
+                    continue
                 default: break
                 }
                 result.append(argument)
@@ -69,6 +75,7 @@ public enum ArgumentNormalizer {
                 switch letter {
                 case "c": lastStdout = seen
                 case "o": lastOutput = seen
+                case "k": lastKeep = seen
                 default: break
                 }
                 guard let long = valueOptions[letter], !rest.isEmpty else {
@@ -81,6 +88,9 @@ public enum ArgumentNormalizer {
                 result += value.hasPrefix("-") && value != "-" ? ["\(long)=\(value)"] : ["-\(letter)", String(value)]
                 break
             }
+        }
+        if let lastRemove, lastRemove > lastKeep ?? 0 {
+            result.insert("--rm", at: 0)
         }
         if let lastStdout, let lastOutput, lastStdout > lastOutput {
             result.insert("--stdout-wins", at: 0)

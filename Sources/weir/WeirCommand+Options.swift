@@ -35,7 +35,7 @@ struct OutputFlags: ParsableArguments {
     @Flag(name: [.short, .long], help: "Keep the input files (the default).")
     var keep = false
 
-    @Flag(name: .customLong("rm"), help: "Remove each input file after it was processed successfully.")
+    @Flag(name: .customLong("rm"), help: "Remove each input file after it was processed successfully (of -k and --rm, the last one wins).")
     var removeInput = false
 }
 

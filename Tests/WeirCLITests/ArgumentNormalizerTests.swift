@@ -47,4 +47,18 @@ struct ArgumentNormalizerTests {
     func stdoutOrOutput(given: String, stdoutWins: Bool) {
         #expect(normalize(given).hasPrefix("--stdout-wins ") == stdoutWins, "\(normalize(given))")
     }
+
+    @Test("--rm and -k/--keep: the last one wins; --rm is moved first when it does",
+          arguments: [("--rm in", "--rm in"), ("--rm -k in", "-k in"), ("-k --rm in", "--rm -k in"),
+                      ("--rm -kf in", "-k -f in"), ("-fk --rm in", "--rm -f -k in"), ("--rm --keep in", "--keep in"),
+                      ("--keep --rm in", "--rm --keep in"), ("-d --rm -3k in", "-d --level 3 -k in"),
+                      ("--rm -k --rm in", "--rm -k in"), ("-k -- --rm", "-k -- --rm")])
+    func keepOrRemove(given: String, expected: String) {
+        #expect(normalize(given) == expected)
+    }
+
+    @Test("both at once: --stdout-wins goes first")
+    func both() {
+        #expect(normalize("-o x -k --rm -c in") == "--stdout-wins --rm -o x -k -c in")
+    }
 }

@@ -67,6 +67,32 @@ struct ArgumentCommandTests {
         #expect(!scratch.exists("in.zst"))
     }
 
+    @Test("the last of --rm and -k/--keep wins, inside clusters too",
+          arguments: [(["--rm", "-k"], false), (["-k", "--rm"], true), (["--rm", "-kf"], false),
+                      (["-fk", "--rm"], true), (["--rm", "--keep"], false), (["--keep", "--rm"], true),
+                      (["--rm", "-3k"], false)])
+    func keepOrRemove(flags: [String], removes: Bool) throws {
+        let scratch = Scratch()
+        scratch.text("in", size: 20_000)
+        let run = try WeirProcess.run(["-q"] + flags + ["in"], in: scratch.url)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(scratch.exists("in.zst"))
+        #expect(scratch.exists("in") == !removes)
+    }
+
+    @Test("an alias's flags come first: unweir --rm -k keeps the input")
+    func keepAfterAlias() throws {
+        let scratch = Scratch()
+        let original = scratch.text("in", size: 20_000)
+        #expect(try WeirProcess.run(["-q", "in"], in: scratch.url).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.path("in"))
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("unweir"), withDestinationPath: WeirProcess.binary)
+        let kept = try WeirProcess.run(["-q", "--rm", "-k", "in.zst"], in: scratch.url, executable: scratch.path("unweir"))
+        #expect(kept.status == 0, "\(kept.stderr)")
+        #expect(scratch.data("in") == original)
+        #expect(scratch.exists("in.zst"))
+    }
+
     @Test("usage errors end with status 1, as in zstd, with the message and the usage on stderr",
           arguments: [["--bogus"], ["-T", "abc"], ["--fast=0"], ["-d", "-t"], ["-T", "999"], ["-o"], ["-o", "x", "a", "b"]])
     func usageErrors(arguments: [String]) throws {
