@@ -3,8 +3,9 @@ import Weir
 /// Defaults taken from the environment, as zstd users know them from
 /// `ZSTD_CLEVEL` and `ZSTD_NBTHREADS`:
 ///
-/// - `WEIR_CLEVEL`: the compression level, 1 to 22 (above 19 is clamped
-///   without `--ultra`, as `-20` would be), or negative for `--fast=N`;
+/// - `WEIR_CLEVEL`: the compression level, a whole number other than 0:
+///   negative for `--fast=N`, and above 19 (22 with `--ultra`) clamped with a
+///   warning, as `-99` would be and as zstd clamps `ZSTD_CLEVEL`;
 /// - `WEIR_NBTHREADS`: the number of worker threads, 0 (one per core) to 256.
 ///
 /// Flags on the command line override them. A value that is not valid is
@@ -15,7 +16,8 @@ public struct EnvironmentDefaults: Equatable, Sendable {
     /// The name of the threads variable.
     public static let threadsVariable = "WEIR_NBTHREADS"
 
-    /// The level from `WEIR_CLEVEL`, if valid.
+    /// The level from `WEIR_CLEVEL`, if valid, before clamping (the command
+    /// clamps it as it clamps `-N`, knowing `--ultra`).
     public var level: Int?
     /// The threads from `WEIR_NBTHREADS`, if valid.
     public var threads: Int?
@@ -25,11 +27,12 @@ public struct EnvironmentDefaults: Equatable, Sendable {
     /// Reads the two variables from `environment`.
     public init(environment: [String: String]) {
         if let text = environment[Self.levelVariable] {
-            let trimmed = text.trimmingSpaces
-            if let value = Int(trimmed), value != 0, value <= Zstd.maxLevel, value >= Zstd.minLevel {
-                level = value
+            if let value = Int(text.trimmingSpaces), value != 0 {
+                // The fastest level, like --fast=N, is clamped without a word.
+                level = max(value, Zstd.minLevel)
             } else {
-                warnings.append("ignoring \(Self.levelVariable)=\(text): not a level (1 to \(Zstd.maxLevel), or negative for --fast)")
+                warnings.append("ignoring \(Self.levelVariable)=\(text): not a level (a whole number: 1 to 19, "
+                                + "up to \(Zstd.maxLevel) with --ultra, or negative for --fast)")
             }
         }
         if let text = environment[Self.threadsVariable] {

@@ -51,9 +51,28 @@ struct EnvironmentTests {
         #expect(try Self.settings(["--ultra"], environment: ["WEIR_CLEVEL": "21"], in: scratch).level == 21)
     }
 
+    @Test("a level above the maximum is clamped, as -99 is and as zstd clamps ZSTD_CLEVEL")
+    func clamped() throws {
+        let scratch = Scratch()
+        scratch.text("data", size: 100_000)
+        let high = try Self.settings([], environment: ["WEIR_CLEVEL": "99"], in: scratch)
+        #expect(high.level == 19)
+        #expect(high.stderr.contains("weir: warning: compression level 99 is above the maximum 19 without --ultra; using 19"),
+                "\(high.stderr)")
+        #expect(!high.stderr.contains("ignoring"))
+        let ultra = try Self.settings(["--ultra"], environment: ["WEIR_CLEVEL": "99"], in: scratch)
+        #expect(ultra.level == 22)
+        #expect(ultra.stderr.contains("compression level 99 is above the maximum 22; using 22"), "\(ultra.stderr)")
+        // A flag still wins, without a warning about the variable's level.
+        let flag = try Self.settings(["-5"], environment: ["WEIR_CLEVEL": "99"], in: scratch)
+        #expect(flag.level == 5)
+        #expect(!flag.stderr.contains("warning"))
+    }
+
     @Test("an invalid value is ignored with a warning that names it",
           arguments: [("WEIR_CLEVEL", "abc", "not a level"), ("WEIR_CLEVEL", "0", "not a level"),
-                      ("WEIR_CLEVEL", "99", "not a level"), ("WEIR_NBTHREADS", "many", "not a number of threads"),
+                      ("WEIR_CLEVEL", "5x", "not a level"), ("WEIR_CLEVEL", "99999999999999999999", "not a level"),
+                      ("WEIR_NBTHREADS", "many", "not a number of threads"),
                       ("WEIR_NBTHREADS", "-1", "not a number of threads"), ("WEIR_NBTHREADS", "999", "not a number of threads")])
     func invalid(variable: String, value: String, reason: String) throws {
         let scratch = Scratch()
