@@ -26,7 +26,7 @@ struct OutputFlags: ParsableArguments {
     @Flag(name: [.customShort("c"), .customLong("stdout")], help: "Write to standard output.")
     var toStdout = false
 
-    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Write the result to FILE (one input only).", valueName: "FILE"))
+    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Write the result to FILE (one input only); - is standard output.", valueName: "FILE"))
     var output: String?
 
     @Flag(name: [.short, .long], help: "Overwrite existing files; read or write compressed data on a terminal.")

@@ -13,9 +13,7 @@ extension WeirCommand {
     var showsProgress: Bool {
         if let progress { return progress }
         if quiet > 0 || !StandardError.isTerminal { return false }
-        let readsStdin = files.isEmpty || files.contains("-")
-        let dataToStdout = !test && ((toStdout && (output == nil || stdoutWins)) || (readsStdin && output == nil))
-        return !(dataToStdout && isatty(STDOUT_FILENO) == 1)
+        return !(inputs.contains(where: writesToStandardOutput) && isatty(STDOUT_FILENO) == 1)
     }
 
     /// What is done to every input.

@@ -95,7 +95,7 @@ struct WeirCommand: ParsableCommand {
         if chunkSize.bytes < 1024 || chunkSize.bytes > 1 << 30 {
             throw ValidationError("--chunk-size \(chunkSize.bytes): the chunk size must be between 1KiB and 1GiB.")
         }
-        if output != nil, files.count > 1, !(toStdout && stdoutWins) {
+        if outputFile != nil, files.count > 1 {
             throw ValidationError("-o names one output: give one input file, or use -c.")
         }
         if let level, level < 0 {
@@ -113,7 +113,6 @@ struct WeirCommand: ParsableCommand {
         if list { return ListReport(files: files, verbose: verbose > 0, console: console).run() }
         let signals = SignalHandler(console: console)
         signals.install()
-        let inputs = files.isEmpty ? ["-"] : files
         var failed = false
         let reporter = makeReporter(console: console, inputs: inputs.count)
         for input in inputs {
@@ -149,10 +148,30 @@ struct WeirCommand: ParsableCommand {
         return requested
     }
 
+    // MARK: Destinations
+
+    /// The inputs: the files, or standard input when there are none.
+    var inputs: [String] { files.isEmpty ? ["-"] : files }
+
+    /// Whether `-c` or `-o -` sends every result to standard output (of `-c`
+    /// and `-o FILE`, the last one given wins).
+    var standardOutputRequested: Bool {
+        output == "-" || (toStdout && (output == nil || stdoutWins))
+    }
+
+    /// The file `-o` names, unless standard output was asked for.
+    var outputFile: String? { standardOutputRequested ? nil : output }
+
+    /// Whether the result of `input` goes to standard output: asked for, or
+    /// standard input with no `-o FILE`. A test writes nothing.
+    func writesToStandardOutput(_ input: String) -> Bool {
+        !test && (standardOutputRequested || (input == "-" && outputFile == nil))
+    }
+
     /// The job for one input, after the safety checks that depend on flags.
     func makeJob(for input: String, console: Console) throws(WeirError) -> FileJob {
         let name = input == "-" ? "(stdin)" : input
-        let toStandardOutput = (toStdout && (output == nil || stdoutWins)) || (input == "-" && output == nil)
+        let toStandardOutput = writesToStandardOutput(input)
         let operation: FileJob.Operation
         let decompressOptions = DecompressionOptions(verifyChecksum: check, memoryLimit: memory?.bytes, threads: threads,
                                                      mapInput: mapInput)
@@ -182,8 +201,8 @@ struct WeirCommand: ParsableCommand {
                                 reason: "stdout is a terminal, aborting: will not write compressed data to it (use -c or -f to force)")
             }
             destination = .standardOutput
-        } else if let output {
-            destination = .file(output)
+        } else if let outputFile {
+            destination = .file(outputFile)
         } else if compressing {
             destination = .file(OutputName.compressed(for: input))
         } else {

@@ -93,6 +93,49 @@ struct ArgumentCommandTests {
         #expect(scratch.exists("in.zst"))
     }
 
+    @Test("-o - is standard output: no file named -, several inputs concatenate, -c and -o still take turns")
+    func outputDash() throws {
+        let scratch = Scratch()
+        let a = scratch.text("a", size: 100_000, seed: 1)
+        let b = scratch.text("b", size: 50_000, seed: 2)
+        let one = try WeirProcess.run(["-o", "-", "a"], in: scratch.url, stdoutPath: "one.zst")
+        #expect(one.status == 0, "\(one.stderr)")
+        #expect(!scratch.exists("-"))
+        #expect(try scratch.zstd(["-dc", "one.zst"]).stdout == a)
+        let decoded = try WeirProcess.run(["-d", "-o", "-", "one.zst"], in: scratch.url)
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        #expect(decoded.stdout == a)
+        let glued = try WeirProcess.run(["-do-", "one.zst"], in: scratch.url)
+        #expect(glued.stdout == a, "\(glued.stderr)")
+        let several = try WeirProcess.run(["--output=-", "a", "b", "--rm"], in: scratch.url, stdoutPath: "ab.zst")
+        #expect(several.status == 0, "\(several.stderr)")
+        #expect(try scratch.zstd(["-dc", "ab.zst"]).stdout == a + b)
+        #expect(scratch.exists("a") && scratch.exists("b"))  // --rm does nothing on standard output
+        // A later -o FILE wins over -o -.
+        #expect(try WeirProcess.run(["-q", "-o", "-", "-o", "named.zst", "a"], in: scratch.url).status == 0)
+        #expect(try scratch.zstd(["-dc", "named.zst"]).stdout == a)
+        #expect(!scratch.exists("-"))
+    }
+
+    @Test("-o - refuses to write compressed data to a terminal, as stdin → stdout does; decompressed data is written")
+    func outputDashOnTerminal() throws {
+        let scratch = Scratch()
+        scratch.text("a", size: 1000)
+        // `script` gives weir a pseudo-terminal as stdout.
+        let refused = try WeirProcess.shell("script -qec '$WEIR -o - a; echo status $?' /dev/null", in: scratch.url)
+        let screen = String(decoding: refused.stdout, as: UTF8.self)
+        #expect(screen.contains("stdout is a terminal"), "\(screen)")
+        #expect(screen.contains("status 1"), "\(screen)")
+        #expect(!scratch.exists("-"))
+        let decompressing = try WeirProcess.shell("""
+            echo 'plain text for the screen' > t && $WEIR -q t && rm t
+            script -qec '$WEIR -qd -o - t.zst; echo status $?' /dev/null
+            """, in: scratch.url)
+        let shown = String(decoding: decompressing.stdout, as: UTF8.self)
+        #expect(shown.contains("plain text for the screen\r\nstatus 0"), "\(shown.debugDescription)")
+        #expect(!scratch.exists("-"))
+    }
+
     @Test("usage errors end with status 1, as in zstd, with the message and the usage on stderr",
           arguments: [["--bogus"], ["-T", "abc"], ["--fast=0"], ["-d", "-t"], ["-T", "999"], ["-o"], ["-o", "x", "a", "b"]])
     func usageErrors(arguments: [String]) throws {
