@@ -11,11 +11,14 @@ struct Console: Sendable {
     let verbosity: Int
     /// The live progress line, when it is shown.
     let progress: ProgressDisplay?
+    /// Whether summary lines are shown (see `WeirCommand.showsSummaries`).
+    let summaries: Bool
 
-    init(quietness: Int, verbosity: Int, progress: ProgressDisplay? = nil) {
+    init(quietness: Int, verbosity: Int, progress: ProgressDisplay? = nil, summaries: Bool = true) {
         self.quietness = quietness
         self.verbosity = verbosity
         self.progress = progress
+        self.summaries = summaries && quietness == 0
     }
 
     /// `weir: FILE: reason`, always shown.
@@ -29,15 +32,15 @@ struct Console: Sendable {
         write("weir: warning: \(message)\n")
     }
 
-    /// The line after each file, hidden by -q; -v adds CPU time and peak memory.
+    /// The line after each file, unless hidden; -v adds CPU time and peak memory.
     func summary(job: FileJob, statistics: Statistics) {
-        guard quietness == 0 else { return }
+        guard summaries else { return }
         write(SummaryLine(job: job, statistics: statistics, verbose: verbosity > 0).text + "\n")
     }
 
-    /// The total line after several files, hidden by -q.
+    /// The total line after several files, unless hidden.
     func summary(totals: RunTotals) {
-        guard quietness == 0 else { return }
+        guard summaries else { return }
         write(SummaryLine(totals: totals, verbose: verbosity > 0).text + "\n")
     }
 

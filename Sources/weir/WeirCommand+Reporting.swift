@@ -16,6 +16,15 @@ extension WeirCommand {
         return !(inputs.contains(where: writesToStandardOutput) && isatty(STDOUT_FILENO) == 1)
     }
 
+    /// Whether a summary line follows each input (and a total several):
+    /// not with -q; with -v; otherwise when stderr is a terminal, or when
+    /// results go to files. A pipeline in a script (`tar -I weir`, stderr
+    /// into a log) stays silent, as zstd does.
+    var showsSummaries: Bool {
+        if quiet > 0 { return false }
+        return verbose > 0 || StandardError.isTerminal || !inputs.allSatisfy(writesToStandardOutput)
+    }
+
     /// What is done to every input.
     var operationKind: OperationKind {
         test ? .test : decompress ? .decompress : .compress

@@ -109,7 +109,8 @@ struct WeirCommand: ParsableCommand {
             print("weir \(Self.version) (libzstd \(Zstd.libraryVersion))")
             return 0
         }
-        let console = Console(quietness: quiet, verbosity: verbose, progress: showsProgress ? ProgressDisplay() : nil)
+        let console = Console(quietness: quiet, verbosity: verbose, progress: showsProgress ? ProgressDisplay() : nil,
+                              summaries: showsSummaries)
         if list { return ListReport(files: files, verbose: verbose > 0, console: console).run() }
         let signals = SignalHandler(console: console)
         signals.install()

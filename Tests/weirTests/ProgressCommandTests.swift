@@ -47,7 +47,7 @@ struct ProgressCommandTests {
     func whenShown() throws {
         let scratch = Scratch()
         scratch.text("in", size: 12_000_000)
-        let redirected = try inTerminal("\(Self.slowInput) | $WEIR -c --size-hint 12M > out.zst 2> err.txt", scratch)
+        let redirected = try inTerminal("\(Self.slowInput) | $WEIR -v -c --size-hint 12M > out.zst 2> err.txt", scratch)
         #expect(!redirected.contains("\r"), "\(redirected.debugDescription)")
         let err = try String(contentsOfFile: scratch.path("err.txt"), encoding: .utf8)
         #expect(err.hasPrefix("(stdin): ") && !err.contains("\r") && err.split(separator: "\n").count == 1, "\(err)")
@@ -57,12 +57,40 @@ struct ProgressCommandTests {
             #expect(!screen.contains("\r(stdin) ") && !screen.contains(Self.eraseLine), "\(flags): \(screen.debugDescription)")
         }
 
-        let forced = try WeirProcess.shell("\(Self.slowInput) | $WEIR -c --progress > out.zst", in: scratch.url)
+        let forced = try WeirProcess.shell("\(Self.slowInput) | $WEIR -v -c --progress > out.zst", in: scratch.url)
         #expect(forced.status == 0)
         #expect(forced.stderr.hasPrefix("\r(stdin) "), "\(forced.stderr.debugDescription)")
         #expect(!forced.stderr.contains("ETA"))  // no total known: no ETA, no percentage
         #expect(forced.stderr.contains("\r" + Self.eraseLine + "(stdin): "))
-        #expect(forced.stderr.hasSuffix("threads\n"))
+        #expect(forced.stderr.hasSuffix(" MiB\n"))  // -v: the summary ends with the peak memory
+    }
+
+    @Test("the summary: on a terminal and file → file; silent in standard-output mode when stderr is not a terminal, unless -v")
+    func summaryWhen() throws {
+        let scratch = Scratch()
+        scratch.text("a", size: 100_000)
+        scratch.text("b", size: 100_000, seed: 2)
+        // stderr a file, as in a cron job's `tar -I weir`: nothing, as zstd.
+        for arguments in [["-c", "a"], ["-c", "a", "b"], ["-o", "-", "a"], ["-dc", "a.zst"]] {
+            if arguments.contains("a.zst") { #expect(try WeirProcess.run(["-q", "a"], in: scratch.url).status == 0) }
+            let run = try WeirProcess.run(arguments, in: scratch.url)
+            #expect(run.status == 0, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.isEmpty, "\(arguments): \(run.stderr)")
+        }
+        let piped = try WeirProcess.run([], in: scratch.url, stdin: "a")
+        #expect(piped.status == 0 && piped.stderr.isEmpty, "\(piped.stderr)")
+        // -v brings the summaries back, and the total after several inputs.
+        let verbose = try WeirProcess.run(["-v", "-c", "a", "b"], in: scratch.url)
+        let lines = verbose.stderr.split(separator: "\n")
+        #expect(lines.count == 3, "\(verbose.stderr)")
+        #expect(lines.first?.hasPrefix("a: ") == true && lines.last?.hasPrefix("2 files: ") == true, "\(verbose.stderr)")
+        // File → file keeps its summary without a terminal.
+        let files = try WeirProcess.run(["-f", "a"], in: scratch.url)
+        #expect(files.stderr.hasPrefix("a: ") && files.stderr.contains("a.zst)"), "\(files.stderr)")
+        // stderr on a terminal, stdout into a file: shown; -q hides it.
+        let screen = try inTerminal("$WEIR -c --no-progress a > out.zst; $WEIR -c --no-progress < b > out.zst; $WEIR -qc a > out.zst", scratch)
+        #expect(screen.contains("a: ") && screen.contains("(stdin): "), "\(screen.debugDescription)")
+        #expect(screen.components(separatedBy: "=> ").count == 3, "\(screen.debugDescription)")
     }
 
     @Test("tmux: the line shows (n/N) for several files; the final screen holds the summaries and no bar")
