@@ -56,8 +56,9 @@ import Glibc
 /// - at most one frame in progress is buffered, and only up to the parallel
 ///   frame limit; beyond it, that frame streams and its bytes are let go
 ///   as soon as they are decoded.
-/// - windows are capped by `-M` (`ZSTD_d_windowLogMax`, and the same limit
-///   checked on the header of frames decoded in one pass).
+/// - windows are capped by `-M`: every frame's header is checked against
+///   ``WindowLimit`` before its first byte reaches a decoder, whichever path
+///   it takes (libzstd skips its own check when it decodes in one pass).
 ///
 /// Who owns what: the reading thread owns the scanner, the buffered bytes,
 /// the streaming context and output numbering; workers own a frame while
@@ -140,7 +141,7 @@ public final class ParallelDecompressionPipeline: @unchecked Sendable {
         let pool = WorkerPool<DecompressionContext>(
             width: options.resolvedThreads, label: "weir.decompress",
             makeContext: { () throws(WeirError) in
-                try DecompressionContext(windowLogMax: options.windowLogMax,
+                try DecompressionContext(windowLogMax: options.windowLimit.logMax,
                                          verifyChecksum: options.verifyChecksum, path: inputName)
             },
             onContextFailure: { control.fail($0) })
@@ -259,7 +260,7 @@ private final class FrameFeeder: @unchecked Sendable {
     var tableCheck: TableCheck?
     let frameLimit: Int
     /// The largest window a frame may use (`-M`, else libzstd's default 2²⁷).
-    let windowMax: UInt64
+    let windowLimit: WindowLimit
     let frameBuffers: FrameBuffers
     let streamBuffers: BufferPool
 
@@ -300,7 +301,7 @@ private final class FrameFeeder: @unchecked Sendable {
         self.totals = totals
         self.tableCheck = tableCheck
         self.frameLimit = options.parallelFrameLimit
-        self.windowMax = UInt64(1) << UInt64(options.windowLogMax ?? 27)
+        self.windowLimit = options.windowLimit
         self.frameBuffers = FrameBuffers(budget: options.inFlightBudget)
         self.streamBuffers = BufferPool(size: ParallelDecompressionPipeline.outputBufferSize,
                                         keep: max(2, min(16, options.inFlightBudget / ParallelDecompressionPipeline.outputBufferSize)))
@@ -327,7 +328,7 @@ private final class FrameFeeder: @unchecked Sendable {
             if stream == nil {
                 let declared = header.contentSize.map { $0 > UInt64(frameLimit) } ?? false
                 if declared || scanner.currentFrameBytes > frameLimit {
-                    try beginStream(index: scanner.frameCount, start: start)
+                    try beginStream(index: scanner.frameCount, start: start, header: header)
                 }
             }
             if stream != nil { try feedStream(upTo: scanner.offset) }
@@ -375,17 +376,12 @@ private final class FrameFeeder: @unchecked Sendable {
         }
         let capacity = boundary.header.contentSize.map { Int($0) } ?? bound
         if capacity > frameLimit || boundary.compressedSize > frameLimit {
-            try beginStream(index: boundary.index, start: boundary.offset)
+            try beginStream(index: boundary.index, start: boundary.offset, header: boundary.header)
             try feedStream(upTo: boundary.end)
             try finishStream(boundary: boundary, expected: expected)
             return
         }
-        if boundary.header.windowSize > windowMax {
-            throw Self.located(WeirError(.memoryLimit, path: path, operation: "decompress",
-                                         reason: "frame needs a window larger than the memory limit "
-                                             + "(use -M to raise it)"),
-                               index: boundary.index, offset: boundary.offset)
-        }
+        try windowLimit.check(boundary.header, index: boundary.index, offset: boundary.offset, path: path)
         try submit(boundary, data: slice(boundary.offset, boundary.end), capacity: capacity, expected: expected)
     }
 
@@ -455,9 +451,12 @@ private final class FrameFeeder: @unchecked Sendable {
 
     // MARK: Streaming
 
-    private func beginStream(index: Int, start: Int) throws(WeirError) {
+    /// Starts streaming the frame `index` that begins at `start`, once its
+    /// header is known and within the window limit.
+    private func beginStream(index: Int, start: Int, header: FrameHeader) throws(WeirError) {
+        try windowLimit.check(header, index: index, offset: start, path: path)
         if streamContext == nil {
-            streamContext = try DecompressionContext(windowLogMax: options.windowLogMax,
+            streamContext = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
                                                      verifyChecksum: options.verifyChecksum, path: path)
         }
         streamContext!.reset()

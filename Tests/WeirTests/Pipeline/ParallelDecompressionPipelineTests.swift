@@ -225,6 +225,31 @@ struct ParallelDecompressionPipelineTests {
         #expect(outcome.output.count == 20_000_000)
     }
 
+    @Test("the memory limit refuses a frame above it on every path: whole on a worker, streamed, file and pipe")
+    func memoryLimitOnEveryPath() throws {
+        // Single-segment frames (window = content): 200 KB is decoded whole
+        // under a 1 MiB budget, 600 KB streams.
+        for size in [200_000, 600_000] {
+            let input = TestData.text(size, seed: UInt64(size))
+            let compressed = try DecompressionPipelineTests.zstd(input, ["-19", "--single-thread"])
+            let refused = DecompressionOptions(memoryLimit: 64 << 10, threads: 2)
+            for outcome in [Self.decodeFile(compressed, options: refused),
+                            Self.decodeFile(compressed, options: refused, test: true),
+                            Self.decodePipe(compressed, options: refused, pieceSize: 4096),
+                            Self.decodePipe(compressed, options: refused, pieceSize: 1 << 20)] {
+                let error = Self.failure(outcome)
+                #expect(error?.kind == .memoryLimit, "\(size)")
+                #expect(error?.reason.contains("frame 0 at offset 0 needs a window of \(size) bytes") == true,
+                        "\(String(describing: error))")
+            }
+            let allowed = DecompressionOptions(memoryLimit: size, threads: 2)
+            for outcome in [Self.decodeFile(compressed, options: allowed), Self.decodePipe(compressed, options: allowed)] {
+                _ = try outcome.result.get()
+                #expect(TestData.same(outcome.output, input), "\(size)")
+            }
+        }
+    }
+
     @Test("errors name the frame and its offset; --no-check lets a bad checksum through")
     func errors() throws {
         let input = TestData.text(500_000, seed: 31)
