@@ -29,6 +29,12 @@ struct Console: Sendable {
         write("weir: warning: \(message)\n")
     }
 
+    /// `weir: FILE: warning: …`, about one input, hidden by -qq.
+    func warning(_ message: String, file: String) {
+        guard quietness < 2 else { return }
+        write("weir: \(file): warning: \(message)\n")
+    }
+
     /// The line after each file, hidden by -q; -v adds CPU time and peak memory.
     func summary(job: FileJob, statistics: Statistics) {
         guard quietness == 0 else { return }
