@@ -6,8 +6,9 @@ import Weir
 ///
 /// Every key is always present, `null` where it does not apply (`output` for
 /// `--test`, `level` and `chunk_bytes` when not compressing), except `error`,
-/// present only when `status` is `"error"`, and `total`, present only on the
-/// total object.
+/// present only when `status` is `"error"`, `warnings`, present only when the
+/// input has some (an array of sentences, such as a seek table that does not
+/// match its frames), and `total`, present only on the total object.
 public struct JSONRecord: Codable, Equatable, Sendable {
     /// `"ok"` or `"error"`.
     public enum Status: String, Codable, Sendable {
@@ -39,6 +40,8 @@ public struct JSONRecord: Codable, Equatable, Sendable {
     public var peakRSSBytes: Int
     public var status: Status
     public var error: String?
+    /// The run's ``Statistics/warnings``; nil when there are none.
+    public var warnings: [String]?
     public var total: Bool?
 
     enum CodingKeys: String, CodingKey {
@@ -53,7 +56,7 @@ public struct JSONRecord: Codable, Equatable, Sendable {
         case chunkBytes = "chunk_bytes"
         case frames
         case peakRSSBytes = "peak_rss_bytes"
-        case status, error, total
+        case status, error, warnings, total
     }
 
     /// A record from statistics; every other initializer comes here.
@@ -77,6 +80,7 @@ public struct JSONRecord: Codable, Equatable, Sendable {
         peakRSSBytes = statistics.peakResidentBytes
         status = error == nil ? .ok : .error
         self.error = error
+        warnings = statistics.warnings.isEmpty ? nil : statistics.warnings
         self.total = total
     }
 
@@ -131,6 +135,7 @@ public struct JSONRecord: Codable, Equatable, Sendable {
         try container.encode(peakRSSBytes, forKey: .peakRSSBytes)
         try container.encode(status, forKey: .status)
         try container.encodeIfPresent(error, forKey: .error)
+        try container.encodeIfPresent(warnings, forKey: .warnings)
         try container.encodeIfPresent(total, forKey: .total)
     }
 

@@ -32,6 +32,12 @@ struct Console: Sendable {
         write("weir: warning: \(message)\n")
     }
 
+    /// `weir: FILE: warning: …`, about one input, hidden by -qq.
+    func warning(_ message: String, file: String) {
+        guard quietness < 2 else { return }
+        write("weir: \(file): warning: \(message)\n")
+    }
+
     /// The line after each file, unless hidden; -v adds CPU time and peak memory.
     func summary(job: FileJob, statistics: Statistics) {
         guard summaries else { return }

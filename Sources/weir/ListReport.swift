@@ -23,6 +23,7 @@ struct ListReport {
         for file in files {
             do throws(WeirError) {
                 let listing = try FrameListing.read(path: file)
+                for warning in listing.warnings { console.warning(warning, file: file) }
                 listed.append(listing)
                 print(Self.row(frames: listing.frames.count, skips: listing.skippableFrameCount,
                                compressed: listing.fileSize, decompressed: listing.decompressedSize,

@@ -57,12 +57,15 @@ final class RunReporter {
                               total: Self.size(of: job.input) ?? sizeHint, mode: OperationKind(job.operation))
     }
 
-    /// Ends the progress line, then reports a success.
+    /// Ends the progress line, then reports a success: its warnings (in its
+    /// JSON object with `--json`), then its summary.
     func succeeded(_ job: FileJob, _ statistics: Statistics) {
         console.progress?.end()
         totals.add(job, statistics)
         switch format {
-        case .human: console.summary(job: job, statistics: statistics)
+        case .human:
+            for warning in statistics.warnings { console.warning(warning, file: job.inputName) }
+            console.summary(job: job, statistics: statistics)
         case .json: console.json(JSONRecord(job: job, statistics: statistics))
         }
     }

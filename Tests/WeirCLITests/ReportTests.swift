@@ -78,6 +78,23 @@ struct ReportTests {
         #expect(failed["total"] == nil)
     }
 
+    @Test("a run's warnings go into its object as a \"warnings\" array, only when there are some; never into the total")
+    func jsonWarnings() throws {
+        let decompress = FileJob(input: "a.zst", operation: .decompress(DecompressionOptions()), destination: .file("a"))
+        var warned = statistics(1 << 20, 4 << 20, seconds: 1)
+        warned.warnings = ["seek table does not match the frames; ignoring it (entry 2 lists 7 bytes of content, "
+                           + "but frame 2 at offset 99 declares 8)"]
+        let record = JSONRecord(job: decompress, statistics: warned)
+        let object = try object(record)
+        #expect(object["warnings"] as? [String] == warned.warnings)
+        #expect(object["status"] as? String == "ok")
+        #expect(try JSONDecoder().decode(JSONRecord.self, from: Data(record.line().utf8)) == record)
+        #expect(try self.object(JSONRecord(job: decompress, statistics: statistics(1, 1, seconds: 1)))["warnings"] == nil)
+        var totals = RunTotals(operation: .decompress)
+        totals.add(decompress, warned)
+        #expect(try self.object(JSONRecord(totals: totals))["warnings"] == nil)
+    }
+
     @Test("the total object: total true, inputs summed, failures counted")
     func jsonTotal() throws {
         var totals = RunTotals(operation: .compress)

@@ -58,4 +58,50 @@ struct DecompressCommandTests {
         #expect(limited.stderr.contains("memory limit"))
         #expect(!scratch.exists("out"))
     }
+
+    @Test("-M refuses every frame whose window is above it, from a file and a pipe, and names the -M needed")
+    func memoryLimitOnEveryPath() throws {
+        let scratch = Scratch()
+        // A single-segment frame's window is its content size: 500,000 bytes
+        // (streamed under -M64K, as more than a quarter of the 1 MiB budget)
+        // and 200,000 bytes (decoded whole on a worker).
+        let large = scratch.text("large", size: 500_000, seed: 71)
+        let small = scratch.text("small", size: 200_000, seed: 72)
+        try scratch.zstd(["-q", "-19", "--single-thread", "large", "-o", "large.zst"])
+        try scratch.zstd(["-q", "-19", "--single-thread", "small", "-o", "small.zst"])
+        try WeirProcess.run(["-q", "--chunk-size", "16M", "large", "-o", "large.weir.zst"], in: scratch.url)
+        let refusals = [("large.zst", "500000", "489K"), ("small.zst", "200000", "196K"),
+                        ("large.weir.zst", "500000", "489K")]
+        for (file, window, needed) in refusals {
+            let stock = try scratch.zstd(["-q", "-t", "-M64K", file])
+            #expect(stock.status != 0, "zstd refuses \(file) too")
+            let hint = "needs a window of \(window) bytes, more than the memory limit of 65536 bytes (use -M\(needed) or more)"
+            let filed = try WeirProcess.run(["-d", "-M64K", file, "-o", "out"], in: scratch.url)
+            #expect(filed.status == 1, "\(file)")
+            #expect(filed.stderr.contains("weir: \(file): frame 0 at offset 0 \(hint)"), "\(filed.stderr)")
+            #expect(!scratch.exists("out"))
+            let tested = try WeirProcess.run(["-t", "-M64K", file], in: scratch.url)
+            #expect(tested.status == 1, "\(file)")
+            #expect(tested.stderr.contains(hint), "\(tested.stderr)")
+            let piped = try WeirProcess.shell("cat \(file) | $WEIR -d -M64K > out", in: scratch.url)
+            #expect(piped.status == 1, "\(file) from a pipe")
+            #expect(piped.stderr.contains("weir: (stdin): frame 0 at offset 0 \(hint)"), "\(piped.stderr)")
+            // The -M it names is enough, on both paths.
+            let enough = try WeirProcess.run(["-d", "-f", "-M\(needed)", file, "-o", "out"], in: scratch.url)
+            #expect(enough.status == 0, "\(file): \(enough.stderr)")
+            #expect(scratch.data("out") == (window == "500000" ? large : small), "\(file)")
+            let pipedEnough = try WeirProcess.shell("cat \(file) | $WEIR -d -M\(needed) | cmp - \(window == "500000" ? "large" : "small") && echo same",
+                                                    in: scratch.url)
+            #expect(String(decoding: pipedEnough.stdout, as: UTF8.self) == "same\n", "\(file): \(pipedEnough.stderr)")
+            try FileManager.default.removeItem(atPath: scratch.path("out"))
+        }
+        // weir's frames of 128 KiB (each its own window) pass a limit of exactly 128 KiB.
+        try WeirProcess.run(["-q", "--chunk-size", "128K", "large", "-o", "chunked.zst"], in: scratch.url)
+        let exact = try WeirProcess.shell("$WEIR -dc -M128K chunked.zst | cmp - large && cat chunked.zst | $WEIR -d -M128K | cmp - large && echo same",
+                                          in: scratch.url)
+        #expect(String(decoding: exact.stdout, as: UTF8.self) == "same\n", "\(exact.stderr)")
+        let below = try WeirProcess.run(["-t", "-M127K", "chunked.zst"], in: scratch.url)
+        #expect(below.status == 1)
+        #expect(below.stderr.contains("needs a window of 131072 bytes"), "\(below.stderr)")
+    }
 }

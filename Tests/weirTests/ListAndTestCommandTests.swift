@@ -38,14 +38,26 @@ struct ListAndTestCommandTests {
     func listReadsOnlyTheTable() throws {
         let scratch = Scratch()
         scratch.text("a", size: 2_000_000, seed: 4)
-        try WeirProcess.run(["-q", "--chunk-size", "64KiB", "a", "-o", "a.zst"], in: scratch.url)
-        // Overwrite the middle of the body: a listing that read it would fail.
-        let handle = try #require(FileHandle(forUpdatingAtPath: scratch.path("a.zst")))
-        try handle.seek(toOffset: 100_000)
-        try handle.write(contentsOf: Data(repeating: 0x33, count: 50_000))
-        try handle.close()
+        try WeirProcess.run(["-q", "--chunk-size", "1MiB", "a", "-o", "a.zst"], in: scratch.url)
+        // Overwrite the middle third of frame 0, block headers included, but
+        // not its header nor its checksum (-l checks those against the table).
+        let rows = String(decoding: try WeirProcess.run(["-lv", "a.zst"], in: scratch.url).stdout, as: UTF8.self)
+        let first = try #require(rows.split(separator: "\n").first { $0.hasPrefix("      0 ") })
+        let size = try #require(Int(first.split(separator: " ")[2]))
+        let original = try #require(scratch.data("a.zst"))
+        var damaged = original
+        damaged.replaceSubrange(size / 3 ..< 2 * size / 3, with: Data(repeating: 0x33, count: 2 * size / 3 - size / 3))
+        _ = FileManager.default.createFile(atPath: scratch.path("a.zst"), contents: damaged)
+        // Without its table the file must be scanned, and the scan fails on the damage.
+        let tableSize = 8 + 2 * 12 + 9
+        _ = FileManager.default.createFile(atPath: scratch.path("bare.zst"), contents: damaged.dropLast(tableSize))
+        let scanned = try WeirProcess.run(["-l", "bare.zst"], in: scratch.url)
+        #expect(scanned.status == 1)
+        _ = FileManager.default.createFile(atPath: scratch.path("intact.zst"), contents: original.dropLast(tableSize))
+        #expect(try WeirProcess.run(["-l", "intact.zst"], in: scratch.url).status == 0)
         let listed = try WeirProcess.run(["-l", "a.zst"], in: scratch.url)
-        #expect(listed.status == 0)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stderr.isEmpty)
         #expect(String(decoding: listed.stdout, as: UTF8.self).contains("1.91 MiB"))
         // -t reads everything, and finds the damage.
         let tested = try WeirProcess.run(["-t", "a.zst"], in: scratch.url)
@@ -77,6 +89,78 @@ struct ListAndTestCommandTests {
         #expect(scratch.names == before)
         let piped = try WeirProcess.shell("cat bad.zst | $WEIR -t", in: scratch.url)
         #expect(piped.status == 1)
+    }
+
+    /// `bytes` (a weir file) with one field of its seek table changed: the
+    /// table is a skippable frame (magic 0x184D2A5E, size) of 12-byte entries
+    /// (compressed size, decompressed size, checksum), then a 9-byte footer
+    /// (frame count, descriptor, magic 0x8F92EAB1).
+    static func damagingTable(_ bytes: Data, entry: Int, field: Int, by delta: Int) -> Data {
+        var bytes = [UInt8](bytes)
+        func u32(_ at: Int) -> UInt32 { (0 ..< 4).reduce(0) { $0 | UInt32(bytes[at + $1]) << (8 * $1) } }
+        func put(_ at: Int, _ value: UInt32) { for index in 0 ..< 4 { bytes[at + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) } }
+        let footer = bytes.count - 9
+        precondition(u32(footer + 5) == 0x8F92_EAB1 && bytes[footer + 4] == 0x80)
+        let at = entry < 0 ? footer : footer - Int(u32(footer)) * 12 + entry * 12 + field * 4
+        put(at, UInt32(truncatingIfNeeded: Int(u32(at)) + delta))
+        return Data(bytes)
+    }
+
+    @Test("a damaged seek table: -d warns once and decodes by scanning, -t fails naming the entry, -l scans")
+    func damagedSeekTable() throws {
+        let scratch = Scratch()
+        let original = scratch.text("a", size: 600_000, seed: 8)
+        try WeirProcess.run(["-q", "--chunk-size", "100K", "a", "-o", "good.zst"], in: scratch.url)
+        let good = try #require(scratch.data("good.zst"))
+        let cases: [(name: String, entry: Int, field: Int, delta: Int, detail: String)] = [
+            ("csize", 2, 0, -1, "entry 2 lists a compressed size of "),
+            ("dsize", 2, 1, 1, "entry 2 lists 102401 bytes of content, but frame 2 at offset "),
+            ("checksum", 3, 2, 1, "entry 3 lists the checksum 0x"),
+            ("count", -1, 0, 1, "the seek table of 7 frames should begin at offset "),
+        ]
+        let warning = "warning: seek table does not match the frames; ignoring it ("
+        for damage in cases {
+            let file = "\(damage.name).zst"
+            let bytes = Self.damagingTable(good, entry: damage.entry, field: damage.field, by: damage.delta)
+            _ = FileManager.default.createFile(atPath: scratch.path(file), contents: bytes)
+
+            let decoded = try WeirProcess.run(["-d", file, "-o", "\(damage.name).out"], in: scratch.url)
+            #expect(decoded.status == 0, "\(file): \(decoded.stderr)")
+            #expect(scratch.data("\(damage.name).out") == original, "\(file)")
+            #expect(decoded.stderr.components(separatedBy: "weir: \(file): \(warning)").count == 2, "\(decoded.stderr)")
+            #expect(decoded.stderr.contains(damage.detail), "\(decoded.stderr)")
+
+            let tested = try WeirProcess.run(["-t", file], in: scratch.url)
+            #expect(tested.status == 1, "\(file): \(tested.stderr)")
+            #expect(tested.stderr.contains("weir: \(file): corrupt seek table: \(damage.detail)"), "\(tested.stderr)")
+
+            let listed = try WeirProcess.run(["-l", file], in: scratch.url)
+            #expect(listed.status == 0, "\(file): \(listed.stderr)")
+            #expect(listed.stderr.hasPrefix("weir: \(file): \(warning)\(damage.detail)"), "\(listed.stderr)")
+            #expect(listed.stdout == (try scratch.zstd(["-l", file])).stdout, "\(file): the listing is the frames'")
+
+            // -q keeps the warning, -qq hides it; stdin from the file is checked too.
+            let quiet = try WeirProcess.shell("$WEIR -q -dc < \(file) | cmp - a && $WEIR -qq -dc \(file) | cmp - a && echo same",
+                                              in: scratch.url)
+            #expect(String(decoding: quiet.stdout, as: UTF8.self) == "same\n")
+            #expect(quiet.stderr.hasPrefix("weir: (stdin): \(warning)"), "\(quiet.stderr)")
+            #expect(quiet.stderr.split(separator: "\n").count == 1, "\(quiet.stderr)")
+            // --json keeps stderr JSON: the warning goes into the object.
+            let json = try WeirProcess.run(["--json", "-dc", file], in: scratch.url)
+            #expect(json.status == 0)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stderr.utf8)) as? [String: Any],
+                                      "\(json.stderr)")
+            let warnings = try #require(object["warnings"] as? [String])
+            #expect(warnings.count == 1 && warnings[0].hasPrefix(String(warning.dropFirst("warning: ".count))))
+            #expect(warnings[0].contains(damage.detail))
+        }
+        // The intact file: no warning anywhere, and no "warnings" key.
+        let intact = try WeirProcess.run(["-q", "-t", "good.zst"], in: scratch.url)
+        #expect(intact.status == 0 && intact.stderr.isEmpty, "\(intact.stderr)")
+        let listed = try WeirProcess.run(["-l", "good.zst"], in: scratch.url)
+        #expect(listed.status == 0 && listed.stderr.isEmpty, "\(listed.stderr)")
+        let json = try WeirProcess.run(["--json", "-t", "good.zst"], in: scratch.url)
+        #expect(!json.stderr.contains("warnings"), "\(json.stderr)")
     }
 
     @Test("round trips through pipes and files with random sizes, chunk sizes and threads; zstd -d reads weir's files")

@@ -41,7 +41,9 @@ public struct Decompressor: Sendable {
     ///   - force: replace `output` if it exists.
     ///   - progress: told of the bytes read and written; activated when the
     ///     run starts and finished when it ends.
-    /// - Returns: what the run did; `frames` counts the frames decoded.
+    /// - Returns: what the run did; `frames` counts the frames decoded;
+    ///   ``Statistics/warnings`` says when the file's seek table does not
+    ///   match its frames (the frames decode all the same).
     /// - Throws: ``WeirError``: an unknown suffix when `output` is nil, not
     ///   zstd, truncated, corrupt, a checksum mismatch, the memory limit, a
     ///   read or write failure; `.cancelled` when the task is cancelled.
@@ -81,7 +83,8 @@ public struct Decompressor: Sendable {
     ///
     /// The descriptors stay the caller's: neither is closed. When `input` is
     /// a regular file that ends with a seek table, the table is checked
-    /// against the frames.
+    /// against the frames: one that does not match is reported in
+    /// ``Statistics/warnings``, or as a `.corrupt` error when `output` is nil.
     ///
     /// - Parameters:
     ///   - input: the descriptor to read.

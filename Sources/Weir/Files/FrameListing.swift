@@ -5,9 +5,11 @@ import Glibc
 /// What `weir -l` shows of one compressed file: its frames, without decoding.
 ///
 /// When the file ends with a seek table that describes it from offset 0, the
-/// listing comes from the table and the first frame's header alone (two
-/// `pread`s, whatever the file's size); otherwise the file is read once
-/// through a ``FrameScanner``, which walks frame and block headers.
+/// listing comes from the table, checked against each frame's header and
+/// stored checksum (one small `pread` per frame, the body is not read);
+/// otherwise the file is read once through a ``FrameScanner``, which walks
+/// frame and block headers. A table that does not match the frames is not
+/// used: the file is scanned, and ``warnings`` says how the table differs.
 public struct FrameListing: Sendable {
     /// One frame of the file.
     public struct Frame: Sendable, Equatable {
@@ -36,6 +38,10 @@ public struct FrameListing: Sendable {
     public var frames: [Frame]
     /// Whether the figures come from a seek table.
     public var fromSeekTable: Bool
+    /// Things the user should know, each a sentence without the file's name:
+    /// a seek table that does not match the frames (the listing then comes
+    /// from scanning them).
+    public var warnings: [String] = []
 
     /// zstd frames.
     public var zstdFrameCount: Int { frames.count(where: { !$0.isSkippable }) }
@@ -69,45 +75,75 @@ public struct FrameListing: Sendable {
         guard case .regularFile(let size) = InputKind.of(fd) else {
             throw WeirError(.notRegularFile, path: path, operation: "list", reason: "not a regular file")
         }
-        if let table = try? SeekTable.read(from: fd, fileSize: size, path: path), table.dataStart == 0,
-           let listing = try fromTable(table, fd: fd, fileSize: size, path: path) {
+        var table: SeekTable?
+        var tableError: WeirError?
+        do throws(WeirError) {
+            table = try SeekTable.readEntries(from: fd, fileSize: size, path: path)
+        } catch {
+            tableError = error
+        }
+        if let table, table.dataStart == 0, let listing = fromTable(table, fd: fd, fileSize: size, path: path) {
             return listing
         }
-        return try scanned(fd: fd, fileSize: size, path: path)
+        var check = SeekTableCheck(table: table, readError: tableError, fileSize: size)
+        var listing = try scanned(fd: fd, fileSize: size, path: path, check: &check)
+        if let mismatch = check.mismatch {
+            listing.warnings.append("seek table does not match the frames; ignoring it (\(mismatch.detail))")
+        }
+        return listing
     }
 
-    /// The listing from a seek table, checking the first frame's header
-    /// (for the checksum flag); nil when that header is not a zstd frame
-    /// where the table says (then the file is scanned instead).
-    private static func fromTable(_ table: SeekTable, fd: Int32, fileSize: Int,
-                                  path: String) throws(WeirError) -> FrameListing? {
-        var hasChecksum = table.hasChecksums
-        if let first = table.frames().first {
-            var header = [UInt8](repeating: 0, count: min(18, first.compressedSize))
-            let got = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(first.compressedOffset)) }
-            guard got == header.count else { return nil }
-            var scanner = FrameScanner(path: path, operation: "list")
-            let parsed: FrameHeader?
-            let fed = header.withUnsafeBytes { bytes in
-                Result { () throws(WeirError) in try scanner.feed(bytes) }
+    /// The listing from a seek table; nil when the table does not match the
+    /// frames' headers (then the file is scanned instead).
+    ///
+    /// Each entry's offset must hold a zstd frame header that declares the
+    /// entry's content size, if it declares one, and the 4 bytes before the
+    /// next frame (or the table) must be the entry's checksum when the frame
+    /// has one: one `pread` of 22 bytes per frame reads both.
+    private static func fromTable(_ table: SeekTable, fd: Int32, fileSize: Int, path: String) -> FrameListing? {
+        let described = table.frames()
+        var headers: [FrameHeader] = []
+        headers.reserveCapacity(described.count)
+        for index in 0 ... described.count {
+            let start = index < described.count ? described[index].compressedOffset : table.tableOffset
+            let lead = index > 0 ? min(4, described[index - 1].compressedSize) : 0
+            let count = lead + (index < described.count ? min(18, described[index].compressedSize) : 0)
+            var bytes = [UInt8](repeating: 0, count: count)
+            let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(start - lead)) }
+            guard got == count else { return nil }
+            if index > 0, table.hasChecksums, headers[index - 1].hasChecksum {
+                guard lead == 4, described[index - 1].checksum == littleEndian32(bytes) else { return nil }
             }
-            guard case .success = fed else { return nil }
-            parsed = scanner.currentHeader
-            guard let parsed, !parsed.isSkippable else { return nil }
-            hasChecksum = parsed.hasChecksum
+            guard index < described.count else { break }
+            var scanner = FrameScanner(path: path, operation: "list")
+            let fed = bytes[lead...].withUnsafeBytes { header in
+                Result { () throws(WeirError) in try scanner.feed(header) }
+            }
+            // A frame of 18 bytes or less ends inside them: its header comes with its boundary.
+            guard case .success(let ended) = fed, let header = scanner.currentHeader ?? ended.first?.header,
+                  !header.isSkippable else { return nil }
+            if let declared = header.contentSize, declared != UInt64(described[index].decompressedSize) { return nil }
+            headers.append(header)
         }
-        var frames: [Frame] = table.frames().map { frame in
+        var frames: [Frame] = zip(described, headers).map { frame, header in
             Frame(index: frame.index, offset: frame.compressedOffset, compressedSize: frame.compressedSize,
-                  decompressedSize: frame.decompressedSize, isSkippable: false, checksum: frame.checksum,
-                  hasChecksum: hasChecksum)
+                  decompressedSize: frame.decompressedSize, isSkippable: false,
+                  checksum: header.hasChecksum ? frame.checksum : nil, hasChecksum: header.hasChecksum)
         }
         frames.append(Frame(index: frames.count, offset: table.tableOffset, compressedSize: fileSize - table.tableOffset,
                             decompressedSize: 0, isSkippable: true, checksum: nil, hasChecksum: false))
         return FrameListing(path: path, fileSize: fileSize, frames: frames, fromSeekTable: true)
     }
 
-    /// The listing from reading the whole file through a scanner.
-    private static func scanned(fd: Int32, fileSize: Int, path: String) throws(WeirError) -> FrameListing {
+    /// The little-endian u32 that `bytes` begins with.
+    private static func littleEndian32(_ bytes: [UInt8]) -> UInt32 {
+        UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 24
+    }
+
+    /// The listing from reading the whole file through a scanner, every
+    /// frame also going through the seek table's `check`.
+    private static func scanned(fd: Int32, fileSize: Int, path: String,
+                                check: inout SeekTableCheck) throws(WeirError) -> FrameListing {
         var scanner = FrameScanner(path: path, operation: "list")
         var frames: [Frame] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
@@ -124,6 +160,7 @@ public struct FrameListing: Sendable {
                 Result { () throws(WeirError) in try scanner.feed(UnsafeRawBufferPointer(rebasing: bytes[0 ..< got])) }
             }.get()
             for boundary in found {
+                _ = check.frameFound(boundary)
                 let skippable = boundary.header.isSkippable
                 frames.append(Frame(index: boundary.index, offset: boundary.offset,
                                     compressedSize: boundary.compressedSize,
@@ -133,6 +170,7 @@ public struct FrameListing: Sendable {
             }
         }
         try scanner.finish()
+        check.finish()
         if offset == 0 {
             throw WeirError(.notZstd, path: path, operation: "list", reason: "not in zstd format (empty file)")
         }

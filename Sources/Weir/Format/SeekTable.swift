@@ -228,6 +228,20 @@ public struct SeekTable: Equatable, Sendable {
     ///   bytes before the table. `.system` when `pread` fails; `.truncated`
     ///   when the file is shorter than `fileSize`.
     public static func read(from fd: Int32, fileSize: Int, path: String) throws(WeirError) -> SeekTable? {
+        guard let table = try readEntries(from: fd, fileSize: fileSize, path: path) else { return nil }
+        if table.dataStart < 0 {
+            throw corrupt("the seek table at offset \(table.tableOffset) describes \(table.compressedTotal) bytes of "
+                          + "frames, more than the \(table.tableOffset) bytes before it", path: path)
+        }
+        return table
+    }
+
+    /// As ``read(from:fileSize:path:)``, but a table whose frames add up to
+    /// more than the bytes before it is returned, with a negative
+    /// ``dataStart``, rather than refused: ``SeekTableCheck`` then finds the
+    /// entry at fault by comparing the entries with the frames, from the table
+    /// backwards.
+    static func readEntries(from fd: Int32, fileSize: Int, path: String) throws(WeirError) -> SeekTable? {
         guard fileSize >= footerSize else { return nil }
         let footerOffset = fileSize - footerSize
         let footer = try readBytes(fd, count: footerSize, at: footerOffset, path: path)
@@ -279,10 +293,6 @@ public struct SeekTable: Equatable, Sendable {
             }
             position += batch * entrySize
             remaining -= batch
-        }
-        if table.compressedTotal > tableOffset {
-            throw corrupt("the seek table at offset \(tableOffset) describes \(table.compressedTotal) bytes of frames, "
-                          + "more than the \(tableOffset) bytes before it", path: path)
         }
         table.dataStart = tableOffset - table.compressedTotal
         return table

@@ -2,8 +2,10 @@
 public struct DecompressionOptions: Sendable, Equatable {
     /// Whether content checksums are verified (`--no-check` turns it off).
     public var verifyChecksum: Bool
-    /// The most memory a frame's window may take, in bytes; nil keeps
-    /// libzstd's default limit of 128 MiB (windowLog 27).
+    /// The most memory a frame's window may take, in bytes (`-M`): a frame
+    /// whose header asks for more (for a single-segment frame, whose content
+    /// is larger) is refused, on every decoding path; nil keeps libzstd's
+    /// default limit of 128 MiB (windowLog 27). Also the in-flight budget.
     public var memoryLimit: Int?
     /// The size of each read of compressed input.
     public var readSize: Int
@@ -43,11 +45,6 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// do not say their size, stream through one decoder in bounded memory.
     public var parallelFrameLimit: Int { max(64 << 10, inFlightBudget / 4) }
 
-    /// The window log matching `memoryLimit`: the largest power of two that fits.
-    var windowLogMax: Int? {
-        guard let memoryLimit else { return nil }
-        var log = 10
-        while log < 31 && (1 << (log + 1)) <= memoryLimit { log += 1 }
-        return log
-    }
+    /// The window limit matching `memoryLimit`.
+    var windowLimit: WindowLimit { WindowLimit(memoryLimit: memoryLimit) }
 }

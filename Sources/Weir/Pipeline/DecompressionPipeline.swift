@@ -26,9 +26,13 @@ import FoundationEssentials
 /// - `outputSlots` (8 buffers of 1 MiB) between the decoder and the output:
 ///   a slow consumer stops the decoder, which stops the reader, so memory
 ///   stays flat; the decoder takes a slot before it fills a buffer.
-/// - the window a frame may ask for is capped by `memoryLimit`
-///   (`ZSTD_d_windowLogMax`), so a hostile header cannot make it allocate
-///   without bound.
+/// - the window a frame may ask for is capped by `memoryLimit`: a
+///   ``FrameScanner`` reads each piece's frame headers before libzstd sees
+///   the piece, and ``WindowLimit`` refuses a frame asking for more, so a
+///   hostile header cannot make it allocate without bound (libzstd's own
+///   `ZSTD_d_windowLogMax` is skipped for frames it decodes in one pass).
+///   The scanner only advises: when it finds bad data it stops, and libzstd
+///   reports the damage where it meets it.
 ///
 /// Who owns what: the decoding thread owns the context, the buffer being
 /// filled and the offsets; the writer's queue owns `bytesOut`; `RunControl`
@@ -107,12 +111,12 @@ public final class DecompressionPipeline: @unchecked Sendable {
         let result = Locked((bytesIn: 0, frames: 0))
         control.startThread(name: "weir.decoder") {
             do throws(WeirError) {
-                let context = try DecompressionContext(windowLogMax: options.windowLogMax,
+                let context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
                                                        verifyChecksum: options.verifyChecksum, path: inputName)
                 var sink = OutputSink(control: control, writer: writer, testedBytes: bytesOut,
                                       buffers: BufferPool(size: Self.outputBufferSize, keep: Self.outputSlots))
                 let decoded = try Self.decode(reader: reader, context: context, sink: &sink,
-                                              control: control, path: inputName)
+                                              control: control, limit: options.windowLimit, path: inputName)
                 sink.flush()
                 result.withLock { $0 = decoded }
             } catch {
@@ -135,7 +139,9 @@ public final class DecompressionPipeline: @unchecked Sendable {
 
     /// The decoding loop, on the decoding thread.
     private static func decode(reader: ChunkReader, context: DecompressionContext, sink: inout OutputSink,
-                               control: RunControl, path: String) throws(WeirError) -> (bytesIn: Int, frames: Int) {
+                               control: RunControl, limit: WindowLimit,
+                               path: String) throws(WeirError) -> (bytesIn: Int, frames: Int) {
+        var headers: FrameScanner? = FrameScanner(path: path, operation: "decompress")
         var pending = reader.start()
         var consumed = 0          // input bytes fed to libzstd so far
         var frames = 0
@@ -145,6 +151,7 @@ public final class DecompressionPipeline: @unchecked Sendable {
             let chunk = try pending.wait()
             if !chunk.endOfInput { pending = reader.start() }
             if control.isFailed { throw control.failure! }
+            try checkWindows(chunk.data, scanner: &headers, limit: limit, path: path)
             chunk.data.enumerateBytes { region, _, stop in
                 var input = ZSTD_inBuffer(src: region.baseAddress, size: region.count, pos: 0)
                 while input.pos < input.size {
@@ -186,6 +193,24 @@ public final class DecompressionPipeline: @unchecked Sendable {
             throw WeirError(.notZstd, path: path, operation: "decompress", reason: "not in zstd format (empty input)")
         }
         return (consumed, frames)
+    }
+
+    /// Checks the window of every frame whose header is in `piece`, before
+    /// libzstd decodes it. A scanner that meets bad data is dropped (nil):
+    /// libzstd then reports the damage itself, in its own words.
+    private static func checkWindows(_ piece: DispatchData, scanner: inout FrameScanner?, limit: WindowLimit,
+                                     path: String) throws(WeirError) {
+        guard var scanning = scanner else { return }
+        scanner = nil
+        let ended: [FrameBoundary]
+        do throws(WeirError) { ended = try scanning.feed(piece) } catch { return }
+        for frame in ended {
+            try limit.check(frame.header, index: frame.index, offset: frame.offset, path: path)
+        }
+        if let header = scanning.currentHeader, let start = scanning.currentFrameStart {
+            try limit.check(header, index: scanning.frameCount, offset: start, path: path)
+        }
+        scanner = scanning
     }
 
     /// Rewords a libzstd error with the offset where the data went wrong.

@@ -43,11 +43,12 @@ import Glibc
 /// ``DecompressionOptions/parallelFrameLimit`` streams instead.
 ///
 /// The seek table: when the input is a regular file ending with one, its
-/// entries are checked against the frames the scanner finds; while they
-/// agree, each frame's decoded size must equal its entry (else `.corrupt`);
-/// at the first disagreement on where frames lie, the table is ignored and
-/// the scanner's boundaries (always the ones used to cut frames) go on alone,
-/// so a wrong table can never produce wrong output.
+/// entries are checked against the frames the scanner finds and decodes
+/// (``SeekTableCheck``), but never used to cut frames: the scanner's
+/// boundaries are, and every frame is checked by libzstd, so a wrong table
+/// can never produce wrong output. A table that does not match its frames is
+/// reported at the end of the run: in ``Statistics/warnings`` when decoding,
+/// as a `.corrupt` error when only testing (no output).
 ///
 /// Bounds, and why:
 /// - the ByteBudget (``DecompressionOptions/inFlightBudget``): compressed
@@ -56,8 +57,9 @@ import Glibc
 /// - at most one frame in progress is buffered, and only up to the parallel
 ///   frame limit; beyond it, that frame streams and its bytes are let go
 ///   as soon as they are decoded.
-/// - windows are capped by `-M` (`ZSTD_d_windowLogMax`, and the same limit
-///   checked on the header of frames decoded in one pass).
+/// - windows are capped by `-M`: every frame's header is checked against
+///   ``WindowLimit`` before its first byte reaches a decoder, whichever path
+///   it takes (libzstd skips its own check when it decodes in one pass).
 ///
 /// Who owns what: the reading thread owns the scanner, the buffered bytes,
 /// the streaming context and output numbering; workers own a frame while
@@ -107,9 +109,12 @@ public final class ParallelDecompressionPipeline: @unchecked Sendable {
 
     /// Decompresses until the end of the input, a failure or ``cancel()``.
     ///
-    /// - Returns: what was done; `frames` counts the zstd frames decoded.
+    /// - Returns: what was done; `frames` counts the zstd frames decoded;
+    ///   `warnings` says when the seek table does not match the frames.
     /// - Throws: ``WeirError``: not zstd, truncated, corrupt (naming the frame
-    ///   and its offset), checksum mismatch, memory limit, read or write failure.
+    ///   and its offset), checksum mismatch, memory limit, read or write
+    ///   failure; when testing (no output), `.corrupt` for a seek table that
+    ///   does not match the frames, naming the entry and what differs.
     public func run() throws(WeirError) -> Statistics {
         let started = DispatchTime.now()
         let control = self.control
@@ -140,25 +145,30 @@ public final class ParallelDecompressionPipeline: @unchecked Sendable {
         let pool = WorkerPool<DecompressionContext>(
             width: options.resolvedThreads, label: "weir.decompress",
             makeContext: { () throws(WeirError) in
-                try DecompressionContext(windowLogMax: options.windowLogMax,
+                try DecompressionContext(windowLogMax: options.windowLimit.logMax,
                                          verifyChecksum: options.verifyChecksum, path: inputName)
             },
             onContextFailure: { control.fail($0) })
         control.stopOnFailure(reader: reader, writer: writer) { budget.cancel() }
 
-        var table: SeekTable?
+        var tableCheck: SeekTableCheck?
         var streamBase = 0
         if case .regularFile(let size) = kind {
-            // A table that cannot be read is ignored: the scanner then judges the bytes.
-            table = try? SeekTable.read(from: input, fileSize: size, path: inputName)
             streamBase = max(0, Int(lseek(input, 0, SEEK_CUR)))
+            do throws(WeirError) {
+                let table = try SeekTable.readEntries(from: input, fileSize: size, path: inputName)
+                tableCheck = SeekTableCheck(table: table, readError: nil, fileSize: size, streamBase: streamBase)
+            } catch {
+                tableCheck = SeekTableCheck(table: nil, readError: error, fileSize: size, streamBase: streamBase)
+            }
         }
 
         let bytesIn = Locked(0)
+        let tableMismatch = Locked<SeekTableCheck.Mismatch?>(nil)
         let feeder = FrameFeeder(
             path: inputName, options: options, control: control, budget: budget, pool: pool,
             input: reader, writer: writer, totals: totals,
-            tableCheck: table.map { TableCheck(table: $0, streamBase: streamBase) })
+            tableCheck: tableCheck, streamBase: streamBase, tableMismatch: tableMismatch)
         control.startThread(name: "weir.decoder") {
             do throws(WeirError) {
                 var pending = reader.start()
@@ -188,57 +198,14 @@ public final class ParallelDecompressionPipeline: @unchecked Sendable {
         statistics.frames = done.frames
         statistics.threads = options.resolvedThreads
         statistics.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        if let mismatch = tableMismatch.current {
+            if output == nil {
+                throw WeirError(.corrupt, path: inputName, operation: "test",
+                                reason: "corrupt seek table: \(mismatch.detail)")
+            }
+            statistics.warnings.append("seek table does not match the frames; ignoring it (\(mismatch.detail))")
+        }
         return statistics
-    }
-}
-
-/// Checks the frames the scanner finds against a seek table read from the
-/// end of the file. Used by the reading thread only.
-struct TableCheck {
-    let frames: [SeekTable.Frame]
-    let dataStart: Int
-    let tableOffset: Int
-    let hasChecksums: Bool
-    /// The file offset of the stream's first byte (stdin may start mid-file).
-    let streamBase: Int
-    private var cursor = 0
-    /// False after the first disagreement: the table is then ignored.
-    private(set) var trusted = true
-
-    init(table: SeekTable, streamBase: Int) {
-        frames = table.frames()
-        dataStart = table.dataStart
-        tableOffset = table.tableOffset
-        hasChecksums = table.hasChecksums
-        self.streamBase = streamBase
-    }
-
-    /// The decompressed size the table gives the frame `boundary`, when the
-    /// table is still trusted and lists it; nil otherwise. A table entry
-    /// that does not start where the frame starts, or has another size or
-    /// checksum, makes the table untrusted.
-    mutating func expectedSize(of boundary: FrameBoundary) -> Int? {
-        guard trusted else { return nil }
-        let offset = boundary.offset + streamBase
-        if offset < dataStart || offset >= tableOffset { return nil }
-        guard cursor < frames.count else { trusted = false; return nil }
-        let entry = frames[cursor]
-        if entry.compressedOffset != offset {
-            // Skippable frames the table does not list are allowed.
-            if boundary.header.isSkippable && entry.compressedOffset > offset { return nil }
-            trusted = false
-            return nil
-        }
-        if entry.compressedSize != boundary.compressedSize {
-            trusted = false
-            return nil
-        }
-        if hasChecksums, let checksum = boundary.contentChecksum, let listed = entry.checksum, checksum != listed {
-            trusted = false
-            return nil
-        }
-        cursor += 1
-        return entry.decompressedSize
     }
 }
 
@@ -256,10 +223,16 @@ private final class FrameFeeder: @unchecked Sendable {
     let input: ChunkReader
     let writer: OrderedWriter?
     let totals: Locked<(bytesOut: Int, frames: Int)>
-    var tableCheck: TableCheck?
+    /// The seek table's check (regular files only), fed every frame found.
+    var tableCheck: SeekTableCheck?
+    /// The file offset of the stream's first byte, for the check's messages.
+    let streamBase: Int
+    /// The first way the seek table disagrees with the frames, from this
+    /// thread or from the workers that learn a frame's decoded size.
+    let tableMismatch: Locked<SeekTableCheck.Mismatch?>
     let frameLimit: Int
     /// The largest window a frame may use (`-M`, else libzstd's default 2²⁷).
-    let windowMax: UInt64
+    let windowLimit: WindowLimit
     let frameBuffers: FrameBuffers
     let streamBuffers: BufferPool
 
@@ -289,7 +262,8 @@ private final class FrameFeeder: @unchecked Sendable {
 
     init(path: String, options: DecompressionOptions, control: RunControl, budget: ByteBudget,
          pool: WorkerPool<DecompressionContext>, input: ChunkReader, writer: OrderedWriter?,
-         totals: Locked<(bytesOut: Int, frames: Int)>, tableCheck: TableCheck?) {
+         totals: Locked<(bytesOut: Int, frames: Int)>, tableCheck: SeekTableCheck?, streamBase: Int,
+         tableMismatch: Locked<SeekTableCheck.Mismatch?>) {
         self.input = input
         self.path = path
         self.options = options
@@ -299,8 +273,10 @@ private final class FrameFeeder: @unchecked Sendable {
         self.writer = writer
         self.totals = totals
         self.tableCheck = tableCheck
+        self.streamBase = streamBase
+        self.tableMismatch = tableMismatch
         self.frameLimit = options.parallelFrameLimit
-        self.windowMax = UInt64(1) << UInt64(options.windowLogMax ?? 27)
+        self.windowLimit = options.windowLimit
         self.frameBuffers = FrameBuffers(budget: options.inFlightBudget)
         self.streamBuffers = BufferPool(size: ParallelDecompressionPipeline.outputBufferSize,
                                         keep: max(2, min(16, options.inFlightBudget / ParallelDecompressionPipeline.outputBufferSize)))
@@ -327,7 +303,7 @@ private final class FrameFeeder: @unchecked Sendable {
             if stream == nil {
                 let declared = header.contentSize.map { $0 > UInt64(frameLimit) } ?? false
                 if declared || scanner.currentFrameBytes > frameLimit {
-                    try beginStream(index: scanner.frameCount, start: start)
+                    try beginStream(index: scanner.frameCount, start: start, header: header)
                 }
             }
             if stream != nil { try feedStream(upTo: scanner.offset) }
@@ -343,6 +319,8 @@ private final class FrameFeeder: @unchecked Sendable {
     /// Declares the end of the input.
     func finish() throws(WeirError) {
         try scanner.finish()
+        tableCheck?.finish()
+        if let mismatch = tableCheck?.mismatch { Self.record(mismatch, in: tableMismatch) }
         if scanner.offset == 0 {
             throw WeirError(.notZstd, path: path, operation: "decompress", reason: "not in zstd format (empty input)")
         }
@@ -355,13 +333,8 @@ private final class FrameFeeder: @unchecked Sendable {
 
     /// Acts on a frame the scanner has seen end.
     private func frameEnded(_ boundary: FrameBoundary) throws(WeirError) {
-        let expected = tableCheck?.expectedSize(of: boundary)
-        if boundary.header.isSkippable {
-            if let expected, expected != 0 {
-                throw Self.disagreement(path: path, boundary: boundary, listed: expected, decoded: 0)
-            }
-            return
-        }
+        let expected = checkTable(boundary)
+        if boundary.header.isSkippable { return }
         if let stream, stream.start == boundary.offset {
             try feedStream(upTo: boundary.end)
             try finishStream(boundary: boundary, expected: expected)
@@ -375,22 +348,42 @@ private final class FrameFeeder: @unchecked Sendable {
         }
         let capacity = boundary.header.contentSize.map { Int($0) } ?? bound
         if capacity > frameLimit || boundary.compressedSize > frameLimit {
-            try beginStream(index: boundary.index, start: boundary.offset)
+            try beginStream(index: boundary.index, start: boundary.offset, header: boundary.header)
             try feedStream(upTo: boundary.end)
             try finishStream(boundary: boundary, expected: expected)
             return
         }
-        if boundary.header.windowSize > windowMax {
-            throw Self.located(WeirError(.memoryLimit, path: path, operation: "decompress",
-                                         reason: "frame needs a window larger than the memory limit "
-                                             + "(use -M to raise it)"),
-                               index: boundary.index, offset: boundary.offset)
-        }
+        try windowLimit.check(boundary.header, index: boundary.index, offset: boundary.offset, path: path)
         try submit(boundary, data: slice(boundary.offset, boundary.end), capacity: capacity, expected: expected)
     }
 
+    /// Checks a frame against the seek table; returns the content size its
+    /// entry lists when that is known only once the frame is decoded.
+    private func checkTable(_ boundary: FrameBoundary) -> SeekTableCheck.Expectation? {
+        guard tableCheck?.mismatch == nil else { return nil }
+        let expected = tableCheck?.frameFound(boundary)
+        if let mismatch = tableCheck?.mismatch { Self.record(mismatch, in: tableMismatch) }
+        return expected
+    }
+
+    /// Keeps `mismatch` if it comes before the one kept so far (or is the first).
+    static func record(_ mismatch: SeekTableCheck.Mismatch, in kept: Locked<SeekTableCheck.Mismatch?>) {
+        kept.withLock { current in
+            if current.map({ mismatch.precedes($0) }) ?? true { current = mismatch }
+        }
+    }
+
+    /// Records a frame that decoded to another size than its table entry lists.
+    private static func checkDecodedSize(_ produced: Int, expected: SeekTableCheck.Expectation?, boundary: FrameBoundary,
+                                         streamBase: Int, in kept: Locked<SeekTableCheck.Mismatch?>) {
+        guard let expected, expected.size != produced else { return }
+        record(SeekTableCheck.decodedSize(entry: expected.entry, listed: expected.size, frame: boundary,
+                                          streamBase: streamBase, decoded: produced), in: kept)
+    }
+
     /// Hands one whole frame to the workers.
-    private func submit(_ boundary: FrameBoundary, data: DispatchData, capacity: Int, expected: Int?) throws(WeirError) {
+    private func submit(_ boundary: FrameBoundary, data: DispatchData, capacity: Int,
+                        expected: SeekTableCheck.Expectation?) throws(WeirError) {
         let buffers = frameBuffers.pool(for: capacity)
         let cost = buffers.size + boundary.compressedSize
         guard budget.acquire(cost) else { throw control.failure ?? Self.cancelled(path) }
@@ -398,6 +391,7 @@ private final class FrameFeeder: @unchecked Sendable {
         let number = sequence
         sequence += 1
         let (control, budget, writer, totals, path, input) = (self.control, self.budget, self.writer, self.totals, self.path, self.input)
+        let (streamBase, tableMismatch) = (self.streamBase, self.tableMismatch)
         pool.submit { context in
             guard let context, !control.isFailed else {
                 budget.release(cost)
@@ -414,9 +408,8 @@ private final class FrameFeeder: @unchecked Sendable {
                 let produced = try Self.decodeWhole(data, context: context,
                                                     into: UnsafeMutableRawBufferPointer(start: memory, count: capacity))
                 try input.checkUnchanged()
-                if let expected, expected != produced {
-                    throw Self.disagreement(path: path, boundary: boundary, listed: expected, decoded: produced)
-                }
+                Self.checkDecodedSize(produced, expected: expected, boundary: boundary, streamBase: streamBase,
+                                      in: tableMismatch)
                 totals.withLock { $0.frames += 1 }
                 if let writer {
                     budget.release(cost - produced)
@@ -455,9 +448,12 @@ private final class FrameFeeder: @unchecked Sendable {
 
     // MARK: Streaming
 
-    private func beginStream(index: Int, start: Int) throws(WeirError) {
+    /// Starts streaming the frame `index` that begins at `start`, once its
+    /// header is known and within the window limit.
+    private func beginStream(index: Int, start: Int, header: FrameHeader) throws(WeirError) {
+        try windowLimit.check(header, index: index, offset: start, path: path)
         if streamContext == nil {
-            streamContext = try DecompressionContext(windowLogMax: options.windowLogMax,
+            streamContext = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
                                                      verifyChecksum: options.verifyChecksum, path: path)
         }
         streamContext!.reset()
@@ -497,7 +493,7 @@ private final class FrameFeeder: @unchecked Sendable {
 
     /// Flushes the streamed frame, checks it ended where its blocks end, and
     /// sends the last buffer.
-    private func finishStream(boundary: FrameBoundary, expected: Int?) throws(WeirError) {
+    private func finishStream(boundary: FrameBoundary, expected: SeekTableCheck.Expectation?) throws(WeirError) {
         guard var state = stream, let context = streamContext else { return }
         while state.hint != 0 {
             var output = try outputBuffer(&state)
@@ -519,9 +515,8 @@ private final class FrameFeeder: @unchecked Sendable {
         if state.hint != 0 {
             throw Self.corrupt(path: path, boundary: boundary, "ends before the decoder has its last block")
         }
-        if let expected, expected != state.produced {
-            throw Self.disagreement(path: path, boundary: boundary, listed: expected, decoded: state.produced)
-        }
+        Self.checkDecodedSize(state.produced, expected: expected, boundary: boundary, streamBase: streamBase,
+                              in: tableMismatch)
         totals.withLock { $0.frames += 1 }
     }
 
@@ -584,12 +579,6 @@ private final class FrameFeeder: @unchecked Sendable {
     private static func corrupt(path: String, index: Int, offset: Int, _ detail: String) -> WeirError {
         WeirError(.corrupt, path: path, operation: "decompress",
                   reason: "corrupt data: frame \(index) at offset \(offset) \(detail)")
-    }
-
-    private static func disagreement(path: String, boundary: FrameBoundary, listed: Int, decoded: Int) -> WeirError {
-        WeirError(.corrupt, path: path, operation: "decompress",
-                  reason: "corrupt seek table: it lists \(listed) bytes for frame \(boundary.index) at offset "
-                      + "\(boundary.offset), which decodes to \(decoded)")
     }
 }
 

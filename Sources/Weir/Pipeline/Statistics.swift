@@ -16,6 +16,12 @@ public struct Statistics: Sendable, Equatable {
     /// The process's peak resident memory at the end of the run, in bytes;
     /// set by ``FileJob/run(observer:cancellation:)``, 0 from a bare pipeline.
     public var peakResidentBytes: Int = 0
+    /// Things the user should know about a run that succeeded, each a
+    /// sentence that does not repeat the input's name (the caller knows it):
+    /// for example, a seek table that does not match its frames. The library
+    /// never prints them; the command line shows them as `weir: FILE:
+    /// warning: …` (in the JSON object with `--json`).
+    public var warnings: [String] = []
 
     /// Creates empty statistics.
     public init() {}

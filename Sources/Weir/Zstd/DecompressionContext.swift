@@ -15,19 +15,18 @@ final class DecompressionContext {
     ///
     /// - Parameters:
     ///   - windowLogMax: the largest window (as a power of two) a frame may
-    ///     ask for; `nil` keeps libzstd's default (2^27, 128 MiB).
+    ///     ask for; the pipelines pass ``WindowLimit/logMax``, a backstop
+    ///     behind their exact check of every frame's header.
     ///   - verifyChecksum: when false, content checksums are not verified
     ///     (`--no-check`).
-    init(windowLogMax: Int?, verifyChecksum: Bool, path: String) throws(WeirError) {
+    init(windowLogMax: Int, verifyChecksum: Bool, path: String) throws(WeirError) {
         guard let dctx = ZSTD_createDCtx() else {
             throw WeirError(.library, path: path, operation: "decompress", reason: "cannot create a zstd context: out of memory")
         }
         self.dctx = dctx
         self.path = path
-        if let windowLogMax {
-            try Zstd.check(ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, Int32(windowLogMax)),
-                           path: path, operation: "set memory limit")
-        }
+        try Zstd.check(ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, Int32(windowLogMax)),
+                       path: path, operation: "set memory limit")
         if !verifyChecksum {
             try Zstd.check(ZSTD_DCtx_setParameter(dctx, Self.forceIgnoreChecksum, 1),
                            path: path, operation: "disable checksum verification")

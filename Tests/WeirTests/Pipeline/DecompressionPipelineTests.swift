@@ -94,6 +94,27 @@ struct DecompressionPipelineTests {
         #expect(failure(outcome)?.kind == .memoryLimit)
     }
 
+    @Test("a single-segment frame whose content is above the limit is refused, though libzstd decodes it in one pass")
+    func memoryLimitForOnePassFrames() throws {
+        let input = TestData.text(300_000, seed: 9)
+        let compressed = try Self.zstd(input, ["-19", "--single-thread"])  // window = content size
+        for pieceSize in [65536, 1 << 20] {
+            let outcome = PipeHarness.run(input: compressed, pieceSize: pieceSize) { inFD, outFD in
+                DecompressionPipeline(input: inFD, output: outFD, inputName: "in.zst", outputName: "(stdout)",
+                                      options: DecompressionOptions(memoryLimit: 64 << 10)).result()
+            }
+            #expect(failure(outcome)?.kind == .memoryLimit, "pieces of \(pieceSize)")
+            #expect(failure(outcome)?.reason.contains("needs a window of 300000 bytes") == true)
+            #expect(outcome.output.count == 0, "nothing is written before the refusal")
+            let allowed = PipeHarness.run(input: compressed, pieceSize: pieceSize) { inFD, outFD in
+                DecompressionPipeline(input: inFD, output: outFD, inputName: "in.zst", outputName: "(stdout)",
+                                      options: DecompressionOptions(memoryLimit: 300_000)).result()
+            }
+            _ = try allowed.result.get()
+            #expect(TestData.same(allowed.output, input))
+        }
+    }
+
     func failure(_ outcome: PipeHarness.Outcome) -> WeirError? {
         if case .failure(let error) = outcome.result { return error }
         return nil

@@ -148,43 +148,68 @@ struct ParallelDecompressionPipelineTests {
         return Array(compressed.prefix(table.tableOffset)) + replaced.encoded()
     }
 
-    @Test("a seek table that disagrees with the frames gives a clean error or is ignored, never wrong output")
+    @Test("a seek table that does not match the frames: decoding warns once and is right, testing fails naming the entry")
     func hostileTables() throws {
         let input = TestData.text(600_000, seed: 12)
         let good = try Self.weir(input, chunk: 100_000)
-        var outcomes: [(String, PipeHarness.Outcome)] = []
+        let frames = TestData.frames(good)
+        let offsets = frames.indices.map { index in frames[..<index].reduce(0) { $0 + $1.size } }
 
-        // Wrong decompressed size, boundaries right: a clean error naming the frame.
-        let wrongSize = try Self.withTable(good) { $0[2].decompressedSize += 1 }
-        let sizeError = Self.failure(Self.decodeFile(wrongSize))
-        #expect(sizeError?.kind == .corrupt)
-        #expect(sizeError?.reason.contains("frame 2 at offset") == true)
-        // Boundaries wrong, or checksums wrong, or too few or too many frames: ignored.
-        outcomes.append(("shifted", Self.decodeFile(try Self.withTable(good) { entries in
-            entries[0].compressedSize += 5
-            entries[1].compressedSize -= 5
-        })))
-        outcomes.append(("checksum", Self.decodeFile(try Self.withTable(good) { $0[3].checksum ^= 1 })))
-        // A table listing the frames but not where they begin: dataStart > 0.
-        outcomes.append(("dropped", Self.decodeFile(try Self.withTable(good) { $0.removeFirst() })))
-        // A zero-frame table after the frames (describes nothing).
-        let bare = try Self.weir(input, chunk: 100_000, seekTable: false)
-        outcomes.append(("zero", Self.decodeFile(bare + SeekTable(hasChecksums: true).encoded())))
-        // A table claiming more frames than the file can hold (points past the start).
+        var damaged: [(String, [UInt8], String)] = [
+            ("content size", try Self.withTable(good) { $0[2].decompressedSize += 1 },
+             "entry 2 lists 100001 bytes of content, but frame 2 at offset \(offsets[2]) declares 100000"),
+            ("compressed size", try Self.withTable(good) { $0[3].compressedSize -= 1 },
+             "entry 3 lists a compressed size of \(frames[3].size - 1) bytes, but frame 3 at offset \(offsets[3]) is \(frames[3].size) bytes"),
+            ("compressed size up", try Self.withTable(good) { $0[4].compressedSize += 1 },
+             "entry 4 lists a compressed size of \(frames[4].size + 1) bytes, but frame 4 at offset \(offsets[4]) is \(frames[4].size) bytes"),
+            ("shifted", try Self.withTable(good) { entries in
+                entries[0].compressedSize += 5
+                entries[1].compressedSize -= 5
+            }, "entry 0 lists a compressed size of \(frames[0].size + 5) bytes, but frame 0 at offset 0 is \(frames[0].size) bytes"),
+            ("checksum", try Self.withTable(good) { $0[3].checksum ^= 1 }, "entry 3 lists the checksum"),
+            ("no footer magic", Array(good.dropLast()) + [0x00], "without the footer magic 0x8F92EAB1"),
+        ]
+        // A footer claiming more frames than the file can hold.
         var pastEnd = good
         pastEnd[pastEnd.count - 9] = 0xFF
         pastEnd[pastEnd.count - 8] = 0xFF
-        let pastEndOutcome = Self.decodeFile(pastEnd)
-        // The skippable frame itself is intact, so the scanner decodes the frames.
-        outcomes.append(("past end", pastEndOutcome))
-        for (name, outcome) in outcomes {
-            switch outcome.result {
-            case .success:
-                #expect(TestData.same(outcome.output, input), "\(name)")
+        damaged.append(("frame count", pastEnd, "claims 65535 frames"))
+        var oneMore = good
+        oneMore[oneMore.count - 9] += 1
+        damaged.append(("one more frame", oneMore, "the seek table of 7 frames should begin"))
+        for (name, bytes, detail) in damaged {
+            let decoded = Self.decodeFile(bytes)
+            switch decoded.result {
+            case .success(let statistics):
+                #expect(TestData.same(decoded.output, input), "\(name)")
+                #expect(statistics.warnings.count == 1, "\(name)")
+                #expect(statistics.warnings.first?.hasPrefix("seek table does not match the frames; ignoring it (") == true)
+                #expect(statistics.warnings.first?.contains(detail) == true, "\(name): \(statistics.warnings)")
             case .failure(let error):
                 Issue.record("\(name): \(error)")
             }
+            let tested = Self.failure(Self.decodeFile(bytes, test: true))
+            #expect(tested?.kind == .corrupt, "\(name)")
+            #expect(tested?.description.hasPrefix("in.zst: corrupt seek table: ") == true, "\(name)")
+            #expect(tested?.reason.contains(detail) == true, "\(name): \(String(describing: tested))")
         }
+
+        // Tables that describe only the last frames, or none, match: no warning.
+        let bare = try Self.weir(input, chunk: 100_000, seekTable: false)
+        for (name, bytes) in [("dropped", try Self.withTable(good) { $0.removeFirst() }),
+                              ("zero", bare + SeekTable(hasChecksums: true).encoded()),
+                              ("concatenated", good + good)] {
+            let expected = name == "concatenated" ? input + input : input
+            let decoded = Self.decodeFile(bytes)
+            #expect(TestData.same(decoded.output, expected), "\(name)")
+            #expect(try decoded.result.get().warnings.isEmpty, "\(name)")
+            #expect(try Self.decodeFile(bytes, test: true).result.get().warnings.isEmpty, "\(name)")
+        }
+        // From a pipe there is no table to check.
+        let piped = Self.decodePipe(try Self.withTable(good) { $0[2].decompressedSize += 1 })
+        #expect(try piped.result.get().warnings.isEmpty)
+        #expect(TestData.same(piped.output, input))
+
         // A table whose skippable size points past the end of the file: truncated, cleanly.
         var badSize = good
         let tableStart = good.count - (8 + 6 * 12 + 9)
@@ -193,6 +218,29 @@ struct ParallelDecompressionPipelineTests {
         badSize[tableStart + 6] = 0xFF
         let badSizeError = Self.failure(Self.decodeFile(badSize))
         #expect(badSizeError?.kind == .truncated)
+    }
+
+    @Test("frames that do not declare their size are checked against the table once decoded, whole or streamed")
+    func decodedSizes() throws {
+        let input = TestData.text(900_000, seed: 13)
+        // Frames without Frame_Content_Size, as a streaming compressor writes them.
+        let pieces = stride(from: 0, to: input.count, by: 300_000).map { Array(input[$0 ..< min(input.count, $0 + 300_000)]) }
+        let compressed = pieces.map { FormatTests.compress($0, checksum: true, windowLog: 17, streamed: true) }
+        var table = SeekTable(hasChecksums: false)
+        for (index, (piece, frame)) in zip(pieces, compressed).enumerated() {
+            try table.append(compressedSize: frame.count, decompressedSize: piece.count + (index == 2 ? 1 : 0), path: "t")
+        }
+        let bytes = compressed.flatMap { $0 } + table.encoded()
+        let offset = compressed[0].count + compressed[1].count
+        let detail = "entry 2 lists 300001 bytes of content, but frame 2 at offset \(offset) decodes to 300000"
+        // A 1 MiB budget streams the 300 KB frames; the default decodes them whole.
+        for options in [DecompressionOptions(threads: 2), DecompressionOptions(memoryLimit: 1 << 20, threads: 2)] {
+            let decoded = Self.decodeFile(bytes, options: options)
+            #expect(TestData.same(decoded.output, input))
+            #expect(try decoded.result.get().warnings == ["seek table does not match the frames; ignoring it (\(detail))"])
+            let tested = Self.failure(Self.decodeFile(bytes, options: options, test: true))
+            #expect(tested?.reason == "corrupt seek table: \(detail)")
+        }
     }
 
     @Test("frames above the memory budget stream, and the bytes in flight stay within it")
@@ -223,6 +271,31 @@ struct ParallelDecompressionPipelineTests {
         let small = try Self.weir(TestData.text(20_000_000, seed: 3), chunk: 1 << 20, threads: 2)
         let outcome = Self.decodePipe(small, options: DecompressionOptions(threads: 4))
         #expect(outcome.output.count == 20_000_000)
+    }
+
+    @Test("the memory limit refuses a frame above it on every path: whole on a worker, streamed, file and pipe")
+    func memoryLimitOnEveryPath() throws {
+        // Single-segment frames (window = content): 200 KB is decoded whole
+        // under a 1 MiB budget, 600 KB streams.
+        for size in [200_000, 600_000] {
+            let input = TestData.text(size, seed: UInt64(size))
+            let compressed = try DecompressionPipelineTests.zstd(input, ["-19", "--single-thread"])
+            let refused = DecompressionOptions(memoryLimit: 64 << 10, threads: 2)
+            for outcome in [Self.decodeFile(compressed, options: refused),
+                            Self.decodeFile(compressed, options: refused, test: true),
+                            Self.decodePipe(compressed, options: refused, pieceSize: 4096),
+                            Self.decodePipe(compressed, options: refused, pieceSize: 1 << 20)] {
+                let error = Self.failure(outcome)
+                #expect(error?.kind == .memoryLimit, "\(size)")
+                #expect(error?.reason.contains("frame 0 at offset 0 needs a window of \(size) bytes") == true,
+                        "\(String(describing: error))")
+            }
+            let allowed = DecompressionOptions(memoryLimit: size, threads: 2)
+            for outcome in [Self.decodeFile(compressed, options: allowed), Self.decodePipe(compressed, options: allowed)] {
+                _ = try outcome.result.get()
+                #expect(TestData.same(outcome.output, input), "\(size)")
+            }
+        }
     }
 
     @Test("errors name the frame and its offset; --no-check lets a bad checksum through")
