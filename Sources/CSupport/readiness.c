@@ -2,13 +2,6 @@
 #include "readiness.h"
 
 #include <fcntl.h>
-#include <sys/ioctl.h>
-
-long weir_bytes_readable(int fd) {
-    int count = 0;
-    if (ioctl(fd, FIONREAD, &count) != 0) return -1;
-    return count;
-}
 
 long weir_grow_pipe(int fd, long size) {
     int current = fcntl(fd, F_GETPIPE_SZ);

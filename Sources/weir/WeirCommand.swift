@@ -55,6 +55,9 @@ struct WeirCommand: ParsableCommand {
     // MARK: Entry point
 
     static func main() {
+        // Before any channel exists: read buffers of one chunk, kept in one
+        // heap (see DispatchIOTuning).
+        DispatchIOTuning.configureProcess()
         if let invalid = ArgumentBytes.firstInvalidUTF8() {
             // Swift would repair the name into another one (U+FFFD), and weir
             // would then act on a different file: refuse instead.

@@ -53,13 +53,23 @@ final class RunControl: @unchecked Sendable {
     /// Ends a run after `activity` has emptied: closes both channels (the
     /// writer's with `.stop` after a failure), waits until their cleanup
     /// handlers have run — so the descriptors' file status flags are back —
-    /// and throws the first failure, if any.
+    /// and throws the first failure, if any. After a failure the wait is
+    /// bounded by ``stoppedCleanupWait``: a read or write blocked in the kernel
+    /// on a silent peer cannot be stopped, and ends only when that peer writes,
+    /// reads or closes; the run does not wait for it.
     func closeChannels(reader: ChunkReader, writer: OrderedWriter?, cleanup: DispatchGroup) throws(WeirError) {
-        reader.close(stop: false)
+        reader.close(stop: isFailed)
         writer?.close(stop: isFailed)
-        cleanup.wait()
+        if isFailed {
+            _ = cleanup.wait(timeout: .now() + Self.stoppedCleanupWait)
+        } else {
+            cleanup.wait()
+        }
         if let failure { throw failure }
     }
+
+    /// How long a failed run waits for its channels' cleanup.
+    static let stoppedCleanupWait = DispatchTimeInterval.milliseconds(250)
 
     /// The first failure, if any.
     var failure: WeirError? { state.withLock { $0.failure } }

@@ -7,8 +7,9 @@ import Testing
 import Glibc
 #endif
 
-/// Paced reads of pipes: chunks are assembled from what the pipe holds,
-/// whatever the producer's rhythm, and a waiting read can be stopped.
+/// Blocking reads of pipes through a stream channel: chunks are assembled
+/// whatever the producer's rhythm, a waiting read can be stopped, and the
+/// descriptor's flags come back when the channel is closed.
 @Suite("Chunk reader on pipes")
 struct ChunkReaderTests {
     private static func bytes(_ data: DispatchData) -> [UInt8] {
@@ -73,7 +74,7 @@ struct ChunkReaderTests {
     @Test("stopping the reader ends a read waiting on a silent pipe with .cancelled")
     func stopWhileWaiting() throws {
         let (readEnd, writeEnd) = try Self.pipe()
-        defer { close(readEnd); close(writeEnd) }
+        defer { close(readEnd) }
         let cleanup = DispatchGroup()
         let reader = ChunkReader(fd: readEnd, path: "pipe", kind: .stream, chunkSize: 4096, cleanup: cleanup)
         _ = "12".withCString { write(writeEnd, $0, 2) }  // some bytes, then silence
@@ -87,7 +88,55 @@ struct ChunkReaderTests {
         reader.close(stop: true)
         #expect(finished.wait(timeout: .now() + .seconds(5)) == .success)
         #expect(outcome.current?.kind == .cancelled)
+        // The read blocked in the kernel ends when the producer closes; only
+        // then does the channel's cleanup run.
+        close(writeEnd)
+        #expect(cleanup.wait(timeout: .now() + .seconds(5)) == .success)
+    }
+
+    @Test("the pipe is read in blocking mode, and its own flags are back after the channel closes")
+    func blockingWhileRead() throws {
+        let (readEnd, writeEnd) = try Self.pipe()
+        defer { close(readEnd) }
+        // A producer that handed over a non-blocking descriptor gets it back so.
+        _ = fcntl(readEnd, F_SETFL, fcntl(readEnd, F_GETFL) | O_NONBLOCK)
+        let content = TestData.text(20_000, seed: 5)
+        Self.feed(writeEnd, [Array(content.prefix(5000)), Array(content.dropFirst(5000))], pause: 20_000)
+        let cleanup = DispatchGroup()
+        let reader = ChunkReader(fd: readEnd, path: "pipe", kind: .stream, chunkSize: 4096, cleanup: cleanup)
+        let first = try reader.start().wait()
+        #expect(fcntl(readEnd, F_GETFL) & O_NONBLOCK == 0)
+        var read = Self.bytes(first.data)
+        var end = first.endOfInput
+        while !end {
+            let chunk = try reader.start().wait()
+            read += Self.bytes(chunk.data)
+            end = chunk.endOfInput
+        }
+        reader.close(stop: false)
         cleanup.wait()
+        #expect(read == content)
+        #expect(fcntl(readEnd, F_GETFL) & O_NONBLOCK != 0)
+    }
+
+    @Test("libdispatch's read buffer size can be set: a chunk arrives in pieces of that size")
+    func readPieceSize() throws {
+        #expect(DispatchIOTuning.setReadBufferSize(8 << 10))
+        defer { DispatchIOTuning.setReadBufferSize(DispatchIOTuning.readPieceSize) }
+        let (readEnd, writeEnd) = try Self.pipe()
+        defer { close(readEnd) }
+        let content = TestData.random(64 << 10, seed: 9)
+        Self.feed(writeEnd, [content], pause: 0)
+        let cleanup = DispatchGroup()
+        let reader = ChunkReader(fd: readEnd, path: "pipe", kind: .stream, chunkSize: 64 << 10, cleanup: cleanup)
+        let chunk = try reader.start().wait()
+        reader.close(stop: false)
+        cleanup.wait()
+        var regions: [Int] = []
+        chunk.data.enumerateBytes { region, _, _ in regions.append(region.count) }
+        #expect(Self.bytes(chunk.data) == content)
+        #expect(regions.allSatisfy { $0 <= 8 << 10 })
+        #expect(regions.count >= 8)
     }
 
     /// The pattern that made libdispatch crash (a use-after-free in
