@@ -122,7 +122,9 @@ public struct FileJob: Sendable {
             outputFile?.discard()
             throw error
         }
-        if removeInput, input != "-", outputFile != nil {
+        // The input goes only when its data is safe in a regular file, never
+        // after writing it into a device or FIFO.
+        if removeInput, input != "-", let outputFile, !outputFile.isInPlace {
             if unlink(input) != 0 {
                 throw WeirError.system(errno, path: input, operation: "remove")
             }

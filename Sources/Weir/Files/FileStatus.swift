@@ -16,6 +16,10 @@ public struct FileStatus: Sendable {
     public var accessTime: timespec
     /// See `accessTime`.
     public var modificationTime: timespec
+    /// The owner and group.
+    public var owner: uid_t
+    /// See `owner`.
+    public var group: gid_t
 
     init(_ info: stat) {
         mode = info.st_mode
@@ -24,6 +28,8 @@ public struct FileStatus: Sendable {
         size = Int(info.st_size)
         accessTime = info.st_atim
         modificationTime = info.st_mtim
+        owner = info.st_uid
+        group = info.st_gid
     }
 
     /// `fstat` of an open descriptor.

@@ -1,22 +1,32 @@
+import CSupport
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// An output file that appears under its name only once it is complete.
+/// An output file that appears under its name only once it is complete, or,
+/// when the name is a device, FIFO or socket, that very node written in place.
 ///
-/// The bytes go to a hidden temporary file in the destination folder
-/// (`.NAME.weir-XXXXXX`, created by `mkstemp` with mode 0600, so no other
-/// user can read a partial file). ``commit(copying:)`` gives it the input's
-/// permission bits and modification time and renames it over `path`;
-/// ``discard()`` removes it. A failure, a signal or a crash therefore never
-/// leaves a partial file under the real name.
+/// A regular output goes to a hidden temporary file in the destination folder
+/// (`.weir-XXXXXX`: short, so any valid output name works; created by
+/// `mkstemp` with mode 0600, so no other user can read a partial file).
+/// ``commit(copying:)`` gives it the input's owner (when permitted), mode and
+/// modification time and moves it to `path`: without `force` by
+/// `renameat2(RENAME_NOREPLACE)`, so a file that appeared meanwhile is never
+/// replaced; with `force` the old file is removed first and the complete
+/// temporary file renamed into its place. ``discard()`` removes the temporary
+/// file. A failure, a signal or a crash never leaves a partial file under the
+/// real name.
+///
+/// A target that exists and is not a regular file (`/dev/null`, a FIFO) is
+/// opened for writing and written directly, as zstd does: no `-f` needed, and
+/// it is never removed, renamed over, or given other permissions.
 public final class OutputFile: @unchecked Sendable {
     /// The name the file gets when committed.
     public let path: String
-    /// The temporary file being written.
-    public let temporaryPath: String
-    /// The descriptor open for writing on the temporary file.
+    /// The temporary file being written; nil when writing a device in place.
+    public let temporaryPath: String?
+    /// The descriptor open for writing.
     public let descriptor: Int32
     private let force: Bool
     private var open = true
@@ -25,24 +35,37 @@ public final class OutputFile: @unchecked Sendable {
     /// handler can remove them before the process ends.
     static let pending = Locked<Set<String>>([])
 
-    /// Creates the temporary file for `path`.
+    /// Whether the output is a device, FIFO or socket written in place.
+    public var isInPlace: Bool { temporaryPath == nil }
+
+    /// Opens `path` for writing: a temporary file for a regular (or new)
+    /// output, the node itself for a device, FIFO or socket.
     ///
     /// - Parameters:
     ///   - path: the file to create once the output is complete.
-    ///   - force: when false, an existing `path` is an error, checked
-    ///     now and again at commit.
-    /// - Throws: ``WeirError`` `.outputExists`, or the `mkstemp` failure
-    ///   (folder missing or not writable, disk full).
+    ///   - force: when false, an existing regular `path` is an error, checked
+    ///     now and again, atomically, at commit.
+    /// - Throws: ``WeirError`` `.outputExists`, `.notRegularFile` for a
+    ///   directory, or the `open`/`mkstemp` failure.
     public init(path: String, force: Bool) throws(WeirError) {
         self.path = path
         self.force = force
+        if let existing = FileStatus.of(path: path), !existing.isRegularFile {
+            if existing.isDirectory {
+                throw WeirError(.notRegularFile, path: path, operation: "create", reason: "is a directory")
+            }
+            let fd = Glibc.open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+            guard fd >= 0 else { throw WeirError.system(errno, path: path, operation: "open") }
+            descriptor = fd
+            temporaryPath = nil
+            return
+        }
         if !force, FileStatus.exists(path) {
             throw WeirError(.outputExists, path: path, operation: "create",
                             reason: "already exists; use -f to overwrite it")
         }
-        let url = URL(fileURLWithPath: path)
-        let folder = url.deletingLastPathComponent().path
-        let template = (folder.isEmpty ? "." : folder) + "/." + url.lastPathComponent + ".weir-XXXXXX"
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let template = (folder.isEmpty ? "." : folder) + "/.weir-XXXXXX"
         var bytes = Array(template.utf8CString)
         let fd = bytes.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {
@@ -50,20 +73,37 @@ public final class OutputFile: @unchecked Sendable {
         }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         descriptor = fd
-        temporaryPath = String(decoding: bytes.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        Self.pending.withLock { _ = $0.insert(temporaryPath) }
+        let temporary = String(decoding: bytes.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        temporaryPath = temporary
+        Self.pending.withLock { _ = $0.insert(temporary) }
     }
 
-    /// Gives the file `source`'s permission bits and modification time (when
-    /// given), closes it and renames it to `path`.
+    /// Closes the output. A regular output first gets `source`'s owner and
+    /// group (when permitted), permission bits and modification time, then
+    /// takes its name. Set-user-ID, set-group-ID and sticky bits are carried
+    /// over only when owner and group are the source's.
     ///
     /// - Throws: ``WeirError`` when the output appeared meanwhile (without
     ///   force), or `close`/`rename` fail (a delayed write error such as a
     ///   full disk shows up at `close`); the temporary file is then removed.
     public func commit(copying source: FileStatus?) throws(WeirError) {
         precondition(open, "OutputFile committed twice")
+        open = false
+        guard let temporaryPath else {
+            if Glibc.close(descriptor) != 0 {
+                let code = errno
+                if code != EINTR { throw WeirError.system(code, path: path, operation: "write") }
+            }
+            return
+        }
         if let source {
-            _ = fchmod(descriptor, source.mode & 0o7777)
+            _ = fchown(descriptor, source.owner, source.group)  // EPERM unless root: kept as ours
+            var mode = source.mode & 0o7777
+            if let mine = try? FileStatus.of(descriptor: descriptor, path: path),
+               mine.owner != source.owner || mine.group != source.group {
+                mode &= 0o777
+            }
+            _ = fchmod(descriptor, mode)
             var times = [timespec(tv_sec: source.accessTime.tv_sec, tv_nsec: source.accessTime.tv_nsec),
                          timespec(tv_sec: source.modificationTime.tv_sec, tv_nsec: source.modificationTime.tv_nsec)]
             _ = futimens(descriptor, &times)
@@ -72,35 +112,58 @@ public final class OutputFile: @unchecked Sendable {
             umask(mask)
             _ = fchmod(descriptor, 0o666 & ~mask)
         }
-        open = false
         if Glibc.close(descriptor) != 0 {
             let code = errno
-            unlink(temporaryPath)
-            Self.pending.withLock { _ = $0.remove(temporaryPath) }
+            removeTemporary(temporaryPath)
             throw WeirError.system(code, path: path, operation: "write")
         }
-        if !force, FileStatus.exists(path) {
-            unlink(temporaryPath)
-            Self.pending.withLock { _ = $0.remove(temporaryPath) }
-            throw WeirError(.outputExists, path: path, operation: "create",
-                            reason: "already exists; use -f to overwrite it")
-        }
-        if rename(temporaryPath, path) != 0 {
-            let code = errno
-            unlink(temporaryPath)
-            Self.pending.withLock { _ = $0.remove(temporaryPath) }
-            throw WeirError.system(code, path: path, operation: "rename")
+        if force {
+            // Removing the old file before the rename spares ext4 the flush
+            // it forces when a rename replaces a file (auto_da_alloc).
+            if let existing = FileStatus.of(path: path), existing.isRegularFile { unlink(path) }
+            if rename(temporaryPath, path) != 0 {
+                let code = errno
+                removeTemporary(temporaryPath)
+                throw WeirError.system(code, path: path, operation: "rename")
+            }
+        } else {
+            let code = Self.renameNoReplace(temporaryPath, path)
+            if code == EEXIST {
+                removeTemporary(temporaryPath)
+                throw WeirError(.outputExists, path: path, operation: "create",
+                                reason: "already exists; use -f to overwrite it")
+            }
+            if code != 0 {
+                removeTemporary(temporaryPath)
+                throw WeirError.system(code, path: path, operation: "rename")
+            }
         }
         Self.pending.withLock { _ = $0.remove(temporaryPath) }
     }
 
-    /// Closes and removes the temporary file; `path` is left as it was.
+    /// Moves `from` to `to` unless `to` exists: `renameat2(RENAME_NOREPLACE)`,
+    /// or `link` + `unlink` where the file system does not support it.
+    /// Returns 0 or the errno (EEXIST when `to` exists).
+    static func renameNoReplace(_ from: String, _ to: String) -> Int32 {
+        if weir_rename_noreplace(from, to) == 0 { return 0 }
+        let code = errno
+        guard code == EINVAL || code == ENOSYS || code == ENOTSUP else { return code }
+        if link(from, to) != 0 { return errno }
+        unlink(from)
+        return 0
+    }
+
+    private func removeTemporary(_ temporary: String) {
+        unlink(temporary)
+        Self.pending.withLock { _ = $0.remove(temporary) }
+    }
+
+    /// Closes the output; a temporary file is removed, `path` is left as it was.
     public func discard() {
         guard open else { return }
         open = false
         Glibc.close(descriptor)
-        unlink(temporaryPath)
-        Self.pending.withLock { _ = $0.remove(temporaryPath) }
+        if let temporaryPath { removeTemporary(temporaryPath) }
     }
 
     /// Removes every pending temporary file; for a signal handler about to

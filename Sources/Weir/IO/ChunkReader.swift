@@ -13,9 +13,12 @@ import Glibc
 /// chunk at a time, when its caller asks; the caller (a dedicated thread of
 /// the pipeline) asks after taking an in-flight slot.
 ///
-/// Water marks: low = high = `chunkSize`, so each read is delivered once,
-/// whole: a chunk of libdispatch's read buffers (``DispatchIOTuning``), joined
-/// without a copy.
+/// Water marks: high = `chunkSize`, so no buffer outgrows a chunk; low =
+/// ``deliverySize``, so the bytes of a slow producer reach the progress
+/// display as they come, and libdispatch's own joining of pieces (a copy of
+/// the region list per piece) stays short. Each delivery is a few of
+/// libdispatch's read buffers (``DispatchIOTuning``); the chunk joins them
+/// once, without a copy.
 ///
 /// Streams are read *blocking*: libdispatch makes a pipe's descriptor
 /// non-blocking when the channel is set up, and a barrier queued right after
@@ -36,6 +39,8 @@ import Glibc
 final class ChunkReader: @unchecked Sendable {
     /// The capacity a pipe is given, so that one `read()` takes up to 1 MiB.
     static let pipeCapacity = 1 << 20
+    /// The bytes after which a read in progress hands over what it has.
+    static let deliverySize = 256 << 10
 
     let path: String
     let chunkSize: Int
@@ -69,7 +74,7 @@ final class ChunkReader: @unchecked Sendable {
         let queue = DispatchQueue(label: "weir.read")
         cleanup.enter()
         let channel = DispatchIO(type: .stream, fileDescriptor: fd, queue: queue) { _ in cleanup.leave() }
-        channel.setLimit(lowWater: chunkSize)
+        channel.setLimit(lowWater: min(chunkSize, Self.deliverySize))
         channel.setLimit(highWater: chunkSize)
         if kind.size == nil {
             _ = weir_grow_pipe(fd, Self.pipeCapacity)

@@ -10,10 +10,9 @@ import FoundationEssentials
 ///     input fd ─▶ ChunkReader: a regular file is mapped, one mapping per
 ///        │  chunk (MappedInput: no read() copy, no fresh buffer to fault
 ///        │  in); a pipe goes through a DispatchIO stream channel (queue
-///        │  "weir.read"), paced: the reading thread polls the pipe and asks
-///        │  for exactly the bytes it holds (up to 1 MiB), so libdispatch
-///        │  never arms its epoll source (see ChunkReader); the pieces are
-///        │  joined by DispatchData concatenation (no copy)
+///        │  "weir.read") on a descriptor made blocking again, so libdispatch
+///        │  never arms its epoll source (see ChunkReader); its 32 KiB pieces
+///        │  are joined by DispatchData concatenation (no copy)
 ///        ▼
 ///     reading thread (a Thread of its own): takes a slot, reads one chunk
 ///        │  of `chunkSize` bytes, numbers it, submits it

@@ -20,7 +20,7 @@ struct OutputFileTests {
         let file = try OutputFile(path: target, force: false)
         #expect(!FileManager.default.fileExists(atPath: target))
         // Private while incomplete.
-        #expect(FileStatus.of(path: file.temporaryPath)!.mode & 0o777 == 0o600)
+        #expect(FileStatus.of(path: try #require(file.temporaryPath))!.mode & 0o777 == 0o600)
         #expect(write(file.descriptor, "data", 4) == 4)
         try file.commit(copying: FileStatus.of(path: source))
         let status = try #require(FileStatus.of(path: target))
@@ -53,5 +53,23 @@ struct OutputFileTests {
         } catch {
             #expect(error.description == "/nonexistent-weir/x.zst: create failed: No such file or directory")
         }
+    }
+
+    @Test("a file that appears under the name while the output is written is not replaced without force")
+    func noClobberAtCommit() throws {
+        let folder = TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let target = folder.appendingPathComponent("t").path
+        let file = try OutputFile(path: target, force: false)
+        #expect(write(file.descriptor, "new", 3) == 3)
+        #expect(FileManager.default.createFile(atPath: target, contents: Data("theirs".utf8)))
+        do {
+            try file.commit(copying: nil)
+            Issue.record("expected .outputExists")
+        } catch {
+            #expect(error.kind == .outputExists)
+        }
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "theirs")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["t"])
     }
 }
