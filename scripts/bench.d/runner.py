@@ -889,7 +889,7 @@ def main():
     p.add_argument("--threads", "-T", type=int, default=nproc)
     p.add_argument("--sections", type=parse_choice_list(SECTIONS), default=list(SECTIONS))
     p.add_argument("--skip", type=parse_choice_list(SECTIONS), default=[])
-    p.add_argument("--modes", type=parse_choice_list(MODES), default=["file", "null", "stdio"])
+    p.add_argument("--modes", type=parse_choice_list(MODES), default=["file", "null", "stdio", "pipe"])
     p.add_argument("--levels", type=parse_int_list, default=[1, 19])
     p.add_argument("--level-modes", type=parse_choice_list(MODES), default=["file"])
     p.add_argument("--scaling-threads", type=parse_int_list)
