@@ -3,8 +3,8 @@ import Glibc
 #endif
 
 /// Puts a descriptor that libdispatch made non-blocking back into blocking
-/// mode, so that its channel's `read()` and `write()` wait in the kernel and
-/// never meet `EAGAIN` (which would arm libdispatch's epoll sources; see
+/// mode, so that its channel's `read()` waits in the kernel and never meets
+/// `EAGAIN` (which would arm libdispatch's epoll sources; see
 /// ``ChunkReader``). Called from a channel barrier, after the channel's set-up
 /// and before its first operation. libdispatch still restores the original
 /// flags when the channel's cleanup runs.

@@ -71,6 +71,7 @@ final class ChunkReader: @unchecked Sendable {
             source = .mapped(mapped)
             return
         }
+        DispatchIOTuning.prepareRead(stream: kind.size == nil, chunkSize: chunkSize)
         let queue = DispatchQueue(label: "weir.read")
         cleanup.enter()
         let channel = DispatchIO(type: .stream, fileDescriptor: fd, queue: queue) { _ in cleanup.leave() }

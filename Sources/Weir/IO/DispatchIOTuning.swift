@@ -33,7 +33,23 @@ public enum DispatchIOTuning {
     @discardableResult
     public static func configureProcess() -> Bool {
         _ = weir_keep_heap_buffers(Int32(mmapThreshold), Int32(trimThreshold))
+        configured.withLock { $0 = true }
         return setReadBufferSize(readPieceSize)
+    }
+
+    /// Whether ``configureProcess()`` ran: only then do readers change the
+    /// read buffer size.
+    private static let configured = Locked(false)
+
+    /// Called by a reader before its channel's first read, when the process
+    /// was configured: a stream reads in ``readPieceSize`` pieces; a regular
+    /// file read through a channel (`--no-mmap`) in whole chunks, mapped
+    /// buffers, because libdispatch's disk path fragments the heap with small
+    /// pieces (docs/pipes.md). The size is process-wide: meant for a program
+    /// that reads one input at a time, as weir does.
+    static func prepareRead(stream: Bool, chunkSize: Int) {
+        guard configured.current else { return }
+        setReadBufferSize(stream ? readPieceSize : max(chunkSize, mmapThreshold))
     }
 
     /// Sets libdispatch's per-read buffer size (rounded up to whole pages):

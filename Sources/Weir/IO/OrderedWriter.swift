@@ -41,14 +41,20 @@ import Glibc
 /// 126,976 + 4,096-byte writes, which are unaligned too).
 ///
 /// Pipes and sockets get whole pieces: the kernel takes at most a pipe
-/// buffer per `write()` anyway. Their descriptor is put back into blocking
-/// mode (``BlockingMode``), so a full pipe makes `write()` wait in the kernel
-/// rather than arm libdispatch's epoll write source, and a reader that goes
-/// away makes it fail with `EPIPE` at once. (With the source armed, libdispatch
-/// on Linux mishandled a bare `EPOLLERR` on a write-only descriptor and spun.)
+/// buffer per `write()` anyway. (A write end of a pipe never reports
+/// `EPOLLHUP`, so the write source does not meet the libdispatch race
+/// ``ChunkReader`` avoids.)
+///
+/// A closed downstream pipe: libdispatch on Linux (up to Swift 6.3) does not
+/// handle a bare `EPOLLERR` on a write-only descriptor. When the reader of a
+/// pipe goes away while the pipe is full, epoll reports `EPOLLERR` without
+/// `EPOLLOUT`, the event loop re-arms it forever, spins at 100% CPU and the
+/// write never completes. So when the output is a pipe or a socket, a timer on
+/// `queue` polls the descriptor every 50 ms while writes are pending, and turns
+/// `POLLERR`/`POLLHUP` into the EPIPE error the write would have given.
 ///
 /// Threads: everything here runs on `queue` (serial), which owns `pending`,
-/// `next` and `failed`; the channel's handlers run on it too.
+/// `next`, `failed` and `inFlight`; the channel's handlers and the timer run on it too.
 final class OrderedWriter: @unchecked Sendable {
     /// The most bytes per `write()` (see the type's comment).
     static let maxWrite = 128 << 10
@@ -62,6 +68,9 @@ final class OrderedWriter: @unchecked Sendable {
     private var pending: [Int: DispatchData] = [:]
     private var next = 0
     private var failed = false
+    private var inFlight = 0
+    private let fd: Int32
+    private var hangupTimer: DispatchSourceTimer?
     /// The most bytes per channel write: ``maxWrite`` for a regular file.
     private let writeLimit: Int
     /// The file offset after the bytes handed to the channel so far (regular
@@ -82,6 +91,7 @@ final class OrderedWriter: @unchecked Sendable {
         self.path = path
         self.onFinished = onFinished
         self.onError = onError
+        self.fd = fd
         let queue = DispatchQueue(label: "weir.write")
         self.queue = queue
         cleanup.enter()
@@ -92,9 +102,26 @@ final class OrderedWriter: @unchecked Sendable {
         let statted = fstat(fd, &info) == 0
         writeLimit = statted && (info.st_mode & S_IFMT) == S_IFREG ? Self.maxWrite : Int.max
         position = max(0, Int(lseek(fd, 0, SEEK_CUR)))
-        if statted, (info.st_mode & S_IFMT) != S_IFREG {
-            channel.barrier { BlockingMode.set(fd) }
+        if statted, (info.st_mode & S_IFMT) == S_IFIFO || (info.st_mode & S_IFMT) == S_IFSOCK {
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.schedule(deadline: .now() + .milliseconds(50), repeating: .milliseconds(50), leeway: .milliseconds(20))
+            timer.setEventHandler { [weak self] in self?.checkHangup() }
+            timer.activate()
+            hangupTimer = timer
         }
+    }
+
+    deinit {
+        hangupTimer?.cancel()
+    }
+
+    /// On `queue`: fails the pending writes if the reading end has gone.
+    private func checkHangup() {
+        guard inFlight > 0, !failed else { return }
+        var entry = pollfd(fd: fd, events: 0, revents: 0)
+        guard poll(&entry, 1, 0) == 1, entry.revents & Int16(POLLERR | POLLHUP) != 0 else { return }
+        fail(WeirError.system(EPIPE, path: path, operation: "write"))
+        channel.close(flags: .stop)
     }
 
     /// On `queue`: records the first failure and drops what is not written.
@@ -142,6 +169,7 @@ final class OrderedWriter: @unchecked Sendable {
 
     private func write(index: Int, _ data: DispatchData) {
         let size = data.count
+        inFlight += 1
         // An empty piece is still one (empty) write.
         let ranges = cuts(size)
         nonisolated(unsafe) let writes = PieceWrites(ranges.count)
@@ -152,6 +180,7 @@ final class OrderedWriter: @unchecked Sendable {
                 if error != 0 && writes.error == 0 { writes.error = error }
                 writes.remaining -= 1
                 guard writes.remaining == 0 else { return }
+                inFlight -= 1
                 if writes.error == ECANCELED {
                     fail(WeirError(.cancelled, path: path, operation: "write", reason: "cancelled"))
                 } else if writes.error != 0 {
@@ -182,5 +211,9 @@ final class OrderedWriter: @unchecked Sendable {
     /// Closes the channel; with `stop`, writes in progress end with ECANCELED.
     func close(stop: Bool) {
         channel.close(flags: stop ? .stop : [])
+        queue.async { [self] in
+            hangupTimer?.cancel()
+            hangupTimer = nil
+        }
     }
 }
