@@ -122,17 +122,16 @@ final class ChunkReader: @unchecked Sendable {
         /// the bytes and whether the input ended. Call once, from a dedicated
         /// thread.
         func wait() throws(WeirError) -> (data: DispatchData, endOfInput: Bool) {
+            let cancelled = WeirError(.cancelled, path: path, operation: "read", reason: "cancelled")
             while done.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
-                if stopped.current { throw WeirError(.cancelled, path: path, operation: "read", reason: "cancelled") }
+                if stopped.current { throw cancelled }
             }
             if let failure { throw failure }
-            if error == ECANCELED {
-                throw WeirError(.cancelled, path: path, operation: "read", reason: "cancelled")
-            }
+            if error == ECANCELED { throw cancelled }
             if error != 0 {
                 throw WeirError.system(error, path: path, operation: "read")
             }
-            return (pieces.count == 1 ? pieces[0] : DispatchData.concatenating(pieces), count < requested)
+            return (DispatchData.concatenating(pieces), count < requested)
         }
     }
 

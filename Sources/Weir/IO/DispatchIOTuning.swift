@@ -18,7 +18,7 @@ import Glibc
 /// stream. Small pieces from one heap that keeps its free memory circulate:
 /// freed in order, neighbours coalesce and are reused, with no page faults
 /// and flat memory. The chunk a pipeline reads is then many regions, fed to
-/// libzstd region by region without a copy. Measurements: docs/design.md.
+/// libzstd region by region without a copy. Measurements: docs/pipes.md.
 public enum DispatchIOTuning {
     /// The bytes of each libdispatch read buffer (and so of each `read()`).
     public static let readPieceSize = 32 << 10
