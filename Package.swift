@@ -22,6 +22,9 @@ let package = Package(
         // What Swift cannot write or reach: the SIGBUS guard of mapped input
         // files (a signal handler) and thread naming (_GNU_SOURCE).
         .target(name: "CSupport"),
+        // The executable's allocator (jemalloc, Debian's libjemalloc-dev) and
+        // its settings; only the executable links it.
+        .target(name: "CAllocator", linkerSettings: [.linkedLibrary("jemalloc")]),
         .target(
             name: "Weir",
             dependencies: ["CZstd", "CSupport", .product(name: "DequeModule", package: "swift-collections")]
@@ -35,6 +38,7 @@ let package = Package(
             dependencies: [
                 "Weir",
                 "WeirCLI",
+                "CAllocator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CAllocator
 import FoundationEssentials
 import Weir
 #if canImport(Glibc)
@@ -9,6 +10,13 @@ import Glibc
 @main
 struct WeirCommand: ParsableCommand {
     static let version = "0.1.0"
+
+    /// ", jemalloc X.Y.Z" when jemalloc serves this process's memory (see
+    /// CAllocator), empty when another allocator does (a sanitizer's).
+    static var allocatorNote: String {
+        guard let version = weir_allocator_version() else { return "" }
+        return ", jemalloc " + String(String(cString: version).prefix { $0 != "-" })
+    }
 
     static let configuration = CommandConfiguration(
         commandName: "weir",
@@ -109,7 +117,7 @@ struct WeirCommand: ParsableCommand {
     /// Runs every job; returns the exit status.
     mutating func execute() -> Int32 {
         if showVersion {
-            print("weir \(Self.version) (libzstd \(Zstd.libraryVersion))")
+            print("weir \(Self.version) (libzstd \(Zstd.libraryVersion)\(Self.allocatorNote))")
             return 0
         }
         let console = Console(quietness: quiet, verbosity: verbose, progress: showsProgress ? ProgressDisplay() : nil,

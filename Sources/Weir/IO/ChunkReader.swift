@@ -13,12 +13,12 @@ import Glibc
 /// chunk at a time, when its caller asks; the caller (a dedicated thread of
 /// the pipeline) asks after taking an in-flight slot.
 ///
-/// Water marks: high = `chunkSize`, so no buffer outgrows a chunk; low =
-/// ``deliverySize``, so the bytes of a slow producer reach the progress
-/// display as they come, and libdispatch's own joining of pieces (a copy of
-/// the region list per piece) stays short. Each delivery is a few of
-/// libdispatch's read buffers (``DispatchIOTuning``); the chunk joins them
-/// once, without a copy.
+/// Water marks: high = low = the read's length, so libdispatch fills one
+/// buffer of a whole chunk and hands it over once: the chunk is contiguous
+/// (see ``DispatchIOTuning``). When bytes are watched as they arrive (a
+/// progress display: `live`), low water and buffers are ``liveDelivery``
+/// instead, so a slow producer's bytes show as they come; the chunk is then
+/// joined from those buffers, without a copy.
 ///
 /// Streams are read *blocking*: libdispatch makes a pipe's descriptor
 /// non-blocking when the channel is set up, and a barrier queued right after
@@ -39,8 +39,9 @@ import Glibc
 final class ChunkReader: @unchecked Sendable {
     /// The capacity a pipe is given, so that one `read()` takes up to 1 MiB.
     static let pipeCapacity = 1 << 20
-    /// The bytes after which a read in progress hands over what it has.
-    static let deliverySize = 256 << 10
+    /// The bytes after which a read in progress hands over what it has, when
+    /// the bytes are watched as they arrive.
+    static let liveDelivery = 1 << 20
 
     let path: String
     let chunkSize: Int
@@ -60,9 +61,12 @@ final class ChunkReader: @unchecked Sendable {
     /// closes it. For a channel, `cleanup` is entered now and left when the
     /// channel's cleanup handler has run (file status flags restored).
     ///
-    /// - Parameter onBytes: called with the size of every piece read (for
-    ///   progress); must be cheap.
-    init(fd: Int32, path: String, kind: InputKind, chunkSize: Int, mapFiles: Bool = true,
+    /// - Parameters:
+    ///   - live: deliver every ``liveDelivery`` bytes rather than once per
+    ///     chunk, for a progress display.
+    ///   - onBytes: called with the size of every piece read (for progress);
+    ///     must be cheap.
+    init(fd: Int32, path: String, kind: InputKind, chunkSize: Int, mapFiles: Bool = true, live: Bool = false,
          cleanup: DispatchGroup, onBytes: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.path = path
         self.chunkSize = chunkSize
@@ -71,11 +75,12 @@ final class ChunkReader: @unchecked Sendable {
             source = .mapped(mapped)
             return
         }
-        DispatchIOTuning.prepareRead(stream: kind.size == nil, chunkSize: chunkSize)
+        let delivery = live ? min(chunkSize, Self.liveDelivery) : chunkSize
+        DispatchIOTuning.prepareRead(bufferSize: delivery)
         let queue = DispatchQueue(label: "weir.read")
         cleanup.enter()
         let channel = DispatchIO(type: .stream, fileDescriptor: fd, queue: queue) { _ in cleanup.leave() }
-        channel.setLimit(lowWater: min(chunkSize, Self.deliverySize))
+        channel.setLimit(lowWater: delivery)
         channel.setLimit(highWater: chunkSize)
         if kind.size == nil {
             _ = weir_grow_pipe(fd, Self.pipeCapacity)
@@ -131,7 +136,11 @@ final class ChunkReader: @unchecked Sendable {
             if error != 0 {
                 throw WeirError.system(error, path: path, operation: "read")
             }
-            return (DispatchData.concatenating(pieces), count < requested)
+            // The channel may keep its handler, and so this read, a while
+            // after the read ended: the chunk must not stay here with it.
+            let data = DispatchData.concatenating(pieces)
+            pieces = []
+            return (data, count < requested)
         }
     }
 

@@ -18,7 +18,7 @@ public struct CompressionOptions: Sendable, Equatable {
     public var chunkSize: Int
     /// Whether each frame carries the XXH64 content checksum.
     public var checksum: Bool
-    /// The most chunks read but not yet written; nil picks `threads + 2`.
+    /// The most chunks read but not yet written; nil picks `threads + 1`.
     public var chunksInFlight: Int?
     /// Whether a seek table (zstd's seekable format) follows the last frame
     /// (`--no-seek-table` leaves it out).
@@ -70,9 +70,12 @@ public struct CompressionOptions: Sendable, Equatable {
     }
 
     /// The in-flight bound actually used: one chunk per worker being
-    /// compressed, one being read and one being written.
+    /// compressed and one read ahead, so a worker that finishes finds its
+    /// next chunk ready. A frame's write is quick next to a compression; a
+    /// further slot for it made no difference in speed and cost one chunk of
+    /// memory (docs/pipes.md).
     public var resolvedChunksInFlight: Int {
-        max(1, chunksInFlight ?? resolvedThreads + 2)
+        max(1, chunksInFlight ?? resolvedThreads + 1)
     }
 
     /// The window (log2 bytes) frames are compressed with.

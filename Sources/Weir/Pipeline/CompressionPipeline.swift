@@ -11,16 +11,19 @@ import FoundationEssentials
 ///        │  chunk (MappedInput: no read() copy, no fresh buffer to fault
 ///        │  in); a pipe goes through a DispatchIO stream channel (queue
 ///        │  "weir.read") on a descriptor made blocking again, so libdispatch
-///        │  never arms its epoll source (see ChunkReader); its 32 KiB pieces
-///        │  are joined by DispatchData concatenation (no copy)
+///        │  never arms its epoll source (see ChunkReader); libdispatch fills
+///        │  one buffer of a whole chunk and hands it over once (with a
+///        │  progress display: 1 MiB buffers, joined without a copy)
 ///        ▼
 ///     reading thread (a Thread of its own): takes a slot, reads one chunk
 ///        │  of `chunkSize` bytes, numbers it, submits it
 ///        ▼
 ///     WorkerPool (concurrent queue "weir.compress", at most `threads` jobs,
-///        │  one reusable ZSTD_CCtx each): the chunk's regions go through
-///        │  ZSTD_compressStream2 into a pooled buffer → one frame with
-///        │  Frame_Content_Size and checksum, wrapped in DispatchData (no copy)
+///        │  one reusable ZSTD_CCtx each): a contiguous chunk is compressed in
+///        │  place by ZSTD_compress2, a chunk of several regions by
+///        │  ZSTD_compressStream2, into a pooled buffer → one frame with
+///        │  Frame_Content_Size and checksum, wrapped in DispatchData (no
+///        │  copy); the chunk is dropped before the frame goes on
 ///        ▼
 ///     OrderedWriter (DispatchIO stream channel, queue "weir.write"): frames
 ///        │  go out in chunk order, whatever order they finish in
@@ -28,8 +31,8 @@ import FoundationEssentials
 ///     output fd; when a frame is written its slot is signalled.
 ///
 /// Bounds, and why:
-/// - `chunksInFlight` slots (default threads + 2: one chunk per worker, one
-///   being read, one being written): a chunk takes a slot before it is read
+/// - `chunksInFlight` slots (default threads + 1: one chunk per worker, one
+///   read ahead): a chunk takes a slot before it is read
 ///   and gives it back when its frame is written. The reader can never get
 ///   more than that many chunks ahead, so memory is at most
 ///   `chunksInFlight × (chunkSize + compressBound(chunkSize))`, whatever the
@@ -109,7 +112,7 @@ public final class CompressionPipeline: @unchecked Sendable {
         let seekTable = options.seekTable ? SeekTableRecorder(checksums: options.checksum, path: outputName) : nil
 
         let reader = ChunkReader(fd: input, path: inputName, kind: kind,
-                                 chunkSize: options.chunkSize, mapFiles: options.mapInput, cleanup: cleanup,
+                                 chunkSize: options.chunkSize, mapFiles: options.mapInput, live: observer != nil, cleanup: cleanup,
                                  onBytes: { observer?.bytesRead($0) })
         let writer = OrderedWriter(
             fd: output, path: outputName, cleanup: cleanup,
@@ -159,7 +162,11 @@ public final class CompressionPipeline: @unchecked Sendable {
                 control.activity.enter()
                 let number = index
                 index += 1
-                let data = chunk.data
+                // Dropped as soon as it is compressed, before its frame goes
+                // to the writer: the frame's write frees the slot the next
+                // read takes, and that read's buffer can then reuse this one.
+                var data: DispatchData? = chunk.data
+                let count = chunk.data.count
                 pool.submit { context in
                     guard let context, !control.isFailed else {
                         control.slots.signal()
@@ -175,9 +182,11 @@ public final class CompressionPipeline: @unchecked Sendable {
                     }
                     do throws(WeirError) {
                         let size = try context.compressFrame(
-                            data, into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity), path: inputName)
+                            data ?? DispatchData.empty, into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity),
+                            path: inputName)
+                        data = nil
                         try reader.checkUnchanged()
-                        seekTable?.compressed(number, decompressedSize: data.count,
+                        seekTable?.compressed(number, decompressedSize: count,
                                               frame: UnsafeRawBufferPointer(start: buffer, count: size))
                         writer.submit(number, buffers.wrap(buffer, count: size))
                     } catch {

@@ -91,7 +91,7 @@ public final class DecompressionPipeline: @unchecked Sendable {
         let bytesOut = Locked(0)
 
         let reader = ChunkReader(fd: input, path: inputName, kind: InputKind.of(input),
-                                 chunkSize: options.readSize, mapFiles: false, cleanup: cleanup,
+                                 chunkSize: options.readSize, mapFiles: false, live: observer != nil, cleanup: cleanup,
                                  onBytes: { observer?.bytesRead($0) })
         let writer = output.map { fd in
             OrderedWriter(

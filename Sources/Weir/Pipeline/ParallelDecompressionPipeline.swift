@@ -127,7 +127,7 @@ public final class ParallelDecompressionPipeline: @unchecked Sendable {
         let kind = InputKind.of(input)
 
         let reader = ChunkReader(fd: input, path: inputName, kind: kind,
-                                 chunkSize: options.readSize, mapFiles: options.mapInput, cleanup: cleanup,
+                                 chunkSize: options.readSize, mapFiles: options.mapInput, live: observer != nil, cleanup: cleanup,
                                  onBytes: { observer?.bytesRead($0) })
         let writer = output.map { fd in
             OrderedWriter(

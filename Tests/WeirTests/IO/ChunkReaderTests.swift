@@ -119,24 +119,61 @@ struct ChunkReaderTests {
         #expect(fcntl(readEnd, F_GETFL) & O_NONBLOCK != 0)
     }
 
-    @Test("libdispatch's read buffer size can be set: a chunk arrives in pieces of that size")
-    func readPieceSize() throws {
-        #expect(DispatchIOTuning.setReadBufferSize(8 << 10))
-        defer { DispatchIOTuning.setReadBufferSize(DispatchIOTuning.readPieceSize) }
+    /// Reads one chunk of `content` from a pipe with libdispatch's read
+    /// buffers set to `buffer` bytes; returns the sizes of its regions.
+    private static func regions(buffer: Int, content: [UInt8]) throws -> [Int] {
+        #expect(DispatchIOTuning.setReadBufferSize(buffer))
         let (readEnd, writeEnd) = try Self.pipe()
         defer { close(readEnd) }
-        let content = TestData.random(64 << 10, seed: 9)
         Self.feed(writeEnd, [content], pause: 0)
         let cleanup = DispatchGroup()
-        let reader = ChunkReader(fd: readEnd, path: "pipe", kind: .stream, chunkSize: 64 << 10, cleanup: cleanup)
+        let reader = ChunkReader(fd: readEnd, path: "pipe", kind: .stream, chunkSize: content.count, cleanup: cleanup)
         let chunk = try reader.start().wait()
         reader.close(stop: false)
         cleanup.wait()
+        #expect(Self.bytes(chunk.data) == content)
         var regions: [Int] = []
         chunk.data.enumerateBytes { region, _, _ in regions.append(region.count) }
-        #expect(Self.bytes(chunk.data) == content)
-        #expect(regions.allSatisfy { $0 <= 8 << 10 })
-        #expect(regions.count >= 8)
+        return regions
+    }
+
+    // One test: the buffer size is process-wide.
+    @Test("libdispatch's read buffer size sets the pieces: a buffer of a whole chunk makes it one region")
+    func readBufferSize() throws {
+        defer { DispatchIOTuning.setReadBufferSize(1 << 20) }  // libdispatch's default
+        let content = TestData.random(256 << 10, seed: 9)
+        // Filled by several read()s (a pipe hands over at most what it
+        // holds), handed over once.
+        #expect(try Self.regions(buffer: 256 << 10, content: content) == [256 << 10])
+        let small = try Self.regions(buffer: 8 << 10, content: content)
+        #expect(small.allSatisfy { $0 <= 8 << 10 })
+        #expect(small.count >= 32)
+    }
+
+    @Test("a slow producer's bytes are handed over as they come only when watched (live)")
+    func liveDeliveries() throws {
+        let piece = ChunkReader.liveDelivery + 4096
+        let content = TestData.random(3 * piece, seed: 4)
+        for live in [false, true] {
+            let (readEnd, writeEnd) = try Self.pipe()
+            defer { close(readEnd) }
+            Self.feed(writeEnd, [Array(content[..<piece]), Array(content[piece..<2 * piece]), Array(content[(2 * piece)...])],
+                      pause: 100_000)
+            let cleanup = DispatchGroup()
+            let deliveries = Locked(0)
+            let reader = ChunkReader(fd: readEnd, path: "pipe", kind: .stream, chunkSize: 4 * piece, live: live,
+                                     cleanup: cleanup, onBytes: { _ in deliveries.withLock { $0 += 1 } })
+            let chunk = try reader.start().wait()
+            reader.close(stop: false)
+            cleanup.wait()
+            #expect(Self.bytes(chunk.data) == content)
+            #expect(chunk.endOfInput)
+            if live {
+                #expect(deliveries.current >= 3, "live: \(deliveries.current)")
+            } else {
+                #expect(deliveries.current == 1, "whole chunk: \(deliveries.current)")
+            }
+        }
     }
 
     /// The pattern that made libdispatch crash (a use-after-free in
