@@ -1,4 +1,3 @@
-import Weir
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,10 +10,8 @@ import Glibc
 /// So this retries short writes, EINTR, and EAGAIN after waiting with `poll`.
 enum StandardError {
     /// Writes `text`; gives up silently on any other error (stderr gone).
-    /// A name that is not UTF-8 that reached `text` without being shown by
-    /// `FileName.displayed` (an ArgumentParser message) still shows `\xFF`.
     static func write(_ text: String) {
-        var bytes = Array(FileName.displayingEscapes(text).utf8)
+        var bytes = Array(text.utf8)
         guard !bytes.isEmpty else { return }
         bytes.withUnsafeMutableBytes { buffer in
             var offset = 0

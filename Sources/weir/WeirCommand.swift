@@ -76,7 +76,9 @@ struct WeirCommand: ParsableCommand {
             // A usage error exits with 1, as zstd's do (ArgumentParser would
             // use 64); help, version and completion scripts keep 0.
             if exitCode(for: error).isSuccess { exit(withError: error) }
-            StandardError.write(fullMessage(for: error) + "\n")
+            // ArgumentParser quotes arguments as given: show their bytes that
+            // are not UTF-8 as \xFF, as every other message does.
+            StandardError.write(FileName.displayingEscapes(fullMessage(for: error)) + "\n")
             Glibc.exit(1)
         }
     }
