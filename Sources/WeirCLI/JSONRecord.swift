@@ -9,6 +9,12 @@ import Weir
 /// present only when `status` is `"error"`, `warnings`, present only when the
 /// input has some (an array of sentences, such as a seek table that does not
 /// match its frames), and `total`, present only on the total object.
+///
+/// A name that is not valid UTF-8 is written as weir holds it (``FileName``):
+/// each such byte is the character U+10FF00 + byte. That is valid JSON for
+/// every parser and lossless; Python's `\udcXX` ("surrogateescape") would
+/// be lone surrogates, which Foundation and serde_json refuse and jq
+/// replaces with U+FFFD.
 public struct JSONRecord: Codable, Equatable, Sendable {
     /// `"ok"` or `"error"`.
     public enum Status: String, Codable, Sendable {

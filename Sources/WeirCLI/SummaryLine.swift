@@ -11,8 +11,9 @@ public struct SummaryLine: Sendable {
 
     /// The summary of one file.
     public init(job: FileJob, statistics: Statistics, verbose: Bool = false) {
-        text = Self.line(operation: OperationKind(job.operation), subject: job.inputName,
-                         output: job.outputName, statistics: statistics, allPassed: true, verbose: verbose)
+        text = Self.line(operation: OperationKind(job.operation), subject: FileName.displayed(job.inputName),
+                         output: FileName.displayed(job.outputName), statistics: statistics, allPassed: true,
+                         verbose: verbose)
     }
 
     /// The total of several files.

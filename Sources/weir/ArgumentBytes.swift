@@ -1,25 +1,20 @@
+import Weir
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The command line's raw bytes, before Swift decodes them as UTF-8.
+/// The command line as the C `argv` has it, before Swift repairs it.
+///
+/// `CommandLine.arguments` replaces bytes that are not valid UTF-8 with
+/// U+FFFD, and weir would then act on another file. Names are any bytes but
+/// NUL, as zstd, tar and every POSIX tool take them: each argument is decoded
+/// with ``FileName/string(fromBytes:)``, which escapes such bytes losslessly.
 enum ArgumentBytes {
-    /// The first argument that is not valid UTF-8, shown with its invalid
-    /// bytes escaped (`\xFF`), or nil when every argument is valid.
-    static func firstInvalidUTF8() -> String? {
-        for index in 1..<Int(CommandLine.argc) {
-            guard let pointer = CommandLine.unsafeArgv[index] else { continue }
-            let length = strlen(pointer)
-            let bytes = UnsafeRawBufferPointer(start: pointer, count: length)
-            if String(validating: bytes, as: UTF8.self) == nil {
-                return bytes.map { $0 < 0x80 && $0 >= 0x20 ? String(UnicodeScalar($0)) : "\\x" + hex($0) }.joined()
-            }
+    /// Every argument, the program name first.
+    static func arguments() -> [String] {
+        (0 ..< Int(CommandLine.argc)).map { index in
+            guard let pointer = CommandLine.unsafeArgv[index] else { return "" }
+            return FileName.string(fromBytes: UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))
         }
-        return nil
-    }
-
-    private static func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
     }
 }

@@ -35,7 +35,7 @@ struct Console: Sendable {
     /// `weir: FILE: warning: …`, about one input, hidden by -qq.
     func warning(_ message: String, file: String) {
         guard quietness < 2 else { return }
-        write("weir: \(file): warning: \(message)\n")
+        write("weir: \(FileName.displayed(file)): warning: \(message)\n")
     }
 
     /// The line after each file, unless hidden; -v adds CPU time and peak memory.

@@ -27,7 +27,7 @@ struct ListReport {
                 listed.append(listing)
                 print(Self.row(frames: listing.frames.count, skips: listing.skippableFrameCount,
                                compressed: listing.fileSize, decompressed: listing.decompressedSize,
-                               check: listing.hasChecksum ? "XXH64" : "None", name: file))
+                               check: listing.hasChecksum ? "XXH64" : "None", name: FileName.displayed(file)))
                 if verbose { printFrames(listing) }
             } catch {
                 failed = true

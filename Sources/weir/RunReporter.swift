@@ -53,7 +53,7 @@ final class RunReporter {
     /// nil when no line is shown.
     func started(_ job: FileJob) -> ProgressObserver? {
         guard let progress = console.progress else { return nil }
-        return progress.begin(name: job.inputName, file: file, files: inputs,
+        return progress.begin(name: FileName.displayed(job.inputName), file: file, files: inputs,
                               total: Self.size(of: job.input) ?? sizeHint, mode: OperationKind(job.operation))
     }
 

@@ -66,15 +66,11 @@ struct WeirCommand: ParsableCommand {
         // Before any channel exists: read buffers of one chunk, kept in one
         // heap (see DispatchIOTuning).
         DispatchIOTuning.configureProcess()
-        if let invalid = ArgumentBytes.firstInvalidUTF8() {
-            // Swift would repair the name into another one (U+FFFD), and weir
-            // would then act on a different file: refuse instead.
-            StandardError.write("weir: \(invalid): names that are not valid UTF-8 are not supported; rename the file\n")
-            Glibc.exit(1)
-        }
         // The program name (unweir, weircat) and WEIR_CLEVEL/WEIR_NBTHREADS
-        // add arguments before the command line's own.
-        let invocation = Invocation(commandLine: CommandLine.arguments, environment: ProcessInfo.processInfo.environment)
+        // add arguments before the command line's own, which are read as
+        // bytes: a name that is not UTF-8 stays the name it is (FileName).
+        let invocation = Invocation(commandLine: ArgumentBytes.arguments(),
+                                    environment: ProcessInfo.processInfo.environment)
         let arguments = invocation.arguments
         do {
             var command = try parseAsRoot(arguments)
@@ -88,7 +84,9 @@ struct WeirCommand: ParsableCommand {
             // A usage error exits with 1, as zstd's do (ArgumentParser would
             // use 64); help, version and completion scripts keep 0.
             if exitCode(for: error).isSuccess { exit(withError: error) }
-            StandardError.write(fullMessage(for: error) + "\n")
+            // ArgumentParser quotes arguments as given: show their bytes that
+            // are not UTF-8 as \xFF, as every other message does.
+            StandardError.write(FileName.displayingEscapes(fullMessage(for: error)) + "\n")
             Glibc.exit(1)
         }
     }
@@ -220,7 +218,9 @@ struct WeirCommand: ParsableCommand {
         } else {
             destination = .file(try OutputName.decompressed(for: input))
         }
-        if case .file(let path) = destination, path == input {
+        // Compared as scalars: `==` on Strings would call two spellings of
+        // "é" equal, which are two names.
+        if case .file(let path) = destination, path.unicodeScalars.elementsEqual(input.unicodeScalars) {
             throw WeirError(.sameFile, path: name, operation: "create", reason: "output is the input file")
         }
         return FileJob(input: input, operation: operation, destination: destination, force: force,

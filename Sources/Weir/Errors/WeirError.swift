@@ -64,9 +64,10 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
                          reason: "\(operation) failed: \(text)")
     }
 
-    /// `FILE: reason`, as the command line prints it after `weir: `.
+    /// `FILE: reason`, as the command line prints it after `weir: `; the
+    /// name as ``FileName/displayed(_:)`` shows it.
     public var description: String {
-        "\(path): \(reason)"
+        "\(FileName.displayed(path)): \(reason)"
     }
 
     /// Whether this error means that the downstream of a pipe went away.

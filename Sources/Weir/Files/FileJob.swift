@@ -74,7 +74,7 @@ public struct FileJob: Sendable {
         if input == "-" {
             inputFD = STDIN_FILENO
         } else {
-            inputFD = Glibc.open(input, O_RDONLY | O_CLOEXEC)
+            inputFD = FileName.withCString(input) { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
             guard inputFD >= 0 else { throw WeirError.system(errno, path: input, operation: "open") }
         }
         defer { if inputFD != STDIN_FILENO { Glibc.close(inputFD) } }
@@ -98,7 +98,7 @@ public struct FileJob: Sendable {
         case .file(let path):
             if let inputStatus, let existing = FileStatus.of(path: path), existing.isSameFile(as: inputStatus) {
                 throw WeirError(.sameFile, path: input, operation: "create",
-                                reason: "output \(path) is the input file")
+                                reason: "output \(FileName.displayed(path)) is the input file")
             }
             let file = try OutputFile(path: path, force: force)
             outputFile = file
@@ -125,7 +125,7 @@ public struct FileJob: Sendable {
         // The input goes only when its data is safe in a regular file, never
         // after writing it into a device or FIFO.
         if removeInput, input != "-", let outputFile, !outputFile.isInPlace {
-            if unlink(input) != 0 {
+            if FileName.withCString(input, unlink) != 0 {
                 throw WeirError.system(errno, path: input, operation: "remove")
             }
         }

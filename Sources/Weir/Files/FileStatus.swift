@@ -42,14 +42,14 @@ public struct FileStatus: Sendable {
     /// `stat` of a path (following links), or nil when it does not exist.
     public static func of(path: String) -> FileStatus? {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard FileName.withCString(path, { stat($0, &info) }) == 0 else { return nil }
         return FileStatus(info)
     }
 
     /// Whether anything, even a dangling link, is at `path`.
     public static func exists(_ path: String) -> Bool {
         var info = stat()
-        return lstat(path, &info) == 0
+        return FileName.withCString(path) { lstat($0, &info) } == 0
     }
 
     /// Whether it is a regular file.

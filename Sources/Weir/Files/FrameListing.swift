@@ -69,7 +69,7 @@ public struct FrameListing: Sendable {
     ///   regular file, is not zstd, is truncated or corrupt (naming the frame
     ///   and offset).
     public static func read(path: String) throws(WeirError) -> FrameListing {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = FileName.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw WeirError.system(errno, path: path, operation: "open") }
         defer { close(fd) }
         guard case .regularFile(let size) = InputKind.of(fd) else {

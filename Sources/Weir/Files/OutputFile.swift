@@ -54,7 +54,7 @@ public final class OutputFile: @unchecked Sendable {
             if existing.isDirectory {
                 throw WeirError(.notRegularFile, path: path, operation: "create", reason: "is a directory")
             }
-            let fd = Glibc.open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+            let fd = FileName.withCString(path) { Glibc.open($0, O_WRONLY | O_CLOEXEC | O_NOCTTY) }
             guard fd >= 0 else { throw WeirError.system(errno, path: path, operation: "open") }
             descriptor = fd
             temporaryPath = nil
@@ -64,16 +64,18 @@ public final class OutputFile: @unchecked Sendable {
             throw WeirError(.outputExists, path: path, operation: "create",
                             reason: "already exists; use -f to overwrite it")
         }
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        let template = (folder.isEmpty ? "." : folder) + "/.weir-XXXXXX"
-        var bytes = Array(template.utf8CString)
-        let fd = bytes.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        // The folder's bytes as given, up to the last slash: the temporary
+        // file is a sibling of `path`, whatever bytes its name holds.
+        let name = FileName.bytes(of: path)
+        let folder = name.lastIndex(of: UInt8(ascii: "/")).map { Array(name[...$0]) } ?? []
+        var template = folder + Array(".weir-XXXXXX".utf8) + [0]
+        let fd = template.withUnsafeMutableBytes { mkstemp($0.bindMemory(to: CChar.self).baseAddress!) }
         guard fd >= 0 else {
             throw WeirError.system(errno, path: path, operation: "create")
         }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         descriptor = fd
-        let temporary = String(decoding: bytes.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let temporary = FileName.string(fromBytes: template.dropLast())
         temporaryPath = temporary
         Self.pending.withLock { _ = $0.insert(temporary) }
     }
@@ -120,8 +122,9 @@ public final class OutputFile: @unchecked Sendable {
         if force {
             // Removing the old file before the rename spares ext4 the flush
             // it forces when a rename replaces a file (auto_da_alloc).
-            if let existing = FileStatus.of(path: path), existing.isRegularFile { unlink(path) }
-            if rename(temporaryPath, path) != 0 {
+            if let existing = FileStatus.of(path: path), existing.isRegularFile { FileName.withCString(path, unlink) }
+            let renamed = FileName.withCString(temporaryPath) { from in FileName.withCString(path) { rename(from, $0) } }
+            if renamed != 0 {
                 let code = errno
                 removeTemporary(temporaryPath)
                 throw WeirError.system(code, path: path, operation: "rename")
@@ -145,16 +148,20 @@ public final class OutputFile: @unchecked Sendable {
     /// or `link` + `unlink` where the file system does not support it.
     /// Returns 0 or the errno (EEXIST when `to` exists).
     static func renameNoReplace(_ from: String, _ to: String) -> Int32 {
-        if weir_rename_noreplace(from, to) == 0 { return 0 }
-        let code = errno
-        guard code == EINVAL || code == ENOSYS || code == ENOTSUP else { return code }
-        if link(from, to) != 0 { return errno }
-        unlink(from)
-        return 0
+        FileName.withCString(from) { from in
+            FileName.withCString(to) { to in
+                if weir_rename_noreplace(from, to) == 0 { return 0 }
+                let code = errno
+                guard code == EINVAL || code == ENOSYS || code == ENOTSUP else { return code }
+                if link(from, to) != 0 { return errno }
+                unlink(from)
+                return 0
+            }
+        }
     }
 
     private func removeTemporary(_ temporary: String) {
-        unlink(temporary)
+        FileName.withCString(temporary, unlink)
         Self.pending.withLock { _ = $0.remove(temporary) }
     }
 
@@ -169,7 +176,7 @@ public final class OutputFile: @unchecked Sendable {
     /// Removes every pending temporary file; for a signal handler about to
     /// end the process.
     public static func removeAllPending() {
-        for path in pending.current { unlink(path) }
+        for path in pending.current { FileName.withCString(path, unlink) }
     }
 
     deinit { discard() }

@@ -1,4 +1,8 @@
 /// The output names zstd users expect.
+///
+/// Names are handled as Unicode scalars, never `Character`s: a name is bytes
+/// (see ``FileName``), and grapheme clusters could join a suffix's dot to
+/// what precedes it, or the last slash to what follows it.
 public enum OutputName {
     /// `FILE` → `FILE.zst`.
     public static func compressed(for input: String) -> String {
@@ -9,11 +13,12 @@ public enum OutputName {
     ///
     /// - Throws: ``WeirError`` `.unknownSuffix` for any other name.
     public static func decompressed(for input: String) throws(WeirError) -> String {
-        let lastSlash = input.lastIndex(of: "/").map { input.index(after: $0) } ?? input.startIndex
-        let name = input[lastSlash...]
-        for (suffix, replacement) in [(".zst", ""), (".zstd", ""), (".tzst", ".tar")]
-        where name.count > suffix.count && name.hasSuffix(suffix) {
-            return String(input.dropLast(suffix.count)) + replacement
+        let scalars = input.unicodeScalars
+        let name = scalars[(scalars.lastIndex(of: "/").map(scalars.index(after:)) ?? scalars.startIndex)...]
+        for (suffix, replacement) in [(".zst", ""), (".zstd", ""), (".tzst", ".tar")] {
+            let ending = Array(suffix.unicodeScalars)
+            guard name.count > ending.count, name.suffix(ending.count).elementsEqual(ending) else { continue }
+            return String(String.UnicodeScalarView(scalars.dropLast(ending.count))) + replacement
         }
         throw WeirError(.unknownSuffix, path: input, operation: "name output",
                         reason: "unknown suffix (expected .zst, .zstd or .tzst); use -o to name the output or -c to write to stdout")
