@@ -23,8 +23,10 @@ let package = Package(
         // files (a signal handler) and thread naming (_GNU_SOURCE).
         .target(name: "CSupport"),
         // The executable's allocator (jemalloc, Debian's libjemalloc-dev) and
-        // its settings; only the executable links it.
-        .target(name: "CAllocator", linkerSettings: [.linkedLibrary("jemalloc")]),
+        // its settings; only the executable links it, in release builds: the
+        // debug builds are the ones run under the sanitizers, whose own
+        // allocators cannot share a process with it.
+        .target(name: "CAllocator", linkerSettings: [.linkedLibrary("jemalloc", .when(configuration: .release))]),
         .target(
             name: "Weir",
             dependencies: ["CZstd", "CSupport", .product(name: "DequeModule", package: "swift-collections")]

@@ -12,6 +12,10 @@
 #include "weir_allocator.h"
 
 #include <jemalloc/jemalloc.h>
+
+// Weak: debug builds do not link jemalloc (see Package.swift), and there
+// mallctl is NULL.
+#pragma weak mallctl
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -30,6 +34,7 @@ const char *malloc_conf = "narenas:1,oversize_threshold:0,dirty_decay_ms:-1,muzz
 const char *weir_allocator_version(void) {
     // jemalloc counts what each thread allocates through it: if a malloc
     // does not move the count, another allocator (a sanitizer's) serves it.
+    if (mallctl == NULL) return NULL;
     uint64_t before = 0, after = 0;
     size_t size = sizeof(uint64_t);
     if (mallctl("thread.allocated", &before, &size, NULL, 0) != 0) return NULL;
