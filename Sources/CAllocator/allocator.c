@@ -12,13 +12,13 @@
 #include "weir_allocator.h"
 
 #include <jemalloc/jemalloc.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
 
 // Weak: debug builds do not link jemalloc (see Package.swift), and there
 // mallctl is NULL.
 #pragma weak mallctl
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
 
 // Read by jemalloc before the first allocation:
 // - narenas:1 — one arena for all threads: a buffer allocated on one GCD

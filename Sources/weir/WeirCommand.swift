@@ -63,8 +63,8 @@ struct WeirCommand: ParsableCommand {
     // MARK: Entry point
 
     static func main() {
-        // Before any channel exists: read buffers of one chunk, kept in one
-        // heap (see DispatchIOTuning).
+        // Before any channel exists: libdispatch's read buffers sized to each
+        // read, so a chunk arrives whole (see DispatchIOTuning).
         DispatchIOTuning.configureProcess()
         // The program name (unweir, weircat) and WEIR_CLEVEL/WEIR_NBTHREADS
         // add arguments before the command line's own, which are read as
