@@ -34,12 +34,14 @@ public struct DecompressionOptions: Sendable, Equatable {
 
     /// The memory that ``ParallelDecompressionPipeline`` holds for the work
     /// in flight (compressed frames until decoded, output buffers from
-    /// mapping to unmapping, a streamed frame's window): `memoryLimit` when
-    /// given (at least 1 MiB), otherwise ``defaultBudgetPerThread`` for each
-    /// worker and one more: every worker decodes one of weir's 8 MiB frames
-    /// while the next waits for the buffer the writer gives back.
+    /// mapping to unmapping, a streamed frame's window): `memoryLimit` less
+    /// ``readingReserve`` (at most half of it; at least 1 MiB), so that `-M`
+    /// covers the reading side too; otherwise ``defaultBudgetPerThread`` for
+    /// each worker and one more: every worker decodes one of weir's 8 MiB
+    /// frames while the next waits for the buffer the writer gives back
+    /// (the same as `-M` of 8 MiB per worker and 16 MiB more).
     public var inFlightBudget: Int {
-        if let memoryLimit { return max(1 << 20, memoryLimit) }
+        if let memoryLimit { return max(1 << 20, memoryLimit - min(Self.readingReserve, memoryLimit / 2)) }
         return (resolvedThreads + 1) * Self.defaultBudgetPerThread
     }
 
@@ -47,11 +49,17 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// compressed bytes of the frames fit in the extra share).
     public static let defaultBudgetPerThread = 8 << 20
 
+    /// The part of `memoryLimit` left to what the budget does not count: the
+    /// compressed frame being read until it is handed out, the next read,
+    /// the read pieces that frames in flight share (one compressed 8 MiB
+    /// chunk at worst).
+    public static let readingReserve = 8 << 20
+
     /// The largest frame decoded whole in parallel: its output buffer (the
     /// most its blocks can hold, rounded up to a power of two from 1 MiB)
     /// and its compressed bytes each at most half the budget, so that it
-    /// always fits: an 8 MiB frame from 16 MiB up (the default with one
-    /// worker). Larger frames, and frames
+    /// always fits: an 8 MiB frame from a budget of 16 MiB up (`-M 24MiB`,
+    /// the default with one worker). Larger frames, and frames
     /// that do not say their size, stream through one decoder.
     public var parallelFrameLimit: Int { max(64 << 10, inFlightBudget / 2) }
 

@@ -55,13 +55,14 @@ import Glibc
 /// as a `.corrupt` error when only testing (no output).
 ///
 /// Bounds, and why:
-/// - the ByteBudget (``DecompressionOptions/inFlightBudget``, `-M`) holds
-///   the memory that grows with the work in flight: the compressed bytes of
-///   frames handed out until decoded, every output buffer from its mapping
-///   to its unmapping (idle in its pool or freed late by libdispatch
-///   included), and a streamed frame's decoder window. A slow consumer
-///   stops the reading thread, which stops the reader. The parallel frame
-///   limit is half the budget, so a frame decoded whole always fits.
+/// - the ByteBudget (``DecompressionOptions/inFlightBudget``: `-M` less a
+///   reserve for what it does not count, below) holds the memory that grows
+///   with the work in flight: the compressed bytes of frames handed out
+///   until decoded, every output buffer from its mapping to its unmapping
+///   (idle in its pool or freed late by libdispatch included), and a
+///   streamed frame's decoder window. A slow consumer stops the reading
+///   thread, which stops the reader. The parallel frame limit is half the
+///   budget, so a frame decoded whole always fits.
 /// - outside it: the parts of read pieces that frames in flight share (at
 ///   most one piece more than frames), the frame being read until it is
 ///   handed out (at most the parallel frame limit) and the next read, the

@@ -266,16 +266,17 @@ struct ParallelDecompressionPipelineTests {
     func boundedMemory() throws {
         let input = TestData.text(6_000_000, seed: 21)
         let big = try Self.weir(input, chunk: 2 << 20)  // 2 MiB frames
-        let options = DecompressionOptions(memoryLimit: 4 << 20, threads: 2)  // buffers above 2 MiB stream
-        #expect(options.parallelFrameLimit == 2 << 20)
+        let options = DecompressionOptions(memoryLimit: 4 << 20, threads: 2)  // a 2 MiB budget: buffers above 1 MiB stream
+        #expect(options.inFlightBudget == 2 << 20)
+        #expect(options.parallelFrameLimit == 1 << 20)
         let pipe = Self.decodePipe(big, options: options, pieceSize: 10_000)
         #expect(TestData.same(pipe.output, input))
         let single = try DecompressionPipelineTests.zstd(input, ["-T2", "-1"])
         for compressed in [big, single] {
             let (pipeline, statistics) = try Self.decodeToNull(compressed, options: options)
             #expect(statistics.bytesOut == input.count)
-            #expect(pipeline.peakBytesInFlight <= 4 << 20)
-            #expect(pipeline.peakBufferBytes <= 4 << 20)
+            #expect(pipeline.peakBytesInFlight <= 2 << 20)
+            #expect(pipeline.peakBufferBytes <= 2 << 20)
         }
         // Small frames with the default budget: many in flight, within it.
         let small = try Self.weir(TestData.text(20_000_000, seed: 3), chunk: 1 << 20, threads: 2)
@@ -283,7 +284,7 @@ struct ParallelDecompressionPipelineTests {
         #expect(outcome.output.count == 20_000_000)
     }
 
-    @Test("weir's 8 MiB frames decode whole at the default budget and from -M 16MiB; buffers, idle ones included, stay within the budget")
+    @Test("weir's 8 MiB frames decode whole at the default budget and from -M 24MiB; buffers, idle ones included, stay within the budget")
     func defaultFramesWhole() throws {
         let block = TestData.text(1 << 20, seed: 8)
         let input = (0 ..< 24).flatMap { _ in block } + block.prefix(12345)
@@ -291,7 +292,7 @@ struct ParallelDecompressionPipelineTests {
         #expect(DecompressionOptions(threads: 1).parallelFrameLimit >= 8 << 20)
         for options in [DecompressionOptions(threads: 2), DecompressionOptions(threads: 1),
                         DecompressionOptions(memoryLimit: 32 << 20, threads: 2),
-                        DecompressionOptions(memoryLimit: 16 << 20, threads: 2)] {
+                        DecompressionOptions(memoryLimit: 24 << 20, threads: 2)] {
             let budget = options.inFlightBudget
             for test in [false, true] {
                 let (pipeline, statistics) = try Self.decodeToNull(compressed, options: options, test: test)
@@ -302,8 +303,9 @@ struct ParallelDecompressionPipelineTests {
                 #expect(pipeline.peakBufferBytes <= budget, "budget \(budget)")
             }
         }
-        // Below 16 MiB they stream, within the budget too.
-        let small = DecompressionOptions(memoryLimit: 12 << 20, threads: 2)
+        // Below a 16 MiB budget they stream, within it too.
+        let small = DecompressionOptions(memoryLimit: 20 << 20, threads: 2)
+        #expect(small.inFlightBudget == 12 << 20)
         let (pipeline, statistics) = try Self.decodeToNull(compressed, options: small)
         #expect(statistics.bytesOut == input.count)
         #expect(pipeline.framesStreamed == 3)
@@ -368,8 +370,8 @@ struct ParallelDecompressionPipelineTests {
 
     @Test("the memory limit refuses a frame above it on every path: whole on a worker, streamed, file and pipe")
     func memoryLimitOnEveryPath() throws {
-        // Single-segment frames (window = content): 200 KB is decoded whole
-        // under a 1 MiB budget, 600 KB streams.
+        // Single-segment frames (window = content) of 200 and 600 KB; under a
+        // 1 MiB budget both stream (a buffer is at least 1 MiB).
         for size in [200_000, 600_000] {
             let input = TestData.text(size, seed: UInt64(size))
             let compressed = try DecompressionPipelineTests.zstd(input, ["-19", "--single-thread"])
