@@ -27,9 +27,13 @@ public struct SummaryLine: Sendable {
     private static func line(operation: OperationKind, subject: String, output: String?,
                              statistics: Statistics, allPassed: Bool, verbose: Bool) -> String {
         let seconds = CFormat.string("%.2f s", statistics.seconds)
+        // The speed of the uncompressed side, whichever way: what users
+        // compare between tools (zstd -d's MB/s is of what it writes).
+        let uncompressed = operation == .compress ? statistics.bytesIn : statistics.bytesOut
         let speed = statistics.seconds > 0
-            ? ByteFormat.string(Int(Double(statistics.bytesIn) / statistics.seconds)) + "/s" : "-"
+            ? ByteFormat.string(Int(Double(uncompressed) / statistics.seconds)) + "/s" : "-"
         let threads = "\(statistics.threads) thread\(statistics.threads == 1 ? "" : "s")"
+        let frames = "\(statistics.frames) frame\(statistics.frames == 1 ? "" : "s")"
         let bytes = "\(ByteFormat.string(statistics.bytesIn)) => \(ByteFormat.string(statistics.bytesOut))"
         let destination = output.map { ", \($0)" } ?? ""
         var line: String
@@ -38,9 +42,9 @@ public struct SummaryLine: Sendable {
             let percent = CFormat.string("%.2f%%", statistics.ratio * 100)
             line = "\(subject): \(percent) (\(bytes)\(destination)) in \(seconds), \(speed), \(threads)"
         case .decompress:
-            line = "\(subject): \(bytes)\(destination) in \(seconds), \(speed), \(statistics.frames) frames"
+            line = "\(subject): \(bytes)\(destination) in \(seconds), \(speed), \(frames)"
         case .test:
-            line = "\(subject): \(allPassed ? "OK, " : "")\(bytes) in \(seconds), \(statistics.frames) frames"
+            line = "\(subject): \(allPassed ? "OK, " : "")\(bytes) in \(seconds), \(speed), \(frames)"
         }
         if verbose {
             line += CFormat.string(", cpu %.2f s, peak memory ", statistics.cpuSeconds)

@@ -62,7 +62,7 @@ struct ResourceFlags: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Write (compress) or verify (decompress) content checksums (default: on).")
     var check: Bool?
 
-    @Option(name: [.customShort("M"), .customLong("memory")], help: ArgumentHelp("Largest window a frame may use when decompressing (default 128MiB).", valueName: "SIZE"))
+    @Option(name: [.customShort("M"), .customLong("memory")], help: ArgumentHelp("Decompression memory: frames in flight, their buffers and the frame being read (default 8MiB per thread and 16MiB more), and the largest window a frame may use (default 128MiB).", valueName: "SIZE"))
     var memory: ByteCount?
 
     @Flag(inversion: .prefixedNo, help: "Map regular input files into memory rather than read() them (default: on; pipes are always read).")

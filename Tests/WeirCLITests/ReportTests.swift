@@ -30,7 +30,17 @@ struct ReportTests {
             ", 2 threads, cpu 2.80 s, peak memory 85.00 MiB"))
         let test = FileJob(input: "a.zst", operation: .test(DecompressionOptions()), destination: .none)
         #expect(SummaryLine(job: test, statistics: statistics(1024, 4096, seconds: 1)).text
-                == "a.zst: OK, 1.00 KiB => 4.00 KiB in 1.00 s, 3 frames")
+                == "a.zst: OK, 1.00 KiB => 4.00 KiB in 1.00 s, 4.00 KiB/s, 3 frames")
+    }
+
+    @Test("decompression's speed is of the decompressed side; one frame is 'frame'")
+    func decompressionSummary() {
+        let decompress = FileJob(input: "linux.tar.zst", operation: .decompress(DecompressionOptions()),
+                                 destination: .file("linux.tar"))
+        #expect(SummaryLine(job: decompress, statistics: statistics(200 << 20, 1_000 << 20, seconds: 0.5)).text
+                == "linux.tar.zst: 200.0 MiB => 1000.0 MiB, linux.tar in 0.50 s, 1.95 GiB/s, 3 frames")
+        #expect(SummaryLine(job: decompress, statistics: statistics(100, 400, seconds: 1, frames: 1)).text
+                == "linux.tar.zst: 100 B => 400 B, linux.tar in 1.00 s, 400 B/s, 1 frame")
     }
 
     @Test("the total line sums the inputs and counts failures")

@@ -18,30 +18,62 @@ import Glibc
 /// bound how many are in use, so the pool never grows past slots + keep.
 /// The deallocator runs asynchronously (on a global queue), so a buffer may
 /// come back slightly after its slot was given back; the pool then maps one
-/// more for a moment, which `keep` trims.
+/// more for a moment, which `keep` trims. A pool whose buffers are counted
+/// by a ``ByteBudget`` from mapping to unmapping (``FrameBuffers``) keeps
+/// every buffer that comes back and is told by `onIdle`; its owner takes
+/// them back (``takeIdle()``) or unmaps them (``evictIdle()``).
 final class BufferPool: @unchecked Sendable {
     let size: Int
     private let keep: Int
     private let idle = Locked<[UnsafeMutableRawPointer]>([])
+    private let tally: MappedTally?
+    private let onIdle: (@Sendable () -> Void)?
 
     /// - Parameters:
     ///   - size: the bytes of every buffer.
     ///   - keep: the most idle buffers to keep mapped.
-    init(size: Int, keep: Int) {
+    ///   - tally: counts the bytes this pool (and any sharing it) has mapped.
+    ///   - onIdle: called after a buffer came back and was kept.
+    init(size: Int, keep: Int, tally: MappedTally? = nil, onIdle: (@Sendable () -> Void)? = nil) {
         self.size = size
         self.keep = keep
+        self.tally = tally
+        self.onIdle = onIdle
     }
 
     deinit {
-        for buffer in idle.current { munmap(buffer, size) }
+        for buffer in idle.current { unmap(buffer) }
     }
 
     /// An idle buffer, or a new mapping; nil when memory is exhausted.
     func take() -> UnsafeMutableRawPointer? {
-        if let buffer = idle.withLock({ $0.popLast() }) { return buffer }
+        takeIdle() ?? map()
+    }
+
+    /// An idle buffer, if there is one.
+    func takeIdle() -> UnsafeMutableRawPointer? {
+        idle.withLock { $0.popLast() }
+    }
+
+    /// Whether a buffer is idle.
+    var hasIdle: Bool { idle.withLock { !$0.isEmpty } }
+
+    /// A new mapping; nil when memory is exhausted.
+    func map() -> UnsafeMutableRawPointer? {
         let buffer = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         guard let buffer, buffer != MAP_FAILED else { return nil }
+        tally?.add(size)
         return buffer
+    }
+
+    /// Unmaps every idle buffer; returns how many bytes that gave back.
+    func evictIdle() -> Int {
+        let buffers = idle.withLock { idle -> [UnsafeMutableRawPointer] in
+            defer { idle.removeAll() }
+            return idle
+        }
+        for buffer in buffers { unmap(buffer) }
+        return buffers.count * size
     }
 
     /// Gives back a buffer taken and not wrapped.
@@ -51,7 +83,16 @@ final class BufferPool: @unchecked Sendable {
             idle.append(buffer)
             return true
         }
-        if !kept { munmap(buffer, size) }
+        if kept {
+            onIdle?()
+        } else {
+            unmap(buffer)
+        }
+    }
+
+    private func unmap(_ buffer: UnsafeMutableRawPointer) {
+        munmap(buffer, size)
+        tally?.add(-size)
     }
 
     /// The first `count` bytes of `buffer` as DispatchData, without a copy;

@@ -1,43 +1,58 @@
-/// A count of bytes in flight with an upper bound: the memory budget of
+/// A count of bytes held with an upper bound: the memory budget of
 /// ``ParallelDecompressionPipeline``.
 ///
-/// The reading thread acquires a frame's cost (its compressed bytes and the
-/// buffer it decodes into) before handing it to a worker, and the cost comes
-/// back piece by piece: what a worker did not use as soon as it finishes,
-/// the rest when the writer has written the output. So however fast the
-/// input and however slow the output, the bytes held stay under `limit`.
+/// What it counts is memory, not work: the compressed bytes of every frame
+/// handed to a worker until it is decoded, every output buffer from the
+/// moment it is mapped until it is unmapped — in use, waiting for the writer,
+/// on its way back from libdispatch's asynchronous deallocator, or idle in
+/// its pool (``FrameBuffers``) — and the window of a streamed frame's
+/// decoder. So buffers kept for reuse and buffers freed late can never push
+/// the process past `limit`, however fast the input and slow the output.
 ///
 /// One acquisition larger than the whole budget is let through when nothing
-/// else is in flight, so a single large piece never deadlocks the run.
+/// else is held, so a single large piece never deadlocks the run.
 ///
 /// Threads: `acquire` blocks, so only the pipeline's own reading thread
-/// calls it (never a GCD worker); `release` and `cancel` are called from any
-/// thread. `used`, `peak` and `cancelled` are guarded by `condition`.
+/// calls it (never a GCD worker); `release`, `notify` and `cancel` are
+/// called from any thread. `used`, `peak` and `cancelled` are guarded by
+/// `condition`.
 final class ByteBudget: @unchecked Sendable {
-    /// The most bytes in flight at once.
+    /// The most bytes held at once.
     let limit: Int
     private let condition = ConditionLock()
     private var used = 0
     private var highest = 0
     private var cancelled = false
 
+    /// How a wait in ``acquire(_:unless:)`` ended.
+    enum Outcome {
+        /// The bytes were taken.
+        case taken
+        /// `unless` said something else can be done first; nothing was taken.
+        case interrupted
+        /// The budget was cancelled (the run failed); nothing was taken.
+        case cancelled
+    }
+
     init(limit: Int) {
         self.limit = max(1, limit)
     }
 
-    /// Waits until `count` more bytes fit, then takes them.
-    ///
-    /// - Returns: false when the budget was cancelled (the run failed).
-    func acquire(_ count: Int) -> Bool {
+    /// Waits until `count` more bytes fit and takes them, or until `unless`
+    /// (asked with the budget's lock held, before each wait and after each
+    /// ``release(_:)`` or ``notify()``) returns true: memory already held
+    /// may serve instead (an idle buffer), or be given back first.
+    func acquire(_ count: Int, unless interrupt: () -> Bool) -> Outcome {
         condition.lock()
         defer { condition.unlock() }
-        while !cancelled && used > 0 && used + count > limit {
+        while !cancelled && count > 0 && used > 0 && used + count > limit {
+            if interrupt() { return .interrupted }
             condition.wait()
         }
-        if cancelled { return false }
+        if cancelled { return .cancelled }
         used += count
         highest = max(highest, used)
-        return true
+        return .taken
     }
 
     /// Gives back `count` bytes taken earlier.
@@ -45,6 +60,14 @@ final class ByteBudget: @unchecked Sendable {
         guard count != 0 else { return }
         condition.lock()
         used -= count
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Wakes a waiting ``acquire(_:unless:)`` to ask its `unless` again
+    /// (a buffer became idle: its bytes stay taken).
+    func notify() {
+        condition.lock()
         condition.broadcast()
         condition.unlock()
     }
@@ -57,14 +80,14 @@ final class ByteBudget: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// The bytes in flight now.
+    /// The bytes held now.
     var inUse: Int {
         condition.lock()
         defer { condition.unlock() }
         return used
     }
 
-    /// The most bytes that were ever in flight at once.
+    /// The most bytes that were ever held at once.
     var peak: Int {
         condition.lock()
         defer { condition.unlock() }

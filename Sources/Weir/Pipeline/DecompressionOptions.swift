@@ -5,7 +5,8 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// The most memory a frame's window may take, in bytes (`-M`): a frame
     /// whose header asks for more (for a single-segment frame, whose content
     /// is larger) is refused, on every decoding path; nil keeps libzstd's
-    /// default limit of 128 MiB (windowLog 27). Also the in-flight budget.
+    /// default limit of 128 MiB (windowLog 27). Also the memory budget,
+    /// ``inFlightBudget``.
     public var memoryLimit: Int?
     /// The size of each read of compressed input.
     public var readSize: Int
@@ -31,19 +32,36 @@ public struct DecompressionOptions: Sendable, Equatable {
         threads > 0 ? threads : CompressionOptions.onlineCores
     }
 
-    /// The most bytes of frames being decoded or written at once (compressed
-    /// and decompressed): `memoryLimit` when given, otherwise 16 MiB per
-    /// worker plus two (one frame being read, one being written), at least
-    /// 64 MiB: room for several of weir's 8 MiB frames per worker.
+    /// The memory that ``ParallelDecompressionPipeline`` holds for the work
+    /// in flight (compressed frames until decoded, output buffers from
+    /// mapping to unmapping, a streamed frame's window): `memoryLimit` less
+    /// ``readingReserve`` (at most half of it; at least 1 MiB), so that `-M`
+    /// covers the reading side too; otherwise ``defaultBudgetPerThread`` for
+    /// each worker and one more: every worker decodes one of weir's 8 MiB
+    /// frames while the next waits for the buffer the writer gives back
+    /// (the same as `-M` of 8 MiB per worker and 16 MiB more).
     public var inFlightBudget: Int {
-        if let memoryLimit { return max(1 << 20, memoryLimit) }
-        return max(64 << 20, (resolvedThreads + 2) * (16 << 20))
+        if let memoryLimit { return max(1 << 20, memoryLimit - min(Self.readingReserve, memoryLimit / 2)) }
+        return (resolvedThreads + 1) * Self.defaultBudgetPerThread
     }
 
-    /// The largest frame decoded whole in parallel (compressed bytes, or the
-    /// most its blocks can hold once decoded); larger frames, and frames that
-    /// do not say their size, stream through one decoder in bounded memory.
-    public var parallelFrameLimit: Int { max(64 << 10, inFlightBudget / 4) }
+    /// The default budget's share per worker: one 8 MiB output buffer (the
+    /// compressed bytes of the frames fit in the extra share).
+    public static let defaultBudgetPerThread = 8 << 20
+
+    /// The part of `memoryLimit` left to what the budget does not count: the
+    /// compressed frame being read until it is handed out, the next read,
+    /// the read pieces that frames in flight share (one compressed 8 MiB
+    /// chunk at worst).
+    public static let readingReserve = 8 << 20
+
+    /// The largest frame decoded whole in parallel: its output buffer (the
+    /// most its blocks can hold, rounded up to a power of two from 1 MiB)
+    /// and its compressed bytes each at most half the budget, so that it
+    /// always fits: an 8 MiB frame from a budget of 16 MiB up (`-M 24MiB`,
+    /// the default with one worker). Larger frames, and frames
+    /// that do not say their size, stream through one decoder.
+    public var parallelFrameLimit: Int { max(64 << 10, inFlightBudget / 2) }
 
     /// The window limit matching `memoryLimit`.
     var windowLimit: WindowLimit { WindowLimit(memoryLimit: memoryLimit) }

@@ -20,11 +20,14 @@ import Glibc
 ///        │  FrameScanner, which walks frame and block headers without
 ///        │  decoding and reports each frame as it ends; the frame's bytes
 ///        │  are a DispatchData subrange of the pieces (no copy)
-///        ├─▶ a frame small enough: takes its cost from the ByteBudget,
-///        │   gets the next output number, goes to the WorkerPool
-///        │   (concurrent queue "weir.decompress", at most `threads` jobs,
-///        │   one reusable ZSTD_DCtx each) and is decoded in one pass
-///        │   straight into a pooled buffer of its exact bound
+///        ├─▶ a frame small enough: takes an output buffer of its bound
+///        │   (FrameBuffers: an idle one, or a new mapping) and the room
+///        │   for it and its compressed bytes in the ByteBudget, gets the
+///        │   next output number, goes to the WorkerPool (concurrent queue
+///        │   "weir.decompress", at most `threads` jobs, one reusable
+///        │   ZSTD_DCtx each) and is decoded straight into its buffer: in
+///        │   one pass, or region by region when it spans several pieces
+///        │   (no copy to join them, no window buffer)
 ///        └─▶ a frame too large, or whose size is unknown until it ends
 ///            (a single `zstd -T2` frame of 1 GB): decoded by streaming on
 ///            the reading thread as its bytes arrive, into 1 MiB buffers
@@ -33,14 +36,15 @@ import Glibc
 ///     OrderedWriter (DispatchIO stream channel, queue "weir.write"): output
 ///        │  pieces go out in number order, whatever order they finish in
 ///        ▼
-///     output fd; a written piece gives its bytes back to the budget.
+///     output fd; a written piece's buffer goes back to its pool, idle,
+///     its bytes still in the budget, for the next frame of its size.
 ///
 /// Never trusting a declared size: a frame's buffer is the size its header
 /// declares only when that is no more than its blocks can hold (block count
 /// × Block_Maximum_Size, known once the scanner has seen the frame end), and
 /// otherwise that bound; libzstd checks that the content fills it exactly.
-/// A frame whose declared size, bound or compressed bytes exceed
-/// ``DecompressionOptions/parallelFrameLimit`` streams instead.
+/// A frame whose buffer (its bound rounded up to a size class) or compressed
+/// bytes exceed ``DecompressionOptions/parallelFrameLimit`` streams instead.
 ///
 /// The seek table: when the input is a regular file ending with one, its
 /// entries are checked against the frames the scanner finds and decodes
@@ -51,9 +55,19 @@ import Glibc
 /// as a `.corrupt` error when only testing (no output).
 ///
 /// Bounds, and why:
-/// - the ByteBudget (``DecompressionOptions/inFlightBudget``): compressed
-///   bytes of frames handed out plus their output buffers, until written.
-///   A slow consumer stops the reading thread, which stops the reader.
+/// - the ByteBudget (``DecompressionOptions/inFlightBudget``: `-M` less a
+///   reserve for what it does not count, below) holds the memory that grows
+///   with the work in flight: the compressed bytes of frames handed out
+///   until decoded, every output buffer from its mapping to its unmapping
+///   (idle in its pool or freed late by libdispatch included), and a
+///   streamed frame's decoder window. A slow consumer stops the reading
+///   thread, which stops the reader. The parallel frame limit is half the
+///   budget, so a frame decoded whole always fits.
+/// - outside it: the parts of read pieces that frames in flight share (at
+///   most one piece more than frames), the frame being read until it is
+///   handed out (at most the parallel frame limit) and the next read, the
+///   workers' contexts (no window: they decode into the frame's buffer),
+///   the runtime.
 /// - at most one frame in progress is buffered, and only up to the parallel
 ///   frame limit; beyond it, that frame streams and its bytes are let go
 ///   as soon as they are decoded.
@@ -76,7 +90,10 @@ public final class ParallelDecompressionPipeline: @unchecked Sendable {
     private let options: DecompressionOptions
     private let control: RunControl
     private let budget: ByteBudget
+    private let frameBuffers: FrameBuffers
     private let observer: ProgressObserver?
+    /// Frames decoded by streaming on the reading thread (for tests).
+    private let streamed = Locked(0)
 
     /// Prepares a run. The descriptors remain the caller's to close.
     ///
@@ -97,6 +114,7 @@ public final class ParallelDecompressionPipeline: @unchecked Sendable {
         self.observer = observer
         self.control = RunControl(slots: 1)
         self.budget = ByteBudget(limit: options.inFlightBudget)
+        self.frameBuffers = FrameBuffers(budget: budget)
     }
 
     /// Stops the run from another thread; `run()` throws `.cancelled`.
@@ -104,8 +122,15 @@ public final class ParallelDecompressionPipeline: @unchecked Sendable {
         control.fail(WeirError(.cancelled, path: inputName, operation: "decompress", reason: "cancelled"))
     }
 
-    /// The most bytes the run held in flight at once (for tests of the bound).
+    /// The most bytes the run held in its budget at once (for tests of the bound).
     var peakBytesInFlight: Int { budget.peak }
+
+    /// The most bytes of output buffers mapped at once, idle ones included,
+    /// counted apart from the budget (for tests of the bound).
+    var peakBufferBytes: Int { frameBuffers.tally.peak }
+
+    /// How many frames were decoded by streaming rather than whole.
+    var framesStreamed: Int { streamed.current }
 
     /// Decompresses until the end of the input, a failure or ``cancel()``.
     ///
@@ -133,10 +158,10 @@ public final class ParallelDecompressionPipeline: @unchecked Sendable {
             OrderedWriter(
                 fd: fd, path: outputName, cleanup: cleanup,
                 onFinished: { _, size in
+                    // The buffer's bytes stay in the budget until it is back in its pool.
                     if size >= 0 {
                         totals.withLock { $0.bytesOut += size }
                         observer?.bytesWritten(size)
-                        budget.release(size)
                     }
                     control.activity.leave()
                 },
@@ -146,7 +171,7 @@ public final class ParallelDecompressionPipeline: @unchecked Sendable {
             width: options.resolvedThreads, label: "weir.decompress",
             makeContext: { () throws(WeirError) in
                 try DecompressionContext(windowLogMax: options.windowLimit.logMax,
-                                         verifyChecksum: options.verifyChecksum, path: inputName)
+                                         verifyChecksum: options.verifyChecksum, stableOutput: true, path: inputName)
             },
             onContextFailure: { control.fail($0) })
         control.stopOnFailure(reader: reader, writer: writer) { budget.cancel() }
@@ -166,8 +191,8 @@ public final class ParallelDecompressionPipeline: @unchecked Sendable {
         let bytesIn = Locked(0)
         let tableMismatch = Locked<SeekTableCheck.Mismatch?>(nil)
         let feeder = FrameFeeder(
-            path: inputName, options: options, control: control, budget: budget, pool: pool,
-            input: reader, writer: writer, totals: totals,
+            path: inputName, options: options, control: control, budget: budget, frameBuffers: frameBuffers,
+            pool: pool, input: reader, writer: writer, totals: totals, streamed: streamed,
             tableCheck: tableCheck, streamBase: streamBase, tableMismatch: tableMismatch)
         control.startThread(name: "weir.decoder") {
             do throws(WeirError) {
@@ -223,6 +248,7 @@ private final class FrameFeeder: @unchecked Sendable {
     let input: ChunkReader
     let writer: OrderedWriter?
     let totals: Locked<(bytesOut: Int, frames: Int)>
+    let streamed: Locked<Int>
     /// The seek table's check (regular files only), fed every frame found.
     var tableCheck: SeekTableCheck?
     /// The file offset of the stream's first byte, for the check's messages.
@@ -244,6 +270,7 @@ private final class FrameFeeder: @unchecked Sendable {
     private var sequence = 0
     /// The frame being streamed, if any.
     private var stream: StreamState?
+    /// Its decoder, made for it and freed after it (with its window buffer).
     private var streamContext: DecompressionContext?
 
     /// A frame decoded by streaming on this thread.
@@ -258,12 +285,14 @@ private final class FrameFeeder: @unchecked Sendable {
         /// The output buffer being filled, and how much of it is.
         var current: UnsafeMutableRawPointer?
         var filled = 0
+        /// The bytes of the budget its decoder's buffers take.
+        let decoderBytes: Int
     }
 
     init(path: String, options: DecompressionOptions, control: RunControl, budget: ByteBudget,
-         pool: WorkerPool<DecompressionContext>, input: ChunkReader, writer: OrderedWriter?,
-         totals: Locked<(bytesOut: Int, frames: Int)>, tableCheck: SeekTableCheck?, streamBase: Int,
-         tableMismatch: Locked<SeekTableCheck.Mismatch?>) {
+         frameBuffers: FrameBuffers, pool: WorkerPool<DecompressionContext>, input: ChunkReader,
+         writer: OrderedWriter?, totals: Locked<(bytesOut: Int, frames: Int)>, streamed: Locked<Int>,
+         tableCheck: SeekTableCheck?, streamBase: Int, tableMismatch: Locked<SeekTableCheck.Mismatch?>) {
         self.input = input
         self.path = path
         self.options = options
@@ -272,14 +301,14 @@ private final class FrameFeeder: @unchecked Sendable {
         self.pool = pool
         self.writer = writer
         self.totals = totals
+        self.streamed = streamed
         self.tableCheck = tableCheck
         self.streamBase = streamBase
         self.tableMismatch = tableMismatch
         self.frameLimit = options.parallelFrameLimit
         self.windowLimit = options.windowLimit
-        self.frameBuffers = FrameBuffers(budget: options.inFlightBudget)
-        self.streamBuffers = BufferPool(size: ParallelDecompressionPipeline.outputBufferSize,
-                                        keep: max(2, min(16, options.inFlightBudget / ParallelDecompressionPipeline.outputBufferSize)))
+        self.frameBuffers = frameBuffers
+        self.streamBuffers = frameBuffers.pool(for: ParallelDecompressionPipeline.outputBufferSize)
         self.scanner = FrameScanner(path: path, operation: "decompress")
     }
 
@@ -301,7 +330,7 @@ private final class FrameFeeder: @unchecked Sendable {
         }
         if let start = scanner.currentFrameStart, let header = scanner.currentHeader, !header.isSkippable {
             if stream == nil {
-                let declared = header.contentSize.map { $0 > UInt64(frameLimit) } ?? false
+                let declared = header.contentSize.map { $0 > UInt64(frameLimit) || !fitsWhole(Int($0)) } ?? false
                 if declared || scanner.currentFrameBytes > frameLimit {
                     try beginStream(index: scanner.frameCount, start: start, header: header)
                 }
@@ -347,7 +376,7 @@ private final class FrameFeeder: @unchecked Sendable {
                                + "blocks can hold (\(bound))")
         }
         let capacity = boundary.header.contentSize.map { Int($0) } ?? bound
-        if capacity > frameLimit || boundary.compressedSize > frameLimit {
+        if !fitsWhole(capacity) || boundary.compressedSize > frameLimit {
             try beginStream(index: boundary.index, start: boundary.offset, header: boundary.header)
             try feedStream(upTo: boundary.end)
             try finishStream(boundary: boundary, expected: expected)
@@ -355,6 +384,12 @@ private final class FrameFeeder: @unchecked Sendable {
         }
         try windowLimit.check(boundary.header, index: boundary.index, offset: boundary.offset, path: path)
         try submit(boundary, data: slice(boundary.offset, boundary.end), capacity: capacity, expected: expected)
+    }
+
+    /// Whether a frame of `capacity` decoded bytes gets a buffer of its own:
+    /// when the buffer (its size class) is within the parallel frame limit.
+    private func fitsWhole(_ capacity: Int) -> Bool {
+        FrameBuffers.bufferSize(for: capacity) <= frameLimit
     }
 
     /// Checks a frame against the seek table; returns the content size its
@@ -381,58 +416,73 @@ private final class FrameFeeder: @unchecked Sendable {
                                           streamBase: streamBase, decoded: produced), in: kept)
     }
 
-    /// Hands one whole frame to the workers.
+    /// Hands one whole frame to the workers, with a buffer of its own taken
+    /// here (waiting for room in the budget) and its compressed bytes counted
+    /// until it is decoded.
     private func submit(_ boundary: FrameBoundary, data: DispatchData, capacity: Int,
                         expected: SeekTableCheck.Expectation?) throws(WeirError) {
-        let buffers = frameBuffers.pool(for: capacity)
-        let cost = buffers.size + boundary.compressedSize
-        guard budget.acquire(cost) else { throw control.failure ?? Self.cancelled(path) }
+        let compressed = boundary.compressedSize
+        let (buffer, buffers) = try takeBuffer(capacity: capacity, extra: compressed)
         control.activity.enter()
         let number = sequence
         sequence += 1
-        let (control, budget, writer, totals, path, input) = (self.control, self.budget, self.writer, self.totals, self.path, self.input)
+        let (control, budget, writer, totals, input) = (self.control, self.budget, self.writer, self.totals, self.input)
         let (streamBase, tableMismatch) = (self.streamBase, self.tableMismatch)
         pool.submit { context in
             guard let context, !control.isFailed else {
-                budget.release(cost)
-                control.activity.leave()
-                return
-            }
-            guard let memory = buffers.take() else {
-                control.fail(WeirError(.library, path: path, operation: "decompress", reason: "out of memory"))
-                budget.release(cost)
+                buffers.recycle(buffer)
+                budget.release(compressed)
                 control.activity.leave()
                 return
             }
             do throws(WeirError) {
                 let produced = try Self.decodeWhole(data, context: context,
-                                                    into: UnsafeMutableRawBufferPointer(start: memory, count: capacity))
+                                                    into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity))
+                budget.release(compressed)
                 try input.checkUnchanged()
                 Self.checkDecodedSize(produced, expected: expected, boundary: boundary, streamBase: streamBase,
                                       in: tableMismatch)
                 totals.withLock { $0.frames += 1 }
                 if let writer {
-                    budget.release(cost - produced)
-                    writer.submit(number, buffers.wrap(memory, count: produced))
+                    writer.submit(number, buffers.wrap(buffer, count: produced))
                 } else {
                     totals.withLock { $0.bytesOut += produced }
-                    buffers.recycle(memory)
-                    budget.release(cost)
+                    buffers.recycle(buffer)
                     control.activity.leave()
                 }
             } catch {
-                buffers.recycle(memory)
+                buffers.recycle(buffer)
                 control.fail(Self.located(error, index: boundary.index, offset: boundary.offset))
-                budget.release(cost)
+                budget.release(compressed)
                 control.activity.leave()
             }
         }
     }
 
-    /// Decodes one whole frame in one pass (on a worker). The frame's bytes
-    /// are flattened only when they span several regions.
+    /// An output buffer for `capacity` bytes and `extra` more bytes of the
+    /// budget, waiting for room.
+    private func takeBuffer(capacity: Int, extra: Int) throws(WeirError) -> (UnsafeMutableRawPointer, BufferPool) {
+        switch frameBuffers.take(capacity: capacity, extra: extra) {
+        case .buffer(let memory, let pool):
+            return (memory, pool)
+        case .cancelled:
+            throw control.failure ?? Self.cancelled(path)
+        case .outOfMemory:
+            throw WeirError(.library, path: path, operation: "decompress", reason: "out of memory")
+        }
+    }
+
+    /// Decodes one whole frame (on a worker) straight into its buffer: in one
+    /// pass when its bytes are one region, region by region when they span
+    /// several read pieces (no copy to join them).
     private static func decodeWhole(_ data: DispatchData, context: DecompressionContext,
                                     into destination: UnsafeMutableRawBufferPointer) throws(WeirError) -> Int {
+        var regions = 0
+        data.enumerateBytes { _, _, stop in
+            regions += 1
+            if regions > 1 { stop = true }
+        }
+        if regions > 1 { return try context.decompressFrame(pieces: data, into: destination) }
         var result: Result<Int, WeirError> = .success(0)
         let count = data.count
         data.withUnsafeBytes { (bytes: UnsafePointer<UInt8>) in
@@ -449,15 +499,22 @@ private final class FrameFeeder: @unchecked Sendable {
     // MARK: Streaming
 
     /// Starts streaming the frame `index` that begins at `start`, once its
-    /// header is known and within the window limit.
+    /// header is known and within the window limit. Its decoder's window and
+    /// input buffers count in the budget while it streams (at most the
+    /// budget less one output buffer, so that the frame can always go on).
     private func beginStream(index: Int, start: Int, header: FrameHeader) throws(WeirError) {
         try windowLimit.check(header, index: index, offset: start, path: path)
-        if streamContext == nil {
+        let window = header.windowSize + 2 * UInt64(header.blockMaximumSize)
+        let decoderBytes = Int(min(window, UInt64(max(0, budget.limit - streamBuffers.size))))
+        guard frameBuffers.reserve(decoderBytes) else { throw control.failure ?? Self.cancelled(path) }
+        do throws(WeirError) {
             streamContext = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
                                                      verifyChecksum: options.verifyChecksum, path: path)
+        } catch {
+            budget.release(decoderBytes)
+            throw error
         }
-        streamContext!.reset()
-        stream = StreamState(index: index, start: start, fed: start)
+        stream = StreamState(index: index, start: start, fed: start, decoderBytes: decoderBytes)
     }
 
     /// Feeds the streamed frame its bytes up to stream offset `end`.
@@ -512,6 +569,9 @@ private final class FrameFeeder: @unchecked Sendable {
         }
         try sendStreamBuffer(&state)
         stream = nil
+        streamContext = nil
+        budget.release(state.decoderBytes)
+        streamed.withLock { $0 += 1 }
         if state.hint != 0 {
             throw Self.corrupt(path: path, boundary: boundary, "ends before the decoder has its last block")
         }
@@ -520,15 +580,11 @@ private final class FrameFeeder: @unchecked Sendable {
         totals.withLock { $0.frames += 1 }
     }
 
-    /// The buffer to decode into, taking 1 MiB of budget for a new one.
+    /// The buffer to decode into: a 1 MiB buffer, taken when none is being
+    /// filled (waiting for room in the budget).
     private func outputBuffer(_ state: inout StreamState) throws(WeirError) -> ZSTD_outBuffer {
         if state.current == nil {
-            guard budget.acquire(streamBuffers.size) else { throw control.failure ?? Self.cancelled(path) }
-            guard let memory = streamBuffers.take() else {
-                budget.release(streamBuffers.size)
-                throw WeirError(.library, path: path, operation: "decompress", reason: "out of memory")
-            }
-            state.current = memory
+            state.current = try takeBuffer(capacity: streamBuffers.size, extra: 0).0
             state.filled = 0
         }
         return ZSTD_outBuffer(dst: state.current, size: streamBuffers.size, pos: state.filled)
@@ -542,14 +598,12 @@ private final class FrameFeeder: @unchecked Sendable {
         state.current = nil
         state.filled = 0
         if filled > 0, let writer {
-            budget.release(streamBuffers.size - filled)
             control.activity.enter()
             writer.submit(sequence, streamBuffers.wrap(memory, count: filled))
             sequence += 1
         } else {
             if filled > 0 { totals.withLock { $0.bytesOut += filled } }
             streamBuffers.recycle(memory)
-            budget.release(streamBuffers.size)
         }
     }
 
@@ -579,34 +633,5 @@ private final class FrameFeeder: @unchecked Sendable {
     private static func corrupt(path: String, index: Int, offset: Int, _ detail: String) -> WeirError {
         WeirError(.corrupt, path: path, operation: "decompress",
                   reason: "corrupt data: frame \(index) at offset \(offset) \(detail)")
-    }
-}
-
-/// Output buffers for frames decoded whole, in power-of-two size classes
-/// from 1 MiB, each class a ``BufferPool`` (mapped, reused: no page faults
-/// and no malloc arena growth). weir's own 8 MiB frames all use one class.
-/// Called from the reading thread (`pool(for:)`) only; the pools themselves
-/// are thread-safe.
-private final class FrameBuffers: @unchecked Sendable {
-    private let budget: Int
-    private var pools: [Int: BufferPool] = [:]
-
-    init(budget: Int) { self.budget = budget }
-
-    /// The pool whose buffers hold `capacity` bytes.
-    func pool(for capacity: Int) -> BufferPool {
-        var size = 1 << 20
-        while size < capacity { size <<= 1 }
-        if let pool = pools[size] { return pool }
-        // Keep as many idle buffers as the budget lets be in use, plus one
-        // for a buffer that comes back late (asynchronous deallocator). With
-        // fewer, every frame beyond them was unmapped and mapped again: the
-        // page faults of fresh mappings (each page zeroed, often after direct
-        // reclaim when the page cache fills memory) made `weir -d` to a file
-        // 2–4× slower than zstd -d on the 1.36 GB tarball. The budget still
-        // bounds the memory in use; idle buffers hold only pages once touched.
-        let pool = BufferPool(size: size, keep: max(2, budget / size + 1))
-        pools[size] = pool
-        return pool
     }
 }

@@ -1,4 +1,5 @@
 import CZstd
+import Dispatch
 
 /// One reusable libzstd decompression context (`ZSTD_DCtx`), driven in
 /// streaming mode so that frames of any size decode in bounded memory.
@@ -10,6 +11,10 @@ final class DecompressionContext {
     /// shared libzstd (1.4.7 and later) accepts it; if it ever refuses, the
     /// error says so and the run fails instead of silently verifying.
     private static let forceIgnoreChecksum = ZSTD_dParameter(rawValue: 1002)
+    /// `ZSTD_d_stableOutBuffer` (libzstd 1.4.9 and later), likewise: the
+    /// output buffer stays the same between calls, so the decoder writes into
+    /// it and keeps no window buffer of its own.
+    private static let stableOutBuffer = ZSTD_dParameter(rawValue: 1001)
 
     /// Creates a decoder.
     ///
@@ -19,7 +24,10 @@ final class DecompressionContext {
     ///     behind their exact check of every frame's header.
     ///   - verifyChecksum: when false, content checksums are not verified
     ///     (`--no-check`).
-    init(windowLogMax: Int, verifyChecksum: Bool, path: String) throws(WeirError) {
+    ///   - stableOutput: `ZSTD_decompressStream` decodes each frame into one
+    ///   buffer given whole (``decompressFrame(pieces:into:)``), not into
+    ///   buffers that change between calls.
+    init(windowLogMax: Int, verifyChecksum: Bool, stableOutput: Bool = false, path: String) throws(WeirError) {
         guard let dctx = ZSTD_createDCtx() else {
             throw WeirError(.library, path: path, operation: "decompress", reason: "cannot create a zstd context: out of memory")
         }
@@ -30,6 +38,10 @@ final class DecompressionContext {
         if !verifyChecksum {
             try Zstd.check(ZSTD_DCtx_setParameter(dctx, Self.forceIgnoreChecksum, 1),
                            path: path, operation: "disable checksum verification")
+        }
+        if stableOutput {
+            try Zstd.check(ZSTD_DCtx_setParameter(dctx, Self.stableOutBuffer, 1),
+                           path: path, operation: "set a stable output buffer")
         }
     }
 
@@ -62,5 +74,50 @@ final class DecompressionContext {
         let result = ZSTD_decompressDCtx(dctx, destination.baseAddress, destination.count,
                                          source.baseAddress, source.count)
         return try Zstd.check(result, path: path, operation: "decompress")
+    }
+
+    /// Decodes one whole frame that arrives in several pieces (the regions of
+    /// a `DispatchData`) straight into `destination`, without first copying
+    /// the pieces together: `ZSTD_decompressStream` with the whole frame's
+    /// output as one stable buffer, so it needs no window buffer either; it
+    /// copies only a block cut by the end of a piece (into its input buffer,
+    /// one block long). Needs a context made with `stableOutput: true`.
+    /// Checks as ``decompressFrame(_:into:)`` does, and that the pieces end
+    /// exactly where the frame ends.
+    ///
+    /// - Returns: the bytes written to `destination`.
+    func decompressFrame(pieces source: DispatchData, into destination: UnsafeMutableRawBufferPointer) throws(WeirError) -> Int {
+        reset()
+        var output = ZSTD_outBuffer(dst: destination.baseAddress, size: destination.count, pos: 0)
+        var hint = 1
+        var failure: WeirError?
+        source.enumerateBytes { region, _, stop in
+            var input = ZSTD_inBuffer(src: region.baseAddress, size: region.count, pos: 0)
+            while input.pos < input.size {
+                let before = (input.pos, output.pos)
+                do throws(WeirError) {
+                    if hint == 0 {
+                        throw WeirError(.corrupt, path: path, operation: "decompress", reason: "corrupt data: bytes after the end of the frame")
+                    }
+                    hint = try decompress(&input, &output)
+                    if hint != 0 && before == (input.pos, output.pos) {
+                        throw WeirError(.corrupt, path: path, operation: "decompress", reason: "corrupt data: the decoder makes no progress")
+                    }
+                } catch {
+                    failure = error
+                    stop = true
+                    return
+                }
+            }
+        }
+        if let failure {
+            reset()
+            throw failure
+        }
+        if hint != 0 {
+            reset()
+            throw WeirError(.corrupt, path: path, operation: "decompress", reason: "corrupt data: the frame ends before its last block")
+        }
+        return output.pos
     }
 }
