@@ -39,7 +39,7 @@ public func fuzzDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     if reference == .notComparable { return 0 }
 
     let input = MemoryFile(stream)
-    let parallel = decode(input: input, testOnly: testOnly) { input, output in
+    let parallel = decode(input: input, testOnly: testOnly) { (input, output) throws(WeirError) in
         try ParallelDecompressionPipeline(input: input, output: output, inputName: "fuzz-in", outputName: "fuzz-out",
                                       options: decoding).run()
     }
@@ -48,7 +48,7 @@ public func fuzzDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         require(statistics.bytesIn == stream.count, "parallel: \(statistics.bytesIn) bytes in of \(stream.count)")
     }
     if sequentialToo {
-        let sequential = decode(input: MemoryFile(stream), testOnly: testOnly) { input, output in
+        let sequential = decode(input: MemoryFile(stream), testOnly: testOnly) { (input, output) throws(WeirError) in
             try DecompressionPipeline(input: input, output: output, inputName: "fuzz-in", outputName: "fuzz-out",
                                   options: decoding).run()
         }

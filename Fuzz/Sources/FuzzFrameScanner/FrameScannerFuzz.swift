@@ -64,11 +64,13 @@ func scan(_ stream: UnsafeRawBufferPointer, pieces sizes: [Int]) -> Scan {
     return result
 }
 
-/// Scans `stream` as one DispatchData whose regions are the pieces.
+/// Scans `stream` as one DispatchData whose regions are the first 64
+/// pieces and the rest (each append copies the region list: more would
+/// make this O(n²) and slow every execution).
 func scanAsRegions(_ stream: UnsafeRawBufferPointer, pieces sizes: [Int]) -> Scan {
     var data = DispatchData.empty
     var position = 0
-    for size in sizes where position < stream.count {
+    for size in sizes.prefix(64) where position < stream.count {
         let end = min(stream.count, position + max(1, size))
         data.append(DispatchData(bytes: UnsafeRawBufferPointer(rebasing: stream[position ..< end])))
         position = end
