@@ -162,6 +162,16 @@ public struct FrameListing: Sendable {
             for boundary in found {
                 _ = check.frameFound(boundary)
                 let skippable = boundary.header.isSkippable
+                // A declared size beyond what the frame's blocks can hold is
+                // corrupt (the decoder refuses it too); refused here, it can
+                // neither trap as an Int nor overflow the total.
+                let bound = boundary.blockCount * boundary.header.blockMaximumSize
+                if !skippable, let declared = boundary.header.contentSize, declared > UInt64(bound) {
+                    throw WeirError(.corrupt, path: path, operation: "list",
+                                    reason: "corrupt data: frame \(boundary.index) at offset \(boundary.offset) declares "
+                                        + "\(declared) bytes of content, more than its \(boundary.blockCount) blocks can "
+                                        + "hold (\(bound))")
+                }
                 frames.append(Frame(index: boundary.index, offset: boundary.offset,
                                     compressedSize: boundary.compressedSize,
                                     decompressedSize: skippable ? 0 : boundary.header.contentSize.map { Int($0) },

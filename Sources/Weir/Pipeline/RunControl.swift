@@ -57,7 +57,14 @@ final class RunControl: @unchecked Sendable {
     /// bounded by ``stoppedCleanupWait``: a read or write blocked in the kernel
     /// on a silent peer cannot be stopped, and ends only when that peer writes,
     /// reads or closes; the run does not wait for it.
+    ///
+    /// The stop handlers are dropped on the way out: they hold the reader,
+    /// the writer and closures that hold this control (the writer's
+    /// completions, a `wake` that signals `slots`), a cycle that otherwise
+    /// kept every successful run's channels, queues and control alive for
+    /// the life of the process (LeakSanitizer, scripts/fuzz).
     func closeChannels(reader: ChunkReader, writer: OrderedWriter?, cleanup: DispatchGroup) throws(WeirError) {
+        defer { state.withLock { $0.stops.removeAll() } }
         reader.close(stop: isFailed)
         writer?.close(stop: isFailed)
         if isFailed {

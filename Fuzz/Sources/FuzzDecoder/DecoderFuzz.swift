@@ -1,0 +1,91 @@
+import FuzzSupport
+@testable import Weir
+
+// The decoders end to end on in-memory input, checked against libzstd's
+// own decode of the same bytes (a differential check).
+//
+// Input: one option byte, then the compressed stream (an in-memory file,
+// decoded into another). Option bits: 0–2 the read size (from 1 MiB down to
+// 13 bytes, so frames and headers straddle reads), 3 `--no-check`, 4
+// `--no-mmap` (read through DispatchIO), 5 one worker instead of two, 6 also
+// the sequential ``DecompressionPipeline``, 7 test only (no output).
+//
+// Properties, for ``ParallelDecompressionPipeline`` (and the sequential one):
+// - weir decodes ⇒ libzstd decodes, to the same bytes (and the statistics
+//   count them);
+// - libzstd decodes ⇒ weir decodes too, except where weir is stricter by
+//   design: a window above the memory limit (checked on every frame, which
+//   libzstd skips for a frame decoded in one pass), and, when only testing,
+//   a seek table that does not match its frames;
+// - anything else is a clean ``WeirError`` (no trap, no hang, no leak).
+// An input libzstd decodes to more than 8 MiB, or with a legacy frame, is
+// not compared (and not run: it would only be slow).
+
+let readSizes = [1 << 20, 1 << 20, 65536, 4096, 1000, 333, 64, 13]
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let options = OptionBytes(fuzzInput(data, size), count: 1)
+    let stream = options.payload
+    var decoding = DecompressionOptions()
+    decoding.readSize = readSizes[options.bits(0, 0, 3)]
+    decoding.verifyChecksum = !options.flag(0, 3)
+    decoding.mapInput = !options.flag(0, 4)
+    decoding.threads = options.flag(0, 5) ? 1 : 2
+    let sequentialToo = options.flag(0, 6)
+    let testOnly = options.flag(0, 7)
+
+    let reference = ReferenceDecoder.decode(stream, ignoreChecksum: !decoding.verifyChecksum)
+    if reference == .notComparable { return 0 }
+
+    let input = MemoryFile(stream)
+    let parallel = decode(input: input, testOnly: testOnly) { (input, output) throws(WeirError) in
+        try ParallelDecompressionPipeline(input: input, output: output, inputName: "fuzz-in", outputName: "fuzz-out",
+                                      options: decoding).run()
+    }
+    compare("parallel", parallel, reference, testOnly: testOnly)
+    if case .success(let (statistics, _)) = parallel {
+        require(statistics.bytesIn == stream.count, "parallel: \(statistics.bytesIn) bytes in of \(stream.count)")
+    }
+    if sequentialToo {
+        let sequential = decode(input: MemoryFile(stream), testOnly: testOnly) { (input, output) throws(WeirError) in
+            try DecompressionPipeline(input: input, output: output, inputName: "fuzz-in", outputName: "fuzz-out",
+                                  options: decoding).run()
+        }
+        compare("sequential", sequential, reference, testOnly: testOnly)
+    }
+    return 0
+}
+
+/// Runs a pipeline from `input` into a fresh in-memory file (none when
+/// testing); returns its statistics and output.
+func decode(input: MemoryFile, testOnly: Bool,
+            _ run: (Int32, Int32?) throws(WeirError) -> Statistics) -> Result<(Statistics, [UInt8]?), WeirError> {
+    let output = testOnly ? nil : MemoryFile()
+    do throws(WeirError) {
+        let statistics = try run(input.fd, output?.fd)
+        return .success((statistics, output?.contents))
+    } catch {
+        return .failure(error)
+    }
+}
+
+/// Checks one decoder's outcome against libzstd's.
+func compare(_ name: String, _ outcome: Result<(Statistics, [UInt8]?), WeirError>,
+             _ reference: ReferenceDecoder.Outcome, testOnly: Bool) {
+    switch (outcome, reference) {
+    case (.success(let (statistics, output)), .decoded(let expected)):
+        if let output {
+            require(output == expected, "\(name): \(output.count) bytes decoded differ from libzstd's \(expected.count)")
+        }
+        require(statistics.bytesOut == expected.count, "\(name): bytesOut \(statistics.bytesOut), libzstd \(expected.count)")
+    case (.success(let (statistics, _)), _):
+        require(false, "\(name): weir decodes (\(statistics.bytesOut) bytes) what libzstd refuses")
+    case (.failure(let error), .decoded(let expected)):
+        let stricter = error.kind == .memoryLimit
+            || (testOnly && error.kind == .corrupt && error.reason.hasPrefix("corrupt seek table"))
+        require(stricter, "\(name): libzstd decodes \(expected.count) bytes, weir fails: \(error)")
+    case (.failure(let error), _):
+        require(error.kind != .cancelled, "\(name): a run nobody cancelled ended as cancelled: \(error)")
+    }
+}
