@@ -1,16 +1,17 @@
 import FuzzSupport
 @testable import Weir
 
-// The decoders end to end on in-memory input, checked against libzstd's
+// The decoder end to end on in-memory input, checked against libzstd's
 // own decode of the same bytes (a differential check).
 //
 // Input: one option byte, then the compressed stream (an in-memory file,
 // decoded into another). Option bits: 0–2 the read size (from 1 MiB down to
 // 13 bytes, so frames and headers straddle reads), 3 `--no-check`, 4
 // `--no-mmap` (read through DispatchIO), 5 one worker instead of two, 6 also
-// the sequential ``DecompressionPipeline``, 7 test only (no output).
+// a run with a 1 MiB memory limit, where frames over 512 KiB stream on the
+// reading thread instead of going to the workers, 7 test only (no output).
 //
-// Properties, for ``ParallelDecompressionPipeline`` (and the sequential one):
+// Properties, for ``DecompressionPipeline`` (either way):
 // - weir decodes ⇒ libzstd decodes, to the same bytes (and the statistics
 //   count them);
 // - libzstd decodes ⇒ weir decodes too, except where weir is stricter by
@@ -32,7 +33,7 @@ public func fuzzDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     decoding.verifyChecksum = !options.flag(0, 3)
     decoding.mapInput = !options.flag(0, 4)
     decoding.threads = options.flag(0, 5) ? 1 : 2
-    let sequentialToo = options.flag(0, 6)
+    let streamingToo = options.flag(0, 6)
     let testOnly = options.flag(0, 7)
 
     let reference = ReferenceDecoder.decode(stream, ignoreChecksum: !decoding.verifyChecksum)
@@ -40,19 +41,21 @@ public func fuzzDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
     let input = MemoryFile(stream)
     let parallel = decode(input: input, testOnly: testOnly) { (input, output) throws(WeirError) in
-        try ParallelDecompressionPipeline(input: input, output: output, inputName: "fuzz-in", outputName: "fuzz-out",
-                                      options: decoding).run()
+        try DecompressionPipeline(input: input, output: output, inputName: "fuzz-in", outputName: "fuzz-out",
+                                  options: decoding).run()
     }
     compare("parallel", parallel, reference, testOnly: testOnly)
     if case .success(let (statistics, _)) = parallel {
         require(statistics.bytesIn == stream.count, "parallel: \(statistics.bytesIn) bytes in of \(stream.count)")
     }
-    if sequentialToo {
-        let sequential = decode(input: MemoryFile(stream), testOnly: testOnly) { (input, output) throws(WeirError) in
+    if streamingToo {
+        var small = decoding
+        small.memoryLimit = 1 << 20
+        let streaming = decode(input: MemoryFile(stream), testOnly: testOnly) { (input, output) throws(WeirError) in
             try DecompressionPipeline(input: input, output: output, inputName: "fuzz-in", outputName: "fuzz-out",
-                                  options: decoding).run()
+                                      options: small).run()
         }
-        compare("sequential", sequential, reference, testOnly: testOnly)
+        compare("streaming", streaming, reference, testOnly: testOnly)
     }
     return 0
 }

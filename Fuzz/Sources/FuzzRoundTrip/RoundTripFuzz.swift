@@ -101,8 +101,8 @@ public func fuzzRoundTrip(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     } else {
         let output = MemoryFile()
         do throws(WeirError) {
-            let statistics = try ParallelDecompressionPipeline(input: file.fd, output: output.fd, inputName: "fuzz-in",
-                                                               outputName: "fuzz-out", options: decoding).run()
+            let statistics = try DecompressionPipeline(input: file.fd, output: output.fd, inputName: "fuzz-in",
+                                                       outputName: "fuzz-out", options: decoding).run()
             require(statistics.warnings.isEmpty, "decoding warnings: \(statistics.warnings)")
             require(statistics.frames == frames, "decoded \(statistics.frames) frames, expected \(frames)")
         } catch {

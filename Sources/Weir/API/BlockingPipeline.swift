@@ -8,4 +8,4 @@ protocol BlockingPipeline: AnyObject, Sendable {
 }
 
 extension CompressionPipeline: BlockingPipeline {}
-extension ParallelDecompressionPipeline: BlockingPipeline {}
+extension DecompressionPipeline: BlockingPipeline {}

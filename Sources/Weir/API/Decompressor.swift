@@ -133,8 +133,8 @@ public struct Decompressor: Sendable {
     ) -> AsyncThrowingStream<Data, any Error> where Chunks.Element: DataProtocol & Sendable {
         let options = self.options
         return PipeStream(chunks: chunks) { input, output in
-            ParallelDecompressionPipeline(input: input, output: output, inputName: PipeStream.name,
-                                          outputName: PipeStream.name, options: options)
+            DecompressionPipeline(input: input, output: output, inputName: PipeStream.name,
+                                  outputName: PipeStream.name, options: options)
         }.makeStream()
     }
 
@@ -161,9 +161,9 @@ public struct Decompressor: Sendable {
                                 _ progress: ProgressObserver?) -> BackgroundRun.Work {
         let options = self.options
         return BackgroundRun.pipeline(progress: progress) {
-            ParallelDecompressionPipeline(input: input, output: output, inputName: "(fd \(input))",
-                                          outputName: output.map { "(fd \($0))" } ?? "(none)",
-                                          options: options, observer: progress)
+            DecompressionPipeline(input: input, output: output, inputName: "(fd \(input))",
+                                  outputName: output.map { "(fd \($0))" } ?? "(none)",
+                                  options: options, observer: progress)
         }
     }
 }

@@ -17,7 +17,7 @@ import Glibc
 ///        │  full, giving up as soon as the run stops
 ///        ▼
 ///     input pipe ─▶ pipeline (CompressionPipeline or
-///        │  ParallelDecompressionPipeline), run() on a Thread of its own
+///        │  DecompressionPipeline), run() on a Thread of its own
 ///        ▼
 ///     output pipe ─▶ reading Thread: one read() per request
 ///        ▼

@@ -143,9 +143,9 @@ public struct FileJob: Sendable {
             defer { cancellation?.detach() }
             return try pipeline.run()
         case .decompress(let options), .test(let options):
-            let pipeline = ParallelDecompressionPipeline(input: input, output: output,
-                                                         inputName: inputName, outputName: outputName,
-                                                         options: options, observer: observer)
+            let pipeline = DecompressionPipeline(input: input, output: output,
+                                                 inputName: inputName, outputName: outputName,
+                                                 options: options, observer: observer)
             cancellation?.attach { pipeline.cancel() }
             defer { cancellation?.detach() }
             return try pipeline.run()

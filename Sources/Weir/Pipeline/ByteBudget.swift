@@ -1,5 +1,5 @@
 /// A count of bytes held with an upper bound: the memory budget of
-/// ``ParallelDecompressionPipeline``.
+/// ``DecompressionPipeline``.
 ///
 /// What it counts is memory, not work: the compressed bytes of every frame
 /// handed to a worker until it is decoded, every output buffer from the

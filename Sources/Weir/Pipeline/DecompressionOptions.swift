@@ -12,9 +12,9 @@ public struct DecompressionOptions: Sendable, Equatable {
     public var readSize: Int
     /// Decoding workers for independent frames; 0 means one per core.
     public var threads: Int
-    /// Whether ``ParallelDecompressionPipeline`` memory-maps a regular input
+    /// Whether ``DecompressionPipeline`` memory-maps a regular input
     /// file rather than reading it through DispatchIO (`--no-mmap` turns it
-    /// off); ``DecompressionPipeline`` always reads through its channel.
+    /// off); a pipe is always read through its channel.
     public var mapInput: Bool
 
     /// Creates options; every parameter has zstd's default.
@@ -32,7 +32,7 @@ public struct DecompressionOptions: Sendable, Equatable {
         threads > 0 ? threads : CompressionOptions.onlineCores
     }
 
-    /// The memory that ``ParallelDecompressionPipeline`` holds for the work
+    /// The memory that ``DecompressionPipeline`` holds for the work
     /// in flight (compressed frames until decoded, output buffers from
     /// mapping to unmapping, a streamed frame's window): `memoryLimit` less
     /// ``readingReserve`` (at most half of it; at least 1 MiB), so that `-M`

@@ -1,4 +1,4 @@
-/// The output buffers of ``ParallelDecompressionPipeline``, in power-of-two
+/// The output buffers of ``DecompressionPipeline``, in power-of-two
 /// size classes from 1 MiB, each class a ``BufferPool`` of mapped buffers
 /// reused without page faults. weir's own 8 MiB frames all use one class;
 /// streamed output uses the 1 MiB class.

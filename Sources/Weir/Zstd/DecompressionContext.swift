@@ -61,6 +61,22 @@ final class DecompressionContext {
         return try Zstd.check(result, path: path, operation: "decompress")
     }
 
+    /// Runs `ZSTD_decompressStream` once on `source` from byte `consumed`
+    /// into `destination` from byte `filled`, advancing both.
+    ///
+    /// - Returns: 0 when a frame has just been completed and flushed,
+    ///   otherwise a hint of how many input bytes the frame still needs.
+    func decompressStream(_ source: UnsafeRawBufferPointer, consumed: inout Int,
+                          into destination: UnsafeMutableRawBufferPointer, filled: inout Int) throws(WeirError) -> Int {
+        var input = ZSTD_inBuffer(src: source.baseAddress, size: source.count, pos: consumed)
+        var output = ZSTD_outBuffer(dst: destination.baseAddress, size: destination.count, pos: filled)
+        defer {
+            consumed = input.pos
+            filled = output.pos
+        }
+        return try decompress(&input, &output)
+    }
+
     /// Decodes `source`, which must hold whole frames, in one pass straight
     /// into `destination` (`ZSTD_decompressDCtx`: no window buffer, no copy).
     /// Checksums are verified unless the context was made with

@@ -35,7 +35,7 @@ struct FaultTests {
         guard case .failure(let error) = compressed.result else { Issue.record("expected a failure"); return }
         #expect(error.description == "out.zst: write failed: No space left on device")
 
-        let frames = try DecompressionPipelineTests.zstd(TestData.text(3_000_000), ["-1"])
+        let frames = try DecompressionFormatTests.zstd(TestData.text(3_000_000), ["-1"])
         let decompressed = PipeHarness.run(input: frames) { inFD, _ in
             DecompressionPipeline(input: inFD, output: full, inputName: "in.zst", outputName: "out").result()
         }
@@ -72,7 +72,7 @@ struct FaultTests {
         // And data compressed by the zstd binary, decoded by weir.
         for round in 0..<12 {
             let input = TestData.text(Int(random.next() % 2_000_000), seed: UInt64(round))
-            let compressed = try DecompressionPipelineTests.zstd(input, round % 2 == 0 ? ["-T2", "-3"] : ["-1", "--no-check"])
+            let compressed = try DecompressionFormatTests.zstd(input, round % 2 == 0 ? ["-T2", "-3"] : ["-1", "--no-check"])
             let decoded = PipeHarness.run(input: compressed, pieceSize: 4096) { inFD, outFD in
                 DecompressionPipeline(input: inFD, output: outFD, inputName: "in.zst", outputName: "out").result()
             }

@@ -3,8 +3,10 @@ import Foundation
 import Testing
 @testable import Weir
 
-@Suite("Decompression pipeline")
-struct DecompressionPipelineTests {
+/// Stock zstd inputs and the errors that tell bad input apart, read from a
+/// pipe in pieces of any size.
+@Suite("Decompression pipeline: stock formats and errors")
+struct DecompressionFormatTests {
     /// Compresses with the real zstd binary.
     static func zstd(_ input: [UInt8], _ arguments: [String], tool: String = "/usr/bin/zstd") throws -> [UInt8] {
         let folder = TestData.temporaryFolder()

@@ -6,8 +6,8 @@ import Testing
 import Glibc
 #endif
 
-@Suite("Parallel decompression pipeline")
-struct ParallelDecompressionPipelineTests {
+@Suite("Decompression pipeline")
+struct DecompressionPipelineTests {
     /// Compresses with weir's own pipeline, through pipes.
     static func weir(_ input: [UInt8], chunk: Int = 64 << 10, threads: Int = 2, checksum: Bool = true,
                      seekTable: Bool = true) throws -> [UInt8] {
@@ -24,8 +24,8 @@ struct ParallelDecompressionPipelineTests {
     static func decodePipe(_ compressed: [UInt8], options: DecompressionOptions = DecompressionOptions(threads: 3),
                            pieceSize: Int = 65536) -> PipeHarness.Outcome {
         PipeHarness.run(input: compressed, pieceSize: pieceSize) { inFD, outFD in
-            ParallelDecompressionPipeline(input: inFD, output: outFD, inputName: "in.zst", outputName: "(stdout)",
-                                          options: options).result()
+            DecompressionPipeline(input: inFD, output: outFD, inputName: "in.zst", outputName: "(stdout)",
+                                  options: options).result()
         }
     }
 
@@ -39,8 +39,8 @@ struct ParallelDecompressionPipelineTests {
         _ = FileManager.default.createFile(atPath: source, contents: Data(compressed))
         let inFD = open(source, O_RDONLY)
         let outFD = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let result = ParallelDecompressionPipeline(input: inFD, output: test ? nil : outFD, inputName: "in.zst",
-                                                   outputName: "out", options: options).result()
+        let result = DecompressionPipeline(input: inFD, output: test ? nil : outFD, inputName: "in.zst",
+                                           outputName: "out", options: options).result()
         close(inFD)
         close(outFD)
         let output = FileManager.default.contents(atPath: target).map { Array($0) } ?? []
@@ -78,9 +78,9 @@ struct ParallelDecompressionPipelineTests {
     @Test("stock inputs: zstd single frame, zstd -T2, pzstd, concatenations, skippable frames")
     func standardInputs() throws {
         let input = TestData.text(3_000_000, seed: 5)
-        let single = try DecompressionPipelineTests.zstd(input, ["-3"])
-        let threaded = try DecompressionPipelineTests.zstd(input, ["-T2", "-1"])
-        let pzstd = try DecompressionPipelineTests.zstd(input, ["-p", "2"], tool: "/usr/bin/pzstd")
+        let single = try DecompressionFormatTests.zstd(input, ["-3"])
+        let threaded = try DecompressionFormatTests.zstd(input, ["-T2", "-1"])
+        let pzstd = try DecompressionFormatTests.zstd(input, ["-p", "2"], tool: "/usr/bin/pzstd")
         let ours = try Self.weir(input, chunk: 256 << 10)
         let skippable: [UInt8] = [0x53, 0x2A, 0x4D, 0x18, 5, 0, 0, 0, 1, 2, 3, 4, 5]
         let cases: [([UInt8], [UInt8])] = [
@@ -246,7 +246,7 @@ struct ParallelDecompressionPipelineTests {
     /// Decodes `compressed` from a file to /dev/null; returns the pipeline
     /// (for its peaks) and what it did.
     static func decodeToNull(_ compressed: [UInt8], options: DecompressionOptions,
-                             test: Bool = false) throws -> (ParallelDecompressionPipeline, Statistics) {
+                             test: Bool = false) throws -> (DecompressionPipeline, Statistics) {
         let folder = TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("x.zst").path
@@ -257,8 +257,8 @@ struct ParallelDecompressionPipelineTests {
             close(inFD)
             close(outFD)
         }
-        let pipeline = ParallelDecompressionPipeline(input: inFD, output: test ? nil : outFD, inputName: "x",
-                                                     outputName: "null", options: options)
+        let pipeline = DecompressionPipeline(input: inFD, output: test ? nil : outFD, inputName: "x",
+                                             outputName: "null", options: options)
         return (pipeline, try pipeline.run())
     }
 
@@ -271,7 +271,7 @@ struct ParallelDecompressionPipelineTests {
         #expect(options.parallelFrameLimit == 1 << 20)
         let pipe = Self.decodePipe(big, options: options, pieceSize: 10_000)
         #expect(TestData.same(pipe.output, input))
-        let single = try DecompressionPipelineTests.zstd(input, ["-T2", "-1"])
+        let single = try DecompressionFormatTests.zstd(input, ["-T2", "-1"])
         for compressed in [big, single] {
             let (pipeline, statistics) = try Self.decodeToNull(compressed, options: options)
             #expect(statistics.bytesOut == input.count)
@@ -374,7 +374,7 @@ struct ParallelDecompressionPipelineTests {
         // 1 MiB budget both stream (a buffer is at least 1 MiB).
         for size in [200_000, 600_000] {
             let input = TestData.text(size, seed: UInt64(size))
-            let compressed = try DecompressionPipelineTests.zstd(input, ["-19", "--single-thread"])
+            let compressed = try DecompressionFormatTests.zstd(input, ["-19", "--single-thread"])
             let refused = DecompressionOptions(memoryLimit: 64 << 10, threads: 2)
             for outcome in [Self.decodeFile(compressed, options: refused),
                             Self.decodeFile(compressed, options: refused, test: true),
@@ -428,7 +428,7 @@ struct ParallelDecompressionPipelineTests {
         #expect(trailing?.reason.contains("offset \(good.count)") == true)
 
         // A declared content size larger than the blocks can hold.
-        var lying = try DecompressionPipelineTests.zstd(TestData.text(1000, seed: 1), ["-3"])
+        var lying = try DecompressionFormatTests.zstd(TestData.text(1000, seed: 1), ["-3"])
         // Header: magic(4) descriptor(1) [window] FCS; zstd writes FCS 2 bytes (+256) for 1000 bytes.
         #expect(lying.count > 10)
         lying[5] = 0xFF
@@ -444,9 +444,9 @@ struct ParallelDecompressionPipelineTests {
         let sources: [[UInt8]] = [
             try Self.weir(input, chunk: 4096),
             try Self.weir(input, chunk: 4096, checksum: true, seekTable: false),
-            try DecompressionPipelineTests.zstd(input, ["-3"]),
-            try DecompressionPipelineTests.zstd(Array(input.prefix(7000)), ["-p", "2"], tool: "/usr/bin/pzstd")
-                + (try DecompressionPipelineTests.zstd(Array(input.dropFirst(7000)), ["-1"])),
+            try DecompressionFormatTests.zstd(input, ["-3"]),
+            try DecompressionFormatTests.zstd(Array(input.prefix(7000)), ["-p", "2"], tool: "/usr/bin/pzstd")
+                + (try DecompressionFormatTests.zstd(Array(input.dropFirst(7000)), ["-1"])),
         ]
         var errors = 0, correct = 0
         for round in 0 ..< 2000 {
@@ -482,12 +482,5 @@ struct ParallelDecompressionPipelineTests {
         }
         #expect(errors > 1000)
         #expect(correct > 0)
-    }
-}
-
-extension ParallelDecompressionPipeline {
-    /// `run()` as a `Result`, for the harness.
-    func result() -> Result<Statistics, WeirError> {
-        do throws(WeirError) { return .success(try run()) } catch { return .failure(error) }
     }
 }

@@ -1,0 +1,75 @@
+/// What the parts of one ``DecompressionPipeline`` run share: the input and
+/// the output, the budget and the buffers it counts, the run's control and
+/// its totals. The parts are the ``FrameFeeder`` (cutting the stream into
+/// frames), the ``WholeFrameDecoder`` (frames decoded on the workers), the
+/// ``FrameStreamer`` (a frame too large for the budget) and the
+/// ``SeekTableCrossCheck``.
+///
+/// Every member is safe to use from any thread; the parts themselves say
+/// which thread owns their own state.
+struct DecodeSession: Sendable {
+    /// How errors name the input.
+    let path: String
+    let options: DecompressionOptions
+    let control: RunControl
+    let budget: ByteBudget
+    let frameBuffers: FrameBuffers
+    /// The input, asked before any output is sent whether a mapped file was cut.
+    let input: ChunkReader
+    /// Where decoded pieces go, in number order; nil when only testing.
+    let writer: OrderedWriter?
+    /// Bytes written (or, when testing, decoded) and frames decoded.
+    let totals: Locked<(bytesOut: Int, frames: Int)>
+    /// Frames decoded by streaming rather than whole (for tests).
+    let streamed: Locked<Int>
+    let crossCheck: SeekTableCrossCheck
+
+    /// An output buffer for `capacity` bytes, with `extra` more bytes of the
+    /// budget held, waiting for room.
+    func takeBuffer(capacity: Int, extra: Int) throws(WeirError) -> (UnsafeMutableRawPointer, BufferPool) {
+        switch frameBuffers.take(capacity: capacity, extra: extra) {
+        case .buffer(let memory, let pool):
+            return (memory, pool)
+        case .cancelled:
+            throw control.failure ?? cancelled
+        case .outOfMemory:
+            throw WeirError(.library, path: path, operation: "decompress", reason: "out of memory")
+        }
+    }
+
+    /// Sends `count` bytes of `buffer` (from `pool`) as output piece `number`;
+    /// when only testing, counts them and gives the buffer back. The caller
+    /// entered `control.activity` for it.
+    func send(_ buffer: UnsafeMutableRawPointer, count: Int, from pool: BufferPool, number: Int) {
+        if let writer {
+            writer.submit(number, pool.wrap(buffer, count: count))
+        } else {
+            totals.withLock { $0.bytesOut += count }
+            pool.recycle(buffer)
+            control.activity.leave()
+        }
+    }
+
+    var cancelled: WeirError {
+        WeirError(.cancelled, path: path, operation: "decompress", reason: "cancelled")
+    }
+
+    /// Adds the frame and its offset to an error from libzstd.
+    static func located(_ error: WeirError, index: Int, offset: Int) -> WeirError {
+        var error = error
+        switch error.kind {
+        case .corrupt, .checksumMismatch, .memoryLimit, .library, .notZstd, .truncated:
+            if !error.reason.contains("(frame ") { error.reason += " (frame \(index), at offset \(offset))" }
+            if error.kind == .notZstd { error.kind = .corrupt }
+        default:
+            break
+        }
+        return error
+    }
+
+    /// Corrupt data in frame `index`, which starts at stream offset `offset`.
+    func corrupt(index: Int, offset: Int, _ detail: String) -> WeirError {
+        WeirError(.corrupt, path: path, operation: "decompress",
+                  reason: "corrupt data: frame \(index) at offset \(offset) \(detail)")
+    }
+}

@@ -1,0 +1,228 @@
+import Dispatch
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Decompresses any standard zstd stream — weir's own files, one frame or
+/// many, skippable frames, pzstd files, concatenations — decoding independent
+/// frames in parallel, in bounded memory, from a file or a pipe.
+///
+/// Data flow, following one frame:
+///
+///     input fd ─▶ ChunkReader: pieces of `readSize`, mapped from a regular
+///        │  file (MappedInput) or read from a pipe by a DispatchIO stream
+///        │  channel (queue "weir.read"); the next is started before the
+///        │  current one is looked at, so reading overlaps everything else
+///        ▼
+///     reading thread (a Thread of its own): every piece goes through a
+///        │  FrameScanner, which walks frame and block headers without
+///        │  decoding and reports each frame as it ends; the frame's bytes
+///        │  are a DispatchData subrange of the pieces (no copy)
+///        ├─▶ a frame small enough: takes an output buffer of its bound
+///        │   (FrameBuffers: an idle one, or a new mapping) and the room
+///        │   for it and its compressed bytes in the ByteBudget, gets the
+///        │   next output number, goes to the WorkerPool (concurrent queue
+///        │   "weir.decompress", at most `threads` jobs, one reusable
+///        │   ZSTD_DCtx each) and is decoded straight into its buffer: in
+///        │   one pass, or region by region when it spans several pieces
+///        │   (no copy to join them, no window buffer)
+///        └─▶ a frame too large, or whose size is unknown until it ends
+///            (a single `zstd -T2` frame of 1 GB): decoded by streaming on
+///            the reading thread as its bytes arrive, into 1 MiB buffers
+///            that each take an output number
+///        ▼
+///     OrderedWriter (DispatchIO stream channel, queue "weir.write"): output
+///        │  pieces go out in number order, whatever order they finish in
+///        ▼
+///     output fd; a written piece's buffer goes back to its pool, idle,
+///     its bytes still in the budget, for the next frame of its size.
+///
+/// The parts, each in a file of this folder: ``FrameFeeder`` cuts the stream
+/// into frames and numbers the output, ``WholeFrameDecoder`` decodes a frame
+/// on a worker, ``FrameStreamer`` streams a frame too large for the budget,
+/// ``SeekTableCrossCheck`` compares the frames with the seek table; what they
+/// share is a ``DecodeSession``. A frame whose buffer (its bound rounded up to
+/// a size class) or compressed bytes exceed
+/// ``DecompressionOptions/parallelFrameLimit`` streams.
+///
+/// The seek table of a regular file is checked, never used to cut frames:
+/// a table that does not match is a warning in ``Statistics/warnings``
+/// when decoding, a `.corrupt` error when only testing (no output).
+///
+/// Bounds, and why:
+/// - the ByteBudget (``DecompressionOptions/inFlightBudget``: `-M` less a
+///   reserve for what it does not count, below) holds the memory that grows
+///   with the work in flight: the compressed bytes of frames handed out
+///   until decoded, every output buffer from its mapping to its unmapping
+///   (idle in its pool or freed late by libdispatch included), and a
+///   streamed frame's decoder window. A slow consumer stops the reading
+///   thread, which stops the reader. The parallel frame limit is half the
+///   budget, so a frame decoded whole always fits.
+/// - outside it: the parts of read pieces that frames in flight share (at
+///   most one piece more than frames), the frame being read until it is
+///   handed out (at most the parallel frame limit) and the next read, the
+///   workers' contexts (no window: they decode into the frame's buffer),
+///   the runtime.
+/// - at most one frame in progress is buffered, and only up to the parallel
+///   frame limit; beyond it, that frame streams and its bytes are let go
+///   as soon as they are decoded.
+/// - windows are capped by `-M`: every frame's header is checked against
+///   ``WindowLimit`` before its first byte reaches a decoder, whichever path
+///   it takes (libzstd skips its own check when it decodes in one pass).
+///
+/// Who owns what: the reading thread owns the scanner, the buffered bytes,
+/// the streaming context and output numbering; workers own a frame while
+/// decoding it; the writer's queue owns the reorder buffer; `totals` and the
+/// first failure are behind locks.
+public final class DecompressionPipeline: @unchecked Sendable {
+    private let input: Int32
+    private let output: Int32?
+    private let inputName: String
+    private let outputName: String
+    private let options: DecompressionOptions
+    private let control: RunControl
+    private let budget: ByteBudget
+    private let frameBuffers: FrameBuffers
+    private let observer: ProgressObserver?
+    /// Frames decoded by streaming on the reading thread (for tests).
+    private let streamed = Locked(0)
+
+    /// Prepares a run. The descriptors remain the caller's to close.
+    ///
+    /// - Parameters:
+    ///   - input: the compressed input (a file or a pipe).
+    ///   - output: where the decompressed bytes go; nil only tests the input.
+    ///   - inputName: how errors name the input.
+    ///   - outputName: how errors name the output.
+    ///   - options: checksum verification, memory limit, threads.
+    ///   - observer: told of bytes read and written.
+    public init(input: Int32, output: Int32?, inputName: String, outputName: String,
+                options: DecompressionOptions = DecompressionOptions(), observer: ProgressObserver? = nil) {
+        self.input = input
+        self.output = output
+        self.inputName = inputName
+        self.outputName = outputName
+        self.options = options
+        self.observer = observer
+        self.control = RunControl(slots: 1)
+        self.budget = ByteBudget(limit: options.inFlightBudget)
+        self.frameBuffers = FrameBuffers(budget: budget)
+    }
+
+    /// Stops the run from another thread; `run()` throws `.cancelled`.
+    public func cancel() {
+        control.fail(WeirError(.cancelled, path: inputName, operation: "decompress", reason: "cancelled"))
+    }
+
+    /// The most bytes the run held in its budget at once (for tests of the bound).
+    var peakBytesInFlight: Int { budget.peak }
+
+    /// The most bytes of output buffers mapped at once, idle ones included,
+    /// counted apart from the budget (for tests of the bound).
+    var peakBufferBytes: Int { frameBuffers.tally.peak }
+
+    /// How many frames were decoded by streaming rather than whole.
+    var framesStreamed: Int { streamed.current }
+
+    /// Decompresses until the end of the input, a failure or ``cancel()``.
+    ///
+    /// - Returns: what was done; `frames` counts the zstd frames decoded;
+    ///   `warnings` says when the seek table does not match the frames.
+    /// - Throws: ``WeirError``: not zstd, truncated, corrupt (naming the frame
+    ///   and its offset), checksum mismatch, memory limit, read or write
+    ///   failure; when testing (no output), `.corrupt` for a seek table that
+    ///   does not match the frames, naming the entry and what differs.
+    public func run() throws(WeirError) -> Statistics {
+        let started = DispatchTime.now()
+        let control = self.control
+        let budget = self.budget
+        let options = self.options
+        let inputName = self.inputName
+        let observer = self.observer
+        let cleanup = DispatchGroup()
+        let totals = Locked((bytesOut: 0, frames: 0))
+        let kind = InputKind.of(input)
+
+        let reader = ChunkReader(fd: input, path: inputName, kind: kind,
+                                 chunkSize: options.readSize, mapFiles: options.mapInput, live: observer != nil, cleanup: cleanup,
+                                 onBytes: { observer?.bytesRead($0) })
+        let writer = output.map { fd in
+            OrderedWriter(
+                fd: fd, path: outputName, cleanup: cleanup,
+                onFinished: { _, size in
+                    // The buffer's bytes stay in the budget until it is back in its pool.
+                    if size >= 0 {
+                        totals.withLock { $0.bytesOut += size }
+                        observer?.bytesWritten(size)
+                    }
+                    control.activity.leave()
+                },
+                onError: { control.fail($0) })
+        }
+        let pool = WorkerPool<DecompressionContext>(
+            width: options.resolvedThreads, label: "weir.decompress",
+            makeContext: { () throws(WeirError) in
+                try DecompressionContext(windowLogMax: options.windowLimit.logMax,
+                                         verifyChecksum: options.verifyChecksum, stableOutput: true, path: inputName)
+            },
+            onContextFailure: { control.fail($0) })
+        control.stopOnFailure(reader: reader, writer: writer) { budget.cancel() }
+
+        var tableCheck: SeekTableCheck?
+        var streamBase = 0
+        if case .regularFile(let size) = kind {
+            streamBase = max(0, Int(lseek(input, 0, SEEK_CUR)))
+            do throws(WeirError) {
+                let table = try SeekTable.readEntries(from: input, fileSize: size, path: inputName)
+                tableCheck = SeekTableCheck(table: table, readError: nil, fileSize: size, streamBase: streamBase)
+            } catch {
+                tableCheck = SeekTableCheck(table: nil, readError: error, fileSize: size, streamBase: streamBase)
+            }
+        }
+        let crossCheck = SeekTableCrossCheck(tableCheck, streamBase: streamBase)
+
+        let bytesIn = Locked(0)
+        let session = DecodeSession(path: inputName, options: options, control: control, budget: budget,
+                                    frameBuffers: frameBuffers, input: reader, writer: writer, totals: totals,
+                                    streamed: streamed, crossCheck: crossCheck)
+        let feeder = FrameFeeder(session: session, pool: pool)
+        control.startThread(name: "weir.decoder") {
+            do throws(WeirError) {
+                var pending = reader.start()
+                while true {
+                    let chunk = try pending.wait()
+                    if !chunk.endOfInput { pending = reader.start() }
+                    if let failure = control.failure { throw failure }
+                    try feeder.consume(chunk.data)
+                    if chunk.endOfInput { break }
+                }
+                try feeder.finish()
+                bytesIn.withLock { $0 = feeder.bytesIn }
+            } catch {
+                // Zeros read from a file cut while mapped make any error; say what happened.
+                do throws(WeirError) { try reader.checkUnchanged() } catch { control.fail(error) }
+                control.fail(error)
+            }
+        }
+
+        control.activity.wait()
+        try control.closeChannels(reader: reader, writer: writer, cleanup: cleanup)
+
+        var statistics = Statistics()
+        let done = totals.current
+        statistics.bytesIn = bytesIn.current
+        statistics.bytesOut = done.bytesOut
+        statistics.frames = done.frames
+        statistics.threads = options.resolvedThreads
+        statistics.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        if let mismatch = crossCheck.mismatch {
+            if output == nil {
+                throw WeirError(.corrupt, path: inputName, operation: "test",
+                                reason: "corrupt seek table: \(mismatch.detail)")
+            }
+            statistics.warnings.append("seek table does not match the frames; ignoring it (\(mismatch.detail))")
+        }
+        return statistics
+    }
+}

@@ -1,0 +1,122 @@
+import Dispatch
+
+/// Cuts the compressed stream into frames as its pieces arrive and decides
+/// where each goes: a frame whose output buffer and compressed bytes fit
+/// within the parallel frame limit to the ``WholeFrameDecoder``; a larger
+/// one, or one that does not say its size, to the ``FrameStreamer`` as soon
+/// as that is known. Numbers the output pieces in stream order.
+///
+/// A frame's buffer is the size its header declares only when that is no
+/// more than its blocks can hold (block count × Block_Maximum_Size, known
+/// once the scanner saw the frame end), otherwise that bound; libzstd checks
+/// that the content fills it exactly. Every method runs on the reading
+/// thread, which owns all state here.
+final class FrameFeeder: @unchecked Sendable {
+    private let session: DecodeSession
+    private let whole: WholeFrameDecoder
+    private let streamer: FrameStreamer
+    private let frameLimit: Int
+    private var scanner: FrameScanner
+    /// Stream bytes not yet handed out, starting at stream offset `bufferStart`.
+    private var buffer = DispatchData.empty
+    private var bufferStart = 0
+    /// The next output piece number for the writer.
+    private var sequence = 0
+
+    init(session: DecodeSession, pool: WorkerPool<DecompressionContext>) {
+        self.session = session
+        self.whole = WholeFrameDecoder(session: session, pool: pool)
+        self.streamer = FrameStreamer(session: session)
+        self.frameLimit = session.options.parallelFrameLimit
+        self.scanner = FrameScanner(path: session.path, operation: "decompress")
+    }
+
+    /// Compressed bytes consumed.
+    var bytesIn: Int { scanner.offset }
+
+    /// Takes the next piece of the stream.
+    func consume(_ piece: DispatchData) throws(WeirError) {
+        let boundaries: [FrameBoundary]
+        do throws(WeirError) {
+            boundaries = try scanner.feed(piece)
+        } catch where error.kind == .notZstd {
+            // As zstd words it: the input does not start with a frame.
+            throw WeirError(.notZstd, path: session.path, operation: "decompress", reason: "not in zstd format")
+        }
+        buffer.append(piece)
+        for boundary in boundaries {
+            try frameEnded(boundary)
+        }
+        if let start = scanner.currentFrameStart, let header = scanner.currentHeader, !header.isSkippable {
+            if !streamer.isActive {
+                let declared = header.contentSize.map { $0 > UInt64(frameLimit) || !fitsWhole(Int($0)) } ?? false
+                if declared || scanner.currentFrameBytes > frameLimit {
+                    try streamer.begin(index: scanner.frameCount, start: start, header: header)
+                }
+            }
+            try feedStreamer(upTo: scanner.offset)
+        }
+        // Keep only the bytes of the frame in progress not yet decoded.
+        let keep = streamer.isActive ? scanner.offset : (scanner.currentFrameStart ?? scanner.offset)
+        if keep > bufferStart {
+            buffer = buffer.subdata(in: (keep - bufferStart) ..< buffer.count)
+            bufferStart = keep
+        }
+    }
+
+    /// Declares the end of the input.
+    func finish() throws(WeirError) {
+        try scanner.finish()
+        session.crossCheck.finish()
+        if scanner.offset == 0 {
+            throw WeirError(.notZstd, path: session.path, operation: "decompress",
+                            reason: "not in zstd format (empty input)")
+        }
+    }
+
+    /// The bytes of the stream from `start` to `end` (both still buffered).
+    private func slice(_ start: Int, _ end: Int) -> DispatchData {
+        buffer.subdata(in: (start - bufferStart) ..< (end - bufferStart))
+    }
+
+    /// Gives the streamed frame, if any, its bytes up to stream offset `end`.
+    private func feedStreamer(upTo end: Int) throws(WeirError) {
+        guard let fed = streamer.fed, end > fed else { return }
+        try streamer.feed(slice(fed, end), sequence: &sequence)
+    }
+
+    /// Acts on a frame the scanner has seen end.
+    private func frameEnded(_ boundary: FrameBoundary) throws(WeirError) {
+        let expected = session.crossCheck.frameFound(boundary)
+        if boundary.header.isSkippable { return }
+        if streamer.frameStart == boundary.offset {
+            try feedStreamer(upTo: boundary.end)
+            try streamer.finish(boundary: boundary, expected: expected, sequence: &sequence)
+            return
+        }
+        let bound = boundary.blockCount * boundary.header.blockMaximumSize
+        if let declared = boundary.header.contentSize, declared > UInt64(bound) {
+            throw session.corrupt(index: boundary.index, offset: boundary.offset,
+                                  "declares \(declared) bytes of content, more than its \(boundary.blockCount) "
+                                  + "blocks can hold (\(bound))")
+        }
+        let capacity = boundary.header.contentSize.map { Int($0) } ?? bound
+        if !fitsWhole(capacity) || boundary.compressedSize > frameLimit {
+            try streamer.begin(index: boundary.index, start: boundary.offset, header: boundary.header)
+            try feedStreamer(upTo: boundary.end)
+            try streamer.finish(boundary: boundary, expected: expected, sequence: &sequence)
+            return
+        }
+        try session.options.windowLimit.check(boundary.header, index: boundary.index, offset: boundary.offset,
+                                              path: session.path)
+        try whole.submit(boundary, data: slice(boundary.offset, boundary.end), capacity: capacity,
+                         expected: expected, number: sequence)
+        sequence += 1
+    }
+
+    /// Whether a frame of `capacity` decoded bytes gets a buffer of its own:
+    /// when the buffer (its size class) is within the parallel frame limit.
+    private func fitsWhole(_ capacity: Int) -> Bool {
+        FrameBuffers.bufferSize(for: capacity) <= frameLimit
+    }
+}
