@@ -101,7 +101,7 @@ public struct JSONRecord: Codable, Equatable, Sendable {
         if error != nil { statistics.threads = options?.resolvedThreads ?? 1 }
         self.init(operation: OperationKind(job.operation), input: job.input,
                   output: Self.outputName(job.destination), statistics: statistics,
-                  level: options?.level, chunkBytes: options?.chunkSize, error: error)
+                  level: options?.level, chunkBytes: statistics.chunkBytes ?? options?.chunkSize, error: error)
     }
 
     /// The total object after several inputs; its `error` says how many failed.

@@ -14,7 +14,7 @@ public struct RunTotals: Sendable, Equatable {
     public private(set) var statistics = Statistics()
     /// The compression level, if compressing.
     public private(set) var level: Int?
-    /// The chunk size, if compressing.
+    /// The largest chunk size an input was compressed with, if compressing.
     public private(set) var chunkBytes: Int?
 
     /// Starts with nothing counted.
@@ -38,7 +38,7 @@ public struct RunTotals: Sendable, Equatable {
         statistics.peakResidentBytes = max(statistics.peakResidentBytes, result.peakResidentBytes)
         if case .compress(let options) = job.operation {
             level = level ?? options.level
-            chunkBytes = chunkBytes ?? options.chunkSize
+            chunkBytes = max(chunkBytes ?? 0, result.chunkBytes ?? options.chunkSize)
         }
     }
 

@@ -88,6 +88,22 @@ struct ReportTests {
         #expect(failed["total"] == nil)
     }
 
+    @Test("chunk_bytes is the chunk size the run used, which a small file refits; the options' only for a failure")
+    func jsonChunkUsed() throws {
+        var used = statistics(5_000_000, 1_000_000, seconds: 1, frames: 2)
+        used.chunkBytes = 2_555_904
+        #expect(try object(JSONRecord(job: compress, statistics: used))["chunk_bytes"] as? Int == 2_555_904)
+        let failed = try object(JSONRecord(job: compress, statistics: Statistics(), error: "linux.tar: read failed"))
+        #expect(failed["chunk_bytes"] as? Int == CompressionOptions.defaultChunkSize)
+
+        var totals = RunTotals(operation: .compress)
+        totals.add(compress, used)
+        var large = used
+        large.chunkBytes = 8 << 20
+        totals.add(compress, large)
+        #expect(try object(JSONRecord(totals: totals))["chunk_bytes"] as? Int == 8 << 20)
+    }
+
     @Test("a run's warnings go into its object as a \"warnings\" array, only when there are some; never into the total")
     func jsonWarnings() throws {
         let decompress = FileJob(input: "a.zst", operation: .decompress(DecompressionOptions()), destination: .file("a"))

@@ -221,6 +221,20 @@ struct ProgressCommandTests {
         #expect(total["error"] as? String == "1 of 3 inputs failed")
     }
 
+    @Test("--json reports the chunk size the run used: a 5 MB file on two workers is cut into two frames of its half")
+    func jsonChunkOfSmallFile() throws {
+        let scratch = Scratch()
+        scratch.text("small", size: 5_000_000)
+        let run = try WeirProcess.run(["--json", "-T2", "small"], in: scratch.url)
+        #expect(run.status == 0, "\(run.stderr)")
+        let object = try #require(try objects(run.stderr).first)
+        let chunk = try #require(object["chunk_bytes"] as? Int)
+        let frames = try #require(object["frames"] as? Int)
+        #expect(frames == 2)
+        // Every frame but the last is a whole chunk, so the input fills them.
+        #expect(chunk * (frames - 1) < 5_000_000 && 5_000_000 <= chunk * frames, "chunk \(chunk), frames \(frames)")
+    }
+
     @Test("--json when decompressing from stdin to stdout, and testing: the compressed side in, - for the streams")
     func jsonStreams() throws {
         let scratch = Scratch()

@@ -220,6 +220,7 @@ public final class CompressionPipeline: @unchecked Sendable {
         statistics.bytesOut = written.bytesOut
         statistics.frames = written.frames - (seekTable == nil ? 0 : 1)
         statistics.threads = threads
+        statistics.chunkBytes = options.chunkSize
         statistics.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         return statistics
     }

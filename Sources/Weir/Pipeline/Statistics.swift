@@ -10,6 +10,10 @@ public struct Statistics: Sendable, Equatable {
     public var seconds: Double = 0
     /// Worker threads used.
     public var threads: Int = 1
+    /// When compressing, the input bytes per frame the run used: the chunk
+    /// size asked for, or less for a file cut into one frame per worker
+    /// (``CompressionOptions/fitted(toInputSize:)``); nil when decompressing.
+    public var chunkBytes: Int?
     /// CPU seconds (user + system, all threads) the process spent during the
     /// run; set by ``FileJob/run(observer:cancellation:)``, 0 from a bare pipeline.
     public var cpuSeconds: Double = 0
