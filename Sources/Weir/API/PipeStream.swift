@@ -228,10 +228,7 @@ final class PipeStream: @unchecked Sendable {
                 if state.withLock({ $0.stopped }) { break }
                 continue
             }
-            var count: Int
-            repeat {
-                count = buffer.withUnsafeMutableBytes { Glibc.read(outputRead, $0.baseAddress, $0.count) }
-            } while count < 0 && errno == EINTR
+            let count = buffer.withUnsafeMutableBytes { Descriptor(outputRead, path: Self.name).readSome(into: $0) }
             if count > 0 {
                 continuation.resume(returning: Data(buffer[0..<count]))
                 continue
@@ -314,11 +311,10 @@ final class PipeStream: @unchecked Sendable {
         data.enumerateBytes { buffer, _, stop in
             var offset = 0
             while offset < buffer.count {
-                let count = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                let rest = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[offset...])
+                let count = Descriptor(fd, path: Self.name).writeSome(rest)
                 if count > 0 {
                     offset += count
-                } else if count < 0 && errno == EINTR {
-                    continue
                 } else if count < 0 && errno == EAGAIN {
                     if state.withLock({ $0.stopped || $0.pipelineDone }) { ok = false; break }
                     var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)

@@ -34,9 +34,7 @@ public struct FileStatus: Sendable {
 
     /// `fstat` of an open descriptor.
     public static func of(descriptor fd: Int32, path: String) throws(WeirError) -> FileStatus {
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw WeirError.system(errno, path: path, operation: "stat") }
-        return FileStatus(info)
+        try Descriptor(fd, path: path).status()
     }
 
     /// `stat` of a path (following links), or nil when it does not exist.
@@ -56,6 +54,8 @@ public struct FileStatus: Sendable {
     public var isRegularFile: Bool { (mode & S_IFMT) == S_IFREG }
     /// Whether it is a FIFO (a named pipe).
     public var isFIFO: Bool { (mode & S_IFMT) == S_IFIFO }
+    /// Whether it is a socket.
+    public var isSocket: Bool { (mode & S_IFMT) == S_IFSOCK }
     /// Whether it is a directory.
     public var isDirectory: Bool { (mode & S_IFMT) == S_IFDIR }
 

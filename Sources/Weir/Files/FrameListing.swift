@@ -108,9 +108,8 @@ public struct FrameListing: Sendable {
             let start = index < described.count ? described[index].compressedOffset : table.tableOffset
             let lead = index > 0 ? min(4, described[index - 1].compressedSize) : 0
             let count = lead + (index < described.count ? min(18, described[index].compressedSize) : 0)
-            var bytes = [UInt8](repeating: 0, count: count)
-            let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(start - lead)) }
-            guard got == count else { return nil }
+            guard let bytes = try? Descriptor(fd, path: path).read(count: count, at: start - lead, operation: "list"),
+                  bytes.count == count else { return nil }
             if index > 0, table.hasChecksums, headers[index - 1].hasChecksum {
                 guard lead == 4, described[index - 1].checksum == littleEndian32(bytes) else { return nil }
             }
@@ -148,12 +147,11 @@ public struct FrameListing: Sendable {
         var frames: [Frame] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var offset = 0
+        let descriptor = Descriptor(fd, path: path)
         while true {
-            let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw WeirError.system(errno, path: path, operation: "read")
-            }
+            let got = try buffer.withUnsafeMutableBytes { bytes in
+                Result { () throws(WeirError) in try descriptor.read(into: bytes, at: offset, operation: "read") }
+            }.get()
             if got == 0 { break }
             offset += got
             let found = try buffer.withUnsafeBytes { bytes in

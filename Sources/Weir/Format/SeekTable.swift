@@ -309,28 +309,13 @@ public struct SeekTable: Equatable, Sendable {
             | UInt32(bytes[index + 3]) << 24
     }
 
-    /// Exactly `count` bytes at `offset`, with `pread`, retrying short reads and EINTR.
+    /// Exactly `count` bytes at `offset`.
     private static func readBytes(_ fd: Int32, count: Int, at offset: Int, path: String) throws(WeirError) -> [UInt8] {
         guard count > 0 else { return [] }
-        var bytes = [UInt8](repeating: 0, count: count)
-        var done = 0
-        var failure: Int32 = 0
-        bytes.withUnsafeMutableBytes { buffer in
-            while done < count {
-                let got = pread(fd, buffer.baseAddress! + done, count - done, off_t(offset + done))
-                if got < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                if got == 0 { return }
-                done += got
-            }
-        }
-        if failure != 0 { throw WeirError.system(failure, path: path, operation: "read seek table") }
-        if done < count {
+        let bytes = try Descriptor(fd, path: path).read(count: count, at: offset, operation: "read seek table")
+        if bytes.count < count {
             throw WeirError(.truncated, path: path, operation: "read seek table",
-                            reason: "truncated input: the file ends at offset \(offset + done), "
+                            reason: "truncated input: the file ends at offset \(offset + bytes.count), "
                                 + "before the end of its seek table (did it shrink?)")
         }
         return bytes

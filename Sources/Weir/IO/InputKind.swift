@@ -12,10 +12,8 @@ public enum InputKind: Equatable, Sendable {
 
     /// Looks at `fd` with `fstat`.
     public static func of(_ fd: Int32) -> InputKind {
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return .stream }
-        if (info.st_mode & S_IFMT) == S_IFREG { return .regularFile(size: Int(info.st_size)) }
-        return .stream
+        guard let status = try? Descriptor(fd, path: "").status(), status.isRegularFile else { return .stream }
+        return .regularFile(size: status.size)
     }
 
     /// The size, when it is a regular file.

@@ -55,9 +55,8 @@ final class MappedInput: @unchecked Sendable {
 
     /// The next at most `length` bytes; empty at the end of the file.
     func next(length: Int) throws(WeirError) -> DispatchData {
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw WeirError.system(errno, path: path, operation: "read") }
-        let count = min(length, max(0, Int(info.st_size) - offset))
+        let size = try Descriptor(fd, path: path).status(operation: "read").size
+        let count = min(length, max(0, size - offset))
         guard count > 0 else { return .empty }
         let start = offset & ~(Self.pageSize - 1)
         let lead = offset - start

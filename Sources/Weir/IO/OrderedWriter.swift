@@ -98,11 +98,10 @@ final class OrderedWriter: @unchecked Sendable {
         channel = DispatchIO(type: .stream, fileDescriptor: fd, queue: queue) { _ in cleanup.leave() }
         channel.setLimit(highWater: Int.max)
         channel.setLimit(lowWater: Int.max)
-        var info = stat()
-        let statted = fstat(fd, &info) == 0
-        writeLimit = statted && (info.st_mode & S_IFMT) == S_IFREG ? Self.maxWrite : Int.max
+        let status = try? Descriptor(fd, path: path).status()
+        writeLimit = status?.isRegularFile == true ? Self.maxWrite : Int.max
         position = max(0, Int(lseek(fd, 0, SEEK_CUR)))
-        if statted, (info.st_mode & S_IFMT) == S_IFIFO || (info.st_mode & S_IFMT) == S_IFSOCK {
+        if let status, status.isFIFO || status.isSocket {
             let timer = DispatchSource.makeTimerSource(queue: queue)
             timer.schedule(deadline: .now() + .milliseconds(50), repeating: .milliseconds(50), leeway: .milliseconds(20))
             timer.setEventHandler { [weak self] in self?.checkHangup() }
