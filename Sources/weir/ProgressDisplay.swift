@@ -1,3 +1,4 @@
+import Synchronization
 import Weir
 import WeirCLI
 
@@ -14,6 +15,7 @@ import WeirCLI
 /// thread that writes a message. The meter and whether a line is on screen are
 /// guarded by `lock` (its `Screen`), so a message, a redraw and a clear never interleave, and
 /// nothing is drawn after `end` or `stop`.
+/// `@unchecked`: `observer` is touched by the main thread only; the screen is behind a Mutex.
 final class ProgressDisplay: @unchecked Sendable {
     /// What a message, a redraw and a clear share.
     private struct Screen {
@@ -21,7 +23,7 @@ final class ProgressDisplay: @unchecked Sendable {
         var onScreen = false
         var stopped = false
     }
-    private let lock = Locked(Screen())
+    private let lock = Mutex(Screen())
     private var observer: ProgressObserver?    // main thread only
 
     /// Starts the line of one file; returns the observer to give its pipeline,

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import Weir
 #if canImport(Glibc)
 import Glibc
@@ -13,6 +14,7 @@ import Glibc
 /// removing any temporary output file, so nothing partial is left under a
 /// name that could be taken for a complete file. Either way the progress
 /// line is taken off the terminal first.
+/// `@unchecked`: `sources` is touched only by the main thread (install, uninstall).
 final class SignalHandler: @unchecked Sendable {
     let cancellation = Cancellation()
     private let queue = DispatchQueue(label: "weir.signals")
@@ -62,26 +64,16 @@ final class SignalHandler: @unchecked Sendable {
 
 /// The signals seen so far; touched only on the signal queue, read by the
 /// main thread after the run ends.
-private final class SignalState: @unchecked Sendable {
-    private var signals: [Int32] = []
-    private let lock = NSLockLite()
+private final class SignalState: Sendable {
+    private let signals = Mutex<[Int32]>([])
 
     /// Records a signal; true if it is the first.
     func record(_ number: Int32) -> Bool {
-        lock.locked { signals.append(number); return signals.count == 1 }
+        signals.withLock { signals in
+            signals.append(number)
+            return signals.count == 1
+        }
     }
 
-    var first: Int32? { lock.locked { signals.first } }
-}
-
-/// A pthread mutex, for the two fields above.
-private final class NSLockLite: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
-    init() { pthread_mutex_init(&mutex, nil) }
-    deinit { pthread_mutex_destroy(&mutex) }
-    func locked<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return body()
-    }
+    var first: Int32? { signals.withLock { $0.first } }
 }

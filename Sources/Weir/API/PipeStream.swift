@@ -46,7 +46,7 @@ import Glibc
 /// pending read request and write, the feeder task and the closing flags;
 /// the reading buffer belongs to the reading thread, the input pipe's write
 /// end to the writing thread.
-final class PipeStream: @unchecked Sendable {
+final class PipeStream: Sendable {
     /// The most bytes one piece of output holds: one read() of the output
     /// pipe, which holds at most 64 KiB anyway unless enlarged.
     static let pieceSize = 1 << 20

@@ -21,6 +21,7 @@ import Glibc
 /// A target that exists and is not a regular file (`/dev/null`, a FIFO) is
 /// opened for writing and written directly, as zstd does: no `-f` needed, and
 /// it is never removed, renamed over, or given other permissions.
+/// `@unchecked`: `open` is touched only by the thread that owns the job (commit or discard).
 public final class OutputFile: @unchecked Sendable {
     /// The name the file gets when committed.
     public let path: String

@@ -12,7 +12,7 @@ import Dispatch
 /// so the memory is the table's 12 bytes per frame.
 ///
 /// Threads: any; the state is behind a lock.
-final class SeekTableRecorder: @unchecked Sendable {
+final class SeekTableRecorder: Sendable {
     private let checksums: Bool
     private let path: String
     private let state: Locked<(table: SeekTable, pending: [Int: (decompressed: Int, checksum: UInt32)],

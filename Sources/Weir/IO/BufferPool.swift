@@ -22,7 +22,7 @@ import Glibc
 /// by a ``ByteBudget`` from mapping to unmapping (``FrameBuffers``) keeps
 /// every buffer that comes back and is told by `onIdle`; its owner takes
 /// them back (``takeIdle()``) or unmaps them (``evictIdle()``).
-final class BufferPool: @unchecked Sendable {
+final class BufferPool: Sendable {
     let size: Int
     private let keep: Int
     private let idle = Locked<[UnsafeMutableRawPointer]>([])

@@ -36,6 +36,7 @@ import Glibc
 /// (serial), which alone touches a ``PendingRead`` until its `done` semaphore
 /// hands it back to the waiting thread. `PendingRead.wait()` blocks, so it is
 /// only called from the pipeline's own threads, never from a GCD worker.
+/// `@unchecked`: DispatchIO is not declared Sendable on Linux, though channels are thread-safe.
 final class ChunkReader: @unchecked Sendable {
     /// The capacity a pipe is given, so that one `read()` takes up to 1 MiB.
     static let pipeCapacity = 1 << 20
@@ -106,6 +107,7 @@ final class ChunkReader: @unchecked Sendable {
     }
 
     /// One read in progress: one channel read of one chunk.
+    /// `@unchecked`: `queue` owns it until `done` is signalled, then the waiting thread does.
     final class PendingRead: @unchecked Sendable {
         fileprivate var pieces: [DispatchData] = []
         fileprivate var error: Int32 = 0

@@ -5,6 +5,7 @@ import Glibc
 /// A pthread mutex with a condition variable: the lock under ``Locked`` and
 /// the wait of ``ByteBudget``. pthreads rather than `NSLock`/`NSCondition`,
 /// so the engine needs only FoundationEssentials.
+/// `@unchecked`: pthread mutexes and condition variables exist to be shared between threads.
 final class ConditionLock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>

@@ -27,6 +27,7 @@ import Glibc
 ///
 /// Threads: `next(length:)` is called by one thread at a time (the
 /// pipeline's reading thread); ``changed`` may be read from any thread.
+/// `@unchecked`: `offset` is touched by one reading thread at a time; the guards are Locked.
 final class MappedInput: @unchecked Sendable {
     let path: String
     private let fd: Int32

@@ -1,6 +1,6 @@
 /// The bytes some ``BufferPool``s have mapped, now and at most: what the
 /// tests of a memory bound compare with the budget, counted apart from it.
-final class MappedTally: @unchecked Sendable {
+final class MappedTally: Sendable {
     private let state = Locked((now: 0, peak: 0))
 
     /// Counts `bytes` more mapped (fewer when negative).

@@ -55,6 +55,7 @@ import Glibc
 ///
 /// Threads: everything here runs on `queue` (serial), which owns `pending`,
 /// `next`, `failed` and `inFlight`; the channel's handlers and the timer run on it too.
+/// `@unchecked`: its mutable state is owned by `queue`, which is serial.
 final class OrderedWriter: @unchecked Sendable {
     /// The most bytes per `write()` (see the type's comment).
     static let maxWrite = 128 << 10

@@ -16,6 +16,7 @@
 /// calls it (never a GCD worker); `release`, `notify` and `cancel` are
 /// called from any thread. `used`, `peak` and `cancelled` are guarded by
 /// `condition`.
+/// `@unchecked`: its counters are touched only under `condition`, a pthread condition variable.
 final class ByteBudget: @unchecked Sendable {
     /// The most bytes held at once.
     let limit: Int

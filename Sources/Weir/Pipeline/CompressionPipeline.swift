@@ -59,7 +59,7 @@ import FoundationEssentials
 ///
 /// `run()` blocks its caller (the command line's main thread, or a thread of
 /// the async API), never a GCD worker.
-public final class CompressionPipeline: @unchecked Sendable {
+public final class CompressionPipeline: Sendable {
     private let input: Int32
     private let output: Int32
     private let inputName: String

@@ -14,6 +14,7 @@
 ///
 /// Threads: `take` and `reserve` (which may wait) are called on the reading
 /// thread only, which alone touches `pools`; buffers come back on any thread.
+/// `@unchecked`: `pools` is touched by the reading thread only.
 final class FrameBuffers: @unchecked Sendable {
     /// The smallest class: one libdispatch write gather.
     static let smallest = 1 << 20

@@ -12,7 +12,7 @@ import Dispatch
 ///   `run()` waits for it to empty.
 /// - `stopHandlers` run once, on the thread that reports the first failure:
 ///   they close the channels with `.stop` so that blocked reads and writes end.
-final class RunControl: @unchecked Sendable {
+final class RunControl: Sendable {
     let slots = DispatchSemaphore(value: 0)
     let activity = DispatchGroup()
     private let state = Locked<(failure: WeirError?, stops: [@Sendable () -> Void])>((nil, []))

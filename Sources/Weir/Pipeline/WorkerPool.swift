@@ -13,6 +13,7 @@ import Dispatch
 ///
 /// Threads: `state` (the job FIFO, the number of running loops and the idle
 /// contexts) is guarded by its lock; jobs run on `queue`, outside the lock.
+/// `@unchecked`: jobs and contexts are not Sendable; they change threads only under `state`'s lock.
 final class WorkerPool<Context: AnyObject>: @unchecked Sendable {
     /// A job gets the loop's context, or nil when none could be made (the
     /// failure has then been reported and the job only has to give up).

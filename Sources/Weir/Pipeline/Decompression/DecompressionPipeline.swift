@@ -75,7 +75,7 @@ import Glibc
 /// the streaming context and output numbering; workers own a frame while
 /// decoding it; the writer's queue owns the reorder buffer; `totals` and the
 /// first failure are behind locks.
-public final class DecompressionPipeline: @unchecked Sendable {
+public final class DecompressionPipeline: Sendable {
     private let input: Int32
     private let output: Int32?
     private let inputName: String
@@ -186,8 +186,8 @@ public final class DecompressionPipeline: @unchecked Sendable {
         let session = DecodeSession(path: inputName, options: options, control: control, budget: budget,
                                     frameBuffers: frameBuffers, input: reader, writer: writer, totals: totals,
                                     streamed: streamed, crossCheck: crossCheck)
-        let feeder = FrameFeeder(session: session, pool: pool)
         control.startThread(name: "weir.decoder") {
+            let feeder = FrameFeeder(session: session, pool: pool)
             do throws(WeirError) {
                 var pending = reader.start()
                 while true {

@@ -11,7 +11,7 @@ import Dispatch
 /// once the scanner saw the frame end), otherwise that bound; libzstd checks
 /// that the content fills it exactly. Every method runs on the reading
 /// thread, which owns all state here.
-final class FrameFeeder: @unchecked Sendable {
+final class FrameFeeder {
     private let session: DecodeSession
     private let whole: WholeFrameDecoder
     private let streamer: FrameStreamer
