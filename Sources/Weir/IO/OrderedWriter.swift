@@ -17,28 +17,12 @@ import Glibc
 /// unbounded so the handler runs once per piece, when it is written, and not
 /// for every partial write.
 ///
-/// Write size: to a regular file, a piece is handed to the channel in
-/// subranges of at most ``maxWrite`` bytes (no copy), one `write()` each.
-/// Measured on the benchmark VM (Linux 6.18, ext4), decompressing 1.36 GB to
-/// a file right after `zstd -d` had done the same: one 8 MiB `write()` per
-/// frame took 3.2–4.0 s, almost all of it system time copying into the page
-/// cache (`copy_folio_from_iter_atomic`); 1 MiB writes 0.9–4.0 s; 256 KiB
-/// 1.1–2.3 s; 128 KiB 1.1–2.1 s; 32 KiB 1.2–1.6 s; `zstd -d` (32 KiB writes)
-/// 0.9–1.2 s.
-///
-/// Write placement: the cuts fall at file offsets k × ``maxWrite`` +
-/// ``writePhase`` (4 KiB past each 128 KiB), not at multiples of 128 KiB.
-/// The kernel (6.18, ext4 with large folios) sizes page-cache folios after
-/// the write's length *and alignment*: an aligned 128 KiB write gets 128 KiB
-/// folios, and on this VM those high-order allocations are sometimes several
-/// times slower (likely its free page reporting, `page_reporting_order` 9:
-/// free 2 MiB blocks go back to the host and must be faulted in again).
-/// Measured with `dd` writing 1.36 GB to a new file, 4 alternating runs:
-/// aligned 128 KiB writes 0.30–1.80 s of system time (5.5 s once), the same
-/// writes 4 KiB off 0.39–0.57 s. `weir -d` of the benchmark file to a file,
-/// runs 3 s apart, 4 alternating: aligned 0.90–1.70 s wall, cut 4 KiB off
-/// 0.87–1.15 s; `zstd -d` 0.88–1.47 s, `pzstd -d` 0.83–1.21 s (stdio:
-/// 126,976 + 4,096-byte writes, which are unaligned too).
+/// Write size and placement: to a regular file, a piece is handed to the
+/// channel in subranges of at most ``maxWrite`` bytes (no copy), one
+/// `write()` each, cut at file offsets k × ``maxWrite`` + ``writePhase``
+/// (4 KiB past each 128 KiB). One large `write()` spends its time copying
+/// into the page cache, and writes aligned to 128 KiB get high-order folios
+/// that were sometimes several times slower to allocate (docs/design.md).
 ///
 /// Pipes and sockets get whole pieces: the kernel takes at most a pipe
 /// buffer per `write()` anyway. (A write end of a pipe never reports

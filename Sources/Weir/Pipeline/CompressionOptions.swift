@@ -81,17 +81,9 @@ public struct CompressionOptions: Sendable, Equatable {
     /// The window (log2 bytes) frames are compressed with.
     ///
     /// Independent frames lose the history a single stream would carry across
-    /// chunk boundaries. Levels below 7 use a 2 MiB window or less; raising it
-    /// to 4 MiB (windowLog 22) wins that back. Measured on the Linux 6.1
-    /// source tarball (1.36 GB), size relative to `zstd -T2 -3`, 2 cores:
-    ///
-    ///     chunk   windowLog 21 (level 3's)   22        23
-    ///     8 MiB   1.0095                      1.0002    0.9930
-    ///     16 MiB  1.0069                      0.9972    0.9872
-    ///
-    /// 22 costs about 5% more CPU than 21 and 23 adds 20 MiB of memory for
-    /// two workers, so levels below 7 use 22, never more than the chunk
-    /// needs; higher levels keep their own (22 or more already).
+    /// chunk boundaries; below level 7 a 4 MiB window (22) wins that back for
+    /// about 5% more CPU, where 23 would cost 20 MiB more memory at two
+    /// workers (docs/design.md). Higher levels keep their own (22 or more).
     public var resolvedWindowLog: Int? {
         guard level < 7, chunkSize > 1 << 21 else { return nil }
         return 22

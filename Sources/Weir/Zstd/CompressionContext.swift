@@ -3,7 +3,7 @@ import Dispatch
 
 /// One reusable libzstd compression context (`ZSTD_CCtx`).
 ///
-/// A context is used by one worker at a time; ``ContextPool`` hands them out.
+/// A context is used by one worker at a time; ``WorkerPool`` hands them out.
 /// Reusing a context between frames avoids allocating its tables per chunk.
 final class CompressionContext {
     private let cctx: OpaquePointer
