@@ -95,7 +95,7 @@ public final class DecompressionPipeline: @unchecked Sendable {
                                  onBytes: { observer?.bytesRead($0) })
         let writer = output.map { fd in
             OrderedWriter(
-                fd: fd, path: outputName, cleanup: cleanup,
+                fd: fd, path: outputName, sparse: options.sparse, cleanup: cleanup,
                 onFinished: { _, size in
                     if size >= 0 {
                         bytesOut.withLock { $0 += size }
