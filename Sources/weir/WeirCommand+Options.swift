@@ -80,7 +80,7 @@ struct ResourceFlags: ParsableArguments {
     @Flag(name: .customLong("single-thread"), help: "One worker, as -T1 (of -T and --single-thread, the last one wins).")
     var singleThread = false
 
-    @Option(name: .customLong("auto-threads"), help: ArgumentHelp("What -T0 counts: logical cores (the default) or physical ones", valueName: "physical|logical"))
+    @Option(name: .customLong("auto-threads"), help: ArgumentHelp("What -T0 counts (default: logical, every core weir may use).", valueName: "physical|logical"))
     var autoThreads: AutoThreads?
 
     @Flag(name: [.customShort("C"), .customLong("check")], inversion: .prefixedNo, help: "Write (compress) or verify (decompress) content checksums (default: on).")
