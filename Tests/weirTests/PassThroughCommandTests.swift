@@ -66,6 +66,14 @@ struct PassThroughCommandTests {
         #expect(try scratch.zstd(["-q", "-t", "--pass-through", "plain"]).status == 0)
     }
 
+    @Test("weircat passes plain data through and decodes zstd, as zstdcat does")
+    func weircat() throws {
+        let scratch = try Self.mixedInputs()
+        let run = try WeirProcess.shell("ln -s \"$WEIR\" weircat && ./weircat plain packed.zst two | cmp - <(zstdcat plain packed.zst two) && echo same",
+                                        in: scratch.url)
+        #expect(String(decoding: run.stdout, as: UTF8.self) == "same\n", "\(run.stderr)")
+    }
+
     @Test("a zstd frame followed by other data is refused, with the offset where the other data starts")
     func zstdThenGarbage() throws {
         let scratch = try Self.mixedInputs()
