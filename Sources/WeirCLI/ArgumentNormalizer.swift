@@ -15,7 +15,9 @@
 /// - `-c`/`--stdout` and `-o` both given: the last one wins, as in zstd,
 ///   signalled with the hidden flag `--stdout-wins`;
 /// - `--rm` and `-k`/`--keep` both given: the last one wins, as in zstd:
-///   every `--rm` is taken out, and one is put first when it wins.
+///   every `--rm` is taken out, and one is put first when it wins;
+/// - `--single-thread` and `-T`/`--threads` both given: the last one wins,
+///   the same way.
 ///
 /// Everything after `--` is left alone (file names), and so is `-`.
 public enum ArgumentNormalizer {
@@ -28,7 +30,7 @@ public enum ArgumentNormalizer {
         // Where the flags that override each other were last seen, counted
         // in options (a cluster is one).
         var seen = 0
-        var lastStdout: Int?, lastOutput: Int?, lastKeep: Int?, lastRemove: Int?
+        var lastStdout: Int?, lastOutput: Int?, lastKeep: Int?, lastRemove: Int?, lastThreads: Int?, lastSingle: Int?
         var index = 0
         var literal = false
         while index < arguments.count {
@@ -50,6 +52,10 @@ public enum ArgumentNormalizer {
                 case "--keep": lastKeep = seen
                 case "--rm" where argument == "--rm":
                     lastRemove = seen
+                    continue
+                case "--threads": lastThreads = seen
+                case "--single-thread" where argument == "--single-thread":
+                    lastSingle = seen
                     continue
                 default: break
                 }
@@ -76,6 +82,7 @@ public enum ArgumentNormalizer {
                 case "c": lastStdout = seen
                 case "o": lastOutput = seen
                 case "k": lastKeep = seen
+                case "T": lastThreads = seen
                 default: break
                 }
                 guard let long = valueOptions[letter], !rest.isEmpty else {
@@ -88,6 +95,9 @@ public enum ArgumentNormalizer {
                 result += value.hasPrefix("-") && value != "-" ? ["\(long)=\(value)"] : ["-\(letter)", String(value)]
                 break
             }
+        }
+        if let lastSingle, lastSingle > lastThreads ?? 0 {
+            result.insert("--single-thread", at: 0)
         }
         if let lastRemove, lastRemove > lastKeep ?? 0 {
             result.insert("--rm", at: 0)

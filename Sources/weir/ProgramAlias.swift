@@ -5,12 +5,13 @@
 /// | name      | acts as     |
 /// | --------- | ----------- |
 /// | `unweir`  | `weir -d`   |
-/// | `weircat` | `weir -dc`  |
+/// | `weircat` | `weir -dc --pass-through` |
 enum ProgramAlias {
     /// Every alias and the flags it stands for.
     static let all: [(name: String, flags: [String])] = [
         ("unweir", ["-d"]),
-        ("weircat", ["-dc"]),
+        // zstdcat passes data that is not zstd through, as zcat -f does.
+        ("weircat", ["-dc", "--pass-through"]),
     ]
 
     /// The flags the program name stands for, put before the user's

@@ -52,6 +52,24 @@ struct CompressionFlags: ParsableArguments {
 
     @Flag(name: .customLong("no-seek-table"), help: "Do not end the output with a seek table (zstd's seekable format).")
     var noSeekTable = false
+
+    @Flag(inversion: .prefixedNo, help: "Write each frame's decompressed size in its header (default: on; without it, weir -d decodes frames one at a time).")
+    var contentSize: Bool?
+
+    @Option(name: .customLong("stream-size"), help: ArgumentHelp("The exact size of a piped input: another size is an error (files: ignored).", valueName: "SIZE"))
+    var streamSize: ByteCount?
+
+    @Flag(name: .customLong("exclude-compressed"), help: "Skip inputs that are already compressed: .zst .tzst .gz .tgz .lzma .xz .txz .lz4 .tlz4.")
+    var excludeCompressed = false
+}
+
+/// How to decompress.
+struct DecompressionFlags: ParsableArguments {
+    @Flag(inversion: .prefixedNo, help: "Copy input that is not zstd to the output unchanged, as zcat -f (default: with -dcf).")
+    var passThrough: Bool?
+
+    @Flag(inversion: .prefixedNo, help: "Make holes of the zero blocks of the output (default: on for files, off for stdout).")
+    var sparse: Bool?
 }
 
 /// What both directions share: workers, checksums, memory.
@@ -59,10 +77,16 @@ struct ResourceFlags: ParsableArguments {
     @Option(name: [.customShort("T"), .customLong("threads")], help: ArgumentHelp("Worker threads; 0 means one per core (the default).", valueName: "N"))
     var threads: Int?
 
-    @Flag(inversion: .prefixedNo, help: "Write (compress) or verify (decompress) content checksums (default: on).")
+    @Flag(name: .customLong("single-thread"), help: "One worker, as -T1 (of -T and --single-thread, the last one wins).")
+    var singleThread = false
+
+    @Option(name: .customLong("auto-threads"), help: ArgumentHelp("What -T0 counts (default: logical, every core weir may use).", valueName: "physical|logical"))
+    var autoThreads: AutoThreads?
+
+    @Flag(name: [.customShort("C"), .customLong("check")], inversion: .prefixedNo, help: "Write (compress) or verify (decompress) content checksums (default: on).")
     var check: Bool?
 
-    @Option(name: [.customShort("M"), .customLong("memory")], help: ArgumentHelp("Decompression memory: frames in flight, their buffers and the frame being read (default 8MiB per thread and 16MiB more), and the largest window a frame may use (default 128MiB).", valueName: "SIZE"))
+    @Option(name: [.customShort("M"), .customLong("memory"), .customLong("memlimit"), .customLong("memlimit-decompress")], help: ArgumentHelp("Decompression memory: frames in flight, their buffers and the frame being read (default 8MiB per thread and 16MiB more), and the largest window a frame may use (default 128MiB).", valueName: "SIZE"))
     var memory: ByteCount?
 
     @Flag(inversion: .prefixedNo, help: "Map regular input files into memory rather than read() them (default: on; pipes are always read).")
@@ -106,8 +130,19 @@ extension WeirCommand {
     var fast: Int? { compressionFlags.fast }
     var chunkSize: ByteCount { compressionFlags.chunkSize ?? ByteCount(bytes: CompressionOptions.defaultChunkSize) }
     var noSeekTable: Bool { compressionFlags.noSeekTable }
+    var contentSize: Bool { compressionFlags.contentSize ?? true }
+    var streamSize: ByteCount? { compressionFlags.streamSize }
+    var excludeCompressed: Bool { compressionFlags.excludeCompressed }
 
-    var threads: Int { resourceFlags.threads ?? 0 }
+    var passThrough: Bool? { decompressionFlags.passThrough }
+    var sparse: Bool? { decompressionFlags.sparse }
+
+    /// -T N, or 1 with --single-thread (the normalizer keeps whichever was
+    /// given last); 0 resolved to physical cores with --auto-threads=physical.
+    var threads: Int {
+        let threads = resourceFlags.singleThread ? 1 : resourceFlags.threads ?? 0
+        return threads == 0 && resourceFlags.autoThreads == .physical ? CoreCount.physical : threads
+    }
     var check: Bool { resourceFlags.check ?? true }
     var memory: ByteCount? { resourceFlags.memory }
     var mapInput: Bool { resourceFlags.mmap ?? true }

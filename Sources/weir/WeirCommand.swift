@@ -29,9 +29,9 @@ struct WeirCommand: ParsableCommand {
         Exit status: 0 on success, 1 if any file failed or on a usage error,
         128+N after signal N.
         Environment: WEIR_CLEVEL (level), WEIR_NBTHREADS (threads); flags win.
-        unweir is weir -d, weircat is weir -dc. See man weir.
+        unweir is weir -d, weircat is weir -dc --pass-through. See man weir.
         """,
-        helpNames: [.short, .long]
+        helpNames: [.short, .long, .customShort("H")]
     )
 
     // The flags, in the groups --help shows: WeirCommand+Options.swift.
@@ -44,6 +44,9 @@ struct WeirCommand: ParsableCommand {
 
     @OptionGroup(title: "Compression")
     var compressionFlags: CompressionFlags
+
+    @OptionGroup(title: "Decompression")
+    var decompressionFlags: DecompressionFlags
 
     @OptionGroup(title: "Threads, checksums and memory")
     var resourceFlags: ResourceFlags
@@ -124,6 +127,7 @@ struct WeirCommand: ParsableCommand {
         let signals = SignalHandler(console: console)
         signals.install()
         var failed = false
+        let inputs = self.inputs.filter { !isExcluded($0) }
         let reporter = makeReporter(console: console, inputs: inputs.count)
         for input in inputs {
             if signals.cancellation.isCancelled { break }
@@ -163,6 +167,13 @@ struct WeirCommand: ParsableCommand {
     /// The inputs: the files, or standard input when there are none.
     var inputs: [String] { files.isEmpty ? ["-"] : files }
 
+    /// Whether `--exclude-compressed` skips `input`: when compressing, a file
+    /// whose name says it is compressed already. As zstd, it is skipped
+    /// silently and does not count as a failure.
+    func isExcluded(_ input: String) -> Bool {
+        excludeCompressed && operationKind == .compress && input != "-" && CompressedName.matches(input)
+    }
+
     /// Whether `-c` or `-o -` sends every result to standard output (of `-c`
     /// and `-o FILE`, the last one given wins).
     var standardOutputRequested: Bool {
@@ -183,8 +194,12 @@ struct WeirCommand: ParsableCommand {
         let name = input == "-" ? "(stdin)" : input
         let toStandardOutput = writesToStandardOutput(input)
         let operation: FileJob.Operation
+        // As zstd: pass-through by default when forced to standard output
+        // (-dcf); sparse by default when writing a file.
         let decompressOptions = DecompressionOptions(verifyChecksum: check, memoryLimit: memory?.bytes, threads: threads,
-                                                     mapInput: mapInput)
+                                                     mapInput: mapInput,
+                                                     passThrough: passThrough ?? (force && toStandardOutput),
+                                                     sparse: sparse ?? !toStandardOutput)
         if test {
             operation = .test(decompressOptions)
         } else if decompress {
@@ -193,7 +208,8 @@ struct WeirCommand: ParsableCommand {
             operation = .compress(CompressionOptions(level: resolvedLevel(console: console), threads: threads,
                                                      chunkSize: chunkSize.bytes, checksum: check,
                                                      seekTable: !noSeekTable, mapInput: mapInput,
-                                                     splitSmallInputs: compressionFlags.chunkSize == nil))
+                                                     splitSmallInputs: compressionFlags.chunkSize == nil,
+                                                     contentSize: contentSize, streamSize: streamSize?.bytes))
         }
         let compressing = !test && !decompress
 

@@ -57,6 +57,23 @@ struct ArgumentNormalizerTests {
         #expect(normalize(given) == expected)
     }
 
+    @Test("--single-thread and -T/--threads: the last one wins; --single-thread is moved first when it does",
+          arguments: [("--single-thread in", "--single-thread in"), ("--single-thread -T2 in", "-T 2 in"),
+                      ("-T2 --single-thread in", "--single-thread -T 2 in"),
+                      ("--single-thread --threads=3 in", "--threads=3 in"),
+                      ("-19T2 --single-thread in", "--single-thread --level 19 -T 2 in"),
+                      ("--single-thread -qT0 --single-thread in", "--single-thread -q -T 0 in"),
+                      ("-T2 -- --single-thread", "-T 2 -- --single-thread")])
+    func singleThread(given: String, expected: String) {
+        #expect(normalize(given) == expected)
+    }
+
+    @Test("-C is a flag like the others in a cluster")
+    func checkInCluster() {
+        #expect(normalize("-qC in") == "-q -C in")
+        #expect(normalize("-C19 in") == "-C --level 19 in")
+    }
+
     @Test("both at once: --stdout-wins goes first")
     func both() {
         #expect(normalize("-o x -k --rm -c in") == "--stdout-wins --rm -o x -k -c in")

@@ -37,13 +37,18 @@ struct ManualTests {
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             #expect(line.count <= 80, "too wide: \(line)")
         }
-        for group in ["OPERATION:", "OUTPUT:", "COMPRESSION:", "THREADS, CHECKSUMS AND MEMORY:", "MESSAGES:"] {
+        for group in ["OPERATION:", "OUTPUT:", "COMPRESSION:", "DECOMPRESSION:", "THREADS, CHECKSUMS AND MEMORY:",
+                      "MESSAGES:"] {
             #expect(text.contains("\n\(group)\n"), "no \(group) group")
         }
         let flags = try Self.flags()
         for flag in ["-z", "--compress", "-d", "-t", "-l", "-c", "-o", "-f", "-k", "--rm", "--ultra", "--fast", "-T",
                      "--threads", "--chunk-size", "--check", "--no-check", "--no-seek-table", "-M", "--memory",
-                     "-q", "-v", "-V", "--version", "-h", "--help"] {
+                     "-q", "-v", "-V", "--version", "-h", "--help",
+                     // zstd's that scripts reach for (issue 16).
+                     "-C", "-H", "--pass-through", "--no-pass-through", "--sparse", "--no-sparse", "--single-thread",
+                     "--auto-threads", "--content-size", "--no-content-size", "--stream-size", "--memlimit",
+                     "--memlimit-decompress", "--exclude-compressed"] {
             #expect(flags.contains(flag), "\(flag) is not in --help")
         }
         #expect(text.contains("WEIR_CLEVEL"))

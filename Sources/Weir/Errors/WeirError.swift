@@ -38,6 +38,8 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
         case library
         /// A frame needs more memory than the budget allows.
         case memoryLimit
+        /// The input's size is not the one declared for it (`--stream-size`).
+        case sizeMismatch
     }
 
     /// What went wrong.

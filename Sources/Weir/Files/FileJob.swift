@@ -141,7 +141,19 @@ public struct FileJob: Sendable {
                                                options: options, observer: observer)
             cancellation?.attach { pipeline.cancel() }
             defer { cancellation?.detach() }
-            return try pipeline.run()
+            let statistics = try pipeline.run()
+            if let expected = options.streamSize, InputKind.of(input).size == nil, statistics.bytesIn != expected {
+                throw WeirError(.sizeMismatch, path: inputName, operation: "compress",
+                                reason: "the input is \(statistics.bytesIn) bytes, not the \(expected) of --stream-size")
+            }
+            return statistics
+        case .decompress(let options) where try Self.passesThrough(input, options: options, path: inputName),
+             .test(let options) where try Self.passesThrough(input, options: options, path: inputName):
+            let copy = PassThroughCopy(input: input, output: output, inputName: inputName, outputName: outputName,
+                                       options: options, observer: observer)
+            cancellation?.attach { copy.cancel() }
+            defer { cancellation?.detach() }
+            return try copy.run()
         case .decompress(let options), .test(let options):
             let pipeline = DecompressionPipeline(input: input, output: output,
                                                  inputName: inputName, outputName: outputName,
@@ -150,5 +162,26 @@ public struct FileJob: Sendable {
             defer { cancellation?.detach() }
             return try pipeline.run()
         }
+    }
+
+    /// Whether `input` is copied through rather than decoded: pass-through
+    /// is on and the input does not start with a zstd or skippable frame's
+    /// magic number, as zstd 1.5.4 decides: an input of 1 to 3 bytes passes
+    /// through; an empty one does not (it is refused as not zstd, as zstd
+    /// refuses it). An input that cannot be looked at without reading it (a
+    /// terminal, a device) is decoded.
+    static func passesThrough(_ input: Int32, options: DecompressionOptions, path: String) throws(WeirError) -> Bool {
+        guard options.passThrough, let first = try InputPeek.firstBytes(of: input, count: 4, path: path),
+              !first.isEmpty else { return false }
+        return !startsFrame(first)
+    }
+
+    /// Whether `bytes` begin with the magic number of a zstd frame
+    /// (`0xFD2FB528`) or of a skippable frame (`0x184D2A50`…`0x184D2A5F`),
+    /// little-endian; fewer than four bytes never do.
+    static func startsFrame(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 4 else { return false }
+        let magic = bytes.prefix(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        return magic == 0xFD2F_B528 || magic & 0xFFFF_FFF0 == 0x184D_2A50
     }
 }

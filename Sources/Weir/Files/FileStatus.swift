@@ -12,6 +12,8 @@ public struct FileStatus: Sendable {
     public var inode: UInt64
     /// The size in bytes.
     public var size: Int
+    /// The preferred size of a write (`st_blksize`): the file system's block.
+    public var blockSize: Int
     /// Last access and modification times.
     public var accessTime: timespec
     /// See `accessTime`.
@@ -26,6 +28,7 @@ public struct FileStatus: Sendable {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
         size = Int(info.st_size)
+        blockSize = Int(info.st_blksize)
         accessTime = info.st_atim
         modificationTime = info.st_mtim
         owner = info.st_uid

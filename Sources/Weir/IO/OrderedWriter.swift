@@ -37,6 +37,15 @@ import Glibc
 /// `queue` polls the descriptor every 50 ms while writes are pending, and turns
 /// `POLLERR`/`POLLHUP` into the EPIPE error the write would have given.
 ///
+/// Sparse output (`--sparse`, to a regular file): the channel is a random
+/// access one, and each piece goes out as the writes of its data ranges only
+/// (``SparseLayout``: file-system blocks that hold only zeros are left out),
+/// each at its own file offset, so the offset simply advances over the zeros
+/// and the file gets holes there; every byte still goes out through the
+/// channel. ``close(stop:)`` then sets the file's length with `ftruncate`,
+/// which a trailing hole would otherwise leave short. A file opened for
+/// appending is written densely: its writes ignore their offsets.
+///
 /// Threads: everything here runs on `queue` (serial), which owns `pending`,
 /// `next`, `failed` and `inFlight`; the channel's handlers and the timer run on it too.
 /// `@unchecked`: its mutable state is owned by `queue`, which is serial.
@@ -61,6 +70,11 @@ final class OrderedWriter: @unchecked Sendable {
     /// The file offset after the bytes handed to the channel so far (regular
     /// files: where the next write lands). On `queue`.
     private var position = 0
+    /// The block size holes are made of, when writing sparsely; nil otherwise.
+    private let sparseBlock: Int?
+    /// The file offset when the channel was created, which a random-access
+    /// channel's offsets count from.
+    private let base: Int
     /// Called on `queue` when piece `index` of `size` bytes has been written,
     /// or, after a failure, when it has been dropped (`size` is then -1).
     private let onFinished: @Sendable (_ index: Int, _ size: Int) -> Void
@@ -70,7 +84,9 @@ final class OrderedWriter: @unchecked Sendable {
     /// Opens a stream channel on `fd`; the descriptor stays the caller's.
     /// `cleanup` is entered now and left when the channel's cleanup handler
     /// has run.
-    init(fd: Int32, path: String, cleanup: DispatchGroup,
+    /// With `sparse`, a regular file (not opened for appending) is written
+    /// with holes where the output has blocks of zeros.
+    init(fd: Int32, path: String, sparse: Bool = false, cleanup: DispatchGroup,
          onFinished: @escaping @Sendable (Int, Int) -> Void,
          onError: @escaping @Sendable (WeirError) -> Void) {
         self.path = path
@@ -79,13 +95,22 @@ final class OrderedWriter: @unchecked Sendable {
         self.fd = fd
         let queue = DispatchQueue(label: "weir.write")
         self.queue = queue
+        let status = try? Descriptor(fd, path: path).status()
+        let regular = status?.isRegularFile == true
+        writeLimit = regular ? Self.maxWrite : Int.max
+        position = max(0, Int(lseek(fd, 0, SEEK_CUR)))
+        base = position
+        if sparse, let status, regular, fcntl(fd, F_GETFL) & O_APPEND == 0 {
+            sparseBlock = min(1 << 20, max(512, status.blockSize))
+        } else {
+            sparseBlock = nil
+        }
         cleanup.enter()
-        channel = DispatchIO(type: .stream, fileDescriptor: fd, queue: queue) { _ in cleanup.leave() }
+        channel = DispatchIO(type: sparseBlock == nil ? .stream : .random, fileDescriptor: fd, queue: queue) { _ in
+            cleanup.leave()
+        }
         channel.setLimit(highWater: Int.max)
         channel.setLimit(lowWater: Int.max)
-        let status = try? Descriptor(fd, path: path).status()
-        writeLimit = status?.isRegularFile == true ? Self.maxWrite : Int.max
-        position = max(0, Int(lseek(fd, 0, SEEK_CUR)))
         if let status, status.isFIFO || status.isSocket {
             let timer = DispatchSource.makeTimerSource(queue: queue)
             timer.schedule(deadline: .now() + .milliseconds(50), repeating: .milliseconds(50), leeway: .milliseconds(20))
@@ -154,12 +179,22 @@ final class OrderedWriter: @unchecked Sendable {
     private func write(index: Int, _ data: DispatchData) {
         let size = data.count
         inFlight += 1
-        // An empty piece is still one (empty) write.
-        let ranges = cuts(size)
+        let pieceStart = position
+        // An empty piece is still one (empty) write, except when sparse: a
+        // piece of zeros then has no write at all.
+        let ranges = sparseBlock == nil ? cuts(size) : sparseCuts(data)
+        if ranges.isEmpty {
+            inFlight -= 1
+            onFinished(index, size)
+            return
+        }
         nonisolated(unsafe) let writes = PieceWrites(ranges.count)
         for range in ranges {
-            let part = ranges.count == 1 ? data : data.subdata(in: range)
-            channel.write(offset: 0, data: part, queue: queue) { [self] done, _, error in
+            let part = range == 0..<size ? data : data.subdata(in: range)
+            // A stream channel ignores the offset; a random one (sparse)
+            // counts it from `base`.
+            let offset = sparseBlock == nil ? 0 : off_t(pieceStart + range.lowerBound - base)
+            channel.write(offset: offset, data: part, queue: queue) { [self] done, _, error in
                 guard done else { return }
                 if error != 0 && writes.error == 0 { writes.error = error }
                 writes.remaining -= 1
@@ -180,20 +215,60 @@ final class OrderedWriter: @unchecked Sendable {
     /// cut at the file offsets k × ``maxWrite`` + ``writePhase``. On `queue`.
     func cuts(_ size: Int) -> [Range<Int>] {
         guard writeLimit != Int.max, size > 0 else { return [0..<size] }
-        var ranges: [Range<Int>] = []
-        var start = 0
-        while start < size {
-            let phase = ((position + start - Self.writePhase) % writeLimit + writeLimit) % writeLimit
-            let end = min(size, start + writeLimit - phase)
-            ranges.append(start..<end)
-            start = end
-        }
+        let ranges = cut(0..<size, pieceStart: position)
         position += size
         return ranges
     }
 
+    /// The ranges of a piece to write sparsely: its data ranges
+    /// (``SparseLayout``, region by region, joined where they meet), each cut
+    /// as ``cuts(_:)`` cuts; none for a piece of zeros. On `queue`.
+    func sparseCuts(_ data: DispatchData) -> [Range<Int>] {
+        guard let block = sparseBlock else { return cuts(data.count) }
+        let pieceStart = position
+        var ranges: [Range<Int>] = []
+        data.enumerateBytes { buffer, offset, _ in
+            let found = SparseLayout.dataRanges(UnsafeRawBufferPointer(buffer), fileOffset: pieceStart + offset,
+                                                blockSize: block)
+            for range in found {
+                let shifted = (range.lowerBound + offset)..<(range.upperBound + offset)
+                if let last = ranges.last, last.upperBound == shifted.lowerBound {
+                    ranges[ranges.count - 1] = last.lowerBound..<shifted.upperBound
+                } else {
+                    ranges.append(shifted)
+                }
+            }
+        }
+        position += data.count
+        return ranges.flatMap { cut($0, pieceStart: pieceStart) }
+    }
+
+    /// `range` of a piece that starts at file offset `pieceStart`, cut at
+    /// the file offsets k × ``maxWrite`` + ``writePhase``.
+    private func cut(_ range: Range<Int>, pieceStart: Int) -> [Range<Int>] {
+        var ranges: [Range<Int>] = []
+        var start = range.lowerBound
+        while start < range.upperBound {
+            let phase = ((pieceStart + start - Self.writePhase) % writeLimit + writeLimit) % writeLimit
+            let end = min(range.upperBound, start + writeLimit - phase)
+            ranges.append(start..<end)
+            start = end
+        }
+        return ranges
+    }
+
     /// Closes the channel; with `stop`, writes in progress end with ECANCELED.
+    /// Without `stop` (every piece written), a sparse file is first given
+    /// its full length, which a trailing hole leaves short; a failure to do
+    /// so fails the writer.
     func close(stop: Bool) {
+        if !stop, sparseBlock != nil {
+            queue.sync {
+                if !failed, ftruncate(fd, off_t(position)) != 0 {
+                    fail(WeirError.system(errno, path: path, operation: "truncate"))
+                }
+            }
+        }
         channel.close(flags: stop ? .stop : [])
         queue.async { [self] in
             hangupTimer?.cancel()

@@ -31,6 +31,16 @@ public struct CompressionOptions: Sendable, Equatable {
     /// so a small file keeps every core busy. The command line turns it off
     /// when `--chunk-size` is given.
     public var splitSmallInputs: Bool
+    /// Whether each frame's header carries its decompressed size
+    /// (`--no-content-size` leaves it out, as zstd's does). Without it,
+    /// ``ParallelDecompressionPipeline`` cannot size a frame's output before
+    /// decoding it, and decodes the frames one after another.
+    public var contentSize: Bool
+    /// The exact size of an input whose size is not known beforehand (a
+    /// pipe), as zstd's `--stream-size`: it sizes the chunks as a file's size
+    /// would, and ``FileJob`` fails when the input turns out to be of another
+    /// size. Ignored for a regular file, whose size is known.
+    public var streamSize: Int?
 
     /// The smallest chunk ``splitSmallInputs`` cuts: below 1 MiB, frames lose
     /// too much ratio for the time saved.
@@ -39,8 +49,10 @@ public struct CompressionOptions: Sendable, Equatable {
     /// Creates options; every parameter has zstd's default.
     public init(level: Int = 3, threads: Int = 0, chunkSize: Int = CompressionOptions.defaultChunkSize,
                 checksum: Bool = true, chunksInFlight: Int? = nil, seekTable: Bool = true, mapInput: Bool = true,
-                splitSmallInputs: Bool = true) {
+                splitSmallInputs: Bool = true, contentSize: Bool = true, streamSize: Int? = nil) {
         self.mapInput = mapInput
+        self.contentSize = contentSize
+        self.streamSize = streamSize
         self.splitSmallInputs = splitSmallInputs
         self.level = level
         self.threads = threads

@@ -101,7 +101,7 @@ public final class CompressionPipeline: Sendable {
     public func run() throws(WeirError) -> Statistics {
         let started = DispatchTime.now()
         let kind = InputKind.of(input)
-        let options = self.options.fitted(toInputSize: kind.size)
+        let options = self.options.fitted(toInputSize: kind.size ?? self.options.streamSize)
         let threads = options.resolvedThreads
         let control = self.control
         let inputName = self.inputName
@@ -130,7 +130,7 @@ public final class CompressionPipeline: Sendable {
         let pool = WorkerPool<CompressionContext>(
             width: threads, label: "weir.compress",
             makeContext: { () throws(WeirError) in
-                try CompressionContext(level: options.level, checksum: options.checksum,
+                try CompressionContext(level: options.level, checksum: options.checksum, contentSize: options.contentSize,
                                        windowLog: options.resolvedWindowLog, path: inputName)
             },
             onContextFailure: { control.fail($0) })

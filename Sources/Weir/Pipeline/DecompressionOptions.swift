@@ -16,11 +16,22 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// file rather than reading it through DispatchIO (`--no-mmap` turns it
     /// off); a pipe is always read through its channel.
     public var mapInput: Bool
+    /// Whether an input that does not start with a zstd or skippable frame is
+    /// copied to the output unchanged instead of refused, as `zcat -f` does
+    /// (zstd's `--pass-through`, on by default for `-dcf`). ``FileJob``
+    /// decides, from the input's first four bytes; the pipelines never see
+    /// such an input.
+    public var passThrough: Bool
+    /// Whether runs of zero blocks in the output become holes when the output
+    /// is a regular file (zstd's `--sparse`; see ``OrderedWriter``).
+    public var sparse: Bool
 
     /// Creates options; every parameter has zstd's default.
     public init(verifyChecksum: Bool = true, memoryLimit: Int? = nil, readSize: Int = 1 << 20, threads: Int = 0,
-                mapInput: Bool = true) {
+                mapInput: Bool = true, passThrough: Bool = false, sparse: Bool = false) {
         self.mapInput = mapInput
+        self.passThrough = passThrough
+        self.sparse = sparse
         self.verifyChecksum = verifyChecksum
         self.memoryLimit = memoryLimit
         self.readSize = readSize

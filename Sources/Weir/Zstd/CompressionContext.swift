@@ -9,16 +9,17 @@ final class CompressionContext {
     private let cctx: OpaquePointer
 
     /// Creates a context that writes frames at `level`, with a content
-    /// checksum when `checksum` is true, and always with Frame_Content_Size;
-    /// `windowLog` overrides the level's window (nil keeps it).
-    init(level: Int, checksum: Bool, windowLog: Int? = nil, path: String) throws(WeirError) {
+    /// checksum when `checksum` is true, with Frame_Content_Size unless
+    /// `contentSize` is false; `windowLog` overrides the level's window (nil
+    /// keeps it).
+    init(level: Int, checksum: Bool, contentSize: Bool = true, windowLog: Int? = nil, path: String) throws(WeirError) {
         guard let cctx = ZSTD_createCCtx() else {
             throw WeirError(.library, path: path, operation: "compress", reason: "cannot create a zstd context: out of memory")
         }
         self.cctx = cctx
         try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, Int32(level)), path: path, operation: "set level")
         try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, checksum ? 1 : 0), path: path, operation: "set checksum")
-        try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1), path: path, operation: "set content size")
+        try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, contentSize ? 1 : 0), path: path, operation: "set content size")
         if let windowLog {
             try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, Int32(windowLog)), path: path, operation: "set window")
         }

@@ -72,4 +72,41 @@ struct OrderedWriterTests {
         writer.close(stop: false)
         cleanup.wait()
     }
+
+    @Test("sparse: zero blocks become holes, the bytes read back the same, and a trailing hole keeps the length")
+    func sparse() throws {
+        let folder = TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("out").path
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        // Piece 0: 1 MiB of zeros, 300,000 bytes of data, 2 MiB of zeros;
+        // piece 1: zeros only; piece 2: data, then 1 MiB of zeros at the end.
+        let data = TestData.random(300_000, seed: 5)
+        let pieces = [[UInt8](repeating: 0, count: 1 << 20) + data + [UInt8](repeating: 0, count: 2 << 20),
+                      [UInt8](repeating: 0, count: 3 << 20),
+                      data + [UInt8](repeating: 0, count: 1 << 20)]
+        let cleanup = DispatchGroup()
+        let written = DispatchGroup()
+        let sizes = Locked([Int: Int]())
+        let writer = OrderedWriter(fd: fd, path: "out", sparse: true, cleanup: cleanup,
+                                   onFinished: { index, size in sizes.withLock { $0[index] = size }; written.leave() },
+                                   onError: { Issue.record("write failed: \($0)") })
+        for index in [2, 0, 1] {
+            written.enter()
+            writer.submit(index, Self.data(pieces[index]))
+        }
+        written.wait()
+        writer.close(stop: false)
+        cleanup.wait()
+        #expect(sizes.current == [0: pieces[0].count, 1: pieces[1].count, 2: pieces[2].count])
+        let content = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(content == pieces.flatMap { $0 })
+        var info = stat()
+        #expect(fstat(fd, &info) == 0)
+        // 600,000 bytes of data: about 1,200 blocks of 512 bytes, against
+        // the 16,000-odd a dense file of 8 MiB takes.
+        #expect(Int(info.st_blocks) < 2_000, "\(info.st_blocks) blocks")
+    }
 }

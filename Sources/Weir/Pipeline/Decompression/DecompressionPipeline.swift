@@ -149,7 +149,7 @@ public final class DecompressionPipeline: Sendable {
                                  onBytes: { observer?.bytesRead($0) })
         let writer = output.map { fd in
             OrderedWriter(
-                fd: fd, path: outputName, cleanup: cleanup,
+                fd: fd, path: outputName, sparse: options.sparse, cleanup: cleanup,
                 onFinished: { _, size in
                     // The buffer's bytes stay in the budget until it is back in its pool.
                     if size >= 0 {

@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How many cores the machine has, counted as zstd's `--auto-threads`
+/// counts them.
+public enum CoreCount {
+    /// The cores this process may run on (hyper-threads included).
+    public static var logical: Int { CompressionOptions.onlineCores }
+
+    /// The physical cores: ``logical`` divided by the hyper-threads per core
+    /// that `/proc/cpuinfo` declares; ``logical`` when it cannot be read.
+    public static var physical: Int {
+        physical(cpuinfo: (try? String(contentsOfProcFile: "/proc/cpuinfo")) ?? "", logical: logical)
+    }
+
+    /// `logical` divided by `siblings / cpu cores` of the first processor
+    /// `cpuinfo` describes, as zstd's `UTIL_countPhysicalCores` reads them:
+    /// unchanged when either is missing, or when they say one thread per core.
+    public static func physical(cpuinfo: String, logical: Int) -> Int {
+        func value(_ key: String) -> Int? {
+            for line in cpuinfo.split(separator: "\n") where line.hasPrefix(key) {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                let name = line[..<colon].trimmingCharacters(in: " \t")
+                guard name == key else { continue }
+                return Int(line[line.index(after: colon)...].trimmingCharacters(in: " \t"))
+            }
+            return nil
+        }
+        guard let siblings = value("siblings"), let cores = value("cpu cores"), cores > 0, siblings > cores else {
+            return logical
+        }
+        let ratio = siblings / cores
+        return logical > ratio ? logical / ratio : logical
+    }
+}
+
+private extension StringProtocol {
+    func trimmingCharacters(in set: String) -> String {
+        let characters = Set(set)
+        var text = Substring(self)
+        while let first = text.first, characters.contains(first) { text.removeFirst() }
+        while let last = text.last, characters.contains(last) { text.removeLast() }
+        return String(text)
+    }
+}
+
+private extension String {
+    /// The text of a /proc file, whose size `stat` reports as 0: read until
+    /// the end.
+    init(contentsOfProcFile path: String) throws(WeirError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw WeirError.system(errno, path: path, operation: "open") }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 << 10)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Descriptor(fd, path: path).readSome(into: $0) }
+            if n < 0 { throw WeirError.system(errno, path: path, operation: "read") }
+            if n == 0 { break }
+            bytes += buffer.prefix(n)
+        }
+        self = String(decoding: bytes, as: UTF8.self)
+    }
+}

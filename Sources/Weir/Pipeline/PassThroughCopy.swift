@@ -1,0 +1,112 @@
+import Dispatch
+
+/// Copies an input that is not zstd to the output unchanged (`-dcf`,
+/// `--pass-through`), through the same channels as every pipeline:
+///
+///     input fd ─▶ ChunkReader (a mapped file, or a DispatchIO stream channel)
+///        │  one read of `readSize` at a time, on the thread "weir.copy",
+///        │  after taking one of `slots` in-flight places
+///        ▼
+///     OrderedWriter (DispatchIO channel, queue "weir.write"): each read
+///        │  as one numbered piece, in order, sparse when asked
+///        ▼
+///     output fd; a written piece gives its slot back.
+///
+/// Bound: ``slots`` reads between reading and written, so a slow consumer
+/// stops the reader and memory stays at `slots × readSize`.
+final class PassThroughCopy: @unchecked Sendable {
+    /// Reads in flight: one being written, one read ahead, and two more so
+    /// that a pipe producer and consumer of uneven speed both keep moving.
+    static let slots = 4
+
+    private let input: Int32
+    private let output: Int32?
+    private let inputName: String
+    private let outputName: String
+    private let options: DecompressionOptions
+    private let observer: ProgressObserver?
+    private let control = RunControl(slots: PassThroughCopy.slots)
+
+    /// Prepares a copy; the descriptors remain the caller's to close. With no
+    /// output (`-t`), the input is read and dropped.
+    init(input: Int32, output: Int32?, inputName: String, outputName: String,
+         options: DecompressionOptions, observer: ProgressObserver?) {
+        self.input = input
+        self.output = output
+        self.inputName = inputName
+        self.outputName = outputName
+        self.options = options
+        self.observer = observer
+    }
+
+    /// Stops the copy from another thread; `run()` throws `.cancelled`.
+    func cancel() {
+        control.fail(WeirError(.cancelled, path: inputName, operation: "copy", reason: "cancelled"))
+    }
+
+    /// Copies until the end of the input, a failure or ``cancel()``.
+    ///
+    /// - Returns: the bytes read and written (`frames` is 0).
+    /// - Throws: ``WeirError`` naming the file and the operation that failed.
+    func run() throws(WeirError) -> Statistics {
+        let started = DispatchTime.now()
+        let control = self.control
+        let observer = self.observer
+        let cleanup = DispatchGroup()
+        let bytesOut = Locked(0)
+        let reader = ChunkReader(fd: input, path: inputName, kind: InputKind.of(input), chunkSize: options.readSize,
+                                 mapFiles: options.mapInput, live: observer != nil, cleanup: cleanup,
+                                 onBytes: { observer?.bytesRead($0) })
+        let writer = output.map { fd in
+            OrderedWriter(
+                fd: fd, path: outputName, sparse: options.sparse, cleanup: cleanup,
+                onFinished: { _, size in
+                    if size >= 0 {
+                        bytesOut.withLock { $0 += size }
+                        observer?.bytesWritten(size)
+                    }
+                    control.slots.signal()
+                    control.activity.leave()
+                },
+                onError: { control.fail($0) })
+        }
+        control.stopOnFailure(reader: reader, writer: writer) { control.slots.signal() }
+
+        let bytesIn = Locked(0)
+        control.startThread(name: "weir.copy") {
+            var index = 0
+            while true {
+                control.slots.wait()
+                if control.isFailed { control.slots.signal(); break }
+                let chunk: (data: DispatchData, endOfInput: Bool)
+                do throws(WeirError) {
+                    chunk = try reader.start().wait()
+                    try reader.checkUnchanged()
+                } catch {
+                    control.fail(error)
+                    control.slots.signal()
+                    break
+                }
+                bytesIn.withLock { $0 += chunk.data.count }
+                if chunk.data.count == 0 || writer == nil {
+                    control.slots.signal()
+                } else {
+                    control.activity.enter()
+                    writer?.submit(index, chunk.data)
+                    index += 1
+                }
+                if chunk.endOfInput { break }
+            }
+        }
+
+        control.activity.wait()
+        try control.closeChannels(reader: reader, writer: writer, cleanup: cleanup)
+
+        var statistics = Statistics()
+        statistics.bytesIn = bytesIn.current
+        statistics.bytesOut = writer == nil ? statistics.bytesIn : bytesOut.current
+        statistics.frames = 0
+        statistics.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        return statistics
+    }
+}

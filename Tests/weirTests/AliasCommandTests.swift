@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+
+/// zstd's smaller flags that scripts use, each checked against what zstd
+/// 1.5.4 does with it: -C, -H, --single-thread, --auto-threads,
+/// --[no-]content-size, --stream-size, --memlimit/--memory=,
+/// --exclude-compressed.
+@Suite("weir zstd aliases")
+struct AliasCommandTests {
+    /// The `zstd -lv` line starting with `key`, or nil.
+    static func listed(_ key: String, file: String, in scratch: Scratch) throws -> String? {
+        let list = try scratch.zstd(["-lv", file])
+        return String(decoding: list.stdout, as: UTF8.self).split(separator: "\n")
+            .first { $0.hasPrefix(key) }.map(String.init)
+    }
+
+    @Test("-C turns checksums on after --no-check, in weir as in zstd")
+    func checkShort() throws {
+        let scratch = Scratch()
+        scratch.text("in", size: 100_000)
+        for (arguments, checked) in [(["--no-check", "-C"], true), (["--no-check"], false), (["-qC"], true)] {
+            try WeirProcess.run(["-q", "-f"] + arguments + ["in", "-o", "weir.zst"], in: scratch.url)
+            try scratch.zstd(["-q", "-f"] + arguments + ["in", "-o", "zstd.zst"])
+            let weir = try Self.listed("Check:", file: "weir.zst", in: scratch)
+            let zstd = try Self.listed("Check:", file: "zstd.zst", in: scratch)
+            #expect(weir?.contains("XXH64") == checked, "\(arguments): \(weir ?? "no Check line")")
+            #expect(zstd?.contains("XXH64") == checked, "zstd \(arguments)")
+        }
+    }
+
+    @Test("-H shows the help and succeeds, as zstd -H shows its long help")
+    func longHelp() throws {
+        let scratch = Scratch()
+        let help = try WeirProcess.run(["-H"], in: scratch.url)
+        #expect(help.status == 0)
+        #expect(help.stdout == (try WeirProcess.run(["--help"], in: scratch.url)).stdout)
+        #expect(String(decoding: help.stdout, as: UTF8.self).contains("--pass-through"))
+    }
+
+    @Test("--single-thread is one worker; of it and -T, the last one wins",
+          arguments: [(["--single-thread"], 1), (["-T2", "--single-thread"], 1), (["--single-thread", "-T2"], 2),
+                      (["--single-thread", "--threads=2", "--single-thread"], 1)])
+    func singleThread(flags: [String], threads: Int) throws {
+        let scratch = Scratch()
+        scratch.text("in", size: 100_000)
+        let used = try ArgumentCommandTests.settings(["-q", "-c"] + flags + ["in"], in: scratch)
+        #expect(used.threads == threads)
+    }
+
+    @Test("--auto-threads picks the cores -T0 counts, the number zstd -v reports")
+    func autoThreads() throws {
+        let scratch = Scratch()
+        scratch.text("in", size: 100_000)
+        for kind in ["physical", "logical"] {
+            let zstd = try scratch.zstd(["-v", "-T0", "--auto-threads=\(kind)", "-c", "in"])
+            let note = try #require(zstd.stderr.split(separator: "\n").first { $0.hasPrefix("Note: ") })
+            let expected = Int(note.split(separator: " ")[1])
+            let used = try ArgumentCommandTests.settings(["-c", "-T0", "--auto-threads=\(kind)", "in"], in: scratch)
+            #expect(used.threads == expected, "\(kind): zstd says \(note)")
+        }
+        let bad = try WeirProcess.run(["--auto-threads=many", "-c", "in"], in: scratch.url)
+        #expect(bad.status == 1)
+    }
+
+    @Test("--no-content-size leaves the size out of every frame header, as zstd's; both decoders still decode it")
+    func contentSize() throws {
+        let scratch = Scratch()
+        let original = scratch.text("in", size: 3_000_000)
+        try WeirProcess.run(["-q", "--chunk-size", "1M", "--no-content-size", "in", "-o", "bare.zst"], in: scratch.url)
+        try WeirProcess.run(["-q", "--chunk-size", "1M", "--no-content-size", "--content-size", "in", "-o", "sized.zst"],
+                            in: scratch.url)
+        try scratch.zstd(["-q", "--no-content-size", "in", "-o", "stock.zst"])
+        #expect(try Self.listed("Decompressed Size:", file: "bare.zst", in: scratch) == nil)
+        #expect(try Self.listed("Decompressed Size:", file: "stock.zst", in: scratch) == nil)
+        #expect(try Self.listed("Decompressed Size:", file: "sized.zst", in: scratch)?.contains("(3000000 B)") == true)
+        #expect(try WeirProcess.run(["-dc", "bare.zst"], in: scratch.url).stdout == original)
+        #expect(try scratch.zstd(["-dc", "bare.zst"]).stdout == original)
+    }
+
+    @Test("--stream-size: a piped input of that size compresses; another size fails, as in zstd; files ignore it")
+    func streamSize() throws {
+        let scratch = Scratch()
+        let original = scratch.text("in", size: 200_000)
+        let exact = try WeirProcess.shell("cat in | $WEIR -q --stream-size=200000 | $WEIR -dc | cmp - in && echo same",
+                                          in: scratch.url)
+        #expect(String(decoding: exact.stdout, as: UTF8.self) == "same\n", "\(exact.stderr)")
+        for size in ["199999", "200001"] {
+            let wrong = try WeirProcess.shell("cat in | $WEIR -q --stream-size=\(size) > /dev/null", in: scratch.url)
+            #expect(wrong.status == 1, "\(size)")
+            #expect(wrong.stderr.contains("not the \(size) of --stream-size"), "\(wrong.stderr)")
+            let stock = try WeirProcess.shell("cat in | zstd -q --stream-size=\(size) > /dev/null", in: scratch.url)
+            #expect(stock.status != 0)
+        }
+        let file = try WeirProcess.run(["-q", "--stream-size=5", "in", "-o", "in.zst"], in: scratch.url)
+        #expect(file.status == 0, "\(file.stderr)")
+        #expect(try scratch.zstd(["-dc", "in.zst"]).stdout == original)
+    }
+
+    @Test("--memlimit=, --memory= and --memlimit-decompress= limit the window as -M does, and as zstd's",
+          arguments: ["--memlimit=64K", "--memory=64K", "--memlimit-decompress=64K", "--memlimit", "--memory"])
+    func memoryLimit(flag: String) throws {
+        let scratch = Scratch()
+        scratch.text("in", size: 500_000)
+        try scratch.zstd(["-q", "-19", "in", "-o", "in.zst"])
+        let arguments = flag.contains("=") ? [flag] : [flag, "64K"]
+        let weir = try WeirProcess.run(["-t"] + arguments + ["in.zst"], in: scratch.url)
+        #expect(weir.status == 1)
+        #expect(weir.stderr.contains("more than the memory limit of 65536 bytes"), "\(weir.stderr)")
+        #expect(try scratch.zstd(["-t"] + arguments + ["in.zst"]).status != 0)
+        let roomy = try WeirProcess.run(["-t"] + (flag.contains("=") ? [flag.replacingOccurrences(of: "64K", with: "64M")]
+                                                                     : [flag, "64M"]) + ["in.zst"], in: scratch.url)
+        #expect(roomy.status == 0, "\(roomy.stderr)")
+    }
+
+    @Test("--exclude-compressed skips the files zstd skips, and only when compressing")
+    func excludeCompressed() throws {
+        let weirFolder = Scratch(), zstdFolder = Scratch()
+        let names = ["a.txt", "b.gz", "c.zst", "d.GZ", "e.tlz4", "f.xz.bak", ".lz4"]
+        for folder in [weirFolder, zstdFolder] {
+            for (index, name) in names.enumerated() { folder.text(name, size: 1_000, seed: UInt64(index + 1)) }
+        }
+        let weir = try WeirProcess.run(["-q", "--exclude-compressed"] + names, in: weirFolder.url)
+        #expect(weir.status == 0, "\(weir.stderr)")
+        try zstdFolder.zstd(["-q", "--exclude-compressed"] + names)
+        #expect(weirFolder.names == zstdFolder.names)
+        #expect(weirFolder.names.contains("a.txt.zst") && !weirFolder.names.contains("b.gz.zst"))
+        // Decompressing is not affected.
+        let decoded = try WeirProcess.run(["-q", "-d", "--exclude-compressed", "a.txt.zst", "-o", "back"],
+                                          in: weirFolder.url)
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        #expect(weirFolder.data("back") == weirFolder.data("a.txt"))
+    }
+}
