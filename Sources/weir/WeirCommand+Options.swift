@@ -50,6 +50,9 @@ struct CompressionFlags: ParsableArguments {
     @Option(name: .customLong("chunk-size"), help: ArgumentHelp("Input bytes per independent frame (default 8MiB; a smaller file is cut into one frame per worker).", valueName: "SIZE"))
     var chunkSize: ByteCount?
 
+    @Flag(name: .customLong("rsyncable"), help: "Cut frames where the content says, so that a change early in the input leaves later frames byte-identical (for rsync and deduplicating backups); frames average --chunk-size, up to twice it.")
+    var rsyncable = false
+
     @Flag(name: .customLong("no-seek-table"), help: "Do not end the output with a seek table (zstd's seekable format).")
     var noSeekTable = false
 

@@ -205,11 +205,16 @@ struct WeirCommand: ParsableCommand {
         } else if decompress {
             operation = .decompress(decompressOptions)
         } else {
-            operation = .compress(CompressionOptions(level: resolvedLevel(console: console), threads: threads,
-                                                     chunkSize: chunkSize.bytes, checksum: check,
-                                                     seekTable: !noSeekTable, mapInput: mapInput,
-                                                     splitSmallInputs: compressionFlags.chunkSize == nil,
-                                                     contentSize: contentSize, streamSize: streamSize?.bytes))
+            // Content-defined cuts must not depend on the input's size, which
+            // fitting a small file to the workers would make them do.
+            var compression = CompressionOptions(level: resolvedLevel(console: console), threads: threads,
+                                                 chunkSize: chunkSize.bytes, checksum: check,
+                                                 seekTable: !noSeekTable, mapInput: mapInput,
+                                                 splitSmallInputs: compressionFlags.chunkSize == nil
+                                                     && !compressionFlags.rsyncable,
+                                                 contentSize: contentSize, streamSize: streamSize?.bytes)
+            compression.rsyncable = compressionFlags.rsyncable
+            operation = .compress(compression)
         }
         let compressing = !test && !decompress
 

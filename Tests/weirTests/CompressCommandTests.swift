@@ -176,3 +176,45 @@ struct CompressCommandTests {
         }
     }
 }
+
+@Suite("weir --rsyncable")
+struct RsyncableCommandTests {
+    /// The zstd frames of a compressed file, as `weir -lv` lists them.
+    func frames(_ name: String, in scratch: Scratch) throws -> [Data] {
+        let listing = try WeirProcess.run(["-lv", name], in: scratch.url)
+        #expect(listing.status == 0, "\(listing.stderr)")
+        let file = try #require(scratch.data(name))
+        return String(decoding: listing.stdout, as: UTF8.self).split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count >= 6, fields.last == "zstd", let offset = Int(fields[1]), let size = Int(fields[2])
+            else { return nil }
+            return file.subdata(in: offset ..< offset + size)
+        }
+    }
+
+    @Test("a byte inserted near the start leaves the later frames byte-identical; zstd decodes the output")
+    func insertion() throws {
+        let scratch = Scratch()
+        let original = scratch.text("a", size: 3_000_000, seed: 5)
+        var changed = original
+        changed.insert(0x21, at: 20_000)
+        _ = FileManager.default.createFile(atPath: scratch.path("b"), contents: changed)
+        for name in ["a", "b"] {
+            let run = try WeirProcess.run(["-q", "--rsyncable", "--chunk-size", "64KiB", name], in: scratch.url)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(try scratch.zstd(["-d", "-f", name + ".zst", "-o", name + ".out"]).status == 0)
+            #expect(scratch.data(name + ".out") == (name == "a" ? original : changed))
+        }
+        let before = try frames("a.zst", in: scratch), after = try frames("b.zst", in: scratch)
+        #expect(before.count > 25)
+        let unchanged = Set(before).intersection(after)
+        #expect(Double(unchanged.count) >= 0.95 * Double(before.count), "\(unchanged.count) of \(before.count)")
+
+        // Without it, every frame after the insertion shifts.
+        for name in ["a", "b"] {
+            #expect(try WeirProcess.run(["-q", "-f", "--chunk-size", "64KiB", name], in: scratch.url).status == 0)
+        }
+        let fixed = Set(try frames("a.zst", in: scratch)).intersection(try frames("b.zst", in: scratch))
+        #expect(fixed.count < 2)
+    }
+}

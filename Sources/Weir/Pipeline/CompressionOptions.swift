@@ -41,6 +41,12 @@ public struct CompressionOptions: Sendable, Equatable {
     /// would, and ``FileJob`` fails when the input turns out to be of another
     /// size. Ignored for a regular file, whose size is known.
     public var streamSize: Int?
+    /// Cut chunks at content-defined boundaries (`--rsyncable`, see
+    /// ``RsyncableChunker``): chunks of `chunkSize` on average, up to twice it.
+    public var rsyncable: Bool = false
+
+    /// The largest chunk a run reads: `chunkSize`, or twice it with `rsyncable`.
+    public var largestChunk: Int { rsyncable ? 2 * chunkSize : chunkSize }
 
     /// The smallest chunk ``splitSmallInputs`` cuts: below 1 MiB, frames lose
     /// too much ratio for the time saved.

@@ -126,7 +126,7 @@ public final class CompressionPipeline: Sendable {
                 control.activity.leave()
             },
             onError: { control.fail($0) })
-        let buffers = BufferPool(size: Zstd.compressBound(options.chunkSize), keep: options.resolvedChunksInFlight)
+        let buffers = BufferPool(size: Zstd.compressBound(options.largestChunk), keep: options.resolvedChunksInFlight)
         let pool = WorkerPool<CompressionContext>(
             width: threads, label: "weir.compress",
             makeContext: { () throws(WeirError) in
@@ -140,12 +140,17 @@ public final class CompressionPipeline: Sendable {
         let bytesIn = Locked(0)
         control.startThread(name: "weir.reader") {
             var index = 0
+            var chunker = options.rsyncable ? RsyncableChunker(chunkSize: options.chunkSize) : nil
             while true {
                 control.slots.wait()
                 if control.isFailed { control.slots.signal(); break }
                 let chunk: (data: DispatchData, endOfInput: Bool)
                 do throws(WeirError) {
-                    chunk = try reader.start().wait()
+                    if chunker != nil {
+                        chunk = try chunker!.next { (length) throws(WeirError) in try reader.start(length: length).wait() }
+                    } else {
+                        chunk = try reader.start().wait()
+                    }
                 } catch {
                     control.fail(error)
                     control.slots.signal()
