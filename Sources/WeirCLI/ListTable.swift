@@ -1,0 +1,65 @@
+/// The table `weir -l` prints, in `zstd -l`'s format to the character:
+/// the same columns, sizes in zstd's human-readable form, the same totals
+/// line; and, with `-v`, weir's own rows of one frame each.
+public enum ListTable {
+    /// The header line.
+    public static let header = "Frames  Skips  Compressed  Uncompressed  Ratio  Check  Filename"
+    /// The line above the totals of several files (with zstd's trailing space).
+    public static let separator = "----------------------------------------------------------------- "
+
+    /// One line in zstd's format: `%6d  %5d  %6.*f%4s  %8.*f%4s  %5.3f  %5s  %s`.
+    public static func row(frames: Int, skips: Int, compressed: Int, decompressed: Int?, check checkName: String,
+                    name: String) -> String {
+        let packed = human(compressed)
+        let head = CFormat.string("%6d  %5d  %6.*f", frames, skips, packed.precision, packed.value) + pad(packed.suffix, 4)
+        guard let decompressed else {
+            return head + "                       " + pad(checkName, 5) + "  " + name
+        }
+        let unpacked = human(decompressed)
+        let ratio = compressed == 0 ? 0 : Double(decompressed) / Double(compressed)
+        return head + CFormat.string("  %8.*f", unpacked.precision, unpacked.value) + pad(unpacked.suffix, 4)
+            + CFormat.string("  %5.3f  ", ratio)
+            + pad(checkName, 5) + "  " + name
+    }
+
+    /// The header of the frame rows under a file (`-v`).
+    public static func frameHeader(fromSeekTable: Bool) -> String {
+        "  Frame        Offset  Compressed  Uncompressed  Check     Kind" + (fromSeekTable ? "  (from the seek table)" : "")
+    }
+
+    /// One frame's row: its sizes in bytes, `?` for a size it does not declare.
+    public static func frameRow(index: Int, offset: Int, compressed: Int, decompressed: Int?, check: String,
+                                kind: String) -> String {
+        let size = decompressed.map(String.init) ?? "?"
+        return CFormat.string("  %5d  %12d  %10d  ", index, offset, compressed)
+            + pad(size, 12) + "  " + check + String(repeating: " ", count: max(0, 8 - check.count)) + "  " + kind
+    }
+
+    /// zstd's `UTIL_makeHumanReadableSize`.
+    public static func human(_ size: Int) -> (value: Double, suffix: String, precision: Int32) {
+        let units: [(Int, String)] = [(60, " EiB"), (50, " PiB"), (40, " TiB"), (30, " GiB"), (20, " MiB"), (10, " KiB")]
+        var value = Double(size)
+        var suffix = " B"
+        for (shift, name) in units where size >= 1 << shift {
+            value = Double(size) / Double(1 << shift)
+            suffix = name
+            break
+        }
+        let precision: Int32
+        if value >= 100 || UInt64(value) == UInt64(size) {
+            precision = 0
+        } else if value >= 10 {
+            precision = 1
+        } else if value > 1 {
+            precision = 2
+        } else {
+            precision = 3
+        }
+        return (value, suffix, precision)
+    }
+
+    /// `%5s`: right-aligned in `width`.
+    private static func pad(_ text: String, _ width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+}
