@@ -219,7 +219,7 @@ struct WeirCommand: ParsableCommand {
         let compressing = !test && !decompress
 
         if input == "-", isatty(STDIN_FILENO) == 1, !force {
-            throw WeirError(.terminal, path: name, operation: "read",
+            throw WeirError(.terminal, path: name, operation: .read,
                             reason: compressing ? "stdin is a terminal, aborting (use -f to read it anyway)"
                                                 : "will not read compressed data from a terminal (use -f to force)")
         }
@@ -228,7 +228,7 @@ struct WeirCommand: ParsableCommand {
             destination = .none
         } else if toStandardOutput {
             if compressing, isatty(STDOUT_FILENO) == 1, !toStdout, !force {
-                throw WeirError(.terminal, path: "(stdout)", operation: "write",
+                throw WeirError(.terminal, path: "(stdout)", operation: .write,
                                 reason: "stdout is a terminal, aborting: will not write compressed data to it (use -c or -f to force)")
             }
             destination = .standardOutput
@@ -242,7 +242,7 @@ struct WeirCommand: ParsableCommand {
         // Compared as scalars: `==` on Strings would call two spellings of
         // "é" equal, which are two names.
         if case .file(let path) = destination, path.unicodeScalars.elementsEqual(input.unicodeScalars) {
-            throw WeirError(.sameFile, path: name, operation: "create", reason: "output is the input file")
+            throw WeirError(.sameFile, path: name, operation: .create, reason: "output is the input file")
         }
         return FileJob(input: input, operation: operation, destination: destination, force: force,
                        removeInput: removeInput && input != "-" && destination != .standardOutput)

@@ -148,7 +148,7 @@ final class PipeStream: Sendable {
                     return false
                 }
                 if stopped {
-                    continuation.resume(throwing: WeirError(.cancelled, path: Self.name, operation: "read", reason: "cancelled"))
+                    continuation.resume(throwing: WeirError(.cancelled, path: Self.name, operation: .read, reason: "cancelled"))
                 } else {
                     requests.signal()
                 }
@@ -168,13 +168,13 @@ final class PipeStream: Sendable {
         guard first else { return }
         guard let input = PipeEnds.make() else {
             state.withLock { $0.finished = true }
-            throw WeirError.system(errno, path: Self.name, operation: "pipe")
+            throw WeirError.system(errno, path: Self.name, operation: .pipe)
         }
         guard let output = PipeEnds.make() else {
             let error = errno
             input.close()
             state.withLock { $0.finished = true }
-            throw WeirError.system(error, path: Self.name, operation: "pipe")
+            throw WeirError.system(error, path: Self.name, operation: .pipe)
         }
         let inputWrite = input.write
         let outputWrite = output.write
@@ -234,7 +234,7 @@ final class PipeStream: Sendable {
                 continue
             }
             if count < 0 {
-                let error = WeirError.system(errno, path: Self.name, operation: "read")
+                let error = WeirError.system(errno, path: Self.name, operation: .read)
                 fail(error)
                 pipeline?.cancel()
             }
@@ -388,7 +388,7 @@ extension PipeStream {
         } catch let error as WeirError {
             throw error
         } catch {
-            throw WeirError(.cancelled, path: name, operation: "read", reason: "\(error)")
+            throw WeirError(.cancelled, path: name, operation: .read, reason: "\(error)")
         }
         return result
     }

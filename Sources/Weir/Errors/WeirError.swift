@@ -42,25 +42,78 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
         case sizeMismatch
     }
 
+    /// What weir was doing: one of a fixed set, so that a program can switch
+    /// on it; its description is the word messages use.
+    public enum Operation: Equatable, Sendable, CustomStringConvertible {
+        case open, create, read, write, stat, map, pipe, rename, remove, truncate
+        /// Deriving an output name from an input name.
+        case nameOutput
+        case compress, decompress, test, list, scan, run, train
+        /// Copying input that is not zstd through (`--pass-through`).
+        case copy
+        case readSeekTable, writeSeekTable
+        case readDictionary, loadDictionary, useDictionary, readSample
+        /// Setting a libzstd parameter; the text says which (`set level`).
+        case setParameter(String)
+
+        public var description: String {
+            switch self {
+            case .open: "open"
+            case .create: "create"
+            case .read: "read"
+            case .write: "write"
+            case .stat: "stat"
+            case .map: "map"
+            case .pipe: "pipe"
+            case .rename: "rename"
+            case .remove: "remove"
+            case .truncate: "truncate"
+            case .nameOutput: "name output"
+            case .compress: "compress"
+            case .decompress: "decompress"
+            case .test: "test"
+            case .list: "list"
+            case .scan: "scan"
+            case .run: "run"
+            case .train: "train"
+            case .copy: "copy"
+            case .readSeekTable: "read seek table"
+            case .writeSeekTable: "write seek table"
+            case .readDictionary: "read dictionary"
+            case .loadDictionary: "load dictionary"
+            case .useDictionary: "use the dictionary"
+            case .readSample: "read sample"
+            case .setParameter(let what): what
+            }
+        }
+    }
+
     /// What went wrong.
     public var kind: Kind
     /// The file concerned, as the caller named it.
     public var path: String
-    /// The operation that failed, such as `"read"`, `"write"` or `"decompress"`.
-    public var operation: String
-    /// A human-readable reason, without the path.
+    /// The operation that failed.
+    public var operation: Operation
+    /// A human-readable reason, without the path (it names the frame and
+    /// offset too, when they are known).
     public var reason: String
+    /// The index of the frame the error is in, when it is known.
+    public var frame: Int?
+    /// The offset in the stream where that frame starts, when it is known.
+    public var offset: Int?
 
     /// Creates an error.
-    public init(_ kind: Kind, path: String, operation: String, reason: String) {
+    public init(_ kind: Kind, path: String, operation: Operation, reason: String, frame: Int? = nil, offset: Int? = nil) {
         self.kind = kind
         self.path = path
         self.operation = operation
         self.reason = reason
+        self.frame = frame
+        self.offset = offset
     }
 
     /// An error for a failed system call, with the reason taken from `strerror`.
-    public static func system(_ code: Int32, path: String, operation: String) -> WeirError {
+    public static func system(_ code: Int32, path: String, operation: Operation) -> WeirError {
         let text = String(cString: strerror(code))
         return WeirError(.system(errno: code), path: path, operation: operation,
                          reason: "\(operation) failed: \(text)")

@@ -75,18 +75,18 @@ public struct FileJob: Sendable {
             inputFD = STDIN_FILENO
         } else {
             inputFD = FileName.withCString(input) { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
-            guard inputFD >= 0 else { throw WeirError.system(errno, path: input, operation: "open") }
+            guard inputFD >= 0 else { throw WeirError.system(errno, path: input, operation: .open) }
         }
         defer { if inputFD != STDIN_FILENO { Glibc.close(inputFD) } }
         if input != "-" {
             let status = try FileStatus.of(descriptor: inputFD, path: input)
             if status.isDirectory {
-                throw WeirError(.notRegularFile, path: input, operation: "open", reason: "is a directory")
+                throw WeirError(.notRegularFile, path: input, operation: .open, reason: "is a directory")
             }
             // As zstd: a device or socket (/dev/zero, /dev/urandom) is only
             // read when forced; a FIFO is read like a pipe.
             if !status.isRegularFile && !status.isFIFO && !force {
-                throw WeirError(.notRegularFile, path: input, operation: "open",
+                throw WeirError(.notRegularFile, path: input, operation: .open,
                                 reason: "is not a regular file -- ignored (use -f to read it anyway)")
             }
             inputStatus = status
@@ -97,7 +97,7 @@ public struct FileJob: Sendable {
         switch destination {
         case .file(let path):
             if let inputStatus, let existing = FileStatus.of(path: path), existing.isSameFile(as: inputStatus) {
-                throw WeirError(.sameFile, path: input, operation: "create",
+                throw WeirError(.sameFile, path: input, operation: .create,
                                 reason: "output \(FileName.displayed(path)) is the input file")
             }
             let file = try OutputFile(path: path, force: force)
@@ -115,7 +115,7 @@ public struct FileJob: Sendable {
             statistics = try runPipeline(input: inputFD, output: outputFD, observer: observer, cancellation: cancellation)
                 .measuringUsage(since: usage)
             if cancellation?.isCancelled == true {
-                throw WeirError(.cancelled, path: inputName, operation: "run", reason: "cancelled")
+                throw WeirError(.cancelled, path: inputName, operation: .run, reason: "cancelled")
             }
             try outputFile?.commit(copying: inputStatus?.isRegularFile == true ? inputStatus : nil)
         } catch {
@@ -126,7 +126,7 @@ public struct FileJob: Sendable {
         // after writing it into a device or FIFO.
         if removeInput, input != "-", let outputFile, !outputFile.isInPlace {
             if FileName.withCString(input, unlink) != 0 {
-                throw WeirError.system(errno, path: input, operation: "remove")
+                throw WeirError.system(errno, path: input, operation: .remove)
             }
         }
         return statistics
@@ -143,7 +143,7 @@ public struct FileJob: Sendable {
             defer { cancellation?.detach() }
             let statistics = try pipeline.run()
             if let expected = options.streamSize, InputKind.of(input).size == nil, statistics.bytesIn != expected {
-                throw WeirError(.sizeMismatch, path: inputName, operation: "compress",
+                throw WeirError(.sizeMismatch, path: inputName, operation: .compress,
                                 reason: "the input is \(statistics.bytesIn) bytes, not the \(expected) of --stream-size")
             }
             return statistics

@@ -70,10 +70,10 @@ public struct FrameListing: Sendable {
     ///   and offset).
     public static func read(path: String) throws(WeirError) -> FrameListing {
         let fd = FileName.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { throw WeirError.system(errno, path: path, operation: "open") }
+        guard fd >= 0 else { throw WeirError.system(errno, path: path, operation: .open) }
         defer { close(fd) }
         guard case .regularFile(let size) = InputKind.of(fd) else {
-            throw WeirError(.notRegularFile, path: path, operation: "list", reason: "not a regular file")
+            throw WeirError(.notRegularFile, path: path, operation: .list, reason: "not a regular file")
         }
         var table: SeekTable?
         var tableError: WeirError?
@@ -108,13 +108,13 @@ public struct FrameListing: Sendable {
             let start = index < described.count ? described[index].compressedOffset : table.tableOffset
             let lead = index > 0 ? min(4, described[index - 1].compressedSize) : 0
             let count = lead + (index < described.count ? min(18, described[index].compressedSize) : 0)
-            guard let bytes = try? Descriptor(fd, path: path).read(count: count, at: start - lead, operation: "list"),
+            guard let bytes = try? Descriptor(fd, path: path).read(count: count, at: start - lead, operation: .list),
                   bytes.count == count else { return nil }
             if index > 0, table.hasChecksums, headers[index - 1].hasChecksum {
                 guard lead == 4, described[index - 1].checksum == littleEndian32(bytes) else { return nil }
             }
             guard index < described.count else { break }
-            var scanner = FrameScanner(path: path, operation: "list")
+            var scanner = FrameScanner(path: path, operation: .list)
             let fed = bytes[lead...].withUnsafeBytes { header in
                 Result { () throws(WeirError) in try scanner.feed(header) }
             }
@@ -143,14 +143,14 @@ public struct FrameListing: Sendable {
     /// frame also going through the seek table's `check`.
     private static func scanned(fd: Int32, fileSize: Int, path: String,
                                 check: inout SeekTableCheck) throws(WeirError) -> FrameListing {
-        var scanner = FrameScanner(path: path, operation: "list")
+        var scanner = FrameScanner(path: path, operation: .list)
         var frames: [Frame] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var offset = 0
         let descriptor = Descriptor(fd, path: path)
         while true {
             let got = try buffer.withUnsafeMutableBytes { bytes in
-                Result { () throws(WeirError) in try descriptor.read(into: bytes, at: offset, operation: "read") }
+                Result { () throws(WeirError) in try descriptor.read(into: bytes, at: offset, operation: .read) }
             }.get()
             if got == 0 { break }
             offset += got
@@ -165,7 +165,7 @@ public struct FrameListing: Sendable {
                 // neither trap as an Int nor overflow the total.
                 let bound = boundary.blockCount * boundary.header.blockMaximumSize
                 if !skippable, let declared = boundary.header.contentSize, declared > UInt64(bound) {
-                    throw WeirError(.corrupt, path: path, operation: "list",
+                    throw WeirError(.corrupt, path: path, operation: .list,
                                     reason: "corrupt data: frame \(boundary.index) at offset \(boundary.offset) declares "
                                         + "\(declared) bytes of content, more than its \(boundary.blockCount) blocks can "
                                         + "hold (\(bound))")
@@ -180,7 +180,7 @@ public struct FrameListing: Sendable {
         try scanner.finish()
         check.finish()
         if offset == 0 {
-            throw WeirError(.notZstd, path: path, operation: "list", reason: "not in zstd format (empty file)")
+            throw WeirError(.notZstd, path: path, operation: .list, reason: "not in zstd format (empty file)")
         }
         return FrameListing(path: path, fileSize: offset, frames: frames, fromSeekTable: false)
     }

@@ -53,16 +53,16 @@ public final class OutputFile: @unchecked Sendable {
         self.force = force
         if let existing = FileStatus.of(path: path), !existing.isRegularFile {
             if existing.isDirectory {
-                throw WeirError(.notRegularFile, path: path, operation: "create", reason: "is a directory")
+                throw WeirError(.notRegularFile, path: path, operation: .create, reason: "is a directory")
             }
             let fd = FileName.withCString(path) { Glibc.open($0, O_WRONLY | O_CLOEXEC | O_NOCTTY) }
-            guard fd >= 0 else { throw WeirError.system(errno, path: path, operation: "open") }
+            guard fd >= 0 else { throw WeirError.system(errno, path: path, operation: .open) }
             descriptor = fd
             temporaryPath = nil
             return
         }
         if !force, FileStatus.exists(path) {
-            throw WeirError(.outputExists, path: path, operation: "create",
+            throw WeirError(.outputExists, path: path, operation: .create,
                             reason: "already exists; use -f to overwrite it")
         }
         // The folder's bytes as given, up to the last slash: the temporary
@@ -72,7 +72,7 @@ public final class OutputFile: @unchecked Sendable {
         var template = folder + Array(".weir-XXXXXX".utf8) + [0]
         let fd = template.withUnsafeMutableBytes { mkstemp($0.bindMemory(to: CChar.self).baseAddress!) }
         guard fd >= 0 else {
-            throw WeirError.system(errno, path: path, operation: "create")
+            throw WeirError.system(errno, path: path, operation: .create)
         }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         descriptor = fd
@@ -95,7 +95,7 @@ public final class OutputFile: @unchecked Sendable {
         guard let temporaryPath else {
             if Glibc.close(descriptor) != 0 {
                 let code = errno
-                if code != EINTR { throw WeirError.system(code, path: path, operation: "write") }
+                if code != EINTR { throw WeirError.system(code, path: path, operation: .write) }
             }
             return
         }
@@ -118,7 +118,7 @@ public final class OutputFile: @unchecked Sendable {
         if Glibc.close(descriptor) != 0 {
             let code = errno
             removeTemporary(temporaryPath)
-            throw WeirError.system(code, path: path, operation: "write")
+            throw WeirError.system(code, path: path, operation: .write)
         }
         if force {
             // Removing the old file before the rename spares ext4 the flush
@@ -128,18 +128,18 @@ public final class OutputFile: @unchecked Sendable {
             if renamed != 0 {
                 let code = errno
                 removeTemporary(temporaryPath)
-                throw WeirError.system(code, path: path, operation: "rename")
+                throw WeirError.system(code, path: path, operation: .rename)
             }
         } else {
             let code = Self.renameNoReplace(temporaryPath, path)
             if code == EEXIST {
                 removeTemporary(temporaryPath)
-                throw WeirError(.outputExists, path: path, operation: "create",
+                throw WeirError(.outputExists, path: path, operation: .create,
                                 reason: "already exists; use -f to overwrite it")
             }
             if code != 0 {
                 removeTemporary(temporaryPath)
-                throw WeirError.system(code, path: path, operation: "rename")
+                throw WeirError.system(code, path: path, operation: .rename)
             }
         }
         Self.pending.withLock { _ = $0.remove(temporaryPath) }

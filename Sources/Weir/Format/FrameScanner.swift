@@ -61,7 +61,7 @@ public struct FrameScanner: Sendable {
     /// How errors name the stream.
     public let path: String
     /// How errors name the operation (`"scan"` unless the caller says otherwise).
-    public let operation: String
+    public let operation: WeirError.Operation
     /// Bytes of the stream fed so far: the stream offset of the next byte.
     public private(set) var offset = 0
     /// Frames that ended so far.
@@ -125,7 +125,7 @@ public struct FrameScanner: Sendable {
     /// - Parameters:
     ///   - path: the stream's name, for error messages.
     ///   - operation: the operation errors report (default `"scan"`).
-    public init(path: String, operation: String = "scan") {
+    public init(path: String, operation: WeirError.Operation = .scan) {
         self.path = path
         self.operation = operation
         gathered.reserveCapacity(Self.maxBufferedBytes)
@@ -394,7 +394,8 @@ public struct FrameScanner: Sendable {
     private mutating func fail(_ kind: WeirError.Kind, _ detail: String) -> WeirError {
         let start = currentFrameStart ?? offset
         let error = WeirError(kind, path: path, operation: operation,
-                              reason: "\(detail) (frame \(frameCount), which starts at offset \(start))")
+                              reason: "\(detail) (frame \(frameCount), which starts at offset \(start))",
+                              frame: frameCount, offset: start)
         failure = error
         return error
     }

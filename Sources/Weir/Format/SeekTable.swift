@@ -133,7 +133,7 @@ public struct SeekTable: Equatable, Sendable {
     public mutating func append(compressedSize: Int, decompressedSize: Int, checksum: UInt32 = 0,
                                 path: String) throws(WeirError) {
         for size in [compressedSize, decompressedSize] where size < 0 || size > Self.maxFrameSize {
-            throw WeirError(.library, path: path, operation: "write seek table",
+            throw WeirError(.library, path: path, operation: .writeSeekTable,
                             reason: "frame \(entries.count) is too large for a seek table: \(size) bytes "
                                 + "(the seekable format records sizes below 4 GiB)")
         }
@@ -153,7 +153,7 @@ public struct SeekTable: Equatable, Sendable {
 
     /// The error for a table of more than ``maxFrames`` entries.
     private static func tooManyFrames(path: String) -> WeirError {
-        WeirError(.library, path: path, operation: "write seek table",
+        WeirError(.library, path: path, operation: .writeSeekTable,
                   reason: "too many frames for a seek table (at most \(maxFrames))")
     }
 
@@ -300,7 +300,7 @@ public struct SeekTable: Equatable, Sendable {
 
     /// A `.corrupt` error for a bad table.
     private static func corrupt(_ detail: String, path: String) -> WeirError {
-        WeirError(.corrupt, path: path, operation: "read seek table", reason: "corrupt seek table: \(detail)")
+        WeirError(.corrupt, path: path, operation: .readSeekTable, reason: "corrupt seek table: \(detail)")
     }
 
     /// The little-endian u32 at `index` of `bytes`.
@@ -312,9 +312,9 @@ public struct SeekTable: Equatable, Sendable {
     /// Exactly `count` bytes at `offset`.
     private static func readBytes(_ fd: Int32, count: Int, at offset: Int, path: String) throws(WeirError) -> [UInt8] {
         guard count > 0 else { return [] }
-        let bytes = try Descriptor(fd, path: path).read(count: count, at: offset, operation: "read seek table")
+        let bytes = try Descriptor(fd, path: path).read(count: count, at: offset, operation: .readSeekTable)
         if bytes.count < count {
-            throw WeirError(.truncated, path: path, operation: "read seek table",
+            throw WeirError(.truncated, path: path, operation: .readSeekTable,
                             reason: "truncated input: the file ends at offset \(offset + bytes.count), "
                                 + "before the end of its seek table (did it shrink?)")
         }

@@ -101,7 +101,7 @@ final class ChunkReader: @unchecked Sendable {
     /// writing anything made from it.
     func checkUnchanged() throws(WeirError) {
         if case .mapped(let mapped) = source, mapped.changed {
-            throw WeirError(.truncated, path: path, operation: "read",
+            throw WeirError(.truncated, path: path, operation: .read,
                             reason: "the file was truncated while it was being read")
         }
     }
@@ -129,14 +129,14 @@ final class ChunkReader: @unchecked Sendable {
         /// the bytes and whether the input ended. Call once, from a dedicated
         /// thread.
         func wait() throws(WeirError) -> (data: DispatchData, endOfInput: Bool) {
-            let cancelled = WeirError(.cancelled, path: path, operation: "read", reason: "cancelled")
+            let cancelled = WeirError(.cancelled, path: path, operation: .read, reason: "cancelled")
             while done.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
                 if stopped.current { throw cancelled }
             }
             if let failure { throw failure }
             if error == ECANCELED { throw cancelled }
             if error != 0 {
-                throw WeirError.system(error, path: path, operation: "read")
+                throw WeirError.system(error, path: path, operation: .read)
             }
             // The channel may keep its handler, and so this read, a while
             // after the read ended: the chunk must not stay here with it.

@@ -21,9 +21,9 @@ public enum InputPeek {
     /// - Throws: ``WeirError`` when reading fails.
     public static func firstBytes(of fd: Int32, count: Int, path: String) throws(WeirError) -> [UInt8]? {
         let descriptor = Descriptor(fd, path: path)
-        let status = try descriptor.status(operation: "read")
+        let status = try descriptor.status(operation: .read)
         if status.isRegularFile {
-            return try descriptor.read(count: count, at: max(0, Int(lseek(fd, 0, SEEK_CUR))), operation: "read")
+            return try descriptor.read(count: count, at: max(0, Int(lseek(fd, 0, SEEK_CUR))), operation: .read)
         } else if status.isFIFO {
             return try peekPipe(fd, count: count, path: path)
         } else if status.isSocket {
@@ -31,7 +31,7 @@ public enum InputPeek {
             let n = buffer.withUnsafeMutableBytes { bytes in
                 Descriptor.retrying { recv(fd, bytes.baseAddress!, count, Int32(MSG_PEEK | MSG_WAITALL)) }
             }
-            if n < 0 { throw WeirError.system(errno, path: path, operation: "read") }
+            if n < 0 { throw WeirError.system(errno, path: path, operation: .read) }
             return Array(buffer.prefix(n))
         }
         return nil
@@ -43,7 +43,7 @@ public enum InputPeek {
             let n = buffer.withUnsafeMutableBytes { weir_peek_pipe(fd, $0.baseAddress!, count) }
             if n < 0 {
                 let code = errno
-                guard code == EAGAIN else { throw WeirError.system(code, path: path, operation: "read") }
+                guard code == EAGAIN else { throw WeirError.system(code, path: path, operation: .read) }
                 var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 _ = poll(&entry, 1, -1)
                 continue

@@ -56,7 +56,7 @@ final class MappedInput: @unchecked Sendable {
 
     /// The next at most `length` bytes; empty at the end of the file.
     func next(length: Int) throws(WeirError) -> DispatchData {
-        let size = try Descriptor(fd, path: path).status(operation: "read").size
+        let size = try Descriptor(fd, path: path).status(operation: .read).size
         let count = min(length, max(0, size - offset))
         guard count > 0 else { return .empty }
         let start = offset & ~(Self.pageSize - 1)
@@ -64,7 +64,7 @@ final class MappedInput: @unchecked Sendable {
         let mapped = lead + count
         guard let base = mmap(nil, mapped, PROT_READ, MAP_SHARED, fd, off_t(start)),
               base != MAP_FAILED else {
-            throw WeirError.system(errno, path: path, operation: "map")
+            throw WeirError.system(errno, path: path, operation: .map)
         }
         // Start reading the pages from disk now, while earlier pieces are
         // compressed; they are mapped in (and count as memory) only when touched.
@@ -72,7 +72,7 @@ final class MappedInput: @unchecked Sendable {
         let slot = weir_map_guard_register(base, mapped)
         guard slot >= 0 else {
             munmap(base, mapped)
-            throw WeirError(.library, path: path, operation: "map", reason: "too many mappings in use")
+            throw WeirError(.library, path: path, operation: .map, reason: "too many mappings in use")
         }
         guards.withLock { _ = $0.live.insert(slot) }
         offset += count

@@ -129,7 +129,7 @@ final class OrderedWriter: @unchecked Sendable {
         guard inFlight > 0, !failed else { return }
         var entry = pollfd(fd: fd, events: 0, revents: 0)
         guard poll(&entry, 1, 0) == 1, entry.revents & Int16(POLLERR | POLLHUP) != 0 else { return }
-        fail(WeirError.system(EPIPE, path: path, operation: "write"))
+        fail(WeirError.system(EPIPE, path: path, operation: .write))
         channel.close(flags: .stop)
     }
 
@@ -201,9 +201,9 @@ final class OrderedWriter: @unchecked Sendable {
                 guard writes.remaining == 0 else { return }
                 inFlight -= 1
                 if writes.error == ECANCELED {
-                    fail(WeirError(.cancelled, path: path, operation: "write", reason: "cancelled"))
+                    fail(WeirError(.cancelled, path: path, operation: .write, reason: "cancelled"))
                 } else if writes.error != 0 {
-                    fail(WeirError.system(writes.error, path: path, operation: "write"))
+                    fail(WeirError.system(writes.error, path: path, operation: .write))
                 }
                 onFinished(index, writes.error == 0 ? size : -1)
             }
@@ -265,7 +265,7 @@ final class OrderedWriter: @unchecked Sendable {
         if !stop, sparseBlock != nil {
             queue.sync {
                 if !failed, ftruncate(fd, off_t(position)) != 0 {
-                    fail(WeirError.system(errno, path: path, operation: "truncate"))
+                    fail(WeirError.system(errno, path: path, operation: .truncate))
                 }
             }
         }

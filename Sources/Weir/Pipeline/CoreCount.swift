@@ -50,13 +50,13 @@ private extension String {
     /// the end.
     init(contentsOfProcFile path: String) throws(WeirError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw WeirError.system(errno, path: path, operation: "open") }
+        guard fd >= 0 else { throw WeirError.system(errno, path: path, operation: .open) }
         defer { close(fd) }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 << 10)
         while true {
             let n = buffer.withUnsafeMutableBytes { Descriptor(fd, path: path).readSome(into: $0) }
-            if n < 0 { throw WeirError.system(errno, path: path, operation: "read") }
+            if n < 0 { throw WeirError.system(errno, path: path, operation: .read) }
             if n == 0 { break }
             bytes += buffer.prefix(n)
         }

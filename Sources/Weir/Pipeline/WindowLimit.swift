@@ -52,9 +52,10 @@ struct WindowLimit: Sendable, Equatable {
     func check(_ header: FrameHeader, index: Int, offset: Int, path: String) throws(WeirError) {
         guard !header.isSkippable, header.windowSize > bytes else { return }
         let limit = isDefault ? "the default memory limit of \(bytes) bytes" : "the memory limit of \(bytes) bytes"
-        throw WeirError(.memoryLimit, path: path, operation: "decompress",
+        throw WeirError(.memoryLimit, path: path, operation: .decompress,
                         reason: "frame \(index) at offset \(offset) needs a window of \(header.windowSize) bytes, "
-                            + "more than \(limit) (use -M\(Self.sizeArgument(header.windowSize)) or more)")
+                            + "more than \(limit) (use -M\(Self.sizeArgument(header.windowSize)) or more)",
+                        frame: index, offset: offset)
     }
 
     /// The smallest `-M` argument, in whole KiB below 1 MiB and in whole MiB

@@ -17,7 +17,7 @@ struct Descriptor: Sendable {
     }
 
     /// `fstat`.
-    func status(operation: String = "stat") throws(WeirError) -> FileStatus {
+    func status(operation: WeirError.Operation = .stat) throws(WeirError) -> FileStatus {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw WeirError.system(errno, path: path, operation: operation) }
         return FileStatus(info)
@@ -25,7 +25,7 @@ struct Descriptor: Sendable {
 
     /// Fills `buffer` from `offset` with `pread`, retrying short reads and
     /// EINTR; returns the bytes read, fewer than asked only at the end of the file.
-    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int, operation: String) throws(WeirError) -> Int {
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int, operation: WeirError.Operation) throws(WeirError) -> Int {
         var done = 0
         while done < buffer.count {
             let got = Self.retrying { pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done)) }
@@ -37,7 +37,7 @@ struct Descriptor: Sendable {
     }
 
     /// `count` bytes from `offset` (fewer only at the end of the file).
-    func read(count: Int, at offset: Int, operation: String) throws(WeirError) -> [UInt8] {
+    func read(count: Int, at offset: Int, operation: WeirError.Operation) throws(WeirError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         let got = try bytes.withUnsafeMutableBytes { buffer in
             Result { () throws(WeirError) in try read(into: buffer, at: offset, operation: operation) }

@@ -14,14 +14,14 @@ final class CompressionContext {
     /// keeps it).
     init(level: Int, checksum: Bool, contentSize: Bool = true, windowLog: Int? = nil, path: String) throws(WeirError) {
         guard let cctx = ZSTD_createCCtx() else {
-            throw WeirError(.library, path: path, operation: "compress", reason: "cannot create a zstd context: out of memory")
+            throw WeirError(.library, path: path, operation: .compress, reason: "cannot create a zstd context: out of memory")
         }
         self.cctx = cctx
-        try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, Int32(level)), path: path, operation: "set level")
-        try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, checksum ? 1 : 0), path: path, operation: "set checksum")
-        try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, contentSize ? 1 : 0), path: path, operation: "set content size")
+        try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, Int32(level)), path: path, operation: .setParameter("set level"))
+        try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, checksum ? 1 : 0), path: path, operation: .setParameter("set checksum"))
+        try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, contentSize ? 1 : 0), path: path, operation: .setParameter("set content size"))
         if let windowLog {
-            try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, Int32(windowLog)), path: path, operation: "set window")
+            try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, Int32(windowLog)), path: path, operation: .setParameter("set window"))
         }
     }
 
@@ -52,10 +52,10 @@ final class CompressionContext {
         }
         if regions == 1, let first {
             let written = ZSTD_compress2(cctx, output.baseAddress, output.count, first.baseAddress, first.count)
-            if ZSTD_isError(written) != 0 { throw Zstd.error(written, path: path, operation: "compress") }
+            if ZSTD_isError(written) != 0 { throw Zstd.error(written, path: path, operation: .compress) }
             return written
         }
-        try Zstd.check(ZSTD_CCtx_setPledgedSrcSize(cctx, UInt64(total)), path: path, operation: "compress")
+        try Zstd.check(ZSTD_CCtx_setPledgedSrcSize(cctx, UInt64(total)), path: path, operation: .compress)
         var out = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
         if total == 0 {
             failure = Self.drive(cctx, &out, nil, 0, ZSTD_e_end)
@@ -66,7 +66,7 @@ final class CompressionContext {
                 if failure != 0 { stop = true }
             }
         }
-        if failure != 0 { throw Zstd.error(failure, path: path, operation: "compress") }
+        if failure != 0 { throw Zstd.error(failure, path: path, operation: .compress) }
         return out.pos
     }
 

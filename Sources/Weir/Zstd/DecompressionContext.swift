@@ -29,19 +29,19 @@ final class DecompressionContext {
     ///   buffers that change between calls.
     init(windowLogMax: Int, verifyChecksum: Bool, stableOutput: Bool = false, path: String) throws(WeirError) {
         guard let dctx = ZSTD_createDCtx() else {
-            throw WeirError(.library, path: path, operation: "decompress", reason: "cannot create a zstd context: out of memory")
+            throw WeirError(.library, path: path, operation: .decompress, reason: "cannot create a zstd context: out of memory")
         }
         self.dctx = dctx
         self.path = path
         try Zstd.check(ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, Int32(windowLogMax)),
-                       path: path, operation: "set memory limit")
+                       path: path, operation: .setParameter("set memory limit"))
         if !verifyChecksum {
             try Zstd.check(ZSTD_DCtx_setParameter(dctx, Self.forceIgnoreChecksum, 1),
-                           path: path, operation: "disable checksum verification")
+                           path: path, operation: .setParameter("disable checksum verification"))
         }
         if stableOutput {
             try Zstd.check(ZSTD_DCtx_setParameter(dctx, Self.stableOutBuffer, 1),
-                           path: path, operation: "set a stable output buffer")
+                           path: path, operation: .setParameter("set a stable output buffer"))
         }
     }
 
@@ -58,7 +58,7 @@ final class DecompressionContext {
     ///   otherwise a hint of how many input bytes the frame still needs.
     func decompress(_ input: inout ZSTD_inBuffer, _ output: inout ZSTD_outBuffer) throws(WeirError) -> Int {
         let result = ZSTD_decompressStream(dctx, &output, &input)
-        return try Zstd.check(result, path: path, operation: "decompress")
+        return try Zstd.check(result, path: path, operation: .decompress)
     }
 
     /// Runs `ZSTD_decompressStream` once on `source` from byte `consumed`
@@ -89,7 +89,7 @@ final class DecompressionContext {
     func decompressFrame(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer) throws(WeirError) -> Int {
         let result = ZSTD_decompressDCtx(dctx, destination.baseAddress, destination.count,
                                          source.baseAddress, source.count)
-        return try Zstd.check(result, path: path, operation: "decompress")
+        return try Zstd.check(result, path: path, operation: .decompress)
     }
 
     /// Decodes one whole frame that arrives in several pieces (the regions of
@@ -113,11 +113,11 @@ final class DecompressionContext {
                 let before = (input.pos, output.pos)
                 do throws(WeirError) {
                     if hint == 0 {
-                        throw WeirError(.corrupt, path: path, operation: "decompress", reason: "corrupt data: bytes after the end of the frame")
+                        throw WeirError(.corrupt, path: path, operation: .decompress, reason: "corrupt data: bytes after the end of the frame")
                     }
                     hint = try decompress(&input, &output)
                     if hint != 0 && before == (input.pos, output.pos) {
-                        throw WeirError(.corrupt, path: path, operation: "decompress", reason: "corrupt data: the decoder makes no progress")
+                        throw WeirError(.corrupt, path: path, operation: .decompress, reason: "corrupt data: the decoder makes no progress")
                     }
                 } catch {
                     failure = error
@@ -132,7 +132,7 @@ final class DecompressionContext {
         }
         if hint != 0 {
             reset()
-            throw WeirError(.corrupt, path: path, operation: "decompress", reason: "corrupt data: the frame ends before its last block")
+            throw WeirError(.corrupt, path: path, operation: .decompress, reason: "corrupt data: the frame ends before its last block")
         }
         return output.pos
     }

@@ -25,13 +25,13 @@ public enum Zstd {
     ///   - operation: what was being done, for the message.
     /// - Returns: `code`, when it is not an error.
     @discardableResult
-    static func check(_ code: Int, path: String, operation: String) throws(WeirError) -> Int {
+    static func check(_ code: Int, path: String, operation: WeirError.Operation) throws(WeirError) -> Int {
         guard ZSTD_isError(code) != 0 else { return code }
         throw error(code, path: path, operation: operation)
     }
 
     /// The ``WeirError`` for a libzstd error code.
-    static func error(_ code: Int, path: String, operation: String) -> WeirError {
+    static func error(_ code: Int, path: String, operation: WeirError.Operation) -> WeirError {
         let name = String(cString: ZSTD_getErrorName(code))
         switch ZSTD_getErrorCode(code) {
         case ZSTD_error_prefix_unknown:

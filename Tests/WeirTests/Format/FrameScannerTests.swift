@@ -255,7 +255,7 @@ extension FormatTests {
                     #expect(error.kind == .corrupt)
                     #expect(error.reason.contains("declares \(item.limit + 1) bytes"))
                     #expect(error.reason.contains("frame 0"))
-                    #expect(error.path == "big.zst" && error.operation == "scan")
+                    #expect(error.path == "big.zst" && error.operation == .scan)
                 }
             }
         }
@@ -306,11 +306,11 @@ extension FormatTests {
             }
             let frame = F.compress(F.text(100, seed: 1), checksum: true)
             let stream = frame + Array("garbage".utf8)
-            var scanner = FrameScanner(path: "trailing.zst", operation: "decompress")
+            var scanner = FrameScanner(path: "trailing.zst", operation: .decompress)
             var caught: WeirError?
             do { _ = try scanner.feed(F.data(stream[...])) } catch { caught = error }
             let error = try #require(caught)
-            #expect(error.kind == .corrupt && error.operation == "decompress")
+            #expect(error.kind == .corrupt && error.operation == .decompress)
             #expect(error.reason.contains("at offset \(frame.count)") && error.reason.contains("frame 1"))
             #expect(scanner.frameCount == 1)
             // Spent: the same error again, from feed and finish.

@@ -93,7 +93,7 @@ extension FormatTests {
         @Test("an unreadable table counts only when the file ends with a seek table frame")
         func unreadable() throws {
             let (_, frames, size) = try Self.file()
-            let error = WeirError(.corrupt, path: "t", operation: "read seek table", reason: "corrupt seek table: broken")
+            let error = WeirError(.corrupt, path: "t", operation: .readSeekTable, reason: "corrupt seek table: broken")
             var check = SeekTableCheck(table: nil, readError: error, fileSize: size)
             _ = Self.run(&check, frames)
             #expect(check.mismatch == .init(entry: nil, detail: "broken"))

@@ -30,7 +30,7 @@ extension FormatTests {
                              sourceLocation: sourceLocation)
             } catch {
                 #expect(error.kind == .corrupt, sourceLocation: sourceLocation)
-                #expect(error.path == "table.zst" && error.operation == "read seek table",
+                #expect(error.path == "table.zst" && error.operation == .readSeekTable,
                         sourceLocation: sourceLocation)
                 #expect(error.reason.contains(text), "\(error.reason)", sourceLocation: sourceLocation)
             }

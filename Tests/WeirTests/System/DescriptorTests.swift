@@ -17,9 +17,9 @@ struct DescriptorTests {
         let fd = open(path, O_RDONLY)
         defer { close(fd) }
         let file = Descriptor(fd, path: "data")
-        #expect(try file.read(count: 1000, at: 4321, operation: "read") == Array(content[4321 ..< 5321]))
-        #expect(try file.read(count: 1000, at: 99_500, operation: "read") == Array(content[99_500...]))
-        #expect(try file.read(count: 10, at: 200_000, operation: "read").isEmpty)
+        #expect(try file.read(count: 1000, at: 4321, operation: .read) == Array(content[4321 ..< 5321]))
+        #expect(try file.read(count: 1000, at: 99_500, operation: .read) == Array(content[99_500...]))
+        #expect(try file.read(count: 10, at: 200_000, operation: .read).isEmpty)
         let status = try file.status()
         #expect(status.isRegularFile && status.size == 100_000)
     }
@@ -30,10 +30,10 @@ struct DescriptorTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let fd = open(folder.path, O_RDONLY)
         defer { close(fd) }
-        #expect(throws: WeirError.system(EISDIR, path: "dir", operation: "read seek table")) {
-            try Descriptor(fd, path: "dir").read(count: 4, at: 0, operation: "read seek table")
+        #expect(throws: WeirError.system(EISDIR, path: "dir", operation: .readSeekTable)) {
+            try Descriptor(fd, path: "dir").read(count: 4, at: 0, operation: .readSeekTable)
         }
-        #expect(throws: WeirError.system(EBADF, path: "gone", operation: "stat")) {
+        #expect(throws: WeirError.system(EBADF, path: "gone", operation: .stat)) {
             try Descriptor(-1, path: "gone").status()
         }
         let fifo = folder.appendingPathComponent("fifo").path

@@ -33,7 +33,7 @@ struct DecodeSession: Sendable {
         case .cancelled:
             throw control.failure ?? cancelled
         case .outOfMemory:
-            throw WeirError(.library, path: path, operation: "decompress", reason: "out of memory")
+            throw WeirError(.library, path: path, operation: .decompress, reason: "out of memory")
         }
     }
 
@@ -51,7 +51,7 @@ struct DecodeSession: Sendable {
     }
 
     var cancelled: WeirError {
-        WeirError(.cancelled, path: path, operation: "decompress", reason: "cancelled")
+        WeirError(.cancelled, path: path, operation: .decompress, reason: "cancelled")
     }
 
     /// Adds the frame and its offset to an error from libzstd.
@@ -59,7 +59,11 @@ struct DecodeSession: Sendable {
         var error = error
         switch error.kind {
         case .corrupt, .checksumMismatch, .memoryLimit, .library, .notZstd, .truncated:
-            if !error.reason.contains("(frame ") { error.reason += " (frame \(index), at offset \(offset))" }
+            if error.frame == nil {
+                error.reason += " (frame \(index), at offset \(offset))"
+                error.frame = index
+                error.offset = offset
+            }
             if error.kind == .notZstd { error.kind = .corrupt }
         default:
             break
@@ -69,7 +73,7 @@ struct DecodeSession: Sendable {
 
     /// Corrupt data in frame `index`, which starts at stream offset `offset`.
     func corrupt(index: Int, offset: Int, _ detail: String) -> WeirError {
-        WeirError(.corrupt, path: path, operation: "decompress",
-                  reason: "corrupt data: frame \(index) at offset \(offset) \(detail)")
+        WeirError(.corrupt, path: path, operation: .decompress,
+                  reason: "corrupt data: frame \(index) at offset \(offset) \(detail)", frame: index, offset: offset)
     }
 }

@@ -112,7 +112,7 @@ public final class DecompressionPipeline: Sendable {
 
     /// Stops the run from another thread; `run()` throws `.cancelled`.
     public func cancel() {
-        control.fail(WeirError(.cancelled, path: inputName, operation: "decompress", reason: "cancelled"))
+        control.fail(WeirError(.cancelled, path: inputName, operation: .decompress, reason: "cancelled"))
     }
 
     /// The most bytes the run held in its budget at once (for tests of the bound).
@@ -218,7 +218,7 @@ public final class DecompressionPipeline: Sendable {
         statistics.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         if let mismatch = crossCheck.mismatch {
             if output == nil {
-                throw WeirError(.corrupt, path: inputName, operation: "test",
+                throw WeirError(.corrupt, path: inputName, operation: .test,
                                 reason: "corrupt seek table: \(mismatch.detail)")
             }
             statistics.warnings.append("seek table does not match the frames; ignoring it (\(mismatch.detail))")

@@ -28,7 +28,7 @@ final class FrameFeeder {
         self.whole = WholeFrameDecoder(session: session, pool: pool)
         self.streamer = FrameStreamer(session: session)
         self.frameLimit = session.options.parallelFrameLimit
-        self.scanner = FrameScanner(path: session.path, operation: "decompress")
+        self.scanner = FrameScanner(path: session.path, operation: .decompress)
     }
 
     /// Compressed bytes consumed.
@@ -41,7 +41,7 @@ final class FrameFeeder {
             boundaries = try scanner.feed(piece)
         } catch where error.kind == .notZstd {
             // As zstd words it: the input does not start with a frame.
-            throw WeirError(.notZstd, path: session.path, operation: "decompress", reason: "not in zstd format")
+            throw WeirError(.notZstd, path: session.path, operation: .decompress, reason: "not in zstd format")
         }
         buffer.append(piece)
         for boundary in boundaries {
@@ -69,7 +69,7 @@ final class FrameFeeder {
         try scanner.finish()
         session.crossCheck.finish()
         if scanner.offset == 0 {
-            throw WeirError(.notZstd, path: session.path, operation: "decompress",
+            throw WeirError(.notZstd, path: session.path, operation: .decompress,
                             reason: "not in zstd format (empty input)")
         }
     }

@@ -81,6 +81,9 @@ struct DecompressionFormatTests {
         let trailing = decode(good + Array("garbage!".utf8))
         #expect(failure(trailing)?.kind == .corrupt)
         #expect(failure(trailing)?.reason.contains("offset \(good.count)") == true)
+        // The location is also in fields, for a program to read.
+        #expect(failure(trailing)?.frame == 1 && failure(trailing)?.offset == good.count)
+        #expect(failure(notZstd)?.frame == nil)
 
         #expect(failure(decode([]))?.kind == .notZstd)
     }
