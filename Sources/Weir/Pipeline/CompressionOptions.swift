@@ -31,15 +31,34 @@ public struct CompressionOptions: Sendable, Equatable {
     /// so a small file keeps every core busy. The command line turns it off
     /// when `--chunk-size` is given.
     public var splitSmallInputs: Bool
+    /// The dictionary every frame is compressed with (`-D`), or nil.
+    public var dictionary: ZstdDictionary?
+    /// Long-distance matching with a window of 2^N bytes (`--long[=N]`), or
+    /// nil. A frame cannot refer past its own chunk, so the chunk grows to
+    /// at least the window (``resolvedChunkSize``): each frame then matches
+    /// across a whole window, as one `zstd --long` stream does, at the cost
+    /// of ``resolvedChunksInFlight`` chunks of that size in memory.
+    public var longWindowLog: Int?
 
     /// The smallest chunk ``splitSmallInputs`` cuts: below 1 MiB, frames lose
     /// too much ratio for the time saved.
     public static let minimumSplitChunk = 1 << 20
 
+    /// The largest chunk: 1 GiB (also the most `--chunk-size` accepts).
+    public static let maximumChunkSize = 1 << 30
+
+    /// The window logs `--long` accepts, libzstd's on 64-bit systems.
+    public static let longWindowLogs = 10...31
+
+    /// zstd's `--long` window when none is given: 2^27 (128 MiB).
+    public static let defaultLongWindowLog = 27
+
     /// Creates options; every parameter has zstd's default.
     public init(level: Int = 3, threads: Int = 0, chunkSize: Int = CompressionOptions.defaultChunkSize,
                 checksum: Bool = true, chunksInFlight: Int? = nil, seekTable: Bool = true, mapInput: Bool = true,
-                splitSmallInputs: Bool = true) {
+                splitSmallInputs: Bool = true, dictionary: ZstdDictionary? = nil, longWindowLog: Int? = nil) {
+        self.dictionary = dictionary
+        self.longWindowLog = longWindowLog
         self.mapInput = mapInput
         self.splitSmallInputs = splitSmallInputs
         self.level = level
@@ -55,13 +74,26 @@ public struct CompressionOptions: Sendable, Equatable {
     /// one chunk per worker is cut into one chunk per worker (rounded up to
     /// 64 KiB, at least ``minimumSplitChunk``). A 5 MB file on two cores
     /// becomes two frames compressed at once instead of one.
+    /// With `--long`, a file is never cut below the window, so a file
+    /// smaller than it stays one frame, matched across as a whole.
+    /// The result's ``chunkSize`` is the one used (``resolvedChunkSize``).
     public func fitted(toInputSize size: Int?) -> CompressionOptions {
-        guard splitSmallInputs, let size, resolvedThreads > 1, size < chunkSize * resolvedThreads else { return self }
+        var fitted = self
+        fitted.chunkSize = resolvedChunkSize
+        let chunk = fitted.chunkSize
+        guard splitSmallInputs, let size, resolvedThreads > 1, size < chunk * resolvedThreads else { return fitted }
         let perWorker = (size + resolvedThreads - 1) / resolvedThreads
         let rounded = (perWorker + 0xFFFF) & ~0xFFFF
-        var fitted = self
-        fitted.chunkSize = min(chunkSize, max(Self.minimumSplitChunk, rounded))
+        let smallest = longWindowLog.map { min(1 << $0, Self.maximumChunkSize) } ?? Self.minimumSplitChunk
+        fitted.chunkSize = min(chunk, max(smallest, rounded))
         return fitted
+    }
+
+    /// The chunk size before ``fitted(toInputSize:)``: ``chunkSize``, raised
+    /// with ``longWindowLog`` to the window (at most ``maximumChunkSize``).
+    public var resolvedChunkSize: Int {
+        guard let longWindowLog else { return chunkSize }
+        return max(chunkSize, min(1 << longWindowLog, Self.maximumChunkSize))
     }
 
     /// `threads`, with 0 resolved to the number of online cores.
@@ -92,7 +124,10 @@ public struct CompressionOptions: Sendable, Equatable {
     /// 22 costs about 5% more CPU than 21 and 23 adds 20 MiB of memory for
     /// two workers, so levels below 7 use 22, never more than the chunk
     /// needs; higher levels keep their own (22 or more already).
+    ///
+    /// With ``longWindowLog``, that window.
     public var resolvedWindowLog: Int? {
+        if let longWindowLog { return longWindowLog }
         guard level < 7, chunkSize > 1 << 21 else { return nil }
         return 22
     }

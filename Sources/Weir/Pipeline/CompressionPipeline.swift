@@ -106,6 +106,11 @@ public final class CompressionPipeline: @unchecked Sendable {
         let control = self.control
         let inputName = self.inputName
         let observer = self.observer
+        // One digested dictionary for every worker's context, made before
+        // any channel opens.
+        let dictionary = try options.dictionary.map { dictionary throws(WeirError) in
+            try CompressionDictionary(dictionary, level: options.level, path: inputName)
+        }
         let cleanup = DispatchGroup()
         let counters = Locked((bytesOut: 0, frames: 0))
         // The seek table: entries join it as frames are written, in file order.
@@ -131,7 +136,8 @@ public final class CompressionPipeline: @unchecked Sendable {
             width: threads, label: "weir.compress",
             makeContext: { () throws(WeirError) in
                 try CompressionContext(level: options.level, checksum: options.checksum,
-                                       windowLog: options.resolvedWindowLog, path: inputName)
+                                       windowLog: options.resolvedWindowLog, longDistance: options.longWindowLog != nil,
+                                       dictionary: dictionary, path: inputName)
             },
             onContextFailure: { control.fail($0) })
         // After a failure, a slot wakes the reading thread if it waits for one.

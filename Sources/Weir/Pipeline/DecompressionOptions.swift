@@ -16,10 +16,17 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// file rather than reading it through DispatchIO (`--no-mmap` turns it
     /// off); ``DecompressionPipeline`` always reads through its channel.
     public var mapInput: Bool
+    /// The dictionary the frames were compressed with (`-D`), or nil.
+    public var dictionary: ZstdDictionary?
+    /// `--long=N`: without `memoryLimit`, frames may use a window of up to
+    /// 2^N bytes (as `zstd -d --long=N`); the in-flight budget is unchanged.
+    public var longWindowLog: Int?
 
     /// Creates options; every parameter has zstd's default.
     public init(verifyChecksum: Bool = true, memoryLimit: Int? = nil, readSize: Int = 1 << 20, threads: Int = 0,
-                mapInput: Bool = true) {
+                mapInput: Bool = true, dictionary: ZstdDictionary? = nil, longWindowLog: Int? = nil) {
+        self.dictionary = dictionary
+        self.longWindowLog = longWindowLog
         self.mapInput = mapInput
         self.verifyChecksum = verifyChecksum
         self.memoryLimit = memoryLimit
@@ -63,6 +70,6 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// that do not say their size, stream through one decoder.
     public var parallelFrameLimit: Int { max(64 << 10, inFlightBudget / 2) }
 
-    /// The window limit matching `memoryLimit`.
-    var windowLimit: WindowLimit { WindowLimit(memoryLimit: memoryLimit) }
+    /// The window limit matching `memoryLimit`, else `longWindowLog`.
+    var windowLimit: WindowLimit { WindowLimit(memoryLimit: memoryLimit, longWindowLog: longWindowLog) }
 }

@@ -111,8 +111,12 @@ public final class DecompressionPipeline: @unchecked Sendable {
         let result = Locked((bytesIn: 0, frames: 0))
         control.startThread(name: "weir.decoder") {
             do throws(WeirError) {
+                let dictionary = try options.dictionary.map { dictionary throws(WeirError) in
+                    try DecompressionDictionary(dictionary)
+                }
                 let context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
-                                                       verifyChecksum: options.verifyChecksum, path: inputName)
+                                                       verifyChecksum: options.verifyChecksum, dictionary: dictionary,
+                                                       path: inputName)
                 var sink = OutputSink(control: control, writer: writer, testedBytes: bytesOut,
                                       buffers: BufferPool(size: Self.outputBufferSize, keep: Self.outputSlots))
                 let decoded = try Self.decode(reader: reader, context: context, sink: &sink,

@@ -150,6 +150,8 @@ public final class ParallelDecompressionPipeline: @unchecked Sendable {
         let cleanup = DispatchGroup()
         let totals = Locked((bytesOut: 0, frames: 0))
         let kind = InputKind.of(input)
+        // One digested dictionary for every decoder, made before any channel opens.
+        let dictionary = try options.dictionary.map { dictionary throws(WeirError) in try DecompressionDictionary(dictionary) }
 
         let reader = ChunkReader(fd: input, path: inputName, kind: kind,
                                  chunkSize: options.readSize, mapFiles: options.mapInput, live: observer != nil, cleanup: cleanup,
@@ -171,7 +173,8 @@ public final class ParallelDecompressionPipeline: @unchecked Sendable {
             width: options.resolvedThreads, label: "weir.decompress",
             makeContext: { () throws(WeirError) in
                 try DecompressionContext(windowLogMax: options.windowLimit.logMax,
-                                         verifyChecksum: options.verifyChecksum, stableOutput: true, path: inputName)
+                                         verifyChecksum: options.verifyChecksum, stableOutput: true,
+                                         dictionary: dictionary, path: inputName)
             },
             onContextFailure: { control.fail($0) })
         control.stopOnFailure(reader: reader, writer: writer) { budget.cancel() }
@@ -193,7 +196,7 @@ public final class ParallelDecompressionPipeline: @unchecked Sendable {
         let feeder = FrameFeeder(
             path: inputName, options: options, control: control, budget: budget, frameBuffers: frameBuffers,
             pool: pool, input: reader, writer: writer, totals: totals, streamed: streamed,
-            tableCheck: tableCheck, streamBase: streamBase, tableMismatch: tableMismatch)
+            tableCheck: tableCheck, streamBase: streamBase, tableMismatch: tableMismatch, dictionary: dictionary)
         control.startThread(name: "weir.decoder") {
             do throws(WeirError) {
                 var pending = reader.start()
@@ -261,6 +264,8 @@ private final class FrameFeeder: @unchecked Sendable {
     let windowLimit: WindowLimit
     let frameBuffers: FrameBuffers
     let streamBuffers: BufferPool
+    /// The run's dictionary (`-D`), shared with the workers' decoders.
+    let dictionary: DecompressionDictionary?
 
     private var scanner: FrameScanner
     /// Stream bytes not yet handed out, starting at stream offset `bufferStart`.
@@ -292,7 +297,9 @@ private final class FrameFeeder: @unchecked Sendable {
     init(path: String, options: DecompressionOptions, control: RunControl, budget: ByteBudget,
          frameBuffers: FrameBuffers, pool: WorkerPool<DecompressionContext>, input: ChunkReader,
          writer: OrderedWriter?, totals: Locked<(bytesOut: Int, frames: Int)>, streamed: Locked<Int>,
-         tableCheck: SeekTableCheck?, streamBase: Int, tableMismatch: Locked<SeekTableCheck.Mismatch?>) {
+         tableCheck: SeekTableCheck?, streamBase: Int, tableMismatch: Locked<SeekTableCheck.Mismatch?>,
+         dictionary: DecompressionDictionary?) {
+        self.dictionary = dictionary
         self.input = input
         self.path = path
         self.options = options
@@ -509,7 +516,7 @@ private final class FrameFeeder: @unchecked Sendable {
         guard frameBuffers.reserve(decoderBytes) else { throw control.failure ?? Self.cancelled(path) }
         do throws(WeirError) {
             streamContext = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
-                                                     verifyChecksum: options.verifyChecksum, path: path)
+                                                     verifyChecksum: options.verifyChecksum, dictionary: dictionary, path: path)
         } catch {
             budget.release(decoderBytes)
             throw error
