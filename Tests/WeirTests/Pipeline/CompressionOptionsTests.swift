@@ -1,0 +1,27 @@
+import Testing
+@testable import Weir
+
+/// The chunk and window `--long` gives.
+@Suite("Compression options")
+struct CompressionOptionsTests {
+    @Test("--long=N raises the chunk to the window (at most 1 GiB) and compresses with that window")
+    func longChunk() {
+        let long = CompressionOptions(threads: 2, longWindowLog: 27)
+        #expect(long.resolvedChunkSize == 1 << 27)
+        #expect(long.resolvedWindowLog == 27)
+        #expect(CompressionOptions(threads: 2, longWindowLog: 20).resolvedChunkSize == CompressionOptions.defaultChunkSize)
+        #expect(CompressionOptions(threads: 2, chunkSize: 1 << 29, longWindowLog: 27).resolvedChunkSize == 1 << 29)
+        #expect(CompressionOptions(threads: 2, longWindowLog: 31).resolvedChunkSize == 1 << 30)
+        #expect(CompressionOptions(threads: 2).resolvedWindowLog == 22)
+    }
+
+    @Test("a small file is never cut below the window: under it, one frame")
+    func fittedNeverBelowWindow() {
+        let long = CompressionOptions(threads: 2, longWindowLog: 24)
+        #expect(long.fitted(toInputSize: 20 << 20).chunkSize == 1 << 24)
+        #expect(long.fitted(toInputSize: 40 << 20).chunkSize == 1 << 24)
+        #expect(long.fitted(toInputSize: nil).chunkSize == 1 << 24)
+        // Without --long, a 5 MiB file is still cut in two for two workers.
+        #expect(CompressionOptions(threads: 2).fitted(toInputSize: 5 << 20).chunkSize == (5 << 19))
+    }
+}
