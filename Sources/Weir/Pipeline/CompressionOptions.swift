@@ -96,6 +96,16 @@ public struct CompressionOptions: Sendable, Equatable {
         return max(chunkSize, min(1 << longWindowLog, Self.maximumChunkSize))
     }
 
+    /// Whether a regular file is mapped: ``mapInput``, except under a
+    /// `--long` window larger than the default chunk, where it is read: long
+    /// matches reach anywhere in a chunk of that window's size, and across a
+    /// mapping of page-cache pages they cost about a quarter more CPU than
+    /// across a read buffer (bench/results/2026-11-22-long.md).
+    public var resolvedMapInput: Bool {
+        guard mapInput, let longWindowLog else { return mapInput }
+        return 1 << longWindowLog <= Self.defaultChunkSize
+    }
+
     /// `threads`, with 0 resolved to the number of online cores.
     public var resolvedThreads: Int {
         threads > 0 ? threads : Self.onlineCores

@@ -117,7 +117,7 @@ public final class CompressionPipeline: @unchecked Sendable {
         let seekTable = options.seekTable ? SeekTableRecorder(checksums: options.checksum, path: outputName) : nil
 
         let reader = ChunkReader(fd: input, path: inputName, kind: kind,
-                                 chunkSize: options.chunkSize, mapFiles: options.mapInput, live: observer != nil, cleanup: cleanup,
+                                 chunkSize: options.chunkSize, mapFiles: options.resolvedMapInput, live: observer != nil, cleanup: cleanup,
                                  onBytes: { observer?.bytesRead($0) })
         let writer = OrderedWriter(
             fd: output, path: outputName, cleanup: cleanup,

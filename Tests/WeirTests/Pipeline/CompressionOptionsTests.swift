@@ -24,4 +24,12 @@ struct CompressionOptionsTests {
         // Without --long, a 5 MiB file is still cut in two for two workers.
         #expect(CompressionOptions(threads: 2).fitted(toInputSize: 5 << 20).chunkSize == (5 << 19))
     }
+
+    @Test("a --long window above the default chunk reads files instead of mapping them; --no-mmap always reads")
+    func mapping() {
+        #expect(CompressionOptions().resolvedMapInput)
+        #expect(CompressionOptions(longWindowLog: 23).resolvedMapInput)
+        #expect(!CompressionOptions(longWindowLog: 24).resolvedMapInput)
+        #expect(!CompressionOptions(mapInput: false).resolvedMapInput)
+    }
 }
