@@ -75,11 +75,17 @@ public struct CompressionOptions: Sendable, Equatable {
     /// 64 KiB, at least ``minimumSplitChunk``). A 5 MB file on two cores
     /// becomes two frames compressed at once instead of one.
     /// With `--long`, a file is never cut below the window, so a file
-    /// smaller than it stays one frame, matched across as a whole.
+    /// smaller than it stays one frame, matched across as a whole, in a
+    /// chunk of its own size.
     /// The result's ``chunkSize`` is the one used (``resolvedChunkSize``).
     public func fitted(toInputSize size: Int?) -> CompressionOptions {
         var fitted = self
         fitted.chunkSize = resolvedChunkSize
+        // Under --long, a file smaller than the window is one chunk of its
+        // own size (in 64 KiB), so its buffers are not the window's.
+        if longWindowLog != nil, let size {
+            fitted.chunkSize = min(fitted.chunkSize, (max(1, size) + 0xFFFF) & ~0xFFFF)
+        }
         let chunk = fitted.chunkSize
         guard splitSmallInputs, let size, resolvedThreads > 1, size < chunk * resolvedThreads else { return fitted }
         let perWorker = (size + resolvedThreads - 1) / resolvedThreads

@@ -21,6 +21,10 @@ struct CompressionOptionsTests {
         #expect(long.fitted(toInputSize: 20 << 20).chunkSize == 1 << 24)
         #expect(long.fitted(toInputSize: 40 << 20).chunkSize == 1 << 24)
         #expect(long.fitted(toInputSize: nil).chunkSize == 1 << 24)
+        // Under the window, one chunk of the file's size, in 64 KiB.
+        #expect(long.fitted(toInputSize: 10 << 20).chunkSize == 10 << 20)
+        #expect(long.fitted(toInputSize: 100_000).chunkSize == 128 << 10)
+        #expect(long.fitted(toInputSize: 0).chunkSize == 64 << 10)
         // Without --long, a 5 MiB file is still cut in two for two workers.
         #expect(CompressionOptions(threads: 2).fitted(toInputSize: 5 << 20).chunkSize == (5 << 19))
     }
