@@ -82,7 +82,8 @@ struct DictionaryCommandTests {
             cat \(all) > all.json
             $WEIR -q -T2 --chunk-size 1K -D weir.dict all.json -o all.zst && zstd -q -dc -D weir.dict all.zst | cmp - all.json &&
             cat all.json | $WEIR -q -T2 --chunk-size 1K -D weir.dict | zstd -q -dc -D weir.dict | cmp - all.json &&
-            $WEIR -q -dc -T2 -D weir.dict all.zst | cmp - all.json && echo same
+            $WEIR -q -dc -T2 -D weir.dict all.zst | cmp - all.json &&
+            $WEIR -q -T2 --long=20 -D weir.dict -c all.json | zstd -q -dc --long=20 -D weir.dict | cmp - all.json && echo same
             """, in: scratch.url)
         #expect(String(decoding: many.stdout, as: UTF8.self) == "same\n", "\(many.stderr)")
         let frames = String(decoding: try scratch.zstd(["-l", "all.zst"]).stdout, as: UTF8.self)
