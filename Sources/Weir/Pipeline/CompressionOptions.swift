@@ -74,6 +74,7 @@ public struct CompressionOptions: Sendable, Equatable {
     /// one chunk per worker is cut into one chunk per worker (rounded up to
     /// 64 KiB, at least ``minimumSplitChunk``). A 5 MB file on two cores
     /// becomes two frames compressed at once instead of one.
+    ///
     /// With `--long`, a file is never cut below the window, so a file
     /// smaller than it stays one frame, matched across as a whole, in a
     /// chunk of its own size.
