@@ -3,3 +3,6 @@
 // may change between versions.
 #include <zstd.h>
 #include <zstd_errors.h>
+// The stable dictionary builder (ZDICT_trainFromBuffer, ZDICT_getDictID);
+// ZDICT_STATIC_LINKING_ONLY is never defined either.
+#include <zdict.h>

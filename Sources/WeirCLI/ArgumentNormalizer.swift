@@ -2,7 +2,7 @@
 /// cannot parse, into ones it can, before parsing.
 ///
 /// A short-option cluster is read as zstd reads it, left to right: a letter
-/// is a flag, a run of digits is a level, and `-T`, `-M` and `-o` take the
+/// is a flag, a run of digits is a level, and `-T`, `-M`, `-o` and `-D` take the
 /// rest of the cluster as their value, or the next argument when the cluster
 /// ends with them (`-o=FILE` also works, as in zstd):
 ///
@@ -11,7 +11,7 @@
 ///
 /// Other spellings:
 ///
-/// - `--fast` alone → `--fast=1` (an optional value);
+/// - `--fast` alone → `--fast=1`, `--long` alone → `--long=27` (optional values);
 /// - `-c`/`--stdout` and `-o` both given: the last one wins, as in zstd,
 ///   signalled with the hidden flag `--stdout-wins`;
 /// - `--rm` and `-k`/`--keep` both given: the last one wins, as in zstd:
@@ -22,7 +22,7 @@
 /// Everything after `--` is left alone (file names), and so is `-`.
 public enum ArgumentNormalizer {
     /// The short options that take a value, and their long names.
-    static let valueOptions: [Character: String] = ["T": "--threads", "M": "--memory", "o": "--output"]
+    static let valueOptions: [Character: String] = ["T": "--threads", "M": "--memory", "o": "--output", "D": "--dictionary"]
 
     /// The arguments for the parser, from the command line's (program name left out).
     public static func normalize(_ arguments: [String]) -> [String] {
@@ -46,6 +46,9 @@ public enum ArgumentNormalizer {
                 case "--": literal = true
                 case "--fast" where argument == "--fast":
                     result.append("--fast=1")
+                    continue
+                case "--long" where argument == "--long":
+                    result.append("--long=27")
                     continue
                 case "--stdout": lastStdout = seen
                 case "--output": lastOutput = seen

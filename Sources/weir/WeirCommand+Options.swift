@@ -75,6 +75,21 @@ struct DecompressionFlags: ParsableArguments {
     var sparse: Bool?
 }
 
+/// Dictionaries and long-distance matching, as zstd spells them.
+struct DictionaryFlags: ParsableArguments {
+    @Option(name: [.customShort("D"), .customLong("dictionary")], help: ArgumentHelp("Compress or decompress every frame with the dictionary DICT (from zstd --train or weir --train).", valueName: "DICT"))
+    var dictionaryFile: String?
+
+    @Flag(name: .customLong("train"), help: "Train a dictionary from the FILEs (one sample per file, at least 5), written to -o DICT (default: dictionary).")
+    var train = false
+
+    @Option(name: .customLong("maxdict"), help: ArgumentHelp("The largest dictionary --train makes (default 112640).", valueName: "SIZE"))
+    var maxDictionary: ByteCount?
+
+    @Option(name: .customLong("long"), help: ArgumentHelp("Long-distance matching with a 2^N-byte window: --long[=N], N from 10 to 31 (default 27). Each frame's chunk becomes at least the window, so memory is (threads + 1) x 2 x 2^N. Decompressing, accept windows up to 2^N (as -M).", valueName: "N"))
+    var long: Int?
+}
+
 /// What both directions share: workers, checksums, memory.
 struct ResourceFlags: ParsableArguments {
     @Option(name: [.customShort("T"), .customLong("threads")], help: ArgumentHelp("Worker threads; 0 means one per core (the default).", valueName: "N"))
@@ -139,6 +154,11 @@ extension WeirCommand {
 
     var passThrough: Bool? { decompressionFlags.passThrough }
     var sparse: Bool? { decompressionFlags.sparse }
+
+    var dictionaryFile: String? { dictionaryFlags.dictionaryFile }
+    var train: Bool { dictionaryFlags.train }
+    var maxDictionary: Int { dictionaryFlags.maxDictionary?.bytes ?? DictionaryTrainer.defaultMaximumSize }
+    var long: Int? { dictionaryFlags.long }
 
     /// -T N, or 1 with --single-thread (the normalizer keeps whichever was
     /// given last); 0 resolved to physical cores with --auto-threads=physical.

@@ -33,7 +33,7 @@ extension WeirCommand {
     /// The reporter of a run of `inputs` inputs.
     func makeReporter(console: Console, inputs: Int) -> RunReporter {
         let compression = operationKind == .compress
-            ? CompressionOptions(level: resolvedLevel(console: nil), threads: threads, chunkSize: chunkSize.bytes)
+            ? compressionOptions(level: resolvedLevel(console: nil))
             : nil
         return RunReporter(console: console, format: json ? .json : .human, operation: operationKind,
                            inputs: inputs, sizeHint: sizeHint?.bytes, compression: compression)

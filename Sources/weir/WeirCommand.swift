@@ -48,6 +48,9 @@ struct WeirCommand: ParsableCommand {
     @OptionGroup(title: "Decompression")
     var decompressionFlags: DecompressionFlags
 
+    @OptionGroup(title: "Dictionaries and long-distance matching")
+    var dictionaryFlags: DictionaryFlags
+
     @OptionGroup(title: "Threads, checksums and memory")
     var resourceFlags: ResourceFlags
 
@@ -95,8 +98,14 @@ struct WeirCommand: ParsableCommand {
     }
 
     mutating func validate() throws {
-        if [compress, decompress, test, list].filter({ $0 }).count > 1 {
-            throw ValidationError("Choose one of -z/--compress, -d/--decompress, -t/--test and -l/--list.")
+        if [compress, decompress, test, list, train].filter({ $0 }).count > 1 {
+            throw ValidationError("Choose one of -z/--compress, -d/--decompress, -t/--test, -l/--list and --train.")
+        }
+        if let long, !CompressionOptions.longWindowLogs.contains(long) {
+            throw ValidationError("--long=\(long): the window log must be between \(CompressionOptions.longWindowLogs.lowerBound) and \(CompressionOptions.longWindowLogs.upperBound).")
+        }
+        if train && files.isEmpty {
+            throw ValidationError("--train needs the sample files: weir --train FILE... -o DICT.")
         }
         if let fast, fast < 1 {
             throw ValidationError("--fast=\(fast): the value must be 1 or more.")
@@ -107,7 +116,7 @@ struct WeirCommand: ParsableCommand {
         if chunkSize.bytes < 1024 || chunkSize.bytes > 1 << 30 {
             throw ValidationError("--chunk-size \(chunkSize.bytes): the chunk size must be between 1KiB and 1GiB.")
         }
-        if outputFile != nil, files.count > 1 {
+        if outputFile != nil, files.count > 1, !train {
             throw ValidationError("-o names one output: give one input file, or use -c.")
         }
         if let level, level < 0 {
@@ -124,6 +133,17 @@ struct WeirCommand: ParsableCommand {
         let console = Console(quietness: quiet, verbosity: verbose, progress: showsProgress ? ProgressDisplay() : nil,
                               summaries: showsSummaries)
         if list { return ListReport(files: files, verbose: verbose > 0, console: console).run() }
+        if train { return trainDictionary(console: console) }
+        // Read once, before any input: every job shares it.
+        var dictionary: ZstdDictionary?
+        if let dictionaryFile {
+            do throws(WeirError) {
+                dictionary = try ZstdDictionary.load(path: dictionaryFile)
+            } catch {
+                console.error(error.description)
+                return 1
+            }
+        }
         let signals = SignalHandler(console: console)
         signals.install()
         var failed = false
@@ -134,7 +154,7 @@ struct WeirCommand: ParsableCommand {
             reporter.next()
             var job: FileJob?
             do throws(WeirError) {
-                let made = try makeJob(for: input, console: console)
+                let made = try makeJob(for: input, dictionary: dictionary, console: console)
                 job = made
                 let statistics = try made.run(observer: reporter.started(made), cancellation: signals.cancellation)
                 reporter.succeeded(made, statistics)
@@ -160,6 +180,21 @@ struct WeirCommand: ParsableCommand {
             return maximum
         }
         return requested
+    }
+
+    /// The compression options of the flags, with the chunk size that
+    /// `--long` raises already resolved (so that reports show it).
+    func compressionOptions(level: Int, dictionary: ZstdDictionary? = nil) -> CompressionOptions {
+        // Content-defined cuts must not depend on the input's size, which
+        // fitting a small file to the workers would make them do.
+        var options = CompressionOptions(level: level, threads: threads, chunkSize: chunkSize.bytes, checksum: check,
+                                         seekTable: !noSeekTable, mapInput: mapInput,
+                                         splitSmallInputs: compressionFlags.chunkSize == nil && !compressionFlags.rsyncable,
+                                         contentSize: contentSize, streamSize: streamSize?.bytes,
+                                         dictionary: dictionary, longWindowLog: long)
+        options.rsyncable = compressionFlags.rsyncable
+        options.chunkSize = options.resolvedChunkSize
+        return options
     }
 
     // MARK: Destinations
@@ -190,7 +225,7 @@ struct WeirCommand: ParsableCommand {
     }
 
     /// The job for one input, after the safety checks that depend on flags.
-    func makeJob(for input: String, console: Console) throws(WeirError) -> FileJob {
+    func makeJob(for input: String, dictionary: ZstdDictionary? = nil, console: Console) throws(WeirError) -> FileJob {
         let name = input == "-" ? "(stdin)" : input
         let toStandardOutput = writesToStandardOutput(input)
         let operation: FileJob.Operation
@@ -199,24 +234,21 @@ struct WeirCommand: ParsableCommand {
         let decompressOptions = DecompressionOptions(verifyChecksum: check, memoryLimit: memory?.bytes, threads: threads,
                                                      mapInput: mapInput,
                                                      passThrough: passThrough ?? (force && toStandardOutput),
-                                                     sparse: sparse ?? !toStandardOutput)
+                                                     sparse: sparse ?? !toStandardOutput,
+                                                     dictionary: dictionary, longWindowLog: long)
         if test {
             operation = .test(decompressOptions)
         } else if decompress {
             operation = .decompress(decompressOptions)
         } else {
-            // Content-defined cuts must not depend on the input's size, which
-            // fitting a small file to the workers would make them do.
-            var compression = CompressionOptions(level: resolvedLevel(console: console), threads: threads,
-                                                 chunkSize: chunkSize.bytes, checksum: check,
-                                                 seekTable: !noSeekTable, mapInput: mapInput,
-                                                 splitSmallInputs: compressionFlags.chunkSize == nil
-                                                     && !compressionFlags.rsyncable,
-                                                 contentSize: contentSize, streamSize: streamSize?.bytes)
-            compression.rsyncable = compressionFlags.rsyncable
-            operation = .compress(compression)
+            operation = .compress(compressionOptions(level: resolvedLevel(console: console), dictionary: dictionary))
         }
         let compressing = !test && !decompress
+        // As zstd: the dictionary is not also an input.
+        if let dictionaryFile, input != "-", let inputStatus = FileStatus.of(path: input),
+           let dictionaryStatus = FileStatus.of(path: dictionaryFile), inputStatus.isSameFile(as: dictionaryStatus) {
+            throw WeirError(.sameFile, path: name, operation: .open, reason: "cannot use it as an input file and dictionary")
+        }
 
         if input == "-", isatty(STDIN_FILENO) == 1, !force {
             throw WeirError(.terminal, path: name, operation: .read,

@@ -34,6 +34,16 @@ struct ArgumentNormalizerTests {
         #expect(normalize("in --") == "in --")
     }
 
+    @Test("--long alone is --long=27 (zstd's default window); -D takes its dictionary as -o takes its file")
+    func dictionaryAndLong() {
+        #expect(normalize("--long in") == "--long=27 in")
+        #expect(normalize("--long=20 -d in") == "--long=20 -d in")
+        #expect(normalize("-Ddict in") == "-D dict in")
+        #expect(normalize("-dD dict in") == "-d -D dict in")
+        #expect(normalize("-D-x in") == "--dictionary=-x in")
+        #expect(normalize("-- --long") == "-- --long")
+    }
+
     @Test("a character that is not a letter leaves the argument to the parser, which refuses it")
     func notALetter() {
         #expect(normalize("-d- in") == "-d -d- in")

@@ -75,7 +75,7 @@ struct DecompressCommandTests {
         for (file, window, needed) in refusals {
             let stock = try scratch.zstd(["-q", "-t", "-M64K", file])
             #expect(stock.status != 0, "zstd refuses \(file) too")
-            let hint = "needs a window of \(window) bytes, more than the memory limit of 65536 bytes (use -M\(needed) or more)"
+            let hint = "needs a window of \(window) bytes, more than the memory limit of 65536 bytes (use --long=\(window == "500000" ? 19 : 18) or -M\(needed))"
             let filed = try WeirProcess.run(["-d", "-M64K", file, "-o", "out"], in: scratch.url)
             #expect(filed.status == 1, "\(file)")
             #expect(filed.stderr.contains("weir: \(file): frame 0 at offset 0 \(hint)"), "\(filed.stderr)")

@@ -3,6 +3,7 @@ import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// An output file that appears under its name only once it is complete, or,
 /// when the name is a device, FIFO or socket, that very node written in place.
@@ -21,8 +22,7 @@ import Glibc
 /// A target that exists and is not a regular file (`/dev/null`, a FIFO) is
 /// opened for writing and written directly, as zstd does: no `-f` needed, and
 /// it is never removed, renamed over, or given other permissions.
-/// `@unchecked`: `open` is touched only by the thread that owns the job (commit or discard).
-public final class OutputFile: @unchecked Sendable {
+public final class OutputFile: Sendable {
     /// The name the file gets when committed.
     public let path: String
     /// The temporary file being written; nil when writing a device in place.
@@ -30,7 +30,8 @@ public final class OutputFile: @unchecked Sendable {
     /// The descriptor open for writing.
     public let descriptor: Int32
     private let force: Bool
-    private var open = true
+    /// Until committed or discarded; each happens once.
+    private let open = Atomic<Bool>(true)
 
     /// Temporary files not yet committed or discarded, so that a signal
     /// handler can remove them before the process ends.
@@ -90,8 +91,7 @@ public final class OutputFile: @unchecked Sendable {
     ///   force), or `close`/`rename` fail (a delayed write error such as a
     ///   full disk shows up at `close`); the temporary file is then removed.
     public func commit(copying source: FileStatus?) throws(WeirError) {
-        precondition(open, "OutputFile committed twice")
-        open = false
+        precondition(open.exchange(false, ordering: .acquiringAndReleasing), "OutputFile committed twice")
         guard let temporaryPath else {
             if Glibc.close(descriptor) != 0 {
                 let code = errno
@@ -168,8 +168,7 @@ public final class OutputFile: @unchecked Sendable {
 
     /// Closes the output; a temporary file is removed, `path` is left as it was.
     public func discard() {
-        guard open else { return }
-        open = false
+        guard open.exchange(false, ordering: .acquiringAndReleasing) else { return }
         Glibc.close(descriptor)
         if let temporaryPath { removeTemporary(temporaryPath) }
     }

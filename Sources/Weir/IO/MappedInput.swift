@@ -3,6 +3,7 @@ import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// Hands out consecutive pieces of a regular file as read-only memory
 /// mappings wrapped in `DispatchData`: no `read()` copy, no fresh buffer.
@@ -27,11 +28,11 @@ import Glibc
 ///
 /// Threads: `next(length:)` is called by one thread at a time (the
 /// pipeline's reading thread); ``changed`` may be read from any thread.
-/// `@unchecked`: `offset` is touched by one reading thread at a time; the guards are Locked.
-final class MappedInput: @unchecked Sendable {
+final class MappedInput: Sendable {
     let path: String
     private let fd: Int32
-    private var offset: Int
+    /// Where the next piece starts; advanced by the one reading thread.
+    private let offset: Atomic<Int>
     /// Registrations of mappings still alive, and whether any has faulted.
     private let guards = Locked((live: Set<Int32>(), faulted: false))
     private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
@@ -43,7 +44,7 @@ final class MappedInput: @unchecked Sendable {
         guard position >= 0, weir_map_guard_install() == 0 else { return nil }
         self.fd = fd
         self.path = path
-        self.offset = Int(position)
+        self.offset = Atomic(Int(position))
     }
 
     /// Whether the file was cut while one of its mappings was being read:
@@ -57,6 +58,7 @@ final class MappedInput: @unchecked Sendable {
     /// The next at most `length` bytes; empty at the end of the file.
     func next(length: Int) throws(WeirError) -> DispatchData {
         let size = try Descriptor(fd, path: path).status(operation: .read).size
+        let offset = self.offset.load(ordering: .relaxed)
         let count = min(length, max(0, size - offset))
         guard count > 0 else { return .empty }
         let start = offset & ~(Self.pageSize - 1)
@@ -75,10 +77,10 @@ final class MappedInput: @unchecked Sendable {
             throw WeirError(.library, path: path, operation: .map, reason: "too many mappings in use")
         }
         guards.withLock { _ = $0.live.insert(slot) }
-        offset += count
+        self.offset.store(offset + count, ordering: .relaxed)
         // Keep the descriptor's offset where a read() loop would leave it,
         // for whoever shares it (a shell's redirection).
-        lseek(fd, off_t(offset), SEEK_SET)
+        lseek(fd, off_t(offset + count), SEEK_SET)
         nonisolated(unsafe) let pointer = base
         return DispatchData(
             bytesNoCopy: UnsafeRawBufferPointer(start: base + lead, count: count),

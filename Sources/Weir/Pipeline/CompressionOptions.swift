@@ -47,15 +47,35 @@ public struct CompressionOptions: Sendable, Equatable {
 
     /// The largest chunk a run reads: `chunkSize`, or twice it with `rsyncable`.
     public var largestChunk: Int { rsyncable ? 2 * chunkSize : chunkSize }
+    /// The dictionary every frame is compressed with (`-D`), or nil.
+    public var dictionary: ZstdDictionary?
+    /// Long-distance matching with a window of 2^N bytes (`--long[=N]`), or
+    /// nil. A frame cannot refer past its own chunk, so the chunk grows to
+    /// at least the window (``resolvedChunkSize``): each frame then matches
+    /// across a whole window, as one `zstd --long` stream does, at the cost
+    /// of ``resolvedChunksInFlight`` chunks of that size in memory.
+    public var longWindowLog: Int?
 
     /// The smallest chunk ``splitSmallInputs`` cuts: below 1 MiB, frames lose
     /// too much ratio for the time saved.
     public static let minimumSplitChunk = 1 << 20
 
+    /// The largest chunk: 1 GiB (also the most `--chunk-size` accepts).
+    public static let maximumChunkSize = 1 << 30
+
+    /// The window logs `--long` accepts, libzstd's on 64-bit systems.
+    public static let longWindowLogs = 10...31
+
+    /// zstd's `--long` window when none is given: 2^27 (128 MiB).
+    public static let defaultLongWindowLog = 27
+
     /// Creates options; every parameter has zstd's default.
     public init(level: Int = 3, threads: Int = 0, chunkSize: Int = CompressionOptions.defaultChunkSize,
                 checksum: Bool = true, chunksInFlight: Int? = nil, seekTable: Bool = true, mapInput: Bool = true,
-                splitSmallInputs: Bool = true, contentSize: Bool = true, streamSize: Int? = nil) {
+                splitSmallInputs: Bool = true, contentSize: Bool = true, streamSize: Int? = nil,
+                dictionary: ZstdDictionary? = nil, longWindowLog: Int? = nil) {
+        self.dictionary = dictionary
+        self.longWindowLog = longWindowLog
         self.mapInput = mapInput
         self.contentSize = contentSize
         self.streamSize = streamSize
@@ -73,13 +93,43 @@ public struct CompressionOptions: Sendable, Equatable {
     /// one chunk per worker is cut into one chunk per worker (rounded up to
     /// 64 KiB, at least ``minimumSplitChunk``). A 5 MB file on two cores
     /// becomes two frames compressed at once instead of one.
+    ///
+    /// With `--long`, a file is never cut below the window, so a file
+    /// smaller than it stays one frame, matched across as a whole, in a
+    /// chunk of its own size.
+    /// The result's ``chunkSize`` is the one used (``resolvedChunkSize``).
     public func fitted(toInputSize size: Int?) -> CompressionOptions {
-        guard splitSmallInputs, let size, resolvedThreads > 1, size < chunkSize * resolvedThreads else { return self }
+        var fitted = self
+        fitted.chunkSize = resolvedChunkSize
+        // Under --long, a file smaller than the window is one chunk of its
+        // own size (in 64 KiB), so its buffers are not the window's.
+        if longWindowLog != nil, let size {
+            fitted.chunkSize = min(fitted.chunkSize, (max(1, size) + 0xFFFF) & ~0xFFFF)
+        }
+        let chunk = fitted.chunkSize
+        guard splitSmallInputs, let size, resolvedThreads > 1, size < chunk * resolvedThreads else { return fitted }
         let perWorker = (size + resolvedThreads - 1) / resolvedThreads
         let rounded = (perWorker + 0xFFFF) & ~0xFFFF
-        var fitted = self
-        fitted.chunkSize = min(chunkSize, max(Self.minimumSplitChunk, rounded))
+        let smallest = longWindowLog.map { min(1 << $0, Self.maximumChunkSize) } ?? Self.minimumSplitChunk
+        fitted.chunkSize = min(chunk, max(smallest, rounded))
         return fitted
+    }
+
+    /// The chunk size before ``fitted(toInputSize:)``: ``chunkSize``, raised
+    /// with ``longWindowLog`` to the window (at most ``maximumChunkSize``).
+    public var resolvedChunkSize: Int {
+        guard let longWindowLog else { return chunkSize }
+        return max(chunkSize, min(1 << longWindowLog, Self.maximumChunkSize))
+    }
+
+    /// Whether a regular file is mapped: ``mapInput``, except under a
+    /// `--long` window larger than the default chunk, where it is read: long
+    /// matches reach anywhere in a chunk of that window's size, and across a
+    /// mapping of page-cache pages they cost about a quarter more CPU than
+    /// across a read buffer (bench/results/2026-11-22-long.md).
+    public var resolvedMapInput: Bool {
+        guard mapInput, let longWindowLog else { return mapInput }
+        return 1 << longWindowLog <= Self.defaultChunkSize
     }
 
     /// `threads`, with 0 resolved to the number of online cores.
@@ -102,7 +152,10 @@ public struct CompressionOptions: Sendable, Equatable {
     /// chunk boundaries; below level 7 a 4 MiB window (22) wins that back for
     /// about 5% more CPU, where 23 would cost 20 MiB more memory at two
     /// workers (docs/design.md). Higher levels keep their own (22 or more).
+    ///
+    /// With ``longWindowLog``, that window.
     public var resolvedWindowLog: Int? {
+        if let longWindowLog { return longWindowLog }
         guard level < 7, chunkSize > 1 << 21 else { return nil }
         return 22
     }

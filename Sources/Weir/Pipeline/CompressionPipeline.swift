@@ -106,13 +106,18 @@ public final class CompressionPipeline: Sendable {
         let control = self.control
         let inputName = self.inputName
         let observer = self.observer
+        // One digested dictionary for every worker's context, made before
+        // any channel opens.
+        let dictionary = try options.dictionary.map { dictionary throws(WeirError) in
+            try CompressionDictionary(dictionary, level: options.level, path: inputName)
+        }
         let cleanup = DispatchGroup()
         let counters = Locked((bytesOut: 0, frames: 0))
         // The seek table: entries join it as frames are written, in file order.
         let seekTable = options.seekTable ? SeekTableRecorder(checksums: options.checksum, path: outputName) : nil
 
         let reader = ChunkReader(fd: input, path: inputName, kind: kind,
-                                 chunkSize: options.chunkSize, mapFiles: options.mapInput, live: observer != nil, cleanup: cleanup,
+                                 chunkSize: options.chunkSize, mapFiles: options.resolvedMapInput, live: observer != nil, cleanup: cleanup,
                                  onBytes: { observer?.bytesRead($0) })
         let writer = OrderedWriter(
             fd: output, path: outputName, cleanup: cleanup,
@@ -131,7 +136,8 @@ public final class CompressionPipeline: Sendable {
             width: threads, label: "weir.compress",
             makeContext: { () throws(WeirError) in
                 try CompressionContext(level: options.level, checksum: options.checksum, contentSize: options.contentSize,
-                                       windowLog: options.resolvedWindowLog, path: inputName)
+                                       windowLog: options.resolvedWindowLog, longDistance: options.longWindowLog != nil,
+                                       dictionary: dictionary, path: inputName)
             },
             onContextFailure: { control.fail($0) })
         // After a failure, a slot wakes the reading thread if it waits for one.

@@ -26,9 +26,18 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// is a regular file (zstd's `--sparse`; see ``OrderedWriter``).
     public var sparse: Bool
 
+    /// The dictionary the frames were compressed with (`-D`), or nil.
+    public var dictionary: ZstdDictionary?
+    /// `--long=N`: without `memoryLimit`, frames may use a window of up to
+    /// 2^N bytes (as `zstd -d --long=N`); the in-flight budget is unchanged.
+    public var longWindowLog: Int?
+
     /// Creates options; every parameter has zstd's default.
     public init(verifyChecksum: Bool = true, memoryLimit: Int? = nil, readSize: Int = 1 << 20, threads: Int = 0,
-                mapInput: Bool = true, passThrough: Bool = false, sparse: Bool = false) {
+                mapInput: Bool = true, passThrough: Bool = false, sparse: Bool = false,
+                dictionary: ZstdDictionary? = nil, longWindowLog: Int? = nil) {
+        self.dictionary = dictionary
+        self.longWindowLog = longWindowLog
         self.mapInput = mapInput
         self.passThrough = passThrough
         self.sparse = sparse
@@ -74,6 +83,6 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// that do not say their size, stream through one decoder.
     public var parallelFrameLimit: Int { max(64 << 10, inFlightBudget / 2) }
 
-    /// The window limit matching `memoryLimit`.
-    var windowLimit: WindowLimit { WindowLimit(memoryLimit: memoryLimit) }
+    /// The window limit matching `memoryLimit`, else `longWindowLog`.
+    var windowLimit: WindowLimit { WindowLimit(memoryLimit: memoryLimit, longWindowLog: longWindowLog) }
 }

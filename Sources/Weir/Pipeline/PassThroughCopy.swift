@@ -14,7 +14,7 @@ import Dispatch
 ///
 /// Bound: ``slots`` reads between reading and written, so a slow consumer
 /// stops the reader and memory stays at `slots × readSize`.
-final class PassThroughCopy: @unchecked Sendable {
+final class PassThroughCopy: Sendable {
     /// Reads in flight: one being written, one read ahead, and two more so
     /// that a pipe producer and consumer of uneven speed both keep moving.
     static let slots = 4

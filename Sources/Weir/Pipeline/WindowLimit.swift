@@ -22,10 +22,14 @@ struct WindowLimit: Sendable, Equatable {
     /// Whether no limit was given (the default applies).
     let isDefault: Bool
 
-    /// The limit for a memory budget in bytes; nil for libzstd's default.
-    init(memoryLimit: Int?) {
+    /// The limit for a memory budget in bytes; else 2^`longWindowLog`
+    /// (`--long=N`, as zstd: `-M` wins); else libzstd's default.
+    init(memoryLimit: Int?, longWindowLog: Int? = nil) {
         if let memoryLimit {
             bytes = max(UInt64(max(0, memoryLimit)), Self.minimumBytes)
+            isDefault = false
+        } else if let longWindowLog {
+            bytes = UInt64(1) << UInt64(min(max(longWindowLog, 10), 31))
             isDefault = false
         } else {
             bytes = Self.defaultBytes
@@ -48,14 +52,25 @@ struct WindowLimit: Sendable, Equatable {
     ///   - index: the frame's position in the stream, for the message.
     ///   - offset: the stream offset of its first byte, for the message.
     ///   - path: how the error names the input.
-    /// - Throws: ``WeirError`` `.memoryLimit`, saying which `-M` would do.
+    /// - Throws: ``WeirError`` `.memoryLimit`, with zstd's hint: the
+    ///   `--long=N` or the `-M` that would do.
     func check(_ header: FrameHeader, index: Int, offset: Int, path: String) throws(WeirError) {
         guard !header.isSkippable, header.windowSize > bytes else { return }
         let limit = isDefault ? "the default memory limit of \(bytes) bytes" : "the memory limit of \(bytes) bytes"
+        let log = Self.windowLog(header.windowSize)
+        let hint = log <= 31 ? "use --long=\(log) or -M\(Self.sizeArgument(header.windowSize))"
+                             : "a window log above 31 is not supported"
         throw WeirError(.memoryLimit, path: path, operation: .decompress,
                         reason: "frame \(index) at offset \(offset) needs a window of \(header.windowSize) bytes, "
-                            + "more than \(limit) (use -M\(Self.sizeArgument(header.windowSize)) or more)",
+                            + "more than \(limit) (\(hint))",
                         frame: index, offset: offset)
+    }
+
+    /// The smallest N with 2^N ≥ `bytes` (zstd's `--long=N` hint).
+    static func windowLog(_ bytes: UInt64) -> Int {
+        var log = 0
+        while log < 64 && UInt64(1) << UInt64(log) < bytes { log += 1 }
+        return log
     }
 
     /// The smallest `-M` argument, in whole KiB below 1 MiB and in whole MiB

@@ -7,21 +7,34 @@ import Dispatch
 /// Reusing a context between frames avoids allocating its tables per chunk.
 final class CompressionContext {
     private let cctx: OpaquePointer
+    /// Held so that it outlives the context that references it.
+    private let dictionary: CompressionDictionary?
 
     /// Creates a context that writes frames at `level`, with a content
     /// checksum when `checksum` is true, with Frame_Content_Size unless
     /// `contentSize` is false; `windowLog` overrides the level's window (nil
-    /// keeps it).
-    init(level: Int, checksum: Bool, contentSize: Bool = true, windowLog: Int? = nil, path: String) throws(WeirError) {
+    /// keeps it); `longDistance` turns on long-distance matching over that
+    /// window (`--long`); every frame is compressed with `dictionary`, whose
+    /// level must be `level` (a referenced CDict imposes its own).
+    init(level: Int, checksum: Bool, contentSize: Bool = true, windowLog: Int? = nil, longDistance: Bool = false,
+         dictionary: CompressionDictionary? = nil, path: String) throws(WeirError) {
         guard let cctx = ZSTD_createCCtx() else {
             throw WeirError(.library, path: path, operation: .compress, reason: "cannot create a zstd context: out of memory")
         }
         self.cctx = cctx
+        self.dictionary = dictionary
         try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, Int32(level)), path: path, operation: .setParameter("set level"))
         try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, checksum ? 1 : 0), path: path, operation: .setParameter("set checksum"))
         try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, contentSize ? 1 : 0), path: path, operation: .setParameter("set content size"))
         if let windowLog {
             try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, Int32(windowLog)), path: path, operation: .setParameter("set window"))
+        }
+        if longDistance {
+            try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_enableLongDistanceMatching, 1),
+                           path: path, operation: .setParameter("enable long-distance matching"))
+        }
+        if let dictionary {
+            try Zstd.check(ZSTD_CCtx_refCDict(cctx, dictionary.cdict), path: path, operation: .useDictionary)
         }
     }
 

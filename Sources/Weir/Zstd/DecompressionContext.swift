@@ -6,6 +6,8 @@ import Dispatch
 final class DecompressionContext {
     private let dctx: OpaquePointer
     private let path: String
+    /// Held so that it outlives the context that references it.
+    private let dictionary: DecompressionDictionary?
 
     /// `ZSTD_d_forceIgnoreChecksum`. It is not in the stable header, but the
     /// shared libzstd (1.4.7 and later) accepts it; if it ever refuses, the
@@ -27,12 +29,18 @@ final class DecompressionContext {
     ///   - stableOutput: `ZSTD_decompressStream` decodes each frame into one
     ///   buffer given whole (``decompressFrame(pieces:into:)``), not into
     ///   buffers that change between calls.
-    init(windowLogMax: Int, verifyChecksum: Bool, stableOutput: Bool = false, path: String) throws(WeirError) {
+    ///   - dictionary: the dictionary every frame is decoded with (`-D`).
+    init(windowLogMax: Int, verifyChecksum: Bool, stableOutput: Bool = false,
+         dictionary: DecompressionDictionary? = nil, path: String) throws(WeirError) {
         guard let dctx = ZSTD_createDCtx() else {
             throw WeirError(.library, path: path, operation: .decompress, reason: "cannot create a zstd context: out of memory")
         }
         self.dctx = dctx
         self.path = path
+        self.dictionary = dictionary
+        if let dictionary {
+            try Zstd.check(ZSTD_DCtx_refDDict(dctx, dictionary.ddict), path: path, operation: .useDictionary)
+        }
         try Zstd.check(ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, Int32(windowLogMax)),
                        path: path, operation: .setParameter("set memory limit"))
         if !verifyChecksum {
@@ -58,7 +66,7 @@ final class DecompressionContext {
     ///   otherwise a hint of how many input bytes the frame still needs.
     func decompress(_ input: inout ZSTD_inBuffer, _ output: inout ZSTD_outBuffer) throws(WeirError) -> Int {
         let result = ZSTD_decompressStream(dctx, &output, &input)
-        return try Zstd.check(result, path: path, operation: .decompress)
+        return try checked(result)
     }
 
     /// Runs `ZSTD_decompressStream` once on `source` from byte `consumed`
@@ -89,7 +97,21 @@ final class DecompressionContext {
     func decompressFrame(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer) throws(WeirError) -> Int {
         let result = ZSTD_decompressDCtx(dctx, destination.baseAddress, destination.count,
                                          source.baseAddress, source.count)
-        return try Zstd.check(result, path: path, operation: .decompress)
+        return try checked(result)
+    }
+
+    /// `result`, unless it is an error: then the ``WeirError`` for it, where
+    /// a frame whose dictionary ID is not the dictionary's says so as zstd
+    /// does ("Dictionary mismatch") and which `-D` it needs.
+    private func checked(_ result: Int) throws(WeirError) -> Int {
+        guard ZSTD_isError(result) != 0, ZSTD_getErrorCode(result) == ZSTD_error_dictionary_wrong else {
+            return try Zstd.check(result, path: path, operation: .decompress)
+        }
+        let reason = dictionary.map {
+            "Dictionary mismatch: the data was compressed with another dictionary than \(FileName.displayed($0.path)) "
+                + "(ID \($0.id)); give that one with -D"
+        } ?? "Dictionary mismatch: the data was compressed with a dictionary; give it with -D"
+        throw WeirError(.corrupt, path: path, operation: .decompress, reason: reason)
     }
 
     /// Decodes one whole frame that arrives in several pieces (the regions of

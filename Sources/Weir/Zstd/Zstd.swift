@@ -41,7 +41,7 @@ public enum Zstd {
                              reason: "checksum mismatch: the decompressed data is corrupt")
         case ZSTD_error_frameParameter_windowTooLarge:
             return WeirError(.memoryLimit, path: path, operation: operation,
-                             reason: "frame needs a window larger than the memory limit (use -M to raise it)")
+                             reason: "frame needs a window larger than the memory limit (use --long=N or -M to raise it)")
         case ZSTD_error_memory_allocation:
             return WeirError(.library, path: path, operation: operation, reason: "out of memory")
         case ZSTD_error_corruption_detected, ZSTD_error_srcSize_wrong,

@@ -18,7 +18,7 @@ struct WindowLimitTests {
         } catch {
             #expect(error.kind == .memoryLimit)
             #expect(error.description == "x.zst: frame 3 at offset 1234 needs a window of 675440 bytes, more than "
-                        + "the memory limit of 65536 bytes (use -M660K or more)")
+                        + "the memory limit of 65536 bytes (use --long=20 or -M660K)")
         }
         #expect(throws: WeirError.self) { try limit.check(Self.header(window: 65537), index: 0, offset: 0, path: "x") }
         // Skippable frames have no window.
@@ -36,11 +36,35 @@ struct WindowLimitTests {
             try standard.check(Self.header(window: 1 << 28), index: 0, offset: 0, path: "x")
             Issue.record("a 256 MiB window passed the default limit")
         } catch {
-            #expect(error.reason.contains("more than the default memory limit of 134217728 bytes (use -M256M or more)"))
+            #expect(error.reason.contains("more than the default memory limit of 134217728 bytes (use --long=28 or -M256M)"))
         }
         let tiny = WindowLimit(memoryLimit: 100)
         #expect(tiny.bytes == 1024 && tiny.logMax == 10)
         try tiny.check(Self.header(window: 1024), index: 0, offset: 0, path: "x")
+    }
+
+    @Test("--long=N without -M allows 2^N, as zstd -d --long=N; -M wins over it")
+    func longWindow() throws {
+        let long = WindowLimit(memoryLimit: nil, longWindowLog: 28)
+        #expect(long.bytes == 1 << 28 && long.logMax == 28)
+        try long.check(Self.header(window: 1 << 28), index: 0, offset: 0, path: "x")
+        #expect(throws: WeirError.self) { try long.check(Self.header(window: 1 << 29), index: 0, offset: 0, path: "x") }
+        #expect(WindowLimit(memoryLimit: 1 << 20, longWindowLog: 28).bytes == 1 << 20)
+        #expect(DecompressionOptions(longWindowLog: 30).windowLimit.bytes == 1 << 30)
+        // A window no --long can give is named as such.
+        do throws(WeirError) {
+            try long.check(Self.header(window: 1 << 33), index: 0, offset: 0, path: "x")
+        } catch {
+            #expect(error.reason.hasSuffix("(a window log above 31 is not supported)"))
+        }
+    }
+
+    @Test("the --long=N hint is the smallest N whose window holds the frame's")
+    func windowLog() {
+        #expect(WindowLimit.windowLog(1 << 27) == 27)
+        #expect(WindowLimit.windowLog((1 << 27) + 1) == 28)
+        #expect(WindowLimit.windowLog(500_000) == 19)
+        #expect(WindowLimit.windowLog(1024) == 10)
     }
 
     @Test("libzstd's window log is at or above the limit, so it never refuses what the check allows")

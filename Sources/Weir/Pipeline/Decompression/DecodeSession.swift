@@ -23,6 +23,8 @@ struct DecodeSession: Sendable {
     /// Frames decoded by streaming rather than whole (for tests).
     let streamed: Locked<Int>
     let crossCheck: SeekTableCrossCheck
+    /// The run's dictionary (`-D`), shared by every decoder.
+    let dictionary: DecompressionDictionary?
 
     /// An output buffer for `capacity` bytes, with `extra` more bytes of the
     /// budget held, waiting for room.

@@ -143,6 +143,8 @@ public final class DecompressionPipeline: Sendable {
         let cleanup = DispatchGroup()
         let totals = Locked((bytesOut: 0, frames: 0))
         let kind = InputKind.of(input)
+        // One digested dictionary for every decoder, made before any channel opens.
+        let dictionary = try options.dictionary.map { dictionary throws(WeirError) in try DecompressionDictionary(dictionary) }
 
         let reader = ChunkReader(fd: input, path: inputName, kind: kind,
                                  chunkSize: options.readSize, mapFiles: options.mapInput, live: observer != nil, cleanup: cleanup,
@@ -164,7 +166,8 @@ public final class DecompressionPipeline: Sendable {
             width: options.resolvedThreads, label: "weir.decompress",
             makeContext: { () throws(WeirError) in
                 try DecompressionContext(windowLogMax: options.windowLimit.logMax,
-                                         verifyChecksum: options.verifyChecksum, stableOutput: true, path: inputName)
+                                         verifyChecksum: options.verifyChecksum, stableOutput: true,
+                                         dictionary: dictionary, path: inputName)
             },
             onContextFailure: { control.fail($0) })
         control.stopOnFailure(reader: reader, writer: writer) { budget.cancel() }
@@ -185,7 +188,7 @@ public final class DecompressionPipeline: Sendable {
         let bytesIn = Locked(0)
         let session = DecodeSession(path: inputName, options: options, control: control, budget: budget,
                                     frameBuffers: frameBuffers, input: reader, writer: writer, totals: totals,
-                                    streamed: streamed, crossCheck: crossCheck)
+                                    streamed: streamed, crossCheck: crossCheck, dictionary: dictionary)
         control.startThread(name: "weir.decoder") {
             let feeder = FrameFeeder(session: session, pool: pool)
             do throws(WeirError) {

@@ -55,7 +55,8 @@ final class FrameStreamer {
         guard session.frameBuffers.reserve(decoderBytes) else { throw session.control.failure ?? session.cancelled }
         do throws(WeirError) {
             context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
-                                               verifyChecksum: options.verifyChecksum, path: session.path)
+                                               verifyChecksum: options.verifyChecksum,
+                                               dictionary: session.dictionary, path: session.path)
         } catch {
             session.budget.release(decoderBytes)
             throw error

@@ -1,0 +1,30 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads the start of a regular file into memory: a dictionary (`-D`), a
+/// training sample (`--train`).
+enum WholeFile {
+    /// Reads at most `limit` bytes from the start of `path`.
+    ///
+    /// - Parameters:
+    ///   - path: the file, as the user named it.
+    ///   - limit: the most bytes read; the rest of the file is left unread.
+    ///   - operation: what the error names, such as `.readDictionary`.
+    /// - Returns: the bytes, and the file's whole size.
+    /// - Throws: ``WeirError`` `.system` when it cannot be opened or read,
+    ///   `.notRegularFile` when it is not a regular file.
+    static func read(_ path: String, limit: Int = .max, operation: WeirError.Operation) throws(WeirError) -> (bytes: [UInt8], size: Int) {
+        let fd = FileName.withCString(path) { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { throw WeirError.system(errno, path: path, operation: operation) }
+        defer { Glibc.close(fd) }
+        let status = try Descriptor(fd, path: path).status(operation: operation)
+        guard status.isRegularFile else {
+            throw WeirError(.notRegularFile, path: path, operation: operation,
+                            reason: "\(operation) failed: not a regular file")
+        }
+        // A file cut while being read gives what is there.
+        let bytes = try Descriptor(fd, path: path).read(count: min(limit, status.size), at: 0, operation: operation)
+        return (bytes, status.size)
+    }
+}

@@ -1,0 +1,119 @@
+import CZstd
+import Foundation
+import Testing
+@testable import Weir
+
+/// Training, loading and using a dictionary through the engine; libzstd
+/// itself is the independent judge of the frames.
+@Suite("Dictionaries")
+struct DictionaryTests {
+    /// A scratch folder of 20 small, alike samples, removed at the end.
+    final class Samples: Sendable {
+        let url = TestData.temporaryFolder()
+        deinit { try? FileManager.default.removeItem(at: url) }
+        func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+        /// The sample files, written on first use.
+        func files(_ count: Int = 20) -> [String] {
+            (0..<count).map { index in
+                let text = "record \(index): name=user\(index) mail=user\(index)@example.com role=reader,writer "
+                    + String(decoding: TestData.text(600, seed: UInt64(index)), as: UTF8.self)
+                let name = path("sample\(index)")
+                _ = FileManager.default.createFile(atPath: name, contents: Data(text.utf8))
+                return name
+            }
+        }
+    }
+
+    static func trained(_ samples: Samples, maximumSize: Int = DictionaryTrainer.defaultMaximumSize) throws -> ZstdDictionary {
+        let loaded = try TrainingSamples.load(paths: samples.files(), dictionarySize: maximumSize, dictionaryPath: "d")
+        return try DictionaryTrainer.train(loaded, maximumSize: maximumSize, path: samples.path("d"))
+    }
+
+    @Test("a trained dictionary has zstd's magic number and an ID, within --maxdict; saved and loaded, it is the same")
+    func trainSaveLoad() throws {
+        let samples = Samples()
+        let dictionary = try Self.trained(samples, maximumSize: 4096)
+        #expect(dictionary.bytes.count <= 4096 && dictionary.bytes.count > 256)
+        #expect(Array(dictionary.bytes.prefix(4)) == [0x37, 0xA4, 0x30, 0xEC])
+        #expect(dictionary.id != 0)
+        try dictionary.save(to: samples.path("saved"))
+        let loaded = try ZstdDictionary.load(path: samples.path("saved"))
+        #expect(loaded.bytes == dictionary.bytes && loaded.id == dictionary.id)
+        // Any other file is a raw-content dictionary, without an ID.
+        #expect(ZstdDictionary(bytes: Array("just some text".utf8), path: "raw").id == 0)
+    }
+
+    @Test("loading refuses a missing file, a directory and a file over 32 MiB, naming it")
+    func loadErrors() throws {
+        let samples = Samples()
+        #expect { try ZstdDictionary.load(path: samples.path("missing")) } throws: {
+            ($0 as? WeirError)?.description == "\(samples.path("missing")): read dictionary failed: No such file or directory"
+        }
+        #expect { try ZstdDictionary.load(path: samples.url.path) } throws: { ($0 as? WeirError)?.kind == .notRegularFile }
+        let big = samples.path("big")
+        _ = FileManager.default.createFile(atPath: big, contents: nil)
+        #expect(truncate(big, off_t(ZstdDictionary.maximumSize + 1)) == 0)  // sparse: no 32 MiB written
+        #expect { try ZstdDictionary.load(path: big) } throws: {
+            ($0 as? WeirError)?.reason == "dictionary file is too large (> 33554432 bytes)"
+        }
+    }
+
+    @Test("every frame, compressed on several workers, carries the dictionary's ID and decodes with it alone")
+    func compressWithDictionary() async throws {
+        let samples = Samples()
+        let dictionary = try Self.trained(samples)
+        let input = Data(TestData.text(200_000, seed: 99))
+        let options = CompressionOptions(level: 3, threads: 2, chunkSize: 16 << 10, seekTable: false, dictionary: dictionary)
+        let compressed = try await Compressor(options: options).compress(input)
+        let frames = TestData.frames(Array(compressed))
+        #expect(frames.count == 13)
+        var offset = 0
+        for frame in frames {
+            let id = compressed.withUnsafeBytes { ZSTD_getDictID_fromFrame($0.baseAddress! + offset, frame.size) }
+            #expect(id == dictionary.id)
+            offset += frame.size
+        }
+        // libzstd with the dictionary's bytes decodes it …
+        #expect(Self.libzstdDecode(Array(compressed), dictionary: dictionary.bytes) == Array(input))
+        // … and so does the engine, on every path; without it, it says why.
+        let decoded = try await Decompressor(options: DecompressionOptions(threads: 2, dictionary: dictionary)).decompress(compressed)
+        #expect(decoded == input)
+        await #expect { try await Decompressor().decompress(compressed) } throws: {
+            ($0 as? WeirError)?.reason.hasPrefix("Dictionary mismatch: the data was compressed with a dictionary; give it with -D") == true
+        }
+        let other = ZstdDictionary(bytes: Array(TestData.text(5000, seed: 5)), path: "other")
+        await #expect { try await Decompressor(options: DecompressionOptions(dictionary: other)).decompress(compressed) } throws: {
+            ($0 as? WeirError)?.kind == .corrupt
+        }
+    }
+
+    @Test("a raw-content dictionary works too: frames without an ID")
+    func rawDictionary() async throws {
+        // Incompressible on its own: only the dictionary can shrink it.
+        let content = TestData.random(20_000, seed: 7)
+        let dictionary = ZstdDictionary(bytes: content, path: "raw")
+        let input = Data(content[1000..<6000] + TestData.random(3000, seed: 8))
+        let compressed = try await Compressor(options: CompressionOptions(threads: 1, seekTable: false, dictionary: dictionary))
+            .compress(input)
+        let plain = try await Compressor(options: CompressionOptions(threads: 1, seekTable: false)).compress(input)
+        #expect(plain.count > 8000)
+        #expect(compressed.count < 3500, "its first 5000 bytes are found in the dictionary")
+        #expect(Self.libzstdDecode(Array(compressed), dictionary: content) == Array(input))
+        let decoded = try await Decompressor(options: DecompressionOptions(dictionary: dictionary)).decompress(compressed)
+        #expect(decoded == input)
+    }
+
+    /// Decodes with libzstd's one-shot API and a dictionary loaded from bytes.
+    static func libzstdDecode(_ compressed: [UInt8], dictionary: [UInt8]) -> [UInt8]? {
+        guard let dctx = ZSTD_createDCtx() else { return nil }
+        defer { ZSTD_freeDCtx(dctx) }
+        _ = dictionary.withUnsafeBytes { ZSTD_DCtx_loadDictionary(dctx, $0.baseAddress, $0.count) }
+        var output = [UInt8](repeating: 0, count: 1 << 20)
+        let size = compressed.withUnsafeBytes { source in
+            output.withUnsafeMutableBytes { ZSTD_decompressDCtx(dctx, $0.baseAddress, $0.count, source.baseAddress, source.count) }
+        }
+        guard ZSTD_isError(size) == 0 else { return nil }
+        return Array(output.prefix(size))
+    }
+}
