@@ -2,6 +2,7 @@ import ArgumentParser
 import CAllocator
 import FoundationEssentials
 import Weir
+import WeirCLI
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -121,13 +122,29 @@ struct WeirCommand: ParsableCommand {
             print("weir \(Self.version) (libzstd \(Zstd.libraryVersion)\(Self.allocatorNote))")
             return 0
         }
-        let console = Console(quietness: quiet, verbosity: verbose, progress: showsProgress ? ProgressDisplay() : nil,
-                              summaries: showsSummaries)
-        if list { return ListReport(files: files, verbose: verbose > 0, console: console).run() }
+        let gathered = gatherInputs()
+        let inputs = gathered.names
+        let console = Console(quietness: quiet, verbosity: verbose,
+                              progress: showsProgress(inputs) ? ProgressDisplay() : nil,
+                              summaries: showsSummaries(inputs))
+        // zstd's notes about skipped links are hidden by -q.
+        if quiet == 0 { for warning in gathered.warnings { console.warning(warning) } }
+        for error in gathered.errors { console.error(error.description) }
+        var failed = !gathered.errors.isEmpty
+        if gathered.nothingLeft {
+            if quiet == 0 { console.warning("no file found in the folders given -- ignored") }
+            return failed ? 1 : 0
+        }
+        if list { return ListReport(files: inputs, verbose: verbose > 0, console: console).run() == 0 && !failed ? 0 : 1 }
+        if outputFile != nil, inputs.count > 1 {
+            console.error("-o names one output: give one input file, or use -c.")
+            return 1
+        }
+        if let root = outputDirMirror, !test, !standardOutputRequested, outputFile == nil {
+            for error in MirrorFolders.create(for: inputs, root: root) { console.error(error.description) }
+        }
         let signals = SignalHandler(console: console)
         signals.install()
-        var failed = false
-        let inputs = self.inputs.filter { !isExcluded($0) }
         let reporter = makeReporter(console: console, inputs: inputs.count)
         for input in inputs {
             if signals.cancellation.isCancelled { break }
@@ -142,6 +159,11 @@ struct WeirCommand: ParsableCommand {
                 if signals.cancellation.isCancelled { break }
                 failed = true
                 reporter.failed(input: input, job: job, error: error, quietPipe: error.isBrokenPipe && quiet > 0)
+            }
+        }
+        if outputDirFlat != nil, outputDirMirror == nil, quiet == 0 {
+            for name in NameCollisions.flat(inputs) {
+                console.warning("two files have the same name \(FileName.displayed(name)): --output-dir-flat writes one output for both")
             }
         }
         reporter.finish(cancelled: signals.cancellation.isCancelled)
@@ -163,9 +185,6 @@ struct WeirCommand: ParsableCommand {
     }
 
     // MARK: Destinations
-
-    /// The inputs: the files, or standard input when there are none.
-    var inputs: [String] { files.isEmpty ? ["-"] : files }
 
     /// Whether `--exclude-compressed` skips `input`: when compressing, a file
     /// whose name says it is compressed already. As zstd, it is skipped
@@ -230,9 +249,9 @@ struct WeirCommand: ParsableCommand {
         } else if let outputFile {
             destination = .file(outputFile)
         } else if compressing {
-            destination = .file(OutputName.compressed(for: input))
+            destination = .file(try placed(OutputName.compressed(for: input), input: input))
         } else {
-            destination = .file(try OutputName.decompressed(for: input))
+            destination = .file(try placed(try OutputName.decompressed(for: input), input: input))
         }
         // Compared as scalars: `==` on Strings would call two spellings of
         // "é" equal, which are two names.

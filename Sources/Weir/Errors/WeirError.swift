@@ -40,6 +40,9 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
         case memoryLimit
         /// The input's size is not the one declared for it (`--stream-size`).
         case sizeMismatch
+        /// No output name can be derived from this input's path (a `..` part
+        /// under `--output-dir-mirror`), or a file list cannot be used.
+        case unusablePath
     }
 
     /// What went wrong.
