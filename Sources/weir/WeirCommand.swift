@@ -146,19 +146,36 @@ struct WeirCommand: ParsableCommand {
         let signals = SignalHandler(console: console)
         signals.install()
         let reporter = makeReporter(console: console, inputs: inputs.count)
-        for input in inputs {
-            if signals.cancellation.isCancelled { break }
-            reporter.next()
-            var job: FileJob?
-            do throws(WeirError) {
-                let made = try makeJob(for: input, console: console)
-                job = made
-                let statistics = try made.run(observer: reporter.started(made), cancellation: signals.cancellation)
-                reporter.succeeded(made, statistics)
-            } catch {
+        if let jobs = sideBySideJobs(inputs, console: console) {
+            // Jobs made, then run side by side; outcomes come back in order.
+            FileBatch.run(jobs, width: CompressionOptions(threads: threads).resolvedThreads,
+                          cancellation: signals.cancellation) { index, outcome in
+                reporter.next()
+                switch outcome {
+                case .success(let statistics): reporter.succeeded(jobs[index], statistics)
+                case .failure(let error):
+                    if signals.cancellation.isCancelled { return }
+                    failed = true
+                    reporter.failed(input: jobs[index].input, job: jobs[index], error: error, quietPipe: false)
+                }
+            }
+        } else {
+            let smallFiles = SmallFileCompressor()
+            for input in inputs {
                 if signals.cancellation.isCancelled { break }
-                failed = true
-                reporter.failed(input: input, job: job, error: error, quietPipe: error.isBrokenPipe && quiet > 0)
+                reporter.next()
+                var job: FileJob?
+                do throws(WeirError) {
+                    let made = try makeJob(for: input, console: console)
+                    job = made
+                    let statistics = try made.run(observer: reporter.started(made), cancellation: signals.cancellation,
+                                                  smallFiles: smallFiles)
+                    reporter.succeeded(made, statistics)
+                } catch {
+                    if signals.cancellation.isCancelled { break }
+                    failed = true
+                    reporter.failed(input: input, job: job, error: error, quietPipe: error.isBrokenPipe && quiet > 0)
+                }
             }
         }
         if outputDirFlat != nil, outputDirMirror == nil, quiet == 0 {
@@ -170,6 +187,27 @@ struct WeirCommand: ParsableCommand {
         signals.uninstall()
         if let signal = signals.received { return 128 + signal }
         return failed ? 1 : 0
+    }
+
+    /// The jobs of a run that can go side by side (``FileBatch``), or nil to
+    /// run them one by one: compressing several files into files, with no
+    /// progress line (it follows one file), no job that cannot be made (its
+    /// error comes in order in the one-by-one run), and no output that is
+    /// another job's input or output (their order would matter).
+    func sideBySideJobs(_ inputs: [String], console: Console) -> [FileJob]? {
+        guard operationKind == .compress, inputs.count > 1, console.progress == nil, !standardOutputRequested,
+              outputFile == nil, !inputs.contains("-"), CompressionOptions(threads: threads).resolvedThreads > 1 else {
+            return nil
+        }
+        var jobs: [FileJob] = []
+        jobs.reserveCapacity(inputs.count)
+        var names = Set(inputs.map { Array($0.unicodeScalars) })
+        for input in inputs {
+            guard let job = try? makeJob(for: input, console: console), case .file(let path) = job.destination,
+                  names.insert(Array(path.unicodeScalars)).inserted else { return nil }
+            jobs.append(job)
+        }
+        return jobs
     }
 
     /// The compression level after `--fast`, `--ultra` and clamping.
