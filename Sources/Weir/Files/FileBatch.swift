@@ -45,6 +45,7 @@ public enum FileBatch {
                     if alone {
                         board.lock.lock()
                         board.active -= 1
+                        board.lock.broadcast()  // a job waiting to run alone may now start
                         while board.exclusive { board.lock.wait() }
                         board.exclusive = true
                         while board.active > 0 { board.lock.wait() }
