@@ -111,6 +111,9 @@ struct WeirCommand: ParsableCommand {
         if outputFile != nil, files.count > 1 {
             throw ValidationError("-o names one output: give one input file, or use -c.")
         }
+        if outputDirFlat == "" || outputDirMirror == "" {
+            throw ValidationError("the output folder cannot be an empty string (did you mean . ?)")
+        }
         if let level, level < 0 {
             throw ValidationError("--level \(level): use --fast=N for negative levels.")
         }
