@@ -204,10 +204,11 @@ struct WeirCommand: ParsableCommand {
         }
         var jobs: [FileJob] = []
         jobs.reserveCapacity(inputs.count)
-        var names = Set(inputs.map { Array($0.unicodeScalars) })
+        // As bytes: `==` on Strings would call two spellings of "é" equal.
+        var names = Set(inputs.map(FileName.bytes))
         for input in inputs {
             guard let job = try? makeJob(for: input, console: console), case .file(let path) = job.destination,
-                  names.insert(Array(path.unicodeScalars)).inserted else { return nil }
+                  names.insert(FileName.bytes(of: path)).inserted else { return nil }
             jobs.append(job)
         }
         return jobs
