@@ -114,14 +114,21 @@ public struct FileJob: Sendable {
         }
 
         let statistics: Statistics
-        let usage = ResourceUsage.current()
+        // A small file is compressed on this thread alone: its CPU is this
+        // thread's (other threads may be running other files).
+        var smallFile: (compressor: SmallFileCompressor, options: CompressionOptions, size: Int, output: Int32)?
+        if case .compress(let options) = operation, let smallFiles, outputFile != nil, let inputStatus,
+           inputStatus.isRegularFile, SmallFileCompressor.accepts(size: inputStatus.size, options: options),
+           let outputFD, cancellation?.isCancelled != true {
+            smallFile = (smallFiles, options, inputStatus.size, outputFD)
+        }
+        let usage = smallFile == nil ? ResourceUsage.current() : ResourceUsage.currentThread()
         do throws(WeirError) {
-            if case .compress(let options) = operation, let smallFiles, outputFile != nil, let inputStatus,
-               inputStatus.isRegularFile, SmallFileCompressor.accepts(size: inputStatus.size, options: options),
-               let outputFD, cancellation?.isCancelled != true {
-                statistics = try smallFiles.compress(inputFD, size: inputStatus.size, to: outputFD, inputName: inputName,
-                                                     outputName: outputName, options: options, observer: observer)
-                    .measuringUsage(since: usage)
+            if let smallFile {
+                statistics = try smallFile.compressor.compress(inputFD, size: smallFile.size, to: smallFile.output,
+                                                               inputName: inputName, outputName: outputName,
+                                                               options: smallFile.options, observer: observer)
+                    .measuringUsage(since: usage, now: .currentThread())
             } else {
                 statistics = try runPipeline(input: inputFD, output: outputFD, observer: observer, cancellation: cancellation)
                     .measuringUsage(since: usage)
