@@ -19,6 +19,12 @@ struct OperationFlags: ParsableArguments {
 
     @Flag(name: [.short, .long], help: "List the frames of compressed files (sizes, ratio, check); -v adds one row per frame.")
     var list = false
+
+    @Flag(name: [.customShort("r"), .customLong("recursive")], help: "Process the files in the folders given, and in their folders (symbolic links found are skipped unless -f).")
+    var recursive = false
+
+    @Option(name: .customLong("filelist"), help: ArgumentHelp("Also process the files named in FILE, one per line (repeatable).", valueName: "FILE"))
+    var fileLists: [String] = []
 }
 
 /// Where the results go.
@@ -37,6 +43,12 @@ struct OutputFlags: ParsableArguments {
 
     @Flag(name: .customLong("rm"), help: "Remove each input file after it was processed successfully (of -k and --rm, the last one wins).")
     var removeInput = false
+
+    @Option(name: .customLong("output-dir-flat"), help: ArgumentHelp("Write every output into DIR (an existing folder), under its own name without its folders.", valueName: "DIR"))
+    var outputDirFlat: String?
+
+    @Option(name: .customLong("output-dir-mirror"), help: ArgumentHelp("Write every output under DIR, in the folders of its input (created with their modes; an input with .. is refused).", valueName: "DIR"))
+    var outputDirMirror: String?
 }
 
 /// How to compress (the level itself is -1 … -19, see the discussion).
@@ -137,12 +149,16 @@ extension WeirCommand {
     var decompress: Bool { operationFlags.decompress }
     var test: Bool { operationFlags.test }
     var list: Bool { operationFlags.list }
+    var recursive: Bool { operationFlags.recursive }
+    var fileLists: [String] { operationFlags.fileLists }
 
     var toStdout: Bool { outputFlags.toStdout }
     var output: String? { outputFlags.output }
     var force: Bool { outputFlags.force }
     var keep: Bool { outputFlags.keep }
     var removeInput: Bool { outputFlags.removeInput }
+    var outputDirFlat: String? { outputFlags.outputDirFlat }
+    var outputDirMirror: String? { outputFlags.outputDirMirror }
 
     var ultra: Bool { compressionFlags.ultra }
     var fast: Int? { compressionFlags.fast }

@@ -10,7 +10,7 @@ extension WeirCommand {
     /// `--progress` shows the line, `--no-progress` hides it; otherwise -q
     /// hides it, and it is shown when stderr is a terminal, unless data goes
     /// to standard output on that terminal too (decompressing to the screen).
-    var showsProgress: Bool {
+    func showsProgress(_ inputs: [String]) -> Bool {
         if let progress { return progress }
         if quiet > 0 || !StandardError.isTerminal { return false }
         return !(inputs.contains(where: writesToStandardOutput) && isatty(STDOUT_FILENO) == 1)
@@ -20,7 +20,7 @@ extension WeirCommand {
     /// not with -q; with -v; otherwise when stderr is a terminal, or when
     /// results go to files. A pipeline in a script (`tar -I weir`, stderr
     /// into a log) stays silent, as zstd does.
-    var showsSummaries: Bool {
+    func showsSummaries(_ inputs: [String]) -> Bool {
         if quiet > 0 { return false }
         return verbose > 0 || StandardError.isTerminal || !inputs.allSatisfy(writesToStandardOutput)
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import CAllocator
 import FoundationEssentials
 import Weir
+import WeirCLI
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -119,6 +120,9 @@ struct WeirCommand: ParsableCommand {
         if outputFile != nil, files.count > 1, !train {
             throw ValidationError("-o names one output: give one input file, or use -c.")
         }
+        if outputDirFlat == "" || outputDirMirror == "" {
+            throw ValidationError("the output folder cannot be an empty string (did you mean . ?)")
+        }
         if let level, level < 0 {
             throw ValidationError("--level \(level): use --fast=N for negative levels.")
         }
@@ -130,9 +134,20 @@ struct WeirCommand: ParsableCommand {
             print("weir \(Self.version) (libzstd \(Zstd.libraryVersion)\(Self.allocatorNote))")
             return 0
         }
-        let console = Console(quietness: quiet, verbosity: verbose, progress: showsProgress ? ProgressDisplay() : nil,
-                              summaries: showsSummaries)
-        if list { return ListReport(files: files, verbose: verbose > 0, console: console).run() }
+        let gathered = gatherInputs()
+        let inputs = gathered.names
+        let console = Console(quietness: quiet, verbosity: verbose,
+                              progress: showsProgress(inputs) ? ProgressDisplay() : nil,
+                              summaries: showsSummaries(inputs))
+        // zstd's notes about skipped links are hidden by -q.
+        if quiet == 0 { for warning in gathered.warnings { console.warning(warning) } }
+        for error in gathered.errors { console.error(error.description) }
+        var failed = !gathered.errors.isEmpty
+        if gathered.nothingLeft {
+            if quiet == 0 { console.warning("no file found in the folders given -- ignored") }
+            return failed ? 1 : 0
+        }
+        if list { return ListReport(files: inputs, verbose: verbose > 0, console: console).run() == 0 && !failed ? 0 : 1 }
         if train { return trainDictionary(console: console) }
         // Read once, before any input: every job shares it.
         var dictionary: ZstdDictionary?
@@ -144,30 +159,79 @@ struct WeirCommand: ParsableCommand {
                 return 1
             }
         }
+        if outputFile != nil, inputs.count > 1 {
+            console.error("-o names one output: give one input file, or use -c.")
+            return 1
+        }
+        if let root = outputDirMirror, !test, !standardOutputRequested, outputFile == nil {
+            for error in MirrorFolders.create(for: inputs, root: root) { console.error(error.description) }
+        }
         let signals = SignalHandler(console: console)
         signals.install()
-        var failed = false
-        let inputs = self.inputs.filter { !isExcluded($0) }
         let reporter = makeReporter(console: console, inputs: inputs.count)
-        for input in inputs {
-            if signals.cancellation.isCancelled { break }
-            reporter.next()
-            var job: FileJob?
-            do throws(WeirError) {
-                let made = try makeJob(for: input, dictionary: dictionary, console: console)
-                job = made
-                let statistics = try made.run(observer: reporter.started(made), cancellation: signals.cancellation)
-                reporter.succeeded(made, statistics)
-            } catch {
+        if let jobs = sideBySideJobs(inputs, dictionary: dictionary, console: console) {
+            // Jobs made, then run side by side; outcomes come back in order.
+            FileBatch.run(jobs, width: CompressionOptions(threads: threads).resolvedThreads,
+                          cancellation: signals.cancellation) { index, outcome in
+                reporter.next()
+                switch outcome {
+                case .success(let statistics): reporter.succeeded(jobs[index], statistics)
+                case .failure(let error):
+                    if signals.cancellation.isCancelled { return }
+                    failed = true
+                    reporter.failed(input: jobs[index].input, job: jobs[index], error: error, quietPipe: false)
+                }
+            }
+        } else {
+            let smallFiles = SmallFileCompressor()
+            for input in inputs {
                 if signals.cancellation.isCancelled { break }
-                failed = true
-                reporter.failed(input: input, job: job, error: error, quietPipe: error.isBrokenPipe && quiet > 0)
+                reporter.next()
+                var job: FileJob?
+                do throws(WeirError) {
+                    let made = try makeJob(for: input, dictionary: dictionary, console: console)
+                    job = made
+                    let statistics = try made.run(observer: reporter.started(made), cancellation: signals.cancellation,
+                                                  smallFiles: smallFiles)
+                    reporter.succeeded(made, statistics)
+                } catch {
+                    if signals.cancellation.isCancelled { break }
+                    failed = true
+                    reporter.failed(input: input, job: job, error: error, quietPipe: error.isBrokenPipe && quiet > 0)
+                }
+            }
+        }
+        if outputDirFlat != nil, outputDirMirror == nil, quiet == 0 {
+            for name in NameCollisions.flat(inputs) {
+                console.warning("two files have the same name \(FileName.displayed(name)): --output-dir-flat writes one output for both")
             }
         }
         reporter.finish(cancelled: signals.cancellation.isCancelled)
         signals.uninstall()
         if let signal = signals.received { return 128 + signal }
         return failed ? 1 : 0
+    }
+
+    /// The jobs of a run that can go side by side (``FileBatch``), or nil to
+    /// run them one by one: compressing several files into files, with no
+    /// progress line (it follows one file), no job that cannot be made (its
+    /// error comes in order in the one-by-one run), and no output that is
+    /// another job's input or output (their order would matter).
+    func sideBySideJobs(_ inputs: [String], dictionary: ZstdDictionary?, console: Console) -> [FileJob]? {
+        guard operationKind == .compress, inputs.count > 1, console.progress == nil, !standardOutputRequested,
+              outputFile == nil, !inputs.contains("-"), CompressionOptions(threads: threads).resolvedThreads > 1 else {
+            return nil
+        }
+        var jobs: [FileJob] = []
+        jobs.reserveCapacity(inputs.count)
+        // As bytes: `==` on Strings would call two spellings of "é" equal.
+        var names = Set(inputs.map(FileName.bytes))
+        for input in inputs {
+            guard let job = try? makeJob(for: input, dictionary: dictionary, console: console), case .file(let path) = job.destination,
+                  names.insert(FileName.bytes(of: path)).inserted else { return nil }
+            jobs.append(job)
+        }
+        return jobs
     }
 
     /// The compression level after `--fast`, `--ultra` and clamping.
@@ -198,9 +262,6 @@ struct WeirCommand: ParsableCommand {
     }
 
     // MARK: Destinations
-
-    /// The inputs: the files, or standard input when there are none.
-    var inputs: [String] { files.isEmpty ? ["-"] : files }
 
     /// Whether `--exclude-compressed` skips `input`: when compressing, a file
     /// whose name says it is compressed already. As zstd, it is skipped
@@ -267,9 +328,9 @@ struct WeirCommand: ParsableCommand {
         } else if let outputFile {
             destination = .file(outputFile)
         } else if compressing {
-            destination = .file(OutputName.compressed(for: input))
+            destination = .file(try placed(OutputName.compressed(for: input), input: input))
         } else {
-            destination = .file(try OutputName.decompressed(for: input))
+            destination = .file(try placed(try OutputName.decompressed(for: input), input: input))
         }
         // Compared as scalars: `==` on Strings would call two spellings of
         // "é" equal, which are two names.

@@ -48,7 +48,8 @@ struct ManualTests {
                      // zstd's that scripts reach for (issue 16).
                      "-C", "-H", "--pass-through", "--no-pass-through", "--sparse", "--no-sparse", "--single-thread",
                      "--auto-threads", "--content-size", "--no-content-size", "--stream-size", "--memlimit",
-                     "--memlimit-decompress", "--exclude-compressed"] {
+                     "--memlimit-decompress", "--exclude-compressed",
+                     "-r", "--recursive", "--output-dir-flat", "--output-dir-mirror", "--filelist"] {
             #expect(flags.contains(flag), "\(flag) is not in --help")
         }
         #expect(text.contains("WEIR_CLEVEL"))

@@ -67,8 +67,8 @@ enum BackgroundRun {
             let pipeline = make()
             progress?.activate()
             defer { progress?.finish() }
-            cancellation.attach { pipeline.cancel() }
-            defer { cancellation.detach() }
+            let key = cancellation.attach { pipeline.cancel() }
+            defer { cancellation.detach(key) }
             do throws(WeirError) {
                 return .success(try pipeline.run())
             } catch {

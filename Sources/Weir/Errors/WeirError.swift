@@ -40,6 +40,9 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
         case memoryLimit
         /// The input's size is not the one declared for it (`--stream-size`).
         case sizeMismatch
+        /// No output name can be derived from this input's path (a `..` part
+        /// under `--output-dir-mirror`), or a file list cannot be used.
+        case unusablePath
     }
 
     /// What weir was doing: one of a fixed set, so that a program can switch
@@ -52,6 +55,8 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
         /// Copying input that is not zstd through (`--pass-through`).
         case copy
         case readSeekTable, writeSeekTable
+        /// `-r`, `--filelist`, `--output-dir-mirror`.
+        case openDirectory, readDirectory, createDirectory, readFileList
         case readDictionary, loadDictionary, useDictionary, readSample
         /// Setting a libzstd parameter; the text says which (`set level`).
         case setParameter(String)
@@ -79,6 +84,10 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
             case .copy: "copy"
             case .readSeekTable: "read seek table"
             case .writeSeekTable: "write seek table"
+            case .openDirectory: "open directory"
+            case .readDirectory: "read directory"
+            case .createDirectory: "create directory"
+            case .readFileList: "read file list"
             case .readDictionary: "read dictionary"
             case .loadDictionary: "load dictionary"
             case .useDictionary: "use the dictionary"

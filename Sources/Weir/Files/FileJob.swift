@@ -65,10 +65,14 @@ public struct FileJob: Sendable {
     /// - Parameters:
     ///   - observer: told of the bytes read and written.
     ///   - cancellation: lets another thread (a signal handler) stop the run.
+    ///   - smallFiles: when given, compresses a regular file that makes one
+    ///     frame into a file without a pipeline (same bytes, less setup);
+    ///     one per thread running jobs.
     /// - Returns: the pipeline's statistics.
     /// - Throws: ``WeirError``; no output file is left behind and the input is
     ///   untouched.
-    public func run(observer: ProgressObserver? = nil, cancellation: Cancellation? = nil) throws(WeirError) -> Statistics {
+    public func run(observer: ProgressObserver? = nil, cancellation: Cancellation? = nil,
+                    smallFiles: SmallFileCompressor? = nil) throws(WeirError) -> Statistics {
         let inputFD: Int32
         var inputStatus: FileStatus?
         if input == "-" {
@@ -110,10 +114,25 @@ public struct FileJob: Sendable {
         }
 
         let statistics: Statistics
-        let usage = ResourceUsage.current()
+        // A small file is compressed on this thread alone: its CPU is this
+        // thread's (other threads may be running other files).
+        var smallFile: (compressor: SmallFileCompressor, options: CompressionOptions, size: Int, output: Int32)?
+        if case .compress(let options) = operation, let smallFiles, outputFile != nil, let inputStatus,
+           inputStatus.isRegularFile, SmallFileCompressor.accepts(size: inputStatus.size, options: options),
+           let outputFD, cancellation?.isCancelled != true {
+            smallFile = (smallFiles, options, inputStatus.size, outputFD)
+        }
+        let usage = smallFile == nil ? ResourceUsage.current() : ResourceUsage.currentThread()
         do throws(WeirError) {
-            statistics = try runPipeline(input: inputFD, output: outputFD, observer: observer, cancellation: cancellation)
-                .measuringUsage(since: usage)
+            if let smallFile {
+                statistics = try smallFile.compressor.compress(inputFD, size: smallFile.size, to: smallFile.output,
+                                                               inputName: inputName, outputName: outputName,
+                                                               options: smallFile.options, observer: observer)
+                    .measuringUsage(since: usage, now: .currentThread())
+            } else {
+                statistics = try runPipeline(input: inputFD, output: outputFD, observer: observer, cancellation: cancellation)
+                    .measuringUsage(since: usage)
+            }
             if cancellation?.isCancelled == true {
                 throw WeirError(.cancelled, path: inputName, operation: .run, reason: "cancelled")
             }
@@ -139,8 +158,8 @@ public struct FileJob: Sendable {
             let pipeline = CompressionPipeline(input: input, output: output ?? STDOUT_FILENO,
                                                inputName: inputName, outputName: outputName,
                                                options: options, observer: observer)
-            cancellation?.attach { pipeline.cancel() }
-            defer { cancellation?.detach() }
+            let key = cancellation?.attach { pipeline.cancel() }
+            defer { if let key { cancellation?.detach(key) } }
             let statistics = try pipeline.run()
             if let expected = options.streamSize, InputKind.of(input).size == nil, statistics.bytesIn != expected {
                 throw WeirError(.sizeMismatch, path: inputName, operation: .compress,
@@ -151,15 +170,15 @@ public struct FileJob: Sendable {
              .test(let options) where try Self.passesThrough(input, options: options, path: inputName):
             let copy = PassThroughCopy(input: input, output: output, inputName: inputName, outputName: outputName,
                                        options: options, observer: observer)
-            cancellation?.attach { copy.cancel() }
-            defer { cancellation?.detach() }
+            let key = cancellation?.attach { copy.cancel() }
+            defer { if let key { cancellation?.detach(key) } }
             return try copy.run()
         case .decompress(let options), .test(let options):
             let pipeline = DecompressionPipeline(input: input, output: output,
                                                  inputName: inputName, outputName: outputName,
                                                  options: options, observer: observer)
-            cancellation?.attach { pipeline.cancel() }
-            defer { cancellation?.detach() }
+            let key = cancellation?.attach { pipeline.cancel() }
+            defer { if let key { cancellation?.detach(key) } }
             return try pipeline.run()
         }
     }

@@ -23,4 +23,34 @@ public enum OutputName {
         throw WeirError(.unknownSuffix, path: input, operation: .nameOutput,
                         reason: "unknown suffix (expected .zst, .zstd or .tzst); use -o to name the output or -c to write to stdout")
     }
+
+    /// `name` moved into `folder`, as zstd's `--output-dir-flat` places it:
+    /// `folder/` and the part of `name` after its last slash.
+    public static func placed(_ name: String, in folder: String) -> String {
+        let scalars = name.unicodeScalars
+        let base = scalars[(scalars.lastIndex(of: "/").map(scalars.index(after:)) ?? scalars.startIndex)...]
+        let separator = folder.unicodeScalars.last == "/" ? "" : "/"
+        return folder + separator + String(String.UnicodeScalarView(base))
+    }
+
+    /// The folder under `root` that `--output-dir-mirror` gives the output
+    /// of `input`: `root/` and the input's folder, less one leading `./`
+    /// and then one leading `/` (zstd's `trimPath`). Nil when a part of
+    /// `input` is `..`: zstd refuses to write outside `root`.
+    public static func mirroredFolder(for input: String, root: String) -> String? {
+        let parts = input.unicodeScalars.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.contains(where: { $0.elementsEqual("..".unicodeScalars) }) { return nil }
+        let folder = trimmed(input).unicodeScalars
+        guard let slash = folder.lastIndex(of: "/") else { return root }
+        let separator = root.unicodeScalars.last == "/" ? "" : "/"
+        return root + separator + String(String.UnicodeScalarView(folder[..<slash]))
+    }
+
+    /// `path` less one leading `./`, then one leading `/`, as zstd's `trimPath`.
+    static func trimmed(_ path: String) -> String {
+        var scalars = Substring(path).unicodeScalars
+        if scalars.starts(with: "./".unicodeScalars) { scalars = scalars.dropFirst(2) }
+        if scalars.first == "/" { scalars = scalars.dropFirst() }
+        return String(String.UnicodeScalarView(scalars))
+    }
 }

@@ -160,8 +160,8 @@ public struct CompressionOptions: Sendable, Equatable {
         return 22
     }
 
-    /// The number of cores this process may run on.
-    public static var onlineCores: Int {
-        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-    }
+    /// The number of cores this process may run on, read once: glibc's
+    /// sysconf reads /sys/devices/system/cpu/online at every call, and a
+    /// run of many small files asks for it several times per file.
+    public static let onlineCores: Int = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
 }

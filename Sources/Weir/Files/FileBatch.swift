@@ -1,0 +1,105 @@
+/// Runs many file jobs side by side, reporting them in order.
+///
+/// `width` threads of their own (not GCD workers: a job blocks on its
+/// pipeline) each take the next job, run it with a ``SmallFileCompressor`` of
+/// their own, and file the outcome; the caller's thread hands the outcomes to
+/// `report` in job order, as soon as each one and all before it are done. A
+/// tree of small files thus keeps every core compressing across file
+/// boundaries, while each file is still written, committed, and reported as
+/// when it runs alone.
+///
+/// Cancelled, the threads take no new job and the running ones stop; jobs
+/// never started are not reported.
+public enum FileBatch {
+    /// The outcome of one job.
+    public typealias Outcome = Result<Statistics, WeirError>
+
+    /// Runs `jobs` on `width` threads; calls `report` on the calling thread,
+    /// once per job started, in order.
+    public static func run(_ jobs: [FileJob], width: Int, cancellation: Cancellation,
+                           report: (Int, Outcome) -> Void) {
+        let board = Board()
+        let threads = max(1, min(width, jobs.count))
+        board.lock.lock()
+        board.running = threads
+        board.lock.unlock()
+        for _ in 0 ..< threads {
+            DedicatedThread.start(name: "weir.files") {
+                let smallFiles = SmallFileCompressor()
+                while true {
+                    board.lock.lock()
+                    while board.exclusive { board.lock.wait() }
+                    let index = board.next
+                    guard index < jobs.count, !cancellation.isCancelled else {
+                        board.running -= 1
+                        board.lock.broadcast()
+                        board.lock.unlock()
+                        return
+                    }
+                    board.next += 1
+                    board.active += 1
+                    board.lock.unlock()
+                    // A job with a pipeline of its own runs alone: it keeps
+                    // every core busy itself, and two would double the memory.
+                    let alone = !isSmall(jobs[index])
+                    if alone {
+                        board.lock.lock()
+                        board.active -= 1
+                        board.lock.broadcast()  // a job waiting to run alone may now start
+                        while board.exclusive { board.lock.wait() }
+                        board.exclusive = true
+                        while board.active > 0 { board.lock.wait() }
+                        board.active += 1
+                        board.lock.unlock()
+                    }
+                    let outcome: Outcome
+                    do throws(WeirError) {
+                        outcome = .success(try jobs[index].run(cancellation: cancellation, smallFiles: smallFiles))
+                    } catch {
+                        outcome = .failure(error)
+                    }
+                    board.lock.lock()
+                    board.done[index] = outcome
+                    board.active -= 1
+                    if alone { board.exclusive = false }
+                    board.lock.broadcast()
+                    board.lock.unlock()
+                }
+            }
+        }
+        for index in jobs.indices {
+            board.lock.lock()
+            // Wait for this job, unless it will never run (cancelled).
+            while board.done[index] == nil && !(board.running == 0 && board.next <= index) { board.lock.wait() }
+            let outcome = board.done.removeValue(forKey: index)
+            board.lock.unlock()
+            guard let outcome else { break }
+            report(index, outcome)
+        }
+        // The threads end on their own; wait for them so no job outlives the run.
+        board.lock.lock()
+        while board.running > 0 { board.lock.wait() }
+        board.lock.unlock()
+    }
+
+    /// Whether `job` compresses a regular file small enough for
+    /// ``SmallFileCompressor``; any other job runs alone.
+    static func isSmall(_ job: FileJob) -> Bool {
+        guard case .compress(let options) = job.operation, case .file = job.destination,
+              let status = FileStatus.of(path: job.input), status.isRegularFile else { return false }
+        return SmallFileCompressor.accepts(size: status.size, options: options)
+    }
+
+    /// What the threads share, behind `lock`.
+    /// `@unchecked`: every field is touched only with `lock` held.
+    private final class Board: @unchecked Sendable {
+        let lock = ConditionLock()
+        var next = 0
+        var running = 0
+        /// Jobs being run.
+        var active = 0
+        /// A job that runs alone is waiting or running: no other starts.
+        var exclusive = false
+        var done: [Int: Outcome] = [:]
+    }
+}

@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The names in a `--filelist` file: one per line, as zstd 1.5.4 reads them
+/// (`UTIL_createFileNamesTable_fromFileName`): the line's bytes up to its
+/// newline, nothing trimmed, at most 50 MiB of names. Empty lines are left
+/// out (zstd would try to open an empty name).
+public enum FileList {
+    /// The largest list zstd reads.
+    public static let maximumSize = 50 << 20
+
+    /// Reads the names listed in `path`.
+    ///
+    /// - Throws: ``WeirError`` when the file cannot be read, is not a regular
+    ///   file, is larger than ``maximumSize`` or lists no name (zstd refuses
+    ///   those as well).
+    public static func names(in path: String) throws(WeirError) -> [String] {
+        guard let status = FileStatus.of(path: path), status.isRegularFile else {
+            throw WeirError(.unusablePath, path: path, operation: .readFileList,
+                            reason: "cannot read the file list: not a regular file")
+        }
+        guard status.size <= maximumSize else {
+            throw WeirError(.unusablePath, path: path, operation: .readFileList,
+                            reason: "the file list is larger than 50 MiB")
+        }
+        let fd = FileName.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { throw WeirError.system(errno, path: path, operation: .open) }
+        defer { close(fd) }
+        let bytes = try Descriptor(fd, path: path).read(count: status.size, at: 0, operation: .read)
+        let names = bytes.split(separator: UInt8(ascii: "\n")).map { FileName.string(fromBytes: $0) }
+        if names.isEmpty {
+            throw WeirError(.unusablePath, path: path, operation: .readFileList, reason: "the file list names no file")
+        }
+        return names
+    }
+}

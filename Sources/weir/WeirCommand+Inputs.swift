@@ -1,0 +1,62 @@
+import Weir
+import WeirCLI
+
+/// Which files the run processes: the names given, those of `--filelist`,
+/// and with `-r` the files under the folders among them (see InputTree).
+extension WeirCommand {
+    /// The gathered inputs, and what gathering them has to say.
+    struct Inputs {
+        /// The inputs, in order; `-` is standard input.
+        var names: [String]
+        /// Symbolic links skipped by `-r`, folders that could not be read
+        /// and file lists that could not be read.
+        var warnings: [String] = []
+        var errors: [WeirError] = []
+        /// Names were given (or listed) but `-r` found no file: empty
+        /// folders. As zstd, the run then does nothing rather than read stdin.
+        var nothingLeft = false
+    }
+
+    /// The names of the command line and of the file lists, expanded by
+    /// `-r`, less those `--exclude-compressed` skips. As zstd, `-f` makes
+    /// `-r` follow symbolic links.
+    func gatherInputs() -> Inputs {
+        var given = files
+        var errors: [WeirError] = []
+        for list in fileLists {
+            do throws(WeirError) {
+                given += try FileList.names(in: list)
+            } catch {
+                errors.append(error)
+            }
+        }
+        var inputs = Inputs(names: given, errors: errors)
+        if recursive {
+            let expansion = InputTree.expand(given, followLinks: force)
+            inputs.names = expansion.files
+            inputs.warnings = expansion.warnings
+            inputs.errors += expansion.errors
+        }
+        if inputs.names.isEmpty {
+            if given.isEmpty && errors.isEmpty { inputs.names = ["-"] } else { inputs.nothingLeft = true }
+        }
+        // Excluded inputs go silently, as zstd skips them one by one.
+        inputs.names.removeAll(where: isExcluded)
+        return inputs
+    }
+
+    /// The output file of `input` for `name`, its output name where it is:
+    /// moved into `--output-dir-mirror`'s folder for it or into
+    /// `--output-dir-flat` (mirror wins, as in zstd).
+    func placed(_ name: String, input: String) throws(WeirError) -> String {
+        if let root = outputDirMirror {
+            guard let folder = OutputName.mirroredFolder(for: input, root: root) else {
+                throw WeirError(.unusablePath, path: input, operation: .nameOutput,
+                                reason: "--output-dir-mirror cannot write it into \(FileName.displayed(root)) (a part of its path is ..)")
+            }
+            return OutputName.placed(name, in: folder)
+        }
+        if let folder = outputDirFlat { return OutputName.placed(name, in: folder) }
+        return name
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+@testable import Weir
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("Expanding -r, naming outputs in folders")
+struct InputTreeTests {
+    @Test("--output-dir-flat keeps the name after the last slash, in the folder given")
+    func flatNames() {
+        #expect(OutputName.placed("t/a/f1.zst", in: "out") == "out/f1.zst")
+        #expect(OutputName.placed("f1.zst", in: "out/") == "out/f1.zst")
+        #expect(OutputName.placed("/abs/x.tar", in: "/o") == "/o/x.tar")
+    }
+
+    @Test("--output-dir-mirror: the input's folder under the root, less ./ and /; .. refused")
+    func mirroredFolders() {
+        #expect(OutputName.mirroredFolder(for: "t/a/f1", root: "mir") == "mir/t/a")
+        #expect(OutputName.mirroredFolder(for: "./t/f1", root: "mir/") == "mir/t")
+        #expect(OutputName.mirroredFolder(for: "/tmp/x/f", root: "m") == "m/tmp/x")
+        #expect(OutputName.mirroredFolder(for: "f", root: "m") == "m")
+        #expect(OutputName.mirroredFolder(for: "../t/f", root: "m") == nil)
+        #expect(OutputName.mirroredFolder(for: "t/../f", root: "m") == nil)
+        #expect(OutputName.mirroredFolder(for: "t/..x/f", root: "m") == "m/t/..x")
+    }
+
+    @Test("expansion: folders walked, . and .. and links left out (kept with followLinks), other names as given")
+    func expansion() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("weir-tree-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/d/e", withIntermediateDirectories: true)
+        for name in ["d/f", "d/.h", "d/e/g", "x"] {
+            _ = FileManager.default.createFile(atPath: root + "/" + name, contents: Data("1".utf8))
+        }
+        symlink(root + "/x", root + "/d/link")
+        symlink(root + "/d/e", root + "/d/dirlink")
+
+        let plain = InputTree.expand([root + "/d", "-", root + "/missing"], followLinks: false)
+        #expect(Set(plain.files) == [root + "/d/f", root + "/d/.h", root + "/d/e/g", "-", root + "/missing"])
+        #expect(plain.files.suffix(2) == ["-", root + "/missing"])
+        #expect(plain.warnings.count == 2)
+        #expect(plain.errors.isEmpty)
+
+        let followed = InputTree.expand([root + "/d"], followLinks: true)
+        #expect(Set(followed.files) == [root + "/d/f", root + "/d/.h", root + "/d/e/g", root + "/d/link", root + "/d/dirlink/g"])
+        #expect(followed.warnings.isEmpty)
+    }
+
+    @Test("a file list: one name per line, empty lines left out; an empty list is an error")
+    func fileList() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("weir-list-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        _ = FileManager.default.createFile(atPath: path, contents: Data("a b\n\nc/d\ne".utf8))
+        #expect(try FileList.names(in: path) == ["a b", "c/d", "e"])
+        _ = FileManager.default.createFile(atPath: path, contents: Data())
+        #expect(throws: WeirError.self) { try FileList.names(in: path) }
+    }
+}
