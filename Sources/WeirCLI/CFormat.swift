@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// printf-style formatting of numbers (`%.2f`, `%6d`, `%08x`, `%.*f`) with
 /// the C library's `vsnprintf`: what `String(format:)` did, without loading

@@ -1,7 +1,5 @@
 import Weir
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The command line as the C `argv` has it, before Swift repairs it.
 ///

@@ -1,8 +1,6 @@
 import Weir
 import WeirCLI
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Tells the user how the inputs go: the progress line while each one runs,
 /// then its summary line or JSON object, failures included, and a total

@@ -1,9 +1,7 @@
 import Dispatch
 import Synchronization
 import Weir
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// SIGINT, SIGTERM and SIGHUP through dispatch sources; SIGPIPE ignored.
 ///

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Writes text to file descriptor 2, whole, whatever its flags.
 ///

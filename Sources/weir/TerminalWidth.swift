@@ -1,7 +1,5 @@
 import FoundationEssentials
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The width of the terminal the progress line is drawn on, read again at
 /// each redraw so that a resized window is followed.

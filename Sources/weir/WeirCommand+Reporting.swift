@@ -1,8 +1,6 @@
 import Weir
 import WeirCLI
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// How the command reports: whether the progress line is shown, and the
 /// reporter for the run (see ``RunReporter``).

@@ -3,9 +3,7 @@ import CAllocator
 import FoundationEssentials
 import Weir
 import WeirCLI
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The `weir` command: flags in, library calls, exit status out.
 @main

@@ -1,8 +1,6 @@
 import Foundation
 import Testing
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The command line as zstd's users and scripts write it: levels glued to
 /// other short flags, the last of `--rm` and `-k` winning, `-o -`, and

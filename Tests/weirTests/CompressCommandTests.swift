@@ -1,8 +1,6 @@
 import Foundation
 import Testing
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// `weir FILE`, `-c`, `-o`, stdin → stdout, levels and flags, as a user runs them.
 @Suite("weir compress")

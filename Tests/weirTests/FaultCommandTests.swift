@@ -1,8 +1,6 @@
 import Foundation
 import Testing
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Faults, odd inputs and signals, through the built binary.
 @Suite("weir faults")

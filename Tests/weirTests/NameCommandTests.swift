@@ -1,8 +1,6 @@
 import Foundation
 import Testing
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Names are any bytes but NUL, as for zstd and tar: weir takes them from
 /// `argv` as bytes and acts on exactly those files.

@@ -1,8 +1,6 @@
 import Foundation
 import Testing
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The live progress line in real pseudo-terminals (`script`, tmux), and `--json` statistics.
 @Suite("weir progress and statistics")

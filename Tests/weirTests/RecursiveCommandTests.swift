@@ -1,8 +1,6 @@
 import Foundation
 import Testing
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// `-r`, `--output-dir-flat`, `--output-dir-mirror` and `--filelist`, each
 /// run by weir and by the real zstd on two identical trees: the same files

@@ -1,8 +1,6 @@
 import Foundation
 import Testing
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The refusals and guarantees zstd users rely on.
 @Suite("weir safety")

@@ -1,8 +1,6 @@
 import Foundation
 import Testing
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// `--sparse` / `--no-sparse`: runs of zeros in decompressed output become
 /// holes in a file, as zstd makes them.

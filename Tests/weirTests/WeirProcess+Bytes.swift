@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Running weir with arguments given as bytes, and the file system seen as
 /// bytes: `Process` and `FileManager` take and give Swift `String`s, which

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Runs the built `weir` binary as a user would: real files, real pipes,
 /// stdout and stderr captured in files, a time limit so a hang fails the test.

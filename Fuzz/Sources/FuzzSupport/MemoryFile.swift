@@ -1,7 +1,5 @@
 import CFuzzSupport
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// An anonymous in-memory file (memfd): a regular file to the code under
 /// test (``Weir/InputKind/regularFile(size:)``, mappable, `pread`-able),

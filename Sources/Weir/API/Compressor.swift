@@ -128,9 +128,9 @@ public struct Compressor: Sendable {
         _ chunks: Chunks
     ) -> AsyncThrowingStream<Data, any Error> where Chunks.Element: DataProtocol & Sendable {
         let options = self.options
-        return PipeStream(chunks: chunks) { input, output in
-            CompressionPipeline(input: input, output: output, inputName: PipeStream.name,
-                                outputName: PipeStream.name, options: options)
+        return ByteStream(chunks: chunks) { input, output in
+            CompressionPipeline(input: input, output: output, inputName: ByteStream.name,
+                                outputName: ByteStream.name, options: options)
         }.makeStream()
     }
 
@@ -140,7 +140,12 @@ public struct Compressor: Sendable {
     /// - Returns: the compressed bytes.
     /// - Throws: ``WeirError``; `.cancelled` when the task is cancelled.
     public func compress(_ data: Data) async throws(WeirError) -> Data {
-        try await PipeStream.collect(compress(PipeStream.single(data)))
+        let options = self.options
+        let contents = data.withUnsafeBytes { DispatchData(bytes: $0) }
+        return try await ByteStream.collect(ByteStream(contents: contents) { input, output in
+            CompressionPipeline(input: input, output: output, inputName: ByteStream.name,
+                                outputName: ByteStream.name, options: options)
+        }.makeStream())
     }
 
     // MARK: Work

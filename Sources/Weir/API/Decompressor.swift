@@ -132,9 +132,9 @@ public struct Decompressor: Sendable {
         _ chunks: Chunks
     ) -> AsyncThrowingStream<Data, any Error> where Chunks.Element: DataProtocol & Sendable {
         let options = self.options
-        return PipeStream(chunks: chunks) { input, output in
-            DecompressionPipeline(input: input, output: output, inputName: PipeStream.name,
-                                  outputName: PipeStream.name, options: options)
+        return ByteStream(chunks: chunks) { input, output in
+            DecompressionPipeline(input: input, output: output, inputName: ByteStream.name,
+                                  outputName: ByteStream.name, options: options)
         }.makeStream()
     }
 
@@ -144,7 +144,12 @@ public struct Decompressor: Sendable {
     /// - Returns: the decompressed bytes.
     /// - Throws: ``WeirError``; `.cancelled` when the task is cancelled.
     public func decompress(_ data: Data) async throws(WeirError) -> Data {
-        try await PipeStream.collect(decompress(PipeStream.single(data)))
+        let options = self.options
+        let contents = data.withUnsafeBytes { DispatchData(bytes: $0) }
+        return try await ByteStream.collect(ByteStream(contents: contents) { input, output in
+            DecompressionPipeline(input: input, output: output, inputName: ByteStream.name,
+                                  outputName: ByteStream.name, options: options)
+        }.makeStream())
     }
 
     // MARK: Work

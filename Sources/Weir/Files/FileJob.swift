@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// One input, by name, processed to one destination with the safety habits of
 /// zstd: output under its name only when complete, never over the input,

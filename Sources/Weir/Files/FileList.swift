@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The names in a `--filelist` file: one per line, as zstd 1.5.4 reads them
 /// (`UTIL_createFileNamesTable_fromFileName`): the line's bytes up to its

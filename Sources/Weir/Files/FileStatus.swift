@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// What `stat` says of a file, as much as weir needs.
 public struct FileStatus: Sendable {

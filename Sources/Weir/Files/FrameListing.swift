@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// What `weir -l` shows of one compressed file: its frames, without decoding.
 ///

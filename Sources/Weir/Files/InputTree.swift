@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The inputs of `-r`: names given, with each folder among them replaced by
 /// the files under it, by zstd 1.5.4's rules (`UTIL_createExpandedFNT`):

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Creates the folders `--output-dir-mirror ROOT` writes into, before any
 /// output, as zstd 1.5.4 does (`UTIL_mirrorSourceFilesDirectories`): ROOT

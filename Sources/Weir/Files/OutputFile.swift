@@ -1,8 +1,6 @@
 import CSupport
 import FoundationEssentials
-#if canImport(Glibc)
 import Glibc
-#endif
 import Synchronization
 
 /// An output file that appears under its name only once it is complete, or,

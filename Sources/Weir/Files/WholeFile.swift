@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Reads the start of a regular file into memory: a dictionary (`-D`), a
 /// training sample (`--train`).

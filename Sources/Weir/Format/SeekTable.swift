@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The seek table of zstd's seekable format (`contrib/seekable_format` in
 /// the zstd sources): a skippable frame at the very end of a file that lists

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Puts a descriptor that libdispatch made non-blocking back into blocking
 /// mode, so that its channel's `read()` waits in the kernel and never meets

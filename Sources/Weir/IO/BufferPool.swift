@@ -1,7 +1,5 @@
 import Dispatch
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Reusable output buffers of one size, mapped with `mmap`, handed out
 /// wrapped in `DispatchData` without a copy and taken back when the last

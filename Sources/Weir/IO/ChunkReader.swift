@@ -1,12 +1,11 @@
 import CSupport
 import Dispatch
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Reads an input descriptor one bounded chunk at a time: pipes and other
 /// streams (and regular files with `--no-mmap`) through a `DispatchIO` stream
-/// channel, regular files by default as memory mappings (``MappedInput``).
+/// channel, regular files by default as memory mappings (``MappedInput``),
+/// and bytes handed over in memory from a ``ChunkFeed``.
 ///
 /// DispatchIO has no back-pressure of its own: an open-ended read keeps
 /// reading however slow the consumer is. So the reader issues one read of one
@@ -55,6 +54,8 @@ final class ChunkReader: @unchecked Sendable {
         /// A stream or an unmapped file: one channel read per chunk.
         case channel(DispatchIO, DispatchQueue)
         case mapped(MappedInput)
+        /// Bytes handed over in memory.
+        case feed(ChunkFeed)
     }
 
     /// Maps `fd` when it is a regular file and `mapFiles` is true, else opens
@@ -90,6 +91,14 @@ final class ChunkReader: @unchecked Sendable {
         source = .channel(channel, queue)
     }
 
+    /// Reads what `feed` is given, one chunk at a time, as from a pipe.
+    init(feed: ChunkFeed, path: String, chunkSize: Int) {
+        self.path = path
+        self.chunkSize = chunkSize
+        self.onBytes = { _ in }
+        source = .feed(feed)
+    }
+
     /// Whether the input is mapped (a regular file) rather than read.
     var isMapped: Bool {
         if case .mapped = source { return true }
@@ -106,46 +115,6 @@ final class ChunkReader: @unchecked Sendable {
         }
     }
 
-    /// One read in progress: one channel read of one chunk.
-    /// `@unchecked`: `queue` owns it until `done` is signalled, then the waiting thread does.
-    final class PendingRead: @unchecked Sendable {
-        fileprivate var pieces: [DispatchData] = []
-        fileprivate var error: Int32 = 0
-        fileprivate var failure: WeirError?
-        fileprivate var count = 0
-        /// Signalled when the read ends.
-        fileprivate let done = DispatchSemaphore(value: 0)
-        fileprivate let requested: Int
-        fileprivate let path: String
-        fileprivate let stopped: Locked<Bool>
-
-        fileprivate init(requested: Int, path: String, stopped: Locked<Bool>) {
-            self.requested = requested
-            self.path = path
-            self.stopped = stopped
-        }
-
-        /// Blocks until the read ends, or until the reader is stopped; returns
-        /// the bytes and whether the input ended. Call once, from a dedicated
-        /// thread.
-        func wait() throws(WeirError) -> (data: DispatchData, endOfInput: Bool) {
-            let cancelled = WeirError(.cancelled, path: path, operation: .read, reason: "cancelled")
-            while done.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
-                if stopped.current { throw cancelled }
-            }
-            if let failure { throw failure }
-            if error == ECANCELED { throw cancelled }
-            if error != 0 {
-                throw WeirError.system(error, path: path, operation: .read)
-            }
-            // The channel may keep its handler, and so this read, a while
-            // after the read ended: the chunk must not stay here with it.
-            let data = DispatchData.concatenating(pieces)
-            pieces = []
-            return (data, count < requested)
-        }
-    }
-
     /// Starts reading the next `length` bytes (default: one chunk). Does not
     /// block.
     func start(length: Int? = nil) -> PendingRead {
@@ -154,28 +123,23 @@ final class ChunkReader: @unchecked Sendable {
         case .mapped(let mapped):
             do throws(WeirError) {
                 let data = try mapped.next(length: pending.requested)
-                if data.count > 0 {
-                    pending.pieces.append(data)
-                    pending.count = data.count
-                    onBytes(data.count)
-                }
+                pending.append(data)
+                if data.count > 0 { onBytes(data.count) }
+                pending.finish()
             } catch {
-                pending.failure = error
+                pending.finish(failure: error)
             }
-            pending.done.signal()
         case .channel(let channel, let queue):
             let onBytes = self.onBytes
             channel.read(offset: 0, length: pending.requested, queue: queue) { done, data, error in
                 if let data, data.count > 0 {
-                    pending.pieces.append(data)
-                    pending.count += data.count
+                    pending.append(data)
                     onBytes(data.count)
                 }
-                if done {
-                    pending.error = error
-                    pending.done.signal()
-                }
+                if done { pending.finish(error: error) }
             }
+        case .feed(let feed):
+            feed.request(pending)
         }
         return pending
     }
@@ -190,6 +154,8 @@ final class ChunkReader: @unchecked Sendable {
             channel.close(flags: stop ? .stop : [])
         case .mapped:
             break
+        case .feed(let feed):
+            if stop { feed.stop() }
         }
     }
 }

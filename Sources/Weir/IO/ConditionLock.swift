@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A pthread mutex with a condition variable: the lock under ``Locked`` and
 /// the wait of ``ByteBudget``. pthreads rather than `NSLock`/`NSCondition`,

@@ -1,8 +1,6 @@
 import CSupport
 import Dispatch
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Starts a closure on a new POSIX thread of its own (not a GCD worker, not
 /// Swift concurrency's pool), for work that blocks on semaphores, locks or

@@ -1,7 +1,5 @@
 import Dispatch
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Sizes libdispatch's read buffers to the reads a pipeline issues, so that a
 /// chunk arrives as one contiguous buffer: compressed in place by the one-shot

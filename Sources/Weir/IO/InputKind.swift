@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// What an input or output descriptor is, which decides the water marks and
 /// whether a size is known.

@@ -1,7 +1,5 @@
 import CSupport
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The first bytes of an input, read without consuming them, so that the
 /// input can still be handed whole to whichever pipeline reads it.

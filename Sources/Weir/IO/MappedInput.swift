@@ -1,8 +1,6 @@
 import CSupport
 import Dispatch
-#if canImport(Glibc)
 import Glibc
-#endif
 import Synchronization
 
 /// Hands out consecutive pieces of a regular file as read-only memory

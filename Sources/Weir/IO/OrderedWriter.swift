@@ -1,7 +1,5 @@
 import Dispatch
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Writes numbered pieces of output through a `DispatchIO` stream channel in
 /// the order of their numbers, whatever order they arrive in.

@@ -1,7 +1,5 @@
 import CSupport
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The two ends of a new pipe, both close-on-exec from the moment they exist.
 ///

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The process's CPU time and peak resident memory so far (`getrusage`).
 ///

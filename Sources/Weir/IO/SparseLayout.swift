@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Where a piece of output has data, for writing it sparsely: the piece is
 /// seen as file-system blocks (aligned to file offsets, the first and last

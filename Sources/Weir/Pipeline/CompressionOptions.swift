@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// How ``CompressionPipeline`` compresses.
 public struct CompressionOptions: Sendable, Equatable {

@@ -60,8 +60,8 @@ import FoundationEssentials
 /// `run()` blocks its caller (the command line's main thread, or a thread of
 /// the async API), never a GCD worker.
 public final class CompressionPipeline: Sendable {
-    private let input: Int32
-    private let output: Int32
+    private let input: PipelineInput
+    private let output: PipelineOutput
     private let inputName: String
     private let outputName: String
     private let options: CompressionOptions
@@ -77,8 +77,15 @@ public final class CompressionPipeline: Sendable {
     ///   - outputName: how errors name the output.
     ///   - options: level, threads, chunk size, checksum, in-flight bound.
     ///   - observer: told of bytes read and written, for a progress display.
-    public init(input: Int32, output: Int32, inputName: String, outputName: String,
-                options: CompressionOptions = CompressionOptions(), observer: ProgressObserver? = nil) {
+    public convenience init(input: Int32, output: Int32, inputName: String, outputName: String,
+                            options: CompressionOptions = CompressionOptions(), observer: ProgressObserver? = nil) {
+        self.init(input: .descriptor(input), output: .descriptor(output), inputName: inputName,
+                  outputName: outputName, options: options, observer: observer)
+    }
+
+    /// Prepares a run between any input and output (descriptors, or memory).
+    init(input: PipelineInput, output: PipelineOutput, inputName: String, outputName: String,
+         options: CompressionOptions, observer: ProgressObserver? = nil) {
         self.input = input
         self.output = output
         self.inputName = inputName
@@ -99,38 +106,33 @@ public final class CompressionPipeline: Sendable {
     /// - Returns: what was done.
     /// - Throws: ``WeirError`` naming the file and the operation that failed.
     public func run() throws(WeirError) -> Statistics {
-        let started = DispatchTime.now()
-        let kind = InputKind.of(input)
+        let kind = input.kind
         let options = self.options.fitted(toInputSize: kind.size ?? self.options.streamSize)
         let threads = options.resolvedThreads
         let control = self.control
         let inputName = self.inputName
-        let observer = self.observer
         // One digested dictionary for every worker's context, made before
         // any channel opens.
         let dictionary = try options.dictionary.map { dictionary throws(WeirError) in
             try CompressionDictionary(dictionary, level: options.level, path: inputName)
         }
-        let cleanup = DispatchGroup()
-        let counters = Locked((bytesOut: 0, frames: 0))
         // The seek table: entries join it as frames are written, in file order.
         let seekTable = options.seekTable ? SeekTableRecorder(checksums: options.checksum, path: outputName) : nil
-
-        let reader = ChunkReader(fd: input, path: inputName, kind: kind,
-                                 chunkSize: options.chunkSize, mapFiles: options.resolvedMapInput, live: observer != nil, cleanup: cleanup,
-                                 onBytes: { observer?.bytesRead($0) })
-        let writer = OrderedWriter(
-            fd: output, path: outputName, cleanup: cleanup,
-            onFinished: { index, size in
+        let frames = Locked(0)
+        // A written frame frees its slot; after a failure, a slot wakes the
+        // reading thread if it waits for one.
+        let run = PipelineRun(
+            control: control, input: input, kind: kind, inputName: inputName, readSize: options.chunkSize,
+            mapFiles: options.resolvedMapInput, output: output, outputName: outputName, observer: observer,
+            onWritten: { index, size in
                 if size >= 0 {
                     seekTable?.written(index, size: size)
-                    counters.withLock { $0.bytesOut += size; $0.frames += 1 }
-                    observer?.bytesWritten(size)
+                    frames.withLock { $0 += 1 }
                 }
                 control.slots.signal()
-                control.activity.leave()
             },
-            onError: { control.fail($0) })
+            wake: { control.slots.signal() })
+        let reader = run.reader
         let buffers = BufferPool(size: Zstd.compressBound(options.largestChunk), keep: options.resolvedChunksInFlight)
         let pool = WorkerPool<CompressionContext>(
             width: threads, label: "weir.compress",
@@ -140,8 +142,6 @@ public final class CompressionPipeline: Sendable {
                                        dictionary: dictionary, path: inputName)
             },
             onContextFailure: { control.fail($0) })
-        // After a failure, a slot wakes the reading thread if it waits for one.
-        control.stopOnFailure(reader: reader, writer: writer) { control.slots.signal() }
 
         let bytesIn = Locked(0)
         control.startThread(name: "weir.reader") {
@@ -199,7 +199,7 @@ public final class CompressionPipeline: Sendable {
                         try reader.checkUnchanged()
                         seekTable?.compressed(number, decompressedSize: count,
                                               frame: UnsafeRawBufferPointer(start: buffer, count: size))
-                        writer.submit(number, buffers.wrap(buffer, count: size))
+                        run.submit(number, buffers.wrap(buffer, count: size))
                     } catch {
                         buffers.recycle(buffer)
                         control.fail(error)
@@ -217,22 +217,16 @@ public final class CompressionPipeline: Sendable {
             do throws(WeirError) {
                 let table = try seekTable.encoded()
                 control.activity.enter()
-                writer.submit(seekTable.frameCount, table)
+                run.submit(seekTable.frameCount, table)
                 control.activity.wait()
             } catch {
                 control.fail(error)
             }
         }
-        try control.closeChannels(reader: reader, writer: writer, cleanup: cleanup)
-
-        var statistics = Statistics()
-        statistics.bytesIn = bytesIn.current
-        let written = counters.current
-        statistics.bytesOut = written.bytesOut
-        statistics.frames = written.frames - (seekTable == nil ? 0 : 1)
+        var statistics = try run.end(bytesIn: bytesIn.current)
+        statistics.frames = frames.current - (seekTable == nil ? 0 : 1)
         statistics.threads = threads
         statistics.chunkBytes = options.chunkSize
-        statistics.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         return statistics
     }
 }

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// How many cores the machine has, counted as zstd's `--auto-threads`
 /// counts them.

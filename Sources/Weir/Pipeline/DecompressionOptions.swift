@@ -75,12 +75,12 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// chunk at worst).
     public static let readingReserve = 8 << 20
 
-    /// The largest frame decoded whole in parallel: its output buffer (the
-    /// most its blocks can hold, rounded up to a power of two from 1 MiB)
-    /// and its compressed bytes each at most half the budget, so that it
-    /// always fits: an 8 MiB frame from a budget of 16 MiB up (`-M 24MiB`,
-    /// the default with one worker). Larger frames, and frames
-    /// that do not say their size, stream through one decoder.
+    /// The largest frame decoded whole in parallel: its output buffer (its
+    /// declared size, or the most its blocks can hold, in its size class:
+    /// ``FrameBuffers/bufferSize(for:)``) and its compressed bytes each at
+    /// most half the budget, so that it always fits: an 8 MiB frame from a
+    /// budget of 16 MiB up (`-M 24MiB`, the default with one worker). Larger
+    /// frames stream through one decoder.
     public var parallelFrameLimit: Int { max(64 << 10, inFlightBudget / 2) }
 
     /// The window limit matching `memoryLimit`, else `longWindowLog`.

@@ -1,5 +1,5 @@
-/// The output buffers of ``DecompressionPipeline``, in power-of-two
-/// size classes from 1 MiB, each class a ``BufferPool`` of mapped buffers
+/// The output buffers of ``DecompressionPipeline``, in size classes from
+/// 1 MiB (``bufferSize(for:)``), each class a ``BufferPool`` of mapped buffers
 /// reused without page faults. weir's own 8 MiB frames all use one class;
 /// streamed output uses the 1 MiB class.
 ///
@@ -35,12 +35,21 @@ final class FrameBuffers: @unchecked Sendable {
 
     init(budget: ByteBudget) { self.budget = budget }
 
-    /// The size of the buffers that hold `capacity` bytes.
+    /// The size of the buffers that hold `capacity` bytes: powers of two
+    /// from 1 MiB to 8 MiB, then multiples of ``largeStep``. A frame that
+    /// does not declare its size (pzstd's) is given the most its blocks can
+    /// hold, a little over 8 MiB for an 8 MiB chunk; the next power of two
+    /// would double it past the parallel frame limit, and the frame would
+    /// stream on one thread instead of being decoded beside the others.
     static func bufferSize(for capacity: Int) -> Int {
         var size = smallest
-        while size < capacity { size <<= 1 }
-        return size
+        while size < capacity, size < largeStep << 2 { size <<= 1 }
+        if size >= capacity { return size }
+        return (capacity + largeStep - 1) / largeStep * largeStep
     }
+
+    /// The step between size classes above 8 MiB.
+    static let largeStep = 2 << 20
 
     /// The pool whose buffers hold `capacity` bytes.
     func pool(for capacity: Int) -> BufferPool {

@@ -49,28 +49,15 @@ final class PassThroughCopy: Sendable {
     /// - Returns: the bytes read and written (`frames` is 0).
     /// - Throws: ``WeirError`` naming the file and the operation that failed.
     func run() throws(WeirError) -> Statistics {
-        let started = DispatchTime.now()
         let control = self.control
-        let observer = self.observer
-        let cleanup = DispatchGroup()
-        let bytesOut = Locked(0)
-        let reader = ChunkReader(fd: input, path: inputName, kind: InputKind.of(input), chunkSize: options.readSize,
-                                 mapFiles: options.mapInput, live: observer != nil, cleanup: cleanup,
-                                 onBytes: { observer?.bytesRead($0) })
-        let writer = output.map { fd in
-            OrderedWriter(
-                fd: fd, path: outputName, sparse: options.sparse, cleanup: cleanup,
-                onFinished: { _, size in
-                    if size >= 0 {
-                        bytesOut.withLock { $0 += size }
-                        observer?.bytesWritten(size)
-                    }
-                    control.slots.signal()
-                    control.activity.leave()
-                },
-                onError: { control.fail($0) })
-        }
-        control.stopOnFailure(reader: reader, writer: writer) { control.slots.signal() }
+        // A written piece frees its slot; after a failure, a slot wakes the
+        // copying thread if it waits for one.
+        let run = PipelineRun(control: control, input: .descriptor(input), kind: InputKind.of(input), inputName: inputName,
+                              readSize: options.readSize, mapFiles: options.mapInput,
+                              output: output.map { .descriptor($0) }, outputName: outputName, sparse: options.sparse,
+                              observer: observer, onWritten: { _, _ in control.slots.signal() },
+                              wake: { control.slots.signal() })
+        let reader = run.reader
 
         let bytesIn = Locked(0)
         control.startThread(name: "weir.copy") {
@@ -88,11 +75,11 @@ final class PassThroughCopy: Sendable {
                     break
                 }
                 bytesIn.withLock { $0 += chunk.data.count }
-                if chunk.data.count == 0 || writer == nil {
+                if chunk.data.count == 0 {
                     control.slots.signal()
                 } else {
                     control.activity.enter()
-                    writer?.submit(index, chunk.data)
+                    run.submit(index, chunk.data)
                     index += 1
                 }
                 if chunk.endOfInput { break }
@@ -100,13 +87,8 @@ final class PassThroughCopy: Sendable {
         }
 
         control.activity.wait()
-        try control.closeChannels(reader: reader, writer: writer, cleanup: cleanup)
-
-        var statistics = Statistics()
-        statistics.bytesIn = bytesIn.current
-        statistics.bytesOut = writer == nil ? statistics.bytesIn : bytesOut.current
+        var statistics = try run.end(bytesIn: bytesIn.current)
         statistics.frames = 0
-        statistics.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         return statistics
     }
 }

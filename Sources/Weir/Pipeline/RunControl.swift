@@ -41,7 +41,7 @@ final class RunControl: Sendable {
     /// both channels (reads and writes in progress end with ECANCELED), drop
     /// the pieces the writer holds, then run `wake` to unblock the pipeline's
     /// own thread (signal a slot, cancel a budget).
-    func stopOnFailure(reader: ChunkReader, writer: OrderedWriter?, wake: @escaping @Sendable () -> Void) {
+    func stopOnFailure(reader: ChunkReader, writer: (any PieceSink)?, wake: @escaping @Sendable () -> Void) {
         onStop {
             reader.close(stop: true)
             writer?.close(stop: true)
@@ -63,7 +63,7 @@ final class RunControl: Sendable {
     /// completions, a `wake` that signals `slots`), a cycle that otherwise
     /// kept every successful run's channels, queues and control alive for
     /// the life of the process (LeakSanitizer, scripts/fuzz).
-    func closeChannels(reader: ChunkReader, writer: OrderedWriter?, cleanup: DispatchGroup) throws(WeirError) {
+    func closeChannels(reader: ChunkReader, writer: (any PieceSink)?, cleanup: DispatchGroup) throws(WeirError) {
         defer { state.withLock { $0.stops.removeAll() } }
         reader.close(stop: isFailed)
         writer?.close(stop: isFailed)

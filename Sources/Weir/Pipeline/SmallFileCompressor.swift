@@ -1,7 +1,5 @@
 import Dispatch
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Compresses a regular file that makes one frame, on the calling thread,
 /// without a pipeline: no reading thread, no worker queue, no channel, and a

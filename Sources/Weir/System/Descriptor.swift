@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// An open file descriptor and the system calls weir makes on it outside
 /// DispatchIO: the one `fstat`, an exact `pread`, reads and writes that

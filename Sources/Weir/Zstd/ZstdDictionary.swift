@@ -1,7 +1,5 @@
 import CZstd
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A zstd dictionary (`-D DICT`), as bytes: one trained by `zstd --train` or
 /// ``DictionaryTrainer`` (it starts with the dictionary magic number and

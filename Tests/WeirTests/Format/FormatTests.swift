@@ -3,9 +3,7 @@ import Dispatch
 import Foundation
 import Testing
 @testable import Weir
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The format tests' namespace (so that `--filter Format` selects them all),
 /// with their inputs and helpers: real frames from libzstd and the zstd

@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 @testable import Weir
-#if canImport(Glibc)
 import Glibc
-#endif
 
 extension FormatTests {
     @Suite("Seek table")

@@ -3,9 +3,7 @@ import Dispatch
 import Foundation
 import Testing
 @testable import Weir
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Blocking reads of pipes through a stream channel: chunks are assembled
 /// whatever the producer's rhythm, a waiting read can be stopped, and the

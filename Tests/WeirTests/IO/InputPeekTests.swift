@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 @testable import Weir
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Looking at an input's first bytes without taking them from it.
 @Suite("Input peek")

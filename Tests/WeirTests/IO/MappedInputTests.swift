@@ -2,9 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 @testable import Weir
-#if canImport(Glibc)
 import Glibc
-#endif
 
 @Suite("Mapped input files")
 struct MappedInputTests {

@@ -2,9 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 @testable import Weir
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The ordered writer: pieces land in index order, and writes to a regular
 /// file are cut where the page cache stays cheap (see `OrderedWriter`).

@@ -1,8 +1,6 @@
 import Testing
 @testable import Weir
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Pipes the engine creates are never inherited by child processes.
 @Suite("Pipe ends")

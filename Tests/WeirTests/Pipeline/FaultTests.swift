@@ -2,9 +2,7 @@ import CZstd
 import Foundation
 import Testing
 @testable import Weir
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Read and write failures, hostile compressed input, and many random round
 /// trips: every one ends in correct output or a clean error, never a crash,

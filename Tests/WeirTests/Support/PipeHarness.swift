@@ -1,8 +1,6 @@
 import Foundation
 @testable import Weir
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Runs a pipeline between real pipes: a feeder thread writes the input into
 /// one pipe (in pieces of `pieceSize`, to exercise partial reads), a drainer

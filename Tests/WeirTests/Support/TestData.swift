@@ -1,8 +1,6 @@
 import CZstd
 import Foundation
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Inputs and helpers shared by the engine tests.
 enum TestData {

@@ -14,12 +14,10 @@ struct DecodeSession: Sendable {
     let control: RunControl
     let budget: ByteBudget
     let frameBuffers: FrameBuffers
-    /// The input, asked before any output is sent whether a mapped file was cut.
-    let input: ChunkReader
-    /// Where decoded pieces go, in number order; nil when only testing.
-    let writer: OrderedWriter?
-    /// Bytes written (or, when testing, decoded) and frames decoded.
-    let totals: Locked<(bytesOut: Int, frames: Int)>
+    /// The reader and the writer (none when only testing).
+    let run: PipelineRun
+    /// Frames decoded.
+    let frames: Locked<Int>
     /// Frames decoded by streaming rather than whole (for tests).
     let streamed: Locked<Int>
     let crossCheck: SeekTableCrossCheck
@@ -39,17 +37,14 @@ struct DecodeSession: Sendable {
         }
     }
 
+    /// The input, asked before any output is sent whether a mapped file was cut.
+    var input: ChunkReader { run.reader }
+
     /// Sends `count` bytes of `buffer` (from `pool`) as output piece `number`;
-    /// when only testing, counts them and gives the buffer back. The caller
-    /// entered `control.activity` for it.
+    /// the buffer goes back to its pool once written (at once when only
+    /// testing). The caller entered `control.activity` for it.
     func send(_ buffer: UnsafeMutableRawPointer, count: Int, from pool: BufferPool, number: Int) {
-        if let writer {
-            writer.submit(number, pool.wrap(buffer, count: count))
-        } else {
-            totals.withLock { $0.bytesOut += count }
-            pool.recycle(buffer)
-            control.activity.leave()
-        }
+        run.submit(number, pool.wrap(buffer, count: count))
     }
 
     var cancelled: WeirError {

@@ -1,8 +1,6 @@
 import Dispatch
 import FoundationEssentials
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Decompresses any standard zstd stream — weir's own files, one frame or
 /// many, skippable frames, pzstd files, concatenations — decoding independent
@@ -76,8 +74,8 @@ import Glibc
 /// decoding it; the writer's queue owns the reorder buffer; `totals` and the
 /// first failure are behind locks.
 public final class DecompressionPipeline: Sendable {
-    private let input: Int32
-    private let output: Int32?
+    private let input: PipelineInput
+    private let output: PipelineOutput?
     private let inputName: String
     private let outputName: String
     private let options: DecompressionOptions
@@ -97,8 +95,15 @@ public final class DecompressionPipeline: Sendable {
     ///   - outputName: how errors name the output.
     ///   - options: checksum verification, memory limit, threads.
     ///   - observer: told of bytes read and written.
-    public init(input: Int32, output: Int32?, inputName: String, outputName: String,
-                options: DecompressionOptions = DecompressionOptions(), observer: ProgressObserver? = nil) {
+    public convenience init(input: Int32, output: Int32?, inputName: String, outputName: String,
+                            options: DecompressionOptions = DecompressionOptions(), observer: ProgressObserver? = nil) {
+        self.init(input: .descriptor(input), output: output.map { .descriptor($0) }, inputName: inputName,
+                  outputName: outputName, options: options, observer: observer)
+    }
+
+    /// Prepares a run between any input and output (descriptors, or memory).
+    init(input: PipelineInput, output: PipelineOutput?, inputName: String, outputName: String,
+         options: DecompressionOptions, observer: ProgressObserver? = nil) {
         self.input = input
         self.output = output
         self.inputName = inputName
@@ -134,34 +139,21 @@ public final class DecompressionPipeline: Sendable {
     ///   failure; when testing (no output), `.corrupt` for a seek table that
     ///   does not match the frames, naming the entry and what differs.
     public func run() throws(WeirError) -> Statistics {
-        let started = DispatchTime.now()
         let control = self.control
         let budget = self.budget
         let options = self.options
         let inputName = self.inputName
-        let observer = self.observer
-        let cleanup = DispatchGroup()
-        let totals = Locked((bytesOut: 0, frames: 0))
-        let kind = InputKind.of(input)
+        let frames = Locked(0)
+        let kind = input.kind
         // One digested dictionary for every decoder, made before any channel opens.
         let dictionary = try options.dictionary.map { dictionary throws(WeirError) in try DecompressionDictionary(dictionary) }
 
-        let reader = ChunkReader(fd: input, path: inputName, kind: kind,
-                                 chunkSize: options.readSize, mapFiles: options.mapInput, live: observer != nil, cleanup: cleanup,
-                                 onBytes: { observer?.bytesRead($0) })
-        let writer = output.map { fd in
-            OrderedWriter(
-                fd: fd, path: outputName, sparse: options.sparse, cleanup: cleanup,
-                onFinished: { _, size in
-                    // The buffer's bytes stay in the budget until it is back in its pool.
-                    if size >= 0 {
-                        totals.withLock { $0.bytesOut += size }
-                        observer?.bytesWritten(size)
-                    }
-                    control.activity.leave()
-                },
-                onError: { control.fail($0) })
-        }
+        // A written piece's buffer stays in the budget until it is back in
+        // its pool; after a failure, cancelling the budget wakes the thread.
+        let run = PipelineRun(control: control, input: input, kind: kind, inputName: inputName, readSize: options.readSize,
+                              mapFiles: options.mapInput, output: output, outputName: outputName, sparse: options.sparse,
+                              observer: observer, wake: { budget.cancel() })
+        let reader = run.reader
         let pool = WorkerPool<DecompressionContext>(
             width: options.resolvedThreads, label: "weir.decompress",
             makeContext: { () throws(WeirError) in
@@ -170,14 +162,13 @@ public final class DecompressionPipeline: Sendable {
                                          dictionary: dictionary, path: inputName)
             },
             onContextFailure: { control.fail($0) })
-        control.stopOnFailure(reader: reader, writer: writer) { budget.cancel() }
 
         var tableCheck: SeekTableCheck?
         var streamBase = 0
-        if case .regularFile(let size) = kind {
-            streamBase = max(0, Int(lseek(input, 0, SEEK_CUR)))
+        if case .regularFile(let size) = kind, let fd = input.descriptor {
+            streamBase = max(0, Int(lseek(fd, 0, SEEK_CUR)))
             do throws(WeirError) {
-                let table = try SeekTable.readEntries(from: input, fileSize: size, path: inputName)
+                let table = try SeekTable.readEntries(from: fd, fileSize: size, path: inputName)
                 tableCheck = SeekTableCheck(table: table, readError: nil, fileSize: size, streamBase: streamBase)
             } catch {
                 tableCheck = SeekTableCheck(table: nil, readError: error, fileSize: size, streamBase: streamBase)
@@ -187,7 +178,7 @@ public final class DecompressionPipeline: Sendable {
 
         let bytesIn = Locked(0)
         let session = DecodeSession(path: inputName, options: options, control: control, budget: budget,
-                                    frameBuffers: frameBuffers, input: reader, writer: writer, totals: totals,
+                                    frameBuffers: frameBuffers, run: run, frames: frames,
                                     streamed: streamed, crossCheck: crossCheck, dictionary: dictionary)
         control.startThread(name: "weir.decoder") {
             let feeder = FrameFeeder(session: session, pool: pool)
@@ -210,15 +201,9 @@ public final class DecompressionPipeline: Sendable {
         }
 
         control.activity.wait()
-        try control.closeChannels(reader: reader, writer: writer, cleanup: cleanup)
-
-        var statistics = Statistics()
-        let done = totals.current
-        statistics.bytesIn = bytesIn.current
-        statistics.bytesOut = done.bytesOut
-        statistics.frames = done.frames
+        var statistics = try run.end(bytesIn: bytesIn.current)
+        statistics.frames = frames.current
         statistics.threads = options.resolvedThreads
-        statistics.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         if let mismatch = crossCheck.mismatch {
             if output == nil {
                 throw WeirError(.corrupt, path: inputName, operation: .test,

@@ -120,7 +120,7 @@ final class FrameStreamer {
                                   "ends before the decoder has its last block")
         }
         session.crossCheck.frameDecoded(boundary, produced: state.produced, expected: expected)
-        session.totals.withLock { $0.frames += 1 }
+        session.frames.withLock { $0 += 1 }
     }
 
     /// One call of the decoder into the current buffer (taken when none is

@@ -33,7 +33,7 @@ struct WholeFrameDecoder: Sendable {
                 session.budget.release(compressed)
                 try session.input.checkUnchanged()
                 session.crossCheck.frameDecoded(boundary, produced: produced, expected: expected)
-                session.totals.withLock { $0.frames += 1 }
+                session.frames.withLock { $0 += 1 }
                 session.send(buffer, count: produced, from: buffers, number: number)
             } catch {
                 buffers.recycle(buffer)

@@ -2,9 +2,7 @@ import CZstd
 import Foundation
 import Testing
 @testable import Weir
-#if canImport(Glibc)
 import Glibc
-#endif
 
 @Suite("Decompression pipeline")
 struct DecompressionPipelineTests {

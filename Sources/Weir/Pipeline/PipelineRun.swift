@@ -1,0 +1,96 @@
+import Dispatch
+
+/// The run every pipeline shares: its reader and its writer, the counters of
+/// what went out, the clock, the stop on the first failure, and the end that
+/// closes both channels and reports.
+///
+/// A pipeline makes one, plugs in what its pieces do when they are out
+/// (`onWritten`: free an in-flight slot, record a seek-table entry) and what
+/// wakes its own thread after a failure (`wake`), starts its loop with
+/// ``RunControl/startThread(name:_:)``, waits for ``RunControl/activity``,
+/// then calls ``end(bytesIn:)``.
+///
+/// Threads: the writer's completions run on its queue (or the stream
+/// consumer's task) and touch only `written`, behind a lock; everything else
+/// is fixed at init.
+final class PipelineRun: Sendable {
+    let control: RunControl
+    let reader: ChunkReader
+    /// nil when the output is dropped (testing an input).
+    let writer: (any PieceSink)?
+    private let cleanup: DispatchGroup
+    private let started = DispatchTime.now()
+    private let written = Locked(0)
+    private let onWritten: @Sendable (_ index: Int, _ size: Int) -> Void
+
+    /// Opens the reader and the writer and arms the stop on failure.
+    ///
+    /// - Parameters:
+    ///   - readSize: the bytes of one read.
+    ///   - mapFiles: map a regular file rather than read it.
+    ///   - sparse: leave holes for blocks of zeros in a regular output file.
+    ///   - onWritten: called with each piece's number and size once it is
+    ///     out, or -1 once it was dropped; before its activity entry is left.
+    ///   - wake: after a failure, unblocks the pipeline's own thread.
+    init(control: RunControl, input: PipelineInput, kind: InputKind, inputName: String, readSize: Int, mapFiles: Bool,
+         output: PipelineOutput?, outputName: String, sparse: Bool = false, observer: ProgressObserver?,
+         onWritten: @escaping @Sendable (_ index: Int, _ size: Int) -> Void = { _, _ in },
+         wake: @escaping @Sendable () -> Void) {
+        self.control = control
+        self.onWritten = onWritten
+        let cleanup = DispatchGroup()
+        self.cleanup = cleanup
+        switch input {
+        case .descriptor(let fd):
+            reader = ChunkReader(fd: fd, path: inputName, kind: kind, chunkSize: readSize, mapFiles: mapFiles,
+                                 live: observer != nil, cleanup: cleanup, onBytes: { observer?.bytesRead($0) })
+        case .feed(let feed):
+            reader = ChunkReader(feed: feed, path: inputName, chunkSize: readSize)
+        }
+        let written = self.written
+        let onFinished: @Sendable (Int, Int) -> Void = { index, size in
+            if size >= 0 {
+                written.withLock { $0 += size }
+                observer?.bytesWritten(size)
+            }
+            onWritten(index, size)
+            control.activity.leave()
+        }
+        switch output {
+        case .descriptor(let fd):
+            writer = OrderedWriter(fd: fd, path: outputName, sparse: sparse, cleanup: cleanup,
+                                   onFinished: onFinished, onError: { control.fail($0) })
+        case .stream(let sink):
+            sink.attach(onFinished: onFinished)
+            writer = sink
+        case nil:
+            writer = nil
+        }
+        control.stopOnFailure(reader: reader, writer: writer, wake: wake)
+    }
+
+    /// Hands output piece `index` to the writer; the caller entered
+    /// ``RunControl/activity`` for it. With no writer (testing an input) the
+    /// piece counts as written at once and is let go.
+    func submit(_ index: Int, _ data: DispatchData) {
+        if let writer {
+            writer.submit(index, data)
+        } else {
+            written.withLock { $0 += data.count }
+            onWritten(index, data.count)
+            control.activity.leave()
+        }
+    }
+
+    /// Ends the run once ``RunControl/activity`` has emptied: closes both
+    /// channels, throws the first failure, or returns the statistics every
+    /// run reports (bytes in, bytes out, seconds); the pipeline adds its own.
+    func end(bytesIn: Int) throws(WeirError) -> Statistics {
+        try control.closeChannels(reader: reader, writer: writer, cleanup: cleanup)
+        var statistics = Statistics()
+        statistics.bytesIn = bytesIn
+        statistics.bytesOut = written.current
+        statistics.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        return statistics
+    }
+}
