@@ -170,6 +170,15 @@ final class ByteStream: Sendable {
 }
 
 extension ByteStream {
+    /// Runs the pipeline `makePipeline` returns on `data` (copied once) and
+    /// returns its whole output.
+    static func run(_ data: Data,
+                    makePipeline: @Sendable (PipelineInput, PipelineOutput) -> any BlockingPipeline)
+        async throws(WeirError) -> Data {
+        let contents = data.withUnsafeBytes { DispatchData(bytes: $0) }
+        return try await collect(ByteStream(contents: contents, makePipeline: makePipeline).makeStream())
+    }
+
     /// Every piece of `stream`, joined; its failure as a ``WeirError``.
     static func collect(_ stream: AsyncThrowingStream<Data, any Error>) async throws(WeirError) -> Data {
         var result = Data()

@@ -141,11 +141,10 @@ public struct Compressor: Sendable {
     /// - Throws: ``WeirError``; `.cancelled` when the task is cancelled.
     public func compress(_ data: Data) async throws(WeirError) -> Data {
         let options = self.options
-        let contents = data.withUnsafeBytes { DispatchData(bytes: $0) }
-        return try await ByteStream.collect(ByteStream(contents: contents) { input, output in
+        return try await ByteStream.run(data) { input, output in
             CompressionPipeline(input: input, output: output, inputName: ByteStream.name,
                                 outputName: ByteStream.name, options: options)
-        }.makeStream())
+        }
     }
 
     // MARK: Work

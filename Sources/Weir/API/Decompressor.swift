@@ -145,11 +145,10 @@ public struct Decompressor: Sendable {
     /// - Throws: ``WeirError``; `.cancelled` when the task is cancelled.
     public func decompress(_ data: Data) async throws(WeirError) -> Data {
         let options = self.options
-        let contents = data.withUnsafeBytes { DispatchData(bytes: $0) }
-        return try await ByteStream.collect(ByteStream(contents: contents) { input, output in
+        return try await ByteStream.run(data) { input, output in
             DecompressionPipeline(input: input, output: output, inputName: ByteStream.name,
                                   outputName: ByteStream.name, options: options)
-        }.makeStream())
+        }
     }
 
     // MARK: Work
