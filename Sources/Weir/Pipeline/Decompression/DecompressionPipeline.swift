@@ -117,7 +117,7 @@ public final class DecompressionPipeline: Sendable {
 
     /// Stops the run from another thread; `run()` throws `.cancelled`.
     public func cancel() {
-        control.fail(WeirError(.cancelled, path: inputName, operation: .decompress, reason: "cancelled"))
+        control.fail(.cancelled(path: inputName, operation: .decompress))
     }
 
     /// The most bytes the run held in its budget at once (for tests of the bound).
@@ -206,8 +206,7 @@ public final class DecompressionPipeline: Sendable {
         statistics.threads = options.resolvedThreads
         if let mismatch = crossCheck.mismatch {
             if output == nil {
-                throw WeirError(.corrupt, path: inputName, operation: .test,
-                                reason: "corrupt seek table: \(mismatch.detail)")
+                throw WeirError.corruptSeekTable(path: inputName, operation: .test, mismatch.detail)
             }
             statistics.warnings.append("seek table does not match the frames; ignoring it (\(mismatch.detail))")
         }
