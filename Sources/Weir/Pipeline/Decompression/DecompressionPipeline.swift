@@ -194,8 +194,12 @@ public final class DecompressionPipeline: Sendable {
                 try feeder.finish()
                 bytesIn.withLock { $0 = feeder.bytesIn }
             } catch {
-                // Zeros read from a file cut while mapped make any error; say what happened.
-                do throws(WeirError) { try reader.checkUnchanged() } catch { control.fail(error) }
+                // Zeros read from a file cut while mapped make any error; say what
+                // happened, with that error as the cause.
+                do throws(WeirError) { try reader.checkUnchanged() } catch var changed {
+                    changed.cause = error
+                    control.fail(changed)
+                }
                 control.fail(error)
             }
         }
@@ -206,7 +210,8 @@ public final class DecompressionPipeline: Sendable {
         statistics.threads = options.resolvedThreads
         if let mismatch = crossCheck.mismatch {
             if output == nil {
-                throw WeirError.corruptSeekTable(path: inputName, operation: .test, mismatch.detail)
+                throw WeirError.corruptSeekTable(path: inputName, operation: .test, mismatch.detail,
+                                                 cause: mismatch.cause)
             }
             statistics.warnings.append("seek table does not match the frames; ignoring it (\(mismatch.detail))")
         }
