@@ -51,8 +51,7 @@ extension WeirCommand {
     func placed(_ name: String, input: String) throws(WeirError) -> String {
         if let root = outputDirMirror {
             guard let folder = OutputName.mirroredFolder(for: input, root: root) else {
-                throw WeirError(.unusablePath, path: input, operation: .nameOutput,
-                                reason: "--output-dir-mirror cannot write it into \(FileName.displayed(root)) (a part of its path is ..)")
+                throw WeirError.outsideMirror(path: input, root: root)
             }
             return OutputName.placed(name, in: folder)
         }

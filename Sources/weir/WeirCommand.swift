@@ -306,21 +306,18 @@ struct WeirCommand: ParsableCommand {
         // As zstd: the dictionary is not also an input.
         if let dictionaryFile, input != "-", let inputStatus = FileStatus.of(path: input),
            let dictionaryStatus = FileStatus.of(path: dictionaryFile), inputStatus.isSameFile(as: dictionaryStatus) {
-            throw WeirError(.sameFile, path: name, operation: .open, reason: "cannot use it as an input file and dictionary")
+            throw WeirError.inputIsDictionary(path: name)
         }
 
         if input == "-", isatty(STDIN_FILENO) == 1, !force {
-            throw WeirError(.terminal, path: name, operation: .read,
-                            reason: compressing ? "stdin is a terminal, aborting (use -f to read it anyway)"
-                                                : "will not read compressed data from a terminal (use -f to force)")
+            throw WeirError.terminalInput(path: name, compressing: compressing)
         }
         let destination: FileJob.Destination
         if test {
             destination = .none
         } else if toStandardOutput {
             if compressing, isatty(STDOUT_FILENO) == 1, !toStdout, !force {
-                throw WeirError(.terminal, path: "(stdout)", operation: .write,
-                                reason: "stdout is a terminal, aborting: will not write compressed data to it (use -c or -f to force)")
+                throw WeirError.terminalOutput()
             }
             destination = .standardOutput
         } else if let outputFile {
@@ -333,7 +330,7 @@ struct WeirCommand: ParsableCommand {
         // Compared as scalars: `==` on Strings would call two spellings of
         // "é" equal, which are two names.
         if case .file(let path) = destination, path.unicodeScalars.elementsEqual(input.unicodeScalars) {
-            throw WeirError(.sameFile, path: name, operation: .create, reason: "output is the input file")
+            throw WeirError.sameFile(path: name)
         }
         return FileJob(input: input, operation: operation, destination: destination, force: force,
                        removeInput: removeInput && input != "-" && destination != .standardOutput)

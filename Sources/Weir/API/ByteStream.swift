@@ -187,7 +187,7 @@ extension ByteStream {
         } catch let error as WeirError {
             throw error
         } catch {
-            throw WeirError(.cancelled, path: name, operation: .read, reason: "\(error)")
+            throw WeirError.cancelled(path: name, operation: .read, by: error)
         }
         return result
     }

@@ -5,6 +5,12 @@ import Glibc
 /// Every error carries the file it concerns (`path`, as the caller named it:
 /// `(stdin)` and `(stdout)` for the standard streams), the operation that failed, and a reason. Its `description`
 /// reads `FILE: reason`, which the command line prints after `weir: `.
+///
+/// The reason is kept in parts (a lead such as `corrupt data`, the detail,
+/// where ``frame`` and ``offset`` go) and written out when read: an error
+/// made from another takes a part, or keeps the whole as ``cause``, and no
+/// code edits or parses text. The words are all in the factories
+/// (`WeirError+Factories.swift`). Equality compares what callers see.
 public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
     /// What went wrong, in a form a program can switch on.
     public enum Kind: Equatable, Sendable {
@@ -41,87 +47,132 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
         case unusablePath
     }
 
-    /// What weir was doing: one of a fixed set, so that a program can switch
-    /// on it; its description is the word messages use.
-    public enum Operation: Equatable, Sendable, CustomStringConvertible {
-        case open, create, read, write, stat, map, pipe, rename, remove, truncate
-        /// Deriving an output name from an input name.
-        case nameOutput
-        case compress, decompress, test, list, scan, run, train
-        /// Copying input that is not zstd through (`--pass-through`).
-        case copy
-        case readSeekTable, writeSeekTable
-        /// `-r`, `--filelist`, `--output-dir-mirror`.
-        case openDirectory, readDirectory, createDirectory, readFileList
-        case readDictionary, loadDictionary, useDictionary, readSample
-        /// Setting a libzstd parameter; the text says which (`set level`).
-        case setParameter(String)
-
-        public var description: String {
-            switch self {
-            case .open: "open"
-            case .create: "create"
-            case .read: "read"
-            case .write: "write"
-            case .stat: "stat"
-            case .map: "map"
-            case .pipe: "pipe"
-            case .rename: "rename"
-            case .remove: "remove"
-            case .truncate: "truncate"
-            case .nameOutput: "name output"
-            case .compress: "compress"
-            case .decompress: "decompress"
-            case .test: "test"
-            case .list: "list"
-            case .scan: "scan"
-            case .run: "run"
-            case .train: "train"
-            case .copy: "copy"
-            case .readSeekTable: "read seek table"
-            case .writeSeekTable: "write seek table"
-            case .openDirectory: "open directory"
-            case .readDirectory: "read directory"
-            case .createDirectory: "create directory"
-            case .readFileList: "read file list"
-            case .readDictionary: "read dictionary"
-            case .loadDictionary: "load dictionary"
-            case .useDictionary: "use the dictionary"
-            case .readSample: "read sample"
-            case .setParameter(let what): what
-            }
-        }
-    }
-
     /// What went wrong.
     public var kind: Kind
     /// The file concerned, as the caller named it.
     public var path: String
     /// The operation that failed.
     public var operation: Operation
-    /// A human-readable reason, without the path (it names the frame and
-    /// offset too, when they are known).
-    public var reason: String
     /// The index of the frame the error is in, when it is known.
     public var frame: Int?
     /// The offset in the stream where that frame starts, when it is known.
     public var offset: Int?
 
-    /// Creates an error.
-    public init(_ kind: Kind, path: String, operation: Operation, reason: String, frame: Int? = nil, offset: Int? = nil) {
+    /// What the reason starts with, before `: ` (none: the detail alone).
+    private(set) var lead: Lead?
+    /// The reason after the lead, without the frame and offset.
+    private(set) var detail: String
+    /// Where the reason names ``frame`` and ``offset``.
+    private(set) var placement: Placement
+    /// The cause, when there is one: at most one element (a struct cannot
+    /// hold a value of its own type, an array can).
+    private var causes: [WeirError]
+
+    /// The error this one was made from, when there is one: the seek table's
+    /// read error behind a seek table check that fails, the decoding error
+    /// behind the discovery that the file was cut while it was read.
+    public var cause: WeirError? {
+        get { causes.first }
+        set { causes = newValue.map { [$0] } ?? [] }
+    }
+
+    /// A human-readable reason, without the path (it names the frame and
+    /// offset too, when they are known). Setting it replaces the whole text.
+    public var reason: String {
+        get { text(withLead: true) }
+        set {
+            lead = nil
+            detail = newValue
+            placement = .none
+        }
+    }
+
+    /// The first words of a reason, which say what went wrong.
+    enum Lead: Equatable, Sendable {
+        case corruptData, corruptSeekTable, truncatedInput
+        /// `OPERATION failed`, with the operation the error was made for.
+        case failed(Operation)
+
+        var text: String {
+            switch self {
+            case .corruptData: "corrupt data"
+            case .corruptSeekTable: "corrupt seek table"
+            case .truncatedInput: "truncated input"
+            case .failed(let operation): "\(operation) failed"
+            }
+        }
+    }
+
+    /// Where a reason names ``frame`` and ``offset`` (only when both are known).
+    enum Placement: Equatable, Sendable {
+        /// It does not.
+        case none
+        /// Before the detail: `corrupt data: frame 3 at offset 100 DETAIL`.
+        case leading
+        /// After it, as the decoder locates a libzstd error: `DETAIL (frame 3, at offset 100)`.
+        case trailing
+        /// After it, as the frame scanner words it: `DETAIL (frame 3, which starts at offset 100)`.
+        case scanned
+    }
+
+    /// Creates an error with the given reason, as it is.
+    public init(_ kind: Kind, path: String, operation: Operation, reason: String, frame: Int? = nil, offset: Int? = nil,
+                cause: WeirError? = nil) {
+        self.init(kind, path: path, operation: operation, lead: nil, detail: reason, frame: frame, offset: offset,
+                  cause: cause)
+    }
+
+    /// Creates an error from the parts of its reason (for the factories).
+    init(_ kind: Kind, path: String, operation: Operation, lead: Lead?, detail: String,
+         placement: Placement = .none, frame: Int? = nil, offset: Int? = nil, cause: WeirError? = nil) {
         self.kind = kind
         self.path = path
         self.operation = operation
-        self.reason = reason
+        self.lead = lead
+        self.detail = detail
+        self.placement = placement
         self.frame = frame
         self.offset = offset
+        self.causes = cause.map { [$0] } ?? []
     }
 
-    /// An error for a failed system call, with the reason taken from `strerror`.
-    public static func system(_ code: Int32, path: String, operation: Operation) -> WeirError {
-        let text = String(cString: strerror(code))
-        return WeirError(.system(errno: code), path: path, operation: operation,
-                         reason: "\(operation) failed: \(text)")
+    /// This error in frame `index`, which starts at `offset`, named where
+    /// `placement` puts it; unchanged when it already names a frame.
+    func located(frame index: Int, offset: Int, _ placement: Placement) -> WeirError {
+        guard frame == nil else { return self }
+        var error = self
+        error.frame = index
+        error.offset = offset
+        error.placement = placement
+        return error
+    }
+
+    /// What this error says as the problem of a seek table, inside another
+    /// message that already begins `corrupt seek table: `: its reason
+    /// without that lead.
+    var seekTableProblem: String {
+        text(withLead: lead != .corruptSeekTable)
+    }
+
+    /// The reason, with or without its lead.
+    private func text(withLead: Bool) -> String {
+        var text = withLead ? lead.map { "\($0.text): " } ?? "" : ""
+        guard let frame, let offset else { return text + detail }
+        switch placement {
+        case .none: text += detail
+        case .leading: text += "frame \(frame) at offset \(offset) \(detail)"
+        case .trailing: text += "\(detail) (frame \(frame), at offset \(offset))"
+        case .scanned: text += "\(detail) (frame \(frame), which starts at offset \(offset))"
+        }
+        return text
+    }
+
+    /// Equal when callers see the same: kind, path, operation, reason, frame,
+    /// offset and cause (not how the reason is put together).
+    public static func == (left: WeirError, right: WeirError) -> Bool {
+        left.kind == right.kind && left.path == right.path && left.operation == right.operation
+            && left.frame == right.frame && left.offset == right.offset && left.reason == right.reason
+            && left.cause == right.cause
     }
 
     /// `FILE: reason`, as the command line prints it after `weir: `; the

@@ -83,13 +83,12 @@ public struct FileJob: Sendable {
         if input != "-" {
             let status = try FileStatus.of(descriptor: inputFD, path: input)
             if status.isDirectory {
-                throw WeirError(.notRegularFile, path: input, operation: .open, reason: "is a directory")
+                throw WeirError.notRegularFile(path: input, operation: .open, .directory)
             }
             // As zstd: a device or socket (/dev/zero, /dev/urandom) is only
             // read when forced; a FIFO is read like a pipe.
             if !status.isRegularFile && !status.isFIFO && !force {
-                throw WeirError(.notRegularFile, path: input, operation: .open,
-                                reason: "is not a regular file -- ignored (use -f to read it anyway)")
+                throw WeirError.notRegularFile(path: input, operation: .open, .skipped)
             }
             inputStatus = status
         }
@@ -99,8 +98,7 @@ public struct FileJob: Sendable {
         switch destination {
         case .file(let path):
             if let inputStatus, let existing = FileStatus.of(path: path), existing.isSameFile(as: inputStatus) {
-                throw WeirError(.sameFile, path: input, operation: .create,
-                                reason: "output \(FileName.displayed(path)) is the input file")
+                throw WeirError.sameFile(path: input, output: path)
             }
             let file = try OutputFile(path: path, force: force)
             outputFile = file
@@ -132,7 +130,7 @@ public struct FileJob: Sendable {
                     .measuringUsage(since: usage)
             }
             if cancellation?.isCancelled == true {
-                throw WeirError(.cancelled, path: inputName, operation: .run, reason: "cancelled")
+                throw WeirError.cancelled(path: inputName, operation: .run)
             }
             try outputFile?.commit(copying: inputStatus?.isRegularFile == true ? inputStatus : nil)
         } catch {
@@ -160,8 +158,8 @@ public struct FileJob: Sendable {
             defer { if let key { cancellation?.detach(key) } }
             let statistics = try pipeline.run()
             if let expected = options.streamSize, InputKind.of(input).size == nil, statistics.bytesIn != expected {
-                throw WeirError(.sizeMismatch, path: inputName, operation: .compress,
-                                reason: "the input is \(statistics.bytesIn) bytes, not the \(expected) of --stream-size")
+                throw WeirError.sizeMismatch(path: inputName, operation: .compress, actual: statistics.bytesIn,
+                                             declared: expected)
             }
             return statistics
         case .decompress(let options) where try Self.passesThrough(input, options: options, path: inputName),

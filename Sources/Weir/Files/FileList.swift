@@ -15,12 +15,10 @@ public enum FileList {
     ///   those as well).
     public static func names(in path: String) throws(WeirError) -> [String] {
         guard let status = FileStatus.of(path: path), status.isRegularFile else {
-            throw WeirError(.unusablePath, path: path, operation: .readFileList,
-                            reason: "cannot read the file list: not a regular file")
+            throw WeirError.unusableFileList(path: path, "cannot read the file list: not a regular file")
         }
         guard status.size <= maximumSize else {
-            throw WeirError(.unusablePath, path: path, operation: .readFileList,
-                            reason: "the file list is larger than 50 MiB")
+            throw WeirError.unusableFileList(path: path, "the file list is larger than 50 MiB")
         }
         let fd = FileName.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw WeirError.system(errno, path: path, operation: .open) }
@@ -28,7 +26,7 @@ public enum FileList {
         let bytes = try Descriptor(fd, path: path).read(count: status.size, at: 0, operation: .read)
         let names = bytes.split(separator: UInt8(ascii: "\n")).map { FileName.string(fromBytes: $0) }
         if names.isEmpty {
-            throw WeirError(.unusablePath, path: path, operation: .readFileList, reason: "the file list names no file")
+            throw WeirError.unusableFileList(path: path, "the file list names no file")
         }
         return names
     }

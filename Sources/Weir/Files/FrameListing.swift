@@ -71,7 +71,7 @@ public struct FrameListing: Sendable {
         guard fd >= 0 else { throw WeirError.system(errno, path: path, operation: .open) }
         defer { close(fd) }
         guard case .regularFile(let size) = InputKind.of(fd) else {
-            throw WeirError(.notRegularFile, path: path, operation: .list, reason: "not a regular file")
+            throw WeirError.notRegularFile(path: path, operation: .list)
         }
         var table: SeekTable?
         var tableError: WeirError?
@@ -163,10 +163,10 @@ public struct FrameListing: Sendable {
                 // neither trap as an Int nor overflow the total.
                 let bound = boundary.blockCount * boundary.header.blockMaximumSize
                 if !skippable, let declared = boundary.header.contentSize, declared > UInt64(bound) {
-                    throw WeirError(.corrupt, path: path, operation: .list,
-                                    reason: "corrupt data: frame \(boundary.index) at offset \(boundary.offset) declares "
-                                        + "\(declared) bytes of content, more than its \(boundary.blockCount) blocks can "
-                                        + "hold (\(bound))")
+                    throw WeirError.corrupt(path: path, operation: .list,
+                                            "declares \(declared) bytes of content, more than its "
+                                                + "\(boundary.blockCount) blocks can hold (\(bound))",
+                                            frame: boundary.index, offset: boundary.offset)
                 }
                 frames.append(Frame(index: boundary.index, offset: boundary.offset,
                                     compressedSize: boundary.compressedSize,
@@ -178,7 +178,7 @@ public struct FrameListing: Sendable {
         try scanner.finish()
         check.finish()
         if offset == 0 {
-            throw WeirError(.notZstd, path: path, operation: .list, reason: "not in zstd format (empty file)")
+            throw WeirError.notZstd(path: path, operation: .list, "empty file")
         }
         return FrameListing(path: path, fileSize: offset, frames: frames, fromSeekTable: false)
     }

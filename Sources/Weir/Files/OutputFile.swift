@@ -52,7 +52,7 @@ public final class OutputFile: Sendable {
         self.force = force
         if let existing = FileStatus.of(path: path), !existing.isRegularFile {
             if existing.isDirectory {
-                throw WeirError(.notRegularFile, path: path, operation: .create, reason: "is a directory")
+                throw WeirError.notRegularFile(path: path, operation: .create, .directory)
             }
             let fd = FileName.withCString(path) { Glibc.open($0, O_WRONLY | O_CLOEXEC | O_NOCTTY) }
             guard fd >= 0 else { throw WeirError.system(errno, path: path, operation: .open) }
@@ -61,8 +61,7 @@ public final class OutputFile: Sendable {
             return
         }
         if !force, FileStatus.exists(path) {
-            throw WeirError(.outputExists, path: path, operation: .create,
-                            reason: "already exists; use -f to overwrite it")
+            throw WeirError.outputExists(path: path)
         }
         // The folder's bytes as given, up to the last slash: the temporary
         // file is a sibling of `path`, whatever bytes its name holds.
@@ -132,8 +131,7 @@ public final class OutputFile: Sendable {
             let code = Self.renameNoReplace(temporaryPath, path)
             if code == EEXIST {
                 removeTemporary(temporaryPath)
-                throw WeirError(.outputExists, path: path, operation: .create,
-                                reason: "already exists; use -f to overwrite it")
+                throw WeirError.outputExists(path: path)
             }
             if code != 0 {
                 removeTemporary(temporaryPath)

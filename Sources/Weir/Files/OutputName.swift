@@ -20,8 +20,7 @@ public enum OutputName {
             guard name.count > ending.count, name.suffix(ending.count).elementsEqual(ending) else { continue }
             return String(String.UnicodeScalarView(scalars.dropLast(ending.count))) + replacement
         }
-        throw WeirError(.unknownSuffix, path: input, operation: .nameOutput,
-                        reason: "unknown suffix (expected .zst, .zstd or .tzst); use -o to name the output or -c to write to stdout")
+        throw WeirError.unknownSuffix(path: input)
     }
 
     /// `name` moved into `folder`, as zstd's `--output-dir-flat` places it:

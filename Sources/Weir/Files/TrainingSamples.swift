@@ -45,9 +45,9 @@ public struct TrainingSamples: Sendable {
                             + "so only the first \(maximumSampleSize) bytes of each are learnt")
         }
         guard sizes.count >= minimumCount else {
-            throw WeirError(.library, path: dictionaryPath, operation: .train,
-                            reason: "nb of samples too low: \(sizes.count) non-empty files, --train needs at least "
-                                + "\(minimumCount) (one file per sample)")
+            throw WeirError.library(path: dictionaryPath, operation: .train,
+                                    "nb of samples too low: \(sizes.count) non-empty files, --train needs at least "
+                                        + "\(minimumCount) (one file per sample)")
         }
         if total < dictionarySize * 8 {
             warnings.append("data size of samples too small for target dictionary size: "

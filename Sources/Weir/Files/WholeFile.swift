@@ -18,8 +18,7 @@ enum WholeFile {
         defer { Glibc.close(fd) }
         let status = try Descriptor(fd, path: path).status(operation: operation)
         guard status.isRegularFile else {
-            throw WeirError(.notRegularFile, path: path, operation: operation,
-                            reason: "\(operation) failed: not a regular file")
+            throw WeirError.notRegularFile(path: path, operation: operation, .failed)
         }
         // A file cut while being read gives what is there.
         let bytes = try Descriptor(fd, path: path).read(count: min(limit, status.size), at: 0, operation: operation)

@@ -201,7 +201,7 @@ public struct FrameScanner: Sendable {
         case .skippablePayload(let remaining):
             place = "inside the skippable payload, \(remaining) bytes short"
         }
-        throw fail(.truncated, "truncated input: the input ends at offset \(offset), \(place)")
+        throw fail(.truncated(path: path, operation: operation, "the input ends at offset \(offset), \(place)"))
     }
 
     /// Runs the state machine over one contiguous region.
@@ -254,17 +254,19 @@ public struct FrameScanner: Sendable {
                 nibble = UInt8(truncatingIfNeeded: magic & 0xF)
                 state = .skippableSize
             } else if frameCount == 0 {
-                throw fail(.notZstd,
-                           "not in zstd format (unknown magic number \(Self.hex(magic)) at offset \(fieldOffset))")
+                throw fail(.notZstd(path: path, operation: operation,
+                                    "unknown magic number \(Self.hex(magic)) at offset \(fieldOffset)"))
             } else {
-                throw fail(.corrupt, "corrupt data: unknown magic number \(Self.hex(magic)) at offset \(fieldOffset): "
-                           + "the data after frame \(frameCount - 1) is not zstd")
+                throw fail(.corrupt(path: path, operation: operation,
+                                    "unknown magic number \(Self.hex(magic)) at offset \(fieldOffset): "
+                                        + "the data after frame \(frameCount - 1) is not zstd"))
             }
         case .descriptor:
             let byte = gathered[0]
             if byte & 0x08 != 0 {
-                throw fail(.corrupt, "corrupt data: reserved bit set in the frame header descriptor "
-                           + "\(Self.hex(byte)) at offset \(fieldOffset)")
+                throw fail(.corrupt(path: path, operation: operation,
+                                    "reserved bit set in the frame header descriptor \(Self.hex(byte)) "
+                                        + "at offset \(fieldOffset)"))
             }
             descriptor = byte
             state = .headerFields(count: Self.headerFieldsSize(descriptor: byte))
@@ -280,13 +282,13 @@ public struct FrameScanner: Sendable {
             let size = raw >> 3
             blockCount += 1
             if type == 3 {
-                throw fail(.corrupt,
-                           "corrupt data: block \(blockCount - 1) at offset \(fieldOffset) has the reserved block type")
+                throw fail(.corrupt(path: path, operation: operation,
+                                    "block \(blockCount - 1) at offset \(fieldOffset) has the reserved block type"))
             }
             if size > blockMaximum {
-                throw fail(.corrupt,
-                           "corrupt data: block \(blockCount - 1) at offset \(fieldOffset) declares \(size) bytes, "
-                           + "more than the frame's maximum block size of \(blockMaximum)")
+                throw fail(.corrupt(path: path, operation: operation,
+                                    "block \(blockCount - 1) at offset \(fieldOffset) declares \(size) bytes, "
+                                        + "more than the frame's maximum block size of \(blockMaximum)"))
             }
             let payload = type == 1 ? 1 : size
             if payload == 0 {
@@ -390,12 +392,9 @@ public struct FrameScanner: Sendable {
         skippableValue = nil
     }
 
-    /// Records and returns an error that names the frame in progress.
-    private mutating func fail(_ kind: WeirError.Kind, _ detail: String) -> WeirError {
-        let start = currentFrameStart ?? offset
-        let error = WeirError(kind, path: path, operation: operation,
-                              reason: "\(detail) (frame \(frameCount), which starts at offset \(start))",
-                              frame: frameCount, offset: start)
+    /// Records and returns `error`, placed in the frame in progress.
+    private mutating func fail(_ error: WeirError) -> WeirError {
+        let error = error.located(frame: frameCount, offset: currentFrameStart ?? offset, .scanned)
         failure = error
         return error
     }

@@ -129,9 +129,9 @@ public struct SeekTable: Equatable, Sendable {
     public mutating func append(compressedSize: Int, decompressedSize: Int, checksum: UInt32 = 0,
                                 path: String) throws(WeirError) {
         for size in [compressedSize, decompressedSize] where size < 0 || size > Self.maxFrameSize {
-            throw WeirError(.library, path: path, operation: .writeSeekTable,
-                            reason: "frame \(entries.count) is too large for a seek table: \(size) bytes "
-                                + "(the seekable format records sizes below 4 GiB)")
+            throw WeirError.library(path: path, operation: .writeSeekTable,
+                                    "frame \(entries.count) is too large for a seek table: \(size) bytes "
+                                        + "(the seekable format records sizes below 4 GiB)")
         }
         if entries.count >= Self.maxFrames { throw Self.tooManyFrames(path: path) }
         append(Entry(compressedSize: UInt32(compressedSize), decompressedSize: UInt32(decompressedSize),
@@ -149,8 +149,8 @@ public struct SeekTable: Equatable, Sendable {
 
     /// The error for a table of more than ``maxFrames`` entries.
     private static func tooManyFrames(path: String) -> WeirError {
-        WeirError(.library, path: path, operation: .writeSeekTable,
-                  reason: "too many frames for a seek table (at most \(maxFrames))")
+        WeirError.library(path: path, operation: .writeSeekTable,
+                          "too many frames for a seek table (at most \(maxFrames))")
     }
 
     /// The size of one entry: 8 bytes, 12 with checksums.
@@ -296,7 +296,7 @@ public struct SeekTable: Equatable, Sendable {
 
     /// A `.corrupt` error for a bad table.
     private static func corrupt(_ detail: String, path: String) -> WeirError {
-        WeirError(.corrupt, path: path, operation: .readSeekTable, reason: "corrupt seek table: \(detail)")
+        WeirError.corruptSeekTable(path: path, detail)
     }
 
     /// The little-endian u32 at `index` of `bytes`.
@@ -310,9 +310,9 @@ public struct SeekTable: Equatable, Sendable {
         guard count > 0 else { return [] }
         let bytes = try Descriptor(fd, path: path).read(count: count, at: offset, operation: .readSeekTable)
         if bytes.count < count {
-            throw WeirError(.truncated, path: path, operation: .readSeekTable,
-                            reason: "truncated input: the file ends at offset \(offset + bytes.count), "
-                                + "before the end of its seek table (did it shrink?)")
+            throw WeirError.truncated(path: path, operation: .readSeekTable,
+                                      "the file ends at offset \(offset + bytes.count), "
+                                          + "before the end of its seek table (did it shrink?)")
         }
         return bytes
     }

@@ -20,7 +20,8 @@
 /// against the frame found there. A table that cannot be read at all counts
 /// only when the file really ends with a skippable frame of the seek table's
 /// magic (otherwise the footer magic was a coincidence of the last frame's
-/// bytes).
+/// bytes); the read error is then the mismatch's cause, and its detail
+/// (``WeirError/seekTableProblem``) the mismatch's.
 ///
 /// Used by one thread at a time (the decoder's reading thread, or `-l`).
 struct SeekTableCheck: Sendable {
@@ -30,6 +31,8 @@ struct SeekTableCheck: Sendable {
         var entry: Int?
         /// What differs, naming the entry and the frame.
         var detail: String
+        /// The error behind it: why the table cannot be read, when that is the mismatch.
+        var cause: WeirError?
 
         /// Whether this mismatch comes first in the table (the one to report).
         func precedes(_ other: Mismatch) -> Bool { (entry ?? -1) < (other.entry ?? -1) }
@@ -49,7 +52,8 @@ struct SeekTableCheck: Sendable {
     private let tableOffset: Int
     private let fileSize: Int
     private let streamBase: Int
-    private let readProblem: String?
+    /// Why the table cannot be read, when it cannot.
+    private let readError: WeirError?
     /// The next entry to match, and where its frame should start.
     private var cursor = 0
     private var cursorOffset: Int
@@ -76,7 +80,7 @@ struct SeekTableCheck: Sendable {
         tableOffset = table?.tableOffset ?? fileSize
         self.fileSize = fileSize
         self.streamBase = streamBase
-        readProblem = table == nil ? readError.map { Self.stripped($0.reason) } : nil
+        self.readError = table == nil ? readError : nil
         cursorOffset = firstOffset
         hasTable = table != nil
     }
@@ -92,8 +96,9 @@ struct SeekTableCheck: Sendable {
         defer { lastFrame = frame }
         guard hasTable else {
             if isSeekTableFrame(frame) {
-                mismatch = Mismatch(entry: nil, detail: readProblem
-                    ?? "the file ends with a seek table frame without the footer magic \(FrameScanner.hex(SeekTable.footerMagic))")
+                mismatch = readError.map { Mismatch(entry: nil, detail: $0.seekTableProblem, cause: $0) }
+                    ?? Mismatch(entry: nil, detail: "the file ends with a seek table frame without the footer magic "
+                                    + FrameScanner.hex(SeekTable.footerMagic))
             }
             return nil
         }
@@ -177,11 +182,5 @@ struct SeekTableCheck: Sendable {
     private static func compressedSize(entry: Int, listed: Int, frame: FrameBoundary) -> Mismatch {
         Mismatch(entry: entry, detail: "entry \(entry) lists a compressed size of \(listed) bytes, but frame "
                      + "\(frame.index) at offset \(frame.offset) is \(frame.compressedSize) bytes")
-    }
-
-    /// A reason without the "corrupt seek table: " that ``SeekTable`` puts first.
-    private static func stripped(_ reason: String) -> String {
-        let prefix = "corrupt seek table: "
-        return reason.hasPrefix(prefix) ? String(reason.dropFirst(prefix.count)) : reason
     }
 }

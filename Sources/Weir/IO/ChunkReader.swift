@@ -110,8 +110,7 @@ final class ChunkReader: @unchecked Sendable {
     /// writing anything made from it.
     func checkUnchanged() throws(WeirError) {
         if case .mapped(let mapped) = source, mapped.changed {
-            throw WeirError(.truncated, path: path, operation: .read,
-                            reason: "the file was truncated while it was being read")
+            throw WeirError.changedWhileRead(path: path, operation: .read, shrank: true)
         }
     }
 

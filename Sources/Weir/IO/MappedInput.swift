@@ -72,7 +72,7 @@ final class MappedInput: Sendable {
         let slot = weir_map_guard_register(base, mapped)
         guard slot >= 0 else {
             munmap(base, mapped)
-            throw WeirError(.library, path: path, operation: .map, reason: "too many mappings in use")
+            throw WeirError.library(path: path, operation: .map, "too many mappings in use")
         }
         guards.withLock { _ = $0.live.insert(slot) }
         self.offset.store(offset + count, ordering: .relaxed)

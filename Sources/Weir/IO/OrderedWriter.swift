@@ -199,7 +199,7 @@ final class OrderedWriter: @unchecked Sendable {
                 guard writes.remaining == 0 else { return }
                 inFlight -= 1
                 if writes.error == ECANCELED {
-                    fail(WeirError(.cancelled, path: path, operation: .write, reason: "cancelled"))
+                    fail(.cancelled(path: path, operation: .write))
                 } else if writes.error != 0 {
                     fail(WeirError.system(writes.error, path: path, operation: .write))
                 }

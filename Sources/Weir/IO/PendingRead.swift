@@ -46,7 +46,7 @@ final class PendingRead: @unchecked Sendable {
     /// the bytes and whether the input ended. Call once, from a dedicated
     /// thread (never a GCD worker).
     func wait() throws(WeirError) -> (data: DispatchData, endOfInput: Bool) {
-        let cancelled = WeirError(.cancelled, path: path, operation: .read, reason: "cancelled")
+        let cancelled = WeirError.cancelled(path: path, operation: .read)
         while done.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
             if stopped.current { throw cancelled }
         }

@@ -98,7 +98,7 @@ public final class CompressionPipeline: Sendable {
     /// Stops the run from another thread (a signal handler's queue): the
     /// channels are stopped and `run()` throws a `.cancelled` error.
     public func cancel() {
-        control.fail(WeirError(.cancelled, path: inputName, operation: .compress, reason: "cancelled"))
+        control.fail(.cancelled(path: inputName, operation: .compress))
     }
 
     /// Compresses until the end of the input, a failure or ``cancel()``.
@@ -186,7 +186,7 @@ public final class CompressionPipeline: Sendable {
                     }
                     let capacity = buffers.size
                     guard let buffer = buffers.take() else {
-                        control.fail(WeirError(.library, path: inputName, operation: .compress, reason: "out of memory"))
+                        control.fail(.outOfMemory(path: inputName, operation: .compress))
                         control.slots.signal()
                         control.activity.leave()
                         return

@@ -41,7 +41,7 @@ final class PassThroughCopy: Sendable {
 
     /// Stops the copy from another thread; `run()` throws `.cancelled`.
     func cancel() {
-        control.fail(WeirError(.cancelled, path: inputName, operation: .copy, reason: "cancelled"))
+        control.fail(.cancelled(path: inputName, operation: .copy))
     }
 
     /// Copies until the end of the input, a failure or ``cancel()``.

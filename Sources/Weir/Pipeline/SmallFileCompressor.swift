@@ -52,8 +52,7 @@ public final class SmallFileCompressor {
             }
         }.get()
         guard got == size else {
-            throw WeirError(.truncated, path: inputName, operation: .read,
-                            reason: "the file changed size while it was being read")
+            throw WeirError.changedWhileRead(path: inputName, operation: .read, shrank: false)
         }
         observer?.bytesRead(size)
         let bound = Zstd.compressBound(size)

@@ -56,14 +56,11 @@ struct WindowLimit: Sendable, Equatable {
     ///   `--long=N` or the `-M` that would do.
     func check(_ header: FrameHeader, index: Int, offset: Int, path: String) throws(WeirError) {
         guard !header.isSkippable, header.windowSize > bytes else { return }
-        let limit = isDefault ? "the default memory limit of \(bytes) bytes" : "the memory limit of \(bytes) bytes"
         let log = Self.windowLog(header.windowSize)
         let hint = log <= 31 ? "use --long=\(log) or -M\(Self.sizeArgument(header.windowSize))"
                              : "a window log above 31 is not supported"
-        throw WeirError(.memoryLimit, path: path, operation: .decompress,
-                        reason: "frame \(index) at offset \(offset) needs a window of \(header.windowSize) bytes, "
-                            + "more than \(limit) (\(hint))",
-                        frame: index, offset: offset)
+        throw WeirError.memoryLimit(path: path, operation: .decompress, window: header.windowSize, limit: bytes,
+                                    isDefaultLimit: isDefault, hint: hint, frame: index, offset: offset)
     }
 
     /// The smallest N with 2^N ≥ `bytes` (zstd's `--long=N` hint).

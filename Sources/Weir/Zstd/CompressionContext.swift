@@ -19,7 +19,7 @@ final class CompressionContext {
     init(level: Int, checksum: Bool, contentSize: Bool = true, windowLog: Int? = nil, longDistance: Bool = false,
          dictionary: CompressionDictionary? = nil, path: String) throws(WeirError) {
         guard let cctx = ZSTD_createCCtx() else {
-            throw WeirError(.library, path: path, operation: .compress, reason: "cannot create a zstd context: out of memory")
+            throw WeirError.outOfMemory(path: path, operation: .compress, creating: "a zstd context")
         }
         self.cctx = cctx
         self.dictionary = dictionary

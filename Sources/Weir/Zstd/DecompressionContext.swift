@@ -33,7 +33,7 @@ final class DecompressionContext {
     init(windowLogMax: Int, verifyChecksum: Bool, stableOutput: Bool = false,
          dictionary: DecompressionDictionary? = nil, path: String) throws(WeirError) {
         guard let dctx = ZSTD_createDCtx() else {
-            throw WeirError(.library, path: path, operation: .decompress, reason: "cannot create a zstd context: out of memory")
+            throw WeirError.outOfMemory(path: path, operation: .decompress, creating: "a zstd context")
         }
         self.dctx = dctx
         self.path = path
@@ -107,11 +107,7 @@ final class DecompressionContext {
         guard ZSTD_isError(result) != 0, ZSTD_getErrorCode(result) == ZSTD_error_dictionary_wrong else {
             return try Zstd.check(result, path: path, operation: .decompress)
         }
-        let reason = dictionary.map {
-            "Dictionary mismatch: the data was compressed with another dictionary than \(FileName.displayed($0.path)) "
-                + "(ID \($0.id)); give that one with -D"
-        } ?? "Dictionary mismatch: the data was compressed with a dictionary; give it with -D"
-        throw WeirError(.corrupt, path: path, operation: .decompress, reason: reason)
+        throw WeirError.dictionaryMismatch(path: path, operation: .decompress, dictionary: dictionary)
     }
 
     /// Decodes one whole frame that arrives in several pieces (the regions of
@@ -135,11 +131,11 @@ final class DecompressionContext {
                 let before = (input.pos, output.pos)
                 do throws(WeirError) {
                     if hint == 0 {
-                        throw WeirError(.corrupt, path: path, operation: .decompress, reason: "corrupt data: bytes after the end of the frame")
+                        throw WeirError.corrupt(path: path, operation: .decompress, "bytes after the end of the frame")
                     }
                     hint = try decompress(&input, &output)
                     if hint != 0 && before == (input.pos, output.pos) {
-                        throw WeirError(.corrupt, path: path, operation: .decompress, reason: "corrupt data: the decoder makes no progress")
+                        throw WeirError.corrupt(path: path, operation: .decompress, "the decoder makes no progress")
                     }
                 } catch {
                     failure = error
@@ -154,7 +150,7 @@ final class DecompressionContext {
         }
         if hint != 0 {
             reset()
-            throw WeirError(.corrupt, path: path, operation: .decompress, reason: "corrupt data: the frame ends before its last block")
+            throw WeirError.corrupt(path: path, operation: .decompress, "the frame ends before its last block")
         }
         return output.pos
     }

@@ -14,8 +14,8 @@ final class DecompressionDictionary: @unchecked Sendable {
     init(_ dictionary: ZstdDictionary) throws(WeirError) {
         let made = dictionary.bytes.withUnsafeBytes { ZSTD_createDDict($0.baseAddress, $0.count) }
         guard let made else {
-            throw WeirError(.library, path: dictionary.path, operation: .loadDictionary,
-                            reason: "cannot load the dictionary: not a valid zstd dictionary, or out of memory")
+            throw WeirError.library(path: dictionary.path, operation: .loadDictionary,
+                                    "cannot load the dictionary: not a valid zstd dictionary, or out of memory")
         }
         ddict = made
         id = dictionary.id

@@ -28,8 +28,8 @@ public enum DictionaryTrainer {
             }
         }
         if ZDICT_isError(size) != 0 {
-            throw WeirError(.library, path: path, operation: .train,
-                            reason: "dictionary training failed: \(String(cString: ZDICT_getErrorName(size)))")
+            throw WeirError.library(path: path, operation: .train,
+                                    "dictionary training failed: \(String(cString: ZDICT_getErrorName(size)))")
         }
         dictionary.removeLast(maximumSize - size)
         return ZstdDictionary(bytes: dictionary, path: path)

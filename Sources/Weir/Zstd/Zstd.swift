@@ -35,21 +35,19 @@ public enum Zstd {
         let name = String(cString: ZSTD_getErrorName(code))
         switch ZSTD_getErrorCode(code) {
         case ZSTD_error_prefix_unknown:
-            return WeirError(.notZstd, path: path, operation: operation, reason: "not in zstd format")
+            return .notZstd(path: path, operation: operation)
         case ZSTD_error_checksum_wrong:
-            return WeirError(.checksumMismatch, path: path, operation: operation,
-                             reason: "checksum mismatch: the decompressed data is corrupt")
+            return .checksumMismatch(path: path, operation: operation)
         case ZSTD_error_frameParameter_windowTooLarge:
-            return WeirError(.memoryLimit, path: path, operation: operation,
-                             reason: "frame needs a window larger than the memory limit (use --long=N or -M to raise it)")
+            return .memoryLimit(path: path, operation: operation)
         case ZSTD_error_memory_allocation:
-            return WeirError(.library, path: path, operation: operation, reason: "out of memory")
+            return .outOfMemory(path: path, operation: operation)
         case ZSTD_error_corruption_detected, ZSTD_error_srcSize_wrong,
              ZSTD_error_frameParameter_unsupported, ZSTD_error_dictionary_wrong,
              ZSTD_error_literals_headerWrong, ZSTD_error_dictionaryCreation_failed:
-            return WeirError(.corrupt, path: path, operation: operation, reason: "corrupt data: \(name)")
+            return .corrupt(path: path, operation: operation, name)
         default:
-            return WeirError(.library, path: path, operation: operation, reason: "\(operation) failed: \(name)")
+            return .library(path: path, operation: operation, failed: name)
         }
     }
 }

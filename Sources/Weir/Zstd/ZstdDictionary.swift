@@ -35,8 +35,8 @@ public struct ZstdDictionary: Sendable, Equatable {
     public static func load(path: String) throws(WeirError) -> ZstdDictionary {
         let file = try WholeFile.read(path, limit: maximumSize + 1, operation: .readDictionary)
         guard file.size <= maximumSize else {
-            throw WeirError(.library, path: path, operation: .readDictionary,
-                            reason: "dictionary file is too large (> \(maximumSize) bytes)")
+            throw WeirError.library(path: path, operation: .readDictionary,
+                                    "dictionary file is too large (> \(maximumSize) bytes)")
         }
         return ZstdDictionary(bytes: file.bytes, path: path)
     }

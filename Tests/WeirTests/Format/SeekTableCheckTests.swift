@@ -93,10 +93,10 @@ extension FormatTests {
         @Test("an unreadable table counts only when the file ends with a seek table frame")
         func unreadable() throws {
             let (_, frames, size) = try Self.file()
-            let error = WeirError(.corrupt, path: "t", operation: .readSeekTable, reason: "corrupt seek table: broken")
+            let error = WeirError.corruptSeekTable(path: "t", "broken")
             var check = SeekTableCheck(table: nil, readError: error, fileSize: size)
             _ = Self.run(&check, frames)
-            #expect(check.mismatch == .init(entry: nil, detail: "broken"))
+            #expect(check.mismatch == .init(entry: nil, detail: "broken", cause: error))
             // The footer magic by chance at the end of a zstd frame: no table, nothing to report.
             var coincidence = SeekTableCheck(table: nil, readError: error, fileSize: 600)
             _ = Self.run(&coincidence, Array(frames.prefix(3)))

@@ -33,7 +33,7 @@ struct DecodeSession: Sendable {
         case .cancelled:
             throw control.failure ?? cancelled
         case .outOfMemory:
-            throw WeirError(.library, path: path, operation: .decompress, reason: "out of memory")
+            throw WeirError.outOfMemory(path: path, operation: .decompress)
         }
     }
 
@@ -48,19 +48,16 @@ struct DecodeSession: Sendable {
     }
 
     var cancelled: WeirError {
-        WeirError(.cancelled, path: path, operation: .decompress, reason: "cancelled")
+        WeirError.cancelled(path: path, operation: .decompress)
     }
 
-    /// Adds the frame and its offset to an error from libzstd.
+    /// Adds the frame and its offset to an error from libzstd (its reason
+    /// names them after the rest, unless it already names a frame).
     static func located(_ error: WeirError, index: Int, offset: Int) -> WeirError {
         var error = error
         switch error.kind {
         case .corrupt, .checksumMismatch, .memoryLimit, .library, .notZstd, .truncated:
-            if error.frame == nil {
-                error.reason += " (frame \(index), at offset \(offset))"
-                error.frame = index
-                error.offset = offset
-            }
+            error = error.located(frame: index, offset: offset, .trailing)
             if error.kind == .notZstd { error.kind = .corrupt }
         default:
             break
@@ -70,7 +67,6 @@ struct DecodeSession: Sendable {
 
     /// Corrupt data in frame `index`, which starts at stream offset `offset`.
     func corrupt(index: Int, offset: Int, _ detail: String) -> WeirError {
-        WeirError(.corrupt, path: path, operation: .decompress,
-                  reason: "corrupt data: frame \(index) at offset \(offset) \(detail)", frame: index, offset: offset)
+        WeirError.corrupt(path: path, operation: .decompress, detail, frame: index, offset: offset)
     }
 }

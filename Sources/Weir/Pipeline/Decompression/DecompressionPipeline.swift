@@ -117,7 +117,7 @@ public final class DecompressionPipeline: Sendable {
 
     /// Stops the run from another thread; `run()` throws `.cancelled`.
     public func cancel() {
-        control.fail(WeirError(.cancelled, path: inputName, operation: .decompress, reason: "cancelled"))
+        control.fail(.cancelled(path: inputName, operation: .decompress))
     }
 
     /// The most bytes the run held in its budget at once (for tests of the bound).
@@ -194,8 +194,12 @@ public final class DecompressionPipeline: Sendable {
                 try feeder.finish()
                 bytesIn.withLock { $0 = feeder.bytesIn }
             } catch {
-                // Zeros read from a file cut while mapped make any error; say what happened.
-                do throws(WeirError) { try reader.checkUnchanged() } catch { control.fail(error) }
+                // Zeros read from a file cut while mapped make any error; say what
+                // happened, with that error as the cause.
+                do throws(WeirError) { try reader.checkUnchanged() } catch var changed {
+                    changed.cause = error
+                    control.fail(changed)
+                }
                 control.fail(error)
             }
         }
@@ -206,8 +210,8 @@ public final class DecompressionPipeline: Sendable {
         statistics.threads = options.resolvedThreads
         if let mismatch = crossCheck.mismatch {
             if output == nil {
-                throw WeirError(.corrupt, path: inputName, operation: .test,
-                                reason: "corrupt seek table: \(mismatch.detail)")
+                throw WeirError.corruptSeekTable(path: inputName, operation: .test, mismatch.detail,
+                                                 cause: mismatch.cause)
             }
             statistics.warnings.append("seek table does not match the frames; ignoring it (\(mismatch.detail))")
         }

@@ -41,7 +41,7 @@ final class FrameFeeder {
             boundaries = try scanner.feed(piece)
         } catch where error.kind == .notZstd {
             // As zstd words it: the input does not start with a frame.
-            throw WeirError(.notZstd, path: session.path, operation: .decompress, reason: "not in zstd format")
+            throw WeirError.notZstd(path: session.path, operation: .decompress)
         }
         buffer.append(piece)
         for boundary in boundaries {
@@ -69,8 +69,7 @@ final class FrameFeeder {
         try scanner.finish()
         session.crossCheck.finish()
         if scanner.offset == 0 {
-            throw WeirError(.notZstd, path: session.path, operation: .decompress,
-                            reason: "not in zstd format (empty input)")
+            throw WeirError.notZstd(path: session.path, operation: .decompress, "empty input")
         }
     }
 

@@ -1,0 +1,224 @@
+import Glibc
+
+/// The factories: the one place where errors are made and their texts
+/// written, grouped by ``WeirError/Kind``. A call site gives the facts (the
+/// file, the operation, numbers, a detail that only it knows) and the
+/// factory puts the words around them: the lead (`corrupt data: `), the
+/// frame and offset (from the fields, where the kind's messages put them),
+/// the fixed texts. Internal, except those the command line also needs.
+extension WeirError {
+    // MARK: system
+
+    /// An error for a failed system call, with the reason taken from `strerror`:
+    /// `OPERATION failed: TEXT`.
+    public static func system(_ code: Int32, path: String, operation: Operation) -> WeirError {
+        WeirError(.system(errno: code), path: path, operation: operation, lead: .failed(operation),
+                  detail: String(cString: strerror(code)))
+    }
+
+    // MARK: notZstd
+
+    /// `not in zstd format`, with `note` in parentheses after it.
+    static func notZstd(path: String, operation: Operation, _ note: String? = nil) -> WeirError {
+        WeirError(.notZstd, path: path, operation: operation, lead: nil,
+                  detail: "not in zstd format" + (note.map { " (\($0))" } ?? ""))
+    }
+
+    // MARK: truncated
+
+    /// `truncated input: DETAIL`, where the detail says where the input ends.
+    static func truncated(path: String, operation: Operation, _ detail: String) -> WeirError {
+        WeirError(.truncated, path: path, operation: operation, lead: .truncatedInput, detail: detail)
+    }
+
+    /// A file that changed while weir read it: `shrank`, or only known to
+    /// have another size than at the start.
+    static func changedWhileRead(path: String, operation: Operation, shrank: Bool) -> WeirError {
+        WeirError(.truncated, path: path, operation: operation, lead: nil,
+                  detail: shrank ? "the file was truncated while it was being read"
+                                 : "the file changed size while it was being read")
+    }
+
+    // MARK: corrupt
+
+    /// `corrupt data: DETAIL`, or `corrupt data: frame N at offset O DETAIL`
+    /// when the frame is known.
+    static func corrupt(path: String, operation: Operation, _ detail: String,
+                        frame: Int? = nil, offset: Int? = nil) -> WeirError {
+        WeirError(.corrupt, path: path, operation: operation, lead: .corruptData, detail: detail,
+                  placement: .leading, frame: frame, offset: offset)
+    }
+
+    /// `corrupt seek table: DETAIL`; `cause` is the error the detail comes
+    /// from, when there is one (the table's read error).
+    static func corruptSeekTable(path: String, operation: Operation = .readSeekTable, _ detail: String,
+                                 cause: WeirError? = nil) -> WeirError {
+        WeirError(.corrupt, path: path, operation: operation, lead: .corruptSeekTable, detail: detail, cause: cause)
+    }
+
+    /// A frame that needs another dictionary than `dictionary` (or one,
+    /// when none was given), worded as zstd does ("Dictionary mismatch").
+    static func dictionaryMismatch(path: String, operation: Operation,
+                                   dictionary: DecompressionDictionary?) -> WeirError {
+        let detail = dictionary.map {
+            "Dictionary mismatch: the data was compressed with another dictionary than \(FileName.displayed($0.path)) "
+                + "(ID \($0.id)); give that one with -D"
+        } ?? "Dictionary mismatch: the data was compressed with a dictionary; give it with -D"
+        return WeirError(.corrupt, path: path, operation: operation, lead: nil, detail: detail)
+    }
+
+    // MARK: checksumMismatch
+
+    /// A frame whose content does not match its checksum.
+    static func checksumMismatch(path: String, operation: Operation) -> WeirError {
+        WeirError(.checksumMismatch, path: path, operation: operation, lead: nil,
+                  detail: "checksum mismatch: the decompressed data is corrupt")
+    }
+
+    // MARK: outputExists
+
+    /// An output file that exists, without `-f`.
+    static func outputExists(path: String) -> WeirError {
+        WeirError(.outputExists, path: path, operation: .create, lead: nil,
+                  detail: "already exists; use -f to overwrite it")
+    }
+
+    // MARK: sameFile
+
+    /// An output that is the input `path`; `output` names it when the
+    /// message is about the input.
+    public static func sameFile(path: String, output: String? = nil) -> WeirError {
+        WeirError(.sameFile, path: path, operation: .create, lead: nil,
+                  detail: output.map { "output \(FileName.displayed($0)) is the input file" } ?? "output is the input file")
+    }
+
+    /// An input that is also the dictionary (`-D`), which zstd refuses too.
+    public static func inputIsDictionary(path: String) -> WeirError {
+        WeirError(.sameFile, path: path, operation: .open, lead: nil,
+                  detail: "cannot use it as an input file and dictionary")
+    }
+
+    // MARK: unknownSuffix
+
+    /// An input to decompress whose suffix gives no output name.
+    static func unknownSuffix(path: String) -> WeirError {
+        WeirError(.unknownSuffix, path: path, operation: .nameOutput, lead: nil,
+                  detail: "unknown suffix (expected .zst, .zstd or .tzst); use -o to name the output or -c to write to stdout")
+    }
+
+    // MARK: terminal
+
+    /// Standard input on a terminal, without `-f`.
+    public static func terminalInput(path: String, compressing: Bool) -> WeirError {
+        WeirError(.terminal, path: path, operation: .read, lead: nil,
+                  detail: compressing ? "stdin is a terminal, aborting (use -f to read it anyway)"
+                                      : "will not read compressed data from a terminal (use -f to force)")
+    }
+
+    /// Compressed output to a terminal, without `-c` or `-f`.
+    public static func terminalOutput() -> WeirError {
+        WeirError(.terminal, path: "(stdout)", operation: .write, lead: nil,
+                  detail: "stdout is a terminal, aborting: will not write compressed data to it (use -c or -f to force)")
+    }
+
+    // MARK: notRegularFile
+
+    /// How a message says that a file is not a regular one.
+    enum NotRegularFile: Sendable {
+        /// `not a regular file`.
+        case plain
+        /// `is a directory`.
+        case directory
+        /// A device or socket, which `-f` would read.
+        case skipped
+        /// `OPERATION failed: not a regular file`.
+        case failed
+    }
+
+    /// A file that is not a regular file, worded as `wording` says.
+    static func notRegularFile(path: String, operation: Operation, _ wording: NotRegularFile = .plain) -> WeirError {
+        switch wording {
+        case .plain:
+            WeirError(.notRegularFile, path: path, operation: operation, lead: nil, detail: "not a regular file")
+        case .directory:
+            WeirError(.notRegularFile, path: path, operation: operation, lead: nil, detail: "is a directory")
+        case .skipped:
+            WeirError(.notRegularFile, path: path, operation: operation, lead: nil,
+                      detail: "is not a regular file -- ignored (use -f to read it anyway)")
+        case .failed:
+            WeirError(.notRegularFile, path: path, operation: operation, lead: .failed(operation),
+                      detail: "not a regular file")
+        }
+    }
+
+    // MARK: cancelled
+
+    /// A run stopped (by its caller, a signal or another failure).
+    static func cancelled(path: String, operation: Operation) -> WeirError {
+        WeirError(.cancelled, path: path, operation: operation, lead: nil, detail: "cancelled")
+    }
+
+    /// A run stopped by `error`, which is not a ``WeirError`` (the failure of
+    /// a caller's input sequence): its description is the reason.
+    static func cancelled(path: String, operation: Operation, by error: any Error) -> WeirError {
+        WeirError(.cancelled, path: path, operation: operation, lead: nil, detail: "\(error)")
+    }
+
+    // MARK: library
+
+    /// libzstd, or a limit of weir's, refused: the detail says what and why.
+    static func library(path: String, operation: Operation, _ detail: String) -> WeirError {
+        WeirError(.library, path: path, operation: operation, lead: nil, detail: detail)
+    }
+
+    /// A libzstd error without a meaning of its own: `OPERATION failed: NAME`.
+    static func library(path: String, operation: Operation, failed name: String) -> WeirError {
+        WeirError(.library, path: path, operation: operation, lead: .failed(operation), detail: name)
+    }
+
+    /// Memory that could not be had: `out of memory`, or `cannot create
+    /// WHAT: out of memory`.
+    static func outOfMemory(path: String, operation: Operation, creating what: String? = nil) -> WeirError {
+        WeirError(.library, path: path, operation: operation, lead: nil,
+                  detail: what.map { "cannot create \($0): out of memory" } ?? "out of memory")
+    }
+
+    // MARK: memoryLimit
+
+    /// Frame `frame` at `offset` needs a window of `window` bytes, more than
+    /// `limit` (the default limit, or one given); `hint` says what would do.
+    static func memoryLimit(path: String, operation: Operation, window: UInt64, limit: UInt64, isDefaultLimit: Bool,
+                            hint: String, frame: Int, offset: Int) -> WeirError {
+        let what = isDefaultLimit ? "the default memory limit" : "the memory limit"
+        return WeirError(.memoryLimit, path: path, operation: operation, lead: nil,
+                         detail: "needs a window of \(window) bytes, more than \(what) of \(limit) bytes (\(hint))",
+                         placement: .leading, frame: frame, offset: offset)
+    }
+
+    /// libzstd's refusal of a window larger than its limit (sizes unknown).
+    static func memoryLimit(path: String, operation: Operation) -> WeirError {
+        WeirError(.memoryLimit, path: path, operation: operation, lead: nil,
+                  detail: "frame needs a window larger than the memory limit (use --long=N or -M to raise it)")
+    }
+
+    // MARK: sizeMismatch
+
+    /// An input of `actual` bytes where `--stream-size` declared `declared`.
+    static func sizeMismatch(path: String, operation: Operation, actual: Int, declared: Int) -> WeirError {
+        WeirError(.sizeMismatch, path: path, operation: operation, lead: nil,
+                  detail: "the input is \(actual) bytes, not the \(declared) of --stream-size")
+    }
+
+    // MARK: unusablePath
+
+    /// An input whose path, under `--output-dir-mirror ROOT`, has a `..` part.
+    public static func outsideMirror(path: String, root: String) -> WeirError {
+        WeirError(.unusablePath, path: path, operation: .nameOutput, lead: nil,
+                  detail: "--output-dir-mirror cannot write it into \(FileName.displayed(root)) (a part of its path is ..)")
+    }
+
+    /// A file list (`--filelist`) that cannot be used: the detail says why.
+    static func unusableFileList(path: String, _ detail: String) -> WeirError {
+        WeirError(.unusablePath, path: path, operation: .readFileList, lead: nil, detail: detail)
+    }
+}
