@@ -59,3 +59,61 @@ public struct FrameHeader: Equatable, Sendable {
         return false
     }
 }
+
+extension FrameHeader {
+    /// The size of the fields after a zstd frame's descriptor byte: window
+    /// descriptor, Dictionary_ID and Frame_Content_Size.
+    static func fieldsSize(descriptor: UInt8) -> Int {
+        let singleSegment = descriptor & 0x20 != 0
+        return (singleSegment ? 0 : 1) + dictionaryIDSize(descriptor) + contentSizeSize(descriptor)
+    }
+
+    /// Reads a zstd frame's header from its descriptor byte and the
+    /// ``fieldsSize(descriptor:)`` bytes that follow it.
+    init(descriptor: UInt8, fields: [UInt8]) {
+        let singleSegment = descriptor & 0x20 != 0
+        var position = 0
+        var windowSize: UInt64 = 0
+        if !singleSegment {
+            let windowDescriptor = fields[0]
+            let windowLog = 10 + UInt64(windowDescriptor >> 3)
+            let base: UInt64 = 1 << windowLog
+            windowSize = base + (base / 8) * UInt64(windowDescriptor & 7)
+            position = 1
+        }
+        let dictionarySize = Self.dictionaryIDSize(descriptor)
+        let dictionaryID = UInt32(truncatingIfNeeded: Self.littleEndian(fields, at: position, count: dictionarySize))
+        position += dictionarySize
+        let fcsSize = Self.contentSizeSize(descriptor)
+        var contentSize: UInt64?
+        if fcsSize > 0 {
+            let value = Self.littleEndian(fields, at: position, count: fcsSize)
+            contentSize = fcsSize == 2 ? value + 256 : value
+        }
+        if singleSegment { windowSize = contentSize ?? 0 }
+        self.init(kind: .zstd, headerSize: 5 + fields.count, contentSize: contentSize,
+                  windowSize: windowSize, hasChecksum: descriptor & 0x04 != 0,
+                  dictionaryID: dictionaryID, isSingleSegment: singleSegment)
+    }
+
+    /// The size of the Dictionary_ID field a descriptor announces.
+    private static func dictionaryIDSize(_ descriptor: UInt8) -> Int {
+        [0, 1, 2, 4][Int(descriptor & 3)]
+    }
+
+    /// The size of the Frame_Content_Size field a descriptor announces.
+    private static func contentSizeSize(_ descriptor: UInt8) -> Int {
+        let flag = Int(descriptor >> 6)
+        if flag == 0 { return descriptor & 0x20 != 0 ? 1 : 0 }
+        return [0, 2, 4, 8][flag]
+    }
+
+    /// The little-endian value of `count` bytes of `bytes` from `position`.
+    static func littleEndian(_ bytes: [UInt8], at position: Int, count: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for index in stride(from: count - 1, through: 0, by: -1) {
+            value = value << 8 | UInt64(bytes[position + index])
+        }
+        return value
+    }
+}

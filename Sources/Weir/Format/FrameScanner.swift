@@ -87,39 +87,6 @@ public struct FrameScanner: Sendable {
     private var blockCount = 0
     private var skippableValue: UInt32?
 
-    /// What the scanner expects next.
-    private enum State: Sendable {
-        /// The 4-byte magic number of the next frame.
-        case magic
-        /// The frame header descriptor byte.
-        case descriptor
-        /// Window descriptor, dictionary id and Frame_Content_Size, together.
-        case headerFields(count: Int)
-        /// A 3-byte block header.
-        case blockHeader
-        /// Bytes of a block's payload still to skip (never 0).
-        case blockPayload(remaining: Int, isLast: Bool)
-        /// The 4-byte content checksum.
-        case checksum
-        /// The 4-byte size of a skippable frame.
-        case skippableSize
-        /// A 4-byte skippable payload, kept as `skippableValue`.
-        case skippableWord
-        /// Bytes of a skippable payload still to skip (never 0).
-        case skippablePayload(remaining: Int)
-
-        /// The size of the field this state gathers; nil for skipping states.
-        var fieldSize: Int? {
-            switch self {
-            case .magic, .checksum, .skippableSize, .skippableWord: 4
-            case .descriptor: 1
-            case .headerFields(let count): count
-            case .blockHeader: 3
-            case .blockPayload, .skippablePayload: nil
-            }
-        }
-    }
-
     /// Creates a scanner positioned at the start of a stream.
     ///
     /// - Parameters:
@@ -182,25 +149,7 @@ public struct FrameScanner: Sendable {
     public mutating func finish() throws(WeirError) {
         if let failure { throw failure }
         guard currentFrameStart != nil else { return }
-        let place: String
-        switch state {
-        case .magic:
-            place = "inside the magic number"
-        case .descriptor, .headerFields:
-            place = "inside the frame header"
-        case .blockHeader:
-            place = "inside the header of block \(blockCount)"
-        case .blockPayload(let remaining, _):
-            place = "inside block \(blockCount - 1), \(remaining) bytes short"
-        case .checksum:
-            place = "inside the content checksum"
-        case .skippableSize:
-            place = "inside the skippable frame header"
-        case .skippableWord:
-            place = "inside the skippable payload, \(4 - gathered.count) bytes short"
-        case .skippablePayload(let remaining):
-            place = "inside the skippable payload, \(remaining) bytes short"
-        }
+        let place = state.truncationPlace(blockCount: blockCount, gathered: gathered.count)
         throw fail(.truncated(path: path, operation: operation, "the input ends at offset \(offset), \(place)"))
     }
 
@@ -269,9 +218,9 @@ public struct FrameScanner: Sendable {
                                         + "at offset \(fieldOffset)"))
             }
             descriptor = byte
-            state = .headerFields(count: Self.headerFieldsSize(descriptor: byte))
+            state = .headerFields(count: FrameHeader.fieldsSize(descriptor: byte))
         case .headerFields:
-            let header = parseHeaderFields()
+            let header = FrameHeader(descriptor: descriptor, fields: gathered)
             currentHeader = header
             blockMaximum = header.blockMaximumSize
             state = .blockHeader
@@ -316,52 +265,6 @@ public struct FrameScanner: Sendable {
         }
     }
 
-    /// The size of the fields after the descriptor: window descriptor,
-    /// Dictionary_ID and Frame_Content_Size.
-    private static func headerFieldsSize(descriptor: UInt8) -> Int {
-        let singleSegment = descriptor & 0x20 != 0
-        return (singleSegment ? 0 : 1) + dictionaryIDSize(descriptor) + contentSizeSize(descriptor)
-    }
-
-    /// The size of the Dictionary_ID field a descriptor announces.
-    private static func dictionaryIDSize(_ descriptor: UInt8) -> Int {
-        [0, 1, 2, 4][Int(descriptor & 3)]
-    }
-
-    /// The size of the Frame_Content_Size field a descriptor announces.
-    private static func contentSizeSize(_ descriptor: UInt8) -> Int {
-        let flag = Int(descriptor >> 6)
-        if flag == 0 { return descriptor & 0x20 != 0 ? 1 : 0 }
-        return [0, 2, 4, 8][flag]
-    }
-
-    /// Decodes the gathered header fields of the current zstd frame.
-    private func parseHeaderFields() -> FrameHeader {
-        let singleSegment = descriptor & 0x20 != 0
-        var position = 0
-        var windowSize: UInt64 = 0
-        if !singleSegment {
-            let windowDescriptor = gathered[0]
-            let windowLog = 10 + UInt64(windowDescriptor >> 3)
-            let base: UInt64 = 1 << windowLog
-            windowSize = base + (base / 8) * UInt64(windowDescriptor & 7)
-            position = 1
-        }
-        let dictionarySize = Self.dictionaryIDSize(descriptor)
-        let dictionaryID = UInt32(truncatingIfNeeded: littleEndian(position, dictionarySize))
-        position += dictionarySize
-        let fcsSize = Self.contentSizeSize(descriptor)
-        var contentSize: UInt64?
-        if fcsSize > 0 {
-            let value = littleEndian(position, fcsSize)
-            contentSize = fcsSize == 2 ? value + 256 : value
-        }
-        if singleSegment { windowSize = contentSize ?? 0 }
-        return FrameHeader(kind: .zstd, headerSize: 5 + gathered.count, contentSize: contentSize,
-                           windowSize: windowSize, hasChecksum: descriptor & 0x04 != 0,
-                           dictionaryID: dictionaryID, isSingleSegment: singleSegment)
-    }
-
     /// Moves past the end of a block: to the next block, the checksum, or the
     /// end of the frame.
     private mutating func endBlock(isLast: Bool, into found: inout [FrameBoundary]) {
@@ -401,11 +304,7 @@ public struct FrameScanner: Sendable {
 
     /// The little-endian value of `count` gathered bytes from `position`.
     private func littleEndian(_ position: Int, _ count: Int) -> UInt64 {
-        var value: UInt64 = 0
-        for index in stride(from: count - 1, through: 0, by: -1) {
-            value = value << 8 | UInt64(gathered[position + index])
-        }
-        return value
+        FrameHeader.littleEndian(gathered, at: position, count: count)
     }
 
     /// `0x` and the value in hexadecimal, zero-padded to its type's width.

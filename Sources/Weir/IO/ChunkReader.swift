@@ -7,29 +7,22 @@ import Glibc
 /// channel, regular files by default as memory mappings (``MappedInput``),
 /// and bytes handed over in memory from a ``ChunkFeed``.
 ///
-/// DispatchIO has no back-pressure of its own: an open-ended read keeps
-/// reading however slow the consumer is. So the reader issues one read of one
-/// chunk at a time, when its caller asks; the caller (a dedicated thread of
-/// the pipeline) asks after taking an in-flight slot.
+/// Back-pressure: DispatchIO has none (an open-ended read keeps reading),
+/// so the reader issues one read of one chunk when its caller — a pipeline
+/// thread holding an in-flight slot — asks.
 ///
 /// Water marks: high = low = the read's length, so libdispatch fills one
-/// buffer of a whole chunk and hands it over once: the chunk is contiguous
-/// (see ``DispatchIOTuning``). When bytes are watched as they arrive (a
-/// progress display: `live`), low water and buffers are ``liveDelivery``
-/// instead, so a slow producer's bytes show as they come; the chunk is then
-/// joined from those buffers, without a copy.
+/// buffer of a whole chunk and hands it over once (``DispatchIOTuning``);
+/// with a progress display (`live`), every ``liveDelivery`` bytes instead, so
+/// a slow producer's bytes show as they come, joined without a copy.
 ///
-/// Streams are read *blocking*: libdispatch makes a pipe's descriptor
-/// non-blocking when the channel is set up, and a barrier queued right after
-/// clears `O_NONBLOCK` again, before the first read. `read()` then waits in
-/// the kernel and never returns `EAGAIN`, so libdispatch never arms its epoll
-/// read source: no poll round trips, and no `EPOLLHUP` use-after-free in
-/// `_dispatch_event_loop_drain` (a race when the writer closes the pipe while
-/// that source is armed; swift-subprocess issue 47). The pipe's capacity is
-/// raised to 1 MiB so each `read()` takes up to 1 MiB from a fast producer.
-/// The price: a read blocked on a silent producer cannot be stopped; a
-/// stopped reader stops *waiting* for it (``PendingRead/wait()`` looks every
-/// 50 ms) and the channel's cleanup comes when the producer writes or closes.
+/// Streams are read *blocking*: a barrier clears the `O_NONBLOCK` the channel
+/// set, before the first read, so `read()` waits in the kernel and
+/// libdispatch never arms its epoll read source (no poll round trips, no
+/// `EPOLLHUP` use-after-free when the writer closes: docs/pipes.md). The
+/// pipe is raised to 1 MiB. The price: a read blocked on a silent producer
+/// cannot be stopped; a stopped reader stops *waiting* for it
+/// (``PendingRead/wait()`` looks every 50 ms).
 ///
 /// Threads: `start()` never blocks; the channel's handlers run on `queue`
 /// (serial), which alone touches a ``PendingRead`` until its `done` semaphore

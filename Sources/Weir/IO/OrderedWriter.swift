@@ -1,51 +1,30 @@
 import Dispatch
 import Glibc
 
-/// Writes numbered pieces of output through a `DispatchIO` stream channel in
-/// the order of their numbers, whatever order they arrive in.
+/// Writes numbered pieces of output through a `DispatchIO` channel in the
+/// order of their numbers, whatever order they arrive in: early pieces wait
+/// in `pending`, and piece `next` goes to the channel as soon as it is there.
+/// A stream channel performs its writes in the order they were queued, so
+/// bytes reach the descriptor in number order.
 ///
-/// Pieces arrive from the workers by ``submit(_:_:)``; the writer keeps those
-/// that come early in `pending` and hands the channel piece `next` as soon as
-/// it is there. A stream channel performs its writes in the order they were
-/// queued, so the bytes reach the descriptor in sequence-number order, never
-/// in completion order.
+/// - Water marks unbounded: a piece of one region goes out in one `write()`
+///   with no gathering copy, and the handler runs once per piece.
+/// - To a regular file, a piece is cut (no copy) into writes of at most
+///   ``maxWrite``, placed ``writePhase`` past each multiple of it: large or
+///   aligned writes were several times slower into the page cache on the
+///   benchmark VM (docs/design.md, "Write size and placement").
+/// - To a pipe or socket, a timer polls the descriptor every 50 ms while
+///   writes are pending and turns `POLLERR`/`POLLHUP` into EPIPE: on Linux,
+///   libdispatch spins on a bare `EPOLLERR` when the reader goes away while
+///   the pipe is full, and the write would never end (docs/design.md).
+/// - Sparse (`--sparse`, a regular file not opened for appending): a random
+///   access channel writes only the data ranges of each piece
+///   (``SparseLayout``), each at its offset, so zero blocks become holes;
+///   ``close(stop:)`` sets the final length with `ftruncate`.
 ///
-/// Water marks: high water is left unbounded so that a piece made of one
-/// region goes out in one `write()` with no gathering copy; low water is
-/// unbounded so the handler runs once per piece, when it is written, and not
-/// for every partial write.
-///
-/// Write size and placement: to a regular file, a piece is handed to the
-/// channel in subranges of at most ``maxWrite`` bytes (no copy), one
-/// `write()` each, cut at file offsets k × ``maxWrite`` + ``writePhase``
-/// (4 KiB past each 128 KiB). One large `write()` spends its time copying
-/// into the page cache, and writes aligned to 128 KiB get high-order folios
-/// that were sometimes several times slower to allocate (docs/design.md).
-///
-/// Pipes and sockets get whole pieces: the kernel takes at most a pipe
-/// buffer per `write()` anyway. (A write end of a pipe never reports
-/// `EPOLLHUP`, so the write source does not meet the libdispatch race
-/// ``ChunkReader`` avoids.)
-///
-/// A closed downstream pipe: libdispatch on Linux (up to Swift 6.3) does not
-/// handle a bare `EPOLLERR` on a write-only descriptor. When the reader of a
-/// pipe goes away while the pipe is full, epoll reports `EPOLLERR` without
-/// `EPOLLOUT`, the event loop re-arms it forever, spins at 100% CPU and the
-/// write never completes. So when the output is a pipe or a socket, a timer on
-/// `queue` polls the descriptor every 50 ms while writes are pending, and turns
-/// `POLLERR`/`POLLHUP` into the EPIPE error the write would have given.
-///
-/// Sparse output (`--sparse`, to a regular file): the channel is a random
-/// access one, and each piece goes out as the writes of its data ranges only
-/// (``SparseLayout``: file-system blocks that hold only zeros are left out),
-/// each at its own file offset, so the offset simply advances over the zeros
-/// and the file gets holes there; every byte still goes out through the
-/// channel. ``close(stop:)`` then sets the file's length with `ftruncate`,
-/// which a trailing hole would otherwise leave short. A file opened for
-/// appending is written densely: its writes ignore their offsets.
-///
-/// Threads: everything here runs on `queue` (serial), which owns `pending`,
-/// `next`, `failed` and `inFlight`; the channel's handlers and the timer run on it too.
+/// Threads: everything runs on `queue` (serial), which owns `pending`,
+/// `next`, `failed`, `inFlight` and `position`; the channel's handlers and
+/// the timer run on it too.
 /// `@unchecked`: its mutable state is owned by `queue`, which is serial.
 final class OrderedWriter: @unchecked Sendable {
     /// The most bytes per `write()` (see the type's comment).
