@@ -2,8 +2,10 @@ import CZstd
 import Dispatch
 import FoundationEssentials
 
-/// Compresses one input descriptor into one output descriptor as a stream of
-/// independent zstd frames, in parallel, in bounded memory.
+/// Compresses one input into one output as a stream of independent zstd
+/// frames, in parallel, in bounded memory. Input and output are descriptors,
+/// or, for the library's streams, a ``ChunkFeed`` and a ``StreamSink``; the
+/// run's reader, writer, counters and end are a ``PipelineRun``.
 ///
 /// Data flow, following one chunk:
 ///
@@ -52,7 +54,8 @@ import FoundationEssentials
 /// Who owns what:
 /// - the reading thread owns `index` and `bytesIn` (read by `run()` after
 ///   `activity` empties, which orders the accesses);
-/// - the writer's queue owns the reorder buffer, `bytesOut` and `frames`;
+/// - the writer's queue owns the reorder buffer; the frame count and the
+///   bytes written (``PipelineRun``) are behind locks;
 /// - a chunk belongs to its job while compressed; its frame to the writer.
 /// - `RunControl` holds the first failure behind a lock; a failure stops
 ///   both channels, drops queued frames and wakes the reading thread.

@@ -71,8 +71,8 @@ import Glibc
 ///
 /// Who owns what: the reading thread owns the scanner, the buffered bytes,
 /// the streaming context and output numbering; workers own a frame while
-/// decoding it; the writer's queue owns the reorder buffer; `totals` and the
-/// first failure are behind locks.
+/// decoding it; the writer's queue owns the reorder buffer; the frame count,
+/// the bytes written (``PipelineRun``) and the first failure are behind locks.
 public final class DecompressionPipeline: Sendable {
     private let input: PipelineInput
     private let output: PipelineOutput?
