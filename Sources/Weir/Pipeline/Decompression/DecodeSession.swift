@@ -65,6 +65,16 @@ struct DecodeSession: Sendable {
         return error
     }
 
+    /// Throws when a frame's header declares a content size that its blocks
+    /// did not produce. libzstd's streaming decoder (1.5.4), which decodes a
+    /// frame given in several pieces, skips that check when the last block
+    /// is empty; its one-pass decoder makes it (found by the decoder fuzz target).
+    func checkContentSize(_ boundary: FrameBoundary, produced: Int) throws(WeirError) {
+        guard let declared = boundary.header.contentSize, declared != UInt64(produced) else { return }
+        throw corrupt(index: boundary.index, offset: boundary.offset,
+                      "declares \(declared) bytes of content but decodes to \(produced)")
+    }
+
     /// Corrupt data in frame `index`, which starts at stream offset `offset`.
     func corrupt(index: Int, offset: Int, _ detail: String) -> WeirError {
         WeirError.corrupt(path: path, operation: .decompress, detail, frame: index, offset: offset)

@@ -119,6 +119,7 @@ final class FrameStreamer {
             throw session.corrupt(index: boundary.index, offset: boundary.offset,
                                   "ends before the decoder has its last block")
         }
+        try session.checkContentSize(boundary, produced: state.produced)
         session.crossCheck.frameDecoded(boundary, produced: state.produced, expected: expected)
         session.frames.withLock { $0 += 1 }
     }

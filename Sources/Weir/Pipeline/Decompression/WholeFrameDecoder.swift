@@ -30,6 +30,7 @@ struct WholeFrameDecoder: Sendable {
             do throws(WeirError) {
                 let produced = try Self.decode(data, context: context,
                                                into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity))
+                try session.checkContentSize(boundary, produced: produced)
                 session.budget.release(compressed)
                 try session.input.checkUnchanged()
                 session.crossCheck.frameDecoded(boundary, produced: produced, expected: expected)

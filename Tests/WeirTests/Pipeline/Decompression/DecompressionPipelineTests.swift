@@ -442,6 +442,33 @@ struct DecompressionPipelineTests {
         #expect(lyingError?.kind == .corrupt || lyingError?.kind == .checksumMismatch)
     }
 
+    @Test("a frame whose blocks hold less than its header declares is corrupt, whole or streamed, in any pieces")
+    func declaredSizeNotProduced() throws {
+        // Found by the decoder fuzz target: single segment, 11 bytes declared,
+        // an empty raw block, an empty last raw block, the checksum of no bytes.
+        // libzstd's streaming decoder let it through when given in pieces.
+        let short: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD, 0x24, 0x0B, 0, 0, 0, 1, 0, 0, 0x99, 0xE9, 0xD8, 0x51]
+        // 2 MiB declared with a 1 KiB window and the same empty blocks: past
+        // the parallel frame limit of a 1 MiB budget, so it streams.
+        let large: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD, 0x84, 0x00, 0x00, 0x00, 0x20, 0x00,
+                              0, 0, 0, 1, 0, 0, 0x99, 0xE9, 0xD8, 0x51]
+        let cases: [([UInt8], DecompressionOptions)] = [
+            (short, DecompressionOptions(readSize: 13, threads: 2)),
+            (short, DecompressionOptions(threads: 2)),
+            (large, DecompressionOptions(memoryLimit: 1 << 20, threads: 2)),
+            (large, DecompressionOptions(memoryLimit: 1 << 20, readSize: 7, threads: 2)),
+        ]
+        for (frame, options) in cases {
+            for outcome in [Self.decodeFile(frame, options: options), Self.decodePipe(frame, options: options, pieceSize: 5)] {
+                let error = Self.failure(outcome)
+                #expect(error?.kind == .corrupt, "\(frame.count) bytes, read size \(options.readSize): \(String(describing: error))")
+                #expect(error?.frame == 0)
+            }
+        }
+        #expect(Self.failure(Self.decodeFile(short, options: DecompressionOptions(readSize: 13, threads: 2)))?.reason
+                == "corrupt data: frame 0 at offset 0 declares 11 bytes of content but decodes to 0")
+    }
+
     @Test("seeded mutation: thousands of damaged inputs give the right output or a clean error")
     func mutations() throws {
         var generator = SeededGenerator(seed: 2024)
