@@ -71,15 +71,21 @@ final class PipelineRun: Sendable {
 
     /// Hands output piece `index` to the writer; the caller entered
     /// ``RunControl/activity`` for it. With no writer (testing an input) the
-    /// piece counts as written at once and is let go.
+    /// piece counts as written at once (``discard(_:count:)``).
     func submit(_ index: Int, _ data: DispatchData) {
         if let writer {
             writer.submit(index, data)
         } else {
-            written.withLock { $0 += data.count }
-            onWritten(index, data.count)
-            control.activity.leave()
+            discard(index, count: data.count)
         }
+    }
+
+    /// Counts output piece `index` of `count` bytes as written without
+    /// writing it (testing an input), so its maker can reuse its memory now.
+    func discard(_ index: Int, count: Int) {
+        written.withLock { $0 += count }
+        onWritten(index, count)
+        control.activity.leave()
     }
 
     /// Ends the run once ``RunControl/activity`` has emptied: closes both

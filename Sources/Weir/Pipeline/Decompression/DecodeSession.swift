@@ -44,7 +44,14 @@ struct DecodeSession: Sendable {
     /// the buffer goes back to its pool once written (at once when only
     /// testing). The caller entered `control.activity` for it.
     func send(_ buffer: UnsafeMutableRawPointer, count: Int, from pool: BufferPool, number: Int) {
-        run.submit(number, pool.wrap(buffer, count: count))
+        if run.writer == nil {
+            // Not through a DispatchData, whose deallocator would give the
+            // buffer back later, on another queue, while the budget waits.
+            pool.recycle(buffer)
+            run.discard(number, count: count)
+        } else {
+            run.submit(number, pool.wrap(buffer, count: count))
+        }
     }
 
     var cancelled: WeirError {
