@@ -1,3 +1,4 @@
+import CSupport
 import Dispatch
 import Glibc
 
@@ -9,8 +10,9 @@ import Glibc
 /// libdispatch reads into a buffer of `min(length, high water, its chunk
 /// size)` bytes (1 MiB by default) and hands it over when full or at the
 /// low-water mark. The chunk size is process-wide, set through
-/// `_dispatch_iocntl`, which the toolchain's libdispatch exports without
-/// declaring; so a program opts in with ``configureProcess()``, once, and
+/// `_dispatch_iocntl`, which the toolchain's libdispatch has without
+/// declaring it (a weak reference in CSupport reaches it, also when the
+/// runtime is linked statically); so a program opts in with ``configureProcess()``, once, and
 /// each reader then sets it to its own read size (one input at a time, as
 /// the weir command reads). Each read allocates a fresh buffer of that size:
 /// cheap only with an allocator that reuses freed page runs (the executable
@@ -20,7 +22,7 @@ public enum DispatchIOTuning {
     /// reads. Returns whether libdispatch's knob was found.
     @discardableResult
     public static func configureProcess() -> Bool {
-        let found = ioControl != nil
+        let found = weir_dispatch_iocntl_available()
         configured.withLock { $0 = found }
         return found
     }
@@ -40,18 +42,10 @@ public enum DispatchIOTuning {
     /// when the running libdispatch does not have it.
     @discardableResult
     public static func setReadBufferSize(_ bytes: Int) -> Bool {
-        guard let ioControl else { return false }
+        guard weir_dispatch_iocntl_available() else { return false }
         let page = max(1, Int(sysconf(Int32(_SC_PAGESIZE))))
         let chunkPages: UInt32 = 1  // DISPATCH_IOCNTL_CHUNK_PAGES
-        ioControl(chunkPages, UInt64((max(bytes, page) + page - 1) / page))
+        weir_dispatch_iocntl(chunkPages, UInt64((max(bytes, page) + page - 1) / page))
         return true
     }
-
-    private typealias IOControl = @convention(c) (UInt32, UInt64) -> Void
-
-    /// `_dispatch_iocntl`, looked up once.
-    private static let ioControl: IOControl? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "_dispatch_iocntl") else { return nil }
-        return unsafeBitCast(symbol, to: IOControl.self)
-    }()
 }
