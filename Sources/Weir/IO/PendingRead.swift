@@ -5,15 +5,18 @@ import Glibc
 /// then its end, handed to the one thread that waits for it.
 ///
 /// Threads: whoever serves the read (the channel's queue, the mapping, a
-/// ``ChunkFeed`` under its lock) owns it until ``finish(error:failure:)``
-/// signals `done`; from then on the waiting thread does.
-/// `@unchecked`: ownership passes from the server to the waiter through `done`.
-final class PendingRead: @unchecked Sendable {
-    private var pieces: [DispatchData] = []
-    private var error: Int32 = 0
-    private var failure: WeirError?
-    /// The bytes that have arrived so far.
-    private(set) var count = 0
+/// ``ChunkFeed`` under its lock) appends and finishes it; the one thread that
+/// waits takes the pieces after `done`. The state is behind a lock all the
+/// same (a few uncontended locks per chunk), so the type is plainly Sendable.
+final class PendingRead: Sendable {
+    private struct State {
+        var pieces: [DispatchData] = []
+        var error: Int32 = 0
+        var failure: WeirError?
+        var count = 0
+    }
+
+    private let state = Locked(State())
     /// Signalled when the read ends.
     private let done = DispatchSemaphore(value: 0)
     /// The bytes asked for; fewer means the input ended.
@@ -30,15 +33,19 @@ final class PendingRead: @unchecked Sendable {
     /// Adds bytes that arrived for this read; by its server, before `finish`.
     func append(_ data: DispatchData) {
         guard data.count > 0 else { return }
-        pieces.append(data)
-        count += data.count
+        state.withLock { state in
+            state.pieces.append(data)
+            state.count += data.count
+        }
     }
 
     /// Ends the read, with an errno value or a failure if it failed; by its
     /// server, once.
     func finish(error: Int32 = 0, failure: WeirError? = nil) {
-        self.error = error
-        self.failure = failure
+        state.withLock { state in
+            state.error = error
+            state.failure = failure
+        }
         done.signal()
     }
 
@@ -50,15 +57,17 @@ final class PendingRead: @unchecked Sendable {
         while done.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
             if stopped.current { throw cancelled }
         }
+        // A channel may keep its handler, and so this read, a while after
+        // the read ended: the chunk must not stay here with it.
+        let (pieces, count, error, failure) = state.withLock { state in
+            defer { state.pieces = [] }
+            return (state.pieces, state.count, state.error, state.failure)
+        }
         if let failure { throw failure }
         if error == ECANCELED { throw cancelled }
         if error != 0 {
             throw WeirError.system(error, path: path, operation: .read)
         }
-        // A channel may keep its handler, and so this read, a while after
-        // the read ended: the chunk must not stay here with it.
-        let data = DispatchData.concatenating(pieces)
-        pieces = []
-        return (data, count < requested)
+        return (DispatchData.concatenating(pieces), count < requested)
     }
 }
