@@ -5,7 +5,8 @@ import Weir
 /// `"total": true` of all of them, encoded by Foundation's `JSONEncoder`.
 ///
 /// Every key is always present, `null` where it does not apply (`output` for
-/// `--test`, `level` and `chunk_bytes` when not compressing), except `error`,
+/// `--test`, `level` and `chunk_bytes` when not compressing, `window_log`
+/// when no frame was written or decoded), except `error`,
 /// present only when `status` is `"error"`, `warnings`, present only when the
 /// input has some (an array of sentences, such as a seek table that does not
 /// match its frames), and `total`, present only on the total object.
@@ -41,6 +42,8 @@ public struct JSONRecord: Codable, Equatable, Sendable {
     public var threads: Int
     public var level: Int?
     public var chunkBytes: Int?
+    /// ``Statistics/windowLog``: the largest window the frames declare, 2^N.
+    public var windowLog: Int?
     public var frames: Int
     /// The process's peak resident memory so far.
     public var peakRSSBytes: Int
@@ -60,6 +63,7 @@ public struct JSONRecord: Codable, Equatable, Sendable {
         case mibPerSecondOut = "mib_per_s_out"
         case threads, level
         case chunkBytes = "chunk_bytes"
+        case windowLog = "window_log"
         case frames
         case peakRSSBytes = "peak_rss_bytes"
         case status, error, warnings, total
@@ -82,6 +86,7 @@ public struct JSONRecord: Codable, Equatable, Sendable {
         threads = statistics.threads
         self.level = level
         self.chunkBytes = chunkBytes
+        windowLog = statistics.windowLog
         frames = statistics.frames
         peakRSSBytes = statistics.peakResidentBytes
         status = error == nil ? .ok : .error
@@ -137,6 +142,7 @@ public struct JSONRecord: Codable, Equatable, Sendable {
         try container.encode(threads, forKey: .threads)
         try container.encode(level, forKey: .level)
         try container.encode(chunkBytes, forKey: .chunkBytes)
+        try container.encode(windowLog, forKey: .windowLog)
         try container.encode(frames, forKey: .frames)
         try container.encode(peakRSSBytes, forKey: .peakRSSBytes)
         try container.encode(status, forKey: .status)

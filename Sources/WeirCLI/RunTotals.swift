@@ -9,8 +9,8 @@ public struct RunTotals: Sendable, Equatable {
     public private(set) var succeeded = 0
     /// Inputs that failed.
     public private(set) var failed = 0
-    /// Byte counts, frames, wall and CPU seconds summed; threads and peak
-    /// memory the largest seen.
+    /// Byte counts, frames, wall and CPU seconds summed; threads, window and
+    /// peak memory the largest seen.
     public private(set) var statistics = Statistics()
     /// The compression level, if compressing.
     public private(set) var level: Int?
@@ -36,6 +36,7 @@ public struct RunTotals: Sendable, Equatable {
         statistics.cpuSeconds += result.cpuSeconds
         statistics.threads = max(statistics.threads, result.threads)
         statistics.peakResidentBytes = max(statistics.peakResidentBytes, result.peakResidentBytes)
+        if let log = result.windowLog { statistics.windowLog = max(statistics.windowLog ?? 0, log) }
         if case .compress(let options) = job.operation {
             level = level ?? options.level
             chunkBytes = max(chunkBytes ?? 0, result.chunkBytes ?? options.chunkSize)

@@ -65,7 +65,7 @@ struct ReportTests {
         let object = try object(record)
         #expect(Set(object.keys) == ["operation", "input", "output", "bytes_in", "bytes_out", "ratio", "seconds",
                                      "cpu_seconds", "mib_per_s_in", "mib_per_s_out", "threads", "level",
-                                     "chunk_bytes", "frames", "peak_rss_bytes", "status"])
+                                     "chunk_bytes", "window_log", "frames", "peak_rss_bytes", "status"])
         #expect(object["operation"] as? String == "compress")
         #expect(object["output"] as? String == "linux.tar.zst")
         #expect(object["bytes_in"] as? Int == 4 << 20)
@@ -102,6 +102,21 @@ struct ReportTests {
         large.chunkBytes = 8 << 20
         totals.add(compress, large)
         #expect(try object(JSONRecord(totals: totals))["chunk_bytes"] as? Int == 8 << 20)
+    }
+
+    @Test("window_log is the run's, null without frames; the total has the largest")
+    func jsonWindowLog() throws {
+        var small = statistics(1 << 20, 1 << 18, seconds: 1)
+        small.windowLog = 20
+        #expect(try object(JSONRecord(job: compress, statistics: small))["window_log"] as? Int == 20)
+        #expect(try object(JSONRecord(job: compress, statistics: Statistics(), error: "x: failed"))["window_log"] is NSNull)
+        var large = small
+        large.windowLog = 27
+        var totals = RunTotals(operation: .compress)
+        totals.add(compress, large)
+        totals.add(compress, small)
+        totals.add(compress, Statistics())
+        #expect(try object(JSONRecord(totals: totals))["window_log"] as? Int == 27)
     }
 
     @Test("a run's warnings go into its object as a \"warnings\" array, only when there are some; never into the total")

@@ -52,6 +52,24 @@ struct LongCommandTests {
         #expect(file.stderr.contains("\"chunk_bytes\":131072") && file.stderr.contains("\"frames\":1"), "\(file.stderr)")
     }
 
+    @Test("--json's window_log is the window the frames declare: zstd -lv shows the same, a zstd stream's is read back")
+    func windowLogReported() throws {
+        let scratch = Scratch()
+        _ = try Self.repeated(scratch)
+        let long = try WeirProcess.run(["--json", "-T2", "--long=23", "in", "-o", "long.zst"], in: scratch.url)
+        #expect(long.status == 0, "\(long.stderr)")
+        // One 6 MiB frame, whose window is its content: 2^23 holds it.
+        let listing = String(decoding: try scratch.zstd(["-lv", "long.zst"]).stdout, as: UTF8.self)
+        let window = try #require(listing.firstMatch(of: /Window Size: .*\((\d+) B\)/).flatMap { Int($0.1) }, "\(listing)")
+        #expect(window > 1 << 22 && window <= 1 << 23, "\(listing)")
+        #expect(long.stderr.contains("\"window_log\":23"), "\(long.stderr)")
+        // zstd from a pipe writes no content size: the window descriptor says 2^22.
+        let decoded = try WeirProcess.shell("cat in | zstd -q --long=22 -c > z.zst && $WEIR --json -d -c z.zst > out && cmp out in",
+                                            in: scratch.url)
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        #expect(decoded.stderr.contains("\"window_log\":22"), "\(decoded.stderr)")
+    }
+
     @Test("a window log outside 10…31 is a usage error, as in zstd")
     func range() throws {
         let scratch = Scratch()

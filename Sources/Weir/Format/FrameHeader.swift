@@ -53,6 +53,12 @@ public struct FrameHeader: Equatable, Sendable {
         Int(min(windowSize, UInt64(FrameScanner.blockSizeMax)))
     }
 
+    /// Window_Size as a power of two, rounded up: the window a decoder holds
+    /// for this frame (`--long=N`, `-M 2^N`); 0 for skippable frames.
+    public var windowLog: Int {
+        windowSize == 0 ? 0 : WindowLimit.windowLog(windowSize)
+    }
+
     /// Whether this is a skippable frame.
     public var isSkippable: Bool {
         if case .skippable = kind { return true }
@@ -94,6 +100,16 @@ extension FrameHeader {
         self.init(kind: .zstd, headerSize: 5 + fields.count, contentSize: contentSize,
                   windowSize: windowSize, hasChecksum: descriptor & 0x04 != 0,
                   dictionaryID: dictionaryID, isSingleSegment: singleSegment)
+    }
+
+    /// The header at the start of a zstd frame held in memory, such as one
+    /// just compressed; nil when `frame` does not start with a whole one.
+    init?(startOf frame: UnsafeRawBufferPointer) {
+        guard frame.count >= 5, frame.loadUnaligned(as: UInt32.self).littleEndian == 0xFD2F_B528 else { return nil }
+        let descriptor = frame[4]
+        let end = 5 + Self.fieldsSize(descriptor: descriptor)
+        guard frame.count >= end else { return nil }
+        self.init(descriptor: descriptor, fields: Array(frame[5 ..< end]))
     }
 
     /// The size of the Dictionary_ID field a descriptor announces.

@@ -147,6 +147,7 @@ public final class CompressionPipeline: Sendable {
             onContextFailure: { control.fail($0) })
 
         let bytesIn = Locked(0)
+        let windowLog = Locked<Int?>(nil)
         control.startThread(name: "weir.reader") {
             var index = 0
             var chunker = options.rsyncable ? RsyncableChunker(chunkSize: options.chunkSize) : nil
@@ -200,8 +201,11 @@ public final class CompressionPipeline: Sendable {
                             path: inputName)
                         data = nil
                         try reader.checkUnchanged()
-                        seekTable?.compressed(number, decompressedSize: count,
-                                              frame: UnsafeRawBufferPointer(start: buffer, count: size))
+                        let frame = UnsafeRawBufferPointer(start: buffer, count: size)
+                        if let log = FrameHeader(startOf: frame)?.windowLog {
+                            windowLog.withLock { $0 = max($0 ?? 0, log) }
+                        }
+                        seekTable?.compressed(number, decompressedSize: count, frame: frame)
                         run.submit(number, buffers.wrap(buffer, count: size))
                     } catch {
                         buffers.recycle(buffer)
@@ -230,6 +234,7 @@ public final class CompressionPipeline: Sendable {
         statistics.frames = frames.current - (seekTable == nil ? 0 : 1)
         statistics.threads = threads
         statistics.chunkBytes = options.chunkSize
+        statistics.windowLog = windowLog.current
         return statistics
     }
 }

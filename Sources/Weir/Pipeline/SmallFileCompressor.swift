@@ -93,6 +93,7 @@ public final class SmallFileCompressor {
         statistics.frames = 1
         statistics.threads = options.resolvedThreads
         statistics.chunkBytes = options.chunkSize
+        statistics.windowLog = output.withUnsafeBytes { FrameHeader(startOf: $0)?.windowLog }
         statistics.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         return statistics
     }

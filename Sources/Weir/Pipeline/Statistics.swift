@@ -14,6 +14,10 @@ public struct Statistics: Sendable, Equatable {
     /// size asked for, or less for a file cut into one frame per worker
     /// (``CompressionOptions/fitted(toInputSize:)``); nil when decompressing.
     public var chunkBytes: Int?
+    /// The largest window the run's frames declare, as a power of two
+    /// (``FrameHeader/windowLog``): what decoding them takes, read from the
+    /// frames written or decoded; nil when there was no zstd frame.
+    public var windowLog: Int?
     /// CPU seconds (user + system, all threads) the process spent during the
     /// run; set by ``FileJob/run(observer:cancellation:)``, 0 from a bare pipeline.
     public var cpuSeconds: Double = 0

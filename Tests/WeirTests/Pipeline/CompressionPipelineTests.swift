@@ -24,6 +24,9 @@ struct CompressionPipelineTests {
         let expected = max(1, (size + chunk - 1) / chunk)
         #expect(frames.count == expected)
         #expect(statistics.frames == expected)
+        // Each frame is one segment (its content fits the level's window):
+        // its window is its content, the largest the first frame's.
+        #expect(statistics.windowLog == WindowLimit.windowLog(UInt64(min(size, chunk))))
         for (index, frame) in frames.enumerated() {
             let declared = index == expected - 1 ? size - chunk * (expected - 1) : chunk
             #expect(frame.contentSize == UInt64(declared))

@@ -176,7 +176,7 @@ public final class DecompressionPipeline: Sendable {
         }
         let crossCheck = SeekTableCrossCheck(tableCheck, streamBase: streamBase)
 
-        let bytesIn = Locked(0)
+        let read = Locked((bytes: 0, windowLog: Int?.none))
         let session = DecodeSession(path: inputName, options: options, control: control, budget: budget,
                                     frameBuffers: frameBuffers, run: run, frames: frames,
                                     streamed: streamed, crossCheck: crossCheck, dictionary: dictionary)
@@ -192,7 +192,7 @@ public final class DecompressionPipeline: Sendable {
                     if chunk.endOfInput { break }
                 }
                 try feeder.finish()
-                bytesIn.withLock { $0 = feeder.bytesIn }
+                read.withLock { $0 = (feeder.bytesIn, feeder.windowLog) }
             } catch {
                 // Zeros read from a file cut while mapped make any error; say what
                 // happened, with that error as the cause.
@@ -205,8 +205,9 @@ public final class DecompressionPipeline: Sendable {
         }
 
         control.activity.wait()
-        var statistics = try run.end(bytesIn: bytesIn.current)
+        var statistics = try run.end(bytesIn: read.current.bytes)
         statistics.frames = frames.current
+        statistics.windowLog = read.current.windowLog
         statistics.threads = options.resolvedThreads
         if let mismatch = crossCheck.mismatch {
             if output == nil {

@@ -22,6 +22,8 @@ final class FrameFeeder {
     private var bufferStart = 0
     /// The next output piece number for the writer.
     private var sequence = 0
+    /// The largest ``FrameHeader/windowLog`` of the zstd frames seen.
+    private(set) var windowLog: Int?
 
     init(session: DecodeSession, pool: WorkerPool<DecompressionContext>) {
         self.session = session
@@ -88,6 +90,7 @@ final class FrameFeeder {
     private func frameEnded(_ boundary: FrameBoundary) throws(WeirError) {
         let expected = session.crossCheck.frameFound(boundary)
         if boundary.header.isSkippable { return }
+        windowLog = max(windowLog ?? 0, boundary.header.windowLog)
         if streamer.frameStart == boundary.offset {
             try feedStreamer(upTo: boundary.end)
             try streamer.finish(boundary: boundary, expected: expected, sequence: &sequence)
