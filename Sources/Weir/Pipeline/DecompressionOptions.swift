@@ -8,7 +8,9 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// default limit of 128 MiB (windowLog 27). Also the memory budget,
     /// ``inFlightBudget``.
     public var memoryLimit: Int?
-    /// The size of each read of compressed input.
+    /// The size of each read of compressed input (default 256 KiB): a frame
+    /// holds the read pieces it spans until it is decoded, so smaller pieces
+    /// waste less around the frames in flight (docs/decompression.md).
     public var readSize: Int
     /// Decoding workers for independent frames; 0 means one per core.
     public var threads: Int
@@ -33,7 +35,7 @@ public struct DecompressionOptions: Sendable, Equatable {
     public var longWindowLog: Int?
 
     /// Creates options; every parameter has zstd's default.
-    public init(verifyChecksum: Bool = true, memoryLimit: Int? = nil, readSize: Int = 1 << 20, threads: Int = 0,
+    public init(verifyChecksum: Bool = true, memoryLimit: Int? = nil, readSize: Int = 256 << 10, threads: Int = 0,
                 mapInput: Bool = true, passThrough: Bool = false, sparse: Bool = false,
                 dictionary: ZstdDictionary? = nil, longWindowLog: Int? = nil) {
         self.dictionary = dictionary
