@@ -12,6 +12,11 @@ import Glibc
 /// input (≈1 GB on a 1.3 GB file). Mapped buffers reused from a pool keep
 /// memory flat and skip the page faults of fresh mappings.
 ///
+/// A buffer that comes back from `wrap` gives the kernel the pages past what
+/// it held (`MADV_DONTNEED`): a compressed frame's size varies, and a kept
+/// buffer would otherwise stay resident up to the largest frame it ever held,
+/// so memory crept up with the stream (docs/pipes.md).
+///
 /// At most `keep` idle buffers are kept; the in-flight slots of the pipeline
 /// bound how many are in use, so the pool never grows past slots + keep.
 /// The deallocator runs asynchronously (on a global queue), so a buffer may
@@ -76,6 +81,21 @@ final class BufferPool: Sendable {
 
     /// Gives back a buffer taken and not wrapped.
     func recycle(_ buffer: UnsafeMutableRawPointer) {
+        keepOrUnmap(buffer)
+    }
+
+    /// Gives back a buffer whose first `used` bytes were written: the pages
+    /// after them are released before it is kept.
+    private func recycle(_ buffer: UnsafeMutableRawPointer, used: Int) {
+        let page = Self.pageSize
+        let end = (used + page - 1) / page * page
+        if end < size { madvise(buffer + end, size - end, MADV_DONTNEED) }
+        keepOrUnmap(buffer)
+    }
+
+    private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+
+    private func keepOrUnmap(_ buffer: UnsafeMutableRawPointer) {
         let kept = idle.withLock { idle -> Bool in
             guard idle.count < keep else { return false }
             idle.append(buffer)
@@ -98,6 +118,6 @@ final class BufferPool: Sendable {
     func wrap(_ buffer: UnsafeMutableRawPointer, count: Int) -> DispatchData {
         nonisolated(unsafe) let pointer = buffer
         return DispatchData(bytesNoCopy: UnsafeRawBufferPointer(start: buffer, count: count),
-                            deallocator: .custom(nil, { self.recycle(pointer) }))
+                            deallocator: .custom(nil, { self.recycle(pointer, used: count) }))
     }
 }
