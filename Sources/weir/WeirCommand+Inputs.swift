@@ -23,7 +23,7 @@ extension WeirCommand {
     func gatherInputs() -> Inputs {
         var given = files
         var errors: [WeirError] = []
-        for list in fileLists {
+        for list in operationFlags.fileLists {
             do throws(WeirError) {
                 given += try FileList.names(in: list)
             } catch {
@@ -31,8 +31,8 @@ extension WeirCommand {
             }
         }
         var inputs = Inputs(names: given, errors: errors)
-        if recursive {
-            let expansion = InputTree.expand(given, followLinks: force)
+        if operationFlags.recursive {
+            let expansion = InputTree.expand(given, followLinks: outputFlags.force)
             inputs.names = expansion.files
             inputs.warnings = expansion.warnings
             inputs.errors += expansion.errors
@@ -49,13 +49,13 @@ extension WeirCommand {
     /// moved into `--output-dir-mirror`'s folder for it or into
     /// `--output-dir-flat` (mirror wins, as in zstd).
     func placed(_ name: String, input: String) throws(WeirError) -> String {
-        if let root = outputDirMirror {
+        if let root = outputFlags.outputDirMirror {
             guard let folder = OutputName.mirroredFolder(for: input, root: root) else {
                 throw WeirError.outsideMirror(path: input, root: root)
             }
             return OutputName.placed(name, in: folder)
         }
-        if let folder = outputDirFlat { return OutputName.placed(name, in: folder) }
+        if let folder = outputFlags.outputDirFlat { return OutputName.placed(name, in: folder) }
         return name
     }
 }

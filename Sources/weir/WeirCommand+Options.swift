@@ -2,9 +2,9 @@ import ArgumentParser
 import Weir
 
 // The flags of `weir`, in the groups `--help` shows them in. WeirCommand
-// pulls each group in with @OptionGroup(title:), and the extension at the
-// end gives every flag back its plain name (`threads`, `check` …), so the
-// rest of the command reads them as before.
+// pulls each group in with @OptionGroup(title:) and reads a flag through its
+// group (`outputFlags.force`); the extensions at the end resolve the
+// defaults that take more than the flag (`resourceFlags.resolvedThreads`).
 
 /// What to do with the inputs.
 struct OperationFlags: ParsableArguments {
@@ -144,52 +144,27 @@ struct MessageFlags: ParsableArguments {
     var showVersion = false
 }
 
-extension WeirCommand {
-    var compress: Bool { operationFlags.compress }
-    var decompress: Bool { operationFlags.decompress }
-    var test: Bool { operationFlags.test }
-    var list: Bool { operationFlags.list }
-    var recursive: Bool { operationFlags.recursive }
-    var fileLists: [String] { operationFlags.fileLists }
+extension CompressionFlags {
+    /// --chunk-size, or the default chunk.
+    var resolvedChunkSize: ByteCount { chunkSize ?? ByteCount(bytes: CompressionOptions.defaultChunkSize) }
+    /// Frames declare their content size unless --no-content-size.
+    var writesContentSize: Bool { contentSize ?? true }
+}
 
-    var toStdout: Bool { outputFlags.toStdout }
-    var output: String? { outputFlags.output }
-    var force: Bool { outputFlags.force }
-    var keep: Bool { outputFlags.keep }
-    var removeInput: Bool { outputFlags.removeInput }
-    var outputDirFlat: String? { outputFlags.outputDirFlat }
-    var outputDirMirror: String? { outputFlags.outputDirMirror }
+extension DictionaryFlags {
+    /// --maxdict, or the trainer's default.
+    var dictionaryLimit: Int { maxDictionary?.bytes ?? DictionaryTrainer.defaultMaximumSize }
+}
 
-    var ultra: Bool { compressionFlags.ultra }
-    var fast: Int? { compressionFlags.fast }
-    var chunkSize: ByteCount { compressionFlags.chunkSize ?? ByteCount(bytes: CompressionOptions.defaultChunkSize) }
-    var noSeekTable: Bool { compressionFlags.noSeekTable }
-    var contentSize: Bool { compressionFlags.contentSize ?? true }
-    var streamSize: ByteCount? { compressionFlags.streamSize }
-    var excludeCompressed: Bool { compressionFlags.excludeCompressed }
-
-    var passThrough: Bool? { decompressionFlags.passThrough }
-    var sparse: Bool? { decompressionFlags.sparse }
-
-    var dictionaryFile: String? { dictionaryFlags.dictionaryFile }
-    var train: Bool { dictionaryFlags.train }
-    var maxDictionary: Int { dictionaryFlags.maxDictionary?.bytes ?? DictionaryTrainer.defaultMaximumSize }
-    var long: Int? { dictionaryFlags.long }
-
+extension ResourceFlags {
     /// -T N, or 1 with --single-thread (the normalizer keeps whichever was
     /// given last); 0 resolved to physical cores with --auto-threads=physical.
-    var threads: Int {
-        let threads = resourceFlags.singleThread ? 1 : resourceFlags.threads ?? 0
-        return threads == 0 && resourceFlags.autoThreads == .physical ? CoreCount.physical : threads
+    var resolvedThreads: Int {
+        let threads = singleThread ? 1 : self.threads ?? 0
+        return threads == 0 && autoThreads == .physical ? CoreCount.physical : threads
     }
-    var check: Bool { resourceFlags.check ?? true }
-    var memory: ByteCount? { resourceFlags.memory }
-    var mapInput: Bool { resourceFlags.mmap ?? true }
-
-    var quiet: Int { messageFlags.quiet }
-    var verbose: Int { messageFlags.verbose }
-    var progress: Bool? { messageFlags.progress }
-    var sizeHint: ByteCount? { messageFlags.sizeHint }
-    var json: Bool { messageFlags.json }
-    var showVersion: Bool { messageFlags.showVersion }
+    /// Checksums are written and verified unless --no-check.
+    var verifiesChecksums: Bool { check ?? true }
+    /// Regular files are mapped unless --no-mmap.
+    var mapsInput: Bool { mmap ?? true }
 }

@@ -9,8 +9,8 @@ extension WeirCommand {
     /// hides it, and it is shown when stderr is a terminal, unless data goes
     /// to standard output on that terminal too (decompressing to the screen).
     func showsProgress(_ inputs: [String]) -> Bool {
-        if let progress { return progress }
-        if quiet > 0 || !StandardError.isTerminal { return false }
+        if let progress = messageFlags.progress { return progress }
+        if messageFlags.quiet > 0 || !StandardError.isTerminal { return false }
         return !(inputs.contains(where: writesToStandardOutput) && isatty(STDOUT_FILENO) == 1)
     }
 
@@ -19,13 +19,13 @@ extension WeirCommand {
     /// results go to files. A pipeline in a script (`tar -I weir`, stderr
     /// into a log) stays silent, as zstd does.
     func showsSummaries(_ inputs: [String]) -> Bool {
-        if quiet > 0 { return false }
-        return verbose > 0 || StandardError.isTerminal || !inputs.allSatisfy(writesToStandardOutput)
+        if messageFlags.quiet > 0 { return false }
+        return messageFlags.verbose > 0 || StandardError.isTerminal || !inputs.allSatisfy(writesToStandardOutput)
     }
 
     /// What is done to every input.
     var operationKind: OperationKind {
-        test ? .test : decompress ? .decompress : .compress
+        operationFlags.test ? .test : operationFlags.decompress ? .decompress : .compress
     }
 
     /// The reporter of a run of `inputs` inputs.
@@ -33,7 +33,7 @@ extension WeirCommand {
         let compression = operationKind == .compress
             ? compressionOptions(level: resolvedLevel(console: nil))
             : nil
-        return RunReporter(console: console, format: json ? .json : .human, operation: operationKind,
-                           inputs: inputs, sizeHint: sizeHint?.bytes, compression: compression)
+        return RunReporter(console: console, format: messageFlags.json ? .json : .human, operation: operationKind,
+                           inputs: inputs, sizeHint: messageFlags.sizeHint?.bytes, compression: compression)
     }
 }

@@ -4,13 +4,13 @@ extension WeirCommand {
     /// `--train FILE… [-o DICT] [--maxdict=SIZE]`: learns a dictionary from
     /// the files and writes it, saying what zstd says; returns the exit status.
     func trainDictionary(console: Console) -> Int32 {
-        let path = output ?? "dictionary"
+        let path = outputFlags.output ?? "dictionary"
         do throws(WeirError) {
-            let samples = try TrainingSamples.load(paths: files, dictionarySize: maxDictionary, dictionaryPath: path)
+            let samples = try TrainingSamples.load(paths: files, dictionarySize: dictionaryFlags.dictionaryLimit, dictionaryPath: path)
             for warning in samples.warnings { console.warning(warning) }
-            let dictionary = try DictionaryTrainer.train(samples, maximumSize: maxDictionary, path: path)
+            let dictionary = try DictionaryTrainer.train(samples, maximumSize: dictionaryFlags.dictionaryLimit, path: path)
             try dictionary.save(to: path)
-            if quiet == 0 {
+            if messageFlags.quiet == 0 {
                 console.write("Save dictionary of size \(dictionary.bytes.count) into file \(FileName.displayed(path)) "
                               + "(ID \(dictionary.id), from \(samples.sizes.count) samples)\n")
             }

@@ -80,7 +80,7 @@ struct WeirCommand: ParsableCommand {
         do {
             var command = try parseAsRoot(arguments)
             if var weir = command as? WeirCommand {
-                invocation.reportWarnings(quietness: weir.quiet)
+                invocation.reportWarnings(quietness: weir.messageFlags.quiet)
                 let status = weir.execute()
                 Glibc.exit(status)
             }
@@ -97,28 +97,32 @@ struct WeirCommand: ParsableCommand {
     }
 
     mutating func validate() throws {
-        if [compress, decompress, test, list, train].filter({ $0 }).count > 1 {
+        let operations = [operationFlags.compress, operationFlags.decompress, operationFlags.test, operationFlags.list,
+                          dictionaryFlags.train]
+        if operations.filter({ $0 }).count > 1 {
             throw ValidationError("Choose one of -z/--compress, -d/--decompress, -t/--test, -l/--list and --train.")
         }
-        if let long, !CompressionOptions.longWindowLogs.contains(long) {
+        if let long = dictionaryFlags.long, !CompressionOptions.longWindowLogs.contains(long) {
             throw ValidationError("--long=\(long): the window log must be between \(CompressionOptions.longWindowLogs.lowerBound) and \(CompressionOptions.longWindowLogs.upperBound).")
         }
-        if train && files.isEmpty {
+        if dictionaryFlags.train && files.isEmpty {
             throw ValidationError("--train needs the sample files: weir --train FILE... -o DICT.")
         }
-        if let fast, fast < 1 {
+        if let fast = compressionFlags.fast, fast < 1 {
             throw ValidationError("--fast=\(fast): the value must be 1 or more.")
         }
+        let threads = resourceFlags.resolvedThreads
         if threads < 0 || threads > 256 {
             throw ValidationError("-T \(threads): the number of threads must be between 0 and 256.")
         }
-        if chunkSize.bytes < 1024 || chunkSize.bytes > 1 << 30 {
-            throw ValidationError("--chunk-size \(chunkSize.bytes): the chunk size must be between 1KiB and 1GiB.")
+        let chunkSize = compressionFlags.resolvedChunkSize.bytes
+        if chunkSize < 1024 || chunkSize > 1 << 30 {
+            throw ValidationError("--chunk-size \(chunkSize): the chunk size must be between 1KiB and 1GiB.")
         }
-        if outputFile != nil, files.count > 1, !train {
+        if outputFile != nil, files.count > 1, !dictionaryFlags.train {
             throw ValidationError("-o names one output: give one input file, or use -c.")
         }
-        if outputDirFlat == "" || outputDirMirror == "" {
+        if outputFlags.outputDirFlat == "" || outputFlags.outputDirMirror == "" {
             throw ValidationError("the output folder cannot be an empty string (did you mean . ?)")
         }
         if let level, level < 0 {
@@ -128,28 +132,30 @@ struct WeirCommand: ParsableCommand {
 
     /// Runs every job; returns the exit status.
     mutating func execute() -> Int32 {
-        if showVersion {
+        if messageFlags.showVersion {
             print("weir \(Self.version) (libzstd \(Zstd.libraryVersion)\(Self.allocatorNote))")
             return 0
         }
         let gathered = gatherInputs()
         let inputs = gathered.names
-        let console = Console(quietness: quiet, verbosity: verbose,
+        let console = Console(quietness: messageFlags.quiet, verbosity: messageFlags.verbose,
                               progress: showsProgress(inputs) ? ProgressDisplay() : nil,
                               summaries: showsSummaries(inputs))
         // zstd's notes about skipped links are hidden by -q.
-        if quiet == 0 { for warning in gathered.warnings { console.warning(warning) } }
+        if messageFlags.quiet == 0 { for warning in gathered.warnings { console.warning(warning) } }
         for error in gathered.errors { console.error(error.description) }
         var failed = !gathered.errors.isEmpty
         if gathered.nothingLeft {
-            if quiet == 0 { console.warning("no file found in the folders given -- ignored") }
+            if messageFlags.quiet == 0 { console.warning("no file found in the folders given -- ignored") }
             return failed ? 1 : 0
         }
-        if list { return ListReport(files: inputs, verbose: verbose > 0, console: console).run() == 0 && !failed ? 0 : 1 }
-        if train { return trainDictionary(console: console) }
+        if operationFlags.list {
+            return ListReport(files: inputs, verbose: messageFlags.verbose > 0, console: console).run() == 0 && !failed ? 0 : 1
+        }
+        if dictionaryFlags.train { return trainDictionary(console: console) }
         // Read once, before any input: every job shares it.
         var dictionary: ZstdDictionary?
-        if let dictionaryFile {
+        if let dictionaryFile = dictionaryFlags.dictionaryFile {
             do throws(WeirError) {
                 dictionary = try ZstdDictionary.load(path: dictionaryFile)
             } catch {
@@ -161,7 +167,7 @@ struct WeirCommand: ParsableCommand {
             console.error("-o names one output: give one input file, or use -c.")
             return 1
         }
-        if let root = outputDirMirror, !test, !standardOutputRequested, outputFile == nil {
+        if let root = outputFlags.outputDirMirror, !operationFlags.test, !standardOutputRequested, outputFile == nil {
             for error in MirrorFolders.create(for: inputs, root: root) { console.error(error.description) }
         }
         let signals = SignalHandler(console: console)
@@ -169,7 +175,7 @@ struct WeirCommand: ParsableCommand {
         let reporter = makeReporter(console: console, inputs: inputs.count)
         if let jobs = sideBySideJobs(inputs, dictionary: dictionary, console: console) {
             // Jobs made, then run side by side; outcomes come back in order.
-            FileBatch.run(jobs, width: CompressionOptions(threads: threads).resolvedThreads,
+            FileBatch.run(jobs, width: CompressionOptions(threads: resourceFlags.resolvedThreads).resolvedThreads,
                           cancellation: signals.cancellation) { index, outcome in
                 reporter.next()
                 switch outcome {
@@ -195,11 +201,11 @@ struct WeirCommand: ParsableCommand {
                 } catch {
                     if signals.cancellation.isCancelled { break }
                     failed = true
-                    reporter.failed(input: input, job: job, error: error, quietPipe: error.isBrokenPipe && quiet > 0)
+                    reporter.failed(input: input, job: job, error: error, quietPipe: error.isBrokenPipe && messageFlags.quiet > 0)
                 }
             }
         }
-        if outputDirFlat != nil, outputDirMirror == nil, quiet == 0 {
+        if outputFlags.outputDirFlat != nil, outputFlags.outputDirMirror == nil, messageFlags.quiet == 0 {
             for name in NameCollisions.flat(inputs) {
                 console.warning("two files have the same name \(FileName.displayed(name)): --output-dir-flat writes one output for both")
             }
@@ -217,7 +223,7 @@ struct WeirCommand: ParsableCommand {
     /// another job's input or output (their order would matter).
     func sideBySideJobs(_ inputs: [String], dictionary: ZstdDictionary?, console: Console) -> [FileJob]? {
         guard operationKind == .compress, inputs.count > 1, console.progress == nil, !standardOutputRequested,
-              outputFile == nil, !inputs.contains("-"), CompressionOptions(threads: threads).resolvedThreads > 1 else {
+              outputFile == nil, !inputs.contains("-"), CompressionOptions(threads: resourceFlags.resolvedThreads).resolvedThreads > 1 else {
             return nil
         }
         var jobs: [FileJob] = []
@@ -234,11 +240,11 @@ struct WeirCommand: ParsableCommand {
 
     /// The compression level after `--fast`, `--ultra` and clamping.
     func resolvedLevel(console: Console?) -> Int {
-        if let fast { return -min(fast, -Zstd.minLevel) }
+        if let fast = compressionFlags.fast { return -min(fast, -Zstd.minLevel) }
         let requested = level ?? Zstd.defaultLevel
-        let maximum = ultra ? Zstd.maxLevel : 19
+        let maximum = compressionFlags.ultra ? Zstd.maxLevel : 19
         if requested > maximum {
-            console?.warning("compression level \(requested) is above the maximum \(maximum)\(ultra ? "" : " without --ultra"); using \(maximum)")
+            console?.warning("compression level \(requested) is above the maximum \(maximum)\(compressionFlags.ultra ? "" : " without --ultra"); using \(maximum)")
             return maximum
         }
         return requested
@@ -249,11 +255,13 @@ struct WeirCommand: ParsableCommand {
     func compressionOptions(level: Int, dictionary: ZstdDictionary? = nil) -> CompressionOptions {
         // Content-defined cuts must not depend on the input's size, which
         // fitting a small file to the workers would make them do.
-        var options = CompressionOptions(level: level, threads: threads, chunkSize: chunkSize.bytes, checksum: check,
-                                         seekTable: !noSeekTable, mapInput: mapInput,
+        var options = CompressionOptions(level: level, threads: resourceFlags.resolvedThreads,
+                                         chunkSize: compressionFlags.resolvedChunkSize.bytes,
+                                         checksum: resourceFlags.verifiesChecksums,
+                                         seekTable: !compressionFlags.noSeekTable, mapInput: resourceFlags.mapsInput,
                                          splitSmallInputs: compressionFlags.chunkSize == nil && !compressionFlags.rsyncable,
-                                         contentSize: contentSize, streamSize: streamSize?.bytes,
-                                         dictionary: dictionary, longWindowLog: long)
+                                         contentSize: compressionFlags.writesContentSize, streamSize: compressionFlags.streamSize?.bytes,
+                                         dictionary: dictionary, longWindowLog: dictionaryFlags.long)
         options.rsyncable = compressionFlags.rsyncable
         options.chunkSize = options.resolvedChunkSize
         return options
@@ -265,22 +273,22 @@ struct WeirCommand: ParsableCommand {
     /// whose name says it is compressed already. As zstd, it is skipped
     /// silently and does not count as a failure.
     func isExcluded(_ input: String) -> Bool {
-        excludeCompressed && operationKind == .compress && input != "-" && CompressedName.matches(input)
+        compressionFlags.excludeCompressed && operationKind == .compress && input != "-" && CompressedName.matches(input)
     }
 
     /// Whether `-c` or `-o -` sends every result to standard output (of `-c`
     /// and `-o FILE`, the last one given wins).
     var standardOutputRequested: Bool {
-        output == "-" || (toStdout && (output == nil || stdoutWins))
+        outputFlags.output == "-" || (outputFlags.toStdout && (outputFlags.output == nil || stdoutWins))
     }
 
     /// The file `-o` names, unless standard output was asked for.
-    var outputFile: String? { standardOutputRequested ? nil : output }
+    var outputFile: String? { standardOutputRequested ? nil : outputFlags.output }
 
     /// Whether the result of `input` goes to standard output: asked for, or
     /// standard input with no `-o FILE`. A test writes nothing.
     func writesToStandardOutput(_ input: String) -> Bool {
-        !test && (standardOutputRequested || (input == "-" && outputFile == nil))
+        !operationFlags.test && (standardOutputRequested || (input == "-" && outputFile == nil))
     }
 
     /// The job for one input, after the safety checks that depend on flags.
@@ -290,33 +298,35 @@ struct WeirCommand: ParsableCommand {
         let operation: FileJob.Operation
         // As zstd: pass-through by default when forced to standard output
         // (-dcf); sparse by default when writing a file.
-        let decompressOptions = DecompressionOptions(verifyChecksum: check, memoryLimit: memory?.bytes, threads: threads,
-                                                     mapInput: mapInput,
-                                                     passThrough: passThrough ?? (force && toStandardOutput),
-                                                     sparse: sparse ?? !toStandardOutput,
-                                                     dictionary: dictionary, longWindowLog: long)
-        if test {
+        let decompressOptions = DecompressionOptions(verifyChecksum: resourceFlags.verifiesChecksums,
+                                                     memoryLimit: resourceFlags.memory?.bytes,
+                                                     threads: resourceFlags.resolvedThreads,
+                                                     mapInput: resourceFlags.mapsInput,
+                                                     passThrough: decompressionFlags.passThrough ?? (outputFlags.force && toStandardOutput),
+                                                     sparse: decompressionFlags.sparse ?? !toStandardOutput,
+                                                     dictionary: dictionary, longWindowLog: dictionaryFlags.long)
+        if operationFlags.test {
             operation = .test(decompressOptions)
-        } else if decompress {
+        } else if operationFlags.decompress {
             operation = .decompress(decompressOptions)
         } else {
             operation = .compress(compressionOptions(level: resolvedLevel(console: console), dictionary: dictionary))
         }
-        let compressing = !test && !decompress
+        let compressing = !operationFlags.test && !operationFlags.decompress
         // As zstd: the dictionary is not also an input.
-        if let dictionaryFile, input != "-", let inputStatus = FileStatus.of(path: input),
+        if let dictionaryFile = dictionaryFlags.dictionaryFile, input != "-", let inputStatus = FileStatus.of(path: input),
            let dictionaryStatus = FileStatus.of(path: dictionaryFile), inputStatus.isSameFile(as: dictionaryStatus) {
             throw WeirError.inputIsDictionary(path: name)
         }
 
-        if input == "-", isatty(STDIN_FILENO) == 1, !force {
+        if input == "-", isatty(STDIN_FILENO) == 1, !outputFlags.force {
             throw WeirError.terminalInput(path: name, compressing: compressing)
         }
         let destination: FileJob.Destination
-        if test {
+        if operationFlags.test {
             destination = .none
         } else if toStandardOutput {
-            if compressing, isatty(STDOUT_FILENO) == 1, !toStdout, !force {
+            if compressing, isatty(STDOUT_FILENO) == 1, !outputFlags.toStdout, !outputFlags.force {
                 throw WeirError.terminalOutput()
             }
             destination = .standardOutput
@@ -332,7 +342,7 @@ struct WeirCommand: ParsableCommand {
         if case .file(let path) = destination, path.unicodeScalars.elementsEqual(input.unicodeScalars) {
             throw WeirError.sameFile(path: name)
         }
-        return FileJob(input: input, operation: operation, destination: destination, force: force,
-                       removeInput: removeInput && input != "-" && destination != .standardOutput)
+        return FileJob(input: input, operation: operation, destination: destination, force: outputFlags.force,
+                       removeInput: outputFlags.removeInput && input != "-" && destination != .standardOutput)
     }
 }
