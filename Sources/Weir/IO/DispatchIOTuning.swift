@@ -12,9 +12,9 @@ import Glibc
 /// low-water mark. The chunk size is process-wide, set through
 /// `_dispatch_iocntl`, which the toolchain's libdispatch has without
 /// declaring it (a weak reference in CSupport reaches it, also when the
-/// runtime is linked statically); so a program opts in with ``configureProcess()``, once, and
-/// each reader then sets it to its own read size (one input at a time, as
-/// the weir command reads). Each read allocates a fresh buffer of that size:
+/// runtime is linked statically); so a program opts in with
+/// ``configureProcess()``, once, and each reader then sets it to its own
+/// read size (one input at a time, as the weir command reads). Each read allocates a fresh buffer of that size:
 /// cheap only with an allocator that reuses freed page runs (the executable
 /// links jemalloc; see docs/pipes.md).
 public enum DispatchIOTuning {
