@@ -28,8 +28,13 @@
 //   runs jemalloc would give back to the kernel at once;
 // - dirty_decay_ms/muzzy_decay_ms:-1 — freed runs are kept for reuse rather
 //   than given back over time: the program's memory is its peak in flight,
-//   which the pipelines bound.
-const char *malloc_conf = "narenas:1,oversize_threshold:0,dirty_decay_ms:-1,muzzy_decay_ms:-1";
+//   which the pipelines bound;
+// - tcache:false — no per-thread cache: libdispatch keeps every worker
+//   thread it ever started (about 50 on a busy 2-core machine, more as the
+//   stream goes on), and each thread's cache kept spares of its own, so
+//   memory grew with the stream (+2 MiB from 1 to 6 GB); weir makes a few
+//   thousand allocations a second, which one arena's lock serves unnoticed.
+const char *malloc_conf = "narenas:1,oversize_threshold:0,dirty_decay_ms:-1,muzzy_decay_ms:-1,tcache:false";
 
 const char *weir_allocator_version(void) {
     // jemalloc counts what each thread allocates through it: if a malloc
