@@ -10,6 +10,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        // FileDescriptor: the descriptor type of the public API.
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         // `swift package generate-documentation --target Weir` (no code of it is linked).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -29,7 +31,10 @@ let package = Package(
         .target(name: "CAllocator", linkerSettings: [.linkedLibrary("jemalloc", .when(configuration: .release))]),
         .target(
             name: "Weir",
-            dependencies: ["CZstd", "CSupport", .product(name: "DequeModule", package: "swift-collections")]
+            dependencies: [
+                "CZstd", "CSupport", .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
         ),
         .target(
             name: "WeirCLI",
@@ -45,11 +50,12 @@ let package = Package(
                 "WeirCLI",
                 "CAllocator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         .testTarget(
             name: "WeirTests",
-            dependencies: ["Weir", "CZstd"]
+            dependencies: ["Weir", "CZstd", .product(name: "SystemPackage", package: "swift-system")]
         ),
         .testTarget(
             name: "weirTests",

@@ -1,6 +1,7 @@
 import Weir
 import WeirCLI
 import Glibc
+import SystemPackage
 
 /// Tells the user how the inputs go: the progress line while each one runs,
 /// then its summary line or JSON object, failures included, and a total
@@ -106,7 +107,7 @@ final class RunReporter {
     /// The size of an input when it is a regular file (also stdin redirected
     /// from one), for the percentage; nil for pipes and terminals.
     static func size(of input: String) -> Int? {
-        if input == "-" { return InputKind.of(STDIN_FILENO).size }
+        if input == "-" { return InputKind.of(.standardInput).size }
         guard let status = FileStatus.of(path: input), status.isRegularFile else { return nil }
         return status.size
     }

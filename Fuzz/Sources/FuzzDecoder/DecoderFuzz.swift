@@ -41,8 +41,8 @@ public func fuzzDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
     let input = MemoryFile(stream)
     let parallel = decode(input: input, testOnly: testOnly) { (input, output) throws(WeirError) in
-        try DecompressionPipeline(input: input, output: output, inputName: "fuzz-in", outputName: "fuzz-out",
-                                  options: decoding).run()
+        try DecompressionPipeline(input: .descriptor(input), output: output.map { .descriptor($0) }, inputName: "fuzz-in",
+                                  outputName: "fuzz-out", options: decoding).run()
     }
     compare("parallel", parallel, reference, testOnly: testOnly)
     if case .success(let (statistics, _)) = parallel {
@@ -52,8 +52,8 @@ public func fuzzDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         var small = decoding
         small.memoryLimit = 1 << 20
         let streaming = decode(input: MemoryFile(stream), testOnly: testOnly) { (input, output) throws(WeirError) in
-            try DecompressionPipeline(input: input, output: output, inputName: "fuzz-in", outputName: "fuzz-out",
-                                      options: small).run()
+            try DecompressionPipeline(input: .descriptor(input), output: output.map { .descriptor($0) }, inputName: "fuzz-in",
+                                      outputName: "fuzz-out", options: small).run()
         }
         compare("streaming", streaming, reference, testOnly: testOnly)
     }

@@ -55,7 +55,7 @@ public func fuzzRoundTrip(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         let output = MemoryFile()
         let statistics: Statistics
         do throws(WeirError) {
-            statistics = try CompressionPipeline(input: input.fd, output: output.fd, inputName: "fuzz-in",
+            statistics = try CompressionPipeline(input: .descriptor(input.fd), output: .descriptor(output.fd), inputName: "fuzz-in",
                                                  outputName: "fuzz-out", options: compression).run()
         } catch {
             require(false, "compression failed: \(error)")
@@ -101,7 +101,7 @@ public func fuzzRoundTrip(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     } else {
         let output = MemoryFile()
         do throws(WeirError) {
-            let statistics = try DecompressionPipeline(input: file.fd, output: output.fd, inputName: "fuzz-in",
+            let statistics = try DecompressionPipeline(input: .descriptor(file.fd), output: .descriptor(output.fd), inputName: "fuzz-in",
                                                        outputName: "fuzz-out", options: decoding).run()
             require(statistics.warnings.isEmpty, "decoding warnings: \(statistics.warnings)")
             require(statistics.frames == frames, "decoded \(statistics.frames) frames, expected \(frames)")

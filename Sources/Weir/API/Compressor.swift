@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import SystemPackage
 
 /// Compresses files, file descriptors and streams of bytes to standard zstd,
 /// in parallel and in bounded memory: the engine of the `weir` command, for
@@ -86,7 +87,7 @@ public struct Compressor: Sendable {
     ///   - progress: told of the bytes read and written.
     /// - Returns: what the run did.
     /// - Throws: ``WeirError``; `.cancelled` when the task is cancelled.
-    public func compress(from input: Int32, to output: Int32,
+    public func compress(from input: FileDescriptor, to output: FileDescriptor,
                          progress: ProgressObserver? = nil) async throws(WeirError) -> Statistics {
         try await BackgroundRun.run(name: "weir.compress.fd", work: descriptorWork(input, output, progress))
     }
@@ -102,7 +103,7 @@ public struct Compressor: Sendable {
     ///   - completion: called once with the statistics or the ``WeirError``.
     /// - Returns: a handle that stops the run.
     @discardableResult
-    public func compress(from input: Int32, to output: Int32, progress: ProgressObserver? = nil,
+    public func compress(from input: FileDescriptor, to output: FileDescriptor, progress: ProgressObserver? = nil,
                          queue: DispatchQueue = .global(),
                          completion: @escaping @Sendable (Result<Statistics, WeirError>) -> Void) -> Cancellation {
         BackgroundRun.start(name: "weir.compress.fd", queue: queue, completion: completion,
@@ -156,12 +157,12 @@ public struct Compressor: Sendable {
         return BackgroundRun.file(job, progress: progress)
     }
 
-    private func descriptorWork(_ input: Int32, _ output: Int32,
+    private func descriptorWork(_ input: FileDescriptor, _ output: FileDescriptor,
                                 _ progress: ProgressObserver?) -> BackgroundRun.Work {
         let options = self.options
         return BackgroundRun.pipeline(progress: progress) {
-            CompressionPipeline(input: input, output: output, inputName: "(fd \(input))",
-                                outputName: "(fd \(output))", options: options, observer: progress)
+            CompressionPipeline(input: input, output: output, inputName: "(fd \(input.rawValue))",
+                                outputName: "(fd \(output.rawValue))", options: options, observer: progress)
         }
     }
 }

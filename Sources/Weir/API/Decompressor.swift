@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import SystemPackage
 
 /// Decompresses any standard zstd data — weir's own output, `zstd` and
 /// `pzstd` files, concatenations, skippable frames — from files, file
@@ -92,7 +93,7 @@ public struct Decompressor: Sendable {
     ///   - progress: told of the bytes read and written.
     /// - Returns: what the run did.
     /// - Throws: ``WeirError``; `.cancelled` when the task is cancelled.
-    public func decompress(from input: Int32, to output: Int32?,
+    public func decompress(from input: FileDescriptor, to output: FileDescriptor?,
                            progress: ProgressObserver? = nil) async throws(WeirError) -> Statistics {
         try await BackgroundRun.run(name: "weir.decompress.fd", work: descriptorWork(input, output, progress))
     }
@@ -108,7 +109,7 @@ public struct Decompressor: Sendable {
     ///   - completion: called once with the statistics or the ``WeirError``.
     /// - Returns: a handle that stops the run.
     @discardableResult
-    public func decompress(from input: Int32, to output: Int32?, progress: ProgressObserver? = nil,
+    public func decompress(from input: FileDescriptor, to output: FileDescriptor?, progress: ProgressObserver? = nil,
                            queue: DispatchQueue = .global(),
                            completion: @escaping @Sendable (Result<Statistics, WeirError>) -> Void) -> Cancellation {
         BackgroundRun.start(name: "weir.decompress.fd", queue: queue, completion: completion,
@@ -161,12 +162,12 @@ public struct Decompressor: Sendable {
         return BackgroundRun.file(job, progress: progress)
     }
 
-    private func descriptorWork(_ input: Int32, _ output: Int32?,
+    private func descriptorWork(_ input: FileDescriptor, _ output: FileDescriptor?,
                                 _ progress: ProgressObserver?) -> BackgroundRun.Work {
         let options = self.options
         return BackgroundRun.pipeline(progress: progress) {
-            DecompressionPipeline(input: input, output: output, inputName: "(fd \(input))",
-                                  outputName: output.map { "(fd \($0))" } ?? "(none)",
+            DecompressionPipeline(input: input, output: output, inputName: "(fd \(input.rawValue))",
+                                  outputName: output.map { "(fd \($0.rawValue))" } ?? "(none)",
                                   options: options, observer: progress)
         }
     }

@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 /// One input, by name, processed to one destination with the safety habits of
 /// zstd: output under its name only when complete, never over the input,
@@ -151,13 +152,14 @@ public struct FileJob: Sendable {
                              cancellation: Cancellation?) throws(WeirError) -> Statistics {
         switch operation {
         case .compress(let options):
-            let pipeline = CompressionPipeline(input: input, output: output ?? STDOUT_FILENO,
+            let pipeline = CompressionPipeline(input: .descriptor(input), output: .descriptor(output ?? STDOUT_FILENO),
                                                inputName: inputName, outputName: outputName,
                                                options: options, observer: observer)
             let key = cancellation?.attach { pipeline.cancel() }
             defer { if let key { cancellation?.detach(key) } }
             let statistics = try pipeline.run()
-            if let expected = options.streamSize, InputKind.of(input).size == nil, statistics.bytesIn != expected {
+            if let expected = options.streamSize, InputKind.of(FileDescriptor(rawValue: input)).size == nil,
+               statistics.bytesIn != expected {
                 throw WeirError.sizeMismatch(path: inputName, operation: .compress, actual: statistics.bytesIn,
                                              declared: expected)
             }
@@ -170,7 +172,7 @@ public struct FileJob: Sendable {
             defer { if let key { cancellation?.detach(key) } }
             return try copy.run()
         case .decompress(let options), .test(let options):
-            let pipeline = DecompressionPipeline(input: input, output: output,
+            let pipeline = DecompressionPipeline(input: .descriptor(input), output: output.map { .descriptor($0) },
                                                  inputName: inputName, outputName: outputName,
                                                  options: options, observer: observer)
             let key = cancellation?.attach { pipeline.cancel() }

@@ -34,7 +34,7 @@ public struct FileStatus: Sendable {
     }
 
     /// `fstat` of an open descriptor.
-    public static func of(descriptor fd: Int32, path: String) throws(WeirError) -> FileStatus {
+    static func of(descriptor fd: Int32, path: String) throws(WeirError) -> FileStatus {
         try Descriptor(fd, path: path).status()
     }
 

@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 /// What `weir -l` shows of one compressed file: its frames, without decoding.
 ///
@@ -70,7 +71,7 @@ public struct FrameListing: Sendable {
         let fd = FileName.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw WeirError.system(errno, path: path, operation: .open) }
         defer { close(fd) }
-        guard case .regularFile(let size) = InputKind.of(fd) else {
+        guard case .regularFile(let size) = InputKind.of(FileDescriptor(rawValue: fd)) else {
             throw WeirError.notRegularFile(path: path, operation: .list)
         }
         var table: SeekTable?

@@ -26,7 +26,7 @@ public final class OutputFile: Sendable {
     /// The temporary file being written; nil when writing a device in place.
     public let temporaryPath: String?
     /// The descriptor open for writing.
-    public let descriptor: Int32
+    let descriptor: Int32
     private let force: Bool
     /// Until committed or discarded; each happens once.
     private let open = Atomic<Bool>(true)

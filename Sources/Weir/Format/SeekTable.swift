@@ -25,7 +25,7 @@ import Glibc
 /// refuses a frame of 4 GiB or more, on either side, and more than
 /// ``maxFrames`` entries.
 ///
-/// Reading: ``read(from:fileSize:path:)`` looks at the last 9 bytes of a
+/// Reading: `read(from:fileSize:path:)` looks at the last 9 bytes of a
 /// file. The frames a table describes must end exactly where the table
 /// begins; they may start after offset 0 (a table that describes only the
 /// last of several concatenated parts), and ``dataStart`` says where they
@@ -223,7 +223,7 @@ public struct SeekTable: Equatable, Sendable {
     ///   9 + entries × entry size, or frames that add up to more than the
     ///   bytes before the table. `.system` when `pread` fails; `.truncated`
     ///   when the file is shorter than `fileSize`.
-    public static func read(from fd: Int32, fileSize: Int, path: String) throws(WeirError) -> SeekTable? {
+    static func read(from fd: Int32, fileSize: Int, path: String) throws(WeirError) -> SeekTable? {
         guard let table = try readEntries(from: fd, fileSize: fileSize, path: path) else { return nil }
         if table.dataStart < 0 {
             throw corrupt("the seek table at offset \(table.tableOffset) describes \(table.compressedTotal) bytes of "
@@ -232,7 +232,7 @@ public struct SeekTable: Equatable, Sendable {
         return table
     }
 
-    /// As ``read(from:fileSize:path:)``, but a table whose frames add up to
+    /// As `read(from:fileSize:path:)`, but a table whose frames add up to
     /// more than the bytes before it is returned, with a negative
     /// ``dataStart``, rather than refused: ``SeekTableCheck`` then finds the
     /// entry at fault by comparing the entries with the frames, from the table

@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 /// What an input or output descriptor is, which decides the water marks and
 /// whether a size is known.
@@ -8,9 +9,9 @@ public enum InputKind: Equatable, Sendable {
     /// A pipe, FIFO, socket, terminal or device: no size is known.
     case stream
 
-    /// Looks at `fd` with `fstat`.
-    public static func of(_ fd: Int32) -> InputKind {
-        guard let status = try? Descriptor(fd, path: "").status(), status.isRegularFile else { return .stream }
+    /// Looks at `descriptor` with `fstat`.
+    public static func of(_ descriptor: FileDescriptor) -> InputKind {
+        guard let status = try? Descriptor(descriptor.rawValue, path: "").status(), status.isRegularFile else { return .stream }
         return .regularFile(size: status.size)
     }
 

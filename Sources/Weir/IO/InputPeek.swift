@@ -12,12 +12,12 @@ import Glibc
 ///   costs a few wake-ups, never a lost byte.
 /// - A socket: `recv(MSG_PEEK | MSG_WAITALL)`.
 /// - Anything else (a terminal, a character device): cannot be peeked; nil.
-public enum InputPeek {
+enum InputPeek {
     /// Up to `count` bytes from the start of `fd` (fewer only at the end of
     /// the input; none for an empty input), or nil when `fd` cannot be peeked.
     ///
     /// - Throws: ``WeirError`` when reading fails.
-    public static func firstBytes(of fd: Int32, count: Int, path: String) throws(WeirError) -> [UInt8]? {
+    static func firstBytes(of fd: Int32, count: Int, path: String) throws(WeirError) -> [UInt8]? {
         let descriptor = Descriptor(fd, path: path)
         let status = try descriptor.status(operation: .read)
         if status.isRegularFile {

@@ -31,7 +31,7 @@ public struct CompressionOptions: Sendable, Equatable {
     public var splitSmallInputs: Bool
     /// Whether each frame's header carries its decompressed size
     /// (`--no-content-size` leaves it out, as zstd's does). Without it,
-    /// ``ParallelDecompressionPipeline`` cannot size a frame's output before
+    /// ``DecompressionPipeline`` cannot size a frame's output before
     /// decoding it, and decodes the frames one after another.
     public var contentSize: Bool
     /// The exact size of an input whose size is not known beforehand (a
@@ -40,7 +40,7 @@ public struct CompressionOptions: Sendable, Equatable {
     /// size. Ignored for a regular file, whose size is known.
     public var streamSize: Int?
     /// Cut chunks at content-defined boundaries (`--rsyncable`, see
-    /// ``RsyncableChunker``): chunks of `chunkSize` on average, up to twice it.
+    /// `RsyncableChunker`): chunks of `chunkSize` on average, up to twice it.
     public var rsyncable: Bool = false
 
     /// The largest chunk a run reads: `chunkSize`, or twice it with `rsyncable`.

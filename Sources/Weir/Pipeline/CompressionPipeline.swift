@@ -1,11 +1,12 @@
 import CZstd
 import Dispatch
 import FoundationEssentials
+import SystemPackage
 
 /// Compresses one input into one output as a stream of independent zstd
 /// frames, in parallel, in bounded memory. Input and output are descriptors,
-/// or, for the library's streams, a ``ChunkFeed`` and a ``StreamSink``; the
-/// run's reader, writer, counters and end are a ``PipelineRun``.
+/// or, for the library's streams, a `ChunkFeed` and a `StreamSink`; the
+/// run's reader, writer, counters and end are a `PipelineRun`.
 ///
 /// Data flow, following one chunk:
 ///
@@ -48,14 +49,14 @@ import FoundationEssentials
 /// - Chunk size: `options.chunkSize` (8 MiB), cut smaller for a file with
 ///   fewer chunks than workers (``CompressionOptions/fitted(toInputSize:)``).
 /// - A mapped file cut while being compressed reads zeros instead of
-///   crashing (SIGBUS guard); the job checks ``ChunkReader/checkUnchanged()``
+///   crashing (SIGBUS guard); the job checks `ChunkReader.checkUnchanged()`
 ///   before its frame goes to the writer, so such zeros are never written.
 ///
 /// Who owns what:
 /// - the reading thread owns `index` and `bytesIn` (read by `run()` after
 ///   `activity` empties, which orders the accesses);
 /// - the writer's queue owns the reorder buffer; the frame count and the
-///   bytes written (``PipelineRun``) are behind locks;
+///   bytes written (`PipelineRun`) are behind locks;
 /// - a chunk belongs to its job while compressed; its frame to the writer.
 /// - `RunControl` holds the first failure behind a lock; a failure stops
 ///   both channels, drops queued frames and wakes the reading thread.
@@ -80,9 +81,9 @@ public final class CompressionPipeline: Sendable {
     ///   - outputName: how errors name the output.
     ///   - options: level, threads, chunk size, checksum, in-flight bound.
     ///   - observer: told of bytes read and written, for a progress display.
-    public convenience init(input: Int32, output: Int32, inputName: String, outputName: String,
+    public convenience init(input: FileDescriptor, output: FileDescriptor, inputName: String, outputName: String,
                             options: CompressionOptions = CompressionOptions(), observer: ProgressObserver? = nil) {
-        self.init(input: .descriptor(input), output: .descriptor(output), inputName: inputName,
+        self.init(input: .descriptor(input.rawValue), output: .descriptor(output.rawValue), inputName: inputName,
                   outputName: outputName, options: options, observer: observer)
     }
 

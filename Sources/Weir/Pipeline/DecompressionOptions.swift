@@ -25,7 +25,7 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// such an input.
     public var passThrough: Bool
     /// Whether runs of zero blocks in the output become holes when the output
-    /// is a regular file (zstd's `--sparse`; see ``OrderedWriter``).
+    /// is a regular file (zstd's `--sparse`; see `OrderedWriter`).
     public var sparse: Bool
 
     /// The dictionary the frames were compressed with (`-D`), or nil.
@@ -79,7 +79,7 @@ public struct DecompressionOptions: Sendable, Equatable {
 
     /// The largest frame decoded whole in parallel: its output buffer (its
     /// declared size, or the most its blocks can hold, in its size class:
-    /// ``FrameBuffers/bufferSize(for:)``) and its compressed bytes each at
+    /// `FrameBuffers.bufferSize(for:)`) and its compressed bytes each at
     /// most half the budget, so that it always fits: an 8 MiB frame from a
     /// budget of 16 MiB up (`-M 24MiB`, the default with one worker). Larger
     /// frames stream through one decoder.

@@ -1,3 +1,5 @@
+import SystemPackage
+
 /// Where a pipeline reads from.
 enum PipelineInput: Sendable {
     /// A descriptor (a file, a pipe, stdin), the caller's to close.
@@ -8,7 +10,7 @@ enum PipelineInput: Sendable {
     /// What the input is: a regular file's size, or a stream.
     var kind: InputKind {
         switch self {
-        case .descriptor(let fd): InputKind.of(fd)
+        case .descriptor(let fd): InputKind.of(FileDescriptor(rawValue: fd))
         case .feed: .stream
         }
     }

@@ -8,7 +8,7 @@ import Glibc
 /// For a tree of small files (`-r`), setting up ``CompressionPipeline`` per
 /// file costs more than compressing it. The bytes written are the ones the
 /// pipeline writes for that file: its options fitted to the file's size,
-/// the one frame from ``CompressionContext/compressFrame(_:into:path:)`` with
+/// the one frame from `CompressionContext.compressFrame(_:into:path:)` with
 /// the same parameters, then the seek table of one entry.
 ///
 /// Used by one thread at a time (each thread running jobs has its own), so

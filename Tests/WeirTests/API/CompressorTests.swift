@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import Weir
 import Glibc
+import SystemPackage
 
 /// The public API: files, descriptors and streams, async and with
 /// completion handlers.
@@ -91,15 +92,17 @@ struct CompressorTests {
         let folder = Folder()
         let input = TestData.text(500_000, seed: 3)
         folder.write("data", input)
-        let source = open(folder.path("data"), O_RDONLY)
-        let target = open(folder.path("data.zst"), O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        defer { close(source); close(target) }
+        let source = try FileDescriptor.open(folder.path("data"), .readOnly)
+        let target = try FileDescriptor.open(folder.path("data.zst"), .writeOnly, options: [.create, .truncate],
+                                             permissions: .ownerReadWrite)
+        defer { try? source.close(); try? target.close() }
         let compressed = try await Compressor(options: Self.options).compress(from: source, to: target)
         #expect(compressed.bytesIn == input.count)
 
-        let again = open(folder.path("data.zst"), O_RDONLY)
-        let copy = open(folder.path("copy"), O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        defer { close(again); close(copy) }
+        let again = try FileDescriptor.open(folder.path("data.zst"), .readOnly)
+        let copy = try FileDescriptor.open(folder.path("copy"), .writeOnly, options: [.create, .truncate],
+                                           permissions: .ownerReadWrite)
+        defer { try? again.close(); try? copy.close() }
         let restored = await withCheckedContinuation { continuation in
             Decompressor().decompress(from: again, to: copy) { continuation.resume(returning: $0) }
         }

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import Weir
 import Glibc
+import SystemPackage
 
 @Suite("Mapped input files")
 struct MappedInputTests {
@@ -59,7 +60,8 @@ struct MappedInputTests {
         let (fd, path, folder) = Self.open(content)
         defer { close(fd); try? FileManager.default.removeItem(at: folder) }
         let cleanup = DispatchGroup()
-        let reader = ChunkReader(fd: fd, path: "input", kind: InputKind.of(fd), chunkSize: 3 << 20, cleanup: cleanup)
+        let reader = ChunkReader(fd: fd, path: "input", kind: InputKind.of(FileDescriptor(rawValue: fd)),
+                                 chunkSize: 3 << 20, cleanup: cleanup)
         #expect(reader.isMapped)
         let piece = try reader.start().wait().data
         #expect(throws: Never.self) { try reader.checkUnchanged() }
@@ -85,7 +87,8 @@ struct MappedInputTests {
         for map in [true, false] {
             lseek(fd, 0, SEEK_SET)
             let cleanup = DispatchGroup()
-            let reader = ChunkReader(fd: fd, path: "input", kind: InputKind.of(fd), chunkSize: 1 << 20,
+            let reader = ChunkReader(fd: fd, path: "input", kind: InputKind.of(FileDescriptor(rawValue: fd)),
+                                     chunkSize: 1 << 20,
                                      mapFiles: map, cleanup: cleanup)
             #expect(reader.isMapped == map)
             var read: [UInt8] = []

@@ -2,6 +2,7 @@ import CZstd
 import Foundation
 import Testing
 @testable import Weir
+import SystemPackage
 
 @Suite("Compression pipeline")
 struct CompressionPipelineTests {
@@ -11,7 +12,8 @@ struct CompressionPipelineTests {
     func roundTrip(size: Int, chunk: Int, threads: Int) throws {
         let input = TestData.text(size, seed: UInt64(size))
         let outcome = PipeHarness.run(input: input, pieceSize: 7919) { inFD, outFD in
-            CompressionPipeline(input: inFD, output: outFD, inputName: "(stdin)", outputName: "(stdout)",
+            CompressionPipeline(input: FileDescriptor(rawValue: inFD), output: FileDescriptor(rawValue: outFD),
+                                inputName: "(stdin)", outputName: "(stdout)",
                                 options: CompressionOptions(level: 3, threads: threads, chunkSize: chunk)).result()
         }
         let statistics = try outcome.result.get()
@@ -38,7 +40,8 @@ struct CompressionPipelineTests {
         let input = TestData.text(50_000)
         for checksum in [true, false] {
             let outcome = PipeHarness.run(input: input) { inFD, outFD in
-                CompressionPipeline(input: inFD, output: outFD, inputName: "in", outputName: "out",
+                CompressionPipeline(input: FileDescriptor(rawValue: inFD), output: FileDescriptor(rawValue: outFD),
+                                    inputName: "in", outputName: "out",
                                     options: CompressionOptions(checksum: checksum)).result()
             }
             _ = try outcome.result.get()
@@ -52,7 +55,8 @@ struct CompressionPipelineTests {
     func levels(level: Int) throws {
         let input = TestData.text(300_000, seed: 9)
         let outcome = PipeHarness.run(input: input) { inFD, outFD in
-            CompressionPipeline(input: inFD, output: outFD, inputName: "in", outputName: "out",
+            CompressionPipeline(input: FileDescriptor(rawValue: inFD), output: FileDescriptor(rawValue: outFD),
+                                inputName: "in", outputName: "out",
                                 options: CompressionOptions(level: level, threads: 2, chunkSize: 100_000)).result()
         }
         _ = try outcome.result.get()
@@ -79,7 +83,9 @@ struct CompressionPipelineTests {
             close(inWrite)
         }
         feeder.start()
-        let result = CompressionPipeline(input: inPipe.read, output: outPipe.write, inputName: "in", outputName: "(stdout)",
+        let result = CompressionPipeline(input: FileDescriptor(rawValue: inPipe.read),
+                                         output: FileDescriptor(rawValue: outPipe.write),
+                                         inputName: "in", outputName: "(stdout)",
                                          options: CompressionOptions(chunkSize: 65536)).result()
         close(inPipe.read)
         close(outPipe.write)
@@ -95,7 +101,9 @@ struct CompressionPipelineTests {
     func cancel() throws {
         let inPipe = try #require(PipeEnds.make())
         let devNull = open("/dev/null", O_WRONLY)
-        let pipeline = CompressionPipeline(input: inPipe.read, output: devNull, inputName: "in", outputName: "out")
+        let pipeline = CompressionPipeline(input: FileDescriptor(rawValue: inPipe.read),
+                                           output: FileDescriptor(rawValue: devNull),
+                                           inputName: "in", outputName: "out")
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { pipeline.cancel() }
         let result = pipeline.result()
         inPipe.close(); close(devNull)

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import Weir
 import Glibc
+import SystemPackage
 
 /// Read and write failures, hostile compressed input, and many random round
 /// trips: every one ends in correct output or a clean error, never a crash,
@@ -16,7 +17,8 @@ struct FaultTests {
         let input = open(folder.path, O_RDONLY)
         let output = open("/dev/null", O_WRONLY)
         defer { close(input); close(output) }
-        let result = CompressionPipeline(input: input, output: output, inputName: "dir", outputName: "out").result()
+        let result = CompressionPipeline(input: FileDescriptor(rawValue: input), output: FileDescriptor(rawValue: output),
+                                         inputName: "dir", outputName: "out").result()
         guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
         #expect(error.kind == .system(errno: EISDIR))
         #expect(error.description == "dir: read failed: Is a directory")
@@ -27,7 +29,8 @@ struct FaultTests {
         let full = open("/dev/full", O_WRONLY)
         defer { close(full) }
         let compressed = PipeHarness.run(input: TestData.text(3_000_000)) { inFD, _ in
-            CompressionPipeline(input: inFD, output: full, inputName: "in", outputName: "out.zst",
+            CompressionPipeline(input: FileDescriptor(rawValue: inFD), output: FileDescriptor(rawValue: full),
+                                inputName: "in", outputName: "out.zst",
                                 options: CompressionOptions(chunkSize: 65536)).result()
         }
         guard case .failure(let error) = compressed.result else { Issue.record("expected a failure"); return }
@@ -35,7 +38,8 @@ struct FaultTests {
 
         let frames = try DecompressionFormatTests.zstd(TestData.text(3_000_000), ["-1"])
         let decompressed = PipeHarness.run(input: frames) { inFD, _ in
-            DecompressionPipeline(input: inFD, output: full, inputName: "in.zst", outputName: "out").result()
+            DecompressionPipeline(input: FileDescriptor(rawValue: inFD), output: FileDescriptor(rawValue: full),
+                                  inputName: "in.zst", outputName: "out").result()
         }
         guard case .failure(let decodeError) = decompressed.result else { Issue.record("expected a failure"); return }
         #expect(decodeError.kind == .system(errno: ENOSPC))
@@ -55,14 +59,16 @@ struct FaultTests {
             let options = CompressionOptions(level: level == 0 ? 1 : level, threads: threads, chunkSize: chunk,
                                              checksum: round % 2 == 0, chunksInFlight: inFlight)
             let compressed = PipeHarness.run(input: input, pieceSize: piece) { inFD, outFD in
-                CompressionPipeline(input: inFD, output: outFD, inputName: "in", outputName: "out", options: options).result()
+                CompressionPipeline(input: FileDescriptor(rawValue: inFD), output: FileDescriptor(rawValue: outFD),
+                                    inputName: "in", outputName: "out", options: options).result()
             }
             let context = "round \(round): size \(size) chunk \(chunk) threads \(threads) in-flight \(inFlight) level \(level)"
             #expect((try? compressed.result.get()) != nil, "\(context)")
             // Decoded by libzstd directly, and by weir's own decoder read in odd pieces.
             #expect(TestData.same(TestData.zstdDecode(compressed.output), input), "\(context)")
             let decoded = PipeHarness.run(input: compressed.output, pieceSize: 1 + Int(random.next() % 5000)) { inFD, outFD in
-                DecompressionPipeline(input: inFD, output: outFD, inputName: "in.zst", outputName: "out",
+                DecompressionPipeline(input: FileDescriptor(rawValue: inFD), output: FileDescriptor(rawValue: outFD),
+                                      inputName: "in.zst", outputName: "out",
                                       options: DecompressionOptions(readSize: 1024 << Int(random.next() % 10))).result()
             }
             #expect(TestData.same(decoded.output, input), "\(context)")
@@ -72,7 +78,8 @@ struct FaultTests {
             let input = TestData.text(Int(random.next() % 2_000_000), seed: UInt64(round))
             let compressed = try DecompressionFormatTests.zstd(input, round % 2 == 0 ? ["-T2", "-3"] : ["-1", "--no-check"])
             let decoded = PipeHarness.run(input: compressed, pieceSize: 4096) { inFD, outFD in
-                DecompressionPipeline(input: inFD, output: outFD, inputName: "in.zst", outputName: "out").result()
+                DecompressionPipeline(input: FileDescriptor(rawValue: inFD), output: FileDescriptor(rawValue: outFD),
+                                      inputName: "in.zst", outputName: "out").result()
             }
             #expect(TestData.same(decoded.output, input), "zstd round \(round)")
         }
@@ -82,7 +89,8 @@ struct FaultTests {
     func mutations() throws {
         let original = TestData.text(40_000, seed: 77)
         let clean = PipeHarness.run(input: original) { inFD, outFD in
-            CompressionPipeline(input: inFD, output: outFD, inputName: "in", outputName: "out",
+            CompressionPipeline(input: FileDescriptor(rawValue: inFD), output: FileDescriptor(rawValue: outFD),
+                                inputName: "in", outputName: "out",
                                 options: CompressionOptions(chunkSize: 8192)).result()
         }.output
         var random = SeededGenerator(seed: 6)
@@ -103,7 +111,8 @@ struct FaultTests {
                 for i in at..<min(mutated.count, at + 1 + Int(random.next() % 16)) { mutated[i] = UInt8(truncatingIfNeeded: random.next()) }
             }
             let decoded = PipeHarness.run(input: mutated, pieceSize: 4096) { inFD, outFD in
-                DecompressionPipeline(input: inFD, output: outFD, inputName: "m.zst", outputName: "out",
+                DecompressionPipeline(input: FileDescriptor(rawValue: inFD), output: FileDescriptor(rawValue: outFD),
+                                      inputName: "m.zst", outputName: "out",
                                       options: DecompressionOptions(memoryLimit: 8 << 20)).result()
             }
             switch decoded.result {

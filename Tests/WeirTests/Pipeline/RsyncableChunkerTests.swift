@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 @testable import Weir
+import SystemPackage
 
 @Suite("Content-defined chunks (--rsyncable)")
 struct RsyncableChunkerTests {
@@ -59,7 +60,8 @@ struct RsyncableChunkerTests {
             var options = CompressionOptions(level: 3, threads: 2, chunkSize: 64 << 10)
             options.rsyncable = true
             let outcome = PipeHarness.run(input: bytes, pieceSize: pieceSize) { inFD, outFD in
-                CompressionPipeline(input: inFD, output: outFD, inputName: "in", outputName: "out", options: options).result()
+                CompressionPipeline(input: FileDescriptor(rawValue: inFD), output: FileDescriptor(rawValue: outFD),
+                                    inputName: "in", outputName: "out", options: options).result()
             }
             _ = try outcome.result.get()
             #expect(TestData.same(TestData.zstdDecode(outcome.output), bytes))

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import Weir
 import Glibc
+import SystemPackage
 
 @Suite("Run control")
 struct RunControlTests {
@@ -24,7 +25,8 @@ struct RunControlTests {
         do {
             let control = RunControl(slots: 1)
             let cleanup = DispatchGroup()
-            let reader = ChunkReader(fd: fd, path: path, kind: InputKind.of(fd), chunkSize: 1 << 20, mapFiles: false,
+            let reader = ChunkReader(fd: fd, path: path, kind: InputKind.of(FileDescriptor(rawValue: fd)),
+                                     chunkSize: 1 << 20, mapFiles: false,
                                      cleanup: cleanup)
             control.stopOnFailure(reader: reader, writer: nil) { control.slots.signal() }
             let chunk = try reader.start().wait()

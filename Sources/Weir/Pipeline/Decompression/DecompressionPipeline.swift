@@ -1,6 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import Glibc
+import SystemPackage
 
 /// Decompresses any standard zstd stream — weir's own files, one frame or
 /// many, skippable frames, pzstd files, concatenations — decoding independent
@@ -36,11 +37,11 @@ import Glibc
 ///     output fd; a written piece's buffer goes back to its pool, idle,
 ///     its bytes still in the budget, for the next frame of its size.
 ///
-/// The parts, each in a file of this folder: ``FrameFeeder`` cuts the stream
-/// into frames and numbers the output, ``WholeFrameDecoder`` decodes a frame
-/// on a worker, ``FrameStreamer`` streams a frame too large for the budget,
-/// ``SeekTableCrossCheck`` compares the frames with the seek table; what they
-/// share is a ``DecodeSession``. A frame whose buffer (its bound rounded up to
+/// The parts, each in a file of this folder: `FrameFeeder` cuts the stream
+/// into frames and numbers the output, `WholeFrameDecoder` decodes a frame
+/// on a worker, `FrameStreamer` streams a frame too large for the budget,
+/// `SeekTableCrossCheck` compares the frames with the seek table; what they
+/// share is a `DecodeSession`. A frame whose buffer (its bound rounded up to
 /// a size class) or compressed bytes exceed
 /// ``DecompressionOptions/parallelFrameLimit`` streams.
 ///
@@ -66,13 +67,13 @@ import Glibc
 ///   frame limit; beyond it, that frame streams and its bytes are let go
 ///   as soon as they are decoded.
 /// - windows are capped by `-M`: every frame's header is checked against
-///   ``WindowLimit`` before its first byte reaches a decoder, whichever path
+///   `WindowLimit` before its first byte reaches a decoder, whichever path
 ///   it takes (libzstd skips its own check when it decodes in one pass).
 ///
 /// Who owns what: the reading thread owns the scanner, the buffered bytes,
 /// the streaming context and output numbering; workers own a frame while
 /// decoding it; the writer's queue owns the reorder buffer; the frame count,
-/// the bytes written (``PipelineRun``) and the first failure are behind locks.
+/// the bytes written (`PipelineRun`) and the first failure are behind locks.
 public final class DecompressionPipeline: Sendable {
     private let input: PipelineInput
     private let output: PipelineOutput?
@@ -95,9 +96,9 @@ public final class DecompressionPipeline: Sendable {
     ///   - outputName: how errors name the output.
     ///   - options: checksum verification, memory limit, threads.
     ///   - observer: told of bytes read and written.
-    public convenience init(input: Int32, output: Int32?, inputName: String, outputName: String,
+    public convenience init(input: FileDescriptor, output: FileDescriptor?, inputName: String, outputName: String,
                             options: DecompressionOptions = DecompressionOptions(), observer: ProgressObserver? = nil) {
-        self.init(input: .descriptor(input), output: output.map { .descriptor($0) }, inputName: inputName,
+        self.init(input: .descriptor(input.rawValue), output: output.map { .descriptor($0.rawValue) }, inputName: inputName,
                   outputName: outputName, options: options, observer: observer)
     }
 

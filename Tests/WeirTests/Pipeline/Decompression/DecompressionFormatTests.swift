@@ -2,6 +2,7 @@ import CZstd
 import Foundation
 import Testing
 @testable import Weir
+import SystemPackage
 
 /// Stock zstd inputs and the errors that tell bad input apart, read from a
 /// pipe in pieces of any size.
@@ -25,7 +26,8 @@ struct DecompressionFormatTests {
 
     func decode(_ compressed: [UInt8], verify: Bool = true, pieceSize: Int = 65536) -> PipeHarness.Outcome {
         PipeHarness.run(input: compressed, pieceSize: pieceSize) { inFD, outFD in
-            DecompressionPipeline(input: inFD, output: outFD, inputName: "in.zst", outputName: "(stdout)",
+            DecompressionPipeline(input: FileDescriptor(rawValue: inFD), output: FileDescriptor(rawValue: outFD),
+                                  inputName: "in.zst", outputName: "(stdout)",
                                   options: DecompressionOptions(verifyChecksum: verify)).result()
         }
     }
@@ -93,7 +95,8 @@ struct DecompressionFormatTests {
         let input = TestData.text(3_000_000, seed: 8)
         let compressed = try Self.zstd(input, ["--long=24", "-1"])
         let outcome = PipeHarness.run(input: compressed) { inFD, outFD in
-            DecompressionPipeline(input: inFD, output: outFD, inputName: "in.zst", outputName: "(stdout)",
+            DecompressionPipeline(input: FileDescriptor(rawValue: inFD), output: FileDescriptor(rawValue: outFD),
+                                  inputName: "in.zst", outputName: "(stdout)",
                                   options: DecompressionOptions(memoryLimit: 1 << 20)).result()
         }
         #expect(failure(outcome)?.kind == .memoryLimit)
@@ -105,14 +108,16 @@ struct DecompressionFormatTests {
         let compressed = try Self.zstd(input, ["-19", "--single-thread"])  // window = content size
         for pieceSize in [65536, 1 << 20] {
             let outcome = PipeHarness.run(input: compressed, pieceSize: pieceSize) { inFD, outFD in
-                DecompressionPipeline(input: inFD, output: outFD, inputName: "in.zst", outputName: "(stdout)",
+                DecompressionPipeline(input: FileDescriptor(rawValue: inFD), output: FileDescriptor(rawValue: outFD),
+                                      inputName: "in.zst", outputName: "(stdout)",
                                       options: DecompressionOptions(memoryLimit: 64 << 10)).result()
             }
             #expect(failure(outcome)?.kind == .memoryLimit, "pieces of \(pieceSize)")
             #expect(failure(outcome)?.reason.contains("needs a window of 300000 bytes") == true)
             #expect(outcome.output.count == 0, "nothing is written before the refusal")
             let allowed = PipeHarness.run(input: compressed, pieceSize: pieceSize) { inFD, outFD in
-                DecompressionPipeline(input: inFD, output: outFD, inputName: "in.zst", outputName: "(stdout)",
+                DecompressionPipeline(input: FileDescriptor(rawValue: inFD), output: FileDescriptor(rawValue: outFD),
+                                      inputName: "in.zst", outputName: "(stdout)",
                                       options: DecompressionOptions(memoryLimit: 300_000)).result()
             }
             _ = try allowed.result.get()

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import Weir
 import Glibc
+import SystemPackage
 
 @Suite("Decompression pipeline")
 struct DecompressionPipelineTests {
@@ -10,7 +11,8 @@ struct DecompressionPipelineTests {
     static func weir(_ input: [UInt8], chunk: Int = 64 << 10, threads: Int = 2, checksum: Bool = true,
                      seekTable: Bool = true) throws -> [UInt8] {
         let outcome = PipeHarness.run(input: input) { inFD, outFD in
-            CompressionPipeline(input: inFD, output: outFD, inputName: "in", outputName: "out",
+            CompressionPipeline(input: FileDescriptor(rawValue: inFD), output: FileDescriptor(rawValue: outFD),
+                                inputName: "in", outputName: "out",
                                 options: CompressionOptions(level: 1, threads: threads, chunkSize: chunk,
                                                             checksum: checksum, seekTable: seekTable)).result()
         }
@@ -22,7 +24,8 @@ struct DecompressionPipelineTests {
     static func decodePipe(_ compressed: [UInt8], options: DecompressionOptions = DecompressionOptions(threads: 3),
                            pieceSize: Int = 65536) -> PipeHarness.Outcome {
         PipeHarness.run(input: compressed, pieceSize: pieceSize) { inFD, outFD in
-            DecompressionPipeline(input: inFD, output: outFD, inputName: "in.zst", outputName: "(stdout)",
+            DecompressionPipeline(input: FileDescriptor(rawValue: inFD), output: FileDescriptor(rawValue: outFD),
+                                  inputName: "in.zst", outputName: "(stdout)",
                                   options: options).result()
         }
     }
@@ -37,7 +40,9 @@ struct DecompressionPipelineTests {
         _ = FileManager.default.createFile(atPath: source, contents: Data(compressed))
         let inFD = open(source, O_RDONLY)
         let outFD = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let result = DecompressionPipeline(input: inFD, output: test ? nil : outFD, inputName: "in.zst",
+        let result = DecompressionPipeline(input: FileDescriptor(rawValue: inFD),
+                                           output: test ? nil : FileDescriptor(rawValue: outFD),
+                                           inputName: "in.zst",
                                            outputName: "out", options: options).result()
         close(inFD)
         close(outFD)
@@ -262,7 +267,9 @@ struct DecompressionPipelineTests {
             close(inFD)
             close(outFD)
         }
-        let pipeline = DecompressionPipeline(input: inFD, output: test ? nil : outFD, inputName: "x",
+        let pipeline = DecompressionPipeline(input: FileDescriptor(rawValue: inFD),
+                                             output: test ? nil : FileDescriptor(rawValue: outFD),
+                                             inputName: "x",
                                              outputName: "null", options: options)
         return (pipeline, try pipeline.run())
     }
