@@ -162,7 +162,7 @@ public struct FrameListing: Sendable {
                 // A declared size beyond what the frame's blocks can hold is
                 // corrupt (the decoder refuses it too); refused here, it can
                 // neither trap as an Int nor overflow the total.
-                let bound = boundary.blockCount * boundary.header.blockMaximumSize
+                let bound = boundary.contentBound
                 if !skippable, let declared = boundary.header.contentSize, declared > UInt64(bound) {
                     throw WeirError.corrupt(path: path, operation: .list,
                                             "declares \(declared) bytes of content, more than its "

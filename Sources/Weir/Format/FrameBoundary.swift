@@ -13,6 +13,11 @@ public struct FrameBoundary: Equatable, Sendable {
     public var header: FrameHeader
     /// The number of blocks in a zstd frame (at least 1); 0 for skippable frames.
     public var blockCount: Int
+    /// The most content the frame's blocks can decode to: a raw or RLE
+    /// block's declared size, Block_Maximum_Size for a compressed block. A
+    /// frame without a declared content size gets an output buffer of it
+    /// (pzstd's frames: 64 full blocks and an empty last one, exactly 8 MiB).
+    public var contentBound: Int
     /// The content checksum stored at the end of a zstd frame (the low 32
     /// bits of XXH64 of the content, exactly the per-frame checksum of the
     /// seekable format), unchecked; nil when the frame has none.
@@ -23,13 +28,16 @@ public struct FrameBoundary: Equatable, Sendable {
     public var skippableValue: UInt32?
 
     /// Creates a boundary description.
+    ///
+    /// `contentBound` defaults to `blockCount` compressed blocks' worth.
     public init(index: Int, offset: Int, compressedSize: Int, header: FrameHeader, blockCount: Int,
-                contentChecksum: UInt32? = nil, skippableValue: UInt32? = nil) {
+                contentBound: Int? = nil, contentChecksum: UInt32? = nil, skippableValue: UInt32? = nil) {
         self.index = index
         self.offset = offset
         self.compressedSize = compressedSize
         self.header = header
         self.blockCount = blockCount
+        self.contentBound = contentBound ?? blockCount * header.blockMaximumSize
         self.contentChecksum = contentChecksum
         self.skippableValue = skippableValue
     }

@@ -85,6 +85,8 @@ public struct FrameScanner: Sendable {
     private var blockMaximum = 0
     /// Block headers read in the current frame.
     private var blockCount = 0
+    /// The most content the current frame's blocks read so far decode to.
+    private var contentBound = 0
     private var skippableValue: UInt32?
 
     /// Creates a scanner positioned at the start of a stream.
@@ -239,6 +241,9 @@ public struct FrameScanner: Sendable {
                                     "block \(blockCount - 1) at offset \(fieldOffset) declares \(size) bytes, "
                                         + "more than the frame's maximum block size of \(blockMaximum)"))
             }
+            // Raw and RLE blocks declare their decoded size; a compressed one
+            // declares its compressed size and decodes to at most the maximum.
+            contentBound += type == 2 ? blockMaximum : size
             let payload = type == 1 ? 1 : size
             if payload == 0 {
                 endBlock(isLast: isLast, into: &found)
@@ -284,13 +289,15 @@ public struct FrameScanner: Sendable {
         let header = currentHeader ?? FrameHeader(kind: .zstd, headerSize: 0, contentSize: nil, windowSize: 0,
                                                   hasChecksum: false, dictionaryID: 0, isSingleSegment: false)
         found.append(FrameBoundary(index: frameCount, offset: start, compressedSize: offset - start, header: header,
-                                   blockCount: blockCount, contentChecksum: checksum, skippableValue: skippableValue))
+                                   blockCount: blockCount, contentBound: contentBound, contentChecksum: checksum,
+                                   skippableValue: skippableValue))
         frameCount += 1
         state = .magic
         currentFrameStart = nil
         currentHeader = nil
         descriptor = 0
         blockCount = 0
+        contentBound = 0
         blockMaximum = 0
         skippableValue = nil
     }

@@ -96,7 +96,7 @@ final class FrameFeeder {
             try streamer.finish(boundary: boundary, expected: expected, sequence: &sequence)
             return
         }
-        let bound = boundary.blockCount * boundary.header.blockMaximumSize
+        let bound = boundary.contentBound
         if let declared = boundary.header.contentSize, declared > UInt64(bound) {
             throw session.corrupt(index: boundary.index, offset: boundary.offset,
                                   "declares \(declared) bytes of content, more than its \(boundary.blockCount) "

@@ -472,8 +472,19 @@ struct DecompressionPipelineTests {
                 #expect(error?.frame == 0)
             }
         }
+        // A compressed block may hold up to the frame's block maximum (here
+        // the declared size): only decoding finds that it holds 10 bytes less.
+        var longer = try DecompressionFormatTests.zstd(TestData.text(1000, seed: 1), ["-3"])
+        longer[5] = 0xF2  // FCS: 1010 - 256, little-endian
+        longer[6] = 0x02
+        for outcome in [Self.decodeFile(longer), Self.decodePipe(longer, pieceSize: 5)] {
+            let error = Self.failure(outcome)
+            #expect(error?.kind == .corrupt && error?.frame == 0, "\(String(describing: error))")
+        }
+        // Raw blocks declare their decoded size: the scanner's bound already
+        // says that these two hold nothing.
         #expect(Self.failure(Self.decodeFile(short, options: DecompressionOptions(readSize: 13, threads: 2)))?.reason
-                == "corrupt data: frame 0 at offset 0 declares 11 bytes of content but decodes to 0")
+                == "corrupt data: frame 0 at offset 0 declares 11 bytes of content, more than its 2 blocks can hold (0)")
     }
 
     @Test("seeded mutation: thousands of damaged inputs give the right output or a clean error")
