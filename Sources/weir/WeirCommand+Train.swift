@@ -6,7 +6,8 @@ extension WeirCommand {
     func trainDictionary(console: Console) -> Int32 {
         let path = outputFlags.output ?? "dictionary"
         do throws(WeirError) {
-            let samples = try TrainingSamples.load(paths: files, dictionarySize: dictionaryFlags.dictionaryLimit, dictionaryPath: path)
+            let samples = try TrainingSamples.load(paths: files, dictionarySize: dictionaryFlags.dictionaryLimit,
+                                                   dictionaryPath: path)
             for warning in samples.warnings { console.warning(warning) }
             let dictionary = try DictionaryTrainer.train(samples, maximumSize: dictionaryFlags.dictionaryLimit, path: path)
             try dictionary.save(to: path)

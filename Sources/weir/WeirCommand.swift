@@ -150,7 +150,8 @@ struct WeirCommand: ParsableCommand {
             return failed ? 1 : 0
         }
         if operationFlags.list {
-            return ListReport(files: inputs, verbose: messageFlags.verbose > 0, console: console).run() == 0 && !failed ? 0 : 1
+            let listed = ListReport(files: inputs, verbose: messageFlags.verbose > 0, console: console).run()
+            return listed == 0 && !failed ? 0 : 1
         }
         if dictionaryFlags.train { return trainDictionary(console: console) }
         // Read once, before any input: every job shares it.
@@ -201,7 +202,8 @@ struct WeirCommand: ParsableCommand {
                 } catch {
                     if signals.cancellation.isCancelled { break }
                     failed = true
-                    reporter.failed(input: input, job: job, error: error, quietPipe: error.isBrokenPipe && messageFlags.quiet > 0)
+                    reporter.failed(input: input, job: job, error: error,
+                                    quietPipe: error.isBrokenPipe && messageFlags.quiet > 0)
                 }
             }
         }
@@ -223,7 +225,8 @@ struct WeirCommand: ParsableCommand {
     /// another job's input or output (their order would matter).
     func sideBySideJobs(_ inputs: [String], dictionary: ZstdDictionary?, console: Console) -> [FileJob]? {
         guard operationKind == .compress, inputs.count > 1, console.progress == nil, !standardOutputRequested,
-              outputFile == nil, !inputs.contains("-"), CompressionOptions(threads: resourceFlags.resolvedThreads).resolvedThreads > 1 else {
+              outputFile == nil, !inputs.contains("-"),
+              CompressionOptions(threads: resourceFlags.resolvedThreads).resolvedThreads > 1 else {
             return nil
         }
         var jobs: [FileJob] = []
@@ -244,7 +247,8 @@ struct WeirCommand: ParsableCommand {
         let requested = level ?? Zstd.defaultLevel
         let maximum = compressionFlags.ultra ? Zstd.maxLevel : 19
         if requested > maximum {
-            console?.warning("compression level \(requested) is above the maximum \(maximum)\(compressionFlags.ultra ? "" : " without --ultra"); using \(maximum)")
+            let hint = compressionFlags.ultra ? "" : " without --ultra"
+            console?.warning("compression level \(requested) is above the maximum \(maximum)\(hint); using \(maximum)")
             return maximum
         }
         return requested
@@ -260,7 +264,8 @@ struct WeirCommand: ParsableCommand {
                                          checksum: resourceFlags.verifiesChecksums,
                                          seekTable: !compressionFlags.noSeekTable, mapInput: resourceFlags.mapsInput,
                                          splitSmallInputs: compressionFlags.chunkSize == nil && !compressionFlags.rsyncable,
-                                         contentSize: compressionFlags.writesContentSize, streamSize: compressionFlags.streamSize?.bytes,
+                                         contentSize: compressionFlags.writesContentSize,
+                                         streamSize: compressionFlags.streamSize?.bytes,
                                          dictionary: dictionary, longWindowLog: dictionaryFlags.long)
         options.rsyncable = compressionFlags.rsyncable
         options.chunkSize = options.resolvedChunkSize
@@ -302,7 +307,8 @@ struct WeirCommand: ParsableCommand {
                                                      memoryLimit: resourceFlags.memory?.bytes,
                                                      threads: resourceFlags.resolvedThreads,
                                                      mapInput: resourceFlags.mapsInput,
-                                                     passThrough: decompressionFlags.passThrough ?? (outputFlags.force && toStandardOutput),
+                                                     passThrough: decompressionFlags.passThrough
+                                                         ?? (outputFlags.force && toStandardOutput),
                                                      sparse: decompressionFlags.sparse ?? !toStandardOutput,
                                                      dictionary: dictionary, longWindowLog: dictionaryFlags.long)
         if operationFlags.test {

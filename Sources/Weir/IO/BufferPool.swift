@@ -81,23 +81,20 @@ final class BufferPool: Sendable {
 
     /// Gives back a buffer taken and not wrapped.
     func recycle(_ buffer: UnsafeMutableRawPointer) {
-        keepOrUnmap(buffer)
+        recycle(buffer, used: nil)
     }
 
-    /// Gives back a buffer whose first `used` bytes were written: the pages
-    /// after them are released before it is kept.
-    private func recycle(_ buffer: UnsafeMutableRawPointer, used: Int) {
-        let page = Self.pageSize
-        let end = (used + page - 1) / page * page
-        if end < size { madvise(buffer + end, size - end, MADV_DONTNEED) }
-        keepOrUnmap(buffer)
-    }
-
-    private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
-
-    private func keepOrUnmap(_ buffer: UnsafeMutableRawPointer) {
+    /// Keeps `buffer` idle when the pool has room, else unmaps it. A buffer
+    /// whose first `used` bytes were written first gives back the pages after
+    /// them (only when kept: an unmapped one gives back everything anyway).
+    private func recycle(_ buffer: UnsafeMutableRawPointer, used: Int?) {
+        let size = self.size
         let kept = idle.withLock { idle -> Bool in
             guard idle.count < keep else { return false }
+            if let used {
+                let end = Page.roundUp(used)
+                if end < size { madvise(buffer + end, size - end, MADV_DONTNEED) }
+            }
             idle.append(buffer)
             return true
         }

@@ -14,9 +14,9 @@ import Glibc
 /// declaring it (a weak reference in CSupport reaches it, also when the
 /// runtime is linked statically); so a program opts in with
 /// ``configureProcess()``, once, and each reader then sets it to its own
-/// read size (one input at a time, as the weir command reads). Each read allocates a fresh buffer of that size:
-/// cheap only with an allocator that reuses freed page runs (the executable
-/// links jemalloc; see docs/pipes.md).
+/// read size (one input at a time, as the weir command reads). Each read
+/// allocates a fresh buffer of that size: cheap only with an allocator that
+/// reuses freed page runs (the executable links jemalloc; see docs/pipes.md).
 public enum DispatchIOTuning {
     /// Opts this process in: readers size libdispatch's read buffers to their
     /// reads. Returns whether libdispatch's knob was found.
@@ -43,9 +43,8 @@ public enum DispatchIOTuning {
     @discardableResult
     public static func setReadBufferSize(_ bytes: Int) -> Bool {
         guard weir_dispatch_iocntl_available() else { return false }
-        let page = max(1, Int(sysconf(Int32(_SC_PAGESIZE))))
         let chunkPages: UInt32 = 1  // DISPATCH_IOCNTL_CHUNK_PAGES
-        weir_dispatch_iocntl(chunkPages, UInt64((max(bytes, page) + page - 1) / page))
+        weir_dispatch_iocntl(chunkPages, UInt64(Page.roundUp(max(bytes, 1)) / Page.size))
         return true
     }
 }

@@ -11,7 +11,9 @@ public enum InputKind: Equatable, Sendable {
 
     /// Looks at `descriptor` with `fstat`.
     public static func of(_ descriptor: FileDescriptor) -> InputKind {
-        guard let status = try? Descriptor(descriptor.rawValue, path: "").status(), status.isRegularFile else { return .stream }
+        guard let status = try? Descriptor(descriptor.rawValue, path: "").status(), status.isRegularFile else {
+            return .stream
+        }
         return .regularFile(size: status.size)
     }
 

@@ -33,7 +33,6 @@ final class MappedInput: Sendable {
     private let offset: Atomic<Int>
     /// Registrations of mappings still alive, and whether any has faulted.
     private let guards = Locked((live: Set<Int32>(), faulted: false))
-    private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
     /// Starts at `fd`'s current offset; nil when it cannot be mapped (no
     /// offset, or the SIGBUS guard cannot be installed).
@@ -59,7 +58,7 @@ final class MappedInput: Sendable {
         let offset = self.offset.load(ordering: .relaxed)
         let count = min(length, max(0, size - offset))
         guard count > 0 else { return .empty }
-        let start = offset & ~(Self.pageSize - 1)
+        let start = offset & ~(Page.size - 1)
         let lead = offset - start
         let mapped = lead + count
         guard let base = mmap(nil, mapped, PROT_READ, MAP_SHARED, fd, off_t(start)),

@@ -53,8 +53,8 @@ final class PassThroughCopy: Sendable {
         let control = self.control
         // A written piece frees its slot; after a failure, a slot wakes the
         // copying thread if it waits for one.
-        let run = PipelineRun(control: control, input: .descriptor(input), kind: InputKind.of(FileDescriptor(rawValue: input)),
-                              inputName: inputName, readSize: options.readSize, mapFiles: options.mapInput,
+        let run = PipelineRun(control: control, input: .descriptor(input),
+                              kind: InputKind.of(FileDescriptor(rawValue: input)), inputName: inputName, readSize: options.readSize, mapFiles: options.mapInput,
                               output: output.map { .descriptor($0) }, outputName: outputName, sparse: options.sparse,
                               observer: observer, onWritten: { _, _ in control.slots.signal() },
                               wake: { control.slots.signal() })

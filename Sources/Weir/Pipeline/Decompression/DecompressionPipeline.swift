@@ -98,8 +98,8 @@ public final class DecompressionPipeline: Sendable {
     ///   - observer: told of bytes read and written.
     public convenience init(input: FileDescriptor, output: FileDescriptor?, inputName: String, outputName: String,
                             options: DecompressionOptions = DecompressionOptions(), observer: ProgressObserver? = nil) {
-        self.init(input: .descriptor(input.rawValue), output: output.map { .descriptor($0.rawValue) }, inputName: inputName,
-                  outputName: outputName, options: options, observer: observer)
+        self.init(input: .descriptor(input.rawValue), output: output.map { .descriptor($0.rawValue) },
+                  inputName: inputName, outputName: outputName, options: options, observer: observer)
     }
 
     /// Prepares a run between any input and output (descriptors, or memory).

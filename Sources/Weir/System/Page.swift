@@ -1,0 +1,13 @@
+import Glibc
+
+/// The system's memory page: the unit of `mmap` offsets, `madvise` ranges and
+/// libdispatch's read buffers. Read once from `sysconf`.
+enum Page {
+    /// Bytes in a page.
+    static let size = Int(sysconf(Int32(_SC_PAGESIZE)))
+
+    /// `bytes` rounded up to whole pages.
+    static func roundUp(_ bytes: Int) -> Int {
+        (bytes + size - 1) / size * size
+    }
+}
