@@ -174,9 +174,12 @@ struct WeirCommand: ParsableCommand {
         let signals = SignalHandler(console: console)
         signals.install()
         let reporter = makeReporter(console: console, inputs: inputs.count)
-        if let jobs = sideBySideJobs(inputs, dictionary: dictionary, console: console) {
+        // Resolved once (a level above the maximum warns once), shared by every job.
+        let compression = operationKind == .compress
+            ? compressionOptions(level: resolvedLevel(console: console), dictionary: dictionary) : nil
+        if let jobs = sideBySideJobs(inputs, dictionary: dictionary, compression: compression, console: console) {
             // Jobs made, then run side by side; outcomes come back in order.
-            FileBatch.run(jobs, width: CompressionOptions(threads: resourceFlags.resolvedThreads).resolvedThreads,
+            FileBatch.run(jobs, width: compression?.resolvedThreads ?? 1,
                           cancellation: signals.cancellation) { index, outcome in
                 reporter.next()
                 switch outcome {
@@ -194,7 +197,7 @@ struct WeirCommand: ParsableCommand {
                 reporter.next()
                 var job: FileJob?
                 do throws(WeirError) {
-                    let made = try makeJob(for: input, dictionary: dictionary, console: console)
+                    let made = try makeJob(for: input, dictionary: dictionary, compression: compression, console: console)
                     job = made
                     let statistics = try made.run(observer: reporter.started(made), cancellation: signals.cancellation,
                                                   smallFiles: smallFiles)
@@ -223,10 +226,10 @@ struct WeirCommand: ParsableCommand {
     /// progress line (it follows one file), no job that cannot be made (its
     /// error comes in order in the one-by-one run), and no output that is
     /// another job's input or output (their order would matter).
-    func sideBySideJobs(_ inputs: [String], dictionary: ZstdDictionary?, console: Console) -> [FileJob]? {
-        guard operationKind == .compress, inputs.count > 1, console.progress == nil, !standardOutputRequested,
-              outputFile == nil, !inputs.contains("-"),
-              CompressionOptions(threads: resourceFlags.resolvedThreads).resolvedThreads > 1 else {
+    func sideBySideJobs(_ inputs: [String], dictionary: ZstdDictionary?, compression: CompressionOptions?,
+                        console: Console) -> [FileJob]? {
+        guard let compression, inputs.count > 1, console.progress == nil, !standardOutputRequested,
+              outputFile == nil, !inputs.contains("-"), compression.resolvedThreads > 1 else {
             return nil
         }
         var jobs: [FileJob] = []
@@ -234,7 +237,8 @@ struct WeirCommand: ParsableCommand {
         // As bytes: `==` on Strings would call two spellings of "é" equal.
         var names = Set(inputs.map(FileName.bytes))
         for input in inputs {
-            guard let job = try? makeJob(for: input, dictionary: dictionary, console: console), case .file(let path) = job.destination,
+            guard let job = try? makeJob(for: input, dictionary: dictionary, compression: compression, console: console),
+                  case .file(let path) = job.destination,
                   names.insert(FileName.bytes(of: path)).inserted else { return nil }
             jobs.append(job)
         }
@@ -297,26 +301,17 @@ struct WeirCommand: ParsableCommand {
     }
 
     /// The job for one input, after the safety checks that depend on flags.
-    func makeJob(for input: String, dictionary: ZstdDictionary? = nil, console: Console) throws(WeirError) -> FileJob {
+    func makeJob(for input: String, dictionary: ZstdDictionary? = nil, compression: CompressionOptions? = nil,
+                 console: Console) throws(WeirError) -> FileJob {
         let name = input == "-" ? "(stdin)" : input
         let toStandardOutput = writesToStandardOutput(input)
         let operation: FileJob.Operation
-        // As zstd: pass-through by default when forced to standard output
-        // (-dcf); sparse by default when writing a file.
-        let decompressOptions = DecompressionOptions(verifyChecksum: resourceFlags.verifiesChecksums,
-                                                     memoryLimit: resourceFlags.memory?.bytes,
-                                                     threads: resourceFlags.resolvedThreads,
-                                                     mapInput: resourceFlags.mapsInput,
-                                                     passThrough: decompressionFlags.passThrough
-                                                         ?? (outputFlags.force && toStandardOutput),
-                                                     sparse: decompressionFlags.sparse ?? !toStandardOutput,
-                                                     dictionary: dictionary, longWindowLog: dictionaryFlags.long)
         if operationFlags.test {
-            operation = .test(decompressOptions)
+            operation = .test(decompressionOptions(toStandardOutput: toStandardOutput, dictionary: dictionary))
         } else if operationFlags.decompress {
-            operation = .decompress(decompressOptions)
+            operation = .decompress(decompressionOptions(toStandardOutput: toStandardOutput, dictionary: dictionary))
         } else {
-            operation = .compress(compressionOptions(level: resolvedLevel(console: console), dictionary: dictionary))
+            operation = .compress(compression ?? compressionOptions(level: resolvedLevel(console: console), dictionary: dictionary))
         }
         let compressing = !operationFlags.test && !operationFlags.decompress
         // As zstd: the dictionary is not also an input.
@@ -350,5 +345,16 @@ struct WeirCommand: ParsableCommand {
         }
         return FileJob(input: input, operation: operation, destination: destination, force: outputFlags.force,
                        removeInput: outputFlags.removeInput && input != "-" && destination != .standardOutput)
+    }
+
+    /// The decompression options of the flags for an output that is, or is
+    /// not, standard output. As zstd: pass-through by default when forced to
+    /// standard output (-dcf); sparse by default when writing a file.
+    func decompressionOptions(toStandardOutput: Bool, dictionary: ZstdDictionary?) -> DecompressionOptions {
+        DecompressionOptions(verifyChecksum: resourceFlags.verifiesChecksums, memoryLimit: resourceFlags.memory?.bytes,
+                             threads: resourceFlags.resolvedThreads, mapInput: resourceFlags.mapsInput,
+                             passThrough: decompressionFlags.passThrough ?? (outputFlags.force && toStandardOutput),
+                             sparse: decompressionFlags.sparse ?? !toStandardOutput,
+                             dictionary: dictionary, longWindowLog: dictionaryFlags.long)
     }
 }

@@ -28,6 +28,33 @@ struct FaultCommandTests {
         #expect(scratch.data("big")?.count == 3_000_000)
     }
 
+    @Test("disk full under -r: the files side by side that fit are complete, the others fail cleanly, nothing partial is left")
+    func diskFullSideBySide() throws {
+        let scratch = Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.path("tree"), withIntermediateDirectories: false)
+        // Random bytes do not compress: 24 outputs of ~96 KiB cannot all fit in 1 MiB.
+        let made = try WeirProcess.shell("for i in $(seq 10 33); do head -c 98304 /dev/urandom > tree/f$i; done",
+                                         in: scratch.url)
+        #expect(made.status == 0)
+        try FileManager.default.createDirectory(atPath: scratch.path("small"), withIntermediateDirectories: false)
+        let mounted = try WeirProcess.shell("mount -t tmpfs -o size=1M tmpfs small", in: scratch.url)
+        #expect(mounted.status == 0, "mount: \(mounted.stderr)")
+        defer { _ = try? WeirProcess.shell("umount small", in: scratch.url) }
+
+        let run = try WeirProcess.run(["-T2", "-r", "tree", "--output-dir-flat", "small"], in: scratch.url)
+        #expect(run.status == 1)
+        let failures = run.stderr.split(separator: "\n").filter { $0.hasSuffix("write failed: No space left on device") }
+        let outputs = try FileManager.default.contentsOfDirectory(atPath: scratch.path("small"))
+        // Every file either failed with the disk's error or has its whole output, and nothing else is there.
+        #expect(!failures.isEmpty && !outputs.isEmpty, "\(run.stderr)")
+        #expect(failures.count + outputs.count == 24, "\(run.stderr) \(outputs)")
+        for output in outputs {
+            #expect(output.hasPrefix("f") && output.hasSuffix(".zst"), "left behind: \(output)")
+            let decoded = try scratch.zstd(["-dc", "small/\(output)"])
+            #expect(decoded.status == 0 && decoded.stdout == scratch.data("tree/\(output.dropLast(4))"), "\(output)")
+        }
+    }
+
     @Test("devices are read only with -f; FIFOs like pipes; odd names work")
     func oddInputs() throws {
         let scratch = Scratch()

@@ -31,7 +31,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in scripts/
 import report  # noqa: E402  (same folder)
 
 TIME_FMT = "%e %U %S %M %x"
-SECTIONS = ["ceiling", "compress", "levels", "decompress", "scaling", "small", "memory"]
+SECTIONS = ["ceiling", "compress", "levels", "decompress", "scaling", "small", "memory", "tree"]
 MODES = ["file", "null", "stdio", "pipe"]
 MODE_TITLE = {
     "file": "file→file",
@@ -749,6 +749,125 @@ class Bench:
                      self.a.memory_runs,
                      notes=["The stream repeats the main corpus: `%s`." % self.disp_prefix(
                          "while cat %s; do :; done | head -c SIZE |" % shlex.quote(self.main))])
+
+    # --- tree: -r on many small files ------------------------------------------
+    def tree_archive(self):
+        """The tar whose files make the tree: the main corpus when it is a
+        tar (the Linux tarball, or its head with --quick), else the tarball."""
+        for path in (self.main, self.a.tarball):
+            if path and os.path.exists(path) and path.endswith(".tar"):
+                return path
+        return None
+
+    def fresh_tree(self, archive, fs):
+        """Extracts `archive` into a new folder; with `fs`, on a new ext4 file
+        system (a loop device backed by RAM): no run inherits the inodes the
+        previous run freed, nor its dirty pages.  Returns (folder, cleanup)."""
+        mnt = os.path.join(self.work, "tree")
+        os.makedirs(mnt, exist_ok=True)
+        img = os.path.join("/dev/shm", "weir-bench-tree.img")
+
+        def cleanup():
+            if fs:
+                subprocess.run(["umount", mnt], stderr=subprocess.DEVNULL)
+                if os.path.exists(img):
+                    os.unlink(img)
+            shutil.rmtree(mnt, ignore_errors=True)
+
+        if fs:
+            with open(img, "wb") as f:
+                f.truncate(max(1 << 30, 3 * file_size(archive)))
+            subprocess.run(["mkfs.ext4", "-q", "-F", img], check=True)
+            subprocess.run(["mount", "-o", "loop", img, mnt], check=True)
+        # A --quick head of the tarball ends inside a member: tar complains, the rest is extracted.
+        subprocess.run(["tar", "xf", archive, "-C", mnt], stderr=subprocess.DEVNULL)
+        os.sync()
+        return mnt, cleanup
+
+    @staticmethod
+    def tree_files(folder):
+        inputs, outputs, out_bytes = [], [], 0
+        for d, _, names in os.walk(folder):
+            for n in names:
+                p = os.path.join(d, n)
+                if os.path.islink(p) or not os.path.isfile(p):
+                    continue
+                if n.endswith(".zst"):
+                    outputs.append(p)
+                    out_bytes += file_size(p)
+                else:
+                    inputs.append(p)
+        return inputs, outputs, out_bytes
+
+    def verify_tree(self, inputs, outputs):
+        """Every input has its .zst, every .zst passes `zstd -t`, and 200 of
+        them (spread over the tree) decompress to their input (cmp)."""
+        have = set(outputs)
+        missing = [p for p in inputs if p + ".zst" not in have]
+        if missing or len(outputs) != len(inputs):
+            return False, "%d inputs, %d outputs, e.g. no output for %s" % (
+                len(inputs), len(outputs), missing[0] if missing else "?")
+        for i in range(0, len(outputs), 2000):
+            t = subprocess.run([self.a.zstd, "-t", "-q"] + outputs[i:i + 2000], stderr=subprocess.PIPE)
+            if t.returncode != 0:
+                return False, "zstd -t failed: %s" % t.stderr.decode("utf-8", "replace")[-300:]
+        step = max(1, len(outputs) // 200)
+        for out in outputs[::step]:
+            if not self.roundtrip_ok(out, out[:-4]):
+                return False, "ROUND TRIP FAILED for %s" % out
+        return True, "every input has its output; zstd -t on all %d; zstd -d | cmp on %d" % (
+            len(outputs), len(outputs[::step]))
+
+    def sec_tree(self):
+        archive = self.tree_archive()
+        if not archive:
+            log("bench: section tree skipped: no tar to extract (the main corpus is not a tar)")
+            return
+        fs = os.geteuid() == 0 and shutil.which("mkfs.ext4") is not None and os.path.isdir("/dev/shm")
+        n = self.N
+        a = self.a
+        tools = [("weir", "weir -T%d -r" % n, [a.weir, "-q", "-T%d" % n] + self.weir_extra),
+                 ("zstd", "zstd -T%d -r" % n, [a.zstd, "-q", "-T%d" % n])]
+        cases = []
+        for fam, tool, base in tools:
+            cases.append({"section": "tree", "op": "compress", "family": fam, "tool": tool, "mode": "tree",
+                          "level": 3, "threads": n, "group": "tree", "input": os.path.basename(archive),
+                          "argv": base + ["-3", "-r", "-f"], "cmd": self.disp(base + ["-3", "-r", "-f", "TREE"]),
+                          "runs": []})
+        log("bench: section tree: %s extracted %s before every run (%d runs)" % (
+            os.path.basename(archive), "into a fresh ext4 on /dev/shm" if fs else "into a fresh folder", a.runs))
+        t0 = time.time()
+        files = data_bytes = None
+        for rnd in range(a.runs):
+            log(" round %d/%d" % (rnd + 1, a.runs))
+            k = rnd % len(cases)
+            for c in cases[k:] + cases[:k]:
+                folder, cleanup = self.fresh_tree(archive, fs)
+                try:
+                    inputs, _, _ = self.tree_files(folder)
+                    files, data_bytes = len(inputs), sum(file_size(p) for p in inputs)
+                    m = self.run_timed(c["argv"] + [folder])
+                    m["round"] = rnd
+                    inputs, outputs, m["out_bytes"] = self.tree_files(folder)
+                    if m["ok"]:
+                        ok, how = self.verify_tree(inputs, outputs)
+                        m["verified"] = how
+                        if not ok:
+                            m["ok"], m["error"] = False, how
+                finally:
+                    cleanup()
+                c["runs"].append(m)
+                c["data_bytes"] = data_bytes
+                log("  tree       %-16s %7.2f s  user %6.2f  sys %6.2f  rss %7.1f MiB  %s" % (
+                    c["tool"], m["wall"], m["user"] or 0, m["sys"] or 0, (m["rss_kb"] or 0) / 1024,
+                    "ok" if m["ok"] else "FAILED: %s" % m["error"]))
+        for c in cases:
+            summarize(c)
+        self.data["sections"]["tree"] = {
+            "title": "A tree of small files (-r), level 3, each output beside its input",
+            "runs": a.runs, "cases": [public(c) for c in cases], "seconds": time.time() - t0,
+            "files": files, "bytes": data_bytes, "fresh_fs": fs, "archive": os.path.basename(archive),
+            "notes": []}
 
     # --- meta ------------------------------------------------------------------
     def meta(self):

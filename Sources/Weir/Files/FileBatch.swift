@@ -1,24 +1,36 @@
+import Dispatch
+
 /// Runs many file jobs side by side, reporting them in order.
 ///
 /// `width` threads of their own (not GCD workers: a job blocks on its
-/// pipeline) each take the next job, run it with a ``SmallFileCompressor`` of
-/// their own, and file the outcome; the caller's thread hands the outcomes to
-/// `report` in job order, as soon as each one and all before it are done. A
-/// tree of small files thus keeps every core compressing across file
-/// boundaries, while each file is still written, committed, and reported as
-/// when it runs alone.
+/// pipeline) each take the next job and run it with a ``SmallFileCompressor``
+/// of their own; a small file's output is handed to DispatchIO and the
+/// thread takes the next job while it is written (up to `maximumWrites` at
+/// once); each outcome is filed when its job ends. The caller's thread hands
+/// the outcomes to `report` in job order, as soon as each one and all before
+/// it are done. A tree of small files thus keeps every core compressing
+/// across file boundaries, while each file is still written, committed, and
+/// reported as when it runs alone.
 ///
 /// Cancelled, the threads take no new job and the running ones stop; jobs
 /// never started are not reported.
 public enum FileBatch {
     /// The outcome of one job.
-    public typealias Outcome = Result<Statistics, WeirError>
+    public typealias Outcome = FileJob.Outcome
+
+    /// The most small files' outputs being written at once: each holds its
+    /// compressed bytes (at most about ``SmallFileCompressor/maximumSize``)
+    /// and an open temporary file until its write ends and it is committed.
+    /// Enough to keep libdispatch's queues busy (fewer idle threads woken
+    /// per write), few enough for the memory and descriptors.
+    static let maximumWrites = 16
 
     /// Runs `jobs` on `width` threads; calls `report` on the calling thread,
     /// once per job started, in order.
     public static func run(_ jobs: [FileJob], width: Int, cancellation: Cancellation,
                            report: (Int, Outcome) -> Void) {
         let board = Board()
+        let writes = DispatchSemaphore(value: maximumWrites)
         let threads = max(1, min(width, jobs.count))
         board.lock.lock()
         board.running = threads
@@ -52,18 +64,18 @@ public enum FileBatch {
                         board.active += 1
                         board.lock.unlock()
                     }
-                    let outcome: Outcome
-                    do throws(WeirError) {
-                        outcome = .success(try jobs[index].run(cancellation: cancellation, smallFiles: smallFiles))
-                    } catch {
-                        outcome = .failure(error)
+                    // A small file's write is DispatchIO's: the thread goes
+                    // on with the next file once it is handed over.
+                    if !alone { writes.wait() }
+                    jobs[index].start(cancellation: cancellation, smallFiles: smallFiles) { outcome in
+                        board.lock.lock()
+                        board.done[index] = outcome
+                        board.active -= 1
+                        if alone { board.exclusive = false }
+                        board.lock.broadcast()
+                        board.lock.unlock()
+                        if !alone { writes.signal() }
                     }
-                    board.lock.lock()
-                    board.done[index] = outcome
-                    board.active -= 1
-                    if alone { board.exclusive = false }
-                    board.lock.broadcast()
-                    board.lock.unlock()
                 }
             }
         }
@@ -78,7 +90,7 @@ public enum FileBatch {
         }
         // The threads end on their own; wait for them so no job outlives the run.
         board.lock.lock()
-        while board.running > 0 { board.lock.wait() }
+        while board.running > 0 || board.active > 0 { board.lock.wait() }
         board.lock.unlock()
     }
 

@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import SystemPackage
 
@@ -59,93 +60,151 @@ public struct FileJob: Sendable {
         }
     }
 
-    /// Runs the job on the calling thread (not a GCD worker).
+    /// The outcome of a job.
+    public typealias Outcome = Result<Statistics, WeirError>
+
+    /// Runs the job on the calling thread (not a GCD worker) and waits for
+    /// its end: ``start(observer:cancellation:smallFiles:finished:)``, waited for.
     ///
-    /// - Parameters:
-    ///   - observer: told of the bytes read and written.
-    ///   - cancellation: lets another thread (a signal handler) stop the run.
-    ///   - smallFiles: when given, compresses a regular file that makes one
-    ///     frame into a file without a pipeline (same bytes, less setup);
-    ///     one per thread running jobs.
     /// - Returns: the pipeline's statistics.
     /// - Throws: ``WeirError``; no output file is left behind and the input is
     ///   untouched.
     public func run(observer: ProgressObserver? = nil, cancellation: Cancellation? = nil,
                     smallFiles: SmallFileCompressor? = nil) throws(WeirError) -> Statistics {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Locked<Outcome?>(nil)
+        start(observer: observer, cancellation: cancellation, smallFiles: smallFiles) { result in
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return try outcome.current!.get()
+    }
+
+    /// Runs the job on the calling thread (not a GCD worker), but for the
+    /// write of a small file's output: calls `finished` once, with the
+    /// outcome, on this thread or on a GCD worker.
+    ///
+    /// - Parameters:
+    ///   - observer: told of the bytes read and written.
+    ///   - cancellation: lets another thread (a signal handler) stop the run.
+    ///   - smallFiles: when given, compresses a regular file that makes one
+    ///     frame into a file without a pipeline (same bytes, less setup),
+    ///     returns once its output is handed to DispatchIO, and commits the
+    ///     file when the write ends; one per thread running jobs.
+    ///   - finished: the statistics, or the ``WeirError``, after which no
+    ///     output file is left behind and the input is untouched.
+    public func start(observer: ProgressObserver? = nil, cancellation: Cancellation? = nil,
+                      smallFiles: SmallFileCompressor? = nil, finished: @escaping @Sendable (Outcome) -> Void) {
+        let started = DispatchTime.now()
         let inputFD: Int32
         var inputStatus: FileStatus?
         if input == "-" {
             inputFD = STDIN_FILENO
         } else {
             inputFD = FileName.withCString(input) { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
-            guard inputFD >= 0 else { throw WeirError.system(errno, path: input, operation: .open) }
+            guard inputFD >= 0 else { return finished(.failure(.system(errno, path: input, operation: .open))) }
         }
         defer { if inputFD != STDIN_FILENO { Glibc.close(inputFD) } }
-        if input != "-" {
-            let status = try FileStatus.of(descriptor: inputFD, path: input)
-            if status.isDirectory {
-                throw WeirError.notRegularFile(path: input, operation: .open, .directory)
-            }
-            // As zstd: a device or socket (/dev/zero, /dev/urandom) is only
-            // read when forced; a FIFO is read like a pipe.
-            if !status.isRegularFile && !status.isFIFO && !force {
-                throw WeirError.notRegularFile(path: input, operation: .open, .skipped)
-            }
-            inputStatus = status
-        }
-
         var outputFile: OutputFile?
         let outputFD: Int32?
-        switch destination {
-        case .file(let path):
-            if let inputStatus, let existing = FileStatus.of(path: path), existing.isSameFile(as: inputStatus) {
-                throw WeirError.sameFile(path: input, output: path)
+        do throws(WeirError) {
+            if input != "-" { inputStatus = try Self.readableStatus(of: inputFD, path: input, force: force) }
+            switch destination {
+            case .file(let path):
+                if let inputStatus, let existing = FileStatus.of(path: path), existing.isSameFile(as: inputStatus) {
+                    throw WeirError.sameFile(path: input, output: path)
+                }
+                let file = try OutputFile(path: path, force: force)
+                outputFile = file
+                outputFD = file.descriptor
+            case .standardOutput:
+                outputFD = STDOUT_FILENO
+            case .none:
+                outputFD = nil
             }
-            let file = try OutputFile(path: path, force: force)
-            outputFile = file
-            outputFD = file.descriptor
-        case .standardOutput:
-            outputFD = STDOUT_FILENO
-        case .none:
-            outputFD = nil
+        } catch {
+            return finished(.failure(error))
         }
 
-        let statistics: Statistics
         // A small file is compressed on this thread alone: its CPU is this
         // thread's (other threads may be running other files).
-        var smallFile: (compressor: SmallFileCompressor, options: CompressionOptions, size: Int, output: Int32)?
-        if case .compress(let options) = operation, let smallFiles, outputFile != nil, let inputStatus,
+        if case .compress(let options) = operation, let smallFiles, let outputFile, let inputStatus,
            inputStatus.isRegularFile, SmallFileCompressor.accepts(size: inputStatus.size, options: options),
-           let outputFD, cancellation?.isCancelled != true {
-            smallFile = (smallFiles, options, inputStatus.size, outputFD)
+           cancellation?.isCancelled != true {
+            let usage = ResourceUsage.currentThread()
+            let compressed: (output: DispatchData, statistics: Statistics)
+            do throws(WeirError) {
+                compressed = try smallFiles.compress(inputFD, size: inputStatus.size, inputName: inputName,
+                                                     outputName: outputName, options: options, observer: observer)
+            } catch {
+                outputFile.discard()
+                return finished(.failure(error))
+            }
+            let statistics = compressed.statistics.measuringUsage(since: usage, now: .currentThread())
+            // The write is DispatchIO's; this thread goes on to its next job.
+            DispatchIO.write(toFileDescriptor: outputFile.descriptor, data: compressed.output,
+                             runningHandlerOn: .global()) { _, error in
+                finished(Result { () throws(WeirError) in
+                    do throws(WeirError) {
+                        if error != 0 { throw WeirError.system(error, path: outputName, operation: .write) }
+                        observer?.bytesWritten(statistics.bytesOut)
+                        try finish(outputFile, copying: inputStatus, cancellation: cancellation)
+                    } catch {
+                        outputFile.discard()
+                        throw error
+                    }
+                    var timed = statistics
+                    timed.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+                    return timed
+                })
+            }
+            return
         }
-        let usage = smallFile == nil ? ResourceUsage.current() : ResourceUsage.currentThread()
-        do throws(WeirError) {
-            if let smallFile {
-                statistics = try smallFile.compressor.compress(inputFD, size: smallFile.size, to: smallFile.output,
-                                                               inputName: inputName, outputName: outputName,
-                                                               options: smallFile.options, observer: observer)
-                    .measuringUsage(since: usage, now: .currentThread())
-            } else {
+        finished(Result { () throws(WeirError) in
+            let usage = ResourceUsage.current()
+            let statistics: Statistics
+            do throws(WeirError) {
                 statistics = try runPipeline(input: inputFD, output: outputFD, observer: observer, cancellation: cancellation)
                     .measuringUsage(since: usage)
+                try finish(outputFile, copying: inputStatus, cancellation: cancellation)
+            } catch {
+                outputFile?.discard()
+                throw error
             }
-            if cancellation?.isCancelled == true {
-                throw WeirError.cancelled(path: inputName, operation: .run)
-            }
-            try outputFile?.commit(copying: inputStatus?.isRegularFile == true ? inputStatus : nil)
-        } catch {
-            outputFile?.discard()
-            throw error
+            return statistics
+        })
+    }
+
+    /// The status of an input file, unless it is one weir does not read:
+    /// a directory, or (as zstd) a device or socket (/dev/zero,
+    /// /dev/urandom) unless forced; a FIFO is read like a pipe.
+    private static func readableStatus(of fd: Int32, path: String, force: Bool) throws(WeirError) -> FileStatus {
+        let status = try FileStatus.of(descriptor: fd, path: path)
+        if status.isDirectory {
+            throw WeirError.notRegularFile(path: path, operation: .open, .directory)
         }
-        // The input goes only when its data is safe in a regular file, never
-        // after writing it into a device or FIFO.
+        if !status.isRegularFile && !status.isFIFO && !force {
+            throw WeirError.notRegularFile(path: path, operation: .open, .skipped)
+        }
+        return status
+    }
+
+    /// Ends a job whose output is complete: commits the output file (when
+    /// there is one) unless the run was cancelled, then removes the input
+    /// when asked. The input goes only when its data is safe in a regular
+    /// file, never after writing it into a device or FIFO.
+    private func finish(_ outputFile: OutputFile?, copying inputStatus: FileStatus?,
+                        cancellation: Cancellation?) throws(WeirError) {
+        if cancellation?.isCancelled == true {
+            throw WeirError.cancelled(path: inputName, operation: .run)
+        }
+        try outputFile?.commit(copying: inputStatus?.isRegularFile == true ? inputStatus : nil)
         if removeInput, input != "-", let outputFile, !outputFile.isInPlace {
             if FileName.withCString(input, unlink) != 0 {
                 throw WeirError.system(errno, path: input, operation: .remove)
             }
         }
-        return statistics
     }
 
     private func runPipeline(input: Int32, output: Int32?, observer: ProgressObserver?,

@@ -2,8 +2,8 @@ import Dispatch
 import Glibc
 
 /// Compresses a regular file that makes one frame, on the calling thread,
-/// without a pipeline: no reading thread, no worker queue, no channel, and a
-/// context kept from one file to the next.
+/// without a pipeline: no reading thread, no worker queue, and a context kept
+/// from one file to the next. ``FileJob`` writes the result.
 ///
 /// For a tree of small files (`-r`), setting up ``CompressionPipeline`` per
 /// file costs more than compressing it. The bytes written are the ones the
@@ -34,13 +34,14 @@ public final class SmallFileCompressor {
             && options.mapInput && options.dictionary == nil && options.longWindowLog == nil
     }
 
-    /// Compresses the `size` bytes of `fd` into `outputFD` (see the type).
+    /// Compresses the `size` bytes of `fd` (see the type).
     ///
+    /// - Returns: the output's bytes (frame and seek table, a copy the caller
+    ///   owns), and the statistics of the file but its time.
     /// - Throws: ``WeirError`` naming the file: the file changed size while
-    ///   read, a read or write failed, or libzstd failed.
-    func compress(_ fd: Int32, size: Int, to outputFD: Int32, inputName: String, outputName: String,
-                  options requested: CompressionOptions, observer: ProgressObserver?) throws(WeirError) -> Statistics {
-        let started = DispatchTime.now()
+    ///   read, a read failed, or libzstd failed.
+    func compress(_ fd: Int32, size: Int, inputName: String, outputName: String, options requested: CompressionOptions,
+                  observer: ProgressObserver?) throws(WeirError) -> (output: DispatchData, statistics: Statistics) {
         let options = requested.fitted(toInputSize: size)
         let context = try self.context(for: options, path: inputName)
         if input.count < size + 1 { input = [UInt8](repeating: 0, count: size + 1) }
@@ -76,40 +77,18 @@ public final class SmallFileCompressor {
             recorder.written(0, size: frameSize)
             table = Array(try recorder.encoded())
         }
-        // Frame and table in one DispatchIO write, as every output of weir.
-        try output.withUnsafeBytes { frame in
-            Result { () throws(WeirError) in
-                var data = DispatchData(bytesNoCopy: UnsafeRawBufferPointer(rebasing: frame[..<frameSize]),
-                                        deallocator: .custom(nil, {}))
-                table.withUnsafeBytes { data.append($0) }
-                try Self.write(data, to: outputFD, path: outputName)
-            }
-        }.get()
-        let written = frameSize + table.count
-        observer?.bytesWritten(written)
+        // A copy of frame and table, for the caller's one DispatchIO write:
+        // the buffers stay this compressor's, ready for the next file.
+        var data = output.withUnsafeBytes { DispatchData(bytes: UnsafeRawBufferPointer(rebasing: $0[..<frameSize])) }
+        table.withUnsafeBytes { data.append($0) }
         var statistics = Statistics()
         statistics.bytesIn = size
-        statistics.bytesOut = written
+        statistics.bytesOut = data.count
         statistics.frames = 1
         statistics.threads = options.resolvedThreads
         statistics.chunkBytes = options.chunkSize
         statistics.windowLog = output.withUnsafeBytes { FrameHeader(startOf: $0)?.windowLog }
-        statistics.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-        return statistics
-    }
-
-    /// Writes `data` with `dispatch_write` and waits for it: the buffer it
-    /// borrows is the caller's until then.
-    private static func write(_ data: DispatchData, to fd: Int32, path: String) throws(WeirError) {
-        let done = DispatchSemaphore(value: 0)
-        let failure = Locked<Int32>(0)
-        DispatchIO.write(toFileDescriptor: fd, data: data, runningHandlerOn: .global()) { _, error in
-            failure.withLock { $0 = error }
-            done.signal()
-        }
-        done.wait()
-        let error = failure.current
-        if error != 0 { throw WeirError.system(error, path: path, operation: .write) }
+        return (data, statistics)
     }
 
     /// The context for `options`: the last one when its parameters are the same.
