@@ -234,12 +234,11 @@ struct WeirCommand: ParsableCommand {
         }
         var jobs: [FileJob] = []
         jobs.reserveCapacity(inputs.count)
-        // As bytes: `==` on Strings would call two spellings of "é" equal.
-        var names = Set(inputs.map(FileName.bytes))
+        var names = Set(inputs.map(ExactName.init))
         for input in inputs {
             guard let job = try? makeJob(for: input, dictionary: dictionary, compression: compression, console: console),
                   case .file(let path) = job.destination,
-                  names.insert(FileName.bytes(of: path)).inserted else { return nil }
+                  names.insert(ExactName(name: path)).inserted else { return nil }
             jobs.append(job)
         }
         return jobs

@@ -786,27 +786,25 @@ class Bench:
 
     @staticmethod
     def tree_files(folder):
-        inputs, outputs, out_bytes = [], [], 0
+        """The regular files under `folder` (symbolic links are not followed, as -r without -f)."""
+        found = []
         for d, _, names in os.walk(folder):
             for n in names:
                 p = os.path.join(d, n)
-                if os.path.islink(p) or not os.path.isfile(p):
-                    continue
-                if n.endswith(".zst"):
-                    outputs.append(p)
-                    out_bytes += file_size(p)
-                else:
-                    inputs.append(p)
-        return inputs, outputs, out_bytes
+                if not os.path.islink(p) and os.path.isfile(p):
+                    found.append(p)
+        return found
 
     def verify_tree(self, inputs, outputs):
-        """Every input has its .zst, every .zst passes `zstd -t`, and 200 of
-        them (spread over the tree) decompress to their input (cmp)."""
-        have = set(outputs)
-        missing = [p for p in inputs if p + ".zst" not in have]
-        if missing or len(outputs) != len(inputs):
-            return False, "%d inputs, %d outputs, e.g. no output for %s" % (
-                len(inputs), len(outputs), missing[0] if missing else "?")
+        """Every input has its .zst and nothing else appeared, every .zst
+        passes `zstd -t`, and 200 of them (spread over the tree) decompress
+        to their input (cmp)."""
+        expected = [p + ".zst" for p in inputs]
+        if sorted(outputs) != sorted(expected):
+            extra = sorted(set(outputs) - set(expected))
+            missing = sorted(set(expected) - set(outputs))
+            return False, "%d inputs, %d new files, e.g. %s" % (
+                len(inputs), len(outputs), ("missing " + missing[0]) if missing else ("unexpected " + extra[0]))
         for i in range(0, len(outputs), 2000):
             t = subprocess.run([self.a.zstd, "-t", "-q"] + outputs[i:i + 2000], stderr=subprocess.PIPE)
             if t.returncode != 0:
@@ -832,7 +830,7 @@ class Bench:
         for fam, tool, base in tools:
             cases.append({"section": "tree", "op": "compress", "family": fam, "tool": tool, "mode": "tree",
                           "level": 3, "threads": n, "group": "tree", "input": os.path.basename(archive),
-                          "argv": base + ["-3", "-r", "-f"], "cmd": self.disp(base + ["-3", "-r", "-f", "TREE"]),
+                          "argv": base + ["-3", "-r"], "cmd": self.disp(base + ["-3", "-r", "TREE"]),
                           "runs": []})
         log("bench: section tree: %s extracted %s before every run (%d runs)" % (
             os.path.basename(archive), "into a fresh ext4 on /dev/shm" if fs else "into a fresh folder", a.runs))
@@ -844,11 +842,13 @@ class Bench:
             for c in cases[k:] + cases[:k]:
                 folder, cleanup = self.fresh_tree(archive, fs)
                 try:
-                    inputs, _, _ = self.tree_files(folder)
+                    inputs = self.tree_files(folder)
                     files, data_bytes = len(inputs), sum(file_size(p) for p in inputs)
                     m = self.run_timed(c["argv"] + [folder])
                     m["round"] = rnd
-                    inputs, outputs, m["out_bytes"] = self.tree_files(folder)
+                    before = set(inputs)
+                    outputs = [p for p in self.tree_files(folder) if p not in before]
+                    m["out_bytes"] = sum(file_size(p) for p in outputs)
                     if m["ok"]:
                         ok, how = self.verify_tree(inputs, outputs)
                         m["verified"] = how

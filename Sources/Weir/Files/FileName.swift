@@ -18,6 +18,9 @@ public enum FileName {
 
     /// The name of these bytes (no NUL among them), invalid UTF-8 escaped.
     public static func string(fromBytes bytes: some Collection<UInt8>) -> String {
+        // Valid UTF-8 without 0xF4 holds no scalar from U+100000 up, so no
+        // escape scalar: the name is its UTF-8 (most names, at no cost).
+        if !bytes.contains(0xF4), let plain = String(validating: bytes, as: UTF8.self) { return plain }
         let bytes = Array(bytes)
         var scalars = String.UnicodeScalarView()
         var index = 0
