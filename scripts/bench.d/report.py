@@ -421,7 +421,7 @@ def sec_tree(data):
              else "a fresh folder (not root: no fresh file system; earlier runs' freed inodes may slow this one)")
     return (table(["Tool", "Wall s (median)", "Min", "Max", "User s", "Sys s", "Peak RSS MiB", "Output bytes",
                    "Speed ÷ zstd -T%d -r" % n, "Runs ok"], rows) +
-            "\nBefore every run, `%s` is extracted into %s and synced (untimed): %s files, %s. Every output is "
+            "\nBefore every run, `%s` is extracted into %s and synced (untimed): %s files, %s bytes. Every output is "
             "checked: each input has its `.zst`, `zstd -t` accepts all of them, and 200 spread over the tree "
             "decompress to their input.\n\n" % (s.get("archive"), where, s.get("files"), f_bytes(s.get("bytes")))
             + commands(cs))
@@ -504,7 +504,7 @@ def render(data, json_name, chart_files, json_rel=None):
                      c["section"], c["tool"], MODE_TITLE.get(c.get("mode"), ""),
                      next((r.get("error") for r in c["runs"] if not r["ok"]), "") or "") for c in failed)))
 
-    L.append("## Targets (issue 5)\n\n")
+    L.append("## Targets (issue 5; the tree: issue 16)\n\n")
     if n != 2:
         L.append("The targets are stated for 2 cores; this run used N = %d.\n\n" % n)
     mark = {"met": "✅ met", "missed": "❌ missed", "not measured": "➖ not measured"}
