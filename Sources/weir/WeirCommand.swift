@@ -177,19 +177,25 @@ struct WeirCommand: ParsableCommand {
         // Resolved once (a level above the maximum warns once), shared by every job.
         let compression = operationKind == .compress
             ? compressionOptions(level: resolvedLevel(console: console), dictionary: dictionary) : nil
-        if let jobs = sideBySideJobs(inputs, dictionary: dictionary, compression: compression, console: console) {
-            // Jobs made, then run side by side; outcomes come back in order.
-            FileBatch.run(jobs, width: compression?.resolvedThreads ?? 1,
-                          cancellation: signals.cancellation) { index, outcome in
+        if goesSideBySide(inputs, dictionary: dictionary, compression: compression, console: console) {
+            // Jobs made as the threads need them, run side by side; outcomes come back in order.
+            FileBatch.run(count: inputs.count, width: compression?.resolvedThreads ?? 1, cancellation: signals.cancellation,
+                          make: { index in
+                              Result { () throws(WeirError) in
+                                  try makeJob(for: inputs[index], dictionary: dictionary, compression: compression,
+                                              console: console)
+                              }
+                          }, report: { index, made, outcome in
                 reporter.next()
-                switch outcome {
-                case .success(let statistics): reporter.succeeded(jobs[index], statistics)
-                case .failure(let error):
+                switch (made, outcome) {
+                case (.success(let job), .success(let statistics)): reporter.succeeded(job, statistics)
+                case (_, .failure(let error)):
                     if signals.cancellation.isCancelled { return }
                     failed = true
-                    reporter.failed(input: jobs[index].input, job: jobs[index], error: error, quietPipe: false)
+                    reporter.failed(input: inputs[index], job: try? made.get(), error: error, quietPipe: false)
+                case (.failure, .success): break  // a job not made has no statistics
                 }
-            }
+            })
         } else {
             let smallFiles = SmallFileCompressor()
             for input in inputs {
@@ -221,27 +227,25 @@ struct WeirCommand: ParsableCommand {
         return failed ? 1 : 0
     }
 
-    /// The jobs of a run that can go side by side (``FileBatch``), or nil to
-    /// run them one by one: compressing several files into files, with no
+    /// Whether the jobs of a run can go side by side (``FileBatch``), rather
+    /// than one by one: compressing several files into files, with no
     /// progress line (it follows one file), no job that cannot be made (its
     /// error comes in order in the one-by-one run), and no output that is
-    /// another job's input or output (their order would matter).
-    func sideBySideJobs(_ inputs: [String], dictionary: ZstdDictionary?, compression: CompressionOptions?,
-                        console: Console) -> [FileJob]? {
+    /// another job's input or output (their order would matter). Checks the
+    /// names only: the jobs are made again as the threads need them.
+    func goesSideBySide(_ inputs: [String], dictionary: ZstdDictionary?, compression: CompressionOptions?,
+                        console: Console) -> Bool {
         guard let compression, inputs.count > 1, console.progress == nil, !standardOutputRequested,
               outputFile == nil, !inputs.contains("-"), compression.resolvedThreads > 1 else {
-            return nil
+            return false
         }
-        var jobs: [FileJob] = []
-        jobs.reserveCapacity(inputs.count)
         var names = Set(inputs.map(ExactName.init))
         for input in inputs {
             guard let job = try? makeJob(for: input, dictionary: dictionary, compression: compression, console: console),
                   case .file(let path) = job.destination,
-                  names.insert(ExactName(name: path)).inserted else { return nil }
-            jobs.append(job)
+                  names.insert(ExactName(name: path)).inserted else { return false }
         }
-        return jobs
+        return true
     }
 
     /// The compression level after `--fast`, `--ultra` and clamping.

@@ -2,13 +2,14 @@ import Dispatch
 
 /// Runs many file jobs side by side, reporting them in order.
 ///
-/// `width` threads of their own (not GCD workers: a job blocks on its
-/// pipeline) each take the next job and run it with a ``SmallFileCompressor``
-/// of their own; a small file's output is handed to DispatchIO and the
-/// thread takes the next job while it is written (up to `maximumWrites` at
-/// once); each outcome is filed when its job ends. The caller's thread hands
-/// the outcomes to `report` in job order, as soon as each one and all before
-/// it are done. A tree of small files thus keeps every core compressing
+/// The caller's thread makes the jobs, in order, up to `madeAhead` before
+/// the last one taken. `width` threads of their own (not GCD workers: a job
+/// blocks on its pipeline) each take the next job and run it with a
+/// ``SmallFileCompressor`` of their own; a small file's output is handed to
+/// DispatchIO and the thread takes the next job while it is written (up to
+/// `maximumWrites` at once); each outcome is filed when its job ends. The
+/// caller's thread hands the outcomes to `report` in job order, as soon as
+/// each one and all before it are done. A tree of small files thus keeps every core compressing
 /// across file boundaries, while each file is still written, committed, and
 /// reported as when it runs alone.
 ///
@@ -25,13 +26,20 @@ public enum FileBatch {
     /// per write), few enough for the memory and descriptors.
     static let maximumWrites = 16
 
-    /// Runs `jobs` on `width` threads; calls `report` on the calling thread,
-    /// once per job started, in order.
-    public static func run(_ jobs: [FileJob], width: Int, cancellation: Cancellation,
-                           report: (Int, Outcome) -> Void) {
+    /// How many jobs the calling thread makes ahead of the threads taking
+    /// them: the list of a large tree is never held whole.
+    static let madeAhead = 64
+
+    /// Runs `count` jobs on `width` threads. Calls `make` for each job, in
+    /// order and a few ahead of the threads, and `report` once per job
+    /// started, in order, both on the calling thread; a job `make` fails to
+    /// make is reported with its error.
+    public static func run(count: Int, width: Int, cancellation: Cancellation,
+                           make: (Int) -> Result<FileJob, WeirError>,
+                           report: (Int, Result<FileJob, WeirError>, Outcome) -> Void) {
         let board = Board()
         let writes = DispatchSemaphore(value: maximumWrites)
-        let threads = max(1, min(width, jobs.count))
+        let threads = max(1, min(width, count))
         board.lock.lock()
         board.running = threads
         board.lock.unlock()
@@ -40,20 +48,32 @@ public enum FileBatch {
                 let smallFiles = SmallFileCompressor()
                 while true {
                     board.lock.lock()
-                    while board.exclusive { board.lock.wait() }
+                    while board.exclusive || (board.next == board.made && board.made < count && !cancellation.isCancelled) {
+                        board.lock.wait()
+                    }
                     let index = board.next
-                    guard index < jobs.count, !cancellation.isCancelled else {
+                    guard index < count, !cancellation.isCancelled else {
                         board.running -= 1
                         board.lock.broadcast()
                         board.lock.unlock()
                         return
                     }
+                    let made = board.waiting.removeValue(forKey: index)!
                     board.next += 1
                     board.active += 1
+                    // Half the jobs made ahead are taken: the calling thread makes more.
+                    if board.made - board.next == madeAhead / 2 { board.lock.broadcast() }
                     board.lock.unlock()
+                    let job: FileJob
+                    switch made {
+                    case .success(let madeJob): job = madeJob
+                    case .failure(let error):
+                        board.finish(index, made, .failure(error), alone: false)
+                        continue
+                    }
                     // A job with a pipeline of its own runs alone: it keeps
                     // every core busy itself, and two would double the memory.
-                    let alone = !isSmall(jobs[index])
+                    let alone = !isSmall(job)
                     if alone {
                         board.lock.lock()
                         board.active -= 1
@@ -67,26 +87,34 @@ public enum FileBatch {
                     // A small file's write is DispatchIO's: the thread goes
                     // on with the next file once it is handed over.
                     if !alone { writes.wait() }
-                    jobs[index].start(cancellation: cancellation, smallFiles: smallFiles) { outcome in
-                        board.lock.lock()
-                        board.done[index] = outcome
-                        board.active -= 1
-                        if alone { board.exclusive = false }
-                        board.lock.broadcast()
-                        board.lock.unlock()
+                    job.start(cancellation: cancellation, smallFiles: smallFiles) { outcome in
+                        board.finish(index, made, outcome, alone: alone)
                         if !alone { writes.signal() }
                     }
                 }
             }
         }
-        for index in jobs.indices {
+        for index in 0 ..< count {
             board.lock.lock()
-            // Wait for this job, unless it will never run (cancelled).
-            while board.done[index] == nil && !(board.running == 0 && board.next <= index) { board.lock.wait() }
+            // Wait for this job, unless it will never run (cancelled); make
+            // jobs whenever fewer than `madeAhead` wait to be taken.
+            while board.done[index] == nil && !(board.running == 0 && board.next <= index) {
+                if board.made < count, board.made - board.next < madeAhead, !cancellation.isCancelled {
+                    let next = board.made
+                    board.lock.unlock()
+                    let job = make(next)
+                    board.lock.lock()
+                    board.waiting[next] = job
+                    board.made += 1
+                    board.lock.broadcast()
+                } else {
+                    board.lock.wait()
+                }
+            }
             let outcome = board.done.removeValue(forKey: index)
             board.lock.unlock()
             guard let outcome else { break }
-            report(index, outcome)
+            report(index, outcome.job, outcome.outcome)
         }
         // The threads end on their own; wait for them so no job outlives the run.
         board.lock.lock()
@@ -106,12 +134,26 @@ public enum FileBatch {
     /// `@unchecked`: every field is touched only with `lock` held.
     private final class Board: @unchecked Sendable {
         let lock = ConditionLock()
+        /// The next job to take; jobs `next..<made` are made and waiting.
         var next = 0
+        var made = 0
         var running = 0
         /// Jobs being run.
         var active = 0
         /// A job that runs alone is waiting or running: no other starts.
         var exclusive = false
-        var done: [Int: Outcome] = [:]
+        /// Jobs made and not yet taken, by index.
+        var waiting: [Int: Result<FileJob, WeirError>] = [:]
+        var done: [Int: (job: Result<FileJob, WeirError>, outcome: Outcome)] = [:]
+
+        /// Files the outcome of job `index` and wakes whoever waits for it.
+        func finish(_ index: Int, _ job: Result<FileJob, WeirError>, _ outcome: Outcome, alone: Bool) {
+            lock.lock()
+            done[index] = (job, outcome)
+            active -= 1
+            if alone { exclusive = false }
+            lock.broadcast()
+            lock.unlock()
+        }
     }
 }
