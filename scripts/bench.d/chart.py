@@ -12,7 +12,9 @@ import math
 import sys
 from xml.sax.saxutils import escape
 
-MODE_TITLE = {"file": "file→file", "null": "file→/dev/null", "stdio": "stdin→stdout", "pipe": "pipe→stdout"}
+MODE_TITLE = {"file": "file→file", "null": "file→/dev/null", "stdio": "stdin→stdout", "pipe": "pipe→stdout",
+              "pipenull": "pipe→/dev/null",
+              "overwrite": "file→existing file (-f)"}
 COLORS = {"weir": "#e8590c", "zstd": "#1c7ed6", "pzstd": "#2f9e44", "zstd-T1": "#868e96"}
 
 

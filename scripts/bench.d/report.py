@@ -15,6 +15,8 @@ MODE_TITLE = {
     "null": "file→/dev/null",
     "stdio": "stdin→stdout",
     "pipe": "pipe→stdout",
+    "pipenull": "pipe→/dev/null",
+    "overwrite": "file→existing file (-f)",
 }
 
 
@@ -545,7 +547,10 @@ def render(data, json_name, chart_files, json_rel=None):
         "- Modes: file→file is `TOOL IN -o OUT`; file→/dev/null is `TOOL -c IN > /dev/null`; stdin→stdout is "
         "`TOOL < IN > OUT` (`-c` for zstd and pzstd)%s.\n\n" % (
             m.get("time_format", "%e %U %S %M %x"),
-            "; pipe→stdout is `cat IN | TOOL > OUT`" if "pipe" in m.get("modes", []) else ""))
+            ("; pipe→stdout is `cat IN | TOOL > OUT`" if "pipe" in m.get("modes", []) else "")
+            + ("; pipe→/dev/null is `cat IN | TOOL > /dev/null`" if "pipenull" in m.get("modes", []) else "")
+            + ("; file→existing file (-f) is `TOOL -f IN -o OUT` where OUT is the same command's output, made "
+               "untimed before each run (then `sync`)" if "overwrite" in m.get("modes", []) else "")))
 
     secs = data.get("sections", {})
     num = 0

@@ -32,12 +32,14 @@ import report  # noqa: E402  (same folder)
 
 TIME_FMT = "%e %U %S %M %x"
 SECTIONS = ["ceiling", "compress", "levels", "decompress", "scaling", "small", "memory", "tree"]
-MODES = ["file", "null", "stdio", "pipe"]
+MODES = ["file", "null", "stdio", "pipe", "pipenull", "overwrite"]
 MODE_TITLE = {
     "file": "file→file",
     "null": "file→/dev/null",
     "stdio": "stdin→stdout",
     "pipe": "pipe→stdout",
+    "pipenull": "pipe→/dev/null",
+    "overwrite": "file→existing file (-f)",
 }
 
 
@@ -332,6 +334,11 @@ class Bench:
         out = case["out"]
         if out and os.path.exists(out):
             os.unlink(out)
+        if case["mode"] == "overwrite":
+            # The file to replace: this command's own output, made untimed
+            # (as when a backup is restored over its last restore).
+            self.run_timed(case["argv"], stdin=case.get("stdin"), stdout=case.get("stdout"),
+                           prefix=case.get("prefix"))
         os.sync()  # earlier runs' dirty pages must not be written back during this one
         m = self.run_timed(case["argv"], stdin=case.get("stdin"), stdout=case.get("stdout"),
                            prefix=case.get("prefix"))
@@ -433,7 +440,7 @@ class Bench:
         flags = ["-%d" % level] if op == "compress" else ["-d"]
         stdout_flag = [] if family == "weir" else ["-c"]
         stdin = stdout = prefix = None
-        if mode == "file":
+        if mode in ("file", "overwrite"):
             argv = base + flags + ["-f", inp, "-o", out]
         elif mode == "null":
             argv = base + flags + ["-c", inp]
@@ -445,6 +452,10 @@ class Bench:
             argv = base + flags + stdout_flag
             prefix = "cat %s |" % shlex.quote(inp)
             stdout = out
+        elif mode == "pipenull":
+            argv = base + flags + stdout_flag
+            prefix = "cat %s |" % shlex.quote(inp)
+            out = None
         else:
             raise ValueError(mode)
         case = {
