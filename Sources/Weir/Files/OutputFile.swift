@@ -63,6 +63,9 @@ public final class OutputFile: Sendable {
         if !force, FileStatus.exists(path) {
             throw WeirError.outputExists(path: path)
         }
+        if force, let existing = FileStatus.of(path: path), existing.isRegularFile {
+            Self.dropCachedPages(of: path, modified: existing.modificationTime)
+        }
         // The folder's bytes as given, up to the last slash: the temporary
         // file is a sibling of `path`, whatever bytes its name holds.
         let name = FileName.bytes(of: path)
@@ -139,6 +142,37 @@ public final class OutputFile: Sendable {
             }
         }
         Self.pending.withLock { _ = $0.remove(temporaryPath) }
+    }
+
+    /// How long after its last change a file's pages are taken to be written
+    /// back, where the kernel cannot say: its default `dirty_expire_centisecs`.
+    static let writebackAge = 30
+
+    /// Drops the page-cache pages of the file this output will replace; the
+    /// file itself, on disk, is untouched until ``commit(copying:)``.
+    ///
+    /// Why: its pages would stay cached until the commit removes it, so every
+    /// page of the new file is fresh memory; on a VM that hands free memory
+    /// back to its host, copying into fresh pages cost 2–3× the system time
+    /// (docs/decompression.md, "Overwriting"). zstd removes the old file
+    /// first and reuses its pages; this frees the same pages and keeps the
+    /// old file until the new one is complete. Only when none of its pages
+    /// is dirty or being written (`cachestat`; before Linux 6.5: unchanged
+    /// for ``writebackAge`` seconds): dropping those would first write them
+    /// back, for a file that is about to go. The corresponding C function is
+    /// `posix_fadvise` (`POSIX_FADV_DONTNEED`).
+    static func dropCachedPages(of path: String, modified: timespec) {
+        let fd = FileName.withCString(path) { Glibc.open($0, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK) }
+        guard fd >= 0 else { return }  // unreadable: its pages stay cached, nothing else changes
+        defer { Glibc.close(fd) }
+        let unwritten = weir_unwritten_pages(fd)
+        if unwritten > 0 { return }
+        if unwritten < 0 {
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            guard now.tv_sec - modified.tv_sec >= writebackAge else { return }
+        }
+        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)
     }
 
     /// Moves `from` to `to` unless `to` exists: `renameat2(RENAME_NOREPLACE)`,

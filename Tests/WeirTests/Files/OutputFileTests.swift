@@ -70,4 +70,52 @@ struct OutputFileTests {
         #expect(try String(contentsOfFile: target, encoding: .utf8) == "theirs")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["t"])
     }
+
+    /// Pages of `path` in the page cache (`mincore` over a read-only mapping).
+    private static func cachedPages(_ path: String) throws -> Int {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        let size = Int(lseek(fd, 0, SEEK_END))
+        let map = try #require(mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0))
+        try #require(map != MAP_FAILED)
+        defer { munmap(map, size) }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        var vector = [UInt8](repeating: 0, count: (size + page - 1) / page)
+        try #require(mincore(map, size, &vector) == 0)
+        return vector.filter { $0 & 1 != 0 }.count
+    }
+
+    /// Writes `bytes` to `path`; with `durable`, waits until they are on disk.
+    private static func writeFile(_ path: String, _ bytes: [UInt8], durable: Bool) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        try #require(bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count)
+        if durable { try #require(fsync(fd) == 0) }
+    }
+
+    @Test("-f over a clean file drops its cached pages and keeps its bytes until the commit; dirty pages stay")
+    func forceDropsCleanCache() throws {
+        let folder = TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let target = folder.appendingPathComponent("old").path
+        let bytes = TestData.random(1 << 20, seed: 7)
+        try Self.writeFile(target, bytes, durable: true)
+        #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: target))) == bytes)  // cached again
+        #expect(try Self.cachedPages(target) > 0)
+        let file = try OutputFile(path: target, force: true)
+        #expect(try Self.cachedPages(target) == 0)
+        file.discard()
+        #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: target))) == bytes)
+
+        // Just written and not yet on disk: dropping would first write it back.
+        let dirty = folder.appendingPathComponent("dirty").path
+        try Self.writeFile(dirty, bytes, durable: false)
+        let before = try Self.cachedPages(dirty)
+        #expect(before > 0)
+        let replacing = try OutputFile(path: dirty, force: true)
+        #expect(try Self.cachedPages(dirty) == before)
+        replacing.discard()
+    }
 }
