@@ -2,7 +2,7 @@
 /// cannot parse, into ones it can, before parsing.
 ///
 /// A short-option cluster is read as zstd reads it, left to right: a letter
-/// is a flag, a run of digits is a level, and `-T`, `-M`, `-o` and `-D` take the
+/// is a flag, a run of digits is a level, and `-T`, `-M`, `-o`, `-D` and `-B` take the
 /// rest of the cluster as their value, or the next argument when the cluster
 /// ends with them (`-o=FILE` also works, as in zstd):
 ///
@@ -22,7 +22,8 @@
 /// Everything after `--` is left alone (file names), and so is `-`.
 public enum ArgumentNormalizer {
     /// The short options that take a value, and their long names.
-    static let valueOptions: [Character: String] = ["T": "--threads", "M": "--memory", "o": "--output", "D": "--dictionary"]
+    static let valueOptions: [Character: String] = ["T": "--threads", "M": "--memory", "o": "--output", "D": "--dictionary",
+                                                    "B": "--chunk-size"]
 
     /// The arguments for the parser, from the command line's (program name left out).
     public static func normalize(_ arguments: [String]) -> [String] {

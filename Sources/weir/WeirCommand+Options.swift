@@ -59,7 +59,7 @@ struct CompressionFlags: ParsableArguments {
     @Option(name: .customLong("fast"), help: ArgumentHelp("Faster, negative levels: --fast[=N], N >= 1 (default 1).", valueName: "N"))
     var fast: Int?
 
-    @Option(name: .customLong("chunk-size"), help: ArgumentHelp("Input bytes per independent frame (default 8MiB; a smaller file is cut into one frame per worker).", valueName: "SIZE"))
+    @Option(name: [.customShort("B"), .customLong("chunk-size")], help: ArgumentHelp("Input bytes per independent frame (default 8MiB; a smaller file is cut into one frame per worker); -B is zstd's job size.", valueName: "SIZE"))
     var chunkSize: ByteCount?
 
     @Flag(name: .customLong("rsyncable"), help: "Cut frames where the content says, so that a change early in the input leaves later frames byte-identical (for rsync and deduplicating backups); frames average --chunk-size, up to twice it.")
@@ -73,6 +73,12 @@ struct CompressionFlags: ParsableArguments {
 
     @Option(name: .customLong("stream-size"), help: ArgumentHelp("The exact size of a piped input: another size is an error (files: ignored).", valueName: "SIZE"))
     var streamSize: ByteCount?
+
+    @Option(name: .customLong("format"), help: ArgumentHelp("The compressed format: only zstd, as weir writes it (zstd's --format=gzip, xz, lzma and lz4 are refused).", valueName: "zstd"))
+    var format: CompressedFormat?
+
+    @Flag(name: .customLong("no-dictID"), help: "With -D, leave the dictionary's ID out of every frame header (decoding then needs the right -D without a check).")
+    var noDictionaryID = false
 
     @Flag(name: .customLong("exclude-compressed"), help: "Skip inputs that are already compressed: .zst .tzst .gz .tgz .lzma .xz .txz .lz4 .tlz4.")
     var excludeCompressed = false
@@ -121,6 +127,9 @@ struct ResourceFlags: ParsableArguments {
 
     @Flag(inversion: .prefixedNo, help: "Map regular input files into memory rather than read() them (default: on; pipes are always read).")
     var mmap: Bool?
+
+    @Flag(inversion: .prefixedNo, help: "Accepted for zstd's scripts: weir's reads and writes always overlap the work (DispatchIO).")
+    var asyncio: Bool?
 }
 
 /// What weir says on stderr.
@@ -142,6 +151,11 @@ struct MessageFlags: ParsableArguments {
 
     @Flag(name: [.customShort("V"), .customLong("version")], help: "Print the version of weir and of libzstd.")
     var showVersion = false
+}
+
+/// `--format`: what zstd's flag names; weir reads and writes zstd only.
+enum CompressedFormat: String, ExpressibleByArgument, CaseIterable {
+    case zstd, gzip, xz, lzma, lz4
 }
 
 extension CompressionFlags {

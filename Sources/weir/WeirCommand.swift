@@ -128,6 +128,12 @@ struct WeirCommand: ParsableCommand {
         if let level, level < 0 {
             throw ValidationError("--level \(level): use --fast=N for negative levels.")
         }
+        if let format = compressionFlags.format, format != .zstd {
+            throw ValidationError("--format=\(format.rawValue): weir reads and writes zstd only (--format=zstd).")
+        }
+        if dictionaryFlags.train, compressionFlags.chunkSize != nil {
+            throw ValidationError("-B/--chunk-size with --train: weir takes one sample per file and does not cut files into samples.")
+        }
     }
 
     /// Runs every job; returns the exit status.
@@ -275,6 +281,7 @@ struct WeirCommand: ParsableCommand {
                                          streamSize: compressionFlags.streamSize?.bytes,
                                          dictionary: dictionary, longWindowLog: dictionaryFlags.long)
         options.rsyncable = compressionFlags.rsyncable
+        options.dictionaryID = !compressionFlags.noDictionaryID
         options.chunkSize = options.resolvedChunkSize
         return options
     }

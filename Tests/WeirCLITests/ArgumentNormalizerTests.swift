@@ -44,6 +44,13 @@ struct ArgumentNormalizerTests {
         #expect(normalize("-- --long") == "-- --long")
     }
 
+    @Test("-B takes the chunk size as zstd's -B# takes the job size: glued, after other letters, or apart")
+    func jobSize() {
+        #expect(normalize("-B32M in") == "-B 32M in")
+        #expect(normalize("-qB4M in") == "-q -B 4M in")
+        #expect(normalize("-B 4M in") == "-B 4M in")
+    }
+
     @Test("a character that is not a letter leaves the argument to the parser, which refuses it")
     func notALetter() {
         #expect(normalize("-d- in") == "-d -d- in")

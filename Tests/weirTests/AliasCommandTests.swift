@@ -4,7 +4,7 @@ import Testing
 /// zstd's smaller flags that scripts use, each checked against what zstd
 /// 1.5.4 does with it: -C, -H, --single-thread, --auto-threads,
 /// --[no-]content-size, --stream-size, --memlimit/--memory=,
-/// --exclude-compressed.
+/// --exclude-compressed, -B, --format=, --[no-]asyncio, --no-dictID.
 @Suite("weir zstd aliases")
 struct AliasCommandTests {
     /// The `zstd -lv` line starting with `key`, or nil.
@@ -129,5 +129,78 @@ struct AliasCommandTests {
                                           in: weirFolder.url)
         #expect(decoded.status == 0, "\(decoded.stderr)")
         #expect(weirFolder.data("back") == weirFolder.data("a.txt"))
+    }
+
+    /// The zstd frames `zstd -l` counts in `file`, skippable ones (the seek
+    /// table) left out.
+    static func frames(_ file: String, in scratch: Scratch) throws -> Int? {
+        let list = String(decoding: try scratch.zstd(["-l", file]).stdout, as: UTF8.self)
+        guard let row = list.split(separator: "\n").dropFirst().first else { return nil }
+        let columns = row.split(separator: " ", omittingEmptySubsequences: true).compactMap { Int($0) }
+        return columns.count >= 2 ? columns[0] - columns[1] : nil
+    }
+
+    @Test("-B SIZE is the chunk size, glued or apart, as zstd's job size; with --train it is refused")
+    func jobSize() throws {
+        let scratch = Scratch()
+        let original = scratch.text("in", size: 3_000_000)
+        for arguments in [["-B1M"], ["-B", "1MiB"], ["-qB1M"], ["--chunk-size=1M"]] {
+            let run = try WeirProcess.run(["-q", "-f"] + arguments + ["in", "-o", "in.zst"], in: scratch.url)
+            #expect(run.status == 0, "\(arguments): \(run.stderr)")
+            #expect(try Self.frames("in.zst", in: scratch) == 3, "\(arguments)")
+            #expect(try scratch.zstd(["-dc", "in.zst"]).stdout == original)
+        }
+        let train = try WeirProcess.run(["--train", "-B1K", "in", "-o", "dict"], in: scratch.url)
+        #expect(train.status == 1)
+        #expect(train.stderr.contains("does not cut files into samples"), "\(train.stderr)")
+        #expect(scratch.data("dict") == nil)
+    }
+
+    @Test("--format=zstd is accepted both ways; gzip, xz, lzma and lz4 are refused with exit 1 and no output")
+    func format() throws {
+        let scratch = Scratch()
+        let original = scratch.text("in", size: 100_000)
+        let zstdFormat = try WeirProcess.run(["-q", "--format=zstd", "in"], in: scratch.url)
+        #expect(zstdFormat.status == 0, "\(zstdFormat.stderr)")
+        #expect(try scratch.zstd(["-dc", "in.zst"]).stdout == original)
+        let back = try WeirProcess.run(["-q", "-d", "--format=zstd", "in.zst", "-o", "back"], in: scratch.url)
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(scratch.data("back") == original)
+        for other in ["gzip", "xz", "lzma", "lz4"] {
+            let refused = try WeirProcess.run(["-q", "--format=\(other)", "in", "-o", "other"], in: scratch.url)
+            #expect(refused.status == 1, "\(other)")
+            #expect(refused.stderr.contains("weir reads and writes zstd only"), "\(refused.stderr)")
+            #expect(scratch.data("other") == nil)
+        }
+    }
+
+    @Test("--asyncio and --no-asyncio are accepted and change nothing in the output")
+    func asyncIO() throws {
+        let scratch = Scratch()
+        scratch.text("in", size: 2_000_000)
+        try WeirProcess.run(["-q", "in", "-o", "plain.zst"], in: scratch.url)
+        for flag in ["--asyncio", "--no-asyncio"] {
+            let run = try WeirProcess.run(["-q", "-f", flag, "in", "-o", "flag.zst"], in: scratch.url)
+            #expect(run.status == 0, "\(flag): \(run.stderr)")
+            #expect(scratch.data("flag.zst") == scratch.data("plain.zst"), "\(flag)")
+        }
+    }
+
+    @Test("--no-dictID leaves the dictionary's ID out of the frames, as zstd's; zstd -d -D and weir -d -D decode them")
+    func noDictionaryID() throws {
+        let scratch = Scratch()
+        let names = DictionaryCommandTests.samples(scratch)
+        try scratch.zstd(["-q", "--train"] + names + ["-o", "dict"])
+        let original = try #require(scratch.data("s3.json"))
+        try WeirProcess.run(["-q", "-D", "dict", "s3.json", "-o", "with.zst"], in: scratch.url)
+        let bare = try WeirProcess.run(["-q", "-D", "dict", "--no-dictID", "s3.json", "-o", "bare.zst"], in: scratch.url)
+        #expect(bare.status == 0, "\(bare.stderr)")
+        try scratch.zstd(["-q", "-D", "dict", "--no-dictID", "s3.json", "-o", "stock.zst"])
+        let named = try #require(try DictionaryCommandTests.dictionaryID(scratch, "with.zst"))
+        #expect(!named.hasSuffix(" 0"), "\(named)")
+        #expect(try DictionaryCommandTests.dictionaryID(scratch, "bare.zst") == DictionaryCommandTests.dictionaryID(scratch, "stock.zst"))
+        #expect(try DictionaryCommandTests.dictionaryID(scratch, "bare.zst") != named)
+        #expect(try scratch.zstd(["-dc", "-D", "dict", "bare.zst"]).stdout == original)
+        #expect(try WeirProcess.run(["-dc", "-D", "dict", "bare.zst"], in: scratch.url).stdout == original)
     }
 }

@@ -47,6 +47,9 @@ public struct CompressionOptions: Sendable, Equatable {
     public var largestChunk: Int { rsyncable ? 2 * chunkSize : chunkSize }
     /// The dictionary every frame is compressed with (`-D`), or nil.
     public var dictionary: ZstdDictionary?
+    /// Whether frames compressed with ``dictionary`` name its ID in their
+    /// header (zstd's default; `--no-dictID` leaves it out).
+    public var dictionaryID: Bool = true
     /// Long-distance matching with a window of 2^N bytes (`--long[=N]`), or
     /// nil. A frame cannot refer past its own chunk, so the chunk grows to
     /// at least the window (``resolvedChunkSize``): each frame then matches

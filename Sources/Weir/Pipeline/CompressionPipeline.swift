@@ -143,7 +143,7 @@ public final class CompressionPipeline: Sendable {
             makeContext: { () throws(WeirError) in
                 try CompressionContext(level: options.level, checksum: options.checksum, contentSize: options.contentSize,
                                        windowLog: options.resolvedWindowLog, longDistance: options.longWindowLog != nil,
-                                       dictionary: dictionary, path: inputName)
+                                       dictionary: dictionary, dictionaryID: options.dictionaryID, path: inputName)
             },
             onContextFailure: { control.fail($0) })
 

@@ -15,9 +15,10 @@ final class CompressionContext {
     /// `contentSize` is false; `windowLog` overrides the level's window (nil
     /// keeps it); `longDistance` turns on long-distance matching over that
     /// window (`--long`); every frame is compressed with `dictionary`, whose
-    /// level must be `level` (a referenced CDict imposes its own).
+    /// level must be `level` (a referenced CDict imposes its own), and names
+    /// its ID unless `dictionaryID` is false.
     init(level: Int, checksum: Bool, contentSize: Bool = true, windowLog: Int? = nil, longDistance: Bool = false,
-         dictionary: CompressionDictionary? = nil, path: String) throws(WeirError) {
+         dictionary: CompressionDictionary? = nil, dictionaryID: Bool = true, path: String) throws(WeirError) {
         guard let cctx = ZSTD_createCCtx() else {
             throw WeirError.outOfMemory(path: path, operation: .compress, creating: "a zstd context")
         }
@@ -35,6 +36,8 @@ final class CompressionContext {
         }
         if let dictionary {
             try Zstd.check(ZSTD_CCtx_refCDict(cctx, dictionary.cdict), path: path, operation: .useDictionary)
+            try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, dictionaryID ? 1 : 0),
+                           path: path, operation: .setParameter("set the dictionary ID flag"))
         }
     }
 
