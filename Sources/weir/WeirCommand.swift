@@ -111,6 +111,13 @@ struct WeirCommand: ParsableCommand {
         if let fast = compressionFlags.fast, fast < 1 {
             throw ValidationError("--fast=\(fast): the value must be 1 or more.")
         }
+        // As zstd: a level past 32 bits is refused, not clamped.
+        if let level, level > Int(UInt32.max) {
+            throw ValidationError("-\(level): the numeric value overflows a 32-bit unsigned int.")
+        }
+        if let fast = compressionFlags.fast, fast > Int(UInt32.max) {
+            throw ValidationError("--fast=\(fast): the numeric value overflows a 32-bit unsigned int.")
+        }
         let threads = resourceFlags.resolvedThreads
         if threads < 0 || threads > 256 {
             throw ValidationError("-T \(threads): the number of threads must be between 0 and 256.")

@@ -108,6 +108,16 @@ struct CompressCommandTests {
             #expect(run.status != 0, "\(bad)")
             #expect(run.stderr.contains("Error"), "\(bad): \(run.stderr)")
         }
+        // Past 32 bits a level is refused, not clamped, as zstd refuses it (zstd's own tests check it).
+        for huge in ["-5000000000", "--fast=5000000000", "--fast=9999999999"] {
+            let run = try WeirProcess.run([huge, "-c", "in"], in: scratch.url)
+            #expect(run.status == 1, "\(huge)")
+            #expect(run.stderr.contains("overflows a 32-bit unsigned int"), "\(huge): \(run.stderr)")
+            #expect(run.stdout.isEmpty)
+            #expect(try scratch.zstd([huge, "-c", "in"]).status != 0)
+        }
+        let widest = try WeirProcess.run(["--fast=4294967295", "-c", "in"], in: scratch.url)
+        #expect(widest.status == 0, "\(widest.stderr)")
     }
 
     @Test("-c writes to stdout; -o names the output; the last of -c and -o wins")
