@@ -77,9 +77,6 @@ struct CompressionFlags: ParsableArguments {
     @Option(name: .customLong("format"), help: ArgumentHelp("The compressed format: only zstd, as weir writes it (zstd's --format=gzip, xz, lzma and lz4 are refused).", valueName: "zstd"))
     var format: CompressedFormat?
 
-    @Flag(name: .customLong("no-dictID"), help: "With -D, leave the dictionary's ID out of every frame header (decoding then needs the right -D without a check).")
-    var noDictionaryID = false
-
     @Flag(name: .customLong("exclude-compressed"), help: "Skip inputs that are already compressed: .zst .tzst .gz .tgz .lzma .xz .txz .lz4 .tlz4.")
     var excludeCompressed = false
 }
@@ -97,6 +94,9 @@ struct DecompressionFlags: ParsableArguments {
 struct DictionaryFlags: ParsableArguments {
     @Option(name: [.customShort("D"), .customLong("dictionary")], help: ArgumentHelp("Compress or decompress every frame with the dictionary DICT (from zstd --train or weir --train).", valueName: "DICT"))
     var dictionaryFile: String?
+
+    @Flag(name: .customLong("no-dictID"), help: "With -D, leave the dictionary's ID out of every frame header (decoding then needs the right -D without a check).")
+    var noDictionaryID = false
 
     @Flag(name: .customLong("train"), help: "Train a dictionary from the FILEs (one sample per file, at least 5), written to -o DICT (default: dictionary).")
     var train = false

@@ -288,7 +288,7 @@ struct WeirCommand: ParsableCommand {
                                          streamSize: compressionFlags.streamSize?.bytes,
                                          dictionary: dictionary, longWindowLog: dictionaryFlags.long)
         options.rsyncable = compressionFlags.rsyncable
-        options.dictionaryID = !compressionFlags.noDictionaryID
+        options.dictionaryID = !dictionaryFlags.noDictionaryID
         options.chunkSize = options.resolvedChunkSize
         return options
     }

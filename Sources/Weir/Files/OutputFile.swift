@@ -50,7 +50,8 @@ public final class OutputFile: Sendable {
     public init(path: String, force: Bool) throws(WeirError) {
         self.path = path
         self.force = force
-        if let existing = FileStatus.of(path: path), !existing.isRegularFile {
+        let existing = FileStatus.of(path: path)
+        if let existing, !existing.isRegularFile {
             if existing.isDirectory {
                 throw WeirError.notRegularFile(path: path, operation: .create, .directory)
             }
@@ -63,7 +64,7 @@ public final class OutputFile: Sendable {
         if !force, FileStatus.exists(path) {
             throw WeirError.outputExists(path: path)
         }
-        if force, let existing = FileStatus.of(path: path), existing.isRegularFile {
+        if force, let existing {  // a regular file: the others returned above
             Self.dropCachedPages(of: path, modified: existing.modificationTime)
         }
         // The folder's bytes as given, up to the last slash: the temporary
