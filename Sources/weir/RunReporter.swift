@@ -56,6 +56,11 @@ final class RunReporter {
                               total: Self.size(of: job.input) ?? sizeHint, mode: OperationKind(job.operation))
     }
 
+    /// Takes the progress line away: its file is done, its report may come later.
+    func endProgress() {
+        console.progress?.end()
+    }
+
     /// Ends the progress line, then reports a success: its warnings (in its
     /// JSON object with `--json`), then its summary.
     func succeeded(_ job: FileJob, _ statistics: Statistics) {

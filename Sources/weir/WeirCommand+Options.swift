@@ -44,6 +44,9 @@ struct OutputFlags: ParsableArguments {
     @Flag(name: .customLong("rm"), help: "Remove each input file after it was processed successfully (of -k and --rm, the last one wins).")
     var removeInput = false
 
+    @Flag(name: .customLong("no-sync"), help: "Do not wait for outputs to reach the disk before they take their names and inputs are removed: faster on many small files, but a power cut can then lose an output or, with --rm, its input.")
+    var noSync = false
+
     @Option(name: .customLong("output-dir-flat"), help: ArgumentHelp("Write every output into DIR (an existing folder), under its own name without its folders.", valueName: "DIR"))
     var outputDirFlat: String?
 

@@ -10,7 +10,7 @@ extension WeirCommand {
                                                    dictionaryPath: path)
             for warning in samples.warnings { console.warning(warning) }
             let dictionary = try DictionaryTrainer.train(samples, maximumSize: dictionaryFlags.dictionaryLimit, path: path)
-            try dictionary.save(to: path)
+            try dictionary.save(to: path, sync: !outputFlags.noSync)
             if messageFlags.quiet == 0 {
                 console.write("Save dictionary of size \(dictionary.bytes.count) into file \(FileName.displayed(path)) "
                               + "(ID \(dictionary.id), from \(samples.sizes.count) samples)\n")

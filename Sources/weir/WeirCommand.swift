@@ -193,7 +193,7 @@ struct WeirCommand: ParsableCommand {
         if goesSideBySide(inputs, dictionary: dictionary, compression: compression, console: console) {
             // Jobs made as the threads need them, run side by side; outcomes come back in order.
             FileBatch.run(count: inputs.count, width: compression?.resolvedThreads ?? 1, cancellation: signals.cancellation,
-                          make: { index in
+                          sync: !outputFlags.noSync, make: { index in
                               Result { () throws(WeirError) in
                                   try makeJob(for: inputs[index], dictionary: dictionary, compression: compression,
                                               console: console)
@@ -210,24 +210,8 @@ struct WeirCommand: ParsableCommand {
                 }
             })
         } else {
-            let smallFiles = SmallFileCompressor()
-            for input in inputs {
-                if signals.cancellation.isCancelled { break }
-                reporter.next()
-                var job: FileJob?
-                do throws(WeirError) {
-                    let made = try makeJob(for: input, dictionary: dictionary, compression: compression, console: console)
-                    job = made
-                    let statistics = try made.run(observer: reporter.started(made), cancellation: signals.cancellation,
-                                                  smallFiles: smallFiles)
-                    reporter.succeeded(made, statistics)
-                } catch {
-                    if signals.cancellation.isCancelled { break }
-                    failed = true
-                    reporter.failed(input: input, job: job, error: error,
-                                    quietPipe: error.isBrokenPipe && messageFlags.quiet > 0)
-                }
-            }
+            failed = runOneByOne(inputs, dictionary: dictionary, compression: compression, console: console,
+                                 reporter: reporter, cancellation: signals.cancellation) || failed
         }
         if outputFlags.outputDirFlat != nil, outputFlags.outputDirMirror == nil, messageFlags.quiet == 0 {
             for name in NameCollisions.flat(inputs) {
@@ -238,6 +222,53 @@ struct WeirCommand: ParsableCommand {
         signals.uninstall()
         if let signal = signals.received { return 128 + signal }
         return failed ? 1 : 0
+    }
+
+    /// Runs the jobs of `inputs` one after the other, each with the whole
+    /// machine; their outputs are committed in groups (``CommitQueue``: one
+    /// sync for many small files), before any job that may take long, and
+    /// at the end. Returns whether one failed.
+    func runOneByOne(_ inputs: [String], dictionary: ZstdDictionary?, compression: CompressionOptions?,
+                     console: Console, reporter: RunReporter, cancellation: Cancellation) -> Bool {
+        let smallFiles = SmallFileCompressor()
+        let commits = CommitQueue(sync: !outputFlags.noSync)
+        var jobs: [Int: (input: String, job: FileJob?)] = [:]
+        var failed = false
+        func report(_ index: Int, _ outcome: Result<Statistics, WeirError>) {
+            let (input, job) = jobs.removeValue(forKey: index)!
+            switch (job, outcome) {
+            case (let job?, .success(let statistics)): reporter.succeeded(job, statistics)
+            case (_, .failure(let error)):
+                failed = true
+                reporter.failed(input: input, job: job, error: error,
+                                quietPipe: error.isBrokenPipe && messageFlags.quiet > 0)
+            case (nil, .success): break  // a job not made has no statistics
+            }
+        }
+        func commit() {
+            for (index, outcome) in commits.commit() { report(index, outcome) }
+        }
+        for (index, input) in inputs.enumerated() {
+            if cancellation.isCancelled { break }
+            reporter.next()
+            // A job that may take long (not a small file) waits for none.
+            if !commits.isEmpty, !FileBatch.mayBeSmall(input) { commit() }
+            do throws(WeirError) {
+                let made = try makeJob(for: input, dictionary: dictionary, compression: compression, console: console)
+                jobs[index] = (input, made)
+                let finished = made.finish(observer: reporter.started(made), cancellation: cancellation,
+                                           smallFiles: smallFiles)
+                reporter.endProgress()
+                if case .failure = finished, cancellation.isCancelled { break }
+                commits.add(index, finished)
+            } catch {
+                jobs[index] = (input, nil)
+                commits.add(index, .failure(error))
+            }
+            if commits.isDue { commit() }
+        }
+        if cancellation.isCancelled { commits.discard() } else { commit() }
+        return failed
     }
 
     /// Whether the jobs of a run can go side by side (``FileBatch``), rather

@@ -258,8 +258,28 @@ def compression_tables(data, section, group_keys):
     out.append(table(["Case", "Speed ÷ zstd -T%d" % n, "Speed ÷ pzstd -p%d" % n, "Speed ÷ zstd -T1",
                       "CPU ÷ zstd -T%d" % n, "RSS ÷ zstd -T%d" % n, "RSS ÷ pzstd -p%d" % n,
                       "Size ÷ zstd -T%d" % n, "Size ÷ pzstd -p%d" % n], vs))
+    out.append(variants_table(cs, groups, group_keys))
     out.append("\n" + commands(cs))
     return "".join(out)
+
+
+def variants_table(cs, groups, group_keys):
+    """weir beside its --weir-variant runs of the same case, same run."""
+    rows = []
+    for g in groups:
+        gc = [c for c in cs if tuple(c.get(k) for k in group_keys) == g]
+        w = next((c for c in gc if c["family"] == "weir"), None)
+        label = " ".join(("level %s" % v) if k == "level" else MODE_TITLE.get(v, str(v))
+                         for k, v in zip(group_keys, g))
+        for c in gc:
+            if w and c["family"].startswith("weir:"):
+                rows.append([label, c["tool"], f_ratio(ratio(med(w, "wall"), med(c, "wall"))),
+                             f_ratio(ratio(med(w, "cpu"), med(c, "cpu"))),
+                             f_ratio(ratio(med(w, "rss_kb"), med(c, "rss_kb")))])
+    if not rows:
+        return ""
+    return ("\nweir ÷ its variants, same run (wall: >1 means weir as shipped takes longer):\n\n" +
+            table(["Case", "Variant", "Wall ÷ variant", "CPU ÷ variant", "RSS ÷ variant"], rows))
 
 
 def together_note(ceil, n, mbps):
@@ -419,13 +439,20 @@ def sec_tree(data):
                      f_num(m.get("wall_min")), f_num(m.get("wall_max")), f_num(m.get("user")), f_num(m.get("sys")),
                      f_mib(med(c, "rss_kb")), f_bytes(med(c, "out_bytes")),
                      f_ratio(ratio(med(z, "wall"), med(c, "wall"))), f_ok(c)])
-    where = ("a fresh ext4 file system (a loop device on /dev/shm, made for the run)" if s.get("fresh_fs")
+    where = (("a fresh ext4 file system (a loop device on %s, made for the run)" % (
+        "a file on the machine's disk" if s.get("on_disk") else "/dev/shm")) if s.get("fresh_fs")
              else "a fresh folder (not root: no fresh file system; earlier runs' freed inodes may slow this one)")
+    w = find(data, "tree", family="weir")
+    variants = [[c["tool"], f_ratio(ratio(med(w, "wall"), med(c, "wall")))]
+                for c in cs if w and c["family"].startswith("weir:")]
     return (table(["Tool", "Wall s (median)", "Min", "Max", "User s", "Sys s", "Peak RSS MiB", "Output bytes",
                    "Speed ÷ zstd -T%d -r" % n, "Runs ok"], rows) +
             "\nBefore every run, `%s` is extracted into %s and synced (untimed): %s files, %s bytes. Every output is "
             "checked: each input has its `.zst`, `zstd -t` accepts all of them, and 200 spread over the tree "
-            "decompress to their input.\n\n" % (s.get("archive"), where, s.get("files"), f_bytes(s.get("bytes")))
+            "decompress to their input%s.\n\n" % (s.get("archive"), where, s.get("files"), f_bytes(s.get("bytes")),
+                                                    "; with `--rm`, every input is gone" if s.get("rm") else "")
+            + (("weir ÷ its variants, same run (wall: >1 means weir as shipped takes longer):\n\n" +
+                table(["Variant", "Wall ÷ variant"], variants) + "\n") if variants else "")
             + commands(cs))
 
 

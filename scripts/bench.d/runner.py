@@ -172,6 +172,11 @@ class Bench:
         self.corpus_dir = a.corpus_dir
         os.makedirs(self.corpus_dir, exist_ok=True)
         self.weir_extra = shlex.split(a.weir_args) if a.weir_args else []
+        # --weir-variant NAME=ARGS: weir with ARGS as a tool of its own (family weir:NAME).
+        self.variants = []
+        for v in a.weir_variant:
+            name, _, args = v.partition("=")
+            self.variants.append((name, shlex.split(args)))
         self.short = {a.weir: "weir", a.zstd: "zstd", a.pzstd: "pzstd"}
         self.refs = {}
         self.ncpu = os.cpu_count() or 1
@@ -415,6 +420,7 @@ class Bench:
         a = self.a
         tools = [
             ("weir", "weir -T%d" % n, [a.weir, "-q", "-T%d" % n] + self.weir_extra),
+        ] + self.variant_tools("weir -T%d" % n, [a.weir, "-q", "-T%d" % n] + self.weir_extra) + [
             ("zstd", "zstd -T%d" % n, [a.zstd, "-q", "-T%d" % n]),
             ("pzstd", "pzstd -p%d" % n, [a.pzstd, "-q", "-p%d" % n]),
         ]
@@ -426,9 +432,15 @@ class Bench:
         a, n = self.a, self.N
         return [
             ("weir", "weir -d -T%d" % n, [a.weir, "-q", "-T%d" % n] + self.weir_extra),
+        ] + self.variant_tools("weir -d -T%d" % n, [a.weir, "-q", "-T%d" % n] + self.weir_extra) + [
             ("zstd", "zstd -d", [a.zstd, "-q"]),
             ("pzstd", "pzstd -d -p%d" % n, [a.pzstd, "-q", "-p%d" % n]),
         ]
+
+    def variant_tools(self, label, base):
+        """The --weir-variant tools: weir with each variant's arguments."""
+        return [("weir:%s" % name, "%s %s" % (label, " ".join(args)), base + args)
+                for name, args in self.variants]
 
     def make_case(self, section, op, family, tool, base, mode, inp, level=None, threads=None,
                   group=None, data_bytes=None, verify=None, orig=None, extra=None):
@@ -676,6 +688,8 @@ class Bench:
         os.makedirs(src_dir, exist_ok=True)
         sources = []
         for fam, tool, base in self.comp_tools(with_single=False):
+            if ":" in fam:
+                continue  # a variant of weir: its output is weir's
             path = os.path.join(src_dir, "%s.%s.zst" % (os.path.basename(self.main), fam))
             argv = base + ["-3", "-f", self.main, "-o", path]
             log("bench: preparing decompression input: %s" % self.disp(argv))
@@ -772,11 +786,13 @@ class Bench:
 
     def fresh_tree(self, archive, fs):
         """Extracts `archive` into a new folder; with `fs`, on a new ext4 file
-        system (a loop device backed by RAM): no run inherits the inodes the
-        previous run freed, nor its dirty pages.  Returns (folder, cleanup)."""
+        system (a loop device backed by RAM, or with --tree-on-disk by a file
+        on the machine's disk): no run inherits the inodes the previous run
+        freed, nor its dirty pages.  Returns (folder, cleanup)."""
         mnt = os.path.join(self.work, "tree")
         os.makedirs(mnt, exist_ok=True)
-        img = os.path.join("/dev/shm", "weir-bench-tree.img")
+        img = (os.path.join(self.a.work_dir, "weir-bench-tree.img") if self.a.tree_on_disk
+               else os.path.join("/dev/shm", "weir-bench-tree.img"))
 
         def cleanup():
             if fs:
@@ -806,26 +822,48 @@ class Bench:
                     found.append(p)
         return found
 
-    def verify_tree(self, inputs, outputs):
-        """Every input has its .zst and nothing else appeared, every .zst
-        passes `zstd -t`, and 200 of them (spread over the tree) decompress
-        to their input (cmp)."""
+    def verify_tree(self, inputs, outputs, sums):
+        """Every input has its .zst and nothing else appeared (with --tree-rm:
+        and every input is gone), every .zst passes `zstd -t`, and 200 of
+        them (spread over the tree) decompress to their input: compared with
+        `cmp`, or with --tree-rm with the sha256 taken before the run."""
         expected = [p + ".zst" for p in inputs]
         if sorted(outputs) != sorted(expected):
             extra = sorted(set(outputs) - set(expected))
             missing = sorted(set(expected) - set(outputs))
             return False, "%d inputs, %d new files, e.g. %s" % (
                 len(inputs), len(outputs), ("missing " + missing[0]) if missing else ("unexpected " + extra[0]))
+        if self.a.tree_rm:
+            left = [p for p in inputs if os.path.lexists(p)]
+            if left:
+                return False, "--rm left %d inputs, e.g. %s" % (len(left), left[0])
         for i in range(0, len(outputs), 2000):
             t = subprocess.run([self.a.zstd, "-t", "-q"] + outputs[i:i + 2000], stderr=subprocess.PIPE)
             if t.returncode != 0:
                 return False, "zstd -t failed: %s" % t.stderr.decode("utf-8", "replace")[-300:]
-        step = max(1, len(outputs) // 200)
-        for out in outputs[::step]:
-            if not self.roundtrip_ok(out, out[:-4]):
-                return False, "ROUND TRIP FAILED for %s" % out
-        return True, "every input has its output; zstd -t on all %d; zstd -d | cmp on %d" % (
-            len(outputs), len(outputs[::step]))
+        for inp, digest in sums.items():
+            if digest is None:
+                ok = self.roundtrip_ok(inp + ".zst", inp)
+            else:
+                d = subprocess.run([self.a.zstd, "-d", "-c", "-q", inp + ".zst"], stdout=subprocess.PIPE)
+                ok = d.returncode == 0 and hashlib.sha256(d.stdout).hexdigest() == digest
+            if not ok:
+                return False, "ROUND TRIP FAILED for %s.zst" % inp
+        return True, "every input has its output%s; zstd -t on all %d; zstd -d and compared on %d" % (
+            " and is gone" if self.a.tree_rm else "", len(outputs), len(sums))
+
+    def tree_samples(self, inputs):
+        """200 inputs spread over the tree, with their sha256 when --tree-rm
+        removes them (taken untimed before the run), else None (cmp after)."""
+        step = max(1, len(inputs) // 200)
+        sums = {}
+        for p in sorted(inputs)[::step]:
+            if self.a.tree_rm:
+                with open(p, "rb") as f:
+                    sums[p] = hashlib.sha256(f.read()).hexdigest()
+            else:
+                sums[p] = None
+        return sums
 
     def sec_tree(self):
         archive = self.tree_archive()
@@ -835,16 +873,21 @@ class Bench:
         fs = os.geteuid() == 0 and shutil.which("mkfs.ext4") is not None and os.path.isdir("/dev/shm")
         n = self.N
         a = self.a
-        tools = [("weir", "weir -T%d -r" % n, [a.weir, "-q", "-T%d" % n] + self.weir_extra),
-                 ("zstd", "zstd -T%d -r" % n, [a.zstd, "-q", "-T%d" % n])]
+        rm = ["--rm"] if a.tree_rm else []
+        weir_base = [a.weir, "-q", "-T%d" % n] + self.weir_extra
+        tools = ([("weir", "weir -T%d -r" % n, weir_base)] + self.variant_tools("weir -T%d -r" % n, weir_base)
+                 + [("zstd", "zstd -T%d -r" % n, [a.zstd, "-q", "-T%d" % n])])
         cases = []
         for fam, tool, base in tools:
-            cases.append({"section": "tree", "op": "compress", "family": fam, "tool": tool, "mode": "tree",
-                          "level": 3, "threads": n, "group": "tree", "input": os.path.basename(archive),
-                          "argv": base + ["-3", "-r"], "cmd": self.disp(base + ["-3", "-r", "TREE"]),
+            cases.append({"section": "tree", "op": "compress", "family": fam, "tool": tool + " ".join([""] + rm),
+                          "mode": "tree", "level": 3, "threads": n, "group": "tree",
+                          "input": os.path.basename(archive),
+                          "argv": base + ["-3", "-r"] + rm, "cmd": self.disp(base + ["-3", "-r"] + rm + ["TREE"]),
                           "runs": []})
+        where = ("into a fresh ext4 on %s" % ("the disk (bench/work)" if a.tree_on_disk else "/dev/shm")
+                 if fs else "into a fresh folder")
         log("bench: section tree: %s extracted %s before every run (%d runs)" % (
-            os.path.basename(archive), "into a fresh ext4 on /dev/shm" if fs else "into a fresh folder", a.runs))
+            os.path.basename(archive), where, a.runs))
         t0 = time.time()
         files = data_bytes = None
         for rnd in range(a.runs):
@@ -855,13 +898,15 @@ class Bench:
                 try:
                     inputs = self.tree_files(folder)
                     files, data_bytes = len(inputs), sum(file_size(p) for p in inputs)
+                    sums = self.tree_samples(inputs)
+                    os.sync()
                     m = self.run_timed(c["argv"] + [folder])
                     m["round"] = rnd
                     before = set(inputs)
                     outputs = [p for p in self.tree_files(folder) if p not in before]
                     m["out_bytes"] = sum(file_size(p) for p in outputs)
                     if m["ok"]:
-                        ok, how = self.verify_tree(inputs, outputs)
+                        ok, how = self.verify_tree(inputs, outputs, sums)
                         m["verified"] = how
                         if not ok:
                             m["ok"], m["error"] = False, how
@@ -878,6 +923,7 @@ class Bench:
             "title": "A tree of small files (-r), level 3, each output beside its input",
             "runs": a.runs, "cases": [public(c) for c in cases], "seconds": time.time() - t0,
             "files": files, "bytes": data_bytes, "fresh_fs": fs, "archive": os.path.basename(archive),
+            "on_disk": bool(a.tree_on_disk), "rm": bool(a.tree_rm),
             "notes": []}
 
     # --- meta ------------------------------------------------------------------
@@ -1036,6 +1082,9 @@ def main():
     p.add_argument("--out-dir")
     p.add_argument("--label", default="")
     p.add_argument("--weir-args", default="")
+    p.add_argument("--weir-variant", action="append", default=[])
+    p.add_argument("--tree-rm", action="store_true")
+    p.add_argument("--tree-on-disk", action="store_true")
     p.add_argument("--keep-work", action="store_true")
     p.add_argument("--report-only", metavar="JSON")
     p.add_argument("--weir", default=os.environ.get("WEIR_BIN", os.path.join(ROOT, ".build-bench", "release", "weir")))

@@ -3,6 +3,8 @@ extension WeirError {
     /// on it; its description is the word messages use.
     public enum Operation: Equatable, Sendable, CustomStringConvertible {
         case open, create, read, write, stat, map, pipe, rename, remove, truncate
+        /// Making written data or a folder entry durable (`fdatasync`, `fsync`, `syncfs`).
+        case sync
         /// Deriving an output name from an input name.
         case nameOutput
         case compress, decompress, test, list, scan, run, train
@@ -27,6 +29,7 @@ extension WeirError {
             case .rename: "rename"
             case .remove: "remove"
             case .truncate: "truncate"
+            case .sync: "sync"
             case .nameOutput: "name output"
             case .compress: "compress"
             case .decompress: "decompress"

@@ -7,17 +7,19 @@ import Dispatch
 /// blocks on its pipeline) each take the next job and run it with a
 /// ``SmallFileCompressor`` of their own; a small file's output is handed to
 /// DispatchIO and the thread takes the next job while it is written (up to
-/// `maximumWrites` at once); each outcome is filed when its job ends. The
-/// caller's thread hands the outcomes to `report` in job order, as soon as
-/// each one and all before it are done. A tree of small files thus keeps every core compressing
-/// across file boundaries, while each file is still written, committed, and
-/// reported as when it runs alone.
+/// `maximumWrites` at once); each finished job is filed when it ends. The
+/// caller's thread takes the finished jobs in job order into a
+/// ``CommitQueue``, which commits their outputs in groups (one sync for
+/// many files), and hands each outcome to `report` once committed. A tree of
+/// small files thus keeps every core compressing across file boundaries,
+/// while each file is still written, committed, and reported as when it runs
+/// alone.
 ///
 /// Cancelled, the threads take no new job and the running ones stop; jobs
-/// never started are not reported.
-public enum FileBatch {
+/// not yet committed are discarded and not reported.
+package enum FileBatch {
     /// The outcome of one job.
-    public typealias Outcome = FileJob.Outcome
+    package typealias Outcome = FileJob.Outcome
 
     /// The most small files' outputs being written at once: each holds its
     /// compressed bytes (at most about ``SmallFileCompressor/maximumSize``)
@@ -32,11 +34,12 @@ public enum FileBatch {
 
     /// Runs `count` jobs on `width` threads. Calls `make` for each job, in
     /// order and a few ahead of the threads, and `report` once per job
-    /// started, in order, both on the calling thread; a job `make` fails to
-    /// make is reported with its error.
-    public static func run(count: Int, width: Int, cancellation: Cancellation,
-                           make: (Int) -> Result<FileJob, WeirError>,
-                           report: (Int, Result<FileJob, WeirError>, Outcome) -> Void) {
+    /// started, in order, once its output is committed (synced unless `sync`
+    /// is false), both on the calling thread; a job `make` fails to make is
+    /// reported with its error.
+    package static func run(count: Int, width: Int, cancellation: Cancellation, sync: Bool = true,
+                            make: (Int) -> Result<FileJob, WeirError>,
+                            report: (Int, Result<FileJob, WeirError>, Outcome) -> Void) {
         let board = Board()
         let writes = DispatchSemaphore(value: maximumWrites)
         let threads = max(1, min(width, count))
@@ -94,10 +97,16 @@ public enum FileBatch {
                 }
             }
         }
+        let commits = CommitQueue(sync: sync)
+        var made: [Int: Result<FileJob, WeirError>] = [:]
+        func commit() {
+            for (index, outcome) in commits.commit() { report(index, made.removeValue(forKey: index)!, outcome) }
+        }
         for index in 0 ..< count {
             board.lock.lock()
             // Wait for this job, unless it will never run (cancelled); make
-            // jobs whenever fewer than `madeAhead` wait to be taken.
+            // jobs whenever fewer than `madeAhead` wait to be taken; commit
+            // the finished ones when they are due.
             while board.done[index] == nil && !(board.running == 0 && board.next <= index) {
                 if board.made < count, board.made - board.next < madeAhead, !cancellation.isCancelled {
                     let next = board.made
@@ -107,19 +116,35 @@ public enum FileBatch {
                     board.waiting[next] = job
                     board.made += 1
                     board.lock.broadcast()
+                } else if commits.isDue, !cancellation.isCancelled {
+                    board.lock.unlock()
+                    commit()
+                    board.lock.lock()
+                } else if let deadline = commits.deadline {
+                    board.lock.wait(until: deadline)
                 } else {
                     board.lock.wait()
                 }
             }
             let outcome = board.done.removeValue(forKey: index)
             board.lock.unlock()
-            guard let outcome else { break }
-            report(index, outcome.job, outcome.outcome)
+            guard let outcome, !cancellation.isCancelled else { break }
+            made[index] = outcome.job
+            commits.add(index, outcome.outcome)
+            if commits.isDue { commit() }
         }
+        if cancellation.isCancelled { commits.discard() } else { commit() }
         // The threads end on their own; wait for them so no job outlives the run.
         board.lock.lock()
         while board.running > 0 || board.active > 0 { board.lock.wait() }
         board.lock.unlock()
+    }
+
+    /// Whether `input` may be handled fast: a regular file no larger than a
+    /// small file (``SmallFileCompressor/maximumSize``), whatever is done to it.
+    package static func mayBeSmall(_ input: String) -> Bool {
+        guard input != "-", let status = FileStatus.of(path: input), status.isRegularFile else { return false }
+        return status.size <= SmallFileCompressor.maximumSize
     }
 
     /// Whether `job` compresses a regular file small enough for
@@ -144,10 +169,11 @@ public enum FileBatch {
         var exclusive = false
         /// Jobs made and not yet taken, by index.
         var waiting: [Int: Result<FileJob, WeirError>] = [:]
-        var done: [Int: (job: Result<FileJob, WeirError>, outcome: Outcome)] = [:]
+        var done: [Int: (job: Result<FileJob, WeirError>, outcome: Result<FinishedJob, WeirError>)] = [:]
 
         /// Files the outcome of job `index` and wakes whoever waits for it.
-        func finish(_ index: Int, _ job: Result<FileJob, WeirError>, _ outcome: Outcome, alone: Bool) {
+        func finish(_ index: Int, _ job: Result<FileJob, WeirError>, _ outcome: Result<FinishedJob, WeirError>,
+                    alone: Bool) {
             lock.lock()
             done[index] = (job, outcome)
             active -= 1

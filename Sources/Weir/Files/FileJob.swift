@@ -64,21 +64,32 @@ public struct FileJob: Sendable {
     public typealias Outcome = Result<Statistics, WeirError>
 
     /// Runs the job on the calling thread (not a GCD worker) and waits for
-    /// its end: ``start(observer:cancellation:smallFiles:finished:)``, waited for.
+    /// its end: ``start(observer:cancellation:smallFiles:finished:)``, waited
+    /// for, then its output committed (``CommitQueue``): synced unless `sync`
+    /// is false, named, its folder synced before the input is removed.
     ///
     /// - Returns: the pipeline's statistics.
     /// - Throws: ``WeirError``; no output file is left behind and the input is
     ///   untouched.
     public func run(observer: ProgressObserver? = nil, cancellation: Cancellation? = nil,
-                    smallFiles: SmallFileCompressor? = nil) throws(WeirError) -> Statistics {
+                    smallFiles: SmallFileCompressor? = nil, sync: Bool = true) throws(WeirError) -> Statistics {
+        let commits = CommitQueue(sync: sync)
+        commits.add(0, finish(observer: observer, cancellation: cancellation, smallFiles: smallFiles))
+        return try commits.commit()[0].outcome.get()
+    }
+
+    /// Runs the job on the calling thread and waits for its end, leaving its
+    /// output to commit.
+    package func finish(observer: ProgressObserver? = nil, cancellation: Cancellation? = nil,
+                        smallFiles: SmallFileCompressor? = nil) -> Result<FinishedJob, WeirError> {
         let done = DispatchSemaphore(value: 0)
-        let outcome = Locked<Outcome?>(nil)
+        let outcome = Locked<Result<FinishedJob, WeirError>?>(nil)
         start(observer: observer, cancellation: cancellation, smallFiles: smallFiles) { result in
             outcome.withLock { $0 = result }
             done.signal()
         }
         done.wait()
-        return try outcome.current!.get()
+        return outcome.current!
     }
 
     /// Runs the job on the calling thread (not a GCD worker), but for the
@@ -90,12 +101,14 @@ public struct FileJob: Sendable {
     ///   - cancellation: lets another thread (a signal handler) stop the run.
     ///   - smallFiles: when given, compresses a regular file that makes one
     ///     frame into a file without a pipeline (same bytes, less setup),
-    ///     returns once its output is handed to DispatchIO, and commits the
-    ///     file when the write ends; one per thread running jobs.
-    ///   - finished: the statistics, or the ``WeirError``, after which no
-    ///     output file is left behind and the input is untouched.
-    public func start(observer: ProgressObserver? = nil, cancellation: Cancellation? = nil,
-                      smallFiles: SmallFileCompressor? = nil, finished: @escaping @Sendable (Outcome) -> Void) {
+    ///     returns once its output is handed to DispatchIO, and finishes the
+    ///     job when the write ends; one per thread running jobs.
+    ///   - finished: the finished job, its output complete and not yet
+    ///     committed, or the ``WeirError``, after which no output file is
+    ///     left behind and the input is untouched.
+    package func start(observer: ProgressObserver? = nil, cancellation: Cancellation? = nil,
+                       smallFiles: SmallFileCompressor? = nil,
+                       finished: @escaping @Sendable (Result<FinishedJob, WeirError>) -> Void) {
         let started = DispatchTime.now()
         let inputFD: Int32
         var inputStatus: FileStatus?
@@ -149,30 +162,27 @@ public struct FileJob: Sendable {
                     do throws(WeirError) {
                         if error != 0 { throw WeirError.system(error, path: outputName, operation: .write) }
                         observer?.bytesWritten(statistics.bytesOut)
-                        try finish(outputFile, copying: inputStatus, cancellation: cancellation)
+                        var timed = statistics
+                        timed.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+                        return try done(timed, outputFile, copying: inputStatus, cancellation: cancellation)
                     } catch {
                         outputFile.discard()
                         throw error
                     }
-                    var timed = statistics
-                    timed.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-                    return timed
                 })
             }
             return
         }
         finished(Result { () throws(WeirError) in
             let usage = ResourceUsage.current()
-            let statistics: Statistics
             do throws(WeirError) {
-                statistics = try runPipeline(input: inputFD, output: outputFD, observer: observer, cancellation: cancellation)
-                    .measuringUsage(since: usage)
-                try finish(outputFile, copying: inputStatus, cancellation: cancellation)
+                let statistics = try runPipeline(input: inputFD, output: outputFD, observer: observer,
+                                                 cancellation: cancellation).measuringUsage(since: usage)
+                return try done(statistics, outputFile, copying: inputStatus, cancellation: cancellation)
             } catch {
                 outputFile?.discard()
                 throw error
             }
-            return statistics
         })
     }
 
@@ -190,21 +200,17 @@ public struct FileJob: Sendable {
         return status
     }
 
-    /// Ends a job whose output is complete: commits the output file (when
-    /// there is one) unless the run was cancelled, then removes the input
-    /// when asked. The input goes only when its data is safe in a regular
-    /// file, never after writing it into a device or FIFO.
-    private func finish(_ outputFile: OutputFile?, copying inputStatus: FileStatus?,
-                        cancellation: Cancellation?) throws(WeirError) {
+    /// Ends a job whose output is complete, unless the run was cancelled:
+    /// the output gets the input's owner, mode and times and waits for its
+    /// commit. The input goes only when its data is safe in a regular file,
+    /// never after writing it into a device or FIFO.
+    private func done(_ statistics: Statistics, _ outputFile: OutputFile?, copying inputStatus: FileStatus?,
+                      cancellation: Cancellation?) throws(WeirError) -> FinishedJob {
         if cancellation?.isCancelled == true {
             throw WeirError.cancelled(path: inputName, operation: .run)
         }
-        try outputFile?.commit(copying: inputStatus?.isRegularFile == true ? inputStatus : nil)
-        if removeInput, input != "-", let outputFile, !outputFile.isInPlace {
-            if FileName.withCString(input, unlink) != 0 {
-                throw WeirError.system(errno, path: input, operation: .remove)
-            }
-        }
+        outputFile?.stamp(copying: inputStatus?.isRegularFile == true ? inputStatus : nil)
+        return FinishedJob(statistics: statistics, output: outputFile, input: input, removesInput: removeInput)
     }
 
     private func runPipeline(input: Int32, output: Int32?, observer: ProgressObserver?,

@@ -9,13 +9,16 @@ import Synchronization
 /// A regular output goes to a hidden temporary file in the destination folder
 /// (`.weir-XXXXXX`: short, so any valid output name works; created by
 /// `mkstemp` with mode 0600, so no other user can read a partial file).
-/// ``commit(copying:)`` gives it the input's owner (when permitted), mode and
-/// modification time and moves it to `path`: without `force` by
-/// `renameat2(RENAME_NOREPLACE)`, so a file that appeared meanwhile is never
-/// replaced; with `force` the old file is removed first and the complete
-/// temporary file renamed into its place. ``discard()`` removes the temporary
-/// file. A failure, a signal or a crash never leaves a partial file under the
-/// real name.
+/// Committing it takes three steps, which ``commit(copying:sync:)`` runs in a
+/// row and ``CommitQueue`` runs for many files at once: ``stamp(copying:)``
+/// gives it the input's owner (when permitted), mode and modification time;
+/// ``syncData()`` puts its data on disk; ``publish()`` closes it and moves it
+/// to `path` — without `force` by `renameat2(RENAME_NOREPLACE)`, so a file
+/// that appeared meanwhile is never replaced; with `force` by one `rename`
+/// over the old file, so the name holds the old file or the new one, never
+/// neither. ``discard()`` removes the temporary file. A failure, a signal, a
+/// crash or (data synced before the rename) a power cut never leaves a
+/// partial file under the real name.
 ///
 /// A target that exists and is not a regular file (`/dev/null`, a FIFO) is
 /// opened for writing and written directly, as zstd does: no `-f` needed, and
@@ -83,23 +86,30 @@ public final class OutputFile: Sendable {
         Self.pending.withLock { _ = $0.insert(temporary) }
     }
 
-    /// Closes the output. A regular output first gets `source`'s owner and
-    /// group (when permitted), permission bits and modification time, then
-    /// takes its name. Set-user-ID, set-group-ID and sticky bits are carried
-    /// over only when owner and group are the source's.
+    /// Commits the output alone: ``stamp(copying:)``, ``syncData()`` when
+    /// `sync`, then ``publish()``.
     ///
     /// - Throws: ``WeirError`` when the output appeared meanwhile (without
-    ///   force), or `close`/`rename` fail (a delayed write error such as a
-    ///   full disk shows up at `close`); the temporary file is then removed.
-    public func commit(copying source: FileStatus?) throws(WeirError) {
-        precondition(open.exchange(false, ordering: .acquiringAndReleasing), "OutputFile committed twice")
-        guard let temporaryPath else {
-            if Glibc.close(descriptor) != 0 {
-                let code = errno
-                if code != EINTR { throw WeirError.system(code, path: path, operation: .write) }
-            }
-            return
+    ///   force), or `fdatasync`/`close`/`rename` fail (a delayed write error
+    ///   such as a full disk shows up there); the temporary file is then removed.
+    public func commit(copying source: FileStatus?, sync: Bool = true) throws(WeirError) {
+        stamp(copying: source)
+        do throws(WeirError) {
+            if sync { try syncData() }
+        } catch {
+            discard()
+            throw error
         }
+        try publish()
+    }
+
+    /// Gives a regular output `source`'s owner and group (when permitted),
+    /// permission bits and modification time, or, without a source, mode
+    /// 0666 less the umask. Set-user-ID, set-group-ID and sticky bits are
+    /// carried over only when owner and group are the source's. Nothing for
+    /// a device written in place.
+    public func stamp(copying source: FileStatus?) {
+        guard temporaryPath != nil, open.load(ordering: .acquiring) else { return }
         if let source {
             _ = fchown(descriptor, source.owner, source.group)  // EPERM unless root: kept as ours
             var mode = source.mode & 0o7777
@@ -116,15 +126,42 @@ public final class OutputFile: Sendable {
             umask(mask)
             _ = fchmod(descriptor, 0o666 & ~mask)
         }
+    }
+
+    /// Puts the temporary file's data (and the size and blocks that reach
+    /// it) on disk: `fdatasync`. Nothing for a device written in place.
+    ///
+    /// - Throws: ``WeirError`` `.sync` naming `path` (EIO, ENOSPC: the data
+    ///   is not on disk); the caller discards the output.
+    public func syncData() throws(WeirError) {
+        guard temporaryPath != nil else { return }
+        if Descriptor.retrying({ Int(fdatasync(descriptor)) }) != 0 {
+            throw WeirError.system(errno, path: path, operation: .sync)
+        }
+    }
+
+    /// Closes the output and, for a regular one, moves the temporary file to
+    /// `path`.
+    ///
+    /// - Throws: ``WeirError`` when the output appeared meanwhile (without
+    ///   force), or `close`/`rename` fail; the temporary file is then removed.
+    public func publish() throws(WeirError) {
+        precondition(open.exchange(false, ordering: .acquiringAndReleasing), "OutputFile committed twice")
+        guard let temporaryPath else {
+            if Glibc.close(descriptor) != 0 {
+                let code = errno
+                if code != EINTR { throw WeirError.system(code, path: path, operation: .write) }
+            }
+            return
+        }
         if Glibc.close(descriptor) != 0 {
             let code = errno
             removeTemporary(temporaryPath)
             throw WeirError.system(code, path: path, operation: .write)
         }
         if force {
-            // Removing the old file before the rename spares ext4 the flush
-            // it forces when a rename replaces a file (auto_da_alloc).
-            if let existing = FileStatus.of(path: path), existing.isRegularFile { FileName.withCString(path, unlink) }
+            // One rename over the old file: at every moment, on disk too, the
+            // name holds the old file or the new one.
             let renamed = FileName.withCString(temporaryPath) { from in FileName.withCString(path) { rename(from, $0) } }
             if renamed != 0 {
                 let code = errno
@@ -143,6 +180,31 @@ public final class OutputFile: Sendable {
             }
         }
         Self.pending.withLock { _ = $0.remove(temporaryPath) }
+    }
+
+    /// The folder that holds `path`, as given (`.` for a bare name): the
+    /// one whose entry ``publish()`` writes.
+    public var folder: String { Self.folder(of: path) }
+
+    /// The folder part of `path`, as given: up to its last slash (`/` for a
+    /// name at the root), or `.` for a bare name.
+    static func folder(of path: String) -> String {
+        let name = FileName.bytes(of: path)
+        guard let slash = name.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        return slash == name.startIndex ? "/" : FileName.string(fromBytes: name[..<slash])
+    }
+
+    /// Puts the entries of `folder` on disk (`fsync` of the folder), so that
+    /// a name given there survives a power cut.
+    ///
+    /// - Throws: ``WeirError`` `.sync` naming the folder.
+    public static func syncFolder(_ folder: String) throws(WeirError) {
+        let fd = FileName.withCString(folder) { Glibc.open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard fd >= 0 else { throw WeirError.system(errno, path: folder, operation: .sync) }
+        defer { Glibc.close(fd) }
+        if Descriptor.retrying({ Int(fsync(fd)) }) != 0 {
+            throw WeirError.system(errno, path: folder, operation: .sync)
+        }
     }
 
     /// How long after its last change a file's pages are taken to be written

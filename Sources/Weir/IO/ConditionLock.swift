@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 
 /// A pthread mutex with a condition variable: the lock under ``Locked`` and
@@ -29,6 +30,20 @@ final class ConditionLock: @unchecked Sendable {
 
     /// Sleeps until ``broadcast()``; call with the lock held (it is held again on return).
     func wait() { pthread_cond_wait(condition, mutex) }
+
+    /// Sleeps until ``broadcast()`` or `deadline`, whichever comes first;
+    /// call with the lock held (it is held again on return).
+    func wait(until deadline: DispatchTime) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard deadline.uptimeNanoseconds > now else { return }
+        let left = deadline.uptimeNanoseconds - now
+        var wake = timespec()
+        clock_gettime(CLOCK_REALTIME, &wake)  // the clock pthread_cond_timedwait reads by default
+        let nanoseconds = UInt64(wake.tv_nsec) + left % 1_000_000_000
+        wake.tv_sec += Int(left / 1_000_000_000 + nanoseconds / 1_000_000_000)
+        wake.tv_nsec = Int(nanoseconds % 1_000_000_000)
+        pthread_cond_timedwait(condition, mutex, &wake)
+    }
 
     /// Wakes every thread in ``wait()``.
     func broadcast() { pthread_cond_broadcast(condition) }

@@ -42,8 +42,9 @@ public struct ZstdDictionary: Sendable, Equatable {
     }
 
     /// Writes the dictionary to `path`, replacing the file there as zstd
-    /// does, atomically: a reader never sees half a dictionary.
-    public func save(to path: String) throws(WeirError) {
+    /// does, atomically: a reader never sees half a dictionary, nor (with
+    /// `sync`, its data on disk before it takes the name) a power cut.
+    public func save(to path: String, sync: Bool = true) throws(WeirError) {
         let file = try OutputFile(path: path, force: true)
         do throws(WeirError) {
             var written = 0
@@ -55,7 +56,7 @@ public struct ZstdDictionary: Sendable, Equatable {
                 }
                 written += count
             }
-            try file.commit(copying: nil)
+            try file.commit(copying: nil, sync: sync)
         } catch {
             file.discard()
             throw error

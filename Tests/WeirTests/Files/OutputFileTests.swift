@@ -43,6 +43,30 @@ struct OutputFileTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: target)).isEmpty)
     }
 
+    @Test("-f replaces the old file by renaming the new one over it")
+    func forceReplaces() throws {
+        let folder = TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let target = folder.appendingPathComponent("t").path
+        #expect(FileManager.default.createFile(atPath: target, contents: Data("old".utf8)))
+        let file = try OutputFile(path: target, force: true)
+        let temporaryPath = try #require(file.temporaryPath)
+        let temporary = try #require(FileStatus.of(path: temporaryPath))
+        #expect(write(file.descriptor, "new", 3) == 3)
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "old")  // until the commit
+        try file.commit(copying: nil)
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "new")
+        #expect(FileStatus.of(path: target)?.inode == temporary.inode)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["t"])
+    }
+
+    @Test("the folder synced for an output is the one its name is in", arguments: [
+        ("a/b/c.zst", "a/b"), ("c.zst", "."), ("/c.zst", "/"), ("/x/c.zst", "/x"), ("./c.zst", "."),
+    ])
+    func folderOfOutput(path: String, folder: String) {
+        #expect(OutputFile.folder(of: path) == folder)
+    }
+
     @Test("a missing folder is a clean error naming the file")
     func missingFolder() {
         do {
