@@ -71,6 +71,13 @@ struct WeirCommand: ParsableCommand {
         // Before any channel exists: libdispatch's read buffers sized to each
         // read, so a chunk arrives whole (see DispatchIOTuning).
         DispatchIOTuning.configureProcess()
+        // Many small outputs are synced in groups, each file kept open until
+        // its group's sync: the more descriptors, the fewer syncs (CommitQueue).
+        var limit = rlimit()
+        if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = min(limit.rlim_max, 1 << 16)
+            _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+        }
         // The program name (unweir, weircat) and WEIR_CLEVEL/WEIR_NBTHREADS
         // add arguments before the command line's own, which are read as
         // bytes: a name that is not UTF-8 stays the name it is (FileName).
@@ -225,9 +232,10 @@ struct WeirCommand: ParsableCommand {
     }
 
     /// Runs the jobs of `inputs` one after the other, each with the whole
-    /// machine; their outputs are committed in groups (``CommitQueue``: one
-    /// sync for many small files), before any job that may take long, and
-    /// at the end. Returns whether one failed.
+    /// machine; their outputs are committed in groups on a thread of their
+    /// own (``CommitQueue``: one sync for many small files), a group handed
+    /// off when due and before any job that may take long, the rest at the
+    /// end. Returns whether one failed.
     func runOneByOne(_ inputs: [String], dictionary: ZstdDictionary?, compression: CompressionOptions?,
                      console: Console, reporter: RunReporter, cancellation: Cancellation) -> Bool {
         let smallFiles = SmallFileCompressor()
@@ -245,29 +253,35 @@ struct WeirCommand: ParsableCommand {
             case (nil, .success): break  // a job not made has no statistics
             }
         }
-        func commit() {
-            for (index, outcome) in commits.commit() { report(index, outcome) }
-        }
         for (index, input) in inputs.enumerated() {
             if cancellation.isCancelled { break }
             reporter.next()
-            // A job that may take long (not a small file) waits for none.
-            if !commits.isEmpty, !FileBatch.mayBeSmall(input) { commit() }
+            // A job that may take long (not a small file) keeps none waiting.
+            if !FileBatch.mayBeSmall(input) {
+                commits.waitForCommitting()
+                commits.handOff()
+            }
             do throws(WeirError) {
                 let made = try makeJob(for: input, dictionary: dictionary, compression: compression, console: console)
                 jobs[index] = (input, made)
                 let finished = made.finish(observer: reporter.started(made), cancellation: cancellation,
-                                           smallFiles: smallFiles)
+                                           smallFiles: smallFiles, sync: commits.sync)
                 reporter.endProgress()
                 if case .failure = finished, cancellation.isCancelled { break }
+                if commits.isFull { commits.waitForCommitting() }
                 commits.add(index, finished)
             } catch {
                 jobs[index] = (input, nil)
                 commits.add(index, .failure(error))
             }
-            if commits.isDue { commit() }
+            if commits.isDue { commits.handOff() }
+            for (index, outcome) in commits.committed() { report(index, outcome) }
         }
-        if cancellation.isCancelled { commits.discard() } else { commit() }
+        if cancellation.isCancelled {
+            commits.discard()
+        } else {
+            for (index, outcome) in commits.commitAll() { report(index, outcome) }
+        }
         return failed
     }
 

@@ -174,9 +174,11 @@ class Bench:
         self.weir_extra = shlex.split(a.weir_args) if a.weir_args else []
         # --weir-variant NAME=ARGS: weir with ARGS as a tool of its own (family weir:NAME).
         self.variants = []
+        # NAME@PATH=ARGS: another weir binary (an earlier build, for before/after in one run).
         for v in a.weir_variant:
             name, _, args = v.partition("=")
-            self.variants.append((name, shlex.split(args)))
+            name, _, binary = name.partition("@")
+            self.variants.append((name, shlex.split(args), binary or None))
         self.short = {a.weir: "weir", a.zstd: "zstd", a.pzstd: "pzstd"}
         self.refs = {}
         self.ncpu = os.cpu_count() or 1
@@ -439,8 +441,11 @@ class Bench:
 
     def variant_tools(self, label, base):
         """The --weir-variant tools: weir with each variant's arguments."""
-        return [("weir:%s" % name, "%s %s" % (label, " ".join(args)), base + args)
-                for name, args in self.variants]
+        tools = []
+        for name, args, binary in self.variants:
+            shown = " ".join([label] + args + (["(%s)" % name] if binary else []))
+            tools.append(("weir:%s" % name, shown, ([binary] + base[1:] if binary else base) + args))
+        return tools
 
     def make_case(self, section, op, family, tool, base, mode, inp, level=None, threads=None,
                   group=None, data_bytes=None, verify=None, orig=None, extra=None):

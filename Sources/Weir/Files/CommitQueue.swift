@@ -1,155 +1,187 @@
 import Dispatch
 import Glibc
-import CSupport
 
 /// Jobs' outcomes, kept in the order they are added, whose outputs are
-/// committed together: durable before destructive.
+/// committed in groups (``CommitGroup``): durable before destructive. At
+/// every moment of a power cut, each input is either still there, whole, or
+/// its output is there, whole, under its name: a name never holds a partial
+/// file, and `-f` replaces a file with one `rename`.
 ///
-/// For each group (``commit()``): the outputs' data goes to disk first
-/// (one `syncfs` per file system, then `fdatasync` of each file — by then a
-/// cheap check that reports that file's own write errors); only then does
-/// each output take its name; then, when some input is to be removed, the
-/// folders that hold those names are synced (`fsync`); only then are those
-/// inputs removed. At every moment of a power cut, each input is either still
-/// there, whole, or its output is there, whole, under its name: a name never
-/// holds a partial file, and `-f` replaces a file with one `rename`.
-///
-/// Why a group: on ext4 each `fdatasync` of a new file waits for its own
-/// journal commit, which made one sync per small file several times slower
-/// than the compression itself on a tree; a group of up to ``maximumFiles``
-/// outputs costs two commits. A group is due (``isDue``) when it holds that
-/// many files, ``maximumBytes`` to write, or an output older than
+/// Why groups: on ext4 each `fdatasync` of a new file waits for a journal
+/// commit of its own, which made one sync per small file several times
+/// slower than the compression itself on a tree; a group of up to
+/// ``maximumFiles`` outputs costs two. A group is due (``isDue``) when it
+/// holds that many files, ``maximumBytes`` to write, or an output older than
 /// ``maximumAge``: the wait between a file's end and its name (and its
 /// report) stays short.
+///
+/// Why a thread of its own: a group's syncs wait for the disk, tens of
+/// milliseconds on a tree; waited for by the thread that makes or runs the
+/// jobs, they left the cores idle (a tree took 1.6× as long). ``handOff()``
+/// gives a due group to a committing thread, one group at a time, in order,
+/// while the next one fills; its outcomes come back through ``committed()``,
+/// and `wake` tells the owner they are there. At most two groups are open,
+/// so at most 2 × ``maximumFiles`` temporary files stay open.
 ///
 /// Without `sync` (`--no-sync`), the same steps run without the syncs: as
 /// fast as before, safe from every failure but a power cut.
 ///
-/// Used by one thread (the one that reports the outcomes); not Sendable.
+/// Used by one thread, its owner (the one that reports the outcomes); the
+/// committing thread touches only `shared`.
 package final class CommitQueue {
     /// The most outputs in one group: each keeps its temporary file open
-    /// until its sync, within the descriptors a process gets by default (1024).
-    static let maximumFiles = 256
+    /// until its sync and two groups may be open, within the process's
+    /// descriptor limit (its soft `RLIMIT_NOFILE`, less 256 for the rest):
+    /// 384 with the usual 1024, 4096 at most. The fewer groups, the fewer
+    /// journal commits.
+    static let maximumFiles: Int = {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 384 }
+        let open = Int(clamping: limit.rlim_cur)  // RLIM_INFINITY is the largest value
+        return max(16, min(4096, (open - 256) / 2))
+    }()
     /// The most bytes waiting for one sync: beyond this, writeback has most
     /// of them on disk already and the sync costs little for its size.
     static let maximumBytes = 64 << 20
-    /// The longest an output waits for its name.
+    /// The longest an output waits before its group is due.
     static let maximumAge: DispatchTimeInterval = .seconds(1)
 
     /// Whether outputs are synced.
     package let sync: Bool
-    private var entries: [(tag: Int, finished: Result<FinishedJob, WeirError>)] = []
+    private let wake: @Sendable () -> Void
+    private var filling = CommitGroup()
     private var files = 0
     private var bytes = 0
     private var oldest: DispatchTime?
+    /// What the committing thread shares with the owner.
+    private let shared = Shared()
 
-    package init(sync: Bool) {
+    /// - Parameters:
+    ///   - sync: whether outputs are synced.
+    ///   - wake: called on the committing thread when a group's outcomes are
+    ///     ready (the owner may be waiting on a lock of its own).
+    package init(sync: Bool, wake: @escaping @Sendable () -> Void = {}) {
         self.sync = sync
+        self.wake = wake
     }
 
-    /// Whether nothing waits.
-    package var isEmpty: Bool { entries.isEmpty }
+    /// Whether nothing waits, filling or committing.
+    package var isEmpty: Bool {
+        filling.entries.isEmpty && shared.locked { !$0.committing && $0.committed.isEmpty }
+    }
 
     /// Adds a job's outcome under `tag` (its index, for the caller).
     package func add(_ tag: Int, _ finished: Result<FinishedJob, WeirError>) {
-        entries.append((tag, finished))
+        filling.entries.append((tag, finished))
         guard case .success(let job) = finished, job.output != nil else { return }
         files += 1
         bytes += job.unsyncedBytes
         if oldest == nil { oldest = .now() }
     }
 
-    /// When the oldest waiting output becomes due by its age; nil when
-    /// none waits.
+    /// When the oldest output of the filling group becomes due by its age;
+    /// nil when it has none.
     package var deadline: DispatchTime? { oldest.map { $0 + Self.maximumAge } }
 
-    /// Whether the waiting outputs should be committed now.
+    /// Whether the filling group should be committed now.
     package var isDue: Bool {
         files >= Self.maximumFiles || bytes >= Self.maximumBytes || deadline.map { $0 <= .now() } == true
     }
 
-    /// Commits every waiting output as described above and removes the
-    /// inputs asked for; returns each outcome, in the order added. A job whose
-    /// sync, name or input removal fails gets that error: its output is
-    /// removed unless it already has its name, and its input is kept.
-    package func commit() -> [(tag: Int, outcome: Result<Statistics, WeirError>)] {
-        var outcomes = entries.map { entry in
-            (tag: entry.tag, outcome: entry.finished.map(\.statistics))
+    /// Whether the filling group is full while another is committed: the
+    /// owner waits for it (``waitForCommitting()``) before adding more.
+    package var isFull: Bool { files >= Self.maximumFiles && isCommitting }
+
+    /// Whether a group is being committed.
+    package var isCommitting: Bool { shared.locked { $0.committing } }
+
+    /// Whether outcomes wait to be taken (``committed()``).
+    package var hasCommitted: Bool { shared.locked { !$0.committed.isEmpty } }
+
+    /// Gives the filling group to a committing thread, unless one is being
+    /// committed or the filling one is empty; returns whether it did.
+    @discardableResult
+    package func handOff() -> Bool {
+        guard !filling.entries.isEmpty, shared.locked({ state in
+            if state.committing { return false }
+            state.committing = true
+            return true
+        }) else { return false }
+        let group = filling
+        clearFilling()
+        let sync = self.sync
+        let shared = self.shared
+        let wake = self.wake
+        DedicatedThread.start(name: "weir.commit") {
+            let outcomes = group.commit(sync: sync)
+            shared.locked { state in
+                state.committed += outcomes
+                state.committing = false
+                state.lock.broadcast()
+            }
+            wake()
         }
-        let jobs = entries.map { try? $0.finished.get() }
-        entries.removeAll()
-        files = 0
-        bytes = 0
-        oldest = nil
-        func fail(_ index: Int, _ error: WeirError) {
-            jobs[index]?.output?.discard()
-            outcomes[index].outcome = .failure(error)
+        return true
+    }
+
+    /// Takes the outcomes committed so far, in the order added.
+    package func committed() -> [(tag: Int, outcome: Result<Statistics, WeirError>)] {
+        shared.locked { state in
+            defer { state.committed.removeAll() }
+            return state.committed
         }
-        let written = jobs.indices.filter { jobs[$0]?.output != nil }
-        if sync {
-            // One writeback of each file system the outputs are on; then
-            // each file's own sync, already done, reports its own errors.
-            if written.count > 1 {
-                var synced = Set<UInt64>()
-                for index in written {
-                    let output = jobs[index]!.output!
-                    guard output.temporaryPath != nil,
-                          let status = try? FileStatus.of(descriptor: output.descriptor, path: output.path),
-                          synced.insert(status.device).inserted else { continue }
-                    _ = weir_syncfs(output.descriptor)
-                }
-            }
-            for index in written {
-                do throws(WeirError) { try jobs[index]!.output!.syncData() } catch { fail(index, error) }
-            }
+    }
+
+    /// Waits until no group is being committed.
+    package func waitForCommitting() {
+        shared.locked { state in
+            while state.committing { state.lock.wait() }
         }
-        var named: [Int] = []
-        for index in written where outcomes[index].outcome.isSuccess {
-            do throws(WeirError) {
-                try jobs[index]!.output!.publish()
-                named.append(index)
-            } catch {
-                fail(index, error)
-            }
-        }
-        let removing = named.filter { jobs[$0]!.removesInput }
-        var unsyncedFolders: [String: WeirError] = [:]
-        if sync {
-            var folders = Set<String>()
-            for index in removing where folders.insert(jobs[index]!.output!.folder).inserted {
-                let folder = jobs[index]!.output!.folder
-                do throws(WeirError) { try OutputFile.syncFolder(folder) } catch { unsyncedFolders[folder] = error }
-            }
-        }
-        for index in removing {
-            let job = jobs[index]!
-            if let error = unsyncedFolders[job.output!.folder] {
-                outcomes[index].outcome = .failure(error)  // the output keeps its name; the input stays
-                continue
-            }
-            if FileName.withCString(job.input, unlink) != 0 {
-                outcomes[index].outcome = .failure(.system(errno, path: job.input, operation: .remove))
-            }
+    }
+
+    /// Commits everything that waits, on this thread after the group being
+    /// committed, and returns every outcome not yet taken, in order.
+    package func commitAll() -> [(tag: Int, outcome: Result<Statistics, WeirError>)] {
+        waitForCommitting()
+        var outcomes = committed()
+        if !filling.entries.isEmpty {
+            outcomes += filling.commit(sync: sync)
+            clearFilling()
         }
         return outcomes
     }
 
-    /// Removes every waiting output (a cancelled run): no name is given, no
-    /// input removed.
+    /// Removes every output of the filling group (a cancelled run): no name
+    /// is given, no input removed; a group being committed ends first, and
+    /// no outcome is reported.
     package func discard() {
-        for entry in entries { (try? entry.finished.get())?.output?.discard() }
-        entries.removeAll()
+        waitForCommitting()
+        _ = committed()
+        filling.discard()
+        clearFilling()
+    }
+
+    private func clearFilling() {
+        filling = CommitGroup()
         files = 0
         bytes = 0
         oldest = nil
     }
 
     deinit { discard() }
-}
 
-private extension Result {
-    var isSuccess: Bool {
-        if case .success = self { return true }
-        return false
+    /// Whether a group is being committed and the outcomes committed and not
+    /// yet taken, behind `lock`, whose condition wakes ``waitForCommitting()``.
+    /// `@unchecked`: the fields are touched only with `lock` held.
+    private final class Shared: @unchecked Sendable {
+        let lock = ConditionLock()
+        var committing = false
+        var committed: [(tag: Int, outcome: Result<Statistics, WeirError>)] = []
+
+        func locked<T>(_ body: (Shared) -> T) -> T {
+            lock.lock()
+            defer { lock.unlock() }
+            return body(self)
+        }
     }
 }

@@ -90,23 +90,29 @@ package enum FileBatch {
                     // A small file's write is DispatchIO's: the thread goes
                     // on with the next file once it is handed over.
                     if !alone { writes.wait() }
-                    job.start(cancellation: cancellation, smallFiles: smallFiles) { outcome in
+                    job.start(cancellation: cancellation, smallFiles: smallFiles, sync: sync) { outcome in
                         board.finish(index, made, outcome, alone: alone)
                         if !alone { writes.signal() }
                     }
                 }
             }
         }
-        let commits = CommitQueue(sync: sync)
+        // Groups of outputs are committed on a thread of their own; the
+        // calling thread hands them off and reports what comes back.
+        let commits = CommitQueue(sync: sync) {
+            board.lock.lock()
+            board.lock.broadcast()
+            board.lock.unlock()
+        }
         var made: [Int: Result<FileJob, WeirError>] = [:]
-        func commit() {
-            for (index, outcome) in commits.commit() { report(index, made.removeValue(forKey: index)!, outcome) }
+        func reportCommitted() {
+            for (index, outcome) in commits.committed() { report(index, made.removeValue(forKey: index)!, outcome) }
         }
         for index in 0 ..< count {
             board.lock.lock()
             // Wait for this job, unless it will never run (cancelled); make
-            // jobs whenever fewer than `madeAhead` wait to be taken; commit
-            // the finished ones when they are due.
+            // jobs whenever fewer than `madeAhead` wait to be taken; hand
+            // off the finished ones when due; report the committed ones.
             while board.done[index] == nil && !(board.running == 0 && board.next <= index) {
                 if board.made < count, board.made - board.next < madeAhead, !cancellation.isCancelled {
                     let next = board.made
@@ -116,11 +122,13 @@ package enum FileBatch {
                     board.waiting[next] = job
                     board.made += 1
                     board.lock.broadcast()
-                } else if commits.isDue, !cancellation.isCancelled {
+                } else if commits.hasCommitted, !cancellation.isCancelled {
                     board.lock.unlock()
-                    commit()
+                    reportCommitted()
                     board.lock.lock()
-                } else if let deadline = commits.deadline {
+                } else if commits.isDue, !cancellation.isCancelled, commits.handOff() {
+                    continue
+                } else if let deadline = commits.deadline, !commits.isCommitting {
                     board.lock.wait(until: deadline)
                 } else {
                     board.lock.wait()
@@ -130,10 +138,16 @@ package enum FileBatch {
             board.lock.unlock()
             guard let outcome, !cancellation.isCancelled else { break }
             made[index] = outcome.job
+            if commits.isFull { commits.waitForCommitting() }
             commits.add(index, outcome.outcome)
-            if commits.isDue { commit() }
+            if commits.isDue { commits.handOff() }
+            reportCommitted()
         }
-        if cancellation.isCancelled { commits.discard() } else { commit() }
+        if cancellation.isCancelled {
+            commits.discard()
+        } else {
+            for (index, outcome) in commits.commitAll() { report(index, made.removeValue(forKey: index)!, outcome) }
+        }
         // The threads end on their own; wait for them so no job outlives the run.
         board.lock.lock()
         while board.running > 0 || board.active > 0 { board.lock.wait() }

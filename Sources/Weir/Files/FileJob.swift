@@ -64,8 +64,8 @@ public struct FileJob: Sendable {
     public typealias Outcome = Result<Statistics, WeirError>
 
     /// Runs the job on the calling thread (not a GCD worker) and waits for
-    /// its end: ``start(observer:cancellation:smallFiles:finished:)``, waited
-    /// for, then its output committed (``CommitQueue``): synced unless `sync`
+    /// its end: the pipeline started, waited for, then its output committed
+    /// (`CommitQueue`): synced unless `sync`
     /// is false, named, its folder synced before the input is removed.
     ///
     /// - Returns: the pipeline's statistics.
@@ -74,17 +74,17 @@ public struct FileJob: Sendable {
     public func run(observer: ProgressObserver? = nil, cancellation: Cancellation? = nil,
                     smallFiles: SmallFileCompressor? = nil, sync: Bool = true) throws(WeirError) -> Statistics {
         let commits = CommitQueue(sync: sync)
-        commits.add(0, finish(observer: observer, cancellation: cancellation, smallFiles: smallFiles))
-        return try commits.commit()[0].outcome.get()
+        commits.add(0, finish(observer: observer, cancellation: cancellation, smallFiles: smallFiles, sync: sync))
+        return try commits.commitAll()[0].outcome.get()
     }
 
     /// Runs the job on the calling thread and waits for its end, leaving its
-    /// output to commit.
+    /// output to commit (see ``start(observer:cancellation:smallFiles:sync:finished:)``).
     package func finish(observer: ProgressObserver? = nil, cancellation: Cancellation? = nil,
-                        smallFiles: SmallFileCompressor? = nil) -> Result<FinishedJob, WeirError> {
+                        smallFiles: SmallFileCompressor? = nil, sync: Bool = true) -> Result<FinishedJob, WeirError> {
         let done = DispatchSemaphore(value: 0)
         let outcome = Locked<Result<FinishedJob, WeirError>?>(nil)
-        start(observer: observer, cancellation: cancellation, smallFiles: smallFiles) { result in
+        start(observer: observer, cancellation: cancellation, smallFiles: smallFiles, sync: sync) { result in
             outcome.withLock { $0 = result }
             done.signal()
         }
@@ -103,11 +103,13 @@ public struct FileJob: Sendable {
     ///     frame into a file without a pipeline (same bytes, less setup),
     ///     returns once its output is handed to DispatchIO, and finishes the
     ///     job when the write ends; one per thread running jobs.
+    ///   - sync: whether the output file will be synced when committed: a
+    ///     streamed one then has its writeback started as it is written.
     ///   - finished: the finished job, its output complete and not yet
     ///     committed, or the ``WeirError``, after which no output file is
     ///     left behind and the input is untouched.
     package func start(observer: ProgressObserver? = nil, cancellation: Cancellation? = nil,
-                       smallFiles: SmallFileCompressor? = nil,
+                       smallFiles: SmallFileCompressor? = nil, sync: Bool = true,
                        finished: @escaping @Sendable (Result<FinishedJob, WeirError>) -> Void) {
         let started = DispatchTime.now()
         let inputFD: Int32
@@ -176,7 +178,8 @@ public struct FileJob: Sendable {
         finished(Result { () throws(WeirError) in
             let usage = ResourceUsage.current()
             do throws(WeirError) {
-                let statistics = try runPipeline(input: inputFD, output: outputFD, observer: observer,
+                let output = outputFD.map { PipelineOutput.descriptor($0, writeBack: sync && outputFile?.temporaryPath != nil) }
+                let statistics = try runPipeline(input: inputFD, output: output, observer: observer,
                                                  cancellation: cancellation).measuringUsage(since: usage)
                 return try done(statistics, outputFile, copying: inputStatus, cancellation: cancellation)
             } catch {
@@ -213,11 +216,11 @@ public struct FileJob: Sendable {
         return FinishedJob(statistics: statistics, output: outputFile, input: input, removesInput: removeInput)
     }
 
-    private func runPipeline(input: Int32, output: Int32?, observer: ProgressObserver?,
+    private func runPipeline(input: Int32, output: PipelineOutput?, observer: ProgressObserver?,
                              cancellation: Cancellation?) throws(WeirError) -> Statistics {
         switch operation {
         case .compress(let options):
-            let pipeline = CompressionPipeline(input: .descriptor(input), output: .descriptor(output ?? STDOUT_FILENO),
+            let pipeline = CompressionPipeline(input: .descriptor(input), output: output ?? .descriptor(STDOUT_FILENO),
                                                inputName: inputName, outputName: outputName,
                                                options: options, observer: observer)
             let key = cancellation?.attach { pipeline.cancel() }
@@ -237,7 +240,7 @@ public struct FileJob: Sendable {
             defer { if let key { cancellation?.detach(key) } }
             return try copy.run()
         case .decompress(let options), .test(let options):
-            let pipeline = DecompressionPipeline(input: .descriptor(input), output: output.map { .descriptor($0) },
+            let pipeline = DecompressionPipeline(input: .descriptor(input), output: output,
                                                  inputName: inputName, outputName: outputName,
                                                  options: options, observer: observer)
             let key = cancellation?.attach { pipeline.cancel() }

@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import CSupport
 
 /// Writes numbered pieces of output through a `DispatchIO` channel in the
 /// order of their numbers, whatever order they arrive in: early pieces wait
@@ -23,7 +24,7 @@ import Glibc
 ///   ``close(stop:)`` sets the final length with `ftruncate`.
 ///
 /// Threads: everything runs on `queue` (serial), which owns `pending`,
-/// `next`, `failed`, `inFlight` and `position`; the channel's handlers and
+/// `next`, `failed`, `inFlight`, `position` and `writeBackFrom`; the channel's handlers and
 /// the timer run on it too.
 /// `@unchecked`: its mutable state is owned by `queue`, which is serial.
 final class OrderedWriter: @unchecked Sendable {
@@ -33,6 +34,9 @@ final class OrderedWriter: @unchecked Sendable {
     /// ``maxWrite`` (see the type's comment).
     static let writePhase = 4 << 10
 
+    /// How many bytes written to a file that will be synced make the kernel
+    /// start their writeback (see ``init(fd:path:sparse:writeBack:cleanup:onFinished:onError:)``).
+    static let writeBackStep = 32 << 20
     let path: String
     private let channel: DispatchIO
     private let queue: DispatchQueue
@@ -52,6 +56,9 @@ final class OrderedWriter: @unchecked Sendable {
     /// The file offset when the channel was created, which a random-access
     /// channel's offsets count from.
     private let base: Int
+    /// Where the writeback not yet asked for begins, when it is started as
+    /// the file is written; nil otherwise. On `queue`.
+    private var writeBackFrom: Int?
     /// Called on `queue` when piece `index` of `size` bytes has been written,
     /// or, after a failure, when it has been dropped (`size` is then -1).
     private let onFinished: @Sendable (_ index: Int, _ size: Int) -> Void
@@ -62,8 +69,13 @@ final class OrderedWriter: @unchecked Sendable {
     /// `cleanup` is entered now and left when the channel's cleanup handler
     /// has run.
     /// With `sparse`, a regular file (not opened for appending) is written
-    /// with holes where the output has blocks of zeros.
-    init(fd: Int32, path: String, sparse: Bool = false, cleanup: DispatchGroup,
+    /// with holes where the output has blocks of zeros. With `writeBack`, a
+    /// regular file that will be synced when complete: every
+    /// ``writeBackStep`` bytes, `sync_file_range` starts writing them to
+    /// disk, so the disk works while the pipeline does and the final sync
+    /// finds little left (the kernel alone would wait until gigabytes are
+    /// dirty, then the sync waits for all of them).
+    init(fd: Int32, path: String, sparse: Bool = false, writeBack: Bool = false, cleanup: DispatchGroup,
          onFinished: @escaping @Sendable (Int, Int) -> Void,
          onError: @escaping @Sendable (WeirError) -> Void) {
         self.path = path
@@ -77,6 +89,7 @@ final class OrderedWriter: @unchecked Sendable {
         writeLimit = regular ? Self.maxWrite : Int.max
         position = max(0, Int(lseek(fd, 0, SEEK_CUR)))
         base = position
+        writeBackFrom = writeBack && regular ? position : nil
         if sparse, let status, regular, fcntl(fd, F_GETFL) & O_APPEND == 0 {
             sparseBlock = min(1 << 20, max(512, status.blockSize))
         } else {
@@ -181,6 +194,11 @@ final class OrderedWriter: @unchecked Sendable {
                     fail(.cancelled(path: path, operation: .write))
                 } else if writes.error != 0 {
                     fail(WeirError.system(writes.error, path: path, operation: .write))
+                }
+                if writes.error == 0, let from = writeBackFrom, pieceStart + size - from >= Self.writeBackStep {
+                    // Only a hint: a failed write shows in the final sync.
+                    _ = weir_start_writeback(fd, Int64(from), Int64(pieceStart + size - from))
+                    writeBackFrom = pieceStart + size
                 }
                 onFinished(index, writes.error == 0 ? size : -1)
             }

@@ -21,7 +21,7 @@ public struct ResourceUsage: Sendable, Equatable {
 
     /// The calling thread's CPU time (and the process's peak memory): the
     /// CPU of a job that runs entirely on this thread while other threads
-    /// run other jobs (``FileBatch``).
+    /// run other jobs (several files at once).
     public static func currentThread() -> ResourceUsage { reading(rusageThread) }
 
     /// Linux's `RUSAGE_THREAD` (1), which Glibc's module does not import (it needs _GNU_SOURCE).

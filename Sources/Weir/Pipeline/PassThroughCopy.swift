@@ -21,7 +21,7 @@ final class PassThroughCopy: Sendable {
     static let slots = 4
 
     private let input: Int32
-    private let output: Int32?
+    private let output: PipelineOutput?
     private let inputName: String
     private let outputName: String
     private let options: DecompressionOptions
@@ -30,7 +30,7 @@ final class PassThroughCopy: Sendable {
 
     /// Prepares a copy; the descriptors remain the caller's to close. With no
     /// output (`-t`), the input is read and dropped.
-    init(input: Int32, output: Int32?, inputName: String, outputName: String,
+    init(input: Int32, output: PipelineOutput?, inputName: String, outputName: String,
          options: DecompressionOptions, observer: ProgressObserver?) {
         self.input = input
         self.output = output
@@ -55,7 +55,7 @@ final class PassThroughCopy: Sendable {
         // copying thread if it waits for one.
         let run = PipelineRun(control: control, input: .descriptor(input),
                               kind: InputKind.of(FileDescriptor(rawValue: input)), inputName: inputName, readSize: options.readSize, mapFiles: options.mapInput,
-                              output: output.map { .descriptor($0) }, outputName: outputName, sparse: options.sparse,
+                              output: output, outputName: outputName, sparse: options.sparse,
                               observer: observer, onWritten: { _, _ in control.slots.signal() },
                               wake: { control.slots.signal() })
         let reader = run.reader

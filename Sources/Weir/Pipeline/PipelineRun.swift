@@ -57,8 +57,8 @@ final class PipelineRun: Sendable {
             control.activity.leave()
         }
         switch output {
-        case .descriptor(let fd):
-            writer = OrderedWriter(fd: fd, path: outputName, sparse: sparse, cleanup: cleanup,
+        case .descriptor(let fd, let writeBack):
+            writer = OrderedWriter(fd: fd, path: outputName, sparse: sparse, writeBack: writeBack, cleanup: cleanup,
                                    onFinished: onFinished, onError: { control.fail($0) })
         case .stream(let sink):
             sink.attach(onFinished: onFinished)

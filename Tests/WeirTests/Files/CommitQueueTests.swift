@@ -29,7 +29,7 @@ struct CommitQueueTests {
             #expect(!FileManager.default.fileExists(atPath: job.input + ".zst"))
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".weir-") }.count == 3)
-        let outcomes = queue.commit()
+        let outcomes = queue.commitAll()
         #expect(outcomes.map(\.tag) == [10, 11, 12])
         for (index, job) in jobs.enumerated() {
             #expect((try? outcomes[index].outcome.get())?.bytesIn == 5000 + index)
@@ -50,7 +50,7 @@ struct CommitQueueTests {
         for (index, job) in jobs.enumerated() { queue.add(index, job.finished) }
         queue.add(3, .failure(.sameFile(path: "x")))
         _ = FileManager.default.createFile(atPath: jobs[1].input + ".zst", contents: Data("theirs".utf8))
-        let outcomes = queue.commit()
+        let outcomes = queue.commitAll()
         #expect(outcomes.map(\.tag) == [0, 1, 2, 3])
         #expect(throws: WeirError.self) { try outcomes[1].outcome.get() }
         #expect((try? outcomes[1].outcome.get()) == nil)
@@ -61,6 +61,33 @@ struct CommitQueueTests {
         #expect(!FileManager.default.fileExists(atPath: jobs[0].input))
         #expect(!FileManager.default.fileExists(atPath: jobs[2].input))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["f0.zst", "f1", "f1.zst", "f2.zst"])
+    }
+
+    @Test("a group handed off commits on a thread of its own and wakes its owner; outcomes come back in order")
+    func handOff() throws {
+        let folder = TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let woken = DispatchSemaphore(value: 0)
+        let queue = CommitQueue(sync: true) { woken.signal() }
+        let jobs = Self.finishedJobs(4, in: folder)
+        queue.add(0, jobs[0].finished)
+        queue.add(1, jobs[1].finished)
+        #expect(queue.handOff())
+        queue.add(2, jobs[2].finished)
+        #expect(woken.wait(timeout: .now() + 30) == .success)
+        queue.waitForCommitting()
+        var outcomes = queue.committed()
+        #expect(!FileManager.default.fileExists(atPath: jobs[0].input))
+        #expect(FileManager.default.fileExists(atPath: jobs[3].input))
+        queue.add(3, jobs[3].finished)
+        outcomes += queue.commitAll()
+        #expect(outcomes.map(\.tag) == [0, 1, 2, 3])
+        for (index, job) in jobs.enumerated() {
+            #expect((try? outcomes[index].outcome.get())?.bytesIn == 5000 + index)
+            #expect(!FileManager.default.fileExists(atPath: job.input))
+            #expect(FileManager.default.fileExists(atPath: job.input + ".zst"))
+        }
+        #expect(queue.isEmpty)
     }
 
     @Test("discarding leaves the inputs and no output, temporary or not")
@@ -87,7 +114,7 @@ struct CommitQueueTests {
         let deadline = try #require(queue.deadline)
         while DispatchTime.now() < deadline { usleep(20_000) }
         #expect(queue.isDue)
-        #expect(queue.commit().count == 2)
+        #expect(queue.commitAll().count == 2)
         #expect(queue.deadline == nil)
     }
 }

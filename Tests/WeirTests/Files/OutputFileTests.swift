@@ -43,8 +43,8 @@ struct OutputFileTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: target)).isEmpty)
     }
 
-    @Test("-f replaces the old file by renaming the new one over it")
-    func forceReplaces() throws {
+    @Test("-f replaces the old file by renaming the new one over it, synced or not", arguments: [true, false])
+    func forceReplaces(sync: Bool) throws {
         let folder = TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let target = folder.appendingPathComponent("t").path
@@ -54,7 +54,7 @@ struct OutputFileTests {
         let temporary = try #require(FileStatus.of(path: temporaryPath))
         #expect(write(file.descriptor, "new", 3) == 3)
         #expect(try String(contentsOfFile: target, encoding: .utf8) == "old")  // until the commit
-        try file.commit(copying: nil)
+        try file.commit(copying: nil, sync: sync)
         #expect(try String(contentsOfFile: target, encoding: .utf8) == "new")
         #expect(FileStatus.of(path: target)?.inode == temporary.inode)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["t"])

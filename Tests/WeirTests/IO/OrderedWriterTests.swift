@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import Weir
 import Glibc
+import CSupport
 
 /// The ordered writer: pieces land in index order, and writes to a regular
 /// file are cut where the page cache stays cheap (see `OrderedWriter`).
@@ -38,6 +39,41 @@ struct OrderedWriterTests {
         #expect(sizes.current == Dictionary(uniqueKeysWithValues: pieces.indices.map { ($0, pieces[$0].count) }))
         let content = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(content == Array("head".utf8) + pieces.flatMap { $0 })
+    }
+
+    @Test("a file that will be synced is written to disk as it is written, not left dirty for the final sync")
+    func writeBack() throws {
+        let folder = TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fd = open(folder.appendingPathComponent("out").path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        let cleanup = DispatchGroup()
+        let written = DispatchGroup()
+        let writer = OrderedWriter(fd: fd, path: "out", writeBack: true, cleanup: cleanup,
+                                   onFinished: { _, _ in written.leave() },
+                                   onError: { Issue.record("write failed: \($0)") })
+        let step = OrderedWriter.writeBackStep
+        let piece = Self.data([UInt8](repeating: 0x5A, count: step / 2))
+        for index in 0 ..< 6 {  // three steps
+            written.enter()
+            writer.submit(index, piece)
+        }
+        written.wait()
+        writer.close(stop: false)
+        cleanup.wait()
+        // The first steps were handed to the disk: within seconds, at most
+        // the last step's pages are still dirty or being written (the kernel
+        // alone would keep all of them dirty for 30 s).
+        let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let deadline = Date().addingTimeInterval(30)
+        var unwritten = Int(weir_unwritten_pages(fd))
+        try #require(unwritten >= 0, "cachestat (Linux 6.5) is needed")
+        while unwritten * pageSize > step, Date() < deadline {
+            usleep(50_000)
+            unwritten = Int(weir_unwritten_pages(fd))
+        }
+        #expect(unwritten * pageSize <= step, "\(unwritten) pages of \(3 * step / pageSize) still unwritten")
     }
 
     @Test("writes to a regular file are cut 4 KiB past each multiple of 128 KiB of the file")

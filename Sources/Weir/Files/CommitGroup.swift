@@ -1,0 +1,98 @@
+import Glibc
+import CSupport
+
+/// Finished jobs whose outputs are committed together, durable before
+/// destructive (see ``CommitQueue``): the outputs' data goes to disk first;
+/// only then does each output take its name; then, when some input is to be
+/// removed, the new names go to disk; only then are those inputs removed.
+///
+/// How, with one output: `fdatasync` of the file, and `fsync` of its folder.
+/// With several: one `syncfs` per file system writes every file and commits
+/// the journal once, and a `sync_file_range` wait on each file then reports
+/// that file's own write error; after the renames, one more `syncfs`. Not
+/// `fdatasync` and `fsync` per file and folder: on ext4 each `fsync` of a
+/// folder forces a journal commit of its own and each `fdatasync` a device
+/// cache flush, even with nothing left to write — hundreds per group on a
+/// tree (docs/design.md, "Durability").
+struct CommitGroup: Sendable {
+    /// Each job's tag (its index, for the caller) and outcome, in order.
+    var entries: [(tag: Int, finished: Result<FinishedJob, WeirError>)] = []
+
+    /// Commits every output as described above and removes the inputs asked
+    /// for; returns each outcome, in order. A job whose sync, name or input
+    /// removal fails gets that error: its output is removed unless it already
+    /// has its name, and its input is kept. Without `sync`, the same steps
+    /// without the syncs.
+    func commit(sync: Bool) -> [(tag: Int, outcome: Result<Statistics, WeirError>)] {
+        var outcomes = entries.map { entry in (tag: entry.tag, outcome: entry.finished.map(\.statistics)) }
+        let jobs = entries.map { try? $0.finished.get() }
+        func fail(_ index: Int, _ error: WeirError) {
+            jobs[index]?.output?.discard()
+            outcomes[index].outcome = .failure(error)
+        }
+        func succeeded(_ index: Int) -> Bool { (try? outcomes[index].outcome.get()) != nil }
+        // A device written in place is closed, never synced nor named.
+        for index in jobs.indices where jobs[index]?.output?.isInPlace == true {
+            do throws(WeirError) { try jobs[index]!.output!.publish() } catch { fail(index, error) }
+        }
+        let written = jobs.indices.filter { jobs[$0]?.output?.isInPlace == false }
+        let alone = written.count == 1
+        // 1. The data, on disk.
+        if sync, alone {
+            do throws(WeirError) { try jobs[written[0]]!.output!.syncData() } catch { fail(written[0], error) }
+        } else if sync {
+            var synced: [UInt64: WeirError?] = [:]
+            for index in written {
+                let output = jobs[index]!.output!
+                if synced[output.device] == nil {
+                    synced[output.device] = weir_syncfs(output.descriptor) == 0
+                        ? .some(nil) : .some(.system(errno, path: output.path, operation: .sync))
+                }
+                if let error = synced[output.device]! {
+                    fail(index, error)  // that file system lost some write: no input on it goes
+                } else if Descriptor.retrying({ Int(weir_wait_written(output.descriptor)) }) != 0 {
+                    fail(index, .system(errno, path: output.path, operation: .sync))
+                }
+            }
+        }
+        // 2. The names.
+        var named: [Int] = []
+        for index in written where succeeded(index) {
+            do throws(WeirError) {
+                try jobs[index]!.output!.publish(synced: sync)
+                named.append(index)
+            } catch {
+                fail(index, error)
+            }
+        }
+        // 3. The names, on disk, before any input goes.
+        let removing = named.filter { jobs[$0]!.removesInput }
+        var synced: [UInt64: WeirError?] = [:]
+        for index in removing where sync {
+            let output = jobs[index]!.output!
+            if synced[output.device] == nil {
+                do throws(WeirError) {
+                    if alone { try OutputFile.syncFolder(output.folder) } else { try OutputFile.syncFileSystem(holding: output.folder) }
+                    synced[output.device] = .some(nil)
+                } catch {
+                    synced[output.device] = .some(error)
+                }
+            }
+            if let error = synced[output.device]! {
+                outcomes[index].outcome = .failure(error)  // the output keeps its name; the input stays
+            }
+        }
+        // 4. The inputs.
+        for index in removing where succeeded(index) {
+            if FileName.withCString(jobs[index]!.input, unlink) != 0 {
+                outcomes[index].outcome = .failure(.system(errno, path: jobs[index]!.input, operation: .remove))
+            }
+        }
+        return outcomes
+    }
+
+    /// Removes every output: no name is given, no input removed.
+    func discard() {
+        for entry in entries { (try? entry.finished.get())?.output?.discard() }
+    }
+}
