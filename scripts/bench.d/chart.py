@@ -14,7 +14,7 @@ from xml.sax.saxutils import escape
 
 MODE_TITLE = {"file": "file→file", "null": "file→/dev/null", "stdio": "stdin→stdout", "pipe": "pipe→stdout",
               "pipenull": "pipe→/dev/null",
-              "overwrite": "file→existing file (-f)"}
+              "overwrite": "file→existing file (-f)", "disk": "file→file, then sync"}
 COLORS = {"weir": "#e8590c", "zstd": "#1c7ed6", "pzstd": "#2f9e44", "zstd-T1": "#868e96"}
 
 

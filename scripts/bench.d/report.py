@@ -17,6 +17,7 @@ MODE_TITLE = {
     "pipe": "pipe→stdout",
     "pipenull": "pipe→/dev/null",
     "overwrite": "file→existing file (-f)",
+    "disk": "file→file, then sync",
 }
 
 
@@ -577,7 +578,9 @@ def render(data, json_name, chart_files, json_rel=None):
             ("; pipe→stdout is `cat IN | TOOL > OUT`" if "pipe" in m.get("modes", []) else "")
             + ("; pipe→/dev/null is `cat IN | TOOL > /dev/null`" if "pipenull" in m.get("modes", []) else "")
             + ("; file→existing file (-f) is `TOOL -f IN -o OUT` where OUT is the same command's output, made "
-               "untimed before each run (then `sync`)" if "overwrite" in m.get("modes", []) else "")))
+               "untimed before each run (then `sync`)" if "overwrite" in m.get("modes", []) else "")
+            + ("; file→file, then sync is `TOOL IN -o OUT` timed until a `sync` after it returns: until "
+               "the output is on disk" if "disk" in m.get("modes", []) else "")))
 
     secs = data.get("sections", {})
     num = 0

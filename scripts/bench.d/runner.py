@@ -32,7 +32,7 @@ import report  # noqa: E402  (same folder)
 
 TIME_FMT = "%e %U %S %M %x"
 SECTIONS = ["ceiling", "compress", "levels", "decompress", "scaling", "small", "memory", "tree"]
-MODES = ["file", "null", "stdio", "pipe", "pipenull", "overwrite"]
+MODES = ["file", "null", "stdio", "pipe", "pipenull", "overwrite", "disk"]
 MODE_TITLE = {
     "file": "file→file",
     "null": "file→/dev/null",
@@ -40,6 +40,7 @@ MODE_TITLE = {
     "pipe": "pipe→stdout",
     "pipenull": "pipe→/dev/null",
     "overwrite": "file→existing file (-f)",
+    "disk": "file→file, then sync",
 }
 
 
@@ -209,8 +210,10 @@ class Bench:
         return out.replace(ROOT + os.sep, "")
 
     # --- running one command ---------------------------------------------------
-    def run_timed(self, argv, stdin=None, stdout=None, prefix=None):
+    def run_timed(self, argv, stdin=None, stdout=None, prefix=None, sync_after=False):
         """Run argv under /usr/bin/time.  stdout None means /dev/null.
+        With sync_after, the wall time runs on until a `sync` after the
+        command has returned: until its output is on disk.
 
         prefix is a shell pipeline feeding the command (e.g. a generator
         ending in '|'); the command then runs under bash.  Wall time is taken
@@ -230,6 +233,8 @@ class Bench:
                 t0 = time.perf_counter()
                 p = subprocess.run(["bash", "-c", script], stdin=subprocess.DEVNULL,
                                    stdout=subprocess.DEVNULL, stderr=ferr)
+                if sync_after:
+                    os.sync()
                 wall = time.perf_counter() - t0
                 b1 = busy_seconds()
             else:
@@ -239,6 +244,8 @@ class Bench:
                     b0 = busy_seconds()
                     t0 = time.perf_counter()
                     p = subprocess.run(timed, stdin=fin, stdout=fout, stderr=ferr)
+                    if sync_after:
+                        os.sync()
                     wall = time.perf_counter() - t0
                     b1 = busy_seconds()
                 finally:
@@ -348,7 +355,7 @@ class Bench:
                            prefix=case.get("prefix"))
         os.sync()  # earlier runs' dirty pages must not be written back during this one
         m = self.run_timed(case["argv"], stdin=case.get("stdin"), stdout=case.get("stdout"),
-                           prefix=case.get("prefix"))
+                           prefix=case.get("prefix"), sync_after=case["mode"] == "disk")
         m["round"] = rnd
         m["out_bytes"] = None
         m["verified"] = None
@@ -457,7 +464,7 @@ class Bench:
         flags = ["-%d" % level] if op == "compress" else ["-d"]
         stdout_flag = [] if family == "weir" else ["-c"]
         stdin = stdout = prefix = None
-        if mode in ("file", "overwrite"):
+        if mode in ("file", "overwrite", "disk"):
             argv = base + flags + ["-f", inp, "-o", out]
         elif mode == "null":
             argv = base + flags + ["-c", inp]
