@@ -4,7 +4,7 @@ import PackageDescription
 let package = Package(
     name: "weir",
     products: [
-        .executable(name: "weir", targets: ["weir"]),
+        .executable(name: "weir", targets: ["WeirTool"]),
         .library(name: "Weir", targets: ["Weir"]),
     ],
     dependencies: [
@@ -43,8 +43,10 @@ let package = Package(
         // Every script builds it with `--static-swift-stdlib` (no toolchain
         // needed where it is installed; 3–4 MiB less resident: README,
         // "Installing").
+        // The executable, named `weir` by its product; its folder's name
+        // differs from the library's in more than case.
         .executableTarget(
-            name: "weir",
+            name: "WeirTool",
             dependencies: [
                 "Weir",
                 "WeirCLI",
@@ -58,8 +60,8 @@ let package = Package(
             dependencies: ["Weir", "CZstd", .product(name: "SystemPackage", package: "swift-system")]
         ),
         .testTarget(
-            name: "weirTests",
-            dependencies: ["weir"]
+            name: "WeirToolTests",
+            dependencies: ["WeirTool"]
         ),
         .testTarget(
             name: "WeirCLITests",
