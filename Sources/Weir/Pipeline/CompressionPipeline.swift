@@ -22,7 +22,7 @@ import SystemPackage
 ///        │  of `chunkSize` bytes, numbers it, submits it
 ///        ▼
 ///     WorkerPool (concurrent queue "weir.compress", at most `threads` jobs,
-///        │  one reusable ZSTD_CCtx each): a contiguous chunk is compressed in
+///        │  one reusable ZSTD_CCtx each; ChunkCompressor): a contiguous chunk is compressed in
 ///        │  place by ZSTD_compress2, a chunk of several regions by
 ///        │  ZSTD_compressStream2, into a pooled buffer → one frame with
 ///        │  Frame_Content_Size and checksum, wrapped in DispatchData (no
@@ -31,12 +31,13 @@ import SystemPackage
 ///     OrderedWriter (DispatchIO stream channel, queue "weir.write"): frames
 ///        │  go out in chunk order, whatever order they finish in
 ///        ▼
-///     output fd; when a frame is written its slot is signalled.
+///     output fd; when a frame is written its ticket is released (PipelineRun).
 ///
 /// Bounds, and why:
 /// - `chunksInFlight` slots (default threads + 1: one chunk per worker, one
-///   read ahead): a chunk takes a slot before it is read
-///   and gives it back when its frame is written. The reader can never get
+///   read ahead): a chunk takes a slot (a ``RunTicket``) before it is read,
+///   and the ticket is released once its frame is written, or where the
+///   chunk is dropped after a failure. The reader can never get
 ///   more than that many chunks ahead, so memory is at most
 ///   `chunksInFlight × (chunkSize + compressBound(chunkSize))`, whatever the
 ///   input size, and a slow output (a pipe to a slow consumer) slows the
@@ -53,8 +54,8 @@ import SystemPackage
 ///   before its frame goes to the writer, so such zeros are never written.
 ///
 /// Who owns what:
-/// - the reading thread owns `index` and `bytesIn` (read by `run()` after
-///   `activity` empties, which orders the accesses);
+/// - the reading thread owns `index`; `bytesIn` is behind a lock, read by
+///   `run()` once `activity` has emptied;
 /// - the writer's queue owns the reorder buffer; the frame count and the
 ///   bytes written (`PipelineRun`) are behind locks;
 /// - a chunk belongs to its job while compressed; its frame to the writer.
@@ -123,8 +124,9 @@ public final class CompressionPipeline: Sendable {
         // The seek table: entries join it as frames are written, in file order.
         let seekTable = options.seekTable ? SeekTableRecorder(checksums: options.checksum, path: outputName) : nil
         let frames = Locked(0)
-        // A written frame frees its slot; after a failure, a slot wakes the
-        // reading thread if it waits for one.
+        // A frame's ticket (its slot) is released by the run once the frame
+        // is written; after a failure, a slot wakes the reading thread if it
+        // waits for one.
         let run = PipelineRun(
             control: control, input: input, kind: kind, inputName: inputName, readSize: options.chunkSize,
             mapFiles: options.resolvedMapInput, output: output, outputName: outputName, observer: observer,
@@ -133,11 +135,9 @@ public final class CompressionPipeline: Sendable {
                     seekTable?.written(index, size: size)
                     frames.withLock { $0 += 1 }
                 }
-                control.slots.signal()
             },
             wake: { control.slots.signal() })
         let reader = run.reader
-        let buffers = BufferPool(size: Zstd.compressBound(options.largestChunk), keep: options.resolvedChunksInFlight)
         let pool = WorkerPool<CompressionContext>(
             width: threads, label: "weir.compress",
             makeContext: { () throws(WeirError) in
@@ -146,15 +146,16 @@ public final class CompressionPipeline: Sendable {
                                        dictionary: dictionary, dictionaryID: options.dictionaryID, path: inputName)
             },
             onContextFailure: { control.fail($0) })
+        let compressor = ChunkCompressor(
+            run: run, buffers: BufferPool(size: Zstd.compressBound(options.largestChunk),
+                                          keep: options.resolvedChunksInFlight),
+            seekTable: seekTable, inputName: inputName)
 
         let bytesIn = Locked(0)
-        let windowLog = Locked<Int?>(nil)
         control.startThread(name: "weir.reader") {
             var index = 0
             var chunker = options.rsyncable ? RsyncableChunker(chunkSize: options.chunkSize) : nil
-            while true {
-                control.slots.wait()
-                if control.isFailed { control.slots.signal(); break }
+            while let ticket = control.takeSlot() {
                 let chunk: (data: DispatchData, endOfInput: Bool)
                 do throws(WeirError) {
                     if chunker != nil {
@@ -164,56 +165,25 @@ public final class CompressionPipeline: Sendable {
                     }
                 } catch {
                     control.fail(error)
-                    control.slots.signal()
+                    ticket.release()
                     break
                 }
                 // An input whose size is a multiple of the chunk size ends
                 // with an empty read: no empty frame for it, except for an
                 // empty input, which becomes one empty frame as with zstd.
                 if chunk.data.count == 0 && index > 0 {
-                    control.slots.signal()
+                    ticket.release()
                     break
                 }
                 bytesIn.withLock { $0 += chunk.data.count }
-                control.activity.enter()
                 let number = index
                 index += 1
                 // Dropped as soon as it is compressed, before its frame goes
                 // to the writer: the frame's write frees the slot the next
                 // read takes, and that read's buffer can then reuse this one.
                 var data: DispatchData? = chunk.data
-                let count = chunk.data.count
                 pool.submit { context in
-                    guard let context, !control.isFailed else {
-                        control.slots.signal()
-                        control.activity.leave()
-                        return
-                    }
-                    let capacity = buffers.size
-                    guard let buffer = buffers.take() else {
-                        control.fail(.outOfMemory(path: inputName, operation: .compress))
-                        control.slots.signal()
-                        control.activity.leave()
-                        return
-                    }
-                    do throws(WeirError) {
-                        let size = try context.compressFrame(
-                            data ?? DispatchData.empty, into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity),
-                            path: inputName)
-                        data = nil
-                        try reader.checkUnchanged()
-                        let frame = UnsafeRawBufferPointer(start: buffer, count: size)
-                        if let log = FrameHeader(startOf: frame)?.windowLog {
-                            windowLog.withLock { $0 = max($0 ?? 0, log) }
-                        }
-                        seekTable?.compressed(number, decompressedSize: count, frame: frame)
-                        run.submit(number, buffers.wrap(buffer, count: size))
-                    } catch {
-                        buffers.recycle(buffer)
-                        control.fail(error)
-                        control.slots.signal()
-                        control.activity.leave()
-                    }
+                    compressor.compress(&data, number: number, context: context, ticket: ticket)
                 }
                 if chunk.endOfInput { break }
             }
@@ -224,8 +194,7 @@ public final class CompressionPipeline: Sendable {
             // After the last frame: the table, as one more piece.
             do throws(WeirError) {
                 let table = try seekTable.encoded()
-                control.activity.enter()
-                run.submit(seekTable.frameCount, table)
+                run.submit(seekTable.frameCount, table, ticket: control.ticket())
                 control.activity.wait()
             } catch {
                 control.fail(error)
@@ -235,7 +204,49 @@ public final class CompressionPipeline: Sendable {
         statistics.frames = frames.current - (seekTable == nil ? 0 : 1)
         statistics.threads = threads
         statistics.chunkBytes = options.chunkSize
-        statistics.windowLog = windowLog.current
+        statistics.windowLog = compressor.windowLog.current
         return statistics
+    }
+}
+
+/// The workers' part of a compression run: one chunk into one frame.
+private struct ChunkCompressor: Sendable {
+    let run: PipelineRun
+    /// Frame buffers, one per chunk in flight.
+    let buffers: BufferPool
+    let seekTable: SeekTableRecorder?
+    let inputName: String
+    /// The largest window the frames declare (``Statistics/windowLog``).
+    let windowLog = Locked<Int?>(nil)
+
+    /// On a worker: compresses chunk `number` (dropped as soon as it is
+    /// compressed) into a pooled buffer and hands the frame to the writer
+    /// with its ticket; after a failure, or without a context (one could
+    /// not be made), drops it and releases the ticket.
+    func compress(_ data: inout DispatchData?, number: Int, context: CompressionContext?, ticket: RunTicket) {
+        let control = run.control
+        guard let context, !control.isFailed else { return ticket.release() }
+        guard let buffer = buffers.take() else {
+            control.fail(.outOfMemory(path: inputName, operation: .compress))
+            return ticket.release()
+        }
+        let count = data?.count ?? 0
+        do throws(WeirError) {
+            let size = try context.compressFrame(
+                data ?? DispatchData.empty, into: UnsafeMutableRawBufferPointer(start: buffer, count: buffers.size),
+                path: inputName)
+            data = nil
+            try run.reader.checkUnchanged()
+            let frame = UnsafeRawBufferPointer(start: buffer, count: size)
+            if let log = FrameHeader(startOf: frame)?.windowLog {
+                windowLog.withLock { $0 = max($0 ?? 0, log) }
+            }
+            seekTable?.compressed(number, decompressedSize: count, frame: frame)
+            run.submit(number, buffers.wrap(buffer, count: size), ticket: ticket)
+        } catch {
+            buffers.recycle(buffer)
+            control.fail(error)
+            ticket.release()
+        }
     }
 }

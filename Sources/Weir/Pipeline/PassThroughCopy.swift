@@ -51,36 +51,33 @@ final class PassThroughCopy: Sendable {
     /// - Throws: ``WeirError`` naming the file and the operation that failed.
     func run() throws(WeirError) -> Statistics {
         let control = self.control
-        // A written piece frees its slot; after a failure, a slot wakes the
-        // copying thread if it waits for one.
+        // A written piece's ticket frees its slot; after a failure, a slot
+        // wakes the copying thread if it waits for one.
         let run = PipelineRun(control: control, input: .descriptor(input),
-                              kind: InputKind.of(FileDescriptor(rawValue: input)), inputName: inputName, readSize: options.readSize, mapFiles: options.mapInput,
+                              kind: InputKind.of(FileDescriptor(rawValue: input)), inputName: inputName,
+                              readSize: options.readSize, mapFiles: options.mapInput,
                               output: output, outputName: outputName, sparse: options.sparse,
-                              observer: observer, onWritten: { _, _ in control.slots.signal() },
-                              wake: { control.slots.signal() })
+                              observer: observer, wake: { control.slots.signal() })
         let reader = run.reader
 
         let bytesIn = Locked(0)
         control.startThread(name: "weir.copy") {
             var index = 0
-            while true {
-                control.slots.wait()
-                if control.isFailed { control.slots.signal(); break }
+            while let ticket = control.takeSlot() {
                 let chunk: (data: DispatchData, endOfInput: Bool)
                 do throws(WeirError) {
                     chunk = try reader.start().wait()
                     try reader.checkUnchanged()
                 } catch {
                     control.fail(error)
-                    control.slots.signal()
+                    ticket.release()
                     break
                 }
                 bytesIn.withLock { $0 += chunk.data.count }
                 if chunk.data.count == 0 {
-                    control.slots.signal()
+                    ticket.release()
                 } else {
-                    control.activity.enter()
-                    run.submit(index, chunk.data)
+                    run.submit(index, chunk.data, ticket: ticket)
                     index += 1
                 }
                 if chunk.endOfInput { break }

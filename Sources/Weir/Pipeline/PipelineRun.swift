@@ -5,14 +5,16 @@ import Dispatch
 /// closes both channels and reports.
 ///
 /// A pipeline makes one, plugs in what its pieces do when they are out
-/// (`onWritten`: free an in-flight slot, record a seek-table entry) and what
-/// wakes its own thread after a failure (`wake`), starts its loop with
-/// ``RunControl/startThread(name:_:)``, waits for ``RunControl/activity``,
-/// then calls ``end(bytesIn:)``.
+/// (`onWritten`: record a seek-table entry, count a frame) and what wakes
+/// its own thread after a failure (`wake`), starts its loop with
+/// ``RunControl/startThread(name:_:)``, hands each piece over with its
+/// ``RunTicket``, waits for ``RunControl/activity``, then calls
+/// ``end(bytesIn:)``. A piece's ticket is released here, when the writer
+/// is done with the piece (written, or dropped after a failure).
 ///
 /// Threads: the writer's completions run on its queue (or the stream
-/// consumer's task) and touch only `written`, behind a lock; everything else
-/// is fixed at init.
+/// consumer's task) and touch only `written` and `tickets`, behind locks;
+/// everything else is fixed at init.
 final class PipelineRun: Sendable {
     let control: RunControl
     let reader: ChunkReader
@@ -21,6 +23,8 @@ final class PipelineRun: Sendable {
     private let cleanup: DispatchGroup
     private let started = DispatchTime.now()
     private let written = Locked(0)
+    /// The tickets of the pieces the writer holds, by piece number.
+    private let tickets = Locked<[Int: RunTicket]>([:])
     private let onWritten: @Sendable (_ index: Int, _ size: Int) -> Void
 
     /// Opens the reader and the writer and arms the stop on failure.
@@ -30,7 +34,7 @@ final class PipelineRun: Sendable {
     ///   - mapFiles: map a regular file rather than read it.
     ///   - sparse: leave holes for blocks of zeros in a regular output file.
     ///   - onWritten: called with each piece's number and size once it is
-    ///     out, or -1 once it was dropped; before its activity entry is left.
+    ///     out, or -1 once it was dropped; before its ticket is released.
     ///   - wake: after a failure, unblocks the pipeline's own thread.
     init(control: RunControl, input: PipelineInput, kind: InputKind, inputName: String, readSize: Int, mapFiles: Bool,
          output: PipelineOutput?, outputName: String, sparse: Bool = false, observer: ProgressObserver?,
@@ -48,13 +52,14 @@ final class PipelineRun: Sendable {
             reader = ChunkReader(feed: feed, path: inputName, chunkSize: readSize)
         }
         let written = self.written
+        let tickets = self.tickets
         let onFinished: @Sendable (Int, Int) -> Void = { index, size in
             if size >= 0 {
                 written.withLock { $0 += size }
                 observer?.bytesWritten(size)
             }
             onWritten(index, size)
-            control.activity.leave()
+            tickets.withLock { $0.removeValue(forKey: index) }?.release()
         }
         switch output {
         case .descriptor(let fd, let writeBack):
@@ -69,23 +74,25 @@ final class PipelineRun: Sendable {
         control.stopOnFailure(reader: reader, writer: writer, wake: wake)
     }
 
-    /// Hands output piece `index` to the writer; the caller entered
-    /// ``RunControl/activity`` for it. With no writer (testing an input) the
-    /// piece counts as written at once (``discard(_:count:)``).
-    func submit(_ index: Int, _ data: DispatchData) {
+    /// Hands output piece `index` to the writer with its ticket, released
+    /// once the piece is written or dropped. With no writer (testing an
+    /// input) the piece counts as written at once (``discard(_:count:ticket:)``).
+    func submit(_ index: Int, _ data: DispatchData, ticket: RunTicket) {
         if let writer {
+            tickets.withLock { $0[index] = ticket }
             writer.submit(index, data)
         } else {
-            discard(index, count: data.count)
+            discard(index, count: data.count, ticket: ticket)
         }
     }
 
     /// Counts output piece `index` of `count` bytes as written without
-    /// writing it (testing an input), so its maker can reuse its memory now.
-    func discard(_ index: Int, count: Int) {
+    /// writing it (testing an input), so its maker can reuse its memory now,
+    /// and releases its ticket.
+    func discard(_ index: Int, count: Int, ticket: RunTicket) {
         written.withLock { $0 += count }
         onWritten(index, count)
-        control.activity.leave()
+        ticket.release()
     }
 
     /// Ends the run once ``RunControl/activity`` has emptied: closes both

@@ -7,9 +7,11 @@ import Dispatch
 ///   `limit` times, so its "initial value" is 0 and libdispatch never finds
 ///   it deallocated "while in use", even when a failure leaves places taken.
 ///   It is only ever waited on by the pipeline's dedicated threads.
-/// - `activity` has one entry for the reading thread and one for every chunk
-///   between being read and being written (or dropped after a failure);
-///   `run()` waits for it to empty.
+/// - `activity` has one entry for the reading thread and one for every
+///   piece from its ticket (``RunTicket``: a slot taken, or a piece made) to
+///   its write (or its drop after a failure); `run()` waits for it to empty.
+/// - A slot and an activity entry are taken and given back only through a
+///   ``RunTicket``, whose one `release()` frees both.
 /// - `stopHandlers` run once, on the thread that reports the first failure:
 ///   they close the channels with `.stop` so that blocked reads and writes end.
 final class RunControl: Sendable {

@@ -148,8 +148,7 @@ final class FrameStreamer {
         state.current = nil
         state.filled = 0
         if filled > 0 {
-            session.control.activity.enter()
-            session.send(memory, count: filled, from: buffers, number: sequence)
+            session.send(memory, count: filled, from: buffers, number: sequence, ticket: session.control.ticket())
             sequence += 1
         } else {
             buffers.recycle(memory)

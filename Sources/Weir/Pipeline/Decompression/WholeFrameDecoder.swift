@@ -19,12 +19,12 @@ struct WholeFrameDecoder: Sendable {
         let (buffer, buffers) = try session.takeBuffer(capacity: capacity, extra: compressed)
         let session = self.session
         let control = session.control
-        control.activity.enter()
+        let ticket = control.ticket()
         pool.submit { context in
             guard let context, !control.isFailed else {
                 buffers.recycle(buffer)
                 session.budget.release(compressed)
-                control.activity.leave()
+                ticket.release()
                 return
             }
             do throws(WeirError) {
@@ -35,12 +35,12 @@ struct WholeFrameDecoder: Sendable {
                 try session.input.checkUnchanged()
                 session.crossCheck.frameDecoded(boundary, produced: produced, expected: expected)
                 session.frames.withLock { $0 += 1 }
-                session.send(buffer, count: produced, from: buffers, number: number)
+                session.send(buffer, count: produced, from: buffers, number: number, ticket: ticket)
             } catch {
                 buffers.recycle(buffer)
                 control.fail(DecodeSession.located(error, index: boundary.index, offset: boundary.offset))
                 session.budget.release(compressed)
-                control.activity.leave()
+                ticket.release()
             }
         }
     }
