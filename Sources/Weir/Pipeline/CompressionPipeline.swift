@@ -22,16 +22,17 @@ import SystemPackage
 ///        │  of `chunkSize` bytes, numbers it, submits it
 ///        ▼
 ///     WorkerPool (concurrent queue "weir.compress", at most `threads` jobs,
-///        │  one reusable ZSTD_CCtx each; ChunkCompressor): a contiguous chunk is compressed in
-///        │  place by ZSTD_compress2, a chunk of several regions by
-///        │  ZSTD_compressStream2, into a pooled buffer → one frame with
-///        │  Frame_Content_Size and checksum, wrapped in DispatchData (no
-///        │  copy); the chunk is dropped before the frame goes on
+///        │  one reusable ZSTD_CCtx each), ChunkCompressor: a contiguous
+///        │  chunk is compressed in place by ZSTD_compress2, a chunk of
+///        │  several regions by ZSTD_compressStream2, into a pooled buffer
+///        │  → one frame with Frame_Content_Size and checksum, wrapped in
+///        │  DispatchData (no copy); the chunk is dropped before the frame
+///        │  goes on
 ///        ▼
 ///     OrderedWriter (DispatchIO stream channel, queue "weir.write"): frames
 ///        │  go out in chunk order, whatever order they finish in
 ///        ▼
-///     output fd; when a frame is written its ticket is released (PipelineRun).
+///     output fd; when a frame is written, PipelineRun releases its ticket.
 ///
 /// Bounds, and why:
 /// - `chunksInFlight` slots (default threads + 1: one chunk per worker, one
