@@ -20,13 +20,13 @@
 ///   the same way.
 ///
 /// Everything after `--` is left alone (file names), and so is `-`.
-public enum ArgumentNormalizer {
+package enum ArgumentNormalizer {
     /// The short options that take a value, and their long names.
     static let valueOptions: [Character: String] = ["T": "--threads", "M": "--memory", "o": "--output", "D": "--dictionary",
                                                     "B": "--chunk-size"]
 
     /// The arguments for the parser, from the command line's (program name left out).
-    public static func normalize(_ arguments: [String]) -> [String] {
+    package static func normalize(_ arguments: [String]) -> [String] {
         var result: [String] = []
         // Where the flags that override each other were last seen, counted
         // in options (a cluster is one).

@@ -1,10 +1,10 @@
 /// Byte counts in binary units: `512 B`, `1.50 KiB`, `191.5 MiB`, `1.27 GiB`.
 ///
 /// Three significant figures: two decimals below 100 of a unit, one above.
-public enum ByteFormat {
+package enum ByteFormat {
     /// `bytes` in the largest binary unit (B, KiB, MiB, GiB, TiB) that keeps
     /// the number at 1 or more.
-    public static func string(_ bytes: Int) -> String {
+    package static func string(_ bytes: Int) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]
         var value = Double(bytes)
         var unit = 0
@@ -18,7 +18,7 @@ public enum ByteFormat {
     }
 
     /// A speed in bytes per second, as `890 MiB/s` (see ``string(_:)``).
-    public static func speed(_ bytesPerSecond: Double) -> String {
+    package static func speed(_ bytesPerSecond: Double) -> String {
         string(Int(max(0, bytesPerSecond).rounded())) + "/s"
     }
 }

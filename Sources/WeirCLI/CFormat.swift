@@ -4,9 +4,9 @@ import Glibc
 /// the C library's `vsnprintf`: what `String(format:)` did, without loading
 /// all of Foundation (and ICU) at every start of weir. Only numeric
 /// arguments: Swift strings are not C varargs, so callers append them.
-public enum CFormat {
+package enum CFormat {
     /// `format` filled with `arguments`, as C's `printf` would print it.
-    public static func string(_ format: String, _ arguments: CVarArg...) -> String {
+    package static func string(_ format: String, _ arguments: CVarArg...) -> String {
         var capacity = 128
         while true {
             var buffer = [UInt8](repeating: 0, count: capacity)

@@ -1,8 +1,8 @@
 /// Durations as a clock reads them: `0:07`, `12:34`, `1:02:03`.
-public enum ClockFormat {
+package enum ClockFormat {
     /// `seconds` (rounded down) as `m:ss`, or `h:mm:ss` from an hour; `--:--`
     /// when negative, not finite, or 100 hours or more.
-    public static func string(_ seconds: Double) -> String {
+    package static func string(_ seconds: Double) -> String {
         guard seconds.isFinite, seconds >= 0, seconds < 100 * 3600 else { return "--:--" }
         let total = Int(seconds)
         let hours = total / 3600

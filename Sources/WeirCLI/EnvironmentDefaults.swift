@@ -10,22 +10,22 @@ import Weir
 ///
 /// Flags on the command line override them. A value that is not valid is
 /// ignored with a warning that names it.
-public struct EnvironmentDefaults: Equatable, Sendable {
+package struct EnvironmentDefaults: Equatable, Sendable {
     /// The name of the level variable.
-    public static let levelVariable = "WEIR_CLEVEL"
+    package static let levelVariable = "WEIR_CLEVEL"
     /// The name of the threads variable.
-    public static let threadsVariable = "WEIR_NBTHREADS"
+    package static let threadsVariable = "WEIR_NBTHREADS"
 
     /// The level from `WEIR_CLEVEL`, if valid, before clamping (the command
     /// clamps it as it clamps `-N`, knowing `--ultra`).
-    public var level: Int?
+    package var level: Int?
     /// The threads from `WEIR_NBTHREADS`, if valid.
-    public var threads: Int?
+    package var threads: Int?
     /// One message per invalid variable, without the `weir: warning: ` prefix.
-    public var warnings: [String] = []
+    package var warnings: [String] = []
 
     /// Reads the two variables from `environment`.
-    public init(environment: [String: String]) {
+    package init(environment: [String: String]) {
         if let text = environment[Self.levelVariable] {
             if let value = Int(text.trimmingSpaces), value != 0 {
                 // The fastest level, like --fast=N, is clamped without a word.
@@ -50,7 +50,7 @@ public struct EnvironmentDefaults: Equatable, Sendable {
     /// `--level` or `-T` wins over an earlier one, and `--fast` wins over any
     /// `--level`. A negative level (`--fast=N`) is left out when the command
     /// line sets a level, since `--fast` would otherwise win over it.
-    public func arguments(before commandLine: [String]) -> [String] {
+    package func arguments(before commandLine: [String]) -> [String] {
         var result: [String] = []
         if let level {
             if level > 0 {

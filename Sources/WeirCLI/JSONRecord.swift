@@ -16,42 +16,42 @@ import Weir
 /// every parser and lossless; Python's `\udcXX` ("surrogateescape") would
 /// be lone surrogates, which Foundation and serde_json refuse and jq
 /// replaces with U+FFFD.
-public struct JSONRecord: Codable, Equatable, Sendable {
+package struct JSONRecord: Codable, Equatable, Sendable {
     /// `"ok"` or `"error"`.
-    public enum Status: String, Codable, Sendable {
+    package enum Status: String, Codable, Sendable {
         case ok
         case error
     }
 
-    public var operation: OperationKind
+    package var operation: OperationKind
     /// The input path, `"-"` for standard input; null on the total object.
-    public var input: String?
+    package var input: String?
     /// The output path, `"-"` for standard output; null when there is none.
-    public var output: String?
-    public var bytesIn: Int
-    public var bytesOut: Int
+    package var output: String?
+    package var bytesIn: Int
+    package var bytesOut: Int
     /// bytes_out / bytes_in, 0 for an empty input.
-    public var ratio: Double
+    package var ratio: Double
     /// Wall-clock seconds.
-    public var seconds: Double
-    public var cpuSeconds: Double
+    package var seconds: Double
+    package var cpuSeconds: Double
     /// Input MiB (2^20 bytes) per wall-clock second.
-    public var mibPerSecondIn: Double
+    package var mibPerSecondIn: Double
     /// Output MiB (2^20 bytes) per wall-clock second.
-    public var mibPerSecondOut: Double
-    public var threads: Int
-    public var level: Int?
-    public var chunkBytes: Int?
+    package var mibPerSecondOut: Double
+    package var threads: Int
+    package var level: Int?
+    package var chunkBytes: Int?
     /// ``Statistics/windowLog``: the largest window the frames declare, 2^N.
-    public var windowLog: Int?
-    public var frames: Int
+    package var windowLog: Int?
+    package var frames: Int
     /// The process's peak resident memory so far.
-    public var peakRSSBytes: Int
-    public var status: Status
-    public var error: String?
+    package var peakRSSBytes: Int
+    package var status: Status
+    package var error: String?
     /// The run's ``Statistics/warnings``; nil when there are none.
-    public var warnings: [String]?
-    public var total: Bool?
+    package var warnings: [String]?
+    package var total: Bool?
 
     enum CodingKeys: String, CodingKey {
         case operation, input, output
@@ -70,7 +70,7 @@ public struct JSONRecord: Codable, Equatable, Sendable {
     }
 
     /// A record from statistics; every other initializer comes here.
-    public init(operation: OperationKind, input: String?, output: String?, statistics: Statistics,
+    package init(operation: OperationKind, input: String?, output: String?, statistics: Statistics,
                 level: Int?, chunkBytes: Int?, error: String? = nil, total: Bool? = nil) {
         self.operation = operation
         self.input = input
@@ -99,7 +99,7 @@ public struct JSONRecord: Codable, Equatable, Sendable {
     ///
     /// A failed job has no statistics: pass what is known (zeros, the CPU
     /// time and memory so far).
-    public init(job: FileJob, statistics: Statistics, error: String? = nil) {
+    package init(job: FileJob, statistics: Statistics, error: String? = nil) {
         let options: CompressionOptions?
         if case .compress(let compression) = job.operation { options = compression } else { options = nil }
         var statistics = statistics
@@ -110,7 +110,7 @@ public struct JSONRecord: Codable, Equatable, Sendable {
     }
 
     /// The total object after several inputs; its `error` says how many failed.
-    public init(totals: RunTotals) {
+    package init(totals: RunTotals) {
         let error = totals.failed > 0 ? "\(totals.failed) of \(totals.inputs) inputs failed" : nil
         var statistics = totals.statistics
         statistics.threads = max(1, statistics.threads)
@@ -119,7 +119,7 @@ public struct JSONRecord: Codable, Equatable, Sendable {
     }
 
     /// How a record names a destination: a path, `"-"`, or nil.
-    public static func outputName(_ destination: FileJob.Destination) -> String? {
+    package static func outputName(_ destination: FileJob.Destination) -> String? {
         switch destination {
         case .file(let path): return path
         case .standardOutput: return "-"
@@ -127,7 +127,7 @@ public struct JSONRecord: Codable, Equatable, Sendable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(operation, forKey: .operation)
         try container.encode(input, forKey: .input)
@@ -152,7 +152,7 @@ public struct JSONRecord: Codable, Equatable, Sendable {
     }
 
     /// The record as one line of JSON, without the newline.
-    public func line() -> String {
+    package func line() -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding plain numbers and strings cannot fail; non-finite numbers

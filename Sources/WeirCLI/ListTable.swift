@@ -1,14 +1,14 @@
 /// The table `weir -l` prints, in `zstd -l`'s format to the character:
 /// the same columns, sizes in zstd's human-readable form, the same totals
 /// line; and, with `-v`, weir's own rows of one frame each.
-public enum ListTable {
+package enum ListTable {
     /// The header line.
-    public static let header = "Frames  Skips  Compressed  Uncompressed  Ratio  Check  Filename"
+    package static let header = "Frames  Skips  Compressed  Uncompressed  Ratio  Check  Filename"
     /// The line above the totals of several files (with zstd's trailing space).
-    public static let separator = "----------------------------------------------------------------- "
+    package static let separator = "----------------------------------------------------------------- "
 
     /// One line in zstd's format: `%6d  %5d  %6.*f%4s  %8.*f%4s  %5.3f  %5s  %s`.
-    public static func row(frames: Int, skips: Int, compressed: Int, decompressed: Int?, check checkName: String,
+    package static func row(frames: Int, skips: Int, compressed: Int, decompressed: Int?, check checkName: String,
                     name: String) -> String {
         let packed = human(compressed)
         let head = CFormat.string("%6d  %5d  %6.*f", frames, skips, packed.precision, packed.value) + pad(packed.suffix, 4)
@@ -23,12 +23,12 @@ public enum ListTable {
     }
 
     /// The header of the frame rows under a file (`-v`).
-    public static func frameHeader(fromSeekTable: Bool) -> String {
+    package static func frameHeader(fromSeekTable: Bool) -> String {
         "  Frame        Offset  Compressed  Uncompressed  Check     Kind" + (fromSeekTable ? "  (from the seek table)" : "")
     }
 
     /// One frame's row: its sizes in bytes, `?` for a size it does not declare.
-    public static func frameRow(index: Int, offset: Int, compressed: Int, decompressed: Int?, check: String,
+    package static func frameRow(index: Int, offset: Int, compressed: Int, decompressed: Int?, check: String,
                                 kind: String) -> String {
         let size = decompressed.map(String.init) ?? "?"
         return CFormat.string("  %5d  %12d  %10d  ", index, offset, compressed)
@@ -36,7 +36,7 @@ public enum ListTable {
     }
 
     /// zstd's `UTIL_makeHumanReadableSize`.
-    public static func human(_ size: Int) -> (value: Double, suffix: String, precision: Int32) {
+    package static func human(_ size: Int) -> (value: Double, suffix: String, precision: Int32) {
         let units: [(Int, String)] = [(60, " EiB"), (50, " PiB"), (40, " TiB"), (30, " GiB"), (20, " MiB"), (10, " KiB")]
         var value = Double(size)
         var suffix = " B"

@@ -2,10 +2,10 @@
 /// whose names agree after their last slash, as zstd 1.5.4's
 /// `FIO_checkFilenameCollisions` finds them (it warns once per extra copy,
 /// after the run; the later inputs fail as "already exists" without -f).
-public enum NameCollisions {
+package enum NameCollisions {
     /// The shared names, sorted (by bytes, as zstd's `strcmp`), one entry
     /// for each input beyond the first with that name.
-    public static func flat(_ inputs: [String]) -> [String] {
+    package static func flat(_ inputs: [String]) -> [String] {
         let names = inputs.map { input in
             let scalars = input.unicodeScalars
             let start = scalars.lastIndex(of: "/").map(scalars.index(after:)) ?? scalars.startIndex

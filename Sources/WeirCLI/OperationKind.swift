@@ -2,13 +2,13 @@ import Weir
 
 /// What a job does, without its options: how statistics name it
 /// (`"compress"`, `"decompress"`, `"test"` in JSON) and which way the ratio reads.
-public enum OperationKind: String, Sendable, Codable, CaseIterable {
+package enum OperationKind: String, Sendable, Codable, CaseIterable {
     case compress
     case decompress
     case test
 
     /// The kind of a job's operation.
-    public init(_ operation: FileJob.Operation) {
+    package init(_ operation: FileJob.Operation) {
         switch operation {
         case .compress: self = .compress
         case .decompress: self = .decompress

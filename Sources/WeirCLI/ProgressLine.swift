@@ -14,52 +14,52 @@
 ///
 /// Pure: a value in, a string out, no terminal I/O (see ``clear`` and
 /// ``redraw(_:)`` for the control sequences a renderer writes).
-public struct ProgressLine: Sendable, Equatable {
+package struct ProgressLine: Sendable, Equatable {
     /// `(n/N)` when several files are processed.
-    public var counter: String?
+    package var counter: String?
     /// The file's name.
-    public var name: String?
+    package var name: String?
     /// How far the input has been read, 0 … 1; nil when its size is unknown.
-    public var fraction: Double?
+    package var fraction: Double?
     /// Bytes read.
-    public var bytesIn: Int
+    package var bytesIn: Int
     /// Bytes written; nil hides it (`--test` writes nothing).
-    public var bytesOut: Int?
+    package var bytesOut: Int?
     /// Compressed size / uncompressed size so far.
-    public var ratio: Double?
+    package var ratio: Double?
     /// Bytes read per second, over a moving window.
-    public var speed: Double?
+    package var speed: Double?
     /// Seconds since the file was started.
-    public var elapsed: Double
+    package var elapsed: Double
     /// Seconds still to go, shown only with a ``fraction``.
-    public var eta: Double?
+    package var eta: Double?
 
     /// The fields that can be left out, in the order they go when the line is
     /// too wide (the bar goes before all of them).
-    public enum Field: Sendable, CaseIterable {
+    package enum Field: Sendable, CaseIterable {
         case ratio, bytesOut, elapsed, counter, name, eta, speed, bytesIn
     }
 
     /// The order in which fields are dropped to fit the width.
-    public static let dropOrder: [Field] = [.ratio, .bytesOut, .elapsed, .counter, .name, .eta, .speed, .bytesIn]
+    package static let dropOrder: [Field] = [.ratio, .bytesOut, .elapsed, .counter, .name, .eta, .speed, .bytesIn]
     /// The narrowest bar worth drawing (brackets excluded).
-    public static let minimumBar = 8
+    package static let minimumBar = 8
     /// The widest bar drawn (brackets excluded), so that wide terminals keep it compact.
-    public static let maximumBar = 50
+    package static let maximumBar = 50
     /// The file name is first shortened to this many columns, or a third of the width if more.
-    public static let shortName = 12
+    package static let shortName = 12
 
     /// Moves to the start of the line and erases it: what a renderer writes
     /// to take the line away (at the end, before a message, on errors and signals).
-    public static let clear = "\r\u{1B}[K"
+    package static let clear = "\r\u{1B}[K"
 
     /// What a renderer writes to replace the line on screen with `line`.
-    public static func redraw(_ line: String) -> String {
+    package static func redraw(_ line: String) -> String {
         "\r" + line + "\u{1B}[K"
     }
 
     /// Creates a line state.
-    public init(counter: String? = nil, name: String? = nil, fraction: Double? = nil, bytesIn: Int,
+    package init(counter: String? = nil, name: String? = nil, fraction: Double? = nil, bytesIn: Int,
                 bytesOut: Int? = nil, ratio: Double? = nil, speed: Double? = nil, elapsed: Double, eta: Double? = nil) {
         self.counter = counter
         self.name = name
@@ -83,7 +83,7 @@ public struct ProgressLine: Sendable, Equatable {
     }
 
     /// The line, at most `width - 1` columns wide (one column per character).
-    public func text(width: Int) -> String {
+    package func text(width: Int) -> String {
         let usable = max(1, width - 1)
         var segments = self.segments()
         // A long name is shortened to a fair share of the width at once.
@@ -117,7 +117,7 @@ public struct ProgressLine: Sendable, Equatable {
     }
 
     /// `[======>    ]` with `width` columns between the brackets.
-    public static func bar(_ fraction: Double, width: Int) -> String {
+    package static func bar(_ fraction: Double, width: Int) -> String {
         let clamped = min(1, max(0, fraction.isFinite ? fraction : 0))
         let filled = min(width, Int(clamped * Double(width)))
         if filled == width { return "[" + String(repeating: "=", count: width) + "]" }

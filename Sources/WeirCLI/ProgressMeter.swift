@@ -7,24 +7,24 @@ import Weir
 ///
 /// Time is whatever the caller says it is (the observer's seconds since the
 /// start), so tests drive it with a fake clock.
-public struct ProgressMeter: Sendable {
+package struct ProgressMeter: Sendable {
     /// The file's name as shown.
-    public let name: String
+    package let name: String
     /// `(file/files)` is shown when `files` > 1.
-    public let file: Int
+    package let file: Int
     /// See `file`.
-    public let files: Int
+    package let files: Int
     /// The input's size, when known (a regular file, or `--size-hint`).
-    public let total: Int?
+    package let total: Int?
     /// Which way the bytes go: compress reads it as out / in, decompress as
     /// in / out, test has no output and no ratio.
-    public let mode: OperationKind
+    package let mode: OperationKind
     /// Bytes read so far.
-    public private(set) var bytesIn = 0
+    package private(set) var bytesIn = 0
     /// Bytes written so far.
-    public private(set) var bytesOut = 0
+    package private(set) var bytesOut = 0
     /// Seconds since the start.
-    public private(set) var seconds = 0.0
+    package private(set) var seconds = 0.0
     private var window: SpeedWindow
 
     /// - Parameters:
@@ -34,7 +34,7 @@ public struct ProgressMeter: Sendable {
     ///   - total: the input's size, if known.
     ///   - mode: which way the bytes go.
     ///   - speedWindow: the span of the moving speed window, in seconds.
-    public init(name: String, file: Int = 1, files: Int = 1, total: Int?, mode: OperationKind, speedWindow: Double = 3) {
+    package init(name: String, file: Int = 1, files: Int = 1, total: Int?, mode: OperationKind, speedWindow: Double = 3) {
         self.name = name
         self.file = file
         self.files = files
@@ -44,7 +44,7 @@ public struct ProgressMeter: Sendable {
     }
 
     /// Takes the running totals at `seconds` since the start.
-    public mutating func update(bytesIn: Int, bytesOut: Int, seconds: Double) {
+    package mutating func update(bytesIn: Int, bytesOut: Int, seconds: Double) {
         self.bytesIn = bytesIn
         self.bytesOut = bytesOut
         self.seconds = max(self.seconds, seconds)
@@ -52,29 +52,29 @@ public struct ProgressMeter: Sendable {
     }
 
     /// Takes a progress observer's totals.
-    public mutating func update(_ totals: ProgressObserver.Totals) {
+    package mutating func update(_ totals: ProgressObserver.Totals) {
         update(bytesIn: totals.bytesIn, bytesOut: totals.bytesOut, seconds: totals.seconds)
     }
 
     /// Bytes read per second over the moving window; nil before any time passed.
-    public var speed: Double? { window.bytesPerSecond }
+    package var speed: Double? { window.bytesPerSecond }
 
     /// How far the input has been read, 0 … 1; nil without a usable total
     /// (unknown, empty, or already passed: a wrong `--size-hint` shows no
     /// false percentage).
-    public var fraction: Double? {
+    package var fraction: Double? {
         guard let total, total > 0, bytesIn <= total else { return nil }
         return Double(bytesIn) / Double(total)
     }
 
     /// Seconds to the end at the current speed; nil without a total or speed.
-    public var eta: Double? {
+    package var eta: Double? {
         guard let total, fraction != nil, let speed, speed > 0 else { return nil }
         return Double(total - bytesIn) / speed
     }
 
     /// Compressed / uncompressed so far; nil before both sides have bytes.
-    public var ratio: Double? {
+    package var ratio: Double? {
         switch mode {
         case .compress: return bytesIn > 0 && bytesOut > 0 ? Double(bytesOut) / Double(bytesIn) : nil
         case .decompress: return bytesIn > 0 && bytesOut > 0 ? Double(bytesIn) / Double(bytesOut) : nil
@@ -83,14 +83,14 @@ public struct ProgressMeter: Sendable {
     }
 
     /// The line's state now.
-    public var line: ProgressLine {
+    package var line: ProgressLine {
         ProgressLine(counter: files > 1 ? "(\(file)/\(files))" : nil, name: name, fraction: fraction,
                      bytesIn: bytesIn, bytesOut: mode == .test ? nil : bytesOut, ratio: ratio,
                      speed: speed, elapsed: seconds, eta: eta)
     }
 
     /// The line now, fitted to `width` columns.
-    public func text(width: Int) -> String {
+    package func text(width: Int) -> String {
         line.text(width: width)
     }
 }

@@ -2,32 +2,32 @@ import Weir
 
 /// The sum of every input's statistics, for the total line and the total
 /// JSON object after several inputs.
-public struct RunTotals: Sendable, Equatable {
+package struct RunTotals: Sendable, Equatable {
     /// What the inputs had done to them.
-    public let operation: OperationKind
+    package let operation: OperationKind
     /// Inputs processed successfully.
-    public private(set) var succeeded = 0
+    package private(set) var succeeded = 0
     /// Inputs that failed.
-    public private(set) var failed = 0
+    package private(set) var failed = 0
     /// Byte counts, frames, wall and CPU seconds summed; threads, window and
     /// peak memory the largest seen.
-    public private(set) var statistics = Statistics()
+    package private(set) var statistics = Statistics()
     /// The compression level, if compressing.
-    public private(set) var level: Int?
+    package private(set) var level: Int?
     /// The largest chunk size an input was compressed with, if compressing.
-    public private(set) var chunkBytes: Int?
+    package private(set) var chunkBytes: Int?
 
     /// Starts with nothing counted.
-    public init(operation: OperationKind) {
+    package init(operation: OperationKind) {
         self.operation = operation
         statistics.threads = 0
     }
 
     /// All inputs, successful or not.
-    public var inputs: Int { succeeded + failed }
+    package var inputs: Int { succeeded + failed }
 
     /// Counts one successful input.
-    public mutating func add(_ job: FileJob, _ result: Statistics) {
+    package mutating func add(_ job: FileJob, _ result: Statistics) {
         succeeded += 1
         statistics.bytesIn += result.bytesIn
         statistics.bytesOut += result.bytesOut
@@ -44,7 +44,7 @@ public struct RunTotals: Sendable, Equatable {
     }
 
     /// Counts one failed input.
-    public mutating func addFailure() {
+    package mutating func addFailure() {
         failed += 1
     }
 }

@@ -5,9 +5,9 @@
 /// Fed with (time, running total) samples by a renderer ten times a second,
 /// it keeps the samples of the last `span` seconds plus one older sample as
 /// the window's base, so at most about `span × 10 + 2` of them.
-public struct SpeedWindow: Sendable, Equatable {
+package struct SpeedWindow: Sendable, Equatable {
     /// The length of the window, in seconds.
-    public let span: Double
+    package let span: Double
     private var samples: [Sample]
 
     private struct Sample: Sendable, Equatable {
@@ -18,14 +18,14 @@ public struct SpeedWindow: Sendable, Equatable {
     /// - Parameters:
     ///   - span: the window's length in seconds (default 3).
     ///   - start: the time of the first sample, whose count is 0.
-    public init(span: Double = 3, start: Double = 0) {
+    package init(span: Double = 3, start: Double = 0) {
         self.span = span
         samples = [Sample(time: start, bytes: 0)]
     }
 
     /// Adds a sample: at `time` (seconds, never going back), the counter was
     /// `bytes` in all.
-    public mutating func record(time: Double, bytes: Int) {
+    package mutating func record(time: Double, bytes: Int) {
         if let last = samples.last, time <= last.time {
             samples[samples.count - 1].bytes = max(last.bytes, bytes)
             return
@@ -41,7 +41,7 @@ public struct SpeedWindow: Sendable, Equatable {
 
     /// Bytes per second between the window's base and the newest sample;
     /// nil before two samples.
-    public var bytesPerSecond: Double? {
+    package var bytesPerSecond: Double? {
         guard let first = samples.first, let last = samples.last, last.time > first.time else { return nil }
         return Double(last.bytes - first.bytes) / (last.time - first.time)
     }

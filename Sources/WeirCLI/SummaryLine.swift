@@ -5,19 +5,19 @@ import Weir
 /// and the total line after several files, as in
 /// `3 files: 14.75% (1.27 GiB => 191.5 MiB) in 1.46 s, 890 MiB/s, 2 threads`.
 /// Verbose adds `, cpu 2.80 s, peak memory 85.2 MiB`.
-public struct SummaryLine: Sendable {
+package struct SummaryLine: Sendable {
     /// The line, without a newline.
-    public let text: String
+    package let text: String
 
     /// The summary of one file.
-    public init(job: FileJob, statistics: Statistics, verbose: Bool = false) {
+    package init(job: FileJob, statistics: Statistics, verbose: Bool = false) {
         text = Self.line(operation: OperationKind(job.operation), subject: FileName.displayed(job.inputName),
                          output: FileName.displayed(job.outputName), statistics: statistics, allPassed: true,
                          verbose: verbose)
     }
 
     /// The total of several files.
-    public init(totals: RunTotals, verbose: Bool = false) {
+    package init(totals: RunTotals, verbose: Bool = false) {
         var subject = "\(totals.inputs) files"
         if totals.failed > 0 { subject += ", \(totals.failed) failed" }
         text = Self.line(operation: totals.operation, subject: subject, output: nil,

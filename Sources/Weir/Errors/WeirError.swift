@@ -176,7 +176,7 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
     }
 
     /// `FILE: reason`, as the command line prints it after `weir: `; the
-    /// name as ``FileName/displayed(_:)`` shows it.
+    /// name as `FileName` shows it.
     public var description: String {
         "\(FileName.displayed(path)): \(reason)"
     }

@@ -6,9 +6,9 @@ import SystemPackage
 /// zstd: output under its name only when complete, never over the input,
 /// never over an existing file without `force`, permissions and modification
 /// time carried over, the input removed only after success when asked.
-public struct FileJob: Sendable {
+package struct FileJob: Sendable {
     /// What to do with the input.
-    public enum Operation: Sendable {
+    package enum Operation: Sendable {
         /// Compress with these options.
         case compress(CompressionOptions)
         /// Decompress with these options.
@@ -18,7 +18,7 @@ public struct FileJob: Sendable {
     }
 
     /// Where the output goes.
-    public enum Destination: Sendable, Equatable {
+    package enum Destination: Sendable, Equatable {
         /// A file, created safely.
         case file(String)
         /// The process's standard output.
@@ -28,18 +28,18 @@ public struct FileJob: Sendable {
     }
 
     /// The input path; `-` is standard input.
-    public var input: String
+    package var input: String
     /// What to do.
-    public var operation: Operation
+    package var operation: Operation
     /// Where the output goes.
-    public var destination: Destination
+    package var destination: Destination
     /// Overwrite an existing output file.
-    public var force: Bool
+    package var force: Bool
     /// Remove the input after success (`--rm`); only for file to file.
-    public var removeInput: Bool
+    package var removeInput: Bool
 
     /// Creates a job.
-    public init(input: String, operation: Operation, destination: Destination,
+    package init(input: String, operation: Operation, destination: Destination,
                 force: Bool = false, removeInput: Bool = false) {
         self.input = input
         self.operation = operation
@@ -49,10 +49,10 @@ public struct FileJob: Sendable {
     }
 
     /// The name errors and summaries give the input.
-    public var inputName: String { input == "-" ? "(stdin)" : input }
+    package var inputName: String { input == "-" ? "(stdin)" : input }
 
     /// The name errors and summaries give the output.
-    public var outputName: String {
+    package var outputName: String {
         switch destination {
         case .file(let path): return path
         case .standardOutput: return "(stdout)"
@@ -61,7 +61,7 @@ public struct FileJob: Sendable {
     }
 
     /// The outcome of a job.
-    public typealias Outcome = Result<Statistics, WeirError>
+    package typealias Outcome = Result<Statistics, WeirError>
 
     /// Runs the job on the calling thread (not a GCD worker) and waits for
     /// its end: the pipeline started, waited for, then its output committed
@@ -71,7 +71,7 @@ public struct FileJob: Sendable {
     /// - Returns: the pipeline's statistics.
     /// - Throws: ``WeirError``; no output file is left behind and the input is
     ///   untouched.
-    public func run(observer: ProgressObserver? = nil, cancellation: Cancellation? = nil,
+    package func run(observer: ProgressObserver? = nil, cancellation: Cancellation? = nil,
                     smallFiles: SmallFileCompressor? = nil, sync: Bool = true) throws(WeirError) -> Statistics {
         let commits = CommitQueue(sync: sync)
         commits.add(0, finish(observer: observer, cancellation: cancellation, smallFiles: smallFiles, sync: sync))

@@ -4,16 +4,16 @@ import Glibc
 /// (`UTIL_createFileNamesTable_fromFileName`): the line's bytes up to its
 /// newline, nothing trimmed, at most 50 MiB of names. Empty lines are left
 /// out (zstd would try to open an empty name).
-public enum FileList {
+package enum FileList {
     /// The largest list zstd reads.
-    public static let maximumSize = 50 << 20
+    package static let maximumSize = 50 << 20
 
     /// Reads the names listed in `path`.
     ///
     /// - Throws: ``WeirError`` when the file cannot be read, is not a regular
     ///   file, is larger than ``maximumSize`` or lists no name (zstd refuses
     ///   those as well).
-    public static func names(in path: String) throws(WeirError) -> [String] {
+    package static func names(in path: String) throws(WeirError) -> [String] {
         guard let status = FileStatus.of(path: path), status.isRegularFile else {
             throw WeirError.unusableFileList(path: path, "cannot read the file list: not a regular file")
         }

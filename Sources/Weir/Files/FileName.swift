@@ -12,12 +12,12 @@
 /// Every path that reaches a system call goes through ``withCString(_:_:)``:
 /// `String.withCString` would write an escape scalar as its own 4 UTF-8
 /// bytes and name another file.
-public enum FileName {
+package enum FileName {
     /// The escape scalars, one for each byte 0x80…0xFF.
-    public static let escapes: ClosedRange<UInt32> = 0x10FF80 ... 0x10FFFF
+    package static let escapes: ClosedRange<UInt32> = 0x10FF80 ... 0x10FFFF
 
     /// The name of these bytes (no NUL among them), invalid UTF-8 escaped.
-    public static func string(fromBytes bytes: some Collection<UInt8>) -> String {
+    package static func string(fromBytes bytes: some Collection<UInt8>) -> String {
         // Valid UTF-8 without 0xF4 holds no scalar from U+100000 up, so no
         // escape scalar: the name is its UTF-8 (most names, at no cost).
         if !bytes.contains(0xF4), let plain = String(validating: bytes, as: UTF8.self) { return plain }
@@ -39,7 +39,7 @@ public enum FileName {
     }
 
     /// The bytes `name` stands for: escape scalars as their byte, the rest UTF-8.
-    public static func bytes(of name: String) -> [UInt8] {
+    package static func bytes(of name: String) -> [UInt8] {
         // 0xF4 leads the UTF-8 of every escape scalar: without it, the name is its UTF-8.
         guard name.utf8.contains(0xF4) else { return Array(name.utf8) }
         var bytes: [UInt8] = []
@@ -56,20 +56,20 @@ public enum FileName {
 
     /// Calls `body` with `name` as the NUL-terminated path the system expects.
     @discardableResult
-    public static func withCString<Result>(_ name: String, _ body: (UnsafePointer<CChar>) -> Result) -> Result {
+    package static func withCString<Result>(_ name: String, _ body: (UnsafePointer<CChar>) -> Result) -> Result {
         let bytes = bytes(of: name) + [0]
         return bytes.withUnsafeBytes { body($0.bindMemory(to: CChar.self).baseAddress!) }
     }
 
     /// The byte an escape scalar stands for; nil for any other scalar.
-    public static func escapedByte(_ scalar: Unicode.Scalar) -> UInt8? {
+    package static func escapedByte(_ scalar: Unicode.Scalar) -> UInt8? {
         escapes.contains(scalar.value) ? UInt8(truncatingIfNeeded: scalar.value) : nil
     }
 
     /// `name` for a message: readable and on one line, not reversible. Each
     /// byte that is not valid UTF-8, and each control character, shows as
     /// `\xFF`; the rest as it is.
-    public static func displayed(_ name: String) -> String {
+    package static func displayed(_ name: String) -> String {
         escaping(name) { scalar in
             escapedByte(scalar) ?? (scalar.value < 0x20 || scalar.value == 0x7F ? UInt8(scalar.value) : nil)
         }
@@ -77,7 +77,7 @@ public enum FileName {
 
     /// `text` with only the escape scalars shown as `\xFF`: for whole
     /// messages, whose line breaks stay.
-    public static func displayingEscapes(_ text: String) -> String {
+    package static func displayingEscapes(_ text: String) -> String {
         escaping(text, escapedByte)
     }
 

@@ -1,25 +1,25 @@
 import Glibc
 
 /// What `stat` says of a file, as much as weir needs.
-public struct FileStatus: Sendable {
+package struct FileStatus: Sendable {
     /// The mode bits, type included.
-    public var mode: mode_t
+    package var mode: mode_t
     /// The device and inode, which identify the file.
-    public var device: UInt64
+    package var device: UInt64
     /// See `device`.
-    public var inode: UInt64
+    package var inode: UInt64
     /// The size in bytes.
-    public var size: Int
+    package var size: Int
     /// The preferred size of a write (`st_blksize`): the file system's block.
-    public var blockSize: Int
+    package var blockSize: Int
     /// Last access and modification times.
-    public var accessTime: timespec
+    package var accessTime: timespec
     /// See `accessTime`.
-    public var modificationTime: timespec
+    package var modificationTime: timespec
     /// The owner and group.
-    public var owner: uid_t
+    package var owner: uid_t
     /// See `owner`.
-    public var group: gid_t
+    package var group: gid_t
 
     init(_ info: stat) {
         mode = info.st_mode
@@ -39,29 +39,29 @@ public struct FileStatus: Sendable {
     }
 
     /// `stat` of a path (following links), or nil when it does not exist.
-    public static func of(path: String) -> FileStatus? {
+    package static func of(path: String) -> FileStatus? {
         var info = stat()
         guard FileName.withCString(path, { stat($0, &info) }) == 0 else { return nil }
         return FileStatus(info)
     }
 
     /// Whether anything, even a dangling link, is at `path`.
-    public static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         var info = stat()
         return FileName.withCString(path) { lstat($0, &info) } == 0
     }
 
     /// Whether it is a regular file.
-    public var isRegularFile: Bool { (mode & S_IFMT) == S_IFREG }
+    package var isRegularFile: Bool { (mode & S_IFMT) == S_IFREG }
     /// Whether it is a FIFO (a named pipe).
-    public var isFIFO: Bool { (mode & S_IFMT) == S_IFIFO }
+    package var isFIFO: Bool { (mode & S_IFMT) == S_IFIFO }
     /// Whether it is a socket.
-    public var isSocket: Bool { (mode & S_IFMT) == S_IFSOCK }
+    package var isSocket: Bool { (mode & S_IFMT) == S_IFSOCK }
     /// Whether it is a directory.
-    public var isDirectory: Bool { (mode & S_IFMT) == S_IFDIR }
+    package var isDirectory: Bool { (mode & S_IFMT) == S_IFDIR }
 
     /// Whether both describe the same file.
-    public func isSameFile(as other: FileStatus) -> Bool {
+    package func isSameFile(as other: FileStatus) -> Bool {
         device == other.device && inode == other.inode
     }
 }

@@ -11,19 +11,19 @@ import Glibc
 ///   `followLinks` (zstd's `-f`); a followed link to a folder is walked;
 /// - anything that is not a folder is an input, devices and FIFOs included:
 ///   the job refuses what it cannot read, as it does for a name given.
-public enum InputTree {
+package enum InputTree {
     /// What expanding the names found.
-    public struct Expansion: Sendable {
+    package struct Expansion: Sendable {
         /// The files, in order.
-        public var files: [String] = []
+        package var files: [String] = []
         /// One line per symbolic link skipped (`NAME is a symbolic link, ignoring`).
-        public var warnings: [String] = []
+        package var warnings: [String] = []
         /// Folders that could not be read; their files are missing.
-        public var errors: [WeirError] = []
+        package var errors: [WeirError] = []
     }
 
     /// Expands `names` (see the type's rules).
-    public static func expand(_ names: [String], followLinks: Bool) -> Expansion {
+    package static func expand(_ names: [String], followLinks: Bool) -> Expansion {
         var expansion = Expansion()
         for name in names {
             if name != "-", let status = FileStatus.of(path: name), status.isDirectory {

@@ -6,10 +6,10 @@ import Glibc
 /// ROOT, each with the mode of the source folder it mirrors. A folder that
 /// exists already is kept as it is. Inputs with a `..` part are left out
 /// (their jobs fail); nothing is created when no input is left.
-public enum MirrorFolders {
+package enum MirrorFolders {
     /// Creates the folders for `inputs` under `root`; returns the failures
     /// (the jobs writing there then fail as well, naming the file).
-    public static func create(for inputs: [String], root: String) -> [WeirError] {
+    package static func create(for inputs: [String], root: String) -> [WeirError] {
         let valid = inputs.filter { $0 != "-" && OutputName.mirroredFolder(for: $0, root: root) != nil }
         guard !valid.isEmpty else { return [] }
         var errors: [WeirError] = []

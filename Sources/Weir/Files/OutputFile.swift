@@ -23,11 +23,11 @@ import Synchronization
 /// A target that exists and is not a regular file (`/dev/null`, a FIFO) is
 /// opened for writing and written directly, as zstd does: no `-f` needed, and
 /// it is never removed, renamed over, or given other permissions.
-public final class OutputFile: Sendable {
+package final class OutputFile: Sendable {
     /// The name the file gets when committed.
-    public let path: String
+    package let path: String
     /// The temporary file being written; nil when writing a device in place.
-    public let temporaryPath: String?
+    package let temporaryPath: String?
     /// The descriptor open for writing.
     let descriptor: Int32
     /// The file system the output is on (`st_dev`), for syncing each one
@@ -42,7 +42,7 @@ public final class OutputFile: Sendable {
     static let pending = Locked<Set<String>>([])
 
     /// Whether the output is a device, FIFO or socket written in place.
-    public var isInPlace: Bool { temporaryPath == nil }
+    package var isInPlace: Bool { temporaryPath == nil }
 
     /// Opens `path` for writing: a temporary file for a regular (or new)
     /// output, the node itself for a device, FIFO or socket.
@@ -53,7 +53,7 @@ public final class OutputFile: Sendable {
     ///     now and again, atomically, at commit.
     /// - Throws: ``WeirError`` `.outputExists`, `.notRegularFile` for a
     ///   directory, or the `open`/`mkstemp` failure.
-    public init(path: String, force: Bool) throws(WeirError) {
+    package init(path: String, force: Bool) throws(WeirError) {
         self.path = path
         self.force = force
         let existing = FileStatus.of(path: path)
@@ -98,7 +98,7 @@ public final class OutputFile: Sendable {
     /// - Throws: ``WeirError`` when the output appeared meanwhile (without
     ///   force), or `fdatasync`/`close`/`rename` fail (a delayed write error
     ///   such as a full disk shows up there); the temporary file is then removed.
-    public func commit(copying source: FileStatus?, sync: Bool = true) throws(WeirError) {
+    package func commit(copying source: FileStatus?, sync: Bool = true) throws(WeirError) {
         stamp(copying: source)
         do throws(WeirError) {
             if sync { try syncData() }
@@ -114,7 +114,7 @@ public final class OutputFile: Sendable {
     /// 0666 less the umask. Set-user-ID, set-group-ID and sticky bits are
     /// carried over only when owner and group are the source's. Nothing for
     /// a device written in place.
-    public func stamp(copying source: FileStatus?) {
+    package func stamp(copying source: FileStatus?) {
         guard temporaryPath != nil, open.load(ordering: .acquiring) else { return }
         if let source {
             _ = fchown(descriptor, source.owner, source.group)  // EPERM unless root: kept as ours
@@ -139,7 +139,7 @@ public final class OutputFile: Sendable {
     ///
     /// - Throws: ``WeirError`` `.sync` naming `path` (EIO, ENOSPC: the data
     ///   is not on disk); the caller discards the output.
-    public func syncData() throws(WeirError) {
+    package func syncData() throws(WeirError) {
         guard temporaryPath != nil else { return }
         if Descriptor.retrying({ Int(fdatasync(descriptor)) }) != 0 {
             throw WeirError.system(errno, path: path, operation: .sync)
@@ -155,7 +155,7 @@ public final class OutputFile: Sendable {
     ///
     /// - Throws: ``WeirError`` when the output appeared meanwhile (without
     ///   force), or `close`/`rename` fail; the temporary file is then removed.
-    public func publish(synced: Bool = true) throws(WeirError) {
+    package func publish(synced: Bool = true) throws(WeirError) {
         precondition(open.exchange(false, ordering: .acquiringAndReleasing), "OutputFile committed twice")
         guard let temporaryPath else {
             if Glibc.close(descriptor) != 0 {
@@ -195,7 +195,7 @@ public final class OutputFile: Sendable {
 
     /// The folder that holds `path`, as given (`.` for a bare name): the
     /// one whose entry ``publish(synced:)`` writes.
-    public var folder: String { Self.folder(of: path) }
+    package var folder: String { Self.folder(of: path) }
 
     /// The folder part of `path`, as given: up to its last slash (`/` for a
     /// name at the root), or `.` for a bare name.
@@ -209,7 +209,7 @@ public final class OutputFile: Sendable {
     /// a name given there survives a power cut.
     ///
     /// - Throws: ``WeirError`` `.sync` naming the folder.
-    public static func syncFolder(_ folder: String) throws(WeirError) {
+    package static func syncFolder(_ folder: String) throws(WeirError) {
         let fd = FileName.withCString(folder) { Glibc.open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         guard fd >= 0 else { throw WeirError.system(errno, path: folder, operation: .sync) }
         defer { Glibc.close(fd) }
@@ -253,7 +253,7 @@ public final class OutputFile: Sendable {
     /// disk, names included (`syncfs`): one journal commit for many folders.
     ///
     /// - Throws: ``WeirError`` `.sync` naming the folder.
-    public static func syncFileSystem(holding folder: String) throws(WeirError) {
+    package static func syncFileSystem(holding folder: String) throws(WeirError) {
         let fd = FileName.withCString(folder) { Glibc.open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         guard fd >= 0 else { throw WeirError.system(errno, path: folder, operation: .sync) }
         defer { Glibc.close(fd) }
@@ -282,7 +282,7 @@ public final class OutputFile: Sendable {
     }
 
     /// Closes the output; a temporary file is removed, `path` is left as it was.
-    public func discard() {
+    package func discard() {
         guard open.exchange(false, ordering: .acquiringAndReleasing) else { return }
         Glibc.close(descriptor)
         if let temporaryPath { removeTemporary(temporaryPath) }
@@ -290,7 +290,7 @@ public final class OutputFile: Sendable {
 
     /// Removes every pending temporary file; for a signal handler about to
     /// end the process.
-    public static func removeAllPending() {
+    package static func removeAllPending() {
         for path in pending.current { FileName.withCString(path, unlink) }
     }
 

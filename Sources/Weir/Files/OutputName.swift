@@ -3,16 +3,16 @@
 /// Names are handled as Unicode scalars, never `Character`s: a name is bytes
 /// (see ``FileName``), and grapheme clusters could join a suffix's dot to
 /// what precedes it, or the last slash to what follows it.
-public enum OutputName {
+package enum OutputName {
     /// `FILE` → `FILE.zst`.
-    public static func compressed(for input: String) -> String {
+    package static func compressed(for input: String) -> String {
         input + ".zst"
     }
 
     /// `FILE.zst` and `FILE.zstd` → `FILE`, `FILE.tzst` → `FILE.tar`.
     ///
     /// - Throws: ``WeirError`` `.unknownSuffix` for any other name.
-    public static func decompressed(for input: String) throws(WeirError) -> String {
+    package static func decompressed(for input: String) throws(WeirError) -> String {
         let scalars = input.unicodeScalars
         let name = scalars[(scalars.lastIndex(of: "/").map(scalars.index(after:)) ?? scalars.startIndex)...]
         for (suffix, replacement) in [(".zst", ""), (".zstd", ""), (".tzst", ".tar")] {
@@ -25,7 +25,7 @@ public enum OutputName {
 
     /// `name` moved into `folder`, as zstd's `--output-dir-flat` places it:
     /// `folder/` and the part of `name` after its last slash.
-    public static func placed(_ name: String, in folder: String) -> String {
+    package static func placed(_ name: String, in folder: String) -> String {
         let scalars = name.unicodeScalars
         let base = scalars[(scalars.lastIndex(of: "/").map(scalars.index(after:)) ?? scalars.startIndex)...]
         let separator = folder.unicodeScalars.last == "/" ? "" : "/"
@@ -36,7 +36,7 @@ public enum OutputName {
     /// of `input`: `root/` and the input's folder, less one leading `./`
     /// and then one leading `/` (zstd's `trimPath`). Nil when a part of
     /// `input` is `..`: zstd refuses to write outside `root`.
-    public static func mirroredFolder(for input: String, root: String) -> String? {
+    package static func mirroredFolder(for input: String, root: String) -> String? {
         let parts = input.unicodeScalars.split(separator: "/", omittingEmptySubsequences: false)
         if parts.contains(where: { $0.elementsEqual("..".unicodeScalars) }) { return nil }
         let folder = trimmed(input).unicodeScalars

@@ -3,22 +3,22 @@
 /// the same dictionary: the files in zstd's pseudo-random order, empty files
 /// skipped, one sample per file of at most its first 128 KiB, at most 2 GB
 /// in all, and at least five samples.
-public struct TrainingSamples: Sendable {
+package struct TrainingSamples: Sendable {
     /// The largest sample, zstd's `SAMPLESIZE_MAX`: a dictionary only helps
     /// small data, so only the start of a large file is learnt.
-    public static let maximumSampleSize = 128 << 10
+    package static let maximumSampleSize = 128 << 10
     /// The fewest samples zstd trains on (below, it refuses).
-    public static let minimumCount = 5
+    package static let minimumCount = 5
     /// The most sample bytes loaded, zstd's `MAX_SAMPLES_SIZE`.
     static let maximumTotal = 2 << 30
 
     /// The samples, one after the other.
-    public let buffer: [UInt8]
+    package let buffer: [UInt8]
     /// The size of each sample in `buffer`, in order.
-    public let sizes: [Int]
+    package let sizes: [Int]
     /// What zstd warns about these samples (too small for the dictionary
     /// size, files larger than a sample), for the caller to show.
-    public let warnings: [String]
+    package let warnings: [String]
 
     /// Loads the samples from `paths` for a dictionary of at most
     /// `dictionarySize` bytes, to be written to `dictionaryPath` (which a
@@ -26,7 +26,7 @@ public struct TrainingSamples: Sendable {
     ///
     /// - Throws: ``WeirError`` naming a file that cannot be read, or, with
     ///   fewer than ``minimumCount`` non-empty files, zstd's refusal.
-    public static func load(paths: [String], dictionarySize: Int, dictionaryPath: String) throws(WeirError) -> TrainingSamples {
+    package static func load(paths: [String], dictionarySize: Int, dictionaryPath: String) throws(WeirError) -> TrainingSamples {
         var warnings: [String] = []
         var buffer: [UInt8] = []
         var sizes: [Int] = []

@@ -4,25 +4,25 @@ import Glibc
 ///
 /// Both are for the whole process: a run's CPU time is the difference of two
 /// readings taken around it (``Statistics/measuringUsage(since:now:)``).
-public struct ResourceUsage: Sendable, Equatable {
+package struct ResourceUsage: Sendable, Equatable {
     /// User plus system CPU seconds of every thread so far.
-    public var cpuSeconds: Double
+    package var cpuSeconds: Double
     /// The largest resident set the process has had, in bytes.
-    public var peakResidentBytes: Int
+    package var peakResidentBytes: Int
 
     /// Creates a reading by hand (for tests).
-    public init(cpuSeconds: Double, peakResidentBytes: Int) {
+    package init(cpuSeconds: Double, peakResidentBytes: Int) {
         self.cpuSeconds = cpuSeconds
         self.peakResidentBytes = peakResidentBytes
     }
 
     /// Reads the process's usage now. The corresponding C function is `getrusage`.
-    public static func current() -> ResourceUsage { reading(__rusage_who_t(RUSAGE_SELF.rawValue)) }
+    package static func current() -> ResourceUsage { reading(__rusage_who_t(RUSAGE_SELF.rawValue)) }
 
     /// The calling thread's CPU time (and the process's peak memory): the
     /// CPU of a job that runs entirely on this thread while other threads
     /// run other jobs (several files at once).
-    public static func currentThread() -> ResourceUsage { reading(rusageThread) }
+    package static func currentThread() -> ResourceUsage { reading(rusageThread) }
 
     /// Linux's `RUSAGE_THREAD` (1), which Glibc's module does not import (it needs _GNU_SOURCE).
     private static let rusageThread: __rusage_who_t = 1

@@ -36,7 +36,7 @@ public struct CompressionOptions: Sendable, Equatable {
     public var contentSize: Bool
     /// The exact size of an input whose size is not known beforehand (a
     /// pipe), as zstd's `--stream-size`: it sizes the chunks as a file's size
-    /// would, and ``FileJob`` fails when the input turns out to be of another
+    /// would, and `FileJob` fails when the input turns out to be of another
     /// size. Ignored for a regular file, whose size is known.
     public var streamSize: Int?
     /// Cut chunks at content-defined boundaries (`--rsyncable`, see

@@ -36,7 +36,7 @@ import SystemPackage
 ///
 /// Bounds, and why:
 /// - `chunksInFlight` slots (default threads + 1: one chunk per worker, one
-///   read ahead): a chunk takes a slot (a ``RunTicket``) before it is read,
+///   read ahead): a chunk takes a slot (a `RunTicket`) before it is read,
 ///   and the ticket is released once its frame is written, or where the
 ///   chunk is dropped after a failure. The reader can never get
 ///   more than that many chunks ahead, so memory is at most

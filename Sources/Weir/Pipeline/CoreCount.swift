@@ -2,20 +2,20 @@ import Glibc
 
 /// How many cores the machine has, counted as zstd's `--auto-threads`
 /// counts them.
-public enum CoreCount {
+package enum CoreCount {
     /// The cores this process may run on (hyper-threads included).
-    public static var logical: Int { CompressionOptions.onlineCores }
+    package static var logical: Int { CompressionOptions.onlineCores }
 
     /// The physical cores: ``logical`` divided by the hyper-threads per core
     /// that `/proc/cpuinfo` declares; ``logical`` when it cannot be read.
-    public static var physical: Int {
+    package static var physical: Int {
         physical(cpuinfo: (try? String(contentsOfProcFile: "/proc/cpuinfo")) ?? "", logical: logical)
     }
 
     /// `logical` divided by `siblings / cpu cores` of the first processor
     /// `cpuinfo` describes, as zstd's `UTIL_countPhysicalCores` reads them:
     /// unchanged when either is missing, or when they say one thread per core.
-    public static func physical(cpuinfo: String, logical: Int) -> Int {
+    package static func physical(cpuinfo: String, logical: Int) -> Int {
         func value(_ key: String) -> Int? {
             for line in cpuinfo.split(separator: "\n") where line.hasPrefix(key) {
                 guard let colon = line.firstIndex(of: ":") else { continue }

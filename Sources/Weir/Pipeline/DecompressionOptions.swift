@@ -20,7 +20,7 @@ public struct DecompressionOptions: Sendable, Equatable {
     public var mapInput: Bool
     /// Whether an input that does not start with a zstd or skippable frame is
     /// copied to the output unchanged instead of refused, as `zcat -f` does
-    /// (zstd's `--pass-through`, on by default for `-dcf`). ``FileJob``
+    /// (zstd's `--pass-through`, on by default for `-dcf`). `FileJob`
     /// decides, from the input's first four bytes; the pipelines never see
     /// such an input.
     public var passThrough: Bool

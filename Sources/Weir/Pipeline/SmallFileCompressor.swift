@@ -13,9 +13,9 @@ import Glibc
 ///
 /// Used by one thread at a time (each thread running jobs has its own), so
 /// the context and buffers need no lock.
-public final class SmallFileCompressor {
+package final class SmallFileCompressor {
     /// The largest file taken: its input and output buffers stay small.
-    public static let maximumSize = CompressionOptions.minimumSplitChunk
+    package static let maximumSize = CompressionOptions.minimumSplitChunk
 
     private var context: CompressionContext?
     private var contextOptions: CompressionOptions?
@@ -23,7 +23,7 @@ public final class SmallFileCompressor {
     private var output: [UInt8] = []
 
     /// Creates one with no context yet (made by the first file).
-    public init() {}
+    package init() {}
 
     /// Whether a regular file of `size` bytes makes one frame with `options`
     /// and is small enough. Not with `--no-mmap` (the input is then read

@@ -19,10 +19,10 @@ public struct Statistics: Sendable, Equatable {
     /// frames written or decoded; nil when there was no zstd frame.
     public var windowLog: Int?
     /// CPU seconds (user + system, all threads) the process spent during the
-    /// run; set by ``FileJob/run(observer:cancellation:smallFiles:sync:)``, 0 from a bare pipeline.
+    /// run; set by `FileJob`, 0 from a bare pipeline.
     public var cpuSeconds: Double = 0
     /// The process's peak resident memory at the end of the run, in bytes;
-    /// set by ``FileJob/run(observer:cancellation:smallFiles:sync:)``, 0 from a bare pipeline.
+    /// set by `FileJob`, 0 from a bare pipeline.
     public var peakResidentBytes: Int = 0
     /// Things the user should know about a run that succeeded, each a
     /// sentence that does not repeat the input's name (the caller knows it):
@@ -41,7 +41,7 @@ public struct Statistics: Sendable, Equatable {
 
     /// These statistics with `cpuSeconds` and `peakResidentBytes` taken from
     /// the process's usage now, against `start` read before the run.
-    public func measuringUsage(since start: ResourceUsage, now: ResourceUsage = .current()) -> Statistics {
+    package func measuringUsage(since start: ResourceUsage, now: ResourceUsage = .current()) -> Statistics {
         var statistics = self
         statistics.cpuSeconds = max(0, now.cpuSeconds - start.cpuSeconds)
         statistics.peakResidentBytes = now.peakResidentBytes

@@ -4,9 +4,9 @@ import CZstd
 /// builder, `ZDICT_trainFromBuffer`: fastCover with d=8, f=20 and k chosen
 /// among 4 steps, aimed at level 3 — the parameters `zstd --train` uses by
 /// default, so both make the same dictionary from the same samples.
-public enum DictionaryTrainer {
+package enum DictionaryTrainer {
     /// zstd's default `--maxdict`: 110 KiB.
-    public static let defaultMaximumSize = 112_640
+    package static let defaultMaximumSize = 112_640
 
     /// Trains a dictionary of at most `maximumSize` bytes.
     ///
@@ -16,7 +16,7 @@ public enum DictionaryTrainer {
     ///   - path: the dictionary file to be written, for messages.
     /// - Throws: ``WeirError`` `.library` when libzstd cannot learn one
     ///   (for example, samples too few or too small for any content).
-    public static func train(_ samples: TrainingSamples, maximumSize: Int, path: String) throws(WeirError) -> ZstdDictionary {
+    package static func train(_ samples: TrainingSamples, maximumSize: Int, path: String) throws(WeirError) -> ZstdDictionary {
         var dictionary = [UInt8](repeating: 0, count: maximumSize)
         let sizes = samples.sizes
         let size = dictionary.withUnsafeMutableBytes { out in

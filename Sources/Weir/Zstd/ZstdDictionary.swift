@@ -2,7 +2,7 @@ import CZstd
 import Glibc
 
 /// A zstd dictionary (`-D DICT`), as bytes: one trained by `zstd --train` or
-/// ``DictionaryTrainer`` (it starts with the dictionary magic number and
+/// `DictionaryTrainer` (it starts with the dictionary magic number and
 /// carries an ID), or any file, used as raw content (ID 0).
 ///
 /// Every frame of a run is compressed with it, and frames that were must be
