@@ -71,22 +71,6 @@ enum FormatTests {
         return Array(output.prefix(written))
     }
 
-    /// Runs a zstd tool on `input` (written to a file) and returns its output file.
-    static func tool(_ path: String, _ arguments: [String], input: [UInt8]) throws -> [UInt8] {
-        let folder = temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let source = folder.appendingPathComponent("in")
-        let target = folder.appendingPathComponent("out")
-        try Data(input).write(to: source)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments + ["-q", "-f", source.path, "-o", target.path]
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw ToolFailed(status: process.terminationStatus) }
-        return Array(try Data(contentsOf: target))
-    }
-
     /// `/usr/bin/zstd -dc FILE`: the decoded bytes, or nil when zstd fails.
     static func zstdDecode(file: URL) throws -> [UInt8]? {
         let output = file.deletingLastPathComponent().appendingPathComponent("decoded-\(UUID().uuidString)")
@@ -98,16 +82,6 @@ enum FormatTests {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { return nil }
         return Array(try Data(contentsOf: output))
-    }
-
-    /// A tool exited with a failure status.
-    struct ToolFailed: Error { var status: Int32 }
-
-    /// A temporary folder, removed by the caller.
-    static func temporaryFolder() -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("weir-format-\(UUID().uuidString)")
-        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
     }
 
     /// `value` as 4 little-endian bytes.

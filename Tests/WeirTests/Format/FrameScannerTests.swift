@@ -148,7 +148,7 @@ extension FormatTests {
 
         @Test("zstd -T2 writes one frame of many blocks")
         func zstdMultithreaded() throws {
-            let stream = try F.tool("/usr/bin/zstd", ["-T2", "-3"], input: Self.bigText)
+            let stream = try TestData.realTool("/usr/bin/zstd", ["-T2", "-3"], input: Self.bigText)
             let frames = try Self.scanEveryWay(stream, seeds: 3)
             Self.expectAgreesWithLibzstd(frames, stream)
             let frame = try #require(frames.first)
@@ -162,7 +162,7 @@ extension FormatTests {
         @Test("pzstd files are skippable size hints followed by zstd frames")
         func pzstd() throws {
             let input = Self.bigText + F.text(2_000_000, seed: 6)
-            let stream = try F.tool("/usr/bin/pzstd", ["-1", "-p", "2"], input: input)
+            let stream = try TestData.realTool("/usr/bin/pzstd", ["-1", "-p", "2"], input: input)
             let frames = try Self.scanEveryWay(stream, seeds: 3)
             Self.expectAgreesWithLibzstd(frames, stream)
             #expect(frames.count >= 4 && frames.count % 2 == 0)

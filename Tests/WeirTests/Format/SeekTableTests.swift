@@ -10,7 +10,7 @@ extension FormatTests {
 
         /// Writes `bytes` to a temporary file and reads its seek table.
         static func read(_ bytes: [UInt8], claimedSize: Int? = nil) throws(WeirError) -> SeekTable? {
-            let folder = F.temporaryFolder()
+            let folder = TestData.temporaryFolder()
             defer { try? FileManager.default.removeItem(at: folder) }
             let file = folder.appendingPathComponent("table.zst")
             try! Data(bytes).write(to: file)
@@ -83,7 +83,7 @@ extension FormatTests {
             }
             let file = stream + table.encoded()
 
-            let folder = F.temporaryFolder()
+            let folder = TestData.temporaryFolder()
             defer { try? FileManager.default.removeItem(at: folder) }
             let url = folder.appendingPathComponent("seekable.zst")
             try Data(file).write(to: url)
@@ -113,7 +113,7 @@ extension FormatTests {
             #expect(read.tableOffset == prefix.count + described.count)
             #expect(read.frames().first?.compressedOffset == prefix.count)
 
-            let folder = F.temporaryFolder()
+            let folder = TestData.temporaryFolder()
             defer { try? FileManager.default.removeItem(at: folder) }
             let url = folder.appendingPathComponent("prefixed.zst")
             try Data(file).write(to: url)
@@ -127,7 +127,7 @@ extension FormatTests {
             let read = try #require(try Self.read(empty))
             #expect(read.entries.isEmpty && read.dataStart == 0 && read.tableOffset == 0)
 
-            let folder = F.temporaryFolder()
+            let folder = TestData.temporaryFolder()
             defer { try? FileManager.default.removeItem(at: folder) }
             let url = folder.appendingPathComponent("empty.zst")
             try Data(empty).write(to: url)

@@ -30,6 +30,26 @@ enum TestData {
         return url
     }
 
+    /// Runs a real zstd tool (`/usr/bin/zstd`, `/usr/bin/pzstd`) on `input`,
+    /// written to a temporary file, and returns its output file's bytes.
+    static func realTool(_ path: String, _ arguments: [String], input: [UInt8]) throws -> [UInt8] {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = folder.appendingPathComponent("in")
+        let target = folder.appendingPathComponent("out")
+        try Data(input).write(to: source)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments + ["-q", "-f", source.path, "-o", target.path]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw ToolFailed(path: path, status: process.terminationStatus) }
+        return Array(try Data(contentsOf: target))
+    }
+
+    /// A real tool exited with a failure status.
+    struct ToolFailed: Error { var path: String; var status: Int32 }
+
     /// Decodes a whole zstd stream with libzstd's one-shot streaming API,
     /// independently of weir's decoder.
     static func zstdDecode(_ compressed: [UInt8]) -> [UInt8]? {

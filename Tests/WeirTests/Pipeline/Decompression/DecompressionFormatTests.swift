@@ -10,18 +10,7 @@ import SystemPackage
 struct DecompressionFormatTests {
     /// Compresses with the real zstd binary.
     static func zstd(_ input: [UInt8], _ arguments: [String], tool: String = "/usr/bin/zstd") throws -> [UInt8] {
-        let folder = TestData.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let source = folder.appendingPathComponent("in")
-        let target = folder.appendingPathComponent("out.zst")
-        try Data(input).write(to: source)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments + ["-q", "-f", source.path, "-o", target.path]
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return Array(try Data(contentsOf: target))
+        try TestData.realTool(tool, arguments, input: input)
     }
 
     func decode(_ compressed: [UInt8], verify: Bool = true, pieceSize: Int = 65536) -> PipeHarness.Outcome {
