@@ -2,21 +2,24 @@ import Dispatch
 
 /// Runs many file jobs side by side, reporting them in order.
 ///
-/// The caller's thread makes the jobs, in order, up to `madeAhead` before
-/// the last one taken. `width` threads of their own (not GCD workers: a job
-/// blocks on its pipeline) each take the next job and run it with a
-/// ``SmallFileCompressor`` of their own; a small file's output is handed to
-/// DispatchIO and the thread takes the next job while it is written (up to
-/// `maximumWrites` at once); each finished job is filed when it ends. The
-/// caller's thread takes the finished jobs in job order into a
-/// ``CommitQueue``, which commits their outputs in groups (one sync for
-/// many files), and hands each outcome to `report` once committed. A tree of
-/// small files thus keeps every core compressing across file boundaries,
-/// while each file is still written, committed, and reported as when it runs
-/// alone.
+/// Three parts, each with its own lock:
+/// - a ``JobQueue``: the caller's thread makes the jobs, in order, up to
+///   `madeAhead` before the last one taken; `width` threads of their own
+///   (not GCD workers: a job blocks on its pipeline) take them;
+/// - an ``ExclusiveGate``: a small file's job (``SmallFileCompressor``, one
+///   per thread) goes beside others, its output handed to DispatchIO while the
+///   thread takes the next job (up to `maximumWrites` writes at once); any
+///   other job has a pipeline that keeps every core busy itself, and goes
+///   alone (two would also double the memory);
+/// - ``InOrderArrivals``: each job's outcome is delivered when it ends; the
+///   caller's thread takes them in job order into a ``CommitQueue``, which
+///   commits their outputs in groups (one sync for many files) on a thread of
+///   its own, and hands each outcome to `report` once committed.
 ///
-/// Cancelled, the threads take no new job and the running ones stop; jobs
-/// not yet committed are discarded and not reported.
+/// A tree of small files thus keeps every core compressing across file
+/// boundaries, while each file is still written, committed, and reported as
+/// when it runs alone. Cancelled, the queue closes, the running jobs stop,
+/// and jobs not yet committed are discarded and not reported.
 package enum FileBatch {
     /// The outcome of one job.
     package typealias Outcome = FileJob.Outcome
@@ -32,6 +35,9 @@ package enum FileBatch {
     /// them: the list of a large tree is never held whole.
     static let madeAhead = 64
 
+    /// A job as made, and its outcome once run.
+    private typealias Arrival = (job: Result<FileJob, WeirError>, outcome: Result<FinishedJob, WeirError>)
+
     /// Runs `count` jobs on `width` threads. Calls `make` for each job, in
     /// order and a few ahead of the threads, and `report` once per job
     /// started, in order, once its output is committed (synced unless `sync`
@@ -40,106 +46,41 @@ package enum FileBatch {
     package static func run(count: Int, width: Int, cancellation: Cancellation, sync: Bool = true,
                             make: (Int) -> Result<FileJob, WeirError>,
                             report: (Int, Result<FileJob, WeirError>, Outcome) -> Void) {
-        let board = Board()
-        let writes = DispatchSemaphore(value: maximumWrites)
-        let threads = max(1, min(width, count))
-        board.lock.lock()
-        board.running = threads
-        board.lock.unlock()
-        for _ in 0 ..< threads {
-            DedicatedThread.start(name: "weir.files") {
-                let smallFiles = SmallFileCompressor()
-                while true {
-                    board.lock.lock()
-                    while board.exclusive || (board.next == board.made && board.made < count && !cancellation.isCancelled) {
-                        board.lock.wait()
-                    }
-                    let index = board.next
-                    guard index < count, !cancellation.isCancelled else {
-                        board.running -= 1
-                        board.lock.broadcast()
-                        board.lock.unlock()
-                        return
-                    }
-                    let made = board.waiting.removeValue(forKey: index)!
-                    board.next += 1
-                    board.active += 1
-                    // Half the jobs made ahead are taken: the calling thread makes more.
-                    if board.made - board.next == madeAhead / 2 { board.lock.broadcast() }
-                    board.lock.unlock()
-                    let job: FileJob
-                    switch made {
-                    case .success(let madeJob): job = madeJob
-                    case .failure(let error):
-                        board.finish(index, made, .failure(error), alone: false)
-                        continue
-                    }
-                    // A job with a pipeline of its own runs alone: it keeps
-                    // every core busy itself, and two would double the memory.
-                    let alone = !isSmall(job)
-                    if alone {
-                        board.lock.lock()
-                        board.active -= 1
-                        board.lock.broadcast()  // a job waiting to run alone may now start
-                        while board.exclusive { board.lock.wait() }
-                        board.exclusive = true
-                        while board.active > 0 { board.lock.wait() }
-                        board.active += 1
-                        board.lock.unlock()
-                    }
-                    // A small file's write is DispatchIO's: the thread goes
-                    // on with the next file once it is handed over.
-                    if !alone { writes.wait() }
-                    job.start(cancellation: cancellation, smallFiles: smallFiles, sync: sync) { outcome in
-                        board.finish(index, made, outcome, alone: alone)
-                        if !alone { writes.signal() }
-                    }
-                }
-            }
+        let arrivals = InOrderArrivals<Arrival>()
+        let queue = JobQueue<Result<FileJob, WeirError>>(count: count, ahead: madeAhead) { arrivals.wake() }
+        let stop = cancellation.attach {
+            queue.close()
+            arrivals.wake()
         }
-        // Groups of outputs are committed on a thread of their own; the
-        // calling thread hands them off and reports what comes back.
-        let commits = CommitQueue(sync: sync) {
-            board.lock.lock()
-            board.lock.broadcast()
-            board.lock.unlock()
-        }
+        defer { cancellation.detach(stop) }
+        // The threads and the jobs whose write is still running.
+        let running = DispatchGroup()
+        startThreads(max(1, min(width, count)), queue: queue, arrivals: arrivals, running: running,
+                     cancellation: cancellation, sync: sync)
+        let commits = CommitQueue(sync: sync) { arrivals.wake() }
         var made: [Int: Result<FileJob, WeirError>] = [:]
         func reportCommitted() {
             for (index, outcome) in commits.committed() { report(index, made.removeValue(forKey: index)!, outcome) }
         }
         for index in 0 ..< count {
-            board.lock.lock()
-            // Wait for this job, unless it will never run (cancelled); make
-            // jobs whenever fewer than `madeAhead` wait to be taken; hand
-            // off the finished ones when due; report the committed ones.
-            while board.done[index] == nil && !(board.running == 0 && board.next <= index) {
-                if board.made < count, board.made - board.next < madeAhead, !cancellation.isCancelled {
-                    let next = board.made
-                    board.lock.unlock()
-                    let job = make(next)
-                    board.lock.lock()
-                    board.waiting[next] = job
-                    board.made += 1
-                    board.lock.broadcast()
-                } else if commits.hasCommitted, !cancellation.isCancelled {
-                    board.lock.unlock()
+            // Until this job's outcome: make jobs the queue wants, report
+            // committed ones, hand off a due group, else wait for any of it.
+            var arrival: Arrival?
+            while !cancellation.isCancelled {
+                let seen = arrivals.wakeCount
+                while let next = queue.wanted { queue.put(make(next)) }
+                arrival = arrivals.take(index)
+                if arrival != nil { break }
+                if commits.hasCommitted {
                     reportCommitted()
-                    board.lock.lock()
-                } else if commits.isDue, !cancellation.isCancelled, commits.handOff() {
-                    continue
-                } else if let deadline = commits.deadline, !commits.isCommitting {
-                    board.lock.wait(until: deadline)
-                } else {
-                    board.lock.wait()
+                } else if !commits.isDue || !commits.handOff() {
+                    arrivals.wait(for: index, past: seen, until: commits.isCommitting ? nil : commits.deadline)
                 }
             }
-            let outcome = board.done.removeValue(forKey: index)
-            board.lock.unlock()
-            guard let outcome, !cancellation.isCancelled else { break }
-            made[index] = outcome.job
+            guard let arrival, !cancellation.isCancelled else { break }
+            made[index] = arrival.job
             if commits.isFull { commits.waitForCommitting() }
-            commits.add(index, outcome.outcome)
+            commits.add(index, arrival.outcome)
             if commits.isDue { commits.handOff() }
             reportCommitted()
         }
@@ -148,10 +89,43 @@ package enum FileBatch {
         } else {
             for (index, outcome) in commits.commitAll() { report(index, made.removeValue(forKey: index)!, outcome) }
         }
-        // The threads end on their own; wait for them so no job outlives the run.
-        board.lock.lock()
-        while board.running > 0 || board.active > 0 { board.lock.wait() }
-        board.lock.unlock()
+        // No job outlives the run.
+        running.wait()
+    }
+
+    /// Starts `threads` threads that take jobs from `queue` until it is
+    /// empty or closed, and deliver each outcome to `arrivals`.
+    private static func startThreads(_ threads: Int, queue: JobQueue<Result<FileJob, WeirError>>,
+                                     arrivals: InOrderArrivals<Arrival>, running: DispatchGroup,
+                                     cancellation: Cancellation, sync: Bool) {
+        let gate = ExclusiveGate()
+        let writes = DispatchSemaphore(value: maximumWrites)
+        for _ in 0 ..< threads {
+            running.enter()
+            DedicatedThread.start(name: "weir.files") {
+                defer { running.leave() }
+                let smallFiles = SmallFileCompressor()
+                while let (index, made) = queue.take() {
+                    let job: FileJob
+                    switch made {
+                    case .success(let madeJob): job = madeJob
+                    case .failure(let error):
+                        arrivals.deliver(index, (made, .failure(error)))
+                        continue
+                    }
+                    let alone = !isSmall(job)
+                    gate.enter(alone: alone)
+                    if !alone { writes.wait() }
+                    running.enter()
+                    job.start(cancellation: cancellation, smallFiles: smallFiles, sync: sync) { outcome in
+                        arrivals.deliver(index, (made, outcome))
+                        if !alone { writes.signal() }
+                        gate.leave(alone: alone)
+                        running.leave()
+                    }
+                }
+            }
+        }
     }
 
     /// Whether `input` may be handled fast: a regular file no larger than a
@@ -167,33 +141,5 @@ package enum FileBatch {
         guard case .compress(let options) = job.operation, case .file = job.destination,
               let status = FileStatus.of(path: job.input), status.isRegularFile else { return false }
         return SmallFileCompressor.accepts(size: status.size, options: options)
-    }
-
-    /// What the threads share, behind `lock`.
-    /// `@unchecked`: every field is touched only with `lock` held.
-    private final class Board: @unchecked Sendable {
-        let lock = ConditionLock()
-        /// The next job to take; jobs `next..<made` are made and waiting.
-        var next = 0
-        var made = 0
-        var running = 0
-        /// Jobs being run.
-        var active = 0
-        /// A job that runs alone is waiting or running: no other starts.
-        var exclusive = false
-        /// Jobs made and not yet taken, by index.
-        var waiting: [Int: Result<FileJob, WeirError>] = [:]
-        var done: [Int: (job: Result<FileJob, WeirError>, outcome: Result<FinishedJob, WeirError>)] = [:]
-
-        /// Files the outcome of job `index` and wakes whoever waits for it.
-        func finish(_ index: Int, _ job: Result<FileJob, WeirError>, _ outcome: Result<FinishedJob, WeirError>,
-                    alone: Bool) {
-            lock.lock()
-            done[index] = (job, outcome)
-            active -= 1
-            if alone { exclusive = false }
-            lock.broadcast()
-            lock.unlock()
-        }
     }
 }

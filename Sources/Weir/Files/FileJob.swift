@@ -63,130 +63,186 @@ package struct FileJob: Sendable {
     /// The outcome of a job.
     package typealias Outcome = Result<Statistics, WeirError>
 
-    /// Runs the job on the calling thread (not a GCD worker) and waits for
-    /// its end: the pipeline started, waited for, then its output committed
-    /// (`CommitQueue`): synced unless `sync`
-    /// is false, named, its folder synced before the input is removed.
+    /// Runs the job on the calling thread (not a GCD worker) and commits its
+    /// output (``CommitQueue``): synced unless `sync` is false, named, its
+    /// folder synced before the input is removed.
     ///
     /// - Returns: the pipeline's statistics.
     /// - Throws: ``WeirError``; no output file is left behind and the input is
     ///   untouched.
     package func run(observer: ProgressObserver? = nil, cancellation: Cancellation? = nil,
-                    smallFiles: SmallFileCompressor? = nil, sync: Bool = true) throws(WeirError) -> Statistics {
+                     sync: Bool = true) throws(WeirError) -> Statistics {
         let commits = CommitQueue(sync: sync)
-        commits.add(0, finish(observer: observer, cancellation: cancellation, smallFiles: smallFiles, sync: sync))
+        commits.add(0, Result { () throws(WeirError) in try process(observer: observer, cancellation: cancellation, sync: sync) })
         return try commits.commitAll()[0].outcome.get()
     }
 
-    /// Runs the job on the calling thread and waits for its end, leaving its
-    /// output to commit (see ``start(observer:cancellation:smallFiles:sync:finished:)``).
-    package func finish(observer: ProgressObserver? = nil, cancellation: Cancellation? = nil,
-                        smallFiles: SmallFileCompressor? = nil, sync: Bool = true) -> Result<FinishedJob, WeirError> {
-        let done = DispatchSemaphore(value: 0)
-        let outcome = Locked<Result<FinishedJob, WeirError>?>(nil)
-        start(observer: observer, cancellation: cancellation, smallFiles: smallFiles, sync: sync) { result in
-            outcome.withLock { $0 = result }
-            done.signal()
-        }
-        done.wait()
-        return outcome.current!
-    }
-
-    /// Runs the job on the calling thread (not a GCD worker), but for the
-    /// write of a small file's output: calls `finished` once, with the
-    /// outcome, on this thread or on a GCD worker.
+    /// Runs the job on the calling thread (not a GCD worker) and returns it
+    /// finished: its output complete and not yet committed.
     ///
     /// - Parameters:
     ///   - observer: told of the bytes read and written.
     ///   - cancellation: lets another thread (a signal handler) stop the run.
     ///   - smallFiles: when given, compresses a regular file that makes one
-    ///     frame into a file without a pipeline (same bytes, less setup),
-    ///     returns once its output is handed to DispatchIO, and finishes the
-    ///     job when the write ends; one per thread running jobs.
+    ///     frame without a pipeline (same bytes, less setup); one per thread
+    ///     running jobs.
     ///   - sync: whether the output file will be synced when committed: a
     ///     streamed one then has its writeback started as it is written.
-    ///   - finished: the finished job, its output complete and not yet
-    ///     committed, or the ``WeirError``, after which no output file is
-    ///     left behind and the input is untouched.
+    /// - Throws: ``WeirError``, after which no output file is left behind and
+    ///   the input is untouched.
+    package func process(observer: ProgressObserver? = nil, cancellation: Cancellation? = nil,
+                         smallFiles: SmallFileCompressor? = nil, sync: Bool = true) throws(WeirError) -> FinishedJob {
+        let started = DispatchTime.now()
+        let opened = try open()
+        defer { opened.closeInput() }
+        guard let smallFiles, let small = opened.small(operation, cancellation: cancellation) else {
+            return try streamed(opened, observer: observer, cancellation: cancellation, sync: sync)
+        }
+        let compressed = try compressSmall(opened, small, with: smallFiles, observer: observer)
+        return try written(compressed.statistics, error: small.output.write(compressed.output),
+                           opened, started: started, observer: observer, cancellation: cancellation)
+    }
+
+    /// As ``process(observer:cancellation:smallFiles:sync:)``, but a small
+    /// file's output is handed to DispatchIO and this returns while it is
+    /// written: the thread goes on to its next job. Calls `finished` once,
+    /// with the outcome, on this thread or on a GCD worker.
     package func start(observer: ProgressObserver? = nil, cancellation: Cancellation? = nil,
-                       smallFiles: SmallFileCompressor? = nil, sync: Bool = true,
+                       smallFiles: SmallFileCompressor, sync: Bool = true,
                        finished: @escaping @Sendable (Result<FinishedJob, WeirError>) -> Void) {
         let started = DispatchTime.now()
-        let inputFD: Int32
-        var inputStatus: FileStatus?
-        if input == "-" {
-            inputFD = STDIN_FILENO
-        } else {
-            inputFD = FileName.withCString(input) { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
-            guard inputFD >= 0 else { return finished(.failure(.system(errno, path: input, operation: .open))) }
+        let opened: Opened
+        do throws(WeirError) { opened = try open() } catch { return finished(.failure(error)) }
+        defer { opened.closeInput() }
+        guard let small = opened.small(operation, cancellation: cancellation) else {
+            return finished(Result { () throws(WeirError) in
+                try streamed(opened, observer: observer, cancellation: cancellation, sync: sync)
+            })
         }
-        defer { if inputFD != STDIN_FILENO { Glibc.close(inputFD) } }
-        var outputFile: OutputFile?
-        let outputFD: Int32?
+        let compressed: (output: DispatchData, statistics: Statistics)
         do throws(WeirError) {
-            if input != "-" { inputStatus = try Self.readableStatus(of: inputFD, path: input, force: force) }
+            compressed = try compressSmall(opened, small, with: smallFiles, observer: observer)
+        } catch {
+            return finished(.failure(error))
+        }
+        DispatchIO.write(toFileDescriptor: small.output.descriptor, data: compressed.output,
+                         runningHandlerOn: .global()) { _, error in
+            finished(Result { () throws(WeirError) in
+                try written(compressed.statistics, error: error, opened, started: started, observer: observer,
+                            cancellation: cancellation)
+            })
+        }
+    }
+
+    /// What both paths share: the input open, its status, the output created.
+    private struct Opened {
+        let inputFD: Int32
+        let inputStatus: FileStatus?
+        let outputFile: OutputFile?
+        let outputFD: Int32?
+
+        /// Creates the output of `destination` for an input open as
+        /// `inputFD` (named `input`, nil for standard input).
+        init(inputFD: Int32, inputStatus: FileStatus?, output destination: Destination, input: String?,
+             force: Bool) throws(WeirError) {
+            self.inputFD = inputFD
+            self.inputStatus = inputStatus
             switch destination {
             case .file(let path):
-                if let inputStatus, let existing = FileStatus.of(path: path), existing.isSameFile(as: inputStatus) {
+                if let input, let inputStatus, let existing = FileStatus.of(path: path),
+                   existing.isSameFile(as: inputStatus) {
                     throw WeirError.sameFile(path: input, output: path)
                 }
                 let file = try OutputFile(path: path, force: force)
                 outputFile = file
                 outputFD = file.descriptor
             case .standardOutput:
+                outputFile = nil
                 outputFD = STDOUT_FILENO
             case .none:
+                outputFile = nil
                 outputFD = nil
             }
-        } catch {
-            return finished(.failure(error))
         }
 
-        // A small file is compressed on this thread alone: its CPU is this
-        // thread's (other threads may be running other files).
-        if case .compress(let options) = operation, let smallFiles, let outputFile, let inputStatus,
-           inputStatus.isRegularFile, SmallFileCompressor.accepts(size: inputStatus.size, options: options),
-           cancellation?.isCancelled != true {
-            let usage = ResourceUsage.currentThread()
-            let compressed: (output: DispatchData, statistics: Statistics)
-            do throws(WeirError) {
-                compressed = try smallFiles.compress(inputFD, size: inputStatus.size, inputName: inputName,
-                                                     outputName: outputName, options: options, observer: observer)
-            } catch {
-                outputFile.discard()
-                return finished(.failure(error))
-            }
-            let statistics = compressed.statistics.measuringUsage(since: usage, now: .currentThread())
-            // The write is DispatchIO's; this thread goes on to its next job.
-            DispatchIO.write(toFileDescriptor: outputFile.descriptor, data: compressed.output,
-                             runningHandlerOn: .global()) { _, error in
-                finished(Result { () throws(WeirError) in
-                    do throws(WeirError) {
-                        if error != 0 { throw WeirError.system(error, path: outputName, operation: .write) }
-                        observer?.bytesWritten(statistics.bytesOut)
-                        var timed = statistics
-                        timed.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-                        return try done(timed, outputFile, copying: inputStatus, cancellation: cancellation)
-                    } catch {
-                        outputFile.discard()
-                        throw error
-                    }
-                })
-            }
-            return
+        /// A job that ``SmallFileCompressor`` does: compressing a regular
+        /// file that makes one frame into a file, not cancelled.
+        func small(_ operation: Operation, cancellation: Cancellation?) -> (options: CompressionOptions, size: Int, output: OutputFile)? {
+            guard case .compress(let options) = operation, let outputFile, let inputStatus, inputStatus.isRegularFile,
+                  SmallFileCompressor.accepts(size: inputStatus.size, options: options),
+                  cancellation?.isCancelled != true else { return nil }
+            return (options, inputStatus.size, outputFile)
         }
-        finished(Result { () throws(WeirError) in
-            let usage = ResourceUsage.current()
-            do throws(WeirError) {
-                let output = outputFD.map { PipelineOutput.descriptor($0, writeBack: sync && outputFile?.temporaryPath != nil) }
-                let statistics = try runPipeline(input: inputFD, output: output, observer: observer,
-                                                 cancellation: cancellation).measuringUsage(since: usage)
-                return try done(statistics, outputFile, copying: inputStatus, cancellation: cancellation)
-            } catch {
-                outputFile?.discard()
-                throw error
+
+        func closeInput() { if inputFD != STDIN_FILENO { Glibc.close(inputFD) } }
+    }
+
+    /// Opens the input and creates the output, refusing what weir does not
+    /// overwrite or read.
+    private func open() throws(WeirError) -> Opened {
+        guard input != "-" else {
+            return try Opened(inputFD: STDIN_FILENO, inputStatus: nil, output: destination, input: nil, force: force)
+        }
+        let fd = FileName.withCString(input) { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { throw .system(errno, path: input, operation: .open) }
+        do throws(WeirError) {
+            let status = try Self.readableStatus(of: fd, path: input, force: force)
+            return try Opened(inputFD: fd, inputStatus: status, output: destination, input: input, force: force)
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+    }
+
+    /// Compresses a small file on this thread alone: its CPU is this
+    /// thread's (other threads may be running other files). On failure the
+    /// output file is discarded.
+    private func compressSmall(_ opened: Opened, _ small: (options: CompressionOptions, size: Int, output: OutputFile),
+                               with smallFiles: SmallFileCompressor,
+                               observer: ProgressObserver?) throws(WeirError) -> (output: DispatchData, statistics: Statistics) {
+        let usage = ResourceUsage.currentThread()
+        do throws(WeirError) {
+            let compressed = try smallFiles.compress(opened.inputFD, size: small.size, inputName: inputName,
+                                                     outputName: outputName, options: small.options, observer: observer)
+            return (compressed.output, compressed.statistics.measuringUsage(since: usage, now: .currentThread()))
+        } catch {
+            small.output.discard()
+            throw error
+        }
+    }
+
+    /// Ends a small file's job once its output is written (`error` is the
+    /// write's errno, 0 on success); on failure the output is discarded.
+    private func written(_ statistics: Statistics, error: Int32, _ opened: Opened, started: DispatchTime,
+                         observer: ProgressObserver?, cancellation: Cancellation?) throws(WeirError) -> FinishedJob {
+        do throws(WeirError) {
+            if error != 0 { throw WeirError.system(error, path: outputName, operation: .write) }
+            observer?.bytesWritten(statistics.bytesOut)
+            var timed = statistics
+            timed.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+            return try done(timed, opened, cancellation: cancellation)
+        } catch {
+            opened.outputFile?.discard()
+            throw error
+        }
+    }
+
+    /// Runs the job's pipeline from the input to the output; on failure the
+    /// output is discarded.
+    private func streamed(_ opened: Opened, observer: ProgressObserver?, cancellation: Cancellation?,
+                          sync: Bool) throws(WeirError) -> FinishedJob {
+        let usage = ResourceUsage.current()
+        do throws(WeirError) {
+            let output = opened.outputFD.map {
+                PipelineOutput.descriptor($0, writeBack: sync && opened.outputFile?.temporaryPath != nil)
             }
-        })
+            let statistics = try runPipeline(input: opened.inputFD, output: output, observer: observer,
+                                             cancellation: cancellation).measuringUsage(since: usage)
+            return try done(statistics, opened, cancellation: cancellation)
+        } catch {
+            opened.outputFile?.discard()
+            throw error
+        }
     }
 
     /// The status of an input file, unless it is one weir does not read:
@@ -207,13 +263,13 @@ package struct FileJob: Sendable {
     /// the output gets the input's owner, mode and times and waits for its
     /// commit. The input goes only when its data is safe in a regular file,
     /// never after writing it into a device or FIFO.
-    private func done(_ statistics: Statistics, _ outputFile: OutputFile?, copying inputStatus: FileStatus?,
+    private func done(_ statistics: Statistics, _ opened: Opened,
                       cancellation: Cancellation?) throws(WeirError) -> FinishedJob {
         if cancellation?.isCancelled == true {
             throw WeirError.cancelled(path: inputName, operation: .run)
         }
-        outputFile?.stamp(copying: inputStatus?.isRegularFile == true ? inputStatus : nil)
-        return FinishedJob(statistics: statistics, output: outputFile, input: input, removesInput: removeInput)
+        opened.outputFile?.stamp(copying: opened.inputStatus?.isRegularFile == true ? opened.inputStatus : nil)
+        return FinishedJob(statistics: statistics, output: opened.outputFile, input: input, removesInput: removeInput)
     }
 
     private func runPipeline(input: Int32, output: PipelineOutput?, observer: ProgressObserver?,

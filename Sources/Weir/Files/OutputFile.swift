@@ -1,4 +1,5 @@
 import CSupport
+import Dispatch
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -279,6 +280,20 @@ package final class OutputFile: Sendable {
     private func removeTemporary(_ temporary: String) {
         FileName.withCString(temporary, unlink)
         Self.pending.withLock { _ = $0.remove(temporary) }
+    }
+
+    /// Writes `data`, whole, through DispatchIO and waits for the write:
+    /// a small file's output in one piece. Returns the write's errno, 0 on
+    /// success.
+    func write(_ data: DispatchData) -> Int32 {
+        let written = DispatchSemaphore(value: 0)
+        let failure = Mutex<Int32>(0)
+        DispatchIO.write(toFileDescriptor: descriptor, data: data, runningHandlerOn: .global()) { _, error in
+            failure.withLock { $0 = error }
+            written.signal()
+        }
+        written.wait()
+        return failure.withLock { $0 }
     }
 
     /// Closes the output; a temporary file is removed, `path` is left as it was.

@@ -13,7 +13,7 @@ struct CommitQueueTests {
             _ = FileManager.default.createFile(atPath: input, contents: Data(TestData.text(5000 + index, seed: UInt64(index))))
             let job = FileJob(input: input, operation: .compress(CompressionOptions(threads: 1)),
                               destination: .file(input + ".zst"), removeInput: true)
-            return (input, job.finish(smallFiles: SmallFileCompressor()))
+            return (input, Result { () throws(WeirError) in try job.process(smallFiles: SmallFileCompressor()) })
         }
     }
 
