@@ -6,19 +6,34 @@ import Weir
 // group (`outputFlags.force`); the extensions at the end resolve the
 // defaults that take more than the flag (`resourceFlags.resolvedThreads`).
 
+/// What weir does with its inputs: one, and of several given the last one
+/// wins, as zstd (`unweir -z` compresses).
+enum Operation: String, EnumerableFlag {
+    case compress, decompress, test, list, train
+
+    static func name(for value: Self) -> NameSpecification {
+        switch value {
+        case .compress: [.customShort("z"), .customLong("compress")]
+        case .decompress, .test, .list: [.short, .long]
+        case .train: .customLong("train")
+        }
+    }
+
+    static func help(for value: Self) -> ArgumentHelp? {
+        switch value {
+        case .compress: "Compress (the default)."
+        case .decompress: "Decompress."
+        case .test: "Test compressed files: decompress, verify, write nothing."
+        case .list: "List the frames of compressed files (sizes, ratio, check); -v adds one row per frame."
+        case .train: "Train a dictionary from the FILEs (one sample per file, at least 5), written to -o DICT (default: dictionary)."
+        }
+    }
+}
+
 /// What to do with the inputs.
 struct OperationFlags: ParsableArguments {
-    @Flag(name: [.customShort("z"), .customLong("compress")], help: "Compress (the default).")
-    var compress = false
-
-    @Flag(name: [.short, .long], help: "Decompress.")
-    var decompress = false
-
-    @Flag(name: [.short, .long], help: "Test compressed files: decompress, verify, write nothing.")
-    var test = false
-
-    @Flag(name: [.short, .long], help: "List the frames of compressed files (sizes, ratio, check); -v adds one row per frame.")
-    var list = false
+    @Flag(exclusivity: .chooseLast)
+    var operation: Operation = .compress
 
     @Flag(name: [.customShort("r"), .customLong("recursive")], help: "Process the files in the folders given, and in their folders (symbolic links found are skipped unless -f).")
     var recursive = false
@@ -101,8 +116,6 @@ struct DictionaryFlags: ParsableArguments {
     @Flag(name: .customLong("no-dictID"), help: "With -D, leave the dictionary's ID out of every frame header (decoding then needs the right -D without a check).")
     var noDictionaryID = false
 
-    @Flag(name: .customLong("train"), help: "Train a dictionary from the FILEs (one sample per file, at least 5), written to -o DICT (default: dictionary).")
-    var train = false
 
     @Option(name: .customLong("maxdict"), help: ArgumentHelp("The largest dictionary --train makes (default 112640).", valueName: "SIZE"))
     var maxDictionary: ByteCount?

@@ -25,7 +25,11 @@ extension WeirCommand {
 
     /// What is done to every input.
     var operationKind: OperationKind {
-        operationFlags.test ? .test : operationFlags.decompress ? .decompress : .compress
+        switch operationFlags.operation {
+        case .test: .test
+        case .decompress: .decompress
+        case .compress, .list, .train: .compress
+        }
     }
 
     /// The reporter of a run of `inputs` inputs.

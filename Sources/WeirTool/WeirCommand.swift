@@ -104,15 +104,11 @@ struct WeirCommand: ParsableCommand {
     }
 
     mutating func validate() throws {
-        let operations = [operationFlags.compress, operationFlags.decompress, operationFlags.test, operationFlags.list,
-                          dictionaryFlags.train]
-        if operations.filter({ $0 }).count > 1 {
-            throw ValidationError("Choose one of -z/--compress, -d/--decompress, -t/--test, -l/--list and --train.")
-        }
+        let training = operationFlags.operation == .train
         if let long = dictionaryFlags.long, !CompressionOptions.longWindowLogs.contains(long) {
             throw ValidationError("--long=\(long): the window log must be between \(CompressionOptions.longWindowLogs.lowerBound) and \(CompressionOptions.longWindowLogs.upperBound).")
         }
-        if dictionaryFlags.train && files.isEmpty {
+        if training && files.isEmpty {
             throw ValidationError("--train needs the sample files: weir --train FILE... -o DICT.")
         }
         if let fast = compressionFlags.fast, fast < 1 {
@@ -133,7 +129,7 @@ struct WeirCommand: ParsableCommand {
         if chunkSize < 1024 || chunkSize > 1 << 30 {
             throw ValidationError("--chunk-size \(chunkSize): the chunk size must be between 1KiB and 1GiB.")
         }
-        if outputFile != nil, files.count > 1, !dictionaryFlags.train {
+        if outputFile != nil, files.count > 1, !training {
             throw ValidationError("-o names one output: give one input file, or use -c.")
         }
         if outputFlags.outputDirFlat == "" || outputFlags.outputDirMirror == "" {
@@ -145,12 +141,12 @@ struct WeirCommand: ParsableCommand {
         if let format = compressionFlags.format, format != .zstd {
             throw ValidationError("--format=\(format.rawValue): weir reads and writes zstd only (--format=zstd).")
         }
-        if dictionaryFlags.train, compressionFlags.chunkSize != nil {
+        if training, compressionFlags.chunkSize != nil {
             throw ValidationError("-B/--chunk-size with --train: weir takes one sample per file and does not cut files into samples.")
         }
     }
 
-    /// Runs every job; returns the exit status.
+    /// Gathers the inputs and runs the operation on them; returns the exit status.
     mutating func execute() -> Int32 {
         if messageFlags.showVersion {
             print("weir \(Self.version) (libzstd \(Zstd.libraryVersion)\(Self.allocatorNote))")
@@ -164,16 +160,22 @@ struct WeirCommand: ParsableCommand {
         // zstd's notes about skipped links are hidden by -q.
         if messageFlags.quiet == 0 { for warning in gathered.warnings { console.warning(warning) } }
         for error in gathered.errors { console.error(error.description) }
-        var failed = !gathered.errors.isEmpty
+        let failed = !gathered.errors.isEmpty
         if gathered.nothingLeft {
             if messageFlags.quiet == 0 { console.warning("no file found in the folders given -- ignored") }
             return failed ? 1 : 0
         }
-        if operationFlags.list {
-            let listed = ListReport(files: inputs, verbose: messageFlags.verbose > 0, console: console).run()
-            return listed == 0 && !failed ? 0 : 1
+        let status = switch operationFlags.operation {
+        case .list: ListReport(files: inputs, verbose: messageFlags.verbose > 0, console: console).run() == 0 ? Int32(0) : 1
+        case .train: trainDictionary(console: console)
+        case .compress, .decompress, .test: process(inputs, console: console)
         }
-        if dictionaryFlags.train { return trainDictionary(console: console) }
+        return status != 0 ? status : failed ? 1 : 0
+    }
+
+    /// Compresses, decompresses or tests `inputs`: side by side when they
+    /// can go so (``FileBatch``), else one by one; returns the exit status.
+    func process(_ inputs: [String], console: Console) -> Int32 {
         // Read once, before any input: every job shares it.
         var dictionary: ZstdDictionary?
         if let dictionaryFile = dictionaryFlags.dictionaryFile {
@@ -188,7 +190,7 @@ struct WeirCommand: ParsableCommand {
             console.error("-o names one output: give one input file, or use -c.")
             return 1
         }
-        if let root = outputFlags.outputDirMirror, !operationFlags.test, !standardOutputRequested, outputFile == nil {
+        if let root = outputFlags.outputDirMirror, operationKind != .test, !standardOutputRequested, outputFile == nil {
             for error in MirrorFolders.create(for: inputs, root: root) { console.error(error.description) }
         }
         let signals = SignalHandler(console: console)
@@ -197,28 +199,12 @@ struct WeirCommand: ParsableCommand {
         // Resolved once (a level above the maximum warns once), shared by every job.
         let compression = operationKind == .compress
             ? compressionOptions(level: resolvedLevel(console: console), dictionary: dictionary) : nil
-        if goesSideBySide(inputs, dictionary: dictionary, compression: compression, console: console) {
-            // Jobs made as the threads need them, run side by side; outcomes come back in order.
-            FileBatch.run(count: inputs.count, width: compression?.resolvedThreads ?? 1, cancellation: signals.cancellation,
-                          sync: !outputFlags.noSync, make: { index in
-                              Result { () throws(WeirError) in
-                                  try makeJob(for: inputs[index], dictionary: dictionary, compression: compression,
-                                              console: console)
-                              }
-                          }, report: { index, made, outcome in
-                reporter.next()
-                switch (made, outcome) {
-                case (.success(let job), .success(let statistics)): reporter.succeeded(job, statistics)
-                case (_, .failure(let error)):
-                    if signals.cancellation.isCancelled { return }
-                    failed = true
-                    reporter.failed(input: inputs[index], job: try? made.get(), error: error, quietPipe: false)
-                case (.failure, .success): break  // a job not made has no statistics
-                }
-            })
+        let failed = if goesSideBySide(inputs, dictionary: dictionary, compression: compression, console: console) {
+            runSideBySide(inputs, dictionary: dictionary, compression: compression, console: console,
+                          reporter: reporter, cancellation: signals.cancellation)
         } else {
-            failed = runOneByOne(inputs, dictionary: dictionary, compression: compression, console: console,
-                                 reporter: reporter, cancellation: signals.cancellation) || failed
+            runOneByOne(inputs, dictionary: dictionary, compression: compression, console: console,
+                        reporter: reporter, cancellation: signals.cancellation)
         }
         if outputFlags.outputDirFlat != nil, outputFlags.outputDirMirror == nil, messageFlags.quiet == 0 {
             for name in NameCollisions.flat(inputs) {
@@ -229,6 +215,31 @@ struct WeirCommand: ParsableCommand {
         signals.uninstall()
         if let signal = signals.received { return 128 + signal }
         return failed ? 1 : 0
+    }
+
+    /// Runs the jobs of `inputs` side by side (``FileBatch``), made as the
+    /// threads need them; outcomes come back in order. Returns whether one
+    /// failed.
+    func runSideBySide(_ inputs: [String], dictionary: ZstdDictionary?, compression: CompressionOptions?,
+                       console: Console, reporter: RunReporter, cancellation: Cancellation) -> Bool {
+        var failed = false
+        FileBatch.run(count: inputs.count, width: compression?.resolvedThreads ?? 1, cancellation: cancellation,
+                      sync: !outputFlags.noSync, make: { index in
+            Result { () throws(WeirError) in
+                try makeJob(for: inputs[index], dictionary: dictionary, compression: compression, console: console)
+            }
+        }, report: { index, made, outcome in
+            reporter.next()
+            switch (made, outcome) {
+            case (.success(let job), .success(let statistics)): reporter.succeeded(job, statistics)
+            case (_, .failure(let error)):
+                if cancellation.isCancelled { return }
+                failed = true
+                reporter.failed(input: inputs[index], job: try? made.get(), error: error, quietPipe: false)
+            case (.failure, .success): break  // a job not made has no statistics
+            }
+        })
+        return failed
     }
 
     /// Runs the jobs of `inputs` one after the other, each with the whole
@@ -264,8 +275,10 @@ struct WeirCommand: ParsableCommand {
             do throws(WeirError) {
                 let made = try makeJob(for: input, dictionary: dictionary, compression: compression, console: console)
                 jobs[index] = (input, made)
-                let finished = made.finish(observer: reporter.started(made), cancellation: cancellation,
-                                           smallFiles: smallFiles, sync: commits.sync)
+                let finished = Result { () throws(WeirError) in
+                    try made.process(observer: reporter.started(made), cancellation: cancellation,
+                                     smallFiles: smallFiles, sync: commits.sync)
+                }
                 reporter.endProgress()
                 if case .failure = finished, cancellation.isCancelled { break }
                 if commits.isFull { commits.waitForCommitting() }
@@ -359,7 +372,7 @@ struct WeirCommand: ParsableCommand {
     /// Whether the result of `input` goes to standard output: asked for, or
     /// standard input with no `-o FILE`. A test writes nothing.
     func writesToStandardOutput(_ input: String) -> Bool {
-        !operationFlags.test && (standardOutputRequested || (input == "-" && outputFile == nil))
+        operationKind != .test && (standardOutputRequested || (input == "-" && outputFile == nil))
     }
 
     /// The job for one input, after the safety checks that depend on flags.
@@ -367,15 +380,12 @@ struct WeirCommand: ParsableCommand {
                  console: Console) throws(WeirError) -> FileJob {
         let name = input == "-" ? "(stdin)" : input
         let toStandardOutput = writesToStandardOutput(input)
-        let operation: FileJob.Operation
-        if operationFlags.test {
-            operation = .test(decompressionOptions(toStandardOutput: toStandardOutput, dictionary: dictionary))
-        } else if operationFlags.decompress {
-            operation = .decompress(decompressionOptions(toStandardOutput: toStandardOutput, dictionary: dictionary))
-        } else {
-            operation = .compress(compression ?? compressionOptions(level: resolvedLevel(console: console), dictionary: dictionary))
+        let operation: FileJob.Operation = switch operationKind {
+        case .test: .test(decompressionOptions(toStandardOutput: toStandardOutput, dictionary: dictionary))
+        case .decompress: .decompress(decompressionOptions(toStandardOutput: toStandardOutput, dictionary: dictionary))
+        case .compress: .compress(compression ?? compressionOptions(level: resolvedLevel(console: console), dictionary: dictionary))
         }
-        let compressing = !operationFlags.test && !operationFlags.decompress
+        let compressing = operationKind == .compress
         // As zstd: the dictionary is not also an input.
         if let dictionaryFile = dictionaryFlags.dictionaryFile, input != "-", let inputStatus = FileStatus.of(path: input),
            let dictionaryStatus = FileStatus.of(path: dictionaryFile), inputStatus.isSameFile(as: dictionaryStatus) {
@@ -386,7 +396,7 @@ struct WeirCommand: ParsableCommand {
             throw WeirError.terminalInput(path: name, compressing: compressing)
         }
         let destination: FileJob.Destination
-        if operationFlags.test {
+        if operationKind == .test {
             destination = .none
         } else if toStandardOutput {
             if compressing, isatty(STDOUT_FILENO) == 1, !outputFlags.toStdout, !outputFlags.force {

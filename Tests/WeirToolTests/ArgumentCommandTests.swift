@@ -134,8 +134,25 @@ struct ArgumentCommandTests {
         #expect(!scratch.exists("-"))
     }
 
+    @Test("of -z, -d, -t and -l, the last one given wins, as in zstd")
+    func lastOperationWins() throws {
+        let scratch = Scratch()
+        let original = scratch.text("a", size: 50_000)
+        let compressed = try WeirProcess.run(["-q", "-d", "-z", "a", "-o", "b.zst"], in: scratch.url)
+        #expect(compressed.status == 0, "\(compressed.stderr)")
+        #expect(try scratch.zstd(["-dc", "b.zst"]).stdout == original)
+        let tested = try WeirProcess.run(["-q", "-d", "-t", "b.zst"], in: scratch.url)
+        #expect(tested.status == 0, "\(tested.stderr)")
+        #expect(!scratch.exists("b"), "-d -t tests: it writes nothing")
+        let decompressed = try WeirProcess.run(["-q", "-t", "-d", "b.zst"], in: scratch.url)
+        #expect(decompressed.status == 0, "\(decompressed.stderr)")
+        #expect(scratch.data("b") == original)
+        let listed = try WeirProcess.run(["-t", "-l", "b.zst"], in: scratch.url)
+        #expect(listed.status == 0 && String(decoding: listed.stdout, as: UTF8.self).contains("Frames"), "\(listed.stderr)")
+    }
+
     @Test("usage errors end with status 1, as in zstd, with the message and the usage on stderr",
-          arguments: [["--bogus"], ["-T", "abc"], ["--fast=0"], ["-d", "-t"], ["-T", "999"], ["-o"], ["-o", "x", "a", "b"]])
+          arguments: [["--bogus"], ["-T", "abc"], ["--fast=0"], ["-T", "999"], ["-o"], ["-o", "x", "a", "b"]])
     func usageErrors(arguments: [String]) throws {
         let scratch = Scratch()
         scratch.text("a", size: 1000)
