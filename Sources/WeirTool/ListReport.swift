@@ -29,7 +29,7 @@ struct ListReport {
                 if verbose { printFrames(listing) }
             } catch {
                 failed = true
-                console.error(error.description)
+                console.error(CommandHint.message(for: error))
             }
         }
         if listed.count > 1 {

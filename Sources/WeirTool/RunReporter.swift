@@ -83,17 +83,17 @@ final class RunReporter {
         totals.addFailure()
         switch format {
         case .human:
-            if !quietPipe { console.error(error.description) }
+            if !quietPipe { console.error(CommandHint.message(for: error)) }
         case .json:
             var statistics = Statistics()
             statistics.peakResidentBytes = ResourceUsage.current().peakResidentBytes
             if let job {
-                console.json(JSONRecord(job: job, statistics: statistics, error: error.description))
+                console.json(JSONRecord(job: job, statistics: statistics, error: CommandHint.message(for: error)))
             } else {
                 statistics.threads = compression?.resolvedThreads ?? 1
                 console.json(JSONRecord(operation: totals.operation, input: input, output: nil, statistics: statistics,
                                         level: compression?.level, chunkBytes: compression?.chunkSize,
-                                        error: error.description))
+                                        error: CommandHint.message(for: error)))
             }
         }
     }

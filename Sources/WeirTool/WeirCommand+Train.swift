@@ -1,4 +1,5 @@
 import Weir
+import WeirCLI
 
 extension WeirCommand {
     /// `--train FILE… [-o DICT] [--maxdict=SIZE]`: learns a dictionary from
@@ -17,7 +18,7 @@ extension WeirCommand {
             }
             return 0
         } catch {
-            console.error(error.description)
+            console.error(CommandHint.message(for: error))
             return 1
         }
     }

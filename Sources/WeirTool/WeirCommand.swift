@@ -159,7 +159,7 @@ struct WeirCommand: ParsableCommand {
                               summaries: showsSummaries(inputs))
         // zstd's notes about skipped links are hidden by -q.
         if messageFlags.quiet == 0 { for warning in gathered.warnings { console.warning(warning) } }
-        for error in gathered.errors { console.error(error.description) }
+        for error in gathered.errors { console.error(CommandHint.message(for: error)) }
         let failed = !gathered.errors.isEmpty
         if gathered.nothingLeft {
             if messageFlags.quiet == 0 { console.warning("no file found in the folders given -- ignored") }
@@ -182,7 +182,7 @@ struct WeirCommand: ParsableCommand {
             do throws(WeirError) {
                 dictionary = try ZstdDictionary.load(path: dictionaryFile)
             } catch {
-                console.error(error.description)
+                console.error(CommandHint.message(for: error))
                 return 1
             }
         }
@@ -191,7 +191,7 @@ struct WeirCommand: ParsableCommand {
             return 1
         }
         if let root = outputFlags.outputDirMirror, operationKind != .test, !standardOutputRequested, outputFile == nil {
-            for error in MirrorFolders.create(for: inputs, root: root) { console.error(error.description) }
+            for error in MirrorFolders.create(for: inputs, root: root) { console.error(CommandHint.message(for: error)) }
         }
         let signals = SignalHandler(console: console)
         signals.install()

@@ -87,7 +87,7 @@ struct AliasCommandTests {
         for size in ["199999", "200001"] {
             let wrong = try WeirProcess.shell("cat in | $WEIR -q --stream-size=\(size) > /dev/null", in: scratch.url)
             #expect(wrong.status == 1, "\(size)")
-            #expect(wrong.stderr.contains("not the \(size) of --stream-size"), "\(wrong.stderr)")
+            #expect(wrong.stderr.contains("weir: (stdin): the input is 200000 bytes, not the \(size) declared"), "\(wrong.stderr)")
             let stock = try WeirProcess.shell("cat in | zstd -q --stream-size=\(size) > /dev/null", in: scratch.url)
             #expect(stock.status != 0)
         }

@@ -120,7 +120,7 @@ struct DictionaryCommandTests {
 
         let none = try WeirProcess.shell("cat s3.json.zst | $WEIR -d > out", in: scratch.url)
         #expect(none.status == 1)
-        #expect(none.stderr.contains("weir: (stdin): Dictionary mismatch: the data was compressed with a dictionary; give it with -D"),
+        #expect(none.stderr.contains("weir: (stdin): Dictionary mismatch: the data was compressed with a dictionary (frame 0, at offset 0); give it with -D"),
                 "\(none.stderr)")
 
         let same = try WeirProcess.run(["-D", "s2.json", "s2.json"], in: scratch.url)

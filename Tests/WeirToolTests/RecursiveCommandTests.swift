@@ -133,7 +133,7 @@ struct RecursiveCommandTests {
     func mirrorRefusesParent() throws {
         let scratch = try Self.trees()
         let weir = try Self.compare(scratch, ["-q", "../w/t/a/f1", "--output-dir-mirror", "mir"], status: 1)
-        #expect(weir.stderr.contains("--output-dir-mirror"), "\(weir.stderr)")
+        #expect(weir.stderr.contains("weir: ../w/t/a/f1: cannot be mirrored into mir (a part of its path is ..)"), "\(weir.stderr)")
     }
 
     @Test("--filelist adds the files it names, and -r expands its folders, as zstd")

@@ -62,9 +62,9 @@ extension WeirError {
                                    dictionary: DecompressionDictionary?) -> WeirError {
         let detail = dictionary.map {
             "Dictionary mismatch: the data was compressed with another dictionary than \(FileName.displayed($0.path)) "
-                + "(ID \($0.id)); give that one with -D"
-        } ?? "Dictionary mismatch: the data was compressed with a dictionary; give it with -D"
-        return WeirError(.corrupt, path: path, operation: operation, lead: nil, detail: detail)
+                + "(ID \($0.id))"
+        } ?? "Dictionary mismatch: the data was compressed with a dictionary"
+        return WeirError(.corrupt, path: path, operation: operation, lead: nil, detail: detail, hint: .dictionary)
     }
 
     // MARK: checksumMismatch
@@ -80,7 +80,7 @@ extension WeirError {
     /// An output file that exists, without `-f`.
     static func outputExists(path: String) -> WeirError {
         WeirError(.outputExists, path: path, operation: .create, lead: nil,
-                  detail: "already exists; use -f to overwrite it")
+                  detail: "already exists", hint: .forceOverwrite)
     }
 
     // MARK: sameFile
@@ -103,7 +103,7 @@ extension WeirError {
     /// An input to decompress whose suffix gives no output name.
     static func unknownSuffix(path: String) -> WeirError {
         WeirError(.unknownSuffix, path: path, operation: .nameOutput, lead: nil,
-                  detail: "unknown suffix (expected .zst, .zstd or .tzst); use -o to name the output or -c to write to stdout")
+                  detail: "unknown suffix (expected .zst, .zstd or .tzst)", hint: .nameOutput)
     }
 
     // MARK: terminal
@@ -111,14 +111,15 @@ extension WeirError {
     /// Standard input on a terminal, without `-f`.
     public static func terminalInput(path: String, compressing: Bool) -> WeirError {
         WeirError(.terminal, path: path, operation: .read, lead: nil,
-                  detail: compressing ? "stdin is a terminal, aborting (use -f to read it anyway)"
-                                      : "will not read compressed data from a terminal (use -f to force)")
+                  detail: compressing ? "stdin is a terminal, aborting" : "will not read compressed data from a terminal",
+                  hint: .forceRead)
     }
 
     /// Compressed output to a terminal, without `-c` or `-f`.
     public static func terminalOutput() -> WeirError {
         WeirError(.terminal, path: "(stdout)", operation: .write, lead: nil,
-                  detail: "stdout is a terminal, aborting: will not write compressed data to it (use -c or -f to force)")
+                  detail: "stdout is a terminal, aborting: will not write compressed data to it",
+                  hint: .forceTerminalOutput)
     }
 
     // MARK: notRegularFile
@@ -144,7 +145,7 @@ extension WeirError {
             WeirError(.notRegularFile, path: path, operation: operation, lead: nil, detail: "is a directory")
         case .skipped:
             WeirError(.notRegularFile, path: path, operation: operation, lead: nil,
-                      detail: "is not a regular file -- ignored (use -f to read it anyway)")
+                      detail: "is not a regular file -- ignored", hint: .forceRead)
         case .failed:
             WeirError(.notRegularFile, path: path, operation: operation, lead: .failed(operation),
                       detail: "not a regular file")
@@ -186,27 +187,32 @@ extension WeirError {
     // MARK: memoryLimit
 
     /// Frame `frame` at `offset` needs a window of `window` bytes, more than
-    /// `limit` (the default limit, or one given); `hint` says what would do.
+    /// `limit` (the default limit, or one given); a window log above 31 is
+    /// not supported, a smaller one comes with the hint of its limit.
     static func memoryLimit(path: String, operation: Operation, window: UInt64, limit: UInt64, isDefaultLimit: Bool,
-                            hint: String, frame: Int, offset: Int) -> WeirError {
+                            frame: Int, offset: Int) -> WeirError {
         let what = isDefaultLimit ? "the default memory limit" : "the memory limit"
+        let log = WindowLimit.windowLog(window)
+        let supported = log <= 31
         return WeirError(.memoryLimit, path: path, operation: operation, lead: nil,
-                         detail: "needs a window of \(window) bytes, more than \(what) of \(limit) bytes (\(hint))",
-                         placement: .leading, frame: frame, offset: offset)
+                         detail: "needs a window of \(window) bytes, more than \(what) of \(limit) bytes"
+                             + (supported ? "" : " (a window log above 31 is not supported)"),
+                         placement: .leading, frame: frame, offset: offset,
+                         hint: supported ? .windowLimit(log: log, bytes: window) : nil)
     }
 
     /// libzstd's refusal of a window larger than its limit (sizes unknown).
     static func memoryLimit(path: String, operation: Operation) -> WeirError {
         WeirError(.memoryLimit, path: path, operation: operation, lead: nil,
-                  detail: "frame needs a window larger than the memory limit (use --long=N or -M to raise it)")
+                  detail: "frame needs a window larger than the memory limit", hint: .raiseWindowLimit)
     }
 
     // MARK: sizeMismatch
 
-    /// An input of `actual` bytes where `--stream-size` declared `declared`.
+    /// An input of `actual` bytes where its size was declared `declared`.
     static func sizeMismatch(path: String, operation: Operation, actual: Int, declared: Int) -> WeirError {
         WeirError(.sizeMismatch, path: path, operation: operation, lead: nil,
-                  detail: "the input is \(actual) bytes, not the \(declared) of --stream-size")
+                  detail: "the input is \(actual) bytes, not the \(declared) declared")
     }
 
     // MARK: unusablePath
@@ -214,7 +220,7 @@ extension WeirError {
     /// An input whose path, under `--output-dir-mirror ROOT`, has a `..` part.
     public static func outsideMirror(path: String, root: String) -> WeirError {
         WeirError(.unusablePath, path: path, operation: .nameOutput, lead: nil,
-                  detail: "--output-dir-mirror cannot write it into \(FileName.displayed(root)) (a part of its path is ..)")
+                  detail: "cannot be mirrored into \(FileName.displayed(root)) (a part of its path is ..)")
     }
 
     /// A file list (`--filelist`) that cannot be used: the detail says why.

@@ -10,7 +10,9 @@ import Glibc
 /// where ``frame`` and ``offset`` go) and written out when read: an error
 /// made from another takes a part, or keeps the whole as ``cause``, and no
 /// code edits or parses text. The words are all in the factories
-/// (`WeirError+Factories.swift`). Equality compares what callers see.
+/// (`WeirError+Factories.swift`) and name no command-line flag: what a
+/// caller could change is a ``Hint``, which the command line words in its
+/// flags. Equality compares what callers see.
 public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
     /// What went wrong, in a form a program can switch on.
     public enum Kind: Equatable, Sendable {
@@ -53,6 +55,10 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
     public var path: String
     /// The operation that failed.
     public var operation: Operation
+    /// What a caller could change to succeed, when something could: a fact
+    /// the command line words as a hint in its own terms (`use -f to
+    /// overwrite it`), which ``reason`` leaves out.
+    public var hint: Hint?
     /// The index of the frame the error is in, when it is known.
     public var frame: Int?
     /// The offset in the stream where that frame starts, when it is known.
@@ -85,6 +91,24 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
             detail = newValue
             placement = .none
         }
+    }
+
+    /// What a caller could change to succeed.
+    public enum Hint: Equatable, Sendable {
+        /// Forcing (`force`) replaces the existing output.
+        case forceOverwrite
+        /// Forcing reads the input anyway (a terminal, a device, a socket).
+        case forceRead
+        /// Forcing, or asking for standard output, writes compressed data to the terminal.
+        case forceTerminalOutput
+        /// Naming the output, or writing to standard output, does without a name from the suffix.
+        case nameOutput
+        /// The dictionary the data was compressed with decodes it.
+        case dictionary
+        /// A window limit of `2^log` bytes, at least `bytes`, decodes the frame.
+        case windowLimit(log: Int, bytes: UInt64)
+        /// A larger window limit decodes it (how large is not known).
+        case raiseWindowLimit
     }
 
     /// The first words of a reason, which say what went wrong.
@@ -124,8 +148,10 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
 
     /// Creates an error from the parts of its reason (for the factories).
     init(_ kind: Kind, path: String, operation: Operation, lead: Lead?, detail: String,
-         placement: Placement = .none, frame: Int? = nil, offset: Int? = nil, cause: WeirError? = nil) {
+         placement: Placement = .none, frame: Int? = nil, offset: Int? = nil, cause: WeirError? = nil,
+         hint: Hint? = nil) {
         self.kind = kind
+        self.hint = hint
         self.path = path
         self.operation = operation
         self.lead = lead
@@ -172,7 +198,7 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
     public static func == (left: WeirError, right: WeirError) -> Bool {
         left.kind == right.kind && left.path == right.path && left.operation == right.operation
             && left.frame == right.frame && left.offset == right.offset && left.reason == right.reason
-            && left.cause == right.cause
+            && left.cause == right.cause && left.hint == right.hint
     }
 
     /// `FILE: reason`, as the command line prints it after `weir: `; the

@@ -46,7 +46,7 @@ package struct TrainingSamples: Sendable {
         }
         guard sizes.count >= minimumCount else {
             throw WeirError.library(path: dictionaryPath, operation: .train,
-                                    "nb of samples too low: \(sizes.count) non-empty files, --train needs at least "
+                                    "nb of samples too low: \(sizes.count) non-empty files, training needs at least "
                                         + "\(minimumCount) (one file per sample)")
         }
         if total < dictionarySize * 8 {

@@ -56,11 +56,8 @@ struct WindowLimit: Sendable, Equatable {
     ///   `--long=N` or the `-M` that would do.
     func check(_ header: FrameHeader, index: Int, offset: Int, path: String) throws(WeirError) {
         guard !header.isSkippable, header.windowSize > bytes else { return }
-        let log = Self.windowLog(header.windowSize)
-        let hint = log <= 31 ? "use --long=\(log) or -M\(Self.sizeArgument(header.windowSize))"
-                             : "a window log above 31 is not supported"
         throw WeirError.memoryLimit(path: path, operation: .decompress, window: header.windowSize, limit: bytes,
-                                    isDefaultLimit: isDefault, hint: hint, frame: index, offset: offset)
+                                    isDefaultLimit: isDefault, frame: index, offset: offset)
     }
 
     /// The smallest N with 2^N ≥ `bytes` (zstd's `--long=N` hint).
@@ -68,14 +65,5 @@ struct WindowLimit: Sendable, Equatable {
         var log = 0
         while log < 64 && UInt64(1) << UInt64(log) < bytes { log += 1 }
         return log
-    }
-
-    /// The smallest `-M` argument, in whole KiB below 1 MiB and in whole MiB
-    /// above, that is at least `bytes`.
-    static func sizeArgument(_ bytes: UInt64) -> String {
-        let kibibyte: UInt64 = 1 << 10
-        let mebibyte: UInt64 = 1 << 20
-        if bytes <= mebibyte { return "\((bytes + kibibyte - 1) / kibibyte)K" }
-        return "\((bytes + mebibyte - 1) / mebibyte)M"
     }
 }

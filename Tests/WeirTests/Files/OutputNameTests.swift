@@ -18,7 +18,7 @@ struct OutputNameTests {
         } catch {
             #expect(error.kind == .unknownSuffix)
             #expect(error.description.hasPrefix("notes.txt: unknown suffix"))
-            #expect(error.description.contains("-o"))
+            #expect(error.hint == .nameOutput)
         }
     }
 }

@@ -23,7 +23,7 @@ struct TrainingSamplesTests {
         #expect(small.warnings.contains { $0.hasPrefix("data size of samples too small for target dictionary size") })
         // Four non-empty files are too few.
         #expect { try TrainingSamples.load(paths: Array(paths.prefix(5)), dictionarySize: 4096, dictionaryPath: "d") } throws: {
-            ($0 as? WeirError)?.description == "d: nb of samples too low: 4 non-empty files, --train needs at least 5 (one file per sample)"
+            ($0 as? WeirError)?.description == "d: nb of samples too low: 4 non-empty files, training needs at least 5 (one file per sample)"
         }
     }
 

@@ -80,7 +80,9 @@ struct DictionaryTests {
         let decoded = try await Decompressor(options: DecompressionOptions(threads: 2, dictionary: dictionary)).decompress(compressed)
         #expect(decoded == input)
         await #expect { try await Decompressor().decompress(compressed) } throws: {
-            ($0 as? WeirError)?.reason.hasPrefix("Dictionary mismatch: the data was compressed with a dictionary; give it with -D") == true
+            let error = $0 as? WeirError
+            return error?.reason.hasPrefix("Dictionary mismatch: the data was compressed with a dictionary") == true
+                && error?.hint == .dictionary
         }
         let other = ZstdDictionary(bytes: Array(TestData.text(5000, seed: 5)), path: "other")
         await #expect { try await Decompressor(options: DecompressionOptions(dictionary: other)).decompress(compressed) } throws: {

@@ -1,0 +1,34 @@
+import Weir
+
+/// What a ``WeirError`` says could be changed, in the command line's flags:
+/// zstd's hints (`use -f to overwrite it`). The library states the fact
+/// (``WeirError/hint``); only the executable knows its flags.
+package enum CommandHint {
+    /// How the command line prints `error` after `weir: `: its description,
+    /// then its hint.
+    package static func message(for error: WeirError) -> String {
+        error.description + (error.hint.map(text) ?? "")
+    }
+
+    /// The words of `hint`, put after the reason.
+    package static func text(_ hint: WeirError.Hint) -> String {
+        switch hint {
+        case .forceOverwrite: "; use -f to overwrite it"
+        case .forceRead: " (use -f to read it anyway)"
+        case .forceTerminalOutput: " (use -c or -f to force)"
+        case .nameOutput: "; use -o to name the output or -c to write to stdout"
+        case .dictionary: "; give it with -D"
+        case .windowLimit(let log, let bytes): " (use --long=\(log) or -M\(sizeArgument(bytes)))"
+        case .raiseWindowLimit: " (use --long=N or -M to raise it)"
+        }
+    }
+
+    /// The smallest `-M` argument, in whole KiB below 1 MiB and in whole MiB
+    /// above, that is at least `bytes`.
+    static func sizeArgument(_ bytes: UInt64) -> String {
+        let kibibyte: UInt64 = 1 << 10
+        let mebibyte: UInt64 = 1 << 20
+        if bytes <= mebibyte { return "\((bytes + kibibyte - 1) / kibibyte)K" }
+        return "\((bytes + mebibyte - 1) / mebibyte)M"
+    }
+}
