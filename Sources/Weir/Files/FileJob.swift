@@ -183,8 +183,7 @@ package struct FileJob: Sendable {
         guard input != "-" else {
             return try Opened(inputFD: STDIN_FILENO, inputStatus: nil, output: destination, input: nil, force: force)
         }
-        let fd = FileName.withCString(input) { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { throw .system(errno, path: input, operation: .open) }
+        let fd = try Descriptor.openForReading(input).fd
         do throws(WeirError) {
             let status = try Self.readableStatus(of: fd, path: input, force: force)
             return try Opened(inputFD: fd, inputStatus: status, output: destination, input: input, force: force)
@@ -314,15 +313,6 @@ package struct FileJob: Sendable {
     static func passesThrough(_ input: Int32, options: DecompressionOptions, path: String) throws(WeirError) -> Bool {
         guard options.passThrough, let first = try InputPeek.firstBytes(of: input, count: 4, path: path),
               !first.isEmpty else { return false }
-        return !startsFrame(first)
-    }
-
-    /// Whether `bytes` begin with the magic number of a zstd frame
-    /// (`0xFD2FB528`) or of a skippable frame (`0x184D2A50`…`0x184D2A5F`),
-    /// little-endian; fewer than four bytes never do.
-    static func startsFrame(_ bytes: [UInt8]) -> Bool {
-        guard bytes.count >= 4 else { return false }
-        let magic = bytes.prefix(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        return magic == 0xFD2F_B528 || magic & 0xFFFF_FFF0 == 0x184D_2A50
+        return !FrameHeader.startsFrame(first)
     }
 }

@@ -20,10 +20,9 @@ package enum FileList {
         guard status.size <= maximumSize else {
             throw WeirError.unusableFileList(path: path, "the file list is larger than 50 MiB")
         }
-        let fd = FileName.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { throw WeirError.system(errno, path: path, operation: .open) }
-        defer { close(fd) }
-        let bytes = try Descriptor(fd, path: path).read(count: status.size, at: 0, operation: .read)
+        let file = try Descriptor.openForReading(path)
+        defer { file.close() }
+        let bytes = try file.read(count: status.size, at: 0, operation: .read)
         let names = bytes.split(separator: UInt8(ascii: "\n")).map { FileName.string(fromBytes: $0) }
         if names.isEmpty {
             throw WeirError.unusableFileList(path: path, "the file list names no file")

@@ -68,9 +68,9 @@ public struct FrameListing: Sendable {
     ///   regular file, is not zstd, is truncated or corrupt (naming the frame
     ///   and offset).
     public static func read(path: String) throws(WeirError) -> FrameListing {
-        let fd = FileName.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { throw WeirError.system(errno, path: path, operation: .open) }
-        defer { close(fd) }
+        let file = try Descriptor.openForReading(path)
+        defer { file.close() }
+        let fd = file.fd
         guard case .regularFile(let size) = InputKind.of(FileDescriptor(rawValue: fd)) else {
             throw WeirError.notRegularFile(path: path, operation: .list)
         }

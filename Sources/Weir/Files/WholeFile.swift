@@ -13,15 +13,14 @@ enum WholeFile {
     /// - Throws: ``WeirError`` `.system` when it cannot be opened or read,
     ///   `.notRegularFile` when it is not a regular file.
     static func read(_ path: String, limit: Int = .max, operation: WeirError.Operation) throws(WeirError) -> (bytes: [UInt8], size: Int) {
-        let fd = FileName.withCString(path) { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { throw WeirError.system(errno, path: path, operation: operation) }
-        defer { Glibc.close(fd) }
-        let status = try Descriptor(fd, path: path).status(operation: operation)
+        let file = try Descriptor.openForReading(path, operation: operation)
+        defer { file.close() }
+        let status = try file.status(operation: operation)
         guard status.isRegularFile else {
             throw WeirError.notRegularFile(path: path, operation: operation, .failed)
         }
         // A file cut while being read gives what is there.
-        let bytes = try Descriptor(fd, path: path).read(count: min(limit, status.size), at: 0, operation: operation)
+        let bytes = try file.read(count: min(limit, status.size), at: 0, operation: operation)
         return (bytes, status.size)
     }
 }

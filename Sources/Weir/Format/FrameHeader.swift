@@ -14,6 +14,26 @@ public struct FrameHeader: Equatable, Sendable {
         case skippable(nibble: UInt8)
     }
 
+    /// The magic number of a zstd frame, little-endian in the frame.
+    static let zstdMagic: UInt32 = 0xFD2F_B528
+    /// The magic number of a skippable frame of nibble 0; `magic & 0xFFFF_FFF0`
+    /// of any skippable frame.
+    static let skippableMagic: UInt32 = 0x184D_2A50
+
+    /// The kind of frame a magic number starts, if it starts one.
+    static func kind(ofMagic magic: UInt32) -> Kind? {
+        if magic == zstdMagic { return .zstd }
+        if magic & 0xFFFF_FFF0 == skippableMagic { return .skippable(nibble: UInt8(magic & 0xF)) }
+        return nil
+    }
+
+    /// Whether `bytes` begin with the magic number of a zstd or skippable
+    /// frame; fewer than four bytes never do.
+    static func startsFrame(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 4 else { return false }
+        return kind(ofMagic: bytes.prefix(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) != nil
+    }
+
     /// The frame's kind.
     public var kind: Kind
     /// Bytes from the start of the magic number to the first block header
@@ -105,7 +125,7 @@ extension FrameHeader {
     /// The header at the start of a zstd frame held in memory, such as one
     /// just compressed; nil when `frame` does not start with a whole one.
     init?(startOf frame: UnsafeRawBufferPointer) {
-        guard frame.count >= 5, frame.loadUnaligned(as: UInt32.self).littleEndian == 0xFD2F_B528 else { return nil }
+        guard frame.count >= 5, frame.loadUnaligned(as: UInt32.self).littleEndian == Self.zstdMagic else { return nil }
         let descriptor = frame[4]
         let end = 5 + Self.fieldsSize(descriptor: descriptor)
         guard frame.count >= end else { return nil }

@@ -48,10 +48,6 @@ import Dispatch
 /// error. Frames that ended earlier in the piece whose feed threw are not
 /// returned (``frameCount`` still counts them).
 public struct FrameScanner: Sendable {
-    /// The magic number of a zstd frame.
-    static let zstdMagic: UInt32 = 0xFD2F_B528
-    /// The magic number of a skippable frame of nibble 0.
-    static let skippableMagic: UInt32 = 0x184D_2A50
     /// Block_Maximum_Size is at most 128 KiB, whatever the window.
     static let blockSizeMax = 128 * 1024
     /// The most bytes a scanner keeps between pieces: window descriptor (1),
@@ -199,15 +195,16 @@ public struct FrameScanner: Sendable {
         switch state {
         case .magic:
             let magic = UInt32(truncatingIfNeeded: littleEndian(0, 4))
-            if magic == Self.zstdMagic {
+            switch FrameHeader.kind(ofMagic: magic) {
+            case .zstd:
                 state = .descriptor
-            } else if magic & 0xFFFF_FFF0 == Self.skippableMagic {
-                nibble = UInt8(truncatingIfNeeded: magic & 0xF)
+            case .skippable(let frameNibble):
+                nibble = frameNibble
                 state = .skippableSize
-            } else if frameCount == 0 {
+            case nil where frameCount == 0:
                 throw fail(.notZstd(path: path, operation: operation,
                                     "unknown magic number \(Self.hex(magic)) at offset \(fieldOffset)"))
-            } else {
+            case nil:
                 throw fail(.corrupt(path: path, operation: operation,
                                     "unknown magic number \(Self.hex(magic)) at offset \(fieldOffset): "
                                         + "the data after frame \(frameCount - 1) is not zstd"))

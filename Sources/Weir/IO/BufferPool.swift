@@ -28,8 +28,13 @@ import Glibc
 final class BufferPool: Sendable {
     let size: Int
     private let keep: Int
-    private let idle = Locked<[UnsafeMutableRawPointer]>([])
+    private let idle = Locked<[IdleBuffer]>([])
     private let tally: MappedTally?
+    /// A mapped buffer in the idle list.
+    /// `@unchecked`: a buffer there is used by nobody; it leaves the list, under its lock, to one taker.
+    private struct IdleBuffer: @unchecked Sendable {
+        let address: UnsafeMutableRawPointer
+    }
     private let onIdle: (@Sendable () -> Void)?
 
     /// - Parameters:
@@ -45,7 +50,7 @@ final class BufferPool: Sendable {
     }
 
     deinit {
-        for buffer in idle.current { unmap(buffer) }
+        for buffer in idle.current { unmap(buffer.address) }
     }
 
     /// An idle buffer, or a new mapping; nil when memory is exhausted.
@@ -55,7 +60,7 @@ final class BufferPool: Sendable {
 
     /// An idle buffer, if there is one.
     func takeIdle() -> UnsafeMutableRawPointer? {
-        idle.withLock { $0.popLast() }
+        idle.withLock { $0.popLast()?.address }
     }
 
     /// Whether a buffer is idle.
@@ -71,11 +76,11 @@ final class BufferPool: Sendable {
 
     /// Unmaps every idle buffer; returns how many bytes that gave back.
     func evictIdle() -> Int {
-        let buffers = idle.withLock { idle -> [UnsafeMutableRawPointer] in
+        let buffers = idle.withLock { idle -> [IdleBuffer] in
             defer { idle.removeAll() }
             return idle
         }
-        for buffer in buffers { unmap(buffer) }
+        for buffer in buffers { unmap(buffer.address) }
         return buffers.count * size
     }
 
@@ -95,7 +100,7 @@ final class BufferPool: Sendable {
                 let end = Page.roundUp(used)
                 if end < size { madvise(buffer + end, size - end, MADV_DONTNEED) }
             }
-            idle.append(buffer)
+            idle.append(IdleBuffer(address: buffer))
             return true
         }
         if kept {

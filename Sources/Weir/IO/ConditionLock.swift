@@ -1,9 +1,10 @@
 import Dispatch
 import Glibc
 
-/// A pthread mutex with a condition variable: the lock under ``Locked`` and
-/// the wait of ``ByteBudget``. pthreads rather than `NSLock`/`NSCondition`,
-/// so the engine needs only FoundationEssentials.
+/// A pthread mutex with a condition variable, for state that a thread waits
+/// on (``ByteBudget``, the file batch's queue, gate and arrivals, the commit
+/// queue); plain mutual exclusion is ``Locked``'s `Mutex`. pthreads rather
+/// than `NSCondition`, so the engine needs only FoundationEssentials.
 /// `@unchecked`: pthread mutexes and condition variables exist to be shared between threads.
 final class ConditionLock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>

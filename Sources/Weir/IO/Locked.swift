@@ -1,19 +1,20 @@
-/// A value guarded by a lock, for the little state that several queues and
-/// threads must see (the first failure, counters read at the end).
-/// `@unchecked`: the value is touched only under `lock`.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = ConditionLock()
-    private var value: Value
+import Synchronization
+
+/// A value guarded by a `Mutex`, in a class so that several queues and
+/// threads share it: the little state they must all see (the first failure,
+/// counters read at the end). Plain mutual exclusion; where a thread waits
+/// for a change, ``ConditionLock`` is used instead.
+/// `@unchecked`: the value, Sendable or not, is touched only inside the mutex.
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
 
     /// Creates a lock guarding `value`.
-    init(_ value: Value) { self.value = value }
+    init(_ value: Value) { mutex = Mutex(value) }
 
     /// Runs `body` with exclusive access to the value.
     @discardableResult
     func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
+        try mutex.withLock { value in try body(&value) }
     }
 
     /// A copy of the value.

@@ -47,17 +47,8 @@ private extension String {
     /// The text of a /proc file, whose size `stat` reports as 0: read until
     /// the end.
     init(contentsOfProcFile path: String) throws(WeirError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw WeirError.system(errno, path: path, operation: .open) }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16 << 10)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { Descriptor(fd, path: path).readSome(into: $0) }
-            if n < 0 { throw WeirError.system(errno, path: path, operation: .read) }
-            if n == 0 { break }
-            bytes += buffer.prefix(n)
-        }
-        self = String(decoding: bytes, as: UTF8.self)
+        let file = try Descriptor.openForReading(path)
+        defer { file.close() }
+        self = String(decoding: try file.readToEnd(), as: UTF8.self)
     }
 }

@@ -19,7 +19,8 @@ final class WorkerPool<Context: AnyObject>: @unchecked Sendable {
     /// failure has then been reported and the job only has to give up).
     typealias Job = (Context?) -> Void
 
-    private struct State {
+    /// `@unchecked`: jobs and contexts move between threads only through it, under its lock.
+    private struct State: @unchecked Sendable {
         var jobs = Deque<Job>()
         var running = 0
         var idle: [Context] = []

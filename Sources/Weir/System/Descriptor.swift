@@ -1,8 +1,10 @@
 import Glibc
+import SystemPackage
 
 /// An open file descriptor and the system calls weir makes on it outside
-/// DispatchIO: the one `fstat`, an exact `pread`, reads and writes that
-/// retry EINTR. Errors are ``WeirError``s naming `path` and the operation.
+/// DispatchIO, through swift-system (which retries EINTR): the open of an
+/// input, the one `fstat`, an exact `pread`. Errors are ``WeirError``s
+/// naming `path` and the operation, made in one place (``checked(_:_:)``).
 /// It does not own the descriptor: whoever opened it closes it.
 struct Descriptor: Sendable {
     let fd: Int32
@@ -14,6 +16,21 @@ struct Descriptor: Sendable {
         self.path = path
     }
 
+    private var system: FileDescriptor { FileDescriptor(rawValue: fd) }
+
+    /// Opens `path` for reading, close-on-exec; its name is passed as the
+    /// bytes it is (``FileName``).
+    static func openForReading(_ path: String, operation: WeirError.Operation = .open) throws(WeirError) -> Descriptor {
+        let opened = FileName.withCString(path) { name in
+            Result { try FileDescriptor.open(name, .readOnly, options: .closeOnExec) }
+        }
+        let fd = try Descriptor(-1, path: path).checked(operation) { try opened.get() }
+        return Descriptor(fd.rawValue, path: path)
+    }
+
+    /// Closes the descriptor (for one ``openForReading(_:operation:)`` opened).
+    func close() { try? system.close() }
+
     /// `fstat`.
     func status(operation: WeirError.Operation = .stat) throws(WeirError) -> FileStatus {
         var info = stat()
@@ -21,13 +38,15 @@ struct Descriptor: Sendable {
         return FileStatus(info)
     }
 
-    /// Fills `buffer` from `offset` with `pread`, retrying short reads and
-    /// EINTR; returns the bytes read, fewer than asked only at the end of the file.
+    /// Fills `buffer` from `offset` with `pread`, retrying short reads;
+    /// returns the bytes read, fewer than asked only at the end of the file.
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int, operation: WeirError.Operation) throws(WeirError) -> Int {
         var done = 0
         while done < buffer.count {
-            let got = Self.retrying { pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done)) }
-            if got < 0 { throw WeirError.system(errno, path: path, operation: operation) }
+            let got = try checked(operation) {
+                try system.read(fromAbsoluteOffset: Int64(offset + done),
+                                into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]))
+            }
             if got == 0 { break }
             done += got
         }
@@ -44,19 +63,34 @@ struct Descriptor: Sendable {
         return bytes
     }
 
-    /// One `read` into `buffer`, retrying EINTR: the bytes read, 0 at the
-    /// end, or -1 with `errno` set (EAGAIN on a non-blocking descriptor).
-    func readSome(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        Self.retrying { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+    /// The bytes from where the descriptor stands to its end (a /proc file,
+    /// whose size `stat` reports as 0).
+    func readToEnd(operation: WeirError.Operation = .read) throws(WeirError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 << 10)
+        while true {
+            let got = try buffer.withUnsafeMutableBytes { chunk in
+                Result { () throws(WeirError) in try checked(operation) { try system.read(into: chunk) } }
+            }.get()
+            if got == 0 { return bytes }
+            bytes += buffer.prefix(got)
+        }
     }
 
-    /// One `write` of `buffer`, retrying EINTR: the bytes written, or -1
-    /// with `errno` set (EAGAIN on a non-blocking descriptor).
-    func writeSome(_ buffer: UnsafeRawBufferPointer) -> Int {
-        Self.retrying { Glibc.write(fd, buffer.baseAddress, buffer.count) }
+    /// Runs a swift-system call on this file: its `Errno` becomes a
+    /// ``WeirError`` naming the file and `operation`.
+    func checked<Value>(_ operation: WeirError.Operation, _ call: () throws -> Value) throws(WeirError) -> Value {
+        do {
+            return try call()
+        } catch let error as Errno {
+            throw WeirError.system(error.rawValue, path: path, operation: operation)
+        } catch {
+            throw WeirError.library(path: path, operation: operation, "\(error)")
+        }
     }
 
-    /// Runs `call` again while it fails with EINTR.
+    /// Runs `call`, a system call swift-system does not wrap (`fdatasync`,
+    /// `sync_file_range`, `recv`), again while it fails with EINTR.
     static func retrying(_ call: () -> Int) -> Int {
         while true {
             let result = call()

@@ -47,11 +47,11 @@ struct InputPeekTests {
 
     @Test("the magic numbers that start a frame: zstd's and the 16 skippable ones, little-endian")
     func magic() {
-        #expect(FileJob.startsFrame([0x28, 0xB5, 0x2F, 0xFD]))
-        #expect(FileJob.startsFrame([0x50, 0x2A, 0x4D, 0x18, 0x00]))
-        #expect(FileJob.startsFrame([0x5F, 0x2A, 0x4D, 0x18]))
-        #expect(!FileJob.startsFrame([0x60, 0x2A, 0x4D, 0x18]))
-        #expect(!FileJob.startsFrame([0x28, 0xB5, 0x2F]))
-        #expect(!FileJob.startsFrame(Array("hell".utf8)))
+        #expect(FrameHeader.startsFrame([0x28, 0xB5, 0x2F, 0xFD]))
+        #expect(FrameHeader.startsFrame([0x50, 0x2A, 0x4D, 0x18, 0x00]))
+        #expect(FrameHeader.startsFrame([0x5F, 0x2A, 0x4D, 0x18]))
+        #expect(!FrameHeader.startsFrame([0x60, 0x2A, 0x4D, 0x18]))
+        #expect(!FrameHeader.startsFrame([0x28, 0xB5, 0x2F]))
+        #expect(!FrameHeader.startsFrame(Array("hell".utf8)))
     }
 }

@@ -7,12 +7,19 @@ import Testing
 struct FrameBuffersTests {
     static let mebibyte = 1 << 20
 
+    /// What a `take` on another thread got: set before `done` is signalled,
+    /// read after it was waited for.
+    /// `@unchecked`: the semaphore orders the write before the reads.
+    final class TakenBox: @unchecked Sendable {
+        var current: FrameBuffers.Taken?
+    }
+
     /// Runs `take` on a thread of its own (it may wait), reporting through the semaphore.
     static func takeAsync(_ buffers: FrameBuffers, capacity: Int, extra: Int = 0,
-                          into result: Locked<FrameBuffers.Taken?>, done: DispatchSemaphore) {
+                          into result: TakenBox, done: DispatchSemaphore) {
         let thread = Thread {
             let taken = buffers.take(capacity: capacity, extra: extra)
-            result.withLock { $0 = taken }
+            result.current = taken
             done.signal()
         }
         thread.start()
@@ -37,7 +44,7 @@ struct FrameBuffersTests {
         #expect(budget.inUse == 3 * Self.mebibyte)
 
         // The writer is done with them, but the last reference goes late.
-        let result = Locked<FrameBuffers.Taken?>(nil)
+        let result = TakenBox()
         let done = DispatchSemaphore(value: 0)
         Self.takeAsync(buffers, capacity: 600_000, into: result, done: done)
         #expect(done.wait(timeout: .now() + .milliseconds(200)) == .timedOut)
@@ -69,7 +76,7 @@ struct FrameBuffersTests {
         #expect(budget.inUse == 3 * Self.mebibyte)
         pool.recycle(two)
         // An idle buffer of its class, but no room for 1 MiB of compressed bytes.
-        let result = Locked<FrameBuffers.Taken?>(nil)
+        let result = TakenBox()
         let done = DispatchSemaphore(value: 0)
         Self.takeAsync(buffers, capacity: Self.mebibyte, extra: Self.mebibyte, into: result, done: done)
         #expect(done.wait(timeout: .now() + .milliseconds(200)) == .timedOut)
@@ -109,7 +116,7 @@ struct FrameBuffersTests {
         let budget = ByteBudget(limit: 2 * Self.mebibyte)
         let buffers = FrameBuffers(budget: budget)
         let (memory, pool) = try #require(Self.buffer(buffers.take(capacity: 2 * Self.mebibyte, extra: 0)))
-        let result = Locked<FrameBuffers.Taken?>(nil)
+        let result = TakenBox()
         let done = DispatchSemaphore(value: 0)
         Self.takeAsync(buffers, capacity: Self.mebibyte, into: result, done: done)
         #expect(done.wait(timeout: .now() + .milliseconds(100)) == .timedOut)
