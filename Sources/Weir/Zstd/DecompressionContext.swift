@@ -32,6 +32,7 @@ final class DecompressionContext {
     ///   - dictionary: the dictionary every frame is decoded with (`-D`).
     init(windowLogMax: Int, verifyChecksum: Bool, stableOutput: Bool = false,
          dictionary: DecompressionDictionary? = nil, path: String) throws(WeirError) {
+        try Zstd.checkLibraryVersion(path: path, operation: .decompress)
         guard let dctx = ZSTD_createDCtx() else {
             throw WeirError.outOfMemory(path: path, operation: .decompress, creating: "a zstd context")
         }

@@ -5,6 +5,29 @@ public enum Zstd {
     /// The version of the libzstd the process loaded, such as `1.5.4`.
     public static var libraryVersion: String { String(cString: ZSTD_versionString()) }
 
+    /// The version of the libzstd header weir was compiled against, such as
+    /// `1.5.4`.
+    public static var headerVersion: String {
+        let number = Int(weir_zstd_header_version())
+        return "\(number / 10000).\(number / 100 % 100).\(number % 100)"
+    }
+
+    /// Whether the loaded libzstd is the version of the header: weir uses
+    /// libzstd's advanced API (ZSTD_STATIC_LINKING_ONLY), whose structures
+    /// and parameters are fixed only within one version.
+    public static var isHeaderVersion: Bool { ZSTD_versionNumber() == weir_zstd_header_version() }
+
+    /// Refuses to work with a libzstd of another version than the header's.
+    ///
+    /// - Throws: ``WeirError`` `.library` naming both versions.
+    public static func checkLibraryVersion(path: String, operation: WeirError.Operation) throws(WeirError) {
+        guard isHeaderVersion else {
+            throw WeirError.library(path: path, operation: operation,
+                                    "libzstd \(libraryVersion) is loaded, but weir was built with the header of "
+                                        + "libzstd \(headerVersion): install the matching libzstd or rebuild weir")
+        }
+    }
+
     /// The lowest level (the fastest of `--fast`).
     public static var minLevel: Int { Int(ZSTD_minCLevel()) }
 
