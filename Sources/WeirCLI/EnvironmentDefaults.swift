@@ -8,8 +8,11 @@ import Weir
 ///   warning, as `-99` would be and as zstd clamps `ZSTD_CLEVEL`;
 /// - `WEIR_NBTHREADS`: the number of worker threads, 0 (one per core) to 256.
 ///
-/// Flags on the command line override them. A value that is not valid is
-/// ignored with a warning that names it.
+/// Called by one of zstd's names (``init(environment:zstdNames:)``), weir
+/// reads `ZSTD_CLEVEL` and `ZSTD_NBTHREADS` too, as zstd would; the `WEIR_`
+/// ones win when both are set. Flags on the command line override them. A
+/// value that is not valid (a level past 32 bits too) is ignored with a
+/// warning that names it, and the default kept.
 package struct EnvironmentDefaults: Equatable, Sendable {
     /// The name of the level variable.
     package static let levelVariable = "WEIR_CLEVEL"
@@ -24,23 +27,29 @@ package struct EnvironmentDefaults: Equatable, Sendable {
     /// One message per invalid variable, without the `weir: warning: ` prefix.
     package var warnings: [String] = []
 
-    /// Reads the two variables from `environment`.
-    package init(environment: [String: String]) {
-        if let text = environment[Self.levelVariable] {
-            if let value = Int(text.trimmingSpaces), value != 0 {
+    /// Reads the variables from `environment`: weir's, and zstd's as well
+    /// when `zstdNames` (weir was called as `zstd`, `unzstd`…).
+    package init(environment: [String: String], zstdNames: Bool = false) {
+        func lookUp(_ weir: String, _ zstd: String) -> (name: String, text: String)? {
+            if let text = environment[weir] { return (weir, text) }
+            if zstdNames, let text = environment[zstd] { return (zstd, text) }
+            return nil
+        }
+        if let (name, text) = lookUp(Self.levelVariable, "ZSTD_CLEVEL") {
+            if let value = Int(text.trimmingSpaces), value != 0, value.magnitude <= UInt32.max {
                 // The fastest level, like --fast=N, is clamped without a word.
                 level = max(value, Zstd.minLevel)
             } else {
-                warnings.append("ignoring \(Self.levelVariable)=\(text): not a level (a whole number: 1 to 19, "
+                warnings.append("ignoring \(name)=\(text): not a level (a whole number: 1 to 19, "
                                 + "up to \(Zstd.maxLevel) with --ultra, or negative for --fast)")
             }
         }
-        if let text = environment[Self.threadsVariable] {
+        if let (name, text) = lookUp(Self.threadsVariable, "ZSTD_NBTHREADS") {
             let trimmed = text.trimmingSpaces
             if let value = Int(trimmed), (0...256).contains(value) {
                 threads = value
             } else {
-                warnings.append("ignoring \(Self.threadsVariable)=\(text): not a number of threads (0 to 256)")
+                warnings.append("ignoring \(name)=\(text): not a number of threads (0 to 256)")
             }
         }
     }

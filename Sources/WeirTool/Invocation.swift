@@ -17,7 +17,7 @@ struct Invocation {
         let program = commandLine.first ?? "weir"
         let given = ProgramAlias.flags(forProgram: program) + commandLine.dropFirst()
         let normalized = ArgumentNormalizer.normalize(given)
-        let defaults = EnvironmentDefaults(environment: environment)
+        let defaults = EnvironmentDefaults(environment: environment, zstdNames: ProgramAlias.isZstdName(program))
         self.environment = defaults
         arguments = defaults.arguments(before: normalized) + normalized
     }

@@ -1,17 +1,29 @@
-/// The other names `weir` answers to, as zstd's `unzstd` and `zstdcat` do:
-/// `scripts/install` makes them symbolic links to `weir`, and the program
-/// acts by the name it was called by.
+/// The other names `weir` answers to, its own and zstd's: `scripts/install`
+/// makes weir's symbolic links to `weir`, and a user who wants weir in place
+/// of zstd links zstd's names to it; the program acts by the name it was
+/// called by, as zstd does (a name is matched whole, or before a `.`).
 ///
-/// | name      | acts as     |
-/// | --------- | ----------- |
-/// | `unweir`  | `weir -d`   |
-/// | `weircat` | `weir -dc --pass-through` |
+/// | name                        | acts as     |
+/// | --------------------------- | ----------- |
+/// | `unweir`, `unzstd`          | `weir -d`   |
+/// | `weircat`                   | `weir -dc --pass-through` |
+/// | `zstdcat`, `zcat`           | `weir -dcf --pass-through -q` (zstd: forced to stdout, links followed, quieter) |
+/// | `zstdmt`                    | `weir -T0`  |
+/// | `zstd`                      | `weir`      |
+///
+/// Called by one of zstd's names, weir also reads `ZSTD_CLEVEL` and
+/// `ZSTD_NBTHREADS` (``EnvironmentDefaults``).
 enum ProgramAlias {
-    /// Every alias and the flags it stands for.
-    static let all: [(name: String, flags: [String])] = [
-        ("unweir", ["-d"]),
+    /// Every alias, the flags it stands for, and whether it is one of zstd's names.
+    static let all: [(name: String, flags: [String], zstd: Bool)] = [
+        ("unweir", ["-d"], false),
         // zstdcat passes data that is not zstd through, as zcat -f does.
-        ("weircat", ["-dc", "--pass-through"]),
+        ("weircat", ["-dc", "--pass-through"], false),
+        ("zstd", [], true),
+        ("unzstd", ["-d"], true),
+        ("zstdcat", ["-dcf", "--pass-through", "-q"], true),
+        ("zcat", ["-dcf", "--pass-through", "-q"], true),
+        ("zstdmt", ["-T0"], true),
     ]
 
     /// The flags the program name stands for, put before the user's
@@ -19,7 +31,16 @@ enum ProgramAlias {
     ///
     /// - Parameter program: `argv[0]`, a path or a bare name.
     static func flags(forProgram program: String) -> [String] {
+        alias(program)?.flags ?? []
+    }
+
+    /// Whether `program` is one of zstd's names.
+    static func isZstdName(_ program: String) -> Bool {
+        alias(program)?.zstd ?? false
+    }
+
+    private static func alias(_ program: String) -> (name: String, flags: [String], zstd: Bool)? {
         let name = program.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? program
-        return all.first { $0.name == name }?.flags ?? []
+        return all.first { name == $0.name || name.hasPrefix($0.name + ".") }
     }
 }

@@ -15,13 +15,28 @@ extension WeirCommand {
         /// Names were given (or listed) but `-r` found no file: empty
         /// folders. As zstd, the run then does nothing rather than read stdin.
         var nothingLeft = false
+        /// Every name given was a symbolic link, skipped: as zstd, the run
+        /// does nothing and fails.
+        var onlyLinks = false
     }
 
     /// The names of the command line and of the file lists, expanded by
-    /// `-r`, less those `--exclude-compressed` skips. As zstd, `-f` makes
-    /// `-r` follow symbolic links.
+    /// `-r`, less those `--exclude-compressed` skips. As zstd, symbolic links
+    /// among the names given are skipped with a warning, and `-r` skips those
+    /// it finds, unless `-f`.
     func gatherInputs() -> Inputs {
         var given = files
+        var warnings: [String] = []
+        if !outputFlags.force {
+            given.removeAll { name in
+                guard FileStatus.isLinkToSkip(name) else { return false }
+                warnings.append("\(FileName.displayed(name)) is a symbolic link, ignoring (-f follows it)")
+                return true
+            }
+            if given.isEmpty && !files.isEmpty {
+                return Inputs(names: [], warnings: warnings, onlyLinks: true)
+            }
+        }
         var errors: [WeirError] = []
         for list in operationFlags.fileLists {
             do throws(WeirError) {
@@ -30,11 +45,11 @@ extension WeirCommand {
                 errors.append(error)
             }
         }
-        var inputs = Inputs(names: given, errors: errors)
+        var inputs = Inputs(names: given, warnings: warnings, errors: errors)
         if operationFlags.recursive {
             let expansion = InputTree.expand(given, followLinks: outputFlags.force)
             inputs.names = expansion.files
-            inputs.warnings = expansion.warnings
+            inputs.warnings += expansion.warnings
             inputs.errors += expansion.errors
         }
         if inputs.names.isEmpty {

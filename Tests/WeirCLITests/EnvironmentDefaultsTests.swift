@@ -16,7 +16,7 @@ struct EnvironmentDefaultsTests {
 
     @Test("the fastest level is the library's, as --fast=N is clamped; a level flag beats a negative level")
     func fastest() {
-        let defaults = EnvironmentDefaults(environment: ["WEIR_CLEVEL": String(Int.min)])
+        let defaults = EnvironmentDefaults(environment: ["WEIR_CLEVEL": "-1000000"])
         #expect(defaults.level == Zstd.minLevel)
         #expect(defaults.arguments(before: []) == ["--fast=\(-Zstd.minLevel)"])
         #expect(defaults.arguments(before: ["--level", "3"]).isEmpty)
@@ -25,7 +25,8 @@ struct EnvironmentDefaultsTests {
 
     @Test("what is not a level or a number of threads is ignored, with a warning that names it",
           arguments: [("WEIR_CLEVEL", "abc"), ("WEIR_CLEVEL", "0"), ("WEIR_CLEVEL", "5x"), ("WEIR_CLEVEL", ""),
-                      ("WEIR_CLEVEL", "99999999999999999999"), ("WEIR_NBTHREADS", "-1"), ("WEIR_NBTHREADS", "257"),
+                      ("WEIR_CLEVEL", "99999999999999999999"),
+                      ("WEIR_CLEVEL", "50000000000"), ("WEIR_CLEVEL", String(Int.min)), ("WEIR_NBTHREADS", "-1"), ("WEIR_NBTHREADS", "257"),
                       ("WEIR_NBTHREADS", "many")])
     func invalid(variable: String, text: String) {
         let defaults = EnvironmentDefaults(environment: [variable: text])

@@ -51,6 +51,16 @@ package struct FileStatus: Sendable {
         return FileName.withCString(path) { lstat($0, &info) } == 0
     }
 
+    /// Whether `path` is a symbolic link (not followed) to anything but a
+    /// FIFO: what zstd skips among the names it is given unless `-f`.
+    package static func isLinkToSkip(_ path: String) -> Bool {
+        var info = stat()
+        guard FileName.withCString(path, { lstat($0, &info) }) == 0, (info.st_mode & S_IFMT) == S_IFLNK else {
+            return false
+        }
+        return FileStatus.of(path: path)?.isFIFO != true
+    }
+
     /// Whether it is a regular file.
     package var isRegularFile: Bool { (mode & S_IFMT) == S_IFREG }
     /// Whether it is a FIFO (a named pipe).
