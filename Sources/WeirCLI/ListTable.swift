@@ -22,6 +22,28 @@ package enum ListTable {
             + pad(checkName, 5) + "  " + name
     }
 
+    /// The block `zstd -lv` prints for one file, in its words, ending with
+    /// an empty line: frames, skippable frames (when any), the dictionary
+    /// ID (0 when frames differ), the window, the sizes and ratio (the
+    /// decompressed size when every frame declares it), the check (with its
+    /// value when there is one frame).
+    package static func verboseBlock(name: String, frames: Int, skips: Int, dictionaryID: UInt32, windowSize: Int,
+                                     compressed: Int, decompressed: Int?, check: String, checksum: UInt32?) -> String {
+        func sized(_ size: Int) -> String {
+            let human = human(size)
+            return CFormat.string("%.*f", human.precision, human.value) + human.suffix + " (\(size) B)"
+        }
+        var lines = ["\(name) ", "# Zstandard Frames: \(frames)"]
+        if skips > 0 { lines.append("# Skippable Frames: \(skips)") }
+        lines += ["DictID: \(dictionaryID)", "Window Size: " + sized(windowSize), "Compressed Size: " + sized(compressed)]
+        if let decompressed {
+            lines.append("Decompressed Size: " + sized(decompressed))
+            lines.append(CFormat.string("Ratio: %.4f", compressed == 0 ? 0 : Double(decompressed) / Double(compressed)))
+        }
+        lines.append("Check: " + check + (checksum.map { CFormat.string(" %08x", $0) } ?? ""))
+        return lines.joined(separator: "\n") + "\n"
+    }
+
     /// The header of the frame rows under a file (`-v`).
     package static func frameHeader(fromSeekTable: Bool) -> String {
         "  Frame        Offset  Compressed  Uncompressed  Check     Kind" + (fromSeekTable ? "  (from the seek table)" : "")

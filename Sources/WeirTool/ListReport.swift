@@ -3,7 +3,8 @@ import Weir
 import WeirCLI
 
 /// `weir -l FILE...`: the table `zstd -l` prints, on stdout, with the same
-/// columns and size format; `-v` adds one row per frame under each file.
+/// columns and size format; with `-v`, zstd's block per file (`zstd -lv`)
+/// followed by weir's rows of one frame each.
 struct ListReport {
     let files: [String]
     let verbose: Bool
@@ -17,22 +18,25 @@ struct ListReport {
         }
         var failed = false
         var listed: [FrameListing] = []
-        print(ListTable.header)
+        if !verbose { print(ListTable.header) }
         for file in files {
             do throws(WeirError) {
                 let listing = try FrameListing.read(path: file)
                 for warning in listing.warnings { console.warning(warning, file: file) }
                 listed.append(listing)
-                print(ListTable.row(frames: listing.frames.count, skips: listing.skippableFrameCount,
-                               compressed: listing.fileSize, decompressed: listing.decompressedSize,
-                               check: listing.hasChecksum ? "XXH64" : "None", name: FileName.displayed(file)))
-                if verbose { printFrames(listing) }
+                if verbose {
+                    printBlock(listing, name: FileName.displayed(file))
+                } else {
+                    print(ListTable.row(frames: listing.frames.count, skips: listing.skippableFrameCount,
+                                        compressed: listing.fileSize, decompressed: listing.decompressedSize,
+                                        check: listing.hasChecksum ? "XXH64" : "None", name: FileName.displayed(file)))
+                }
             } catch {
                 failed = true
                 console.error(CommandHint.message(for: error))
             }
         }
-        if listed.count > 1 {
+        if listed.count > 1 && !verbose {
             print(ListTable.separator)
             var total: Int? = 0
             for listing in listed {
@@ -47,6 +51,20 @@ struct ListReport {
         }
         fflush(nil)
         return failed ? 1 : 0
+    }
+
+    /// zstd's block for a file, then weir's frame rows and an empty line (`-v`).
+    private func printBlock(_ listing: FrameListing, name: String) {
+        let zstd = listing.frames.filter { !$0.isSkippable }
+        let dictionaries = Set(zstd.map(\.dictionaryID))
+        print(ListTable.verboseBlock(name: name, frames: zstd.count, skips: listing.skippableFrameCount,
+                                     dictionaryID: dictionaries.count == 1 ? dictionaries.first! : 0,
+                                     windowSize: Int(clamping: zstd.last?.windowSize ?? 0), compressed: listing.fileSize,
+                                     decompressed: listing.decompressedSize,
+                                     check: listing.hasChecksum ? "XXH64" : "None",
+                                     checksum: zstd.count == 1 ? zstd[0].checksum : nil), terminator: "")
+        printFrames(listing)
+        print()
     }
 
     /// The frame rows under a file (`-v`).

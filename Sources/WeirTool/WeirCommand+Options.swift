@@ -1,5 +1,6 @@
 import ArgumentParser
 import Weir
+import WeirCLI
 
 // The flags of `weir`, in the groups `--help` shows them in. WeirCommand
 // pulls each group in with @OptionGroup(title:) and reads a flag through its
@@ -97,6 +98,15 @@ struct CompressionFlags: ParsableArguments {
 
     @Flag(name: .customLong("exclude-compressed"), help: "Skip inputs that are already compressed: .zst .tzst .gz .tgz .lzma .xz .txz .lz4 .tlz4.")
     var excludeCompressed = false
+
+    @Option(name: .customLong("zstd"), help: ArgumentHelp("libzstd's parameters over the level's, as zstd: wlog=, clog=, hlog=, slog=, mml=, tlen=, strat=, lhlog=, lmml=, lblog=, lhrlog= (or windowLog=, chainLog=...); ovlog= is accepted and does nothing (weir's frames do not overlap). Decompressing, wlog=N sets the memory limit as --long=N.", valueName: "LIST"))
+    var zstdParameters: [String] = []
+
+    @Flag(inversion: .prefixedNo, help: "Always (or never) compress literals with Huffman (default: as the level does).")
+    var compressLiterals: Bool?
+
+    @Flag(name: .customLong("show-default-cparams"), help: "Print, for each file, the parameters libzstd picks for its level and size, then compress it.")
+    var showDefaultCParams = false
 }
 
 /// How to decompress.
@@ -175,6 +185,17 @@ enum CompressedFormat: String, ExpressibleByArgument, CaseIterable {
 }
 
 extension CompressionFlags {
+    /// The parameters of every `--zstd=` and `--[no-]compress-literals`;
+    /// nil when a `--zstd=` list is not valid.
+    var parameters: CompressionParameters? {
+        var parameters = CompressionParameters()
+        for list in zstdParameters {
+            guard ZstdParameterList.parse(list, into: &parameters) else { return nil }
+        }
+        parameters.compressLiterals = compressLiterals
+        return parameters
+    }
+
     /// --chunk-size, or the default chunk.
     var resolvedChunkSize: ByteCount { chunkSize ?? ByteCount(bytes: CompressionOptions.defaultChunkSize) }
     /// Frames declare their content size unless --no-content-size.

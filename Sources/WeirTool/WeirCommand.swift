@@ -68,6 +68,13 @@ struct WeirCommand: ParsableCommand {
     // MARK: Entry point
 
     static func main() {
+        // libzstd's advanced API is fixed only within one version.
+        do throws(WeirError) {
+            try Zstd.checkLibraryVersion(path: "weir", operation: .run)
+        } catch {
+            StandardError.write("weir: \(error.reason)\n")
+            Glibc.exit(1)
+        }
         // Before any channel exists: libdispatch's read buffers sized to each
         // read, so a chunk arrives whole (see DispatchIOTuning).
         DispatchIOTuning.configureProcess()
@@ -141,6 +148,18 @@ struct WeirCommand: ParsableCommand {
         if let format = compressionFlags.format, format != .zstd {
             throw ValidationError("--format=\(format.rawValue): weir reads and writes zstd only (--format=zstd).")
         }
+        guard let parameters = compressionFlags.parameters else {
+            throw ValidationError("--zstd=\(compressionFlags.zstdParameters.joined(separator: ",")): not a list of "
+                                  + "parameters (wlog=N,clog=N,... or windowLog=N,chainLog=N,...)")
+        }
+        do throws(WeirError) {
+            try parameters.validate()
+        } catch {
+            throw ValidationError("--zstd: \(error.reason)")
+        }
+        if compressionFlags.showDefaultCParams, operationFlags.operation != .compress {
+            throw ValidationError("--show-default-cparams shows compression parameters: it cannot go with -d, -t, -l or --train.")
+        }
         if training, compressionFlags.chunkSize != nil {
             throw ValidationError("-B/--chunk-size with --train: weir takes one sample per file and does not cut files into samples.")
         }
@@ -161,6 +180,7 @@ struct WeirCommand: ParsableCommand {
         if messageFlags.quiet == 0 { for warning in gathered.warnings { console.warning(warning) } }
         for error in gathered.errors { console.error(CommandHint.message(for: error)) }
         let failed = !gathered.errors.isEmpty
+        if gathered.onlyLinks { return 1 }
         if gathered.nothingLeft {
             if messageFlags.quiet == 0 { console.warning("no file found in the folders given -- ignored") }
             return failed ? 1 : 0
@@ -199,6 +219,7 @@ struct WeirCommand: ParsableCommand {
         // Resolved once (a level above the maximum warns once), shared by every job.
         let compression = operationKind == .compress
             ? compressionOptions(level: resolvedLevel(console: console), dictionary: dictionary) : nil
+        if let compression { showParameters(of: inputs, compression, console: console) }
         let failed = if goesSideBySide(inputs, dictionary: dictionary, compression: compression, console: console) {
             runSideBySide(inputs, dictionary: dictionary, compression: compression, console: console,
                           reporter: reporter, cancellation: signals.cancellation)
@@ -215,6 +236,29 @@ struct WeirCommand: ParsableCommand {
         signals.uninstall()
         if let signal = signals.received { return 128 + signal }
         return failed ? 1 : 0
+    }
+
+    /// What zstd prints of the parameters before compressing: with
+    /// `--show-default-cparams`, libzstd's for the level and each file's
+    /// size; with `-vv`, the `--zstd=` line of what weir uses, for a frame
+    /// of the file (at most a chunk).
+    func showParameters(of inputs: [String], _ compression: CompressionOptions, console: Console) {
+        guard compressionFlags.showDefaultCParams || messageFlags.verbose >= 2 else { return }
+        let dictionarySize = compression.dictionary?.bytes.count ?? 0
+        for input in inputs {
+            let status = input == "-" ? nil : FileStatus.of(path: input)
+            let size = status?.isRegularFile == true ? status?.size : nil
+            if compressionFlags.showDefaultCParams {
+                console.write(ZstdParameterList.defaultsBlock(
+                    name: FileName.displayed(input), size: size,
+                    CompressionParameters().resolved(level: compression.level, size: size, dictionarySize: dictionarySize)))
+            }
+            if messageFlags.verbose >= 2 {
+                let frame = size.map { min($0, compression.chunkSize) }
+                console.write(ZstdParameterList.line(compression.parameters.resolved(
+                    level: compression.level, size: frame, dictionarySize: dictionarySize)) + "\n")
+            }
+        }
     }
 
     /// Runs the jobs of `inputs` side by side (``FileBatch``), made as the
@@ -346,6 +390,7 @@ struct WeirCommand: ParsableCommand {
                                          streamSize: compressionFlags.streamSize?.bytes,
                                          dictionary: dictionary, longWindowLog: dictionaryFlags.long)
         options.rsyncable = compressionFlags.rsyncable
+        options.parameters = compressionFlags.parameters ?? CompressionParameters()
         options.dictionaryID = !dictionaryFlags.noDictionaryID
         options.chunkSize = options.resolvedChunkSize
         return options
@@ -423,7 +468,9 @@ struct WeirCommand: ParsableCommand {
     /// not, standard output. As zstd: pass-through by default when forced to
     /// standard output (-dcf); sparse by default when writing a file.
     func decompressionOptions(toStandardOutput: Bool, dictionary: ZstdDictionary?) -> DecompressionOptions {
-        DecompressionOptions(verifyChecksum: resourceFlags.verifiesChecksums, memoryLimit: resourceFlags.memory?.bytes,
+        // As zstd: without -M, --zstd=wlog=N sets the limit to 2^N.
+        DecompressionOptions(verifyChecksum: resourceFlags.verifiesChecksums,
+                             memoryLimit: resourceFlags.memory?.bytes ?? compressionFlags.parameters?.windowLog.map { 1 << min($0, 31) },
                              threads: resourceFlags.resolvedThreads, mapInput: resourceFlags.mapsInput,
                              passThrough: decompressionFlags.passThrough ?? (outputFlags.force && toStandardOutput),
                              sparse: decompressionFlags.sparse ?? !toStandardOutput,

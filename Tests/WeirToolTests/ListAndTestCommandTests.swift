@@ -24,7 +24,10 @@ struct ListAndTestCommandTests {
         let text = String(decoding: verbose.stdout, as: UTF8.self)
         #expect(text.contains("(from the seek table)"))
         #expect(text.contains("seek table"))
-        #expect(text.split(separator: "\n").count == 2 + 1 + 12 + 1)  // header, file, frame header, 12 frames, table
+        // zstd's block (name, frames, skippable frames, dictionary, window,
+        // sizes, ratio, check: 9 lines), weir's frame header, 12 frames, the table.
+        #expect(text.split(separator: "\n").count == 9 + 1 + 12 + 1, "\(text)")
+        #expect(text.hasPrefix("a.weir.zst \n# Zstandard Frames: 12\n# Skippable Frames: 1\nDictID: 0\n"), "\(text)")
 
         let stdin = try WeirProcess.run(["-l"], in: scratch.url, stdin: "a.weir.zst")
         #expect(stdin.status == 1)

@@ -27,6 +27,10 @@ public struct FrameListing: Sendable {
         public var checksum: UInt32?
         /// Whether it ends with a content checksum.
         public var hasChecksum: Bool
+        /// The window its header declares; 0 for skippable frames.
+        public var windowSize: UInt64 = 0
+        /// The dictionary ID its header names; 0 for none and for skippable frames.
+        public var dictionaryID: UInt32 = 0
     }
 
     /// The file, as given.
@@ -126,7 +130,8 @@ public struct FrameListing: Sendable {
         var frames: [Frame] = zip(described, headers).map { frame, header in
             Frame(index: frame.index, offset: frame.compressedOffset, compressedSize: frame.compressedSize,
                   decompressedSize: frame.decompressedSize, isSkippable: false,
-                  checksum: header.hasChecksum ? frame.checksum : nil, hasChecksum: header.hasChecksum)
+                  checksum: header.hasChecksum ? frame.checksum : nil, hasChecksum: header.hasChecksum,
+                  windowSize: header.windowSize, dictionaryID: header.dictionaryID)
         }
         frames.append(Frame(index: frames.count, offset: table.tableOffset, compressedSize: fileSize - table.tableOffset,
                             decompressedSize: 0, isSkippable: true, checksum: nil, hasChecksum: false))
@@ -173,7 +178,8 @@ public struct FrameListing: Sendable {
                                     compressedSize: boundary.compressedSize,
                                     decompressedSize: skippable ? 0 : boundary.header.contentSize.map { Int($0) },
                                     isSkippable: skippable, checksum: boundary.contentChecksum,
-                                    hasChecksum: boundary.header.hasChecksum))
+                                    hasChecksum: boundary.header.hasChecksum, windowSize: boundary.header.windowSize,
+                                    dictionaryID: boundary.header.dictionaryID))
             }
         }
         try scanner.finish()

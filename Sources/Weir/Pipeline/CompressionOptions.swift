@@ -19,7 +19,8 @@ public struct CompressionOptions: Sendable, Equatable {
     /// The most chunks read but not yet written; nil picks `threads + 1`.
     public var chunksInFlight: Int?
     /// Whether a seek table (zstd's seekable format) follows the last frame
-    /// (`--no-seek-table` leaves it out).
+    /// of an output of several frames (`--no-seek-table` leaves it out); an
+    /// output of one frame has nothing to seek and never has one.
     public var seekTable: Bool
     /// Whether a regular input file is memory-mapped rather than read
     /// through DispatchIO (`--no-mmap` turns it off). Pipes are always read.
@@ -56,6 +57,9 @@ public struct CompressionOptions: Sendable, Equatable {
     /// across a whole window, as one `zstd --long` stream does, at the cost
     /// of ``resolvedChunksInFlight`` chunks of that size in memory.
     public var longWindowLog: Int?
+    /// libzstd's parameters beyond the level (`--zstd=`), over what the
+    /// level chooses; a window log set here wins over ``longWindowLog``'s.
+    public var parameters = CompressionParameters()
 
     /// The smallest chunk ``splitSmallInputs`` cuts: below 1 MiB, frames lose
     /// too much ratio for the time saved.

@@ -144,7 +144,8 @@ public final class CompressionPipeline: Sendable {
             makeContext: { () throws(WeirError) in
                 try CompressionContext(level: options.level, checksum: options.checksum, contentSize: options.contentSize,
                                        windowLog: options.resolvedWindowLog, longDistance: options.longWindowLog != nil,
-                                       dictionary: dictionary, dictionaryID: options.dictionaryID, path: inputName)
+                                       dictionary: dictionary, dictionaryID: options.dictionaryID,
+                                       parameters: options.parameters, path: inputName)
             },
             onContextFailure: { control.fail($0) })
         let compressor = ChunkCompressor(
@@ -191,8 +192,11 @@ public final class CompressionPipeline: Sendable {
         }
 
         control.activity.wait()
-        if let seekTable, !control.isFailed {
-            // After the last frame: the table, as one more piece.
+        // After the last frame: the table, as one more piece, when there is
+        // something to seek (a single frame is read from its start anyway,
+        // and zstd's output of a small input is then byte for byte weir's).
+        let writesTable = seekTable.map { $0.frameCount > 1 } ?? false
+        if let seekTable, writesTable, !control.isFailed {
             do throws(WeirError) {
                 let table = try seekTable.encoded()
                 run.submit(seekTable.frameCount, table, ticket: control.ticket())
@@ -202,7 +206,7 @@ public final class CompressionPipeline: Sendable {
             }
         }
         var statistics = try run.end(bytesIn: bytesIn.current)
-        statistics.frames = frames.current - (seekTable == nil ? 0 : 1)
+        statistics.frames = frames.current - (writesTable ? 1 : 0)
         statistics.threads = threads
         statistics.chunkBytes = options.chunkSize
         statistics.windowLog = compressor.windowLog.current

@@ -68,19 +68,10 @@ package final class SmallFileCompressor {
                 }
             }
         }.get()
-        var table: [UInt8] = []
-        if options.seekTable {
-            let recorder = SeekTableRecorder(checksums: options.checksum, path: outputName)
-            output.withUnsafeBytes {
-                recorder.compressed(0, decompressedSize: size, frame: UnsafeRawBufferPointer(rebasing: $0[..<frameSize]))
-            }
-            recorder.written(0, size: frameSize)
-            table = Array(try recorder.encoded())
-        }
-        // A copy of frame and table, for the caller's one DispatchIO write:
-        // the buffers stay this compressor's, ready for the next file.
-        var data = output.withUnsafeBytes { DispatchData(bytes: UnsafeRawBufferPointer(rebasing: $0[..<frameSize])) }
-        table.withUnsafeBytes { data.append($0) }
+        // One frame: no seek table (CompressionOptions.seekTable).
+        // A copy of the frame, for the caller's one DispatchIO write: the
+        // buffers stay this compressor's, ready for the next file.
+        let data = output.withUnsafeBytes { DispatchData(bytes: UnsafeRawBufferPointer(rebasing: $0[..<frameSize])) }
         var statistics = Statistics()
         statistics.bytesIn = size
         statistics.bytesOut = data.count
@@ -95,11 +86,11 @@ package final class SmallFileCompressor {
     private func context(for options: CompressionOptions, path: String) throws(WeirError) -> CompressionContext {
         if let context, let previous = contextOptions, previous.level == options.level,
            previous.checksum == options.checksum, previous.contentSize == options.contentSize,
-           previous.resolvedWindowLog == options.resolvedWindowLog {
+           previous.resolvedWindowLog == options.resolvedWindowLog, previous.parameters == options.parameters {
             return context
         }
         let made = try CompressionContext(level: options.level, checksum: options.checksum, contentSize: options.contentSize,
-                                          windowLog: options.resolvedWindowLog, path: path)
+                                          windowLog: options.resolvedWindowLog, parameters: options.parameters, path: path)
         context = made
         contextOptions = options
         return made

@@ -16,9 +16,12 @@ final class CompressionContext {
     /// keeps it); `longDistance` turns on long-distance matching over that
     /// window (`--long`); every frame is compressed with `dictionary`, whose
     /// level must be `level` (a referenced CDict imposes its own), and names
-    /// its ID unless `dictionaryID` is false.
+    /// its ID unless `dictionaryID` is false; `parameters` go over the
+    /// level's last.
     init(level: Int, checksum: Bool, contentSize: Bool = true, windowLog: Int? = nil, longDistance: Bool = false,
-         dictionary: CompressionDictionary? = nil, dictionaryID: Bool = true, path: String) throws(WeirError) {
+         dictionary: CompressionDictionary? = nil, dictionaryID: Bool = true,
+         parameters: CompressionParameters = CompressionParameters(), path: String) throws(WeirError) {
+        try Zstd.checkLibraryVersion(path: path, operation: .compress)
         guard let cctx = ZSTD_createCCtx() else {
             throw WeirError.outOfMemory(path: path, operation: .compress, creating: "a zstd context")
         }
@@ -38,6 +41,10 @@ final class CompressionContext {
             try Zstd.check(ZSTD_CCtx_refCDict(cctx, dictionary.cdict), path: path, operation: .useDictionary)
             try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, dictionaryID ? 1 : 0),
                            path: path, operation: .setParameter("set the dictionary ID flag"))
+        }
+        for setting in parameters.settings {
+            try Zstd.check(ZSTD_CCtx_setParameter(cctx, setting.parameter, Int32(clamping: setting.value)),
+                           path: path, operation: .setParameter("set \(setting.name)"))
         }
     }
 
