@@ -48,7 +48,7 @@ struct OutputFlags: ParsableArguments {
     @Flag(name: [.customShort("c"), .customLong("stdout")], help: "Write to standard output.")
     var toStdout = false
 
-    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Write the result to FILE (one input only); - is standard output.", valueName: "FILE"))
+    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Write the result to FILE; - is standard output. Several inputs are written into FILE in turn, as zstd does (asked without -f; --rm then keeps them).", valueName: "FILE"))
     var output: String?
 
     @Flag(name: [.short, .long], help: "Overwrite existing files; read or write compressed data on a terminal.")

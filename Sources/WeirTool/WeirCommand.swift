@@ -136,9 +136,6 @@ struct WeirCommand: ParsableCommand {
         if chunkSize < 1024 || chunkSize > 1 << 30 {
             throw ValidationError("--chunk-size \(chunkSize): the chunk size must be between 1KiB and 1GiB.")
         }
-        if outputFile != nil, files.count > 1, !training {
-            throw ValidationError("-o names one output: give one input file, or use -c.")
-        }
         if outputFlags.outputDirFlat == "" || outputFlags.outputDirMirror == "" {
             throw ValidationError("the output folder cannot be an empty string (did you mean . ?)")
         }
@@ -206,9 +203,11 @@ struct WeirCommand: ParsableCommand {
                 return 1
             }
         }
-        if outputFile != nil, inputs.count > 1 {
-            console.error("-o names one output: give one input file, or use -c.")
-            return 1
+        // Several inputs and one -o file: written into it in turn, as zstd.
+        var shared: OutputFile?
+        if let outputFile, inputs.count > 1, operationKind != .test {
+            guard let opened = openConcatenation(outputFile, inputs: inputs, console: console) else { return 1 }
+            shared = opened
         }
         if let root = outputFlags.outputDirMirror, operationKind != .test, !standardOutputRequested, outputFile == nil {
             for error in MirrorFolders.create(for: inputs, root: root) { console.error(CommandHint.message(for: error)) }
@@ -220,12 +219,16 @@ struct WeirCommand: ParsableCommand {
         let compression = operationKind == .compress
             ? compressionOptions(level: resolvedLevel(console: console), dictionary: dictionary) : nil
         if let compression { showParameters(of: inputs, compression, console: console) }
-        let failed = if goesSideBySide(inputs, dictionary: dictionary, compression: compression, console: console) {
+        var failed = if goesSideBySide(inputs, dictionary: dictionary, compression: compression, console: console) {
             runSideBySide(inputs, dictionary: dictionary, compression: compression, console: console,
                           reporter: reporter, cancellation: signals.cancellation)
         } else {
             runOneByOne(inputs, dictionary: dictionary, compression: compression, console: console,
-                        reporter: reporter, cancellation: signals.cancellation)
+                        reporter: reporter, cancellation: signals.cancellation, into: shared)
+        }
+        if let shared, let outputFile {
+            failed = !commitConcatenation(shared, path: outputFile, cancelled: signals.cancellation.isCancelled,
+                                          console: console) || failed
         }
         if outputFlags.outputDirFlat != nil, outputFlags.outputDirMirror == nil, messageFlags.quiet == 0 {
             for name in NameCollisions.flat(inputs) {
@@ -261,6 +264,67 @@ struct WeirCommand: ParsableCommand {
         }
     }
 
+    /// The one output of several inputs (`-o FILE`), as zstd makes it: a
+    /// warning that names and folders are lost (and `--rm` ignored) unless
+    /// `-q`; without `-f`, the question `Proceed? (y/n)` (refused with `-q`),
+    /// then zstd's question before an existing file is replaced. Nil when
+    /// refused or when the file cannot be created (said on the console).
+    func openConcatenation(_ path: String, inputs: [String], console: Console) -> OutputFile? {
+        let stdinIsInput = inputs.contains("-")
+        if messageFlags.quiet == 0 {
+            console.warning("all input files will be processed and concatenated into a single output file: "
+                            + FileName.displayed(path))
+            console.write("The concatenated output CANNOT regenerate original file names nor directory structure.\n")
+            if outputFlags.removeInput {
+                console.write("Since it's a destructive operation, input files will not be removed.\n")
+            }
+        }
+        var force = outputFlags.force
+        if !force {
+            if messageFlags.quiet > 0 {
+                console.error("\(FileName.displayed(path)): concatenating several inputs into one output loses their "
+                              + "names; aborting (-f proceeds)")
+                return nil
+            }
+            guard Confirmation.ask("Proceed? (y/n): ", stdinIsInput: stdinIsInput) else {
+                console.error("Aborting...")
+                return nil
+            }
+            if FileStatus.of(path: path)?.isRegularFile == true {
+                guard Confirmation.ask("weir: \(FileName.displayed(path)): already exists; overwrite (y/n) ? ",
+                                       stdinIsInput: stdinIsInput) else {
+                    console.error("\(FileName.displayed(path)): not overwritten")
+                    return nil
+                }
+                force = true
+            }
+        }
+        do throws(WeirError) {
+            return try OutputFile(path: path, force: force)
+        } catch {
+            console.error(CommandHint.message(for: error))
+            return nil
+        }
+    }
+
+    /// Gives the one output of several inputs its name (synced unless
+    /// `--no-sync`), with the default mode (it is no one input's); discarded
+    /// when the run was cancelled. Returns whether it succeeded.
+    func commitConcatenation(_ shared: OutputFile, path: String, cancelled: Bool, console: Console) -> Bool {
+        guard !cancelled else {
+            shared.discard()
+            return false
+        }
+        shared.stamp(copying: nil)
+        let commits = CommitQueue(sync: !outputFlags.noSync)
+        commits.add(0, .success(FinishedJob(statistics: Statistics(), output: shared, input: path, removesInput: false)))
+        if case .failure(let error) = commits.commitAll()[0].outcome {
+            console.error(CommandHint.message(for: error))
+            return false
+        }
+        return true
+    }
+
     /// Runs the jobs of `inputs` side by side (``FileBatch``), made as the
     /// threads need them; outcomes come back in order. Returns whether one
     /// failed.
@@ -270,7 +334,8 @@ struct WeirCommand: ParsableCommand {
         FileBatch.run(count: inputs.count, width: compression?.resolvedThreads ?? 1, cancellation: cancellation,
                       sync: !outputFlags.noSync, make: { index in
             Result { () throws(WeirError) in
-                try makeJob(for: inputs[index], dictionary: dictionary, compression: compression, console: console)
+                try makeJob(for: inputs[index], dictionary: dictionary, compression: compression, console: console,
+                            asking: true)
             }
         }, report: { index, made, outcome in
             reporter.next()
@@ -292,7 +357,8 @@ struct WeirCommand: ParsableCommand {
     /// off when due and before any job that may take long, the rest at the
     /// end. Returns whether one failed.
     func runOneByOne(_ inputs: [String], dictionary: ZstdDictionary?, compression: CompressionOptions?,
-                     console: Console, reporter: RunReporter, cancellation: Cancellation) -> Bool {
+                     console: Console, reporter: RunReporter, cancellation: Cancellation,
+                     into shared: OutputFile? = nil) -> Bool {
         let smallFiles = SmallFileCompressor()
         let commits = CommitQueue(sync: !outputFlags.noSync)
         var jobs: [Int: (input: String, job: FileJob?)] = [:]
@@ -317,7 +383,8 @@ struct WeirCommand: ParsableCommand {
                 commits.handOff()
             }
             do throws(WeirError) {
-                let made = try makeJob(for: input, dictionary: dictionary, compression: compression, console: console)
+                let made = try makeJob(for: input, dictionary: dictionary, compression: compression, console: console,
+                                       shared: shared, asking: true)
                 jobs[index] = (input, made)
                 let finished = Result { () throws(WeirError) in
                     try made.process(observer: reporter.started(made), cancellation: cancellation,
@@ -421,13 +488,19 @@ struct WeirCommand: ParsableCommand {
     }
 
     /// The job for one input, after the safety checks that depend on flags.
+    ///
+    /// - Parameters:
+    ///   - shared: the one output several inputs are written into, in turn.
+    ///   - asking: whether an existing output may be asked about (zstd's
+    ///     `overwrite (y/n) ?`, unless `-q`); false when only the names matter.
     func makeJob(for input: String, dictionary: ZstdDictionary? = nil, compression: CompressionOptions? = nil,
-                 console: Console) throws(WeirError) -> FileJob {
+                 console: Console, shared: OutputFile? = nil, asking: Bool = false) throws(WeirError) -> FileJob {
         let name = input == "-" ? "(stdin)" : input
         let toStandardOutput = writesToStandardOutput(input)
         let operation: FileJob.Operation = switch operationKind {
         case .test: .test(decompressionOptions(toStandardOutput: toStandardOutput, dictionary: dictionary))
-        case .decompress: .decompress(decompressionOptions(toStandardOutput: toStandardOutput, dictionary: dictionary))
+        case .decompress: .decompress(decompressionOptions(toStandardOutput: toStandardOutput, dictionary: dictionary,
+                                                           appending: shared != nil))
         case .compress: .compress(compression ?? compressionOptions(level: resolvedLevel(console: console), dictionary: dictionary))
         }
         let compressing = operationKind == .compress
@@ -443,6 +516,8 @@ struct WeirCommand: ParsableCommand {
         let destination: FileJob.Destination
         if operationKind == .test {
             destination = .none
+        } else if let shared, let outputFile {
+            destination = .shared(shared.descriptor, name: outputFile)
         } else if toStandardOutput {
             if compressing, isatty(STDOUT_FILENO) == 1, !outputFlags.toStdout, !outputFlags.force {
                 throw WeirError.terminalOutput()
@@ -460,20 +535,34 @@ struct WeirCommand: ParsableCommand {
         if case .file(let path) = destination, path.unicodeScalars.elementsEqual(input.unicodeScalars) {
             throw WeirError.sameFile(path: name)
         }
-        return FileJob(input: input, operation: operation, destination: destination, force: outputFlags.force,
-                       removeInput: outputFlags.removeInput && input != "-" && destination != .standardOutput)
+        var force = outputFlags.force
+        if asking, !force, case .file(let path) = destination, FileStatus.of(path: path)?.isRegularFile == true,
+           messageFlags.quiet == 0 {
+            guard Confirmation.ask("weir: \(FileName.displayed(path)): already exists; overwrite (y/n) ? ",
+                                   stdinIsInput: files.contains("-")) else {
+                throw WeirError(.outputExists, path: path, operation: .create, reason: "not overwritten")
+            }
+            force = true
+        }
+        let removes: Bool = switch destination {
+        case .file: outputFlags.removeInput && input != "-"
+        case .standardOutput, .shared, .none: false
+        }
+        return FileJob(input: input, operation: operation, destination: destination, force: force, removeInput: removes)
     }
 
     /// The decompression options of the flags for an output that is, or is
     /// not, standard output. As zstd: pass-through by default when forced to
     /// standard output (-dcf); sparse by default when writing a file.
-    func decompressionOptions(toStandardOutput: Bool, dictionary: ZstdDictionary?) -> DecompressionOptions {
+    /// An output several inputs are `appending` to has no holes either.
+    func decompressionOptions(toStandardOutput: Bool, dictionary: ZstdDictionary?,
+                              appending: Bool = false) -> DecompressionOptions {
         // As zstd: without -M, --zstd=wlog=N sets the limit to 2^N.
         DecompressionOptions(verifyChecksum: resourceFlags.verifiesChecksums,
                              memoryLimit: resourceFlags.memory?.bytes ?? compressionFlags.parameters?.windowLog.map { 1 << min($0, 31) },
                              threads: resourceFlags.resolvedThreads, mapInput: resourceFlags.mapsInput,
                              passThrough: decompressionFlags.passThrough ?? (outputFlags.force && toStandardOutput),
-                             sparse: decompressionFlags.sparse ?? !toStandardOutput,
+                             sparse: decompressionFlags.sparse ?? !(toStandardOutput || appending),
                              dictionary: dictionary, longWindowLog: dictionaryFlags.long)
     }
 }

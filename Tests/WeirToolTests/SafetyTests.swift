@@ -5,15 +5,25 @@ import Glibc
 /// The refusals and guarantees zstd users rely on.
 @Suite("weir safety")
 struct SafetyTests {
-    @Test("an existing output is refused without -f and replaced with it")
+    @Test("an existing output is refused without -f (asked as zstd asks, unless -q) and replaced with it or a yes")
     func existingOutput() throws {
         let scratch = Scratch()
         scratch.text("in", size: 1000)
         _ = FileManager.default.createFile(atPath: scratch.path("in.zst"), contents: Data("precious".utf8))
+        let quiet = try WeirProcess.run(["-q", "in"], in: scratch.url)
+        #expect(quiet.status == 1)
+        #expect(quiet.stderr == "weir: in.zst: already exists; use -f to overwrite it\n")
         let refused = try WeirProcess.run(["in"], in: scratch.url)
         #expect(refused.status == 1)
-        #expect(refused.stderr == "weir: in.zst: already exists; use -f to overwrite it\n")
+        #expect(refused.stderr == "weir: in.zst: already exists; overwrite (y/n) ? \nweir: in.zst: not overwritten\n")
+        _ = FileManager.default.createFile(atPath: scratch.path("no"), contents: Data("no\n".utf8))
+        #expect(try WeirProcess.run(["in"], in: scratch.url, stdin: "no").status == 1)
         #expect(scratch.data("in.zst") == Data("precious".utf8))
+        _ = FileManager.default.createFile(atPath: scratch.path("yes"), contents: Data("yes\n".utf8))
+        let accepted = try WeirProcess.run(["in"], in: scratch.url, stdin: "yes")
+        #expect(accepted.status == 0, "\(accepted.stderr)")
+        #expect(try scratch.zstd(["-t", "in.zst"]).status == 0)
+        _ = FileManager.default.createFile(atPath: scratch.path("in.zst"), contents: Data("precious".utf8))
         #expect(try WeirProcess.run(["-f", "in"], in: scratch.url).status == 0)
         #expect(try scratch.zstd(["-t", "in.zst"]).status == 0)
     }

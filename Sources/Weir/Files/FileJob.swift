@@ -23,6 +23,10 @@ package struct FileJob: Sendable {
         case file(String)
         /// The process's standard output.
         case standardOutput
+        /// An open file named `name` that several jobs write in turn, each
+        /// after the one before (several inputs into one output); its owner
+        /// creates and commits it.
+        case shared(Int32, name: String)
         /// Nowhere (`-t`).
         case none
     }
@@ -56,6 +60,7 @@ package struct FileJob: Sendable {
         switch destination {
         case .file(let path): return path
         case .standardOutput: return "(stdout)"
+        case .shared(_, let name): return name
         case .none: return "(none)"
         }
     }
@@ -159,6 +164,9 @@ package struct FileJob: Sendable {
             case .standardOutput:
                 outputFile = nil
                 outputFD = STDOUT_FILENO
+            case .shared(let fd, _):
+                outputFile = nil
+                outputFD = fd
             case .none:
                 outputFile = nil
                 outputFD = nil

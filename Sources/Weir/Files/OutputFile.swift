@@ -30,7 +30,7 @@ package final class OutputFile: Sendable {
     /// The temporary file being written; nil when writing a device in place.
     package let temporaryPath: String?
     /// The descriptor open for writing.
-    let descriptor: Int32
+    package let descriptor: Int32
     /// The file system the output is on (`st_dev`), for syncing each one
     /// once; 0 for a device written in place.
     let device: UInt64
