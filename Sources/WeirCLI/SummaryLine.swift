@@ -2,6 +2,8 @@ import Weir
 
 /// The one-line summary after a file, as in
 /// `linux.tar: 14.75% (1.27 GiB => 191.5 MiB, linux.tar.zst) in 1.46 s, 890 MiB/s, 2 threads`,
+/// after a decompressed file, zstd's words first, as in
+/// `linux.tar.zst       : 1361950720 bytes (191.5 MiB => 1.27 GiB, linux.tar) in 1.46 s, 890 MiB/s, 163 frames`,
 /// and the total line after several files, as in
 /// `3 files: 14.75% (1.27 GiB => 191.5 MiB) in 1.46 s, 890 MiB/s, 2 threads`.
 /// Verbose adds `, cpu 2.80 s, peak memory 85.2 MiB`.
@@ -41,8 +43,12 @@ package struct SummaryLine: Sendable {
         case .compress:
             let percent = CFormat.string("%.2f%%", statistics.ratio * 100)
             line = "\(subject): \(percent) (\(bytes)\(destination)) in \(seconds), \(speed), \(threads)"
+        case .decompress where output != nil:
+            // zstd's words first (`NAME : N bytes`, the name padded to 20), which scripts grep.
+            let padded = subject + String(repeating: " ", count: max(0, 20 - subject.count))
+            line = "\(padded): \(statistics.bytesOut) bytes (\(bytes)\(destination)) in \(seconds), \(speed), \(frames)"
         case .decompress:
-            line = "\(subject): \(bytes)\(destination) in \(seconds), \(speed), \(frames)"
+            line = "\(subject): \(bytes) in \(seconds), \(speed), \(frames)"
         case .test:
             line = "\(subject): \(allPassed ? "OK, " : "")\(bytes) in \(seconds), \(speed), \(frames)"
         }

@@ -17,9 +17,10 @@ extension WeirCommand {
     /// Whether a summary line follows each input (and a total several):
     /// not with -q; with -v; otherwise when stderr is a terminal, or when
     /// results go to files. A pipeline in a script (`tar -I weir`, stderr
-    /// into a log) stays silent, as zstd does.
+    /// into a log) stays silent, as zstd does. An explicit `--progress`
+    /// shows them even with -q, as zstd ends its progress with one.
     func showsSummaries(_ inputs: [String]) -> Bool {
-        if messageFlags.quiet > 0 { return false }
+        if messageFlags.quiet > 0 { return messageFlags.progress == true }
         return messageFlags.verbose > 0 || StandardError.isTerminal || !inputs.allSatisfy(writesToStandardOutput)
     }
 

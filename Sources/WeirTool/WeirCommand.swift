@@ -539,7 +539,7 @@ struct WeirCommand: ParsableCommand {
         if asking, !force, case .file(let path) = destination, FileStatus.of(path: path)?.isRegularFile == true,
            messageFlags.quiet == 0 {
             guard Confirmation.ask("weir: \(FileName.displayed(path)): already exists; overwrite (y/n) ? ",
-                                   stdinIsInput: files.contains("-")) else {
+                                   stdinIsInput: input == "-" || files.contains("-")) else {
                 throw WeirError(.outputExists, path: path, operation: .create, reason: "not overwritten")
             }
             force = true

@@ -33,14 +33,18 @@ struct ReportTests {
                 == "a.zst: OK, 1.00 KiB => 4.00 KiB in 1.00 s, 4.00 KiB/s, 3 frames")
     }
 
-    @Test("decompression's speed is of the decompressed side; one frame is 'frame'")
-    func decompressionSummary() {
+    @Test("decompression starts with zstd's `NAME : N bytes`; its speed is of the decompressed side; one frame is 'frame'")
+    func decompressionSummary() throws {
         let decompress = FileJob(input: "linux.tar.zst", operation: .decompress(DecompressionOptions()),
                                  destination: .file("linux.tar"))
         #expect(SummaryLine(job: decompress, statistics: statistics(200 << 20, 1_000 << 20, seconds: 0.5)).text
-                == "linux.tar.zst: 200.0 MiB => 1000.0 MiB, linux.tar in 0.50 s, 1.95 GiB/s, 3 frames")
+                == "linux.tar.zst       : 1048576000 bytes (200.0 MiB => 1000.0 MiB, linux.tar) in 0.50 s, 1.95 GiB/s, 3 frames")
         #expect(SummaryLine(job: decompress, statistics: statistics(100, 400, seconds: 1, frames: 1)).text
-                == "linux.tar.zst: 100 B => 400 B, linux.tar in 1.00 s, 400 B/s, 1 frame")
+                == "linux.tar.zst       : 400 bytes (100 B => 400 B, linux.tar) in 1.00 s, 400 B/s, 1 frame")
+        // What zstd's own tests grep in its line (`[A-Za-z0-9._ ]+: [0-9]+ bytes`), from standard input too.
+        let piped = FileJob(input: "-", operation: .decompress(DecompressionOptions()), destination: .file("out"))
+        let text = SummaryLine(job: piped, statistics: statistics(100, 400, seconds: 1, frames: 1)).text
+        #expect(text.range(of: "[A-Za-z0-9._ ]+: [0-9]+ bytes", options: .regularExpression) != nil, "\(text)")
     }
 
     @Test("the total line sums the inputs and counts failures")

@@ -18,6 +18,9 @@ struct SafetyTests {
         #expect(refused.stderr == "weir: in.zst: already exists; overwrite (y/n) ? \nweir: in.zst: not overwritten\n")
         _ = FileManager.default.createFile(atPath: scratch.path("no"), contents: Data("no\n".utf8))
         #expect(try WeirProcess.run(["in"], in: scratch.url, stdin: "no").status == 1)
+        // Standard input is the input: the answer would be data, so it is not asked (zstd's words).
+        let piped = try WeirProcess.run(["-o", "in.zst"], in: scratch.url, stdin: "no")
+        #expect(piped.status == 1 && piped.stderr.contains("stdin is an input - not proceeding."), "\(piped.stderr)")
         #expect(scratch.data("in.zst") == Data("precious".utf8))
         _ = FileManager.default.createFile(atPath: scratch.path("yes"), contents: Data("yes\n".utf8))
         let accepted = try WeirProcess.run(["in"], in: scratch.url, stdin: "yes")
