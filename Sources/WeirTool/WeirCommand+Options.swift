@@ -22,10 +22,10 @@ enum Operation: String, EnumerableFlag {
 
     static func help(for value: Self) -> ArgumentHelp? {
         switch value {
-        case .compress: "Compress (the default)."
+        case .compress: "Compress."
         case .decompress: "Decompress."
         case .test: "Test compressed files: decompress, verify, write nothing."
-        case .list: "List the frames of compressed files (sizes, ratio, check); -v adds one row per frame."
+        case .list: "List the frames of compressed files (sizes, ratio, check); -v: zstd's details, then one row per frame."
         case .train: "Train a dictionary from the FILEs (one sample per file, at least 5), written to -o DICT (default: dictionary)."
         }
     }

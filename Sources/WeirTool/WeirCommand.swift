@@ -28,7 +28,9 @@ struct WeirCommand: ParsableCommand {
         Exit status: 0 on success, 1 if any file failed or on a usage error,
         128+N after signal N.
         Environment: WEIR_CLEVEL (level), WEIR_NBTHREADS (threads); flags win.
-        unweir is weir -d, weircat is weir -dc --pass-through. See man weir.
+        unweir is weir -d, weircat is weir -dc --pass-through; linked as zstd,
+        unzstd, zstdcat, zcat or zstdmt, weir acts as zstd does under that name
+        (and reads ZSTD_CLEVEL, ZSTD_NBTHREADS). See man weir.
         """,
         helpNames: [.short, .long, .customShort("H")]
     )
