@@ -204,7 +204,7 @@ extension CompressionFlags {
 
 extension DictionaryFlags {
     /// --maxdict, or the trainer's default.
-    var dictionaryLimit: Int { maxDictionary?.bytes ?? DictionaryTrainer.defaultMaximumSize }
+    var dictionaryLimit: Int { maxDictionary?.bytes ?? DictionaryTraining.defaultMaximumSize }
 }
 
 extension ResourceFlags {

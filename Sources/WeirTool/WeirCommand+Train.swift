@@ -7,10 +7,10 @@ extension WeirCommand {
     func trainDictionary(console: Console) -> Int32 {
         let path = outputFlags.output ?? "dictionary"
         do throws(WeirError) {
-            let samples = try TrainingSamples.load(paths: files, dictionarySize: dictionaryFlags.dictionaryLimit,
-                                                   dictionaryPath: path)
+            let training = DictionaryTraining(maximumSize: dictionaryFlags.dictionaryLimit)
+            let samples = try TrainingSamples.load(paths: files, for: training, dictionaryPath: path)
             for warning in samples.warnings { console.warning(warning) }
-            let dictionary = try DictionaryTrainer.train(samples, maximumSize: dictionaryFlags.dictionaryLimit, path: path)
+            let dictionary = try DictionaryTrainer.train(samples, training, path: path).dictionary
             try dictionary.save(to: path, sync: !outputFlags.noSync)
             if messageFlags.quiet == 0 {
                 console.write("Save dictionary of size \(dictionary.bytes.count) into file \(FileName.displayed(path)) "

@@ -135,7 +135,9 @@ struct DictionaryCommandTests {
         _ = FileManager.default.createFile(atPath: scratch.path("empty"), contents: Data())
         let result = try WeirProcess.run(["--train", "-o", "d"] + names + ["empty"], in: scratch.url)
         #expect(result.status == 1)
-        #expect(result.stderr.contains("weir: d: nb of samples too low: 4 non-empty files"), "\(result.stderr)")
+        #expect(result.stderr.contains("weir: d: nb of samples too low: 4 samples, training needs at least 5; "
+                                       + "give one file per sample, or cut files into samples of a fixed size with -B SIZE"),
+                "\(result.stderr)")
         #expect(try scratch.zstd(["-q", "--train", "-o", "z"] + names + ["empty"]).status != 0, "zstd refuses them too")
         #expect(!scratch.exists("d"))
         let unreadable = try WeirProcess.run(["--train"] + Self.samples(scratch) + ["nope"], in: scratch.url)
