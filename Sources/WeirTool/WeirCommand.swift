@@ -398,11 +398,13 @@ struct WeirCommand: ParsableCommand {
 
     // MARK: Destinations
 
-    /// Whether `--exclude-compressed` skips `input`: when compressing, a file
-    /// whose name says it is compressed already. As zstd, it is skipped
-    /// silently and does not count as a failure.
+    /// Whether `--exclude-compressed` skips `input`: when compressing (not
+    /// listing or training, which zstd does on every file), a file whose name
+    /// says it is compressed already. As zstd, it is skipped silently and
+    /// does not count as a failure.
     func isExcluded(_ input: String) -> Bool {
-        compressionFlags.excludeCompressed && operationKind == .compress && input != "-" && CompressedName.matches(input)
+        compressionFlags.excludeCompressed && operationFlags.operation == .compress && input != "-"
+            && CompressedName.matches(input)
     }
 
     /// Whether `-c` or `-o -` sends every result to standard output (of `-c`

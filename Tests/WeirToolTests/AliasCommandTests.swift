@@ -112,7 +112,7 @@ struct AliasCommandTests {
         #expect(roomy.status == 0, "\(roomy.stderr)")
     }
 
-    @Test("--exclude-compressed skips the files zstd skips, and only when compressing")
+    @Test("--exclude-compressed skips the files zstd skips, and only when compressing (not -d, -l or training)")
     func excludeCompressed() throws {
         let weirFolder = Scratch(), zstdFolder = Scratch()
         let names = ["a.txt", "b.gz", "c.zst", "d.GZ", "e.tlz4", "f.xz.bak", ".lz4"]
@@ -129,6 +129,13 @@ struct AliasCommandTests {
                                           in: weirFolder.url)
         #expect(decoded.status == 0, "\(decoded.stderr)")
         #expect(weirFolder.data("back") == weirFolder.data("a.txt"))
+        // Listing and training neither: the .zst is listed, and a sample.
+        let listed = try WeirProcess.run(["-l", "--exclude-compressed", "a.txt.zst"], in: weirFolder.url)
+        #expect(listed.status == 0 && String(decoding: listed.stdout, as: UTF8.self).contains("a.txt.zst"), "\(listed.stderr)")
+        let trained = try WeirProcess.run(["--train", "--exclude-compressed", "-B100", "--maxdict=1K"] + names,
+                                          in: weirFolder.url)
+        #expect(trained.status == 0, "\(trained.stderr)")
+        #expect(trained.stderr.contains("from \(7 * 10) samples"), "every file cut in ten: \(trained.stderr)")
     }
 
     /// The zstd frames `zstd -l` counts in `file`, skippable ones (the seek
