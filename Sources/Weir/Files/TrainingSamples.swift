@@ -13,11 +13,13 @@ package struct TrainingSamples: Sendable {
     package static let minimumCount = 5
     /// The most sample bytes loaded, zstd's `MAX_SAMPLES_SIZE`.
     static let maximumTotal = 2 << 30
-    /// The bytes of noise after the samples for the legacy builder, which
+    /// The bytes of noise after the samples, for the legacy builder, which
     /// may read a little past their end (zstd's `NOISELENGTH`).
     static let guardLength = 32
 
-    /// The samples, one after the other.
+    /// The samples, one after the other, then ``guardLength`` bytes of
+    /// zstd's noise (there from the start: appended later, they would copy
+    /// up to 2 GB).
     package let buffer: [UInt8]
     /// The size of each sample in `buffer`, in order.
     package let sizes: [Int]
@@ -64,6 +66,7 @@ package struct TrainingSamples: Sendable {
             warnings.append("Training samples set too large (\(plan.total >> 20) MB); training on \(capacity >> 20) MB only...")
         }
         var buffer: [UInt8] = []
+        buffer.reserveCapacity(capacity + guardLength)
         var sizes: [Int] = []
         for (path, samples) in zip(order, plan.samples(capacity: capacity)) where !samples.isEmpty {
             let length = samples.reduce(0, +)
@@ -74,7 +77,17 @@ package struct TrainingSamples: Sendable {
             buffer += bytes
             sizes += samples
         }
+        buffer += noise(count: guardLength)
         return TrainingSamples(buffer: buffer, sizes: sizes, warnings: warnings)
+    }
+
+    /// zstd's `DiB_fillNoise`: the bytes after the samples.
+    static func noise(count: Int) -> [UInt8] {
+        var accumulator: UInt32 = 2_654_435_761
+        return (0..<count).map { _ in
+            accumulator = accumulator &* 2_246_822_519
+            return UInt8(truncatingIfNeeded: accumulator >> 21)
+        }
     }
 
     /// The most sample bytes a builder needing `perByte` bytes of memory per

@@ -28,12 +28,10 @@ package enum DictionaryTrainer {
                                      dictID: training.dictionaryID)
         let threads = UInt32(clamping: training.threads)
         var builder = training.builder
-        var input = samples.buffer
-        if case .legacy = builder { input += noise(count: TrainingSamples.guardLength) }
         let sizes = samples.sizes
         let count = UInt32(sizes.count)
         let size = dictionary.withUnsafeMutableBytes { out in
-            input.withUnsafeBytes { input in
+            samples.buffer.withUnsafeBytes { input in
                 sizes.withUnsafeBufferPointer { sizes in
                     switch builder {
                     case .cover(let parameters):
@@ -71,15 +69,6 @@ package enum DictionaryTrainer {
         }
         dictionary.removeLast(training.maximumSize - size)
         return (ZstdDictionary(bytes: dictionary, path: path), builder)
-    }
-
-    /// zstd's `DiB_fillNoise`: the bytes after the legacy builder's samples.
-    static func noise(count: Int) -> [UInt8] {
-        var accumulator: UInt32 = 2_654_435_761
-        return (0..<count).map { _ in
-            accumulator = accumulator &* 2_246_822_519
-            return UInt8(truncatingIfNeeded: accumulator >> 21)
-        }
     }
 }
 

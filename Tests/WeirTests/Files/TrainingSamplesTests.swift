@@ -22,7 +22,7 @@ struct TrainingSamplesTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let samples = try TrainingSamples.load(paths: paths, for: DictionaryTraining(maximumSize: 4096), dictionaryPath: "d")
         #expect(samples.sizes.sorted() == [700, 900, 1000, 1500, 2000, 131_072])
-        #expect(samples.buffer.count == samples.sizes.reduce(0, +))
+        #expect(samples.buffer.count == samples.sizes.reduce(0, +) + TrainingSamples.guardLength)
         #expect(samples.warnings.count == 1 && samples.warnings[0].hasPrefix("some samples are very large"))
         let small = try TrainingSamples.load(paths: paths, for: DictionaryTraining(maximumSize: 1 << 20), dictionaryPath: "d")
         #expect(small.warnings.contains { $0.hasPrefix("data size of samples too small for target dictionary size") })
@@ -42,8 +42,9 @@ struct TrainingSamplesTests {
                                                dictionaryPath: "d")
         #expect(samples.sizes.count == 5 + 3)
         let contents = paths.map { Array(FileManager.default.contents(atPath: $0)!) }
-        // Whichever order the shuffle chose, the buffer is the two files one after the other.
-        #expect(samples.buffer == contents[0] + contents[1] || samples.buffer == contents[1] + contents[0])
+        // Whichever order the shuffle chose, the buffer is the two files one after the other, then the guard band.
+        let loaded = Array(samples.buffer.dropLast(TrainingSamples.guardLength))
+        #expect(loaded == contents[0] + contents[1] || loaded == contents[1] + contents[0])
         #expect(samples.warnings.isEmpty)
     }
 
