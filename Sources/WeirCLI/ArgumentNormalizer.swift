@@ -19,11 +19,29 @@
 /// - `--single-thread` and `-T`/`--threads` both given: the last one wins,
 ///   the same way.
 ///
+/// Dictionary training, whose flags take optional values:
+///
+/// - `--train-cover=LIST` → `--train-cover --train-cover-parameters=LIST`,
+///   and the same for `--train-fastcover=` and `--train-legacy=`: the flag is
+///   the operation (of `-z`, `-d`, `-t`, `-l` and the `--train` ones, the last
+///   wins), and every list is kept, in order, for the command to check (as
+///   zstd checks each one it reads) and take the last of;
+/// - `--train-cover` and `--train-fastcover` alone set every parameter to 0,
+///   as in zstd: the list `k=0` does (a list starts from zeros);
+///   `--train-legacy` alone keeps the selectivity given before;
+/// - `-sN` (zstd's selectivity) → `--train-legacy-parameters=s=N`, so that it
+///   and `--train-legacy=s=N` override each other in order; a lone `-s` takes
+///   the next argument;
+/// - `--train` after one of them → that one (alone): zstd's `--train` keeps
+///   the builder and parameters chosen before.
+///
 /// Everything after `--` is left alone (file names), and so is `-`.
 package enum ArgumentNormalizer {
     /// The short options that take a value, and their long names.
     static let valueOptions: [Character: String] = ["T": "--threads", "M": "--memory", "o": "--output", "D": "--dictionary",
                                                     "B": "--chunk-size"]
+    /// The training flags that take an optional `=LIST`.
+    static let trainingFlags: Set<Substring> = ["--train-cover", "--train-fastcover", "--train-legacy"]
 
     /// The arguments for the parser, from the command line's (program name left out).
     package static func normalize(_ arguments: [String]) -> [String] {
@@ -32,6 +50,8 @@ package enum ArgumentNormalizer {
         // in options (a cluster is one).
         var seen = 0
         var lastStdout: Int?, lastOutput: Int?, lastKeep: Int?, lastRemove: Int?, lastThreads: Int?, lastSingle: Int?
+        // The last of --train-cover, --train-fastcover, --train-legacy.
+        var lastBuilder: String?
         var index = 0
         var literal = false
         while index < arguments.count {
@@ -61,6 +81,13 @@ package enum ArgumentNormalizer {
                 case "--single-thread" where argument == "--single-thread":
                     lastSingle = seen
                     continue
+                case "--train" where argument == "--train":
+                    result.append(lastBuilder ?? argument)
+                    continue
+                case let flag where trainingFlags.contains(flag):
+                    lastBuilder = String(flag)
+                    result += [String(flag)] + trainingParameters(of: argument, flag: flag)
+                    continue
                 default: break
                 }
                 result.append(argument)
@@ -82,6 +109,16 @@ package enum ArgumentNormalizer {
                     break
                 }
                 rest = rest.dropFirst()
+                if letter == "s" {
+                    // The rest of the cluster, or the next argument.
+                    var value = String(rest)
+                    if rest.isEmpty, index < arguments.count {
+                        value = arguments[index]
+                        index += 1
+                    }
+                    result.append("--train-legacy-parameters=s=\(value)")
+                    break
+                }
                 switch letter {
                 case "c": lastStdout = seen
                 case "o": lastOutput = seen
@@ -110,5 +147,18 @@ package enum ArgumentNormalizer {
             result.insert("--stdout-wins", at: 0)
         }
         return result
+    }
+
+    /// The hidden list argument of `argument`, which is one of
+    /// ``trainingFlags`` (`flag`) alone or followed by `=LIST`: none for
+    /// `--train-legacy` alone, `k=0` (every parameter 0) for the others
+    /// alone. An empty list stays empty, as a separate argument (`--name=`
+    /// with nothing after it would take the next argument), for the command
+    /// to refuse.
+    static func trainingParameters(of argument: String, flag: Substring) -> [String] {
+        let name = "\(flag)-parameters"
+        guard argument.count > flag.count else { return flag == "--train-legacy" ? [] : ["\(name)=k=0"] }
+        let list = argument.dropFirst(flag.count + 1)
+        return list.isEmpty ? [name, ""] : ["\(name)=\(list)"]
     }
 }

@@ -20,6 +20,7 @@ package enum CommandHint {
         case .dictionary: "; give it with -D"
         case .windowLimit(let log, let bytes): " (use --long=\(log) or -M\(sizeArgument(bytes)))"
         case .raiseWindowLimit: " (use --long=N or -M to raise it)"
+        case .moreSamples: "; give one file per sample, or cut files into samples of a fixed size with -B SIZE"
         }
     }
 

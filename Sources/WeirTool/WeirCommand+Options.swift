@@ -8,15 +8,20 @@ import WeirCLI
 // defaults that take more than the flag (`resourceFlags.resolvedThreads`).
 
 /// What weir does with its inputs: one, and of several given the last one
-/// wins, as zstd (`unweir -z` compresses).
+/// wins, as zstd (`unweir -z` compresses). The training flags take optional
+/// parameters (`--train-cover=k=48,d=8`), which ArgumentNormalizer moves
+/// into OperationFlags' hidden lists.
 enum Operation: String, EnumerableFlag {
-    case compress, decompress, test, list, train
+    case compress, decompress, test, list, train, trainCover, trainFastCover, trainLegacy
 
     static func name(for value: Self) -> NameSpecification {
         switch value {
         case .compress: [.customShort("z"), .customLong("compress")]
         case .decompress, .test, .list: [.short, .long]
         case .train: .customLong("train")
+        case .trainCover: .customLong("train-cover")
+        case .trainFastCover: .customLong("train-fastcover")
+        case .trainLegacy: .customLong("train-legacy")
         }
     }
 
@@ -26,9 +31,15 @@ enum Operation: String, EnumerableFlag {
         case .decompress: "Decompress."
         case .test: "Test compressed files: decompress, verify, write nothing."
         case .list: "List the frames of compressed files (sizes, ratio, check); -v: zstd's details, then one row per frame."
-        case .train: "Train a dictionary from the FILEs (one sample per file, at least 5), written to -o DICT (default: dictionary)."
+        case .train: "Train a dictionary from the FILEs (one sample per file, or -B SIZE samples; at least 5), written to -o DICT (default: dictionary), as zstd --train: fastCover, a search of k with d=8, f=20, steps=4, split=75, accel=1 (after another --train flag: that one's builder)."
+        case .trainCover: "Train with the cover builder: --train-cover[=LIST], LIST of k=N, d=N, steps=N, split=N (percent), shrink[=N], comma-separated; without k or d, a search (by default of d 6 and 8, 40 steps of k, split=100)."
+        case .trainFastCover: "Train with the fastCover builder: --train-fastcover[=LIST], LIST of k=N, d=N, f=N, steps=N, split=N, accel=N (1 to 10), shrink[=N]; without k or d, a search (by default of d 6 and 8, 40 steps of k; f=20, split=75, accel=1)."
+        case .trainLegacy: "Train with the legacy builder: --train-legacy[=s=N], or -sN, selectivity N (default 9)."
         }
     }
+
+    /// Whether the operation trains a dictionary.
+    var isTraining: Bool { [.train, .trainCover, .trainFastCover, .trainLegacy].contains(self) }
 }
 
 /// What to do with the inputs.
@@ -41,6 +52,18 @@ struct OperationFlags: ParsableArguments {
 
     @Option(name: .customLong("filelist"), help: ArgumentHelp("Also process the files named in FILE, one per line (repeatable).", valueName: "FILE"))
     var fileLists: [String] = []
+
+    // The parameters of --train-cover=, --train-fastcover=, --train-legacy=
+    // and -s, in the order given (see ArgumentNormalizer).
+
+    @Option(name: .customLong("train-cover-parameters"), help: .hidden)
+    var coverParameters: [String] = []
+
+    @Option(name: .customLong("train-fastcover-parameters"), help: .hidden)
+    var fastCoverParameters: [String] = []
+
+    @Option(name: .customLong("train-legacy-parameters"), help: .hidden)
+    var legacyParameters: [String] = []
 }
 
 /// Where the results go.
@@ -78,7 +101,7 @@ struct CompressionFlags: ParsableArguments {
     @Option(name: .customLong("fast"), help: ArgumentHelp("Faster, negative levels: --fast[=N], N >= 1 (default 1).", valueName: "N"))
     var fast: Int?
 
-    @Option(name: [.customShort("B"), .customLong("chunk-size")], help: ArgumentHelp("Input bytes per independent frame (default 8MiB; a smaller file is cut into one frame per worker); -B is zstd's job size.", valueName: "SIZE"))
+    @Option(name: [.customShort("B"), .customLong("chunk-size")], help: ArgumentHelp("Input bytes per independent frame (default 8MiB; a smaller file is cut into one frame per worker); -B is zstd's job size. Training: cut each file into samples of SIZE, at most 128K (0: one sample per file).", valueName: "SIZE"))
     var chunkSize: ByteCount?
 
     @Flag(name: .customLong("rsyncable"), help: "Cut frames where the content says, so that a change early in the input leaves later frames byte-identical (for rsync and deduplicating backups); frames average --chunk-size, up to twice it.")
@@ -126,9 +149,11 @@ struct DictionaryFlags: ParsableArguments {
     @Flag(name: .customLong("no-dictID"), help: "With -D, leave the dictionary's ID out of every frame header (decoding then needs the right -D without a check).")
     var noDictionaryID = false
 
-
-    @Option(name: .customLong("maxdict"), help: ArgumentHelp("The largest dictionary --train makes (default 112640).", valueName: "SIZE"))
+    @Option(name: .customLong("maxdict"), help: ArgumentHelp("The largest dictionary training makes (default 112640).", valueName: "SIZE"))
     var maxDictionary: ByteCount?
+
+    @Option(name: .customLong("dictID"), help: ArgumentHelp("The ID of the dictionary training makes, which frames compressed with it carry (default: a hash of its content, 32768 to 2^31-1; zstd reserves the IDs outside for public dictionaries).", valueName: "N"))
+    var dictionaryID: ByteCount?
 
     @Option(name: .customLong("long"), help: ArgumentHelp("Long-distance matching with a 2^N-byte window: --long[=N], N from 10 to 31 (default 27). Each frame's chunk becomes at least the window, so memory is (threads + 1) x 2 x 2^N. Decompressing, accept windows up to 2^N (as -M).", valueName: "N"))
     var long: Int?
@@ -136,7 +161,7 @@ struct DictionaryFlags: ParsableArguments {
 
 /// What both directions share: workers, checksums, memory.
 struct ResourceFlags: ParsableArguments {
-    @Option(name: [.customShort("T"), .customLong("threads")], help: ArgumentHelp("Worker threads; 0 means one per core (the default).", valueName: "N"))
+    @Option(name: [.customShort("T"), .customLong("threads")], help: ArgumentHelp("Worker threads; 0 means one per core (the default). Training: the parameters tried side by side (default 1, as zstd).", valueName: "N"))
     var threads: Int?
 
     @Flag(name: .customLong("single-thread"), help: "One worker, as -T1 (of -T and --single-thread, the last one wins).")
@@ -148,7 +173,7 @@ struct ResourceFlags: ParsableArguments {
     @Flag(name: [.customShort("C"), .customLong("check")], inversion: .prefixedNo, help: "Write (compress) or verify (decompress) content checksums (default: on).")
     var check: Bool?
 
-    @Option(name: [.customShort("M"), .customLong("memory"), .customLong("memlimit"), .customLong("memlimit-decompress")], help: ArgumentHelp("Decompression memory: frames in flight, their buffers and the frame being read (default 8MiB per thread and 16MiB more), and the largest window a frame may use (default 128MiB).", valueName: "SIZE"))
+    @Option(name: [.customShort("M"), .customLong("memory"), .customLong("memlimit"), .customLong("memlimit-decompress")], help: ArgumentHelp("Decompression memory: frames in flight, their buffers and the frame being read (default 8MiB per thread and 16MiB more), and the largest window a frame may use (default 128MiB). Training: the most sample bytes loaded.", valueName: "SIZE"))
     var memory: ByteCount?
 
     @Flag(inversion: .prefixedNo, help: "Map regular input files into memory rather than read() them (default: on; pipes are always read).")
@@ -202,10 +227,6 @@ extension CompressionFlags {
     var writesContentSize: Bool { contentSize ?? true }
 }
 
-extension DictionaryFlags {
-    /// --maxdict, or the trainer's default.
-    var dictionaryLimit: Int { maxDictionary?.bytes ?? DictionaryTrainer.defaultMaximumSize }
-}
 
 extension ResourceFlags {
     /// -T N, or 1 with --single-thread (the normalizer keeps whichever was

@@ -1,16 +1,81 @@
+import ArgumentParser
 import Weir
 import WeirCLI
 
+/// `--train`, `--train-cover`, `--train-fastcover`, `--train-legacy`:
+/// learning a dictionary from files as zstd 1.5.4 does, with its flags.
 extension WeirCommand {
-    /// `--train FILE… [-o DICT] [--maxdict=SIZE]`: learns a dictionary from
-    /// the files and writes it, saying what zstd says; returns the exit status.
-    func trainDictionary(console: Console) -> Int32 {
+    /// The builder the operation chose, with the last parameters given for
+    /// it (every list was checked by ``validateTraining()``); plain
+    /// `--train` is zstd's default, fastCover searching k.
+    var dictionaryBuilder: DictionaryBuilder {
+        let flags = operationFlags
+        switch flags.operation {
+        case .trainCover: return .cover(flags.coverParameters.last.flatMap(TrainingParameterList.cover) ?? .init())
+        case .trainFastCover:
+            return .fastCover(flags.fastCoverParameters.last.flatMap(TrainingParameterList.fastCover) ?? .init())
+        case .trainLegacy: return .legacy(selectivity: flags.legacyParameters.last.flatMap(TrainingParameterList.legacy) ?? 9)
+        case .train, .compress, .decompress, .test, .list: return .zstdDefault
+        }
+    }
+
+    /// The training the flags ask for. As zstd: the level tunes the
+    /// dictionary (`-19 --train`), not clamped; -T is the search's threads,
+    /// 1 unless given (a search on several threads may keep another of two
+    /// equal candidates); -M (or --memory) bounds the samples loaded, 0
+    /// meaning none; -B 0 takes one sample per file.
+    var dictionaryTraining: DictionaryTraining {
+        let threads = resourceFlags.threads == nil && !resourceFlags.singleThread ? 1 : resourceFlags.resolvedThreads
+        return DictionaryTraining(
+            builder: dictionaryBuilder,
+            maximumSize: dictionaryFlags.maxDictionary?.bytes ?? DictionaryTraining.defaultMaximumSize,
+            dictionaryID: UInt32(clamping: dictionaryFlags.dictionaryID?.bytes ?? 0),
+            compressionLevel: compressionFlags.fast.map { -min($0, -Zstd.minLevel) } ?? level ?? Zstd.defaultLevel,
+            threads: threads == 0 ? CoreCount.logical : threads,
+            sampleSize: compressionFlags.chunkSize.flatMap { $0.bytes == 0 ? nil : $0.bytes },
+            memoryLimit: resourceFlags.memory.flatMap { $0.bytes == 0 ? nil : $0.bytes })
+    }
+
+    /// The checks of the training flags, with or without a training (zstd
+    /// reads every parameter list as it meets it): the lists, the sizes
+    /// that zstd reads as 32-bit numbers, and the sample size, at most
+    /// 128 KiB (zstd stops on an assertion beyond).
+    func validateTraining() throws {
+        let flags = operationFlags
+        for list in flags.coverParameters where TrainingParameterList.cover(list) == nil {
+            throw ValidationError("--train-cover=\(list): not a list of cover parameters "
+                                  + "(k=N,d=N,steps=N,split=N,shrink[=N]).")
+        }
+        for list in flags.fastCoverParameters where TrainingParameterList.fastCover(list) == nil {
+            throw ValidationError("--train-fastcover=\(list): not a list of fastCover parameters "
+                                  + "(k=N,d=N,f=N,steps=N,split=N,accel=N,shrink[=N]).")
+        }
+        for list in flags.legacyParameters where TrainingParameterList.legacy(list) == nil {
+            throw ValidationError("--train-legacy=\(list): not a selectivity (s=N or selectivity=N).")
+        }
+        for (name, size) in [("--maxdict", dictionaryFlags.maxDictionary), ("--dictID", dictionaryFlags.dictionaryID)] {
+            if let size, size.bytes > Int(UInt32.max) {
+                throw ValidationError("\(name)=\(size.bytes): the numeric value overflows a 32-bit unsigned int.")
+            }
+        }
+        if flags.operation.isTraining, let sampleSize = compressionFlags.chunkSize?.bytes,
+           sampleSize > TrainingSamples.maximumSampleSize {
+            throw ValidationError("-B \(sampleSize): training samples are at most \(TrainingSamples.maximumSampleSize) bytes (128K).")
+        }
+    }
+
+    /// Learns a dictionary from the files `inputs` and writes it to -o DICT
+    /// (default `dictionary`), saying what zstd says; returns the exit status.
+    func trainDictionary(_ inputs: [String], console: Console) -> Int32 {
         let path = outputFlags.output ?? "dictionary"
+        let training = dictionaryTraining
         do throws(WeirError) {
-            let samples = try TrainingSamples.load(paths: files, dictionarySize: dictionaryFlags.dictionaryLimit,
-                                                   dictionaryPath: path)
+            let samples = try TrainingSamples.load(paths: inputs, for: training, dictionaryPath: path)
             for warning in samples.warnings { console.warning(warning) }
-            let dictionary = try DictionaryTrainer.train(samples, maximumSize: dictionaryFlags.dictionaryLimit, path: path)
+            let (dictionary, builder) = try DictionaryTrainer.train(samples, training, path: path)
+            if messageFlags.quiet == 0, training.builder.optimizes {
+                console.write(TrainingParameterList.chosen(builder))
+            }
             try dictionary.save(to: path, sync: !outputFlags.noSync)
             if messageFlags.quiet == 0 {
                 console.write("Save dictionary of size \(dictionary.bytes.count) into file \(FileName.displayed(path)) "

@@ -113,13 +113,14 @@ struct WeirCommand: ParsableCommand {
     }
 
     mutating func validate() throws {
-        let training = operationFlags.operation == .train
+        let training = operationFlags.operation.isTraining
         if let long = dictionaryFlags.long, !CompressionOptions.longWindowLogs.contains(long) {
             throw ValidationError("--long=\(long): the window log must be between \(CompressionOptions.longWindowLogs.lowerBound) and \(CompressionOptions.longWindowLogs.upperBound).")
         }
-        if training && files.isEmpty {
-            throw ValidationError("--train needs the sample files: weir --train FILE... -o DICT.")
+        if training && files.isEmpty && operationFlags.fileLists.isEmpty {
+            throw ValidationError("training needs the sample files: weir --train FILE... [-o DICT].")
         }
+        try validateTraining()
         if let fast = compressionFlags.fast, fast < 1 {
             throw ValidationError("--fast=\(fast): the value must be 1 or more.")
         }
@@ -134,8 +135,9 @@ struct WeirCommand: ParsableCommand {
         if threads < 0 || threads > 256 {
             throw ValidationError("-T \(threads): the number of threads must be between 0 and 256.")
         }
+        // Training cuts samples of -B bytes instead (validateTraining).
         let chunkSize = compressionFlags.resolvedChunkSize.bytes
-        if chunkSize < 1024 || chunkSize > 1 << 30 {
+        if !training, chunkSize < 1024 || chunkSize > 1 << 30 {
             throw ValidationError("--chunk-size \(chunkSize): the chunk size must be between 1KiB and 1GiB.")
         }
         if outputFlags.outputDirFlat == "" || outputFlags.outputDirMirror == "" {
@@ -159,9 +161,6 @@ struct WeirCommand: ParsableCommand {
         if compressionFlags.showDefaultCParams, operationFlags.operation != .compress {
             throw ValidationError("--show-default-cparams shows compression parameters: it cannot go with -d, -t, -l or --train.")
         }
-        if training, compressionFlags.chunkSize != nil {
-            throw ValidationError("-B/--chunk-size with --train: weir takes one sample per file and does not cut files into samples.")
-        }
     }
 
     /// Gathers the inputs and runs the operation on them; returns the exit status.
@@ -180,13 +179,14 @@ struct WeirCommand: ParsableCommand {
         for error in gathered.errors { console.error(CommandHint.message(for: error)) }
         let failed = !gathered.errors.isEmpty
         if gathered.onlyLinks { return 1 }
-        if gathered.nothingLeft {
+        // As zstd, training on folders with no file fails for want of samples.
+        if gathered.nothingLeft, !operationFlags.operation.isTraining {
             if messageFlags.quiet == 0 { console.warning("no file found in the folders given -- ignored") }
             return failed ? 1 : 0
         }
         let status = switch operationFlags.operation {
         case .list: ListReport(files: inputs, verbose: messageFlags.verbose > 0, console: console).run() == 0 ? Int32(0) : 1
-        case .train: trainDictionary(console: console)
+        case .train, .trainCover, .trainFastCover, .trainLegacy: trainDictionary(inputs, console: console)
         case .compress, .decompress, .test: process(inputs, console: console)
         }
         return status != 0 ? status : failed ? 1 : 0
@@ -467,11 +467,13 @@ struct WeirCommand: ParsableCommand {
 
     // MARK: Destinations
 
-    /// Whether `--exclude-compressed` skips `input`: when compressing, a file
-    /// whose name says it is compressed already. As zstd, it is skipped
-    /// silently and does not count as a failure.
+    /// Whether `--exclude-compressed` skips `input`: when compressing (not
+    /// listing or training, which zstd does on every file), a file whose name
+    /// says it is compressed already. As zstd, it is skipped silently and
+    /// does not count as a failure.
     func isExcluded(_ input: String) -> Bool {
-        compressionFlags.excludeCompressed && operationKind == .compress && input != "-" && CompressedName.matches(input)
+        compressionFlags.excludeCompressed && operationFlags.operation == .compress && input != "-"
+            && CompressedName.matches(input)
     }
 
     /// Whether `-c` or `-o -` sends every result to standard output (of `-c`

@@ -51,6 +51,43 @@ struct ArgumentNormalizerTests {
         #expect(normalize("-B 4M in") == "-B 4M in")
     }
 
+    @Test("--train-cover=, --train-fastcover=, --train-legacy=: the flag, then its list in a hidden option of its own")
+    func trainingLists() {
+        #expect(normalize("--train-cover=k=48,d=8 in") == "--train-cover --train-cover-parameters=k=48,d=8 in")
+        #expect(normalize("--train-fastcover=shrink,steps=1 in")
+                == "--train-fastcover --train-fastcover-parameters=shrink,steps=1 in")
+        #expect(normalize("--train-legacy=s=8 in") == "--train-legacy --train-legacy-parameters=s=8 in")
+        // Alone: cover and fastCover start from zeros, as zstd's do; legacy keeps its selectivity.
+        #expect(normalize("--train-cover in") == "--train-cover --train-cover-parameters=k=0 in")
+        #expect(normalize("--train-fastcover in") == "--train-fastcover --train-fastcover-parameters=k=0 in")
+        #expect(normalize("--train-legacy in") == "--train-legacy in")
+        // An empty list is kept apart, for the command to refuse, and a list starting with - stays attached.
+        #expect(ArgumentNormalizer.normalize(["--train-cover=", "in"]) == ["--train-cover", "--train-cover-parameters", "", "in"])
+        #expect(normalize("--train-cover=-1 in") == "--train-cover --train-cover-parameters=-1 in")
+        // Not one of them: the parser's to refuse.
+        #expect(normalize("--train-coverage in") == "--train-coverage in")
+        #expect(normalize("-- --train-cover=k=1") == "-- --train-cover=k=1")
+    }
+
+    @Test("-sN is the legacy builder's selectivity, ordered with --train-legacy=s=N; a lone -s takes the next argument")
+    func selectivity() {
+        #expect(normalize("-s5 in") == "--train-legacy-parameters=s=5 in")
+        #expect(normalize("-qs7 in") == "-q --train-legacy-parameters=s=7 in")
+        #expect(normalize("-s 9 in") == "--train-legacy-parameters=s=9 in")
+        #expect(normalize("--train-legacy=s=3 -s5 in")
+                == "--train-legacy --train-legacy-parameters=s=3 --train-legacy-parameters=s=5 in")
+    }
+
+    @Test("--train after a --train-* flag is that flag: zstd's --train keeps the builder chosen before")
+    func trainKeepsBuilder() {
+        #expect(normalize("--train in") == "--train in")
+        #expect(normalize("--train-cover=k=50,d=8 -d --train in")
+                == "--train-cover --train-cover-parameters=k=50,d=8 -d --train-cover in")
+        #expect(normalize("--train-legacy --train-fastcover=k=9,d=8 --train in")
+                == "--train-legacy --train-fastcover --train-fastcover-parameters=k=9,d=8 --train-fastcover in")
+        #expect(normalize("--train -z in") == "--train -z in")
+    }
+
     @Test("a character that is not a letter leaves the argument to the parser, which refuses it")
     func notALetter() {
         #expect(normalize("-d- in") == "-d -d- in")

@@ -128,18 +128,188 @@ struct DictionaryCommandTests {
         #expect(same.stderr.contains("weir: s2.json: cannot use it as an input file and dictionary"), "\(same.stderr)")
     }
 
-    @Test("--train refuses fewer than 5 samples, as zstd, and writes no dictionary")
+    @Test("--train refuses fewer than 5 samples, as zstd, and writes no dictionary; -B cuts the same files into enough")
     func tooFewSamples() throws {
         let scratch = Scratch()
         let names = Self.samples(scratch, count: 4)
         _ = FileManager.default.createFile(atPath: scratch.path("empty"), contents: Data())
         let result = try WeirProcess.run(["--train", "-o", "d"] + names + ["empty"], in: scratch.url)
         #expect(result.status == 1)
-        #expect(result.stderr.contains("weir: d: nb of samples too low: 4 non-empty files"), "\(result.stderr)")
+        #expect(result.stderr.contains("weir: d: nb of samples too low: 4 samples, training needs at least 5; "
+                                       + "give one file per sample, or cut files into samples of a fixed size with -B SIZE"),
+                "\(result.stderr)")
         #expect(try scratch.zstd(["-q", "--train", "-o", "z"] + names + ["empty"]).status != 0, "zstd refuses them too")
         #expect(!scratch.exists("d"))
+        // Cut into 64-byte samples, the four files are enough, for zstd and for weir alike.
+        let cut = try WeirProcess.run(["--train", "-B64", "--maxdict=1K", "-o", "d"] + names, in: scratch.url)
+        #expect(cut.status == 0, "\(cut.stderr)")
+        try scratch.zstd(["-q", "--train", "-B64", "--maxdict=1K", "-o", "z"] + names)
+        #expect(scratch.data("d") != nil && scratch.data("d") == scratch.data("z"))
         let unreadable = try WeirProcess.run(["--train"] + Self.samples(scratch) + ["nope"], in: scratch.url)
         #expect(unreadable.status == 1)
         #expect(unreadable.stderr.contains("weir: nope: read sample failed: No such file or directory"), "\(unreadable.stderr)")
+    }
+
+    /// Compresses `input` with `dictionary` by weir and by zstd, and checks
+    /// that each decodes the other's output to `input`.
+    static func expectInteroperable(_ scratch: Scratch, dictionary: String, input: String,
+                                    sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let original = try #require(scratch.data(input), sourceLocation: sourceLocation)
+        let compressed = try WeirProcess.run(["-q", "-f", "-D", dictionary, input, "-o", "w.zst"], in: scratch.url)
+        #expect(compressed.status == 0, "\(compressed.stderr)", sourceLocation: sourceLocation)
+        #expect(try scratch.zstd(["-q", "-dc", "-D", dictionary, "w.zst"]).stdout == original,
+                "zstd -d -D \(dictionary) decodes weir's", sourceLocation: sourceLocation)
+        try scratch.zstd(["-q", "-f", "-D", dictionary, input, "-o", "z.zst"])
+        let decoded = try WeirProcess.run(["-q", "-dc", "-D", dictionary, "z.zst"], in: scratch.url)
+        #expect(decoded.status == 0 && decoded.stdout == original, "weir -d -D \(dictionary) decodes zstd's: \(decoded.stderr)",
+                sourceLocation: sourceLocation)
+    }
+
+    @Test("every builder and its parameters make zstd's very dictionary, which both use both ways; a search says what it chose",
+          arguments: [(["--train"], true), (["--train-cover=k=200,d=8"], false), (["--train-cover=steps=4,split=80"], true),
+                      (["--train-fastcover=k=46,d=8,f=15,split=80"], false), (["--train-fastcover=steps=1,shrink"], true),
+                      (["--train-fastcover=shrink=5,steps=1"], true), (["--train-fastcover=k=56,d=8,accel=2"], false),
+                      (["--train-fastcover"], true), (["--train-legacy=selectivity=8"], false),
+                      (["--train-legacy", "-s5"], false), (["--train-legacy"], false),
+                      (["-19", "--train-fastcover=k=56,d=8"], false), (["--train-cover=k=200,d=8", "--train"], false),
+                      (["--train-legacy=s=3", "-s5"], false)])
+    func builders(flags: [String], searches: Bool) throws {
+        let scratch = Scratch()
+        let names = Self.samples(scratch, count: 60)
+        let trained = try WeirProcess.run(flags + ["--maxdict=4K", "-o", "weir.dict"] + names, in: scratch.url)
+        #expect(trained.status == 0, "\(trained.stderr)")
+        #expect(trained.stderr.contains("Save dictionary of size "), "\(trained.stderr)")
+        let stock = try scratch.zstd(flags + ["--maxdict=4K", "-o", "zstd.dict"] + names)
+        #expect(stock.status == 0, "\(stock.stderr)")
+        let dictionary = try #require(scratch.data("weir.dict"))
+        #expect(dictionary == scratch.data("zstd.dict"), "the same bytes as zstd \(flags.joined(separator: " "))")
+        #expect(dictionary.count <= 4096 && dictionary.prefix(4) == Data([0x37, 0xA4, 0x30, 0xEC]))
+        // zstd's lines of the parameters a search chose, k= first: the same as zstd's.
+        let chosen = trained.stderr.split(separator: "\n").filter { $0.range(of: #"^[a-z]+=\d+$"#, options: .regularExpression) != nil }
+        #expect((chosen.first?.hasPrefix("k=") ?? false) == searches, "\(trained.stderr)")
+        if searches {
+            #expect(stock.stderr.contains(chosen.joined(separator: "\n") + "\n"), "\(chosen) in \(stock.stderr)")
+        }
+        Self.samples(scratch, count: 5, prefix: "new")
+        try Self.expectInteroperable(scratch, dictionary: "weir.dict", input: "new3.json")
+    }
+
+    @Test("--dictID=N gives the dictionary ID N, which the frames compressed with it carry")
+    func dictionaryID() throws {
+        let scratch = Scratch()
+        let names = Self.samples(scratch)
+        for (flags, id) in [(["--dictID=1"], UInt32(1)), (["--dictID", "70000"], 70000),
+                            (["--train-legacy", "--dictID=2K"], 2048), (["--train-cover=k=200,d=8", "--dictID=9"], 9)] {
+            let trained = try WeirProcess.run(["-q", "--train"] + flags + ["-o", "d"] + names, in: scratch.url)
+            #expect(trained.status == 0, "\(trained.stderr)")
+            let header = try #require(scratch.data("d"))
+            #expect(header.dropFirst(4).prefix(4).enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * $1.offset) } == id)
+            try scratch.zstd(["-q", "-f", "-D", "d", "s1.json", "-o", "s1.zst"])
+            #expect(try Self.dictionaryID(scratch, "s1.zst") == "DictID: \(id)")
+        }
+        // The ID alone changes: without --dictID, one from the content, outside zstd's reserved ranges.
+        try WeirProcess.run(["-q", "--train", "-o", "derived"] + names, in: scratch.url)
+        try WeirProcess.run(["-q", "--train", "--dictID=1", "-o", "one"] + names, in: scratch.url)
+        let derived = try #require(scratch.data("derived")), one = try #require(scratch.data("one"))
+        #expect(derived.count == one.count && derived.prefix(4) == one.prefix(4) && derived.dropFirst(8) == one.dropFirst(8))
+        let derivedID = derived.dropFirst(4).prefix(4).enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * $1.offset) }
+        #expect(derivedID >= 32768 && derivedID < 1 << 31)
+        let overflow = try WeirProcess.run(["--train", "--dictID=4294967296"] + names, in: scratch.url)
+        #expect(overflow.status == 1 && !scratch.exists("dictionary"), "\(overflow.stderr)")
+        let missing = try WeirProcess.run(["--train"] + names + ["--dictID", "-o", "1", "x"], in: scratch.url)
+        #expect(missing.status == 1, "--dictID must be followed by its number")
+    }
+
+    @Test("-B cuts large files into samples, as zstd: one large file trains alone; above 128K, refused")
+    func cutting() throws {
+        let scratch = Scratch()
+        // One file of many alike records.
+        let records = (1...3000).map { "{\"id\": \($0), \"name\": \"user\($0)\", \"active\": \($0 % 3 == 0)}\n" }.joined()
+        _ = FileManager.default.createFile(atPath: scratch.path("corpus"), contents: Data(records.utf8))
+        let whole = try WeirProcess.run(["--train", "corpus", "-o", "w"], in: scratch.url)
+        #expect(whole.status == 1, "one file, one sample: \(whole.stderr)")
+        let cut = try WeirProcess.run(["--train", "-B2K", "--maxdict=8K", "corpus", "-o", "w"], in: scratch.url)
+        #expect(cut.status == 0, "\(cut.stderr)")
+        #expect(cut.stderr.contains("from \((records.utf8.count + 2047) / 2048) samples"), "\(cut.stderr)")
+        try scratch.zstd(["-q", "--train", "-B2K", "--maxdict=8K", "corpus", "-o", "z"])
+        #expect(scratch.data("w") != nil && scratch.data("w") == scratch.data("z"))
+        let tooLarge = try WeirProcess.run(["--train", "-B129K", "corpus", "-o", "big"], in: scratch.url)
+        #expect(tooLarge.status == 1 && !scratch.exists("big"), "\(tooLarge.stderr)")
+    }
+
+    @Test("--memory bounds the samples loaded, in zstd's words; too low, the training fails and writes nothing")
+    func memoryLimit() throws {
+        let scratch = Scratch()
+        scratch.text("corpus", size: 3 << 20, seed: 4)
+        let bounded = try WeirProcess.run(["--train", "-B2K", "corpus", "-o", "w", "--memory=1MB"], in: scratch.url)
+        #expect(bounded.status == 0, "\(bounded.stderr)")
+        let stock = try scratch.zstd(["--train", "-B2K", "corpus", "-o", "z", "--memory=1MB"])
+        for line in ["setting manual memory limit for dictionary training data at 1 MB",
+                     "Training samples set too large (3 MB); training on 1 MB only..."] {
+            #expect(bounded.stderr.contains(line), "\(bounded.stderr)")
+            #expect(stock.stderr.contains(line), "zstd says so too: \(stock.stderr)")
+        }
+        #expect(scratch.data("w") != nil && scratch.data("w") == scratch.data("z"), "the same samples, the same dictionary")
+        // -q keeps the second (zstd shows it at its -q level too).
+        let quiet = try WeirProcess.run(["-q", "--train", "-B2K", "corpus", "-o", "w", "-M1MB"], in: scratch.url)
+        #expect(quiet.stderr.contains("training on 1 MB only"), "\(quiet.stderr)")
+        let tooLow = try WeirProcess.run(["--train", "-B2K", "corpus", "-o", "low", "--memory=10K"], in: scratch.url)
+        #expect(tooLow.status == 1, "\(tooLow.stderr)")
+        #expect(tooLow.stderr.contains("weir: low: dictionary training failed: "), "\(tooLow.stderr)")
+        #expect(!scratch.exists("low"))
+        #expect(try scratch.zstd(["-q", "--train", "-B2K", "corpus", "-o", "zlow", "--memory=10K"]).status != 0)
+    }
+
+    @Test("invalid parameters are refused with exit 1, as zstd refuses them, and no file is written",
+          arguments: [["--train-fastcover=k=56,d=8,accel=15"], ["--train-cover=k=1,x=2"], ["--train-cover="],
+                      ["--train-fastcover=k=56,"], ["--train-legacy=s=8x"], ["--train-legacy=8"], ["--train-cover=f=20"],
+                      ["--train-fastcover=k=5000000000"], ["--train-cover=k=1,d=8", "--train-cover=k"]])
+    func invalidParameters(flags: [String]) throws {
+        let scratch = Scratch()
+        let names = Self.samples(scratch)
+        let before = scratch.names
+        let result = try WeirProcess.run(flags + names, in: scratch.url)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(!result.stderr.isEmpty)
+        #expect(scratch.names == before, "no dictionary, no temporary file")
+        #expect(try scratch.zstd(flags + names + ["-o", "z"]).status != 0, "zstd refuses it too")
+    }
+
+    @Test("-r trains on the files under folders; -o before or after; ./dictionary by default; no file, no training")
+    func inputsAndOutput() throws {
+        let scratch = Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.path("set/deeper"), withIntermediateDirectories: true)
+        Self.samples(scratch, count: 15, prefix: "set/a")
+        Self.samples(scratch, count: 15, prefix: "set/deeper/b")
+        let recursive = try WeirProcess.run(["--train-fastcover=k=56,d=8", "-r", "set"], in: scratch.url)
+        #expect(recursive.status == 0, "\(recursive.stderr)")
+        #expect(recursive.stderr.contains("from 30 samples"), "\(recursive.stderr)")
+        try scratch.zstd(["-q", "--train-fastcover=k=56,d=8", "-r", "set", "-o", "zstd.dict"])
+        #expect(scratch.data("dictionary") != nil && scratch.data("dictionary") == scratch.data("zstd.dict"))
+        let before = try WeirProcess.run(["-q", "-o", "before.dict", "--train-legacy", "-r", "set"], in: scratch.url)
+        #expect(before.status == 0 && scratch.exists("before.dict"), "\(before.stderr)")
+        // No file to train on: refused, nothing written.
+        try FileManager.default.removeItem(atPath: scratch.path("dictionary"))
+        for flags in [["--train"], ["--train-fastcover=k=56,d=8"], ["--train-legacy=s=8"]] {
+            let none = try WeirProcess.run(flags, in: scratch.url)
+            #expect(none.status == 1, "\(none.stderr)")
+        }
+        try FileManager.default.createDirectory(atPath: scratch.path("empty"), withIntermediateDirectories: true)
+        let empty = try WeirProcess.run(["--train", "-r", "empty"], in: scratch.url)
+        #expect(empty.status == 1 && empty.stderr.contains("nb of samples too low: 0 samples"), "\(empty.stderr)")
+        #expect(!scratch.exists("dictionary"))
+    }
+
+    @Test("of -z, -d, -t, -l and the --train flags, the last wins; -T sets the search's threads")
+    func lastOperationWins() throws {
+        let scratch = Scratch()
+        let names = Self.samples(scratch)
+        let listed = try WeirProcess.run(["--train-cover=k=200,d=8", "-l", "missing.zst"], in: scratch.url)
+        #expect(listed.status == 1 && !scratch.exists("dictionary"), "-l wins: \(listed.stderr)")
+        let trained = try WeirProcess.run(["-q", "-d", "--train-legacy"] + names, in: scratch.url)
+        #expect(trained.status == 0 && scratch.exists("dictionary"), "\(trained.stderr)")
+        let threads = try WeirProcess.run(["--train-fastcover", "-T2", "--maxdict=4K", "-o", "t.dict"] + names, in: scratch.url)
+        #expect(threads.status == 0, "\(threads.stderr)")
+        try Self.expectInteroperable(scratch, dictionary: "t.dict", input: "s2.json")
     }
 }

@@ -184,6 +184,20 @@ extension WeirError {
                   detail: what.map { "cannot create \($0): out of memory" } ?? "out of memory")
     }
 
+    /// Fewer samples than a dictionary can be learnt from (`count` of
+    /// `minimum`), worded as zstd does ("nb of samples too low").
+    static func tooFewSamples(path: String, count: Int, minimum: Int) -> WeirError {
+        WeirError(.library, path: path, operation: .train, lead: nil,
+                  detail: "nb of samples too low: \(count) sample\(count == 1 ? "" : "s"), training needs at least \(minimum)",
+                  hint: .moreSamples)
+    }
+
+    /// libzstd could not learn a dictionary: `name` is its error's
+    /// (`Src size is incorrect`, `Parameter is out of bound`).
+    static func trainingFailed(path: String, _ name: String) -> WeirError {
+        WeirError(.library, path: path, operation: .train, lead: nil, detail: "dictionary training failed: \(name)")
+    }
+
     // MARK: memoryLimit
 
     /// Frame `frame` at `offset` needs a window of `window` bytes, more than

@@ -109,6 +109,9 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
         case windowLimit(log: Int, bytes: UInt64)
         /// A larger window limit decodes it (how large is not known).
         case raiseWindowLimit
+        /// More samples make a training possible: one file per sample, or
+        /// files cut into samples of a fixed size.
+        case moreSamples
     }
 
     /// The first words of a reason, which say what went wrong.
