@@ -11,14 +11,15 @@ struct Console: Sendable {
     let verbosity: Int
     /// The live progress line, when it is shown.
     let progress: ProgressDisplay?
-    /// Whether summary lines are shown (see `WeirCommand.showsSummaries`).
+    /// Whether summary lines are shown (see `WeirCommand.showsSummaries`:
+    /// not with -q, unless --progress asks for them).
     let summaries: Bool
 
-    init(quietness: Int, verbosity: Int, progress: ProgressDisplay? = nil, summaries: Bool = true) {
+    init(quietness: Int, verbosity: Int, progress: ProgressDisplay? = nil, summaries: Bool = false) {
         self.quietness = quietness
         self.verbosity = verbosity
         self.progress = progress
-        self.summaries = summaries && quietness == 0
+        self.summaries = summaries
     }
 
     /// `weir: FILE: reason`, always shown.

@@ -85,6 +85,10 @@ struct ProgressCommandTests {
         // File → file keeps its summary without a terminal.
         let files = try WeirProcess.run(["-f", "a"], in: scratch.url)
         #expect(files.stderr.hasPrefix("a: ") && files.stderr.contains("a.zst)"), "\(files.stderr)")
+        // -q hides it; -q with an explicit --progress shows it, as zstd ends its progress with one.
+        #expect(try WeirProcess.run(["-q", "-f", "a"], in: scratch.url).stderr.isEmpty)
+        let asked = try WeirProcess.run(["-q", "--progress", "-f", "a"], in: scratch.url)
+        #expect(asked.status == 0 && asked.stderr.contains("a: ") && asked.stderr.contains("a.zst)"), "\(asked.stderr)")
         // stderr on a terminal, stdout into a file: shown; -q hides it.
         let screen = try inTerminal("$WEIR -c --no-progress a > out.zst; $WEIR -c --no-progress < b > out.zst; $WEIR -qc a > out.zst", scratch)
         #expect(screen.contains("a: ") && screen.contains("(stdin): "), "\(screen.debugDescription)")
