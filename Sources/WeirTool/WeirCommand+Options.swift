@@ -200,6 +200,9 @@ struct MessageFlags: ParsableArguments {
     @Flag(name: .customLong("json"), help: "Instead of the summary, one JSON object per input on stderr, and a total.")
     var json = false
 
+    @Option(name: .customLong("trace"), help: ArgumentHelp("Append one CSV line per frame compressed or decompressed to FILE, as zstd's --trace (libzstd's own trace hooks).", valueName: "FILE"))
+    var trace: String?
+
     @Flag(name: [.customShort("V"), .customLong("version")], help: "Print the version of weir and of libzstd.")
     var showVersion = false
 }

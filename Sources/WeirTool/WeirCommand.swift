@@ -169,6 +169,15 @@ struct WeirCommand: ParsableCommand {
             print("weir \(Self.version) (libzstd \(Zstd.libraryVersion)\(Self.allocatorNote))")
             return 0
         }
+        if let trace = messageFlags.trace {
+            do throws(WeirError) {
+                try ZstdTrace.start(path: trace)
+            } catch {
+                Console(quietness: messageFlags.quiet, verbosity: messageFlags.verbose).error(CommandHint.message(for: error))
+                return 1
+            }
+        }
+        defer { if messageFlags.trace != nil { ZstdTrace.stop() } }
         let gathered = gatherInputs()
         let inputs = gathered.names
         let console = Console(quietness: messageFlags.quiet, verbosity: messageFlags.verbose,
