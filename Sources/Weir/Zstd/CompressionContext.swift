@@ -50,6 +50,14 @@ final class CompressionContext {
 
     deinit { ZSTD_freeCCtx(cctx) }
 
+    /// libzstd's own worker threads for each frame (`ZSTD_c_nbWorkers`; 0:
+    /// none), as `zstd -T N` compresses; weir's pipelines leave it at 0 and
+    /// run one context per worker instead.
+    func setWorkers(_ workers: Int, path: String) throws(WeirError) {
+        try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_nbWorkers, Int32(clamping: workers)),
+                       path: path, operation: .setParameter("set workers"))
+    }
+
     /// Compresses `chunk` as one complete frame into `output`.
     ///
     /// A chunk in one piece (a mapped file's chunk) goes through the one-shot
