@@ -35,11 +35,23 @@
 /// - `--train` after one of them → that one (alone): zstd's `--train` keeps
 ///   the builder and parameters chosen before.
 ///
+/// The benchmark (`-b`), as zstd reads its flags:
+///
+/// - `-e#` and `-i#` take the digits that follow in the cluster (none: 0),
+///   and the cluster goes on after them: `-b1e10i0` → `-b --level 1 -e 10 -i 0`;
+/// - with `-b`, a short `-d` sets `--bench-decode` (decode the files only,
+///   whichever came first), and after `-b` it is that alone, not the
+///   decompress operation (`-b -d` benchmarks decoding; `-d -b` too).
+///
 /// Everything after `--` is left alone (file names), and so is `-`.
 package enum ArgumentNormalizer {
     /// The short options that take a value, and their long names.
     static let valueOptions: [Character: String] = ["T": "--threads", "M": "--memory", "o": "--output", "D": "--dictionary",
                                                     "B": "--chunk-size"]
+    /// The long names of the operations (of which the last one wins).
+    static let operationNames: Set<Substring> = ["--compress", "--decompress", "--uncompress", "--test", "--list",
+                                                 "--train", "--train-cover", "--train-fastcover", "--train-legacy",
+                                                 "--bench"]
     /// The training flags that take an optional `=LIST`.
     static let trainingFlags: Set<Substring> = ["--train-cover", "--train-fastcover", "--train-legacy"]
 
@@ -52,6 +64,8 @@ package enum ArgumentNormalizer {
         var lastStdout: Int?, lastOutput: Int?, lastKeep: Int?, lastRemove: Int?, lastThreads: Int?, lastSingle: Int?
         // The last of --train-cover, --train-fastcover, --train-legacy.
         var lastBuilder: String?
+        // Whether -b is the last operation seen, and whether a short -d was.
+        var benchmarking = false, benchmarkSeen = false, decodeSeen = false
         var index = 0
         var literal = false
         while index < arguments.count {
@@ -63,7 +77,12 @@ package enum ArgumentNormalizer {
             }
             seen += 1
             if argument.hasPrefix("--") {
-                switch argument.prefix(while: { $0 != "=" }) {
+                let name = argument.prefix(while: { $0 != "=" })
+                if Self.operationNames.contains(name) {
+                    benchmarking = name == "--bench"
+                    benchmarkSeen = benchmarkSeen || benchmarking
+                }
+                switch name {
                 case "--": literal = true
                 case "--fast" where argument == "--fast":
                     result.append("--fast=1")
@@ -109,6 +128,21 @@ package enum ArgumentNormalizer {
                     break
                 }
                 rest = rest.dropFirst()
+                if "zdtlb".contains(letter) {
+                    if letter == "d" {
+                        decodeSeen = true
+                        if benchmarking { continue }
+                    } else {
+                        benchmarking = letter == "b"
+                        benchmarkSeen = benchmarkSeen || benchmarking
+                    }
+                }
+                if letter == "e" || letter == "i" {
+                    let digits = rest.prefix(while: { $0.isASCII && $0.isNumber })
+                    result += ["-\(letter)", digits.isEmpty ? "0" : String(digits)]
+                    rest = rest.dropFirst(digits.count)
+                    continue
+                }
                 if letter == "s" {
                     // The rest of the cluster, or the next argument.
                     var value = String(rest)
@@ -136,6 +170,9 @@ package enum ArgumentNormalizer {
                 result += value.hasPrefix("-") && value != "-" ? ["\(long)=\(value)"] : ["-\(letter)", String(value)]
                 break
             }
+        }
+        if decodeSeen, benchmarkSeen {
+            result.insert("--bench-decode", at: 0)
         }
         if let lastSingle, lastSingle > lastThreads ?? 0 {
             result.insert("--single-thread", at: 0)

@@ -12,7 +12,7 @@ import WeirCLI
 /// parameters (`--train-cover=k=48,d=8`), which ArgumentNormalizer moves
 /// into OperationFlags' hidden lists.
 enum Operation: String, EnumerableFlag {
-    case compress, decompress, test, list, train, trainCover, trainFastCover, trainLegacy
+    case compress, decompress, test, list, train, trainCover, trainFastCover, trainLegacy, benchmark
 
     static func name(for value: Self) -> NameSpecification {
         switch value {
@@ -22,6 +22,7 @@ enum Operation: String, EnumerableFlag {
         case .trainCover: .customLong("train-cover")
         case .trainFastCover: .customLong("train-fastcover")
         case .trainLegacy: .customLong("train-legacy")
+        case .benchmark: [.customShort("b"), .customLong("bench")]
         }
     }
 
@@ -35,6 +36,7 @@ enum Operation: String, EnumerableFlag {
         case .trainCover: "Train with the cover builder: --train-cover[=LIST], LIST of k=N, d=N, steps=N, split=N (percent), shrink[=N], comma-separated; without k or d, a search (by default of d 6 and 8, 40 steps of k, split=100)."
         case .trainFastCover: "Train with the fastCover builder: --train-fastcover[=LIST], LIST of k=N, d=N, f=N, steps=N, split=N, accel=N (1 to 10), shrink[=N]; without k or d, a search (by default of d 6 and 8, 40 steps of k; f=20, split=75, accel=1)."
         case .trainLegacy: "Train with the legacy builder: --train-legacy[=s=N], or -sN, selectivity N (default 9)."
+        case .benchmark: "Benchmark, as zstd -b: compress and decompress the FILEs in memory at levels -b# (default 3) to -e#, weir's parallel frames beside libzstd's own call for the same settings (no FILE: a generated sample)."
         }
     }
 
@@ -64,6 +66,25 @@ struct OperationFlags: ParsableArguments {
 
     @Option(name: .customLong("train-legacy-parameters"), help: .hidden)
     var legacyParameters: [String] = []
+}
+
+/// zstd's benchmark flags (with `-b`).
+struct BenchmarkFlags: ParsableArguments {
+    @Option(name: .customShort("e"), help: ArgumentHelp("Benchmark every level from -b# to N.", valueName: "N"))
+    var lastLevel: Int?
+
+    @Option(name: .customShort("i"), help: ArgumentHelp("Benchmark: run each measurement at least N seconds, its fastest run counting (default 3; 0: once).", valueName: "N"))
+    var seconds: Int?
+
+    @Flag(name: .customShort("S"), help: "Benchmark each file on its own (default: all the files as one sample).")
+    var separateFiles = false
+
+    @Option(name: .customLong("priority"), help: ArgumentHelp("Benchmark at the highest scheduling priority, as zstd's --priority=rt (root only).", valueName: "rt"))
+    var priority: String?
+
+    // -d with -b: decode the FILEs (zstd data) only; set by ArgumentNormalizer.
+    @Flag(name: .customLong("bench-decode"), help: .hidden)
+    var decodeOnly = false
 }
 
 /// Where the results go.

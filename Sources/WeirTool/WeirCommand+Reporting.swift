@@ -29,7 +29,7 @@ extension WeirCommand {
         switch operationFlags.operation {
         case .test: .test
         case .decompress: .decompress
-        case .compress, .list, .train, .trainCover, .trainFastCover, .trainLegacy: .compress
+        case .compress, .list, .train, .trainCover, .trainFastCover, .trainLegacy, .benchmark: .compress
         }
     }
 

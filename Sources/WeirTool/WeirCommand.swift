@@ -58,6 +58,9 @@ struct WeirCommand: ParsableCommand {
     @OptionGroup(title: "Messages")
     var messageFlags: MessageFlags
 
+    @OptionGroup(title: "Benchmark")
+    var benchmarkFlags: BenchmarkFlags
+
     @Option(name: .customLong("level"), help: .hidden)
     var level: Int?
 
@@ -158,6 +161,12 @@ struct WeirCommand: ParsableCommand {
         } catch {
             throw ValidationError("--zstd: \(error.reason)")
         }
+        if let priority = benchmarkFlags.priority, priority != "rt" {
+            throw ValidationError("--priority=\(priority): the only priority is rt.")
+        }
+        if let seconds = benchmarkFlags.seconds, seconds < 0 || seconds > Int(UInt32.max) {
+            throw ValidationError("-i\(seconds): the seconds must be between 0 and \(UInt32.max).")
+        }
         if compressionFlags.showDefaultCParams, operationFlags.operation != .compress {
             throw ValidationError("--show-default-cparams shows compression parameters: it cannot go with -d, -t, -l or --train.")
         }
@@ -196,6 +205,7 @@ struct WeirCommand: ParsableCommand {
         let status = switch operationFlags.operation {
         case .list: ListReport(files: inputs, verbose: messageFlags.verbose > 0, console: console).run() == 0 ? Int32(0) : 1
         case .train, .trainCover, .trainFastCover, .trainLegacy: trainDictionary(inputs, console: console)
+        case .benchmark: benchmark(inputs, console: console)
         case .compress, .decompress, .test: process(inputs, console: console)
         }
         return status != 0 ? status : failed ? 1 : 0

@@ -16,6 +16,16 @@ struct ArgumentNormalizerTests {
         #expect(normalize(given + " in") == expected + " in")
     }
 
+    @Test("the benchmark's -e# and -i# take the digits after them, and -d with -b decodes only, in either order",
+          arguments: [("-b1e10i0 in", "-b --level 1 -e 10 -i 0 in"), ("-i0b0e3 in", "-i 0 -b --level 0 -e 3 in"),
+                      ("-bi0 --fast in", "-b -i 0 --fast=1 in"), ("-rqi0b1e2 in", "-r -q -i 0 -b --level 1 -e 2 in"),
+                      ("-b -d -i0 in", "--bench-decode -b -i 0 in"), ("-d -b in", "--bench-decode -d -b in"),
+                      ("-bde in", "--bench-decode -b -e 0 in"), ("-b -z -d in", "--bench-decode -b -z -d in"),
+                      ("-dc in", "-d -c in"), ("-b --decompress in", "-b --decompress in")])
+    func benchmark(given: String, expected: String) {
+        #expect(normalize(given) == expected)
+    }
+
     @Test("-T, -M and -o take the rest of the cluster, or the next argument",
           arguments: [("-19T2 in", "--level 19 -T 2 in"), ("-qT2 in", "-q -T 2 in"), ("-T 4 in", "-T 4 in"),
                       ("-dM64MiB in", "-d -M 64MiB in"), ("-oout.zst in", "-o out.zst in"), ("-o=out in", "-o out in"),

@@ -1,0 +1,87 @@
+import Glibc
+import Weir
+import WeirCLI
+
+/// `-b`: zstd's benchmark mode, with its flags (`-b#`, `-e#`, `-i#`, `-B#`,
+/// `-S`, `-d`, `--priority=rt`), measuring weir's pipelines beside libzstd
+/// used as zstd uses it (``Benchmark``). Results go to standard output, as
+/// zstd's do.
+extension WeirCommand {
+    /// Benchmarks `inputs` (`-`: zstd's generated sample) at each level;
+    /// returns the exit status.
+    func benchmark(_ inputs: [String], console: Console) -> Int32 {
+        if benchmarkFlags.priority == "rt" {
+            if messageFlags.quiet == 0 { console.write("weir: note: switching to real-time priority\n") }
+            if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, -20) != 0 {
+                console.warning("--priority=rt: \(String(cString: strerror(errno)))")
+            }
+        }
+        var dictionary: ZstdDictionary?
+        if let dictionaryFile = dictionaryFlags.dictionaryFile {
+            do throws(WeirError) {
+                dictionary = try ZstdDictionary.load(path: dictionaryFile)
+            } catch {
+                console.error(CommandHint.message(for: error))
+                return 1
+            }
+        }
+        // As zstd: the levels clamped to the highest, the last never below the first.
+        let first = min(compressionFlags.fast.map { -min($0, -Zstd.minLevel) } ?? level ?? Zstd.defaultLevel, Zstd.maxLevel)
+        let last = max(first, min(benchmarkFlags.lastLevel ?? first, Zstd.maxLevel))
+        if last > first, messageFlags.verbose > 0 { console.write("weir: benchmarking levels from \(first) to \(last)\n") }
+        let files = inputs.filter { $0 != "-" }
+        let groups: [[String]] = files.isEmpty ? [[]] : benchmarkFlags.separateFiles ? files.map { [$0] } : [files]
+        for group in groups {
+            let sample: BenchmarkSample
+            do throws(WeirError) {
+                sample = group.isEmpty ? try BenchmarkSample.synthetic() : try BenchmarkSample.load(paths: group)
+            } catch {
+                console.error(CommandHint.message(for: error))
+                return 1
+            }
+            let seconds = benchmarkFlags.seconds ?? 3
+            if messageFlags.quiet == 1 {
+                print(BenchmarkLine.header(version: Self.version, inputBytes: sample.size, seconds: seconds,
+                                           blockSize: compressionFlags.chunkSize?.bytes ?? 0))
+            }
+            let run = Benchmark(sample: sample, seconds: Double(seconds))
+            for level in first...last {
+                guard benchmark(run, level: level, dictionary: dictionary, console: console) else { return 1 }
+                if benchmarkFlags.decodeOnly { break }
+            }
+        }
+        return 0
+    }
+
+    /// One level of `run`: weir's row, then libzstd's (not with -q, whose
+    /// one line per level is weir's). False after an error, shown.
+    private func benchmark(_ run: Benchmark, level: Int, dictionary: ZstdDictionary?, console: Console) -> Bool {
+        var compression = compressionOptions(level: level, dictionary: dictionary)
+        compression.mapInput = true
+        var decompression = decompressionOptions(toStandardOutput: false, dictionary: dictionary)
+        decompression.sparse = false
+        let decodeOnly = benchmarkFlags.decodeOnly
+        let name = run.sample.name
+        do throws(WeirError) {
+            let weir = try run.weir(compression, decompression, decodeOnly: decodeOnly)
+            switch messageFlags.quiet {
+            case 0:
+                print(BenchmarkLine.text(level: level, name: name, result: weir, label: BenchmarkLine.label("weir", result: weir)))
+                let workers = compression.resolvedThreads
+                if let libzstd = try run.libzstd(compression, workers: workers, blockSize: compressionFlags.chunkSize?.bytes,
+                                                 decodeOnly: decodeOnly) {
+                    print(BenchmarkLine.text(level: level, name: name, result: libzstd,
+                                             label: BenchmarkLine.label("libzstd", result: libzstd)))
+                } else {
+                    print("   libzstd: a frame does not declare its decompressed size (zstd -b -d refuses it)")
+                }
+            case 1: print(BenchmarkLine.quiet(level: level, name: name, result: weir))
+            default: break
+            }
+            return true
+        } catch {
+            console.error(CommandHint.message(for: error))
+            return false
+        }
+    }
+}
