@@ -16,15 +16,8 @@ extension WeirCommand {
                 console.warning("--priority=rt: \(String(cString: strerror(errno)))")
             }
         }
-        var dictionary: ZstdDictionary?
-        if let dictionaryFile = dictionaryFlags.dictionaryFile {
-            do throws(WeirError) {
-                dictionary = try ZstdDictionary.load(path: dictionaryFile)
-            } catch {
-                console.error(CommandHint.message(for: error))
-                return 1
-            }
-        }
+        let (dictionary, unreadable) = readDictionary(console: console)
+        if unreadable { return 1 }
         // As zstd: the levels clamped to the highest, the last never below the first.
         let first = min(compressionFlags.fast.map { -min($0, -Zstd.minLevel) } ?? level ?? Zstd.defaultLevel, Zstd.maxLevel)
         let last = max(first, min(benchmarkFlags.lastLevel ?? first, Zstd.maxLevel))

@@ -215,15 +215,8 @@ struct WeirCommand: ParsableCommand {
     /// can go so (``FileBatch``), else one by one; returns the exit status.
     func process(_ inputs: [String], console: Console) -> Int32 {
         // Read once, before any input: every job shares it.
-        var dictionary: ZstdDictionary?
-        if let dictionaryFile = dictionaryFlags.dictionaryFile {
-            do throws(WeirError) {
-                dictionary = try ZstdDictionary.load(path: dictionaryFile)
-            } catch {
-                console.error(CommandHint.message(for: error))
-                return 1
-            }
-        }
+        let (dictionary, unreadable) = readDictionary(console: console)
+        if unreadable { return 1 }
         // Several inputs and one -o file: written into it in turn, as zstd.
         var shared: OutputFile?
         if let outputFile, inputs.count > 1, operationKind != .test {
@@ -260,6 +253,18 @@ struct WeirCommand: ParsableCommand {
         signals.uninstall()
         if let signal = signals.received { return 128 + signal }
         return failed ? 1 : 0
+    }
+
+    /// The dictionary of `-D` (nil without it), read once before any input;
+    /// `unreadable` after its error was shown.
+    func readDictionary(console: Console) -> (dictionary: ZstdDictionary?, unreadable: Bool) {
+        guard let dictionaryFile = dictionaryFlags.dictionaryFile else { return (nil, false) }
+        do throws(WeirError) {
+            return (try ZstdDictionary.load(path: dictionaryFile), false)
+        } catch {
+            console.error(CommandHint.message(for: error))
+            return (nil, true)
+        }
     }
 
     /// What zstd prints of the parameters before compressing: with
