@@ -1,4 +1,3 @@
-import Synchronization
 import Weir
 import WeirCLI
 
@@ -15,7 +14,7 @@ import WeirCLI
 /// thread that writes a message. The meter and whether a line is on screen are
 /// guarded by `lock` (its `Screen`), so a message, a redraw and a clear never interleave, and
 /// nothing is drawn after `end` or `stop`.
-/// `@unchecked`: `observer` is touched by the main thread only; the screen is behind a Mutex.
+/// `@unchecked`: `observer` is touched by the main thread only; the screen is behind a lock.
 final class ProgressDisplay: @unchecked Sendable {
     /// What a message, a redraw and a clear share.
     private struct Screen {
@@ -23,7 +22,7 @@ final class ProgressDisplay: @unchecked Sendable {
         var onScreen = false
         var stopped = false
     }
-    private let lock = Mutex(Screen())
+    private let lock = Locked(Screen())
     private var observer: ProgressObserver?    // main thread only
 
     /// Starts the line of one file; returns the observer to give its pipeline,

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import Weir
 import Glibc
 
@@ -63,7 +62,7 @@ final class SignalHandler: @unchecked Sendable {
 /// The signals seen so far; touched only on the signal queue, read by the
 /// main thread after the run ends.
 private final class SignalState: Sendable {
-    private let signals = Mutex<[Int32]>([])
+    private let signals = Locked<[Int32]>([])
 
     /// Records a signal; true if it is the first.
     func record(_ number: Int32) -> Bool {

@@ -1,8 +1,8 @@
+import Synchronization
 import CSupport
 import Dispatch
 import FoundationEssentials
 import Glibc
-import Synchronization
 
 /// An output file that appears under its name only once it is complete, or,
 /// when the name is a device, FIFO or socket, that very node written in place.
@@ -287,7 +287,7 @@ package final class OutputFile: Sendable {
     /// success.
     func write(_ data: DispatchData) -> Int32 {
         let written = DispatchSemaphore(value: 0)
-        let failure = Mutex<Int32>(0)
+        let failure = Locked<Int32>(0)
         DispatchIO.write(toFileDescriptor: descriptor, data: data, runningHandlerOn: .global()) { _, error in
             failure.withLock { $0 = error }
             written.signal()

@@ -3,7 +3,7 @@ import Glibc
 
 /// A pthread mutex with a condition variable, for state that a thread waits
 /// on (``ByteBudget``, the file batch's queue, gate and arrivals, the commit
-/// queue); plain mutual exclusion is ``Locked``'s `Mutex`. pthreads rather
+/// queue); plain mutual exclusion is ``Locked`` (pthreads too). pthreads rather
 /// than `NSCondition`, so the engine needs only FoundationEssentials.
 /// `@unchecked`: pthread mutexes and condition variables exist to be shared between threads.
 final class ConditionLock: @unchecked Sendable {
