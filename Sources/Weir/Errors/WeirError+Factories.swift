@@ -229,6 +229,16 @@ extension WeirError {
                   detail: "the input is \(actual) bytes, not the \(declared) declared")
     }
 
+    // MARK: outOfRange
+
+    /// A range of the content that ends past its `size` bytes.
+    static func outOfRange(path: String, range: Range<Int>, size: Int) -> WeirError {
+        let which = range.lowerBound > size ? "starts" : "ends"
+        return WeirError(.outOfRange, path: path, operation: .read, lead: nil,
+                         detail: "the range \(range.lowerBound):\(range.upperBound) \(which) past the end of the content "
+                             + "(\(size) bytes)")
+    }
+
     // MARK: unusablePath
 
     /// An input whose path, under `--output-dir-mirror ROOT`, has a `..` part.

@@ -44,6 +44,8 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
         case memoryLimit
         /// The input's size is not the one declared for it (`--stream-size`).
         case sizeMismatch
+        /// A byte range reaches past the end of the decompressed content.
+        case outOfRange
         /// No output name can be derived from this input's path (a `..` part
         /// under `--output-dir-mirror`), or a file list cannot be used.
         case unusablePath

@@ -1,0 +1,318 @@
+import CZstd
+import FoundationEssentials
+import Glibc
+import SystemPackage
+
+/// Random access to the decompressed content of a zstd file: any byte range,
+/// reading and decoding only the frames that hold it.
+///
+/// The frames are indexed once, when the reader is made: from the file's
+/// seek table when it has one that matches the frames (weir's outputs: a
+/// few small reads), otherwise by walking frame and block headers, which
+/// reads the compressed bytes but decodes nothing (pzstd's files, zstd's
+/// with content sizes, concatenations). A frame that does not declare its
+/// content size is decoded once, to measure it.
+///
+/// Reading decodes each frame that the range touches: a frame of up to
+/// ``cacheableFrameSize`` is decoded whole (its checksum verified) and kept,
+/// the last ``cachedFrames`` of them, so that neighbouring reads decode
+/// nothing again; a larger frame is streamed from its start and left as
+/// soon as the range is covered (its checksum is then not verified). Memory:
+/// at most ``cachedFrames`` × ``cacheableFrameSize`` of decoded frames, and a
+/// frame's compressed bytes while it is decoded.
+///
+/// The reader is safe to share across threads and tasks: reads go on at
+/// once, each with its own libzstd context; the cache is behind a lock.
+public final class SeekableReader: Sendable {
+    /// A zstd frame: where it lies in the file and in the content.
+    struct Frame: Sendable {
+        let offset: Int
+        let compressedSize: Int
+        let contentOffset: Int
+        let contentSize: Int
+    }
+
+    /// The decoded frames kept, most recent last.
+    private struct Cache {
+        var frames: [(index: Int, bytes: [UInt8])] = []
+    }
+
+    /// How many decoded frames are kept.
+    public static let cachedFrames = 2
+    /// The largest frame decoded whole and kept: 64 MiB (weir's frames are
+    /// 8 MiB by default).
+    public static let cacheableFrameSize = 64 << 20
+    /// This reader's ``cacheableFrameSize`` (smaller in tests, to stream).
+    let wholeFrameLimit: Int
+
+    /// The file, as given.
+    public let path: String
+    /// The size of the decompressed content.
+    public let count: Int
+    /// Whether the frames were indexed from a seek table.
+    public let indexedFromSeekTable: Bool
+    /// Things the user should know, as sentences without the file's name (a
+    /// seek table that does not match the frames, and was ignored).
+    public let warnings: [String]
+    private let descriptor: FileDescriptor
+    private let frames: [Frame]
+    private let options: DecompressionOptions
+    private let dictionary: DecompressionDictionary?
+    private let cache = Locked(Cache())
+
+    /// Opens `path` and indexes its frames.
+    ///
+    /// - Parameters:
+    ///   - path: a regular file of zstd frames (and skippable frames).
+    ///   - options: the checksum check, the memory limit of a frame's window
+    ///     when it is streamed, and the dictionary.
+    /// - Throws: ``WeirError``: the file cannot be read, is not a regular
+    ///   file, is not zstd, is truncated or corrupt.
+    public convenience init(path: String, options: DecompressionOptions = DecompressionOptions()) throws(WeirError) {
+        try self.init(path: path, options: options, wholeFrameLimit: Self.cacheableFrameSize)
+    }
+
+    /// Opens `path`, decoding frames of up to `wholeFrameLimit` whole.
+    init(path: String, options: DecompressionOptions, wholeFrameLimit: Int) throws(WeirError) {
+        self.wholeFrameLimit = wholeFrameLimit
+        let listing = try FrameListing.read(path: path)
+        let file = try Descriptor.openForReading(path)
+        descriptor = FileDescriptor(rawValue: file.fd)
+        self.path = path
+        self.options = options
+        do throws(WeirError) {
+            dictionary = try options.dictionary.map { d throws(WeirError) in try DecompressionDictionary(d) }
+            var frames: [Frame] = []
+            var content = 0
+            for frame in listing.frames where !frame.isSkippable {
+                let size: Int
+                if let declared = frame.decompressedSize {
+                    size = declared
+                } else {
+                    size = try Self.measure(file, offset: frame.offset, compressedSize: frame.compressedSize,
+                                            options: options, dictionary: dictionary, path: path)
+                }
+                frames.append(Frame(offset: frame.offset, compressedSize: frame.compressedSize, contentOffset: content,
+                                    contentSize: size))
+                content += size
+            }
+            self.frames = frames
+            count = content
+        } catch {
+            file.close()
+            throw error
+        }
+        indexedFromSeekTable = listing.fromSeekTable
+        warnings = listing.warnings
+    }
+
+    deinit { try? descriptor.close() }
+
+    /// The zstd frames of the file.
+    public var frameCount: Int { frames.count }
+
+    /// The bytes of the content from `offset`, `count` of them.
+    ///
+    /// - Throws: ``WeirError`` `.outOfRange` when the range ends past
+    ///   ``count``; `.corrupt`, `.checksumMismatch`, `.truncated` for bad data.
+    public func read(at offset: Int, count: Int) throws(WeirError) -> Data {
+        var data = Data()
+        data.reserveCapacity(max(0, count))
+        _ = try read(offset ..< offset + max(0, count)) { piece throws(WeirError) in data.append(contentsOf: piece) }
+        return data
+    }
+
+    /// The bytes of `range` of the content, in pieces handed to `body` in
+    /// order (each valid only during the call).
+    ///
+    /// - Returns: how many frames the range touched.
+    /// - Throws: ``WeirError`` `.outOfRange` when the range ends past
+    ///   ``count`` (before `body` is called), an error of decoding, or what
+    ///   `body` throws.
+    @discardableResult
+    public func read(_ range: Range<Int>,
+                     _ body: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) -> Int {
+        guard range.lowerBound >= 0, range.upperBound <= count else {
+            throw WeirError.outOfRange(path: path, range: range, size: count)
+        }
+        guard !range.isEmpty else { return 0 }
+        var index = firstFrame(containing: range.lowerBound)
+        var touched = 0
+        while index < frames.count, frames[index].contentOffset < range.upperBound {
+            let frame = frames[index]
+            let inner = max(range.lowerBound, frame.contentOffset) - frame.contentOffset
+                ..< min(range.upperBound, frame.contentOffset + frame.contentSize) - frame.contentOffset
+            if !inner.isEmpty {
+                touched += 1
+                if frame.contentSize <= wholeFrameLimit {
+                    let bytes = try decodedWhole(index)
+                    try bytes.withUnsafeBytes { all in
+                        Result { () throws(WeirError) in try body(UnsafeRawBufferPointer(rebasing: all[inner])) }
+                    }.get()
+                } else {
+                    try stream(frame, inner, body)
+                }
+            }
+            index += 1
+        }
+        return touched
+    }
+
+    /// The bytes of `range` of the content, as an asynchronous sequence of
+    /// pieces of at most 1 MiB; the stream throws what ``read(_:_:)`` throws.
+    public func bytes(in range: Range<Int>) -> AsyncThrowingStream<Data, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task.detached {
+                do throws(WeirError) {
+                    var from = range.lowerBound
+                    while from < range.upperBound, !Task.isCancelled {
+                        let to = min(range.upperBound, from + (1 << 20))
+                        continuation.yield(try self.read(at: from, count: to - from))
+                        from = to
+                    }
+                    if range.isEmpty { _ = try self.read(range) { _ throws(WeirError) in } }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// The compressed bytes of the frames that `ranges` touch, a frame
+    /// counted once per range.
+    package func compressedBytes(touching ranges: [Range<Int>]) -> Int {
+        var total = 0
+        for range in ranges where !range.isEmpty {
+            var index = firstFrame(containing: range.lowerBound)
+            while index < frames.count, frames[index].contentOffset < range.upperBound {
+                total += frames[index].compressedSize
+                index += 1
+            }
+        }
+        return total
+    }
+
+    // MARK: Frames
+
+    /// The index of the frame that holds content offset `offset` (binary search).
+    private func firstFrame(containing offset: Int) -> Int {
+        var low = 0, high = frames.count
+        while low < high {
+            let middle = (low + high) / 2
+            if frames[middle].contentOffset + frames[middle].contentSize <= offset { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// Frame `index` decoded whole, from the cache or decoded now (outside
+    /// the lock: other reads go on meanwhile) and then kept.
+    private func decodedWhole(_ index: Int) throws(WeirError) -> [UInt8] {
+        if let kept = cache.withLock({ cache in cache.frames.first(where: { $0.index == index })?.bytes }) { return kept }
+        let frame = frames[index]
+        let source = try Descriptor(descriptor.rawValue, path: path)
+            .read(count: frame.compressedSize, at: frame.offset, operation: .read)
+        guard source.count == frame.compressedSize else {
+            throw WeirError.truncated(path: path, operation: .decompress, "the file ends inside frame \(index)")
+        }
+        let context = try DecompressionContext(windowLogMax: 31, verifyChecksum: options.verifyChecksum,
+                                               dictionary: dictionary, path: path)
+        var bytes = [UInt8](repeating: 0, count: frame.contentSize)
+        let written = try source.withUnsafeBytes { input in
+            bytes.withUnsafeMutableBytes { output in
+                Result { () throws(WeirError) in try context.decompressFrame(input, into: output) }
+            }
+        }.get()
+        guard written == frame.contentSize else {
+            throw WeirError.corrupt(path: path, operation: .decompress, "decodes to \(written) bytes, not the \(frame.contentSize) indexed",
+                                    frame: index, offset: frame.offset)
+        }
+        cache.withLock { cache in
+            cache.frames.removeAll { $0.index == index }
+            cache.frames.append((index, bytes))
+            if cache.frames.count > Self.cachedFrames { cache.frames.removeFirst() }
+        }
+        return bytes
+    }
+
+    /// Streams `frame` from its start, handing `body` the bytes of `inner`
+    /// (offsets within the frame's content); stops once past them.
+    private func stream(_ frame: Frame, _ inner: Range<Int>,
+                        _ body: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) {
+        let context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
+                                               verifyChecksum: options.verifyChecksum, dictionary: dictionary, path: path)
+        let reader = Descriptor(descriptor.rawValue, path: path)
+        var output = [UInt8](repeating: 0, count: 1 << 20)
+        var produced = 0
+        var read = 0
+        while read < frame.compressedSize, produced < inner.upperBound {
+            let input = try reader.read(count: min(1 << 20, frame.compressedSize - read), at: frame.offset + read,
+                                        operation: .read)
+            guard !input.isEmpty else {
+                throw WeirError.truncated(path: path, operation: .decompress, "the file ends inside a frame")
+            }
+            read += input.count
+            var consumed = 0
+            while consumed < input.count || produced < inner.upperBound {
+                var filled = 0
+                let before = consumed
+                let hint = try input.withUnsafeBytes { source in
+                    output.withUnsafeMutableBytes { destination in
+                        Result { () throws(WeirError) in
+                            try context.decompressStream(source, consumed: &consumed, into: destination, filled: &filled)
+                        }
+                    }
+                }.get()
+                let piece = produced ..< produced + filled
+                let wanted = max(piece.lowerBound, inner.lowerBound) ..< min(piece.upperBound, inner.upperBound)
+                if !wanted.isEmpty {
+                    let slice = (wanted.lowerBound - produced) ..< (wanted.upperBound - produced)
+                    try output.withUnsafeBytes { all in
+                        Result { () throws(WeirError) in try body(UnsafeRawBufferPointer(rebasing: all[slice])) }
+                    }.get()
+                }
+                produced += filled
+                if produced >= inner.upperBound || hint == 0 { break }
+                if filled == 0 && consumed == before { break }  // needs more input
+            }
+        }
+        guard produced >= inner.upperBound else {
+            throw WeirError.corrupt(path: path, operation: .decompress, "ends before the content its index gives", offset: frame.offset)
+        }
+    }
+
+    /// The content size of a frame that does not declare it: decoded, and
+    /// counted.
+    private static func measure(_ file: Descriptor, offset: Int, compressedSize: Int, options: DecompressionOptions,
+                                dictionary: DecompressionDictionary?, path: String) throws(WeirError) -> Int {
+        let context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
+                                               verifyChecksum: options.verifyChecksum, dictionary: dictionary, path: path)
+        var output = [UInt8](repeating: 0, count: 1 << 20)
+        var total = 0
+        var read = 0
+        var hint = 1
+        while read < compressedSize {
+            let input = try file.read(count: min(1 << 20, compressedSize - read), at: offset + read, operation: .read)
+            guard !input.isEmpty else { break }
+            read += input.count
+            var consumed = 0
+            repeat {
+                var filled = 0
+                hint = try input.withUnsafeBytes { source in
+                    output.withUnsafeMutableBytes { destination in
+                        Result { () throws(WeirError) in
+                            try context.decompressStream(source, consumed: &consumed, into: destination, filled: &filled)
+                        }
+                    }
+                }.get()
+                total += filled
+                if filled < output.count && consumed == input.count { break }
+            } while hint != 0 || consumed < input.count
+        }
+        guard hint == 0 else {
+            throw WeirError.truncated(path: path, operation: .decompress, "the file ends inside a frame")
+        }
+        return total
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+@testable import Weir
+
+/// Random access to the content of zstd files: every range read through the
+/// reader is the same bytes as that range of the whole decode.
+@Suite("Seekable reader")
+struct SeekableReaderTests {
+    /// A scratch folder, removed at the end of the test.
+    final class Folder: Sendable {
+        let url = TestData.temporaryFolder()
+        deinit { try? FileManager.default.removeItem(at: url) }
+        func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+        func write(_ name: String, _ bytes: [UInt8]) {
+            _ = FileManager.default.createFile(atPath: path(name), contents: Data(bytes))
+        }
+    }
+
+    /// Checks `reader` against `content`: both ends, every frame boundary
+    /// (from the frames' sizes), empty ranges and random ones.
+    func expectRanges(_ reader: SeekableReader, _ content: [UInt8], seed: UInt64,
+                      sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(reader.count == content.count, sourceLocation: sourceLocation)
+        var random = SplitMix(seed: seed)
+        var ranges: [Range<Int>] = [0 ..< 0, 0 ..< 1, 0 ..< content.count, content.count - 1 ..< content.count,
+                                    content.count ..< content.count]
+        for _ in 0 ..< 150 {
+            let start = Int(random.next() % UInt64(content.count))
+            let length = Int(random.next() % UInt64(min(300_000, content.count - start) + 1))
+            ranges.append(start ..< start + length)
+        }
+        for range in ranges {
+            let read = try reader.read(at: range.lowerBound, count: range.count)
+            #expect(Array(read) == Array(content[range]), "\(range)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("weir's frames, indexed by their seek table; a range past the end is refused, naming the sizes")
+    func weirFile() async throws {
+        let folder = Folder()
+        let content = TestData.text(1_500_000)
+        folder.write("data", content)
+        _ = try await Compressor(options: CompressionOptions(level: 3, threads: 2, chunkSize: 64 << 10))
+            .compress(file: folder.path("data"))
+        let reader = try SeekableReader(path: folder.path("data.zst"))
+        #expect(reader.indexedFromSeekTable && reader.frameCount == 23 && reader.warnings.isEmpty)
+        try expectRanges(reader, content, seed: 1)
+        // Across a boundary: two frames touched.
+        #expect(try reader.read((64 << 10) - 10 ..< (64 << 10) + 10) { _ throws(WeirError) in } == 2)
+        #expect(throws: WeirError.self) { try reader.read(at: content.count - 5, count: 6) }
+        do {
+            _ = try reader.read(at: 10, count: content.count)
+        } catch {
+            #expect(error.kind == .outOfRange && error.reason.contains("(1500000 bytes)"), "\(error)")
+        }
+        var streamed: [UInt8] = []
+        for try await piece in reader.bytes(in: 1_000_000 ..< 1_400_000) { streamed += piece }
+        #expect(streamed == Array(content[1_000_000 ..< 1_400_000]))
+    }
+
+    @Test("files without a seek table: zstd's one frame, pzstd's, frames without a content size, a concatenation")
+    func otherFiles() async throws {
+        let folder = Folder()
+        let content = TestData.text(900_000, seed: 3)
+        let files: [(String, [UInt8])] = [
+            ("zstd", try TestData.realTool("/usr/bin/zstd", ["-3"], input: content)),
+            ("pzstd", try TestData.realTool("/usr/bin/pzstd", ["-p", "2", "-3"], input: content)),
+            ("nosize", try TestData.realTool("/usr/bin/zstd", ["--no-content-size"], input: content)),
+        ]
+        for (index, (name, bytes)) in files.enumerated() {
+            folder.write(name, bytes)
+            let reader = try SeekableReader(path: folder.path(name))
+            #expect(!reader.indexedFromSeekTable, "\(name)")
+            try expectRanges(reader, content, seed: UInt64(10 + index))
+        }
+        // A weir file after zstd's and pzstd's: its table covers only its part.
+        folder.write("data", content)
+        _ = try await Compressor(options: CompressionOptions(level: 3, threads: 2, chunkSize: 64 << 10))
+            .compress(file: folder.path("data"))
+        let weir = try #require(FileManager.default.contents(atPath: folder.path("data.zst"))).map { $0 }
+        folder.write("all", files[0].1 + files[1].1 + weir)
+        let all = try SeekableReader(path: folder.path("all"))
+        #expect(!all.indexedFromSeekTable)
+        try expectRanges(all, content + content + content, seed: 20)
+    }
+
+    @Test("a frame larger than the whole-frame limit is streamed from its start; a damaged table is ignored, with a warning")
+    func streamedAndDamaged() async throws {
+        let folder = Folder()
+        let content = TestData.text(700_000, seed: 4)
+        folder.write("big", try TestData.realTool("/usr/bin/zstd", ["-3"], input: content))
+        let streaming = try SeekableReader(path: folder.path("big"), options: DecompressionOptions(), wholeFrameLimit: 1000)
+        try expectRanges(streaming, content, seed: 30)
+
+        folder.write("data", content)
+        _ = try await Compressor(options: CompressionOptions(level: 3, threads: 2, chunkSize: 64 << 10))
+            .compress(file: folder.path("data"))
+        var bytes = try #require(FileManager.default.contents(atPath: folder.path("data.zst"))).map { $0 }
+        // The first entry's decompressed size, in the table after its 8-byte skippable header.
+        let footer = bytes.count - 9
+        let frames = Int(bytes[footer]) | Int(bytes[footer + 1]) << 8
+        let entrySize = bytes[footer + 4] & 0x80 != 0 ? 12 : 8
+        let table = footer - frames * entrySize
+        bytes[table + 4] ^= 0x01
+        folder.write("damaged.zst", bytes)
+        let reader = try SeekableReader(path: folder.path("damaged.zst"))
+        #expect(!reader.indexedFromSeekTable && reader.warnings.count == 1, "\(reader.warnings)")
+        try expectRanges(reader, content, seed: 31)
+    }
+}
+
+/// A small deterministic generator for the ranges.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
