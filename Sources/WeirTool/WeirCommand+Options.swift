@@ -160,6 +160,9 @@ struct DecompressionFlags: ParsableArguments {
 
     @Flag(inversion: .prefixedNo, help: "Make holes of the zero blocks of the output (default: on for files, off for stdout).")
     var sparse: Bool?
+
+    @Option(name: .customLong("range"), help: ArgumentHelp("Decompress only these bytes of the content: START:END (END excluded), START:+LENGTH, START: or :END, sizes with K, M, G, T (1G:+1M), comma-separated or repeated; written in the order given, to standard output unless -o. From a file, only the frames holding them are read and decoded (a seek table finds them at once); from a pipe, in increasing order, the bytes before are decoded and dropped.", valueName: "LIST"))
+    var ranges: [String] = []
 }
 
 /// Dictionaries and long-distance matching, as zstd spells them.

@@ -161,6 +161,18 @@ struct WeirCommand: ParsableCommand {
         } catch {
             throw ValidationError("--zstd: \(error.reason)")
         }
+        if !decompressionFlags.ranges.isEmpty {
+            guard operationFlags.operation == .decompress || operationFlags.operation == .test else {
+                throw ValidationError("--range reads part of a compressed input: it goes with -d or -t.")
+            }
+            if let invalid = decompressionFlags.ranges.first(where: { ByteRangeList($0) == nil }) {
+                throw ValidationError("--range=\(invalid): not a list of START:END, START:+LENGTH, START: or :END.")
+            }
+            if outputFlags.removeInput || operationFlags.recursive || outputFlags.outputDirFlat != nil
+                || outputFlags.outputDirMirror != nil {
+                throw ValidationError("--range reads one input to one output: it cannot go with --rm, -r or an output folder.")
+            }
+        }
         if let priority = benchmarkFlags.priority, priority != "rt" {
             throw ValidationError("--priority=\(priority): the only priority is rt.")
         }
@@ -206,7 +218,9 @@ struct WeirCommand: ParsableCommand {
         case .list: ListReport(files: inputs, verbose: messageFlags.verbose > 0, console: console).run() == 0 ? Int32(0) : 1
         case .train, .trainCover, .trainFastCover, .trainLegacy: trainDictionary(inputs, console: console)
         case .benchmark: benchmark(inputs, console: console)
-        case .compress, .decompress, .test: process(inputs, console: console)
+        case .compress, .decompress, .test:
+            // A `where` after two patterns would guard only the second.
+            decompressionFlags.ranges.isEmpty ? process(inputs, console: console) : extractRanges(inputs, console: console)
         }
         return status != 0 ? status : failed ? 1 : 0
     }

@@ -1,0 +1,93 @@
+import Dispatch
+import Glibc
+import Weir
+import WeirCLI
+
+/// `-d --range=LIST` and `-t --range=LIST`: bytes of the decompressed
+/// content of one input (``RangeExtraction``).
+extension WeirCommand {
+    /// Writes (or, with -t, decodes) the ranges of the one input; returns the
+    /// exit status.
+    func extractRanges(_ inputs: [String], console: Console) -> Int32 {
+        guard inputs.count == 1, let input = inputs.first else {
+            console.error("--range reads one input, not \(inputs.count)")
+            return 1
+        }
+        // Validated already (WeirCommand.validate): every list parses.
+        guard let list = ByteRangeList(decompressionFlags.ranges.joined(separator: ",")) else { return 1 }
+        let ranges = list.items.map { RangeExtraction.Range(start: $0.start, end: $0.end) }
+        let (dictionary, unreadable) = readDictionary(console: console)
+        if unreadable { return 1 }
+        let options = decompressionOptions(toStandardOutput: true, dictionary: dictionary)
+        let testing = operationFlags.operation == .test
+        let inputName = input == "-" ? "(stdin)" : input
+        // The output: standard output unless -o FILE; nothing when testing.
+        var output: Int32?
+        var outputName = "(stdout)"
+        if !testing {
+            if let file = outputFile, file != "-" {
+                outputName = file
+                let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (outputFlags.force ? O_TRUNC : O_EXCL)
+                let fd = FileName.withCString(file) { open($0, flags, 0o666) }
+                guard fd >= 0 else {
+                    let error = WeirError.system(errno, path: file, operation: .create)
+                    console.error(errno == EEXIST ? "\(FileName.displayed(file)): already exists (-f overwrites it)"
+                                                  : CommandHint.message(for: error))
+                    return 1
+                }
+                output = fd
+            } else {
+                output = STDOUT_FILENO
+            }
+        }
+        defer { if let output, output != STDOUT_FILENO { close(output) } }
+        let start = ResourceUsage.current()
+        let began = DispatchTime.now().uptimeNanoseconds
+        let outcome: RangeExtraction.Outcome
+        do throws(WeirError) {
+            let descriptor = input == "-" ? STDIN_FILENO : nil
+            let isFile = descriptor == nil && FileStatus.of(path: input)?.isRegularFile == true
+            if isFile {
+                outcome = try RangeExtraction.file(path: input, ranges: ranges, options: options, output: output,
+                                                   outputName: outputName)
+            } else {
+                guard list.isAscending else {
+                    console.error("\(FileName.displayed(inputName)): from a stream, the ranges must be in increasing order")
+                    return 1
+                }
+                var fd = descriptor ?? -1
+                if descriptor == nil {
+                    fd = FileName.withCString(input) { open($0, O_RDONLY | O_CLOEXEC) }
+                    guard fd >= 0 else {
+                        console.error(CommandHint.message(for: WeirError.system(errno, path: input, operation: .open)))
+                        return 1
+                    }
+                }
+                defer { if descriptor == nil { close(fd) } }
+                outcome = try RangeExtraction.stream(input: fd, inputName: inputName, ranges: ranges, options: options,
+                                                     output: output, outputName: outputName)
+            }
+        } catch {
+            console.error(CommandHint.message(for: error))
+            return 1
+        }
+        for warning in outcome.warnings { console.warning(warning, file: input) }
+        if messageFlags.json {
+            var statistics = Statistics()
+            statistics.bytesIn = outcome.bytesIn
+            statistics.bytesOut = outcome.bytesOut
+            statistics.frames = outcome.framesRead
+            statistics.seconds = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
+            statistics = statistics.measuringUsage(since: start)
+            console.json(JSONRecord(operation: testing ? .test : .decompress, input: input,
+                                    output: testing ? nil : (output == STDOUT_FILENO ? "-" : outputName),
+                                    statistics: statistics, level: nil, chunkBytes: nil))
+        } else if messageFlags.verbose > 0 {
+            let frames = outcome.frames.map { " of \($0)" } ?? ""
+            console.write("\(FileName.displayed(inputName)): \(outcome.bytesOut) bytes in \(ranges.count) range"
+                          + "\(ranges.count == 1 ? "" : "s"), \(outcome.framesRead) frame\(outcome.framesRead == 1 ? "" : "s")"
+                          + "\(frames) read\n")
+        }
+        return 0
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+
+/// `weir -d --range`: bytes of the decompressed content, from files (with
+/// and without a seek table) and pipes, compared with slices of the original.
+@Suite("weir -d --range")
+struct RangeCommandTests {
+    /// A text of `size` bytes compressed by weir in 64 KiB frames (with a
+    /// seek table), by zstd (one frame) and by pzstd.
+    func files(_ scratch: Scratch, size: Int = 1_000_000) throws -> Data {
+        let original = scratch.text("a", size: size)
+        #expect(try WeirProcess.run(["-q", "-B", "64K", "a", "-o", "weir.zst"], in: scratch.url).status == 0)
+        #expect(try scratch.zstd(["-q", "a", "-o", "zstd.zst"]).status == 0)
+        let pzstd = try WeirProcess.run(["-q", "-p", "2", "a", "-o", "pzstd.zst"], in: scratch.url, executable: "/usr/bin/pzstd")
+        #expect(pzstd.status == 0, "\(pzstd.stderr)")
+        return original
+    }
+
+    @Test("any ranges, in any order, from weir's, zstd's and pzstd's files: the same bytes as the slices")
+    func fromFiles() throws {
+        let scratch = Scratch()
+        let original = try files(scratch)
+        var generator = SystemRandomNumberGenerator()
+        for name in ["weir.zst", "zstd.zst", "pzstd.zst"] {
+            for _ in 0 ..< 6 {
+                let ranges = (0 ..< 3).map { _ -> Range<Int> in
+                    let start = Int.random(in: 0 ... original.count, using: &generator)
+                    return start ..< Int.random(in: start ... min(original.count, start + 200_000), using: &generator)
+                }
+                let list = ranges.map { "\($0.lowerBound):\($0.upperBound)" }.joined(separator: ",")
+                let run = try WeirProcess.run(["-d", "--range=\(list)", name], in: scratch.url)
+                #expect(run.status == 0, "\(name) \(list): \(run.stderr)")
+                let expected = ranges.reduce(Data()) { $0 + original[$1] }
+                #expect(run.stdout == expected, "\(name) \(list)")
+            }
+            // Both ends, an open end, a length, size suffixes, repeated flags.
+            let ends = try WeirProcess.run(["-d", "--range=:10", "--range=999990:,64K:+1K", name], in: scratch.url)
+            #expect(ends.stdout == original[0 ..< 10] + original[999_990...] + original[65536 ..< 66560], "\(name)")
+        }
+    }
+
+    @Test("from a pipe, in increasing order; decreasing ranges are refused there, not from a file")
+    func fromPipe() throws {
+        let scratch = Scratch()
+        let original = try files(scratch)
+        for name in ["weir.zst", "zstd.zst", "pzstd.zst"] {
+            let run = try WeirProcess.shell("cat \(name) | $WEIR -d --range=5:+100,300000:300010,999000:", in: scratch.url)
+            #expect(run.status == 0, "\(name): \(run.stderr)")
+            #expect(run.stdout == original[5 ..< 105] + original[300_000 ..< 300_010] + original[999_000...], "\(name)")
+        }
+        let backwards = try WeirProcess.shell("cat weir.zst | $WEIR -d --range=500:600,0:10", in: scratch.url)
+        #expect(backwards.status == 1 && backwards.stderr.contains("increasing order"), "\(backwards.stderr)")
+        let file = try WeirProcess.run(["-d", "--range=500:600,0:10", "weir.zst"], in: scratch.url)
+        #expect(file.stdout == original[500 ..< 600] + original[0 ..< 10])
+    }
+
+    @Test("a range past the end: exit 1, the sizes named, nothing written from a file")
+    func pastTheEnd() throws {
+        let scratch = Scratch()
+        _ = try files(scratch)
+        let run = try WeirProcess.run(["-d", "--range=0:10,999999:+2", "weir.zst"], in: scratch.url)
+        #expect(run.status == 1 && run.stdout.isEmpty, "\(run.stdout.count) bytes written")
+        #expect(run.stderr.contains("999999:1000001 ends past the end of the content (1000000 bytes)"), "\(run.stderr)")
+        let start = try WeirProcess.run(["-d", "--range=2M:", "zstd.zst"], in: scratch.url)
+        #expect(start.status == 1 && start.stderr.contains("starts past the end"), "\(start.stderr)")
+        let piped = try WeirProcess.shell("cat zstd.zst | $WEIR -d --range=999999:+2", in: scratch.url)
+        #expect(piped.status == 1 && piped.stderr.contains("past the end"), "\(piped.stderr)")
+    }
+
+    @Test("-o writes the bytes to a file (refusing an existing one without -f); -t decodes only; --json counts frames")
+    func outputsAndTests() throws {
+        let scratch = Scratch()
+        let original = try files(scratch)
+        #expect(try WeirProcess.run(["-d", "--range=100:+70000", "weir.zst", "-o", "part"], in: scratch.url).status == 0)
+        #expect(scratch.data("part") == original[100 ..< 70100])
+        let again = try WeirProcess.run(["-d", "--range=0:1", "weir.zst", "-o", "part"], in: scratch.url)
+        #expect(again.status == 1 && again.stderr.contains("already exists"), "\(again.stderr)")
+        #expect(try WeirProcess.run(["-d", "-f", "--range=0:1", "weir.zst", "-o", "part"], in: scratch.url).status == 0)
+        #expect(scratch.data("part") == original[0 ..< 1])
+
+        let tested = try WeirProcess.run(["-t", "--range=60000:+10000", "weir.zst"], in: scratch.url)
+        #expect(tested.status == 0 && tested.stdout.isEmpty, "\(tested.stderr)")
+        let json = try WeirProcess.run(["-d", "--json", "--range=60000:+10000", "weir.zst"], in: scratch.url)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stderr.utf8)) as? [String: Any])
+        #expect(object["frames"] as? Int == 2 && object["bytes_out"] as? Int == 10_000, "\(json.stderr)")
+
+        // A damaged frame inside the range fails the test; one outside it is not read.
+        var bytes = try #require(scratch.data("weir.zst"))
+        bytes[bytes.count / 2] ^= 0xFF
+        try bytes.write(to: scratch.url.appendingPathComponent("bad.zst"))
+        #expect(try WeirProcess.run(["-t", "--range=0:+\(original.count)", "bad.zst"], in: scratch.url).status == 1)
+        #expect(try WeirProcess.run(["-t", "--range=0:+1000", "bad.zst"], in: scratch.url).status == 0)
+    }
+
+    @Test("--range needs -d or -t, one input, and valid lists")
+    func refused() throws {
+        let scratch = Scratch()
+        _ = try files(scratch, size: 10_000)
+        for arguments in [["--range=0:1", "a"], ["-d", "--range=5:1", "weir.zst"], ["-d", "--range=x", "weir.zst"],
+                          ["-d", "--rm", "--range=0:1", "weir.zst"], ["-d", "--range=0:1", "weir.zst", "zstd.zst"]] {
+            let run = try WeirProcess.run(arguments, in: scratch.url)
+            #expect(run.status == 1 && run.stderr.contains("range"), "\(arguments): \(run.stderr)")
+        }
+    }
+}
