@@ -21,7 +21,7 @@ struct SeekableReaderTests {
     func expectRanges(_ reader: SeekableReader, _ content: [UInt8], seed: UInt64,
                       sourceLocation: SourceLocation = #_sourceLocation) throws {
         #expect(reader.count == content.count, sourceLocation: sourceLocation)
-        var random = SplitMix(seed: seed)
+        var random = SeededGenerator(seed: seed)
         var ranges: [Range<Int>] = [0 ..< 0, 0 ..< 1, 0 ..< content.count, content.count - 1 ..< content.count,
                                     content.count ..< content.count]
         for _ in 0 ..< 150 {
@@ -106,18 +106,5 @@ struct SeekableReaderTests {
         let reader = try SeekableReader(path: folder.path("damaged.zst"))
         #expect(!reader.indexedFromSeekTable && reader.warnings.count == 1, "\(reader.warnings)")
         try expectRanges(reader, content, seed: 31)
-    }
-}
-
-/// A small deterministic generator for the ranges.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
