@@ -21,26 +21,23 @@ extension WeirCommand {
         let options = decompressionOptions(toStandardOutput: true, dictionary: dictionary)
         let testing = operationFlags.operation == .test
         let inputName = input == "-" ? "(stdin)" : input
-        // The output: standard output unless -o FILE; nothing when testing.
-        var output: Int32?
-        var outputName = "(stdout)"
-        if !testing {
-            if let file = outputFile, file != "-" {
-                outputName = file
-                let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (outputFlags.force ? O_TRUNC : O_EXCL)
-                let fd = FileName.withCString(file) { open($0, flags, 0o666) }
-                guard fd >= 0 else {
-                    let error = WeirError.system(errno, path: file, operation: .create)
-                    console.error(errno == EEXIST ? "\(FileName.displayed(file)): already exists (-f overwrites it)"
-                                                  : CommandHint.message(for: error))
-                    return 1
-                }
-                output = fd
-            } else {
-                output = STDOUT_FILENO
+        // The output: standard output unless -o FILE (a hidden temporary
+        // file named FILE once complete, as every file weir writes); nothing
+        // when testing.
+        var file: OutputFile?
+        if !testing, let path = outputFile, path != "-" {
+            do throws(WeirError) {
+                file = try OutputFile(path: path, force: outputFlags.force)
+            } catch {
+                console.error(CommandHint.message(for: error))
+                return 1
             }
         }
-        defer { if let output, output != STDOUT_FILENO { close(output) } }
+        let output: Int32? = testing ? nil : file?.descriptor ?? STDOUT_FILENO
+        let outputName = file?.path ?? "(stdout)"
+        let signals = SignalHandler(console: console)
+        signals.install()
+        defer { signals.uninstall() }
         let start = ResourceUsage.current()
         let began = DispatchTime.now().uptimeNanoseconds
         let outcome: RangeExtraction.Outcome
@@ -49,7 +46,7 @@ extension WeirCommand {
             let isFile = descriptor == nil && FileStatus.of(path: input)?.isRegularFile == true
             if isFile {
                 outcome = try RangeExtraction.file(path: input, ranges: ranges, options: options, output: output,
-                                                   outputName: outputName)
+                                                   outputName: outputName, cancellation: signals.cancellation)
             } else {
                 guard list.isAscending else {
                     console.error("\(FileName.displayed(inputName)): from a stream, the ranges must be in increasing order")
@@ -65,9 +62,13 @@ extension WeirCommand {
                 }
                 defer { if descriptor == nil { close(fd) } }
                 outcome = try RangeExtraction.stream(input: fd, inputName: inputName, ranges: ranges, options: options,
-                                                     output: output, outputName: outputName)
+                                                     output: output, outputName: outputName,
+                                                     cancellation: signals.cancellation)
             }
+            try file?.commit(copying: nil, sync: !outputFlags.noSync)
         } catch {
+            file?.discard()
+            if let signal = signals.received { return 128 + signal }
             console.error(CommandHint.message(for: error))
             return 1
         }
@@ -80,7 +81,7 @@ extension WeirCommand {
             statistics.seconds = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
             statistics = statistics.measuringUsage(since: start)
             console.json(JSONRecord(operation: testing ? .test : .decompress, input: input,
-                                    output: testing ? nil : (output == STDOUT_FILENO ? "-" : outputName),
+                                    output: testing ? nil : (file == nil ? "-" : outputName),
                                     statistics: statistics, level: nil, chunkBytes: nil))
         } else if messageFlags.verbose > 0 {
             let frames = outcome.frames.map { " of \($0)" } ?? ""

@@ -90,6 +90,11 @@ struct RangeCommandTests {
         try bytes.write(to: scratch.url.appendingPathComponent("bad.zst"))
         #expect(try WeirProcess.run(["-t", "--range=0:+\(original.count)", "bad.zst"], in: scratch.url).status == 1)
         #expect(try WeirProcess.run(["-t", "--range=0:+1000", "bad.zst"], in: scratch.url).status == 0)
+        // Written to a file, a failure leaves nothing under its name, as every weir output.
+        let failed = try WeirProcess.run(["-d", "--range=0:+\(original.count)", "bad.zst", "-o", "cut"], in: scratch.url)
+        #expect(failed.status == 1 && !scratch.exists("cut"), "\(failed.stderr)")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter { $0.hasPrefix(".weir-") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
     @Test("--range needs -d or -t, one input, and valid lists")

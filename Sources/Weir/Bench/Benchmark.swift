@@ -60,8 +60,9 @@ package struct Benchmark: Sendable {
     // MARK: weir
 
     /// weir's pipelines on the sample: each part compressed as `weir FILE`
-    /// would, then decoded as `weir -d` would; with `decodeOnly`, the parts
-    /// are zstd data and are only decoded.
+    /// would, then decoded once into memory files (compared with the sample)
+    /// and timed as `weir -t` decodes; with `decodeOnly`, the parts are zstd
+    /// data and are only decoded.
     package func weir(_ compression: CompressionOptions, _ decompression: DecompressionOptions,
                       decodeOnly: Bool = false) throws(WeirError) -> Result {
         var result = Result()

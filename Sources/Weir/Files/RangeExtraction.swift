@@ -4,7 +4,7 @@ import SystemPackage
 
 /// `weir -d --range`: byte ranges of a zstd input's decompressed content,
 /// written in the order given, through DispatchIO (an ``OrderedWriter``), or
-/// only decoded (`-t`).
+/// only decoded (`-t`). A ``Cancellation`` stops it between pieces.
 ///
 /// - A regular file goes through a ``SeekableReader``: the frames are
 ///   indexed first (seek table, or frame and block headers), every range is
@@ -42,7 +42,7 @@ package enum RangeExtraction {
 
     /// The ranges of the file at `path` to `output` (nil: decode only).
     package static func file(path: String, ranges: [Range], options: DecompressionOptions, output: Int32?,
-                             outputName: String) throws(WeirError) -> Outcome {
+                             outputName: String, cancellation: Cancellation? = nil) throws(WeirError) -> Outcome {
         let reader = try SeekableReader(path: path, options: options)
         let resolved = ranges.map { $0.start ..< max($0.start, $0.end ?? reader.count) }
         if let past = resolved.first(where: { $0.upperBound > reader.count }) {
@@ -53,6 +53,7 @@ package enum RangeExtraction {
         do throws(WeirError) {
             for range in resolved {
                 outcome.framesRead += try reader.read(range) { piece throws(WeirError) in
+                    if cancellation?.isCancelled == true { throw WeirError.cancelled(path: path, operation: .decompress) }
                     try sink?.write(piece)
                     outcome.bytesOut += piece.count
                 }
@@ -69,7 +70,8 @@ package enum RangeExtraction {
     /// The ranges of the stream `input` to `output` (nil: decode only), in
     /// one pass; `ranges` must be in increasing order.
     package static func stream(input: Int32, inputName: String, ranges: [Range], options: DecompressionOptions,
-                               output: Int32?, outputName: String) throws(WeirError) -> Outcome {
+                               output: Int32?, outputName: String,
+                               cancellation: Cancellation? = nil) throws(WeirError) -> Outcome {
         let context = try DecompressionContext(
             windowLogMax: options.windowLimit.logMax, verifyChecksum: options.verifyChecksum,
             dictionary: try options.dictionary.map { d throws(WeirError) in try DecompressionDictionary(d) },
@@ -91,6 +93,9 @@ package enum RangeExtraction {
                     throw WeirError.system((error as? Errno)?.rawValue ?? EIO, path: inputName, operation: .read)
                 }
                 if got == 0 { break }
+                if cancellation?.isCancelled == true {
+                    throw WeirError.cancelled(path: inputName, operation: .decompress)
+                }
                 outcome.bytesIn += got
                 var consumed = 0
                 var filled = 0
