@@ -242,43 +242,19 @@ public final class SeekableReader: Sendable {
                         _ body: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) {
         let context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
                                                verifyChecksum: options.verifyChecksum, dictionary: dictionary, path: path)
-        let reader = Descriptor(descriptor.rawValue, path: path)
-        var output = [UInt8](repeating: 0, count: 1 << 20)
         var produced = 0
-        var read = 0
-        while read < frame.compressedSize, produced < inner.upperBound {
-            let input = try reader.read(count: min(1 << 20, frame.compressedSize - read), at: frame.offset + read,
-                                        operation: .read)
-            guard !input.isEmpty else {
-                throw WeirError.truncated(path: path, operation: .decompress, "the file ends inside a frame")
+        _ = try Self.decode(Descriptor(descriptor.rawValue, path: path), offset: frame.offset,
+                            compressedSize: frame.compressedSize, context: context, path: path) { piece throws(WeirError) in
+            let wanted = max(produced, inner.lowerBound) ..< min(produced + piece.count, inner.upperBound)
+            if !wanted.isEmpty {
+                try body(UnsafeRawBufferPointer(rebasing: piece[(wanted.lowerBound - produced) ..< (wanted.upperBound - produced)]))
             }
-            read += input.count
-            var consumed = 0
-            while consumed < input.count || produced < inner.upperBound {
-                var filled = 0
-                let before = consumed
-                let hint = try input.withUnsafeBytes { source in
-                    output.withUnsafeMutableBytes { destination in
-                        Result { () throws(WeirError) in
-                            try context.decompressStream(source, consumed: &consumed, into: destination, filled: &filled)
-                        }
-                    }
-                }.get()
-                let piece = produced ..< produced + filled
-                let wanted = max(piece.lowerBound, inner.lowerBound) ..< min(piece.upperBound, inner.upperBound)
-                if !wanted.isEmpty {
-                    let slice = (wanted.lowerBound - produced) ..< (wanted.upperBound - produced)
-                    try output.withUnsafeBytes { all in
-                        Result { () throws(WeirError) in try body(UnsafeRawBufferPointer(rebasing: all[slice])) }
-                    }.get()
-                }
-                produced += filled
-                if produced >= inner.upperBound || hint == 0 { break }
-                if filled == 0 && consumed == before { break }  // needs more input
-            }
+            produced += piece.count
+            return produced < inner.upperBound
         }
         guard produced >= inner.upperBound else {
-            throw WeirError.corrupt(path: path, operation: .decompress, "ends before the content its index gives", offset: frame.offset)
+            throw WeirError.corrupt(path: path, operation: .decompress, "ends before the content its index gives",
+                                    offset: frame.offset)
         }
     }
 
@@ -288,6 +264,18 @@ public final class SeekableReader: Sendable {
                                 dictionary: DecompressionDictionary?, path: String) throws(WeirError) -> Int {
         let context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
                                                verifyChecksum: options.verifyChecksum, dictionary: dictionary, path: path)
+        return try decode(file, offset: offset, compressedSize: compressedSize, context: context, path: path) { _ in true }
+    }
+
+    /// Decodes the frame of `compressedSize` bytes at `offset` of `file`,
+    /// read and decoded 1 MiB at a time, handing each decoded piece to `body`
+    /// in order until it returns false; the content bytes decoded.
+    ///
+    /// - Throws: `.truncated` when the bytes end inside the frame, or what
+    ///   decoding or `body` throws.
+    private static func decode(_ file: Descriptor, offset: Int, compressedSize: Int, context: DecompressionContext,
+                               path: String,
+                               _ body: (UnsafeRawBufferPointer) throws(WeirError) -> Bool) throws(WeirError) -> Int {
         var output = [UInt8](repeating: 0, count: 1 << 20)
         var total = 0
         var read = 0
@@ -297,8 +285,9 @@ public final class SeekableReader: Sendable {
             guard !input.isEmpty else { break }
             read += input.count
             var consumed = 0
+            var filled = 0
             repeat {
-                var filled = 0
+                filled = 0
                 hint = try input.withUnsafeBytes { source in
                     output.withUnsafeMutableBytes { destination in
                         Result { () throws(WeirError) in
@@ -307,8 +296,12 @@ public final class SeekableReader: Sendable {
                     }
                 }.get()
                 total += filled
-                if filled < output.count && consumed == input.count { break }
-            } while hint != 0 || consumed < input.count
+                let piece = filled
+                let more = try output.withUnsafeBytes { all in
+                    Result { () throws(WeirError) in try body(UnsafeRawBufferPointer(rebasing: all[0 ..< piece])) }
+                }.get()
+                if !more { return total }
+            } while consumed < input.count || filled == output.count
         }
         guard hint == 0 else {
             throw WeirError.truncated(path: path, operation: .decompress, "the file ends inside a frame")
