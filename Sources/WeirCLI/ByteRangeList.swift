@@ -1,27 +1,18 @@
+import Weir
+
 /// `--range=LIST`: byte ranges of the decompressed content, comma-separated,
 /// each `START:END` (END excluded), `START:+LENGTH`, `START:` (to the end) or
 /// `:END` (from the start). Numbers take weir's size suffixes: `K`, `M`, `G`,
 /// `T` (also `KB`, `KiB`…: powers of 1024), so `--range=1G:+1M` is the
 /// mebibyte at one gibibyte.
 package struct ByteRangeList: Equatable, Sendable {
-    /// One range; an `end` of nil is the end of the content.
-    package struct Item: Equatable, Sendable {
-        package var start: Int
-        package var end: Int?
-
-        package init(start: Int, end: Int?) {
-            self.start = start
-            self.end = end
-        }
-    }
-
-    /// The ranges, in the order given.
-    package var items: [Item]
+    /// The ranges, in the order given (an `end` of nil: the end of the content).
+    package var items: [RangeExtraction.Range]
 
     /// The ranges of `text`; nil when it is not a valid list (an end before
     /// its start, an unknown suffix, a number past 63 bits).
     package init?(_ text: String) {
-        var items: [Item] = []
+        var items: [RangeExtraction.Range] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             guard let colon = part.firstIndex(of: ":") else { return nil }
             let startText = part[..<colon], endText = part[part.index(after: colon)...]
@@ -40,7 +31,7 @@ package struct ByteRangeList: Equatable, Sendable {
                 guard let value = Self.size(endText), value >= start else { return nil }
                 end = value
             }
-            items.append(Item(start: start, end: end))
+            items.append(RangeExtraction.Range(start: start, end: end))
         }
         guard !items.isEmpty else { return nil }
         self.items = items

@@ -15,7 +15,7 @@ extension WeirCommand {
         }
         // Validated already (WeirCommand.validate): every list parses.
         guard let list = ByteRangeList(decompressionFlags.ranges.joined(separator: ",")) else { return 1 }
-        let ranges = list.items.map { RangeExtraction.Range(start: $0.start, end: $0.end) }
+        let ranges = list.items
         let (dictionary, unreadable) = readDictionary(console: console)
         if unreadable { return 1 }
         let options = decompressionOptions(toStandardOutput: true, dictionary: dictionary)
