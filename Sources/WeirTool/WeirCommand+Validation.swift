@@ -1,0 +1,76 @@
+import ArgumentParser
+import Weir
+import WeirCLI
+
+/// The checks of the command line that the parser cannot make: values in
+/// range, flags that cannot go together. A failure is a usage error (exit 1).
+extension WeirCommand {
+    mutating func validate() throws {
+        let training = operationFlags.operation.isTraining
+        if let long = dictionaryFlags.long, !CompressionOptions.longWindowLogs.contains(long) {
+            throw ValidationError("--long=\(long): the window log must be between \(CompressionOptions.longWindowLogs.lowerBound) and \(CompressionOptions.longWindowLogs.upperBound).")
+        }
+        if training && files.isEmpty && operationFlags.fileLists.isEmpty {
+            throw ValidationError("training needs the sample files: weir --train FILE... [-o DICT].")
+        }
+        try validateTraining()
+        if let fast = compressionFlags.fast, fast < 1 {
+            throw ValidationError("--fast=\(fast): the value must be 1 or more.")
+        }
+        // As zstd: a level past 32 bits is refused, not clamped.
+        if let level, level > Int(UInt32.max) {
+            throw ValidationError("-\(level): the numeric value overflows a 32-bit unsigned int.")
+        }
+        if let fast = compressionFlags.fast, fast > Int(UInt32.max) {
+            throw ValidationError("--fast=\(fast): the numeric value overflows a 32-bit unsigned int.")
+        }
+        let threads = resourceFlags.resolvedThreads
+        if threads < 0 || threads > 256 {
+            throw ValidationError("-T \(threads): the number of threads must be between 0 and 256.")
+        }
+        // Training cuts samples of -B bytes instead (validateTraining).
+        let chunkSize = compressionFlags.resolvedChunkSize.bytes
+        if !training, chunkSize < 1024 || chunkSize > 1 << 30 {
+            throw ValidationError("--chunk-size \(chunkSize): the chunk size must be between 1KiB and 1GiB.")
+        }
+        if outputFlags.outputDirFlat == "" || outputFlags.outputDirMirror == "" {
+            throw ValidationError("the output folder cannot be an empty string (did you mean . ?)")
+        }
+        if let level, level < 0 {
+            throw ValidationError("--level \(level): use --fast=N for negative levels.")
+        }
+        if let format = compressionFlags.format, format != .zstd {
+            throw ValidationError("--format=\(format.rawValue): weir reads and writes zstd only (--format=zstd).")
+        }
+        guard let parameters = compressionFlags.parameters else {
+            throw ValidationError("--zstd=\(compressionFlags.zstdParameters.joined(separator: ",")): not a list of "
+                                  + "parameters (wlog=N,clog=N,... or windowLog=N,chainLog=N,...)")
+        }
+        do throws(WeirError) {
+            try parameters.validate()
+        } catch {
+            throw ValidationError("--zstd: \(error.reason)")
+        }
+        if !decompressionFlags.ranges.isEmpty {
+            guard operationFlags.operation == .decompress || operationFlags.operation == .test else {
+                throw ValidationError("--range reads part of a compressed input: it goes with -d or -t.")
+            }
+            if let invalid = decompressionFlags.ranges.first(where: { ByteRangeList($0) == nil }) {
+                throw ValidationError("--range=\(invalid): not a list of START:END, START:+LENGTH, START: or :END.")
+            }
+            if outputFlags.removeInput || operationFlags.recursive || outputFlags.outputDirFlat != nil
+                || outputFlags.outputDirMirror != nil {
+                throw ValidationError("--range reads one input to one output: it cannot go with --rm, -r or an output folder.")
+            }
+        }
+        if let priority = benchmarkFlags.priority, priority != "rt" {
+            throw ValidationError("--priority=\(priority): the only priority is rt.")
+        }
+        if let seconds = benchmarkFlags.seconds, seconds < 0 || seconds > Int(UInt32.max) {
+            throw ValidationError("-i\(seconds): the seconds must be between 0 and \(UInt32.max).")
+        }
+        if compressionFlags.showDefaultCParams, operationFlags.operation != .compress {
+            throw ValidationError("--show-default-cparams shows compression parameters: it cannot go with -d, -t, -l or --train.")
+        }
+    }
+}
