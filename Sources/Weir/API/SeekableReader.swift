@@ -7,11 +7,12 @@ import SystemPackage
 /// reading and decoding only the frames that hold it.
 ///
 /// The frames are indexed once, when the reader is made: from the file's
-/// seek table when it has one that matches the frames (weir's outputs: a
-/// few small reads), otherwise by walking frame and block headers, which
-/// reads the compressed bytes but decodes nothing (pzstd's files, zstd's
-/// with content sizes, concatenations). A frame that does not declare its
-/// content size is decoded once, to measure it.
+/// seek table when it has one that matches the frames (weir's outputs, and
+/// concatenations of them through each part's table: a few small reads),
+/// otherwise by walking frame and block headers, which reads the compressed
+/// bytes but decodes nothing (pzstd's files, zstd's with content sizes).
+/// Frames that do not declare their content size are decoded once, side by
+/// side on the options' threads, to measure them (``FrameMeasure``).
 ///
 /// Reading decodes each frame that the range touches: a frame of up to
 /// ``cacheableFrameSize`` is decoded whole (its checksum verified) and kept,
@@ -82,16 +83,13 @@ public final class SeekableReader: Sendable {
         self.options = options
         do throws(WeirError) {
             dictionary = try options.dictionary.map { d throws(WeirError) in try DecompressionDictionary(d) }
+            let zstdFrames = listing.frames.filter { !$0.isSkippable }
+            let measured = try Self.measure(zstdFrames, file: file, options: options, dictionary: dictionary,
+                                            wholeFrameLimit: wholeFrameLimit)
             var frames: [Frame] = []
+            frames.reserveCapacity(zstdFrames.count)
             var content = 0
-            for frame in listing.frames where !frame.isSkippable {
-                let size: Int
-                if let declared = frame.decompressedSize {
-                    size = declared
-                } else {
-                    size = try Self.measure(file, offset: frame.offset, compressedSize: frame.compressedSize,
-                                            options: options, dictionary: dictionary, path: path)
-                }
+            for (frame, size) in zip(zstdFrames, measured) {
                 frames.append(Frame(offset: frame.offset, compressedSize: frame.compressedSize, contentOffset: content,
                                     contentSize: size))
                 content += size
@@ -258,13 +256,18 @@ public final class SeekableReader: Sendable {
         }
     }
 
-    /// The content size of a frame that does not declare it: decoded, and
-    /// counted.
-    private static func measure(_ file: Descriptor, offset: Int, compressedSize: Int, options: DecompressionOptions,
-                                dictionary: DecompressionDictionary?, path: String) throws(WeirError) -> Int {
-        let context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
-                                               verifyChecksum: options.verifyChecksum, dictionary: dictionary, path: path)
-        return try decode(file, offset: offset, compressedSize: compressedSize, context: context, path: path) { _ in true }
+    /// The content size of each of `frames` (zstd frames, in file order): as
+    /// declared, or, for the frames that do not declare it, measured by
+    /// decoding them all at once, in parallel (``FrameMeasure``, with the
+    /// reader's dictionary and whole-frame limit).
+    private static func measure(_ frames: [FrameListing.Frame], file: Descriptor, options: DecompressionOptions,
+                                dictionary: DecompressionDictionary?,
+                                wholeFrameLimit: Int) throws(WeirError) -> [Int] {
+        let unsized = frames.filter { $0.decompressedSize == nil }
+        var measured = try FrameMeasure.contentSizes(of: unsized.map { FrameMeasure.Frame($0) }, in: file,
+                                                     options: options, dictionary: dictionary,
+                                                     wholeFrameLimit: wholeFrameLimit).makeIterator()
+        return frames.map { frame in frame.decompressedSize ?? measured.next() ?? 0 }
     }
 
     /// Decodes the frame of `compressedSize` bytes at `offset` of `file`,
@@ -300,7 +303,8 @@ public final class SeekableReader: Sendable {
                 let more = try output.withUnsafeBytes { all in
                     Result { () throws(WeirError) in try body(UnsafeRawBufferPointer(rebasing: all[0 ..< piece])) }
                 }.get()
-                if !more { return total }
+                // The frame's end: asking again would start a next frame.
+                if !more || hint == 0 { return total }
             } while consumed < input.count || filled == output.count
         }
         guard hint == 0 else {

@@ -1,0 +1,333 @@
+import Dispatch
+
+/// The content sizes of zstd frames that do not declare theirs (pzstd's
+/// frames, `zstd --no-content-size`), learnt the only way there is: by
+/// decoding them, in parallel, and counting what comes out (the content
+/// itself is thrown away).
+///
+/// Each worker owns one libzstd context and two buffers, one for a frame's
+/// compressed bytes and one for its content, made for the first frame it
+/// takes and reused (grown, never shrunk) for the frames after; the frames
+/// are handed out in order, one at a time, to whichever worker is free. How
+/// a frame is decoded:
+/// - A frame of at most `wholeFrameLimit` compressed bytes is read whole
+///   (one `pread`) and walked by a ``FrameScanner``, which checks that the
+///   bytes are that one zstd frame and gives its header and the most content
+///   its blocks can hold (``FrameBoundary/contentBound``). When that bound
+///   is at most `wholeFrameLimit` too, the frame is decoded in one pass
+///   (`ZSTD_decompressDCtx`) into the content buffer, sized to the bound: no
+///   window buffer, no copy, no 1 MiB round trips. pzstd's frames (8 MiB of
+///   content) all go this way.
+/// - A frame whose bound is larger is streamed from those bytes through
+///   `ZSTD_decompressStream`, into the content buffer (1 MiB at least) over
+///   and over; a frame of more compressed bytes is also read 1 MiB at a time
+///   (and scanned as it is read).
+///
+/// Either way the frame's window is checked against the options' limit
+/// before any of it is decoded (``WindowLimit``: `ZSTD_decompressDCtx` never
+/// checks it), and its checksum is verified unless the options say not to.
+///
+/// Memory: workers × (largest compressed frame + largest bound), where a
+/// term above `wholeFrameLimit` (64 MiB by default) counts as 1 MiB, the
+/// piece it is streamed through: at most 2 × 64 MiB per worker; plus, for
+/// each worker streaming a frame, that frame's window (up to the window
+/// limit), which libzstd keeps. For pzstd's files, 8 MiB and a compressed
+/// frame (1–3 MiB) per worker. The workers are the options' decoding
+/// threads (`-T`, one per core by default), and no more than the frames.
+///
+/// Errors: the one that decoding the frames one after the other would meet
+/// first. A frame that fails stops the workers from taking any later one,
+/// and every earlier one has been taken, so all of those finish first. The
+/// error names the frame as the file numbers it (``Frame/index``: skippable
+/// frames count, as `weir -l` and the frame scanner number them) and its
+/// offset.
+package enum FrameMeasure {
+    /// A zstd frame to measure: where it lies in the file.
+    package struct Frame: Sendable, Equatable {
+        /// Its position in the file, from 0, skippable frames counted (for errors).
+        package var index: Int
+        /// The offset of its first byte.
+        package var offset: Int
+        /// Its size in the file, header, blocks and checksum.
+        package var compressedSize: Int
+
+        /// A frame at `offset`, `compressedSize` bytes long, the file's `index`th.
+        package init(index: Int, offset: Int, compressedSize: Int) {
+            self.index = index
+            self.offset = offset
+            self.compressedSize = compressedSize
+        }
+
+        /// The zstd frame that a listing found.
+        package init(_ frame: FrameListing.Frame) {
+            self.init(index: frame.index, offset: frame.offset, compressedSize: frame.compressedSize)
+        }
+    }
+
+    /// How much of a frame too large to be handled whole is read, and the
+    /// least content buffer it is streamed into: 1 MiB.
+    static let pieceSize = 1 << 20
+
+    /// The content size of each of `frames`, in their order.
+    ///
+    /// - Parameters:
+    ///   - frames: zstd frames of `file`, in file order (any order works;
+    ///     the first error is the first in this order).
+    ///   - file: the file; errors name it as it names itself.
+    ///   - options: the checksum check, the window limit, the number of
+    ///     workers, the dictionary.
+    ///   - dictionary: `options.dictionary` already digested, to share it;
+    ///     when nil, it is digested here (if the options have one).
+    ///   - wholeFrameLimit: the largest frame, compressed and decoded, that
+    ///     is decoded whole rather than streamed (a worker's buffers).
+    /// - Throws: ``WeirError`` naming the frame and its offset: `.truncated`
+    ///   when the file ends inside it; `.corrupt`, `.checksumMismatch` for
+    ///   bad data (or bytes that are not the frame, when the file changed
+    ///   since it was listed); `.memoryLimit` for a window above the limit;
+    ///   `.system` when a read fails; `.library` when libzstd cannot be used.
+    static func contentSizes(of frames: [Frame], in file: Descriptor, options: DecompressionOptions,
+                             dictionary: DecompressionDictionary? = nil,
+                             wholeFrameLimit: Int = SeekableReader.cacheableFrameSize) throws(WeirError) -> [Int] {
+        guard !frames.isEmpty else { return [] }
+        var digested = dictionary
+        if digested == nil, let given = options.dictionary { digested = try DecompressionDictionary(given) }
+        let shared = digested
+        let progress = Locked(Progress(count: frames.count))
+        let workers = min(frames.count, max(1, options.resolvedThreads))
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            let worker = Worker(file: file, options: options, dictionary: shared, wholeFrameLimit: wholeFrameLimit)
+            while let index = progress.withLock({ $0.take() }) {
+                do throws(WeirError) {
+                    let size = try worker.measure(frames[index])
+                    progress.withLock { $0.sizes[index] = size }
+                } catch {
+                    progress.withLock { $0.fail(index, error) }
+                }
+            }
+        }
+        let outcome = progress.current
+        if let failure = outcome.failure { throw failure.error }
+        return outcome.sizes
+    }
+
+    /// What the workers share: the next frame to hand out, the sizes found,
+    /// the earliest failure.
+    private struct Progress: Sendable {
+        /// The index (in the caller's list) of the next frame to hand out.
+        var next = 0
+        /// The frames' sizes, as they are found.
+        var sizes: [Int]
+        /// The first frame in order known to have failed, and its error.
+        var failure: (index: Int, error: WeirError)?
+
+        init(count: Int) { sizes = [Int](repeating: 0, count: count) }
+
+        /// The next frame to measure; nil when all have been handed out, or
+        /// when the next comes after a frame that failed.
+        mutating func take() -> Int? {
+            guard next < sizes.count, next < failure?.index ?? Int.max else { return nil }
+            defer { next += 1 }
+            return next
+        }
+
+        /// Records that frame `index` failed with `error`, unless an earlier
+        /// frame already did.
+        mutating func fail(_ index: Int, _ error: WeirError) {
+            if let failure, failure.index < index { return }
+            failure = (index, error)
+        }
+    }
+
+    /// One worker's decoder and buffers, used on its thread only.
+    private final class Worker {
+        private let file: Descriptor
+        private let options: DecompressionOptions
+        private let dictionary: DecompressionDictionary?
+        private let wholeFrameLimit: Int
+        /// Made for the first frame (so that failing to make it fails that frame).
+        private var context: DecompressionContext?
+        /// A frame's compressed bytes, or a piece of them.
+        private var input = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+        /// A frame's content, or a piece of it.
+        private var output = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+
+        init(file: Descriptor, options: DecompressionOptions, dictionary: DecompressionDictionary?,
+             wholeFrameLimit: Int) {
+            self.file = file
+            self.options = options
+            self.dictionary = dictionary
+            self.wholeFrameLimit = wholeFrameLimit
+        }
+
+        deinit {
+            input.deallocate()
+            output.deallocate()
+        }
+
+        /// The content size of `frame`; an error names the frame.
+        func measure(_ frame: Frame) throws(WeirError) -> Int {
+            do throws(WeirError) {
+                let context: DecompressionContext
+                if let made = self.context {
+                    context = made
+                } else {
+                    context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
+                                                       verifyChecksum: options.verifyChecksum,
+                                                       dictionary: dictionary, path: file.path)
+                    self.context = context
+                }
+                if frame.compressedSize <= wholeFrameLimit {
+                    return try measureWhole(frame, context)
+                }
+                return try measurePieces(frame, context)
+            } catch {
+                throw DecodeSession.located(error, index: frame.index, offset: frame.offset)
+            }
+        }
+
+        /// A frame read whole: decoded in one pass when its bound allows,
+        /// else streamed from the bytes read.
+        private func measureWhole(_ frame: Frame, _ context: DecompressionContext) throws(WeirError) -> Int {
+            let bytes = Self.grown(&input, to: frame.compressedSize)
+            let got = try file.read(into: bytes, at: frame.offset, operation: .read)
+            guard got == frame.compressedSize else { throw truncated(at: frame.offset + got) }
+            let source = UnsafeRawBufferPointer(bytes)
+            var scanner = FrameScanner(path: file.path, operation: .decompress)
+            let found: [FrameBoundary]
+            do throws(WeirError) {
+                found = try scanner.feed(source)
+                try scanner.finish()
+            } catch {
+                throw notTheFrame(frame, cause: error)
+            }
+            guard found.count == 1, let boundary = found.first, !boundary.header.isSkippable else {
+                throw notTheFrame(frame, cause: nil)
+            }
+            try options.windowLimit.check(boundary.header, index: frame.index, offset: frame.offset, path: file.path)
+            if boundary.contentBound <= wholeFrameLimit {
+                // An empty bound still gets a byte: a buffer without an address is not one libzstd takes.
+                let content = Self.grown(&output, to: max(1, boundary.contentBound))
+                return try context.decompressFrame(source, into: content)
+            }
+            context.reset()
+            var produced = 0
+            let hint = try stream(source, context, produced: &produced)
+            try checkEnd(frame, boundary.header, hint: hint, produced: produced)
+            return produced
+        }
+
+        /// A frame too large to read whole: read, scanned and streamed a
+        /// piece at a time.
+        private func measurePieces(_ frame: Frame, _ context: DecompressionContext) throws(WeirError) -> Int {
+            context.reset()
+            let buffer = Self.grown(&input, to: FrameMeasure.pieceSize)
+            var scanner = FrameScanner(path: file.path, operation: .decompress)
+            var header: FrameHeader?
+            var found: [FrameBoundary] = []
+            var read = 0
+            var produced = 0
+            var hint = 1
+            while read < frame.compressedSize {
+                let count = min(buffer.count, frame.compressedSize - read)
+                let piece = UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< count])
+                let got = try file.read(into: piece, at: frame.offset + read, operation: .read)
+                guard got == count else { throw truncated(at: frame.offset + read + got) }
+                let source = UnsafeRawBufferPointer(piece)
+                do throws(WeirError) {
+                    found += try scanner.feed(source)
+                } catch {
+                    throw notTheFrame(frame, cause: error)
+                }
+                if header == nil {
+                    // The first piece holds the header (or the whole frame), which is at most 18 bytes.
+                    guard let known = scanner.currentHeader ?? found.first?.header, !known.isSkippable else {
+                        throw notTheFrame(frame, cause: nil)
+                    }
+                    try options.windowLimit.check(known, index: frame.index, offset: frame.offset, path: file.path)
+                    header = known
+                }
+                if hint == 0 { throw notTheFrame(frame, cause: nil) }
+                hint = try stream(source, context, produced: &produced)
+                read += count
+            }
+            do throws(WeirError) {
+                try scanner.finish()
+            } catch {
+                throw notTheFrame(frame, cause: error)
+            }
+            guard found.count == 1, let header else { throw notTheFrame(frame, cause: nil) }
+            try checkEnd(frame, header, hint: hint, produced: produced)
+            return produced
+        }
+
+        /// Runs `source` through the streaming decoder, the content into the
+        /// output buffer (at least 1 MiB) again and again, adding how much
+        /// came out to `produced`.
+        ///
+        /// - Returns: 0 when the frame ended (with the last of `source`),
+        ///   otherwise libzstd's hint of the input it still needs.
+        private func stream(_ source: UnsafeRawBufferPointer, _ context: DecompressionContext,
+                            produced: inout Int) throws(WeirError) -> Int {
+            let content = Self.grown(&output, to: max(output.count, FrameMeasure.pieceSize))
+            var consumed = 0
+            var filled = 0
+            var hint = 1
+            repeat {
+                let before = consumed
+                filled = 0
+                hint = try context.decompressStream(source, consumed: &consumed, into: content, filled: &filled)
+                produced += filled
+                if hint != 0, filled == 0, consumed == before, consumed < source.count {
+                    throw WeirError.corrupt(path: file.path, operation: .decompress, "the decoder makes no progress")
+                }
+            } while hint != 0 && (consumed < source.count || filled == content.count)
+            if hint == 0, consumed < source.count {
+                throw WeirError.corrupt(path: file.path, operation: .decompress, "bytes after the end of the frame")
+            }
+            return hint
+        }
+
+        /// Throws unless a streamed frame ended where its bytes end and gave
+        /// the content its header declares, if it declares any (the check
+        /// `ZSTD_decompressDCtx` makes, which streaming skips when the last
+        /// block is empty).
+        private func checkEnd(_ frame: Frame, _ header: FrameHeader, hint: Int, produced: Int) throws(WeirError) {
+            guard hint == 0 else {
+                throw WeirError.corrupt(path: file.path, operation: .decompress, "the frame ends before its last block")
+            }
+            if let declared = header.contentSize, declared != UInt64(produced) {
+                throw WeirError.corrupt(path: file.path, operation: .decompress,
+                                        "declares \(declared) bytes of content but decodes to \(produced)",
+                                        frame: frame.index, offset: frame.offset)
+            }
+        }
+
+        /// The file ends at `end`, inside the frame being read.
+        private func truncated(at end: Int) -> WeirError {
+            WeirError.truncated(path: file.path, operation: .decompress,
+                                "the file ends at offset \(end), inside a frame")
+        }
+
+        /// The bytes at `frame` are not one zstd frame of its size: the file
+        /// changed since it was listed. `cause` is the scanner's error, whose
+        /// offsets count from the frame's first byte.
+        private func notTheFrame(_ frame: Frame, cause: WeirError?) -> WeirError {
+            var error = WeirError.corrupt(path: file.path, operation: .decompress,
+                                          "is not one zstd frame of \(frame.compressedSize) bytes",
+                                          frame: frame.index, offset: frame.offset)
+            error.cause = cause
+            return error
+        }
+
+        /// The first `count` bytes of `buffer`, which is replaced by a larger
+        /// one first if it is shorter (its bytes are not kept).
+        private static func grown(_ buffer: inout UnsafeMutableRawBufferPointer,
+                                  to count: Int) -> UnsafeMutableRawBufferPointer {
+            if buffer.count < count {
+                buffer.deallocate()
+                buffer = .allocate(byteCount: count, alignment: 64)
+            }
+            return UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< count])
+        }
+    }
+}
