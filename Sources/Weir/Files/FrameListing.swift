@@ -41,6 +41,13 @@ public struct FrameListing: Sendable {
     public var frames: [Frame]
     /// Whether the figures come from a seek table.
     public var fromSeekTable: Bool
+    /// The seek tables the figures come from: 1 for a seekable file, one per
+    /// part for a concatenation of them; 0 when the frames were scanned.
+    public var seekTables = 0
+    /// The bytes at the start of the file that were scanned because no
+    /// table describes them (a concatenation whose first parts have no
+    /// table); 0 when the tables describe the whole file.
+    public var scannedPrefix = 0
     /// Things the user should know, each a sentence without the file's name:
     /// a seek table that does not match the frames (the listing then comes
     /// from scanning them).
@@ -85,8 +92,18 @@ public struct FrameListing: Sendable {
         } catch {
             tableError = error
         }
-        if let table, table.dataStart == 0, let listing = fromTable(table, fd: fd, fileSize: size, path: path) {
-            return listing
+        if let table, table.dataStart >= 0 {
+            // A concatenation of seekable files: each part's table lists its own frames.
+            // Frames before the first table's are scanned (a part without a table).
+            let chain = SeekTable.chain(endingWith: table, fd: fd, path: path)
+            let start = chain[0].dataStart
+            var none = SeekTableCheck(table: nil, readError: nil, fileSize: start)
+            let prefix = start == 0 ? []
+                : (try? scanned(fd: fd, fileSize: start, path: path, check: &none, end: start))?.frames
+            if let prefix, var listing = fromTables(chain, after: prefix, fd: fd, fileSize: size, path: path) {
+                listing.scannedPrefix = start
+                return listing
+            }
         }
         var check = SeekTableCheck(table: table, readError: tableError, fileSize: size)
         var listing = try scanned(fd: fd, fileSize: size, path: path, check: &check)
@@ -96,46 +113,78 @@ public struct FrameListing: Sendable {
         return listing
     }
 
-    /// The listing from a seek table; nil when the table does not match the
-    /// frames' headers (then the file is scanned instead).
+    /// The listing from a file's chain of seek tables (one, or one per part
+    /// of a concatenation), after the frames `prefix` found before the first
+    /// table's; nil
+    /// when a table does not match the frames' headers (then the file is
+    /// scanned instead).
     ///
     /// Each entry's offset must hold a zstd frame header that declares the
     /// entry's content size, if it declares one, and the 4 bytes before the
     /// next frame (or the table) must be the entry's checksum when the frame
-    /// has one: one `pread` of 22 bytes per frame reads both.
-    private static func fromTable(_ table: SeekTable, fd: Int32, fileSize: Int, path: String) -> FrameListing? {
+    /// has one: one `pread` of 22 bytes per frame reads both. An entry of no
+    /// content may be a skippable frame (an earlier part's table, pzstd's
+    /// size frames, in a table `weir --index` wrote) whose header gives the
+    /// entry's size.
+    private static func fromTables(_ tables: [SeekTable], after prefix: [Frame], fd: Int32, fileSize: Int,
+                                   path: String) -> FrameListing? {
+        var frames = prefix
+        for table in tables {
+            guard let described = fromTable(table, fd: fd, path: path, firstIndex: frames.count) else { return nil }
+            frames += described
+            frames.append(Frame(index: frames.count, offset: table.tableOffset, compressedSize: table.encodedSize,
+                                decompressedSize: 0, isSkippable: true, checksum: nil, hasChecksum: false))
+        }
+        return FrameListing(path: path, fileSize: fileSize, frames: frames, fromSeekTable: true,
+                            seekTables: tables.count)
+    }
+
+    /// The frames one seek table describes, numbered from `firstIndex`; nil
+    /// when they do not match the table (see ``fromTables(_:fd:fileSize:path:)``).
+    private static func fromTable(_ table: SeekTable, fd: Int32, path: String, firstIndex: Int) -> [Frame]? {
         let described = table.frames()
-        var headers: [FrameHeader] = []
-        headers.reserveCapacity(described.count)
+        var frames: [Frame] = []
+        frames.reserveCapacity(described.count)
+        var previousHasChecksum = false
         for index in 0 ... described.count {
             let start = index < described.count ? described[index].compressedOffset : table.tableOffset
             let lead = index > 0 ? min(4, described[index - 1].compressedSize) : 0
             let count = lead + (index < described.count ? min(18, described[index].compressedSize) : 0)
             guard let bytes = try? Descriptor(fd, path: path).read(count: count, at: start - lead, operation: .list),
                   bytes.count == count else { return nil }
-            if index > 0, table.hasChecksums, headers[index - 1].hasChecksum {
+            if index > 0, table.hasChecksums, previousHasChecksum {
                 guard lead == 4, described[index - 1].checksum == littleEndian32(bytes) else { return nil }
             }
             guard index < described.count else { break }
+            let frame = described[index]
+            let header = Array(bytes[lead...])
+            if header.count >= 8, FrameHeader.kind(ofMagic: littleEndian32(header)) != .zstd,
+               FrameHeader.kind(ofMagic: littleEndian32(header)) != nil {
+                // A skippable frame: no content, and the size its header gives.
+                guard frame.decompressedSize == 0,
+                      8 + Int(littleEndian32(Array(header[4...]))) == frame.compressedSize else { return nil }
+                frames.append(Frame(index: firstIndex + index, offset: frame.compressedOffset,
+                                    compressedSize: frame.compressedSize, decompressedSize: 0, isSkippable: true,
+                                    checksum: nil, hasChecksum: false))
+                previousHasChecksum = false
+                continue
+            }
             var scanner = FrameScanner(path: path, operation: .list)
-            let fed = bytes[lead...].withUnsafeBytes { header in
+            let fed = header.withUnsafeBytes { header in
                 Result { () throws(WeirError) in try scanner.feed(header) }
             }
             // A frame of 18 bytes or less ends inside them: its header comes with its boundary.
-            guard case .success(let ended) = fed, let header = scanner.currentHeader ?? ended.first?.header,
-                  !header.isSkippable else { return nil }
-            if let declared = header.contentSize, declared != UInt64(described[index].decompressedSize) { return nil }
-            headers.append(header)
+            guard case .success(let ended) = fed, let parsed = scanner.currentHeader ?? ended.first?.header,
+                  !parsed.isSkippable else { return nil }
+            if let declared = parsed.contentSize, declared != UInt64(frame.decompressedSize) { return nil }
+            frames.append(Frame(index: firstIndex + index, offset: frame.compressedOffset,
+                                compressedSize: frame.compressedSize, decompressedSize: frame.decompressedSize,
+                                isSkippable: false, checksum: parsed.hasChecksum ? frame.checksum : nil,
+                                hasChecksum: parsed.hasChecksum, windowSize: parsed.windowSize,
+                                dictionaryID: parsed.dictionaryID))
+            previousHasChecksum = parsed.hasChecksum
         }
-        var frames: [Frame] = zip(described, headers).map { frame, header in
-            Frame(index: frame.index, offset: frame.compressedOffset, compressedSize: frame.compressedSize,
-                  decompressedSize: frame.decompressedSize, isSkippable: false,
-                  checksum: header.hasChecksum ? frame.checksum : nil, hasChecksum: header.hasChecksum,
-                  windowSize: header.windowSize, dictionaryID: header.dictionaryID)
-        }
-        frames.append(Frame(index: frames.count, offset: table.tableOffset, compressedSize: fileSize - table.tableOffset,
-                            decompressedSize: 0, isSkippable: true, checksum: nil, hasChecksum: false))
-        return FrameListing(path: path, fileSize: fileSize, frames: frames, fromSeekTable: true)
+        return frames
     }
 
     /// The little-endian u32 that `bytes` begins with.
@@ -143,18 +192,21 @@ public struct FrameListing: Sendable {
         UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 24
     }
 
-    /// The listing from reading the whole file through a scanner, every
-    /// frame also going through the seek table's `check`.
-    private static func scanned(fd: Int32, fileSize: Int, path: String,
-                                check: inout SeekTableCheck) throws(WeirError) -> FrameListing {
+    /// The listing from reading the file (up to `end`) through a scanner,
+    /// every frame also going through the seek table's `check`.
+    private static func scanned(fd: Int32, fileSize: Int, path: String, check: inout SeekTableCheck,
+                                end: Int = .max) throws(WeirError) -> FrameListing {
         var scanner = FrameScanner(path: path, operation: .list)
         var frames: [Frame] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var offset = 0
         let descriptor = Descriptor(fd, path: path)
-        while true {
+        while offset < end {
             let got = try buffer.withUnsafeMutableBytes { bytes in
-                Result { () throws(WeirError) in try descriptor.read(into: bytes, at: offset, operation: .read) }
+                Result { () throws(WeirError) in
+                    try descriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes.prefix(end - offset)),
+                                        at: offset, operation: .read)
+                }
             }.get()
             if got == 0 { break }
             offset += got

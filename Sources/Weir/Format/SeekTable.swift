@@ -232,6 +232,23 @@ public struct SeekTable: Equatable, Sendable {
         return table
     }
 
+    /// The chain of seek tables of a concatenation of seekable files
+    /// (`cat a.zst b.zst`) that ends with `last`, the file's own table, in
+    /// file order: while a table's frames start after offset 0, the table
+    /// that ends where they start comes before it (each part's table lists
+    /// the frames since the previous table). The chain stops at a table that
+    /// describes frames from offset 0, or where no valid table ends; the
+    /// first table's ``dataStart`` says where the described part begins.
+    static func chain(endingWith last: SeekTable, fd: Int32, path: String) -> [SeekTable] {
+        // Each link ends where the one after it begins: the walk ends.
+        var backwards = [last]
+        while let earliest = backwards.last, earliest.dataStart > 0,
+              let previous = try? read(from: fd, fileSize: earliest.dataStart, path: path) {
+            backwards.append(previous)
+        }
+        return backwards.reversed()
+    }
+
     /// As `read(from:fileSize:path:)`, but a table whose frames add up to
     /// more than the bytes before it is returned, with a negative
     /// ``dataStart``, rather than refused: ``SeekTableCheck`` then finds the
