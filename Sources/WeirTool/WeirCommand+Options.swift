@@ -12,12 +12,13 @@ import WeirCLI
 /// parameters (`--train-cover=k=48,d=8`), which ArgumentNormalizer moves
 /// into OperationFlags' hidden lists.
 enum Operation: String, EnumerableFlag {
-    case compress, decompress, test, list, train, trainCover, trainFastCover, trainLegacy, benchmark
+    case compress, decompress, test, list, index, train, trainCover, trainFastCover, trainLegacy, benchmark
 
     static func name(for value: Self) -> NameSpecification {
         switch value {
         case .compress: [.customShort("z"), .customLong("compress")]
         case .decompress, .test, .list: [.short, .long]
+        case .index: .customLong("index")
         case .train: .customLong("train")
         case .trainCover: .customLong("train-cover")
         case .trainFastCover: .customLong("train-fastcover")
@@ -32,6 +33,7 @@ enum Operation: String, EnumerableFlag {
         case .decompress: "Decompress."
         case .test: "Test compressed files: decompress, verify, write nothing."
         case .list: "List the frames of compressed files (sizes, ratio, check); -v: zstd's details, then one row per frame."
+        case .index: "Make multi-frame zstd files seekable in place, without recompressing: append one seek table that lists every frame (pzstd's files, concatenations), so any reader of zstd's seekable format jumps to a range."
         case .train: "Train a dictionary from the FILEs (one sample per file, or -B SIZE samples; at least 5), written to -o DICT (default: dictionary), as zstd --train: fastCover, a search of k with d=8, f=20, steps=4, split=75, accel=1 (after another --train flag: that one's builder)."
         case .trainCover: "Train with the cover builder: --train-cover[=LIST], LIST of k=N, d=N, steps=N, split=N (percent), shrink[=N], comma-separated; without k or d, a search (by default of d 6 and 8, 40 steps of k, split=100)."
         case .trainFastCover: "Train with the fastCover builder: --train-fastcover[=LIST], LIST of k=N, d=N, f=N, steps=N, split=N, accel=N (1 to 10), shrink[=N]; without k or d, a search (by default of d 6 and 8, 40 steps of k; f=20, split=75, accel=1)."

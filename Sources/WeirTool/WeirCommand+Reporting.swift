@@ -29,7 +29,7 @@ extension WeirCommand {
         switch operationFlags.operation {
         case .test: .test
         case .decompress: .decompress
-        case .compress, .list, .train, .trainCover, .trainFastCover, .trainLegacy, .benchmark: .compress
+        case .compress, .list, .index, .train, .trainCover, .trainFastCover, .trainLegacy, .benchmark: .compress
         }
     }
 

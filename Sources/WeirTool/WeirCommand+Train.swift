@@ -15,7 +15,7 @@ extension WeirCommand {
         case .trainFastCover:
             return .fastCover(flags.fastCoverParameters.last.flatMap(TrainingParameterList.fastCover) ?? .init())
         case .trainLegacy: return .legacy(selectivity: flags.legacyParameters.last.flatMap(TrainingParameterList.legacy) ?? 9)
-        case .train, .compress, .decompress, .test, .list, .benchmark: return .zstdDefault
+        case .train, .compress, .decompress, .test, .list, .index, .benchmark: return .zstdDefault
         }
     }
 

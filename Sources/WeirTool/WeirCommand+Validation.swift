@@ -51,6 +51,9 @@ extension WeirCommand {
         } catch {
             throw ValidationError("--zstd: \(error.reason)")
         }
+        if operationFlags.operation == .index, messageFlags.json {
+            throw ValidationError("--json describes compressed or decompressed data; --index writes none.")
+        }
         if !decompressionFlags.ranges.isEmpty {
             guard operationFlags.operation == .decompress || operationFlags.operation == .test else {
                 throw ValidationError("--range reads part of a compressed input: it goes with -d or -t.")

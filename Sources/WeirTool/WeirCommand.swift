@@ -149,6 +149,7 @@ struct WeirCommand: ParsableCommand {
         case .list: ListReport(files: inputs, verbose: messageFlags.verbose > 0, console: console).run() == 0 ? Int32(0) : 1
         case .train, .trainCover, .trainFastCover, .trainLegacy: trainDictionary(inputs, console: console)
         case .benchmark: benchmark(inputs, console: console)
+        case .index: index(inputs, console: console)
         case .compress, .decompress, .test:
             // A `where` after two patterns would guard only the second.
             decompressionFlags.ranges.isEmpty ? process(inputs, console: console) : extractRanges(inputs, console: console)

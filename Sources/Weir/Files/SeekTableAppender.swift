@@ -1,0 +1,115 @@
+import Glibc
+import SystemPackage
+
+/// `weir --index`: makes a zstd file seekable for every reader, without
+/// recompressing it, by appending one seek table that lists every frame.
+///
+/// Any multi-frame file gains random access this way: pzstd's output, zstd's
+/// concatenations, and concatenations of weir's own outputs (whose chain of
+/// per-part tables weir follows, but zstd's contrib library and indexed_zstd,
+/// which read only the last table, do not). Every frame gets an entry, in
+/// file order: skippable frames (pzstd's size frames, the parts' old tables)
+/// as entries of no content, which readers that look frames up by content
+/// offset never land on. The content sizes come from the frames' headers or
+/// an existing table; frames that do not declare theirs are decoded to be
+/// measured (their checksums verified on the way). The entries carry
+/// checksums when every zstd frame stores one.
+///
+/// Safety: the file is only appended to, with one `pwrite` of the table at
+/// its end, after checking that it has not grown since it was read; a write
+/// that fails is undone (`ftruncate` to the old size), and the new size is
+/// made durable with `fdatasync` before success is reported (unless the
+/// caller opts out). Until then the file is what it was: stock zstd decodes
+/// it with or without the table, which is a skippable frame.
+public struct SeekTableAppender: Sendable {
+    /// What ``index(path:options:synchronous:)`` did.
+    public enum Outcome: Equatable, Sendable {
+        /// The file already ends with a table that covers all of it and
+        /// matches its frames: nothing was written.
+        case alreadyIndexed(frames: Int)
+        /// A table of `frames` entries, `bytes` long, was appended;
+        /// `measured` frames were decoded to learn their size.
+        case appended(frames: Int, bytes: Int, measured: Int)
+    }
+
+    /// Appends a seek table to the file at `path` if it needs one.
+    ///
+    /// - Parameters:
+    ///   - options: how frames without a declared size are decoded to be
+    ///     measured (the checksum check, the window limit, the dictionary).
+    ///   - synchronous: wait for the disk (`fdatasync`) before returning.
+    /// - Throws: ``WeirError``: the file cannot be opened for writing or
+    ///   read, is not a regular file, is not zstd, is truncated or corrupt
+    ///   (nothing is written then); a frame is 4 GiB or larger, on either
+    ///   side, which the format cannot record; the file changed while it was
+    ///   read; the write or the sync failed.
+    public static func index(path: String, options: DecompressionOptions = DecompressionOptions(),
+                             synchronous: Bool = true) throws(WeirError) -> Outcome {
+        let file = try openForAppending(path)
+        defer { file.close() }
+        let listing = try FrameListing.read(path: path)
+        if listing.seekTables == 1 && listing.scannedPrefix == 0 && listing.warnings.isEmpty {
+            return .alreadyIndexed(frames: listing.zstdFrameCount)
+        }
+        let unsized = listing.frames.filter { !$0.isSkippable && $0.decompressedSize == nil }
+        let measured = try FrameMeasure.contentSizes(of: unsized.map { FrameMeasure.Frame($0) }, in: file,
+                                                     options: options)
+        var sizes: [Int: Int] = [:]
+        for (frame, size) in zip(unsized, measured) { sizes[frame.index] = size }
+
+        let zstdFrames = listing.frames.filter { !$0.isSkippable }
+        let checksums = zstdFrames.allSatisfy { $0.checksum != nil }
+        var table = SeekTable(hasChecksums: checksums)
+        for frame in listing.frames {
+            let content = frame.isSkippable ? 0 : frame.decompressedSize ?? sizes[frame.index] ?? 0
+            try table.append(compressedSize: frame.compressedSize, decompressedSize: content,
+                             checksum: frame.checksum ?? 0, path: path)
+        }
+        try append(table.encoded(), to: file, at: listing.fileSize, synchronous: synchronous)
+        return .appended(frames: listing.frames.count, bytes: table.encodedSize, measured: unsized.count)
+    }
+
+    /// Opens `path` for reading and writing (not appending: the table goes
+    /// at the size that was read), close-on-exec.
+    private static func openForAppending(_ path: String) throws(WeirError) -> Descriptor {
+        let opened = FileName.withCString(path) { name in
+            Result { try FileDescriptor.open(name, .readWrite, options: .closeOnExec) }
+        }
+        let fd = try Descriptor(-1, path: path).checked(.open) { try opened.get() }
+        let file = Descriptor(fd.rawValue, path: path)
+        guard case .regularFile = InputKind.of(fd) else {
+            file.close()
+            throw WeirError.notRegularFile(path: path, operation: .writeSeekTable)
+        }
+        return file
+    }
+
+    /// Writes `bytes` at `offset`, the end of the file as it was read: all of
+    /// them or, on failure, none (the file is cut back to `offset`).
+    private static func append(_ bytes: [UInt8], to file: Descriptor, at offset: Int,
+                               synchronous: Bool) throws(WeirError) {
+        let now = try file.status(operation: .writeSeekTable).size
+        if now != offset {
+            throw WeirError.changedWhileRead(path: file.path, operation: .writeSeekTable, shrank: now < offset)
+        }
+        do throws(WeirError) {
+            var done = 0
+            while done < bytes.count {
+                let wrote = try bytes[done...].withUnsafeBytes { chunk in
+                    Result { () throws(WeirError) in
+                        try file.checked(.writeSeekTable) {
+                            try FileDescriptor(rawValue: file.fd).write(toAbsoluteOffset: Int64(offset + done), chunk)
+                        }
+                    }
+                }.get()
+                done += wrote
+            }
+            if synchronous, Descriptor.retrying({ Int(fdatasync(file.fd)) }) != 0 {
+                throw WeirError.system(errno, path: file.path, operation: .sync)
+            }
+        } catch {
+            _ = Descriptor.retrying { Int(ftruncate(file.fd, off_t(offset))) }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Weir
+import WeirCLI
+
+/// `weir --index FILE...`: a seek table appended to each multi-frame file
+/// that lacks one covering it (``SeekTableAppender``).
+extension WeirCommand {
+    /// Indexes every input in turn, one line each on stderr (hidden by -q);
+    /// returns the exit status (1 if any failed).
+    func index(_ inputs: [String], console: Console) -> Int32 {
+        if inputs.isEmpty || inputs.contains("-") {
+            console.error("--index appends to files in place: it does not read standard input")
+            return 1
+        }
+        let (dictionary, unreadable) = readDictionary(console: console)
+        if unreadable { return 1 }
+        let options = decompressionOptions(toStandardOutput: false, dictionary: dictionary)
+        var failed = false
+        for input in inputs {
+            do throws(WeirError) {
+                let outcome = try SeekTableAppender.index(path: input, options: options,
+                                                          synchronous: !outputFlags.noSync)
+                guard messageFlags.quiet == 0 else { continue }
+                let name = FileName.displayed(input)
+                switch outcome {
+                case .alreadyIndexed(let frames):
+                    console.write("\(name): already seekable (\(frames) frames), unchanged\n")
+                case .appended(let frames, let bytes, let measured):
+                    let decoded = measured == 0 ? "" : measured == 1 ? "; 1 frame decoded to measure it"
+                        : "; \(measured) frames decoded to measure them"
+                    console.write("\(name): seek table of \(frames) frames appended (\(bytes) bytes\(decoded))\n")
+                }
+            } catch {
+                failed = true
+                console.error(CommandHint.message(for: error))
+            }
+        }
+        return failed ? 1 : 0
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+/// `weir --index`: a seek table appended to multi-frame files, in place;
+/// and the recipe of README for compressing one input on several machines
+/// (GNU parallel), run locally.
+@Suite("weir --index")
+struct IndexCommandTests {
+    @Test("pzstd's file and a concatenation become seekable from their table; zstd -d decodes them the same; twice changes nothing")
+    func indexes() throws {
+        let scratch = Scratch()
+        let original = scratch.text("a", size: 3_000_000)
+        let pzstd = try WeirProcess.run(["-q", "-p", "2", "-1", "a", "-o", "p.zst"], in: scratch.url, executable: "/usr/bin/pzstd")
+        #expect(pzstd.status == 0, "\(pzstd.stderr)")
+        #expect(try WeirProcess.shell("head -c 700000 a | $WEIR -q -B 64K > c.zst && tail -c +700001 a | $WEIR -q -B 64K >> c.zst",
+                                      in: scratch.url).status == 0)
+        let before = try #require(scratch.data("p.zst"))
+        let run = try WeirProcess.run(["--index", "p.zst", "c.zst"], in: scratch.url)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("p.zst: seek table of 4 frames appended (65 bytes; 2 frames decoded to measure them)"),
+                "\(run.stderr)")
+        // 11 + 36 frames of weir's, its two parts' tables.
+        #expect(run.stderr.contains("c.zst: seek table of 49 frames appended (605 bytes)\n"), "\(run.stderr)")
+        #expect(try #require(scratch.data("p.zst")).prefix(before.count) == before)
+        for name in ["p.zst", "c.zst"] {
+            #expect(try scratch.zstd(["-dc", name]).stdout == original, "\(name)")
+            let list = try WeirProcess.run(["-lv", name], in: scratch.url)
+            #expect(String(decoding: list.stdout, as: UTF8.self).contains("(from the seek table)"), "\(name)")
+            let range = try WeirProcess.run(["-d", "--range=650000:+100000", name], in: scratch.url)
+            #expect(range.stdout == original[650_000 ..< 750_000], "\(name)")
+        }
+        let again = try WeirProcess.run(["--index", "p.zst"], in: scratch.url)
+        #expect(again.status == 0 && again.stderr.contains("p.zst: already seekable (2 frames), unchanged"), "\(again.stderr)")
+        #expect(try WeirProcess.run(["-q", "--index", "c.zst"], in: scratch.url).stderr.isEmpty)
+    }
+
+    @Test("refused: standard input, --json, a file that is not zstd, a corrupt frame (the file unchanged, exit 1)")
+    func refuses() throws {
+        let scratch = Scratch()
+        let original = scratch.text("a", size: 300_000)
+        #expect(try scratch.zstd(["-q", "--no-content-size", "-c", "a"], stdoutPath: "z.zst").status == 0)
+        var damaged = try #require(scratch.data("z.zst"))
+        damaged[damaged.count / 2] ^= 0x55
+        try damaged.write(to: scratch.url.appendingPathComponent("bad.zst"))
+        let stdin = try WeirProcess.shell("$WEIR --index < z.zst", in: scratch.url)
+        #expect(stdin.status == 1 && stdin.stderr.contains("does not read standard input"), "\(stdin.stderr)")
+        let json = try WeirProcess.run(["--index", "--json", "z.zst"], in: scratch.url)
+        #expect(json.status == 1 && json.stderr.contains("--json"), "\(json.stderr)")
+        for name in ["a", "bad.zst"] {
+            let before = scratch.data(name)
+            let run = try WeirProcess.run(["--index", name], in: scratch.url)
+            #expect(run.status == 1 && run.stderr.contains("weir: \(name): "), "\(run.stderr)")
+            #expect(scratch.data(name) == before, "\(name)")
+        }
+        #expect(original.count == 300_000)
+    }
+
+    /// README's recipe: GNU parallel cuts the file into blocks, weir
+    /// compresses each, in order; the parts' tables chain, and --index
+    /// makes one for every reader.
+    @Test("GNU parallel --pipepart: the concatenated parts decode with zstd, list from their chain, and index")
+    func parallelParts() throws {
+        let scratch = Scratch()
+        let original = scratch.text("a", size: 3_000_000)
+        let parallel = try WeirProcess.shell(
+            "parallel --will-cite --pipepart -a a --block 500k -k -j 2 \"$WEIR\" -q -B 64K -c > a.zst", in: scratch.url)
+        #expect(parallel.status == 0, "\(parallel.stderr)")
+        #expect(try scratch.zstd(["-dc", "a.zst"]).stdout == original)
+        let list = try WeirProcess.run(["-lv", "a.zst"], in: scratch.url)
+        #expect(String(decoding: list.stdout, as: UTF8.self).contains("(from the seek table)"))
+        let index = try WeirProcess.run(["--index", "a.zst"], in: scratch.url)
+        #expect(index.status == 0 && index.stderr.contains("a.zst: seek table of"), "\(index.stderr)")
+        #expect(try scratch.zstd(["-dc", "a.zst"]).stdout == original)
+        let range = try WeirProcess.run(["-d", "--range=1999990:+30", "a.zst"], in: scratch.url)
+        #expect(range.stdout == original[1_999_990 ..< 2_000_020])
+        let decoded = try WeirProcess.run(["-dc", "a.zst"], in: scratch.url)
+        #expect(decoded.stdout == original)
+    }
+}
