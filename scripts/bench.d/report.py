@@ -52,7 +52,7 @@ def compute_targets(data):
     n = data["meta"]["threads"]
     out = []
 
-    def add(target, value, op, threshold, basis, weir=()):
+    def add(target, value, op, threshold, basis, weir=(), unit=None):
         broken = [c for c in weir if c and c.get("ok_runs", 0) < c.get("n_runs", 0)]
         if broken:
             # a fast but wrong (or crashing) weir must not pass
@@ -67,8 +67,11 @@ def compute_targets(data):
             status = "met" if value <= threshold else "missed"
         else:  # within: |value - 1| <= threshold
             status = "met" if abs(value - 1) <= threshold else "missed"
-        out.append({"target": target, "value": value, "op": op, "threshold": threshold,
-                    "status": status, "basis": basis})
+        t = {"target": target, "value": value, "op": op, "threshold": threshold,
+             "status": status, "basis": basis}
+        if unit:
+            t["unit"] = unit
+        out.append(t)
 
     cw = find(data, "compress", family="weir", mode="file")
     cz = find(data, "compress", family="zstd", mode="file")
@@ -143,6 +146,24 @@ def compute_targets(data):
             "%s files of %s, level 3, wall of zstd -T%d -r ÷ weir -T%d -r%s" % (
                 tree.get("files"), tree.get("archive"), n, n,
                 ", a fresh ext4 per run" if tree.get("fresh_fs") else ""), [tw])
+
+    seek = data.get("sections", {}).get("seek")
+    if seek:
+        at = "%s at byte %s" % (f_len(seek.get("length")), "{:,}".format(seek.get("offset", 0)))
+        for key, target, limit, basis in (
+                ("range-weir", "Random access: a range from weir's file ≤ 20 ms", 20,
+                 "`weir -d --range` of %s from weir's own file (seek table)" % at),
+                ("range-pzstd", "Random access: a range from pzstd's file ≤ 100 ms", 100,
+                 "`weir -d --range` of %s from pzstd's file (no seek table: frames measured by decoding)" % at),
+                ("index-pzstd", "Random access: `--index` pzstd's file ≤ 200 ms", 200,
+                 "`weir --index` on a fresh copy of pzstd's file (%s compressed)" % human(
+                     next((x["bytes"] for x in seek.get("inputs", []) if x["name"] == "pzstd.zst"), None))),
+                ("list-cat8", "Random access: `-l` of 8 concatenated weir files ≤ 20 ms", 20,
+                 "`weir -l` on 8 weir files concatenated (each part's seek table, chained)")):
+            c = find(data, "seek", key=key)
+            wall = med(c, "wall")
+            add(target, None if wall is None else wall * 1000, "<=", limit,
+                basis + ", median wall ms, process start-up included", [c], unit="ms")
     return out
 
 
@@ -173,6 +194,14 @@ def f_ratio(v, digits=2):
 
 def f_bytes(v):
     return "–" if v is None else "{:,}".format(int(v))
+
+
+def f_len(n):
+    if n is None:
+        return "–"
+    if n >= 1 << 20 and n % (1 << 20) == 0:
+        return "%d MiB" % (n >> 20)
+    return "%s bytes" % f_bytes(n)
 
 
 def f_mib(kb):
@@ -457,6 +486,53 @@ def sec_tree(data):
             + commands(cs))
 
 
+def sec_seek(data):
+    s = data["sections"]["seek"]
+    cs = s["cases"]
+    pipe = find(data, "seek", key="pipe-zstd")
+    all_w = find(data, "seek", key="all-weir")
+    all_z = find(data, "seek", key="all-zstd")
+
+    def code(text):  # a command inside a table cell: its pipes escaped
+        return "`%s`" % text.replace("|", "\\|").replace("\n", " ")
+
+    def times(v):
+        return "–" if v is None else ("%.1f×" % v if v < 10 else "%.0f×" % v)
+
+    def ms(v):
+        return "–" if v is None else ("%.1f" % (v * 1000) if v < 10 else "%.0f" % (v * 1000))
+
+    inputs = table(["Input", "Bytes", "Frames (zstd -l)", "Skippable frames", "Made with"],
+                   [[x["label"], f_bytes(x["bytes"]), "–" if x.get("frames") is None else x["frames"],
+                     "–" if x.get("skippable") is None else x["skippable"],
+                     x["made"].replace("|", "\\|") if x.get("made") else code(x["cmd"])] for x in s.get("inputs", [])])
+    rows = []
+    for c in cs:
+        is_range = c.get("verify") == "range"
+        wall = med(c, "wall")
+        weir_range = is_range and c is not pipe
+        vs_pipe = times(ratio(med(pipe, "wall"), wall)) if weir_range else "–"
+        vs_all = "%s / %s" % (times(ratio(med(all_w, "wall"), wall)),
+                              times(ratio(med(all_z, "wall"), wall))) if weir_range else "–"
+        label = c["case_label"].replace("|", "\\|")
+        label = ("**%s**" % label) if c["family"] == "weir" else label
+        cmd = c["cmd"].split("\n")[-1]
+        rows.append([label, code(cmd), ms(wall), f_spread(c), f_mib(med(c, "rss_kb")), vs_pipe, vs_all, f_ok(c)])
+    out = ("Range: %s at byte offset %s of the %s corpus.\n\n" % (
+        f_len(s.get("length")), "{:,}".format(s.get("offset", 0)), human(s.get("corpus_bytes"))) +
+        inputs + "\n" +
+        table(["Case", "Command", "Wall ms (median)", "Spread", "Peak RSS MiB",
+               "zstd -dc \\| tail \\| head ÷ this", "Decode everything ÷ this (weir -dc / zstd -dc)",
+               "Runs ok"], rows) +
+        "\nWall time includes process start-up (measured around `/usr/bin/time`). The ratios compare a range "
+        "case's median wall with the whole-file ways of getting the same bytes, on weir's file: >1 means the "
+        "range is that many times faster.\n")
+    for note in s.get("notes", []):
+        out += "\n- " + note
+    out += "\n\n" + commands(cs, ["# inputs (untimed)"] + [x["cmd"] for x in s.get("inputs", [])] + ["# timed"])
+    return out
+
+
 def sec_memory(data):
     s = data["sections"]["memory"]
     cs = s["cases"]
@@ -541,6 +617,8 @@ def render(data, json_name, chart_files, json_rel=None):
     for t in data.get("targets") or compute_targets(data):
         if t["value"] is None:
             val = ""
+        elif t.get("unit") == "ms":
+            val = ": **%.1f ms**" % t["value"]
         elif t["op"] == "within":
             val = ": **%.3f×** (%+.1f%%)" % (t["value"], 100 * (t["value"] - 1))
         else:
@@ -619,6 +697,9 @@ def render(data, json_name, chart_files, json_rel=None):
     if "tree" in secs:
         head(secs["tree"]["title"], "tree")
         L.append(sec_tree(data) + "\n")
+    if "seek" in secs:
+        head(secs["seek"]["title"], "seek")
+        L.append(sec_seek(data) + "\n")
     L.append("---\nRaw measurements (every run): [%s](%s). Regenerate this page with "
              "`scripts/bench --report-only %s`.\n" % (json_name, json_name, json_rel or json_name))
     return "".join(L)

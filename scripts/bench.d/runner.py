@@ -31,7 +31,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in scripts/
 import report  # noqa: E402  (same folder)
 
 TIME_FMT = "%e %U %S %M %x"
-SECTIONS = ["ceiling", "compress", "levels", "decompress", "scaling", "small", "memory", "tree"]
+SECTIONS = ["ceiling", "compress", "levels", "decompress", "scaling", "small", "memory", "tree", "seek"]
 MODES = ["file", "null", "stdio", "pipe", "pipenull", "overwrite", "disk"]
 MODE_TITLE = {
     "file": "file→file",
@@ -320,6 +320,48 @@ class Bench:
             if d.returncode == 0 and h.hexdigest() == case["stream_sha256"]:
                 return True, "zstd -d | sha256 equals the generated stream's"
             return False, "STREAM CHECKSUM DIFFERS (zstd -d | sha256)"
+        if kind == "range":
+            # the same bytes of the original, read directly (offset, length)
+            offset, length = case["range"]
+            with open(case["orig"], "rb") as f:
+                f.seek(offset)
+                want = f.read(length)
+            got = open(out, "rb").read(length + 1)
+            if got == want:
+                return True, "equal to bytes %d..%d of %s (%d bytes, read directly)" % (
+                    offset, offset + length, os.path.basename(case["orig"]), length)
+            return False, "RANGE OUTPUT DIFFERS from bytes %d..%d of the original (%s)" % (
+                offset, offset + length, "same length" if len(got) == length else
+                "%s%d bytes instead of %d" % ("over " if len(got) > length else "", len(got), length))
+        if kind == "indexed":
+            # weir --index: the file now has a seek table that weir reads, and (checked on the
+            # first run) still decodes to the original with zstd
+            listing = cmd_output([self.a.weir, "-lv", out])
+            if "from the seek table" not in listing:
+                return False, "weir -lv shows no 'from the seek table' after --index: %s" % listing[-300:]
+            keep = case.get("keep_as")
+            if keep and not os.path.exists(keep):
+                if not self.roundtrip_ok(out, case["orig"]):
+                    return False, "ROUND TRIP FAILED after --index (zstd -dc | cmp with the original)"
+                os.replace(out, keep)  # the first run's output: the input of the range-after-index case
+                return True, "weir -lv: from the seek table; zstd -dc | cmp with the original"
+            return True, "weir -lv: from the seek table (zstd -dc | cmp checked on the first run)"
+        if kind == "listing":
+            # weir -l: its row says what zstd -l's says (frames, skippable frames, sizes);
+            # for a concatenation of weir files, weir -lv also knows the content size
+            path, content_bytes = case["list_expect"]
+            got = open(out, encoding="utf-8", errors="replace").read().splitlines()
+            want = cmd_output([self.a.zstd, "-l", path]).splitlines()
+            if len(got) < 2 or len(want) < 2 or got[1].split()[:-1] != want[1].split()[:-1]:
+                return False, "weir -l differs from zstd -l: %r vs %r" % (
+                    got[1] if len(got) > 1 else got, want[1] if len(want) > 1 else want)
+            how = "row equal to zstd -l's (%s)" % " ".join(got[1].split()[:-1])
+            if content_bytes is not None:
+                verbose = cmd_output([self.a.weir, "-lv", path])
+                if not re.search(r"Decompressed Size:.*\(%d B\)" % content_bytes, verbose):
+                    return False, "weir -lv does not give the content size %d" % content_bytes
+                how += "; weir -lv: content size %d B" % content_bytes
+            return True, how
         raise ValueError(kind)
 
     def drop_refs(self):
@@ -353,6 +395,8 @@ class Bench:
             # (as when a backup is restored over its last restore).
             self.run_timed(case["argv"], stdin=case.get("stdin"), stdout=case.get("stdout"),
                            prefix=case.get("prefix"))
+        if case.get("setup"):
+            case["setup"]()  # untimed preparation of this run's input (seek: a fresh copy to --index)
         os.sync()  # earlier runs' dirty pages must not be written back during this one
         m = self.run_timed(case["argv"], stdin=case.get("stdin"), stdout=case.get("stdout"),
                            prefix=case.get("prefix"), sync_after=case["mode"] == "disk")
@@ -371,6 +415,11 @@ class Bench:
         if out and os.path.exists(out) and not self.a.keep_work:
             os.unlink(out)
         case["runs"].append(m)
+        if case["section"] == "seek":
+            log("  seek       %-34s %9.1f ms  rss %7.1f MiB  %s" % (
+                case["case_label"], m["wall"] * 1000, (m["rss_kb"] or 0) / 1024,
+                "ok" if m["ok"] else "FAILED: %s" % m["error"]))
+            return
         mbps = case["data_bytes"] / 1e6 / m["wall"] if m["wall"] else 0
         log("  %-10s %-22s %-16s %7.2f s %8.1f MB/s  cpu %6.2f s  rss %7.1f MiB  other load %3.0f%%  %s" % (
             case["section"], case["group"].replace(case["mode"], MODE_TITLE[case["mode"]]), case["tool"], m["wall"], mbps, m["cpu"] or 0, (m["rss_kb"] or 0) / 1024,
@@ -400,12 +449,13 @@ class Bench:
                 r["ok"] = False
                 r["error"] = res["how"]
 
-    def run_cases(self, cases, runs):
+    def run_cases(self, cases, runs, warm_up=True):
         """Alternate: every round runs each group's cases once, starting at a
         different tool each round, so drift hits every tool alike."""
         for c in cases:
             c["runs"] = []
-        self.warm_up(cases)
+        if warm_up:
+            self.warm_up(cases)
         groups = []
         for c in cases:
             if c["group"] not in groups:
@@ -590,10 +640,10 @@ class Bench:
         }
 
     # --- sections --------------------------------------------------------------
-    def section(self, name, title, cases, runs, notes=None, extra=None):
+    def section(self, name, title, cases, runs, notes=None, extra=None, warm_up=True, t0=None):
         log("bench: section %s: %s (%d cases x %d runs)" % (name, title, len(cases), runs))
-        t0 = time.time()
-        self.run_cases(cases, runs)
+        t0 = t0 or time.time()
+        self.run_cases(cases, runs, warm_up=warm_up)
         sec = {"title": title, "runs": runs, "cases": [public(c) for c in cases],
                "notes": notes or [], "seconds": time.time() - t0}
         if extra:
@@ -938,6 +988,129 @@ class Bench:
             "on_disk": bool(a.tree_on_disk), "rm": bool(a.tree_rm),
             "notes": []}
 
+    # --- seek: random access (--range, --index, -l) ------------------------------
+    def seek_range(self, size):
+        """(offset, length) of the range: 1 MiB at 1 GB (10^9), or with --quick
+        or --corpus at min(1 GB, half the input)."""
+        length = 1 << 20
+        offset = 10 ** 9
+        if self.a.quick or self.a.corpus or size < offset + length:
+            offset = min(offset, size // 2)
+        return offset, max(0, min(length, size - offset))
+
+    def seek_prepare(self, script, path, label, tar):
+        """Runs one preparation command (bash, untimed), checks that PATH
+        decodes to TAR (zstd -d | cmp) and returns its description."""
+        log("bench: preparing %s: %s" % (label, self.disp_prefix(script)))
+        subprocess.run(["bash", "-c", "set -e; " + script], check=True)
+        if not self.roundtrip_ok(path, tar):
+            die("could not prepare %s: zstd -d | cmp with the corpus failed" % path)
+        frames = skips = None
+        listing = cmd_output([self.a.zstd, "-l", path]).split("\n")
+        fm = re.match(r"\s*(\d+)\s+(\d+)\s", listing[1]) if len(listing) > 1 else None
+        if fm:
+            frames, skips = int(fm.group(1)) - int(fm.group(2)), int(fm.group(2))
+        return {"label": label, "name": os.path.basename(path), "bytes": file_size(path), "frames": frames,
+                "skippable": skips, "cmd": self.disp_prefix(script)}
+
+    def sec_seek(self):
+        a = self.a
+        t0 = time.time()
+        tar = self.main
+        size = file_size(tar)
+        offset, length = self.seek_range(size)
+        d = os.path.join(self.work, "seek")
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        q = shlex.quote
+        wz, pz, cz = (os.path.join(d, x) for x in ("weir.zst", "pzstd.zst", "cat8.zst"))
+        copy, indexed = os.path.join(d, "pzstd-copy.zst"), os.path.join(d, "pzstd-indexed.zst")
+        weir_c = " ".join(q(x) for x in [a.weir, "-q", "-c"] + self.weir_extra)
+        warm(tar)
+        inputs = [
+            self.seek_prepare("%s %s > %s" % (weir_c, q(tar), q(wz)), wz, "weir's file (seek table)", tar),
+            self.seek_prepare("%s -q -p %d -c %s > %s" % (q(a.pzstd), self.N, q(tar), q(pz)), pz,
+                              "pzstd's file (no seek table, frames without content size)", tar),
+        ]
+        # 8 equal pieces (the last one takes the remainder), each compressed by weir with
+        # its own seek table, concatenated: the tables chain back from the end
+        piece = size // 8
+        parts = os.path.join(d, "part")
+        script = ("P=%d; for i in 0 1 2 3 4 5 6 7; do if [ $i -lt 7 ]; then tail -c +$((i*P+1)) %s | head -c $P; "
+                  "else tail -c +$((7*P+1)) %s; fi > %s$i; %s %s$i > %s$i.zst; rm %s$i; done; "
+                  "cat %s[0-7].zst > %s; rm %s[0-7].zst") % (
+            piece, q(tar), q(tar), q(parts), weir_c, q(parts), q(parts), q(parts), q(parts), q(cz), q(parts))
+        inputs.append(self.seek_prepare(script, cz, "8 weir files concatenated (8 equal pieces)", tar))
+        inputs[-1]["made"] = ("8 pieces of P = %s bytes, `tail -c +$((i*P+1)) | head -c $P` (the last: to the "
+                              "end), `%s` each, `cat` (the script is under Commands)" % (
+                                  "{:,}".format(piece), self.disp_prefix(weir_c)))
+        for x in inputs:
+            warm(os.path.join(d, x["name"]))
+        prep_seconds = time.time() - t0
+
+        rng = "--range=%d:+%s" % (offset, "1M" if length == 1 << 20 else str(length))
+        pipe = "%s -dc %s | tail -c +%d | head -c %d" % (q(a.zstd), q(wz), offset + 1, length)
+
+        def case(key, label, group, family, argv, data_bytes, verify, inp, out=None, cmd=None, **extra):
+            c = {"section": "seek", "op": key.split("-")[0], "key": key, "family": family, "tool": label,
+                 "case_label": label, "mode": "null" if out is None else "file", "level": None,
+                 "threads": None, "group": group, "input": os.path.basename(inp), "data_bytes": data_bytes,
+                 "argv": argv, "stdin": None, "stdout": None, "prefix": None, "out": out,
+                 "cmd": cmd or self.disp(argv), "verify": verify, "orig": tar, "runs": []}
+            c.update(extra)
+            return c
+
+        def ranged(key, label, group, family, argv, inp, cmd=None):
+            return case(key, label, group, family, argv, length, "range", inp, cmd=cmd, range=(offset, length))
+
+        def bare(argv):  # a command whose output is a file, not stdout
+            return " ".join(q(self.disp_path(x)) for x in argv)
+
+        g_range, g_all = "weir.zst, a range", "weir.zst, everything"
+        cases = [
+            ranged("range-weir", "range, weir's file", g_range, "weir", [a.weir, "-d", rng, wz, "-c"], wz),
+            ranged("pipe-zstd", "zstd -dc | tail | head", g_range, "zstd", ["sh", "-c", pipe], wz,
+                   cmd="sh -c %s > /dev/null" % q(self.disp_prefix(pipe))),
+            case("all-weir", "decode everything: weir -dc", g_all, "weir", [a.weir, "-dc", wz], size, "plain", wz),
+            case("all-zstd", "decode everything: zstd -dc", g_all, "zstd", [a.zstd, "-dc", wz], size, "plain", wz),
+            ranged("range-pzstd", "range, pzstd's file", "pzstd.zst, a range", "weir",
+                   [a.weir, "-d", rng, pz, "-c"], pz),
+            case("index-pzstd", "--index pzstd's file", "pzstd.zst, --index", "weir", [a.weir, "--index", copy],
+                 size, "indexed", pz, out=copy,
+                 cmd="cp %s %s  # untimed, before each run\n%s" % (
+                     q(self.disp_path(pz)), q(self.disp_path(copy)), bare([a.weir, "--index", copy])),
+                 setup=lambda: shutil.copyfile(pz, copy), keep_as=indexed),
+            ranged("range-indexed", "range, pzstd's file after --index", "pzstd.zst after --index, a range",
+                   "weir", [a.weir, "-d", rng, indexed, "-c"], indexed),
+            case("list-cat8", "-l, 8 weir files concatenated", "-l", "weir", [a.weir, "-l", cz], file_size(cz),
+                 "listing", cz, list_expect=(cz, size)),
+            case("list-pzstd", "-l, pzstd's file (scan)", "-l", "weir", [a.weir, "-l", pz], file_size(pz),
+                 "listing", pz, list_expect=(pz, None)),
+        ]
+        try:
+            self.section(
+                "seek", "Random access: 1 MiB at byte %s of the main corpus (%s)" % (
+                    "{:,}".format(offset), human(size)), cases, a.runs, warm_up=False, t0=t0,
+                notes=[
+                    "Inputs made once, untimed, and checked with `zstd -d | cmp` against the corpus; read once "
+                    "before the rounds (warm page cache).",
+                    "`--index` runs on a fresh `cp` of pzstd's file made untimed before each run; after each run "
+                    "`weir -lv` must say `from the seek table`, and the first run's output must decode to the "
+                    "corpus (`zstd -dc | cmp`); that output is the input of the range after `--index`.",
+                    "`zstd -dc | tail | head`: `head` stops after the range and `tail` and `zstd` then die of "
+                    "SIGPIPE, as expected; the shell's status is `head`'s. Its peak RSS is the largest of the "
+                    "three processes'.",
+                    "Every range output is checked once (same command, stdout captured, untimed) against the "
+                    "same %d bytes of the corpus read at offset %d; the decode-everything outputs with `cmp`; "
+                    "`weir -l`'s row against `zstd -l`'s (and, for the concatenation, `weir -lv`'s content "
+                    "size against the corpus size)." % (length, offset),
+                ],
+                extra={"offset": offset, "length": length, "corpus_bytes": size, "inputs": inputs,
+                       "prepare_seconds": prep_seconds})
+        finally:
+            if not a.keep_work:
+                shutil.rmtree(d, ignore_errors=True)
+
     # --- meta ------------------------------------------------------------------
     def meta(self):
         a = self.a
@@ -1020,7 +1193,8 @@ class Bench:
 
 def public(case):
     """The JSON view of a case: no absolute paths or internal keys."""
-    drop = {"argv", "stdin", "stdout", "prefix", "out", "orig", "verify_key", "stream_sha256"}
+    drop = {"argv", "stdin", "stdout", "prefix", "out", "orig", "verify_key", "stream_sha256", "setup",
+            "range", "keep_as", "list_expect"}
     return {k: v for k, v in case.items() if k not in drop}
 
 
