@@ -6,15 +6,7 @@ import Testing
 /// reader is the same bytes as that range of the whole decode.
 @Suite("Seekable reader")
 struct SeekableReaderTests {
-    /// A scratch folder, removed at the end of the test.
-    final class Folder: Sendable {
-        let url = TestData.temporaryFolder()
-        deinit { try? FileManager.default.removeItem(at: url) }
-        func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-        func write(_ name: String, _ bytes: [UInt8]) {
-            _ = FileManager.default.createFile(atPath: path(name), contents: Data(bytes))
-        }
-    }
+    typealias Folder = ScratchFolder
 
     /// Checks `reader` against `content`: both ends, every frame boundary
     /// (from the frames' sizes), empty ranges and random ones.

@@ -9,15 +9,7 @@ import Testing
 /// frame fails naming the first bad frame in order.
 @Suite("Frame measure")
 struct FrameMeasureTests {
-    /// A scratch folder, removed at the end of the test.
-    final class Folder: Sendable {
-        let url = TestData.temporaryFolder()
-        deinit { try? FileManager.default.removeItem(at: url) }
-        func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-        func write(_ name: String, _ bytes: [UInt8]) {
-            _ = FileManager.default.createFile(atPath: path(name), contents: Data(bytes))
-        }
-    }
+    typealias Folder = ScratchFolder
 
     /// One zstd frame of `content` that does not declare its content size,
     /// made by the system's libzstd (as pzstd makes its frames).

@@ -6,7 +6,7 @@ import Testing
 /// and `weir --index` makes any multi-frame file seekable in place.
 @Suite("Seek table chains and appending")
 struct SeekTableAppenderTests {
-    typealias Folder = SeekableReaderTests.Folder
+    typealias Folder = ScratchFolder
 
     /// weir's output of `content` in frames of 64 KiB.
     static func weir(_ content: [UInt8], in folder: Folder, name: String) async throws -> [UInt8] {
