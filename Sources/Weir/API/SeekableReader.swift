@@ -12,7 +12,7 @@ import SystemPackage
 /// otherwise by walking frame and block headers, which reads the compressed
 /// bytes but decodes nothing (pzstd's files, zstd's with content sizes).
 /// Frames that do not declare their content size are decoded once, side by
-/// side on the options' threads, to measure them (``FrameMeasure``).
+/// side on the options' threads, to measure them.
 ///
 /// Reading decodes each frame that the range touches: a frame of up to
 /// ``cacheableFrameSize`` is decoded whole (its checksum verified) and kept,

@@ -35,6 +35,7 @@ public struct SeekTableAppender: Sendable {
     /// Appends a seek table to the file at `path` if it needs one.
     ///
     /// - Parameters:
+    ///   - path: a regular file of zstd frames (and skippable frames).
     ///   - options: how frames without a declared size are decoded to be
     ///     measured (the checksum check, the window limit, the dictionary).
     ///   - synchronous: wait for the disk (`fdatasync`) before returning.
