@@ -14,11 +14,14 @@ import SystemPackage
 /// Frames that do not declare their content size are decoded once, side by
 /// side on the options' threads, to measure them.
 ///
-/// Reading decodes each frame that the range touches: a frame of up to
-/// ``cacheableFrameSize`` is decoded whole (its checksum verified) and kept,
-/// the last ``cachedFrames`` of them, so that neighbouring reads decode
-/// nothing again; a larger frame is streamed from its start and left as
-/// soon as the range is covered (its checksum is then not verified). Memory:
+/// Reading decodes each frame that the range touches. The first read that
+/// ends inside a frame streams it from its start and leaves it as soon as
+/// the range is covered (a one-off read decodes no more than it must; the
+/// frame's checksum is then not verified). A frame of up to
+/// ``cacheableFrameSize`` that is read again, or read to its end, is
+/// decoded whole (its checksum verified) and kept, the last
+/// ``cachedFrames`` of them, so that neighbouring reads decode nothing
+/// again; a larger frame is always streamed. Memory:
 /// at most ``cachedFrames`` × ``cacheableFrameSize`` of decoded frames, and a
 /// frame's compressed bytes while it is decoded.
 ///
@@ -33,9 +36,19 @@ public final class SeekableReader: Sendable {
         let contentSize: Int
     }
 
-    /// The decoded frames kept, most recent last.
+    /// The decoded frames kept, most recent last; the frames streamed
+    /// lately (a second read decodes them whole).
     private struct Cache {
         var frames: [(index: Int, bytes: [UInt8])] = []
+        var streamed: [Int] = []
+
+        /// Whether frame `index` was streamed lately; it is noted if not.
+        mutating func streamedBefore(_ index: Int) -> Bool {
+            if streamed.contains(index) { return true }
+            streamed.append(index)
+            if streamed.count > 16 { streamed.removeFirst() }
+            return false
+        }
     }
 
     /// How many decoded frames are kept.
@@ -142,7 +155,8 @@ public final class SeekableReader: Sendable {
                 ..< min(range.upperBound, frame.contentOffset + frame.contentSize) - frame.contentOffset
             if !inner.isEmpty {
                 touched += 1
-                if frame.contentSize <= wholeFrameLimit {
+                if frame.contentSize <= wholeFrameLimit, inner.upperBound == frame.contentSize
+                    || cache.withLock({ $0.frames.contains { $0.index == index } || $0.streamedBefore(index) }) {
                     let bytes = try decodedWhole(index)
                     try bytes.withUnsafeBytes { all in
                         Result { () throws(WeirError) in try body(UnsafeRawBufferPointer(rebasing: all[inner])) }
@@ -243,9 +257,10 @@ public final class SeekableReader: Sendable {
         var produced = 0
         _ = try Self.decode(Descriptor(descriptor.rawValue, path: path), offset: frame.offset,
                             compressedSize: frame.compressedSize, context: context, path: path) { piece throws(WeirError) in
-            let wanted = max(produced, inner.lowerBound) ..< min(produced + piece.count, inner.upperBound)
-            if !wanted.isEmpty {
-                try body(UnsafeRawBufferPointer(rebasing: piece[(wanted.lowerBound - produced) ..< (wanted.upperBound - produced)]))
+            // The piece may end before the range starts: then nothing of it is wanted.
+            let from = max(produced, inner.lowerBound), to = min(produced + piece.count, inner.upperBound)
+            if from < to {
+                try body(UnsafeRawBufferPointer(rebasing: piece[(from - produced) ..< (to - produced)]))
             }
             produced += piece.count
             return produced < inner.upperBound

@@ -99,4 +99,29 @@ struct SeekableReaderTests {
         #expect(!reader.indexedFromSeekTable && reader.warnings.count == 1, "\(reader.warnings)")
         try expectRanges(reader, content, seed: 31)
     }
+
+    @Test("a first read inside a frame decodes only up to its end (no checksum check); a read to the frame's end or a second read decodes it whole and checks it")
+    func partialThenWhole() async throws {
+        let folder = Folder()
+        // Frames of 4 MiB: streaming stops after the first MiB of output.
+        let content = TestData.text(5_000_000, seed: 5)
+        folder.write("data", content)
+        _ = try await Compressor(options: CompressionOptions(level: 3, threads: 2, chunkSize: 4 << 20))
+            .compress(file: folder.path("data"))
+        var bytes = try #require(FileManager.default.contents(atPath: folder.path("data.zst"))).map { $0 }
+        let first = try FrameListing.read(path: folder.path("data.zst")).frames[0]
+        let size = try #require(first.decompressedSize)
+        #expect(size > 2 << 20, "frame 0 holds \(size) bytes")
+        bytes[first.offset + first.compressedSize - 1] ^= 0x01  // frame 0's stored checksum
+        folder.write("bad.zst", bytes)
+        // A first read past the first MiB streamed (pieces before the range are skipped).
+        let good = try SeekableReader(path: folder.path("data.zst"))
+        #expect(try good.read(at: 3 << 20, count: 100) == Data(content[(3 << 20) ..< (3 << 20) + 100]))
+        // Then a read to the frame's end, or a second read inside it.
+        for start in [size - 10, 20] {
+            let reader = try SeekableReader(path: folder.path("bad.zst"))
+            #expect(try reader.read(at: 10, count: 10) == Data(content[10 ..< 20]))
+            #expect(throws: WeirError.self, "start \(start)") { try reader.read(at: start, count: 10) }
+        }
+    }
 }
