@@ -51,8 +51,13 @@ extension WeirCommand {
         } catch {
             throw ValidationError("--zstd: \(error.reason)")
         }
-        if operationFlags.operation == .index, messageFlags.json {
-            throw ValidationError("--json describes compressed or decompressed data; --index writes none.")
+        if operationFlags.operation == .index {
+            if messageFlags.json {
+                throw ValidationError("--json describes compressed or decompressed data; --index writes none.")
+            }
+            if outputFlags.toStdout || outputFlags.output != nil {
+                throw ValidationError("--index appends to each FILE in place: it writes no other output (-c, -o).")
+            }
         }
         if !decompressionFlags.ranges.isEmpty {
             guard operationFlags.operation == .decompress || operationFlags.operation == .test else {

@@ -34,7 +34,7 @@ struct IndexCommandTests {
         #expect(try WeirProcess.run(["-q", "--index", "c.zst"], in: scratch.url).stderr.isEmpty)
     }
 
-    @Test("refused: standard input, --json, a file that is not zstd, a corrupt frame (the file unchanged, exit 1)")
+    @Test("refused: standard input, --json, -c and -o, a file that is not zstd, a corrupt frame (the file unchanged, exit 1)")
     func refuses() throws {
         let scratch = Scratch()
         let original = scratch.text("a", size: 300_000)
@@ -46,6 +46,10 @@ struct IndexCommandTests {
         #expect(stdin.status == 1 && stdin.stderr.contains("does not read standard input"), "\(stdin.stderr)")
         let json = try WeirProcess.run(["--index", "--json", "z.zst"], in: scratch.url)
         #expect(json.status == 1 && json.stderr.contains("--json"), "\(json.stderr)")
+        for flags in [["-c"], ["-o", "out.zst"]] {
+            let run = try WeirProcess.run(["--index"] + flags + ["z.zst"], in: scratch.url)
+            #expect(run.status == 1 && run.stderr.contains("in place"), "\(flags): \(run.stderr)")
+        }
         for name in ["a", "bad.zst"] {
             let before = scratch.data(name)
             let run = try WeirProcess.run(["--index", name], in: scratch.url)

@@ -115,9 +115,8 @@ public struct FrameListing: Sendable {
 
     /// The listing from a file's chain of seek tables (one, or one per part
     /// of a concatenation), after the frames `prefix` found before the first
-    /// table's; nil
-    /// when a table does not match the frames' headers (then the file is
-    /// scanned instead).
+    /// table's; nil when a table does not match the frames' headers (then
+    /// the file is scanned instead).
     ///
     /// Each entry's offset must hold a zstd frame header that declares the
     /// entry's content size, if it declares one, and the 4 bytes before the
@@ -140,7 +139,7 @@ public struct FrameListing: Sendable {
     }
 
     /// The frames one seek table describes, numbered from `firstIndex`; nil
-    /// when they do not match the table (see ``fromTables(_:fd:fileSize:path:)``).
+    /// when they do not match the table (see ``fromTables(_:after:fd:fileSize:path:)``).
     private static func fromTable(_ table: SeekTable, fd: Int32, path: String, firstIndex: Int) -> [Frame]? {
         let described = table.frames()
         var frames: [Frame] = []
@@ -158,8 +157,7 @@ public struct FrameListing: Sendable {
             guard index < described.count else { break }
             let frame = described[index]
             let header = Array(bytes[lead...])
-            if header.count >= 8, FrameHeader.kind(ofMagic: littleEndian32(header)) != .zstd,
-               FrameHeader.kind(ofMagic: littleEndian32(header)) != nil {
+            if header.count >= 8, case .skippable = FrameHeader.kind(ofMagic: littleEndian32(header)) {
                 // A skippable frame: no content, and the size its header gives.
                 guard frame.decompressedSize == 0,
                       8 + Int(littleEndian32(Array(header[4...]))) == frame.compressedSize else { return nil }
