@@ -52,7 +52,7 @@ def compute_targets(data):
     n = data["meta"]["threads"]
     out = []
 
-    def add(target, value, op, threshold, basis, weir=(), unit=None):
+    def add(target, value, op, threshold, basis, weir=(), unit=None, section=None):
         broken = [c for c in weir if c and c.get("ok_runs", 0) < c.get("n_runs", 0)]
         if broken:
             # a fast but wrong (or crashing) weir must not pass
@@ -71,6 +71,8 @@ def compute_targets(data):
              "status": status, "basis": basis}
         if unit:
             t["unit"] = unit
+        if section:
+            t["section"] = section
         out.append(t)
 
     cw = find(data, "compress", family="weir", mode="file")
@@ -164,7 +166,62 @@ def compute_targets(data):
             wall = med(c, "wall")
             add(target, None if wall is None else wall * 1000, "<=", limit,
                 basis + ", median wall ms, process start-up included", [c], unit="ms")
+    if "lean" in data.get("sections", {}):
+        lean_targets(data, add)
     return out
+
+
+def lean_targets(data, add):
+    """Issue 31's targets (lean at every level), listed in the lean section."""
+    n = data["meta"]["threads"]
+    s = data["sections"]["lean"]
+
+    def lean(target, value, op, threshold, basis, weir=()):
+        add(target, value, op, threshold, basis, weir, section="lean")
+
+    lc, ld = s.get("limit_comp_mbps"), s.get("limit_dec_mbps")
+    sl = human(s.get("slice_bytes"))
+    limit = "%d × zstd -b3 -T1 on the slice at once" % n
+    wf = find(data, "lean", row="file", family="weir")
+    wp = find(data, "lean", row="pipe", family="weir")
+    wd = find(data, "lean", row="dec", family="weir")
+    lean("Compression from a file ≥ 0.95× the limit", ratio(med(wf, "mbps"), lc), ">=", 0.95,
+         "level 3, %s slice, file→/dev/null, MB/s of weir -T%d (%s) ÷ the limit (%s: %s MB/s)" % (
+             sl, n, f_mbps(med(wf, "mbps")), limit, f_mbps(lc)), [wf])
+    lean("Compression through a pipe ≥ 0.90× the limit", ratio(med(wp, "mbps"), lc), ">=", 0.90,
+         "level 3, `cat SLICE | weir -T%d -c > /dev/null`, MB/s (%s) ÷ the limit (%s MB/s)" % (
+             n, f_mbps(med(wp, "mbps")), f_mbps(lc)), [wp])
+    lean("Decompression ≥ 0.95× its limit", ratio(med(wd, "mbps"), ld), ">=", 0.95,
+         "weir -d -T%d of weir's file of the slice → /dev/null, MB/s (%s) ÷ the limit (%s, decompression: "
+         "%s MB/s)" % (n, f_mbps(med(wd, "mbps")), limit, f_mbps(ld)), [wd])
+    rss = human(s.get("rss_slice_bytes"))
+    mode = MODE_TITLE.get(s.get("rss_mode"), s.get("rss_mode"))
+    for label in s.get("levels", []):
+        w = find(data, "lean", row="level", level_label=label, family="weir")
+        z = find(data, "lean", row="level", level_label=label, family="zstd")
+        lean("Peak RSS at %s ≤ zstd -T%d's" % (label, n), ratio(med(w, "rss_kb"), med(z, "rss_kb")), "<=", 1.0,
+             "%s slice, %s, peak RSS of weir (%s MiB) ÷ zstd -T%d (%s MiB)" % (
+                 rss, mode, f_mib(med(w, "rss_kb")), n, f_mib(med(z, "rss_kb"))), [w])
+        lean("Speed at %s ≥ zstd -T%d's" % (label, n), ratio(med(w, "mbps"), med(z, "mbps")), ">=", 1.0,
+             "%s slice, %s, MB/s of weir (%s) ÷ zstd -T%d (%s)" % (
+                 rss, mode, f_mbps(med(w, "mbps")), n, f_mbps(med(z, "mbps"))), [w])
+    w = find(data, "lean", row="small", family="weir")
+    z = find(data, "lean", row="small", family="zstd")
+    lean("Peak RSS on the %s file ≤ zstd -T%d's" % (human(s.get("small_bytes")), n),
+         ratio(med(w, "rss_kb"), med(z, "rss_kb")), "<=", 1.0,
+         "level 3, %s, peak RSS of weir (%s MiB) ÷ zstd -T%d (%s MiB)" % (
+             mode, f_mib(med(w, "rss_kb")), n, f_mib(med(z, "rss_kb"))), [w])
+    tw, tz = find(data, "tree", family="weir"), find(data, "tree", family="zstd")
+    tree = data.get("sections", {}).get("tree")
+    basis = ("the tree section: %s files of %s, wall, user+sys CPU and peak RSS of weir -T%d -r and zstd -T%d -r" % (
+        tree.get("files"), tree.get("archive"), n, n) if tree else
+        "from the tree section, which did not run: `--sections lean,tree`")
+    lean("-r: CPU ≤ 1.3× zstd -r's", ratio(med(tw, "cpu"), med(tz, "cpu")), "<=", 1.3,
+         basis + ": CPU of weir ÷ zstd", [tw])
+    lean("-r: speed ≥ 1.2× zstd -r's", ratio(med(tz, "wall"), med(tw, "wall")), ">=", 1.2,
+         basis + ": wall of zstd ÷ weir", [tw])
+    lean("-r: peak RSS ≤ 1.2× zstd -r's", ratio(med(tw, "rss_kb"), med(tz, "rss_kb")), "<=", 1.2,
+         basis + ": peak RSS of weir ÷ zstd", [tw])
 
 
 # ---------------------------------------------------------------- formatting
@@ -558,6 +615,112 @@ def sec_memory(data):
     return out + "\n" + commands(cs)
 
 
+def target_list(targets):
+    mark = {"met": "✅ met", "missed": "❌ missed", "not measured": "➖ not measured"}
+    out = []
+    for t in targets:
+        if t["value"] is None:
+            val = ""
+        elif t.get("unit") == "ms":
+            val = ": **%.1f ms**" % t["value"]
+        elif t["op"] == "within":
+            val = ": **%.3f×** (%+.1f%%)" % (t["value"], 100 * (t["value"] - 1))
+        else:
+            val = ": **%s**" % f_ratio(t["value"], 3)
+        out.append("- %s — %s%s — %s\n" % (mark[t["status"]], t["target"], val, t["basis"]))
+    return "".join(out)
+
+
+def sec_lean(data, targets):
+    """Issue 31's table, its targets, then every case."""
+    n = data["meta"]["threads"]
+    s = data["sections"]["lean"]
+    cs = s["cases"]
+    lc, ld = s.get("limit_comp_mbps"), s.get("limit_dec_mbps")
+    mode = MODE_TITLE.get(s.get("rss_mode"), s.get("rss_mode"))
+
+    def get(row, fam, **kw):
+        return find(data, "lean", row=row, family=fam, **kw)
+
+    def speed(c, limit=None, bold=False):
+        v = med(c, "mbps")
+        if v is None:
+            return "–"
+        text = ("**%s MB/s**" if bold else "%s MB/s") % f_mbps(v)
+        if limit:
+            text += "; %s the limit" % f_ratio(ratio(v, limit))
+        return text + ("" if c.get("ok_runs") == c.get("n_runs") else " (**%s**)" % f_ok(c))
+
+    def mem(c, bold=False):
+        if not c or not c.get("median"):
+            return "–" if c is None else f_ok(c)
+        text = ("**%s MiB**" if bold else "%s MiB") % f_mib(med(c, "rss_kb"))
+        return text + " (%s MB/s)" % f_mbps(med(c, "mbps")) + (
+            "" if c.get("ok_runs") == c.get("n_runs") else " (**%s**)" % f_ok(c))
+
+    limit = "%s MB/s (%d × `zstd -b3 -T1` at once)" % (f_mbps(lc), n)
+    rows = [["Compress the %s slice, file→/dev/null, level 3" % human(s.get("slice_bytes")),
+             speed(get("file", "weir"), lc, True), speed(get("file", "zstd")), speed(get("file", "pzstd")), limit],
+            ["Decompress weir's file of it → /dev/null", speed(get("dec", "weir"), ld, True),
+             "zstd -d: " + speed(get("dec", "zstd")), "pzstd -d, its own file: " + speed(get("dec", "pzstd")),
+             "%s MB/s (%d × `zstd -b3 -T1` at once, decompression)" % (f_mbps(ld), n)]]
+    pipe = []
+    for fam in ("weir", "zstd"):
+        p, f = get("pipe", fam), get("file", fam)
+        if not p:
+            pipe.append("–")
+            continue
+        pipe.append("%s: pipe ÷ file %s%s" % (speed(p, None, fam == "weir"),
+                                               f_ratio(ratio(med(p, "mbps"), med(f, "mbps"))),
+                                               "; %s the limit" % f_ratio(ratio(med(p, "mbps"), lc))
+                                               if fam == "weir" else ""))
+    rows.append(["Compress through a pipe (`cat SLICE \\| TOOL -c > /dev/null`)", pipe[0], pipe[1], "–",
+                 "%s MB/s" % f_mbps(lc)])
+    for label in s.get("levels", []):
+        rows.append(["Peak RSS, %s slice, `%s`" % (human(s.get("rss_slice_bytes")), label),
+                     mem(get("level", "weir", level_label=label), True), mem(get("level", "zstd", level_label=label)),
+                     mem(get("level", "pzstd", level_label=label)) if get("level", "pzstd", level_label=label)
+                     else "– (no `--fast`)", "–"])
+    rows.append(["Peak RSS, %s file, `-3`" % human(s.get("small_bytes")), mem(get("small", "weir"), True),
+                 mem(get("small", "zstd")), mem(get("small", "pzstd")), "–"])
+    tree = data.get("sections", {}).get("tree")
+    if tree:
+        def tr(c, bold=False):
+            m = (c or {}).get("median")
+            if not m:
+                return "–" if c is None else f_ok(c)
+            text = "wall %s s, CPU %s s, %s MiB" % (f_num(m.get("wall")), f_num(m.get("cpu")), f_mib(m.get("rss_kb")))
+            return ("**%s**" % text) if bold else text
+        rows.append(["`-r` on the tree of `%s` (%s files, %s; the tree section's runs)" % (
+            tree.get("archive"), "{:,}".format(tree.get("files") or 0), human(tree.get("bytes"))), tr(find(data, "tree", family="weir"), True),
+            tr(find(data, "tree", family="zstd")), "–", "–"])
+    else:
+        rows.append(["`-r` on the Linux tree", "not run here: the tree section measures it "
+                     "(`--sections lean,tree`)", "", "", ""])
+    out = [table(["Case", "weir -T%d" % n, "zstd -T%d" % n, "pzstd -p%d" % n, "The limit"], rows)]
+    out.append("\nMedians of %d run(s) per case, tools alternating; the limit measured at the start of every "
+               "round; peak RSS from GNU time. The RSS rows are %s; MB/s in brackets.\n\n" % (s["runs"], mode))
+    out.append("Targets (issue 31):\n\n" + target_list(targets) + "\n")
+    lim = ", ".join("%s/%s" % (f_mbps(r.get("comp_mbps")), f_mbps(r.get("dec_mbps"))) if r.get("ok") else "failed"
+                    for r in s.get("limit_runs", []))
+    detail = []
+    for c in cs:
+        detail.append([c["group"].replace("RSS small", "RSS %s file" % human(s.get("small_bytes"))),
+                       ("**%s**" % c["tool"]) if c["family"] == "weir" else c["tool"],
+                       MODE_TITLE.get(c["mode"], c["mode"]), f_mbps(med(c, "mbps")), f_num(med(c, "wall"), "%.3f"),
+                       f_spread(c), f_num(med(c, "cpu"), "%.3f"), f_mib(med(c, "rss_kb")),
+                       f_bytes(med(c, "out_bytes")), f_ok(c)])
+    out.append("Every case:\n\n" + table(["Case", "Tool", "Mode", "MB/s", "Wall s", "Spread", "CPU s",
+                                            "Peak RSS MiB", "Output bytes", "Runs ok"], detail))
+    out.append("\nThe limit per round (compression/decompression MB/s, together): %s.\n" % (lim or "–"))
+    for note in s.get("notes", []):
+        out.append("\n- " + note)
+    out.append("\n\n" + commands(cs, ["# inputs (untimed)"] + [x["cmd"] for x in s.get("sources", [])] +
+                                    ["# the limit, %d at once, at the start of every round" % n, s.get("limit_cmd", ""),
+                                     "# timed"]))
+    return "".join(out)
+
+
 # ---------------------------------------------------------------- document
 
 def render(data, json_name, chart_files, json_rel=None):
@@ -579,7 +742,8 @@ def render(data, json_name, chart_files, json_rel=None):
                                             (", extra args `%s`" % m["weir_args"]) if m.get("weir_args") else "")],
         ["zstd / pzstd", "%s / %s" % (m["zstd_version"].replace("*", "").strip(), m["pzstd_version"])],
     ]
-    for key, title in (("main", "Corpus"), ("slice", "Slice (levels 1, 19)"), ("small", "Small file")):
+    for key, title in (("main", "Corpus"), ("slice", "Slice (levels 1, 19)"), ("small", "Small file"),
+                       ("lean", "Slice (lean, level 3)"), ("lean_rss", "Slice (lean, peak RSS)")):
         c = corpus.get(key)
         if c:
             rows.append([title, "`%s`, %s bytes (%s)%s, sha256 `%s…`" % (
@@ -610,20 +774,12 @@ def render(data, json_name, chart_files, json_rel=None):
                      c["section"], c["tool"], MODE_TITLE.get(c.get("mode"), ""),
                      next((r.get("error") for r in c["runs"] if not r["ok"]), "") or "") for c in failed)))
 
-    L.append("## Targets (issue 5; the tree: issue 16)\n\n")
+    targets = data.get("targets") or compute_targets(data)
+    L.append("## Targets (issue 5; the tree: issue 16%s)\n\n" % (
+        "; lean at every level, issue 31: in its section" if "lean" in data.get("sections", {}) else ""))
     if n != 2:
         L.append("The targets are stated for 2 cores; this run used N = %d.\n\n" % n)
-    mark = {"met": "✅ met", "missed": "❌ missed", "not measured": "➖ not measured"}
-    for t in data.get("targets") or compute_targets(data):
-        if t["value"] is None:
-            val = ""
-        elif t.get("unit") == "ms":
-            val = ": **%.1f ms**" % t["value"]
-        elif t["op"] == "within":
-            val = ": **%.3f×** (%+.1f%%)" % (t["value"], 100 * (t["value"] - 1))
-        else:
-            val = ": **%s**" % f_ratio(t["value"], 3)
-        L.append("- %s — %s%s — %s\n" % (mark[t["status"]], t["target"], val, t["basis"]))
+    L.append(target_list([t for t in targets if t.get("section") != "lean"]))
     L.append("\n")
 
     if chart_files:
@@ -700,6 +856,9 @@ def render(data, json_name, chart_files, json_rel=None):
     if "seek" in secs:
         head(secs["seek"]["title"], "seek")
         L.append(sec_seek(data) + "\n")
+    if "lean" in secs:
+        head(secs["lean"]["title"], "lean")
+        L.append(sec_lean(data, [t for t in targets if t.get("section") == "lean"]) + "\n")
     L.append("---\nRaw measurements (every run): [%s](%s). Regenerate this page with "
              "`scripts/bench --report-only %s`.\n" % (json_name, json_name, json_rel or json_name))
     return "".join(L)

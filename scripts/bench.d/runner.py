@@ -31,7 +31,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in scripts/
 import report  # noqa: E402  (same folder)
 
 TIME_FMT = "%e %U %S %M %x"
-SECTIONS = ["ceiling", "compress", "levels", "decompress", "scaling", "small", "memory", "tree", "seek"]
+SECTIONS = ["ceiling", "compress", "levels", "decompress", "scaling", "small", "memory", "tree", "seek", "lean"]
 MODES = ["file", "null", "stdio", "pipe", "pipenull", "overwrite", "disk"]
 MODE_TITLE = {
     "file": "file→file",
@@ -75,6 +75,26 @@ def parse_int_list(text):
         return [int(t) for t in text.split(",") if t.strip()]
     except ValueError:
         raise argparse.ArgumentTypeError("expected comma-separated integers, got %r" % text)
+
+
+def parse_lean_levels(text):
+    """'fast3,1,3,9,19,22' -> [(level, flags, label)]: fastN (or fast=N) is
+    --fast=N (level -N), levels above 19 get --ultra."""
+    out = []
+    for t in (t.strip() for t in text.split(",")):
+        if not t:
+            continue
+        m = re.fullmatch(r"(?:--)?fast=?(\d+)|-?(\d+)", t)
+        if not m:
+            raise argparse.ArgumentTypeError("bad level %r (examples: fast3, 1, 19, 22)" % t)
+        if m.group(1):
+            k = int(m.group(1))
+            out.append((-k, ["--fast=%d" % k], "--fast=%d" % k))
+        else:
+            k = int(m.group(2))
+            flags = (["--ultra"] if k > 19 else []) + ["-%d" % k]
+            out.append((k, flags, " ".join(flags)))
+    return out
 
 
 def parse_choice_list(choices):
@@ -449,9 +469,11 @@ class Bench:
                 r["ok"] = False
                 r["error"] = res["how"]
 
-    def run_cases(self, cases, runs, warm_up=True):
+    def run_cases(self, cases, runs, warm_up=True, before_round=None):
         """Alternate: every round runs each group's cases once, starting at a
-        different tool each round, so drift hits every tool alike."""
+        different tool each round, so drift hits every tool alike.
+        before_round(rnd), if given, runs at the start of every round (lean:
+        the limit, measured in the same rounds as the tools)."""
         for c in cases:
             c["runs"] = []
         if warm_up:
@@ -462,6 +484,8 @@ class Bench:
                 groups.append(c["group"])
         for rnd in range(runs):
             log(" round %d/%d" % (rnd + 1, runs))
+            if before_round:
+                before_round(rnd)
             for g in groups:
                 gc = [c for c in cases if c["group"] == g]
                 k = rnd % len(gc)
@@ -505,13 +529,16 @@ class Bench:
         return tools
 
     def make_case(self, section, op, family, tool, base, mode, inp, level=None, threads=None,
-                  group=None, data_bytes=None, verify=None, orig=None, extra=None):
-        """Build the argv for one tool in one I/O mode."""
+                  group=None, data_bytes=None, verify=None, orig=None, extra=None, flags=None, tag=None):
+        """Build the argv for one tool in one I/O mode.  flags: the level's
+        flags when not -LEVEL (e.g. --fast=3, --ultra -22); tag: a name for
+        the output file when section/tool/mode/level do not make one unique."""
         tag = re.sub(r"[^A-Za-z0-9]+", "_", "_".join(
-            str(x) for x in (section, tool, mode, level if level is not None else extra and extra.get("source"))
+            str(x) for x in (section, tool, mode, tag if tag is not None else
+                             level if level is not None else extra and extra.get("source"))
             if x is not None))
         out = os.path.join(self.work, tag + ".out")
-        flags = ["-%d" % level] if op == "compress" else ["-d"]
+        flags = list(flags) if flags else ["-%d" % level] if op == "compress" else ["-d"]
         stdout_flag = [] if family == "weir" else ["-c"]
         stdin = stdout = prefix = None
         if mode in ("file", "overwrite", "disk"):
@@ -624,13 +651,9 @@ class Bench:
         else:
             base, bstem = main, main_stem
 
-        def head(n):
-            n = min(n, file_size(main))
-            if n == file_size(main):
-                return main
-            return self.head_file(base, n, os.path.join(self.corpus_dir, "%s.head-%d.tar" % (bstem, n)))
-
         self.main = main
+        self.head_base = (base, bstem)
+        head = self.corpus_head
         self.slice = head(a.slice_size)
         self.small = head(a.small_size)
         self.data["corpus"] = {
@@ -639,24 +662,60 @@ class Bench:
             "small": self.describe(self.small, "small file"),
         }
 
+    def corpus_head(self, n):
+        """The main corpus's first n bytes (at most all of it), as a slice
+        cut once and cached in bench/corpus/ (NAME.head-N.tar)."""
+        base, bstem = self.head_base
+        n = min(n, file_size(self.main))
+        if n == file_size(self.main):
+            return self.main
+        return self.head_file(base, n, os.path.join(self.corpus_dir, "%s.head-%d.tar" % (bstem, n)))
+
     # --- sections --------------------------------------------------------------
-    def section(self, name, title, cases, runs, notes=None, extra=None, warm_up=True, t0=None):
+    def section(self, name, title, cases, runs, notes=None, extra=None, warm_up=True, t0=None, before_round=None):
         log("bench: section %s: %s (%d cases x %d runs)" % (name, title, len(cases), runs))
         t0 = t0 or time.time()
-        self.run_cases(cases, runs, warm_up=warm_up)
+        self.run_cases(cases, runs, warm_up=warm_up, before_round=before_round)
         sec = {"title": title, "runs": runs, "cases": [public(c) for c in cases],
                "notes": notes or [], "seconds": time.time() - t0}
         if extra:
             sec.update(extra)
         self.data["sections"][name] = sec
 
+    CEILING_PAT = re.compile(r"(\d+)\s*->\s*(\d+)\s*\(x?\s*([\d.]+)\)\s*,\s*([\d.]+)\s*MB/s\s*,\s*([\d.]+)\s*MB/s")
+
+    def ceiling_argv(self, path):
+        """libzstd's one-core speed on PATH in memory, level 3: compression and decompression."""
+        return [self.a.zstd, "-b3", "-e3", "-i%d" % self.a.ceiling_seconds, "-T1", path]
+
+    def at_once(self, argv, count):
+        """Runs `count` copies of argv (a zstd -b) together; each one's output
+        and its last result line (src, dst, ratio, comp, dec), None when it failed."""
+        procs = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                 for _ in range(count)]
+        results = []
+        for p in procs:
+            text = p.communicate()[0].decode("utf-8", "replace")
+            hits = self.CEILING_PAT.findall(text)
+            results.append((text, hits[-1] if p.returncode == 0 and hits else None))
+        return results
+
+    def limit_run(self, argv, count):
+        """One measurement of the limit: `count` copies of argv at once, their
+        compression and decompression MB/s added up."""
+        found = [hit for _, hit in self.at_once(argv, count)]
+        if None in found:
+            return {"ok": False}
+        return {"ok": True, "comp_mbps": sum(float(f[3]) for f in found),
+                "dec_mbps": sum(float(f[4]) for f in found),
+                "each_comp_mbps": [float(f[3]) for f in found], "each_dec_mbps": [float(f[4]) for f in found]}
+
     def sec_ceiling(self):
         a = self.a
-        argv = [a.zstd, "-b3", "-e3", "-i%d" % a.ceiling_seconds, "-T1", self.main]
+        argv = self.ceiling_argv(self.main)
         log("bench: section ceiling: %s" % " ".join(map(self.disp_path, argv)))
         t0 = time.time()
         warm(self.main)
-        pat = re.compile(r"(\d+)\s*->\s*(\d+)\s*\(x?\s*([\d.]+)\)\s*,\s*([\d.]+)\s*MB/s\s*,\s*([\d.]+)\s*MB/s")
         # weir -TN → /dev/null runs in the same rounds, between the ceiling's
         # own runs, so that the fraction of the ceiling compares figures taken
         # at the same time (this VM's speed drifts by a third within minutes).
@@ -664,22 +723,9 @@ class Bench:
         weir = self.make_case("ceiling", "compress", fam, tool, base, "null", self.main, level=3,
                               threads=self.N, group="ceiling")
         weir["runs"] = []
-
-        def at_once(count):
-            """Runs `count` copies of argv together; each one's output and its
-            last result line (src, dst, ratio, comp, dec), None when it failed."""
-            procs = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-                     for _ in range(count)]
-            results = []
-            for p in procs:
-                text = p.communicate()[0].decode("utf-8", "replace")
-                hits = pat.findall(text)
-                results.append((text, hits[-1] if p.returncode == 0 and hits else None))
-            return results
-
         runs = []
         for rnd in range(a.runs):
-            [(text, found)] = at_once(1)
+            [(text, found)] = self.at_once(argv, 1)
             if not found:
                 runs.append({"ok": False, "error": text[-300:]})
                 log("  ceiling FAILED: %s" % text[-300:])
@@ -698,16 +744,13 @@ class Bench:
         together = []
         if self.N > 1:
             for rnd in range(a.runs):
-                found = [hit for _, hit in at_once(self.N)]
-                if None in found:
-                    together.append({"ok": False})
+                r = self.limit_run(argv, self.N)
+                together.append({k: v for k, v in r.items() if not k.startswith("each_")})
+                if not r["ok"]:
                     log("  ceiling    %d at once FAILED" % self.N)
                     continue
-                comp = sum(float(f[3]) for f in found)
-                dec = sum(float(f[4]) for f in found)
-                together.append({"ok": True, "comp_mbps": comp, "dec_mbps": dec})
                 log("  ceiling    %d x zstd -b3 -T1 at once: compress %.0f MB/s, decompress %.0f MB/s together"
-                    % (self.N, comp, dec))
+                    % (self.N, r["comp_mbps"], r["dec_mbps"]))
         both = [r for r in together if r["ok"]]
         self.data["sections"]["ceiling"] = {
             "title": "In-memory ceiling (libzstd, one core, level 3)",
@@ -752,21 +795,7 @@ class Bench:
         for fam, tool, base in self.comp_tools(with_single=False):
             if ":" in fam:
                 continue  # a variant of weir: its output is weir's
-            path = os.path.join(src_dir, "%s.%s.zst" % (os.path.basename(self.main), fam))
-            argv = base + ["-3", "-f", self.main, "-o", path]
-            log("bench: preparing decompression input: %s" % self.disp(argv))
-            m = self.run_timed(argv)
-            if not m["ok"] or not self.roundtrip_ok(path, self.main):
-                die("could not prepare %s (%s)" % (path, m["error"] or "round trip failed"))
-            frames = None
-            listing = cmd_output([self.a.zstd, "-l", path])
-            fm = re.search(r"^\s*(\d+)\s+(\d+)\s", listing.split("\n", 2)[1] if "\n" in listing else "", re.M)
-            if fm:
-                frames = int(fm.group(1)) - int(fm.group(2))
-            label = {"weir": "weir -T%d output" % n, "zstd": "zstd -T%d output (single frame)" % n,
-                     "pzstd": "pzstd -p%d output" % n}[fam]
-            sources.append({"family": fam, "label": label, "path": path, "bytes": file_size(path),
-                            "frames": frames, "cmd": self.disp(argv)})
+            sources.append(self.dec_input(fam, base, self.main, src_dir))
         for s in sources:
             warm(s["path"])
         cases = []
@@ -784,6 +813,26 @@ class Bench:
             extra={"sources": [{k: v for k, v in s.items() if k != "path"} for s in sources]})
         if not self.a.keep_work:
             shutil.rmtree(src_dir, ignore_errors=True)
+
+    def dec_input(self, fam, base, inp, src_dir):
+        """A decompression input, made once (untimed): INP compressed at level
+        3 by one tool, checked with zstd -d | cmp.  Returns its description."""
+        n = self.N
+        path = os.path.join(src_dir, "%s.%s.zst" % (os.path.basename(inp), fam))
+        argv = base + ["-3", "-f", inp, "-o", path]
+        log("bench: preparing decompression input: %s" % self.disp(argv))
+        m = self.run_timed(argv)
+        if not m["ok"] or not self.roundtrip_ok(path, inp):
+            die("could not prepare %s (%s)" % (path, m["error"] or "round trip failed"))
+        frames = None
+        listing = cmd_output([self.a.zstd, "-l", path])
+        fm = re.search(r"^\s*(\d+)\s+(\d+)\s", listing.split("\n", 2)[1] if "\n" in listing else "", re.M)
+        if fm:
+            frames = int(fm.group(1)) - int(fm.group(2))
+        label = {"weir": "weir -T%d output" % n, "zstd": "zstd -T%d output (single frame)" % n,
+                 "pzstd": "pzstd -p%d output" % n}[fam]
+        return {"family": fam, "label": label, "path": path, "bytes": file_size(path),
+                "frames": frames, "cmd": self.disp(argv)}
 
     def sec_scaling(self):
         warm(self.main)
@@ -1111,6 +1160,99 @@ class Bench:
             if not a.keep_work:
                 shutil.rmtree(d, ignore_errors=True)
 
+    # --- lean: issue 31, lean at every level ---------------------------------------
+    def sec_lean(self):
+        """Issue 31's table from one run: level 3 on a 300 MB slice from a file
+        and through a pipe, decoding weir's file of it, each against the limit
+        (N zstd -b3 -T1 at once on the slice, measured at the start of every
+        round); peak RSS and speed at each level on a 20 MB slice, and on the
+        5 MB file.  The -r row comes from the tree section, when it runs."""
+        a, n = self.a, self.N
+        t0 = time.time()
+        big = self.corpus_head(a.lean_size)
+        rss = self.corpus_head(a.lean_rss_size)
+        small = self.corpus_head(a.small_size)
+        self.data["corpus"]["lean"] = self.describe(big, "lean: slice for level 3 and the limit")
+        self.data["corpus"]["lean_rss"] = self.describe(rss, "lean: slice for peak RSS at each level")
+        src_dir = os.path.join(self.work, "lean-inputs")
+        os.makedirs(src_dir, exist_ok=True)
+        tools = self.comp_tools(with_single=False)
+        for path in (big, rss, small):
+            warm(path)
+        # decoding: weir's file of the slice by every decoder, pzstd's own file by pzstd -d
+        sources = {fam: self.dec_input(fam, base, big, src_dir) for fam, _, base in tools
+                   if fam in ("weir", "pzstd")}
+        for s in sources.values():
+            warm(s["path"])
+        big_bytes = file_size(big)
+        cases = []
+        for fam, tool, base in tools:
+            cases.append(self.make_case("lean", "compress", fam, tool, base, "null", big, level=3, threads=n,
+                                        group="L3 slice", extra={"row": "file"}))
+        for fam, tool, base in tools:
+            if fam == "pzstd":
+                continue  # the pipe row compares weir with zstd -T2 (pzstd's figure: the compress section)
+            cases.append(self.make_case("lean", "compress", fam, tool, base, "pipenull", big, level=3,
+                                        threads=n, group="L3 slice, pipe", extra={"row": "pipe"}))
+        for fam, tool, base in self.dec_tools():
+            src = sources["pzstd" if fam == "pzstd" else "weir"]
+            c = self.make_case("lean", "decompress", fam, tool, base, "null", src["path"], threads=n,
+                               group="decode slice", data_bytes=big_bytes, verify="plain", orig=big,
+                               extra={"row": "dec", "source": src["family"], "source_label": src["label"]})
+            c["input_bytes"] = src["bytes"]
+            cases.append(c)
+        for level, flags, label in a.lean_levels:
+            for fam, tool, base in tools:
+                if fam == "pzstd" and level < 1:
+                    continue  # pzstd has no --fast
+                cases.append(self.make_case(
+                    "lean", "compress", fam, tool, base, a.lean_mode, rss, level=level, threads=n,
+                    group="RSS %s" % label, flags=flags, tag="L%s" % label,
+                    extra={"row": "level", "level_label": label, "level_flags": " ".join(flags)}))
+        for fam, tool, base in tools:
+            cases.append(self.make_case("lean", "compress", fam, tool, base, a.lean_mode, small, level=3,
+                                        threads=n, group="RSS small", tag="small",
+                                        extra={"row": "small", "level_label": "-3", "level_flags": "-3"}))
+
+        # the limit, at the start of every round, beside the tools' runs
+        limit_argv = self.ceiling_argv(big)
+        limit_runs = []
+
+        def limit(rnd):
+            r = self.limit_run(limit_argv, n)
+            r["round"] = rnd
+            limit_runs.append(r)
+            if r["ok"]:
+                log("  lean       limit: %d x zstd -b3 -T1 at once: compress %.0f MB/s, decompress %.0f MB/s "
+                    "together" % (n, r["comp_mbps"], r["dec_mbps"]))
+            else:
+                log("  lean       limit: %d x zstd -b3 -T1 at once FAILED" % n)
+
+        mode_title = MODE_TITLE[a.lean_mode]
+        try:
+            self.section(
+                "lean", "Lean at every level (issue 31)", cases, a.runs, t0=t0, before_round=limit,
+                notes=[
+                    "The limit: %d copies of `%s` started together at the start of every round, their MB/s "
+                    "added up (compression and decompression, libzstd in memory on one core each, no I/O)."
+                    % (n, " ".join(shlex.quote(self.disp_path(x)) for x in limit_argv)),
+                    "Decoding: weir -d and zstd -d decode weir's file of the slice, pzstd -d its own; both made "
+                    "once, untimed, and checked with `zstd -d | cmp`.",
+                    "Peak RSS at each level and for the small file: %s; pzstd has no `--fast`." % mode_title,
+                ],
+                extra={"limit_cmd": " ".join(shlex.quote(self.disp_path(x)) for x in limit_argv),
+                       "limit_runs": limit_runs,
+                       "slice_bytes": big_bytes, "rss_slice_bytes": file_size(rss),
+                       "small_bytes": file_size(small), "rss_mode": a.lean_mode,
+                       "levels": [label for _, _, label in a.lean_levels],
+                       "sources": [{k: v for k, v in s.items() if k != "path"} for s in sources.values()]})
+        finally:
+            if not a.keep_work:
+                shutil.rmtree(src_dir, ignore_errors=True)
+        sec = self.data["sections"]["lean"]
+        sec["limit_comp_mbps"] = median(r["comp_mbps"] for r in limit_runs if r["ok"])
+        sec["limit_dec_mbps"] = median(r["dec_mbps"] for r in limit_runs if r["ok"])
+
     # --- meta ------------------------------------------------------------------
     def meta(self):
         a = self.a
@@ -1257,6 +1399,10 @@ def main():
     p.add_argument("--scaling-threads", type=parse_int_list)
     p.add_argument("--slice-size", type=parse_size)
     p.add_argument("--small-size", type=parse_size, default=parse_size("5M"))
+    p.add_argument("--lean-size", type=parse_size)
+    p.add_argument("--lean-rss-size", type=parse_size, default=parse_size("20M"))
+    p.add_argument("--lean-levels", type=parse_lean_levels, default=parse_lean_levels("fast3,1,3,9,19,22"))
+    p.add_argument("--lean-mode", choices=["null", "file"], default="null")
     p.add_argument("--quick-size", type=parse_size, default=parse_size("200M"))
     p.add_argument("--memory-sizes", type=parse_size_list)
     p.add_argument("--memory-scaling", action="store_true")
@@ -1294,6 +1440,7 @@ def main():
     a.runs = a.runs or (1 if a.quick else 3)
     a.small_runs = a.small_runs or (5 if a.quick else max(15, a.runs))
     a.slice_size = a.slice_size or parse_size("20M" if a.quick else "100M")
+    a.lean_size = a.lean_size or parse_size("50M" if a.quick else "300M")
     a.ceiling_seconds = a.ceiling_seconds or (1 if a.quick else 3)
     if not a.memory_sizes:
         if a.quick:
