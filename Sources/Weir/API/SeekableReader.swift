@@ -97,8 +97,8 @@ public final class SeekableReader: Sendable {
         do throws(WeirError) {
             dictionary = try options.dictionary.map { d throws(WeirError) in try DecompressionDictionary(d) }
             let zstdFrames = listing.frames.filter { !$0.isSkippable }
-            let measured = try Self.measure(zstdFrames, file: file, options: options, dictionary: dictionary,
-                                            wholeFrameLimit: wholeFrameLimit)
+            let measured = try FrameMeasure.contentSizes(listed: zstdFrames, in: file, options: options,
+                                                         dictionary: dictionary, wholeFrameLimit: wholeFrameLimit).sizes
             var frames: [Frame] = []
             frames.reserveCapacity(zstdFrames.count)
             var content = 0
@@ -269,20 +269,6 @@ public final class SeekableReader: Sendable {
             throw WeirError.corrupt(path: path, operation: .decompress, "ends before the content its index gives",
                                     offset: frame.offset)
         }
-    }
-
-    /// The content size of each of `frames` (zstd frames, in file order): as
-    /// declared, or, for the frames that do not declare it, measured by
-    /// decoding them all at once, in parallel (``FrameMeasure``, with the
-    /// reader's dictionary and whole-frame limit).
-    private static func measure(_ frames: [FrameListing.Frame], file: Descriptor, options: DecompressionOptions,
-                                dictionary: DecompressionDictionary?,
-                                wholeFrameLimit: Int) throws(WeirError) -> [Int] {
-        let unsized = frames.filter { $0.decompressedSize == nil }
-        var measured = try FrameMeasure.contentSizes(of: unsized.map { FrameMeasure.Frame($0) }, in: file,
-                                                     options: options, dictionary: dictionary,
-                                                     wholeFrameLimit: wholeFrameLimit).makeIterator()
-        return frames.map { frame in frame.decompressedSize ?? measured.next() ?? 0 }
     }
 
     /// Decodes the frame of `compressedSize` bytes at `offset` of `file`,

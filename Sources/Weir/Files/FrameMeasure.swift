@@ -68,6 +68,22 @@ package enum FrameMeasure {
     /// least content buffer it is streamed into: 1 MiB.
     static let pieceSize = 1 << 20
 
+    /// The content size of each of `listed`, a listing's zstd frames in
+    /// file order: as its header or table declares it, or, for the frames
+    /// that declare none, measured by ``contentSizes(of:in:options:dictionary:wholeFrameLimit:)``
+    /// all at once.
+    ///
+    /// - Returns: the sizes, and how many frames were measured.
+    static func contentSizes(listed: [FrameListing.Frame], in file: Descriptor, options: DecompressionOptions,
+                             dictionary: DecompressionDictionary? = nil,
+                             wholeFrameLimit: Int = SeekableReader.cacheableFrameSize)
+        throws(WeirError) -> (sizes: [Int], measured: Int) {
+        let unsized = listed.filter { $0.decompressedSize == nil }
+        var measured = try contentSizes(of: unsized.map { Frame($0) }, in: file, options: options,
+                                        dictionary: dictionary, wholeFrameLimit: wholeFrameLimit).makeIterator()
+        return (listed.map { frame in frame.decompressedSize ?? measured.next() ?? 0 }, unsized.count)
+    }
+
     /// The content size of each of `frames`, in their order.
     ///
     /// - Parameters:

@@ -52,33 +52,24 @@ public struct SeekTableAppender: Sendable {
         if listing.seekTables == 1 && listing.scannedPrefix == 0 && listing.warnings.isEmpty {
             return .alreadyIndexed(frames: listing.zstdFrameCount)
         }
-        let unsized = listing.frames.filter { !$0.isSkippable && $0.decompressedSize == nil }
-        let measured = try FrameMeasure.contentSizes(of: unsized.map { FrameMeasure.Frame($0) }, in: file,
-                                                     options: options)
-        var sizes: [Int: Int] = [:]
-        for (frame, size) in zip(unsized, measured) { sizes[frame.index] = size }
-
         let zstdFrames = listing.frames.filter { !$0.isSkippable }
-        let checksums = zstdFrames.allSatisfy { $0.checksum != nil }
-        var table = SeekTable(hasChecksums: checksums)
+        let (sizes, measured) = try FrameMeasure.contentSizes(listed: zstdFrames, in: file, options: options)
+        var contentSizes = sizes.makeIterator()
+        var table = SeekTable(hasChecksums: zstdFrames.allSatisfy { $0.checksum != nil })
         for frame in listing.frames {
-            let content = frame.isSkippable ? 0 : frame.decompressedSize ?? sizes[frame.index] ?? 0
+            let content = frame.isSkippable ? 0 : contentSizes.next() ?? 0
             try table.append(compressedSize: frame.compressedSize, decompressedSize: content,
                              checksum: frame.checksum ?? 0, path: path)
         }
         try append(table.encoded(), to: file, at: listing.fileSize, synchronous: synchronous)
-        return .appended(frames: listing.frames.count, bytes: table.encodedSize, measured: unsized.count)
+        return .appended(frames: listing.frames.count, bytes: table.encodedSize, measured: measured)
     }
 
     /// Opens `path` for reading and writing (not appending: the table goes
-    /// at the size that was read), close-on-exec.
+    /// at the size that was read); refuses what is not a regular file.
     private static func openForAppending(_ path: String) throws(WeirError) -> Descriptor {
-        let opened = FileName.withCString(path) { name in
-            Result { try FileDescriptor.open(name, .readWrite, options: .closeOnExec) }
-        }
-        let fd = try Descriptor(-1, path: path).checked(.open) { try opened.get() }
-        let file = Descriptor(fd.rawValue, path: path)
-        guard case .regularFile = InputKind.of(fd) else {
+        let file = try Descriptor.open(path, .readWrite)
+        guard case .regularFile = InputKind.of(FileDescriptor(rawValue: file.fd)) else {
             file.close()
             throw WeirError.notRegularFile(path: path, operation: .writeSeekTable)
         }

@@ -21,14 +21,20 @@ struct Descriptor: Sendable {
     /// Opens `path` for reading, close-on-exec; its name is passed as the
     /// bytes it is (``FileName``).
     static func openForReading(_ path: String, operation: WeirError.Operation = .open) throws(WeirError) -> Descriptor {
+        try open(path, .readOnly, operation: operation)
+    }
+
+    /// Opens an existing `path` in `mode`, close-on-exec, as ``openForReading(_:operation:)``.
+    static func open(_ path: String, _ mode: FileDescriptor.AccessMode,
+                     operation: WeirError.Operation = .open) throws(WeirError) -> Descriptor {
         let opened = FileName.withCString(path) { name in
-            Result { try FileDescriptor.open(name, .readOnly, options: .closeOnExec) }
+            Result { try FileDescriptor.open(name, mode, options: .closeOnExec) }
         }
         let fd = try Descriptor(-1, path: path).checked(operation) { try opened.get() }
         return Descriptor(fd.rawValue, path: path)
     }
 
-    /// Closes the descriptor (for one ``openForReading(_:operation:)`` opened).
+    /// Closes the descriptor (for one ``open(_:_:operation:)`` opened).
     func close() { try? system.close() }
 
     /// `fstat`.
