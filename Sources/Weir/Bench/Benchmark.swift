@@ -191,9 +191,8 @@ package struct Benchmark: Sendable {
             var offset = 0
             for (index, block) in blocks.enumerated() {
                 let source = UnsafeRawBufferPointer(rebasing: sample.parts[block.part].bytes[block.range])
-                let data = DispatchData(bytesNoCopy: source, deallocator: .custom(nil, {}))
                 sizes[index] = try context.compressFrame(
-                    data, into: UnsafeMutableRawBufferPointer(rebasing: frames[offset..<offset + bounds[index]]),
+                    source, into: UnsafeMutableRawBufferPointer(rebasing: frames[offset..<offset + bounds[index]]),
                     path: path)
                 offset += bounds[index]
             }

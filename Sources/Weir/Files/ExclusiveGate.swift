@@ -2,9 +2,6 @@
 /// number of shared holders at once, or one exclusive holder. A job waiting
 /// to go alone keeps new shared ones out, or a stream of small files would
 /// keep it waiting for ever.
-///
-/// Enter and leave may happen on different threads (a small file's job ends
-/// when DispatchIO's write does).
 /// `@unchecked`: the counts are touched only with `lock` held.
 final class ExclusiveGate: @unchecked Sendable {
     private let lock = ConditionLock()

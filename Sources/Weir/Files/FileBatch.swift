@@ -7,10 +7,9 @@ import Dispatch
 ///   `madeAhead` before the last one taken; `width` threads of their own
 ///   (not GCD workers: a job blocks on its pipeline) take them;
 /// - an ``ExclusiveGate``: a small file's job (``SmallFileCompressor``, one
-///   per thread) goes beside others, its output handed to DispatchIO while the
-///   thread takes the next job (up to `maximumWrites` writes at once); any
-///   other job has a pipeline that keeps every core busy itself, and goes
-///   alone (two would also double the memory);
+///   per thread, its output written with one `pwrite`) goes beside others;
+///   any other job has a pipeline that keeps every core busy itself, and
+///   goes alone (two would also double the memory);
 /// - ``InOrderArrivals``: each job's outcome is delivered when it ends; the
 ///   caller's thread takes them in job order into a ``CommitQueue``, which
 ///   commits their outputs in groups (one sync for many files) on a thread of
@@ -23,13 +22,6 @@ import Dispatch
 package enum FileBatch {
     /// The outcome of one job.
     package typealias Outcome = FileJob.Outcome
-
-    /// The most small files' outputs being written at once: each holds its
-    /// compressed bytes (at most about ``SmallFileCompressor/maximumSize``)
-    /// and an open temporary file until its write ends and it is committed.
-    /// Enough to keep libdispatch's queues busy (fewer idle threads woken
-    /// per write), few enough for the memory and descriptors.
-    static let maximumWrites = 16
 
     /// How many jobs the calling thread makes ahead of the threads taking
     /// them: the list of a large tree is never held whole.
@@ -53,7 +45,7 @@ package enum FileBatch {
             arrivals.wake()
         }
         defer { cancellation.detach(stop) }
-        // The threads and the jobs whose write is still running.
+        // The threads taking jobs.
         let running = DispatchGroup()
         startThreads(max(1, min(width, count)), queue: queue, arrivals: arrivals, running: running,
                      cancellation: cancellation, sync: sync)
@@ -99,7 +91,6 @@ package enum FileBatch {
                                      arrivals: InOrderArrivals<Arrival>, running: DispatchGroup,
                                      cancellation: Cancellation, sync: Bool) {
         let gate = ExclusiveGate()
-        let writes = DispatchSemaphore(value: maximumWrites)
         for _ in 0 ..< threads {
             running.enter()
             DedicatedThread.start(name: "weir.files") {
@@ -115,14 +106,11 @@ package enum FileBatch {
                     }
                     let alone = !isSmall(job)
                     gate.enter(alone: alone)
-                    if !alone { writes.wait() }
-                    running.enter()
-                    job.start(cancellation: cancellation, smallFiles: smallFiles, sync: sync) { outcome in
-                        arrivals.deliver(index, (made, outcome))
-                        if !alone { writes.signal() }
-                        gate.leave(alone: alone)
-                        running.leave()
+                    let outcome = Result { () throws(WeirError) in
+                        try job.process(cancellation: cancellation, smallFiles: smallFiles, sync: sync)
                     }
+                    gate.leave(alone: alone)
+                    arrivals.deliver(index, (made, outcome))
                 }
             }
         }

@@ -103,39 +103,15 @@ package struct FileJob: Sendable {
         guard let smallFiles, let small = opened.small(operation, cancellation: cancellation) else {
             return try streamed(opened, observer: observer, cancellation: cancellation, sync: sync)
         }
-        let compressed = try compressSmall(opened, small, with: smallFiles, observer: observer)
-        return try written(compressed.statistics, error: small.output.write(compressed.output),
-                           opened, started: started, observer: observer, cancellation: cancellation)
-    }
-
-    /// As ``process(observer:cancellation:smallFiles:sync:)``, but a small
-    /// file's output is handed to DispatchIO and this returns while it is
-    /// written: the thread goes on to its next job. Calls `finished` once,
-    /// with the outcome, on this thread or on a GCD worker.
-    package func start(observer: ProgressObserver? = nil, cancellation: Cancellation? = nil,
-                       smallFiles: SmallFileCompressor, sync: Bool = true,
-                       finished: @escaping @Sendable (Result<FinishedJob, WeirError>) -> Void) {
-        let started = DispatchTime.now()
-        let opened: Opened
-        do throws(WeirError) { opened = try open() } catch { return finished(.failure(error)) }
-        defer { opened.closeInput() }
-        guard let small = opened.small(operation, cancellation: cancellation) else {
-            return finished(Result { () throws(WeirError) in
-                try streamed(opened, observer: observer, cancellation: cancellation, sync: sync)
-            })
-        }
-        let compressed: (output: DispatchData, statistics: Statistics)
         do throws(WeirError) {
-            compressed = try compressSmall(opened, small, with: smallFiles, observer: observer)
+            let statistics = try compressSmall(opened, small, with: smallFiles, observer: observer)
+            observer?.bytesWritten(statistics.bytesOut)
+            var timed = statistics
+            timed.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+            return try done(timed, opened, cancellation: cancellation)
         } catch {
-            return finished(.failure(error))
-        }
-        DispatchIO.write(toFileDescriptor: small.output.descriptor, data: compressed.output,
-                         runningHandlerOn: .global()) { _, error in
-            finished(Result { () throws(WeirError) in
-                try written(compressed.statistics, error: error, opened, started: started, observer: observer,
-                            cancellation: cancellation)
-            })
+            opened.outputFile?.discard()
+            throw error
         }
     }
 
@@ -201,37 +177,20 @@ package struct FileJob: Sendable {
         }
     }
 
-    /// Compresses a small file on this thread alone: its CPU is this
-    /// thread's (other threads may be running other files). On failure the
-    /// output file is discarded.
+    /// Compresses a small file on this thread alone (its CPU is this
+    /// thread's: other threads may be running other files) and writes its
+    /// output with one `pwrite` from here: DispatchIO's per-channel cost
+    /// (~80 µs of CPU per file) buys nothing for a single write
+    /// (bench/results/2026-11-25-tree-pwrite.md).
     private func compressSmall(_ opened: Opened, _ small: (options: CompressionOptions, size: Int, output: OutputFile),
                                with smallFiles: SmallFileCompressor,
-                               observer: ProgressObserver?) throws(WeirError) -> (output: DispatchData, statistics: Statistics) {
+                               observer: ProgressObserver?) throws(WeirError) -> Statistics {
         let usage = ResourceUsage.currentThread()
-        do throws(WeirError) {
-            let compressed = try smallFiles.compress(opened.inputFD, size: small.size, inputName: inputName,
-                                                     outputName: outputName, options: small.options, observer: observer)
-            return (compressed.output, compressed.statistics.measuringUsage(since: usage, now: .currentThread()))
-        } catch {
-            small.output.discard()
-            throw error
+        let statistics = try smallFiles.compress(opened.inputFD, size: small.size, inputName: inputName,
+                                                 outputName: outputName, options: small.options, observer: observer) {
+            (frame) throws(WeirError) in try small.output.write(frame)
         }
-    }
-
-    /// Ends a small file's job once its output is written (`error` is the
-    /// write's errno, 0 on success); on failure the output is discarded.
-    private func written(_ statistics: Statistics, error: Int32, _ opened: Opened, started: DispatchTime,
-                         observer: ProgressObserver?, cancellation: Cancellation?) throws(WeirError) -> FinishedJob {
-        do throws(WeirError) {
-            if error != 0 { throw WeirError.system(error, path: outputName, operation: .write) }
-            observer?.bytesWritten(statistics.bytesOut)
-            var timed = statistics
-            timed.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-            return try done(timed, opened, cancellation: cancellation)
-        } catch {
-            opened.outputFile?.discard()
-            throw error
-        }
+        return statistics.measuringUsage(since: usage, now: .currentThread())
     }
 
     /// Runs the job's pipeline from the input to the output; on failure the

@@ -282,18 +282,10 @@ package final class OutputFile: Sendable {
         Self.pending.withLock { _ = $0.remove(temporary) }
     }
 
-    /// Writes `data`, whole, through DispatchIO and waits for the write:
-    /// a small file's output in one piece. Returns the write's errno, 0 on
-    /// success.
-    func write(_ data: DispatchData) -> Int32 {
-        let written = DispatchSemaphore(value: 0)
-        let failure = Locked<Int32>(0)
-        DispatchIO.write(toFileDescriptor: descriptor, data: data, runningHandlerOn: .global()) { _, error in
-            failure.withLock { $0 = error }
-            written.signal()
-        }
-        written.wait()
-        return failure.withLock { $0 }
+    /// Writes `bytes`, whole, at the start of the file with `pwrite` (again
+    /// after a short write or EINTR): a small file's output in one piece.
+    func write(_ bytes: UnsafeRawBufferPointer) throws(WeirError) {
+        try Descriptor(descriptor, path: path).write(bytes, at: 0)
     }
 
     /// Closes the output; a temporary file is removed, `path` is left as it was.

@@ -85,17 +85,9 @@ public struct SeekTableAppender: Sendable {
             throw WeirError.changedWhileRead(path: file.path, operation: .writeSeekTable, shrank: now < offset)
         }
         do throws(WeirError) {
-            var done = 0
-            while done < bytes.count {
-                let wrote = try bytes[done...].withUnsafeBytes { chunk in
-                    Result { () throws(WeirError) in
-                        try file.checked(.writeSeekTable) {
-                            try FileDescriptor(rawValue: file.fd).write(toAbsoluteOffset: Int64(offset + done), chunk)
-                        }
-                    }
-                }.get()
-                done += wrote
-            }
+            try bytes.withUnsafeBytes { table in
+                Result { () throws(WeirError) in try file.write(table, at: offset, operation: .writeSeekTable) }
+            }.get()
             if synchronous, Descriptor.retrying({ Int(fdatasync(file.fd)) }) != 0 {
                 throw WeirError.system(errno, path: file.path, operation: .sync)
             }

@@ -9,7 +9,7 @@ import Glibc
 /// file costs more than compressing it. The bytes written are the ones the
 /// pipeline writes for that file: its options fitted to the file's size,
 /// the one frame from `CompressionContext.compressFrame(_:into:path:)` with
-/// the same parameters, then the seek table of one entry.
+/// the same parameters (one frame: no seek table).
 ///
 /// Used by one thread at a time (each thread running jobs has its own), so
 /// the context and buffers need no lock.
@@ -34,14 +34,16 @@ package final class SmallFileCompressor {
             && options.mapInput && options.dictionary == nil && options.longWindowLog == nil
     }
 
-    /// Compresses the `size` bytes of `fd` (see the type).
+    /// Compresses the `size` bytes of `fd` (see the type) and hands the
+    /// frame to `write`, lent for the call: the buffers stay this
+    /// compressor's, ready for the next file.
     ///
-    /// - Returns: the output's bytes (frame and seek table, a copy the caller
-    ///   owns), and the statistics of the file but its time.
+    /// - Returns: the statistics of the file but its time.
     /// - Throws: ``WeirError`` naming the file: the file changed size while
-    ///   read, a read failed, or libzstd failed.
+    ///   read, a read failed, or libzstd failed; or what `write` threw.
     func compress(_ fd: Int32, size: Int, inputName: String, outputName: String, options requested: CompressionOptions,
-                  observer: ProgressObserver?) throws(WeirError) -> (output: DispatchData, statistics: Statistics) {
+                  observer: ProgressObserver?,
+                  write: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) -> Statistics {
         let options = requested.fitted(toInputSize: size)
         let context = try self.context(for: options, path: inputName)
         if input.count < size + 1 { input = [UInt8](repeating: 0, count: size + 1) }
@@ -61,25 +63,22 @@ package final class SmallFileCompressor {
         let frameSize = try input.withUnsafeBytes { source in
             output.withUnsafeMutableBytes { destination in
                 Result { () throws(WeirError) in
-                    // No copy: the DispatchData only lends the buffer to the call.
-                    let chunk = size == 0 ? DispatchData.empty
-                        : DispatchData(bytesNoCopy: UnsafeRawBufferPointer(rebasing: source[..<size]), deallocator: .custom(nil, {}))
-                    return try context.compressFrame(chunk, into: destination, path: inputName)
+                    try context.compressFrame(UnsafeRawBufferPointer(rebasing: source[..<size]), into: destination,
+                                              path: inputName)
                 }
             }
         }.get()
-        // One frame: no seek table (CompressionOptions.seekTable).
-        // A copy of the frame, for the caller's one DispatchIO write: the
-        // buffers stay this compressor's, ready for the next file.
-        let data = output.withUnsafeBytes { DispatchData(bytes: UnsafeRawBufferPointer(rebasing: $0[..<frameSize])) }
+        try output.withUnsafeBytes { frame in
+            Result { () throws(WeirError) in try write(UnsafeRawBufferPointer(rebasing: frame[..<frameSize])) }
+        }.get()
         var statistics = Statistics()
         statistics.bytesIn = size
-        statistics.bytesOut = data.count
+        statistics.bytesOut = frameSize
         statistics.frames = 1
         statistics.threads = options.resolvedThreads
         statistics.chunkBytes = options.chunkSize
         statistics.windowLog = output.withUnsafeBytes { FrameHeader(startOf: $0)?.windowLog }
-        return (data, statistics)
+        return statistics
     }
 
     /// The context for `options`: the last one when its parameters are the same.

@@ -3,7 +3,7 @@ import SystemPackage
 
 /// An open file descriptor and the system calls weir makes on it outside
 /// DispatchIO, through swift-system (which retries EINTR): the open of an
-/// input, the one `fstat`, an exact `pread`. Errors are ``WeirError``s
+/// input, the one `fstat`, an exact `pread`, a whole `pwrite`. Errors are ``WeirError``s
 /// naming `path` and the operation, made in one place (``checked(_:_:)``).
 /// It does not own the descriptor: whoever opened it closes it.
 struct Descriptor: Sendable {
@@ -57,6 +57,12 @@ struct Descriptor: Sendable {
             done += got
         }
         return done
+    }
+
+    /// Writes all of `bytes` at `offset` with `pwrite`, again after a short
+    /// write.
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int, operation: WeirError.Operation = .write) throws(WeirError) {
+        _ = try checked(operation) { try system.writeAll(toAbsoluteOffset: Int64(offset), bytes) }
     }
 
     /// `count` bytes from `offset` (fewer only at the end of the file).

@@ -82,9 +82,7 @@ final class CompressionContext {
             if regions == 1 { first = region } else { stop = true }
         }
         if regions == 1, let first {
-            let written = ZSTD_compress2(cctx, output.baseAddress, output.count, first.baseAddress, first.count)
-            if ZSTD_isError(written) != 0 { throw Zstd.error(written, path: path, operation: .compress) }
-            return written
+            return try compressFrame(UnsafeRawBufferPointer(first), into: output, path: path)
         }
         try Zstd.check(ZSTD_CCtx_setPledgedSrcSize(cctx, UInt64(total)), path: path, operation: .compress)
         var out = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
@@ -99,6 +97,16 @@ final class CompressionContext {
         }
         if failure != 0 { throw Zstd.error(failure, path: path, operation: .compress) }
         return out.pos
+    }
+
+    /// Compresses `bytes`, in one piece, as one complete frame into `output`
+    /// with `ZSTD_compress2`, which reads them in place.
+    func compressFrame(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
+                       path: String) throws(WeirError) -> Int {
+        ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
+        let written = ZSTD_compress2(cctx, output.baseAddress, output.count, bytes.baseAddress, bytes.count)
+        if ZSTD_isError(written) != 0 { throw Zstd.error(written, path: path, operation: .compress) }
+        return written
     }
 
     /// Feeds one region to `ZSTD_compressStream2` until it is consumed (and,
