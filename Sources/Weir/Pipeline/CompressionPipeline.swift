@@ -23,8 +23,9 @@ import SystemPackage
 ///        ▼
 ///     WorkerPool (concurrent queue "weir.compress", at most `threads` jobs,
 ///        │  one reusable ZSTD_CCtx each), ChunkCompressor: a contiguous
-///        │  chunk is compressed in place by ZSTD_compress2, a chunk of
-///        │  several regions by ZSTD_compressStream2, into a pooled buffer
+///        │  chunk is compressed in place by ZSTD_compress2 (a mapped one
+///        │  in 1 MiB steps, its pages behind the window given back), a
+///        │  chunk of several regions by ZSTD_compressStream2, into a pooled buffer
 ///        │  → one frame with Frame_Content_Size and checksum, wrapped in
 ///        │  DispatchData (no copy); the chunk is dropped before the frame
 ///        │  goes on
@@ -47,7 +48,8 @@ import SystemPackage
 ///   than cores asked for, so workers do not oversubscribe the machine.
 /// - Reads of exactly `chunkSize`: DispatchIO itself has no back-pressure.
 ///   A mapped chunk is unmapped when its job drops it, so mapped memory is
-///   bounded by the same slots.
+///   bounded by the same slots; while it is compressed, only its window and
+///   a step stay mapped in (below level 7: 5 of its 8 MiB).
 /// - Chunk size: `options.chunkSize` (8 MiB), cut smaller for a file with
 ///   fewer chunks than workers (``CompressionOptions/fitted(toInputSize:)``).
 /// - A mapped file cut while being compressed reads zeros instead of
@@ -239,7 +241,7 @@ private struct ChunkCompressor: Sendable {
         do throws(WeirError) {
             let size = try context.compressFrame(
                 data ?? DispatchData.empty, into: UnsafeMutableRawBufferPointer(start: buffer, count: buffers.size),
-                path: inputName)
+                mapped: run.reader.isMapped, path: inputName)
             data = nil
             try run.reader.checkUnchanged()
             let frame = UnsafeRawBufferPointer(start: buffer, count: size)

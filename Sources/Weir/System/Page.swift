@@ -10,4 +10,9 @@ enum Page {
     static func roundUp(_ bytes: Int) -> Int {
         (bytes + size - 1) / size * size
     }
+
+    /// `bytes` rounded down to a whole number of pages.
+    static func roundDown(_ bytes: Int) -> Int {
+        bytes & ~(size - 1)
+    }
 }

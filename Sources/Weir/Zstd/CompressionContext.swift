@@ -1,5 +1,6 @@
 import CZstd
 import Dispatch
+import Glibc
 
 /// One reusable libzstd compression context (`ZSTD_CCtx`).
 ///
@@ -69,8 +70,10 @@ final class CompressionContext {
     /// - Parameters:
     ///   - chunk: the bytes of the frame; may be empty.
     ///   - output: a buffer of at least `Zstd.compressBound(chunk.count)` bytes.
+    ///   - mapped: whether `chunk` is a file mapping (``compressFrame(mapped:into:path:)``).
     /// - Returns: the size of the frame written at the start of `output`.
-    func compressFrame(_ chunk: DispatchData, into output: UnsafeMutableRawBufferPointer, path: String) throws(WeirError) -> Int {
+    func compressFrame(_ chunk: DispatchData, into output: UnsafeMutableRawBufferPointer, mapped: Bool = false,
+                       path: String) throws(WeirError) -> Int {
         ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
         var failure: Int = 0
         let total = chunk.count
@@ -82,6 +85,7 @@ final class CompressionContext {
             if regions == 1 { first = region } else { stop = true }
         }
         if regions == 1, let first {
+            if mapped { return try compressFrame(mapped: UnsafeRawBufferPointer(first), into: output, path: path) }
             return try compressFrame(UnsafeRawBufferPointer(first), into: output, path: path)
         }
         try Zstd.check(ZSTD_CCtx_setPledgedSrcSize(cctx, UInt64(total)), path: path, operation: .compress)
@@ -98,6 +102,64 @@ final class CompressionContext {
         if failure != 0 { throw Zstd.error(failure, path: path, operation: .compress) }
         return out.pos
     }
+
+    /// Compresses `mapped`, the bytes of a file mapping, as one frame into
+    /// `output`, giving the pages behind the window back as it goes: reading
+    /// maps a page in, and the pages of a whole chunk would otherwise stay
+    /// in the process until the chunk is unmapped (8 MiB per worker, where
+    /// the window is 4 MiB below level 7). libzstd reads them in place
+    /// (`ZSTD_c_stableInBuffer`), one step at a time, and never behind the
+    /// window; a page given back is the page cache's again, so reading it
+    /// anyway would only map it in again. Without a window set on the
+    /// context (the level's own), or for a chunk not larger than it, this
+    /// is ``compressFrame(_:into:path:)``.
+    func compressFrame(mapped bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
+                       path: String) throws(WeirError) -> Int {
+        var windowLog: Int32 = 0
+        ZSTD_CCtx_getParameter(cctx, ZSTD_c_windowLog, &windowLog)
+        let window = windowLog > 0 ? 1 << Int(windowLog) : Int.max
+        guard let base = bytes.baseAddress, bytes.count - Self.mappedStep > window else {
+            return try compressFrame(bytes, into: output, path: path)
+        }
+        ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
+        try Zstd.check(ZSTD_CCtx_setParameter(cctx, weir_c_stableInBuffer, 1), path: path,
+                       operation: .setParameter("set stable input"))
+        defer {
+            ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
+            ZSTD_CCtx_setParameter(cctx, weir_c_stableInBuffer, 0)
+        }
+        try Zstd.check(ZSTD_CCtx_setPledgedSrcSize(cctx, UInt64(bytes.count)), path: path, operation: .compress)
+        var out = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
+        var input = ZSTD_inBuffer(src: base, size: 0, pos: 0)
+        // Whole pages only, as addresses: the first may hold bytes before the chunk.
+        let start = Int(bitPattern: base)
+        var released = Page.roundUp(start)
+        while input.size < bytes.count {
+            input.size = min(bytes.count, input.size + Self.mappedStep)
+            let directive = input.size == bytes.count ? ZSTD_e_end : ZSTD_e_continue
+            while true {
+                let before = (input.pos, out.pos)
+                let remaining = ZSTD_compressStream2(cctx, &out, &input, directive)
+                if ZSTD_isError(remaining) != 0 { throw Zstd.error(remaining, path: path, operation: .compress) }
+                if directive == ZSTD_e_end ? remaining == 0 : input.pos == input.size { break }
+                if before == (input.pos, out.pos) {  // waits for more input (or, ending, cannot happen: bound-sized output)
+                    if directive == ZSTD_e_end { throw Zstd.error(0 &- Int(ZSTD_error_dstSize_tooSmall.rawValue), path: path, operation: .compress) }
+                    break
+                }
+            }
+            // A step of margin: libzstd may hold back the end of what it took.
+            let unused = Page.roundDown(start + input.pos - window - Self.mappedStep)
+            if unused > released {
+                madvise(UnsafeMutableRawPointer(bitPattern: released), unused - released, MADV_DONTNEED)
+                released = unused
+            }
+        }
+        return out.pos
+    }
+
+    /// How much of a mapped chunk ``compressFrame(mapped:into:path:)`` hands
+    /// libzstd at a time.
+    static let mappedStep = 1 << 20
 
     /// Compresses `bytes`, in one piece, as one complete frame into `output`
     /// with `ZSTD_compress2`, which reads them in place.
