@@ -74,7 +74,6 @@ final class CompressionContext {
     /// - Returns: the size of the frame written at the start of `output`.
     func compressFrame(_ chunk: DispatchData, into output: UnsafeMutableRawBufferPointer, mapped: Bool = false,
                        path: String) throws(WeirError) -> Int {
-        ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
         var failure: Int = 0
         let total = chunk.count
         // The regions point into `chunk`, which outlives this call.
@@ -88,14 +87,17 @@ final class CompressionContext {
             if mapped { return try compressFrame(mapped: UnsafeRawBufferPointer(first), into: output, path: path) }
             return try compressFrame(UnsafeRawBufferPointer(first), into: output, path: path)
         }
+        ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
         try Zstd.check(ZSTD_CCtx_setPledgedSrcSize(cctx, UInt64(total)), path: path, operation: .compress)
         var out = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
         if total == 0 {
-            failure = Self.drive(cctx, &out, nil, 0, ZSTD_e_end)
+            var empty = ZSTD_inBuffer(src: nil, size: 0, pos: 0)
+            failure = Self.drive(cctx, &out, &empty, ZSTD_e_end)
         } else {
             chunk.enumerateBytes { region, offset, stop in
                 let isLast = offset + region.count == total
-                failure = Self.drive(cctx, &out, region.baseAddress, region.count, isLast ? ZSTD_e_end : ZSTD_e_continue)
+                var input = ZSTD_inBuffer(src: region.baseAddress, size: region.count, pos: 0)
+                failure = Self.drive(cctx, &out, &input, isLast ? ZSTD_e_end : ZSTD_e_continue)
                 if failure != 0 { stop = true }
             }
         }
@@ -137,16 +139,10 @@ final class CompressionContext {
         while input.size < bytes.count {
             input.size = min(bytes.count, input.size + Self.mappedStep)
             let directive = input.size == bytes.count ? ZSTD_e_end : ZSTD_e_continue
-            while true {
-                let before = (input.pos, out.pos)
-                let remaining = ZSTD_compressStream2(cctx, &out, &input, directive)
-                if ZSTD_isError(remaining) != 0 { throw Zstd.error(remaining, path: path, operation: .compress) }
-                if directive == ZSTD_e_end ? remaining == 0 : input.pos == input.size { break }
-                if before == (input.pos, out.pos) {  // waits for more input (or, ending, cannot happen: bound-sized output)
-                    if directive == ZSTD_e_end { throw Zstd.error(0 &- Int(ZSTD_error_dstSize_tooSmall.rawValue), path: path, operation: .compress) }
-                    break
-                }
-            }
+            // With stable input, libzstd counts a step as taken at once
+            // (what is short of a block waits in place for the next one).
+            let failure = Self.drive(cctx, &out, &input, directive)
+            if failure != 0 { throw Zstd.error(failure, path: path, operation: .compress) }
             // A step of margin: libzstd may hold back the end of what it took.
             let unused = Page.roundDown(start + input.pos - window - Self.mappedStep)
             if unused > released {
@@ -171,11 +167,10 @@ final class CompressionContext {
         return written
     }
 
-    /// Feeds one region to `ZSTD_compressStream2` until it is consumed (and,
+    /// Feeds `input` to `ZSTD_compressStream2` until it is consumed (and,
     /// for `ZSTD_e_end`, until the frame is complete). Returns 0 or an error code.
     private static func drive(_ cctx: OpaquePointer, _ out: inout ZSTD_outBuffer,
-                              _ bytes: UnsafeRawPointer?, _ count: Int, _ directive: ZSTD_EndDirective) -> Int {
-        var input = ZSTD_inBuffer(src: bytes, size: count, pos: 0)
+                              _ input: inout ZSTD_inBuffer, _ directive: ZSTD_EndDirective) -> Int {
         while true {
             let remaining = ZSTD_compressStream2(cctx, &out, &input, directive)
             if ZSTD_isError(remaining) != 0 { return remaining }
