@@ -113,7 +113,8 @@ final class RunReporter {
     /// from one), for the percentage; nil for pipes and terminals.
     static func size(of input: String) -> Int? {
         if input == "-" { return InputKind.of(.standardInput).size }
-        guard let status = FileStatus.of(path: input), status.isRegularFile else { return nil }
+        guard let status = FileStatus.of(path: input), status.isRegularFile,
+              !InputKind.sizeIsUntrusted(path: input) else { return nil }
         return status.size
     }
 }

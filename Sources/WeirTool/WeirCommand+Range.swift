@@ -43,7 +43,9 @@ extension WeirCommand {
         let outcome: RangeExtraction.Outcome
         do throws(WeirError) {
             let descriptor = input == "-" ? STDIN_FILENO : nil
+            // A file whose size is not its content's (procfs) is read as a stream.
             let isFile = descriptor == nil && FileStatus.of(path: input)?.isRegularFile == true
+                && !InputKind.sizeIsUntrusted(path: input)
             if isFile {
                 outcome = try RangeExtraction.file(path: input, ranges: ranges, options: options, output: output,
                                                    outputName: outputName, cancellation: signals.cancellation)

@@ -39,6 +39,12 @@ extension WeirError {
                                  : "the file changed size while it was being read")
     }
 
+    /// An input of `--rm` whose size is no longer the bytes read: kept.
+    static func changedBeforeRemoval(path: String) -> WeirError {
+        WeirError(.truncated, path: path, operation: .remove, lead: nil,
+                  detail: "the file changed size after it was read; not removed")
+    }
+
     // MARK: corrupt
 
     /// `corrupt data: DETAIL`, or `corrupt data: frame N at offset O DETAIL`

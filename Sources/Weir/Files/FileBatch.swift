@@ -119,7 +119,8 @@ package enum FileBatch {
     /// Whether `input` may be handled fast: a regular file no larger than a
     /// small file (``SmallFileCompressor/maximumSize``), whatever is done to it.
     package static func mayBeSmall(_ input: String) -> Bool {
-        guard input != "-", let status = FileStatus.of(path: input), status.isRegularFile else { return false }
+        guard input != "-", let status = FileStatus.of(path: input), status.isRegularFile,
+              !InputKind.sizeIsUntrusted(path: input) else { return false }
         return status.size <= SmallFileCompressor.maximumSize
     }
 
@@ -127,7 +128,8 @@ package enum FileBatch {
     /// ``SmallFileCompressor``; any other job runs alone.
     static func isSmall(_ job: FileJob) -> Bool {
         guard case .compress(let options) = job.operation, case .file = job.destination,
-              let status = FileStatus.of(path: job.input), status.isRegularFile else { return false }
+              let status = FileStatus.of(path: job.input), status.isRegularFile,
+              !InputKind.sizeIsUntrusted(path: job.input) else { return false }
         return SmallFileCompressor.accepts(size: status.size, options: options)
     }
 }

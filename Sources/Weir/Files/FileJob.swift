@@ -152,10 +152,14 @@ package struct FileJob: Sendable {
         /// A job that ``SmallFileCompressor`` does: compressing a regular
         /// file that makes one frame into a file, not cancelled.
         func small(_ operation: Operation, cancellation: Cancellation?) -> (options: CompressionOptions, size: Int, output: OutputFile)? {
+            // The size of a file that can be trusted (not procfs's 0): the
+            // small path reads that many bytes.
             guard case .compress(let options) = operation, let outputFile, let inputStatus, inputStatus.isRegularFile,
-                  SmallFileCompressor.accepts(size: inputStatus.size, options: options),
+                  let size = InputKind.of(FileDescriptor(rawValue: inputFD)).size
+                      ?? (inputStatus.size == 0 && InputKind.isEmptyFile(inputFD) ? 0 : nil),
+                  SmallFileCompressor.accepts(size: size, options: options),
                   cancellation?.isCancelled != true else { return nil }
-            return (options, inputStatus.size, outputFile)
+            return (options, size, outputFile)
         }
 
         func closeInput() { if inputFD != STDIN_FILENO { Glibc.close(inputFD) } }

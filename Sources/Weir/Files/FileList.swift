@@ -22,7 +22,11 @@ package enum FileList {
         }
         let file = try Descriptor.openForReading(path)
         defer { file.close() }
-        let bytes = try file.read(count: status.size, at: 0, operation: .read)
+        // Read to the end: a list in /proc says it holds 0 bytes.
+        let bytes = try file.readToEnd(limit: maximumSize + 1, operation: .read)
+        guard bytes.count <= maximumSize else {
+            throw WeirError.unusableFileList(path: path, "the file list is larger than 50 MiB")
+        }
         let names = bytes.split(separator: UInt8(ascii: "\n")).map { FileName.string(fromBytes: $0) }
         if names.isEmpty {
             throw WeirError.unusableFileList(path: path, "the file list names no file")

@@ -82,9 +82,13 @@ public struct FrameListing: Sendable {
         let file = try Descriptor.openForReading(path)
         defer { file.close() }
         let fd = file.fd
-        guard case .regularFile(let size) = InputKind.of(FileDescriptor(rawValue: fd)) else {
+        // A file of a file system whose sizes are not its files' (procfs)
+        // cannot be listed by its size; an empty file lists as empty.
+        let status = try file.status(operation: .list)
+        guard status.isRegularFile, !InputKind.sizeIsUntrusted(fd) else {
             throw WeirError.notRegularFile(path: path, operation: .list)
         }
+        let size = status.size
         var table: SeekTable?
         var tableError: WeirError?
         do throws(WeirError) {

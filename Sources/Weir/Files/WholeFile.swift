@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 /// Reads the start of a regular file into memory: a dictionary (`-D`), a
 /// training sample (`--train`).
@@ -19,7 +20,12 @@ enum WholeFile {
         guard status.isRegularFile else {
             throw WeirError.notRegularFile(path: path, operation: operation, .failed)
         }
-        // A file cut while being read gives what is there.
+        // A file whose size is not its content's (procfs, sysfs) is read to
+        // its end; one cut while being read gives what is there.
+        guard InputKind.of(FileDescriptor(rawValue: file.fd)).size != nil else {
+            let bytes = try file.readToEnd(limit: limit == 0 ? .max : limit, operation: operation)
+            return (Array(bytes.prefix(limit)), bytes.count)
+        }
         let bytes = try file.read(count: min(limit, status.size), at: 0, operation: operation)
         return (bytes, status.size)
     }

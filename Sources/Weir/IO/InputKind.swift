@@ -1,17 +1,27 @@
+import CSupport
 import Glibc
 import SystemPackage
 
 /// What an input or output descriptor is, which decides the water marks and
 /// whether a size is known.
+///
+/// A regular file counts as one only when its `st_size` can be trusted:
+/// the size decides how much is mapped and read, so a size that is not the
+/// content's loses data. procfs reports 0 for files with content, sysfs
+/// 4096 for files of a few bytes, and FUSE file systems what their daemon
+/// says; such files, and any regular file of size 0, are read as a
+/// ``stream``, to their end, as `read()` in a loop would (issue 37).
 public enum InputKind: Equatable, Sendable {
     /// A regular file of this size in bytes.
     case regularFile(size: Int)
-    /// A pipe, FIFO, socket, terminal or device: no size is known.
+    /// A pipe, FIFO, socket, terminal or device, or a file whose size is
+    /// not to be trusted: no size is known.
     case stream
 
-    /// Looks at `descriptor` with `fstat`.
+    /// Looks at `descriptor` with `fstat`, and `fstatfs` for a regular file.
     public static func of(_ descriptor: FileDescriptor) -> InputKind {
-        guard let status = try? Descriptor(descriptor.rawValue, path: "").status(), status.isRegularFile else {
+        guard let status = try? Descriptor(descriptor.rawValue, path: "").status(), status.isRegularFile,
+              status.size > 0, !sizeIsUntrusted(descriptor.rawValue) else {
             return .stream
         }
         return .regularFile(size: status.size)
@@ -22,4 +32,29 @@ public enum InputKind: Equatable, Sendable {
         if case .regularFile(let size) = self { return size }
         return nil
     }
+
+    /// Whether `fd` is on a file system whose file sizes are not their
+    /// contents' (`statfs(2)` magic numbers from linux/magic.h).
+    static func sizeIsUntrusted(_ fd: Int32) -> Bool {
+        untrustedFileSystems.contains(weir_fs_magic(fd))
+    }
+
+    /// Whether the file at `path` is on such a file system (`statfs`).
+    package static func sizeIsUntrusted(path: String) -> Bool {
+        untrustedFileSystems.contains(FileName.withCString(path) { weir_fs_magic_path($0) })
+    }
+
+    /// Whether `fd`, a regular file of size 0 on a file system that tells
+    /// sizes, is empty indeed: one `pread` of a byte at its start.
+    static func isEmptyFile(_ fd: Int32) -> Bool {
+        var byte: UInt8 = 0
+        return !sizeIsUntrusted(fd) && Descriptor.retrying { pread(fd, &byte, 1, 0) } == 0
+    }
+
+    /// procfs, sysfs, debugfs, tracefs, securityfs, configfs, cgroup v1 and
+    /// v2, efivarfs, pstore, FUSE.
+    private static let untrustedFileSystems: Set<UInt> = [
+        0x9FA0, 0x6265_6572, 0x6462_6720, 0x7472_6163, 0x7363_6673, 0x6265_6570,
+        0x0027_E0EB, 0x6367_7270, 0xDE5E_81E4, 0x6165_676C, 0x6573_5546,
+    ]
 }

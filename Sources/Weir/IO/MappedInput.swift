@@ -22,7 +22,10 @@ import Synchronization
 /// a page and marks the mapping; ``changed`` then reports it, and the
 /// pipelines check it before any output made from a piece is written. The
 /// file's size is taken again (`fstat`) before each piece, so a file that
-/// shrinks or grows between pieces ends where a `read()` loop would end.
+/// shrinks or grows between pieces ends where a `read()` loop would end;
+/// where `fstat` says the file ends, one byte is read (`pread`) to be
+/// sure, and bytes a file holds beyond its size are read, not mapped, to
+/// their end: a size that is not the content's loses nothing (issue 37).
 ///
 /// Threads: `next(length:)` is called by one thread at a time (the
 /// pipeline's reading thread); ``changed`` may be read from any thread.
@@ -35,10 +38,16 @@ final class MappedInput: Sendable {
     private let guards = Locked((live: Set<Int32>(), faulted: false))
 
     /// Starts at `fd`'s current offset; nil when it cannot be mapped (no
-    /// offset, or the SIGBUS guard cannot be installed).
+    /// offset, a file system that maps nothing (ENODEV) or the SIGBUS guard
+    /// cannot be installed): the caller then reads it.
     init?(fd: Int32, path: String) {
         let position = lseek(fd, 0, SEEK_CUR)
         guard position >= 0, weir_map_guard_install() == 0 else { return nil }
+        // Mapping a page is allowed past the end; it fails only where the
+        // file system cannot map at all.
+        guard let probe = mmap(nil, Page.size, PROT_READ, MAP_SHARED, fd, off_t(Int(position) & ~(Page.size - 1))),
+              probe != MAP_FAILED else { return nil }
+        munmap(probe, Page.size)
         self.fd = fd
         self.path = path
         self.offset = Atomic(Int(position))
@@ -57,7 +66,7 @@ final class MappedInput: Sendable {
         let size = try Descriptor(fd, path: path).status(operation: .read).size
         let offset = self.offset.load(ordering: .relaxed)
         let count = min(length, max(0, size - offset))
-        guard count > 0 else { return .empty }
+        guard count > 0 else { return try readBeyondSize(at: offset, length: length) }
         let start = offset & ~(Page.size - 1)
         let lead = offset - start
         let mapped = lead + count
@@ -89,5 +98,28 @@ final class MappedInput: Sendable {
                 weir_map_guard_unregister(slot)
                 munmap(pointer, mapped)
             }))
+    }
+
+    /// The at most `length` bytes at `offset`, where `fstat` says the file
+    /// ends: empty at its real end (one `pread` of a byte finds it), else
+    /// what the file holds beyond its stated size, read.
+    private func readBeyondSize(at offset: Int, length: Int) throws(WeirError) -> DispatchData {
+        let file = Descriptor(fd, path: path)
+        var probe: UInt8 = 0
+        guard try withUnsafeMutableBytes(of: &probe, { (byte) throws(WeirError) in
+            try file.read(into: byte, at: offset, operation: .read)
+        }) == 1 else { return .empty }
+        guard let base = malloc(length) else { throw WeirError.system(ENOMEM, path: path, operation: .read) }
+        let buffer = UnsafeMutableRawBufferPointer(start: base, count: length)
+        let got: Int
+        do throws(WeirError) {
+            got = try file.read(into: buffer, at: offset, operation: .read)
+        } catch {
+            free(base)
+            throw error
+        }
+        self.offset.store(offset + got, ordering: .relaxed)
+        lseek(fd, off_t(offset + got), SEEK_SET)
+        return DispatchData(bytesNoCopy: UnsafeRawBufferPointer(start: base, count: got), deallocator: .free)
     }
 }

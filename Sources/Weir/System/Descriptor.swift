@@ -76,17 +76,21 @@ struct Descriptor: Sendable {
     }
 
     /// The bytes from where the descriptor stands to its end (a /proc file,
-    /// whose size `stat` reports as 0).
-    func readToEnd(operation: WeirError.Operation = .read) throws(WeirError) -> [UInt8] {
+    /// whose size `stat` reports as 0), or its first `limit` bytes.
+    func readToEnd(limit: Int = .max, operation: WeirError.Operation = .read) throws(WeirError) -> [UInt8] {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 << 10)
-        while true {
+        while bytes.count < limit {
+            let wanted = min(buffer.count, limit - bytes.count)
             let got = try buffer.withUnsafeMutableBytes { chunk in
-                Result { () throws(WeirError) in try checked(operation) { try system.read(into: chunk) } }
+                Result { () throws(WeirError) in
+                    try checked(operation) { try system.read(into: UnsafeMutableRawBufferPointer(rebasing: chunk[..<wanted])) }
+                }
             }.get()
-            if got == 0 { return bytes }
+            if got == 0 { break }
             bytes += buffer.prefix(got)
         }
+        return bytes
     }
 
     /// Runs a swift-system call on this file: its `Errno` becomes a
