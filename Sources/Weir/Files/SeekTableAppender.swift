@@ -29,7 +29,7 @@ import SystemPackage
 /// the file system has no `flock`, a run that finds the file grown since it
 /// read it fails instead of appending.
 public struct SeekTableAppender: Sendable {
-    /// What ``index(path:options:synchronous:)`` did.
+    /// What ``index(path:options:synchronous:whenBusy:)`` did.
     public enum Outcome: Equatable, Sendable {
         /// The file already ends with a table that covers all of it and
         /// matches its frames: nothing was written.
