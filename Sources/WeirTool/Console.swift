@@ -51,6 +51,19 @@ struct Console: Sendable {
         write(SummaryLine(totals: totals, verbose: verbosity > 0).text + "\n")
     }
 
+    /// With -v, one line per folder where weir removed the temporaries of a
+    /// weir cut short (``StaleTemporaries``). Taken in any case, so that
+    /// each is told once.
+    func staleTemporaries() {
+        let reports = StaleTemporaries.takeReports()
+        guard verbosity > 0 else { return }
+        for report in reports {
+            let files = report.removed == 1 ? "1 temporary file" : "\(report.removed) temporary files"
+            write("weir: \(FileName.displayed(report.folder)): removed \(files) (.weir-XXXXXX) "
+                + "left by a weir that was cut short\n")
+        }
+    }
+
     /// One JSON object on a line of its own (`--json`), shown even with -q.
     func json(_ record: JSONRecord) {
         write(record.line() + "\n")

@@ -68,6 +68,7 @@ final class RunReporter {
         totals.add(job, statistics)
         switch format {
         case .human:
+            console.staleTemporaries()
             for warning in statistics.warnings { console.warning(warning, file: job.inputName) }
             console.summary(job: job, statistics: statistics)
         case .json: console.json(JSONRecord(job: job, statistics: statistics))
@@ -83,6 +84,7 @@ final class RunReporter {
         totals.addFailure()
         switch format {
         case .human:
+            console.staleTemporaries()
             if !quietPipe { console.error(CommandHint.message(for: error)) }
         case .json:
             var statistics = Statistics()

@@ -2,7 +2,8 @@ import Weir
 import WeirCLI
 
 /// `weir --index FILE...`: a seek table appended to each multi-frame file
-/// that lacks one covering it (``SeekTableAppender``).
+/// that lacks one covering it (``SeekTableAppender``). A file another
+/// `--index` holds is waited for, with a line saying so (hidden by -q).
 extension WeirCommand {
     /// Indexes every input in turn, one line each on stderr (hidden by -q);
     /// returns the exit status (1 if any failed).
@@ -17,10 +18,15 @@ extension WeirCommand {
         var failed = false
         for input in inputs {
             do throws(WeirError) {
-                let outcome = try SeekTableAppender.index(path: input, options: options,
-                                                          synchronous: !outputFlags.noSync)
-                guard messageFlags.quiet == 0 else { continue }
                 let name = FileName.displayed(input)
+                // Another --index on the file: wait for it (then the file
+                // is indexed and this run changes nothing), saying so.
+                let outcome = try SeekTableAppender.index(path: input, options: options,
+                                                          synchronous: !outputFlags.noSync) {
+                    guard messageFlags.quiet == 0 else { return }
+                    console.write("\(name): is busy (another weir --index?), waiting for it\n")
+                }
+                guard messageFlags.quiet == 0 else { continue }
                 switch outcome {
                 case .alreadyIndexed(let frames):
                     console.write("\(name): already seekable (\(frames) frames), unchanged\n")

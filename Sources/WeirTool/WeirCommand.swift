@@ -154,6 +154,8 @@ struct WeirCommand: ParsableCommand {
             // A `where` after two patterns would guard only the second.
             decompressionFlags.ranges.isEmpty ? process(inputs, console: console) : extractRanges(inputs, console: console)
         }
+        // Those no file's report told (-o, ranges, a dictionary); none in JSON's stream.
+        if !messageFlags.json { console.staleTemporaries() }
         return status != 0 ? status : failed ? 1 : 0
     }
 

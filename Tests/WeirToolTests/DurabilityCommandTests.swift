@@ -39,6 +39,39 @@ struct DurabilityCommandTests {
         #expect(hidden.stdout.isEmpty, "temporary files left")
     }
 
+    @Test("a run writing into a folder removes the temporaries of a weir cut short, keeps one a process holds, and says so with -v")
+    func staleTemporaries() throws {
+        let scratch = Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: true)
+        let content = scratch.text("a", size: 100_000)
+        _ = FileManager.default.createFile(atPath: scratch.path("out/.weir-abcdef"), contents: Data("stale".utf8))
+        _ = FileManager.default.createFile(atPath: scratch.path("out/.weir-held00"), contents: Data("held".utf8))
+        // A process holds one, as a live weir holds its own, until told to let go.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        holder.arguments = ["out/.weir-held00", "sh", "-c", "touch held; until [ -e release ]; do sleep 0.05; done"]
+        holder.currentDirectoryURL = scratch.url
+        try holder.run()
+        defer {
+            _ = FileManager.default.createFile(atPath: scratch.path("release"), contents: nil)
+            holder.waitUntilExit()
+        }
+        while !scratch.exists("held") && holder.isRunning { usleep(20_000) }
+        let run = try WeirProcess.run(["-v", "a", "-o", "out/a.zst"], in: scratch.url)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("weir: out: removed 1 temporary file (.weir-XXXXXX) left by a weir that was cut short\n"),
+                "\(run.stderr)")
+        #expect(try scratch.zstd(["-dc", "out/a.zst"]).stdout == content)
+        #expect(!scratch.exists("out/.weir-abcdef"))
+        #expect(scratch.data("out/.weir-held00") == Data("held".utf8))
+        // Without -v, silent; once the holder is gone, its file goes too.
+        _ = FileManager.default.createFile(atPath: scratch.path("release"), contents: nil)
+        holder.waitUntilExit()
+        let quiet = try WeirProcess.run(["-f", "a", "-o", "out/a.zst"], in: scratch.url)
+        #expect(quiet.status == 0 && !quiet.stderr.contains("removed"), "\(quiet.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")) == ["a.zst"])
+    }
+
     @Test("-d -f --rm on many files: every output whole under its name, an older one replaced, every input gone")
     func decompressRemove() throws {
         let scratch = Scratch()

@@ -59,6 +59,53 @@ struct IndexCommandTests {
         #expect(original.count == 300_000)
     }
 
+    /// The table's size from a run's "seek table of N frames appended (B bytes" line.
+    static func appendedBytes(_ stderr: String) -> Int? {
+        guard let range = stderr.range(of: #"appended \((\d+) bytes"#, options: .regularExpression) else { return nil }
+        return Int(stderr[range].dropFirst("appended (".count).prefix { $0.isNumber })
+    }
+
+    @Test("a file another process holds locked is waited for, saying so; then indexed once")
+    func waitsForLock() throws {
+        let scratch = Scratch()
+        scratch.text("a", size: 3_000_000)
+        #expect(try WeirProcess.run(["-q", "-p", "2", "-1", "a", "-o", "p.zst"], in: scratch.url,
+                                    executable: "/usr/bin/pzstd").status == 0)
+        let before = try #require(scratch.data("p.zst"))
+        // flock(1) holds the file until weir says it waits; no clock decides.
+        let run = try WeirProcess.shell("""
+            flock p.zst sh -c 'touch held; until grep -q busy err 2>/dev/null; do sleep 0.05; done' &
+            until [ -e held ]; do sleep 0.05; done
+            $WEIR --index p.zst 2> err; status=$?
+            wait; cat err; exit $status
+            """, in: scratch.url)
+        #expect(run.status == 0, "\(run.stdout)")
+        let stderr = String(decoding: run.stdout, as: UTF8.self)
+        #expect(stderr.hasPrefix("p.zst: is busy (another weir --index?), waiting for it\n"), "\(stderr)")
+        let bytes = try #require(Self.appendedBytes(stderr), "\(stderr)")
+        #expect(scratch.data("p.zst")?.count == before.count + bytes)
+    }
+
+    @Test("two --index at once on one file: one appends the table, the other finds it; one table")
+    func twoAtOnce() throws {
+        let scratch = Scratch()
+        let original = scratch.text("a", size: 24_000_000)
+        #expect(try WeirProcess.run(["-q", "-p", "2", "-1", "a", "-o", "p.zst"], in: scratch.url,
+                                    executable: "/usr/bin/pzstd").status == 0)
+        let before = try #require(scratch.data("p.zst"))
+        let run = try WeirProcess.shell("""
+            $WEIR --index p.zst 2> one & $WEIR --index p.zst 2> two; b=$?
+            wait $!; a=$?; cat one two; exit $((a + b))
+            """, in: scratch.url)
+        let stderr = String(decoding: run.stdout, as: UTF8.self)
+        #expect(run.status == 0, "\(stderr)")
+        #expect(stderr.components(separatedBy: "seek table of").count == 2, "\(stderr)")
+        #expect(stderr.components(separatedBy: "already seekable").count == 2, "\(stderr)")
+        let bytes = try #require(Self.appendedBytes(stderr), "\(stderr)")
+        #expect(scratch.data("p.zst")?.count == before.count + bytes)
+        #expect(try scratch.zstd(["-dc", "p.zst"]).stdout == original)
+    }
+
     /// README's recipe: GNU parallel cuts the file into blocks, weir
     /// compresses each, in order; the parts' tables chain, and --index
     /// makes one for every reader.

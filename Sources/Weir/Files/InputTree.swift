@@ -7,6 +7,9 @@ import Glibc
 ///   by name is followed); any other name is kept as given;
 /// - a folder's entries come in `readdir` order, `.` and `..` left out,
 ///   hidden names kept, each as `FOLDER/NAME`;
+/// - but not weir's own temporaries (`.weir-XXXXXX`): a partial output, never
+///   an input, which the run may remove when it writes into the folder
+///   (``StaleTemporaries``); zstd has none to skip;
 /// - an entry that is a symbolic link is skipped with a warning unless
 ///   `followLinks` (zstd's `-f`); a followed link to a folder is walked;
 /// - anything that is not a folder is an input, devices and FIFOs included:
@@ -50,6 +53,7 @@ package enum InputTree {
             }
             let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
             if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
+            if StaleTemporaries.isTemporaryName(name) { continue }
             let pathBytes = folder + [UInt8(ascii: "/")] + name
             let path = FileName.string(fromBytes: pathBytes)
             // d_type spares a stat per entry; DT_UNKNOWN (some file systems) asks lstat.

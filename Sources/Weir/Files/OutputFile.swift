@@ -9,7 +9,10 @@ import Glibc
 ///
 /// A regular output goes to a hidden temporary file in the destination folder
 /// (`.weir-XXXXXX`: short, so any valid output name works; created by
-/// `mkstemp` with mode 0600, so no other user can read a partial file).
+/// `mkstemp` with mode 0600, so no other user can read a partial file; held
+/// with an exclusive `flock` until it is named or removed, so that the
+/// first output a later weir creates in the folder removes those a weir cut
+/// short left, and only those: ``StaleTemporaries``).
 /// Committing it takes three steps, which ``commit(copying:sync:)`` runs in a
 /// row and `CommitQueue` runs for many files at once: ``stamp(copying:)``
 /// gives it the input's owner (when permitted), mode and modification time;
@@ -79,18 +82,34 @@ package final class OutputFile: Sendable {
         // file is a sibling of `path`, whatever bytes its name holds.
         let name = FileName.bytes(of: path)
         let folder = name.lastIndex(of: UInt8(ascii: "/")).map { Array(name[...$0]) } ?? []
-        var template = folder + Array(".weir-XXXXXX".utf8) + [0]
-        let fd = template.withUnsafeMutableBytes { mkstemp($0.bindMemory(to: CChar.self).baseAddress!) }
-        guard fd >= 0 else {
-            throw WeirError.system(errno, path: path, operation: .create)
-        }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        StaleTemporaries.sweepOnce(folder: Self.folder(of: path))
+        let (fd, temporary) = try Self.createTemporary(in: folder, for: path)
         descriptor = fd
         var info = stat()
         device = fstat(fd, &info) == 0 ? UInt64(info.st_dev) : 0
-        let temporary = FileName.string(fromBytes: template.dropLast())
         temporaryPath = temporary
         Self.pending.withLock { _ = $0.insert(temporary) }
+    }
+
+    /// Creates a temporary file in `folder` (its bytes up to the last slash,
+    /// empty for the current folder), mode 0600, and locks it for as long
+    /// as it is open (``StaleTemporaries``): again under another name when a
+    /// sweep took the file before the lock was had.
+    ///
+    /// - Throws: ``WeirError`` `.create` naming `path`: the `mkstemp` failure.
+    private static func createTemporary(in folder: [UInt8], for path: String) throws(WeirError) -> (Int32, String) {
+        while true {
+            var template = folder + Array(".weir-XXXXXX".utf8) + [0]
+            let fd = template.withUnsafeMutableBytes { mkstemp($0.bindMemory(to: CChar.self).baseAddress!) }
+            guard fd >= 0 else {
+                throw WeirError.system(errno, path: path, operation: .create)
+            }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            if StaleTemporaries.lockCreated(fd) {
+                return (fd, FileName.string(fromBytes: template.dropLast()))
+            }
+            Glibc.close(fd)
+        }
     }
 
     /// Commits the output alone: ``stamp(copying:)``, ``syncData()`` when
@@ -165,6 +184,12 @@ package final class OutputFile: Sendable {
             }
             return
         }
+        // The temporary's lock belongs to the open file, not the descriptor:
+        // a duplicate keeps it held from the close (whose error is checked)
+        // through the rename, so that no sweep takes the file in between.
+        // Without a descriptor to spare, the window is two system calls.
+        let keeper = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        defer { if keeper >= 0 { Glibc.close(keeper) } }
         if Glibc.close(descriptor) != 0 {
             let code = errno
             removeTemporary(temporaryPath)
@@ -291,8 +316,9 @@ package final class OutputFile: Sendable {
     /// Closes the output; a temporary file is removed, `path` is left as it was.
     package func discard() {
         guard open.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        Glibc.close(descriptor)
+        // Removed while still locked (open), so that no sweep can find it unheld.
         if let temporaryPath { removeTemporary(temporaryPath) }
+        Glibc.close(descriptor)
     }
 
     /// Removes every pending temporary file; for a signal handler about to

@@ -21,8 +21,15 @@ import SystemPackage
 /// made durable with `fdatasync` before success is reported (unless the
 /// caller opts out). Until then the file is what it was: stock zstd decodes
 /// it with or without the table, which is a skippable frame.
+///
+/// Two runs on one file: each holds an exclusive `flock` on it from before
+/// it reads the file until its table is written, so a second run waits for
+/// the first, then finds the file indexed (``Outcome/alreadyIndexed(frames:)``):
+/// one table, and both succeed, as `make -j` or two shells expect. Where
+/// the file system has no `flock`, a run that finds the file grown since it
+/// read it fails instead of appending.
 public struct SeekTableAppender: Sendable {
-    /// What ``index(path:options:synchronous:)`` did.
+    /// What ``index(path:options:synchronous:whenBusy:)`` did.
     public enum Outcome: Equatable, Sendable {
         /// The file already ends with a table that covers all of it and
         /// matches its frames: nothing was written.
@@ -39,15 +46,19 @@ public struct SeekTableAppender: Sendable {
     ///   - options: how frames without a declared size are decoded to be
     ///     measured (the checksum check, the window limit, the dictionary).
     ///   - synchronous: wait for the disk (`fdatasync`) before returning.
+    ///   - whenBusy: called once, before waiting, when another process
+    ///     holds the file's lock (another `weir --index`).
     /// - Throws: ``WeirError``: the file cannot be opened for writing or
     ///   read, is not a regular file, is not zstd, is truncated or corrupt
     ///   (nothing is written then); a frame is 4 GiB or larger, on either
     ///   side, which the format cannot record; the file changed while it was
     ///   read; the write or the sync failed.
     public static func index(path: String, options: DecompressionOptions = DecompressionOptions(),
-                             synchronous: Bool = true) throws(WeirError) -> Outcome {
+                             synchronous: Bool = true, whenBusy: () -> Void = {}) throws(WeirError) -> Outcome {
         let file = try openForAppending(path)
-        defer { file.close() }
+        defer { file.close() }  // which releases the lock
+        lockExclusively(file, whenBusy: whenBusy)
+        // Read under the lock: a run that waited sees the table of the one before.
         let listing = try FrameListing.read(path: path)
         if listing.seekTables == 1 && listing.scannedPrefix == 0 && listing.warnings.isEmpty {
             return .alreadyIndexed(frames: listing.zstdFrameCount)
@@ -74,6 +85,16 @@ public struct SeekTableAppender: Sendable {
             throw WeirError.notRegularFile(path: path, operation: .writeSeekTable)
         }
         return file
+    }
+
+    /// Takes an exclusive `flock` on `file`, waiting for it when another
+    /// process holds it (after telling `whenBusy`). A file system without
+    /// `flock` (ENOLCK, EOPNOTSUPP) leaves the file unlocked: ``append(_:to:at:synchronous:)``
+    /// still refuses a file that grew since it was read.
+    private static func lockExclusively(_ file: Descriptor, whenBusy: () -> Void) {
+        if Descriptor.retrying({ Int(flock(file.fd, LOCK_EX | LOCK_NB)) }) == 0 || errno != EWOULDBLOCK { return }
+        whenBusy()
+        _ = Descriptor.retrying { Int(flock(file.fd, LOCK_EX)) }
     }
 
     /// Writes `bytes` at `offset`, the end of the file as it was read: all of

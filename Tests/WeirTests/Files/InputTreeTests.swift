@@ -23,6 +23,18 @@ struct InputTreeTests {
         #expect(OutputName.mirroredFolder(for: "t/..x/f", root: "m") == "m/t/..x")
     }
 
+    @Test("expansion leaves weir's temporaries out (a stale one would be swept while it runs), other hidden names in")
+    func temporariesLeftOut() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("weir-tree-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/d", withIntermediateDirectories: true)
+        for name in ["d/.weir-abcdef", "d/.weir-abc", "d/f", ".weir-given0"] {
+            _ = FileManager.default.createFile(atPath: root + "/" + name, contents: Data("1".utf8))
+        }
+        let expansion = InputTree.expand([root + "/d", root + "/.weir-given0"], followLinks: false)
+        #expect(Set(expansion.files) == [root + "/d/.weir-abc", root + "/d/f", root + "/.weir-given0"])
+    }
+
     @Test("expansion: folders walked, . and .. and links left out (kept with followLinks), other names as given")
     func expansion() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("weir-tree-\(UUID())").path
