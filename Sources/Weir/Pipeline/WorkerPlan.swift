@@ -145,7 +145,7 @@ public struct WorkerPlan: Sendable, Equatable {
 
     /// The estimated peak of a compression run with `workers`: weir itself
     /// (``processBytes``), one libzstd context per worker
-    /// (``CompressionContext/estimatedSize``), and for each chunk in flight
+    /// (`CompressionContext.estimatedSize`), and for each chunk in flight
     /// (``CompressionOptions/resolvedChunksInFlight``) the chunk, read or
     /// mapped in, and its output buffer (`compressBound`), both counted
     /// whole.
