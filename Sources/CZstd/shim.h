@@ -17,3 +17,4 @@ static inline unsigned weir_zstd_header_version(void) { return ZSTD_VERSION_NUMB
 /// that aliases an enum value).
 static const ZSTD_cParameter weir_c_literalCompressionMode = ZSTD_c_literalCompressionMode;
 static const ZSTD_cParameter weir_c_stableInBuffer = ZSTD_c_stableInBuffer;
+static const ZSTD_cParameter weir_c_srcSizeHint = ZSTD_c_srcSizeHint;

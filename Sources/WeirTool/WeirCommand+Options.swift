@@ -187,7 +187,7 @@ struct DictionaryFlags: ParsableArguments {
 
 /// What both directions share: workers, checksums, memory.
 struct ResourceFlags: ParsableArguments {
-    @Option(name: [.customShort("T"), .customLong("threads")], help: ArgumentHelp("Worker threads; 0 means one per core (the default). Training: the parameters tried side by side (default 1, as zstd).", valueName: "N"))
+    @Option(name: [.customShort("T"), .customLong("threads")], help: ArgumentHelp("Worker threads; 0 means one per core this process may use (the default: its CPU affinity and cgroup CPU quota counted, fewer under a cgroup memory limit; -v says which limit chose). Training: the parameters tried side by side (default 1, as zstd).", valueName: "N"))
     var threads: Int?
 
     @Flag(name: .customLong("single-thread"), help: "One worker, as -T1 (of -T and --single-thread, the last one wins).")
@@ -199,7 +199,7 @@ struct ResourceFlags: ParsableArguments {
     @Flag(name: [.customShort("C"), .customLong("check")], inversion: .prefixedNo, help: "Write (compress) or verify (decompress) content checksums (default: on).")
     var check: Bool?
 
-    @Option(name: [.customShort("M"), .customLong("memory"), .customLong("memlimit"), .customLong("memlimit-decompress")], help: ArgumentHelp("Decompression memory: frames in flight, their buffers and the frame being read (default 8MiB per thread and 16MiB more), and the largest window a frame may use (default 128MiB). Training: the most sample bytes loaded.", valueName: "SIZE"))
+    @Option(name: [.customShort("M"), .customLong("memory"), .customLong("memlimit"), .customLong("memlimit-decompress")], help: ArgumentHelp("Decompression memory: frames in flight, their buffers and the frame being read (default 8MiB per thread and 16MiB more), and the largest window a frame may use (default 128MiB; under a cgroup memory limit below 256MiB, about half of it). Training: the most sample bytes loaded.", valueName: "SIZE"))
     var memory: ByteCount?
 
     @Flag(inversion: .prefixedNo, help: "Map regular input files into memory rather than read() them (default: on; pipes are always read).")
@@ -264,6 +264,12 @@ extension ResourceFlags {
         let threads = singleThread ? 1 : self.threads ?? 0
         return threads == 0 && autoThreads == .physical ? CoreCount.physical : threads
     }
+    /// The workers -T or --single-thread ask for; 0 when the run chooses
+    /// (WorkerPlan: the cores, fewer under a memory limit).
+    var requestedThreads: Int { singleThread ? 1 : threads ?? 0 }
+    /// The cores a run without -T counts: nil for every core it may use,
+    /// the physical ones with --auto-threads=physical.
+    var countedCores: Int? { autoThreads == .physical ? CoreCount.physical : nil }
     /// Checksums are written and verified unless --no-check.
     var verifiesChecksums: Bool { check ?? true }
     /// Regular files are mapped unless --no-mmap.

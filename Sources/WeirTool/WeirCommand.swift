@@ -178,8 +178,10 @@ struct WeirCommand: ParsableCommand {
         signals.install()
         let reporter = makeReporter(console: console, inputs: inputs.count)
         // Resolved once (a level above the maximum warns once), shared by every job.
-        let compression = operationKind == .compress
-            ? compressionOptions(level: resolvedLevel(console: console), dictionary: dictionary) : nil
+        let planned = operationKind == .compress
+            ? compressionPlan(level: resolvedLevel(console: console), dictionary: dictionary) : nil
+        let compression = planned?.options
+        showWorkers(planned?.plan ?? decompressionPlan(toStandardOutput: false, dictionary: nil).plan, console: console)
         if let compression { showParameters(of: inputs, compression, console: console) }
         var failed = if goesSideBySide(inputs, dictionary: dictionary, compression: compression, console: console) {
             runSideBySide(inputs, dictionary: dictionary, compression: compression, console: console,
@@ -213,6 +215,15 @@ struct WeirCommand: ParsableCommand {
             console.error(CommandHint.message(for: error))
             return (nil, true)
         }
+    }
+
+    /// Says once how many workers the run has and which limit chose them
+    /// (-v when a limit did, -vv always), and warns when the -T asked for
+    /// cannot fit the memory limit.
+    func showWorkers(_ plan: WorkerPlan, console: Console) {
+        if let warning = WorkerLine.warning(plan) { console.warning(warning) }
+        let shown = messageFlags.verbose >= 2 || (messageFlags.verbose == 1 && WorkerLine.isNotable(plan))
+        if shown { console.write("weir: \(WorkerLine.text(plan))\n") }
     }
 
     /// What zstd prints of the parameters before compressing: with
@@ -360,11 +371,29 @@ struct WeirCommand: ParsableCommand {
     }
 
     /// The compression options of the flags, with the chunk size that
-    /// `--long` raises already resolved (so that reports show it).
+    /// `--long` raises already resolved (so that reports show it), and the
+    /// workers (and chunk size) of ``compressionPlan(level:dictionary:)``.
     func compressionOptions(level: Int, dictionary: ZstdDictionary? = nil) -> CompressionOptions {
+        compressionPlan(level: level, dictionary: dictionary).options
+    }
+
+    /// The compression options of the flags and the plan that chose their
+    /// workers: -T as given, else the cores this process may use, fewer
+    /// (and, for one worker, smaller chunks) under a cgroup memory limit.
+    func compressionPlan(level: Int, dictionary: ZstdDictionary? = nil) -> (options: CompressionOptions, plan: WorkerPlan) {
+        var options = flagCompressionOptions(level: level, dictionary: dictionary)
+        let plan = WorkerPlan.compression(options, limits: .current, chunkIsFixed: compressionFlags.chunkSize != nil,
+                                          cores: resourceFlags.countedCores)
+        options.threads = plan.workers
+        if let chunkSize = plan.chunkSize { options.chunkSize = chunkSize }
+        return (options, plan)
+    }
+
+    /// The compression options as the flags give them (threads 0 without -T).
+    private func flagCompressionOptions(level: Int, dictionary: ZstdDictionary?) -> CompressionOptions {
         // Content-defined cuts must not depend on the input's size, which
         // fitting a small file to the workers would make them do.
-        var options = CompressionOptions(level: level, threads: resourceFlags.resolvedThreads,
+        var options = CompressionOptions(level: level, threads: resourceFlags.requestedThreads,
                                          chunkSize: compressionFlags.resolvedChunkSize.bytes,
                                          checksum: resourceFlags.verifiesChecksums,
                                          seekTable: !compressionFlags.noSeekTable, mapInput: resourceFlags.mapsInput,
@@ -473,14 +502,29 @@ struct WeirCommand: ParsableCommand {
     /// not, standard output. As zstd: pass-through by default when forced to
     /// standard output (-dcf); sparse by default when writing a file.
     /// An output several inputs are `appending` to has no holes either.
+    /// Its workers and, without -M, its memory limit follow
+    /// ``decompressionPlan(toStandardOutput:dictionary:appending:)``.
     func decompressionOptions(toStandardOutput: Bool, dictionary: ZstdDictionary?,
                               appending: Bool = false) -> DecompressionOptions {
+        decompressionPlan(toStandardOutput: toStandardOutput, dictionary: dictionary, appending: appending).options
+    }
+
+    /// The decompression options of the flags, and the plan that chose
+    /// their workers (and, without -M, their memory limit): -T as given,
+    /// else the cores this process may use, fewer under a cgroup memory limit.
+    func decompressionPlan(toStandardOutput: Bool, dictionary: ZstdDictionary?,
+                           appending: Bool = false) -> (options: DecompressionOptions, plan: WorkerPlan) {
         // As zstd: without -M, --zstd=wlog=N sets the limit to 2^N.
-        DecompressionOptions(verifyChecksum: resourceFlags.verifiesChecksums,
-                             memoryLimit: resourceFlags.memory?.bytes ?? compressionFlags.parameters?.windowLog.map { 1 << min($0, 31) },
-                             threads: resourceFlags.resolvedThreads, mapInput: resourceFlags.mapsInput,
-                             passThrough: decompressionFlags.passThrough ?? (outputFlags.force && toStandardOutput),
-                             sparse: decompressionFlags.sparse ?? !(toStandardOutput || appending),
-                             dictionary: dictionary, longWindowLog: dictionaryFlags.long)
+        var options = DecompressionOptions(
+            verifyChecksum: resourceFlags.verifiesChecksums,
+            memoryLimit: resourceFlags.memory?.bytes ?? compressionFlags.parameters?.windowLog.map { 1 << min($0, 31) },
+            threads: resourceFlags.requestedThreads, mapInput: resourceFlags.mapsInput,
+            passThrough: decompressionFlags.passThrough ?? (outputFlags.force && toStandardOutput),
+            sparse: decompressionFlags.sparse ?? !(toStandardOutput || appending),
+            dictionary: dictionary, longWindowLog: dictionaryFlags.long)
+        let plan = WorkerPlan.decompression(options, limits: .current, cores: resourceFlags.countedCores)
+        options.threads = plan.workers
+        if options.memoryLimit == nil { options.memoryLimit = plan.decompressionMemory }
+        return (options, plan)
     }
 }

@@ -1,5 +1,3 @@
-import Glibc
-
 /// How ``CompressionPipeline`` compresses.
 public struct CompressionOptions: Sendable, Equatable {
     /// The default chunk (and frame) size: 8 MiB. On the Linux 6.1 source
@@ -10,7 +8,8 @@ public struct CompressionOptions: Sendable, Equatable {
     /// The compression level, from `Zstd.minLevel` (negative, `--fast`) to
     /// `Zstd.maxLevel`. Default 3.
     public var level: Int
-    /// Compression workers; 0 means one per core.
+    /// Compression workers; 0 means one per core this process may use
+    /// (``ProcessLimits/availableCores``: affinity and CPU quota counted).
     public var threads: Int
     /// The bytes of input in each independent frame.
     public var chunkSize: Int
@@ -137,9 +136,9 @@ public struct CompressionOptions: Sendable, Equatable {
         return 1 << longWindowLog <= Self.defaultChunkSize
     }
 
-    /// `threads`, with 0 resolved to the number of online cores.
+    /// `threads`, with 0 resolved to the cores this process may use.
     public var resolvedThreads: Int {
-        threads > 0 ? threads : Self.onlineCores
+        threads > 0 ? threads : Self.availableCores
     }
 
     /// The in-flight bound actually used: one chunk per worker being
@@ -165,8 +164,8 @@ public struct CompressionOptions: Sendable, Equatable {
         return 22
     }
 
-    /// The number of cores this process may run on, read once: glibc's
-    /// sysconf reads /sys/devices/system/cpu/online at every call, and a
-    /// run of many small files asks for it several times per file.
-    public static let onlineCores: Int = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    /// The number of cores this process may keep busy (online cores, its
+    /// affinity mask and its cgroup's CPU quota: ``ProcessLimits``), read
+    /// once: a run of many small files asks for it several times per file.
+    public static var availableCores: Int { ProcessLimits.current.availableCores }
 }

@@ -4,7 +4,7 @@ import Glibc
 /// counts them.
 package enum CoreCount {
     /// The cores this process may run on (hyper-threads included).
-    package static var logical: Int { CompressionOptions.onlineCores }
+    package static var logical: Int { CompressionOptions.availableCores }
 
     /// The physical cores: ``logical`` divided by the hyper-threads per core
     /// that `/proc/cpuinfo` declares; ``logical`` when it cannot be read.

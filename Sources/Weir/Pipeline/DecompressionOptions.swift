@@ -12,7 +12,8 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// holds the read pieces it spans until it is decoded, so smaller pieces
     /// waste less around the frames in flight (docs/decompression.md).
     public var readSize: Int
-    /// Decoding workers for independent frames; 0 means one per core.
+    /// Decoding workers for independent frames; 0 means one per core this
+    /// process may use.
     public var threads: Int
     /// Whether ``DecompressionPipeline`` memory-maps a regular input
     /// file rather than reading it through DispatchIO (`--no-mmap` turns it
@@ -49,9 +50,9 @@ public struct DecompressionOptions: Sendable, Equatable {
         self.threads = threads
     }
 
-    /// `threads`, with 0 resolved to the number of online cores.
+    /// `threads`, with 0 resolved to the cores this process may use.
     public var resolvedThreads: Int {
-        threads > 0 ? threads : CompressionOptions.onlineCores
+        threads > 0 ? threads : CompressionOptions.availableCores
     }
 
     /// The memory that ``DecompressionPipeline`` holds for the work

@@ -51,6 +51,49 @@ final class CompressionContext {
 
     deinit { ZSTD_freeCCtx(cctx) }
 
+    /// libzstd's estimate of what one context holds while it compresses
+    /// frames of `chunkSize` bytes with these settings (those of
+    /// ``init(level:checksum:contentSize:windowLog:longDistance:dictionary:dictionaryID:parameters:path:)``):
+    /// its match tables, window, block and entropy buffers and, with
+    /// `longDistance`, the long-distance tables
+    /// (`ZSTD_estimateCCtxSize_usingCCtxParams`, given the chunk as the size
+    /// hint: a frame's pledged size shrinks the window and tables as it
+    /// does). A chunk in several regions (a pipe read with a progress line)
+    /// also copies its window into a stream buffer, not counted here; a
+    /// dictionary's tables are shared by every context, not counted either.
+    static func estimatedSize(level: Int, windowLog: Int?, longDistance: Bool, parameters: CompressionParameters,
+                              chunkSize: Int) -> Int {
+        guard let params = ZSTD_createCCtxParams() else { return 0 }
+        defer { ZSTD_freeCCtxParams(params) }
+        let hint = Int32(clamping: max(1, chunkSize))
+        ZSTD_CCtxParams_setParameter(params, ZSTD_c_compressionLevel, Int32(level))
+        ZSTD_CCtxParams_setParameter(params, weir_c_srcSizeHint, hint)
+        if let windowLog { ZSTD_CCtxParams_setParameter(params, ZSTD_c_windowLog, Int32(windowLog)) }
+        for setting in parameters.settings {
+            ZSTD_CCtxParams_setParameter(params, setting.parameter, Int32(clamping: setting.value))
+        }
+        if longDistance {
+            // libzstd 1.5.4 fills in the long-distance parameters only when
+            // a frame starts, and its estimate divides by the unset ones:
+            // set them as it would (ZSTD_ldm_adjustParameters), from the
+            // window the chunk leaves.
+            let base = parameters.resolved(level: level, size: chunkSize).windowLog
+            let requested = parameters.windowLog ?? windowLog ?? base
+            let sourceLog = Int.bitWidth - (max(64, chunkSize) - 1).leadingZeroBitCount
+            let window = max(10, min(requested, sourceLog))
+            let hashLog = parameters.ldmHashLog ?? max(6, window - 7)
+            let settings: [(ZSTD_cParameter, Int)] = [
+                (ZSTD_c_enableLongDistanceMatching, 1), (ZSTD_c_ldmHashLog, hashLog),
+                (ZSTD_c_ldmMinMatch, parameters.ldmMinMatch ?? 64),
+                (ZSTD_c_ldmBucketSizeLog, min(parameters.ldmBucketSizeLog ?? 3, hashLog)),
+                (ZSTD_c_ldmHashRateLog, parameters.ldmHashRateLog ?? max(0, window - hashLog)),
+            ]
+            for (parameter, value) in settings { ZSTD_CCtxParams_setParameter(params, parameter, Int32(value)) }
+        }
+        let size = ZSTD_estimateCCtxSize_usingCCtxParams(params)
+        return ZSTD_isError(size) != 0 ? 0 : size
+    }
+
     /// libzstd's own worker threads for each frame (`ZSTD_c_nbWorkers`; 0:
     /// none), as `zstd -T N` compresses; weir's pipelines leave it at 0 and
     /// run one context per worker instead.

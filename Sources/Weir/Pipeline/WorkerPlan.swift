@@ -1,0 +1,180 @@
+/// How many workers a run gets, and which limit chose that number: the
+/// cores the process may use (``ProcessLimits``), or the memory it may hold.
+///
+/// Under a memory limit (a cgroup's), a run without an explicit worker count
+/// starts no more workers than keep its estimated peak under half the limit
+/// (``memoryShare``): the other half is the headroom the estimate does not
+/// see (the page cache the cgroup is charged for, the output file's dirty
+/// pages, other processes of the group). At least one worker always runs;
+/// when even one would not fit in three quarters of the limit, its chunks
+/// (frames) halve, down to ``CompressionOptions/minimumSplitChunk``, unless
+/// their size was asked for (`-B`, `--long`'s window, `--rsyncable`).
+/// An explicit count runs as asked, and says whether it fits.
+public struct WorkerPlan: Sendable, Equatable {
+    /// What chose ``workers``.
+    public enum Reason: Sendable, Equatable {
+        /// Asked for (`-T N`).
+        case requested
+        /// One per online core.
+        case onlineCores(Int)
+        /// One per core of the affinity mask (a cpuset).
+        case affinity(cores: Int, online: Int)
+        /// The cgroup's CPU quota, in cores.
+        case cpuQuota(Double)
+        /// The memory limit, in bytes.
+        case memoryLimit(Int)
+    }
+
+    /// The workers to run.
+    public var workers: Int
+    /// Why that many.
+    public var reason: Reason
+    /// The chunk size the memory limit brought down, or nil when it kept the
+    /// options' own.
+    public var chunkSize: Int?
+    /// Decompressing: the `-M` the memory limit implies (``memoryShare`` of
+    /// it, less ``processBytes``), when it is below libzstd's default window (128 MiB) and no `-M`
+    /// or `--long` was given; nil otherwise. It bounds both the window a
+    /// frame may use and the memory in flight
+    /// (``DecompressionOptions/memoryLimit``).
+    public var decompressionMemory: Int?
+    /// The memory limit the plan followed, or nil without one.
+    public var memoryLimit: Int?
+    /// The estimated peak of the run as planned, in bytes.
+    public var estimatedPeak: Int
+    /// Whether the workers asked for are estimated to take more than
+    /// ``memoryShare`` of the memory limit (the command line warns once).
+    public var exceedsMemory: Bool {
+        guard let memoryLimit else { return false }
+        return estimatedPeak > Int(Double(memoryLimit) * Self.memoryShare)
+    }
+
+    public init(workers: Int, reason: Reason, chunkSize: Int? = nil, memoryLimit: Int? = nil, estimatedPeak: Int = 0) {
+        self.workers = workers
+        self.reason = reason
+        self.chunkSize = chunkSize
+        self.memoryLimit = memoryLimit
+        self.estimatedPeak = estimatedPeak
+    }
+
+    /// The part of a memory limit that the estimated peak may take.
+    public static let memoryShare = 0.5
+
+    /// The part of a memory limit that one worker alone may take before its
+    /// chunks shrink: one worker cannot be made fewer, and the estimate is
+    /// an upper bound (output buffers at their bound, the whole chunk
+    /// resident): `-19 -T1` on 8 MiB chunks estimates 129 MiB and peaks at
+    /// 91 MiB of cgroup memory (bench/results/2026-11-25-containers.md).
+    public static let singleWorkerShare = 0.75
+
+    /// weir's own memory besides the run's buffers and contexts: 14 MiB of
+    /// peak RSS compressing 1 KB at `-1 -T1` (static release build, jemalloc).
+    public static let processBytes = 16 << 20
+
+    /// The plan for compressing with `options`: `options.threads` when
+    /// given (not 0), else one worker per available core, fewer under a
+    /// memory limit.
+    ///
+    /// - Parameters:
+    ///   - limits: the process's cores and memory.
+    ///   - chunkIsFixed: whether the chunk size was asked for (`-B`), so
+    ///     that the memory limit may not shrink it.
+    ///   - cores: the cores to count instead of ``ProcessLimits/availableCores``
+    ///     (`--auto-threads=physical`).
+    public static func compression(_ options: CompressionOptions, limits: ProcessLimits, chunkIsFixed: Bool = false,
+                                   cores available: Int? = nil) -> WorkerPlan {
+        let requested = options.threads > 0
+        let cores = requested ? options.threads : available ?? limits.availableCores
+        var plan = WorkerPlan(workers: cores, reason: requested ? .requested : coreReason(limits),
+                              memoryLimit: limits.memoryLimit)
+        plan.estimatedPeak = compressionPeak(options, workers: cores)
+        guard let limit = limits.memoryLimit, !requested else { return plan }
+        let budget = Int(Double(limit) * memoryShare)
+        var fitted = 1
+        while fitted < cores && compressionPeak(options, workers: fitted + 1) <= budget { fitted += 1 }
+        if fitted < cores {
+            plan.workers = fitted
+            plan.reason = .memoryLimit(limit)
+        }
+        let fixed = chunkIsFixed || options.longWindowLog != nil || options.rsyncable
+        var shrunk = options
+        shrunk.threads = plan.workers
+        while !fixed, plan.workers == 1, shrunk.chunkSize / 2 >= CompressionOptions.minimumSplitChunk,
+              compressionPeak(shrunk, workers: 1) > Int(Double(limit) * singleWorkerShare) {
+            shrunk.chunkSize /= 2
+            plan.chunkSize = shrunk.chunkSize
+            plan.reason = .memoryLimit(limit)
+        }
+        plan.estimatedPeak = compressionPeak(shrunk, workers: plan.workers)
+        return plan
+    }
+
+    /// The plan for decompressing with `options`: `options.threads` when
+    /// given, else one worker per available core, fewer under a memory
+    /// limit: each worker holds one 8 MiB frame's output
+    /// (``DecompressionOptions/inFlightBudget``). Under a limit whose
+    /// share is below the default window, ``decompressionMemory`` is that
+    /// share: it then bounds the memory whatever the workers.
+    public static func decompression(_ options: DecompressionOptions, limits: ProcessLimits,
+                                     cores: Int? = nil) -> WorkerPlan {
+        let requested = options.threads > 0
+        let count = requested ? options.threads : cores ?? limits.availableCores
+        var plan = WorkerPlan(workers: count, reason: requested ? .requested : coreReason(limits),
+                              memoryLimit: limits.memoryLimit)
+        var sized = options
+        if let limit = limits.memoryLimit, options.memoryLimit == nil, options.longWindowLog == nil {
+            // weir's own memory comes out of the share, so that the peak fits it.
+            let share = Int(Double(limit) * memoryShare)
+            if share < Int(WindowLimit.defaultBytes) {
+                sized.memoryLimit = max(DecompressionOptions.readingReserve, share - processBytes)
+                plan.decompressionMemory = sized.memoryLimit
+            }
+        }
+        plan.estimatedPeak = decompressionPeak(sized, workers: count)
+        guard let limit = limits.memoryLimit, !requested else { return plan }
+        let budget = Int(Double(limit) * memoryShare)
+        var fitted = 1
+        while fitted < count && decompressionPeak(sized, workers: fitted + 1) <= budget { fitted += 1 }
+        if fitted < count {
+            plan.workers = fitted
+            plan.reason = .memoryLimit(limit)
+        }
+        plan.estimatedPeak = decompressionPeak(sized, workers: plan.workers)
+        return plan
+    }
+
+    /// The estimated peak of a compression run with `workers`: weir itself
+    /// (``processBytes``), one libzstd context per worker
+    /// (`CompressionContext.estimatedSize`), and for each chunk in flight
+    /// (``CompressionOptions/resolvedChunksInFlight``) the chunk, read or
+    /// mapped in, and its output buffer (`compressBound`), both counted
+    /// whole.
+    public static func compressionPeak(_ options: CompressionOptions, workers: Int) -> Int {
+        var sized = options
+        sized.threads = workers
+        let chunk = sized.resolvedChunkSize
+        let largest = sized.rsyncable ? 2 * chunk : chunk
+        let context = CompressionContext.estimatedSize(
+            level: sized.level, windowLog: sized.resolvedWindowLog, longDistance: sized.longWindowLog != nil,
+            parameters: sized.parameters, chunkSize: chunk)
+        return processBytes + workers * context + sized.resolvedChunksInFlight * (largest + Zstd.compressBound(largest))
+    }
+
+    /// The estimated peak of a decompression run with `workers`: weir itself
+    /// and the budget ``DecompressionOptions/inFlightBudget`` holds, with
+    /// the compressed bytes it leaves to the reading side
+    /// (``DecompressionOptions/readingReserve``).
+    public static func decompressionPeak(_ options: DecompressionOptions, workers: Int) -> Int {
+        var sized = options
+        sized.threads = workers
+        return processBytes + sized.inFlightBudget + DecompressionOptions.readingReserve
+    }
+
+    private static func coreReason(_ limits: ProcessLimits) -> Reason {
+        switch limits.coreLimit {
+        case .online: .onlineCores(limits.onlineCores)
+        case .affinity: .affinity(cores: limits.availableCores, online: limits.onlineCores)
+        case .cpuQuota: .cpuQuota(limits.cpuQuota ?? Double(limits.availableCores))
+        }
+    }
+}
