@@ -1,0 +1,36 @@
+#!/bin/sh
+# Installs weir from this folder under PREFIX (default /usr/local):
+#   PREFIX/bin/weir, unweir and weircat (links: weir acts by its name),
+#   the manual page and the bash, zsh and fish completions under PREFIX/share.
+# Run-time needs: libzstd1 (1.5.4 or later) and libjemalloc2, with glibc,
+# libstdc++6 and libgcc-s1 (on Debian and Ubuntu:
+# `apt-get install libzstd1 libjemalloc2`). No Swift is needed.
+#   ./install.sh [PREFIX]
+# Files already at those places are replaced; nothing else is touched.
+set -eu
+here="$(cd "$(dirname "$0")" && pwd)"
+prefix="${1:-/usr/local}"
+case "$prefix" in -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+
+missing=""
+for library in libzstd.so.1 libjemalloc.so.2; do
+    if command -v ldconfig >/dev/null 2>&1 && ! ldconfig -p | grep -q "$library"; then
+        missing="$missing $library"
+    fi
+done
+if [ -n "$missing" ]; then
+    echo "install.sh: weir needs$missing: apt-get install libzstd1 libjemalloc2 (or your system's packages)" >&2
+    exit 1
+fi
+
+cd "$here"
+find bin share -type d | while IFS= read -r folder; do mkdir -p "$prefix/$folder"; done
+find bin share ! -type d | while IFS= read -r path; do
+    if [ -L "$path" ]; then
+        ln -sfn "$(readlink "$path")" "$prefix/$path"
+    else
+        case "$path" in bin/*) mode=0755 ;; *) mode=0644 ;; esac
+        install -m "$mode" "$path" "$prefix/$path"
+    fi
+done
+echo "install.sh: installed $("$prefix/bin/weir" --version) in $prefix" >&2
