@@ -1378,11 +1378,12 @@ def render(data, json_path, args):
     stem = os.path.splitext(json_path)[0]
     chart_files = []
     chart_cmd = [args.chart_python or sys.executable, os.path.join(HERE, "chart.py"), json_path, stem]
-    p = subprocess.run(chart_cmd, stdout=subprocess.PIPE, text=True)
+    p = subprocess.run(chart_cmd, stdout=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
     if p.returncode == 0:
         chart_files = [os.path.basename(x) for x in p.stdout.split() if x]
     else:
-        log("bench: warning: the chart failed (%s); the report is written anyway" % " ".join(chart_cmd))
+        log("bench: warning: the chart failed (%s; it needs python3-matplotlib); the report is written anyway"
+            % " ".join(chart_cmd))
     md_path = stem + ".md"
     with open(md_path, "w") as f:
         rel = os.path.relpath(json_path, ROOT) if json_path.startswith(ROOT + os.sep) else json_path
@@ -1436,7 +1437,6 @@ def main():
 
     if a.report_only:
         data = json.load(open(a.report_only))
-        data["targets"] = report.compute_targets(data)
         md, charts = render(data, os.path.abspath(a.report_only), a)
         print(md)
         for c in charts:
