@@ -29,19 +29,11 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True  # no __pycache__ in scripts/
 import report  # noqa: E402  (same folder)
+from report import MODE_TITLE, human  # noqa: E402
 
 TIME_FMT = "%e %U %S %M %x"
 SECTIONS = ["ceiling", "compress", "levels", "decompress", "scaling", "small", "memory", "tree", "seek", "lean"]
-MODES = ["file", "null", "stdio", "pipe", "pipenull", "overwrite", "disk"]
-MODE_TITLE = {
-    "file": "file→file",
-    "null": "file→/dev/null",
-    "stdio": "stdin→stdout",
-    "pipe": "pipe→stdout",
-    "pipenull": "pipe→/dev/null",
-    "overwrite": "file→existing file (-f)",
-    "disk": "file→file, then sync",
-}
+MODES = ["file", "null", "stdio", "pipe", "pipenull", "overwrite"]
 
 
 # ---------------------------------------------------------------- helpers
@@ -108,13 +100,6 @@ def parse_choice_list(choices):
     return parse
 
 
-def human(n):
-    for unit, div in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n >= div:
-            return "%.3g %s" % (n / div, unit)
-    return "%d B" % n
-
-
 def file_size(path):
     return os.stat(path).st_size
 
@@ -175,6 +160,13 @@ def busy_seconds():
 CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
+def synced(argv, target):
+    """argv, then `sync TARGET` (fsync of a file; `-f FOLDER`: syncfs), as one
+    command: every tool's timed run lasts until its output is on disk (weir
+    syncs its outputs itself; zstd and pzstd leave them in the page cache)."""
+    return ["sh", "-c", shlex.join(argv) + " && exec sync " + shlex.join(target)]
+
+
 def median(values):
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
@@ -230,10 +222,8 @@ class Bench:
         return out.replace(ROOT + os.sep, "")
 
     # --- running one command ---------------------------------------------------
-    def run_timed(self, argv, stdin=None, stdout=None, prefix=None, sync_after=False):
+    def run_timed(self, argv, stdin=None, stdout=None, prefix=None):
         """Run argv under /usr/bin/time.  stdout None means /dev/null.
-        With sync_after, the wall time runs on until a `sync` after the
-        command has returned: until its output is on disk.
 
         prefix is a shell pipeline feeding the command (e.g. a generator
         ending in '|'); the command then runs under bash.  Wall time is taken
@@ -253,8 +243,6 @@ class Bench:
                 t0 = time.perf_counter()
                 p = subprocess.run(["bash", "-c", script], stdin=subprocess.DEVNULL,
                                    stdout=subprocess.DEVNULL, stderr=ferr)
-                if sync_after:
-                    os.sync()
                 wall = time.perf_counter() - t0
                 b1 = busy_seconds()
             else:
@@ -264,8 +252,6 @@ class Bench:
                     b0 = busy_seconds()
                     t0 = time.perf_counter()
                     p = subprocess.run(timed, stdin=fin, stdout=fout, stderr=ferr)
-                    if sync_after:
-                        os.sync()
                     wall = time.perf_counter() - t0
                     b1 = busy_seconds()
                 finally:
@@ -327,6 +313,11 @@ class Bench:
             if self.same_file(out, case["orig"]):
                 return True, "cmp with the original"
             return False, "OUTPUT DIFFERS from the original (cmp)"
+        if kind == "zeros":
+            if file_size(out) == case["data_bytes"] and subprocess.run(
+                    ["cmp", "-s", "-n", str(file_size(out)), out, "/dev/zero"]).returncode == 0:
+                return True, "%d zero bytes (cmp with /dev/zero)" % file_size(out)
+            return False, "NOT %d ZERO BYTES" % case["data_bytes"]
         if kind == "stream":
             d = subprocess.Popen([self.a.zstd, "-d", "-c", "-q", out],
                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -419,7 +410,7 @@ class Bench:
             case["setup"]()  # untimed preparation of this run's input (seek: a fresh copy to --index)
         os.sync()  # earlier runs' dirty pages must not be written back during this one
         m = self.run_timed(case["argv"], stdin=case.get("stdin"), stdout=case.get("stdout"),
-                           prefix=case.get("prefix"), sync_after=case["mode"] == "disk")
+                           prefix=case.get("prefix"))
         m["round"] = rnd
         m["out_bytes"] = None
         m["verified"] = None
@@ -529,10 +520,13 @@ class Bench:
         return tools
 
     def make_case(self, section, op, family, tool, base, mode, inp, level=None, threads=None,
-                  group=None, data_bytes=None, verify=None, orig=None, extra=None, flags=None, tag=None):
-        """Build the argv for one tool in one I/O mode.  flags: the level's
+                  group=None, data_bytes=None, verify=None, orig=None, extra=None, flags=None, tag=None,
+                  feed=None):
+        """Build the argv for one tool in one I/O mode; a mode that writes a
+        file ends with `sync OUT` inside the timed command.  flags: the level's
         flags when not -LEVEL (e.g. --fast=3, --ultra -22); tag: a name for
-        the output file when section/tool/mode/level do not make one unique."""
+        the output file when section/tool/mode/level do not make one unique;
+        feed: the pipe modes' producer (default `cat IN |`)."""
         tag = re.sub(r"[^A-Za-z0-9]+", "_", "_".join(
             str(x) for x in (section, tool, mode, tag if tag is not None else
                              level if level is not None else extra and extra.get("source"))
@@ -541,7 +535,7 @@ class Bench:
         flags = list(flags) if flags else ["-%d" % level] if op == "compress" else ["-d"]
         stdout_flag = [] if family == "weir" else ["-c"]
         stdin = stdout = prefix = None
-        if mode in ("file", "overwrite", "disk"):
+        if mode in ("file", "overwrite"):
             argv = base + flags + ["-f", inp, "-o", out]
         elif mode == "null":
             argv = base + flags + ["-c", inp]
@@ -549,22 +543,20 @@ class Bench:
         elif mode == "stdio":
             argv = base + flags + stdout_flag
             stdin, stdout = inp, out
-        elif mode == "pipe":
+        elif mode in ("pipe", "pipenull"):
             argv = base + flags + stdout_flag
-            prefix = "cat %s |" % shlex.quote(inp)
-            stdout = out
-        elif mode == "pipenull":
-            argv = base + flags + stdout_flag
-            prefix = "cat %s |" % shlex.quote(inp)
-            out = None
+            prefix = feed or "cat %s |" % shlex.quote(inp)
+            stdout = out if mode == "pipe" else None
+            out = stdout
         else:
             raise ValueError(mode)
         case = {
             "section": section, "op": op, "family": family, "tool": tool, "mode": mode,
             "level": level, "threads": threads, "group": group or mode,
             "input": os.path.basename(inp), "data_bytes": data_bytes or file_size(inp),
-            "argv": argv, "stdin": stdin, "stdout": stdout, "prefix": prefix, "out": out,
-            "cmd": self.disp(argv, stdin, stdout, prefix),
+            "argv": synced(argv, [out]) if out else argv, "stdin": stdin, "stdout": stdout, "prefix": prefix,
+            "out": out, "cmd": self.disp(argv, stdin, stdout, prefix) + (
+                " && sync " + shlex.quote(self.disp_path(out)) if out else ""),
             "verify": verify or ("compressed" if op == "compress" else "plain"),
             "orig": orig or inp,
             "verify_key": "%s|%s|%s|%s" % (section, tool, level, inp),
@@ -808,11 +800,24 @@ class Bench:
                                        extra={"source": s["family"], "source_label": s["label"]})
                     c["input_bytes"] = s["bytes"]
                     cases.append(c)
+        if "file" in self.a.modes:
+            cases.append(self.write_limit(file_size(self.main)))
         self.section("decompress", "Decompression of each tool's level-3 output (%s uncompressed)" % human(
             file_size(self.main)), cases, self.a.runs,
             extra={"sources": [{k: v for k, v in s.items() if k != "path"} for s in sources]})
         if not self.a.keep_work:
             shutil.rmtree(src_dir, ignore_errors=True)
+
+    def write_limit(self, size):
+        """What writing SIZE bytes to a file costs here, until on disk (issue 41):
+        the bound of every decoder's file output, timed as their runs are."""
+        out = os.path.join(self.work, "write_limit.out")
+        argv = ["dd", "if=/dev/zero", "of=" + out, "bs=1M", "count=%d" % size, "iflag=count_bytes", "status=none"]
+        return {"section": "decompress", "op": "write", "family": "limit", "tool": "dd from /dev/zero",
+                "mode": "file", "level": None, "threads": None, "group": "write limit", "input": "/dev/zero",
+                "data_bytes": size, "argv": synced(argv, [out]), "stdin": None, "stdout": None, "prefix": None,
+                "out": out, "cmd": " ".join(argv).replace(out, self.disp_path(out)) + " && sync " + self.disp_path(out),
+                "verify": "zeros", "orig": None, "source": "limit", "source_label": "/dev/zero"}
 
     def dec_input(self, fam, base, inp, src_dir):
         """A decompression input, made once (untimed): INP compressed at level
@@ -875,11 +880,9 @@ class Bench:
             for fam, tool, base in self.comp_tools(with_single=False):
                 c = self.make_case("memory", "compress", fam, tool, base, "pipe", self.main, level=3,
                                    threads=self.N, group="%s pipe" % human(size), data_bytes=size,
-                                   verify="stream",
+                                   verify="stream", feed=prefix,
                                    extra={"stream_bytes": size, "stream_sha256": digest})
-                c["prefix"] = prefix
                 c["input"] = "generated stream (%s)" % human(size)
-                c["cmd"] = self.disp(c["argv"], None, c["stdout"], prefix)
                 cases.append(c)
         self.section("memory", "Peak memory on a generated stream through a pipe, level 3", cases,
                      self.a.memory_runs,
@@ -989,11 +992,13 @@ class Bench:
         tools = ([("weir", "weir -T%d -r" % n, weir_base)] + self.variant_tools("weir -T%d -r" % n, weir_base)
                  + [("zstd", "zstd -T%d -r" % n, [a.zstd, "-q", "-T%d" % n])])
         cases = []
+        mnt = os.path.join(self.work, "tree")  # where fresh_tree extracts the archive
         for fam, tool, base in tools:
             cases.append({"section": "tree", "op": "compress", "family": fam, "tool": tool + " ".join([""] + rm),
                           "mode": "tree", "level": 3, "threads": n, "group": "tree",
                           "input": os.path.basename(archive),
-                          "argv": base + ["-3", "-r"] + rm, "cmd": self.disp(base + ["-3", "-r"] + rm + ["TREE"]),
+                          "argv": synced(base + ["-3", "-r"] + rm + [mnt], ["-f", mnt]),
+                          "cmd": self.disp(base + ["-3", "-r"] + rm + ["TREE"]) + " && sync -f TREE",
                           "runs": []})
         where = ("into a fresh ext4 on %s" % ("the disk (bench/work)" if a.tree_on_disk else "/dev/shm")
                  if fs else "into a fresh folder")
@@ -1011,7 +1016,7 @@ class Bench:
                     files, data_bytes = len(inputs), sum(file_size(p) for p in inputs)
                     sums = self.tree_samples(inputs)
                     os.sync()
-                    m = self.run_timed(c["argv"] + [folder])
+                    m = self.run_timed(c["argv"])
                     m["round"] = rnd
                     before = set(inputs)
                     outputs = [p for p in self.tree_files(folder) if p not in before]
@@ -1124,10 +1129,11 @@ class Bench:
             case("all-zstd", "decode everything: zstd -dc", g_all, "zstd", [a.zstd, "-dc", wz], size, "plain", wz),
             ranged("range-pzstd", "range, pzstd's file", "pzstd.zst, a range", "weir",
                    [a.weir, "-d", rng, pz, "-c"], pz),
-            case("index-pzstd", "--index pzstd's file", "pzstd.zst, --index", "weir", [a.weir, "--index", copy],
-                 size, "indexed", pz, out=copy,
-                 cmd="cp %s %s  # untimed, before each run\n%s" % (
-                     q(self.disp_path(pz)), q(self.disp_path(copy)), bare([a.weir, "--index", copy])),
+            case("index-pzstd", "--index pzstd's file", "pzstd.zst, --index", "weir",
+                 synced([a.weir, "--index", copy], [copy]), size, "indexed", pz, out=copy,
+                 cmd="cp %s %s  # untimed, before each run\n%s && sync %s" % (
+                     q(self.disp_path(pz)), q(self.disp_path(copy)), bare([a.weir, "--index", copy]),
+                     q(self.disp_path(copy))),
                  setup=lambda: shutil.copyfile(pz, copy), keep_as=indexed),
             ranged("range-indexed", "range, pzstd's file after --index", "pzstd.zst after --index, a range",
                    "weir", [a.weir, "-d", rng, indexed, "-c"], indexed),
@@ -1305,6 +1311,7 @@ class Bench:
             "command": a.command_line or "scripts/bench",
             "time_format": TIME_FMT,
             "modes": a.modes,
+            "outputs_synced": True,  # every file output timed until `sync` on it returns
             "loadavg_start": open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else None,
         }
 
@@ -1371,11 +1378,12 @@ def render(data, json_path, args):
     stem = os.path.splitext(json_path)[0]
     chart_files = []
     chart_cmd = [args.chart_python or sys.executable, os.path.join(HERE, "chart.py"), json_path, stem]
-    p = subprocess.run(chart_cmd, stdout=subprocess.PIPE, text=True)
+    p = subprocess.run(chart_cmd, stdout=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
     if p.returncode == 0:
         chart_files = [os.path.basename(x) for x in p.stdout.split() if x]
     else:
-        log("bench: warning: the chart failed (%s); the report is written anyway" % " ".join(chart_cmd))
+        log("bench: warning: the chart failed (%s; it needs python3-matplotlib); the report is written anyway"
+            % " ".join(chart_cmd))
     md_path = stem + ".md"
     with open(md_path, "w") as f:
         rel = os.path.relpath(json_path, ROOT) if json_path.startswith(ROOT + os.sep) else json_path
@@ -1429,7 +1437,6 @@ def main():
 
     if a.report_only:
         data = json.load(open(a.report_only))
-        data["targets"] = report.compute_targets(data)
         md, charts = render(data, os.path.abspath(a.report_only), a)
         print(md)
         for c in charts:
