@@ -38,51 +38,13 @@ import Dispatch
 /// Errors: the one that decoding the frames one after the other would meet
 /// first. A frame that fails stops the workers from taking any later one,
 /// and every earlier one has been taken, so all of those finish first. The
-/// error names the frame as the file numbers it (``Frame/index``: skippable
+/// error names the frame as the file numbers it (``FrameListing/Frame/index``: skippable
 /// frames count, as `weir -l` and the frame scanner number them) and its
 /// offset.
 package enum FrameMeasure {
-    /// A zstd frame to measure: where it lies in the file.
-    package struct Frame: Sendable, Equatable {
-        /// Its position in the file, from 0, skippable frames counted (for errors).
-        package var index: Int
-        /// The offset of its first byte.
-        package var offset: Int
-        /// Its size in the file, header, blocks and checksum.
-        package var compressedSize: Int
-
-        /// A frame at `offset`, `compressedSize` bytes long, the file's `index`th.
-        package init(index: Int, offset: Int, compressedSize: Int) {
-            self.index = index
-            self.offset = offset
-            self.compressedSize = compressedSize
-        }
-
-        /// The zstd frame that a listing found.
-        package init(_ frame: FrameListing.Frame) {
-            self.init(index: frame.index, offset: frame.offset, compressedSize: frame.compressedSize)
-        }
-    }
-
     /// How much of a frame too large to be handled whole is read, and the
     /// least content buffer it is streamed into: 1 MiB.
     static let pieceSize = 1 << 20
-
-    /// The content size of each of `listed`, a listing's zstd frames in
-    /// file order: as its header or table declares it, or, for the frames
-    /// that declare none, measured by ``contentSizes(of:in:options:dictionary:wholeFrameLimit:)``
-    /// all at once.
-    ///
-    /// - Returns: the sizes, and how many frames were measured.
-    static func contentSizes(listed: [FrameListing.Frame], in file: Descriptor, options: DecompressionOptions,
-                             dictionary: DecompressionDictionary? = nil,
-                             wholeFrameLimit: Int = SeekableReader.cacheableFrameSize)
-        throws(WeirError) -> (sizes: [Int], measured: Int) {
-        let unsized = listed.filter { $0.decompressedSize == nil }
-        var measured = try contentSizes(of: unsized.map { Frame($0) }, in: file, options: options,
-                                        dictionary: dictionary, wholeFrameLimit: wholeFrameLimit).makeIterator()
-        return (listed.map { frame in frame.decompressedSize ?? measured.next() ?? 0 }, unsized.count)
-    }
 
     /// The content size of each of `frames`, in their order.
     ///
@@ -101,7 +63,7 @@ package enum FrameMeasure {
     ///   bad data (or bytes that are not the frame, when the file changed
     ///   since it was listed); `.memoryLimit` for a window above the limit;
     ///   `.system` when a read fails; `.library` when libzstd cannot be used.
-    static func contentSizes(of frames: [Frame], in file: Descriptor, options: DecompressionOptions,
+    static func contentSizes(of frames: [FrameListing.Frame], in file: Descriptor, options: DecompressionOptions,
                              dictionary: DecompressionDictionary? = nil,
                              wholeFrameLimit: Int = SeekableReader.cacheableFrameSize) throws(WeirError) -> [Int] {
         guard !frames.isEmpty else { return [] }
@@ -181,7 +143,7 @@ package enum FrameMeasure {
         }
 
         /// The content size of `frame`; an error names the frame.
-        func measure(_ frame: Frame) throws(WeirError) -> Int {
+        func measure(_ frame: FrameListing.Frame) throws(WeirError) -> Int {
             do throws(WeirError) {
                 let context: DecompressionContext
                 if let made = self.context {
@@ -203,7 +165,7 @@ package enum FrameMeasure {
 
         /// A frame read whole: decoded in one pass when its bound allows,
         /// else streamed from the bytes read.
-        private func measureWhole(_ frame: Frame, _ context: DecompressionContext) throws(WeirError) -> Int {
+        private func measureWhole(_ frame: FrameListing.Frame, _ context: DecompressionContext) throws(WeirError) -> Int {
             let bytes = Self.grown(&input, to: frame.compressedSize)
             let got = try file.read(into: bytes, at: frame.offset, operation: .read)
             guard got == frame.compressedSize else { throw truncated(at: frame.offset + got) }
@@ -234,7 +196,7 @@ package enum FrameMeasure {
 
         /// A frame too large to read whole: read, scanned and streamed a
         /// piece at a time.
-        private func measurePieces(_ frame: Frame, _ context: DecompressionContext) throws(WeirError) -> Int {
+        private func measurePieces(_ frame: FrameListing.Frame, _ context: DecompressionContext) throws(WeirError) -> Int {
             context.reset()
             let buffer = Self.grown(&input, to: FrameMeasure.pieceSize)
             var scanner = FrameScanner(path: file.path, operation: .decompress)
@@ -307,7 +269,7 @@ package enum FrameMeasure {
         /// the content its header declares, if it declares any (the check
         /// `ZSTD_decompressDCtx` makes, which streaming skips when the last
         /// block is empty).
-        private func checkEnd(_ frame: Frame, _ header: FrameHeader, hint: Int, produced: Int) throws(WeirError) {
+        private func checkEnd(_ frame: FrameListing.Frame, _ header: FrameHeader, hint: Int, produced: Int) throws(WeirError) {
             guard hint == 0 else {
                 throw WeirError.corrupt(path: file.path, operation: .decompress, "the frame ends before its last block")
             }
@@ -327,7 +289,7 @@ package enum FrameMeasure {
         /// The bytes at `frame` are not one zstd frame of its size: the file
         /// changed since it was listed. `cause` is the scanner's error, whose
         /// offsets count from the frame's first byte.
-        private func notTheFrame(_ frame: Frame, cause: WeirError?) -> WeirError {
+        private func notTheFrame(_ frame: FrameListing.Frame, cause: WeirError?) -> WeirError {
             var error = WeirError.corrupt(path: file.path, operation: .decompress,
                                           "is not one zstd frame of \(frame.compressedSize) bytes",
                                           frame: frame.index, offset: frame.offset)
