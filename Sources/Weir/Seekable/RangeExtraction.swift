@@ -3,7 +3,7 @@ import Glibc
 import SystemPackage
 
 /// `weir -d --range`: byte ranges of a zstd input's decompressed content,
-/// written in the order given, through DispatchIO (an ``OrderedWriter``), or
+/// written in the order given, through DispatchIO (a ``RangeOutput``), or
 /// only decoded (`-t`). A ``Cancellation`` stops it between pieces.
 ///
 /// - A regular file goes through a ``SeekableReader``: the frames are
@@ -49,7 +49,7 @@ package enum RangeExtraction {
             throw WeirError.outOfRange(path: path, range: past, size: reader.count)
         }
         var outcome = Outcome(frames: reader.frameCount, warnings: reader.warnings)
-        let sink = try output.map { fd throws(WeirError) in try PieceOutput(fd: fd, path: outputName) }
+        let sink = output.map { RangeOutput(fd: $0, path: outputName) }
         do throws(WeirError) {
             for range in resolved {
                 outcome.framesRead += try reader.read(range) { piece throws(WeirError) in
@@ -60,7 +60,7 @@ package enum RangeExtraction {
             }
             try sink?.finish()
         } catch {
-            sink?.stop()
+            sink?.stop(error)
             throw error
         }
         outcome.bytesIn = reader.compressedBytes(touching: resolved)
@@ -76,7 +76,7 @@ package enum RangeExtraction {
             windowLogMax: options.windowLimit.logMax, verifyChecksum: options.verifyChecksum,
             dictionary: try options.dictionary.map { d throws(WeirError) in try DecompressionDictionary(d) },
             path: inputName)
-        let sink = try output.map { fd throws(WeirError) in try PieceOutput(fd: fd, path: outputName) }
+        let sink = output.map { RangeOutput(fd: $0, path: outputName) }
         var outcome = Outcome()
         var produced = 0
         var current = 0  // the range being served
@@ -149,58 +149,9 @@ package enum RangeExtraction {
             }
             try sink?.finish()
         } catch {
-            sink?.stop()
+            sink?.stop(error)
             throw error
         }
         return outcome
-    }
-}
-
-/// Pieces of output written in order through an ``OrderedWriter``, at most
-/// ``limit`` of them (copies of 1 MiB or less) in flight.
-final class PieceOutput {
-    /// The most pieces written at once.
-    static let limit = 8
-    private let writer: OrderedWriter
-    private let cleanup = DispatchGroup()
-    private let inFlight = DispatchGroup()
-    private let slots = DispatchSemaphore(value: PieceOutput.limit)
-    private let failure = Locked<WeirError?>(nil)
-    private var next = 0
-
-    init(fd: Int32, path: String) throws(WeirError) {
-        let slots = self.slots, inFlight = self.inFlight, failure = self.failure
-        writer = OrderedWriter(fd: fd, path: path, cleanup: cleanup,
-                               onFinished: { _, _ in
-                                   slots.signal()
-                                   inFlight.leave()
-                               },
-                               onError: { error in failure.withLock { if $0 == nil { $0 = error } } })
-    }
-
-    /// Queues a copy of `bytes`; waits while ``limit`` pieces are in flight.
-    func write(_ bytes: UnsafeRawBufferPointer) throws(WeirError) {
-        if let error = failure.current { throw error }
-        guard !bytes.isEmpty else { return }
-        slots.wait()
-        inFlight.enter()
-        writer.submit(next, DispatchData(bytes: bytes))
-        next += 1
-    }
-
-    /// Waits for every piece, closes the channel; throws the first write error.
-    func finish() throws(WeirError) {
-        inFlight.wait()
-        writer.close(stop: false)
-        cleanup.wait()
-        if let error = failure.current { throw error }
-    }
-
-    /// Drops what is not written yet and closes the channel.
-    func stop() {
-        writer.abandon()
-        inFlight.wait()
-        writer.close(stop: true)
-        cleanup.wait()
     }
 }
