@@ -78,14 +78,15 @@ package enum RangeExtraction {
             path: inputName)
         let sink = output.map { RangeOutput(fd: $0, path: outputName) }
         var outcome = Outcome()
-        var produced = 0
+        var decoder = FrameDecoder(context: context, path: inputName, followsFrames: true)
         var current = 0  // the range being served
-        var hint = 1
-        var compressed = [UInt8](repeating: 0, count: 1 << 20)
-        var decoded = [UInt8](repeating: 0, count: 1 << 20)
+        var compressed = [UInt8](repeating: 0, count: FrameDecoder.pieceSize)
+        let decoded = UnsafeMutableRawBufferPointer.allocate(byteCount: FrameDecoder.pieceSize, alignment: 64)
+        defer { decoded.deallocate() }
+        var scratch = ScratchOutput(space: decoded)
         let source = FileDescriptor(rawValue: input)
         do throws(WeirError) {
-            reading: while current < ranges.count {
+            while current < ranges.count {
                 let got: Int
                 do {
                     got = try compressed.withUnsafeMutableBytes { try source.read(into: $0, retryOnInterrupt: true) }
@@ -97,47 +98,24 @@ package enum RangeExtraction {
                     throw WeirError.cancelled(path: inputName, operation: .decompress)
                 }
                 outcome.bytesIn += got
-                var consumed = 0
-                var filled = 0
-                repeat {
-                    filled = 0
-                    hint = try compressed.withUnsafeBytes { all in
-                        decoded.withUnsafeMutableBytes { destination in
-                            Result { () throws(WeirError) in
-                                try context.decompressStream(UnsafeRawBufferPointer(rebasing: all[0 ..< got]),
-                                                             consumed: &consumed, into: destination, filled: &filled)
-                            }
+                let produced = decoder.produced
+                try compressed.withUnsafeBytes { all in
+                    Result { () throws(WeirError) in
+                        var start = produced
+                        try decoder.decode(UnsafeRawBufferPointer(rebasing: all[0 ..< got]), into: &scratch) {
+                            piece throws(WeirError) in
+                            try serve(piece, at: start, ranges: ranges, current: &current, sink: sink,
+                                      outcome: &outcome)
+                            start += piece.count
+                            return current < ranges.count
                         }
-                    }.get()
-                    // Hand over what falls in the ranges, moving on as each ends.
-                    var from = produced
-                    let to = produced + filled
-                    while current < ranges.count {
-                        let range = ranges[current]
-                        let end = range.end ?? Int.max
-                        let start = max(from, range.start), stop = min(to, end)
-                        if start < stop {
-                            let slice = (start - produced) ..< (stop - produced)
-                            try decoded.withUnsafeBytes { all in
-                                Result { () throws(WeirError) in
-                                    try sink?.write(UnsafeRawBufferPointer(rebasing: all[slice]))
-                                }
-                            }.get()
-                            outcome.bytesOut += stop - start
-                        }
-                        guard to >= end else { break }
-                        current += 1
-                        from = max(from, end)
                     }
-                    produced = to
-                    if current == ranges.count { break reading }
-                } while consumed < got || filled == decoded.count
+                }.get()
             }
             if current < ranges.count {
                 // The content ended: inside a frame, or before a range.
-                if hint != 0 && outcome.bytesIn > 0 {
-                    throw WeirError.truncated(path: inputName, operation: .decompress, "the input ends inside a frame")
-                }
+                if outcome.bytesIn > 0 { try decoder.finish(inputEndsAt: outcome.bytesIn) }
+                let produced = decoder.produced
                 while current < ranges.count, ranges[current].end == nil, ranges[current].start <= produced {
                     current += 1
                 }
@@ -153,5 +131,25 @@ package enum RangeExtraction {
             throw error
         }
         return outcome
+    }
+
+    /// Hands `sink` what of `piece`, the content from offset `start`, falls
+    /// in the ranges from `current` on, moving `current` past each that ends.
+    private static func serve(_ piece: UnsafeRawBufferPointer, at start: Int, ranges: [Range], current: inout Int,
+                              sink: RangeOutput?, outcome: inout Outcome) throws(WeirError) {
+        var from = start
+        let to = start + piece.count
+        while current < ranges.count {
+            let range = ranges[current]
+            let end = range.end ?? Int.max
+            let first = max(from, range.start), stop = min(to, end)
+            if first < stop {
+                try sink?.write(UnsafeRawBufferPointer(rebasing: piece[(first - start) ..< (stop - start)]))
+                outcome.bytesOut += stop - first
+            }
+            guard to >= end else { break }
+            current += 1
+            from = max(from, end)
+        }
     }
 }

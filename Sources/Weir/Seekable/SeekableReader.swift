@@ -215,7 +215,8 @@ public final class SeekableReader: Sendable {
         let source = try Descriptor(descriptor.rawValue, path: path)
             .read(count: frame.compressedSize, at: frame.offset, operation: .read)
         guard source.count == frame.compressedSize else {
-            throw WeirError.truncated(path: path, operation: .decompress, "the file ends inside frame \(index)")
+            throw DecodeSession.located(FrameDecoder.truncation(path: path, at: frame.offset + source.count),
+                                        index: frame.index, offset: frame.offset)
         }
         let context = try DecompressionContext(windowLogMax: 31, verifyChecksum: options.verifyChecksum,
                                                dictionary: dictionary, path: path)
@@ -244,9 +245,18 @@ public final class SeekableReader: Sendable {
                         _ body: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) {
         let context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
                                                verifyChecksum: options.verifyChecksum, dictionary: dictionary, path: path)
+        var decoder = FrameDecoder(context: context, path: path)
+        let input = UnsafeMutableRawBufferPointer.allocate(byteCount: FrameDecoder.pieceSize, alignment: 64)
+        let output = UnsafeMutableRawBufferPointer.allocate(byteCount: FrameDecoder.pieceSize, alignment: 64)
+        defer {
+            input.deallocate()
+            output.deallocate()
+        }
+        var scratch = ScratchOutput(space: output)
         var produced = 0
-        _ = try Self.decode(Descriptor(descriptor.rawValue, path: path), offset: frame.offset,
-                            compressedSize: frame.compressedSize, context: context, path: path) { piece throws(WeirError) in
+        try decoder.decodeFrame(in: Descriptor(descriptor.rawValue, path: path), at: frame.offset,
+                                compressedSize: frame.compressedSize, buffer: input, into: &scratch,
+                                onRead: { _ throws(WeirError) in }) { piece throws(WeirError) in
             // The piece may end before the range starts: then nothing of it is wanted.
             let from = max(produced, inner.lowerBound), to = min(produced + piece.count, inner.upperBound)
             if from < to {
@@ -259,48 +269,5 @@ public final class SeekableReader: Sendable {
             throw WeirError.corrupt(path: path, operation: .decompress, "ends before the content its index gives",
                                     offset: frame.offset)
         }
-    }
-
-    /// Decodes the frame of `compressedSize` bytes at `offset` of `file`,
-    /// read and decoded 1 MiB at a time, handing each decoded piece to `body`
-    /// in order until it returns false; the content bytes decoded.
-    ///
-    /// - Throws: `.truncated` when the bytes end inside the frame, or what
-    ///   decoding or `body` throws.
-    private static func decode(_ file: Descriptor, offset: Int, compressedSize: Int, context: DecompressionContext,
-                               path: String,
-                               _ body: (UnsafeRawBufferPointer) throws(WeirError) -> Bool) throws(WeirError) -> Int {
-        var output = [UInt8](repeating: 0, count: 1 << 20)
-        var total = 0
-        var read = 0
-        var hint = 1
-        while read < compressedSize {
-            let input = try file.read(count: min(1 << 20, compressedSize - read), at: offset + read, operation: .read)
-            guard !input.isEmpty else { break }
-            read += input.count
-            var consumed = 0
-            var filled = 0
-            repeat {
-                filled = 0
-                hint = try input.withUnsafeBytes { source in
-                    output.withUnsafeMutableBytes { destination in
-                        Result { () throws(WeirError) in
-                            try context.decompressStream(source, consumed: &consumed, into: destination, filled: &filled)
-                        }
-                    }
-                }.get()
-                total += filled
-                let piece = filled
-                let more = try output.withUnsafeBytes { all in
-                    Result { () throws(WeirError) in try body(UnsafeRawBufferPointer(rebasing: all[0 ..< piece])) }
-                }.get()
-                // The frame's end: asking again would start a next frame.
-                if !more || hint == 0 { return total }
-            } while consumed < input.count || filled == output.count
-        }
-        guard hint == 0 else {
-            throw WeirError.truncated(path: path, operation: .decompress, "the file ends inside a frame")
-        }
-        return total
     }
 }

@@ -118,7 +118,7 @@ struct FrameDecoder {
             let piece = UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< count])
             let got = try file.read(into: piece, at: offset + read, operation: .read)
             read += got
-            guard got == count else { throw truncation(at: offset + read) }
+            guard got == count else { throw Self.truncation(path: path, at: offset + read) }
             try onRead(UnsafeRawBufferPointer(piece))
             if try !decode(UnsafeRawBufferPointer(piece), into: &output, body) { return false }
         }
@@ -130,11 +130,12 @@ struct FrameDecoder {
     /// the frame has ended.
     func finish(inputEndsAt end: Int) throws(WeirError) {
         guard hint != 0 else { return }
-        throw truncation(at: end)
+        throw Self.truncation(path: path, at: end)
     }
 
-    /// The input ends at offset `end`, inside a frame.
-    private func truncation(at end: Int) -> WeirError {
+    /// The input `path` ends at offset `end`, inside a frame: the one
+    /// wording of a truncated frame (a frame read whole uses it too).
+    static func truncation(path: String, at end: Int) -> WeirError {
         WeirError.truncated(path: path, operation: .decompress, "the input ends at offset \(end), inside a frame")
     }
 
