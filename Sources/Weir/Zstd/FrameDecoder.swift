@@ -31,8 +31,6 @@ struct FrameDecoder {
     private(set) var hint = 1
     /// Content bytes decoded.
     private(set) var produced = 0
-    /// Compressed bytes taken by the decoder.
-    private(set) var bytesIn = 0
 
     init(context: DecompressionContext, path: String, followsFrames: Bool = false) {
         self.context = context
@@ -60,7 +58,6 @@ struct FrameDecoder {
             let before = used
             var filled = start
             hint = try context.decompressStream(source, consumed: &used, into: buffer, filled: &filled)
-            bytesIn += used - before
             produced += filled - start
             try output.decoded(upTo: filled)
             if filled > start {
