@@ -23,7 +23,7 @@
 /// refuses a frame of 4 GiB or more, on either side, and more than
 /// ``maxFrames`` entries.
 ///
-/// Reading: ``decode(fileSize:path:reading:)`` looks at the last 9 bytes
+/// Reading: `decode(fileSize:path:reading:)` looks at the last 9 bytes
 /// of a file, read by the caller. The frames a table describes must end
 /// exactly where the table begins; they may start after offset 0 (a table that describes only the
 /// last of several concatenated parts), and ``dataStart`` says where they

@@ -76,10 +76,11 @@ public struct WorkerPlan: Sendable, Equatable {
     /// memory limit.
     ///
     /// - Parameters:
+    ///   - options: the threads, level, chunk and window asked for.
     ///   - limits: the process's cores and memory.
     ///   - chunkIsFixed: whether the chunk size was asked for (`-B`), so
     ///     that the memory limit may not shrink it.
-    ///   - cores: the cores to count instead of ``ProcessLimits/availableCores``
+    ///   - available: the cores to count instead of ``ProcessLimits/availableCores``
     ///     (`--auto-threads=physical`).
     public static func compression(_ options: CompressionOptions, limits: ProcessLimits, chunkIsFixed: Bool = false,
                                    cores available: Int? = nil) -> WorkerPlan {

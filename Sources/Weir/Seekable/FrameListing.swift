@@ -5,7 +5,7 @@ import SystemPackage
 /// shows it, ``SeekableReader`` reads through it, ``SeekTableAppender``
 /// writes a table of it; its ``Frame`` is the one frame type of random
 /// access, whether it comes from a seek table, a scan or a measurement
-/// (``measured(in:options:dictionary:wholeFrameLimit:)``).
+/// (`measured(in:options:dictionary:wholeFrameLimit:)`).
 ///
 /// When the file ends with a seek table that describes it from offset 0, the
 /// listing comes from the table, checked against each frame's header and
