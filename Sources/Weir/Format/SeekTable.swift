@@ -1,5 +1,3 @@
-import Glibc
-
 /// The seek table of zstd's seekable format (`contrib/seekable_format` in
 /// the zstd sources): a skippable frame at the very end of a file that lists
 /// the compressed and decompressed size of every frame before it, so that a
@@ -25,9 +23,9 @@ import Glibc
 /// refuses a frame of 4 GiB or more, on either side, and more than
 /// ``maxFrames`` entries.
 ///
-/// Reading: `read(from:fileSize:path:)` looks at the last 9 bytes of a
-/// file. The frames a table describes must end exactly where the table
-/// begins; they may start after offset 0 (a table that describes only the
+/// Reading: `decode(fileSize:path:reading:)` looks at the last 9 bytes
+/// of a file, read by the caller. The frames a table describes must end
+/// exactly where the table begins; they may start after offset 0 (a table that describes only the
 /// last of several concatenated parts), and ``dataStart`` says where they
 /// start. A reader that wants zstd's own rule (the table describes the whole
 /// file) checks `dataStart == 0`.
@@ -47,22 +45,6 @@ public struct SeekTable: Equatable, Sendable {
             self.decompressedSize = decompressedSize
             self.checksum = checksum
         }
-    }
-
-    /// Where one frame of the table lies, in the file and in the content.
-    public struct Frame: Equatable, Sendable {
-        /// The frame's position in the table, from 0.
-        public var index: Int
-        /// The file offset of the frame's first byte (``SeekTable/dataStart`` included).
-        public var compressedOffset: Int
-        /// The frame's size in the file.
-        public var compressedSize: Int
-        /// The offset of the frame's content in the decompressed output.
-        public var decompressedOffset: Int
-        /// The size of the frame's content.
-        public var decompressedSize: Int
-        /// The entry's checksum, when the table has checksums.
-        public var checksum: UInt32?
     }
 
     /// The magic number of the skippable frame holding the table (nibble 14).
@@ -165,22 +147,6 @@ public struct SeekTable: Equatable, Sendable {
     /// the last frame it describes.
     public var tableOffset: Int { dataStart + compressedTotal }
 
-    /// Every frame's position in the file (from ``dataStart``) and in the content.
-    public func frames() -> [Frame] {
-        var result: [Frame] = []
-        result.reserveCapacity(entries.count)
-        var compressed = dataStart
-        var decompressed = 0
-        for (index, entry) in entries.enumerated() {
-            result.append(Frame(index: index, compressedOffset: compressed, compressedSize: Int(entry.compressedSize),
-                                decompressedOffset: decompressed, decompressedSize: Int(entry.decompressedSize),
-                                checksum: hasChecksums ? entry.checksum : nil))
-            compressed += Int(entry.compressedSize)
-            decompressed += Int(entry.decompressedSize)
-        }
-        return result
-    }
-
     /// The table as the bytes of its skippable frame, footer included, ready
     /// to be written after the last frame.
     public func encoded() -> [UInt8] {
@@ -203,61 +169,45 @@ public struct SeekTable: Equatable, Sendable {
         return bytes
     }
 
-    /// Reads the seek table at the end of a file, with `pread` (the file
-    /// offset of `fd` is neither used nor moved).
+    /// Reads the seek table at the end of a file of `fileSize` bytes through
+    /// `read`, which returns the `count` bytes at `offset` (fewer only where
+    /// the file ends). The type reads no file itself: the index
+    /// (``FrameListing``) and the decompression pipeline hand it their reads.
     ///
     /// Memory: the table is read 4096 entries at a time; the result holds
     /// 12 bytes per entry, which a hostile file can only make as large as
     /// the table bytes it really contains (at most ``maxFrames`` entries).
     ///
-    /// - Parameters:
-    ///   - fd: a descriptor open for reading on a file that supports `pread`.
-    ///   - fileSize: the file's size (from `fstat`).
-    ///   - path: how errors name the file.
     /// - Returns: the table, with ``dataStart`` set; nil when the file does
-    ///   not end with the seek table footer magic (or is shorter than 9 bytes).
+    ///   not end with the seek table footer magic (or is shorter than 9
+    ///   bytes). A table whose frames add up to more than the bytes before
+    ///   it is returned with a negative ``dataStart``, not refused:
+    ///   ``SeekTableCheck`` then finds the entry at fault by comparing the
+    ///   entries with the frames, from the table backwards.
     /// - Throws: ``WeirError`` `.corrupt` when the footer magic is there but
     ///   the table is not valid: reserved descriptor bits set, more than
     ///   ``maxFrames`` frames or a table larger than the file, a skippable
     ///   header whose magic is not `0x184D2A5E` or whose size is not exactly
-    ///   9 + entries × entry size, or frames that add up to more than the
-    ///   bytes before the table. `.system` when `pread` fails; `.truncated`
-    ///   when the file is shorter than `fileSize`.
-    static func read(from fd: Int32, fileSize: Int, path: String) throws(WeirError) -> SeekTable? {
-        guard let table = try readEntries(from: fd, fileSize: fileSize, path: path) else { return nil }
-        if table.dataStart < 0 {
-            throw corrupt("the seek table at offset \(table.tableOffset) describes \(table.compressedTotal) bytes of "
-                          + "frames, more than the \(table.tableOffset) bytes before it", path: path)
+    ///   9 + entries × entry size. `.truncated` when `read` returns fewer
+    ///   bytes than the table needs (the file is shorter than `fileSize`);
+    ///   what `read` throws.
+    static func decode(fileSize: Int, path: String,
+                       reading read: (_ count: Int, _ offset: Int) throws(WeirError) -> [UInt8])
+        throws(WeirError) -> SeekTable? {
+        /// Exactly `count` bytes at `offset`.
+        func readBytes(count: Int, at offset: Int) throws(WeirError) -> [UInt8] {
+            guard count > 0 else { return [] }
+            let bytes = try read(count, offset)
+            if bytes.count < count {
+                throw WeirError.truncated(path: path, operation: .readSeekTable,
+                                          "the file ends at offset \(offset + bytes.count), "
+                                              + "before the end of its seek table (did it shrink?)")
+            }
+            return bytes
         }
-        return table
-    }
-
-    /// The chain of seek tables of a concatenation of seekable files
-    /// (`cat a.zst b.zst`) that ends with `last`, the file's own table, in
-    /// file order: while a table's frames start after offset 0, the table
-    /// that ends where they start comes before it (each part's table lists
-    /// the frames since the previous table). The chain stops at a table that
-    /// describes frames from offset 0, or where no valid table ends; the
-    /// first table's ``dataStart`` says where the described part begins.
-    static func chain(endingWith last: SeekTable, fd: Int32, path: String) -> [SeekTable] {
-        // Each link ends where the one after it begins: the walk ends.
-        var backwards = [last]
-        while let earliest = backwards.last, earliest.dataStart > 0,
-              let previous = try? read(from: fd, fileSize: earliest.dataStart, path: path) {
-            backwards.append(previous)
-        }
-        return backwards.reversed()
-    }
-
-    /// As `read(from:fileSize:path:)`, but a table whose frames add up to
-    /// more than the bytes before it is returned, with a negative
-    /// ``dataStart``, rather than refused: ``SeekTableCheck`` then finds the
-    /// entry at fault by comparing the entries with the frames, from the table
-    /// backwards.
-    static func readEntries(from fd: Int32, fileSize: Int, path: String) throws(WeirError) -> SeekTable? {
         guard fileSize >= footerSize else { return nil }
         let footerOffset = fileSize - footerSize
-        let footer = try readBytes(fd, count: footerSize, at: footerOffset, path: path)
+        let footer = try readBytes(count: footerSize, at: footerOffset)
         guard littleEndian32(footer, 5) == footerMagic else { return nil }
 
         let descriptor = footer[4]
@@ -278,7 +228,7 @@ public struct SeekTable: Equatable, Sendable {
                           + "\(frameSize) bytes, larger than the \(fileSize)-byte file", path: path)
         }
         let tableOffset = fileSize - frameSize
-        let header = try readBytes(fd, count: skippableHeaderSize, at: tableOffset, path: path)
+        let header = try readBytes(count: skippableHeaderSize, at: tableOffset)
         let magic = littleEndian32(header, 0)
         if magic != skippableMagic {
             throw corrupt("the seek table of \(count) frames should begin at offset \(tableOffset) with the "
@@ -297,7 +247,7 @@ public struct SeekTable: Equatable, Sendable {
         var remaining = count
         while remaining > 0 {
             let batch = min(remaining, entriesPerRead)
-            let bytes = try readBytes(fd, count: batch * entrySize, at: position, path: path)
+            let bytes = try readBytes(count: batch * entrySize, at: position)
             for index in 0 ..< batch {
                 let base = index * entrySize
                 table.append(Entry(compressedSize: littleEndian32(bytes, base),
@@ -312,7 +262,7 @@ public struct SeekTable: Equatable, Sendable {
     }
 
     /// A `.corrupt` error for a bad table.
-    private static func corrupt(_ detail: String, path: String) -> WeirError {
+    static func corrupt(_ detail: String, path: String) -> WeirError {
         WeirError.corruptSeekTable(path: path, detail)
     }
 
@@ -320,17 +270,5 @@ public struct SeekTable: Equatable, Sendable {
     private static func littleEndian32(_ bytes: [UInt8], _ index: Int) -> UInt32 {
         UInt32(bytes[index]) | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2]) << 16
             | UInt32(bytes[index + 3]) << 24
-    }
-
-    /// Exactly `count` bytes at `offset`.
-    private static func readBytes(_ fd: Int32, count: Int, at offset: Int, path: String) throws(WeirError) -> [UInt8] {
-        guard count > 0 else { return [] }
-        let bytes = try Descriptor(fd, path: path).read(count: count, at: offset, operation: .readSeekTable)
-        if bytes.count < count {
-            throw WeirError.truncated(path: path, operation: .readSeekTable,
-                                      "the file ends at offset \(offset + bytes.count), "
-                                          + "before the end of its seek table (did it shrink?)")
-        }
-        return bytes
     }
 }

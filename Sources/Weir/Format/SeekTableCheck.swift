@@ -7,7 +7,7 @@
 /// can be trusted (`weir -d` warns and goes on, `weir -t` fails).
 ///
 /// Matching. An entry's frame starts where the entries after it, counted back
-/// from the table, put it (``SeekTable/Frame/compressedOffset``; the table
+/// from the table, put it (its offset; the table
 /// sits right after the last frame it describes, so one wrong size shifts
 /// only the entries before it). A frame found at an entry's offset is that
 /// entry's: its compressed size, the content size its header declares and
@@ -67,7 +67,7 @@ struct SeekTableCheck: Sendable {
     /// Prepares a check.
     ///
     /// - Parameters:
-    ///   - table: the table, from ``SeekTable/readEntries(from:fileSize:path:)``;
+    ///   - table: the table, from ``SeekTable/decode(fileSize:path:reading:)``;
     ///     nil when there is none or it cannot be read.
     ///   - readError: why it cannot be read, when reading it threw.
     ///   - fileSize: the file's size.

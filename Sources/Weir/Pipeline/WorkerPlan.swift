@@ -76,7 +76,7 @@ public struct WorkerPlan: Sendable, Equatable {
     /// memory limit.
     ///
     /// - Parameters:
-    ///   - options: the compression asked for: its level, chunk and threads.
+    ///   - options: the threads, level, chunk and window asked for.
     ///   - limits: the process's cores and memory.
     ///   - chunkIsFixed: whether the chunk size was asked for (`-B`), so
     ///     that the memory limit may not shrink it.

@@ -123,36 +123,15 @@ final class DecompressionContext {
     /// - Returns: the bytes written to `destination`.
     func decompressFrame(pieces source: DispatchData, into destination: UnsafeMutableRawBufferPointer) throws(WeirError) -> Int {
         reset()
-        var output = ZSTD_outBuffer(dst: destination.baseAddress, size: destination.count, pos: 0)
-        var hint = 1
-        var failure: WeirError?
-        source.enumerateBytes { region, _, stop in
-            var input = ZSTD_inBuffer(src: region.baseAddress, size: region.count, pos: 0)
-            while input.pos < input.size {
-                let before = (input.pos, output.pos)
-                do throws(WeirError) {
-                    if hint == 0 {
-                        throw WeirError.corrupt(path: path, operation: .decompress, "bytes after the end of the frame")
-                    }
-                    hint = try decompress(&input, &output)
-                    if hint != 0 && before == (input.pos, output.pos) {
-                        throw WeirError.corrupt(path: path, operation: .decompress, "the decoder makes no progress")
-                    }
-                } catch {
-                    failure = error
-                    stop = true
-                    return
-                }
-            }
-        }
-        if let failure {
+        var decoder = FrameDecoder(context: self, path: path)
+        var output = InPlaceOutput(destination)
+        do throws(WeirError) {
+            try decoder.decode(source, into: &output)
+            try decoder.checkEnded()
+        } catch {
             reset()
-            throw failure
+            throw error
         }
-        if hint != 0 {
-            reset()
-            throw WeirError.corrupt(path: path, operation: .decompress, "the frame ends before its last block")
-        }
-        return output.pos
+        return output.filled
     }
 }

@@ -17,7 +17,7 @@ extension FormatTests {
             let fd = open(file.path, O_RDONLY)
             precondition(fd >= 0)
             defer { close(fd) }
-            return try SeekTable.read(from: fd, fileSize: claimedSize ?? bytes.count, path: "table.zst")
+            return try FrameListing.seekTable(in: fd, fileSize: claimedSize ?? bytes.count, path: "table.zst")
         }
 
         /// Reads, expecting a `.corrupt` error whose reason contains `text`.
@@ -55,7 +55,7 @@ extension FormatTests {
             let read = try #require(try Self.read(file))
             #expect(read == table)
             #expect(read.dataStart == 0 && read.tableOffset == table.compressedTotal)
-            let frames = read.frames()
+            let frames = read.frameOffsets()
             #expect(frames.map(\.compressedOffset) == (0 ..< 10).map { 100 * $0 + $0 * ($0 - 1) / 2 })
             #expect(frames.map(\.decompressedOffset) == (0 ..< 10).map { 1000 * $0 * ($0 - 1) / 2 })
             #expect(frames.map(\.checksum) == (0 ..< 10).map { hasChecksums ? 0xABC0 + UInt32($0) : nil })
@@ -91,8 +91,8 @@ extension FormatTests {
 
             let read = try #require(try Self.read(file))
             #expect(read == table && read.dataStart == 0)
-            #expect(read.frames().map(\.compressedOffset) == boundaries.map(\.offset))
-            #expect(read.frames().map(\.compressedSize) == boundaries.map(\.compressedSize))
+            #expect(read.frameOffsets().map(\.compressedOffset) == boundaries.map(\.offset))
+            #expect(read.frameOffsets().map(\.compressedSize) == boundaries.map(\.compressedSize))
             #expect(read.decompressedTotal == chunks.reduce(0) { $0 + $1.count })
 
             let scanned = try F.scan(file, cuts: [file.count])
@@ -111,7 +111,7 @@ extension FormatTests {
             let read = try #require(try Self.read(file))
             #expect(read.dataStart == prefix.count)
             #expect(read.tableOffset == prefix.count + described.count)
-            #expect(read.frames().first?.compressedOffset == prefix.count)
+            #expect(read.frameOffsets().first?.compressedOffset == prefix.count)
 
             let folder = TestData.temporaryFolder()
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -231,7 +231,7 @@ extension FormatTests {
 
         @Test("read errors: a bad descriptor, a file shorter than its size")
         func readErrors() throws {
-            do { _ = try SeekTable.read(from: -1, fileSize: 100, path: "nofd"); Issue.record("no error") } catch {
+            do { _ = try FrameListing.seekTable(in: -1, fileSize: 100, path: "nofd"); Issue.record("no error") } catch {
                 #expect(error.kind == .system(errno: EBADF) && error.path == "nofd")
             }
             let table = SeekTable(hasChecksums: false).encoded()

@@ -169,7 +169,10 @@ public final class DecompressionPipeline: Sendable {
         if case .regularFile(let size) = kind, let fd = input.descriptor {
             streamBase = max(0, Int(lseek(fd, 0, SEEK_CUR)))
             do throws(WeirError) {
-                let table = try SeekTable.readEntries(from: fd, fileSize: size, path: inputName)
+                let file = Descriptor(fd, path: inputName)
+                let table = try SeekTable.decode(fileSize: size, path: inputName) { count, offset throws(WeirError) in
+                    try file.read(count: count, at: offset, operation: .readSeekTable)
+                }
                 tableCheck = SeekTableCheck(table: table, readError: nil, fileSize: size, streamBase: streamBase)
             } catch {
                 tableCheck = SeekTableCheck(table: nil, readError: error, fileSize: size, streamBase: streamBase)

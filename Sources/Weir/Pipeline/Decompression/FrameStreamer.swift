@@ -16,7 +16,6 @@ final class FrameStreamer {
     private let session: DecodeSession
     private let buffers: BufferPool
     private var state: State?
-    private var context: DecompressionContext?
 
     /// The frame being streamed.
     private struct State {
@@ -24,14 +23,52 @@ final class FrameStreamer {
         let start: Int
         /// Stream offset up to which its bytes went to the decoder.
         var fed: Int
-        /// The last hint from libzstd: 0 once the frame is complete.
-        var hint = 1
-        var produced = 0
-        /// The output buffer being filled, and how much of it is.
-        var current: UnsafeMutableRawPointer?
-        var filled = 0
+        /// Its decoder, made for the frame and freed after it.
+        var decoder: FrameDecoder
+        var output: PooledOutput
         /// The bytes of the budget its decoder's buffers take.
         let decoderBytes: Int
+    }
+
+    /// The buffers a streamed frame is decoded into, from the run's pool of
+    /// 1 MiB: each taken when the last was sent (waiting for room in the
+    /// budget), and sent as output piece `sequence` once full.
+    private struct PooledOutput: DecoderOutput {
+        let session: DecodeSession
+        let buffers: BufferPool
+        /// The buffer being filled, and how much of it is.
+        var current: UnsafeMutableRawPointer?
+        var filled = 0
+        /// The next output piece number (the feeder's, lent for a call).
+        var sequence = 0
+
+        mutating func buffer() throws(WeirError) -> (UnsafeMutableRawBufferPointer, filled: Int) {
+            if current == nil {
+                current = try session.takeBuffer(capacity: buffers.size, extra: 0).0
+                filled = 0
+            }
+            return (UnsafeMutableRawBufferPointer(start: current, count: buffers.size), filled)
+        }
+
+        mutating func decoded(upTo filled: Int) throws(WeirError) {
+            self.filled = filled
+            if filled == buffers.size { try send() }
+        }
+
+        /// Sends the current buffer, if it holds anything.
+        mutating func send() throws(WeirError) {
+            try session.input.checkUnchanged()
+            guard let memory = current else { return }
+            let count = filled
+            current = nil
+            filled = 0
+            if count > 0 {
+                session.send(memory, count: count, from: buffers, number: sequence, ticket: session.control.ticket())
+                sequence += 1
+            } else {
+                buffers.recycle(memory)
+            }
+        }
     }
 
     init(session: DecodeSession) {
@@ -53,6 +90,7 @@ final class FrameStreamer {
         let window = header.windowSize + 2 * UInt64(header.blockMaximumSize)
         let decoderBytes = Int(min(window, UInt64(max(0, session.budget.limit - buffers.size))))
         guard session.frameBuffers.reserve(decoderBytes) else { throw session.control.failure ?? session.cancelled }
+        let context: DecompressionContext
         do throws(WeirError) {
             context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
                                                verifyChecksum: options.verifyChecksum,
@@ -61,34 +99,26 @@ final class FrameStreamer {
             session.budget.release(decoderBytes)
             throw error
         }
-        state = State(index: index, start: start, fed: start, decoderBytes: decoderBytes)
+        state = State(index: index, start: start, fed: start,
+                      decoder: FrameDecoder(context: context, path: session.path),
+                      output: PooledOutput(session: session, buffers: buffers), decoderBytes: decoderBytes)
     }
 
     /// Feeds the frame its next bytes (those from ``fed`` on), sending each
     /// buffer as it fills.
     func feed(_ data: DispatchData, sequence: inout Int) throws(WeirError) {
-        guard var state, let context else { return }
-        var failure: WeirError?
-        data.enumerateBytes { region, _, stop in
-            let source = UnsafeRawBufferPointer(region)
-            var consumed = 0
-            while consumed < source.count {
-                do throws(WeirError) {
-                    if state.hint == 0 {
-                        throw session.corrupt(index: state.index, offset: state.start,
-                                              "ends before its last block (at offset \(state.fed + consumed))")
-                    }
-                    try decode(source, consumed: &consumed, context: context, state: &state, sequence: &sequence)
-                } catch {
-                    failure = DecodeSession.located(error, index: state.index, offset: state.start)
-                    stop = true
-                    return
-                }
-            }
-            state.fed += region.count
+        guard var state else { return }
+        state.output.sequence = sequence
+        defer {
+            sequence = state.output.sequence
+            self.state = state
         }
-        self.state = state
-        if let failure { throw failure }
+        do throws(WeirError) {
+            try state.decoder.decode(data, into: &state.output)
+        } catch {
+            throw DecodeSession.located(error, index: state.index, offset: state.start)
+        }
+        state.fed += data.count
     }
 
     /// Stream offset up to which the frame was fed.
@@ -97,61 +127,30 @@ final class FrameStreamer {
     /// Flushes the frame, checks that it ended where its blocks end, and
     /// sends the last buffer.
     func finish(boundary: FrameBoundary, expected: SeekTableCheck.Expectation?, sequence: inout Int) throws(WeirError) {
-        guard var state, let context else { return }
-        let empty = UnsafeRawBufferPointer(start: nil, count: 0)
-        while state.hint != 0 {
-            let before = state.produced
-            var consumed = 0
-            do throws(WeirError) {
-                try decode(empty, consumed: &consumed, context: context, state: &state, sequence: &sequence)
-            } catch {
-                self.state = state
-                throw DecodeSession.located(error, index: state.index, offset: state.start)
+        guard var state else { return }
+        state.output.sequence = sequence
+        do throws(WeirError) {
+            // What the decoder still holds, into a buffer that fills.
+            if state.decoder.hint != 0 {
+                try state.decoder.decode(UnsafeRawBufferPointer(start: nil, count: 0), into: &state.output)
             }
-            if state.produced == before && state.hint != 0 { break }
+        } catch {
+            sequence = state.output.sequence
+            self.state = state
+            throw DecodeSession.located(error, index: state.index, offset: state.start)
         }
-        try send(&state, sequence: &sequence)
+        try state.output.send()
+        sequence = state.output.sequence
         self.state = nil
-        self.context = nil
         session.budget.release(state.decoderBytes)
         session.streamed.withLock { $0 += 1 }
-        if state.hint != 0 {
-            throw session.corrupt(index: boundary.index, offset: boundary.offset,
-                                  "ends before the decoder has its last block")
+        do throws(WeirError) {
+            try state.decoder.checkEnded()
+        } catch {
+            throw DecodeSession.located(error, index: boundary.index, offset: boundary.offset)
         }
-        try session.checkContentSize(boundary, produced: state.produced)
-        session.crossCheck.frameDecoded(boundary, produced: state.produced, expected: expected)
+        try session.checkContentSize(boundary, produced: state.decoder.produced)
+        session.crossCheck.frameDecoded(boundary, produced: state.decoder.produced, expected: expected)
         session.frames.withLock { $0 += 1 }
-    }
-
-    /// One call of the decoder into the current buffer (taken when none is
-    /// being filled, waiting for room in the budget); sends it when full.
-    private func decode(_ source: UnsafeRawBufferPointer, consumed: inout Int, context: DecompressionContext,
-                        state: inout State, sequence: inout Int) throws(WeirError) {
-        if state.current == nil {
-            state.current = try session.takeBuffer(capacity: buffers.size, extra: 0).0
-            state.filled = 0
-        }
-        let before = state.filled
-        state.hint = try context.decompressStream(
-            source, consumed: &consumed,
-            into: UnsafeMutableRawBufferPointer(start: state.current, count: buffers.size), filled: &state.filled)
-        state.produced += state.filled - before
-        if state.filled == buffers.size { try send(&state, sequence: &sequence) }
-    }
-
-    /// Sends the current buffer, if it holds anything.
-    private func send(_ state: inout State, sequence: inout Int) throws(WeirError) {
-        try session.input.checkUnchanged()
-        guard let memory = state.current else { return }
-        let filled = state.filled
-        state.current = nil
-        state.filled = 0
-        if filled > 0 {
-            session.send(memory, count: filled, from: buffers, number: sequence, ticket: session.control.ticket())
-            sequence += 1
-        } else {
-            buffers.recycle(memory)
-        }
     }
 }

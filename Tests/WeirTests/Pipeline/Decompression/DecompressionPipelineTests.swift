@@ -113,7 +113,7 @@ struct DecompressionPipelineTests {
             _ = FileManager.default.createFile(atPath: path, contents: Data(compressed))
             let fd = open(path, O_RDONLY)
             defer { close(fd) }
-            let table = try #require(try SeekTable.read(from: fd, fileSize: compressed.count, path: path))
+            let table = try #require(try FrameListing.seekTable(in: fd, fileSize: compressed.count, path: path))
             #expect(table.dataStart == 0)
             #expect(table.hasChecksums == checksum)
             #expect(table.entries.count == 10)
@@ -123,7 +123,7 @@ struct DecompressionPipelineTests {
             let frames = try compressed.withUnsafeBytes { bytes in
                 try Result { () throws(WeirError) in try scanner.feed(bytes) }.get()
             }
-            for (entry, frame) in zip(table.frames(), frames) {
+            for (entry, frame) in zip(table.frameOffsets(), frames) {
                 #expect(entry.compressedOffset == frame.offset)
                 #expect(entry.compressedSize == frame.compressedSize)
                 #expect(UInt64(entry.decompressedSize) == frame.header.contentSize)
@@ -144,7 +144,7 @@ struct DecompressionPipelineTests {
         _ = FileManager.default.createFile(atPath: path, contents: Data(compressed))
         let fd = open(path, O_RDONLY)
         defer { close(fd) }
-        let table = try #require(try SeekTable.read(from: fd, fileSize: compressed.count, path: path))
+        let table = try #require(try FrameListing.seekTable(in: fd, fileSize: compressed.count, path: path))
         var entries = table.entries
         transform(&entries)
         let replaced = try SeekTable(entries: entries, hasChecksums: checksums, path: path)

@@ -1,7 +1,11 @@
 import Glibc
 import SystemPackage
 
-/// What `weir -l` shows of one compressed file: its frames, without decoding.
+/// The index of one compressed file: its frames, without decoding. `weir -l`
+/// shows it, ``SeekableReader`` reads through it, ``SeekTableAppender``
+/// writes a table of it; its ``Frame`` is the one frame type of random
+/// access, whether it comes from a seek table, a scan or a measurement
+/// (`measured(in:options:dictionary:wholeFrameLimit:)`).
 ///
 /// When the file ends with a seek table that describes it from offset 0, the
 /// listing comes from the table, checked against each frame's header and
@@ -10,7 +14,8 @@ import SystemPackage
 /// frame and block headers. A table that does not match the frames is not
 /// used: the file is scanned, and ``warnings`` says how the table differs.
 public struct FrameListing: Sendable {
-    /// One frame of the file.
+    /// One frame of the file: where it lies, and what its header or its
+    /// table entry says of it.
     public struct Frame: Sendable, Equatable {
         /// Its position in the file, from 0 (skippable frames count).
         public var index: Int
@@ -73,6 +78,24 @@ public struct FrameListing: Sendable {
         return !zstd.isEmpty && zstd.allSatisfy(\.hasChecksum)
     }
 
+    /// The listing with every zstd frame's ``Frame/decompressedSize`` known:
+    /// as its header or table declares it, or, for the frames that declare
+    /// none, measured by decoding them side by side
+    /// (``FrameMeasure/contentSizes(of:in:options:dictionary:wholeFrameLimit:)``).
+    ///
+    /// - Returns: the listing, and how many frames were measured.
+    /// - Throws: as ``FrameMeasure/contentSizes(of:in:options:dictionary:wholeFrameLimit:)``.
+    func measured(in file: Descriptor, options: DecompressionOptions, dictionary: DecompressionDictionary? = nil,
+                  wholeFrameLimit: Int = SeekableReader.cacheableFrameSize)
+        throws(WeirError) -> (listing: FrameListing, measured: Int) {
+        let unsized = frames.indices.filter { !frames[$0].isSkippable && frames[$0].decompressedSize == nil }
+        let sizes = try FrameMeasure.contentSizes(of: unsized.map { frames[$0] }, in: file, options: options,
+                                                  dictionary: dictionary, wholeFrameLimit: wholeFrameLimit)
+        var listing = self
+        for (index, size) in zip(unsized, sizes) { listing.frames[index].decompressedSize = size }
+        return (listing, unsized.count)
+    }
+
     /// Lists the frames of the file at `path`.
     ///
     /// - Throws: ``WeirError``: the file cannot be opened or read, is not a
@@ -92,14 +115,14 @@ public struct FrameListing: Sendable {
         var table: SeekTable?
         var tableError: WeirError?
         do throws(WeirError) {
-            table = try SeekTable.readEntries(from: fd, fileSize: size, path: path)
+            table = try seekTableEntries(in: fd, fileSize: size, path: path)
         } catch {
             tableError = error
         }
         if let table, table.dataStart >= 0 {
             // A concatenation of seekable files: each part's table lists its own frames.
             // Frames before the first table's are scanned (a part without a table).
-            let chain = SeekTable.chain(endingWith: table, fd: fd, path: path)
+            let chain = seekTableChain(endingWith: table, fd: fd, path: path)
             let start = chain[0].dataStart
             var none = SeekTableCheck(table: nil, readError: nil, fileSize: start)
             let prefix = start == 0 ? []
@@ -117,86 +140,9 @@ public struct FrameListing: Sendable {
         return listing
     }
 
-    /// The listing from a file's chain of seek tables (one, or one per part
-    /// of a concatenation), after the frames `prefix` found before the first
-    /// table's; nil when a table does not match the frames' headers (then
-    /// the file is scanned instead).
-    ///
-    /// Each entry's offset must hold a zstd frame header that declares the
-    /// entry's content size, if it declares one, and the 4 bytes before the
-    /// next frame (or the table) must be the entry's checksum when the frame
-    /// has one: one `pread` of 22 bytes per frame reads both. An entry of no
-    /// content may be a skippable frame (an earlier part's table, pzstd's
-    /// size frames, in a table `weir --index` wrote) whose header gives the
-    /// entry's size.
-    private static func fromTables(_ tables: [SeekTable], after prefix: [Frame], fd: Int32, fileSize: Int,
-                                   path: String) -> FrameListing? {
-        var frames = prefix
-        for table in tables {
-            guard let described = fromTable(table, fd: fd, path: path, firstIndex: frames.count) else { return nil }
-            frames += described
-            frames.append(Frame(index: frames.count, offset: table.tableOffset, compressedSize: table.encodedSize,
-                                decompressedSize: 0, isSkippable: true, checksum: nil, hasChecksum: false))
-        }
-        return FrameListing(path: path, fileSize: fileSize, frames: frames, fromSeekTable: true,
-                            seekTables: tables.count)
-    }
-
-    /// The frames one seek table describes, numbered from `firstIndex`; nil
-    /// when they do not match the table (see ``fromTables(_:after:fd:fileSize:path:)``).
-    private static func fromTable(_ table: SeekTable, fd: Int32, path: String, firstIndex: Int) -> [Frame]? {
-        let described = table.frames()
-        var frames: [Frame] = []
-        frames.reserveCapacity(described.count)
-        var previousHasChecksum = false
-        for index in 0 ... described.count {
-            let start = index < described.count ? described[index].compressedOffset : table.tableOffset
-            let lead = index > 0 ? min(4, described[index - 1].compressedSize) : 0
-            let count = lead + (index < described.count ? min(18, described[index].compressedSize) : 0)
-            guard let bytes = try? Descriptor(fd, path: path).read(count: count, at: start - lead, operation: .list),
-                  bytes.count == count else { return nil }
-            if index > 0, table.hasChecksums, previousHasChecksum {
-                guard lead == 4, described[index - 1].checksum == littleEndian32(bytes) else { return nil }
-            }
-            guard index < described.count else { break }
-            let frame = described[index]
-            let header = Array(bytes[lead...])
-            if header.count >= 8, case .skippable = FrameHeader.kind(ofMagic: littleEndian32(header)) {
-                // A skippable frame: no content, and the size its header gives.
-                guard frame.decompressedSize == 0,
-                      8 + Int(littleEndian32(Array(header[4...]))) == frame.compressedSize else { return nil }
-                frames.append(Frame(index: firstIndex + index, offset: frame.compressedOffset,
-                                    compressedSize: frame.compressedSize, decompressedSize: 0, isSkippable: true,
-                                    checksum: nil, hasChecksum: false))
-                previousHasChecksum = false
-                continue
-            }
-            var scanner = FrameScanner(path: path, operation: .list)
-            let fed = header.withUnsafeBytes { header in
-                Result { () throws(WeirError) in try scanner.feed(header) }
-            }
-            // A frame of 18 bytes or less ends inside them: its header comes with its boundary.
-            guard case .success(let ended) = fed, let parsed = scanner.currentHeader ?? ended.first?.header,
-                  !parsed.isSkippable else { return nil }
-            if let declared = parsed.contentSize, declared != UInt64(frame.decompressedSize) { return nil }
-            frames.append(Frame(index: firstIndex + index, offset: frame.compressedOffset,
-                                compressedSize: frame.compressedSize, decompressedSize: frame.decompressedSize,
-                                isSkippable: false, checksum: parsed.hasChecksum ? frame.checksum : nil,
-                                hasChecksum: parsed.hasChecksum, windowSize: parsed.windowSize,
-                                dictionaryID: parsed.dictionaryID))
-            previousHasChecksum = parsed.hasChecksum
-        }
-        return frames
-    }
-
-    /// The little-endian u32 that `bytes` begins with.
-    private static func littleEndian32(_ bytes: [UInt8]) -> UInt32 {
-        UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 24
-    }
-
     /// The listing from reading the file (up to `end`) through a scanner,
     /// every frame also going through the seek table's `check`.
-    private static func scanned(fd: Int32, fileSize: Int, path: String, check: inout SeekTableCheck,
+    static func scanned(fd: Int32, fileSize: Int, path: String, check: inout SeekTableCheck,
                                 end: Int = .max) throws(WeirError) -> FrameListing {
         var scanner = FrameScanner(path: path, operation: .list)
         var frames: [Frame] = []

@@ -28,14 +28,6 @@ import SystemPackage
 /// The reader is safe to share across threads and tasks: reads go on at
 /// once, each with its own libzstd context; the cache is behind a lock.
 public final class SeekableReader: Sendable {
-    /// A zstd frame: where it lies in the file and in the content.
-    struct Frame: Sendable {
-        let offset: Int
-        let compressedSize: Int
-        let contentOffset: Int
-        let contentSize: Int
-    }
-
     /// The decoded frames kept, most recent last; the frames streamed
     /// lately (a second read decodes them whole).
     private struct Cache {
@@ -69,7 +61,11 @@ public final class SeekableReader: Sendable {
     /// seek table that does not match the frames, and was ignored).
     public let warnings: [String]
     private let descriptor: FileDescriptor
-    private let frames: [Frame]
+    /// The zstd frames, each with its ``FrameListing/Frame/decompressedSize`` known.
+    private let frames: [FrameListing.Frame]
+    /// Where each frame's content starts in the file's content, then the
+    /// content's end: frame `i` holds `contentStarts[i] ..< contentStarts[i + 1]`.
+    private let contentStarts: [Int]
     private let options: DecompressionOptions
     private let dictionary: DecompressionDictionary?
     private let cache = Locked(Cache())
@@ -96,19 +92,13 @@ public final class SeekableReader: Sendable {
         self.options = options
         do throws(WeirError) {
             dictionary = try options.dictionary.map { d throws(WeirError) in try DecompressionDictionary(d) }
-            let zstdFrames = listing.frames.filter { !$0.isSkippable }
-            let measured = try FrameMeasure.contentSizes(listed: zstdFrames, in: file, options: options,
-                                                         dictionary: dictionary, wholeFrameLimit: wholeFrameLimit).sizes
-            var frames: [Frame] = []
-            frames.reserveCapacity(zstdFrames.count)
-            var content = 0
-            for (frame, size) in zip(zstdFrames, measured) {
-                frames.append(Frame(offset: frame.offset, compressedSize: frame.compressedSize, contentOffset: content,
-                                    contentSize: size))
-                content += size
-            }
-            self.frames = frames
-            count = content
+            frames = try listing.measured(in: file, options: options, dictionary: dictionary,
+                                          wholeFrameLimit: wholeFrameLimit).listing.frames.filter { !$0.isSkippable }
+            var starts = [0]
+            starts.reserveCapacity(frames.count + 1)
+            for frame in frames { starts.append(starts[starts.count - 1] + (frame.decompressedSize ?? 0)) }
+            contentStarts = starts
+            count = starts[starts.count - 1]
         } catch {
             file.close()
             throw error
@@ -149,20 +139,19 @@ public final class SeekableReader: Sendable {
         guard !range.isEmpty else { return 0 }
         var index = firstFrame(containing: range.lowerBound)
         var touched = 0
-        while index < frames.count, frames[index].contentOffset < range.upperBound {
-            let frame = frames[index]
-            let inner = max(range.lowerBound, frame.contentOffset) - frame.contentOffset
-                ..< min(range.upperBound, frame.contentOffset + frame.contentSize) - frame.contentOffset
+        while index < frames.count, contentStarts[index] < range.upperBound {
+            let start = contentStarts[index], size = contentStarts[index + 1] - start
+            let inner = max(range.lowerBound, start) - start ..< min(range.upperBound, start + size) - start
             if !inner.isEmpty {
                 touched += 1
-                if frame.contentSize <= wholeFrameLimit, inner.upperBound == frame.contentSize
+                if size <= wholeFrameLimit, inner.upperBound == size
                     || cache.withLock({ $0.frames.contains { $0.index == index } || $0.streamedBefore(index) }) {
                     let bytes = try decodedWhole(index)
                     try bytes.withUnsafeBytes { all in
                         Result { () throws(WeirError) in try body(UnsafeRawBufferPointer(rebasing: all[inner])) }
                     }.get()
                 } else {
-                    try stream(frame, inner, body)
+                    try stream(frames[index], inner, body)
                 }
             }
             index += 1
@@ -198,7 +187,7 @@ public final class SeekableReader: Sendable {
         var total = 0
         for range in ranges where !range.isEmpty {
             var index = firstFrame(containing: range.lowerBound)
-            while index < frames.count, frames[index].contentOffset < range.upperBound {
+            while index < frames.count, contentStarts[index] < range.upperBound {
                 total += frames[index].compressedSize
                 index += 1
             }
@@ -213,7 +202,7 @@ public final class SeekableReader: Sendable {
         var low = 0, high = frames.count
         while low < high {
             let middle = (low + high) / 2
-            if frames[middle].contentOffset + frames[middle].contentSize <= offset { low = middle + 1 } else { high = middle }
+            if contentStarts[middle + 1] <= offset { low = middle + 1 } else { high = middle }
         }
         return low
     }
@@ -226,18 +215,20 @@ public final class SeekableReader: Sendable {
         let source = try Descriptor(descriptor.rawValue, path: path)
             .read(count: frame.compressedSize, at: frame.offset, operation: .read)
         guard source.count == frame.compressedSize else {
-            throw WeirError.truncated(path: path, operation: .decompress, "the file ends inside frame \(index)")
+            throw DecodeSession.located(FrameDecoder.truncation(path: path, at: frame.offset + source.count),
+                                        index: frame.index, offset: frame.offset)
         }
         let context = try DecompressionContext(windowLogMax: 31, verifyChecksum: options.verifyChecksum,
                                                dictionary: dictionary, path: path)
-        var bytes = [UInt8](repeating: 0, count: frame.contentSize)
+        let size = contentStarts[index + 1] - contentStarts[index]
+        var bytes = [UInt8](repeating: 0, count: size)
         let written = try source.withUnsafeBytes { input in
             bytes.withUnsafeMutableBytes { output in
                 Result { () throws(WeirError) in try context.decompressFrame(input, into: output) }
             }
         }.get()
-        guard written == frame.contentSize else {
-            throw WeirError.corrupt(path: path, operation: .decompress, "decodes to \(written) bytes, not the \(frame.contentSize) indexed",
+        guard written == size else {
+            throw WeirError.corrupt(path: path, operation: .decompress, "decodes to \(written) bytes, not the \(size) indexed",
                                     frame: index, offset: frame.offset)
         }
         cache.withLock { cache in
@@ -250,13 +241,22 @@ public final class SeekableReader: Sendable {
 
     /// Streams `frame` from its start, handing `body` the bytes of `inner`
     /// (offsets within the frame's content); stops once past them.
-    private func stream(_ frame: Frame, _ inner: Range<Int>,
+    private func stream(_ frame: FrameListing.Frame, _ inner: Range<Int>,
                         _ body: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) {
         let context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
                                                verifyChecksum: options.verifyChecksum, dictionary: dictionary, path: path)
+        var decoder = FrameDecoder(context: context, path: path)
+        let input = UnsafeMutableRawBufferPointer.allocate(byteCount: FrameDecoder.pieceSize, alignment: 64)
+        let output = UnsafeMutableRawBufferPointer.allocate(byteCount: FrameDecoder.pieceSize, alignment: 64)
+        defer {
+            input.deallocate()
+            output.deallocate()
+        }
+        var scratch = ScratchOutput(space: output)
         var produced = 0
-        _ = try Self.decode(Descriptor(descriptor.rawValue, path: path), offset: frame.offset,
-                            compressedSize: frame.compressedSize, context: context, path: path) { piece throws(WeirError) in
+        try decoder.decodeFrame(in: Descriptor(descriptor.rawValue, path: path), at: frame.offset,
+                                compressedSize: frame.compressedSize, buffer: input, into: &scratch,
+                                onRead: { _ throws(WeirError) in }) { piece throws(WeirError) in
             // The piece may end before the range starts: then nothing of it is wanted.
             let from = max(produced, inner.lowerBound), to = min(produced + piece.count, inner.upperBound)
             if from < to {
@@ -269,48 +269,5 @@ public final class SeekableReader: Sendable {
             throw WeirError.corrupt(path: path, operation: .decompress, "ends before the content its index gives",
                                     offset: frame.offset)
         }
-    }
-
-    /// Decodes the frame of `compressedSize` bytes at `offset` of `file`,
-    /// read and decoded 1 MiB at a time, handing each decoded piece to `body`
-    /// in order until it returns false; the content bytes decoded.
-    ///
-    /// - Throws: `.truncated` when the bytes end inside the frame, or what
-    ///   decoding or `body` throws.
-    private static func decode(_ file: Descriptor, offset: Int, compressedSize: Int, context: DecompressionContext,
-                               path: String,
-                               _ body: (UnsafeRawBufferPointer) throws(WeirError) -> Bool) throws(WeirError) -> Int {
-        var output = [UInt8](repeating: 0, count: 1 << 20)
-        var total = 0
-        var read = 0
-        var hint = 1
-        while read < compressedSize {
-            let input = try file.read(count: min(1 << 20, compressedSize - read), at: offset + read, operation: .read)
-            guard !input.isEmpty else { break }
-            read += input.count
-            var consumed = 0
-            var filled = 0
-            repeat {
-                filled = 0
-                hint = try input.withUnsafeBytes { source in
-                    output.withUnsafeMutableBytes { destination in
-                        Result { () throws(WeirError) in
-                            try context.decompressStream(source, consumed: &consumed, into: destination, filled: &filled)
-                        }
-                    }
-                }.get()
-                total += filled
-                let piece = filled
-                let more = try output.withUnsafeBytes { all in
-                    Result { () throws(WeirError) in try body(UnsafeRawBufferPointer(rebasing: all[0 ..< piece])) }
-                }.get()
-                // The frame's end: asking again would start a next frame.
-                if !more || hint == 0 { return total }
-            } while consumed < input.count || filled == output.count
-        }
-        guard hint == 0 else {
-            throw WeirError.truncated(path: path, operation: .decompress, "the file ends inside a frame")
-        }
-        return total
     }
 }

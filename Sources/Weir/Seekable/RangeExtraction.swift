@@ -3,7 +3,7 @@ import Glibc
 import SystemPackage
 
 /// `weir -d --range`: byte ranges of a zstd input's decompressed content,
-/// written in the order given, through DispatchIO (an ``OrderedWriter``), or
+/// written in the order given, through DispatchIO (a ``RangeOutput``), or
 /// only decoded (`-t`). A ``Cancellation`` stops it between pieces.
 ///
 /// - A regular file goes through a ``SeekableReader``: the frames are
@@ -49,7 +49,7 @@ package enum RangeExtraction {
             throw WeirError.outOfRange(path: path, range: past, size: reader.count)
         }
         var outcome = Outcome(frames: reader.frameCount, warnings: reader.warnings)
-        let sink = try output.map { fd throws(WeirError) in try PieceOutput(fd: fd, path: outputName) }
+        let sink = output.map { RangeOutput(fd: $0, path: outputName) }
         do throws(WeirError) {
             for range in resolved {
                 outcome.framesRead += try reader.read(range) { piece throws(WeirError) in
@@ -60,7 +60,7 @@ package enum RangeExtraction {
             }
             try sink?.finish()
         } catch {
-            sink?.stop()
+            sink?.stop(error)
             throw error
         }
         outcome.bytesIn = reader.compressedBytes(touching: resolved)
@@ -76,16 +76,17 @@ package enum RangeExtraction {
             windowLogMax: options.windowLimit.logMax, verifyChecksum: options.verifyChecksum,
             dictionary: try options.dictionary.map { d throws(WeirError) in try DecompressionDictionary(d) },
             path: inputName)
-        let sink = try output.map { fd throws(WeirError) in try PieceOutput(fd: fd, path: outputName) }
+        let sink = output.map { RangeOutput(fd: $0, path: outputName) }
         var outcome = Outcome()
-        var produced = 0
+        var decoder = FrameDecoder(context: context, path: inputName, followsFrames: true)
         var current = 0  // the range being served
-        var hint = 1
-        var compressed = [UInt8](repeating: 0, count: 1 << 20)
-        var decoded = [UInt8](repeating: 0, count: 1 << 20)
+        var compressed = [UInt8](repeating: 0, count: FrameDecoder.pieceSize)
+        let decoded = UnsafeMutableRawBufferPointer.allocate(byteCount: FrameDecoder.pieceSize, alignment: 64)
+        defer { decoded.deallocate() }
+        var scratch = ScratchOutput(space: decoded)
         let source = FileDescriptor(rawValue: input)
         do throws(WeirError) {
-            reading: while current < ranges.count {
+            while current < ranges.count {
                 let got: Int
                 do {
                     got = try compressed.withUnsafeMutableBytes { try source.read(into: $0, retryOnInterrupt: true) }
@@ -97,47 +98,24 @@ package enum RangeExtraction {
                     throw WeirError.cancelled(path: inputName, operation: .decompress)
                 }
                 outcome.bytesIn += got
-                var consumed = 0
-                var filled = 0
-                repeat {
-                    filled = 0
-                    hint = try compressed.withUnsafeBytes { all in
-                        decoded.withUnsafeMutableBytes { destination in
-                            Result { () throws(WeirError) in
-                                try context.decompressStream(UnsafeRawBufferPointer(rebasing: all[0 ..< got]),
-                                                             consumed: &consumed, into: destination, filled: &filled)
-                            }
+                let produced = decoder.produced
+                try compressed.withUnsafeBytes { all in
+                    Result { () throws(WeirError) in
+                        var start = produced
+                        try decoder.decode(UnsafeRawBufferPointer(rebasing: all[0 ..< got]), into: &scratch) {
+                            piece throws(WeirError) in
+                            try serve(piece, at: start, ranges: ranges, current: &current, sink: sink,
+                                      outcome: &outcome)
+                            start += piece.count
+                            return current < ranges.count
                         }
-                    }.get()
-                    // Hand over what falls in the ranges, moving on as each ends.
-                    var from = produced
-                    let to = produced + filled
-                    while current < ranges.count {
-                        let range = ranges[current]
-                        let end = range.end ?? Int.max
-                        let start = max(from, range.start), stop = min(to, end)
-                        if start < stop {
-                            let slice = (start - produced) ..< (stop - produced)
-                            try decoded.withUnsafeBytes { all in
-                                Result { () throws(WeirError) in
-                                    try sink?.write(UnsafeRawBufferPointer(rebasing: all[slice]))
-                                }
-                            }.get()
-                            outcome.bytesOut += stop - start
-                        }
-                        guard to >= end else { break }
-                        current += 1
-                        from = max(from, end)
                     }
-                    produced = to
-                    if current == ranges.count { break reading }
-                } while consumed < got || filled == decoded.count
+                }.get()
             }
             if current < ranges.count {
                 // The content ended: inside a frame, or before a range.
-                if hint != 0 && outcome.bytesIn > 0 {
-                    throw WeirError.truncated(path: inputName, operation: .decompress, "the input ends inside a frame")
-                }
+                if outcome.bytesIn > 0 { try decoder.finish(inputEndsAt: outcome.bytesIn) }
+                let produced = decoder.produced
                 while current < ranges.count, ranges[current].end == nil, ranges[current].start <= produced {
                     current += 1
                 }
@@ -149,58 +127,29 @@ package enum RangeExtraction {
             }
             try sink?.finish()
         } catch {
-            sink?.stop()
+            sink?.stop(error)
             throw error
         }
         return outcome
     }
-}
 
-/// Pieces of output written in order through an ``OrderedWriter``, at most
-/// ``limit`` of them (copies of 1 MiB or less) in flight.
-final class PieceOutput {
-    /// The most pieces written at once.
-    static let limit = 8
-    private let writer: OrderedWriter
-    private let cleanup = DispatchGroup()
-    private let inFlight = DispatchGroup()
-    private let slots = DispatchSemaphore(value: PieceOutput.limit)
-    private let failure = Locked<WeirError?>(nil)
-    private var next = 0
-
-    init(fd: Int32, path: String) throws(WeirError) {
-        let slots = self.slots, inFlight = self.inFlight, failure = self.failure
-        writer = OrderedWriter(fd: fd, path: path, cleanup: cleanup,
-                               onFinished: { _, _ in
-                                   slots.signal()
-                                   inFlight.leave()
-                               },
-                               onError: { error in failure.withLock { if $0 == nil { $0 = error } } })
-    }
-
-    /// Queues a copy of `bytes`; waits while ``limit`` pieces are in flight.
-    func write(_ bytes: UnsafeRawBufferPointer) throws(WeirError) {
-        if let error = failure.current { throw error }
-        guard !bytes.isEmpty else { return }
-        slots.wait()
-        inFlight.enter()
-        writer.submit(next, DispatchData(bytes: bytes))
-        next += 1
-    }
-
-    /// Waits for every piece, closes the channel; throws the first write error.
-    func finish() throws(WeirError) {
-        inFlight.wait()
-        writer.close(stop: false)
-        cleanup.wait()
-        if let error = failure.current { throw error }
-    }
-
-    /// Drops what is not written yet and closes the channel.
-    func stop() {
-        writer.abandon()
-        inFlight.wait()
-        writer.close(stop: true)
-        cleanup.wait()
+    /// Hands `sink` what of `piece`, the content from offset `start`, falls
+    /// in the ranges from `current` on, moving `current` past each that ends.
+    private static func serve(_ piece: UnsafeRawBufferPointer, at start: Int, ranges: [Range], current: inout Int,
+                              sink: RangeOutput?, outcome: inout Outcome) throws(WeirError) {
+        var from = start
+        let to = start + piece.count
+        while current < ranges.count {
+            let range = ranges[current]
+            let end = range.end ?? Int.max
+            let first = max(from, range.start), stop = min(to, end)
+            if first < stop {
+                try sink?.write(UnsafeRawBufferPointer(rebasing: piece[(first - start) ..< (stop - start)]))
+                outcome.bytesOut += stop - first
+            }
+            guard to >= end else { break }
+            current += 1
+            from = max(from, end)
+        }
     }
 }

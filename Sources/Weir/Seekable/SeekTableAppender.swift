@@ -63,13 +63,10 @@ public struct SeekTableAppender: Sendable {
         if listing.seekTables == 1 && listing.scannedPrefix == 0 && listing.warnings.isEmpty {
             return .alreadyIndexed(frames: listing.zstdFrameCount)
         }
-        let zstdFrames = listing.frames.filter { !$0.isSkippable }
-        let (sizes, measured) = try FrameMeasure.contentSizes(listed: zstdFrames, in: file, options: options)
-        var contentSizes = sizes.makeIterator()
-        var table = SeekTable(hasChecksums: zstdFrames.allSatisfy { $0.checksum != nil })
-        for frame in listing.frames {
-            let content = frame.isSkippable ? 0 : contentSizes.next() ?? 0
-            try table.append(compressedSize: frame.compressedSize, decompressedSize: content,
+        let (sized, measured) = try listing.measured(in: file, options: options)
+        var table = SeekTable(hasChecksums: sized.frames.allSatisfy { $0.isSkippable || $0.checksum != nil })
+        for frame in sized.frames {
+            try table.append(compressedSize: frame.compressedSize, decompressedSize: frame.decompressedSize ?? 0,
                              checksum: frame.checksum ?? 0, path: path)
         }
         try append(table.encoded(), to: file, at: listing.fileSize, synchronous: synchronous)

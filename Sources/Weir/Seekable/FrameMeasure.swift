@@ -38,52 +38,10 @@ import Dispatch
 /// Errors: the one that decoding the frames one after the other would meet
 /// first. A frame that fails stops the workers from taking any later one,
 /// and every earlier one has been taken, so all of those finish first. The
-/// error names the frame as the file numbers it (``Frame/index``: skippable
+/// error names the frame as the file numbers it (``FrameListing/Frame/index``: skippable
 /// frames count, as `weir -l` and the frame scanner number them) and its
 /// offset.
 package enum FrameMeasure {
-    /// A zstd frame to measure: where it lies in the file.
-    package struct Frame: Sendable, Equatable {
-        /// Its position in the file, from 0, skippable frames counted (for errors).
-        package var index: Int
-        /// The offset of its first byte.
-        package var offset: Int
-        /// Its size in the file, header, blocks and checksum.
-        package var compressedSize: Int
-
-        /// A frame at `offset`, `compressedSize` bytes long, the file's `index`th.
-        package init(index: Int, offset: Int, compressedSize: Int) {
-            self.index = index
-            self.offset = offset
-            self.compressedSize = compressedSize
-        }
-
-        /// The zstd frame that a listing found.
-        package init(_ frame: FrameListing.Frame) {
-            self.init(index: frame.index, offset: frame.offset, compressedSize: frame.compressedSize)
-        }
-    }
-
-    /// How much of a frame too large to be handled whole is read, and the
-    /// least content buffer it is streamed into: 1 MiB.
-    static let pieceSize = 1 << 20
-
-    /// The content size of each of `listed`, a listing's zstd frames in
-    /// file order: as its header or table declares it, or, for the frames
-    /// that declare none, measured by ``contentSizes(of:in:options:dictionary:wholeFrameLimit:)``
-    /// all at once.
-    ///
-    /// - Returns: the sizes, and how many frames were measured.
-    static func contentSizes(listed: [FrameListing.Frame], in file: Descriptor, options: DecompressionOptions,
-                             dictionary: DecompressionDictionary? = nil,
-                             wholeFrameLimit: Int = SeekableReader.cacheableFrameSize)
-        throws(WeirError) -> (sizes: [Int], measured: Int) {
-        let unsized = listed.filter { $0.decompressedSize == nil }
-        var measured = try contentSizes(of: unsized.map { Frame($0) }, in: file, options: options,
-                                        dictionary: dictionary, wholeFrameLimit: wholeFrameLimit).makeIterator()
-        return (listed.map { frame in frame.decompressedSize ?? measured.next() ?? 0 }, unsized.count)
-    }
-
     /// The content size of each of `frames`, in their order.
     ///
     /// - Parameters:
@@ -101,7 +59,7 @@ package enum FrameMeasure {
     ///   bad data (or bytes that are not the frame, when the file changed
     ///   since it was listed); `.memoryLimit` for a window above the limit;
     ///   `.system` when a read fails; `.library` when libzstd cannot be used.
-    static func contentSizes(of frames: [Frame], in file: Descriptor, options: DecompressionOptions,
+    static func contentSizes(of frames: [FrameListing.Frame], in file: Descriptor, options: DecompressionOptions,
                              dictionary: DecompressionDictionary? = nil,
                              wholeFrameLimit: Int = SeekableReader.cacheableFrameSize) throws(WeirError) -> [Int] {
         guard !frames.isEmpty else { return [] }
@@ -181,7 +139,7 @@ package enum FrameMeasure {
         }
 
         /// The content size of `frame`; an error names the frame.
-        func measure(_ frame: Frame) throws(WeirError) -> Int {
+        func measure(_ frame: FrameListing.Frame) throws(WeirError) -> Int {
             do throws(WeirError) {
                 let context: DecompressionContext
                 if let made = self.context {
@@ -203,10 +161,12 @@ package enum FrameMeasure {
 
         /// A frame read whole: decoded in one pass when its bound allows,
         /// else streamed from the bytes read.
-        private func measureWhole(_ frame: Frame, _ context: DecompressionContext) throws(WeirError) -> Int {
+        private func measureWhole(_ frame: FrameListing.Frame, _ context: DecompressionContext) throws(WeirError) -> Int {
             let bytes = Self.grown(&input, to: frame.compressedSize)
             let got = try file.read(into: bytes, at: frame.offset, operation: .read)
-            guard got == frame.compressedSize else { throw truncated(at: frame.offset + got) }
+            guard got == frame.compressedSize else {
+                throw FrameDecoder.truncation(path: file.path, at: frame.offset + got)
+            }
             let source = UnsafeRawBufferPointer(bytes)
             var scanner = FrameScanner(path: file.path, operation: .decompress)
             let found: [FrameBoundary]
@@ -226,31 +186,28 @@ package enum FrameMeasure {
                 return try context.decompressFrame(source, into: content)
             }
             context.reset()
-            var produced = 0
-            let hint = try stream(source, context, produced: &produced)
-            try checkEnd(frame, boundary.header, hint: hint, produced: produced)
-            return produced
+            var decoder = FrameDecoder(context: context, path: file.path)
+            var scratch = scratchOutput()
+            try decoder.decode(source, into: &scratch)
+            try decoder.checkEnded()
+            try checkDeclared(frame, boundary.header, produced: decoder.produced)
+            return decoder.produced
         }
 
         /// A frame too large to read whole: read, scanned and streamed a
         /// piece at a time.
-        private func measurePieces(_ frame: Frame, _ context: DecompressionContext) throws(WeirError) -> Int {
+        private func measurePieces(_ frame: FrameListing.Frame, _ context: DecompressionContext) throws(WeirError) -> Int {
             context.reset()
-            let buffer = Self.grown(&input, to: FrameMeasure.pieceSize)
+            let buffer = Self.grown(&input, to: FrameDecoder.pieceSize)
             var scanner = FrameScanner(path: file.path, operation: .decompress)
             var header: FrameHeader?
             var found: [FrameBoundary] = []
-            var read = 0
-            var produced = 0
-            var hint = 1
-            while read < frame.compressedSize {
-                let count = min(buffer.count, frame.compressedSize - read)
-                let piece = UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< count])
-                let got = try file.read(into: piece, at: frame.offset + read, operation: .read)
-                guard got == count else { throw truncated(at: frame.offset + read + got) }
-                let source = UnsafeRawBufferPointer(piece)
+            var decoder = FrameDecoder(context: context, path: file.path)
+            var scratch = scratchOutput()
+            try decoder.decodeFrame(in: file, at: frame.offset, compressedSize: frame.compressedSize, buffer: buffer,
+                                    into: &scratch, onRead: { piece throws(WeirError) in
                 do throws(WeirError) {
-                    found += try scanner.feed(source)
+                    found += try scanner.feed(piece)
                 } catch {
                     throw notTheFrame(frame, cause: error)
                 }
@@ -262,55 +219,30 @@ package enum FrameMeasure {
                     try options.windowLimit.check(known, index: frame.index, offset: frame.offset, path: file.path)
                     header = known
                 }
-                if hint == 0 { throw notTheFrame(frame, cause: nil) }
-                hint = try stream(source, context, produced: &produced)
-                read += count
-            }
+                // A frame that ends before its bytes do: they are not that one frame.
+                if found.contains(where: { $0.compressedSize != frame.compressedSize }) {
+                    throw notTheFrame(frame, cause: nil)
+                }
+            })
             do throws(WeirError) {
                 try scanner.finish()
             } catch {
                 throw notTheFrame(frame, cause: error)
             }
             guard found.count == 1, let header else { throw notTheFrame(frame, cause: nil) }
-            try checkEnd(frame, header, hint: hint, produced: produced)
-            return produced
+            try checkDeclared(frame, header, produced: decoder.produced)
+            return decoder.produced
         }
 
-        /// Runs `source` through the streaming decoder, the content into the
-        /// output buffer (at least 1 MiB) again and again, adding how much
-        /// came out to `produced`.
-        ///
-        /// - Returns: 0 when the frame ended (with the last of `source`),
-        ///   otherwise libzstd's hint of the input it still needs.
-        private func stream(_ source: UnsafeRawBufferPointer, _ context: DecompressionContext,
-                            produced: inout Int) throws(WeirError) -> Int {
-            let content = Self.grown(&output, to: max(output.count, FrameMeasure.pieceSize))
-            var consumed = 0
-            var filled = 0
-            var hint = 1
-            repeat {
-                let before = consumed
-                filled = 0
-                hint = try context.decompressStream(source, consumed: &consumed, into: content, filled: &filled)
-                produced += filled
-                if hint != 0, filled == 0, consumed == before, consumed < source.count {
-                    throw WeirError.corrupt(path: file.path, operation: .decompress, "the decoder makes no progress")
-                }
-            } while hint != 0 && (consumed < source.count || filled == content.count)
-            if hint == 0, consumed < source.count {
-                throw WeirError.corrupt(path: file.path, operation: .decompress, "bytes after the end of the frame")
-            }
-            return hint
+        /// The content buffer as a decoder's scratch output (at least 1 MiB).
+        private func scratchOutput() -> ScratchOutput {
+            ScratchOutput(space: Self.grown(&output, to: max(output.count, FrameDecoder.pieceSize)))
         }
 
-        /// Throws unless a streamed frame ended where its bytes end and gave
-        /// the content its header declares, if it declares any (the check
-        /// `ZSTD_decompressDCtx` makes, which streaming skips when the last
-        /// block is empty).
-        private func checkEnd(_ frame: Frame, _ header: FrameHeader, hint: Int, produced: Int) throws(WeirError) {
-            guard hint == 0 else {
-                throw WeirError.corrupt(path: file.path, operation: .decompress, "the frame ends before its last block")
-            }
+        /// Throws unless a streamed frame gave the content its header
+        /// declares, if it declares any (the check `ZSTD_decompressDCtx`
+        /// makes, which streaming skips when the last block is empty).
+        private func checkDeclared(_ frame: FrameListing.Frame, _ header: FrameHeader, produced: Int) throws(WeirError) {
             if let declared = header.contentSize, declared != UInt64(produced) {
                 throw WeirError.corrupt(path: file.path, operation: .decompress,
                                         "declares \(declared) bytes of content but decodes to \(produced)",
@@ -318,16 +250,10 @@ package enum FrameMeasure {
             }
         }
 
-        /// The file ends at `end`, inside the frame being read.
-        private func truncated(at end: Int) -> WeirError {
-            WeirError.truncated(path: file.path, operation: .decompress,
-                                "the file ends at offset \(end), inside a frame")
-        }
-
         /// The bytes at `frame` are not one zstd frame of its size: the file
         /// changed since it was listed. `cause` is the scanner's error, whose
         /// offsets count from the frame's first byte.
-        private func notTheFrame(_ frame: Frame, cause: WeirError?) -> WeirError {
+        private func notTheFrame(_ frame: FrameListing.Frame, cause: WeirError?) -> WeirError {
             var error = WeirError.corrupt(path: file.path, operation: .decompress,
                                           "is not one zstd frame of \(frame.compressedSize) bytes",
                                           frame: frame.index, offset: frame.offset)

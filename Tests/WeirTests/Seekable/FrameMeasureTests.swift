@@ -45,12 +45,12 @@ struct FrameMeasureTests {
     }
 
     /// The zstd frames of the file at `path`, as its listing finds them.
-    static func frames(_ path: String) throws(WeirError) -> [FrameMeasure.Frame] {
-        try FrameListing.read(path: path).frames.filter { !$0.isSkippable }.map { FrameMeasure.Frame($0) }
+    static func frames(_ path: String) throws(WeirError) -> [FrameListing.Frame] {
+        try FrameListing.read(path: path).frames.filter { !$0.isSkippable }
     }
 
     /// `frames` of the file at `path` measured.
-    static func measure(_ path: String, _ frames: [FrameMeasure.Frame], options: DecompressionOptions,
+    static func measure(_ path: String, _ frames: [FrameListing.Frame], options: DecompressionOptions,
                         wholeFrameLimit: Int = SeekableReader.cacheableFrameSize) throws(WeirError) -> [Int] {
         let file = try Descriptor.openForReading(path)
         defer { file.close() }

@@ -1,0 +1,128 @@
+import SystemPackage
+
+/// The index's seek tables: read from the end of the file (``SeekTable``
+/// decodes them, from the bytes read here), followed back through a
+/// concatenation's parts, and checked against the frames they list.
+extension FrameListing {
+    /// The seek table at the end of the file `fd` of `fileSize` bytes, read
+    /// with `pread` (the file offset is neither used nor moved); nil when
+    /// the file does not end with one.
+    ///
+    /// - Throws: as ``SeekTable/decode(fileSize:path:reading:)``, and
+    ///   `.corrupt` when the table's frames add up to more than the bytes
+    ///   before it; `.system` when `pread` fails.
+    static func seekTable(in fd: Int32, fileSize: Int, path: String) throws(WeirError) -> SeekTable? {
+        guard let table = try seekTableEntries(in: fd, fileSize: fileSize, path: path) else { return nil }
+        if table.dataStart < 0 {
+            throw SeekTable.corrupt("the seek table at offset \(table.tableOffset) describes \(table.compressedTotal) "
+                                    + "bytes of frames, more than the \(table.tableOffset) bytes before it", path: path)
+        }
+        return table
+    }
+
+    /// As ``seekTable(in:fileSize:path:)``, but a table whose frames add up
+    /// to more than the bytes before it is returned, with a negative
+    /// ``SeekTable/dataStart`` (for ``SeekTableCheck`` to find the entry at fault).
+    static func seekTableEntries(in fd: Int32, fileSize: Int, path: String) throws(WeirError) -> SeekTable? {
+        let file = Descriptor(fd, path: path)
+        return try SeekTable.decode(fileSize: fileSize, path: path) { count, offset throws(WeirError) in
+            try file.read(count: count, at: offset, operation: .readSeekTable)
+        }
+    }
+
+    /// The chain of seek tables of a concatenation of seekable files
+    /// (`cat a.zst b.zst`) that ends with `last`, the file's own table, in
+    /// file order: while a table's frames start after offset 0, the table
+    /// that ends where they start comes before it (each part's table lists
+    /// the frames since the previous table). The chain stops at a table that
+    /// describes frames from offset 0, or where no valid table ends; the
+    /// first table's ``SeekTable/dataStart`` says where the described part begins.
+    static func seekTableChain(endingWith last: SeekTable, fd: Int32, path: String) -> [SeekTable] {
+        // Each link ends where the one after it begins: the walk ends.
+        var backwards = [last]
+        while let earliest = backwards.last, earliest.dataStart > 0,
+              let previous = try? seekTable(in: fd, fileSize: earliest.dataStart, path: path) {
+            backwards.append(previous)
+        }
+        return backwards.reversed()
+    }
+
+    /// The listing from a file's chain of seek tables (one, or one per part
+    /// of a concatenation), after the frames `prefix` found before the first
+    /// table's; nil when a table does not match the frames' headers (then
+    /// the file is scanned instead).
+    ///
+    /// Each entry's offset must hold a zstd frame header that declares the
+    /// entry's content size, if it declares one, and the 4 bytes before the
+    /// next frame (or the table) must be the entry's checksum when the frame
+    /// has one: one `pread` of 22 bytes per frame reads both. An entry of no
+    /// content may be a skippable frame (an earlier part's table, pzstd's
+    /// size frames, in a table `weir --index` wrote) whose header gives the
+    /// entry's size.
+    static func fromTables(_ tables: [SeekTable], after prefix: [Frame], fd: Int32, fileSize: Int,
+                           path: String) -> FrameListing? {
+        var frames = prefix
+        for table in tables {
+            guard let described = fromTable(table, fd: fd, path: path, firstIndex: frames.count) else { return nil }
+            frames += described
+            frames.append(Frame(index: frames.count, offset: table.tableOffset, compressedSize: table.encodedSize,
+                                decompressedSize: 0, isSkippable: true, checksum: nil, hasChecksum: false))
+        }
+        return FrameListing(path: path, fileSize: fileSize, frames: frames, fromSeekTable: true,
+                            seekTables: tables.count)
+    }
+
+    /// The frames one seek table describes, numbered from `firstIndex`; nil
+    /// when they do not match the table (see ``fromTables(_:after:fd:fileSize:path:)``).
+    private static func fromTable(_ table: SeekTable, fd: Int32, path: String, firstIndex: Int) -> [Frame]? {
+        let entries = table.entries
+        var frames: [Frame] = []
+        frames.reserveCapacity(entries.count)
+        var previousHasChecksum = false
+        var next = table.dataStart
+        for index in 0 ... entries.count {
+            // Where this frame (or, past the last, the table) begins.
+            let start = next
+            if index < entries.count { next += Int(entries[index].compressedSize) }
+            let lead = index > 0 ? min(4, Int(entries[index - 1].compressedSize)) : 0
+            let count = lead + (index < entries.count ? min(18, Int(entries[index].compressedSize)) : 0)
+            guard let bytes = try? Descriptor(fd, path: path).read(count: count, at: start - lead, operation: .list),
+                  bytes.count == count else { return nil }
+            if index > 0, table.hasChecksums, previousHasChecksum {
+                guard lead == 4, entries[index - 1].checksum == littleEndian32(bytes) else { return nil }
+            }
+            guard index < entries.count else { break }
+            let entry = entries[index]
+            let compressedSize = Int(entry.compressedSize), content = Int(entry.decompressedSize)
+            let header = Array(bytes[lead...])
+            if header.count >= 8, case .skippable = FrameHeader.kind(ofMagic: littleEndian32(header)) {
+                // A skippable frame: no content, and the size its header gives.
+                guard content == 0, 8 + Int(littleEndian32(Array(header[4...]))) == compressedSize else { return nil }
+                frames.append(Frame(index: firstIndex + index, offset: start, compressedSize: compressedSize,
+                                    decompressedSize: 0, isSkippable: true, checksum: nil, hasChecksum: false))
+                previousHasChecksum = false
+                continue
+            }
+            var scanner = FrameScanner(path: path, operation: .list)
+            let fed = header.withUnsafeBytes { header in
+                Result { () throws(WeirError) in try scanner.feed(header) }
+            }
+            // A frame of 18 bytes or less ends inside them: its header comes with its boundary.
+            guard case .success(let ended) = fed, let parsed = scanner.currentHeader ?? ended.first?.header,
+                  !parsed.isSkippable else { return nil }
+            if let declared = parsed.contentSize, declared != UInt64(content) { return nil }
+            frames.append(Frame(index: firstIndex + index, offset: start, compressedSize: compressedSize,
+                                decompressedSize: content, isSkippable: false,
+                                checksum: parsed.hasChecksum && table.hasChecksums ? entry.checksum : nil,
+                                hasChecksum: parsed.hasChecksum, windowSize: parsed.windowSize,
+                                dictionaryID: parsed.dictionaryID))
+            previousHasChecksum = parsed.hasChecksum
+        }
+        return frames
+    }
+
+    /// The little-endian u32 that `bytes` begins with.
+    private static func littleEndian32(_ bytes: [UInt8]) -> UInt32 {
+        UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 24
+    }
+}
