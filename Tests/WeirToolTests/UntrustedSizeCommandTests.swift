@@ -104,10 +104,10 @@ struct UntrustedSizeCommandTests {
           arguments: ["", "--no-mmap", "-T1"])
     func growing(flag: String) throws {
         let scratch = Scratch()
-        let initial = try Self.repeatedInput(scratch, mebibytes: 12)
+        let initial = try Self.repeatedInput(scratch, mebibytes: 8)
         let (result, final) = try Self.whileChanged(
             scratch, "\(flag) input -o out.zst",
-            change: "for i in $(seq 40); do cat seed >> input; done", delay: "0.01")
+            change: "for i in $(seq 24); do cat seed >> input; done", delay: "0.01")
         if result.status == 0 {
             let read = try Self.record(result)["bytes_in"] as? Int
             let decoded = try scratch.zstd(["-dc", "out.zst"]).stdout
@@ -124,7 +124,7 @@ struct UntrustedSizeCommandTests {
           arguments: ["", "--no-mmap", "-c"])
     func shrinking(flag: String) throws {
         let scratch = Scratch()
-        let original = try Self.repeatedInput(scratch, mebibytes: 48)
+        let original = try Self.repeatedInput(scratch, mebibytes: 32)
         let output = flag == "-c" ? "-c > out.zst" : "\(flag) -o out.zst"
         let (result, final) = try Self.whileChanged(scratch, "input \(output)", change: "truncate -s 3M input",
                                                     delay: "0.02")
