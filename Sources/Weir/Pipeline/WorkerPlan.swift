@@ -90,13 +90,7 @@ public struct WorkerPlan: Sendable, Equatable {
                               memoryLimit: limits.memoryLimit)
         plan.estimatedPeak = compressionPeak(options, workers: cores)
         guard let limit = limits.memoryLimit, !requested else { return plan }
-        let budget = Int(Double(limit) * memoryShare)
-        var fitted = 1
-        while fitted < cores && compressionPeak(options, workers: fitted + 1) <= budget { fitted += 1 }
-        if fitted < cores {
-            plan.workers = fitted
-            plan.reason = .memoryLimit(limit)
-        }
+        plan.fit(under: limit) { compressionPeak(options, workers: $0) }
         let fixed = chunkIsFixed || options.longWindowLog != nil || options.rsyncable
         var shrunk = options
         shrunk.threads = plan.workers
@@ -108,6 +102,18 @@ public struct WorkerPlan: Sendable, Equatable {
         }
         plan.estimatedPeak = compressionPeak(shrunk, workers: plan.workers)
         return plan
+    }
+
+    /// Lowers ``workers`` to the most, at least one, whose `peak` stays
+    /// under ``memoryShare`` of `limit`, saying that the limit chose them.
+    private mutating func fit(under limit: Int, peak: (Int) -> Int) {
+        let budget = Int(Double(limit) * Self.memoryShare)
+        var fitted = 1
+        while fitted < workers && peak(fitted + 1) <= budget { fitted += 1 }
+        if fitted < workers {
+            workers = fitted
+            reason = .memoryLimit(limit)
+        }
     }
 
     /// The plan for decompressing with `options`: `options.threads` when
@@ -133,13 +139,7 @@ public struct WorkerPlan: Sendable, Equatable {
         }
         plan.estimatedPeak = decompressionPeak(sized, workers: count)
         guard let limit = limits.memoryLimit, !requested else { return plan }
-        let budget = Int(Double(limit) * memoryShare)
-        var fitted = 1
-        while fitted < count && decompressionPeak(sized, workers: fitted + 1) <= budget { fitted += 1 }
-        if fitted < count {
-            plan.workers = fitted
-            plan.reason = .memoryLimit(limit)
-        }
+        plan.fit(under: limit) { decompressionPeak(sized, workers: $0) }
         plan.estimatedPeak = decompressionPeak(sized, workers: plan.workers)
         return plan
     }
