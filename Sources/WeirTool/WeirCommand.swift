@@ -3,6 +3,7 @@ import CAllocator
 import FoundationEssentials
 import Weir
 import WeirCLI
+import WeirPrograms
 import Glibc
 
 /// The `weir` command: flags in, library calls, exit status out.
