@@ -36,9 +36,16 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
+        // What zstd keeps in its programs/ rather than its library: -b's
+        // benchmark, --trace's log, the loading of training samples. The
+        // executable's side of the engine; `package` access into it.
+        .target(
+            name: "WeirPrograms",
+            dependencies: ["Weir", "CZstd", "CSupport", .product(name: "SystemPackage", package: "swift-system")]
+        ),
         .target(
             name: "WeirCLI",
-            dependencies: ["Weir"]
+            dependencies: ["Weir", "WeirPrograms"]
         ),
         // Every script builds it with `--static-swift-stdlib` (no toolchain
         // needed where it is installed; 3–4 MiB less resident: README,
@@ -49,6 +56,7 @@ let package = Package(
             name: "WeirTool",
             dependencies: [
                 "Weir",
+                "WeirPrograms",
                 "WeirCLI",
                 "CAllocator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -60,12 +68,16 @@ let package = Package(
             dependencies: ["Weir", "CZstd", .product(name: "SystemPackage", package: "swift-system")]
         ),
         .testTarget(
+            name: "WeirProgramsTests",
+            dependencies: ["WeirPrograms", "Weir"]
+        ),
+        .testTarget(
             name: "WeirToolTests",
             dependencies: ["WeirTool"]
         ),
         .testTarget(
             name: "WeirCLITests",
-            dependencies: ["WeirCLI", "Weir"]
+            dependencies: ["WeirCLI", "Weir", "WeirPrograms"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -21,7 +21,6 @@ struct slot {
 };
 
 static struct slot slots[SLOTS];
-static atomic_ulong faults;
 static struct sigaction previous;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int install_error;
@@ -39,7 +38,6 @@ static void on_sigbus(int signal, siginfo_t *info, void *context) {
         errno = saved;
         if (zeros == MAP_FAILED) break;
         atomic_store(&slots[i].faulted, true);
-        atomic_fetch_add(&faults, 1);
         return;  // the access is retried and now reads zeros
     }
     // Not one of ours: what would have happened without this handler.
@@ -89,10 +87,6 @@ int weir_map_guard_register(const void *start, size_t length) {
 bool weir_map_guard_faulted(int slot) {
     if (slot < 0 || slot >= SLOTS) return false;
     return atomic_load(&slots[slot].faulted);
-}
-
-unsigned long weir_map_guard_fault_count(void) {
-    return atomic_load(&faults);
 }
 
 void weir_map_guard_unregister(int slot) {

@@ -1,3 +1,5 @@
+import Weir
+
 /// Rewrites zstd's command-line spellings, which swift-argument-parser
 /// cannot parse, into ones it can, before parsing.
 ///
@@ -11,7 +13,8 @@
 ///
 /// Other spellings:
 ///
-/// - `--fast` alone → `--fast=1`, `--long` alone → `--long=27` (optional values);
+/// - `--fast` alone → `--fast=1`, `--long` alone → `--long=27`, the engine's
+///   `CompressionOptions.defaultLongWindowLog` (optional values);
 /// - `-c`/`--stdout` and `-o` both given: the last one wins, as in zstd,
 ///   signalled with the hidden flag `--stdout-wins`;
 /// - `--rm` and `-k`/`--keep` both given: the last one wins, as in zstd:
@@ -88,7 +91,7 @@ package enum ArgumentNormalizer {
                     result.append("--fast=1")
                     continue
                 case "--long" where argument == "--long":
-                    result.append("--long=27")
+                    result.append("--long=\(CompressionOptions.defaultLongWindowLog)")
                     continue
                 case "--stdout": lastStdout = seen
                 case "--output": lastOutput = seen

@@ -1,4 +1,5 @@
 import Weir
+import WeirPrograms
 
 /// The lines of `-b`, in zstd's layout, one per level and kind of run:
 ///

@@ -23,7 +23,6 @@ final class RunReporter {
     private let sizeHint: Int?
     private let compression: CompressionOptions?
     private var totals: RunTotals
-    private var file = 0
 
     /// - Parameters:
     ///   - console: where everything is written; its progress display, if
@@ -43,14 +42,9 @@ final class RunReporter {
         totals = RunTotals(operation: operation)
     }
 
-    /// Called before each input; counts it for `(n/N)`.
-    func next() {
-        file += 1
-    }
-
-    /// Starts the progress line of `job`; returns the observer to give it,
-    /// nil when no line is shown.
-    func started(_ job: FileJob) -> ProgressObserver? {
+    /// Starts the progress line of `job`, the `file`th input (from 1, for
+    /// `(n/N)`); returns the observer to give it, nil when no line is shown.
+    func started(_ job: FileJob, file: Int) -> ProgressObserver? {
         guard let progress = console.progress else { return nil }
         return progress.begin(name: FileName.displayed(job.inputName), file: file, files: inputs,
                               total: Self.size(of: job.input) ?? sizeHint, mode: OperationKind(job.operation))

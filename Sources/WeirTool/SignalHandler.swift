@@ -43,7 +43,7 @@ final class SignalHandler: @unchecked Sendable {
                 if state.record(number) {
                     cancellation.cancel()
                 } else {
-                    OutputFile.removeAllPending()
+                    PendingTemporaries.removeAll()
                     for (fd, flags) in savedFlags where flags >= 0 { _ = fcntl(fd, F_SETFL, flags) }
                     _exit(128 + number)
                 }

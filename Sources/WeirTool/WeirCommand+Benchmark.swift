@@ -1,6 +1,7 @@
 import Glibc
 import Weir
 import WeirCLI
+import WeirPrograms
 
 /// `-b`: zstd's benchmark mode, with its flags (`-b#`, `-e#`, `-i#`, `-B#`,
 /// `-S`, `-d`, `--priority=rt`), measuring weir's pipelines beside libzstd

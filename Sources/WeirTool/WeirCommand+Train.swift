@@ -1,6 +1,7 @@
 import ArgumentParser
 import Weir
 import WeirCLI
+import WeirPrograms
 
 /// `--train`, `--train-cover`, `--train-fastcover`, `--train-legacy`:
 /// learning a dictionary from files as zstd 1.5.4 does, with its flags.
@@ -72,7 +73,7 @@ extension WeirCommand {
         do throws(WeirError) {
             let samples = try TrainingSamples.load(paths: inputs, for: training, dictionaryPath: path)
             for warning in samples.warnings { console.warning(warning) }
-            let (dictionary, builder) = try DictionaryTrainer.train(samples, training, path: path)
+            let (dictionary, builder) = try DictionaryTrainer.train(samples.buffer, sizes: samples.sizes, training, path: path)
             if messageFlags.quiet == 0, training.builder.optimizes {
                 console.write(TrainingParameterList.chosen(builder))
             }

@@ -3,6 +3,7 @@ import CAllocator
 import FoundationEssentials
 import Weir
 import WeirCLI
+import WeirPrograms
 import Glibc
 
 /// The `weir` command: flags in, library calls, exit status out.
@@ -159,8 +160,8 @@ struct WeirCommand: ParsableCommand {
         return status != 0 ? status : failed ? 1 : 0
     }
 
-    /// Compresses, decompresses or tests `inputs`: side by side when they
-    /// can go so (``FileBatch``), else one by one; returns the exit status.
+    /// Compresses, decompresses or tests `inputs` (``JobScheduler`` decides
+    /// how the jobs go); returns the exit status.
     func process(_ inputs: [String], console: Console) -> Int32 {
         // Read once, before any input: every job shares it.
         let (dictionary, unreadable) = readDictionary(console: console)
@@ -183,13 +184,27 @@ struct WeirCommand: ParsableCommand {
         let compression = planned?.options
         showWorkers(planned?.plan ?? decompressionPlan(toStandardOutput: false, dictionary: nil).plan, console: console)
         if let compression { showParameters(of: inputs, compression, console: console) }
-        var failed = if goesSideBySide(inputs, dictionary: dictionary, compression: compression, console: console) {
-            runSideBySide(inputs, dictionary: dictionary, compression: compression, console: console,
-                          reporter: reporter, cancellation: signals.cancellation)
-        } else {
-            runOneByOne(inputs, dictionary: dictionary, compression: compression, console: console,
-                        reporter: reporter, cancellation: signals.cancellation, into: shared)
-        }
+        var failed = false
+        JobScheduler.run(inputs, width: compression?.resolvedThreads ?? 1, followedLive: console.progress != nil,
+                         cancellation: signals.cancellation, sync: !outputFlags.noSync, plan: { index in
+            try? makeJob(for: inputs[index], dictionary: dictionary, compression: compression, console: console)
+        }, make: { index in
+            Result { () throws(WeirError) in
+                try makeJob(for: inputs[index], dictionary: dictionary, compression: compression, console: console,
+                            shared: shared, asking: true)
+            }
+        }, started: { index, job in
+            reporter.started(job, file: index + 1)
+        }, ended: reporter.endProgress, report: { index, made, outcome in
+            switch (made, outcome) {
+            case (.success(let job), .success(let statistics)): reporter.succeeded(job, statistics)
+            case (_, .failure(let error)):
+                failed = true
+                reporter.failed(input: inputs[index], job: try? made.get(), error: error,
+                                quietPipe: error.isBrokenPipe && messageFlags.quiet > 0)
+            case (.failure, .success): break  // a job not made has no statistics
+            }
+        })
         if let shared, let outputFile {
             failed = !commitConcatenation(shared, path: outputFile, cancelled: signals.cancellation.isCancelled,
                                           console: console) || failed
@@ -247,114 +262,6 @@ struct WeirCommand: ParsableCommand {
                     level: compression.level, size: frame, dictionarySize: dictionarySize)) + "\n")
             }
         }
-    }
-
-    /// Runs the jobs of `inputs` side by side (``FileBatch``), made as the
-    /// threads need them; outcomes come back in order. Returns whether one
-    /// failed.
-    func runSideBySide(_ inputs: [String], dictionary: ZstdDictionary?, compression: CompressionOptions?,
-                       console: Console, reporter: RunReporter, cancellation: Cancellation) -> Bool {
-        var failed = false
-        FileBatch.run(count: inputs.count, width: compression?.resolvedThreads ?? 1, cancellation: cancellation,
-                      sync: !outputFlags.noSync, make: { index in
-            Result { () throws(WeirError) in
-                try makeJob(for: inputs[index], dictionary: dictionary, compression: compression, console: console,
-                            asking: true)
-            }
-        }, report: { index, made, outcome in
-            reporter.next()
-            switch (made, outcome) {
-            case (.success(let job), .success(let statistics)): reporter.succeeded(job, statistics)
-            case (_, .failure(let error)):
-                if cancellation.isCancelled { return }
-                failed = true
-                reporter.failed(input: inputs[index], job: try? made.get(), error: error, quietPipe: false)
-            case (.failure, .success): break  // a job not made has no statistics
-            }
-        })
-        return failed
-    }
-
-    /// Runs the jobs of `inputs` one after the other, each with the whole
-    /// machine; their outputs are committed in groups on a thread of their
-    /// own (``CommitQueue``: one sync for many small files), a group handed
-    /// off when due and before any job that may take long, the rest at the
-    /// end. Returns whether one failed.
-    func runOneByOne(_ inputs: [String], dictionary: ZstdDictionary?, compression: CompressionOptions?,
-                     console: Console, reporter: RunReporter, cancellation: Cancellation,
-                     into shared: OutputFile? = nil) -> Bool {
-        let smallFiles = SmallFileCompressor()
-        let commits = CommitQueue(sync: !outputFlags.noSync)
-        var jobs: [Int: (input: String, job: FileJob?)] = [:]
-        var failed = false
-        func report(_ index: Int, _ outcome: Result<Statistics, WeirError>) {
-            let (input, job) = jobs.removeValue(forKey: index)!
-            switch (job, outcome) {
-            case (let job?, .success(let statistics)): reporter.succeeded(job, statistics)
-            case (_, .failure(let error)):
-                failed = true
-                reporter.failed(input: input, job: job, error: error,
-                                quietPipe: error.isBrokenPipe && messageFlags.quiet > 0)
-            case (nil, .success): break  // a job not made has no statistics
-            }
-        }
-        for (index, input) in inputs.enumerated() {
-            if cancellation.isCancelled { break }
-            reporter.next()
-            // A job that may take long (not a small file) keeps none waiting.
-            if !FileBatch.mayBeSmall(input) {
-                commits.waitForCommitting()
-                commits.handOff()
-            }
-            do throws(WeirError) {
-                let made = try makeJob(for: input, dictionary: dictionary, compression: compression, console: console,
-                                       shared: shared, asking: true)
-                jobs[index] = (input, made)
-                let finished = Result { () throws(WeirError) in
-                    try made.process(observer: reporter.started(made), cancellation: cancellation,
-                                     smallFiles: smallFiles, sync: commits.sync)
-                }
-                reporter.endProgress()
-                if case .failure = finished, cancellation.isCancelled { break }
-                if commits.isFull { commits.waitForCommitting() }
-                commits.add(index, finished)
-            } catch {
-                jobs[index] = (input, nil)
-                commits.add(index, .failure(error))
-            }
-            if commits.isDue { commits.handOff() }
-            for (index, outcome) in commits.committed() { report(index, outcome) }
-        }
-        if cancellation.isCancelled {
-            commits.discard()
-        } else {
-            for (index, outcome) in commits.commitAll() { report(index, outcome) }
-        }
-        return failed
-    }
-
-    /// Whether the jobs of a run can go side by side (``FileBatch``), rather
-    /// than one by one: compressing several files into files, with no
-    /// progress line (it follows one file), no job that cannot be made (its
-    /// error comes in order in the one-by-one run), and no output that is
-    /// another job's input or output (their order would matter). Checks the
-    /// names only: the jobs are made again as the threads need them.
-    func goesSideBySide(_ inputs: [String], dictionary: ZstdDictionary?, compression: CompressionOptions?,
-                        console: Console) -> Bool {
-        guard let compression, inputs.count > 1, console.progress == nil, !standardOutputRequested,
-              outputFile == nil, !inputs.contains("-"), compression.resolvedThreads > 1 else {
-            return false
-        }
-        // Hashes, not names: a tree's output names would be held all at once
-        // (about 10 MiB for the 78,579 files of the Linux tree). Two names
-        // of one hash only send the run one by one.
-        var names = Set(inputs.map { ExactName(name: $0).hashValue })
-        for input in inputs {
-            guard let job = try? makeJob(for: input, dictionary: dictionary, compression: compression, console: console),
-                  case .file(let path) = job.destination,
-                  names.insert(ExactName(name: path).hashValue).inserted else { return false }
-        }
-        return true
     }
 
     /// The compression level after `--fast`, `--ultra` and clamping.

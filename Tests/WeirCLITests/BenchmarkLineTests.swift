@@ -1,5 +1,6 @@
 import Testing
 import Weir
+import WeirPrograms
 import WeirCLI
 
 /// `-b`'s lines, in zstd's layout.

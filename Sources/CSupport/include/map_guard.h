@@ -24,9 +24,6 @@ int weir_map_guard_register(const void *start, size_t length);
 /// Whether a SIGBUS has hit the slot's mapping since it was registered.
 bool weir_map_guard_faulted(int slot);
 
-/// Whether a SIGBUS has hit any guarded mapping since the process started.
-unsigned long weir_map_guard_fault_count(void);
-
 /// Ends the slot's registration (before the mapping is unmapped).
 void weir_map_guard_unregister(int slot);
 

@@ -19,7 +19,7 @@ extension WeirError {
     // MARK: notZstd
 
     /// `not in zstd format`, with `note` in parentheses after it.
-    static func notZstd(path: String, operation: Operation, _ note: String? = nil) -> WeirError {
+    package static func notZstd(path: String, operation: Operation, _ note: String? = nil) -> WeirError {
         WeirError(.notZstd, path: path, operation: operation, lead: nil,
                   detail: "not in zstd format" + (note.map { " (\($0))" } ?? ""))
     }
@@ -33,7 +33,7 @@ extension WeirError {
 
     /// A file that changed while weir read it: `shrank`, or only known to
     /// have another size than at the start.
-    static func changedWhileRead(path: String, operation: Operation, shrank: Bool) -> WeirError {
+    package static func changedWhileRead(path: String, operation: Operation, shrank: Bool) -> WeirError {
         WeirError(.truncated, path: path, operation: operation, lead: nil,
                   detail: shrank ? "the file was truncated while it was being read"
                                  : "the file changed size while it was being read")
@@ -49,7 +49,7 @@ extension WeirError {
 
     /// `corrupt data: DETAIL`, or `corrupt data: frame N at offset O DETAIL`
     /// when the frame is known.
-    static func corrupt(path: String, operation: Operation, _ detail: String,
+    package static func corrupt(path: String, operation: Operation, _ detail: String,
                         frame: Int? = nil, offset: Int? = nil) -> WeirError {
         WeirError(.corrupt, path: path, operation: operation, lead: .corruptData, detail: detail,
                   placement: .leading, frame: frame, offset: offset)
@@ -174,7 +174,7 @@ extension WeirError {
     // MARK: library
 
     /// libzstd, or a limit of weir's, refused: the detail says what and why.
-    static func library(path: String, operation: Operation, _ detail: String) -> WeirError {
+    package static func library(path: String, operation: Operation, _ detail: String) -> WeirError {
         WeirError(.library, path: path, operation: operation, lead: nil, detail: detail)
     }
 
@@ -192,7 +192,7 @@ extension WeirError {
 
     /// Fewer samples than a dictionary can be learnt from (`count` of
     /// `minimum`), worded as zstd does ("nb of samples too low").
-    static func tooFewSamples(path: String, count: Int, minimum: Int) -> WeirError {
+    package static func tooFewSamples(path: String, count: Int, minimum: Int) -> WeirError {
         WeirError(.library, path: path, operation: .train, lead: nil,
                   detail: "nb of samples too low: \(count) sample\(count == 1 ? "" : "s"), training needs at least \(minimum)",
                   hint: .moreSamples)

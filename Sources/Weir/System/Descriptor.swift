@@ -6,7 +6,7 @@ import SystemPackage
 /// input, the one `fstat`, an exact `pread`, a whole `pwrite`. Errors are ``WeirError``s
 /// naming `path` and the operation, made in one place (``checked(_:_:)``).
 /// It does not own the descriptor: whoever opened it closes it.
-struct Descriptor: Sendable {
+package struct Descriptor: Sendable {
     let fd: Int32
     /// How errors name the file.
     let path: String
@@ -20,7 +20,7 @@ struct Descriptor: Sendable {
 
     /// Opens `path` for reading, close-on-exec; its name is passed as the
     /// bytes it is (``FileName``).
-    static func openForReading(_ path: String, operation: WeirError.Operation = .open) throws(WeirError) -> Descriptor {
+    package static func openForReading(_ path: String, operation: WeirError.Operation = .open) throws(WeirError) -> Descriptor {
         try open(path, .readOnly, operation: operation)
     }
 
@@ -35,7 +35,7 @@ struct Descriptor: Sendable {
     }
 
     /// Closes the descriptor (for one ``open(_:_:operation:)`` opened).
-    func close() { try? system.close() }
+    package func close() { try? system.close() }
 
     /// `fstat`.
     func status(operation: WeirError.Operation = .stat) throws(WeirError) -> FileStatus {
@@ -46,7 +46,7 @@ struct Descriptor: Sendable {
 
     /// Fills `buffer` from `offset` with `pread`, retrying short reads;
     /// returns the bytes read, fewer than asked only at the end of the file.
-    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int, operation: WeirError.Operation) throws(WeirError) -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int, operation: WeirError.Operation) throws(WeirError) -> Int {
         var done = 0
         while done < buffer.count {
             let got = try checked(operation) {
@@ -77,7 +77,7 @@ struct Descriptor: Sendable {
 
     /// The bytes from where the descriptor stands to its end (a /proc file,
     /// whose size `stat` reports as 0), or its first `limit` bytes.
-    func readToEnd(limit: Int = .max, operation: WeirError.Operation = .read) throws(WeirError) -> [UInt8] {
+    package func readToEnd(limit: Int = .max, operation: WeirError.Operation = .read) throws(WeirError) -> [UInt8] {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 << 10)
         while bytes.count < limit {

@@ -6,7 +6,7 @@ import Glibc
 ///
 /// A context is used by one worker at a time; ``WorkerPool`` hands them out.
 /// Reusing a context between frames avoids allocating its tables per chunk.
-final class CompressionContext {
+package final class CompressionContext {
     private let cctx: OpaquePointer
     /// Held so that it outlives the context that references it.
     private let dictionary: CompressionDictionary?
@@ -19,7 +19,7 @@ final class CompressionContext {
     /// level must be `level` (a referenced CDict imposes its own), and names
     /// its ID unless `dictionaryID` is false; `parameters` go over the
     /// level's last.
-    init(level: Int, checksum: Bool, contentSize: Bool = true, windowLog: Int? = nil, longDistance: Bool = false,
+    package init(level: Int, checksum: Bool, contentSize: Bool = true, windowLog: Int? = nil, longDistance: Bool = false,
          dictionary: CompressionDictionary? = nil, dictionaryID: Bool = true,
          parameters: CompressionParameters = CompressionParameters(), path: String) throws(WeirError) {
         try Zstd.checkLibraryVersion(path: path, operation: .compress)
@@ -97,7 +97,7 @@ final class CompressionContext {
     /// libzstd's own worker threads for each frame (`ZSTD_c_nbWorkers`; 0:
     /// none), as `zstd -T N` compresses; weir's pipelines leave it at 0 and
     /// run one context per worker instead.
-    func setWorkers(_ workers: Int, path: String) throws(WeirError) {
+    package func setWorkers(_ workers: Int, path: String) throws(WeirError) {
         try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_nbWorkers, Int32(clamping: workers)),
                        path: path, operation: .setParameter("set workers"))
     }
@@ -202,7 +202,7 @@ final class CompressionContext {
 
     /// Compresses `bytes`, in one piece, as one complete frame into `output`
     /// with `ZSTD_compress2`, which reads them in place.
-    func compressFrame(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
+    package func compressFrame(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
                        path: String) throws(WeirError) -> Int {
         ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
         let written = ZSTD_compress2(cctx, output.baseAddress, output.count, bytes.baseAddress, bytes.count)

@@ -7,14 +7,14 @@ import CZstd
 /// context (`ZSTD_CCtx_refCDict`); it must outlive them, which the contexts
 /// ensure by holding it.
 /// `@unchecked`: the CDict behind the pointer is only read once made.
-final class CompressionDictionary: @unchecked Sendable {
+package final class CompressionDictionary: @unchecked Sendable {
     let cdict: OpaquePointer
     /// The ID its frames carry (0: none).
     let id: UInt32
 
     /// Digests `dictionary` for `level`: the level a referenced CDict
     /// imposes on the context, so it must be the run's.
-    init(_ dictionary: ZstdDictionary, level: Int, path: String) throws(WeirError) {
+    package init(_ dictionary: ZstdDictionary, level: Int, path: String) throws(WeirError) {
         let made = dictionary.bytes.withUnsafeBytes { ZSTD_createCDict($0.baseAddress, $0.count, Int32(level)) }
         guard let made else {
             throw WeirError.library(path: dictionary.path, operation: .loadDictionary,

@@ -3,7 +3,7 @@ import Dispatch
 
 /// One reusable libzstd decompression context (`ZSTD_DCtx`), driven in
 /// streaming mode so that frames of any size decode in bounded memory.
-final class DecompressionContext {
+package final class DecompressionContext {
     private let dctx: OpaquePointer
     private let path: String
     /// Held so that it outlives the context that references it.
@@ -30,7 +30,7 @@ final class DecompressionContext {
     ///   buffer given whole (``decompressFrame(pieces:into:)``), not into
     ///   buffers that change between calls.
     ///   - dictionary: the dictionary every frame is decoded with (`-D`).
-    init(windowLogMax: Int, verifyChecksum: Bool, stableOutput: Bool = false,
+    package init(windowLogMax: Int, verifyChecksum: Bool, stableOutput: Bool = false,
          dictionary: DecompressionDictionary? = nil, path: String) throws(WeirError) {
         try Zstd.checkLibraryVersion(path: path, operation: .decompress)
         guard let dctx = ZSTD_createDCtx() else {
@@ -95,7 +95,7 @@ final class DecompressionContext {
     /// - Returns: the bytes written to `destination`.
     /// - Throws: ``WeirError`` `.corrupt`, `.checksumMismatch`, or `.library`
     ///   when `destination` is too small.
-    func decompressFrame(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer) throws(WeirError) -> Int {
+    package func decompressFrame(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer) throws(WeirError) -> Int {
         let result = ZSTD_decompressDCtx(dctx, destination.baseAddress, destination.count,
                                          source.baseAddress, source.count)
         return try checked(result)

@@ -4,14 +4,14 @@ import CZstd
 /// every decoder of a run (`ZSTD_DCtx_refDDict`): libzstd only reads a DDict
 /// while decoding, and the contexts hold it so it outlives them.
 /// `@unchecked`: the DDict behind the pointer is only read once made.
-final class DecompressionDictionary: @unchecked Sendable {
+package final class DecompressionDictionary: @unchecked Sendable {
     let ddict: OpaquePointer
     /// The dictionary's ID (0 for raw content).
     let id: UInt32
     /// The file it came from, for messages.
     let path: String
 
-    init(_ dictionary: ZstdDictionary) throws(WeirError) {
+    package init(_ dictionary: ZstdDictionary) throws(WeirError) {
         let made = dictionary.bytes.withUnsafeBytes { ZSTD_createDDict($0.baseAddress, $0.count) }
         guard let made else {
             throw WeirError.library(path: dictionary.path, operation: .loadDictionary,

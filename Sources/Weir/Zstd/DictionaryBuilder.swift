@@ -67,7 +67,7 @@ package enum DictionaryBuilder: Sendable, Equatable {
     /// The memory the builder needs per byte of samples, zstd's estimate
     /// (dibio.c's `MEMMULT`, `COVER_MEMMULT`, `FASTCOVER_MEMMULT`): it bounds
     /// how much of the samples are loaded to what the machine can give.
-    var memoryPerSampleByte: Int {
+    package var memoryPerSampleByte: Int {
         switch self {
         case .cover: 9
         case .fastCover: 1

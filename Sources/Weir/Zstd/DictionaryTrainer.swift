@@ -10,10 +10,17 @@ import CZstd
 /// with the parameters as given. libzstd says nothing (notification level 0):
 /// the caller reports.
 package enum DictionaryTrainer {
+    /// The bytes that must follow the samples: the legacy builder may read a
+    /// little past their end (zstd's `NOISELENGTH`; its programs fill them
+    /// with noise).
+    package static let guardLength = 32
+
     /// Trains a dictionary of at most `training.maximumSize` bytes.
     ///
     /// - Parameters:
-    ///   - samples: as ``TrainingSamples/load(paths:for:dictionaryPath:memory:)`` gathered them.
+    ///   - samples: the samples one after the other, then at least
+    ///     ``guardLength`` more bytes.
+    ///   - sizes: the size of each sample in `samples`, in order.
     ///   - training: the builder, its parameters, the size, ID and level.
     ///   - path: the dictionary file to be written, for messages.
     /// - Returns: the dictionary, and the builder with the parameters it was
@@ -21,17 +28,17 @@ package enum DictionaryTrainer {
     /// - Throws: ``WeirError`` `.library` with libzstd's reason when it
     ///   cannot learn one: parameters out of bounds, samples too few or too
     ///   small for any content.
-    package static func train(_ samples: TrainingSamples, _ training: DictionaryTraining,
+    package static func train(_ samples: [UInt8], sizes: [Int], _ training: DictionaryTraining,
                               path: String) throws(WeirError) -> (dictionary: ZstdDictionary, builder: DictionaryBuilder) {
+        precondition(samples.count >= sizes.reduce(0, +) + guardLength, "samples without their guard bytes")
         var dictionary = [UInt8](repeating: 0, count: training.maximumSize)
         let general = ZDICT_params_t(compressionLevel: Int32(clamping: training.compressionLevel), notificationLevel: 0,
                                      dictID: training.dictionaryID)
         let threads = UInt32(clamping: training.threads)
         var builder = training.builder
-        let sizes = samples.sizes
         let count = UInt32(sizes.count)
         let size = dictionary.withUnsafeMutableBytes { out in
-            samples.buffer.withUnsafeBytes { input in
+            samples.withUnsafeBytes { input in
                 sizes.withUnsafeBufferPointer { sizes in
                     switch builder {
                     case .cover(let parameters):

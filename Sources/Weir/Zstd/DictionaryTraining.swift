@@ -19,7 +19,7 @@ package struct DictionaryTraining: Sendable, Equatable {
     /// keeps the result independent of which candidate finishes first.
     package var threads = 1
     /// The size each file is cut into samples of; nil: one sample per file,
-    /// its first ``TrainingSamples/maximumSampleSize`` bytes.
+    /// its first 128 KiB (zstd's `SAMPLESIZE_MAX`, the programs' `TrainingSamples`).
     package var sampleSize: Int?
     /// The most sample bytes loaded; nil: as many as the files give, up to
     /// 2 GB and what the machine can hold.

@@ -38,7 +38,7 @@ public enum Zstd {
     public static var defaultLevel: Int { Int(ZSTD_defaultCLevel()) }
 
     /// The largest compressed size of `size` input bytes as one frame.
-    static func compressBound(_ size: Int) -> Int { ZSTD_compressBound(size) }
+    package static func compressBound(_ size: Int) -> Int { ZSTD_compressBound(size) }
 
     /// Throws the ``WeirError`` matching a libzstd return code that is an error.
     ///

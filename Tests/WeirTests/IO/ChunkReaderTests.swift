@@ -18,7 +18,7 @@ struct ChunkReaderTests {
 
     /// A close-on-exec pipe: (read end, write end).
     private static func pipe() throws -> (Int32, Int32) {
-        let ends = try #require(PipeEnds.make())
+        let ends = try #require(TestPipe.make())
         return (ends.read, ends.write)
     }
 

@@ -24,7 +24,7 @@ struct InputPeekTests {
 
     @Test("a pipe: the bytes stay in the pipe for the reader; a short input ends when the writer closes")
     func pipe() throws {
-        let ends = try #require(PipeEnds.make())
+        let ends = try #require(TestPipe.make())
         defer { close(ends.read) }
         _ = "xy".withCString { write(ends.write, $0, 2) }
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) {
@@ -39,7 +39,7 @@ struct InputPeekTests {
 
     @Test("an empty pipe whose writer is gone gives no bytes")
     func emptyPipe() throws {
-        let ends = try #require(PipeEnds.make())
+        let ends = try #require(TestPipe.make())
         defer { close(ends.read) }
         close(ends.write)
         #expect(try InputPeek.firstBytes(of: ends.read, count: 4, path: "pipe") == [])

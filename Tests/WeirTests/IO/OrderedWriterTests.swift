@@ -98,7 +98,7 @@ struct OrderedWriterTests {
 
     @Test("a pipe gets each piece in one write")
     func pipeWhole() throws {
-        let ends = try #require(PipeEnds.make())
+        let ends = try #require(TestPipe.make())
         defer { ends.close() }
         let cleanup = DispatchGroup()
         let writer = OrderedWriter(fd: ends.write, path: "pipe", cleanup: cleanup, onFinished: { _, _ in }, onError: { _ in })

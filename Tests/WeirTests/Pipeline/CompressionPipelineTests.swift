@@ -71,8 +71,8 @@ struct CompressionPipelineTests {
     @Test("a closed downstream pipe is a clean EPIPE error, not a crash")
     func brokenPipe() throws {
         signal(SIGPIPE, SIG_IGN)
-        let inPipe = try #require(PipeEnds.make())
-        let outPipe = try #require(PipeEnds.make())
+        let inPipe = try #require(TestPipe.make())
+        let outPipe = try #require(TestPipe.make())
         close(outPipe.read)  // nobody will read
         let inWrite = inPipe.write
         let input = TestData.random(2_000_000)
@@ -104,7 +104,7 @@ struct CompressionPipelineTests {
 
     @Test("cancel stops a run blocked on a slow input")
     func cancel() throws {
-        let inPipe = try #require(PipeEnds.make())
+        let inPipe = try #require(TestPipe.make())
         let devNull = open("/dev/null", O_WRONLY)
         let pipeline = CompressionPipeline(input: FileDescriptor(rawValue: inPipe.read),
                                            output: FileDescriptor(rawValue: devNull),

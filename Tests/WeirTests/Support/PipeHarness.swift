@@ -14,7 +14,7 @@ enum PipeHarness {
     static func run(input: [UInt8], pieceSize: Int = 1 << 16,
                     _ body: (_ inputFD: Int32, _ outputFD: Int32) -> Result<Statistics, WeirError>) -> Outcome {
         signal(SIGPIPE, SIG_IGN)  // the feeder may outlive a pipeline that failed early
-        guard let inPipe = PipeEnds.make(), let outPipe = PipeEnds.make() else { preconditionFailure("pipe") }
+        guard let inPipe = TestPipe.make(), let outPipe = TestPipe.make() else { preconditionFailure("pipe") }
         let (inRead, inWrite, outRead, outWrite) = (inPipe.read, inPipe.write, outPipe.read, outPipe.write)
         let feeder = Thread {
             var offset = 0

@@ -13,6 +13,14 @@ struct DictionaryTests {
         deinit { try? FileManager.default.removeItem(at: url) }
         func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 
+        /// The samples of ``files(_:)``, one after the other and followed by
+        /// the trainer's guard bytes, and their sizes.
+        func loaded(_ count: Int = 20) throws -> (samples: [UInt8], sizes: [Int]) {
+            let contents = try files(count).map { [UInt8](try Data(contentsOf: URL(fileURLWithPath: $0))) }
+            return (contents.flatMap { $0 } + [UInt8](repeating: 0, count: DictionaryTrainer.guardLength),
+                    contents.map(\.count))
+        }
+
         /// The sample files, written on first use.
         func files(_ count: Int = 20) -> [String] {
             (0..<count).map { index in
@@ -26,8 +34,8 @@ struct DictionaryTests {
     }
 
     static func trained(_ samples: Samples, _ training: DictionaryTraining = DictionaryTraining()) throws -> ZstdDictionary {
-        let loaded = try TrainingSamples.load(paths: samples.files(), for: training, dictionaryPath: "d")
-        return try DictionaryTrainer.train(loaded, training, path: samples.path("d")).dictionary
+        let loaded = try samples.loaded()
+        return try DictionaryTrainer.train(loaded.samples, sizes: loaded.sizes, training, path: samples.path("d")).dictionary
     }
 
     @Test("a trained dictionary has zstd's magic number and an ID, within --maxdict; saved and loaded, it is the same")
@@ -51,8 +59,8 @@ struct DictionaryTests {
     func builders(builder: DictionaryBuilder) throws {
         let samples = Samples()
         let training = DictionaryTraining(builder: builder, maximumSize: 4096, dictionaryID: 4242)
-        let loaded = try TrainingSamples.load(paths: samples.files(), for: training, dictionaryPath: "d")
-        let (dictionary, used) = try DictionaryTrainer.train(loaded, training, path: "d")
+        let loaded = try samples.loaded()
+        let (dictionary, used) = try DictionaryTrainer.train(loaded.samples, sizes: loaded.sizes, training, path: "d")
         #expect(dictionary.id == 4242)
         #expect(dictionary.bytes.count <= 4096 && Array(dictionary.bytes.prefix(4)) == [0x37, 0xA4, 0x30, 0xEC])
         // A search fills in what it chose; given parameters come back as given.
@@ -82,12 +90,12 @@ struct DictionaryTests {
     func refusals() throws {
         let samples = Samples()
         let badAccel = DictionaryTraining(builder: .fastCover(.init(k: 56, d: 8, accel: 15)))
-        let loaded = try TrainingSamples.load(paths: samples.files(), for: badAccel, dictionaryPath: "d")
-        #expect { try DictionaryTrainer.train(loaded, badAccel, path: "out.dict") } throws: {
+        let loaded = try samples.loaded()
+        #expect { try DictionaryTrainer.train(loaded.samples, sizes: loaded.sizes, badAccel, path: "out.dict") } throws: {
             ($0 as? WeirError)?.description == "out.dict: dictionary training failed: Parameter is out of bound"
         }
         let tooSmall = DictionaryTraining(maximumSize: 10)
-        #expect { try DictionaryTrainer.train(loaded, tooSmall, path: "d") } throws: { ($0 as? WeirError)?.kind == .library }
+        #expect { try DictionaryTrainer.train(loaded.samples, sizes: loaded.sizes, tooSmall, path: "d") } throws: { ($0 as? WeirError)?.kind == .library }
     }
 
     @Test("loading refuses a missing file, a directory and a file over 32 MiB, naming it")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Weir
+@testable import WeirPrograms
+import Weir
 
 /// How training gathers its samples from files: zstd's rules.
 @Suite("Training samples")

@@ -1,3 +1,4 @@
+import Weir
 import CZstd
 import Dispatch
 import Glibc
@@ -77,7 +78,7 @@ package struct Benchmark: Sendable {
                 for (part, output) in zip(sample.parts, compressed) {
                     try rewind(part.descriptor, output)
                     let statistics = try CompressionPipeline(
-                        input: .descriptor(part.descriptor.rawValue), output: .descriptor(output.rawValue),
+                        input: part.descriptor, output: output,
                         inputName: sample.name, outputName: sample.name, options: compression).run()
                     try cut(output, at: statistics.bytesOut)
                     written.bytes += statistics.bytesOut
@@ -97,7 +98,7 @@ package struct Benchmark: Sendable {
         for (source, output) in zip(sources, decoded) {
             try rewind(source, output)
             let statistics = try DecompressionPipeline(
-                input: .descriptor(source.rawValue), output: .descriptor(output.rawValue),
+                input: source, output: output,
                 inputName: sample.name, outputName: sample.name, options: decompression).run()
             try cut(output, at: statistics.bytesOut)
             read.original += statistics.bytesOut
@@ -109,7 +110,7 @@ package struct Benchmark: Sendable {
                 guard lseek(source.rawValue, 0, SEEK_SET) == 0 else {
                     throw WeirError.system(errno, path: sample.name, operation: .read)
                 }
-                _ = try DecompressionPipeline(input: .descriptor(source.rawValue), output: nil, inputName: sample.name,
+                _ = try DecompressionPipeline(input: source, output: nil, inputName: sample.name,
                                               outputName: sample.name, options: decompression).run()
             }
         }

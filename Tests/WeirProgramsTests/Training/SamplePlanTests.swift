@@ -1,5 +1,6 @@
 import Testing
-@testable import Weir
+@testable import WeirPrograms
+import Weir
 
 /// Which bytes of which files become samples: zstd's dibio.c arithmetic.
 @Suite("Sample plan")

@@ -3,7 +3,7 @@ import SystemPackage
 
 /// Reads the start of a regular file into memory: a dictionary (`-D`), a
 /// training sample (`--train`).
-enum WholeFile {
+package enum WholeFile {
     /// Reads at most `limit` bytes from the start of `path`.
     ///
     /// - Parameters:
@@ -13,7 +13,7 @@ enum WholeFile {
     /// - Returns: the bytes, and the file's whole size.
     /// - Throws: ``WeirError`` `.system` when it cannot be opened or read,
     ///   `.notRegularFile` when it is not a regular file.
-    static func read(_ path: String, limit: Int = .max, operation: WeirError.Operation) throws(WeirError) -> (bytes: [UInt8], size: Int) {
+    package static func read(_ path: String, limit: Int = .max, operation: WeirError.Operation) throws(WeirError) -> (bytes: [UInt8], size: Int) {
         let file = try Descriptor.openForReading(path, operation: operation)
         defer { file.close() }
         let status = try file.status(operation: operation)

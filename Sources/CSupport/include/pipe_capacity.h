@@ -1,5 +1,5 @@
-#ifndef WEIR_READINESS_H
-#define WEIR_READINESS_H
+#ifndef WEIR_PIPE_CAPACITY_H
+#define WEIR_PIPE_CAPACITY_H
 
 /// Raises the capacity of the pipe `fd` to at least `size` bytes
 /// (fcntl F_SETPIPE_SZ, which glibc declares only under _GNU_SOURCE).

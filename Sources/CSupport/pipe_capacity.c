@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "readiness.h"
+#include "pipe_capacity.h"
 
 #include <fcntl.h>
 

@@ -1,3 +1,4 @@
+import Weir
 import CSupport
 import Glibc
 

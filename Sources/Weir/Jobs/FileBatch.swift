@@ -1,6 +1,7 @@
 import Dispatch
 
-/// Runs many file jobs side by side, reporting them in order.
+/// Runs many file jobs side by side, reporting them in order; when they may
+/// go so, ``JobScheduler`` decides.
 ///
 /// Three parts, each with its own lock:
 /// - a ``JobQueue``: the caller's thread makes the jobs, in order, up to
@@ -114,14 +115,6 @@ package enum FileBatch {
                 }
             }
         }
-    }
-
-    /// Whether `input` may be handled fast: a regular file no larger than a
-    /// small file (``SmallFileCompressor/maximumSize``), whatever is done to it.
-    package static func mayBeSmall(_ input: String) -> Bool {
-        guard input != "-", let status = FileStatus.of(path: input), status.isRegularFile,
-              !InputKind.sizeIsUntrusted(path: input) else { return false }
-        return status.size <= SmallFileCompressor.maximumSize
     }
 
     /// Whether `job` compresses a regular file small enough for

@@ -1,3 +1,5 @@
+import Weir
+
 /// The samples a dictionary is learnt from, gathered as zstd 1.5.4's
 /// dictionary builder (programs/dibio.c) does, so that the same files give
 /// the same dictionary: the files in zstd's pseudo-random order, cut as
@@ -13,9 +15,8 @@ package struct TrainingSamples: Sendable {
     package static let minimumCount = 5
     /// The most sample bytes loaded, zstd's `MAX_SAMPLES_SIZE`.
     static let maximumTotal = 2 << 30
-    /// The bytes of noise after the samples, for the legacy builder, which
-    /// may read a little past their end (zstd's `NOISELENGTH`).
-    static let guardLength = 32
+    /// The bytes of noise after the samples, which the trainer needs.
+    static let guardLength = DictionaryTrainer.guardLength
 
     /// The samples, one after the other, then ``guardLength`` bytes of
     /// zstd's noise (there from the start: appended later, they would copy

@@ -1,5 +1,4 @@
 import Synchronization
-import CSupport
 import Dispatch
 import FoundationEssentials
 import Glibc
@@ -41,10 +40,6 @@ package final class OutputFile: Sendable {
     /// Until committed or discarded; each happens once.
     private let open = Atomic<Bool>(true)
 
-    /// Temporary files not yet committed or discarded, so that a signal
-    /// handler can remove them before the process ends.
-    static let pending = Locked<Set<String>>([])
-
     /// Whether the output is a device, FIFO or socket written in place.
     package var isInPlace: Bool { temporaryPath == nil }
 
@@ -76,7 +71,7 @@ package final class OutputFile: Sendable {
             throw WeirError.outputExists(path: path)
         }
         if force, let existing {  // a regular file: the others returned above
-            Self.dropCachedPages(of: path, modified: existing.modificationTime)
+            PageCache.drop(of: path, modified: existing.modificationTime)
         }
         // The folder's bytes as given, up to the last slash: the temporary
         // file is a sibling of `path`, whatever bytes its name holds.
@@ -88,7 +83,7 @@ package final class OutputFile: Sendable {
         var info = stat()
         device = fstat(fd, &info) == 0 ? UInt64(info.st_dev) : 0
         temporaryPath = temporary
-        Self.pending.withLock { _ = $0.insert(temporary) }
+        PendingTemporaries.insert(temporary)
     }
 
     /// Creates a temporary file in `folder` (its bytes up to the last slash,
@@ -206,7 +201,7 @@ package final class OutputFile: Sendable {
                 throw WeirError.system(code, path: path, operation: .rename)
             }
         } else {
-            let code = Self.renameNoReplace(temporaryPath, path)
+            let code = NoReplaceRename.move(temporaryPath, to: path)
             if code == EEXIST {
                 removeTemporary(temporaryPath)
                 throw WeirError.outputExists(path: path)
@@ -216,7 +211,7 @@ package final class OutputFile: Sendable {
                 throw WeirError.system(code, path: path, operation: .rename)
             }
         }
-        Self.pending.withLock { _ = $0.remove(temporaryPath) }
+        PendingTemporaries.remove(temporaryPath)
     }
 
     /// The folder that holds `path`, as given (`.` for a bare name): the
@@ -231,80 +226,9 @@ package final class OutputFile: Sendable {
         return slash == name.startIndex ? "/" : FileName.string(fromBytes: name[..<slash])
     }
 
-    /// Puts the entries of `folder` on disk (`fsync` of the folder), so that
-    /// a name given there survives a power cut.
-    ///
-    /// - Throws: ``WeirError`` `.sync` naming the folder.
-    package static func syncFolder(_ folder: String) throws(WeirError) {
-        let fd = FileName.withCString(folder) { Glibc.open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        guard fd >= 0 else { throw WeirError.system(errno, path: folder, operation: .sync) }
-        defer { Glibc.close(fd) }
-        if Descriptor.retrying({ Int(fsync(fd)) }) != 0 {
-            throw WeirError.system(errno, path: folder, operation: .sync)
-        }
-    }
-
-    /// How long after its last change a file's pages are taken to be written
-    /// back, where the kernel cannot say: its default `dirty_expire_centisecs`.
-    static let writebackAge = 30
-
-    /// Drops the page-cache pages of the file this output will replace; the
-    /// file itself, on disk, is untouched until ``commit(copying:)``.
-    ///
-    /// Why: its pages would stay cached until the commit removes it, so every
-    /// page of the new file is fresh memory; on a VM that hands free memory
-    /// back to its host, copying into fresh pages cost 2–3× the system time
-    /// (docs/decompression.md, "Overwriting"). zstd removes the old file
-    /// first and reuses its pages; this frees the same pages and keeps the
-    /// old file until the new one is complete. Only when none of its pages
-    /// is dirty or being written (`cachestat`; before Linux 6.5: unchanged
-    /// for ``writebackAge`` seconds): dropping those would first write them
-    /// back, for a file that is about to go. The corresponding C function is
-    /// `posix_fadvise` (`POSIX_FADV_DONTNEED`).
-    static func dropCachedPages(of path: String, modified: timespec) {
-        let fd = FileName.withCString(path) { Glibc.open($0, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK) }
-        guard fd >= 0 else { return }  // unreadable: its pages stay cached, nothing else changes
-        defer { Glibc.close(fd) }
-        let unwritten = weir_unwritten_pages(fd)
-        if unwritten > 0 { return }
-        if unwritten < 0 {
-            var now = timespec()
-            clock_gettime(CLOCK_REALTIME, &now)
-            guard now.tv_sec - modified.tv_sec >= writebackAge else { return }
-        }
-        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)
-    }
-
-    /// Puts everything written on the file system that holds `folder` on
-    /// disk, names included (`syncfs`): one journal commit for many folders.
-    ///
-    /// - Throws: ``WeirError`` `.sync` naming the folder.
-    package static func syncFileSystem(holding folder: String) throws(WeirError) {
-        let fd = FileName.withCString(folder) { Glibc.open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        guard fd >= 0 else { throw WeirError.system(errno, path: folder, operation: .sync) }
-        defer { Glibc.close(fd) }
-        if weir_syncfs(fd) != 0 { throw WeirError.system(errno, path: folder, operation: .sync) }
-    }
-
-    /// Moves `from` to `to` unless `to` exists: `renameat2(RENAME_NOREPLACE)`,
-    /// or `link` + `unlink` where the file system does not support it.
-    /// Returns 0 or the errno (EEXIST when `to` exists).
-    static func renameNoReplace(_ from: String, _ to: String) -> Int32 {
-        FileName.withCString(from) { from in
-            FileName.withCString(to) { to in
-                if weir_rename_noreplace(from, to) == 0 { return 0 }
-                let code = errno
-                guard code == EINVAL || code == ENOSYS || code == ENOTSUP else { return code }
-                if link(from, to) != 0 { return errno }
-                unlink(from)
-                return 0
-            }
-        }
-    }
-
     private func removeTemporary(_ temporary: String) {
         FileName.withCString(temporary, unlink)
-        Self.pending.withLock { _ = $0.remove(temporary) }
+        PendingTemporaries.remove(temporary)
     }
 
     /// Writes `bytes`, whole, at the start of the file with `pwrite` (again
@@ -319,12 +243,6 @@ package final class OutputFile: Sendable {
         // Removed while still locked (open), so that no sweep can find it unheld.
         if let temporaryPath { removeTemporary(temporaryPath) }
         Glibc.close(descriptor)
-    }
-
-    /// Removes every pending temporary file; for a signal handler about to
-    /// end the process.
-    package static func removeAllPending() {
-        for path in pending.current { FileName.withCString(path, unlink) }
     }
 
     deinit { discard() }

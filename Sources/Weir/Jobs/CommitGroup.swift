@@ -1,5 +1,4 @@
 import Glibc
-import CSupport
 
 /// Finished jobs whose outputs are committed together, durable before
 /// destructive (see ``CommitQueue``): the outputs' data goes to disk first;
@@ -45,13 +44,19 @@ struct CommitGroup: Sendable {
             for index in written {
                 let output = jobs[index]!.output!
                 if synced[output.device] == nil {
-                    synced[output.device] = weir_syncfs(output.descriptor) == 0
-                        ? .some(nil) : .some(.system(errno, path: output.path, operation: .sync))
+                    do throws(WeirError) {
+                        try DiskSync.fileSystem(of: output.descriptor, path: output.path)
+                        synced[output.device] = .some(nil)
+                    } catch {
+                        synced[output.device] = .some(error)
+                    }
                 }
                 if let error = synced[output.device]! {
                     fail(index, error)  // that file system lost some write: no input on it goes
-                } else if Descriptor.retrying({ Int(weir_wait_written(output.descriptor)) }) != 0 {
-                    fail(index, .system(errno, path: output.path, operation: .sync))
+                } else {
+                    do throws(WeirError) { try DiskSync.waitWritten(output.descriptor, path: output.path) } catch {
+                        fail(index, error)
+                    }
                 }
             }
         }
@@ -72,7 +77,7 @@ struct CommitGroup: Sendable {
             let output = jobs[index]!.output!
             if synced[output.device] == nil {
                 do throws(WeirError) {
-                    if alone { try OutputFile.syncFolder(output.folder) } else { try OutputFile.syncFileSystem(holding: output.folder) }
+                    if alone { try DiskSync.folder(output.folder) } else { try DiskSync.fileSystem(holding: output.folder) }
                     synced[output.device] = .some(nil)
                 } catch {
                     synced[output.device] = .some(error)

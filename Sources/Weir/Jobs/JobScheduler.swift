@@ -1,0 +1,128 @@
+/// How the jobs of a run go, decided in one place: side by side
+/// (``FileBatch``) when that changes nothing a user sees, else one by one,
+/// each job with the whole machine.
+///
+/// Side by side: compressing several files, each into a file of its own, on
+/// more than one thread, with nothing followed live (a progress line follows
+/// one file), every job made (the error of one that cannot be made comes in
+/// order in a one-by-one run), and no output that is another job's input or
+/// output (their order would matter). One by one otherwise: `-c`, `-o`,
+/// standard input, decompression, tests, a progress line on screen.
+///
+/// Either way every job goes through ``FileJob`` (temporary file then
+/// rename, `-f` rules) and a ``CommitQueue`` commits the outputs in groups
+/// on a thread of its own (one sync for many small files; `--rm` only once
+/// the output is durable); outcomes are reported in input order once
+/// committed. Cancelled, the jobs not yet committed are discarded and not
+/// reported.
+package enum JobScheduler {
+    /// The outcome of one job.
+    package typealias Outcome = FileJob.Outcome
+
+    /// Runs the jobs of `inputs`, side by side or one by one (above); every
+    /// closure is called on the calling thread.
+    ///
+    /// - Parameters:
+    ///   - width: how many jobs may go side by side (the compression's
+    ///     workers; 1 when not compressing).
+    ///   - followedLive: whether a progress line follows each job.
+    ///   - sync: whether outputs are synced.
+    ///   - plan: the job of input `index` as it would be made, asking nothing
+    ///     (nil if it cannot be made); only its names are looked at.
+    ///   - make: makes the job of input `index`, in order, when it is needed
+    ///     (it may ask the user).
+    ///   - started: a job starts, one by one: the observer of its progress,
+    ///     nil for none.
+    ///   - ended: the job started has done its work; its report comes once
+    ///     its output is committed.
+    ///   - report: the outcome of job `index`, in input order, once its
+    ///     output is committed; a job `make` failed to make comes with its
+    ///     error.
+    package static func run(_ inputs: [String], width: Int, followedLive: Bool, cancellation: Cancellation,
+                            sync: Bool, plan: (Int) -> FileJob?, make: (Int) -> Result<FileJob, WeirError>,
+                            started: (Int, FileJob) -> ProgressObserver?, ended: () -> Void,
+                            report: (Int, Result<FileJob, WeirError>, Outcome) -> Void) {
+        guard goesSideBySide(inputs, width: width, followedLive: followedLive, plan: plan) else {
+            runOneByOne(inputs, cancellation: cancellation, sync: sync, make: make, started: started, ended: ended,
+                        report: report)
+            return
+        }
+        FileBatch.run(count: inputs.count, width: width, cancellation: cancellation, sync: sync,
+                      make: make) { index, job, outcome in
+            // A job the cancellation stopped is not reported.
+            if case .failure = outcome, cancellation.isCancelled { return }
+            report(index, job, outcome)
+        }
+    }
+
+    /// Whether the jobs of `inputs` can go side by side (see the type).
+    /// Looks at the names only: the jobs are made again as the threads need
+    /// them.
+    static func goesSideBySide(_ inputs: [String], width: Int, followedLive: Bool,
+                               plan: (Int) -> FileJob?) -> Bool {
+        guard inputs.count > 1, width > 1, !followedLive else { return false }
+        // Hashes, not names: a tree's output names would be held all at once
+        // (about 10 MiB for the 78,579 files of the Linux tree). Two names
+        // of one hash only send the run one by one.
+        var names = Set(inputs.map { ExactName(name: $0).hashValue })
+        for index in inputs.indices {
+            guard let job = plan(index), job.input != "-", case .compress = job.operation,
+                  case .file(let path) = job.destination,
+                  names.insert(ExactName(name: path).hashValue).inserted else { return false }
+        }
+        return true
+    }
+
+    /// Runs the jobs one after the other, each with the whole machine; their
+    /// outputs are committed in groups on a thread of their own, a group
+    /// handed off when due and before any job that may take long (its
+    /// reports would wait for that job), the rest at the end.
+    private static func runOneByOne(_ inputs: [String], cancellation: Cancellation, sync: Bool,
+                                    make: (Int) -> Result<FileJob, WeirError>,
+                                    started: (Int, FileJob) -> ProgressObserver?, ended: () -> Void,
+                                    report: (Int, Result<FileJob, WeirError>, Outcome) -> Void) {
+        let smallFiles = SmallFileCompressor()
+        let commits = CommitQueue(sync: sync)
+        var made: [Int: Result<FileJob, WeirError>] = [:]
+        func reportCommitted(_ outcomes: [(tag: Int, outcome: Outcome)]) {
+            for (index, outcome) in outcomes { report(index, made.removeValue(forKey: index)!, outcome) }
+        }
+        jobs: for (index, input) in inputs.enumerated() {
+            if cancellation.isCancelled { break }
+            if !mayBeSmall(input) {
+                commits.waitForCommitting()
+                commits.handOff()
+            }
+            let job = make(index)
+            made[index] = job
+            switch job {
+            case .success(let job):
+                let finished = Result { () throws(WeirError) in
+                    try job.process(observer: started(index, job), cancellation: cancellation,
+                                    smallFiles: smallFiles, sync: sync)
+                }
+                ended()
+                if case .failure = finished, cancellation.isCancelled { break jobs }
+                if commits.isFull { commits.waitForCommitting() }
+                commits.add(index, finished)
+            case .failure(let error):
+                commits.add(index, .failure(error))
+            }
+            if commits.isDue { commits.handOff() }
+            reportCommitted(commits.committed())
+        }
+        if cancellation.isCancelled {
+            commits.discard()
+        } else {
+            reportCommitted(commits.commitAll())
+        }
+    }
+
+    /// Whether `input` may be handled fast: a regular file no larger than a
+    /// small file (``SmallFileCompressor/maximumSize``), whatever is done to it.
+    static func mayBeSmall(_ input: String) -> Bool {
+        guard input != "-", let status = FileStatus.of(path: input), status.isRegularFile,
+              !InputKind.sizeIsUntrusted(path: input) else { return false }
+        return status.size <= SmallFileCompressor.maximumSize
+    }
+}

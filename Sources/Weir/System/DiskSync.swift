@@ -1,0 +1,50 @@
+import CSupport
+import Glibc
+
+/// What puts written files and names on disk, besides a file's own
+/// `fdatasync` (``OutputFile/syncData()``): a folder's entries (`fsync`),
+/// a whole file system (`syncfs`: one journal commit for many files and
+/// folders, why ``CommitQueue`` commits in groups), and the check that one
+/// file's writeback went through. Errors are ``WeirError`` `.sync` naming
+/// the folder or file.
+package enum DiskSync {
+    /// Puts the entries of `folder` on disk (`fsync` of the folder), so that
+    /// a name given there survives a power cut.
+    package static func folder(_ folder: String) throws(WeirError) {
+        let fd = try openFolder(folder)
+        defer { Glibc.close(fd) }
+        if Descriptor.retrying({ Int(fsync(fd)) }) != 0 {
+            throw WeirError.system(errno, path: folder, operation: .sync)
+        }
+    }
+
+    /// Puts everything written on the file system that holds `folder` on
+    /// disk, names included (`syncfs`).
+    package static func fileSystem(holding folder: String) throws(WeirError) {
+        let fd = try openFolder(folder)
+        defer { Glibc.close(fd) }
+        try fileSystem(of: fd, path: folder)
+    }
+
+    /// Puts everything written on the file system that holds the open file
+    /// `fd` on disk (`syncfs`). Before Linux 5.8 it reports no write error
+    /// of an earlier writeback: ``waitWritten(_:path:)`` does, per file.
+    static func fileSystem(of fd: Int32, path: String) throws(WeirError) {
+        if weir_syncfs(fd) != 0 { throw WeirError.system(errno, path: path, operation: .sync) }
+    }
+
+    /// Waits for the writeback of the open file `fd` and reports its own
+    /// write error (EIO, ENOSPC): after a `syncfs` has written it, a check
+    /// that costs no journal commit and no device flush.
+    static func waitWritten(_ fd: Int32, path: String) throws(WeirError) {
+        if Descriptor.retrying({ Int(weir_wait_written(fd)) }) != 0 {
+            throw WeirError.system(errno, path: path, operation: .sync)
+        }
+    }
+
+    private static func openFolder(_ folder: String) throws(WeirError) -> Int32 {
+        let fd = FileName.withCString(folder) { Glibc.open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard fd >= 0 else { throw WeirError.system(errno, path: folder, operation: .sync) }
+        return fd
+    }
+}
