@@ -13,9 +13,9 @@ import WeirCLI
 /// observer's queue; ``stop()`` on the signal queue; ``interrupt(_:)`` on any
 /// thread that writes a message. The meter and whether a line is on screen are
 /// guarded by `lock` (its `Screen`), so a message, a redraw and a clear never interleave, and
-/// nothing is drawn after `end` or `stop`.
-/// `@unchecked`: `observer` is touched by the main thread only; the screen is behind a lock.
-final class ProgressDisplay: @unchecked Sendable {
+/// nothing is drawn after `end` or `stop`. `observer` is the main thread's
+/// (behind a lock all the same, taken once per file).
+final class ProgressDisplay: Sendable {
     /// What a message, a redraw and a clear share.
     private struct Screen {
         var meter: ProgressMeter?   // nil: draw nothing
@@ -23,7 +23,7 @@ final class ProgressDisplay: @unchecked Sendable {
         var stopped = false
     }
     private let lock = Locked(Screen())
-    private var observer: ProgressObserver?    // main thread only
+    private let observer = Locked<ProgressObserver?>(nil)    // main thread only
 
     /// Starts the line of one file; returns the observer to give its pipeline,
     /// already activated.
@@ -42,7 +42,7 @@ final class ProgressDisplay: @unchecked Sendable {
             }
         }
         let observer = ProgressObserver { [weak self] totals in self?.draw(totals) }
-        self.observer = observer
+        self.observer.withLock { $0 = observer }
         observer.activate()
         return observer
     }
@@ -50,8 +50,10 @@ final class ProgressDisplay: @unchecked Sendable {
     /// Takes the line away and stops its observer.
     func end() {
         clear(stopping: false)
-        observer?.finish()
-        observer = nil
+        observer.withLock { observer in
+            defer { observer = nil }
+            return observer
+        }?.finish()
     }
 
     /// Takes the line away for good: nothing is drawn afterwards (a signal).

@@ -11,8 +11,11 @@ import Glibc
 /// removing any temporary output file, so nothing partial is left under a
 /// name that could be taken for a complete file. Either way the progress
 /// line is taken off the terminal first.
-/// `@unchecked`: `sources` is touched only by the main thread (install, uninstall).
-final class SignalHandler: @unchecked Sendable {
+///
+/// Threads: used by the main thread alone (install, uninstall), so not
+/// Sendable; the handlers, on `queue`, share only `state`, `cancellation`
+/// and `console`, which are.
+final class SignalHandler {
     let cancellation = Cancellation()
     private let queue = DispatchQueue(label: "weir.signals")
     private var sources: [DispatchSourceSignal] = []

@@ -31,8 +31,7 @@ final class BufferPool: Sendable {
     private let idle = Locked<[IdleBuffer]>([])
     private let tally: MappedTally?
     /// A mapped buffer in the idle list.
-    /// `@unchecked`: a buffer there is used by nobody; it leaves the list, under its lock, to one taker.
-    private struct IdleBuffer: @unchecked Sendable {
+    private struct IdleBuffer: @unchecked Sendable {  // a pointer: idle, nobody's; leaves the list, locked, to one taker
         let address: UnsafeMutableRawPointer
     }
     private let onIdle: (@Sendable () -> Void)?

@@ -28,8 +28,7 @@ import Glibc
 /// (serial), which alone touches a ``PendingRead`` until its `done` semaphore
 /// hands it back to the waiting thread. `PendingRead.wait()` blocks, so it is
 /// only called from the pipeline's own threads, never from a GCD worker.
-/// `@unchecked`: DispatchIO is not declared Sendable on Linux, though channels are thread-safe.
-final class ChunkReader: @unchecked Sendable {
+final class ChunkReader: @unchecked Sendable {  // DispatchIO: thread-safe, not declared Sendable on Linux
     /// The capacity a pipe is given, so that one `read()` takes up to 1 MiB.
     static let pipeCapacity = 1 << 20
     /// The bytes after which a read in progress hands over what it has, when

@@ -1,16 +1,25 @@
 import Dispatch
 import Glibc
 
-/// A pthread mutex with a condition variable, for state that a thread waits
-/// on (``ByteBudget``, the file batch's queue, gate and arrivals, the commit
-/// queue); plain mutual exclusion is ``Locked`` (pthreads too). pthreads rather
-/// than `NSCondition`, so the engine needs only FoundationEssentials.
-/// `@unchecked`: pthread mutexes and condition variables exist to be shared between threads.
-final class ConditionLock: @unchecked Sendable {
+/// A state guarded by a pthread mutex, with a condition variable for the
+/// threads that wait for it to change: ``ByteBudget``'s count, the file
+/// batch's ``JobQueue``, ``ExclusiveGate`` and ``InOrderArrivals``, the
+/// ``CommitQueue``'s committing thread, a ``PendingRead``. Plain mutual
+/// exclusion is ``Locked``, which wraps one of these and never waits.
+///
+/// The one place weir waits on a lock: a waiter names the state it waits for
+/// (`when`, asked with the lock held, before each sleep), and whoever changes
+/// the state says so (`broadcast: true`), so no wake-up is lost between a look
+/// and a sleep. pthreads rather than `NSCondition` (the engine needs only
+/// FoundationEssentials) or `Synchronization.Mutex` (a futex Thread Sanitizer
+/// does not see: docs/design.md, "Locks").
+final class ConditionLock<State: Sendable>: @unchecked Sendable {  // pthread mutex; `state` only touched with it held
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
+    private var state: State
 
-    init() {
+    init(_ state: State) {
+        self.state = state
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
@@ -26,17 +35,45 @@ final class ConditionLock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
+    /// Runs `body` with exclusive access to the state; with `broadcast`, then
+    /// wakes every waiter to look at it again.
+    @discardableResult
+    func withLock<Result>(broadcast: Bool = false, _ body: (inout State) throws -> Result) rethrows -> Result {
+        pthread_mutex_lock(mutex)
+        defer {
+            if broadcast { pthread_cond_broadcast(condition) }
+            pthread_mutex_unlock(mutex)
+        }
+        return try body(&state)
+    }
 
-    /// Sleeps until ``broadcast()``; call with the lock held (it is held again on return).
-    func wait() { pthread_cond_wait(condition, mutex) }
+    /// Sleeps until `ready` (asked with the lock held, before each sleep)
+    /// returns true or `deadline` passes, then runs `body` with exclusive
+    /// access; `body` looks at the state again to know which came first.
+    /// With `broadcast`, wakes every waiter after `body`.
+    @discardableResult
+    func withLock<Result>(when ready: (State) -> Bool, until deadline: DispatchTime? = nil, broadcast: Bool = false,
+                          _ body: (inout State) throws -> Result) rethrows -> Result {
+        pthread_mutex_lock(mutex)
+        defer {
+            if broadcast { pthread_cond_broadcast(condition) }
+            pthread_mutex_unlock(mutex)
+        }
+        while !ready(state) {
+            if let deadline {
+                guard sleep(until: deadline) else { break }
+            } else {
+                pthread_cond_wait(condition, mutex)
+            }
+        }
+        return try body(&state)
+    }
 
-    /// Sleeps until ``broadcast()`` or `deadline`, whichever comes first;
-    /// call with the lock held (it is held again on return).
-    func wait(until deadline: DispatchTime) {
+    /// Sleeps until a broadcast or `deadline`, with the lock held (held
+    /// again on return); false when `deadline` had already passed.
+    private func sleep(until deadline: DispatchTime) -> Bool {
         let now = DispatchTime.now().uptimeNanoseconds
-        guard deadline.uptimeNanoseconds > now else { return }
+        guard deadline.uptimeNanoseconds > now else { return false }
         let left = deadline.uptimeNanoseconds - now
         var wake = timespec()
         clock_gettime(CLOCK_REALTIME, &wake)  // the clock pthread_cond_timedwait reads by default
@@ -44,8 +81,6 @@ final class ConditionLock: @unchecked Sendable {
         wake.tv_sec += Int(left / 1_000_000_000 + nanoseconds / 1_000_000_000)
         wake.tv_nsec = Int(nanoseconds % 1_000_000_000)
         pthread_cond_timedwait(condition, mutex, &wake)
+        return true
     }
-
-    /// Wakes every thread in ``wait()``.
-    func broadcast() { pthread_cond_broadcast(condition) }
 }

@@ -4,7 +4,7 @@ import Dispatch
 // DispatchData is an immutable, reference-counted view of libdispatch data
 // objects, safe to share between threads; on Linux (up to Swift 6.3) the
 // overlay simply does not declare it Sendable.
-extension DispatchData: @retroactive @unchecked Sendable {}
+extension DispatchData: @retroactive @unchecked Sendable {}  // immutable, reference-counted; undeclared on Linux
 #endif
 
 extension DispatchData {

@@ -26,8 +26,7 @@ import CSupport
 /// Threads: everything runs on `queue` (serial), which owns `pending`,
 /// `next`, `failed`, `inFlight`, `position` and `writeBackFrom`; the channel's handlers and
 /// the timer run on it too.
-/// `@unchecked`: its mutable state is owned by `queue`, which is serial.
-final class OrderedWriter: @unchecked Sendable {
+final class OrderedWriter: @unchecked Sendable {  // DispatchIO and DispatchSource; mutable state on serial `queue`
     /// The most bytes per `write()` (see the type's comment).
     static let maxWrite = 128 << 10
     /// Where writes to a regular file are cut, past each multiple of

@@ -6,19 +6,19 @@ import Glibc
 ///
 /// Threads: whoever serves the read (the channel's queue, the mapping, a
 /// ``ChunkFeed`` under its lock) appends and finishes it; the one thread that
-/// waits takes the pieces after `done`. The state is behind a lock all the
-/// same (a few uncontended locks per chunk), so the type is plainly Sendable.
+/// waits takes the pieces once it has ended. The state is a
+/// ``ConditionLock``'s all the same (a few uncontended locks per chunk), so
+/// the type is plainly Sendable, and the end wakes the waiter through it.
 final class PendingRead: Sendable {
     private struct State {
         var pieces: [DispatchData] = []
         var error: Int32 = 0
         var failure: WeirError?
         var count = 0
+        var ended = false
     }
 
-    private let state = Locked(State())
-    /// Signalled when the read ends.
-    private let done = DispatchSemaphore(value: 0)
+    private let state = ConditionLock(State())
     /// The bytes asked for; fewer means the input ended.
     let requested: Int
     private let path: String
@@ -42,11 +42,11 @@ final class PendingRead: Sendable {
     /// Ends the read, with an errno value or a failure if it failed; by its
     /// server, once.
     func finish(error: Int32 = 0, failure: WeirError? = nil) {
-        state.withLock { state in
+        state.withLock(broadcast: true) { state in
             state.error = error
             state.failure = failure
+            state.ended = true
         }
-        done.signal()
     }
 
     /// Blocks until the read ends, or until the reader is stopped; returns
@@ -54,20 +54,22 @@ final class PendingRead: Sendable {
     /// thread (never a GCD worker).
     func wait() throws(WeirError) -> (data: DispatchData, endOfInput: Bool) {
         let cancelled = WeirError.cancelled(path: path, operation: .read)
-        while done.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
-            if stopped.current { throw cancelled }
+        var ended: State?
+        repeat {
+            ended = state.withLock(when: { $0.ended }, until: .now() + .milliseconds(50)) { state in
+                guard state.ended else { return nil }
+                // A channel may keep its handler, and so this read, a while
+                // after the read ended: the chunk must not stay here with it.
+                defer { state.pieces = [] }
+                return state
+            }
+        } while ended == nil && !stopped.current
+        guard let ended else { throw cancelled }
+        if let failure = ended.failure { throw failure }
+        if ended.error == ECANCELED { throw cancelled }
+        if ended.error != 0 {
+            throw WeirError.system(ended.error, path: path, operation: .read)
         }
-        // A channel may keep its handler, and so this read, a while after
-        // the read ended: the chunk must not stay here with it.
-        let (pieces, count, error, failure) = state.withLock { state in
-            defer { state.pieces = [] }
-            return (state.pieces, state.count, state.error, state.failure)
-        }
-        if let failure { throw failure }
-        if error == ECANCELED { throw cancelled }
-        if error != 0 {
-            throw WeirError.system(error, path: path, operation: .read)
-        }
-        return (DispatchData.concatenating(pieces), count < requested)
+        return (DispatchData.concatenating(ended.pieces), ended.count < requested)
     }
 }

@@ -54,7 +54,7 @@ package final class CommitQueue {
     private var bytes = 0
     private var oldest: DispatchTime?
     /// What the committing thread shares with the owner.
-    private let shared = Shared()
+    private let shared = ConditionLock(Shared())
 
     /// - Parameters:
     ///   - sync: whether outputs are synced.
@@ -67,7 +67,7 @@ package final class CommitQueue {
 
     /// Whether nothing waits, filling or committing.
     package var isEmpty: Bool {
-        filling.entries.isEmpty && shared.locked { !$0.committing && $0.committed.isEmpty }
+        filling.entries.isEmpty && shared.withLock { !$0.committing && $0.committed.isEmpty }
     }
 
     /// Adds a job's outcome under `tag` (its index, for the caller).
@@ -93,16 +93,16 @@ package final class CommitQueue {
     package var isFull: Bool { files >= Self.maximumFiles && isCommitting }
 
     /// Whether a group is being committed.
-    package var isCommitting: Bool { shared.locked { $0.committing } }
+    package var isCommitting: Bool { shared.withLock { $0.committing } }
 
     /// Whether outcomes wait to be taken (``committed()``).
-    package var hasCommitted: Bool { shared.locked { !$0.committed.isEmpty } }
+    package var hasCommitted: Bool { shared.withLock { !$0.committed.isEmpty } }
 
     /// Gives the filling group to a committing thread, unless one is being
     /// committed or the filling one is empty; returns whether it did.
     @discardableResult
     package func handOff() -> Bool {
-        guard !filling.entries.isEmpty, shared.locked({ state in
+        guard !filling.entries.isEmpty, shared.withLock({ state in
             if state.committing { return false }
             state.committing = true
             return true
@@ -114,10 +114,9 @@ package final class CommitQueue {
         let wake = self.wake
         DedicatedThread.start(name: "weir.commit") {
             let outcomes = group.commit(sync: sync)
-            shared.locked { state in
+            shared.withLock(broadcast: true) { state in
                 state.committed += outcomes
                 state.committing = false
-                state.lock.broadcast()
             }
             wake()
         }
@@ -126,7 +125,7 @@ package final class CommitQueue {
 
     /// Takes the outcomes committed so far, in the order added.
     package func committed() -> [(tag: Int, outcome: Result<Statistics, WeirError>)] {
-        shared.locked { state in
+        shared.withLock { state in
             defer { state.committed.removeAll() }
             return state.committed
         }
@@ -134,9 +133,7 @@ package final class CommitQueue {
 
     /// Waits until no group is being committed.
     package func waitForCommitting() {
-        shared.locked { state in
-            while state.committing { state.lock.wait() }
-        }
+        shared.withLock(when: { !$0.committing }) { _ in }
     }
 
     /// Commits everything that waits, on this thread after the group being
@@ -171,17 +168,10 @@ package final class CommitQueue {
     deinit { discard() }
 
     /// Whether a group is being committed and the outcomes committed and not
-    /// yet taken, behind `lock`, whose condition wakes ``waitForCommitting()``.
-    /// `@unchecked`: the fields are touched only with `lock` held.
-    private final class Shared: @unchecked Sendable {
-        let lock = ConditionLock()
+    /// yet taken: a ``ConditionLock``'s state, whose broadcast wakes
+    /// ``waitForCommitting()``.
+    private struct Shared {
         var committing = false
         var committed: [(tag: Int, outcome: Result<Statistics, WeirError>)] = []
-
-        func locked<T>(_ body: (Shared) -> T) -> T {
-            lock.lock()
-            defer { lock.unlock() }
-            return body(self)
-        }
     }
 }

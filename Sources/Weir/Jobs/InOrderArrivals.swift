@@ -5,49 +5,36 @@ import Dispatch
 /// committed ones): ``wake()`` ends its wait for those, and a wake-up that
 /// comes between its look at them and its wait is not lost
 /// (``wait(for:past:until:)`` compares a count of wake-ups).
-/// `@unchecked`: every field is touched only with `lock` held.
-final class InOrderArrivals<Value: Sendable>: @unchecked Sendable {
-    private let lock = ConditionLock()
-    private var arrived: [Int: Value] = [:]
-    private var wakeups = 0
+/// Threads: any; the values and the count are a ``ConditionLock``'s state.
+final class InOrderArrivals<Value: Sendable>: Sendable {
+    private struct State {
+        var arrived: [Int: Value] = [:]
+        var wakeups = 0
+    }
+    private let state = ConditionLock(State())
 
     /// Delivers value number `index` and wakes the owner.
     func deliver(_ index: Int, _ value: Value) {
-        lock.lock()
-        defer { lock.unlock() }
-        arrived[index] = value
-        lock.broadcast()
+        state.withLock(broadcast: true) { $0.arrived[index] = value }
     }
 
     /// Wakes the owner for something else than a value.
     func wake() {
-        lock.lock()
-        defer { lock.unlock() }
-        wakeups &+= 1
-        lock.broadcast()
+        state.withLock(broadcast: true) { $0.wakeups &+= 1 }
     }
 
     /// The wake-ups so far: read before looking at the other work, passed to
     /// ``wait(for:past:until:)``.
-    var wakeCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return wakeups
-    }
+    var wakeCount: Int { state.withLock { $0.wakeups } }
 
     /// Takes value number `index` if it arrived.
     func take(_ index: Int) -> Value? {
-        lock.lock()
-        defer { lock.unlock() }
-        return arrived.removeValue(forKey: index)
+        state.withLock { $0.arrived.removeValue(forKey: index) }
     }
 
     /// Waits until value number `index` arrives, a wake-up after the count
     /// `seen`, or `deadline`.
     func wait(for index: Int, past seen: Int, until deadline: DispatchTime?) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard arrived[index] == nil, wakeups == seen else { return }
-        if let deadline { lock.wait(until: deadline) } else { lock.wait() }
+        state.withLock(when: { $0.arrived[index] != nil || $0.wakeups != seen }, until: deadline) { _ in }
     }
 }

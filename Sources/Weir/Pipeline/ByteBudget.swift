@@ -14,16 +14,22 @@
 ///
 /// Threads: `acquire` blocks, so only the pipeline's own reading thread
 /// calls it (never a GCD worker); `release`, `notify` and `cancel` are
-/// called from any thread. `used`, `peak` and `cancelled` are guarded by
-/// `condition`.
-/// `@unchecked`: its counters are touched only under `condition`, a pthread condition variable.
-final class ByteBudget: @unchecked Sendable {
+/// called from any thread. The counts are a ``ConditionLock``'s state.
+final class ByteBudget: Sendable {
     /// The most bytes held at once.
     let limit: Int
-    private let condition = ConditionLock()
-    private var used = 0
-    private var highest = 0
-    private var cancelled = false
+    private struct Counts {
+        var used = 0
+        var highest = 0
+        var cancelled = false
+
+        /// Whether `count` more bytes do not fit now (one piece is let
+        /// through alone, however large).
+        func short(of count: Int, limit: Int) -> Bool {
+            count > 0 && used > 0 && used + count > limit
+        }
+    }
+    private let counts = ConditionLock(Counts())
 
     /// How a wait in ``acquire(_:unless:)`` ended.
     enum Outcome {
@@ -44,54 +50,36 @@ final class ByteBudget: @unchecked Sendable {
     /// ``release(_:)`` or ``notify()``) returns true: memory already held
     /// may serve instead (an idle buffer), or be given back first.
     func acquire(_ count: Int, unless interrupt: () -> Bool) -> Outcome {
-        condition.lock()
-        defer { condition.unlock() }
-        while !cancelled && count > 0 && used > 0 && used + count > limit {
-            if interrupt() { return .interrupted }
-            condition.wait()
+        let limit = self.limit
+        return counts.withLock(when: { $0.cancelled || !$0.short(of: count, limit: limit) || interrupt() }) { counts in
+            if counts.cancelled { return .cancelled }
+            if counts.short(of: count, limit: limit) { return .interrupted }
+            counts.used += count
+            counts.highest = max(counts.highest, counts.used)
+            return .taken
         }
-        if cancelled { return .cancelled }
-        used += count
-        highest = max(highest, used)
-        return .taken
     }
 
     /// Gives back `count` bytes taken earlier.
     func release(_ count: Int) {
         guard count != 0 else { return }
-        condition.lock()
-        used -= count
-        condition.broadcast()
-        condition.unlock()
+        counts.withLock(broadcast: true) { $0.used -= count }
     }
 
     /// Wakes a waiting ``acquire(_:unless:)`` to ask its `unless` again
     /// (a buffer became idle: its bytes stay taken).
     func notify() {
-        condition.lock()
-        condition.broadcast()
-        condition.unlock()
+        counts.withLock(broadcast: true) { _ in }
     }
 
     /// Wakes the reading thread for good: every later `acquire` fails.
     func cancel() {
-        condition.lock()
-        cancelled = true
-        condition.broadcast()
-        condition.unlock()
+        counts.withLock(broadcast: true) { $0.cancelled = true }
     }
 
     /// The bytes held now.
-    var inUse: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return used
-    }
+    var inUse: Int { counts.withLock { $0.used } }
 
     /// The most bytes that were ever held at once.
-    var peak: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return highest
-    }
+    var peak: Int { counts.withLock { $0.highest } }
 }

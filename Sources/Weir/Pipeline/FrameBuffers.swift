@@ -13,9 +13,10 @@
 /// so bytes kept for reuse never keep a frame waiting for ever.
 ///
 /// Threads: `take` and `reserve` (which may wait) are called on the reading
-/// thread only, which alone touches `pools`; buffers come back on any thread.
-/// `@unchecked`: `pools` is touched by the reading thread only.
-final class FrameBuffers: @unchecked Sendable {
+/// thread only, the one that adds to `pools` (behind a lock all the same: one
+/// uncontended lock per frame, and the type is plainly Sendable); buffers
+/// come back on any thread.
+final class FrameBuffers: Sendable {
     /// The smallest class: one libdispatch write gather.
     static let smallest = 1 << 20
 
@@ -31,7 +32,8 @@ final class FrameBuffers: @unchecked Sendable {
     private let budget: ByteBudget
     /// The bytes the pools have mapped (for tests of the bound).
     let tally = MappedTally()
-    private var pools: [Int: BufferPool] = [:]
+    /// The pools by buffer size, made as frames need them.
+    private let pools = Locked<[Int: BufferPool]>([:])
 
     init(budget: ByteBudget) { self.budget = budget }
 
@@ -54,11 +56,14 @@ final class FrameBuffers: @unchecked Sendable {
     /// The pool whose buffers hold `capacity` bytes.
     func pool(for capacity: Int) -> BufferPool {
         let size = Self.bufferSize(for: capacity)
-        if let pool = pools[size] { return pool }
         let budget = self.budget
-        let pool = BufferPool(size: size, keep: .max, tally: tally, onIdle: { budget.notify() })
-        pools[size] = pool
-        return pool
+        let tally = self.tally
+        return pools.withLock { pools in
+            if let pool = pools[size] { return pool }
+            let pool = BufferPool(size: size, keep: .max, tally: tally, onIdle: { budget.notify() })
+            pools[size] = pool
+            return pool
+        }
     }
 
     /// A buffer of at least `capacity` bytes, with `extra` more bytes taken
@@ -106,12 +111,12 @@ final class FrameBuffers: @unchecked Sendable {
 
     /// Whether any class has an idle buffer.
     private var anyIdle: Bool {
-        pools.values.contains { $0.hasIdle }
+        pools.withLock { $0.values.contains { $0.hasIdle } }
     }
 
     /// Unmaps every idle buffer, giving their bytes back to the budget.
     private func evictIdle() {
-        for pool in pools.values {
+        for pool in pools.current.values {
             budget.release(pool.evictIdle())
         }
     }

@@ -23,8 +23,7 @@ import Dispatch
 ///
 /// Attach one to a pipeline (`observer:`), call ``activate()`` before `run()`
 /// and ``finish()`` after it. One observer serves one run.
-/// `@unchecked`: its counts live in dispatch sources and its state on its serial queue.
-public final class ProgressObserver: @unchecked Sendable {
+public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; mutable state on serial `queue`
     /// The running totals, as the handler sees them.
     public struct Totals: Sendable, Equatable {
         /// Bytes read from the input so far.

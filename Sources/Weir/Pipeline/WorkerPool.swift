@@ -13,14 +13,13 @@ import Dispatch
 ///
 /// Threads: `state` (the job FIFO, the number of running loops and the idle
 /// contexts) is guarded by its lock; jobs run on `queue`, outside the lock.
-/// `@unchecked`: jobs and contexts are not Sendable; they change threads only under `state`'s lock.
-final class WorkerPool<Context: AnyObject>: @unchecked Sendable {
+final class WorkerPool<Context: AnyObject>: Sendable {
     /// A job gets the loop's context, or nil when none could be made (the
     /// failure has then been reported and the job only has to give up).
     typealias Job = (Context?) -> Void
 
-    /// `@unchecked`: jobs and contexts move between threads only through it, under its lock.
-    private struct State: @unchecked Sendable {
+    /// The queued jobs (each holds its chunk or buffer) and the idle contexts.
+    private struct State: @unchecked Sendable {  // jobs, contexts: each leaves, under the lock, to one drain loop
         var jobs = Deque<Job>()
         var running = 0
         var idle: [Context] = []
@@ -28,8 +27,8 @@ final class WorkerPool<Context: AnyObject>: @unchecked Sendable {
 
     let width: Int
     private let queue: DispatchQueue
-    private let makeContext: () throws(WeirError) -> Context
-    private let onContextFailure: (WeirError) -> Void
+    private let makeContext: @Sendable () throws(WeirError) -> Context
+    private let onContextFailure: @Sendable (WeirError) -> Void
     private let state = Locked(State())
 
     /// - Parameters:
@@ -38,8 +37,8 @@ final class WorkerPool<Context: AnyObject>: @unchecked Sendable {
     ///   - onContextFailure: called when a context cannot be made; that loop's
     ///     jobs then run with a nil context.
     init(width: Int, label: String,
-         makeContext: @escaping () throws(WeirError) -> Context,
-         onContextFailure: @escaping (WeirError) -> Void) {
+         makeContext: @escaping @Sendable () throws(WeirError) -> Context,
+         onContextFailure: @escaping @Sendable (WeirError) -> Void) {
         self.width = max(1, width)
         self.queue = DispatchQueue(label: label, qos: .userInitiated, attributes: .concurrent)
         self.makeContext = makeContext

@@ -6,8 +6,7 @@ import CZstd
 /// concurrently, since its usage is read-only", so one serves every worker's
 /// context (`ZSTD_CCtx_refCDict`); it must outlive them, which the contexts
 /// ensure by holding it.
-/// `@unchecked`: the CDict behind the pointer is only read once made.
-package final class CompressionDictionary: @unchecked Sendable {
+package final class CompressionDictionary: @unchecked Sendable {  // ZSTD_CDict pointer: only read once made
     let cdict: OpaquePointer
     /// The ID its frames carry (0: none).
     let id: UInt32

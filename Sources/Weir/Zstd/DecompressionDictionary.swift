@@ -3,8 +3,7 @@ import CZstd
 /// A ``ZstdDictionary`` digested for decompression (`ZSTD_DDict`), shared by
 /// every decoder of a run (`ZSTD_DCtx_refDDict`): libzstd only reads a DDict
 /// while decoding, and the contexts hold it so it outlives them.
-/// `@unchecked`: the DDict behind the pointer is only read once made.
-package final class DecompressionDictionary: @unchecked Sendable {
+package final class DecompressionDictionary: @unchecked Sendable {  // ZSTD_DDict pointer: only read once made
     let ddict: OpaquePointer
     /// The dictionary's ID (0 for raw content).
     let id: UInt32
