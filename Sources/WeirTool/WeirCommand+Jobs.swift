@@ -1,0 +1,126 @@
+import ArgumentParser
+import Weir
+import WeirCLI
+import Glibc
+
+/// Where each input's output goes, and the job that takes it there: names,
+/// --exclude-compressed, standard output, and the decompression options.
+extension WeirCommand {
+    /// Whether `--exclude-compressed` skips `input`: when compressing (not
+    /// listing or training, which zstd does on every file), a file whose name
+    /// says it is compressed already. As zstd, it is skipped silently and
+    /// does not count as a failure.
+    func isExcluded(_ input: String) -> Bool {
+        compressionFlags.excludeCompressed && operationFlags.operation == .compress && input != "-"
+            && CompressedName.matches(input)
+    }
+
+    /// Whether `-c` or `-o -` sends every result to standard output (of `-c`
+    /// and `-o FILE`, the last one given wins).
+    var standardOutputRequested: Bool {
+        outputFlags.output == "-" || (outputFlags.toStdout && (outputFlags.output == nil || stdoutWins))
+    }
+
+    /// The file `-o` names, unless standard output was asked for.
+    var outputFile: String? { standardOutputRequested ? nil : outputFlags.output }
+
+    /// Whether the result of `input` goes to standard output: asked for, or
+    /// standard input with no `-o FILE`. A test writes nothing.
+    func writesToStandardOutput(_ input: String) -> Bool {
+        operationKind != .test && (standardOutputRequested || (input == "-" && outputFile == nil))
+    }
+
+    /// The job for one input, after the safety checks that depend on flags.
+    ///
+    /// - Parameters:
+    ///   - shared: the one output several inputs are written into, in turn.
+    ///   - asking: whether an existing output may be asked about (zstd's
+    ///     `overwrite (y/n) ?`, unless `-q`); false when only the names matter.
+    func makeJob(for input: String, dictionary: ZstdDictionary? = nil, compression: CompressionOptions? = nil,
+                 console: Console, shared: OutputFile? = nil, asking: Bool = false) throws(WeirError) -> FileJob {
+        let name = input == "-" ? "(stdin)" : input
+        let toStandardOutput = writesToStandardOutput(input)
+        let operation: FileJob.Operation = switch operationKind {
+        case .test: .test(decompressionOptions(toStandardOutput: toStandardOutput, dictionary: dictionary))
+        case .decompress: .decompress(decompressionOptions(toStandardOutput: toStandardOutput, dictionary: dictionary,
+                                                           appending: shared != nil))
+        case .compress: .compress(compression ?? compressionOptions(level: resolvedLevel(console: console), dictionary: dictionary))
+        }
+        let compressing = operationKind == .compress
+        // As zstd: the dictionary is not also an input.
+        if let dictionaryFile = dictionaryFlags.dictionaryFile, input != "-", let inputStatus = FileStatus.of(path: input),
+           let dictionaryStatus = FileStatus.of(path: dictionaryFile), inputStatus.isSameFile(as: dictionaryStatus) {
+            throw WeirError.inputIsDictionary(path: name)
+        }
+
+        if input == "-", isatty(STDIN_FILENO) == 1, !outputFlags.force {
+            throw WeirError.terminalInput(path: name, compressing: compressing)
+        }
+        let destination: FileJob.Destination
+        if operationKind == .test {
+            destination = .none
+        } else if let shared, let outputFile {
+            destination = .shared(shared.descriptor, name: outputFile)
+        } else if toStandardOutput {
+            if compressing, isatty(STDOUT_FILENO) == 1, !outputFlags.toStdout, !outputFlags.force {
+                throw WeirError.terminalOutput()
+            }
+            destination = .standardOutput
+        } else if let outputFile {
+            destination = .file(outputFile)
+        } else if compressing {
+            destination = .file(try placed(OutputName.compressed(for: input), input: input))
+        } else {
+            destination = .file(try placed(try OutputName.decompressed(for: input), input: input))
+        }
+        // Compared as scalars: `==` on Strings would call two spellings of
+        // "é" equal, which are two names.
+        if case .file(let path) = destination, path.unicodeScalars.elementsEqual(input.unicodeScalars) {
+            throw WeirError.sameFile(path: name)
+        }
+        var force = outputFlags.force
+        if asking, !force, case .file(let path) = destination, FileStatus.of(path: path)?.isRegularFile == true,
+           messageFlags.quiet == 0 {
+            guard Confirmation.ask("weir: \(FileName.displayed(path)): already exists; overwrite (y/n) ? ",
+                                   stdinIsInput: input == "-" || files.contains("-")) else {
+                throw WeirError(.outputExists, path: path, operation: .create, reason: "not overwritten")
+            }
+            force = true
+        }
+        let removes: Bool = switch destination {
+        case .file: outputFlags.removeInput && input != "-"
+        case .standardOutput, .shared, .none: false
+        }
+        return FileJob(input: input, operation: operation, destination: destination, force: force, removeInput: removes)
+    }
+
+    /// The decompression options of the flags for an output that is, or is
+    /// not, standard output. As zstd: pass-through by default when forced to
+    /// standard output (-dcf); sparse by default when writing a file.
+    /// An output several inputs are `appending` to has no holes either.
+    /// Its workers and, without -M, its memory limit follow
+    /// ``decompressionPlan(toStandardOutput:dictionary:appending:)``.
+    func decompressionOptions(toStandardOutput: Bool, dictionary: ZstdDictionary?,
+                              appending: Bool = false) -> DecompressionOptions {
+        decompressionPlan(toStandardOutput: toStandardOutput, dictionary: dictionary, appending: appending).options
+    }
+
+    /// The decompression options of the flags, and the plan that chose
+    /// their workers (and, without -M, their memory limit): -T as given,
+    /// else the cores this process may use, fewer under a cgroup memory limit.
+    func decompressionPlan(toStandardOutput: Bool, dictionary: ZstdDictionary?,
+                           appending: Bool = false) -> (options: DecompressionOptions, plan: WorkerPlan) {
+        // As zstd: without -M, --zstd=wlog=N sets the limit to 2^N.
+        var options = DecompressionOptions(
+            verifyChecksum: resourceFlags.verifiesChecksums,
+            memoryLimit: resourceFlags.memory?.bytes ?? compressionFlags.parameters?.windowLog.map { 1 << min($0, 31) },
+            threads: resourceFlags.requestedThreads, mapInput: resourceFlags.mapsInput,
+            passThrough: decompressionFlags.passThrough ?? (outputFlags.force && toStandardOutput),
+            sparse: decompressionFlags.sparse ?? !(toStandardOutput || appending),
+            dictionary: dictionary, longWindowLog: dictionaryFlags.long)
+        let plan = WorkerPlan.decompression(options, limits: .current, cores: resourceFlags.countedCores)
+        options.threads = plan.workers
+        if options.memoryLimit == nil { options.memoryLimit = plan.decompressionMemory }
+        return (options, plan)
+    }
+}
