@@ -11,9 +11,9 @@ import SystemPackage
 /// With several inputs the sample is their sum, as zstd's consolidated
 /// result; each input stays a part of its own (weir compresses each file on
 /// its own, zstd makes a block of each).
-package final class BenchmarkSample: @unchecked Sendable {
+package final class BenchmarkSample: Sendable {
     /// One input, held in memory.
-    package struct Part: @unchecked Sendable {
+    package struct Part: @unchecked Sendable {  // a read-only mapping, unmapped only by the sample's deinit
         /// The memory file holding it; the sample's to close.
         package let descriptor: FileDescriptor
         /// Its bytes, mapped (read-only) from the memory file.
