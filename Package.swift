@@ -49,7 +49,7 @@ let package = Package(
         ),
         // Every script builds it with `--static-swift-stdlib` (no toolchain
         // needed where it is installed; 3–4 MiB less resident: README,
-        // "Installing").
+        // "Building").
         // The executable, named `weir` by its product; its folder's name
         // differs from the library's in more than case.
         .executableTarget(
