@@ -20,11 +20,11 @@ public enum InputKind: Equatable, Sendable {
 
     /// Looks at `descriptor` with `fstat`, and `fstatfs` for a regular file.
     public static func of(_ descriptor: FileDescriptor) -> InputKind {
-        guard let status = try? Descriptor(descriptor.rawValue, path: "").status(), status.isRegularFile,
-              status.size > 0, !sizeIsUntrusted(descriptor.rawValue) else {
+        guard let status = try? Descriptor(descriptor.rawValue, path: "").status(),
+              let size = trustedSize(of: descriptor.rawValue, status: status), size > 0 else {
             return .stream
         }
-        return .regularFile(size: status.size)
+        return .regularFile(size: size)
     }
 
     /// The size, when it is a regular file.
@@ -44,11 +44,14 @@ public enum InputKind: Equatable, Sendable {
         untrustedFileSystems.contains(FileName.withCString(path) { weir_fs_magic_path($0) })
     }
 
-    /// Whether `fd`, a regular file of size 0 on a file system that tells
-    /// sizes, is empty indeed: one `pread` of a byte at its start.
-    static func isEmptyFile(_ fd: Int32) -> Bool {
+    /// The size of `fd`, the regular file `status` describes, when it can
+    /// be trusted: nil on such a file system; a size of 0 only when one
+    /// `pread` of a byte finds the file empty indeed.
+    static func trustedSize(of fd: Int32, status: FileStatus) -> Int? {
+        guard status.isRegularFile, !sizeIsUntrusted(fd) else { return nil }
+        if status.size > 0 { return status.size }
         var byte: UInt8 = 0
-        return !sizeIsUntrusted(fd) && Descriptor.retrying { pread(fd, &byte, 1, 0) } == 0
+        return Descriptor.retrying { pread(fd, &byte, 1, 0) } == 0 ? 0 : nil
     }
 
     /// procfs, sysfs, debugfs, tracefs, securityfs, configfs, cgroup v1 and

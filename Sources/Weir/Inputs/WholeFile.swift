@@ -1,5 +1,4 @@
 import Glibc
-import SystemPackage
 
 /// Reads the start of a regular file into memory: a dictionary (`-D`), a
 /// training sample (`--train`).
@@ -22,11 +21,11 @@ package enum WholeFile {
         }
         // A file whose size is not its content's (procfs, sysfs) is read to
         // its end; one cut while being read gives what is there.
-        guard InputKind.of(FileDescriptor(rawValue: file.fd)).size != nil else {
+        guard let size = InputKind.trustedSize(of: file.fd, status: status) else {
             let bytes = try file.readToEnd(limit: limit == 0 ? .max : limit, operation: operation)
             return (Array(bytes.prefix(limit)), bytes.count)
         }
-        let bytes = try file.read(count: min(limit, status.size), at: 0, operation: operation)
-        return (bytes, status.size)
+        let bytes = try file.read(count: min(limit, size), at: 0, operation: operation)
+        return (bytes, size)
     }
 }

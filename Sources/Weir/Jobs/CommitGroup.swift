@@ -92,13 +92,13 @@ struct CommitGroup: Sendable {
             // Only the file that was read goes: one that grew or shrank
             // since its end was read (a writer still at work) is kept.
             let job = jobs[index]!
-            if let now = FileStatus.of(path: job.input), now.isRegularFile, !InputKind.sizeIsUntrusted(path: job.input),
-               now.size != job.statistics.bytesIn {
+            if let now = FileStatus.of(path: job.input), now.isRegularFile, now.size != job.statistics.bytesIn,
+               !InputKind.sizeIsUntrusted(path: job.input) {
                 outcomes[index].outcome = .failure(.changedBeforeRemoval(path: job.input))
                 continue
             }
-            if FileName.withCString(jobs[index]!.input, unlink) != 0 {
-                outcomes[index].outcome = .failure(.system(errno, path: jobs[index]!.input, operation: .remove))
+            if FileName.withCString(job.input, unlink) != 0 {
+                outcomes[index].outcome = .failure(.system(errno, path: job.input, operation: .remove))
             }
         }
         return outcomes

@@ -154,9 +154,8 @@ package struct FileJob: Sendable {
         func small(_ operation: Operation, cancellation: Cancellation?) -> (options: CompressionOptions, size: Int, output: OutputFile)? {
             // The size of a file that can be trusted (not procfs's 0): the
             // small path reads that many bytes.
-            guard case .compress(let options) = operation, let outputFile, let inputStatus, inputStatus.isRegularFile,
-                  let size = InputKind.of(FileDescriptor(rawValue: inputFD)).size
-                      ?? (inputStatus.size == 0 && InputKind.isEmptyFile(inputFD) ? 0 : nil),
+            guard case .compress(let options) = operation, let outputFile, let inputStatus,
+                  let size = InputKind.trustedSize(of: inputFD, status: inputStatus),
                   SmallFileCompressor.accepts(size: size, options: options),
                   cancellation?.isCancelled != true else { return nil }
             return (options, size, outputFile)
