@@ -9,31 +9,34 @@ import Weir
 /// ends with them (`-o=FILE` also works, as in zstd):
 ///
 /// - `-19T2` → `--level 19 -T 2`; `-dc19` → `-d -c --level 19`; `-7f` → `--level 7 -f`
+///   (`--level` is the flag's long name, which the parser reads)
 /// - `-oFILE`, `-M64MiB` → `-o FILE`, `-M 64MiB`
 ///
 /// Other spellings:
 ///
 /// - `--fast` alone → `--fast=1`, `--long` alone → `--long=27`, the engine's
 ///   `CompressionOptions.defaultLongWindowLog` (optional values);
-/// - `-c`/`--stdout` and `-o` both given: the last one wins, as in zstd,
-///   signalled with the hidden flag `--stdout-wins`;
+/// - `-c`/`--stdout` and `-o` both given: the last one wins, as in zstd:
+///   the other is taken out;
 /// - `--rm` and `-k`/`--keep` both given: the last one wins, as in zstd:
 ///   every `--rm` is taken out, and one is put first when it wins;
 /// - `--single-thread` and `-T`/`--threads` both given: the last one wins,
 ///   the same way.
 ///
-/// Dictionary training, whose flags take optional values:
+/// What the parser cannot read at all goes into ``CommandLineFacts``, which
+/// the command takes beside the parsed flags. Dictionary training, whose
+/// flags take optional values:
 ///
-/// - `--train-cover=LIST` → `--train-cover --train-cover-parameters=LIST`,
-///   and the same for `--train-fastcover=` and `--train-legacy=`: the flag is
-///   the operation (of `-z`, `-d`, `-t`, `-l` and the `--train` ones, the last
+/// - `--train-cover=LIST` → `--train-cover`, LIST kept in the facts, and the
+///   same for `--train-fastcover=` and `--train-legacy=`: the flag is the
+///   operation (of `-z`, `-d`, `-t`, `-l` and the `--train` ones, the last
 ///   wins), and every list is kept, in order, for the command to check (as
 ///   zstd checks each one it reads) and take the last of;
 /// - `--train-cover` and `--train-fastcover` alone set every parameter to 0,
 ///   as in zstd: the list `k=0` does (a list starts from zeros);
 ///   `--train-legacy` alone keeps the selectivity given before;
-/// - `-sN` (zstd's selectivity) → `--train-legacy-parameters=s=N`, so that it
-///   and `--train-legacy=s=N` override each other in order; a lone `-s` takes
+/// - `-sN` (zstd's selectivity) → the legacy list `s=N`, so that it and
+///   `--train-legacy=s=N` override each other in order; a lone `-s` takes
 ///   the next argument;
 /// - `--train` after one of them → that one (alone): zstd's `--train` keeps
 ///   the builder and parameters chosen before.
@@ -42,8 +45,8 @@ import Weir
 ///
 /// - `-e#` and `-i#` take the digits that follow in the cluster (none: 0),
 ///   and the cluster goes on after them: `-b1e10i0` → `-b --level 1 -e 10 -i 0`;
-/// - with `-b`, a short `-d` sets `--bench-decode` (decode the files only,
-///   whichever came first), and after `-b` it is that alone, not the
+/// - with `-b`, a short `-d` means decoding the files only (a fact),
+///   whichever came first, and after `-b` it is that alone, not the
 ///   decompress operation (`-b -d` benchmarks decoding; `-d -b` too).
 ///
 /// Everything after `--` is left alone (file names), and so is `-`.
@@ -58,13 +61,20 @@ package enum ArgumentNormalizer {
     /// The training flags that take an optional `=LIST`.
     static let trainingFlags: Set<Substring> = ["--train-cover", "--train-fastcover", "--train-legacy"]
 
-    /// The arguments for the parser, from the command line's (program name left out).
-    package static func normalize(_ arguments: [String]) -> [String] {
+    /// The arguments for the parser, from the command line's (program name
+    /// left out), and what the parser cannot read.
+    package static func normalize(_ arguments: [String]) -> (arguments: [String], facts: CommandLineFacts) {
         var result: [String] = []
+        var facts = CommandLineFacts()
         // Where the flags that override each other were last seen, counted
         // in options (a cluster is one).
         var seen = 0
         var lastStdout: Int?, lastOutput: Int?, lastKeep: Int?, lastRemove: Int?, lastThreads: Int?, lastSingle: Int?
+        // The parser's arguments of -c/--stdout and of -o/--output (with
+        // their values), for taking out the ones that lose.
+        var stdoutAt: [Int] = [], outputAt: [Int] = []
+        // The next argument is the value of the -o or --output just seen.
+        var outputValueNext = false
         // The last of --train-cover, --train-fastcover, --train-legacy.
         var lastBuilder: String?
         // Whether -b is the last operation seen, and whether a short -d was.
@@ -74,7 +84,9 @@ package enum ArgumentNormalizer {
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
-            if literal || argument == "-" || !argument.hasPrefix("-") {
+            if literal || argument == "-" || !argument.hasPrefix("-") || outputValueNext {
+                if outputValueNext { outputAt.append(result.count) }
+                outputValueNext = false
                 result.append(argument)
                 continue
             }
@@ -93,8 +105,13 @@ package enum ArgumentNormalizer {
                 case "--long" where argument == "--long":
                     result.append("--long=\(CompressionOptions.defaultLongWindowLog)")
                     continue
-                case "--stdout": lastStdout = seen
-                case "--output": lastOutput = seen
+                case "--stdout":
+                    lastStdout = seen
+                    stdoutAt.append(result.count)
+                case "--output":
+                    lastOutput = seen
+                    outputAt.append(result.count)
+                    outputValueNext = argument == "--output"
                 case "--keep": lastKeep = seen
                 case "--rm" where argument == "--rm":
                     lastRemove = seen
@@ -108,7 +125,8 @@ package enum ArgumentNormalizer {
                     continue
                 case let flag where trainingFlags.contains(flag):
                     lastBuilder = String(flag)
-                    result += [String(flag)] + trainingParameters(of: argument, flag: flag)
+                    result.append(String(flag))
+                    keepTrainingList(of: argument, flag: flag, in: &facts)
                     continue
                 default: break
                 }
@@ -153,12 +171,17 @@ package enum ArgumentNormalizer {
                         value = arguments[index]
                         index += 1
                     }
-                    result.append("--train-legacy-parameters=s=\(value)")
+                    facts.legacyLists.append("s=\(value)")
                     break
                 }
                 switch letter {
-                case "c": lastStdout = seen
-                case "o": lastOutput = seen
+                case "c":
+                    lastStdout = seen
+                    stdoutAt.append(result.count)
+                case "o":
+                    lastOutput = seen
+                    outputAt.append(result.count)
+                    outputValueNext = rest.isEmpty
                 case "k": lastKeep = seen
                 case "T": lastThreads = seen
                 default: break
@@ -170,35 +193,46 @@ package enum ArgumentNormalizer {
                 let value = letter == "o" && rest.first == "=" ? rest.dropFirst() : rest
                 // The parser takes a value that starts with `-` only when
                 // attached to a long name.
-                result += value.hasPrefix("-") && value != "-" ? ["\(long)=\(value)"] : ["-\(letter)", String(value)]
+                if value.hasPrefix("-") && value != "-" {
+                    result.append("\(long)=\(value)")
+                } else {
+                    if letter == "o" { outputAt.append(result.count + 1) }
+                    result += ["-\(letter)", String(value)]
+                }
                 break
             }
         }
-        if decodeSeen, benchmarkSeen {
-            result.insert("--bench-decode", at: 0)
+        // Of -c and -o, the one given last stays.
+        if let lastStdout, let lastOutput {
+            for position in (lastStdout > lastOutput ? outputAt : stdoutAt).reversed() { result.remove(at: position) }
         }
+        facts.benchmarkDecodes = decodeSeen && benchmarkSeen
         if let lastSingle, lastSingle > lastThreads ?? 0 {
             result.insert("--single-thread", at: 0)
         }
         if let lastRemove, lastRemove > lastKeep ?? 0 {
             result.insert("--rm", at: 0)
         }
-        if let lastStdout, let lastOutput, lastStdout > lastOutput {
-            result.insert("--stdout-wins", at: 0)
-        }
-        return result
+        return (result, facts)
     }
 
-    /// The hidden list argument of `argument`, which is one of
-    /// ``trainingFlags`` (`flag`) alone or followed by `=LIST`: none for
-    /// `--train-legacy` alone, `k=0` (every parameter 0) for the others
-    /// alone. An empty list stays empty, as a separate argument (`--name=`
-    /// with nothing after it would take the next argument), for the command
-    /// to refuse.
-    static func trainingParameters(of argument: String, flag: Substring) -> [String] {
-        let name = "\(flag)-parameters"
-        guard argument.count > flag.count else { return flag == "--train-legacy" ? [] : ["\(name)=k=0"] }
-        let list = argument.dropFirst(flag.count + 1)
-        return list.isEmpty ? [name, ""] : ["\(name)=\(list)"]
+    /// Keeps the list of `argument`, which is one of ``trainingFlags``
+    /// (`flag`) alone or followed by `=LIST`: none for `--train-legacy`
+    /// alone, `k=0` (every parameter 0) for the others alone. An empty list
+    /// is kept, for the command to refuse.
+    static func keepTrainingList(of argument: String, flag: Substring, in facts: inout CommandLineFacts) {
+        let list: String
+        if argument.count > flag.count {
+            list = String(argument.dropFirst(flag.count + 1))
+        } else if flag == "--train-legacy" {
+            return
+        } else {
+            list = "k=0"
+        }
+        switch flag {
+        case "--train-cover": facts.coverLists.append(list)
+        case "--train-fastcover": facts.fastCoverLists.append(list)
+        default: facts.legacyLists.append(list)
+        }
     }
 }

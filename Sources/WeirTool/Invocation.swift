@@ -7,6 +7,8 @@ import WeirCLI
 struct Invocation {
     /// The arguments to parse.
     let arguments: [String]
+    /// What the parser cannot read, for the parsed command.
+    let facts: CommandLineFacts
     /// The defaults read from the environment, with their warnings.
     let environment: EnvironmentDefaults
 
@@ -16,9 +18,10 @@ struct Invocation {
     init(commandLine: [String], environment: [String: String]) {
         let program = commandLine.first ?? "weir"
         let given = ProgramAlias.flags(forProgram: program) + commandLine.dropFirst()
-        let normalized = ArgumentNormalizer.normalize(given)
+        let (normalized, facts) = ArgumentNormalizer.normalize(given)
         let defaults = EnvironmentDefaults(environment: environment, zstdNames: ProgramAlias.isZstdName(program))
         self.environment = defaults
+        self.facts = facts
         arguments = defaults.arguments(before: normalized) + normalized
     }
 

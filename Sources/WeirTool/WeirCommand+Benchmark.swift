@@ -20,7 +20,7 @@ extension WeirCommand {
         let (dictionary, unreadable) = readDictionary(console: console)
         if unreadable { return 1 }
         // As zstd: the levels clamped to the highest, the last never below the first.
-        let first = min(compressionFlags.fast.map { -min($0, -Zstd.minLevel) } ?? level ?? Zstd.defaultLevel, Zstd.maxLevel)
+        let first = min(compressionFlags.fast.map { -min($0, -Zstd.minLevel) } ?? compressionFlags.level ?? Zstd.defaultLevel, Zstd.maxLevel)
         let last = max(first, min(benchmarkFlags.lastLevel ?? first, Zstd.maxLevel))
         if last > first, messageFlags.verbose > 0 { console.write("weir: benchmarking levels from \(first) to \(last)\n") }
         let files = inputs.filter { $0 != "-" }
@@ -41,7 +41,7 @@ extension WeirCommand {
             let run = Benchmark(sample: sample, seconds: Double(seconds))
             for level in first...last {
                 guard benchmark(run, level: level, dictionary: dictionary, console: console) else { return 1 }
-                if benchmarkFlags.decodeOnly { break }
+                if facts.benchmarkDecodes { break }
             }
         }
         return 0
@@ -54,7 +54,7 @@ extension WeirCommand {
         compression.mapInput = true
         var decompression = decompressionOptions(toStandardOutput: false, dictionary: dictionary)
         decompression.sparse = false
-        let decodeOnly = benchmarkFlags.decodeOnly
+        let decodeOnly = facts.benchmarkDecodes
         let name = run.sample.name
         do throws(WeirError) {
             let weir = try run.weir(compression, decompression, decodeOnly: decodeOnly)

@@ -40,7 +40,7 @@ extension WeirCommand {
     /// The compression level after `--fast`, `--ultra` and clamping.
     func resolvedLevel(console: Console?) -> Int {
         if let fast = compressionFlags.fast { return -min(fast, -Zstd.minLevel) }
-        let requested = level ?? Zstd.defaultLevel
+        let requested = compressionFlags.level ?? Zstd.defaultLevel
         let maximum = compressionFlags.ultra ? Zstd.maxLevel : 19
         if requested > maximum {
             let hint = compressionFlags.ultra ? "" : " without --ultra"

@@ -16,9 +16,9 @@ extension WeirCommand {
     }
 
     /// Whether `-c` or `-o -` sends every result to standard output (of `-c`
-    /// and `-o FILE`, the last one given wins).
+    /// and `-o FILE`, ArgumentNormalizer left the last one given).
     var standardOutputRequested: Bool {
-        outputFlags.output == "-" || (outputFlags.toStdout && (outputFlags.output == nil || stdoutWins))
+        outputFlags.output == "-" || (outputFlags.toStdout && outputFlags.output == nil)
     }
 
     /// The file `-o` names, unless standard output was asked for.

@@ -9,8 +9,8 @@ import WeirCLI
 
 /// What weir does with its inputs: one, and of several given the last one
 /// wins, as zstd (`unweir -z` compresses). The training flags take optional
-/// parameters (`--train-cover=k=48,d=8`), which ArgumentNormalizer moves
-/// into OperationFlags' hidden lists.
+/// parameters (`--train-cover=k=48,d=8`), which ArgumentNormalizer keeps
+/// in CommandLineFacts.
 enum Operation: String, EnumerableFlag {
     case compress, decompress, test, list, index, train, trainCover, trainFastCover, trainLegacy, benchmark
 
@@ -57,17 +57,6 @@ struct OperationFlags: ParsableArguments {
     @Option(name: .customLong("filelist"), help: ArgumentHelp("Also process the files named in FILE, one per line (repeatable).", valueName: "FILE"))
     var fileLists: [String] = []
 
-    // The parameters of --train-cover=, --train-fastcover=, --train-legacy=
-    // and -s, in the order given (see ArgumentNormalizer).
-
-    @Option(name: .customLong("train-cover-parameters"), help: .hidden)
-    var coverParameters: [String] = []
-
-    @Option(name: .customLong("train-fastcover-parameters"), help: .hidden)
-    var fastCoverParameters: [String] = []
-
-    @Option(name: .customLong("train-legacy-parameters"), help: .hidden)
-    var legacyParameters: [String] = []
 }
 
 /// zstd's benchmark flags (with `-b`).
@@ -83,10 +72,6 @@ struct BenchmarkFlags: ParsableArguments {
 
     @Option(name: .customLong("priority"), help: ArgumentHelp("Benchmark at the highest scheduling priority, as zstd's --priority=rt (root only).", valueName: "rt"))
     var priority: String?
-
-    // -d with -b: decode the FILEs (zstd data) only; set by ArgumentNormalizer.
-    @Flag(name: .customLong("bench-decode"), help: .hidden)
-    var decodeOnly = false
 }
 
 /// Where the results go.
@@ -116,8 +101,11 @@ struct OutputFlags: ParsableArguments {
     var outputDirMirror: String?
 }
 
-/// How to compress (the level itself is -1 … -19, see the discussion).
+/// How to compress.
 struct CompressionFlags: ParsableArguments {
+    @Option(name: .customLong("level"), help: ArgumentHelp("The compression level, 1 to 19 (default 3), 20 to 22 with --ultra; -# is the same (-19), as in zstd.", valueName: "#"))
+    var level: Int?
+
     @Flag(name: .customLong("ultra"), help: "Allow levels 20 to 22 (more memory).")
     var ultra = false
 

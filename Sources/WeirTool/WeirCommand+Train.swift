@@ -7,15 +7,15 @@ import WeirPrograms
 /// learning a dictionary from files as zstd 1.5.4 does, with its flags.
 extension WeirCommand {
     /// The builder the operation chose, with the last parameters given for
-    /// it (every list was checked by ``validateTraining()``); plain
+    /// it (every list was checked by ``validateTrainingLists()``); plain
     /// `--train` is zstd's default, fastCover searching k.
     var dictionaryBuilder: DictionaryBuilder {
         let flags = operationFlags
         switch flags.operation {
-        case .trainCover: return .cover(flags.coverParameters.last.flatMap(TrainingParameterList.cover) ?? .init())
+        case .trainCover: return .cover(facts.coverLists.last.flatMap(TrainingParameterList.cover) ?? .init())
         case .trainFastCover:
-            return .fastCover(flags.fastCoverParameters.last.flatMap(TrainingParameterList.fastCover) ?? .init())
-        case .trainLegacy: return .legacy(selectivity: flags.legacyParameters.last.flatMap(TrainingParameterList.legacy) ?? 9)
+            return .fastCover(facts.fastCoverLists.last.flatMap(TrainingParameterList.fastCover) ?? .init())
+        case .trainLegacy: return .legacy(selectivity: facts.legacyLists.last.flatMap(TrainingParameterList.legacy) ?? 9)
         case .train, .compress, .decompress, .test, .list, .index, .benchmark: return .zstdDefault
         }
     }
@@ -31,29 +31,34 @@ extension WeirCommand {
             builder: dictionaryBuilder,
             maximumSize: dictionaryFlags.maxDictionary?.bytes ?? DictionaryTraining.defaultMaximumSize,
             dictionaryID: UInt32(clamping: dictionaryFlags.dictionaryID?.bytes ?? 0),
-            compressionLevel: compressionFlags.fast.map { -min($0, -Zstd.minLevel) } ?? level ?? Zstd.defaultLevel,
+            compressionLevel: compressionFlags.fast.map { -min($0, -Zstd.minLevel) } ?? compressionFlags.level ?? Zstd.defaultLevel,
             threads: threads == 0 ? CoreCount.logical : threads,
             sampleSize: compressionFlags.chunkSize.flatMap { $0.bytes == 0 ? nil : $0.bytes },
             memoryLimit: resourceFlags.memory.flatMap { $0.bytes == 0 ? nil : $0.bytes })
     }
 
-    /// The checks of the training flags, with or without a training (zstd
-    /// reads every parameter list as it meets it): the lists, the sizes
-    /// that zstd reads as 32-bit numbers, and the sample size, at most
-    /// 128 KiB (zstd stops on an assertion beyond).
-    func validateTraining() throws {
-        let flags = operationFlags
-        for list in flags.coverParameters where TrainingParameterList.cover(list) == nil {
+    /// The checks of the training lists, with or without a training (zstd
+    /// reads every parameter list as it meets it); the lists are facts,
+    /// given after parsing (``validateFacts()``).
+    func validateTrainingLists() throws {
+        for list in facts.coverLists where TrainingParameterList.cover(list) == nil {
             throw ValidationError("--train-cover=\(list): not a list of cover parameters "
                                   + "(k=N,d=N,steps=N,split=N,shrink[=N]).")
         }
-        for list in flags.fastCoverParameters where TrainingParameterList.fastCover(list) == nil {
+        for list in facts.fastCoverLists where TrainingParameterList.fastCover(list) == nil {
             throw ValidationError("--train-fastcover=\(list): not a list of fastCover parameters "
                                   + "(k=N,d=N,f=N,steps=N,split=N,accel=N,shrink[=N]).")
         }
-        for list in flags.legacyParameters where TrainingParameterList.legacy(list) == nil {
+        for list in facts.legacyLists where TrainingParameterList.legacy(list) == nil {
             throw ValidationError("--train-legacy=\(list): not a selectivity (s=N or selectivity=N).")
         }
+    }
+
+    /// The checks of the training flags the parser reads: the sizes that
+    /// zstd reads as 32-bit numbers, and the sample size, at most 128 KiB
+    /// (zstd stops on an assertion beyond).
+    func validateTraining() throws {
+        let flags = operationFlags
         for (name, size) in [("--maxdict", dictionaryFlags.maxDictionary), ("--dictID", dictionaryFlags.dictionaryID)] {
             if let size, size.bytes > Int(UInt32.max) {
                 throw ValidationError("\(name)=\(size.bytes): the numeric value overflows a 32-bit unsigned int.")

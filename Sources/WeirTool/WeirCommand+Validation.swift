@@ -18,7 +18,7 @@ extension WeirCommand {
             throw ValidationError("--fast=\(fast): the value must be 1 or more.")
         }
         // As zstd: a level past 32 bits is refused, not clamped.
-        if let level, level > Int(UInt32.max) {
+        if let level = compressionFlags.level, level > Int(UInt32.max) {
             throw ValidationError("-\(level): the numeric value overflows a 32-bit unsigned int.")
         }
         if let fast = compressionFlags.fast, fast > Int(UInt32.max) {
@@ -36,7 +36,7 @@ extension WeirCommand {
         if outputFlags.outputDirFlat == "" || outputFlags.outputDirMirror == "" {
             throw ValidationError("the output folder cannot be an empty string (did you mean . ?)")
         }
-        if let level, level < 0 {
+        if let level = compressionFlags.level, level < 0 {
             throw ValidationError("--level \(level): use --fast=N for negative levels.")
         }
         if let format = compressionFlags.format, format != .zstd {
@@ -80,5 +80,11 @@ extension WeirCommand {
         if compressionFlags.showDefaultCParams, operationFlags.operation != .compress {
             throw ValidationError("--show-default-cparams shows compression parameters: it cannot go with -d, -t, -l or --train.")
         }
+    }
+
+    /// The checks of what the parser cannot read (``CommandLineFacts``),
+    /// set after parsing; a failure is a usage error, as validate()'s.
+    func validateFacts() throws {
+        try validateTrainingLists()
     }
 }

@@ -62,14 +62,17 @@ struct WeirCommand: ParsableCommand {
     @OptionGroup(title: "Benchmark")
     var benchmarkFlags: BenchmarkFlags
 
-    @Option(name: .customLong("level"), help: .hidden)
-    var level: Int?
-
-    @Flag(name: .customLong("stdout-wins"), help: .hidden)
-    var stdoutWins = false
-
     @Argument(help: ArgumentHelp("Files to process; - is standard input.", valueName: "FILE"))
     var files: [String] = []
+
+    /// What the parser cannot read (ArgumentNormalizer), set after parsing.
+    var facts = CommandLineFacts()
+
+    // The parsed properties: `facts` is not one of them.
+    enum CodingKeys: CodingKey {
+        case operationFlags, outputFlags, compressionFlags, decompressionFlags, dictionaryFlags, resourceFlags,
+             messageFlags, benchmarkFlags, files
+    }
 
     // MARK: Entry point
 
@@ -100,6 +103,8 @@ struct WeirCommand: ParsableCommand {
         do {
             var command = try parseAsRoot(arguments)
             if var weir = command as? WeirCommand {
+                weir.facts = invocation.facts
+                try weir.validateFacts()
                 invocation.reportWarnings(quietness: weir.messageFlags.quiet)
                 let status = weir.execute()
                 Glibc.exit(status)
