@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import Weir
 import WeirCLI
 
@@ -84,6 +85,9 @@ extension WeirCommand {
         options.rsyncable = compressionFlags.rsyncable
         options.parameters = compressionFlags.parameters ?? CompressionParameters()
         options.dictionaryID = !dictionaryFlags.noDictionaryID
+        options.verify = resourceFlags.verify
+        // The tests' way to show that --verify catches a flipped bit.
+        options.damagedFrameForTesting = getenv("WEIR_TEST_DAMAGE_FRAME").flatMap { Int(String(cString: $0)) }
         options.chunkSize = options.resolvedChunkSize
         return options
     }

@@ -77,6 +77,17 @@ extension WeirCommand {
         if let seconds = benchmarkFlags.seconds, seconds < 0 || seconds > Int(UInt32.max) {
             throw ValidationError("-i\(seconds): the seconds must be between 0 and \(UInt32.max).")
         }
+        if resourceFlags.verify {
+            switch operationFlags.operation {
+            case .compress, .benchmark: break
+            case .decompress, .test:
+                if resourceFlags.check == false {
+                    throw ValidationError("--verify checks what is decoded against the content checksums: it cannot go with --no-check.")
+                }
+            case .list, .index, .train, .trainCover, .trainFastCover, .trainLegacy:
+                throw ValidationError("--verify checks compressed or decompressed data: it goes with -z, -d, -t or -b.")
+            }
+        }
         if compressionFlags.showDefaultCParams, operationFlags.operation != .compress {
             throw ValidationError("--show-default-cparams shows compression parameters: it cannot go with -d, -t, -l or --train.")
         }

@@ -155,6 +155,11 @@ def measures(data):
         put(key, None if wall is None else wall * 1000, [find(data, "seek", key=key)], range="%s at byte %s" % (
             f_len(seek.get("length")), "{:,}".format(seek.get("offset", 0))), pzstd=human(next(
                 (x["bytes"] for x in seek.get("inputs", []) if x["name"] == "pzstd.zst"), None)))
+    for level in (3, 19):
+        w, v = (find(data, "verify", group="level %d" % level, family=f) for f in ("weir", "weir:verify"))
+        for key, k in (("verify-wall", "wall"), ("verify-cpu", "cpu")):
+            if "verify" in secs:
+                put("%s-%d" % (key, level), vs(v, w, k), [v], level=level)
     if "lean" not in secs:
         return got
     s = secs["lean"]
@@ -437,10 +442,22 @@ def sec_lean(data, targets):
             "# the limit, %d at once, at the start of every round" % n, s.get("limit_cmd", ""), "# timed"])])
 
 
+def sec_verify(data):
+    n, rows = data["meta"]["threads"], []
+    for group, cs in grouped(cases(data, "verify"), lambda c: c["group"]).items():
+        plain, z = of(cs, "weir"), of(cs, "zstd")
+        for c in cs:
+            rows.append([group, f_tool(c), f_mbps(med(c, "mbps")), f_num(med(c, "wall")), f_num(med(c, "cpu")),
+                         f_mib(med(c, "rss_kb")), f_ratio(vs(c, plain, "wall")), f_ratio(vs(c, plain, "cpu")),
+                         f_ratio(vs(c, z)), f_ok(c)])
+    return table(["Level", "Tool", "MB/s", "Wall s", "CPU s", "Peak RSS MiB", "Wall ÷ weir", "CPU ÷ weir",
+                  "MB/s ÷ zstd -T%d" % n, "Runs ok"], rows) + "\n" + commands(cases(data, "verify"))
+
+
 SECTIONS = [("compress", lambda d: sec_compression(d, "compress", ["mode"])),
             ("levels", lambda d: sec_compression(d, "levels", ["level", "mode"])),
             ("ceiling", sec_ceiling), ("decompress", sec_decompress), ("scaling", sec_scaling), ("small", sec_small),
-            ("memory", sec_memory), ("tree", sec_tree), ("seek", sec_seek)]
+            ("memory", sec_memory), ("tree", sec_tree), ("seek", sec_seek), ("verify", sec_verify)]
 
 
 def render(data, json_name, chart_files, json_rel=None):

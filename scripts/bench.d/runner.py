@@ -32,7 +32,8 @@ import report  # noqa: E402  (same folder)
 from report import MODE_TITLE, human  # noqa: E402
 
 TIME_FMT = "%e %U %S %M %x"
-SECTIONS = ["ceiling", "compress", "levels", "decompress", "scaling", "small", "memory", "tree", "seek", "lean"]
+SECTIONS = ["ceiling", "compress", "levels", "decompress", "scaling", "small", "memory", "tree", "seek", "lean",
+            "verify"]
 MODES = ["file", "null", "stdio", "pipe", "pipenull", "overwrite"]
 
 
@@ -1167,6 +1168,24 @@ class Bench:
                 shutil.rmtree(d, ignore_errors=True)
 
     # --- lean: issue 31, lean at every level ---------------------------------------
+    def sec_verify(self):
+        """Issue 42: what --verify costs.  weir -TN with and without it, beside
+        zstd -TN, file->/dev/null: level 3 on the main corpus, level 19 on the
+        lean RSS slice (decoding costs the same; compressing, much more)."""
+        a, n = self.a, self.N
+        high = self.corpus_head(a.lean_rss_size)
+        self.data["corpus"]["verify_high"] = self.describe(high, "verify: slice for level 19")
+        weir = [a.weir, "-q", "-T%d" % n] + self.weir_extra
+        tools = [("weir", "weir -T%d" % n, weir), ("weir:verify", "weir -T%d --verify" % n, weir + ["--verify"]),
+                 ("zstd", "zstd -T%d" % n, [a.zstd, "-q", "-T%d" % n])]
+        cases = []
+        for level, inp in ((3, self.main), (19, high)):
+            warm(inp)
+            for fam, tool, base in tools:
+                cases.append(self.make_case("verify", "compress", fam, tool, base, "null", inp, level=level,
+                                            threads=n, group="level %d" % level))
+        self.section("verify", "--verify: every frame decoded and compared before it is written", cases, a.runs)
+
     def sec_lean(self):
         """Issue 31's table from one run: level 3 on a 300 MB slice from a file
         and through a pipe, decoding weir's file of it, each against the limit

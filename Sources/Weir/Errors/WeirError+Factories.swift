@@ -73,6 +73,19 @@ extension WeirError {
         return WeirError(.corrupt, path: path, operation: operation, lead: nil, detail: detail, hint: .dictionary)
     }
 
+    // MARK: verificationFailed
+
+    /// `verify failed: frame N (input offset O) does not decode to its input`,
+    /// then where the first byte differs, or the decoder's error as the cause.
+    static func verificationFailed(path: String, frame: Int, offset: Int, at difference: Int?,
+                                   cause: WeirError? = nil) -> WeirError {
+        var detail = "frame \(frame) (input offset \(offset)) does not decode to its input"
+        if let difference { detail += ": the first byte that differs is at input offset \(difference)" }
+        if let cause { detail += ": \(cause.reason)" }
+        return WeirError(.verificationFailed, path: path, operation: .verify, lead: .failed(.verify), detail: detail,
+                         frame: frame, offset: offset, cause: cause)
+    }
+
     // MARK: checksumMismatch
 
     /// A frame whose content does not match its checksum.

@@ -8,6 +8,8 @@ extension WeirError {
         /// Deriving an output name from an input name.
         case nameOutput
         case compress, decompress, test, list, scan, run, train
+        /// Decoding a frame just compressed and comparing it with its input.
+        case verify
         /// Copying input that is not zstd through (`--pass-through`).
         case copy
         case readSeekTable, writeSeekTable
@@ -38,6 +40,7 @@ extension WeirError {
             case .scan: "scan"
             case .run: "run"
             case .train: "train"
+            case .verify: "verify"
             case .copy: "copy"
             case .readSeekTable: "read seek table"
             case .writeSeekTable: "write seek table"

@@ -46,6 +46,9 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
         case sizeMismatch
         /// A byte range reaches past the end of the decompressed content.
         case outOfRange
+        /// A frame just compressed does not decode to the input it was made
+        /// from (`verify`): it was not written.
+        case verificationFailed
         /// No output name can be derived from this input's path (a `..` part
         /// under `--output-dir-mirror`), or a file list cannot be used.
         case unusablePath

@@ -59,6 +59,16 @@ public struct CompressionOptions: Sendable, Equatable {
     /// libzstd's parameters beyond the level (`--zstd=`), over what the
     /// level chooses; a window log set here wins over ``longWindowLog``'s.
     public var parameters = CompressionParameters()
+    /// Decode every frame on the worker that made it and compare it with its
+    /// input before it is written (`--verify`): a mismatch fails the run with
+    /// the frame's offset, and nothing of that frame is written. Costs a
+    /// decode per frame (about a quarter of compressing at level 3) and a
+    /// buffer of one chunk per worker.
+    public var verify = false
+    /// For tests of ``verify`` only: flips one bit of frame N after it is
+    /// compressed, before it is checked (ignored without ``verify``, which
+    /// then always catches it).
+    package var damagedFrameForTesting: Int?
 
     /// The smallest chunk ``splitSmallInputs`` cuts: below 1 MiB, frames lose
     /// too much ratio for the time saved.

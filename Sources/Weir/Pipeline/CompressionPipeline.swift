@@ -27,8 +27,9 @@ import SystemPackage
 ///        │  in 1 MiB steps, its pages behind the window given back), a
 ///        │  chunk of several regions by ZSTD_compressStream2, into a pooled buffer
 ///        │  → one frame with Frame_Content_Size and checksum, wrapped in
-///        │  DispatchData (no copy); the chunk is dropped before the frame
-///        │  goes on
+///        │  DispatchData (no copy); with `verify`, the frame is decoded into
+///        │  the worker's own buffer and compared with the chunk; the chunk
+///        │  is dropped before the frame goes on
 ///        ▼
 ///     OrderedWriter (DispatchIO stream channel, queue "weir.write"): frames
 ///        │  go out in chunk order, whatever order they finish in
@@ -44,6 +45,8 @@ import SystemPackage
 ///   `chunksInFlight × (chunkSize + compressBound(chunkSize))`, whatever the
 ///   input size, and a slow output (a pipe to a slow consumer) slows the
 ///   reader instead of filling memory.
+/// - With `verify`, one more chunk-sized buffer per worker, kept by its
+///   context (FrameVerifier): the decoded frame, compared in place.
 /// - `threads` contexts and drain loops: compression never runs more jobs
 ///   than cores asked for, so workers do not oversubscribe the machine.
 /// - Reads of exactly `chunkSize`: DispatchIO itself has no back-pressure.
@@ -144,16 +147,20 @@ public final class CompressionPipeline: Sendable {
         let pool = WorkerPool<CompressionContext>(
             width: threads, label: "weir.compress",
             makeContext: { () throws(WeirError) in
-                try CompressionContext(level: options.level, checksum: options.checksum, contentSize: options.contentSize,
-                                       windowLog: options.resolvedWindowLog, longDistance: options.longWindowLog != nil,
-                                       dictionary: dictionary, dictionaryID: options.dictionaryID,
-                                       parameters: options.parameters, path: inputName)
+                let context = try CompressionContext(
+                    level: options.level, checksum: options.checksum, contentSize: options.contentSize,
+                    windowLog: options.resolvedWindowLog, longDistance: options.longWindowLog != nil,
+                    dictionary: dictionary, dictionaryID: options.dictionaryID, parameters: options.parameters,
+                    path: inputName)
+                if options.verify { context.verifier = try FrameVerifier(dictionary: options.dictionary, path: inputName) }
+                return context
             },
             onContextFailure: { control.fail($0) })
         let compressor = ChunkCompressor(
             run: run, buffers: BufferPool(size: Zstd.compressBound(options.largestChunk),
                                           keep: options.resolvedChunksInFlight),
-            seekTable: seekTable, inputName: inputName)
+            seekTable: seekTable, inputName: inputName,
+            damagedFrame: options.verify ? options.damagedFrameForTesting : nil)
 
         let bytesIn = Locked(0)
         control.startThread(name: "weir.reader") {
@@ -179,7 +186,10 @@ public final class CompressionPipeline: Sendable {
                     ticket.release()
                     break
                 }
-                bytesIn.withLock { $0 += chunk.data.count }
+                let offset = bytesIn.withLock { total in
+                    defer { total += chunk.data.count }
+                    return total
+                }
                 let number = index
                 index += 1
                 // Dropped as soon as it is compressed, before its frame goes
@@ -187,7 +197,7 @@ public final class CompressionPipeline: Sendable {
                 // read takes, and that read's buffer can then reuse this one.
                 var data: DispatchData? = chunk.data
                 pool.submit { context in
-                    compressor.compress(&data, number: number, context: context, ticket: ticket)
+                    compressor.compress(&data, number: number, offset: offset, context: context, ticket: ticket)
                 }
                 if chunk.endOfInput { break }
             }
@@ -223,14 +233,18 @@ private struct ChunkCompressor: Sendable {
     let buffers: BufferPool
     let seekTable: SeekTableRecorder?
     let inputName: String
+    /// The frame whose bit a test flips before it is verified.
+    let damagedFrame: Int?
     /// The largest window the frames declare (``Statistics/windowLog``).
     let windowLog = Locked<Int?>(nil)
 
-    /// On a worker: compresses chunk `number` (dropped as soon as it is
-    /// compressed) into a pooled buffer and hands the frame to the writer
-    /// with its ticket; after a failure, or without a context (one could
-    /// not be made), drops it and releases the ticket.
-    func compress(_ data: inout DispatchData?, number: Int, context: CompressionContext?, ticket: RunTicket) {
+    /// On a worker: compresses chunk `number`, which starts at input
+    /// `offset` (dropped as soon as it is compressed and, with `verify`,
+    /// checked), into a pooled buffer and hands the frame to the writer with
+    /// its ticket; after a failure, or without a context (one could not be
+    /// made), drops it and releases the ticket.
+    func compress(_ data: inout DispatchData?, number: Int, offset: Int, context: CompressionContext?,
+                  ticket: RunTicket) {
         let control = run.control
         guard let context, !control.isFailed else { return ticket.release() }
         guard let buffer = buffers.take() else {
@@ -242,9 +256,13 @@ private struct ChunkCompressor: Sendable {
             let size = try context.compressFrame(
                 data ?? DispatchData.empty, into: UnsafeMutableRawBufferPointer(start: buffer, count: buffers.size),
                 mapped: run.reader.isMapped, path: inputName)
-            data = nil
             try run.reader.checkUnchanged()
             let frame = UnsafeRawBufferPointer(start: buffer, count: size)
+            if let verifier = context.verifier {
+                if number == damagedFrame { FrameVerifier.damage(UnsafeMutableRawBufferPointer(start: buffer, count: size)) }
+                try verifier.check(frame, against: data ?? DispatchData.empty, frame: number, offset: offset, path: inputName)
+            }
+            data = nil
             if let log = FrameHeader(startOf: frame)?.windowLog {
                 windowLog.withLock { $0 = max($0 ?? 0, log) }
             }

@@ -18,6 +18,8 @@ package final class SmallFileCompressor {
     package static let maximumSize = CompressionOptions.minimumSplitChunk
 
     private var context: CompressionContext?
+    /// The check of `verify`, made by the first file that asks for it.
+    private var verifier: FrameVerifier?
     private var contextOptions: CompressionOptions?
     private var input: [UInt8] = []
     private var output: [UInt8] = []
@@ -68,6 +70,7 @@ package final class SmallFileCompressor {
                 }
             }
         }.get()
+        if options.verify { try verify(frameSize: frameSize, size: size, options: options, path: inputName) }
         try output.withUnsafeBytes { frame in
             Result { () throws(WeirError) in try write(UnsafeRawBufferPointer(rebasing: frame[..<frameSize])) }
         }.get()
@@ -79,6 +82,23 @@ package final class SmallFileCompressor {
         statistics.chunkBytes = options.chunkSize
         statistics.windowLog = output.withUnsafeBytes { FrameHeader(startOf: $0)?.windowLog }
         return statistics
+    }
+
+    /// Checks the frame in `output` against the `size` bytes of `input` (`verify`).
+    private func verify(frameSize: Int, size: Int, options: CompressionOptions, path: String) throws(WeirError) {
+        if verifier == nil { verifier = try FrameVerifier(dictionary: nil, path: path) }
+        if options.damagedFrameForTesting == 0 {
+            output.withUnsafeMutableBytes { FrameVerifier.damage(UnsafeMutableRawBufferPointer(rebasing: $0[..<frameSize])) }
+        }
+        try input.withUnsafeBytes { source in
+            output.withUnsafeBytes { frame in
+                Result { () throws(WeirError) in
+                    try verifier?.check(UnsafeRawBufferPointer(rebasing: frame[..<frameSize]),
+                                        against: UnsafeRawBufferPointer(rebasing: source[..<size]), frame: 0, offset: 0,
+                                        path: path)
+                }
+            }
+        }.get()
     }
 
     /// The context for `options`: the last one when its parameters are the same.

@@ -149,7 +149,7 @@ public struct WorkerPlan: Sendable, Equatable {
     /// (`CompressionContext.estimatedSize`), and for each chunk in flight
     /// (``CompressionOptions/resolvedChunksInFlight``) the chunk, read or
     /// mapped in, and its output buffer (`compressBound`), both counted
-    /// whole.
+    /// whole; with `verify`, one chunk more per worker (its check's buffer).
     public static func compressionPeak(_ options: CompressionOptions, workers: Int) -> Int {
         var sized = options
         sized.threads = workers
@@ -158,7 +158,9 @@ public struct WorkerPlan: Sendable, Equatable {
         let context = CompressionContext.estimatedSize(
             level: sized.level, windowLog: sized.resolvedWindowLog, longDistance: sized.longWindowLog != nil,
             parameters: sized.parameters, chunkSize: chunk)
-        return processBytes + workers * context + sized.resolvedChunksInFlight * (largest + Zstd.compressBound(largest))
+        let verification = sized.verify ? largest : 0
+        return processBytes + workers * (context + verification)
+            + sized.resolvedChunksInFlight * (largest + Zstd.compressBound(largest))
     }
 
     /// The estimated peak of a decompression run with `workers`: weir itself

@@ -10,6 +10,8 @@ package final class CompressionContext {
     private let cctx: OpaquePointer
     /// Held so that it outlives the context that references it.
     private let dictionary: CompressionDictionary?
+    /// The worker's check of its frames (`verify`), when asked for.
+    package var verifier: FrameVerifier?
 
     /// Creates a context that writes frames at `level`, with a content
     /// checksum when `checksum` is true, with Frame_Content_Size unless
