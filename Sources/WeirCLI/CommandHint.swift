@@ -21,6 +21,7 @@ package enum CommandHint {
         case .windowLimit(let log, let bytes): " (use --long=\(log) or -M\(sizeArgument(bytes)))"
         case .raiseWindowLimit: " (use --long=N or -M to raise it)"
         case .moreSamples: "; give one file per sample, or cut files into samples of a fixed size with -B SIZE"
+        case .resume: ": the same command goes on from there (remove it to start over)"
         }
     }
 

@@ -31,7 +31,9 @@ package struct SummaryLine: Sendable {
         let seconds = CFormat.string("%.2f s", statistics.seconds)
         // The speed of the uncompressed side, whichever way: what users
         // compare between tools (zstd -d's MB/s is of what it writes).
-        let uncompressed = operation == .compress ? statistics.bytesIn : statistics.bytesOut
+        // A resumed run's speed is of what it did itself.
+        let uncompressed = operation == .compress ? statistics.bytesIn - statistics.resumedBytesIn
+                                                  : statistics.bytesOut - statistics.resumedBytesOut
         let speed = statistics.seconds > 0
             ? ByteFormat.string(Int(Double(uncompressed) / statistics.seconds)) + "/s" : "-"
         let threads = "\(statistics.threads) thread\(statistics.threads == 1 ? "" : "s")"
@@ -51,6 +53,11 @@ package struct SummaryLine: Sendable {
             line = "\(subject): \(bytes) in \(seconds), \(speed), \(frames)"
         case .test:
             line = "\(subject): \(allPassed ? "OK, " : "")\(bytes) in \(seconds), \(speed), \(frames)"
+        }
+        if statistics.resumedBytesIn > 0 {
+            let done = operation == .compress ? statistics.resumedBytesIn : statistics.resumedBytesOut
+            let total = operation == .compress ? statistics.bytesIn : statistics.bytesOut
+            line += CFormat.string(", resumed at %.0f%%", 100 * Double(done) / Double(max(1, total)))
         }
         if verbose {
             line += CFormat.string(", cpu %.2f s, peak memory ", statistics.cpuSeconds)

@@ -16,6 +16,12 @@ extension WeirError {
                   detail: String(cString: strerror(code)))
     }
 
+    /// A partial output (`NAME.part`) another weir is writing.
+    static func partialInUse(path: String) -> WeirError {
+        WeirError(.system(errno: EBUSY), path: path, operation: .open, lead: nil,
+                  detail: "is being written by another weir (it holds the file's lock)")
+    }
+
     // MARK: notZstd
 
     /// `not in zstd format`, with `note` in parentheses after it.
@@ -180,6 +186,13 @@ extension WeirError {
 
     /// A run stopped by `error`, which is not a ``WeirError`` (the failure of
     /// a caller's input sequence): its description is the reason.
+    /// A run stopped whose partial output `part` is kept, holding `percent`
+    /// of the input's compression.
+    static func cancelled(path: String, keeping part: String, percent: Double) -> WeirError {
+        WeirError(.cancelled, path: path, operation: .run, lead: nil,
+                  detail: "cancelled; \(FileName.displayed(part)) keeps the first \(Int(percent))%", hint: .resume)
+    }
+
     static func cancelled(path: String, operation: Operation, by error: any Error) -> WeirError {
         WeirError(.cancelled, path: path, operation: operation, lead: nil, detail: "\(error)")
     }

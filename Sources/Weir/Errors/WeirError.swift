@@ -117,6 +117,9 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
         /// More samples make a training possible: one file per sample, or
         /// files cut into samples of a fixed size.
         case moreSamples
+        /// The same run again goes on from what this one kept (a stopped
+        /// compression's `NAME.part`).
+        case resume
     }
 
     /// The first words of a reason, which say what went wrong.

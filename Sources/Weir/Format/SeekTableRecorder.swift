@@ -22,10 +22,17 @@ final class SeekTableRecorder: Sendable {
     ///   - checksums: whether frames end with a content checksum, which the
     ///     table then repeats.
     ///   - path: how errors name the output.
-    init(checksums: Bool, path: String) {
+    ///   - kept: the frames an earlier run wrote before this one's
+    ///     (``PartialOutput``), already in the file.
+    init(checksums: Bool, path: String, kept: [SeekTable.Entry] = []) {
         self.checksums = checksums
         self.path = path
-        state = Locked((SeekTable(hasChecksums: checksums), [:], nil))
+        var table = SeekTable(hasChecksums: checksums)
+        for entry in kept {
+            try? table.append(compressedSize: Int(entry.compressedSize), decompressedSize: Int(entry.decompressedSize),
+                              checksum: entry.checksum, path: path)
+        }
+        state = Locked((table, [:], nil))
     }
 
     /// Notes frame `index`, compressed from `decompressedSize` bytes into `frame`.
@@ -38,16 +45,20 @@ final class SeekTableRecorder: Sendable {
         state.withLock { $0.pending[index] = (decompressedSize, checksum) }
     }
 
-    /// Adds frame `index`, of `size` bytes in the file, to the table; called
-    /// in file order. Pieces that are not frames noted by `compressed` are ignored.
-    func written(_ index: Int, size: Int) {
+    /// Adds frame `index`, of `size` bytes in the file, to the table, and
+    /// returns its entry; called in file order. Pieces that are not frames
+    /// noted by `compressed` are ignored.
+    @discardableResult
+    func written(_ index: Int, size: Int) -> SeekTable.Entry? {
         state.withLock { state in
-            guard let frame = state.pending.removeValue(forKey: index) else { return }
+            guard let frame = state.pending.removeValue(forKey: index) else { return nil }
             do throws(WeirError) {
                 try state.table.append(compressedSize: size, decompressedSize: frame.decompressed,
                                        checksum: frame.checksum, path: path)
+                return state.table.entries.last
             } catch {
                 if state.failure == nil { state.failure = error }
+                return nil
             }
         }
     }

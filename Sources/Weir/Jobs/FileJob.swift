@@ -123,9 +123,10 @@ package struct FileJob: Sendable {
         let outputFD: Int32?
 
         /// Creates the output of `destination` for an input open as
-        /// `inputFD` (named `input`, nil for standard input).
+        /// `inputFD` (named `input`, nil for standard input); a resumable
+        /// one when `operation` asks for it and the input allows it.
         init(inputFD: Int32, inputStatus: FileStatus?, output destination: Destination, input: String?,
-             force: Bool) throws(WeirError) {
+             force: Bool, operation: Operation) throws(WeirError) {
             self.inputFD = inputFD
             self.inputStatus = inputStatus
             switch destination {
@@ -134,7 +135,9 @@ package struct FileJob: Sendable {
                    existing.isSameFile(as: inputStatus) {
                     throw WeirError.sameFile(path: input, output: path)
                 }
-                let file = try OutputFile(path: path, force: force)
+                let resumable = try Self.resumable(path, force: force, operation: operation, inputFD: inputFD,
+                                                   status: inputStatus)
+                let file = if let resumable { resumable } else { try OutputFile(path: path, force: force) }
                 outputFile = file
                 outputFD = file.descriptor
             case .standardOutput:
@@ -162,18 +165,33 @@ package struct FileJob: Sendable {
         }
 
         func closeInput() { if inputFD != STDIN_FILENO { Glibc.close(inputFD) } }
+
+        /// The resumable output of a compression of a regular file into
+        /// `path` that makes more than one frame, when asked for
+        /// (``CompressionOptions/resumable``).
+        private static func resumable(_ path: String, force: Bool, operation: Operation, inputFD: Int32,
+                                      status: FileStatus?) throws(WeirError) -> OutputFile? {
+            guard case .compress(let options) = operation, options.resumable, options.seekTable, !options.rsyncable,
+                  let status, let size = InputKind.trustedSize(of: inputFD, status: status),
+                  size > options.fitted(toInputSize: size).chunkSize else { return nil }
+            return try OutputFile.resumable(path: path, force: force, identity: ResumeRecord.identity(of: status),
+                                            options: options.resumeFingerprint(size: size),
+                                            dictionary: options.dictionary)
+        }
     }
 
     /// Opens the input and creates the output, refusing what weir does not
     /// overwrite or read.
     private func open() throws(WeirError) -> Opened {
         guard input != "-" else {
-            return try Opened(inputFD: STDIN_FILENO, inputStatus: nil, output: destination, input: nil, force: force)
+            return try Opened(inputFD: STDIN_FILENO, inputStatus: nil, output: destination, input: nil, force: force,
+                              operation: operation)
         }
         let fd = try Descriptor.openForReading(input).fd
         do throws(WeirError) {
             let status = try Self.readableStatus(of: fd, path: input, force: force)
-            return try Opened(inputFD: fd, inputStatus: status, output: destination, input: input, force: force)
+            return try Opened(inputFD: fd, inputStatus: status, output: destination, input: input, force: force,
+                              operation: operation)
         } catch {
             Glibc.close(fd)
             throw error
@@ -206,10 +224,21 @@ package struct FileJob: Sendable {
                 PipelineOutput.descriptor($0, writeBack: sync && opened.outputFile?.temporaryPath != nil)
             }
             let statistics = try runPipeline(input: opened.inputFD, output: output, observer: observer,
-                                             cancellation: cancellation).measuringUsage(since: usage)
+                                             cancellation: cancellation, partial: opened.outputFile?.partial)
+                .measuringUsage(since: usage)
             return try done(statistics, opened, cancellation: cancellation)
         } catch {
-            opened.outputFile?.discard()
+            // Stopped (a signal): a resumable output keeps what is on disk.
+            if error.kind == .cancelled, let output = opened.outputFile, let partial = output.partial {
+                partial.checkpointNow()
+                output.keep()
+                if partial.hasCheckpoint, let size = opened.inputStatus?.size, size > 0 {
+                    throw WeirError.cancelled(path: inputName, keeping: partial.partPath,
+                                              percent: 100 * Double(partial.checkpointedInput) / Double(size))
+                }
+            } else {
+                opened.outputFile?.discard()
+            }
             throw error
         }
     }
@@ -242,15 +271,25 @@ package struct FileJob: Sendable {
     }
 
     private func runPipeline(input: Int32, output: PipelineOutput?, observer: ProgressObserver?,
-                             cancellation: Cancellation?) throws(WeirError) -> Statistics {
+                             cancellation: Cancellation?, partial: PartialOutput?) throws(WeirError) -> Statistics {
         switch operation {
         case .compress(let options):
+            let kept = partial?.keptBytes ?? (input: 0, output: 0)
+            if kept.input > 0 {
+                // The input goes on where the kept frames end, and so does the progress.
+                guard lseek(input, off_t(kept.input), SEEK_SET) == kept.input else {
+                    throw WeirError.system(errno, path: inputName, operation: .read)
+                }
+                observer?.bytesRead(kept.input)
+                observer?.bytesWritten(kept.output)
+            }
             let pipeline = CompressionPipeline(input: .descriptor(input), output: output ?? .descriptor(STDOUT_FILENO),
                                                inputName: inputName, outputName: outputName,
-                                               options: options, observer: observer)
+                                               options: options, observer: observer, partial: partial)
             let key = cancellation?.attach { pipeline.cancel() }
             defer { if let key { cancellation?.detach(key) } }
-            let statistics = try pipeline.run()
+            var statistics = try pipeline.run()
+            if let partial { statistics.keep(partial, path: outputName) }
             if let expected = options.streamSize, InputKind.of(FileDescriptor(rawValue: input)).size == nil,
                statistics.bytesIn != expected {
                 throw WeirError.sizeMismatch(path: inputName, operation: .compress, actual: statistics.bytesIn,

@@ -49,8 +49,8 @@ package enum JobScheduler {
         }
         FileBatch.run(count: inputs.count, width: width, cancellation: cancellation, sync: sync,
                       make: make) { index, job, outcome in
-            // A job the cancellation stopped is not reported.
-            if case .failure = outcome, cancellation.isCancelled { return }
+            // A job the cancellation stopped is not reported, unless it kept something.
+            if case .failure(let error) = outcome, cancellation.isCancelled, error.hint != .resume { return }
             report(index, job, outcome)
         }
     }
@@ -102,7 +102,11 @@ package enum JobScheduler {
                                     smallFiles: smallFiles, sync: sync)
                 }
                 ended()
-                if case .failure = finished, cancellation.isCancelled { break jobs }
+                if case .failure(let error) = finished, cancellation.isCancelled {
+                    // Stopped: said only when something is kept for the next run.
+                    if error.hint == .resume { report(index, .success(job), .failure(error)) }
+                    break jobs
+                }
                 if commits.isFull { commits.waitForCommitting() }
                 commits.add(index, finished)
             case .failure(let error):

@@ -37,6 +37,9 @@ package final class OutputFile: Sendable {
     /// once; 0 for a device written in place.
     let device: UInt64
     private let force: Bool
+    /// What the file is when resumable: its `.part` is the temporary file,
+    /// which ``keep()`` leaves for the next run.
+    package let partial: PartialOutput?
     /// Until committed or discarded; each happens once.
     private let open = Atomic<Bool>(true)
 
@@ -55,6 +58,7 @@ package final class OutputFile: Sendable {
     package init(path: String, force: Bool) throws(WeirError) {
         self.path = path
         self.force = force
+        partial = nil
         let existing = FileStatus.of(path: path)
         if let existing, !existing.isRegularFile {
             if existing.isDirectory {
@@ -84,6 +88,33 @@ package final class OutputFile: Sendable {
         device = fstat(fd, &info) == 0 ? UInt64(info.st_dev) : 0
         temporaryPath = temporary
         PendingTemporaries.insert(temporary)
+    }
+
+    private init(partial: PartialOutput, path: String, force: Bool) {
+        self.path = path
+        self.force = force
+        self.partial = partial
+        descriptor = partial.descriptor
+        var info = stat()
+        device = fstat(descriptor, &info) == 0 ? UInt64(info.st_dev) : 0
+        // Not a pending temporary: a signal keeps it for the next run.
+        temporaryPath = partial.partPath
+    }
+
+    /// A resumable output of `path` (``PartialOutput``), with the checks of
+    /// ``init(path:force:)``; nil when `path` is a device, FIFO or socket
+    /// (written in place), or when a `.part` weir has no record of is in
+    /// the way: the caller then makes a plain one.
+    package static func resumable(path: String, force: Bool, identity: String, options: String,
+                                  dictionary: ZstdDictionary?) throws(WeirError) -> OutputFile? {
+        let existing = FileStatus.of(path: path)
+        if let existing, !existing.isRegularFile { return nil }
+        if !force, existing != nil { throw WeirError.outputExists(path: path) }
+        if let existing { PageCache.drop(of: path, modified: existing.modificationTime) }
+        StaleTemporaries.sweepOnce(folder: folder(of: path))
+        guard let partial = try PartialOutput.open(for: path, identity: identity, options: options,
+                                                   dictionary: dictionary) else { return nil }
+        return OutputFile(partial: partial, path: path, force: force)
     }
 
     /// Creates a temporary file in `folder` (its bytes up to the last slash,
@@ -183,6 +214,7 @@ package final class OutputFile: Sendable {
         // a duplicate keeps it held from the close (whose error is checked)
         // through the rename, so that no sweep takes the file in between.
         // Without a descriptor to spare, the window is two system calls.
+        partial?.finish()
         let keeper = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
         defer { if keeper >= 0 { Glibc.close(keeper) } }
         if Glibc.close(descriptor) != 0 {
@@ -212,6 +244,7 @@ package final class OutputFile: Sendable {
             }
         }
         PendingTemporaries.remove(temporaryPath)
+        partial?.removeRecord()
     }
 
     /// The folder that holds `path`, as given (`.` for a bare name): the
@@ -227,8 +260,10 @@ package final class OutputFile: Sendable {
     }
 
     private func removeTemporary(_ temporary: String) {
+        partial?.finish()
         FileName.withCString(temporary, unlink)
         PendingTemporaries.remove(temporary)
+        partial?.removeRecord()
     }
 
     /// Writes `bytes`, whole, at the start of the file with `pwrite` (again
@@ -243,6 +278,16 @@ package final class OutputFile: Sendable {
         // Removed while still locked (open), so that no sweep can find it unheld.
         if let temporaryPath { removeTemporary(temporaryPath) }
         Glibc.close(descriptor)
+    }
+
+    /// Closes a resumable output that a stopped run leaves for the next:
+    /// its `.part` and record stay (``PartialOutput``). Discards any other.
+    package func keep() {
+        guard let partial, partial.hasCheckpoint else { return discard() }
+        guard open.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        partial.finish()
+        Glibc.close(descriptor)
+        partial.keepRecord()
     }
 
     deinit { discard() }

@@ -65,6 +65,11 @@ public struct CompressionOptions: Sendable, Equatable {
     /// decode per frame (about a quarter of compressing at level 3) and a
     /// buffer of one chunk per worker.
     public var verify = false
+    /// Keep what a file-to-file run finished when it is stopped, for the
+    /// same run to go on from there (the command line's default): the
+    /// output is written as `NAME.part` with a record beside it
+    /// (``PartialOutput``). Needs the seek table; not with ``rsyncable``.
+    public var resumable = false
     /// For tests of ``verify`` only: flips one bit of frame N after it is
     /// compressed, before it is checked (ignored without ``verify``, which
     /// then always catches it).
@@ -172,6 +177,20 @@ public struct CompressionOptions: Sendable, Equatable {
         if let longWindowLog { return longWindowLog }
         guard level < 7, chunkSize > 1 << 21 else { return nil }
         return 22
+    }
+
+    /// What makes the output of an input of `size` bytes what it is, as one
+    /// line: the options after fitting, the dictionary (its ID, size and a
+    /// hash of its bytes) and libzstd's version. Two runs with the same
+    /// fingerprint write the same bytes, so one may finish what the other
+    /// began (``PartialOutput``).
+    package func resumeFingerprint(size: Int) -> String {
+        let options = fitted(toInputSize: size)
+        let dictionary = options.dictionary.map { "\($0.id)/\($0.bytes.count)/\(ResumeRecord.hash($0.bytes))" } ?? "-"
+        return "level=\(options.level) chunk=\(options.chunkSize) check=\(options.checksum) "
+            + "size=\(options.contentSize) window=\(options.resolvedWindowLog ?? 0) long=\(options.longWindowLog ?? 0) "
+            + "dictionary=\(dictionary) dictID=\(options.dictionaryID) params=\(options.parameters) "
+            + "libzstd=\(Zstd.libraryVersion)"
     }
 
     /// The number of cores this process may keep busy (online cores, its

@@ -78,6 +78,9 @@ public final class CompressionPipeline: Sendable {
     private let options: CompressionOptions
     private let control: RunControl
     private let observer: ProgressObserver?
+    /// The partial output this run goes on writing, if resumable: its kept
+    /// frames open the seek table, and each frame written is checkpointed.
+    private let partial: PartialOutput?
 
     /// Prepares a run. The descriptors remain the caller's to close.
     ///
@@ -95,8 +98,12 @@ public final class CompressionPipeline: Sendable {
     }
 
     /// Prepares a run between any input and output (descriptors, or memory).
+    ///
+    /// With `partial`, the input's descriptor is at the offset its kept
+    /// frames end at, and the output's at their end (``PartialOutput``).
     init(input: PipelineInput, output: PipelineOutput, inputName: String, outputName: String,
-         options: CompressionOptions, observer: ProgressObserver? = nil) {
+         options: CompressionOptions, observer: ProgressObserver? = nil, partial: PartialOutput? = nil) {
+        self.partial = partial
         self.input = input
         self.output = output
         self.inputName = inputName
@@ -128,7 +135,10 @@ public final class CompressionPipeline: Sendable {
             try CompressionDictionary(dictionary, level: options.level, path: inputName)
         }
         // The seek table: entries join it as frames are written, in file order.
-        let seekTable = options.seekTable ? SeekTableRecorder(checksums: options.checksum, path: outputName) : nil
+        let partial = self.partial
+        let firstFrame = partial?.keptEntries.count ?? 0
+        let seekTable = options.seekTable
+            ? SeekTableRecorder(checksums: options.checksum, path: outputName, kept: partial?.keptEntries ?? []) : nil
         let frames = Locked(0)
         // A frame's ticket (its slot) is released by the run once the frame
         // is written; after a failure, a slot wakes the reading thread if it
@@ -138,7 +148,7 @@ public final class CompressionPipeline: Sendable {
             mapFiles: options.resolvedMapInput, output: output, outputName: outputName, observer: observer,
             onWritten: { index, size in
                 if size >= 0 {
-                    seekTable?.written(index, size: size)
+                    if let entry = seekTable?.written(index, size: size) { partial?.written(entry) }
                     frames.withLock { $0 += 1 }
                 }
             },
@@ -159,10 +169,11 @@ public final class CompressionPipeline: Sendable {
         let compressor = ChunkCompressor(
             run: run, buffers: BufferPool(size: Zstd.compressBound(options.largestChunk),
                                           keep: options.resolvedChunksInFlight),
-            seekTable: seekTable, inputName: inputName,
+            seekTable: seekTable, inputName: inputName, firstFrame: firstFrame,
             damagedFrame: options.verify ? options.damagedFrameForTesting : nil)
 
         let bytesIn = Locked(0)
+        let keptInput = partial?.keptBytes.input ?? 0
         control.startThread(name: "weir.reader") {
             var index = 0
             var chunker = options.rsyncable ? RsyncableChunker(chunkSize: options.chunkSize) : nil
@@ -182,11 +193,11 @@ public final class CompressionPipeline: Sendable {
                 // An input whose size is a multiple of the chunk size ends
                 // with an empty read: no empty frame for it, except for an
                 // empty input, which becomes one empty frame as with zstd.
-                if chunk.data.count == 0 && index > 0 {
+                if chunk.data.count == 0 && index + firstFrame > 0 {
                     ticket.release()
                     break
                 }
-                let offset = bytesIn.withLock { total in
+                let offset = keptInput + bytesIn.withLock { total in
                     defer { total += chunk.data.count }
                     return total
                 }
@@ -211,7 +222,8 @@ public final class CompressionPipeline: Sendable {
         if let seekTable, writesTable, !control.isFailed {
             do throws(WeirError) {
                 let table = try seekTable.encoded()
-                run.submit(seekTable.frameCount, table, ticket: control.ticket())
+                // The next piece of this run: the kept frames are not its pieces.
+                run.submit(frames.current, table, ticket: control.ticket())
                 control.activity.wait()
             } catch {
                 control.fail(error)
@@ -233,6 +245,9 @@ private struct ChunkCompressor: Sendable {
     let buffers: BufferPool
     let seekTable: SeekTableRecorder?
     let inputName: String
+    /// The number of the run's first frame in the output (frames kept from
+    /// an interrupted run come before it), for messages.
+    let firstFrame: Int
     /// The frame whose bit a test flips before it is verified.
     let damagedFrame: Int?
     /// The largest window the frames declare (``Statistics/windowLog``).
@@ -260,7 +275,8 @@ private struct ChunkCompressor: Sendable {
             let frame = UnsafeRawBufferPointer(start: buffer, count: size)
             if let verifier = context.verifier {
                 if number == damagedFrame { FrameVerifier.damage(UnsafeMutableRawBufferPointer(start: buffer, count: size)) }
-                try verifier.check(frame, against: data ?? DispatchData.empty, frame: number, offset: offset, path: inputName)
+                try verifier.check(frame, against: data ?? DispatchData.empty, frame: firstFrame + number,
+                                   offset: offset, path: inputName)
             }
             data = nil
             if let log = FrameHeader(startOf: frame)?.windowLog {

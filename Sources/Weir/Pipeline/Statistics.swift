@@ -24,6 +24,10 @@ public struct Statistics: Sendable, Equatable {
     /// The process's peak resident memory at the end of the run, in bytes;
     /// set by `FileJob`, 0 from a bare pipeline.
     public var peakResidentBytes: Int = 0
+    /// The part of ``bytesIn`` and ``bytesOut`` an interrupted run had
+    /// done, whose frames this run kept (`NAME.part`, ``CompressionOptions/resumable``).
+    public var resumedBytesIn: Int = 0
+    public var resumedBytesOut: Int = 0
     /// Things the user should know about a run that succeeded, each a
     /// sentence that does not repeat the input's name (the caller knows it):
     /// for example, a seek table that does not match its frames. The library
@@ -33,6 +37,22 @@ public struct Statistics: Sendable, Equatable {
 
     /// Creates empty statistics.
     public init() {}
+
+    /// Counts the frames and bytes `partial` kept from an interrupted run,
+    /// and says so when it dropped an earlier one.
+    mutating func keep(_ partial: PartialOutput, path: String) {
+        switch partial.start {
+        case .fresh: break
+        case .resumed(let frames, let input, let output):
+            self.frames += frames
+            bytesIn += input
+            bytesOut += output
+            resumedBytesIn = input
+            resumedBytesOut = output
+        case .startedOver(let reason):
+            warnings.append("\(FileName.displayed(partial.partPath)) was not resumed: \(reason); started over")
+        }
+    }
 
     /// bytesOut / bytesIn, or 0 for an empty input.
     public var ratio: Double {

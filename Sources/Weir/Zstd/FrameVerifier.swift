@@ -67,25 +67,29 @@ package final class FrameVerifier {
         }
     }
 
+    /// The number of bytes `frame` decodes to, checksum included, in room
+    /// for `capacity` (a frame that decodes to more fails).
+    package func decodedCount(_ frame: UnsafeRawBufferPointer, capacity: Int) throws(WeirError) -> Int {
+        if buffer.count < capacity {
+            buffer.deallocate()
+            buffer = .allocate(byteCount: capacity, alignment: 16)
+        }
+        return try context.decompressFrame(frame, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<capacity]))
+    }
+
     /// `frame` decoded into the buffer, which must then hold `count` bytes.
     private func decode(_ frame: UnsafeRawBufferPointer, expecting count: Int, frame index: Int, offset: Int,
                         path: String) throws(WeirError) -> UnsafeMutableRawBufferPointer {
-        if buffer.count < count {
-            buffer.deallocate()
-            buffer = .allocate(byteCount: count, alignment: 16)
-        }
-        // Room for exactly `count` bytes: a frame that decodes to more fails.
-        let room = UnsafeMutableRawBufferPointer(rebasing: buffer[..<count])
         let decoded: Int
         do throws(WeirError) {
-            decoded = try context.decompressFrame(frame, into: room)
+            decoded = try decodedCount(frame, capacity: count)
         } catch {
             throw WeirError.verificationFailed(path: path, frame: index, offset: offset, at: nil, cause: error)
         }
         guard decoded == count else {
             throw WeirError.verificationFailed(path: path, frame: index, offset: offset, at: offset + decoded)
         }
-        return room
+        return UnsafeMutableRawBufferPointer(rebasing: buffer[..<count])
     }
 
     /// Where `a` and `b`, of the same length, first differ, or nil.

@@ -1,0 +1,179 @@
+import Dispatch
+import Glibc
+
+/// The output of a file-to-file compression that an interruption does not
+/// lose: written as `NAME.part` beside `NAME`, with a record of what it holds
+/// (``ResumeRecord``, in `.NAME.part.resume`), so that the same command run
+/// again goes on from its last checkpoint instead of from byte 0.
+///
+/// Checkpoints: as frames are written (in file order, ``written(_:)``), at
+/// least every ``interval`` or every ``checkpointBytes`` of output, the
+/// `.part` is synced (`fdatasync`) and then the frames it now surely holds
+/// are appended to the record, which is synced in turn; so the record never
+/// names a frame that is not on disk. They run on a serial queue of their
+/// own, never on the writer's. The name `NAME` still only ever holds a
+/// whole output: `.part` is renamed to it when complete (``OutputFile``).
+///
+/// A `.part` is resumed only when its record names the same input (device,
+/// inode, size, modification time) and the same options; its frames up to
+/// the checkpoint must start where the record says, the last one must
+/// decode with its checksum, and the `.part` is cut back to that point.
+/// Anything else starts over and says why; a `.part` with no record of
+/// weir's is not touched (the run then cannot be resumed). The `.part` is
+/// held with an exclusive `flock` while open: two runs never share one.
+package final class PartialOutput: Sendable {
+    /// How the run begins.
+    package enum Start: Equatable, Sendable {
+        /// From byte 0, nothing kept before.
+        case fresh
+        /// From the checkpoint of an interrupted run: its frames and bytes.
+        case resumed(frames: Int, inputBytes: Int, outputBytes: Int)
+        /// From byte 0, an earlier `.part` dropped for `reason`.
+        case startedOver(reason: String)
+    }
+
+    /// Checkpoints come at least this often (seconds)...
+    static let interval = 2.0
+    /// ...or after this many bytes of output.
+    static let checkpointBytes = 1 << 30
+
+    /// `NAME.part`.
+    package let partPath: String
+    /// `.NAME.part.resume`, in the same folder.
+    package let recordPath: String
+    /// The `.part`, open for writing at its end; ``OutputFile`` closes it.
+    package let descriptor: Int32
+    /// How this run begins.
+    package let start: Start
+    /// The frames kept from an earlier run (empty when fresh).
+    let keptEntries: [SeekTable.Entry]
+
+    struct Log {
+        var record: Int32
+        var hash: UInt64
+        var frames: Int
+        var outputBytes: Int
+        var inputBytes: Int
+        /// Written but not yet in a checkpoint.
+        var pending: [SeekTable.Entry] = []
+        var pendingBytes = 0
+        var last = DispatchTime.now()
+        var inFlight = false
+        var folderSynced = false
+        var failed = false
+    }
+    private let log: Locked<Log>
+    private let queue = DispatchQueue(label: "weir.checkpoint")
+    private let group = DispatchGroup()
+    private let folder: String
+
+    init(partPath: String, recordPath: String, descriptor: Int32, start: Start, kept: [SeekTable.Entry],
+                 log: Log, folder: String) {
+        self.partPath = partPath
+        self.recordPath = recordPath
+        self.descriptor = descriptor
+        self.start = start
+        self.keptEntries = kept
+        self.log = Locked(log)
+        self.folder = folder
+    }
+
+    /// The bytes of input and output the kept frames stand for.
+    package var keptBytes: (input: Int, output: Int) {
+        if case .resumed(_, let input, let output) = start { return (input, output) }
+        return (0, 0)
+    }
+
+    /// Whether a checkpoint is on disk, so that keeping the `.part` is worth it.
+    package var hasCheckpoint: Bool { log.withLock { $0.frames > 0 } }
+
+    /// The input bytes whose frames are on disk, as of the last checkpoint.
+    var checkpointedInput: Int { log.withLock { $0.inputBytes } }
+
+    /// Called in file order with each frame written after the kept ones.
+    func written(_ entry: SeekTable.Entry) {
+        let due: [SeekTable.Entry]? = log.withLock { log in
+            log.pending.append(entry)
+            log.pendingBytes += Int(entry.compressedSize)
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - log.last.uptimeNanoseconds) / 1e9
+            guard !log.inFlight, !log.failed, elapsed >= Self.interval || log.pendingBytes >= Self.checkpointBytes
+            else { return nil }
+            return take(&log)
+        }
+        guard let due else { return }
+        queue.async(group: group) { self.checkpoint(due) }
+    }
+
+    /// Takes the pending frames for a checkpoint (under the lock).
+    private func take(_ log: inout Log) -> [SeekTable.Entry] {
+        let entries = log.pending
+        log.pending = []
+        log.pendingBytes = 0
+        log.inFlight = true
+        log.last = .now()
+        return entries
+    }
+
+    /// Makes a checkpoint of every frame written so far, now, and waits for
+    /// it: for a run that is stopping (a signal), to keep all it finished.
+    package func checkpointNow() {
+        group.wait()
+        let entries = log.withLock { log -> [SeekTable.Entry]? in
+            log.failed || log.pending.isEmpty ? nil : take(&log)
+        }
+        if let entries { queue.sync { checkpoint(entries) } }
+    }
+
+    /// Waits for the checkpoint under way, if any: before the `.part` is
+    /// closed, renamed or removed.
+    package func finish() { group.wait() }
+
+    /// Syncs the `.part`, then appends `entries` and a checkpoint to the
+    /// record and syncs it. A failure stops the checkpoints (the run goes
+    /// on; only what is already checkpointed can be resumed).
+    private func checkpoint(_ entries: [SeekTable.Entry]) {
+        let state = log.withLock { $0 }
+        defer { log.withLock { $0.inFlight = false } }
+        guard Descriptor.retrying({ Int(fdatasync(descriptor)) }) == 0 else { return fail() }
+        // Once: the names of the `.part` and its record on disk too.
+        if !state.folderSynced, (try? DiskSync.folder(folder)) == nil { return fail() }
+        let frames = state.frames + entries.count
+        let output = entries.reduce(state.outputBytes) { $0 + Int($1.compressedSize) }
+        let input = entries.reduce(state.inputBytes) { $0 + Int($1.decompressedSize) }
+        let (text, hash) = ResumeRecord.append(entries[...], checkpoint: .init(frames: frames, outputBytes: output,
+                                                                              inputBytes: input), after: state.hash)
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { text in
+            Descriptor.retrying { Glibc.write(state.record, text.baseAddress, text.count) }
+        }
+        guard written == bytes.count, Descriptor.retrying({ Int(fdatasync(state.record)) }) == 0 else { return fail() }
+        log.withLock {
+            $0.hash = hash
+            $0.frames = frames
+            $0.outputBytes = output
+            $0.inputBytes = input
+            $0.folderSynced = true
+        }
+    }
+
+    private func fail() { log.withLock { $0.failed = true } }
+
+    /// Removes the record (the output is complete and named, or dropped).
+    package func removeRecord() {
+        let record = log.withLock { log -> Int32 in
+            defer { log.record = -1 }
+            return log.record
+        }
+        if record >= 0 { Glibc.close(record) }
+        FileName.withCString(recordPath, unlink)
+    }
+
+    /// Closes the record, keeping it with the `.part` for the next run.
+    package func keepRecord() {
+        let record = log.withLock { log -> Int32 in
+            defer { log.record = -1 }
+            return log.record
+        }
+        if record >= 0 { Glibc.close(record) }
+    }
+}

@@ -1,0 +1,114 @@
+import Glibc
+
+/// What the record beside a partial output (``PartialOutput``) says: the
+/// input it was made from, the options that shape its bytes, and its frames
+/// up to the last checkpoint (the last point known to be on disk).
+///
+/// The record is text, one fact per line, and only ever grows:
+///
+///     weir-resume 1
+///     identity DEVICE INODE SIZE MTIME_NS
+///     options FINGERPRINT
+///     frame COMPRESSED DECOMPRESSED CHECKSUM      one per frame
+///     checkpoint FRAMES OUTPUT_BYTES INPUT_BYTES HASH
+///
+/// A checkpoint's hash (FNV-1a, 64 bits) covers every byte before it, and
+/// its sizes are the sums of the frames':
+/// an append cut short by a crash or a power cut leaves lines whose
+/// checkpoint is missing or does not match, and reading stops at the last
+/// one that does.
+struct ResumeRecord: Equatable {
+    /// The last checkpoint: frames, output bytes and input bytes on disk.
+    struct Checkpoint: Equatable {
+        var frames: Int
+        var outputBytes: Int
+        var inputBytes: Int
+    }
+
+    /// `DEVICE INODE SIZE MTIME_NS` of the input.
+    var identity: String
+    /// The options that change the output's bytes (``PartialOutput``).
+    var options: String
+    /// The frames up to ``checkpoint`` (none without one).
+    var entries: [SeekTable.Entry] = []
+    /// The last whole checkpoint, if any.
+    var checkpoint: Checkpoint?
+
+    static let magic = "weir-resume 1"
+
+    /// The record's first three lines.
+    static func header(identity: String, options: String) -> String {
+        "\(magic)\nidentity \(identity)\noptions \(options)\n"
+    }
+
+    /// The identity line's value for an input.
+    static func identity(of status: FileStatus) -> String {
+        let nanoseconds = Int(status.modificationTime.tv_sec) * 1_000_000_000 + Int(status.modificationTime.tv_nsec)
+        return "\(status.device) \(status.inode) \(status.size) \(nanoseconds)"
+    }
+
+    /// The lines of `entries` and then a checkpoint, given the hash of
+    /// everything before them; returns the text and the hash after it.
+    static func append(_ entries: ArraySlice<SeekTable.Entry>, checkpoint: Checkpoint,
+                       after hash: UInt64) -> (text: String, hash: UInt64) {
+        var text = ""
+        for entry in entries {
+            text += "frame \(entry.compressedSize) \(entry.decompressedSize) \(entry.checksum)\n"
+        }
+        var lead = text + "checkpoint \(checkpoint.frames) \(checkpoint.outputBytes) \(checkpoint.inputBytes) "
+        let hashed = Self.hash(Array(lead.utf8), from: hash)
+        lead += "\(hashed)\n"
+        return (lead, Self.hash(Array(lead.utf8), from: hash))
+    }
+
+    /// FNV-1a over `bytes`, continuing from `hash`.
+    static func hash(_ bytes: [UInt8], from hash: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 {
+        var value = hash
+        for byte in bytes {
+            value ^= UInt64(byte)
+            value &*= 0x100_0000_01b3
+        }
+        return value
+    }
+
+    /// Reads the record in `bytes`: nil when it does not start as a record
+    /// does; otherwise its identity, options and last whole checkpoint, and
+    /// the hash of everything up to that checkpoint (for appending after it).
+    static func parse(_ bytes: [UInt8]) -> (record: ResumeRecord, hash: UInt64, length: Int)? {
+        var lines: [(text: Substring, start: Int, end: Int)] = []
+        var start = 0
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
+            lines.append((Substring(decoding: bytes[start..<index], as: UTF8.self), start, index + 1))
+            start = index + 1
+        }
+        guard lines.count >= 3, lines[0].text == magic,
+              lines[1].text.hasPrefix("identity "), lines[2].text.hasPrefix("options ") else { return nil }
+        var record = ResumeRecord(identity: String(lines[1].text.dropFirst("identity ".count)),
+                                  options: String(lines[2].text.dropFirst("options ".count)))
+        var hash = Self.hash(Array(bytes[..<lines[2].end]))
+        var length = lines[2].end
+        var pending: [SeekTable.Entry] = []
+        for line in lines.dropFirst(3) {
+            let fields = line.text.split(separator: " ")
+            if fields.first == "frame", fields.count == 4, let compressed = UInt32(fields[1]),
+               let decompressed = UInt32(fields[2]), let checksum = UInt32(fields[3]) {
+                pending.append(SeekTable.Entry(compressedSize: compressed, decompressedSize: decompressed,
+                                               checksum: checksum))
+                continue
+            }
+            guard fields.first == "checkpoint", fields.count == 5, let frames = Int(fields[1]),
+                  let output = Int(fields[2]), let input = Int(fields[3]), let stated = UInt64(fields[4]) else { break }
+            let covered = Self.hash(Array(bytes[length..<(line.end - fields[4].utf8.count - 1)]), from: hash)
+            let outputTotal = pending.reduce(record.checkpoint?.outputBytes ?? 0) { $0 + Int($1.compressedSize) }
+            let inputTotal = pending.reduce(record.checkpoint?.inputBytes ?? 0) { $0 + Int($1.decompressedSize) }
+            guard covered == stated, frames == record.entries.count + pending.count, output == outputTotal,
+                  input == inputTotal else { break }
+            record.entries += pending
+            pending = []
+            record.checkpoint = Checkpoint(frames: frames, outputBytes: output, inputBytes: input)
+            hash = Self.hash(Array(bytes[length..<line.end]), from: hash)
+            length = line.end
+        }
+        return (record, hash, length)
+    }
+}

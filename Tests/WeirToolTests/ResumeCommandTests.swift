@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+
+/// A file-to-file compression that is stopped keeps what is on disk as
+/// `NAME.part` (with `.NAME.part.resume`), and the same command finishes it.
+@Suite("weir resume")
+struct ResumeCommandTests {
+    /// The command every test runs: slow enough (level 19, 1 MiB frames) to
+    /// be stopped after its first checkpoint, 2 s in.
+    static let command = "$WEIR -19 -B1M -T2 in -o in.zst"
+
+    /// The input (24 MB of text) and the output of an uninterrupted run of
+    /// ``command``, made once for every test.
+    static let reference: (input: Data, output: Data?) = {
+        let scratch = Scratch()
+        let input = scratch.text("in", size: 24_000_000, seed: 5)
+        let run = try? WeirProcess.shell("$WEIR -q -19 -B1M -T2 --no-resume in -o ref.zst", in: scratch.url,
+                                         timeout: 300)
+        return (input, run?.status == 0 ? scratch.data("ref.zst") : nil)
+    }()
+
+    /// A folder with `in` and `ref.zst`, the uninterrupted output.
+    static func prepared() throws -> Scratch {
+        let scratch = Scratch()
+        try reference.input.write(to: URL(fileURLWithPath: scratch.path("in")))
+        try #require(reference.output).write(to: URL(fileURLWithPath: scratch.path("ref.zst")))
+        return scratch
+    }
+
+    /// Runs `command` and sends it `signal` once its record holds a
+    /// checkpoint; returns the stderr, with `status N` (its exit status).
+    static func interrupted(_ scratch: Scratch, signal: String, command: String = command) throws -> String {
+        let run = try WeirProcess.shell("""
+            \(command) & pid=$!
+            for i in $(seq 1200); do grep -qs '^checkpoint' .in.zst.part.resume && break; sleep 0.05; done
+            kill -\(signal) $pid; wait $pid; echo "status $?" >&2
+            """, in: scratch.url, timeout: 300)
+        return run.stderr
+    }
+
+    @Test("stopped by SIGTERM, SIGINT or SIGKILL, the same command goes on and writes the uninterrupted output",
+          arguments: [("TERM", 143), ("INT", 130), ("KILL", 137)])
+    func resumes(signal: String, status: Int) throws {
+        let scratch = try Self.prepared()
+        let stopped = try Self.interrupted(scratch, signal: signal)
+        #expect(stopped.contains("status \(status)"), "\(stopped)")
+        #expect(scratch.names == [".in.zst.part.resume", "in", "in.zst.part", "ref.zst"], "\(scratch.names)")
+        if signal != "KILL" {
+            #expect(stopped.contains("weir: in: cancelled; in.zst.part keeps the first "), "\(stopped)")
+            #expect(stopped.contains("%: the same command goes on from there (remove it to start over)"), "\(stopped)")
+        }
+        let resumed = try WeirProcess.shell(Self.command, in: scratch.url, timeout: 300)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stderr.contains(", resumed at "), "\(resumed.stderr)")
+        #expect(scratch.data("in.zst") == scratch.data("ref.zst"))
+        #expect(scratch.names == ["in", "in.zst", "ref.zst"], "\(scratch.names)")
+    }
+
+    @Test("a changed input, other options or a damaged .part start over, saying why")
+    func startsOver() throws {
+        let scratch = try Self.prepared()
+        let cases: [(prepare: String, command: String, reason: String)] = [
+            ("touch -d '2001-01-01' in", Self.command, "the input changed since it was written"),
+            ("", "$WEIR -18 -B1M -T2 in -o in.zst", "it was written with other options"),
+            ("truncate -s 1000 in.zst.part", Self.command, "it is shorter than its record says"),
+            ("printf 'garbage!' | dd of=in.zst.part conv=notrunc status=none", Self.command,
+             "its frames are not where its record says"),
+        ]
+        for (prepare, command, reason) in cases {
+            _ = try Self.interrupted(scratch, signal: "TERM")
+            #expect(scratch.exists("in.zst.part"), "\(reason)")
+            let run = try WeirProcess.shell("\(prepare)\n\(command)", in: scratch.url, timeout: 300)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stderr.contains("in.zst.part was not resumed: \(reason); started over"), "\(run.stderr)")
+            #expect(try scratch.zstd(["-dc", "in.zst"]).stdout == scratch.data("in"))
+            #expect(scratch.names == ["in", "in.zst", "ref.zst"], "\(scratch.names)")
+            try FileManager.default.removeItem(atPath: scratch.path("in.zst"))
+        }
+    }
+
+    @Test("a .part weir has no record of is left alone; --no-resume keeps nothing; one .part, one weir")
+    func boundaries() throws {
+        let scratch = try Self.prepared()
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: scratch.path("in.zst.part")))
+        let foreign = try WeirProcess.shell(Self.command, in: scratch.url, timeout: 300)
+        #expect(foreign.status == 0, "\(foreign.stderr)")
+        #expect(scratch.data("in.zst") == scratch.data("ref.zst"))
+        #expect(scratch.data("in.zst.part") == Data("precious".utf8))
+        try FileManager.default.removeItem(atPath: scratch.path("in.zst"))
+        try FileManager.default.removeItem(atPath: scratch.path("in.zst.part"))
+
+        // Nothing to wait for: no record is written.
+        let plain = try WeirProcess.shell("""
+            \(Self.command) --no-resume & pid=$!
+            sleep 2; kill -TERM $pid; wait $pid; echo "status $?" >&2
+            """, in: scratch.url, timeout: 300)
+        #expect(plain.stderr.contains("status 143"), "\(plain.stderr)")
+        #expect(scratch.names == ["in", "ref.zst"], "\(scratch.names)")
+
+        let both = try WeirProcess.shell("""
+            \(Self.command) & pid=$!
+            for i in $(seq 1200); do grep -qs '^options' .in.zst.part.resume && break; sleep 0.05; done
+            \(Self.command); echo "second $?" >&2
+            kill -TERM $pid; wait $pid
+            """, in: scratch.url, timeout: 300)
+        #expect(both.stderr.contains("in.zst.part: is being written by another weir"), "\(both.stderr)")
+        #expect(both.stderr.contains("second 1"), "\(both.stderr)")
+    }
+}
