@@ -17,11 +17,11 @@ import Glibc
 /// read size (one input at a time, as the weir command reads). Each read
 /// allocates a fresh buffer of that size: cheap only with an allocator that
 /// reuses freed page runs (the executable links jemalloc; see docs/pipes.md).
-public enum DispatchIOTuning {
+package enum DispatchIOTuning {
     /// Opts this process in: readers size libdispatch's read buffers to their
     /// reads. Returns whether libdispatch's knob was found.
     @discardableResult
-    public static func configureProcess() -> Bool {
+    package static func configureProcess() -> Bool {
         let found = weir_dispatch_iocntl_available()
         configured.withLock { $0 = found }
         return found
@@ -41,7 +41,7 @@ public enum DispatchIOTuning {
     /// `_dispatch_iocntl(DISPATCH_IOCNTL_CHUNK_PAGES, pages)`. Returns false
     /// when the running libdispatch does not have it.
     @discardableResult
-    public static func setReadBufferSize(_ bytes: Int) -> Bool {
+    package static func setReadBufferSize(_ bytes: Int) -> Bool {
         guard weir_dispatch_iocntl_available() else { return false }
         let chunkPages: UInt32 = 1  // DISPATCH_IOCNTL_CHUNK_PAGES
         weir_dispatch_iocntl(chunkPages, UInt64(Page.roundUp(max(bytes, 1)) / Page.size))

@@ -11,7 +11,7 @@ import SystemPackage
 /// 4096 for files of a few bytes, and FUSE file systems what their daemon
 /// says; such files, and any regular file of size 0, are read as a
 /// ``stream``, to their end, as `read()` in a loop would (issue 37).
-public enum InputKind: Equatable, Sendable {
+package enum InputKind: Equatable, Sendable {
     /// A regular file of this size in bytes.
     case regularFile(size: Int)
     /// A pipe, FIFO, socket, terminal or device, or a file whose size is
@@ -19,7 +19,7 @@ public enum InputKind: Equatable, Sendable {
     case stream
 
     /// Looks at `descriptor` with `fstat`, and `fstatfs` for a regular file.
-    public static func of(_ descriptor: FileDescriptor) -> InputKind {
+    package static func of(_ descriptor: FileDescriptor) -> InputKind {
         guard let status = try? Descriptor(descriptor.rawValue, path: "").status(),
               let size = trustedSize(of: descriptor.rawValue, status: status), size > 0 else {
             return .stream
@@ -28,7 +28,7 @@ public enum InputKind: Equatable, Sendable {
     }
 
     /// The size, when it is a regular file.
-    public var size: Int? {
+    package var size: Int? {
         if case .regularFile(let size) = self { return size }
         return nil
     }

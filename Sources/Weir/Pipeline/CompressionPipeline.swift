@@ -70,7 +70,7 @@ import SystemPackage
 ///
 /// `run()` blocks its caller (the command line's main thread, or a thread of
 /// the async API), never a GCD worker.
-public final class CompressionPipeline: Sendable {
+package final class CompressionPipeline: Sendable {
     private let input: PipelineInput
     private let output: PipelineOutput
     private let inputName: String
@@ -88,7 +88,7 @@ public final class CompressionPipeline: Sendable {
     ///   - outputName: how errors name the output.
     ///   - options: level, threads, chunk size, checksum, in-flight bound.
     ///   - observer: told of bytes read and written, for a progress display.
-    public convenience init(input: FileDescriptor, output: FileDescriptor, inputName: String, outputName: String,
+    package convenience init(input: FileDescriptor, output: FileDescriptor, inputName: String, outputName: String,
                             options: CompressionOptions = CompressionOptions(), observer: ProgressObserver? = nil) {
         self.init(input: .descriptor(input.rawValue), output: .descriptor(output.rawValue), inputName: inputName,
                   outputName: outputName, options: options, observer: observer)
@@ -108,7 +108,7 @@ public final class CompressionPipeline: Sendable {
 
     /// Stops the run from another thread (a signal handler's queue): the
     /// channels are stopped and `run()` throws a `.cancelled` error.
-    public func cancel() {
+    package func cancel() {
         control.fail(.cancelled(path: inputName, operation: .compress))
     }
 
@@ -116,7 +116,7 @@ public final class CompressionPipeline: Sendable {
     ///
     /// - Returns: what was done.
     /// - Throws: ``WeirError`` naming the file and the operation that failed.
-    public func run() throws(WeirError) -> Statistics {
+    package func run() throws(WeirError) -> Statistics {
         let kind = input.kind
         let options = self.options.fitted(toInputSize: kind.size ?? self.options.streamSize)
         let threads = options.resolvedThreads

@@ -18,11 +18,11 @@ import SystemPackage
 /// ends inside a frame streams it from its start and leaves it as soon as
 /// the range is covered (a one-off read decodes no more than it must; the
 /// frame's checksum is then not verified). A frame of up to
-/// ``cacheableFrameSize`` that is read again, or read to its end, is
+/// `cacheableFrameSize` that is read again, or read to its end, is
 /// decoded whole (its checksum verified) and kept, the last
-/// ``cachedFrames`` of them, so that neighbouring reads decode nothing
+/// `cachedFrames` of them, so that neighbouring reads decode nothing
 /// again; a larger frame is always streamed. Memory:
-/// at most ``cachedFrames`` × ``cacheableFrameSize`` of decoded frames, and a
+/// at most `cachedFrames` × `cacheableFrameSize` of decoded frames, and a
 /// frame's compressed bytes while it is decoded.
 ///
 /// The reader is safe to share across threads and tasks: reads go on at
@@ -44,11 +44,11 @@ public final class SeekableReader: Sendable {
     }
 
     /// How many decoded frames are kept.
-    public static let cachedFrames = 2
+    package static let cachedFrames = 2
     /// The largest frame decoded whole and kept: 64 MiB (weir's frames are
     /// 8 MiB by default).
-    public static let cacheableFrameSize = 64 << 20
-    /// This reader's ``cacheableFrameSize`` (smaller in tests, to stream).
+    package static let cacheableFrameSize = 64 << 20
+    /// This reader's `cacheableFrameSize` (smaller in tests, to stream).
     let wholeFrameLimit: Int
 
     /// The file, as given.

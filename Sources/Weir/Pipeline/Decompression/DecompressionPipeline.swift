@@ -74,7 +74,7 @@ import SystemPackage
 /// the streaming context and output numbering; workers own a frame while
 /// decoding it; the writer's queue owns the reorder buffer; the frame count,
 /// the bytes written (`PipelineRun`) and the first failure are behind locks.
-public final class DecompressionPipeline: Sendable {
+package final class DecompressionPipeline: Sendable {
     private let input: PipelineInput
     private let output: PipelineOutput?
     private let inputName: String
@@ -96,7 +96,7 @@ public final class DecompressionPipeline: Sendable {
     ///   - outputName: how errors name the output.
     ///   - options: checksum verification, memory limit, threads.
     ///   - observer: told of bytes read and written.
-    public convenience init(input: FileDescriptor, output: FileDescriptor?, inputName: String, outputName: String,
+    package convenience init(input: FileDescriptor, output: FileDescriptor?, inputName: String, outputName: String,
                             options: DecompressionOptions = DecompressionOptions(), observer: ProgressObserver? = nil) {
         self.init(input: .descriptor(input.rawValue), output: output.map { .descriptor($0.rawValue) },
                   inputName: inputName, outputName: outputName, options: options, observer: observer)
@@ -117,7 +117,7 @@ public final class DecompressionPipeline: Sendable {
     }
 
     /// Stops the run from another thread; `run()` throws `.cancelled`.
-    public func cancel() {
+    package func cancel() {
         control.fail(.cancelled(path: inputName, operation: .decompress))
     }
 
@@ -139,7 +139,7 @@ public final class DecompressionPipeline: Sendable {
     ///   and its offset), checksum mismatch, memory limit, read or write
     ///   failure; when testing (no output), `.corrupt` for a seek table that
     ///   does not match the frames, naming the entry and what differs.
-    public func run() throws(WeirError) -> Statistics {
+    package func run() throws(WeirError) -> Statistics {
         let control = self.control
         let budget = self.budget
         let options = self.options
