@@ -118,6 +118,8 @@ extension WeirCommand {
             passThrough: decompressionFlags.passThrough ?? (outputFlags.force && toStandardOutput),
             sparse: decompressionFlags.sparse ?? !(toStandardOutput || appending),
             dictionary: dictionary, longWindowLog: dictionaryFlags.long)
+        // Every run of the command reads whole pieces (DispatchIOTuning).
+        options.sizesReadBuffers = true
         let plan = WorkerPlan.decompression(options, limits: .current, cores: resourceFlags.countedCores)
         options.threads = plan.workers
         if options.memoryLimit == nil { options.memoryLimit = plan.decompressionMemory }

@@ -58,10 +58,12 @@ final class ChunkReader: @unchecked Sendable {  // DispatchIO: thread-safe, not 
     /// - Parameters:
     ///   - live: deliver every ``liveDelivery`` bytes rather than once per
     ///     chunk, for a progress display.
+    ///   - sizesReadBuffers: size libdispatch's (process-wide) read buffers
+    ///     to this channel's deliveries (``DispatchIOTuning``).
     ///   - onBytes: called with the size of every piece read (for progress);
     ///     must be cheap.
     init(fd: Int32, path: String, kind: InputKind, chunkSize: Int, mapFiles: Bool = true, live: Bool = false,
-         cleanup: DispatchGroup, onBytes: @escaping @Sendable (Int) -> Void = { _ in }) {
+         sizesReadBuffers: Bool = false, cleanup: DispatchGroup, onBytes: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.path = path
         self.chunkSize = chunkSize
         self.onBytes = onBytes
@@ -70,7 +72,7 @@ final class ChunkReader: @unchecked Sendable {  // DispatchIO: thread-safe, not 
             return
         }
         let delivery = live ? min(chunkSize, Self.liveDelivery) : chunkSize
-        DispatchIOTuning.prepareRead(bufferSize: delivery)
+        if sizesReadBuffers { DispatchIOTuning.setReadBufferSize(delivery) }
         let queue = DispatchQueue(label: "weir.read")
         cleanup.enter()
         let channel = DispatchIO(type: .stream, fileDescriptor: fd, queue: queue) { _ in cleanup.leave() }

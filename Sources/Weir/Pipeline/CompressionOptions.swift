@@ -24,6 +24,15 @@ public struct CompressionOptions: Sendable, Equatable {
     /// Whether a regular input file is memory-mapped rather than read
     /// through DispatchIO (`--no-mmap` turns it off). Pipes are always read.
     public var mapInput: Bool
+    /// Whether a pipe (or an unmapped file) is read in buffers of a whole
+    /// chunk, so that each chunk arrives as one buffer and is compressed in
+    /// place, without a copy. Off by default: libdispatch's read-buffer size
+    /// is one for the whole process, so each run that asks sets it to its
+    /// own reads, and runs side by side that read other sizes get it too
+    /// (their bytes are the same, their reads larger or smaller). Each read
+    /// takes a fresh buffer of a chunk, cheap with an allocator that reuses
+    /// freed pages (jemalloc). The `weir` command turns it on for every run.
+    public var sizesReadBuffers = false
     /// Whether an input of known size with fewer chunks than workers is cut
     /// into one chunk per worker instead (never below ``minimumSplitChunk``),
     /// so a small file keeps every core busy. The command line turns it off

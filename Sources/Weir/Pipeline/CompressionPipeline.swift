@@ -135,7 +135,8 @@ package final class CompressionPipeline: Sendable {
         // waits for one.
         let run = PipelineRun(
             control: control, input: input, kind: kind, inputName: inputName, readSize: options.chunkSize,
-            mapFiles: options.resolvedMapInput, output: output, outputName: outputName, observer: observer,
+            mapFiles: options.resolvedMapInput,
+            sizesReadBuffers: options.sizesReadBuffers, output: output, outputName: outputName, observer: observer,
             onWritten: { index, size in
                 if size >= 0 {
                     seekTable?.written(index, size: size)

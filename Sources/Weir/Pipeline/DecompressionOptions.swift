@@ -19,6 +19,15 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// file rather than reading it through DispatchIO (`--no-mmap` turns it
     /// off); a pipe is always read through its channel.
     public var mapInput: Bool
+    /// Whether a pipe (or an unmapped file) is read in buffers of
+    /// ``readSize``, one buffer per read, rather than libdispatch's default
+    /// of 1 MiB. Off by default: libdispatch's read-buffer size is one for
+    /// the whole process, so each run that asks sets it to its own reads,
+    /// and runs side by side that read other sizes get it too (their bytes
+    /// are the same, their reads larger or smaller). The `weir` command turns
+    /// it on for every run, as for compression
+    /// (``CompressionOptions/sizesReadBuffers``).
+    public var sizesReadBuffers = false
     /// Whether an input that does not start with a zstd or skippable frame is
     /// copied to the output unchanged instead of refused, as `zcat -f` does
     /// (zstd's `--pass-through`, on by default for `-dcf`). `FileJob`

@@ -56,6 +56,7 @@ final class PassThroughCopy: Sendable {
         let run = PipelineRun(control: control, input: .descriptor(input),
                               kind: InputKind.of(FileDescriptor(rawValue: input)), inputName: inputName,
                               readSize: options.readSize, mapFiles: options.mapInput,
+                              sizesReadBuffers: options.sizesReadBuffers,
                               output: output, outputName: outputName, sparse: options.sparse,
                               observer: observer, wake: { control.slots.signal() })
         let reader = run.reader

@@ -32,12 +32,15 @@ final class PipelineRun: Sendable {
     /// - Parameters:
     ///   - readSize: the bytes of one read.
     ///   - mapFiles: map a regular file rather than read it.
+    ///   - sizesReadBuffers: size libdispatch's read buffers to the reads
+    ///     (``DispatchIOTuning``; the pipeline's option).
     ///   - sparse: leave holes for blocks of zeros in a regular output file.
     ///   - onWritten: called with each piece's number and size once it is
     ///     out, or -1 once it was dropped; before its ticket is released.
     ///   - wake: after a failure, unblocks the pipeline's own thread.
     init(control: RunControl, input: PipelineInput, kind: InputKind, inputName: String, readSize: Int, mapFiles: Bool,
-         output: PipelineOutput?, outputName: String, sparse: Bool = false, observer: ProgressObserver?,
+         sizesReadBuffers: Bool, output: PipelineOutput?, outputName: String, sparse: Bool = false,
+         observer: ProgressObserver?,
          onWritten: @escaping @Sendable (_ index: Int, _ size: Int) -> Void = { _, _ in },
          wake: @escaping @Sendable () -> Void) {
         self.control = control
@@ -47,7 +50,7 @@ final class PipelineRun: Sendable {
         switch input {
         case .descriptor(let fd):
             reader = ChunkReader(fd: fd, path: inputName, kind: kind, chunkSize: readSize, mapFiles: mapFiles,
-                                 live: observer != nil, cleanup: cleanup, onBytes: { observer?.bytesRead($0) })
+                                 live: observer != nil, sizesReadBuffers: sizesReadBuffers, cleanup: cleanup, onBytes: { observer?.bytesRead($0) })
         case .feed(let feed):
             reader = ChunkReader(feed: feed, path: inputName, chunkSize: readSize)
         }

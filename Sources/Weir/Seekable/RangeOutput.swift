@@ -25,7 +25,7 @@ final class RangeOutput {
         let control = self.control
         self.path = path
         run = PipelineRun(control: control, input: .feed(ChunkFeed(contents: .empty)), kind: .stream,
-                          inputName: path, readSize: 1, mapFiles: false, output: .descriptor(fd),
+                          inputName: path, readSize: 1, mapFiles: false, sizesReadBuffers: false, output: .descriptor(fd),
                           outputName: path, observer: nil, wake: { control.slots.signal() })
         // The run's one entry for its maker, as a pipeline's thread holds one.
         control.activity.enter()

@@ -118,14 +118,16 @@ struct ChunkReaderTests {
     }
 
     /// Reads one chunk of `content` from a pipe with libdispatch's read
-    /// buffers set to `buffer` bytes; returns the sizes of its regions.
-    private static func regions(buffer: Int, content: [UInt8]) throws -> [Int] {
+    /// buffers set to `buffer` bytes, by a reader that sizes them to its
+    /// chunk when `sizing`; returns the sizes of its regions.
+    private static func regions(buffer: Int, content: [UInt8], sizing: Bool = false) throws -> [Int] {
         #expect(DispatchIOTuning.setReadBufferSize(buffer))
         let (readEnd, writeEnd) = try Self.pipe()
         defer { close(readEnd) }
         Self.feed(writeEnd, [content], pause: 0)
         let cleanup = DispatchGroup()
-        let reader = ChunkReader(fd: readEnd, path: "pipe", kind: .stream, chunkSize: content.count, cleanup: cleanup)
+        let reader = ChunkReader(fd: readEnd, path: "pipe", kind: .stream, chunkSize: content.count,
+                                 sizesReadBuffers: sizing, cleanup: cleanup)
         let chunk = try reader.start().wait()
         reader.close(stop: false)
         cleanup.wait()
@@ -146,6 +148,9 @@ struct ChunkReaderTests {
         let small = try Self.regions(buffer: 8 << 10, content: content)
         #expect(small.allSatisfy { $0 <= 8 << 10 })
         #expect(small.count >= 32)
+        // A reader of a pipeline that asks (sizesReadBuffers) sets them to
+        // its chunk itself.
+        #expect(try Self.regions(buffer: 8 << 10, content: content, sizing: true) == [256 << 10])
     }
 
     @Test("a slow producer's bytes are handed over as they come only when watched (live)")

@@ -152,7 +152,7 @@ package final class DecompressionPipeline: Sendable {
         // A written piece's buffer stays in the budget until it is back in
         // its pool; after a failure, cancelling the budget wakes the thread.
         let run = PipelineRun(control: control, input: input, kind: kind, inputName: inputName, readSize: options.readSize,
-                              mapFiles: options.mapInput, output: output, outputName: outputName, sparse: options.sparse,
+                              mapFiles: options.mapInput, sizesReadBuffers: options.sizesReadBuffers, output: output, outputName: outputName, sparse: options.sparse,
                               observer: observer, wake: { budget.cancel() })
         let reader = run.reader
         let pool = WorkerPool<DecompressionContext>(
