@@ -59,8 +59,8 @@ extension WeirCommand {
         let destination: FileJob.Destination
         if operationKind == .test {
             destination = .none
-        } else if let shared, let outputFile {
-            destination = .shared(shared.descriptor, name: outputFile)
+        } else if let shared, outputFile != nil {
+            destination = .shared(shared.descriptor)
         } else if toStandardOutput {
             if compressing, isatty(STDOUT_FILENO) == 1, !outputFlags.toStdout, !outputFlags.force {
                 throw WeirError.terminalOutput()

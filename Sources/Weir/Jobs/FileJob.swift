@@ -1,6 +1,5 @@
 import Dispatch
 import Glibc
-import SystemPackage
 
 /// One input, by name, processed to one destination with the safety habits of
 /// zstd: output under its name only when complete, never over the input,
@@ -23,10 +22,10 @@ package struct FileJob: Sendable {
         case file(String)
         /// The process's standard output.
         case standardOutput
-        /// An open file named `name` that several jobs write in turn, each
-        /// after the one before (several inputs into one output); its owner
-        /// creates and commits it.
-        case shared(Int32, name: String)
+        /// An open file, named as the descriptor is, that several jobs write
+        /// in turn, each after the one before (several inputs into one
+        /// output); its owner creates and commits it.
+        case shared(Descriptor)
         /// Nowhere (`-t`).
         case none
     }
@@ -60,7 +59,7 @@ package struct FileJob: Sendable {
         switch destination {
         case .file(let path): return path
         case .standardOutput: return "(stdout)"
-        case .shared(_, let name): return name
+        case .shared(let file): return file.path
         case .none: return "(none)"
         }
     }
@@ -117,15 +116,15 @@ package struct FileJob: Sendable {
 
     /// What both paths share: the input open, its status, the output created.
     private struct Opened {
-        let inputFD: Int32
+        let inputFD: Descriptor
         let inputStatus: FileStatus?
         let outputFile: OutputFile?
-        let outputFD: Int32?
+        let outputFD: Descriptor?
 
-        /// Creates the output of `destination` for an input open as
-        /// `inputFD` (named `input`, nil for standard input).
-        init(inputFD: Int32, inputStatus: FileStatus?, output destination: Destination, input: String?,
-             force: Bool) throws(WeirError) {
+        /// Creates the output of `destination`, named `outputName`, for an
+        /// input open as `inputFD` (named `input`, nil for standard input).
+        init(inputFD: Descriptor, inputStatus: FileStatus?, output destination: Destination, outputName: String,
+             input: String?, force: Bool) throws(WeirError) {
             self.inputFD = inputFD
             self.inputStatus = inputStatus
             switch destination {
@@ -139,10 +138,10 @@ package struct FileJob: Sendable {
                 outputFD = file.descriptor
             case .standardOutput:
                 outputFile = nil
-                outputFD = STDOUT_FILENO
-            case .shared(let fd, _):
+                outputFD = Descriptor(STDOUT_FILENO, path: outputName)
+            case .shared(let file):
                 outputFile = nil
-                outputFD = fd
+                outputFD = file
             case .none:
                 outputFile = nil
                 outputFD = nil
@@ -161,21 +160,23 @@ package struct FileJob: Sendable {
             return (options, size, outputFile)
         }
 
-        func closeInput() { if inputFD != STDIN_FILENO { Glibc.close(inputFD) } }
+        func closeInput() { if inputFD.fd != STDIN_FILENO { inputFD.close() } }
     }
 
     /// Opens the input and creates the output, refusing what weir does not
     /// overwrite or read.
     private func open() throws(WeirError) -> Opened {
         guard input != "-" else {
-            return try Opened(inputFD: STDIN_FILENO, inputStatus: nil, output: destination, input: nil, force: force)
+            return try Opened(inputFD: Descriptor(STDIN_FILENO, path: inputName), inputStatus: nil, output: destination,
+                              outputName: outputName, input: nil, force: force)
         }
-        let fd = try Descriptor.openForReading(input).fd
+        let file = try Descriptor.openForReading(input)
         do throws(WeirError) {
-            let status = try Self.readableStatus(of: fd, path: input, force: force)
-            return try Opened(inputFD: fd, inputStatus: status, output: destination, input: input, force: force)
+            let status = try Self.readableStatus(of: file, force: force)
+            return try Opened(inputFD: file, inputStatus: status, output: destination, outputName: outputName,
+                              input: input, force: force)
         } catch {
-            Glibc.close(fd)
+            file.close()
             throw error
         }
     }
@@ -189,8 +190,8 @@ package struct FileJob: Sendable {
                                with smallFiles: SmallFileCompressor,
                                observer: ProgressObserver?) throws(WeirError) -> Statistics {
         let usage = ResourceUsage.currentThread()
-        let statistics = try smallFiles.compress(opened.inputFD, size: small.size, inputName: inputName,
-                                                 outputName: outputName, options: small.options, observer: observer) {
+        let statistics = try smallFiles.compress(opened.inputFD, size: small.size, outputName: outputName,
+                                                 options: small.options, observer: observer) {
             (frame) throws(WeirError) in try small.output.write(frame)
         }
         return statistics.measuringUsage(since: usage, now: .currentThread())
@@ -217,8 +218,9 @@ package struct FileJob: Sendable {
     /// The status of an input file, unless it is one weir does not read:
     /// a directory, or (as zstd) a device or socket (/dev/zero,
     /// /dev/urandom) unless forced; a FIFO is read like a pipe.
-    private static func readableStatus(of fd: Int32, path: String, force: Bool) throws(WeirError) -> FileStatus {
-        let status = try FileStatus.of(descriptor: fd, path: path)
+    private static func readableStatus(of file: Descriptor, force: Bool) throws(WeirError) -> FileStatus {
+        let path = file.path
+        let status = try file.status()
         if status.isDirectory {
             throw WeirError.notRegularFile(path: path, operation: .open, .directory)
         }
@@ -241,24 +243,25 @@ package struct FileJob: Sendable {
         return FinishedJob(statistics: statistics, output: opened.outputFile, input: input, removesInput: removeInput)
     }
 
-    private func runPipeline(input: Int32, output: PipelineOutput?, observer: ProgressObserver?,
+    private func runPipeline(input: Descriptor, output: PipelineOutput?, observer: ProgressObserver?,
                              cancellation: Cancellation?) throws(WeirError) -> Statistics {
         switch operation {
         case .compress(let options):
-            let pipeline = CompressionPipeline(input: .descriptor(input), output: output ?? .descriptor(STDOUT_FILENO),
+            let standardOutput = PipelineOutput.descriptor(Descriptor(STDOUT_FILENO, path: outputName))
+            let pipeline = CompressionPipeline(input: .descriptor(input), output: output ?? standardOutput,
                                                inputName: inputName, outputName: outputName,
                                                options: options, observer: observer)
             let key = cancellation?.attach { pipeline.cancel() }
             defer { if let key { cancellation?.detach(key) } }
             let statistics = try pipeline.run()
-            if let expected = options.streamSize, InputKind.of(FileDescriptor(rawValue: input)).size == nil,
+            if let expected = options.streamSize, InputKind.of(input).size == nil,
                statistics.bytesIn != expected {
                 throw WeirError.sizeMismatch(path: inputName, operation: .compress, actual: statistics.bytesIn,
                                              declared: expected)
             }
             return statistics
-        case .decompress(let options) where try Self.passesThrough(input, options: options, path: inputName),
-             .test(let options) where try Self.passesThrough(input, options: options, path: inputName):
+        case .decompress(let options) where try Self.passesThrough(input, options: options),
+             .test(let options) where try Self.passesThrough(input, options: options):
             let copy = PassThroughCopy(input: input, output: output, inputName: inputName, outputName: outputName,
                                        options: options, observer: observer)
             let key = cancellation?.attach { copy.cancel() }
@@ -280,8 +283,8 @@ package struct FileJob: Sendable {
     /// through; an empty one does not (it is refused as not zstd, as zstd
     /// refuses it). An input that cannot be looked at without reading it (a
     /// terminal, a device) is decoded.
-    static func passesThrough(_ input: Int32, options: DecompressionOptions, path: String) throws(WeirError) -> Bool {
-        guard options.passThrough, let first = try InputPeek.firstBytes(of: input, count: 4, path: path),
+    static func passesThrough(_ input: Descriptor, options: DecompressionOptions) throws(WeirError) -> Bool {
+        guard options.passThrough, let first = try InputPeek.firstBytes(of: input, count: 4),
               !first.isEmpty else { return false }
         return !FrameHeader.startsFrame(first)
     }

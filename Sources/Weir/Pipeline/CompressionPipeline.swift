@@ -90,7 +90,9 @@ package final class CompressionPipeline: Sendable {
     ///   - observer: told of bytes read and written, for a progress display.
     package convenience init(input: FileDescriptor, output: FileDescriptor, inputName: String, outputName: String,
                             options: CompressionOptions = CompressionOptions(), observer: ProgressObserver? = nil) {
-        self.init(input: .descriptor(input.rawValue), output: .descriptor(output.rawValue), inputName: inputName,
+        // The one conversion from swift-system's type to the engine's.
+        self.init(input: .descriptor(Descriptor(input.rawValue, path: inputName)),
+                  output: .descriptor(Descriptor(output.rawValue, path: outputName)), inputName: inputName,
                   outputName: outputName, options: options, observer: observer)
     }
 

@@ -48,9 +48,10 @@ final class PipelineRun: Sendable {
         let cleanup = DispatchGroup()
         self.cleanup = cleanup
         switch input {
-        case .descriptor(let fd):
-            reader = ChunkReader(fd: fd, path: inputName, kind: kind, chunkSize: readSize, mapFiles: mapFiles,
-                                 live: observer != nil, sizesReadBuffers: sizesReadBuffers, cleanup: cleanup, onBytes: { observer?.bytesRead($0) })
+        case .descriptor(let file):
+            reader = ChunkReader(input: file, kind: kind, chunkSize: readSize, mapFiles: mapFiles, live: observer != nil,
+                                 sizesReadBuffers: sizesReadBuffers, cleanup: cleanup,
+                                 onBytes: { observer?.bytesRead($0) })
         case .feed(let feed):
             reader = ChunkReader(feed: feed, path: inputName, chunkSize: readSize)
         }
@@ -65,8 +66,8 @@ final class PipelineRun: Sendable {
             tickets.withLock { $0.removeValue(forKey: index) }?.release()
         }
         switch output {
-        case .descriptor(let fd, let writeBack):
-            writer = OrderedWriter(fd: fd, path: outputName, sparse: sparse, writeBack: writeBack, cleanup: cleanup,
+        case .descriptor(let file, let writeBack):
+            writer = OrderedWriter(output: file, sparse: sparse, writeBack: writeBack, cleanup: cleanup,
                                    onFinished: onFinished, onError: { control.fail($0) })
         case .stream(let sink):
             sink.attach(onFinished: onFinished)

@@ -104,36 +104,35 @@ package struct FrameListing: Sendable {
     package static func read(path: String) throws(WeirError) -> FrameListing {
         let file = try Descriptor.openForReading(path)
         defer { file.close() }
-        let fd = file.fd
         // A file of a file system whose sizes are not its files' (procfs)
         // cannot be listed by its size; an empty file lists as empty.
         let status = try file.status(operation: .list)
-        guard status.isRegularFile, !InputKind.sizeIsUntrusted(fd) else {
+        guard status.isRegularFile, !InputKind.sizeIsUntrusted(file) else {
             throw WeirError.notRegularFile(path: path, operation: .list)
         }
         let size = status.size
         var table: SeekTable?
         var tableError: WeirError?
         do throws(WeirError) {
-            table = try seekTableEntries(in: fd, fileSize: size, path: path)
+            table = try seekTableEntries(in: file, fileSize: size)
         } catch {
             tableError = error
         }
         if let table, table.dataStart >= 0 {
             // A concatenation of seekable files: each part's table lists its own frames.
             // Frames before the first table's are scanned (a part without a table).
-            let chain = seekTableChain(endingWith: table, fd: fd, path: path)
+            let chain = seekTableChain(endingWith: table, in: file)
             let start = chain[0].dataStart
             var none = SeekTableCheck(table: nil, readError: nil, fileSize: start)
             let prefix = start == 0 ? []
-                : (try? scanned(fd: fd, fileSize: start, path: path, check: &none, end: start))?.frames
-            if let prefix, var listing = fromTables(chain, after: prefix, fd: fd, fileSize: size, path: path) {
+                : (try? scanned(file, fileSize: start, check: &none, end: start))?.frames
+            if let prefix, var listing = fromTables(chain, after: prefix, in: file, fileSize: size) {
                 listing.scannedPrefix = start
                 return listing
             }
         }
         var check = SeekTableCheck(table: table, readError: tableError, fileSize: size)
-        var listing = try scanned(fd: fd, fileSize: size, path: path, check: &check)
+        var listing = try scanned(file, fileSize: size, check: &check)
         if let mismatch = check.mismatch {
             listing.warnings.append("seek table does not match the frames; ignoring it (\(mismatch.detail))")
         }
@@ -142,13 +141,13 @@ package struct FrameListing: Sendable {
 
     /// The listing from reading the file (up to `end`) through a scanner,
     /// every frame also going through the seek table's `check`.
-    static func scanned(fd: Int32, fileSize: Int, path: String, check: inout SeekTableCheck,
-                                end: Int = .max) throws(WeirError) -> FrameListing {
+    static func scanned(_ descriptor: Descriptor, fileSize: Int, check: inout SeekTableCheck,
+                        end: Int = .max) throws(WeirError) -> FrameListing {
+        let path = descriptor.path
         var scanner = FrameScanner(path: path, operation: .list)
         var frames: [Frame] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var offset = 0
-        let descriptor = Descriptor(fd, path: path)
         while offset < end {
             let got = try buffer.withUnsafeMutableBytes { bytes in
                 Result { () throws(WeirError) in

@@ -98,8 +98,10 @@ package final class DecompressionPipeline: Sendable {
     ///   - observer: told of bytes read and written.
     package convenience init(input: FileDescriptor, output: FileDescriptor?, inputName: String, outputName: String,
                             options: DecompressionOptions = DecompressionOptions(), observer: ProgressObserver? = nil) {
-        self.init(input: .descriptor(input.rawValue), output: output.map { .descriptor($0.rawValue) },
-                  inputName: inputName, outputName: outputName, options: options, observer: observer)
+        // The one conversion from swift-system's type to the engine's.
+        self.init(input: .descriptor(Descriptor(input.rawValue, path: inputName)),
+                  output: output.map { .descriptor(Descriptor($0.rawValue, path: outputName)) }, inputName: inputName,
+                  outputName: outputName, options: options, observer: observer)
     }
 
     /// Prepares a run between any input and output (descriptors, or memory).
@@ -166,10 +168,9 @@ package final class DecompressionPipeline: Sendable {
 
         var tableCheck: SeekTableCheck?
         var streamBase = 0
-        if case .regularFile(let size) = kind, let fd = input.descriptor {
-            streamBase = max(0, Int(lseek(fd, 0, SEEK_CUR)))
+        if case .regularFile(let size) = kind, let file = input.descriptor {
+            streamBase = max(0, Int(lseek(file.fd, 0, SEEK_CUR)))
             do throws(WeirError) {
-                let file = Descriptor(fd, path: inputName)
                 let table = try SeekTable.decode(fileSize: size, path: inputName) { count, offset throws(WeirError) in
                     try file.read(count: count, at: offset, operation: .readSeekTable)
                 }
