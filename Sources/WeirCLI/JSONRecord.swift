@@ -121,7 +121,8 @@ package struct JSONRecord: Codable, Equatable, Sendable {
     /// How a record names a destination: a path, `"-"`, or nil.
     package static func outputName(_ destination: FileJob.Destination) -> String? {
         switch destination {
-        case .file(let path), .shared(_, let path): return path
+        case .file(let path): return path
+        case .shared(let file): return file.path
         case .standardOutput: return "-"
         case .none: return nil
         }

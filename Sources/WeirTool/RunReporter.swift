@@ -108,7 +108,7 @@ final class RunReporter {
     /// The size of an input when it is a regular file (also stdin redirected
     /// from one), for the percentage; nil for pipes and terminals.
     static func size(of input: String) -> Int? {
-        if input == "-" { return InputKind.of(.standardInput).size }
+        if input == "-" { return InputKind.of(Descriptor(STDIN_FILENO, path: input)).size }
         guard let status = FileStatus.of(path: input), status.isRegularFile,
               !InputKind.sizeIsUntrusted(path: input) else { return nil }
         return status.size

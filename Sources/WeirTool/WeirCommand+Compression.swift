@@ -83,6 +83,8 @@ extension WeirCommand {
                                          streamSize: compressionFlags.streamSize?.bytes,
                                          dictionary: dictionary, longWindowLog: dictionaryFlags.long)
         options.rsyncable = compressionFlags.rsyncable
+        // Every run of the command reads chunks whole (DispatchIOTuning).
+        options.sizesReadBuffers = true
         options.parameters = compressionFlags.parameters ?? CompressionParameters()
         options.dictionaryID = !dictionaryFlags.noDictionaryID
         options.verify = resourceFlags.verify

@@ -59,8 +59,8 @@ extension WeirCommand {
         let destination: FileJob.Destination
         if operationKind == .test {
             destination = .none
-        } else if let shared, let outputFile {
-            destination = .shared(shared.descriptor, name: outputFile)
+        } else if let shared, outputFile != nil {
+            destination = .shared(shared.descriptor)
         } else if toStandardOutput {
             if compressing, isatty(STDOUT_FILENO) == 1, !outputFlags.toStdout, !outputFlags.force {
                 throw WeirError.terminalOutput()
@@ -118,6 +118,8 @@ extension WeirCommand {
             passThrough: decompressionFlags.passThrough ?? (outputFlags.force && toStandardOutput),
             sparse: decompressionFlags.sparse ?? !(toStandardOutput || appending),
             dictionary: dictionary, longWindowLog: dictionaryFlags.long)
+        // Every run of the command reads whole pieces (DispatchIOTuning).
+        options.sizesReadBuffers = true
         let plan = WorkerPlan.decompression(options, limits: .current, cores: resourceFlags.countedCores)
         options.threads = plan.workers
         if options.memoryLimit == nil { options.memoryLimit = plan.decompressionMemory }

@@ -33,8 +33,8 @@ extension WeirCommand {
                 return 1
             }
         }
-        let output: Int32? = testing ? nil : file?.descriptor ?? STDOUT_FILENO
         let outputName = file?.path ?? "(stdout)"
+        let output = testing ? nil : file?.descriptor ?? Descriptor(STDOUT_FILENO, path: outputName)
         let signals = SignalHandler(console: console)
         signals.install()
         defer { signals.uninstall() }
@@ -42,29 +42,31 @@ extension WeirCommand {
         let began = DispatchTime.now().uptimeNanoseconds
         let outcome: RangeExtraction.Outcome
         do throws(WeirError) {
-            let descriptor = input == "-" ? STDIN_FILENO : nil
+            let standardInput = input == "-" ? Descriptor(STDIN_FILENO, path: inputName) : nil
             // A file whose size is not its content's (procfs) is read as a stream.
-            let isFile = descriptor == nil && FileStatus.of(path: input)?.isRegularFile == true
+            let isFile = standardInput == nil && FileStatus.of(path: input)?.isRegularFile == true
                 && !InputKind.sizeIsUntrusted(path: input)
             if isFile {
                 outcome = try RangeExtraction.file(path: input, ranges: ranges, options: options, output: output,
-                                                   outputName: outputName, cancellation: signals.cancellation)
+                                                   cancellation: signals.cancellation)
             } else {
                 guard list.isAscending else {
                     console.error("\(FileName.displayed(inputName)): from a stream, the ranges must be in increasing order")
                     return 1
                 }
-                var fd = descriptor ?? -1
-                if descriptor == nil {
-                    fd = FileName.withCString(input) { open($0, O_RDONLY | O_CLOEXEC) }
-                    guard fd >= 0 else {
-                        console.error(CommandHint.message(for: WeirError.system(errno, path: input, operation: .open)))
+                let stream: Descriptor
+                if let standardInput {
+                    stream = standardInput
+                } else {
+                    do throws(WeirError) {
+                        stream = try Descriptor.openForReading(input)
+                    } catch {
+                        console.error(CommandHint.message(for: error))
                         return 1
                     }
                 }
-                defer { if descriptor == nil { close(fd) } }
-                outcome = try RangeExtraction.stream(input: fd, inputName: inputName, ranges: ranges, options: options,
-                                                     output: output, outputName: outputName,
+                defer { if standardInput == nil { stream.close() } }
+                outcome = try RangeExtraction.stream(input: stream, ranges: ranges, options: options, output: output,
                                                      cancellation: signals.cancellation)
             }
             try file?.commit(copying: nil, sync: !outputFlags.noSync)

@@ -84,9 +84,6 @@ struct WeirCommand: ParsableCommand {
             StandardError.write("weir: \(error.reason)\n")
             Glibc.exit(1)
         }
-        // Before any channel exists: libdispatch's read buffers sized to each
-        // read, so a chunk arrives whole (see DispatchIOTuning).
-        DispatchIOTuning.configureProcess()
         // Many small outputs are synced in groups, each file kept open until
         // its group's sync: the more descriptors, the fewer syncs (CommitQueue).
         var limit = rlimit()

@@ -63,10 +63,10 @@ public func fuzzDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 /// Runs a pipeline from `input` into a fresh in-memory file (none when
 /// testing); returns its statistics and output.
 func decode(input: MemoryFile, testOnly: Bool,
-            _ run: (Int32, Int32?) throws(WeirError) -> Statistics) -> Result<(Statistics, [UInt8]?), WeirError> {
+            _ run: (Descriptor, Descriptor?) throws(WeirError) -> Statistics) -> Result<(Statistics, [UInt8]?), WeirError> {
     let output = testOnly ? nil : MemoryFile()
     do throws(WeirError) {
-        let statistics = try run(input.fd, output?.fd)
+        let statistics = try run(Descriptor(input.fd, path: "fuzz-in"), output.map { Descriptor($0.fd, path: "fuzz-out") })
         return .success((statistics, output?.contents))
     } catch {
         return .failure(error)

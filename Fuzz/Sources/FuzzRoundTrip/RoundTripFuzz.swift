@@ -55,8 +55,9 @@ public func fuzzRoundTrip(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         let output = MemoryFile()
         let statistics: Statistics
         do throws(WeirError) {
-            statistics = try CompressionPipeline(input: .descriptor(input.fd), output: .descriptor(output.fd), inputName: "fuzz-in",
-                                                 outputName: "fuzz-out", options: compression).run()
+            statistics = try CompressionPipeline(input: .descriptor(Descriptor(input.fd, path: "fuzz-in")),
+                                                 output: .descriptor(Descriptor(output.fd, path: "fuzz-out")),
+                                                 inputName: "fuzz-in", outputName: "fuzz-out", options: compression).run()
         } catch {
             require(false, "compression failed: \(error)")
             return 0
@@ -103,8 +104,9 @@ public func fuzzRoundTrip(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     } else {
         let output = MemoryFile()
         do throws(WeirError) {
-            let statistics = try DecompressionPipeline(input: .descriptor(file.fd), output: .descriptor(output.fd), inputName: "fuzz-in",
-                                                       outputName: "fuzz-out", options: decoding).run()
+            let statistics = try DecompressionPipeline(input: .descriptor(Descriptor(file.fd, path: "fuzz-in")),
+                                                       output: .descriptor(Descriptor(output.fd, path: "fuzz-out")),
+                                                       inputName: "fuzz-in", outputName: "fuzz-out", options: decoding).run()
             require(statistics.warnings.isEmpty, "decoding warnings: \(statistics.warnings)")
             require(statistics.frames == frames, "decoded \(statistics.frames) frames, expected \(frames)")
         } catch {

@@ -25,13 +25,13 @@ public func fuzzSeekTable(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var table: SeekTable?
     var readError: WeirError?
     do throws(WeirError) {
-        table = try FrameListing.seekTableEntries(in: file.fd, fileSize: count, path: "fuzz")
+        table = try FrameListing.seekTableEntries(in: Descriptor(file.fd, path: "fuzz"), fileSize: count)
     } catch {
         readError = error
     }
     let strict: Result<SeekTable?, WeirError>
     do throws(WeirError) {
-        strict = .success(try FrameListing.seekTable(in: file.fd, fileSize: count, path: "fuzz"))
+        strict = .success(try FrameListing.seekTable(in: Descriptor(file.fd, path: "fuzz"), fileSize: count))
     } catch {
         strict = .failure(error)
     }

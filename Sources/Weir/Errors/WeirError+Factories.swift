@@ -11,7 +11,7 @@ extension WeirError {
 
     /// An error for a failed system call, with the reason taken from `strerror`:
     /// `OPERATION failed: TEXT`.
-    public static func system(_ code: Int32, path: String, operation: Operation) -> WeirError {
+    package static func system(_ code: Int32, path: String, operation: Operation) -> WeirError {
         WeirError(.system(errno: code), path: path, operation: operation, lead: .failed(operation),
                   detail: String(cString: strerror(code)))
     }
@@ -112,13 +112,13 @@ extension WeirError {
 
     /// An output that is the input `path`; `output` names it when the
     /// message is about the input.
-    public static func sameFile(path: String, output: String? = nil) -> WeirError {
+    package static func sameFile(path: String, output: String? = nil) -> WeirError {
         WeirError(.sameFile, path: path, operation: .create, lead: nil,
                   detail: output.map { "output \(FileName.displayed($0)) is the input file" } ?? "output is the input file")
     }
 
     /// An input that is also the dictionary (`-D`), which zstd refuses too.
-    public static func inputIsDictionary(path: String) -> WeirError {
+    package static func inputIsDictionary(path: String) -> WeirError {
         WeirError(.sameFile, path: path, operation: .open, lead: nil,
                   detail: "cannot use it as an input file and dictionary")
     }
@@ -134,14 +134,14 @@ extension WeirError {
     // MARK: terminal
 
     /// Standard input on a terminal, without `-f`.
-    public static func terminalInput(path: String, compressing: Bool) -> WeirError {
+    package static func terminalInput(path: String, compressing: Bool) -> WeirError {
         WeirError(.terminal, path: path, operation: .read, lead: nil,
                   detail: compressing ? "stdin is a terminal, aborting" : "will not read compressed data from a terminal",
                   hint: .forceRead)
     }
 
     /// Compressed output to a terminal, without `-c` or `-f`.
-    public static func terminalOutput() -> WeirError {
+    package static func terminalOutput() -> WeirError {
         WeirError(.terminal, path: "(stdout)", operation: .write, lead: nil,
                   detail: "stdout is a terminal, aborting: will not write compressed data to it",
                   hint: .forceTerminalOutput)
@@ -274,7 +274,7 @@ extension WeirError {
     // MARK: unusablePath
 
     /// An input whose path, under `--output-dir-mirror ROOT`, has a `..` part.
-    public static func outsideMirror(path: String, root: String) -> WeirError {
+    package static func outsideMirror(path: String, root: String) -> WeirError {
         WeirError(.unusablePath, path: path, operation: .nameOutput, lead: nil,
                   detail: "cannot be mirrored into \(FileName.displayed(root)) (a part of its path is ..)")
     }

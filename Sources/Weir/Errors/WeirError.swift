@@ -151,7 +151,7 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
     }
 
     /// Creates an error with the given reason, as it is.
-    public init(_ kind: Kind, path: String, operation: Operation, reason: String, frame: Int? = nil, offset: Int? = nil,
+    package init(_ kind: Kind, path: String, operation: Operation, reason: String, frame: Int? = nil, offset: Int? = nil,
                 cause: WeirError? = nil) {
         self.init(kind, path: path, operation: operation, lead: nil, detail: reason, frame: frame, offset: offset,
                   cause: cause)
@@ -219,7 +219,7 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
     }
 
     /// Whether this error means that the downstream of a pipe went away.
-    public var isBrokenPipe: Bool {
+    package var isBrokenPipe: Bool {
         kind == .system(errno: EPIPE)
     }
 }

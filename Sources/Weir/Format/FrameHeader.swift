@@ -4,9 +4,9 @@
 /// ``FrameScanner`` fills one in as soon as a frame's header is complete
 /// (``FrameScanner/currentHeader``) and hands it over again in the frame's
 /// ``FrameBoundary`` when the frame ends.
-public struct FrameHeader: Equatable, Sendable {
+package struct FrameHeader: Equatable, Sendable {
     /// Which kind of frame this is.
-    public enum Kind: Equatable, Sendable {
+    package enum Kind: Equatable, Sendable {
         /// A zstd frame: magic `0xFD2FB528`.
         case zstd
         /// A skippable frame: magic `0x184D2A50 + nibble`, `nibble` in 0…15
@@ -35,28 +35,28 @@ public struct FrameHeader: Equatable, Sendable {
     }
 
     /// The frame's kind.
-    public var kind: Kind
+    package var kind: Kind
     /// Bytes from the start of the magic number to the first block header
     /// (zstd: 6 to 18; skippable: 8, the magic and the size).
-    public var headerSize: Int
+    package var headerSize: Int
     /// Frame_Content_Size, when the header carries it; nil when it does not
     /// and for skippable frames. It is what the header declares, unchecked.
-    public var contentSize: UInt64?
+    package var contentSize: UInt64?
     /// Window_Size: from the window descriptor, or the content size for a
     /// single-segment frame; 0 for skippable frames. Up to 2⁴¹ + 7·2³⁸ by
     /// format; decoders refuse windows above their own limit.
-    public var windowSize: UInt64
+    package var windowSize: UInt64
     /// Whether the frame ends with a 4-byte content checksum.
-    public var hasChecksum: Bool
+    package var hasChecksum: Bool
     /// Dictionary_ID, or 0 when the header has none (the RFC gives 0 the
     /// meaning "no dictionary").
-    public var dictionaryID: UInt32
+    package var dictionaryID: UInt32
     /// Whether Single_Segment_Flag is set (no window descriptor: the window
     /// is the whole content).
-    public var isSingleSegment: Bool
+    package var isSingleSegment: Bool
 
     /// Creates a header description.
-    public init(kind: Kind, headerSize: Int, contentSize: UInt64?, windowSize: UInt64,
+    package init(kind: Kind, headerSize: Int, contentSize: UInt64?, windowSize: UInt64,
                 hasChecksum: Bool, dictionaryID: UInt32, isSingleSegment: Bool) {
         self.kind = kind
         self.headerSize = headerSize
@@ -69,18 +69,18 @@ public struct FrameHeader: Equatable, Sendable {
 
     /// The largest Block_Size this frame's blocks may declare:
     /// min(Window_Size, 128 KiB); 0 for skippable frames.
-    public var blockMaximumSize: Int {
+    package var blockMaximumSize: Int {
         Int(min(windowSize, UInt64(FrameScanner.blockSizeMax)))
     }
 
     /// Window_Size as a power of two, rounded up: the window a decoder holds
     /// for this frame (`--long=N`, `-M 2^N`); 0 for skippable frames.
-    public var windowLog: Int {
+    package var windowLog: Int {
         windowSize == 0 ? 0 : WindowLimit.windowLog(windowSize)
     }
 
     /// Whether this is a skippable frame.
-    public var isSkippable: Bool {
+    package var isSkippable: Bool {
         if case .skippable = kind { return true }
         return false
     }

@@ -47,7 +47,7 @@ import Dispatch
 /// Once it has thrown, a scanner is spent: every later call throws the same
 /// error. Frames that ended earlier in the piece whose feed threw are not
 /// returned (``frameCount`` still counts them).
-public struct FrameScanner: Sendable {
+package struct FrameScanner: Sendable {
     /// Block_Maximum_Size is at most 128 KiB, whatever the window.
     static let blockSizeMax = 128 * 1024
     /// The most bytes a scanner keeps between pieces: window descriptor (1),
@@ -55,19 +55,19 @@ public struct FrameScanner: Sendable {
     static let maxBufferedBytes = 13
 
     /// How errors name the stream.
-    public let path: String
+    package let path: String
     /// How errors name the operation (`"scan"` unless the caller says otherwise).
-    public let operation: WeirError.Operation
+    package let operation: WeirError.Operation
     /// Bytes of the stream fed so far: the stream offset of the next byte.
-    public private(set) var offset = 0
+    package private(set) var offset = 0
     /// Frames that ended so far.
-    public private(set) var frameCount = 0
+    package private(set) var frameCount = 0
     /// The stream offset where the frame now in progress began; nil between
     /// frames (and before the first byte).
-    public private(set) var currentFrameStart: Int?
+    package private(set) var currentFrameStart: Int?
     /// The header of the frame now in progress, once it has been read whole;
     /// nil between frames and while the header is incomplete.
-    public private(set) var currentHeader: FrameHeader?
+    package private(set) var currentHeader: FrameHeader?
 
     private var state: State = .magic
     /// The bytes of the field being gathered; never more than `maxBufferedBytes`.
@@ -90,14 +90,14 @@ public struct FrameScanner: Sendable {
     /// - Parameters:
     ///   - path: the stream's name, for error messages.
     ///   - operation: the operation errors report (default `"scan"`).
-    public init(path: String, operation: WeirError.Operation = .scan) {
+    package init(path: String, operation: WeirError.Operation = .scan) {
         self.path = path
         self.operation = operation
         gathered.reserveCapacity(Self.maxBufferedBytes)
     }
 
     /// Bytes of the frame now in progress fed so far (0 between frames).
-    public var currentFrameBytes: Int {
+    package var currentFrameBytes: Int {
         currentFrameStart.map { offset - $0 } ?? 0
     }
 
@@ -109,7 +109,7 @@ public struct FrameScanner: Sendable {
     /// - Returns: the frames that ended inside `data`, in order.
     /// - Throws: ``WeirError`` `.notZstd` or `.corrupt`, naming the frame
     ///   index and offset; then the scanner is spent.
-    public mutating func feed(_ data: DispatchData) throws(WeirError) -> [FrameBoundary] {
+    package mutating func feed(_ data: DispatchData) throws(WeirError) -> [FrameBoundary] {
         if let failure { throw failure }
         var found: [FrameBoundary] = []
         var caught: WeirError?
@@ -129,7 +129,7 @@ public struct FrameScanner: Sendable {
     ///
     /// - Returns: the frames that ended inside `bytes`, in order.
     /// - Throws: as ``feed(_:)-(DispatchData)``.
-    public mutating func feed(_ bytes: UnsafeRawBufferPointer) throws(WeirError) -> [FrameBoundary] {
+    package mutating func feed(_ bytes: UnsafeRawBufferPointer) throws(WeirError) -> [FrameBoundary] {
         if let failure { throw failure }
         var found: [FrameBoundary] = []
         try scan(bytes, into: &found)
@@ -144,7 +144,7 @@ public struct FrameScanner: Sendable {
     /// - Throws: ``WeirError`` `.truncated` when the stream ended inside a
     ///   frame, naming the frame's index, where it began and where the input
     ///   ended; or the error an earlier call threw.
-    public mutating func finish() throws(WeirError) {
+    package mutating func finish() throws(WeirError) {
         if let failure { throw failure }
         guard currentFrameStart != nil else { return }
         let place = state.truncationPlace(blockCount: blockCount, gathered: gathered.count)

@@ -29,18 +29,18 @@
 /// last of several concatenated parts), and ``dataStart`` says where they
 /// start. A reader that wants zstd's own rule (the table describes the whole
 /// file) checks `dataStart == 0`.
-public struct SeekTable: Equatable, Sendable {
+package struct SeekTable: Equatable, Sendable {
     /// What the table records of one frame.
-    public struct Entry: Equatable, Sendable {
+    package struct Entry: Equatable, Sendable {
         /// The frame's size in the file.
-        public var compressedSize: UInt32
+        package var compressedSize: UInt32
         /// The size of the frame's content (0 for a skippable frame).
-        public var decompressedSize: UInt32
+        package var decompressedSize: UInt32
         /// The low 32 bits of XXH64 of the content; 0 in a table without checksums.
-        public var checksum: UInt32
+        package var checksum: UInt32
 
         /// Creates an entry.
-        public init(compressedSize: UInt32, decompressedSize: UInt32, checksum: UInt32 = 0) {
+        package init(compressedSize: UInt32, decompressedSize: UInt32, checksum: UInt32 = 0) {
             self.compressedSize = compressedSize
             self.decompressedSize = decompressedSize
             self.checksum = checksum
@@ -60,25 +60,25 @@ public struct SeekTable: Equatable, Sendable {
 
     /// The most entries a table may hold (zstd's `ZSTD_SEEKABLE_MAXFRAMES`,
     /// 2²⁷); it keeps the table's skippable frame far below 4 GiB.
-    public static let maxFrames = 0x800_0000
+    package static let maxFrames = 0x800_0000
     /// The largest compressed or decompressed frame size an entry can hold.
-    public static let maxFrameSize = Int(UInt32.max)
+    package static let maxFrameSize = Int(UInt32.max)
 
     /// One entry per frame, in file order.
-    public private(set) var entries: [Entry]
+    package private(set) var entries: [Entry]
     /// Whether the entries carry checksums (descriptor bit 7).
-    public let hasChecksums: Bool
+    package let hasChecksums: Bool
     /// The file offset of the first frame the table describes: for a table
     /// read from a file, where its frames start; for a table being built, 0
     /// unless the caller says otherwise.
-    public var dataStart: Int
+    package var dataStart: Int
     /// The sum of the entries' compressed sizes.
-    public private(set) var compressedTotal = 0
+    package private(set) var compressedTotal = 0
     /// The sum of the entries' decompressed sizes: the size of the content.
-    public private(set) var decompressedTotal = 0
+    package private(set) var decompressedTotal = 0
 
     /// Creates an empty table (which describes an empty file).
-    public init(hasChecksums: Bool, dataStart: Int = 0) {
+    package init(hasChecksums: Bool, dataStart: Int = 0) {
         self.entries = []
         self.hasChecksums = hasChecksums
         self.dataStart = dataStart
@@ -88,7 +88,7 @@ public struct SeekTable: Equatable, Sendable {
     /// `hasChecksums` is false).
     ///
     /// - Throws: ``WeirError`` `.library` when there are more than ``maxFrames`` entries.
-    public init(entries: [Entry], hasChecksums: Bool, dataStart: Int = 0, path: String) throws(WeirError) {
+    package init(entries: [Entry], hasChecksums: Bool, dataStart: Int = 0, path: String) throws(WeirError) {
         self.init(hasChecksums: hasChecksums, dataStart: dataStart)
         if entries.count > Self.maxFrames { throw Self.tooManyFrames(path: path) }
         self.entries.reserveCapacity(entries.count)
@@ -108,7 +108,7 @@ public struct SeekTable: Equatable, Sendable {
     /// - Throws: ``WeirError`` `.library` for a size below 0 or of 4 GiB or
     ///   more (the format cannot record it: write smaller frames), or when
     ///   the table already holds ``maxFrames`` entries.
-    public mutating func append(compressedSize: Int, decompressedSize: Int, checksum: UInt32 = 0,
+    package mutating func append(compressedSize: Int, decompressedSize: Int, checksum: UInt32 = 0,
                                 path: String) throws(WeirError) {
         for size in [compressedSize, decompressedSize] where size < 0 || size > Self.maxFrameSize {
             throw WeirError.library(path: path, operation: .writeSeekTable,
@@ -136,20 +136,20 @@ public struct SeekTable: Equatable, Sendable {
     }
 
     /// The size of one entry: 8 bytes, 12 with checksums.
-    public var entrySize: Int { hasChecksums ? 12 : 8 }
+    package var entrySize: Int { hasChecksums ? 12 : 8 }
 
     /// The size of the whole skippable frame ``encoded()`` returns.
-    public var encodedSize: Int {
+    package var encodedSize: Int {
         Self.skippableHeaderSize + entries.count * entrySize + Self.footerSize
     }
 
     /// The file offset where the table's skippable frame begins: just past
     /// the last frame it describes.
-    public var tableOffset: Int { dataStart + compressedTotal }
+    package var tableOffset: Int { dataStart + compressedTotal }
 
     /// The table as the bytes of its skippable frame, footer included, ready
     /// to be written after the last frame.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(encodedSize)
         func put(_ value: UInt32) {

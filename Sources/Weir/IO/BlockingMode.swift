@@ -7,10 +7,10 @@ import Glibc
 /// and before its first operation. libdispatch still restores the original
 /// flags when the channel's cleanup runs.
 enum BlockingMode {
-    static func set(_ fd: Int32) {
-        let flags = fcntl(fd, F_GETFL)
+    static func set(_ descriptor: Descriptor) {
+        let flags = fcntl(descriptor.fd, F_GETFL)
         if flags >= 0, flags & O_NONBLOCK != 0 {
-            _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)
+            _ = fcntl(descriptor.fd, F_SETFL, flags & ~O_NONBLOCK)
         }
     }
 }

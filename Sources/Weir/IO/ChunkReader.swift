@@ -50,35 +50,37 @@ final class ChunkReader: @unchecked Sendable {  // DispatchIO: thread-safe, not 
         case feed(ChunkFeed)
     }
 
-    /// Maps `fd` when it is a regular file and `mapFiles` is true, else opens
-    /// a stream channel on it. The descriptor stays the caller's: neither
+    /// Maps `input` when it is a regular file and `mapFiles` is true, else
+    /// opens a stream channel on it; errors name it as `input` does. The descriptor stays the caller's: neither
     /// closes it. For a channel, `cleanup` is entered now and left when the
     /// channel's cleanup handler has run (file status flags restored).
     ///
     /// - Parameters:
     ///   - live: deliver every ``liveDelivery`` bytes rather than once per
     ///     chunk, for a progress display.
+    ///   - sizesReadBuffers: size libdispatch's (process-wide) read buffers
+    ///     to this channel's deliveries (``DispatchIOTuning``).
     ///   - onBytes: called with the size of every piece read (for progress);
     ///     must be cheap.
-    init(fd: Int32, path: String, kind: InputKind, chunkSize: Int, mapFiles: Bool = true, live: Bool = false,
-         cleanup: DispatchGroup, onBytes: @escaping @Sendable (Int) -> Void = { _ in }) {
-        self.path = path
+    init(input: Descriptor, kind: InputKind, chunkSize: Int, mapFiles: Bool = true, live: Bool = false,
+         sizesReadBuffers: Bool = false, cleanup: DispatchGroup, onBytes: @escaping @Sendable (Int) -> Void = { _ in }) {
+        self.path = input.path
         self.chunkSize = chunkSize
         self.onBytes = onBytes
-        if mapFiles, kind.size != nil, let mapped = MappedInput(fd: fd, path: path) {
+        if mapFiles, kind.size != nil, let mapped = MappedInput(input) {
             source = .mapped(mapped)
             return
         }
         let delivery = live ? min(chunkSize, Self.liveDelivery) : chunkSize
-        DispatchIOTuning.prepareRead(bufferSize: delivery)
+        if sizesReadBuffers { DispatchIOTuning.setReadBufferSize(delivery) }
         let queue = DispatchQueue(label: "weir.read")
         cleanup.enter()
-        let channel = DispatchIO(type: .stream, fileDescriptor: fd, queue: queue) { _ in cleanup.leave() }
+        let channel = DispatchIO(type: .stream, fileDescriptor: input.fd, queue: queue) { _ in cleanup.leave() }
         channel.setLimit(lowWater: delivery)
         channel.setLimit(highWater: chunkSize)
         if kind.size == nil {
-            _ = weir_grow_pipe(fd, Self.pipeCapacity)
-            channel.barrier { BlockingMode.set(fd) }
+            _ = weir_grow_pipe(input.fd, Self.pipeCapacity)
+            channel.barrier { BlockingMode.set(input) }
         }
         source = .channel(channel, queue)
     }

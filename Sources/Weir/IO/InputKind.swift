@@ -1,6 +1,5 @@
 import CSupport
 import Glibc
-import SystemPackage
 
 /// What an input or output descriptor is, which decides the water marks and
 /// whether a size is known.
@@ -11,7 +10,7 @@ import SystemPackage
 /// 4096 for files of a few bytes, and FUSE file systems what their daemon
 /// says; such files, and any regular file of size 0, are read as a
 /// ``stream``, to their end, as `read()` in a loop would (issue 37).
-public enum InputKind: Equatable, Sendable {
+package enum InputKind: Equatable, Sendable {
     /// A regular file of this size in bytes.
     case regularFile(size: Int)
     /// A pipe, FIFO, socket, terminal or device, or a file whose size is
@@ -19,24 +18,24 @@ public enum InputKind: Equatable, Sendable {
     case stream
 
     /// Looks at `descriptor` with `fstat`, and `fstatfs` for a regular file.
-    public static func of(_ descriptor: FileDescriptor) -> InputKind {
-        guard let status = try? Descriptor(descriptor.rawValue, path: "").status(),
-              let size = trustedSize(of: descriptor.rawValue, status: status), size > 0 else {
+    package static func of(_ descriptor: Descriptor) -> InputKind {
+        guard let status = try? descriptor.status(),
+              let size = trustedSize(of: descriptor, status: status), size > 0 else {
             return .stream
         }
         return .regularFile(size: size)
     }
 
     /// The size, when it is a regular file.
-    public var size: Int? {
+    package var size: Int? {
         if case .regularFile(let size) = self { return size }
         return nil
     }
 
-    /// Whether `fd` is on a file system whose file sizes are not their
-    /// contents' (`statfs(2)` magic numbers from linux/magic.h).
-    static func sizeIsUntrusted(_ fd: Int32) -> Bool {
-        untrustedFileSystems.contains(weir_fs_magic(fd))
+    /// Whether `descriptor` is on a file system whose file sizes are not
+    /// their contents' (`statfs(2)` magic numbers from linux/magic.h).
+    static func sizeIsUntrusted(_ descriptor: Descriptor) -> Bool {
+        untrustedFileSystems.contains(weir_fs_magic(descriptor.fd))
     }
 
     /// Whether the file at `path` is on such a file system (`statfs`).
@@ -44,14 +43,14 @@ public enum InputKind: Equatable, Sendable {
         untrustedFileSystems.contains(FileName.withCString(path) { weir_fs_magic_path($0) })
     }
 
-    /// The size of `fd`, the regular file `status` describes, when it can
+    /// The size of `descriptor`, the regular file `status` describes, when it can
     /// be trusted: nil on such a file system; a size of 0 only when one
     /// `pread` of a byte finds the file empty indeed.
-    static func trustedSize(of fd: Int32, status: FileStatus) -> Int? {
-        guard status.isRegularFile, !sizeIsUntrusted(fd) else { return nil }
+    static func trustedSize(of descriptor: Descriptor, status: FileStatus) -> Int? {
+        guard status.isRegularFile, !sizeIsUntrusted(descriptor) else { return nil }
         if status.size > 0 { return status.size }
         var byte: UInt8 = 0
-        return Descriptor.retrying { pread(fd, &byte, 1, 0) } == 0 ? 0 : nil
+        return Descriptor.retrying { pread(descriptor.fd, &byte, 1, 0) } == 0 ? 0 : nil
     }
 
     /// procfs, sysfs, debugfs, tracefs, securityfs, configfs, cgroup v1 and

@@ -13,17 +13,17 @@ import Glibc
 /// - A socket: `recv(MSG_PEEK | MSG_WAITALL)`.
 /// - Anything else (a terminal, a character device): cannot be peeked; nil.
 enum InputPeek {
-    /// Up to `count` bytes from the start of `fd` (fewer only at the end of
-    /// the input; none for an empty input), or nil when `fd` cannot be peeked.
+    /// Up to `count` bytes from the start of `input` (fewer only at the end
+    /// of the input; none for an empty input), or nil when it cannot be peeked.
     ///
     /// - Throws: ``WeirError`` when reading fails.
-    static func firstBytes(of fd: Int32, count: Int, path: String) throws(WeirError) -> [UInt8]? {
-        let descriptor = Descriptor(fd, path: path)
-        let status = try descriptor.status(operation: .read)
+    static func firstBytes(of input: Descriptor, count: Int) throws(WeirError) -> [UInt8]? {
+        let fd = input.fd, path = input.path
+        let status = try input.status(operation: .read)
         if status.isRegularFile {
-            return try descriptor.read(count: count, at: max(0, Int(lseek(fd, 0, SEEK_CUR))), operation: .read)
+            return try input.read(count: count, at: max(0, Int(lseek(fd, 0, SEEK_CUR))), operation: .read)
         } else if status.isFIFO {
-            return try peekPipe(fd, count: count, path: path)
+            return try peekPipe(input, count: count)
         } else if status.isSocket {
             var buffer = [UInt8](repeating: 0, count: count)
             let n = buffer.withUnsafeMutableBytes { bytes in
@@ -35,13 +35,14 @@ enum InputPeek {
         return nil
     }
 
-    private static func peekPipe(_ fd: Int32, count: Int, path: String) throws(WeirError) -> [UInt8] {
+    private static func peekPipe(_ input: Descriptor, count: Int) throws(WeirError) -> [UInt8] {
+        let fd = input.fd
         var buffer = [UInt8](repeating: 0, count: count)
         while true {
             let n = buffer.withUnsafeMutableBytes { weir_peek_pipe(fd, $0.baseAddress!, count) }
             if n < 0 {
                 let code = errno
-                guard code == EAGAIN else { throw WeirError.system(code, path: path, operation: .read) }
+                guard code == EAGAIN else { throw WeirError.system(code, path: input.path, operation: .read) }
                 var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 _ = poll(&entry, 1, -1)
                 continue

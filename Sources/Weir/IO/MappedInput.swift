@@ -30,17 +30,19 @@ import Synchronization
 /// Threads: `next(length:)` is called by one thread at a time (the
 /// pipeline's reading thread); ``changed`` may be read from any thread.
 final class MappedInput: Sendable {
-    let path: String
-    private let fd: Int32
+    /// The file, named as its errors name it.
+    private let file: Descriptor
+    var path: String { file.path }
     /// Where the next piece starts; advanced by the one reading thread.
     private let offset: Atomic<Int>
     /// Registrations of mappings still alive, and whether any has faulted.
     private let guards = Locked((live: Set<Int32>(), faulted: false))
 
-    /// Starts at `fd`'s current offset; nil when it cannot be mapped (no
+    /// Starts at `file`'s current offset; nil when it cannot be mapped (no
     /// offset, a file system that maps nothing (ENODEV) or the SIGBUS guard
     /// cannot be installed): the caller then reads it.
-    init?(fd: Int32, path: String) {
+    init?(_ file: Descriptor) {
+        let fd = file.fd
         let position = lseek(fd, 0, SEEK_CUR)
         guard position >= 0, weir_map_guard_install() == 0 else { return nil }
         // Mapping a page is allowed past the end; it fails only where the
@@ -48,8 +50,7 @@ final class MappedInput: Sendable {
         guard let probe = mmap(nil, Page.size, PROT_READ, MAP_SHARED, fd, off_t(Int(position) & ~(Page.size - 1))),
               probe != MAP_FAILED else { return nil }
         munmap(probe, Page.size)
-        self.fd = fd
-        self.path = path
+        self.file = file
         self.offset = Atomic(Int(position))
     }
 
@@ -63,14 +64,14 @@ final class MappedInput: Sendable {
 
     /// The next at most `length` bytes; empty at the end of the file.
     func next(length: Int) throws(WeirError) -> DispatchData {
-        let size = try Descriptor(fd, path: path).status(operation: .read).size
+        let size = try file.status(operation: .read).size
         let offset = self.offset.load(ordering: .relaxed)
         let count = min(length, max(0, size - offset))
         guard count > 0 else { return try readBeyondSize(at: offset, length: length) }
         let start = offset & ~(Page.size - 1)
         let lead = offset - start
         let mapped = lead + count
-        guard let base = mmap(nil, mapped, PROT_READ, MAP_SHARED, fd, off_t(start)),
+        guard let base = mmap(nil, mapped, PROT_READ, MAP_SHARED, file.fd, off_t(start)),
               base != MAP_FAILED else {
             throw WeirError.system(errno, path: path, operation: .map)
         }
@@ -86,7 +87,7 @@ final class MappedInput: Sendable {
         self.offset.store(offset + count, ordering: .relaxed)
         // Keep the descriptor's offset where a read() loop would leave it,
         // for whoever shares it (a shell's redirection).
-        lseek(fd, off_t(offset + count), SEEK_SET)
+        lseek(file.fd, off_t(offset + count), SEEK_SET)
         nonisolated(unsafe) let pointer = base
         return DispatchData(
             bytesNoCopy: UnsafeRawBufferPointer(start: base + lead, count: count),
@@ -104,7 +105,6 @@ final class MappedInput: Sendable {
     /// ends: empty at its real end (one `pread` of a byte finds it), else
     /// what the file holds beyond its stated size, read.
     private func readBeyondSize(at offset: Int, length: Int) throws(WeirError) -> DispatchData {
-        let file = Descriptor(fd, path: path)
         var probe: UInt8 = 0
         guard try withUnsafeMutableBytes(of: &probe, { (byte) throws(WeirError) in
             try file.read(into: byte, at: offset, operation: .read)
@@ -119,7 +119,7 @@ final class MappedInput: Sendable {
             throw error
         }
         self.offset.store(offset + got, ordering: .relaxed)
-        lseek(fd, off_t(offset + got), SEEK_SET)
+        lseek(file.fd, off_t(offset + got), SEEK_SET)
         return DispatchData(bytesNoCopy: UnsafeRawBufferPointer(start: base, count: got), deallocator: .free)
     }
 }

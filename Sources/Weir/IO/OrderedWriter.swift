@@ -34,7 +34,7 @@ final class OrderedWriter: @unchecked Sendable {  // DispatchIO and DispatchSour
     static let writePhase = 4 << 10
 
     /// How many bytes written to a file that will be synced make the kernel
-    /// start their writeback (see ``init(fd:path:sparse:writeBack:cleanup:onFinished:onError:)``).
+    /// start their writeback (see ``init(output:sparse:writeBack:cleanup:onFinished:onError:)``).
     static let writeBackStep = 32 << 20
     let path: String
     private let channel: DispatchIO
@@ -43,7 +43,7 @@ final class OrderedWriter: @unchecked Sendable {  // DispatchIO and DispatchSour
     private var next = 0
     private var failed = false
     private var inFlight = 0
-    private let fd: Int32
+    private let output: Descriptor
     private var hangupTimer: DispatchSourceTimer?
     /// The most bytes per channel write: ``maxWrite`` for a regular file.
     private let writeLimit: Int
@@ -64,7 +64,7 @@ final class OrderedWriter: @unchecked Sendable {  // DispatchIO and DispatchSour
     /// Called on `queue` once, with the first write error.
     private let onError: @Sendable (WeirError) -> Void
 
-    /// Opens a stream channel on `fd`; the descriptor stays the caller's.
+    /// Opens a stream channel on `output`; the descriptor stays the caller's.
     /// `cleanup` is entered now and left when the channel's cleanup handler
     /// has run.
     /// With `sparse`, a regular file (not opened for appending) is written
@@ -74,16 +74,17 @@ final class OrderedWriter: @unchecked Sendable {  // DispatchIO and DispatchSour
     /// disk, so the disk works while the pipeline does and the final sync
     /// finds little left (the kernel alone would wait until gigabytes are
     /// dirty, then the sync waits for all of them).
-    init(fd: Int32, path: String, sparse: Bool = false, writeBack: Bool = false, cleanup: DispatchGroup,
+    init(output: Descriptor, sparse: Bool = false, writeBack: Bool = false, cleanup: DispatchGroup,
          onFinished: @escaping @Sendable (Int, Int) -> Void,
          onError: @escaping @Sendable (WeirError) -> Void) {
-        self.path = path
+        let fd = output.fd
+        self.output = output
+        self.path = output.path
         self.onFinished = onFinished
         self.onError = onError
-        self.fd = fd
         let queue = DispatchQueue(label: "weir.write")
         self.queue = queue
-        let status = try? Descriptor(fd, path: path).status()
+        let status = try? output.status()
         let regular = status?.isRegularFile == true
         writeLimit = regular ? Self.maxWrite : Int.max
         position = max(0, Int(lseek(fd, 0, SEEK_CUR)))
@@ -116,7 +117,7 @@ final class OrderedWriter: @unchecked Sendable {  // DispatchIO and DispatchSour
     /// On `queue`: fails the pending writes if the reading end has gone.
     private func checkHangup() {
         guard inFlight > 0, !failed else { return }
-        var entry = pollfd(fd: fd, events: 0, revents: 0)
+        var entry = pollfd(fd: output.fd, events: 0, revents: 0)
         guard poll(&entry, 1, 0) == 1, entry.revents & Int16(POLLERR | POLLHUP) != 0 else { return }
         fail(WeirError.system(EPIPE, path: path, operation: .write))
         channel.close(flags: .stop)
@@ -196,7 +197,7 @@ final class OrderedWriter: @unchecked Sendable {  // DispatchIO and DispatchSour
                 }
                 if writes.error == 0, let from = writeBackFrom, pieceStart + size - from >= Self.writeBackStep {
                     // Only a hint: a failed write shows in the final sync.
-                    _ = weir_start_writeback(fd, Int64(from), Int64(pieceStart + size - from))
+                    _ = weir_start_writeback(output.fd, Int64(from), Int64(pieceStart + size - from))
                     writeBackFrom = pieceStart + size
                 }
                 onFinished(index, writes.error == 0 ? size : -1)
@@ -258,7 +259,7 @@ final class OrderedWriter: @unchecked Sendable {  // DispatchIO and DispatchSour
     func close(stop: Bool) {
         if !stop, sparseBlock != nil {
             queue.sync {
-                if !failed, ftruncate(fd, off_t(position)) != 0 {
+                if !failed, ftruncate(output.fd, off_t(position)) != 0 {
                     fail(WeirError.system(errno, path: path, operation: .truncate))
                 }
             }

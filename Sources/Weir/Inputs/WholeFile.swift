@@ -21,7 +21,7 @@ package enum WholeFile {
         }
         // A file whose size is not its content's (procfs, sysfs) is read to
         // its end; one cut while being read gives what is there.
-        guard let size = InputKind.trustedSize(of: file.fd, status: status) else {
+        guard let size = InputKind.trustedSize(of: file, status: status) else {
             let bytes = try file.readToEnd(limit: limit == 0 ? .max : limit, operation: operation)
             return (Array(bytes.prefix(limit)), bytes.count)
         }

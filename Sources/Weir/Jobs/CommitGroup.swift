@@ -45,7 +45,7 @@ struct CommitGroup: Sendable {
                 let output = jobs[index]!.output!
                 if synced[output.device] == nil {
                     do throws(WeirError) {
-                        try DiskSync.fileSystem(of: output.descriptor, path: output.path)
+                        try DiskSync.fileSystem(of: output.descriptor)
                         synced[output.device] = .some(nil)
                     } catch {
                         synced[output.device] = .some(error)
@@ -54,7 +54,7 @@ struct CommitGroup: Sendable {
                 if let error = synced[output.device]! {
                     fail(index, error)  // that file system lost some write: no input on it goes
                 } else {
-                    do throws(WeirError) { try DiskSync.waitWritten(output.descriptor, path: output.path) } catch {
+                    do throws(WeirError) { try DiskSync.waitWritten(output.descriptor) } catch {
                         fail(index, error)
                     }
                 }

@@ -1,6 +1,5 @@
 import Dispatch
 import Glibc
-import SystemPackage
 
 /// One input, by name, processed to one destination with the safety habits of
 /// zstd: output under its name only when complete, never over the input,
@@ -23,10 +22,10 @@ package struct FileJob: Sendable {
         case file(String)
         /// The process's standard output.
         case standardOutput
-        /// An open file named `name` that several jobs write in turn, each
-        /// after the one before (several inputs into one output); its owner
-        /// creates and commits it.
-        case shared(Int32, name: String)
+        /// An open file, named as the descriptor is, that several jobs write
+        /// in turn, each after the one before (several inputs into one
+        /// output); its owner creates and commits it.
+        case shared(Descriptor)
         /// Nowhere (`-t`).
         case none
     }
@@ -60,7 +59,7 @@ package struct FileJob: Sendable {
         switch destination {
         case .file(let path): return path
         case .standardOutput: return "(stdout)"
-        case .shared(_, let name): return name
+        case .shared(let file): return file.path
         case .none: return "(none)"
         }
     }
@@ -117,16 +116,16 @@ package struct FileJob: Sendable {
 
     /// What both paths share: the input open, its status, the output created.
     private struct Opened {
-        let inputFD: Int32
+        let inputFD: Descriptor
         let inputStatus: FileStatus?
         let outputFile: OutputFile?
-        let outputFD: Int32?
+        let outputFD: Descriptor?
 
-        /// Creates the output of `destination` for an input open as
-        /// `inputFD` (named `input`, nil for standard input); a resumable
-        /// one when `operation` asks for it and the input allows it.
-        init(inputFD: Int32, inputStatus: FileStatus?, output destination: Destination, input: String?,
-             force: Bool, operation: Operation) throws(WeirError) {
+        /// Creates the output of `destination`, named `outputName`, for an
+        /// input open as `inputFD` (named `input`, nil for standard input);
+        /// a resumable one when `operation` asks for it and the input allows it.
+        init(inputFD: Descriptor, inputStatus: FileStatus?, output destination: Destination, outputName: String,
+             input: String?, force: Bool, operation: Operation) throws(WeirError) {
             self.inputFD = inputFD
             self.inputStatus = inputStatus
             switch destination {
@@ -142,10 +141,10 @@ package struct FileJob: Sendable {
                 outputFD = file.descriptor
             case .standardOutput:
                 outputFile = nil
-                outputFD = STDOUT_FILENO
-            case .shared(let fd, _):
+                outputFD = Descriptor(STDOUT_FILENO, path: outputName)
+            case .shared(let file):
                 outputFile = nil
-                outputFD = fd
+                outputFD = file
             case .none:
                 outputFile = nil
                 outputFD = nil
@@ -164,12 +163,12 @@ package struct FileJob: Sendable {
             return (options, size, outputFile)
         }
 
-        func closeInput() { if inputFD != STDIN_FILENO { Glibc.close(inputFD) } }
+        func closeInput() { if inputFD.fd != STDIN_FILENO { inputFD.close() } }
 
         /// The resumable output of a compression of a regular file into
         /// `path` that makes more than one frame, when asked for
         /// (``CompressionOptions/resumable``).
-        private static func resumable(_ path: String, force: Bool, operation: Operation, inputFD: Int32,
+        private static func resumable(_ path: String, force: Bool, operation: Operation, inputFD: Descriptor,
                                       status: FileStatus?) throws(WeirError) -> OutputFile? {
             guard case .compress(let options) = operation, options.resumable, options.seekTable, !options.rsyncable,
                   let status, let size = InputKind.trustedSize(of: inputFD, status: status),
@@ -184,16 +183,16 @@ package struct FileJob: Sendable {
     /// overwrite or read.
     private func open() throws(WeirError) -> Opened {
         guard input != "-" else {
-            return try Opened(inputFD: STDIN_FILENO, inputStatus: nil, output: destination, input: nil, force: force,
-                              operation: operation)
+            return try Opened(inputFD: Descriptor(STDIN_FILENO, path: inputName), inputStatus: nil, output: destination,
+                              outputName: outputName, input: nil, force: force, operation: operation)
         }
-        let fd = try Descriptor.openForReading(input).fd
+        let file = try Descriptor.openForReading(input)
         do throws(WeirError) {
-            let status = try Self.readableStatus(of: fd, path: input, force: force)
-            return try Opened(inputFD: fd, inputStatus: status, output: destination, input: input, force: force,
-                              operation: operation)
+            let status = try Self.readableStatus(of: file, force: force)
+            return try Opened(inputFD: file, inputStatus: status, output: destination, outputName: outputName,
+                              input: input, force: force, operation: operation)
         } catch {
-            Glibc.close(fd)
+            file.close()
             throw error
         }
     }
@@ -207,8 +206,8 @@ package struct FileJob: Sendable {
                                with smallFiles: SmallFileCompressor,
                                observer: ProgressObserver?) throws(WeirError) -> Statistics {
         let usage = ResourceUsage.currentThread()
-        let statistics = try smallFiles.compress(opened.inputFD, size: small.size, inputName: inputName,
-                                                 outputName: outputName, options: small.options, observer: observer) {
+        let statistics = try smallFiles.compress(opened.inputFD, size: small.size, outputName: outputName,
+                                                 options: small.options, observer: observer) {
             (frame) throws(WeirError) in try small.output.write(frame)
         }
         return statistics.measuringUsage(since: usage, now: .currentThread())
@@ -246,8 +245,9 @@ package struct FileJob: Sendable {
     /// The status of an input file, unless it is one weir does not read:
     /// a directory, or (as zstd) a device or socket (/dev/zero,
     /// /dev/urandom) unless forced; a FIFO is read like a pipe.
-    private static func readableStatus(of fd: Int32, path: String, force: Bool) throws(WeirError) -> FileStatus {
-        let status = try FileStatus.of(descriptor: fd, path: path)
+    private static func readableStatus(of file: Descriptor, force: Bool) throws(WeirError) -> FileStatus {
+        let path = file.path
+        let status = try file.status()
         if status.isDirectory {
             throw WeirError.notRegularFile(path: path, operation: .open, .directory)
         }
@@ -270,34 +270,35 @@ package struct FileJob: Sendable {
         return FinishedJob(statistics: statistics, output: opened.outputFile, input: input, removesInput: removeInput)
     }
 
-    private func runPipeline(input: Int32, output: PipelineOutput?, observer: ProgressObserver?,
+    private func runPipeline(input: Descriptor, output: PipelineOutput?, observer: ProgressObserver?,
                              cancellation: Cancellation?, partial: PartialOutput?) throws(WeirError) -> Statistics {
         switch operation {
         case .compress(let options):
             let kept = partial?.keptBytes ?? (input: 0, output: 0)
             if kept.input > 0 {
                 // The input goes on where the kept frames end, and so does the progress.
-                guard lseek(input, off_t(kept.input), SEEK_SET) == kept.input else {
+                guard lseek(input.fd, off_t(kept.input), SEEK_SET) == kept.input else {
                     throw WeirError.system(errno, path: inputName, operation: .read)
                 }
                 observer?.bytesRead(kept.input)
                 observer?.bytesWritten(kept.output)
             }
-            let pipeline = CompressionPipeline(input: .descriptor(input), output: output ?? .descriptor(STDOUT_FILENO),
+            let standardOutput = PipelineOutput.descriptor(Descriptor(STDOUT_FILENO, path: outputName))
+            let pipeline = CompressionPipeline(input: .descriptor(input), output: output ?? standardOutput,
                                                inputName: inputName, outputName: outputName,
                                                options: options, observer: observer, partial: partial)
             let key = cancellation?.attach { pipeline.cancel() }
             defer { if let key { cancellation?.detach(key) } }
             var statistics = try pipeline.run()
             if let partial { statistics.keep(partial, path: outputName) }
-            if let expected = options.streamSize, InputKind.of(FileDescriptor(rawValue: input)).size == nil,
+            if let expected = options.streamSize, InputKind.of(input).size == nil,
                statistics.bytesIn != expected {
                 throw WeirError.sizeMismatch(path: inputName, operation: .compress, actual: statistics.bytesIn,
                                              declared: expected)
             }
             return statistics
-        case .decompress(let options) where try Self.passesThrough(input, options: options, path: inputName),
-             .test(let options) where try Self.passesThrough(input, options: options, path: inputName):
+        case .decompress(let options) where try Self.passesThrough(input, options: options),
+             .test(let options) where try Self.passesThrough(input, options: options):
             let copy = PassThroughCopy(input: input, output: output, inputName: inputName, outputName: outputName,
                                        options: options, observer: observer)
             let key = cancellation?.attach { copy.cancel() }
@@ -319,8 +320,8 @@ package struct FileJob: Sendable {
     /// through; an empty one does not (it is refused as not zstd, as zstd
     /// refuses it). An input that cannot be looked at without reading it (a
     /// terminal, a device) is decoded.
-    static func passesThrough(_ input: Int32, options: DecompressionOptions, path: String) throws(WeirError) -> Bool {
-        guard options.passThrough, let first = try InputPeek.firstBytes(of: input, count: 4, path: path),
+    static func passesThrough(_ input: Descriptor, options: DecompressionOptions) throws(WeirError) -> Bool {
+        guard options.passThrough, let first = try InputPeek.firstBytes(of: input, count: 4),
               !first.isEmpty else { return false }
         return !FrameHeader.startsFrame(first)
     }

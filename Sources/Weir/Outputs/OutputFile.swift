@@ -32,7 +32,7 @@ package final class OutputFile: Sendable {
     /// The temporary file being written; nil when writing a device in place.
     package let temporaryPath: String?
     /// The descriptor open for writing.
-    package let descriptor: Int32
+    package let descriptor: Descriptor
     /// The file system the output is on (`st_dev`), for syncing each one
     /// once; 0 for a device written in place.
     let device: UInt64
@@ -66,7 +66,7 @@ package final class OutputFile: Sendable {
             }
             let fd = FileName.withCString(path) { Glibc.open($0, O_WRONLY | O_CLOEXEC | O_NOCTTY) }
             guard fd >= 0 else { throw WeirError.system(errno, path: path, operation: .open) }
-            descriptor = fd
+            descriptor = Descriptor(fd, path: path)
             device = 0
             temporaryPath = nil
             return
@@ -83,7 +83,7 @@ package final class OutputFile: Sendable {
         let folder = name.lastIndex(of: UInt8(ascii: "/")).map { Array(name[...$0]) } ?? []
         StaleTemporaries.sweepOnce(folder: Self.folder(of: path))
         let (fd, temporary) = try Self.createTemporary(in: folder, for: path)
-        descriptor = fd
+        descriptor = Descriptor(fd, path: path)
         var info = stat()
         device = fstat(fd, &info) == 0 ? UInt64(info.st_dev) : 0
         temporaryPath = temporary
@@ -96,7 +96,7 @@ package final class OutputFile: Sendable {
         self.partial = partial
         descriptor = partial.descriptor
         var info = stat()
-        device = fstat(descriptor, &info) == 0 ? UInt64(info.st_dev) : 0
+        device = fstat(descriptor.fd, &info) == 0 ? UInt64(info.st_dev) : 0
         // Not a pending temporary: a signal keeps it for the next run.
         temporaryPath = partial.partPath
     }
@@ -163,20 +163,20 @@ package final class OutputFile: Sendable {
     package func stamp(copying source: FileStatus?) {
         guard temporaryPath != nil, open.load(ordering: .acquiring) else { return }
         if let source {
-            _ = fchown(descriptor, source.owner, source.group)  // EPERM unless root: kept as ours
+            _ = fchown(descriptor.fd, source.owner, source.group)  // EPERM unless root: kept as ours
             var mode = source.mode & 0o7777
-            if let mine = try? FileStatus.of(descriptor: descriptor, path: path),
+            if let mine = try? descriptor.status(),
                mine.owner != source.owner || mine.group != source.group {
                 mode &= 0o777
             }
-            _ = fchmod(descriptor, mode)
+            _ = fchmod(descriptor.fd, mode)
             var times = [timespec(tv_sec: source.accessTime.tv_sec, tv_nsec: source.accessTime.tv_nsec),
                          timespec(tv_sec: source.modificationTime.tv_sec, tv_nsec: source.modificationTime.tv_nsec)]
-            _ = futimens(descriptor, &times)
+            _ = futimens(descriptor.fd, &times)
         } else {
             let mask = umask(0)
             umask(mask)
-            _ = fchmod(descriptor, 0o666 & ~mask)
+            _ = fchmod(descriptor.fd, 0o666 & ~mask)
         }
     }
 
@@ -187,7 +187,7 @@ package final class OutputFile: Sendable {
     ///   is not on disk); the caller discards the output.
     package func syncData() throws(WeirError) {
         guard temporaryPath != nil else { return }
-        if Descriptor.retrying({ Int(fdatasync(descriptor)) }) != 0 {
+        if Descriptor.retrying({ Int(fdatasync(descriptor.fd)) }) != 0 {
             throw WeirError.system(errno, path: path, operation: .sync)
         }
     }
@@ -204,7 +204,7 @@ package final class OutputFile: Sendable {
     package func publish(synced: Bool = true) throws(WeirError) {
         precondition(open.exchange(false, ordering: .acquiringAndReleasing), "OutputFile committed twice")
         guard let temporaryPath else {
-            if Glibc.close(descriptor) != 0 {
+            if Glibc.close(descriptor.fd) != 0 {
                 let code = errno
                 if code != EINTR { throw WeirError.system(code, path: path, operation: .write) }
             }
@@ -215,9 +215,9 @@ package final class OutputFile: Sendable {
         // through the rename, so that no sweep takes the file in between.
         // Without a descriptor to spare, the window is two system calls.
         partial?.finish()
-        let keeper = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        let keeper = fcntl(descriptor.fd, F_DUPFD_CLOEXEC, 0)
         defer { if keeper >= 0 { Glibc.close(keeper) } }
-        if Glibc.close(descriptor) != 0 {
+        if Glibc.close(descriptor.fd) != 0 {
             let code = errno
             removeTemporary(temporaryPath)
             throw WeirError.system(code, path: path, operation: .write)
@@ -269,7 +269,7 @@ package final class OutputFile: Sendable {
     /// Writes `bytes`, whole, at the start of the file with `pwrite` (again
     /// after a short write or EINTR): a small file's output in one piece.
     func write(_ bytes: UnsafeRawBufferPointer) throws(WeirError) {
-        try Descriptor(descriptor, path: path).write(bytes, at: 0)
+        try descriptor.write(bytes, at: 0)
     }
 
     /// Closes the output; a temporary file is removed, `path` is left as it was.
@@ -277,7 +277,7 @@ package final class OutputFile: Sendable {
         guard open.exchange(false, ordering: .acquiringAndReleasing) else { return }
         // Removed while still locked (open), so that no sweep can find it unheld.
         if let temporaryPath { removeTemporary(temporaryPath) }
-        Glibc.close(descriptor)
+        Glibc.close(descriptor.fd)
     }
 
     /// Closes a resumable output that a stopped run leaves for the next:
@@ -286,7 +286,7 @@ package final class OutputFile: Sendable {
         guard let partial, partial.hasCheckpoint else { return discard() }
         guard open.exchange(false, ordering: .acquiringAndReleasing) else { return }
         partial.finish()
-        Glibc.close(descriptor)
+        Glibc.close(descriptor.fd)
         partial.keepRecord()
     }
 

@@ -63,7 +63,8 @@ extension PartialOutput {
             let record = try Self.openRecord(recordPath, keeping: log?.length, identity: identity, options: options)
             let hash = log?.hash ?? ResumeRecord.hash(Array(ResumeRecord.header(identity: identity,
                                                                                 options: options).utf8))
-            return PartialOutput(partPath: partPath, recordPath: recordPath, descriptor: fd, start: start, kept: kept,
+            return PartialOutput(partPath: partPath, recordPath: recordPath, descriptor: Descriptor(fd, path: path),
+                                 start: start, kept: kept,
                                  log: Log(record: record, hash: hash, frames: kept.count, outputBytes: output,
                                           inputBytes: input, folderSynced: log != nil),
                                  folder: folder)

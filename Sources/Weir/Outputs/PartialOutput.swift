@@ -42,7 +42,7 @@ package final class PartialOutput: Sendable {
     /// `.NAME.part.resume`, in the same folder.
     package let recordPath: String
     /// The `.part`, open for writing at its end; ``OutputFile`` closes it.
-    package let descriptor: Int32
+    package let descriptor: Descriptor
     /// How this run begins.
     package let start: Start
     /// The frames kept from an earlier run (empty when fresh).
@@ -67,7 +67,7 @@ package final class PartialOutput: Sendable {
     private let group = DispatchGroup()
     private let folder: String
 
-    init(partPath: String, recordPath: String, descriptor: Int32, start: Start, kept: [SeekTable.Entry],
+    init(partPath: String, recordPath: String, descriptor: Descriptor, start: Start, kept: [SeekTable.Entry],
                  log: Log, folder: String) {
         self.partPath = partPath
         self.recordPath = recordPath
@@ -134,7 +134,7 @@ package final class PartialOutput: Sendable {
     private func checkpoint(_ entries: [SeekTable.Entry]) {
         let state = log.withLock { $0 }
         defer { log.withLock { $0.inFlight = false } }
-        guard Descriptor.retrying({ Int(fdatasync(descriptor)) }) == 0 else { return fail() }
+        guard Descriptor.retrying({ Int(fdatasync(descriptor.fd)) }) == 0 else { return fail() }
         // Once: the names of the `.part` and its record on disk too.
         if !state.folderSynced, (try? DiskSync.folder(folder)) == nil { return fail() }
         let frames = state.frames + entries.count

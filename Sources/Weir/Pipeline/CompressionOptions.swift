@@ -1,15 +1,15 @@
-/// How ``CompressionPipeline`` compresses.
+/// How ``Compressor`` compresses, and every compression pipeline the engine runs.
 public struct CompressionOptions: Sendable, Equatable {
     /// The default chunk (and frame) size: 8 MiB. On the Linux 6.1 source
     /// tarball at level 3, independent 8 MiB frames cost about 0.4% of ratio
     /// against one frame, and give every core work even on mid-sized files.
     public static let defaultChunkSize = 8 << 20
 
-    /// The compression level, from `Zstd.minLevel` (negative, `--fast`) to
-    /// `Zstd.maxLevel`. Default 3.
+    /// The compression level, from libzstd's lowest (negative: `--fast`,
+    /// down to -131072) to 22. Default 3.
     public var level: Int
     /// Compression workers; 0 means one per core this process may use
-    /// (``ProcessLimits/availableCores``: affinity and CPU quota counted).
+    /// (its affinity mask and its cgroup's CPU quota counted).
     public var threads: Int
     /// The bytes of input in each independent frame.
     public var chunkSize: Int
@@ -24,6 +24,15 @@ public struct CompressionOptions: Sendable, Equatable {
     /// Whether a regular input file is memory-mapped rather than read
     /// through DispatchIO (`--no-mmap` turns it off). Pipes are always read.
     public var mapInput: Bool
+    /// Whether a pipe (or an unmapped file) is read in buffers of a whole
+    /// chunk, so that each chunk arrives as one buffer and is compressed in
+    /// place, without a copy. Off by default: libdispatch's read-buffer size
+    /// is one for the whole process, so each run that asks sets it to its
+    /// own reads, and runs side by side that read other sizes get it too
+    /// (their bytes are the same, their reads larger or smaller). Each read
+    /// takes a fresh buffer of a chunk, cheap with an allocator that reuses
+    /// freed pages (jemalloc). The `weir` command turns it on for every run.
+    public var sizesReadBuffers = false
     /// Whether an input of known size with fewer chunks than workers is cut
     /// into one chunk per worker instead (never below ``minimumSplitChunk``),
     /// so a small file keeps every core busy. The command line turns it off
@@ -31,7 +40,7 @@ public struct CompressionOptions: Sendable, Equatable {
     public var splitSmallInputs: Bool
     /// Whether each frame's header carries its decompressed size
     /// (`--no-content-size` leaves it out, as zstd's does). Without it,
-    /// ``DecompressionPipeline`` cannot size a frame's output before
+    /// `DecompressionPipeline` cannot size a frame's output before
     /// decoding it, and decodes the frames one after another.
     public var contentSize: Bool
     /// The exact size of an input whose size is not known beforehand (a
@@ -44,7 +53,7 @@ public struct CompressionOptions: Sendable, Equatable {
     public var rsyncable: Bool = false
 
     /// The largest chunk a run reads: `chunkSize`, or twice it with `rsyncable`.
-    public var largestChunk: Int { rsyncable ? 2 * chunkSize : chunkSize }
+    package var largestChunk: Int { rsyncable ? 2 * chunkSize : chunkSize }
     /// The dictionary every frame is compressed with (`-D`), or nil.
     public var dictionary: ZstdDictionary?
     /// Whether frames compressed with ``dictionary`` name its ID in their
@@ -52,9 +61,9 @@ public struct CompressionOptions: Sendable, Equatable {
     public var dictionaryID: Bool = true
     /// Long-distance matching with a window of 2^N bytes (`--long[=N]`), or
     /// nil. A frame cannot refer past its own chunk, so the chunk grows to
-    /// at least the window (``resolvedChunkSize``): each frame then matches
+    /// at least the window (`resolvedChunkSize`): each frame then matches
     /// across a whole window, as one `zstd --long` stream does, at the cost
-    /// of ``resolvedChunksInFlight`` chunks of that size in memory.
+    /// of `resolvedChunksInFlight` chunks of that size in memory.
     public var longWindowLog: Int?
     /// libzstd's parameters beyond the level (`--zstd=`), over what the
     /// level chooses; a window log set here wins over ``longWindowLog``'s.
@@ -116,8 +125,8 @@ public struct CompressionOptions: Sendable, Equatable {
     /// With `--long`, a file is never cut below the window, so a file
     /// smaller than it stays one frame, matched across as a whole, in a
     /// chunk of its own size.
-    /// The result's ``chunkSize`` is the one used (``resolvedChunkSize``).
-    public func fitted(toInputSize size: Int?) -> CompressionOptions {
+    /// The result's ``chunkSize`` is the one used (`resolvedChunkSize`).
+    package func fitted(toInputSize size: Int?) -> CompressionOptions {
         var fitted = self
         fitted.chunkSize = resolvedChunkSize
         // Under --long, a file smaller than the window is one chunk of its
@@ -134,9 +143,9 @@ public struct CompressionOptions: Sendable, Equatable {
         return fitted
     }
 
-    /// The chunk size before ``fitted(toInputSize:)``: ``chunkSize``, raised
+    /// The chunk size before `fitted(toInputSize:)`: ``chunkSize``, raised
     /// with ``longWindowLog`` to the window (at most ``maximumChunkSize``).
-    public var resolvedChunkSize: Int {
+    package var resolvedChunkSize: Int {
         guard let longWindowLog else { return chunkSize }
         return max(chunkSize, min(1 << longWindowLog, Self.maximumChunkSize))
     }
@@ -146,13 +155,13 @@ public struct CompressionOptions: Sendable, Equatable {
     /// matches reach anywhere in a chunk of that window's size, and across a
     /// mapping of page-cache pages they cost about a quarter more CPU than
     /// across a read buffer (bench/results/2026-11-22-long.md).
-    public var resolvedMapInput: Bool {
+    package var resolvedMapInput: Bool {
         guard mapInput, let longWindowLog else { return mapInput }
         return 1 << longWindowLog <= Self.defaultChunkSize
     }
 
     /// `threads`, with 0 resolved to the cores this process may use.
-    public var resolvedThreads: Int {
+    package var resolvedThreads: Int {
         threads > 0 ? threads : Self.availableCores
     }
 
@@ -161,7 +170,7 @@ public struct CompressionOptions: Sendable, Equatable {
     /// next chunk ready. A frame's write is quick next to a compression; a
     /// further slot for it made no difference in speed and cost one chunk of
     /// memory (docs/pipes.md).
-    public var resolvedChunksInFlight: Int {
+    package var resolvedChunksInFlight: Int {
         max(1, chunksInFlight ?? resolvedThreads + 1)
     }
 
@@ -173,7 +182,7 @@ public struct CompressionOptions: Sendable, Equatable {
     /// workers (docs/design.md). Higher levels keep their own (22 or more).
     ///
     /// With ``longWindowLog``, that window.
-    public var resolvedWindowLog: Int? {
+    package var resolvedWindowLog: Int? {
         if let longWindowLog { return longWindowLog }
         guard level < 7, chunkSize > 1 << 21 else { return nil }
         return 22
@@ -194,7 +203,7 @@ public struct CompressionOptions: Sendable, Equatable {
     }
 
     /// The number of cores this process may keep busy (online cores, its
-    /// affinity mask and its cgroup's CPU quota: ``ProcessLimits``), read
+    /// affinity mask and its cgroup's CPU quota: `ProcessLimits`), read
     /// once: a run of many small files asks for it several times per file.
-    public static var availableCores: Int { ProcessLimits.current.availableCores }
+    package static var availableCores: Int { ProcessLimits.current.availableCores }
 }

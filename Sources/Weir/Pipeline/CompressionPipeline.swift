@@ -70,7 +70,7 @@ import SystemPackage
 ///
 /// `run()` blocks its caller (the command line's main thread, or a thread of
 /// the async API), never a GCD worker.
-public final class CompressionPipeline: Sendable {
+package final class CompressionPipeline: Sendable {
     private let input: PipelineInput
     private let output: PipelineOutput
     private let inputName: String
@@ -91,9 +91,11 @@ public final class CompressionPipeline: Sendable {
     ///   - outputName: how errors name the output.
     ///   - options: level, threads, chunk size, checksum, in-flight bound.
     ///   - observer: told of bytes read and written, for a progress display.
-    public convenience init(input: FileDescriptor, output: FileDescriptor, inputName: String, outputName: String,
+    package convenience init(input: FileDescriptor, output: FileDescriptor, inputName: String, outputName: String,
                             options: CompressionOptions = CompressionOptions(), observer: ProgressObserver? = nil) {
-        self.init(input: .descriptor(input.rawValue), output: .descriptor(output.rawValue), inputName: inputName,
+        // The one conversion from swift-system's type to the engine's.
+        self.init(input: .descriptor(Descriptor(input.rawValue, path: inputName)),
+                  output: .descriptor(Descriptor(output.rawValue, path: outputName)), inputName: inputName,
                   outputName: outputName, options: options, observer: observer)
     }
 
@@ -115,7 +117,7 @@ public final class CompressionPipeline: Sendable {
 
     /// Stops the run from another thread (a signal handler's queue): the
     /// channels are stopped and `run()` throws a `.cancelled` error.
-    public func cancel() {
+    package func cancel() {
         control.fail(.cancelled(path: inputName, operation: .compress))
     }
 
@@ -123,7 +125,7 @@ public final class CompressionPipeline: Sendable {
     ///
     /// - Returns: what was done.
     /// - Throws: ``WeirError`` naming the file and the operation that failed.
-    public func run() throws(WeirError) -> Statistics {
+    package func run() throws(WeirError) -> Statistics {
         let kind = input.kind
         let options = self.options.fitted(toInputSize: kind.size ?? self.options.streamSize)
         let threads = options.resolvedThreads
@@ -145,7 +147,8 @@ public final class CompressionPipeline: Sendable {
         // waits for one.
         let run = PipelineRun(
             control: control, input: input, kind: kind, inputName: inputName, readSize: options.chunkSize,
-            mapFiles: options.resolvedMapInput, output: output, outputName: outputName, observer: observer,
+            mapFiles: options.resolvedMapInput,
+            sizesReadBuffers: options.sizesReadBuffers, output: output, outputName: outputName, observer: observer,
             onWritten: { index, size in
                 if size >= 0 {
                     if let entry = seekTable?.written(index, size: size) { partial?.written(entry) }

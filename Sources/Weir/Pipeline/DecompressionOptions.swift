@@ -1,4 +1,4 @@
-/// How ``DecompressionPipeline`` decompresses.
+/// How ``Decompressor``, ``SeekableReader`` and ``SeekTableAppender`` decompress.
 public struct DecompressionOptions: Sendable, Equatable {
     /// Whether content checksums are verified (`--no-check` turns it off).
     public var verifyChecksum: Bool
@@ -6,7 +6,7 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// whose header asks for more (for a single-segment frame, whose content
     /// is larger) is refused, on every decoding path; nil keeps libzstd's
     /// default limit of 128 MiB (windowLog 27). Also the memory budget,
-    /// ``inFlightBudget``.
+    /// `inFlightBudget`.
     public var memoryLimit: Int?
     /// The size of each read of compressed input (default 256 KiB): a frame
     /// holds the read pieces it spans until it is decoded, so smaller pieces
@@ -15,10 +15,19 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// Decoding workers for independent frames; 0 means one per core this
     /// process may use.
     public var threads: Int
-    /// Whether ``DecompressionPipeline`` memory-maps a regular input
+    /// Whether `DecompressionPipeline` memory-maps a regular input
     /// file rather than reading it through DispatchIO (`--no-mmap` turns it
     /// off); a pipe is always read through its channel.
     public var mapInput: Bool
+    /// Whether a pipe (or an unmapped file) is read in buffers of
+    /// ``readSize``, one buffer per read, rather than libdispatch's default
+    /// of 1 MiB. Off by default: libdispatch's read-buffer size is one for
+    /// the whole process, so each run that asks sets it to its own reads,
+    /// and runs side by side that read other sizes get it too (their bytes
+    /// are the same, their reads larger or smaller). The `weir` command turns
+    /// it on for every run, as for compression
+    /// (``CompressionOptions/sizesReadBuffers``).
+    public var sizesReadBuffers = false
     /// Whether an input that does not start with a zstd or skippable frame is
     /// copied to the output unchanged instead of refused, as `zcat -f` does
     /// (zstd's `--pass-through`, on by default for `-dcf`). `FileJob`
@@ -51,32 +60,32 @@ public struct DecompressionOptions: Sendable, Equatable {
     }
 
     /// `threads`, with 0 resolved to the cores this process may use.
-    public var resolvedThreads: Int {
+    package var resolvedThreads: Int {
         threads > 0 ? threads : CompressionOptions.availableCores
     }
 
-    /// The memory that ``DecompressionPipeline`` holds for the work
+    /// The memory that `DecompressionPipeline` holds for the work
     /// in flight (compressed frames until decoded, output buffers from
     /// mapping to unmapping, a streamed frame's window): `memoryLimit` less
-    /// ``readingReserve`` (at most half of it; at least 1 MiB), so that `-M`
-    /// covers the reading side too; otherwise ``defaultBudgetPerThread`` for
+    /// `readingReserve` (at most half of it; at least 1 MiB), so that `-M`
+    /// covers the reading side too; otherwise `defaultBudgetPerThread` for
     /// each worker and one more: every worker decodes one of weir's 8 MiB
     /// frames while the next waits for the buffer the writer gives back
     /// (the same as `-M` of 8 MiB per worker and 16 MiB more).
-    public var inFlightBudget: Int {
+    package var inFlightBudget: Int {
         if let memoryLimit { return max(1 << 20, memoryLimit - min(Self.readingReserve, memoryLimit / 2)) }
         return (resolvedThreads + 1) * Self.defaultBudgetPerThread
     }
 
     /// The default budget's share per worker: one 8 MiB output buffer (the
     /// compressed bytes of the frames fit in the extra share).
-    public static let defaultBudgetPerThread = 8 << 20
+    package static let defaultBudgetPerThread = 8 << 20
 
     /// The part of `memoryLimit` left to what the budget does not count: the
     /// compressed frame being read until it is handed out, the next read,
     /// the read pieces that frames in flight share (one compressed 8 MiB
     /// chunk at worst).
-    public static let readingReserve = 8 << 20
+    package static let readingReserve = 8 << 20
 
     /// The largest frame decoded whole in parallel: its output buffer (its
     /// declared size, or the most its blocks can hold, in its size class:
@@ -84,7 +93,7 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// most half the budget, so that it always fits: an 8 MiB frame from a
     /// budget of 16 MiB up (`-M 24MiB`, the default with one worker). Larger
     /// frames stream through one decoder.
-    public var parallelFrameLimit: Int { max(64 << 10, inFlightBudget / 2) }
+    package var parallelFrameLimit: Int { max(64 << 10, inFlightBudget / 2) }
 
     /// The window limit matching `memoryLimit`, else `longWindowLog`.
     var windowLimit: WindowLimit { WindowLimit(memoryLimit: memoryLimit, longWindowLog: longWindowLog) }

@@ -1,5 +1,4 @@
 import Dispatch
-import SystemPackage
 
 /// Copies an input that is not zstd to the output unchanged (`-dcf`,
 /// `--pass-through`), through the same channels as every pipeline:
@@ -20,7 +19,7 @@ final class PassThroughCopy: Sendable {
     /// that a pipe producer and consumer of uneven speed both keep moving.
     static let slots = 4
 
-    private let input: Int32
+    private let input: Descriptor
     private let output: PipelineOutput?
     private let inputName: String
     private let outputName: String
@@ -30,7 +29,7 @@ final class PassThroughCopy: Sendable {
 
     /// Prepares a copy; the descriptors remain the caller's to close. With no
     /// output (`-t`), the input is read and dropped.
-    init(input: Int32, output: PipelineOutput?, inputName: String, outputName: String,
+    init(input: Descriptor, output: PipelineOutput?, inputName: String, outputName: String,
          options: DecompressionOptions, observer: ProgressObserver?) {
         self.input = input
         self.output = output
@@ -54,8 +53,9 @@ final class PassThroughCopy: Sendable {
         // A written piece's ticket frees its slot; after a failure, a slot
         // wakes the copying thread if it waits for one.
         let run = PipelineRun(control: control, input: .descriptor(input),
-                              kind: InputKind.of(FileDescriptor(rawValue: input)), inputName: inputName,
+                              kind: InputKind.of(input), inputName: inputName,
                               readSize: options.readSize, mapFiles: options.mapInput,
+                              sizesReadBuffers: options.sizesReadBuffers,
                               output: output, outputName: outputName, sparse: options.sparse,
                               observer: observer, wake: { control.slots.signal() })
         let reader = run.reader

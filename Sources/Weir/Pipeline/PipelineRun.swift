@@ -32,12 +32,15 @@ final class PipelineRun: Sendable {
     /// - Parameters:
     ///   - readSize: the bytes of one read.
     ///   - mapFiles: map a regular file rather than read it.
+    ///   - sizesReadBuffers: size libdispatch's read buffers to the reads
+    ///     (``DispatchIOTuning``; the pipeline's option).
     ///   - sparse: leave holes for blocks of zeros in a regular output file.
     ///   - onWritten: called with each piece's number and size once it is
     ///     out, or -1 once it was dropped; before its ticket is released.
     ///   - wake: after a failure, unblocks the pipeline's own thread.
     init(control: RunControl, input: PipelineInput, kind: InputKind, inputName: String, readSize: Int, mapFiles: Bool,
-         output: PipelineOutput?, outputName: String, sparse: Bool = false, observer: ProgressObserver?,
+         sizesReadBuffers: Bool, output: PipelineOutput?, outputName: String, sparse: Bool = false,
+         observer: ProgressObserver?,
          onWritten: @escaping @Sendable (_ index: Int, _ size: Int) -> Void = { _, _ in },
          wake: @escaping @Sendable () -> Void) {
         self.control = control
@@ -45,9 +48,10 @@ final class PipelineRun: Sendable {
         let cleanup = DispatchGroup()
         self.cleanup = cleanup
         switch input {
-        case .descriptor(let fd):
-            reader = ChunkReader(fd: fd, path: inputName, kind: kind, chunkSize: readSize, mapFiles: mapFiles,
-                                 live: observer != nil, cleanup: cleanup, onBytes: { observer?.bytesRead($0) })
+        case .descriptor(let file):
+            reader = ChunkReader(input: file, kind: kind, chunkSize: readSize, mapFiles: mapFiles, live: observer != nil,
+                                 sizesReadBuffers: sizesReadBuffers, cleanup: cleanup,
+                                 onBytes: { observer?.bytesRead($0) })
         case .feed(let feed):
             reader = ChunkReader(feed: feed, path: inputName, chunkSize: readSize)
         }
@@ -62,8 +66,8 @@ final class PipelineRun: Sendable {
             tickets.withLock { $0.removeValue(forKey: index) }?.release()
         }
         switch output {
-        case .descriptor(let fd, let writeBack):
-            writer = OrderedWriter(fd: fd, path: outputName, sparse: sparse, writeBack: writeBack, cleanup: cleanup,
+        case .descriptor(let file, let writeBack):
+            writer = OrderedWriter(output: file, sparse: sparse, writeBack: writeBack, cleanup: cleanup,
                                    onFinished: onFinished, onError: { control.fail($0) })
         case .stream(let sink):
             sink.attach(onFinished: onFinished)

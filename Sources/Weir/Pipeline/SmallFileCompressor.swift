@@ -36,24 +36,24 @@ package final class SmallFileCompressor {
             && options.mapInput && options.dictionary == nil && options.longWindowLog == nil
     }
 
-    /// Compresses the `size` bytes of `fd` (see the type) and hands the
+    /// Compresses the `size` bytes of `file` (see the type) and hands the
     /// frame to `write`, lent for the call: the buffers stay this
     /// compressor's, ready for the next file.
     ///
     /// - Returns: the statistics of the file but its time.
     /// - Throws: ``WeirError`` naming the file: the file changed size while
     ///   read, a read failed, or libzstd failed; or what `write` threw.
-    func compress(_ fd: Int32, size: Int, inputName: String, outputName: String, options requested: CompressionOptions,
+    func compress(_ file: Descriptor, size: Int, outputName: String, options requested: CompressionOptions,
                   observer: ProgressObserver?,
                   write: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) -> Statistics {
         let options = requested.fitted(toInputSize: size)
+        let inputName = file.path
         let context = try self.context(for: options, path: inputName)
         if input.count < size + 1 { input = [UInt8](repeating: 0, count: size + 1) }
         // One byte more than the size: a file that grew since fstat is not cut short silently.
         let got = try input.withUnsafeMutableBytes { buffer in
             Result { () throws(WeirError) in
-                try Descriptor(fd, path: inputName).read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<(size + 1)]),
-                                                         at: 0, operation: .read)
+                try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<(size + 1)]), at: 0, operation: .read)
             }
         }.get()
         guard got == size else {

@@ -12,10 +12,10 @@ public struct Statistics: Sendable, Equatable {
     public var threads: Int = 1
     /// When compressing, the input bytes per frame the run used: the chunk
     /// size asked for, or less for a file cut into one frame per worker
-    /// (``CompressionOptions/fitted(toInputSize:)``); nil when decompressing.
+    /// (`CompressionOptions/fitted(toInputSize:)`); nil when decompressing.
     public var chunkBytes: Int?
     /// The largest window the run's frames declare, as a power of two
-    /// (``FrameHeader/windowLog``): what decoding them takes, read from the
+    /// (`FrameHeader/windowLog`): what decoding them takes, read from the
     /// frames written or decoded; nil when there was no zstd frame.
     public var windowLog: Int?
     /// CPU seconds (user + system, all threads) the process spent during the

@@ -10,9 +10,9 @@
 /// (frames) halve, down to ``CompressionOptions/minimumSplitChunk``, unless
 /// their size was asked for (`-B`, `--long`'s window, `--rsyncable`).
 /// An explicit count runs as asked, and says whether it fits.
-public struct WorkerPlan: Sendable, Equatable {
+package struct WorkerPlan: Sendable, Equatable {
     /// What chose ``workers``.
-    public enum Reason: Sendable, Equatable {
+    package enum Reason: Sendable, Equatable {
         /// Asked for (`-T N`).
         case requested
         /// One per online core.
@@ -26,30 +26,30 @@ public struct WorkerPlan: Sendable, Equatable {
     }
 
     /// The workers to run.
-    public var workers: Int
+    package var workers: Int
     /// Why that many.
-    public var reason: Reason
+    package var reason: Reason
     /// The chunk size the memory limit brought down, or nil when it kept the
     /// options' own.
-    public var chunkSize: Int?
+    package var chunkSize: Int?
     /// Decompressing: the `-M` the memory limit implies (``memoryShare`` of
     /// it, less ``processBytes``), when it is below libzstd's default window (128 MiB) and no `-M`
     /// or `--long` was given; nil otherwise. It bounds both the window a
     /// frame may use and the memory in flight
     /// (``DecompressionOptions/memoryLimit``).
-    public var decompressionMemory: Int?
+    package var decompressionMemory: Int?
     /// The memory limit the plan followed, or nil without one.
-    public var memoryLimit: Int?
+    package var memoryLimit: Int?
     /// The estimated peak of the run as planned, in bytes.
-    public var estimatedPeak: Int
+    package var estimatedPeak: Int
     /// Whether the workers asked for are estimated to take more than
     /// ``memoryShare`` of the memory limit (the command line warns once).
-    public var exceedsMemory: Bool {
+    package var exceedsMemory: Bool {
         guard let memoryLimit else { return false }
         return estimatedPeak > Int(Double(memoryLimit) * Self.memoryShare)
     }
 
-    public init(workers: Int, reason: Reason, chunkSize: Int? = nil, memoryLimit: Int? = nil, estimatedPeak: Int = 0) {
+    package init(workers: Int, reason: Reason, chunkSize: Int? = nil, memoryLimit: Int? = nil, estimatedPeak: Int = 0) {
         self.workers = workers
         self.reason = reason
         self.chunkSize = chunkSize
@@ -58,18 +58,18 @@ public struct WorkerPlan: Sendable, Equatable {
     }
 
     /// The part of a memory limit that the estimated peak may take.
-    public static let memoryShare = 0.5
+    package static let memoryShare = 0.5
 
     /// The part of a memory limit that one worker alone may take before its
     /// chunks shrink: one worker cannot be made fewer, and the estimate is
     /// an upper bound (output buffers at their bound, the whole chunk
     /// resident): `-19 -T1` on 8 MiB chunks estimates 129 MiB and peaks at
     /// 91 MiB of cgroup memory (bench/results/2026-11-25-containers.md).
-    public static let singleWorkerShare = 0.75
+    package static let singleWorkerShare = 0.75
 
     /// weir's own memory besides the run's buffers and contexts: 14 MiB of
     /// peak RSS compressing 1 KB at `-1 -T1` (static release build, jemalloc).
-    public static let processBytes = 16 << 20
+    package static let processBytes = 16 << 20
 
     /// The plan for compressing with `options`: `options.threads` when
     /// given (not 0), else one worker per available core, fewer under a
@@ -82,7 +82,7 @@ public struct WorkerPlan: Sendable, Equatable {
     ///     that the memory limit may not shrink it.
     ///   - available: the cores to count instead of ``ProcessLimits/availableCores``
     ///     (`--auto-threads=physical`).
-    public static func compression(_ options: CompressionOptions, limits: ProcessLimits, chunkIsFixed: Bool = false,
+    package static func compression(_ options: CompressionOptions, limits: ProcessLimits, chunkIsFixed: Bool = false,
                                    cores available: Int? = nil) -> WorkerPlan {
         let requested = options.threads > 0
         let cores = requested ? options.threads : available ?? limits.availableCores
@@ -122,7 +122,7 @@ public struct WorkerPlan: Sendable, Equatable {
     /// (``DecompressionOptions/inFlightBudget``). Under a limit whose
     /// share is below the default window, ``decompressionMemory`` is that
     /// share: it then bounds the memory whatever the workers.
-    public static func decompression(_ options: DecompressionOptions, limits: ProcessLimits,
+    package static func decompression(_ options: DecompressionOptions, limits: ProcessLimits,
                                      cores: Int? = nil) -> WorkerPlan {
         let requested = options.threads > 0
         let count = requested ? options.threads : cores ?? limits.availableCores
@@ -150,7 +150,7 @@ public struct WorkerPlan: Sendable, Equatable {
     /// (``CompressionOptions/resolvedChunksInFlight``) the chunk, read or
     /// mapped in, and its output buffer (`compressBound`), both counted
     /// whole; with `verify`, one chunk more per worker (its check's buffer).
-    public static func compressionPeak(_ options: CompressionOptions, workers: Int) -> Int {
+    package static func compressionPeak(_ options: CompressionOptions, workers: Int) -> Int {
         var sized = options
         sized.threads = workers
         let chunk = sized.resolvedChunkSize
@@ -167,7 +167,7 @@ public struct WorkerPlan: Sendable, Equatable {
     /// and the budget ``DecompressionOptions/inFlightBudget`` holds, with
     /// the compressed bytes it leaves to the reading side
     /// (``DecompressionOptions/readingReserve``).
-    public static func decompressionPeak(_ options: DecompressionOptions, workers: Int) -> Int {
+    package static func decompressionPeak(_ options: DecompressionOptions, workers: Int) -> Int {
         var sized = options
         sized.threads = workers
         return processBytes + sized.inFlightBudget + DecompressionOptions.readingReserve

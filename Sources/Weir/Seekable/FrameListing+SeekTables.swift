@@ -1,31 +1,28 @@
-import SystemPackage
-
 /// The index's seek tables: read from the end of the file (``SeekTable``
 /// decodes them, from the bytes read here), followed back through a
 /// concatenation's parts, and checked against the frames they list.
 extension FrameListing {
-    /// The seek table at the end of the file `fd` of `fileSize` bytes, read
+    /// The seek table at the end of `file`, of `fileSize` bytes, read
     /// with `pread` (the file offset is neither used nor moved); nil when
     /// the file does not end with one.
     ///
     /// - Throws: as ``SeekTable/decode(fileSize:path:reading:)``, and
     ///   `.corrupt` when the table's frames add up to more than the bytes
     ///   before it; `.system` when `pread` fails.
-    static func seekTable(in fd: Int32, fileSize: Int, path: String) throws(WeirError) -> SeekTable? {
-        guard let table = try seekTableEntries(in: fd, fileSize: fileSize, path: path) else { return nil }
+    static func seekTable(in file: Descriptor, fileSize: Int) throws(WeirError) -> SeekTable? {
+        guard let table = try seekTableEntries(in: file, fileSize: fileSize) else { return nil }
         if table.dataStart < 0 {
             throw SeekTable.corrupt("the seek table at offset \(table.tableOffset) describes \(table.compressedTotal) "
-                                    + "bytes of frames, more than the \(table.tableOffset) bytes before it", path: path)
+                                    + "bytes of frames, more than the \(table.tableOffset) bytes before it", path: file.path)
         }
         return table
     }
 
-    /// As ``seekTable(in:fileSize:path:)``, but a table whose frames add up
+    /// As ``seekTable(in:fileSize:)``, but a table whose frames add up
     /// to more than the bytes before it is returned, with a negative
     /// ``SeekTable/dataStart`` (for ``SeekTableCheck`` to find the entry at fault).
-    static func seekTableEntries(in fd: Int32, fileSize: Int, path: String) throws(WeirError) -> SeekTable? {
-        let file = Descriptor(fd, path: path)
-        return try SeekTable.decode(fileSize: fileSize, path: path) { count, offset throws(WeirError) in
+    static func seekTableEntries(in file: Descriptor, fileSize: Int) throws(WeirError) -> SeekTable? {
+        try SeekTable.decode(fileSize: fileSize, path: file.path) { count, offset throws(WeirError) in
             try file.read(count: count, at: offset, operation: .readSeekTable)
         }
     }
@@ -37,11 +34,11 @@ extension FrameListing {
     /// the frames since the previous table). The chain stops at a table that
     /// describes frames from offset 0, or where no valid table ends; the
     /// first table's ``SeekTable/dataStart`` says where the described part begins.
-    static func seekTableChain(endingWith last: SeekTable, fd: Int32, path: String) -> [SeekTable] {
+    static func seekTableChain(endingWith last: SeekTable, in file: Descriptor) -> [SeekTable] {
         // Each link ends where the one after it begins: the walk ends.
         var backwards = [last]
         while let earliest = backwards.last, earliest.dataStart > 0,
-              let previous = try? seekTable(in: fd, fileSize: earliest.dataStart, path: path) {
+              let previous = try? seekTable(in: file, fileSize: earliest.dataStart) {
             backwards.append(previous)
         }
         return backwards.reversed()
@@ -59,22 +56,22 @@ extension FrameListing {
     /// content may be a skippable frame (an earlier part's table, pzstd's
     /// size frames, in a table `weir --index` wrote) whose header gives the
     /// entry's size.
-    static func fromTables(_ tables: [SeekTable], after prefix: [Frame], fd: Int32, fileSize: Int,
-                           path: String) -> FrameListing? {
+    static func fromTables(_ tables: [SeekTable], after prefix: [Frame], in file: Descriptor,
+                           fileSize: Int) -> FrameListing? {
         var frames = prefix
         for table in tables {
-            guard let described = fromTable(table, fd: fd, path: path, firstIndex: frames.count) else { return nil }
+            guard let described = fromTable(table, in: file, firstIndex: frames.count) else { return nil }
             frames += described
             frames.append(Frame(index: frames.count, offset: table.tableOffset, compressedSize: table.encodedSize,
                                 decompressedSize: 0, isSkippable: true, checksum: nil, hasChecksum: false))
         }
-        return FrameListing(path: path, fileSize: fileSize, frames: frames, fromSeekTable: true,
+        return FrameListing(path: file.path, fileSize: fileSize, frames: frames, fromSeekTable: true,
                             seekTables: tables.count)
     }
 
     /// The frames one seek table describes, numbered from `firstIndex`; nil
-    /// when they do not match the table (see ``fromTables(_:after:fd:fileSize:path:)``).
-    private static func fromTable(_ table: SeekTable, fd: Int32, path: String, firstIndex: Int) -> [Frame]? {
+    /// when they do not match the table (see ``fromTables(_:after:in:fileSize:)``).
+    private static func fromTable(_ table: SeekTable, in file: Descriptor, firstIndex: Int) -> [Frame]? {
         let entries = table.entries
         var frames: [Frame] = []
         frames.reserveCapacity(entries.count)
@@ -86,7 +83,7 @@ extension FrameListing {
             if index < entries.count { next += Int(entries[index].compressedSize) }
             let lead = index > 0 ? min(4, Int(entries[index - 1].compressedSize)) : 0
             let count = lead + (index < entries.count ? min(18, Int(entries[index].compressedSize)) : 0)
-            guard let bytes = try? Descriptor(fd, path: path).read(count: count, at: start - lead, operation: .list),
+            guard let bytes = try? file.read(count: count, at: start - lead, operation: .list),
                   bytes.count == count else { return nil }
             if index > 0, table.hasChecksums, previousHasChecksum {
                 guard lead == 4, entries[index - 1].checksum == littleEndian32(bytes) else { return nil }
@@ -103,7 +100,7 @@ extension FrameListing {
                 previousHasChecksum = false
                 continue
             }
-            var scanner = FrameScanner(path: path, operation: .list)
+            var scanner = FrameScanner(path: file.path, operation: .list)
             let fed = header.withUnsafeBytes { header in
                 Result { () throws(WeirError) in try scanner.feed(header) }
             }

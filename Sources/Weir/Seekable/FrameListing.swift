@@ -13,57 +13,57 @@ import SystemPackage
 /// otherwise the file is read once through a ``FrameScanner``, which walks
 /// frame and block headers. A table that does not match the frames is not
 /// used: the file is scanned, and ``warnings`` says how the table differs.
-public struct FrameListing: Sendable {
+package struct FrameListing: Sendable {
     /// One frame of the file: where it lies, and what its header or its
     /// table entry says of it.
-    public struct Frame: Sendable, Equatable {
+    package struct Frame: Sendable, Equatable {
         /// Its position in the file, from 0 (skippable frames count).
-        public var index: Int
+        package var index: Int
         /// The offset of its first byte.
-        public var offset: Int
+        package var offset: Int
         /// Its size in the file.
-        public var compressedSize: Int
+        package var compressedSize: Int
         /// The size of its content: from the seek table, or as its header
         /// declares; nil when unknown. 0 for skippable frames.
-        public var decompressedSize: Int?
+        package var decompressedSize: Int?
         /// Whether it is a skippable frame.
-        public var isSkippable: Bool
+        package var isSkippable: Bool
         /// Its content checksum, when it has one and it is known.
-        public var checksum: UInt32?
+        package var checksum: UInt32?
         /// Whether it ends with a content checksum.
-        public var hasChecksum: Bool
+        package var hasChecksum: Bool
         /// The window its header declares; 0 for skippable frames.
-        public var windowSize: UInt64 = 0
+        package var windowSize: UInt64 = 0
         /// The dictionary ID its header names; 0 for none and for skippable frames.
-        public var dictionaryID: UInt32 = 0
+        package var dictionaryID: UInt32 = 0
     }
 
     /// The file, as given.
-    public var path: String
+    package var path: String
     /// Its size in bytes.
-    public var fileSize: Int
+    package var fileSize: Int
     /// Every frame, in file order (the seek table's own frame included).
-    public var frames: [Frame]
+    package var frames: [Frame]
     /// Whether the figures come from a seek table.
-    public var fromSeekTable: Bool
+    package var fromSeekTable: Bool
     /// The seek tables the figures come from: 1 for a seekable file, one per
     /// part for a concatenation of them; 0 when the frames were scanned.
-    public var seekTables = 0
+    package var seekTables = 0
     /// The bytes at the start of the file that were scanned because no
     /// table describes them (a concatenation whose first parts have no
     /// table); 0 when the tables describe the whole file.
-    public var scannedPrefix = 0
+    package var scannedPrefix = 0
     /// Things the user should know, each a sentence without the file's name:
     /// a seek table that does not match the frames (the listing then comes
     /// from scanning them).
-    public var warnings: [String] = []
+    package var warnings: [String] = []
 
     /// zstd frames.
-    public var zstdFrameCount: Int { frames.count(where: { !$0.isSkippable }) }
+    package var zstdFrameCount: Int { frames.count(where: { !$0.isSkippable }) }
     /// Skippable frames.
-    public var skippableFrameCount: Int { frames.count(where: { $0.isSkippable }) }
+    package var skippableFrameCount: Int { frames.count(where: { $0.isSkippable }) }
     /// The content size, when every zstd frame's is known.
-    public var decompressedSize: Int? {
+    package var decompressedSize: Int? {
         var total = 0
         for frame in frames where !frame.isSkippable {
             guard let size = frame.decompressedSize else { return nil }
@@ -73,7 +73,7 @@ public struct FrameListing: Sendable {
     }
     /// Whether the zstd frames carry content checksums (all of them, when
     /// there is at least one).
-    public var hasChecksum: Bool {
+    package var hasChecksum: Bool {
         let zstd = frames.filter { !$0.isSkippable }
         return !zstd.isEmpty && zstd.allSatisfy(\.hasChecksum)
     }
@@ -101,39 +101,38 @@ public struct FrameListing: Sendable {
     /// - Throws: ``WeirError``: the file cannot be opened or read, is not a
     ///   regular file, is not zstd, is truncated or corrupt (naming the frame
     ///   and offset).
-    public static func read(path: String) throws(WeirError) -> FrameListing {
+    package static func read(path: String) throws(WeirError) -> FrameListing {
         let file = try Descriptor.openForReading(path)
         defer { file.close() }
-        let fd = file.fd
         // A file of a file system whose sizes are not its files' (procfs)
         // cannot be listed by its size; an empty file lists as empty.
         let status = try file.status(operation: .list)
-        guard status.isRegularFile, !InputKind.sizeIsUntrusted(fd) else {
+        guard status.isRegularFile, !InputKind.sizeIsUntrusted(file) else {
             throw WeirError.notRegularFile(path: path, operation: .list)
         }
         let size = status.size
         var table: SeekTable?
         var tableError: WeirError?
         do throws(WeirError) {
-            table = try seekTableEntries(in: fd, fileSize: size, path: path)
+            table = try seekTableEntries(in: file, fileSize: size)
         } catch {
             tableError = error
         }
         if let table, table.dataStart >= 0 {
             // A concatenation of seekable files: each part's table lists its own frames.
             // Frames before the first table's are scanned (a part without a table).
-            let chain = seekTableChain(endingWith: table, fd: fd, path: path)
+            let chain = seekTableChain(endingWith: table, in: file)
             let start = chain[0].dataStart
             var none = SeekTableCheck(table: nil, readError: nil, fileSize: start)
             let prefix = start == 0 ? []
-                : (try? scanned(fd: fd, fileSize: start, path: path, check: &none, end: start))?.frames
-            if let prefix, var listing = fromTables(chain, after: prefix, fd: fd, fileSize: size, path: path) {
+                : (try? scanned(file, fileSize: start, check: &none, end: start))?.frames
+            if let prefix, var listing = fromTables(chain, after: prefix, in: file, fileSize: size) {
                 listing.scannedPrefix = start
                 return listing
             }
         }
         var check = SeekTableCheck(table: table, readError: tableError, fileSize: size)
-        var listing = try scanned(fd: fd, fileSize: size, path: path, check: &check)
+        var listing = try scanned(file, fileSize: size, check: &check)
         if let mismatch = check.mismatch {
             listing.warnings.append("seek table does not match the frames; ignoring it (\(mismatch.detail))")
         }
@@ -142,13 +141,13 @@ public struct FrameListing: Sendable {
 
     /// The listing from reading the file (up to `end`) through a scanner,
     /// every frame also going through the seek table's `check`.
-    static func scanned(fd: Int32, fileSize: Int, path: String, check: inout SeekTableCheck,
-                                end: Int = .max) throws(WeirError) -> FrameListing {
+    static func scanned(_ descriptor: Descriptor, fileSize: Int, check: inout SeekTableCheck,
+                        end: Int = .max) throws(WeirError) -> FrameListing {
+        let path = descriptor.path
         var scanner = FrameScanner(path: path, operation: .list)
         var frames: [Frame] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var offset = 0
-        let descriptor = Descriptor(fd, path: path)
         while offset < end {
             let got = try buffer.withUnsafeMutableBytes { bytes in
                 Result { () throws(WeirError) in

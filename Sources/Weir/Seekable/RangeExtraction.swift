@@ -1,6 +1,5 @@
 import Dispatch
 import Glibc
-import SystemPackage
 
 /// `weir -d --range`: byte ranges of a zstd input's decompressed content,
 /// written in the order given, through DispatchIO (a ``RangeOutput``), or
@@ -41,15 +40,15 @@ package enum RangeExtraction {
     }
 
     /// The ranges of the file at `path` to `output` (nil: decode only).
-    package static func file(path: String, ranges: [Range], options: DecompressionOptions, output: Int32?,
-                             outputName: String, cancellation: Cancellation? = nil) throws(WeirError) -> Outcome {
+    package static func file(path: String, ranges: [Range], options: DecompressionOptions, output: Descriptor?,
+                             cancellation: Cancellation? = nil) throws(WeirError) -> Outcome {
         let reader = try SeekableReader(path: path, options: options)
         let resolved = ranges.map { $0.start ..< max($0.start, $0.end ?? reader.count) }
         if let past = resolved.first(where: { $0.upperBound > reader.count }) {
             throw WeirError.outOfRange(path: path, range: past, size: reader.count)
         }
         var outcome = Outcome(frames: reader.frameCount, warnings: reader.warnings)
-        let sink = output.map { RangeOutput(fd: $0, path: outputName) }
+        let sink = output.map(RangeOutput.init)
         do throws(WeirError) {
             for range in resolved {
                 outcome.framesRead += try reader.read(range) { piece throws(WeirError) in
@@ -69,14 +68,14 @@ package enum RangeExtraction {
 
     /// The ranges of the stream `input` to `output` (nil: decode only), in
     /// one pass; `ranges` must be in increasing order.
-    package static func stream(input: Int32, inputName: String, ranges: [Range], options: DecompressionOptions,
-                               output: Int32?, outputName: String,
+    package static func stream(input: Descriptor, ranges: [Range], options: DecompressionOptions, output: Descriptor?,
                                cancellation: Cancellation? = nil) throws(WeirError) -> Outcome {
+        let inputName = input.path
         let context = try DecompressionContext(
             windowLogMax: options.windowLimit.logMax, verifyChecksum: options.verifyChecksum,
             dictionary: try options.dictionary.map { d throws(WeirError) in try DecompressionDictionary(d) },
             path: inputName)
-        let sink = output.map { RangeOutput(fd: $0, path: outputName) }
+        let sink = output.map(RangeOutput.init)
         var outcome = Outcome()
         var decoder = FrameDecoder(context: context, path: inputName, followsFrames: true)
         var current = 0  // the range being served
@@ -84,15 +83,11 @@ package enum RangeExtraction {
         let decoded = UnsafeMutableRawBufferPointer.allocate(byteCount: FrameDecoder.pieceSize, alignment: 64)
         defer { decoded.deallocate() }
         var scratch = ScratchOutput(space: decoded)
-        let source = FileDescriptor(rawValue: input)
         do throws(WeirError) {
             while current < ranges.count {
-                let got: Int
-                do {
-                    got = try compressed.withUnsafeMutableBytes { try source.read(into: $0, retryOnInterrupt: true) }
-                } catch {
-                    throw WeirError.system((error as? Errno)?.rawValue ?? EIO, path: inputName, operation: .read)
-                }
+                let got = try compressed.withUnsafeMutableBytes { bytes in
+                    Result { () throws(WeirError) in try input.readSome(into: bytes) }
+                }.get()
                 if got == 0 { break }
                 if cancellation?.isCancelled == true {
                     throw WeirError.cancelled(path: inputName, operation: .decompress)

@@ -20,12 +20,14 @@ final class RangeOutput {
     /// Whether the run has ended (``finish()`` ends it once).
     private var ended = false
 
-    /// Opens the writer on `fd`, named `path` in errors.
-    init(fd: Int32, path: String) {
+    /// Opens the writer on `output`, named as it is in errors.
+    init(_ output: Descriptor) {
+        let path = output.path
         let control = self.control
         self.path = path
         run = PipelineRun(control: control, input: .feed(ChunkFeed(contents: .empty)), kind: .stream,
-                          inputName: path, readSize: 1, mapFiles: false, output: .descriptor(fd),
+                          inputName: path, readSize: 1, mapFiles: false, sizesReadBuffers: false,
+                          output: .descriptor(output),
                           outputName: path, observer: nil, wake: { control.slots.signal() })
         // The run's one entry for its maker, as a pipeline's thread holds one.
         control.activity.enter()

@@ -77,7 +77,7 @@ public struct SeekTableAppender: Sendable {
     /// at the size that was read); refuses what is not a regular file.
     private static func openForAppending(_ path: String) throws(WeirError) -> Descriptor {
         let file = try Descriptor.open(path, .readWrite)
-        guard (try? file.status())?.isRegularFile == true, !InputKind.sizeIsUntrusted(file.fd) else {
+        guard (try? file.status())?.isRegularFile == true, !InputKind.sizeIsUntrusted(file) else {
             file.close()
             throw WeirError.notRegularFile(path: path, operation: .writeSeekTable)
         }

@@ -18,11 +18,11 @@ import SystemPackage
 /// ends inside a frame streams it from its start and leaves it as soon as
 /// the range is covered (a one-off read decodes no more than it must; the
 /// frame's checksum is then not verified). A frame of up to
-/// ``cacheableFrameSize`` that is read again, or read to its end, is
+/// `cacheableFrameSize` that is read again, or read to its end, is
 /// decoded whole (its checksum verified) and kept, the last
-/// ``cachedFrames`` of them, so that neighbouring reads decode nothing
+/// `cachedFrames` of them, so that neighbouring reads decode nothing
 /// again; a larger frame is always streamed. Memory:
-/// at most ``cachedFrames`` × ``cacheableFrameSize`` of decoded frames, and a
+/// at most `cachedFrames` × `cacheableFrameSize` of decoded frames, and a
 /// frame's compressed bytes while it is decoded.
 ///
 /// The reader is safe to share across threads and tasks: reads go on at
@@ -44,11 +44,11 @@ public final class SeekableReader: Sendable {
     }
 
     /// How many decoded frames are kept.
-    public static let cachedFrames = 2
+    package static let cachedFrames = 2
     /// The largest frame decoded whole and kept: 64 MiB (weir's frames are
     /// 8 MiB by default).
-    public static let cacheableFrameSize = 64 << 20
-    /// This reader's ``cacheableFrameSize`` (smaller in tests, to stream).
+    package static let cacheableFrameSize = 64 << 20
+    /// This reader's `cacheableFrameSize` (smaller in tests, to stream).
     let wholeFrameLimit: Int
 
     /// The file, as given.
@@ -60,7 +60,7 @@ public final class SeekableReader: Sendable {
     /// Things the user should know, as sentences without the file's name (a
     /// seek table that does not match the frames, and was ignored).
     public let warnings: [String]
-    private let descriptor: FileDescriptor
+    private let file: Descriptor
     /// The zstd frames, each with its ``FrameListing/Frame/decompressedSize`` known.
     private let frames: [FrameListing.Frame]
     /// Where each frame's content starts in the file's content, then the
@@ -87,7 +87,7 @@ public final class SeekableReader: Sendable {
         self.wholeFrameLimit = wholeFrameLimit
         let listing = try FrameListing.read(path: path)
         let file = try Descriptor.openForReading(path)
-        descriptor = FileDescriptor(rawValue: file.fd)
+        self.file = file
         self.path = path
         self.options = options
         do throws(WeirError) {
@@ -107,7 +107,7 @@ public final class SeekableReader: Sendable {
         warnings = listing.warnings
     }
 
-    deinit { try? descriptor.close() }
+    deinit { file.close() }
 
     /// The zstd frames of the file.
     public var frameCount: Int { frames.count }
@@ -212,8 +212,7 @@ public final class SeekableReader: Sendable {
     private func decodedWhole(_ index: Int) throws(WeirError) -> [UInt8] {
         if let kept = cache.withLock({ cache in cache.frames.first(where: { $0.index == index })?.bytes }) { return kept }
         let frame = frames[index]
-        let source = try Descriptor(descriptor.rawValue, path: path)
-            .read(count: frame.compressedSize, at: frame.offset, operation: .read)
+        let source = try file.read(count: frame.compressedSize, at: frame.offset, operation: .read)
         guard source.count == frame.compressedSize else {
             throw DecodeSession.located(FrameDecoder.truncation(path: path, at: frame.offset + source.count),
                                         index: frame.index, offset: frame.offset)
@@ -254,7 +253,7 @@ public final class SeekableReader: Sendable {
         }
         var scratch = ScratchOutput(space: output)
         var produced = 0
-        try decoder.decodeFrame(in: Descriptor(descriptor.rawValue, path: path), at: frame.offset,
+        try decoder.decodeFrame(in: file, at: frame.offset,
                                 compressedSize: frame.compressedSize, buffer: input, into: &scratch,
                                 onRead: { _ throws(WeirError) in }) { piece throws(WeirError) in
             // The piece may end before the range starts: then nothing of it is wanted.

@@ -1,17 +1,24 @@
 import Glibc
 import SystemPackage
 
-/// An open file descriptor and the system calls weir makes on it outside
-/// DispatchIO, through swift-system (which retries EINTR): the open of an
-/// input, the one `fstat`, an exact `pread`, a whole `pwrite`. Errors are ``WeirError``s
-/// naming `path` and the operation, made in one place (``checked(_:_:)``).
+/// An open file descriptor with the name its errors give, and the system
+/// calls weir makes on it outside DispatchIO, through swift-system (which
+/// retries EINTR): the open of an input, the one `fstat`, an exact `pread`,
+/// a whole `pwrite`. Errors are ``WeirError``s naming `path` and the
+/// operation, made in one place (``checked(_:_:)``).
+///
+/// The engine's one descriptor type: every descriptor inside it is one, so
+/// the name travels with the number; `fd` is taken out only at a call into
+/// C (DispatchIO, the CSupport shims, Glibc). The public API takes
+/// swift-system's `FileDescriptor` and makes one of these once.
 /// It does not own the descriptor: whoever opened it closes it.
-package struct Descriptor: Sendable {
-    let fd: Int32
+package struct Descriptor: Sendable, Equatable {
+    /// The number, for a call into C.
+    package let fd: Int32
     /// How errors name the file.
-    let path: String
+    package let path: String
 
-    init(_ fd: Int32, path: String) {
+    package init(_ fd: Int32, path: String) {
         self.fd = fd
         self.path = path
     }
@@ -75,6 +82,12 @@ package struct Descriptor: Sendable {
         return bytes
     }
 
+    /// One `read` from where the descriptor stands, into `buffer`: the bytes
+    /// read, 0 at the end of the input.
+    func readSome(into buffer: UnsafeMutableRawBufferPointer, operation: WeirError.Operation = .read) throws(WeirError) -> Int {
+        try checked(operation) { try system.read(into: buffer) }
+    }
+
     /// The bytes from where the descriptor stands to its end (a /proc file,
     /// whose size `stat` reports as 0), or its first `limit` bytes.
     package func readToEnd(limit: Int = .max, operation: WeirError.Operation = .read) throws(WeirError) -> [UInt8] {
@@ -84,7 +97,7 @@ package struct Descriptor: Sendable {
             let wanted = min(buffer.count, limit - bytes.count)
             let got = try buffer.withUnsafeMutableBytes { chunk in
                 Result { () throws(WeirError) in
-                    try checked(operation) { try system.read(into: UnsafeMutableRawBufferPointer(rebasing: chunk[..<wanted])) }
+                    try readSome(into: UnsafeMutableRawBufferPointer(rebasing: chunk[..<wanted]), operation: operation)
                 }
             }.get()
             if got == 0 { break }

@@ -11,9 +11,9 @@ package enum DiskSync {
     /// Puts the entries of `folder` on disk (`fsync` of the folder), so that
     /// a name given there survives a power cut.
     package static func folder(_ folder: String) throws(WeirError) {
-        let fd = try openFolder(folder)
-        defer { Glibc.close(fd) }
-        if Descriptor.retrying({ Int(fsync(fd)) }) != 0 {
+        let opened = try openFolder(folder)
+        defer { opened.close() }
+        if Descriptor.retrying({ Int(fsync(opened.fd)) }) != 0 {
             throw WeirError.system(errno, path: folder, operation: .sync)
         }
     }
@@ -21,30 +21,30 @@ package enum DiskSync {
     /// Puts everything written on the file system that holds `folder` on
     /// disk, names included (`syncfs`).
     package static func fileSystem(holding folder: String) throws(WeirError) {
-        let fd = try openFolder(folder)
-        defer { Glibc.close(fd) }
-        try fileSystem(of: fd, path: folder)
+        let opened = try openFolder(folder)
+        defer { opened.close() }
+        try fileSystem(of: opened)
     }
 
-    /// Puts everything written on the file system that holds the open file
-    /// `fd` on disk (`syncfs`). Before Linux 5.8 it reports no write error
-    /// of an earlier writeback: ``waitWritten(_:path:)`` does, per file.
-    static func fileSystem(of fd: Int32, path: String) throws(WeirError) {
-        if weir_syncfs(fd) != 0 { throw WeirError.system(errno, path: path, operation: .sync) }
+    /// Puts everything written on the file system that holds the open
+    /// `file` on disk (`syncfs`). Before Linux 5.8 it reports no write error
+    /// of an earlier writeback: ``waitWritten(_:)`` does, per file.
+    static func fileSystem(of file: Descriptor) throws(WeirError) {
+        if weir_syncfs(file.fd) != 0 { throw WeirError.system(errno, path: file.path, operation: .sync) }
     }
 
-    /// Waits for the writeback of the open file `fd` and reports its own
+    /// Waits for the writeback of the open `file` and reports its own
     /// write error (EIO, ENOSPC): after a `syncfs` has written it, a check
     /// that costs no journal commit and no device flush.
-    static func waitWritten(_ fd: Int32, path: String) throws(WeirError) {
-        if Descriptor.retrying({ Int(weir_wait_written(fd)) }) != 0 {
-            throw WeirError.system(errno, path: path, operation: .sync)
+    static func waitWritten(_ file: Descriptor) throws(WeirError) {
+        if Descriptor.retrying({ Int(weir_wait_written(file.fd)) }) != 0 {
+            throw WeirError.system(errno, path: file.path, operation: .sync)
         }
     }
 
-    private static func openFolder(_ folder: String) throws(WeirError) -> Int32 {
+    private static func openFolder(_ folder: String) throws(WeirError) -> Descriptor {
         let fd = FileName.withCString(folder) { Glibc.open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         guard fd >= 0 else { throw WeirError.system(errno, path: folder, operation: .sync) }
-        return fd
+        return Descriptor(fd, path: folder)
     }
 }

@@ -33,11 +33,6 @@ package struct FileStatus: Sendable {
         group = info.st_gid
     }
 
-    /// `fstat` of an open descriptor.
-    static func of(descriptor fd: Int32, path: String) throws(WeirError) -> FileStatus {
-        try Descriptor(fd, path: path).status()
-    }
-
     /// `stat` of a path (following links), or nil when it does not exist.
     package static func of(path: String) -> FileStatus? {
         var info = stat()

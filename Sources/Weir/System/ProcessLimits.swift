@@ -19,20 +19,20 @@ import Glibc
 /// hierarchy is mounted and which part of it (a container sees its own group
 /// as the root). The parsing functions take the files' text, so tests give
 /// them any layout.
-public struct ProcessLimits: Sendable, Equatable {
+package struct ProcessLimits: Sendable, Equatable {
     /// The cores online (`sysconf(_SC_NPROCESSORS_ONLN)`).
-    public var onlineCores: Int
+    package var onlineCores: Int
     /// The CPUs of the affinity mask; nil when it could not be read.
-    public var affinityCores: Int?
+    package var affinityCores: Int?
     /// The CPU time the cgroup allows, in cores (1.5: 150 ms every 100 ms);
     /// nil without a quota.
-    public var cpuQuota: Double?
+    package var cpuQuota: Double?
     /// The cgroup's memory limit in bytes; nil without one (`max`, or a
     /// value at or above the machine's memory).
-    public var memoryLimit: Int?
+    package var memoryLimit: Int?
 
     /// What limits the cores, in ``availableCores``.
-    public enum CoreLimit: Sendable, Equatable {
+    package enum CoreLimit: Sendable, Equatable {
         /// Every online core may be used.
         case online
         /// The affinity mask (a cpuset) allows fewer.
@@ -41,7 +41,7 @@ public struct ProcessLimits: Sendable, Equatable {
         case cpuQuota
     }
 
-    public init(onlineCores: Int, affinityCores: Int? = nil, cpuQuota: Double? = nil, memoryLimit: Int? = nil) {
+    package init(onlineCores: Int, affinityCores: Int? = nil, cpuQuota: Double? = nil, memoryLimit: Int? = nil) {
         self.onlineCores = onlineCores
         self.affinityCores = affinityCores
         self.cpuQuota = cpuQuota
@@ -50,13 +50,13 @@ public struct ProcessLimits: Sendable, Equatable {
 
     /// The cores this process may keep busy: the fewest of the online cores,
     /// the affinity mask's and the quota rounded up; at least 1.
-    public var availableCores: Int {
+    package var availableCores: Int {
         max(1, min(onlineCores, affinityCores ?? .max, quotaCores ?? .max))
     }
 
     /// Which limit chose ``availableCores`` (the quota when both narrow it
     /// to the same count: it is the one a container's owner set).
-    public var coreLimit: CoreLimit {
+    package var coreLimit: CoreLimit {
         if let quotaCores, quotaCores <= min(onlineCores, affinityCores ?? .max) { return .cpuQuota }
         if let affinityCores, affinityCores < onlineCores { return .affinity }
         return .online
@@ -65,7 +65,7 @@ public struct ProcessLimits: Sendable, Equatable {
     private var quotaCores: Int? { cpuQuota.map { max(1, Int($0.rounded(.up))) } }
 
     /// This process's limits, read at first use (a run reads them once).
-    public static let current = ProcessLimits.read()
+    package static let current = ProcessLimits.read()
 
     /// Reads the limits of this process through `readFile` (a path's whole
     /// text, nil when it cannot be read).

@@ -34,12 +34,12 @@ public struct CompressionParameters: Sendable, Equatable {
     public init() {}
 
     /// Whether nothing is set.
-    public var isEmpty: Bool { self == CompressionParameters() }
+    package var isEmpty: Bool { self == CompressionParameters() }
 
     /// The parameters libzstd chooses for `level`, an input of `size`
     /// bytes (nil: unknown) and a dictionary of `dictionarySize` bytes
     /// (`ZSTD_getCParams`), with the ones set here put over them.
-    public func resolved(level: Int, size: Int?, dictionarySize: Int = 0) -> (windowLog: Int, chainLog: Int, hashLog: Int,
+    package func resolved(level: Int, size: Int?, dictionarySize: Int = 0) -> (windowLog: Int, chainLog: Int, hashLog: Int,
                                                                           searchLog: Int, minMatch: Int,
                                                                           targetLength: Int, strategy: Int) {
         let base = ZSTD_getCParams(Int32(level), size.map { UInt64($0) } ?? ZSTD_CONTENTSIZE_UNKNOWN, dictionarySize)
@@ -49,7 +49,7 @@ public struct CompressionParameters: Sendable, Equatable {
     }
 
     /// zstd's name of strategy `value` (`ZSTD_fast` … `ZSTD_btultra2`).
-    public static func strategyName(_ value: Int) -> String {
+    package static func strategyName(_ value: Int) -> String {
         let names = ["ZSTD_fast", "ZSTD_dfast", "ZSTD_greedy", "ZSTD_lazy", "ZSTD_lazy2", "ZSTD_btlazy2", "ZSTD_btopt",
                      "ZSTD_btultra", "ZSTD_btultra2"]
         return (1 ... names.count).contains(value) ? names[value - 1] : "unknown"
@@ -76,7 +76,7 @@ public struct CompressionParameters: Sendable, Equatable {
     ///
     /// - Throws: ``WeirError`` `.library` naming the parameter, its value
     ///   and the bounds.
-    public func validate() throws(WeirError) {
+    package func validate() throws(WeirError) {
         for setting in settings {
             let bounds = ZSTD_cParam_getBounds(setting.parameter)
             guard ZSTD_isError(bounds.error) == 0 else { continue }

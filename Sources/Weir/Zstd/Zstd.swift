@@ -1,13 +1,13 @@
 import CZstd
 
 /// Facts about the libzstd in use, and the mapping of its errors to ``WeirError``.
-public enum Zstd {
+package enum Zstd {
     /// The version of the libzstd the process loaded, such as `1.5.4`.
-    public static var libraryVersion: String { String(cString: ZSTD_versionString()) }
+    package static var libraryVersion: String { String(cString: ZSTD_versionString()) }
 
     /// The version of the libzstd header weir was compiled against, such as
     /// `1.5.4`.
-    public static var headerVersion: String {
+    package static var headerVersion: String {
         let number = Int(weir_zstd_header_version())
         return "\(number / 10000).\(number / 100 % 100).\(number % 100)"
     }
@@ -15,12 +15,12 @@ public enum Zstd {
     /// Whether the loaded libzstd is the version of the header: weir uses
     /// libzstd's advanced API (ZSTD_STATIC_LINKING_ONLY), whose structures
     /// and parameters are fixed only within one version.
-    public static var isHeaderVersion: Bool { ZSTD_versionNumber() == weir_zstd_header_version() }
+    package static var isHeaderVersion: Bool { ZSTD_versionNumber() == weir_zstd_header_version() }
 
     /// Refuses to work with a libzstd of another version than the header's.
     ///
     /// - Throws: ``WeirError`` `.library` naming both versions.
-    public static func checkLibraryVersion(path: String, operation: WeirError.Operation) throws(WeirError) {
+    package static func checkLibraryVersion(path: String, operation: WeirError.Operation) throws(WeirError) {
         guard isHeaderVersion else {
             throw WeirError.library(path: path, operation: operation,
                                     "libzstd \(libraryVersion) is loaded, but weir was built with the header of "
@@ -29,13 +29,13 @@ public enum Zstd {
     }
 
     /// The lowest level (the fastest of `--fast`).
-    public static var minLevel: Int { Int(ZSTD_minCLevel()) }
+    package static var minLevel: Int { Int(ZSTD_minCLevel()) }
 
     /// The highest level (`--ultra -22`).
-    public static var maxLevel: Int { Int(ZSTD_maxCLevel()) }
+    package static var maxLevel: Int { Int(ZSTD_maxCLevel()) }
 
     /// The default level, 3.
-    public static var defaultLevel: Int { Int(ZSTD_defaultCLevel()) }
+    package static var defaultLevel: Int { Int(ZSTD_defaultCLevel()) }
 
     /// The largest compressed size of `size` input bytes as one frame.
     package static func compressBound(_ size: Int) -> Int { ZSTD_compressBound(size) }

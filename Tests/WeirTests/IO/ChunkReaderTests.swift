@@ -42,7 +42,7 @@ struct ChunkReaderTests {
         let pieces = stride(from: 0, to: content.count, by: 700).map { Array(content[$0..<min($0 + 700, content.count)]) }
         Self.feed(writeEnd, pieces, pause: 3_000)
         let cleanup = DispatchGroup()
-        let reader = ChunkReader(fd: readEnd, path: "pipe", kind: .stream, chunkSize: 4096, cleanup: cleanup)
+        let reader = ChunkReader(input: Descriptor(readEnd, path: "pipe"), kind: .stream, chunkSize: 4096, cleanup: cleanup)
         var sizes: [Int] = []
         var read: [UInt8] = []
         while true {
@@ -63,7 +63,7 @@ struct ChunkReaderTests {
         defer { close(readEnd); close(writeEnd) }
         #expect(weir_grow_pipe(readEnd, 0) < ChunkReader.pipeCapacity)  // 64 KiB by default
         let cleanup = DispatchGroup()
-        let reader = ChunkReader(fd: readEnd, path: "pipe", kind: .stream, chunkSize: 1 << 20, cleanup: cleanup)
+        let reader = ChunkReader(input: Descriptor(readEnd, path: "pipe"), kind: .stream, chunkSize: 1 << 20, cleanup: cleanup)
         #expect(weir_grow_pipe(readEnd, 0) == ChunkReader.pipeCapacity)
         reader.close(stop: false)
         cleanup.wait()
@@ -74,7 +74,7 @@ struct ChunkReaderTests {
         let (readEnd, writeEnd) = try Self.pipe()
         defer { close(readEnd) }
         let cleanup = DispatchGroup()
-        let reader = ChunkReader(fd: readEnd, path: "pipe", kind: .stream, chunkSize: 4096, cleanup: cleanup)
+        let reader = ChunkReader(input: Descriptor(readEnd, path: "pipe"), kind: .stream, chunkSize: 4096, cleanup: cleanup)
         _ = "12".withCString { write(writeEnd, $0, 2) }  // some bytes, then silence
         let outcome = Locked<WeirError?>(nil)
         let finished = DispatchSemaphore(value: 0)
@@ -101,7 +101,7 @@ struct ChunkReaderTests {
         let content = TestData.text(20_000, seed: 5)
         Self.feed(writeEnd, [Array(content.prefix(5000)), Array(content.dropFirst(5000))], pause: 20_000)
         let cleanup = DispatchGroup()
-        let reader = ChunkReader(fd: readEnd, path: "pipe", kind: .stream, chunkSize: 4096, cleanup: cleanup)
+        let reader = ChunkReader(input: Descriptor(readEnd, path: "pipe"), kind: .stream, chunkSize: 4096, cleanup: cleanup)
         let first = try reader.start().wait()
         #expect(fcntl(readEnd, F_GETFL) & O_NONBLOCK == 0)
         var read = Self.bytes(first.data)
@@ -118,14 +118,16 @@ struct ChunkReaderTests {
     }
 
     /// Reads one chunk of `content` from a pipe with libdispatch's read
-    /// buffers set to `buffer` bytes; returns the sizes of its regions.
-    private static func regions(buffer: Int, content: [UInt8]) throws -> [Int] {
+    /// buffers set to `buffer` bytes, by a reader that sizes them to its
+    /// chunk when `sizing`; returns the sizes of its regions.
+    private static func regions(buffer: Int, content: [UInt8], sizing: Bool = false) throws -> [Int] {
         #expect(DispatchIOTuning.setReadBufferSize(buffer))
         let (readEnd, writeEnd) = try Self.pipe()
         defer { close(readEnd) }
         Self.feed(writeEnd, [content], pause: 0)
         let cleanup = DispatchGroup()
-        let reader = ChunkReader(fd: readEnd, path: "pipe", kind: .stream, chunkSize: content.count, cleanup: cleanup)
+        let reader = ChunkReader(input: Descriptor(readEnd, path: "pipe"), kind: .stream, chunkSize: content.count,
+                                 sizesReadBuffers: sizing, cleanup: cleanup)
         let chunk = try reader.start().wait()
         reader.close(stop: false)
         cleanup.wait()
@@ -146,6 +148,9 @@ struct ChunkReaderTests {
         let small = try Self.regions(buffer: 8 << 10, content: content)
         #expect(small.allSatisfy { $0 <= 8 << 10 })
         #expect(small.count >= 32)
+        // A reader of a pipeline that asks (sizesReadBuffers) sets them to
+        // its chunk itself.
+        #expect(try Self.regions(buffer: 8 << 10, content: content, sizing: true) == [256 << 10])
     }
 
     @Test("a slow producer's bytes are handed over as they come only when watched (live)")
@@ -159,7 +164,7 @@ struct ChunkReaderTests {
                       pause: 100_000)
             let cleanup = DispatchGroup()
             let deliveries = Locked(0)
-            let reader = ChunkReader(fd: readEnd, path: "pipe", kind: .stream, chunkSize: 4 * piece, live: live,
+            let reader = ChunkReader(input: Descriptor(readEnd, path: "pipe"), kind: .stream, chunkSize: 4 * piece, live: live,
                                      cleanup: cleanup, onBytes: { _ in deliveries.withLock { $0 += 1 } })
             let chunk = try reader.start().wait()
             reader.close(stop: false)
@@ -186,7 +191,7 @@ struct ChunkReaderTests {
             Self.feed(writeEnd, [Array(content.prefix(content.count / 2)), Array(content.dropFirst(content.count / 2))],
                       pause: useconds_t(round % 4 * 500))
             let cleanup = DispatchGroup()
-            let reader = ChunkReader(fd: readEnd, path: "pipe", kind: .stream, chunkSize: 1 << 20, cleanup: cleanup)
+            let reader = ChunkReader(input: Descriptor(readEnd, path: "pipe"), kind: .stream, chunkSize: 1 << 20, cleanup: cleanup)
             let chunk = try reader.start().wait()
             reader.close(stop: false)
             cleanup.wait()

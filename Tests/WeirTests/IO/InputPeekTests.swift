@@ -16,10 +16,10 @@ struct InputPeekTests {
         try #require(fd >= 0)
         defer { close(fd) }
         lseek(fd, 2, SEEK_SET)
-        #expect(try InputPeek.firstBytes(of: fd, count: 4, path: "in") == Array("cdef".utf8))
+        #expect(try InputPeek.firstBytes(of: Descriptor(fd, path: "in"), count: 4) == Array("cdef".utf8))
         #expect(lseek(fd, 0, SEEK_CUR) == 2)
         lseek(fd, 6, SEEK_SET)
-        #expect(try InputPeek.firstBytes(of: fd, count: 4, path: "in") == Array("gh".utf8))
+        #expect(try InputPeek.firstBytes(of: Descriptor(fd, path: "in"), count: 4) == Array("gh".utf8))
     }
 
     @Test("a pipe: the bytes stay in the pipe for the reader; a short input ends when the writer closes")
@@ -31,7 +31,7 @@ struct InputPeekTests {
             _ = "z".withCString { write(ends.write, $0, 1) }
             close(ends.write)
         }
-        #expect(try InputPeek.firstBytes(of: ends.read, count: 4, path: "pipe") == Array("xyz".utf8))
+        #expect(try InputPeek.firstBytes(of: Descriptor(ends.read, path: "pipe"), count: 4) == Array("xyz".utf8))
         var buffer = [UInt8](repeating: 0, count: 8)
         let got = buffer.withUnsafeMutableBytes { read(ends.read, $0.baseAddress!, 8) }
         #expect(Array(buffer.prefix(max(0, got))) == Array("xyz".utf8))
@@ -42,7 +42,7 @@ struct InputPeekTests {
         let ends = try #require(TestPipe.make())
         defer { close(ends.read) }
         close(ends.write)
-        #expect(try InputPeek.firstBytes(of: ends.read, count: 4, path: "pipe") == [])
+        #expect(try InputPeek.firstBytes(of: Descriptor(ends.read, path: "pipe"), count: 4) == [])
     }
 
     @Test("the magic numbers that start a frame: zstd's and the 16 skippable ones, little-endian")

@@ -27,7 +27,7 @@ struct MappedInputTests {
         let (fd, _, folder) = Self.open(content)
         defer { close(fd); try? FileManager.default.removeItem(at: folder) }
         lseek(fd, 4097, SEEK_SET)  // not page-aligned: the mapping starts before it
-        let input = try #require(MappedInput(fd: fd, path: "input"))
+        let input = try #require(MappedInput(Descriptor(fd, path: "input")))
         var read: [UInt8] = []
         while true {
             let piece = try input.next(length: 300_000)
@@ -43,7 +43,7 @@ struct MappedInputTests {
     func growing() throws {
         let (fd, path, folder) = Self.open(TestData.text(100_000))
         defer { close(fd); try? FileManager.default.removeItem(at: folder) }
-        let input = try #require(MappedInput(fd: fd, path: "input"))
+        let input = try #require(MappedInput(Descriptor(fd, path: "input")))
         #expect(try input.next(length: 1 << 20).count == 100_000)
         let appender = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try appender.seekToEnd()
@@ -60,7 +60,7 @@ struct MappedInputTests {
         let (fd, path, folder) = Self.open(content)
         defer { close(fd); try? FileManager.default.removeItem(at: folder) }
         let cleanup = DispatchGroup()
-        let reader = ChunkReader(fd: fd, path: "input", kind: InputKind.of(FileDescriptor(rawValue: fd)),
+        let reader = ChunkReader(input: Descriptor(fd, path: "input"), kind: InputKind.of(Descriptor(fd, path: "")),
                                  chunkSize: 3 << 20, cleanup: cleanup)
         #expect(reader.isMapped)
         let piece = try reader.start().wait().data
@@ -87,7 +87,7 @@ struct MappedInputTests {
         for map in [true, false] {
             lseek(fd, 0, SEEK_SET)
             let cleanup = DispatchGroup()
-            let reader = ChunkReader(fd: fd, path: "input", kind: InputKind.of(FileDescriptor(rawValue: fd)),
+            let reader = ChunkReader(input: Descriptor(fd, path: "input"), kind: InputKind.of(Descriptor(fd, path: "")),
                                      chunkSize: 1 << 20,
                                      mapFiles: map, cleanup: cleanup)
             #expect(reader.isMapped == map)

@@ -26,7 +26,7 @@ struct OrderedWriterTests {
         let cleanup = DispatchGroup()
         let written = DispatchGroup()
         let sizes = Locked([Int: Int]())
-        let writer = OrderedWriter(fd: fd, path: "out", cleanup: cleanup,
+        let writer = OrderedWriter(output: Descriptor(fd, path: "out"), cleanup: cleanup,
                                    onFinished: { index, size in sizes.withLock { $0[index] = size }; written.leave() },
                                    onError: { Issue.record("write failed: \($0)") })
         for index in [3, 0, 4, 2, 1] {
@@ -50,7 +50,7 @@ struct OrderedWriterTests {
         defer { close(fd) }
         let cleanup = DispatchGroup()
         let written = DispatchGroup()
-        let writer = OrderedWriter(fd: fd, path: "out", writeBack: true, cleanup: cleanup,
+        let writer = OrderedWriter(output: Descriptor(fd, path: "out"), writeBack: true, cleanup: cleanup,
                                    onFinished: { _, _ in written.leave() },
                                    onError: { Issue.record("write failed: \($0)") })
         let step = OrderedWriter.writeBackStep
@@ -84,7 +84,7 @@ struct OrderedWriterTests {
         try #require(fd >= 0)
         defer { close(fd) }
         let cleanup = DispatchGroup()
-        let writer = OrderedWriter(fd: fd, path: "out", cleanup: cleanup, onFinished: { _, _ in }, onError: { _ in })
+        let writer = OrderedWriter(output: Descriptor(fd, path: "out"), cleanup: cleanup, onFinished: { _, _ in }, onError: { _ in })
         let k = OrderedWriter.maxWrite, phase = OrderedWriter.writePhase
         #expect(writer.cuts(300_000) == [0..<phase, phase..<(k + phase), (k + phase)..<(2 * k + phase), (2 * k + phase)..<300_000])
         // The next piece goes on from where the last one ended.
@@ -101,7 +101,7 @@ struct OrderedWriterTests {
         let ends = try #require(TestPipe.make())
         defer { ends.close() }
         let cleanup = DispatchGroup()
-        let writer = OrderedWriter(fd: ends.write, path: "pipe", cleanup: cleanup, onFinished: { _, _ in }, onError: { _ in })
+        let writer = OrderedWriter(output: Descriptor(ends.write, path: "pipe"), cleanup: cleanup, onFinished: { _, _ in }, onError: { _ in })
         #expect(writer.cuts(5 << 20) == [0..<(5 << 20)])
         writer.close(stop: false)
         cleanup.wait()
@@ -124,7 +124,7 @@ struct OrderedWriterTests {
         let cleanup = DispatchGroup()
         let written = DispatchGroup()
         let sizes = Locked([Int: Int]())
-        let writer = OrderedWriter(fd: fd, path: "out", sparse: true, cleanup: cleanup,
+        let writer = OrderedWriter(output: Descriptor(fd, path: "out"), sparse: true, cleanup: cleanup,
                                    onFinished: { index, size in sizes.withLock { $0[index] = size }; written.leave() },
                                    onError: { Issue.record("write failed: \($0)") })
         for index in [2, 0, 1] {

@@ -19,7 +19,7 @@ struct OutputFileTests {
         #expect(!FileManager.default.fileExists(atPath: target))
         // Private while incomplete.
         #expect(FileStatus.of(path: try #require(file.temporaryPath))!.mode & 0o777 == 0o600)
-        #expect(write(file.descriptor, "data", 4) == 4)
+        #expect(write(file.descriptor.fd, "data", 4) == 4)
         try file.commit(copying: FileStatus.of(path: source))
         let status = try #require(FileStatus.of(path: target))
         #expect(status.mode & 0o777 == 0o640)
@@ -52,7 +52,7 @@ struct OutputFileTests {
         let file = try OutputFile(path: target, force: true)
         let temporaryPath = try #require(file.temporaryPath)
         let temporary = try #require(FileStatus.of(path: temporaryPath))
-        #expect(write(file.descriptor, "new", 3) == 3)
+        #expect(write(file.descriptor.fd, "new", 3) == 3)
         #expect(try String(contentsOfFile: target, encoding: .utf8) == "old")  // until the commit
         try file.commit(copying: nil, sync: sync)
         #expect(try String(contentsOfFile: target, encoding: .utf8) == "new")
@@ -83,7 +83,7 @@ struct OutputFileTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let target = folder.appendingPathComponent("t").path
         let file = try OutputFile(path: target, force: false)
-        #expect(write(file.descriptor, "new", 3) == 3)
+        #expect(write(file.descriptor.fd, "new", 3) == 3)
         #expect(FileManager.default.createFile(atPath: target, contents: Data("theirs".utf8)))
         do {
             try file.commit(copying: nil)

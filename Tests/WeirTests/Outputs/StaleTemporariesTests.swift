@@ -53,7 +53,7 @@ struct StaleTemporariesTests {
     func outputHeld() throws {
         let folder = ScratchFolder()
         let file = try OutputFile(path: folder.path("out.zst"), force: false)
-        #expect(write(file.descriptor, "data", 4) == 4)
+        #expect(write(file.descriptor.fd, "data", 4) == 4)
         #expect(StaleTemporaries.sweep(folder: folder.url.path) == 0)
         let temporary = try #require(file.temporaryPath)
         #expect(FileManager.default.fileExists(atPath: temporary))

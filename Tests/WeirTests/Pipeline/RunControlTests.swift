@@ -25,7 +25,7 @@ struct RunControlTests {
         do {
             let control = RunControl(slots: 1)
             let cleanup = DispatchGroup()
-            let reader = ChunkReader(fd: fd, path: path, kind: InputKind.of(FileDescriptor(rawValue: fd)),
+            let reader = ChunkReader(input: Descriptor(fd, path: path), kind: InputKind.of(Descriptor(fd, path: "")),
                                      chunkSize: 1 << 20, mapFiles: false,
                                      cleanup: cleanup)
             control.stopOnFailure(reader: reader, writer: nil) { control.slots.signal() }

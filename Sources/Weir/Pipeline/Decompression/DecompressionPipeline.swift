@@ -74,7 +74,7 @@ import SystemPackage
 /// the streaming context and output numbering; workers own a frame while
 /// decoding it; the writer's queue owns the reorder buffer; the frame count,
 /// the bytes written (`PipelineRun`) and the first failure are behind locks.
-public final class DecompressionPipeline: Sendable {
+package final class DecompressionPipeline: Sendable {
     private let input: PipelineInput
     private let output: PipelineOutput?
     private let inputName: String
@@ -96,10 +96,12 @@ public final class DecompressionPipeline: Sendable {
     ///   - outputName: how errors name the output.
     ///   - options: checksum verification, memory limit, threads.
     ///   - observer: told of bytes read and written.
-    public convenience init(input: FileDescriptor, output: FileDescriptor?, inputName: String, outputName: String,
+    package convenience init(input: FileDescriptor, output: FileDescriptor?, inputName: String, outputName: String,
                             options: DecompressionOptions = DecompressionOptions(), observer: ProgressObserver? = nil) {
-        self.init(input: .descriptor(input.rawValue), output: output.map { .descriptor($0.rawValue) },
-                  inputName: inputName, outputName: outputName, options: options, observer: observer)
+        // The one conversion from swift-system's type to the engine's.
+        self.init(input: .descriptor(Descriptor(input.rawValue, path: inputName)),
+                  output: output.map { .descriptor(Descriptor($0.rawValue, path: outputName)) }, inputName: inputName,
+                  outputName: outputName, options: options, observer: observer)
     }
 
     /// Prepares a run between any input and output (descriptors, or memory).
@@ -117,7 +119,7 @@ public final class DecompressionPipeline: Sendable {
     }
 
     /// Stops the run from another thread; `run()` throws `.cancelled`.
-    public func cancel() {
+    package func cancel() {
         control.fail(.cancelled(path: inputName, operation: .decompress))
     }
 
@@ -139,7 +141,7 @@ public final class DecompressionPipeline: Sendable {
     ///   and its offset), checksum mismatch, memory limit, read or write
     ///   failure; when testing (no output), `.corrupt` for a seek table that
     ///   does not match the frames, naming the entry and what differs.
-    public func run() throws(WeirError) -> Statistics {
+    package func run() throws(WeirError) -> Statistics {
         let control = self.control
         let budget = self.budget
         let options = self.options
@@ -152,7 +154,7 @@ public final class DecompressionPipeline: Sendable {
         // A written piece's buffer stays in the budget until it is back in
         // its pool; after a failure, cancelling the budget wakes the thread.
         let run = PipelineRun(control: control, input: input, kind: kind, inputName: inputName, readSize: options.readSize,
-                              mapFiles: options.mapInput, output: output, outputName: outputName, sparse: options.sparse,
+                              mapFiles: options.mapInput, sizesReadBuffers: options.sizesReadBuffers, output: output, outputName: outputName, sparse: options.sparse,
                               observer: observer, wake: { budget.cancel() })
         let reader = run.reader
         let pool = WorkerPool<DecompressionContext>(
@@ -166,10 +168,9 @@ public final class DecompressionPipeline: Sendable {
 
         var tableCheck: SeekTableCheck?
         var streamBase = 0
-        if case .regularFile(let size) = kind, let fd = input.descriptor {
-            streamBase = max(0, Int(lseek(fd, 0, SEEK_CUR)))
+        if case .regularFile(let size) = kind, let file = input.descriptor {
+            streamBase = max(0, Int(lseek(file.fd, 0, SEEK_CUR)))
             do throws(WeirError) {
-                let file = Descriptor(fd, path: inputName)
                 let table = try SeekTable.decode(fileSize: size, path: inputName) { count, offset throws(WeirError) in
                     try file.read(count: count, at: offset, operation: .readSeekTable)
                 }
