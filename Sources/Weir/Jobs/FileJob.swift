@@ -166,13 +166,15 @@ package struct FileJob: Sendable {
         func closeInput() { if inputFD.fd != STDIN_FILENO { inputFD.close() } }
 
         /// The resumable output of a compression of a regular file into
-        /// `path` that makes more than one frame, when asked for
-        /// (``CompressionOptions/resumable``).
+        /// `path`, when asked for (``CompressionOptions/resumable``) and
+        /// the file makes ``PartialOutput/minimumFrames`` frames or more:
+        /// below, a run is short and its record would cost a folder sync
+        /// per file of a tree.
         private static func resumable(_ path: String, force: Bool, operation: Operation, inputFD: Descriptor,
                                       status: FileStatus?) throws(WeirError) -> OutputFile? {
             guard case .compress(let options) = operation, options.resumable, options.seekTable, !options.rsyncable,
                   let status, let size = InputKind.trustedSize(of: inputFD, status: status),
-                  size > options.fitted(toInputSize: size).chunkSize else { return nil }
+                  size >= PartialOutput.minimumFrames * options.fitted(toInputSize: size).chunkSize else { return nil }
             return try OutputFile.resumable(path: path, force: force, identity: ResumeRecord.identity(of: status),
                                             options: options.resumeFingerprint(size: size),
                                             dictionary: options.dictionary)

@@ -15,52 +15,62 @@ extension PartialOutput {
     package static func open(for path: String, identity: String, options: String,
                              dictionary: ZstdDictionary?) throws(WeirError) -> PartialOutput? {
         let partPath = path + ".part"
+        let recordPath = Self.recordPath(for: path)
         let folder = OutputFile.folder(of: path)
-        let name = FileName.bytes(of: path)
-        let base = name.lastIndex(of: UInt8(ascii: "/")).map { name[name.index(after: $0)...] } ?? name[...]
-        let prefix = name.lastIndex(of: UInt8(ascii: "/")).map { Array(name[...$0]) } ?? []
-        let recordPath = FileName.string(fromBytes: prefix + Array(".".utf8) + base + Array(".part.resume".utf8))
-        let recordBytes = Self.contents(of: recordPath)
-        let parsed = recordBytes.flatMap(ResumeRecord.parse)
-
         var fd = FileName.withCString(partPath) { Glibc.open($0, O_RDWR | O_CLOEXEC | O_NOFOLLOW) }
-        let existed = fd >= 0
+        guard fd >= 0 || errno == ENOENT else { throw WeirError.system(errno, path: partPath, operation: .open) }
         var start = Start.fresh
-        if existed {
-            guard parsed != nil else {
+        var kept: [SeekTable.Entry] = []
+        var log: (record: Int32, hash: UInt64)?
+        if fd >= 0 {
+            // Ours only when its record is there: a record is made (and its
+            // name synced) before its `.part`.
+            let record = FileName.withCString(recordPath) { Glibc.open($0, O_RDWR | O_CLOEXEC | O_NOFOLLOW) }
+            guard record >= 0 else {
                 Glibc.close(fd)
                 return nil
             }
-            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            guard flock(record, LOCK_EX | LOCK_NB) == 0, flock(fd, LOCK_EX | LOCK_NB) == 0 else {
                 Glibc.close(fd)
+                Glibc.close(record)
                 throw WeirError.partialInUse(path: partPath)
             }
-        } else {
-            guard errno == ENOENT else { throw WeirError.system(errno, path: partPath, operation: .open) }
-            fd = FileName.withCString(partPath) { Glibc.open($0, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
-            guard fd >= 0 else { throw WeirError.system(errno, path: partPath, operation: .create) }
-            _ = flock(fd, LOCK_EX | LOCK_NB)
-        }
-        var kept: [SeekTable.Entry] = []
-        var log: (hash: UInt64, length: Int)?
-        if existed, let (record, hash, length) = parsed {
-            if let reason = Self.mismatch(record, identity: identity, options: options, part: fd,
-                                          dictionary: dictionary, path: partPath) {
-                start = .startedOver(reason: reason)
-            } else if let checkpoint = record.checkpoint {
-                start = .resumed(frames: checkpoint.frames, inputBytes: checkpoint.inputBytes,
-                                 outputBytes: checkpoint.outputBytes)
-                kept = record.entries
-                log = (hash, length)
+            let reading = Descriptor(record, path: recordPath)
+            if let (parsed, hash, length) = Self.contents(of: reading).flatMap(ResumeRecord.parse) {
+                if let reason = Self.mismatch(parsed, identity: identity, options: options, part: fd,
+                                              dictionary: dictionary, path: partPath) {
+                    start = .startedOver(reason: reason)
+                } else if let checkpoint = parsed.checkpoint {
+                    start = .resumed(frames: checkpoint.frames, inputBytes: checkpoint.inputBytes,
+                                     outputBytes: checkpoint.outputBytes)
+                    kept = parsed.entries
+                    if ftruncate(record, off_t(length)) == 0, lseek(record, off_t(length), SEEK_SET) == length {
+                        log = (record, hash)
+                    }
+                }
+            } else {
+                start = .startedOver(reason: "its record cannot be read")
             }
+            if log == nil { Glibc.close(record) }
         }
-        let (output, input) = kept.reduce((0, 0)) { ($0.0 + Int($1.compressedSize), $0.1 + Int($1.decompressedSize)) }
         do throws(WeirError) {
+            let record = if let log { log.record } else {
+                try Self.createRecord(recordPath, identity: identity, options: options, folder: folder)
+            }
+            if fd < 0 {
+                fd = FileName.withCString(partPath) { Glibc.open($0, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+                guard fd >= 0 else {
+                    Glibc.close(record)
+                    throw WeirError.system(errno, path: partPath, operation: .create)
+                }
+                _ = flock(fd, LOCK_EX | LOCK_NB)
+            }
+            let (output, input) = kept.reduce((0, 0)) { ($0.0 + Int($1.compressedSize), $0.1 + Int($1.decompressedSize)) }
             // Cut back to the checkpoint (or to nothing), and write after it.
             guard ftruncate(fd, off_t(output)) == 0, lseek(fd, off_t(output), SEEK_SET) == output else {
+                Glibc.close(record)
                 throw WeirError.system(errno, path: partPath, operation: .truncate)
             }
-            let record = try Self.openRecord(recordPath, keeping: log?.length, identity: identity, options: options)
             let hash = log?.hash ?? ResumeRecord.hash(Array(ResumeRecord.header(identity: identity,
                                                                                 options: options).utf8))
             return PartialOutput(partPath: partPath, recordPath: recordPath, descriptor: Descriptor(fd, path: path),
@@ -69,9 +79,30 @@ extension PartialOutput {
                                           inputBytes: input, folderSynced: log != nil),
                                  folder: folder)
         } catch {
-            Glibc.close(fd)
+            if fd >= 0 { Glibc.close(fd) }
             throw error
         }
+    }
+
+    /// `.NAME.part.resume`, beside `NAME`.
+    static func recordPath(for path: String) -> String {
+        let name = FileName.bytes(of: path)
+        let slash = name.lastIndex(of: UInt8(ascii: "/"))
+        let base = slash.map { name[name.index(after: $0)...] } ?? name[...]
+        let prefix = slash.map { Array(name[...$0]) } ?? []
+        return FileName.string(fromBytes: prefix + Array(".".utf8) + base + Array(".part.resume".utf8))
+    }
+
+    /// Whether `name`, in the folder open as `directory`, is a record whose
+    /// `.part` is gone: `.NAME.part.resume` without `NAME.part`.
+    static func isStaleRecord(_ name: [UInt8], in directory: Int32) -> Bool {
+        let suffix = Array(".resume".utf8)
+        guard name.first == UInt8(ascii: "."), name.count > suffix.count + ".x.part".utf8.count,
+              name.suffix(suffix.count).elementsEqual(suffix),
+              name.dropLast(suffix.count).suffix(5).elementsEqual(".part".utf8) else { return false }
+        let part = name.dropFirst().dropLast(suffix.count).map { CChar(bitPattern: $0) } + [0]
+        var status = stat()
+        return fstatat(directory, part, &status, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT
     }
 
     /// Why `record` cannot be resumed, or nil when it can: another input or
@@ -111,41 +142,38 @@ extension PartialOutput {
         return frame.withUnsafeBytes { (try? verifier.decodedCount($0, capacity: size)) == size }
     }
 
-    /// Opens the record for appending: the existing one cut to its last
-    /// checkpoint (`length`), or a new one with its header, synced later
-    /// with the first checkpoint.
-    private static func openRecord(_ path: String, keeping length: Int?, identity: String,
-                                   options: String) throws(WeirError) -> Int32 {
-        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (length == nil ? O_TRUNC : 0)
-        let fd = FileName.withCString(path) { Glibc.open($0, flags, 0o600) }
-        guard fd >= 0 else { throw WeirError.system(errno, path: path, operation: .create) }
-        if let length {
-            guard ftruncate(fd, off_t(length)) == 0, lseek(fd, off_t(length), SEEK_SET) == length else {
+    /// Creates the record with its header, locked (as a temporary is:
+    /// ``StaleTemporaries``), and syncs its folder, so that no `.part` is
+    /// ever on disk without it.
+    private static func createRecord(_ path: String, identity: String, options: String,
+                                     folder: String) throws(WeirError) -> Int32 {
+        while true {
+            let fd = FileName.withCString(path) { Glibc.open($0, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600) }
+            guard fd >= 0 else { throw WeirError.system(errno, path: path, operation: .create) }
+            guard StaleTemporaries.lockCreated(fd) else {
                 Glibc.close(fd)
-                throw WeirError.system(errno, path: path, operation: .truncate)
+                continue
             }
+            let header = Array(ResumeRecord.header(identity: identity, options: options).utf8)
+            do throws(WeirError) {
+                try header.withUnsafeBytes { bytes in
+                    Result { () throws(WeirError) in try Descriptor(fd, path: path).write(bytes, at: 0) }
+                }.get()
+                try DiskSync.folder(folder)
+            } catch {
+                Glibc.close(fd)
+                throw error
+            }
+            _ = lseek(fd, off_t(header.count), SEEK_SET)
             return fd
         }
-        let header = Array(ResumeRecord.header(identity: identity, options: options).utf8)
-        do throws(WeirError) {
-            try header.withUnsafeBytes { bytes in
-                Result { () throws(WeirError) in try Descriptor(fd, path: path).write(bytes, at: 0) }
-            }.get()
-        } catch {
-            Glibc.close(fd)
-            throw error
-        }
-        _ = lseek(fd, off_t(header.count), SEEK_SET)
-        return fd
     }
 
-    /// The bytes of the file at `path`, or nil when it cannot be read.
-    private static func contents(of path: String) -> [UInt8]? {
-        guard let descriptor = try? Descriptor.openForReading(path) else { return nil }
-        defer { descriptor.close() }
-        guard let size = try? descriptor.status().size else { return nil }
+    /// The bytes of the file open as `file`, or nil when it cannot be read.
+    private static func contents(of file: Descriptor) -> [UInt8]? {
+        guard let size = try? file.status().size else { return nil }
         var bytes = [UInt8](repeating: 0, count: size)
-        let got = bytes.withUnsafeMutableBytes { try? descriptor.read(into: $0, at: 0, operation: .read) }
+        let got = bytes.withUnsafeMutableBytes { try? file.read(into: $0, at: 0, operation: .read) }
         return got == size ? bytes : nil
     }
 }

@@ -18,9 +18,11 @@ import Glibc
 /// inode, size, modification time) and the same options; its frames up to
 /// the checkpoint must start where the record says, the last one must
 /// decode with its checksum, and the `.part` is cut back to that point.
-/// Anything else starts over and says why; a `.part` with no record of
-/// weir's is not touched (the run then cannot be resumed). The `.part` is
-/// held with an exclusive `flock` while open: two runs never share one.
+/// Anything else starts over and says why; a `.part` with no record beside
+/// it is not weir's and is not touched (the run then cannot be resumed):
+/// the record is made, and its folder synced, before its `.part`. Both are
+/// held with an exclusive `flock` while open: two runs never share one, and
+/// a record a cut left without its `.part` is swept (``StaleTemporaries``).
 package final class PartialOutput: Sendable {
     /// How the run begins.
     package enum Start: Equatable, Sendable {
@@ -31,6 +33,10 @@ package final class PartialOutput: Sendable {
         /// From byte 0, an earlier `.part` dropped for `reason`.
         case startedOver(reason: String)
     }
+
+    /// The fewest frames an output is resumable with (64 MiB of input at
+    /// the default frame size).
+    package static let minimumFrames = 8
 
     /// Checkpoints come at least this often (seconds)...
     static let interval = 2.0

@@ -89,6 +89,11 @@ package enum StaleTemporaries {
         for name in candidates(in: directory) where removeIfUnheld(name, in: directory) {
             removed += 1
         }
+        // Records whose `.part` is gone (a cut between its rename and the
+        // record's removal), unless a weir holds one: not counted.
+        for name in candidates(in: directory, matching: PartialOutput.isStaleRecord) {
+            _ = removeIfUnheld(name, in: directory)
+        }
         return removed
     }
 
@@ -96,7 +101,9 @@ package enum StaleTemporaries {
     /// temporaries and may be regular files, read whole before any is
     /// removed (what `readdir` returns after an entry is removed is not
     /// specified).
-    private static func candidates(in directory: Int32) -> [[UInt8]] {
+    private static func candidates(in directory: Int32,
+                                   matching matches: ([UInt8], Int32) -> Bool = { name, _ in isTemporaryName(name) })
+        -> [[UInt8]] {
         let listing = dup(directory)
         guard listing >= 0 else { return [] }
         guard let stream = fdopendir(listing) else {
@@ -109,7 +116,7 @@ package enum StaleTemporaries {
             let type = entry.pointee.d_type
             guard type == UInt8(DT_REG) || type == UInt8(DT_UNKNOWN) else { continue }
             let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
-            if isTemporaryName(name) { names.append(name) }
+            if matches(name, directory) { names.append(name) }
         }
         return names
     }
