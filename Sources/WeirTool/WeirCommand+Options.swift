@@ -151,6 +151,12 @@ struct CompressionFlags: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Always (or never) compress literals with Huffman (default: as the level does).")
     var compressLiterals: Bool?
 
+    @Flag(inversion: .prefixedNo, help: "Always (or never) use the row-based match finder of the greedy, lazy and lazy2 strategies (the middle levels; default: as libzstd decides).")
+    var rowMatchFinder: Bool?
+
+    @Option(name: .customLong("target-compressed-block-size"), help: ArgumentHelp("Aim every compressed block at about SIZE bytes, 64 to 128KiB (0: full blocks, the default): a streaming reader gets data sooner, the ratio drops a little.", valueName: "SIZE"))
+    var targetCompressedBlockSize: ByteCount?
+
     @Flag(name: .customLong("show-default-cparams"), help: "Print, for each file, the parameters libzstd picks for its level and size, then compress it.")
     var showDefaultCParams = false
 }
@@ -247,6 +253,9 @@ extension CompressionFlags {
             guard ZstdParameterList.parse(list, into: &parameters) else { return nil }
         }
         parameters.compressLiterals = compressLiterals
+        parameters.useRowMatchFinder = rowMatchFinder
+        // 0 is zstd's "no target".
+        parameters.targetCompressedBlockSize = targetCompressedBlockSize.flatMap { $0.bytes == 0 ? nil : $0.bytes }
         return parameters
     }
 
