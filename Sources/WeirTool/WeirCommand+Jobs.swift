@@ -53,7 +53,7 @@ extension WeirCommand {
             throw WeirError.inputIsDictionary(path: name)
         }
 
-        if input == "-", isatty(STDIN_FILENO) == 1, !outputFlags.force {
+        if input == "-", FileStatTrace.check("UTIL_isConsole(0)", { isatty(STDIN_FILENO) == 1 }), !outputFlags.force {
             throw WeirError.terminalInput(path: name, compressing: compressing)
         }
         let destination: FileJob.Destination
@@ -62,7 +62,8 @@ extension WeirCommand {
         } else if let shared, let outputFile {
             destination = .shared(shared.descriptor, name: outputFile)
         } else if toStandardOutput {
-            if compressing, isatty(STDOUT_FILENO) == 1, !outputFlags.toStdout, !outputFlags.force {
+            if compressing, FileStatTrace.check("UTIL_isConsole(1)", { isatty(STDOUT_FILENO) == 1 }),
+               !outputFlags.toStdout, !outputFlags.force {
                 throw WeirError.terminalOutput()
             }
             destination = .standardOutput
@@ -79,8 +80,9 @@ extension WeirCommand {
             throw WeirError.sameFile(path: name)
         }
         var force = outputFlags.force
-        if asking, !force, case .file(let path) = destination, FileStatus.of(path: path)?.isRegularFile == true,
-           messageFlags.quiet == 0 {
+        if asking, !force, case .file(let path) = destination, messageFlags.quiet == 0,
+           FileStatTrace.check("UTIL_isRegularFile(\(FileName.displayed(path)))", {
+               FileStatus.of(path: path)?.isRegularFile == true }) {
             guard Confirmation.ask("weir: \(FileName.displayed(path)): already exists; overwrite (y/n) ? ",
                                    stdinIsInput: input == "-" || files.contains("-")) else {
                 throw WeirError(.outputExists, path: path, operation: .create, reason: "not overwritten")

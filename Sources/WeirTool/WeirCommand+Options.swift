@@ -235,6 +235,12 @@ struct MessageFlags: ParsableArguments {
     @Option(name: .customLong("trace"), help: ArgumentHelp("Append one CSV line per frame compressed or decompressed to FILE, as zstd's --trace (libzstd's own trace hooks).", valueName: "FILE"))
     var trace: String?
 
+    @Flag(name: .customLong("fake-stderr-is-console"), help: "zstd's test hook: decide on the progress line and the summaries as if stderr were a terminal.")
+    var fakeStderrIsConsole = false
+
+    @Flag(name: .customLong("trace-file-stat"), help: "zstd's test hook: print on stderr, in zstd's words, each check of a file's status the command makes (terminals, links, existing outputs).")
+    var traceFileStat = false
+
     @Flag(name: [.customShort("V"), .customLong("version")], help: "Print the version of weir and of libzstd.")
     var showVersion = false
 }

@@ -131,6 +131,7 @@ struct WeirCommand: ParsableCommand {
             }
         }
         defer { if messageFlags.trace != nil { ZstdTrace.stop() } }
+        if messageFlags.traceFileStat { FileStatTrace.enable() }
         let gathered = gatherInputs()
         let inputs = gathered.names
         let console = Console(quietness: messageFlags.quiet, verbosity: messageFlags.verbose,
