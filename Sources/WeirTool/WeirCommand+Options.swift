@@ -139,7 +139,7 @@ struct CompressionFlags: ParsableArguments {
     @Option(name: .customLong("stream-size"), help: ArgumentHelp("The exact size of a piped input: another size is an error (files: ignored).", valueName: "SIZE"))
     var streamSize: ByteCount?
 
-    @Option(name: .customLong("format"), help: ArgumentHelp("The compressed format: only zstd, as weir writes it (zstd's --format=gzip, xz, lzma and lz4 are refused).", valueName: "zstd"))
+    @Option(name: .customLong("format"), help: ArgumentHelp("The compressed format: only zstd, as weir writes it (zstd's gzip, xz, lzma and lz4 formats are refused).", valueName: "zstd"))
     var format: CompressedFormat?
 
     @Flag(name: .customLong("exclude-compressed"), help: "Skip inputs that are already compressed: .zst .tzst .gz .tgz .lzma .xz .txz .lz4 .tlz4.")
