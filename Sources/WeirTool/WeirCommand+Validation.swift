@@ -46,7 +46,9 @@ extension WeirCommand {
         do throws(WeirError) {
             try parameters.validate()
         } catch {
-            throw ValidationError("--zstd: \(error.reason)")
+            // Named by the flag that set it: libzstd's targetCBlockSize is no --zstd= key.
+            let flag = error.reason.hasPrefix("targetCBlockSize") ? "--target-compressed-block-size" : "--zstd"
+            throw ValidationError("\(flag): \(error.reason)")
         }
         if operationFlags.operation == .index {
             if messageFlags.json {
