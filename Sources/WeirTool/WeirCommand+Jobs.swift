@@ -44,7 +44,9 @@ extension WeirCommand {
         case .test: .test(decompressionOptions(toStandardOutput: toStandardOutput, dictionary: dictionary))
         case .decompress: .decompress(decompressionOptions(toStandardOutput: toStandardOutput, dictionary: dictionary,
                                                            appending: shared != nil))
-        case .compress: .compress(compression ?? compressionOptions(level: resolvedLevel(console: console), dictionary: dictionary))
+        case .compress:
+            .compress(soleFrameStreamed(compression ?? compressionOptions(level: resolvedLevel(console: console),
+                                                                          dictionary: dictionary), input: input))
         }
         let compressing = operationKind == .compress
         // As zstd: the dictionary is not also an input.
@@ -94,6 +96,16 @@ extension WeirCommand {
         case .standardOutput, .shared, .none: false
         }
         return FileJob(input: input, operation: operation, destination: destination, force: force, removeInput: removes)
+    }
+
+    /// `options` for `input`: standard input that makes a single frame is
+    /// streamed as zstd streams it (no size declared, the level's window),
+    /// since zstd never asks its size; unless `--stream-size` gives the
+    /// size, which zstd then declares.
+    func soleFrameStreamed(_ options: CompressionOptions, input: String) -> CompressionOptions {
+        var options = options
+        options.streamsSoleFrame = input == "-" && compressionFlags.streamSize == nil
+        return options
     }
 
     /// The decompression options of the flags for an output that is, or is

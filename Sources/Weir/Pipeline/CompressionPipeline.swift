@@ -153,7 +153,8 @@ public final class CompressionPipeline: Sendable {
         let compressor = ChunkCompressor(
             run: run, buffers: BufferPool(size: Zstd.compressBound(options.largestChunk),
                                           keep: options.resolvedChunksInFlight),
-            seekTable: seekTable, inputName: inputName)
+            seekTable: seekTable, inputName: inputName,
+            streamedWindowLog: options.parameters.windowLog ?? options.longWindowLog)
 
         let bytesIn = Locked(0)
         control.startThread(name: "weir.reader") {
@@ -186,8 +187,10 @@ public final class CompressionPipeline: Sendable {
                 // to the writer: the frame's write frees the slot the next
                 // read takes, and that read's buffer can then reuse this one.
                 var data: DispatchData? = chunk.data
+                // The whole input in one frame: streamed if asked (zstd's frame).
+                let streamed = options.streamsSoleFrame && number == 0 && chunk.endOfInput
                 pool.submit { context in
-                    compressor.compress(&data, number: number, context: context, ticket: ticket)
+                    compressor.compress(&data, number: number, streamed: streamed, context: context, ticket: ticket)
                 }
                 if chunk.endOfInput { break }
             }
@@ -223,14 +226,19 @@ private struct ChunkCompressor: Sendable {
     let buffers: BufferPool
     let seekTable: SeekTableRecorder?
     let inputName: String
+    /// The window a streamed frame asks for, as zstd's would: `--zstd=wlog=`'s,
+    /// else `--long`'s, else (nil) the level's.
+    let streamedWindowLog: Int?
     /// The largest window the frames declare (``Statistics/windowLog``).
     let windowLog = Locked<Int?>(nil)
 
     /// On a worker: compresses chunk `number` (dropped as soon as it is
-    /// compressed) into a pooled buffer and hands the frame to the writer
-    /// with its ticket; after a failure, or without a context (one could
-    /// not be made), drops it and releases the ticket.
-    func compress(_ data: inout DispatchData?, number: Int, context: CompressionContext?, ticket: RunTicket) {
+    /// compressed) into a pooled buffer, `streamed` as zstd compresses
+    /// standard input or else with its size, and hands the frame to the
+    /// writer with its ticket; after a failure, or without a context (one
+    /// could not be made), drops it and releases the ticket.
+    func compress(_ data: inout DispatchData?, number: Int, streamed: Bool, context: CompressionContext?,
+                  ticket: RunTicket) {
         let control = run.control
         guard let context, !control.isFailed else { return ticket.release() }
         guard let buffer = buffers.take() else {
@@ -239,9 +247,12 @@ private struct ChunkCompressor: Sendable {
         }
         let count = data?.count ?? 0
         do throws(WeirError) {
-            let size = try context.compressFrame(
-                data ?? DispatchData.empty, into: UnsafeMutableRawBufferPointer(start: buffer, count: buffers.size),
-                mapped: run.reader.isMapped, path: inputName)
+            let output = UnsafeMutableRawBufferPointer(start: buffer, count: buffers.size)
+            let size = streamed
+                ? try context.compressStreamedFrame(data ?? DispatchData.empty, into: output,
+                                                    windowLog: streamedWindowLog, path: inputName)
+                : try context.compressFrame(data ?? DispatchData.empty, into: output, mapped: run.reader.isMapped,
+                                            path: inputName)
             data = nil
             try run.reader.checkUnchanged()
             let frame = UnsafeRawBufferPointer(start: buffer, count: size)
