@@ -99,12 +99,13 @@ extension WeirCommand {
     }
 
     /// `options` for `input`: standard input that makes a single frame is
-    /// streamed as zstd streams it (no size declared, the level's window),
-    /// since zstd never asks its size; unless `--stream-size` gives the
-    /// size, which zstd then declares.
+    /// streamed as zstd streams it (no size declared, the level's window,
+    /// tables for `--size-hint` if given), since zstd never asks its size;
+    /// unless `--stream-size` gives the size, which zstd then declares.
     func soleFrameStreamed(_ options: CompressionOptions, input: String) -> CompressionOptions {
         var options = options
         options.streamsSoleFrame = input == "-" && compressionFlags.streamSize == nil
+        options.streamedSizeHint = messageFlags.sizeHint?.bytes
         return options
     }
 

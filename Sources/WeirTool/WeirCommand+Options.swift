@@ -226,7 +226,7 @@ struct MessageFlags: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Show a live progress line on stderr (default: when stderr is a terminal).")
     var progress: Bool?
 
-    @Option(name: .customLong("size-hint"), help: ArgumentHelp("The input's size when it cannot be known (a pipe), for the progress percentage.", valueName: "SIZE"))
+    @Option(name: .customLong("size-hint"), help: ArgumentHelp("The input's size when it cannot be known (a pipe), for the progress percentage; as zstd, libzstd sizes a piped input of one frame's tables for it.", valueName: "SIZE"))
     var sizeHint: ByteCount?
 
     @Flag(name: .customLong("json"), help: "Instead of the summary, one JSON object per input on stderr, and a total.")

@@ -48,6 +48,10 @@ public struct CompressionOptions: Sendable, Equatable {
     /// several frames declares every size all the same (parallel decoding
     /// sizes each frame's output by it).
     public var streamsSoleFrame = false
+    /// The size a streamed sole frame's input is expected to have, as zstd's
+    /// `--size-hint` (`ZSTD_c_srcSizeHint`): libzstd sizes its tables for it
+    /// and still declares no size. nil: none.
+    public var streamedSizeHint: Int?
     /// Cut chunks at content-defined boundaries (`--rsyncable`, see
     /// `RsyncableChunker`): chunks of `chunkSize` on average, up to twice it.
     public var rsyncable: Bool = false

@@ -154,7 +154,8 @@ public final class CompressionPipeline: Sendable {
             run: run, buffers: BufferPool(size: Zstd.compressBound(options.largestChunk),
                                           keep: options.resolvedChunksInFlight),
             seekTable: seekTable, inputName: inputName,
-            streamedWindowLog: options.parameters.windowLog ?? options.longWindowLog)
+            streamedWindowLog: options.parameters.windowLog ?? options.longWindowLog,
+            streamedSizeHint: options.streamedSizeHint)
 
         let bytesIn = Locked(0)
         control.startThread(name: "weir.reader") {
@@ -229,6 +230,8 @@ private struct ChunkCompressor: Sendable {
     /// The window a streamed frame asks for, as zstd's would: `--zstd=wlog=`'s,
     /// else `--long`'s, else (nil) the level's.
     let streamedWindowLog: Int?
+    /// zstd's `--size-hint` for a streamed frame.
+    let streamedSizeHint: Int?
     /// The largest window the frames declare (``Statistics/windowLog``).
     let windowLog = Locked<Int?>(nil)
 
@@ -250,7 +253,8 @@ private struct ChunkCompressor: Sendable {
             let output = UnsafeMutableRawBufferPointer(start: buffer, count: buffers.size)
             let size = streamed
                 ? try context.compressStreamedFrame(data ?? DispatchData.empty, into: output,
-                                                    windowLog: streamedWindowLog, path: inputName)
+                                                    windowLog: streamedWindowLog, sizeHint: streamedSizeHint,
+                                                    path: inputName)
                 : try context.compressFrame(data ?? DispatchData.empty, into: output, mapped: run.reader.isMapped,
                                             path: inputName)
             data = nil

@@ -155,21 +155,26 @@ package final class CompressionContext {
     /// frame. An empty chunk ends at once, and its frame declares the size
     /// 0, as zstd's of an empty input does.
     ///
-    /// - Parameter windowLog: the window zstd would ask for (`--long=N`,
-    ///   `--zstd=wlog=N`); nil for the level's, over the wider one weir
-    ///   gives its independent chunks (``CompressionOptions/resolvedWindowLog``),
-    ///   which the context gets back after the frame.
+    /// - Parameters:
+    ///   - windowLog: the window zstd would ask for (`--long=N`,
+    ///     `--zstd=wlog=N`); nil for the level's, over the wider one weir
+    ///     gives its independent chunks (``CompressionOptions/resolvedWindowLog``),
+    ///     which the context gets back after the frame.
+    ///   - sizeHint: zstd's `--size-hint`, for this frame only.
     func compressStreamedFrame(_ chunk: DispatchData, into output: UnsafeMutableRawBufferPointer, windowLog: Int?,
-                               path: String) throws(WeirError) -> Int {
+                               sizeHint: Int? = nil, path: String) throws(WeirError) -> Int {
         ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
         var chunkWindowLog: Int32 = 0
         ZSTD_CCtx_getParameter(cctx, ZSTD_c_windowLog, &chunkWindowLog)
-        try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, Int32(windowLog ?? 0)), path: path,
-                       operation: .setParameter("set window"))
         defer {
             ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
             ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, chunkWindowLog)
+            ZSTD_CCtx_setParameter(cctx, weir_c_srcSizeHint, 0)
         }
+        try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, Int32(windowLog ?? 0)), path: path,
+                       operation: .setParameter("set window"))
+        try Zstd.check(ZSTD_CCtx_setParameter(cctx, weir_c_srcSizeHint, Int32(clamping: sizeHint ?? 0)), path: path,
+                       operation: .setParameter("set size hint"))
         var out = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
         var failure = 0
         chunk.enumerateBytes { region, _, stop in
