@@ -184,14 +184,46 @@ struct ZstdParametersCommandTests {
         return sizes
     }
 
-    @Test("a small input makes one frame and no seek table: the bytes zstd writes")
+    @Test("a small input makes one frame and no seek table: the bytes zstd writes, from a file or standard input")
     func oneFrame() throws {
         let scratch = Scratch()
-        for size in [0, 1, 5000] {
+        for size in [0, 1, 5000, 100_000] {
             scratch.text("a", size: size)
             let ours = try WeirProcess.run(["-c", "a"], in: scratch.url)
             let theirs = try scratch.zstd(["-c", "a"])
             #expect(ours.stdout == theirs.stdout, "\(size) bytes")
+            // zstd never asks standard input's size: its frame declares none,
+            // with the level's window; weir's frame is the same (zstd's
+            // multi-threaded default uses --size-hint otherwise).
+            for flags in [["-3"], ["-19"], ["--long=24"], ["-14", "--size-hint=11000"]] {
+                let redirected = try WeirProcess.run(["-c"] + flags, in: scratch.url, stdin: "a")
+                let stock = try scratch.zstd(["-c", "--single-thread"] + flags, stdin: "a")
+                #expect(redirected.stdout == stock.stdout, "\(size) \(flags)")
+            }
         }
+        let piped = try WeirProcess.shell("cat a | $WEIR -19 > w.zst && cat a | zstd -19 > z.zst && cmp w.zst z.zst",
+                                          in: scratch.url)
+        #expect(piped.status == 0, "\(piped.stderr)")
+        let listed = String(decoding: try scratch.zstd(["-lv", "w.zst"]).stdout, as: UTF8.self)
+        #expect(listed.contains("Window Size: 8.00 MiB (8388608 B)") && !listed.contains("Decompressed Size"), "\(listed)")
+        // Several frames from standard input still declare their sizes (parallel decoding needs them).
+        scratch.text("b", size: 3_000_000)
+        try #require(try WeirProcess.run(["-q", "-B1M", "-o", "b.zst"], in: scratch.url, stdin: "b").status == 0)
+        let frames = String(decoding: try WeirProcess.run(["-lv", "b.zst"], in: scratch.url).stdout, as: UTF8.self)
+        #expect(frames.contains("# Zstandard Frames: 3") && frames.contains("Decompressed Size: 2.86 MiB (3000000 B)"),
+                "\(frames)")
+    }
+
+    @Test("-vv -l shows the block's sizes in bytes, as zstd -vv -l")
+    func exactSizes() throws {
+        let scratch = Scratch()
+        scratch.text("a", size: 65_537)
+        try scratch.zstd(["-q", "-19", "-o", "a.zst"], stdin: "a")
+        let ours = String(decoding: try WeirProcess.run(["-vv", "-l", "a.zst"], in: scratch.url).stdout, as: UTF8.self)
+        let theirs = String(decoding: try scratch.zstd(["-vv", "-l", "a.zst"]).stdout, as: UTF8.self)
+        let block = theirs.split(separator: "\n", omittingEmptySubsequences: false).prefix { !$0.isEmpty }
+        #expect(block.contains("Window Size: 8388608 B (8388608 B)"), "\(theirs)")
+        #expect(Array(ours.split(separator: "\n", omittingEmptySubsequences: false).prefix(block.count)) == Array(block),
+                "\(ours)")
     }
 }
