@@ -5,9 +5,8 @@ import Testing
 /// does: `--fake-stderr-is-console` and `--trace-file-stat`.
 @Suite("weir with zstd's test hooks")
 struct ZstdTestHookCommandTests {
-    /// A producer that sends 4 MB, pauses, then the rest of `in`, so that
-    /// the progress line has time to be drawn.
-    static let slowInput = "(head -c 4000000 in; sleep 1; tail -c +4000001 in)"
+    /// A producer slow enough for the progress line to be drawn (4 MB, a pause, the rest of `in`).
+    static let slowInput = ProgressCommandTests.slowInput
 
     @Test("--fake-stderr-is-console draws the progress line and the summary on a stderr that is no terminal; -q hides them")
     func fakeConsole() throws {
