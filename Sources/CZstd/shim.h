@@ -18,3 +18,5 @@ static inline unsigned weir_zstd_header_version(void) { return ZSTD_VERSION_NUMB
 static const ZSTD_cParameter weir_c_literalCompressionMode = ZSTD_c_literalCompressionMode;
 static const ZSTD_cParameter weir_c_stableInBuffer = ZSTD_c_stableInBuffer;
 static const ZSTD_cParameter weir_c_srcSizeHint = ZSTD_c_srcSizeHint;
+static const ZSTD_cParameter weir_c_useRowMatchFinder = ZSTD_c_useRowMatchFinder;
+static const ZSTD_cParameter weir_c_targetCBlockSize = ZSTD_c_targetCBlockSize;

@@ -26,10 +26,14 @@ package enum ListTable {
     /// an empty line: frames, skippable frames (when any), the dictionary
     /// ID (0 when frames differ), the window, the sizes and ratio (the
     /// decompressed size when every frame declares it), the check (with its
-    /// value when there is one frame).
+    /// value when there is one frame). With `exact` (zstd's `-vv`), sizes
+    /// in bytes, unscaled (`8388608 B (8388608 B)`), as zstd shows them
+    /// above its default verbosity, up to 2^53 (a double's whole numbers).
     package static func verboseBlock(name: String, frames: Int, skips: Int, dictionaryID: UInt32, windowSize: Int,
-                                     compressed: Int, decompressed: Int?, check: String, checksum: UInt32?) -> String {
+                                     compressed: Int, decompressed: Int?, check: String, checksum: UInt32?,
+                                     exact: Bool = false) -> String {
         func sized(_ size: Int) -> String {
+            if exact && size < 1 << 53 { return "\(size) B (\(size) B)" }
             let human = human(size)
             return CFormat.string("%.*f", human.precision, human.value) + human.suffix + " (\(size) B)"
         }

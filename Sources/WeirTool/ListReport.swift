@@ -4,7 +4,8 @@ import WeirCLI
 
 /// `weir -l FILE...`: the table `zstd -l` prints, on stdout, with the same
 /// columns and size format; with `-v`, zstd's block per file (`zstd -lv`)
-/// followed by weir's rows of one frame each.
+/// followed by weir's rows of one frame each; with `-vv`, the block's sizes
+/// in bytes, as zstd's.
 struct ListReport {
     let files: [String]
     let verbose: Bool
@@ -62,7 +63,8 @@ struct ListReport {
                                      windowSize: Int(clamping: zstd.last?.windowSize ?? 0), compressed: listing.fileSize,
                                      decompressed: listing.decompressedSize,
                                      check: listing.hasChecksum ? "XXH64" : "None",
-                                     checksum: zstd.count == 1 ? zstd[0].checksum : nil), terminator: "")
+                                     checksum: zstd.count == 1 ? zstd[0].checksum : nil,
+                                     exact: console.verbosity > 1), terminator: "")
         printFrames(listing)
         print()
     }

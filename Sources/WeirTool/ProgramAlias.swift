@@ -7,7 +7,7 @@
 /// | --------------------------- | ----------- |
 /// | `unweir`, `unzstd`          | `weir -d`   |
 /// | `weircat`                   | `weir -dc --pass-through` |
-/// | `zstdcat`, `zcat`           | `weir -dcf --pass-through -q` (zstd: forced to stdout, links followed, quieter) |
+/// | `zstdcat`, `zcat`, `gzcat`  | `weir -dcf --pass-through -q` (zstd: forced to stdout, links followed, quieter) |
 /// | `zstdmt`                    | `weir -T0`  |
 /// | `zstd`                      | `weir`      |
 ///
@@ -23,6 +23,7 @@ enum ProgramAlias {
         ("unzstd", ["-d"], true),
         ("zstdcat", ["-dcf", "--pass-through", "-q"], true),
         ("zcat", ["-dcf", "--pass-through", "-q"], true),
+        ("gzcat", ["-dcf", "--pass-through", "-q"], true),
         ("zstdmt", ["-T0"], true),
     ]
 

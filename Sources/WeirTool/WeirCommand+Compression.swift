@@ -32,8 +32,13 @@ extension WeirCommand {
             }
             if messageFlags.verbose >= 2 {
                 let frame = size.map { min($0, compression.chunkSize) }
-                console.write(ZstdParameterList.line(compression.parameters.resolved(
-                    level: compression.level, size: frame, dictionarySize: dictionarySize)) + "\n")
+                var resolved = compression.parameters.resolved(level: compression.level, size: frame,
+                                                               dictionarySize: dictionarySize)
+                // As zstd's line: --long=N asks for a window of 2^N, unless --zstd=wlog= does.
+                if compression.parameters.windowLog == nil, let long = compression.longWindowLog {
+                    resolved.windowLog = long
+                }
+                console.write(ZstdParameterList.line(resolved) + "\n")
             }
         }
     }

@@ -29,7 +29,8 @@ extension WeirCommand {
         var warnings: [String] = []
         if !outputFlags.force {
             given.removeAll { name in
-                guard FileStatus.isLinkToSkip(name) else { return false }
+                guard FileStatTrace.check("UTIL_isLink(\(FileName.displayed(name)))", { FileStatus.isLinkToSkip(name) })
+                else { return false }
                 warnings.append("\(FileName.displayed(name)) is a symbolic link, ignoring (-f follows it)")
                 return true
             }

@@ -44,7 +44,9 @@ extension WeirCommand {
         case .test: .test(decompressionOptions(toStandardOutput: toStandardOutput, dictionary: dictionary))
         case .decompress: .decompress(decompressionOptions(toStandardOutput: toStandardOutput, dictionary: dictionary,
                                                            appending: shared != nil))
-        case .compress: .compress(compression ?? compressionOptions(level: resolvedLevel(console: console), dictionary: dictionary))
+        case .compress:
+            .compress(soleFrameStreamed(compression ?? compressionOptions(level: resolvedLevel(console: console),
+                                                                          dictionary: dictionary), input: input))
         }
         let compressing = operationKind == .compress
         // As zstd: the dictionary is not also an input.
@@ -53,7 +55,7 @@ extension WeirCommand {
             throw WeirError.inputIsDictionary(path: name)
         }
 
-        if input == "-", isatty(STDIN_FILENO) == 1, !outputFlags.force {
+        if input == "-", FileStatTrace.check("UTIL_isConsole(0)", { isatty(STDIN_FILENO) == 1 }), !outputFlags.force {
             throw WeirError.terminalInput(path: name, compressing: compressing)
         }
         let destination: FileJob.Destination
@@ -62,7 +64,8 @@ extension WeirCommand {
         } else if let shared, outputFile != nil {
             destination = .shared(shared.descriptor)
         } else if toStandardOutput {
-            if compressing, isatty(STDOUT_FILENO) == 1, !outputFlags.toStdout, !outputFlags.force {
+            if compressing, FileStatTrace.check("UTIL_isConsole(1)", { isatty(STDOUT_FILENO) == 1 }),
+               !outputFlags.toStdout, !outputFlags.force {
                 throw WeirError.terminalOutput()
             }
             destination = .standardOutput
@@ -79,8 +82,9 @@ extension WeirCommand {
             throw WeirError.sameFile(path: name)
         }
         var force = outputFlags.force
-        if asking, !force, case .file(let path) = destination, FileStatus.of(path: path)?.isRegularFile == true,
-           messageFlags.quiet == 0 {
+        if asking, !force, case .file(let path) = destination, messageFlags.quiet == 0,
+           FileStatTrace.check("UTIL_isRegularFile(\(FileName.displayed(path)))", {
+               FileStatus.of(path: path)?.isRegularFile == true }) {
             guard Confirmation.ask("weir: \(FileName.displayed(path)): already exists; overwrite (y/n) ? ",
                                    stdinIsInput: input == "-" || files.contains("-")) else {
                 throw WeirError(.outputExists, path: path, operation: .create, reason: "not overwritten")
@@ -92,6 +96,17 @@ extension WeirCommand {
         case .standardOutput, .shared, .none: false
         }
         return FileJob(input: input, operation: operation, destination: destination, force: force, removeInput: removes)
+    }
+
+    /// `options` for `input`: standard input that makes a single frame is
+    /// streamed as zstd streams it (no size declared, the level's window,
+    /// tables for `--size-hint` if given), since zstd never asks its size;
+    /// unless `--stream-size` gives the size, which zstd then declares.
+    func soleFrameStreamed(_ options: CompressionOptions, input: String) -> CompressionOptions {
+        var options = options
+        options.streamsSoleFrame = input == "-" && compressionFlags.streamSize == nil
+        options.streamedSizeHint = messageFlags.sizeHint?.bytes
+        return options
     }
 
     /// The decompression options of the flags for an output that is, or is

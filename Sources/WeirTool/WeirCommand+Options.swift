@@ -130,7 +130,7 @@ struct CompressionFlags: ParsableArguments {
     @Option(name: .customLong("stream-size"), help: ArgumentHelp("The exact size of a piped input: another size is an error (files: ignored).", valueName: "SIZE"))
     var streamSize: ByteCount?
 
-    @Option(name: .customLong("format"), help: ArgumentHelp("The compressed format: only zstd, as weir writes it (zstd's --format=gzip, xz, lzma and lz4 are refused).", valueName: "zstd"))
+    @Option(name: .customLong("format"), help: ArgumentHelp("The compressed format: only zstd, as weir writes it (zstd's gzip, xz, lzma and lz4 formats are refused).", valueName: "zstd"))
     var format: CompressedFormat?
 
     @Flag(name: .customLong("exclude-compressed"), help: "Skip inputs that are already compressed: .zst .tzst .gz .tgz .lzma .xz .txz .lz4 .tlz4.")
@@ -141,6 +141,12 @@ struct CompressionFlags: ParsableArguments {
 
     @Flag(inversion: .prefixedNo, help: "Always (or never) compress literals with Huffman (default: as the level does).")
     var compressLiterals: Bool?
+
+    @Flag(inversion: .prefixedNo, help: "Always (or never) use the row-based match finder of the greedy, lazy and lazy2 strategies (the middle levels; default: as libzstd decides).")
+    var rowMatchFinder: Bool?
+
+    @Option(name: .customLong("target-compressed-block-size"), help: ArgumentHelp("Aim every compressed block at about SIZE bytes, 64 to 128KiB (0: full blocks, the default): a streaming reader gets data sooner, the ratio drops a little.", valueName: "SIZE"))
+    var targetCompressedBlockSize: ByteCount?
 
     @Flag(name: .customLong("show-default-cparams"), help: "Print, for each file, the parameters libzstd picks for its level and size, then compress it.")
     var showDefaultCParams = false
@@ -214,7 +220,7 @@ struct MessageFlags: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Show a live progress line on stderr (default: when stderr is a terminal).")
     var progress: Bool?
 
-    @Option(name: .customLong("size-hint"), help: ArgumentHelp("The input's size when it cannot be known (a pipe), for the progress percentage.", valueName: "SIZE"))
+    @Option(name: .customLong("size-hint"), help: ArgumentHelp("The input's size when it cannot be known (a pipe), for the progress percentage; as zstd, libzstd sizes a piped input of one frame's tables for it.", valueName: "SIZE"))
     var sizeHint: ByteCount?
 
     @Flag(name: .customLong("json"), help: "Instead of the summary, one JSON object per input on stderr, and a total.")
@@ -222,6 +228,12 @@ struct MessageFlags: ParsableArguments {
 
     @Option(name: .customLong("trace"), help: ArgumentHelp("Append one CSV line per frame compressed or decompressed to FILE, as zstd's --trace (libzstd's own trace hooks).", valueName: "FILE"))
     var trace: String?
+
+    @Flag(name: .customLong("fake-stderr-is-console"), help: "zstd's test hook: decide on the progress line and the summaries as if stderr were a terminal.")
+    var fakeStderrIsConsole = false
+
+    @Flag(name: .customLong("trace-file-stat"), help: "zstd's test hook: print on stderr, in zstd's words, each check of a file's status the command makes (terminals, links, existing outputs).")
+    var traceFileStat = false
 
     @Flag(name: [.customShort("V"), .customLong("version")], help: "Print the version of weir and of libzstd.")
     var showVersion = false
@@ -241,6 +253,9 @@ extension CompressionFlags {
             guard ZstdParameterList.parse(list, into: &parameters) else { return nil }
         }
         parameters.compressLiterals = compressLiterals
+        parameters.useRowMatchFinder = rowMatchFinder
+        // 0 is zstd's "no target".
+        parameters.targetCompressedBlockSize = targetCompressedBlockSize.flatMap { $0.bytes == 0 ? nil : $0.bytes }
         return parameters
     }
 

@@ -10,8 +10,16 @@ extension WeirCommand {
     /// to standard output on that terminal too (decompressing to the screen).
     func showsProgress(_ inputs: [String]) -> Bool {
         if let progress = messageFlags.progress { return progress }
-        if messageFlags.quiet > 0 || !StandardError.isTerminal { return false }
-        return !(inputs.contains(where: writesToStandardOutput) && isatty(STDOUT_FILENO) == 1)
+        if messageFlags.quiet > 0 || !stderrIsConsole { return false }
+        return !(inputs.contains(where: writesToStandardOutput)
+                 && FileStatTrace.check("UTIL_isConsole(1)") { isatty(STDOUT_FILENO) == 1 })
+    }
+
+    /// Whether stderr is taken for a terminal: it is one, or
+    /// `--fake-stderr-is-console` says so (zstd's test hook, for scripts
+    /// that check what a terminal would show).
+    var stderrIsConsole: Bool {
+        FileStatTrace.check("UTIL_isConsole(2)") { messageFlags.fakeStderrIsConsole || StandardError.isTerminal }
     }
 
     /// Whether a summary line follows each input (and a total several):
@@ -21,7 +29,7 @@ extension WeirCommand {
     /// shows them even with -q, as zstd ends its progress with one.
     func showsSummaries(_ inputs: [String]) -> Bool {
         if messageFlags.quiet > 0 { return messageFlags.progress == true }
-        return messageFlags.verbose > 0 || StandardError.isTerminal || !inputs.allSatisfy(writesToStandardOutput)
+        return messageFlags.verbose > 0 || stderrIsConsole || !inputs.allSatisfy(writesToStandardOutput)
     }
 
     /// What is done to every input.

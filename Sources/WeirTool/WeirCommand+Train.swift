@@ -70,12 +70,20 @@ extension WeirCommand {
         }
     }
 
+    /// The exit status of a training with too few samples: zstd's.
+    static let tooFewSamplesStatus: Int32 = 14
+
     /// Learns a dictionary from the files `inputs` and writes it to -o DICT
     /// (default `dictionary`), saying what zstd says; returns the exit status.
     func trainDictionary(_ inputs: [String], console: Console) -> Int32 {
         let path = outputFlags.output ?? "dictionary"
         let training = dictionaryTraining
         do throws(WeirError) {
+            // No sample file named: too few samples, as zstd says (it does
+            // not read standard input for samples).
+            if files.isEmpty && operationFlags.fileLists.isEmpty {
+                throw WeirError.tooFewSamples(path: path, count: 0, minimum: TrainingSamples.minimumCount)
+            }
             let samples = try TrainingSamples.load(paths: inputs, for: training, dictionaryPath: path)
             for warning in samples.warnings { console.warning(warning) }
             let (dictionary, builder) = try DictionaryTrainer.train(samples.buffer, sizes: samples.sizes, training, path: path)
@@ -90,7 +98,9 @@ extension WeirCommand {
             return 0
         } catch {
             console.error(CommandHint.message(for: error))
-            return 1
+            // zstd exits with its error 14 ("nb of samples too low"), which
+            // scripts that try a training may test for.
+            return error.hint == .moreSamples ? Self.tooFewSamplesStatus : 1
         }
     }
 }

@@ -10,9 +10,6 @@ extension WeirCommand {
         if let long = dictionaryFlags.long, !CompressionOptions.longWindowLogs.contains(long) {
             throw ValidationError("--long=\(long): the window log must be between \(CompressionOptions.longWindowLogs.lowerBound) and \(CompressionOptions.longWindowLogs.upperBound).")
         }
-        if training && files.isEmpty && operationFlags.fileLists.isEmpty {
-            throw ValidationError("training needs the sample files: weir --train FILE... [-o DICT].")
-        }
         try validateTraining()
         if let fast = compressionFlags.fast, fast < 1 {
             throw ValidationError("--fast=\(fast): the value must be 1 or more.")
@@ -49,7 +46,9 @@ extension WeirCommand {
         do throws(WeirError) {
             try parameters.validate()
         } catch {
-            throw ValidationError("--zstd: \(error.reason)")
+            // Named by the flag that set it: libzstd's targetCBlockSize is no --zstd= key.
+            let flag = error.reason.hasPrefix("targetCBlockSize") ? "--target-compressed-block-size" : "--zstd"
+            throw ValidationError("\(flag): \(error.reason)")
         }
         if operationFlags.operation == .index {
             if messageFlags.json {

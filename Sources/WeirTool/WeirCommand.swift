@@ -27,7 +27,7 @@ struct WeirCommand: ParsableCommand {
         Levels: -1 ... -19 (default 3), --ultra -20 ... -22, --fast[=N].
         Sizes accept K, KB, KiB, M, MB, MiB, G, GB, GiB.
         Exit status: 0 on success, 1 if any file failed or on a usage error,
-        128+N after signal N.
+        14 when training has too few samples (as zstd), 128+N after signal N.
         Environment: WEIR_CLEVEL (level), WEIR_NBTHREADS (threads); flags win.
         unweir is weir -d, weircat is weir -dc --pass-through; linked as zstd,
         unzstd, zstdcat, zcat or zstdmt, weir acts as zstd does under that name
@@ -133,6 +133,7 @@ struct WeirCommand: ParsableCommand {
             }
         }
         defer { if messageFlags.trace != nil { ZstdTrace.stop() } }
+        if messageFlags.traceFileStat { FileStatTrace.enable() }
         let gathered = gatherInputs()
         let inputs = gathered.names
         let console = Console(quietness: messageFlags.quiet, verbosity: messageFlags.verbose,

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// weir called by zstd's names (a link named zstd, unzstd, zstdcat, zcat or
+/// weir called by zstd's names (a link named zstd, unzstd, zstdcat, zcat, gzcat or
 /// zstdmt), side by side with the real zstd called by the same name.
 @Suite("weir as zstd: its names, its environment, its links")
 struct ZstdNamesCommandTests {
@@ -18,8 +18,8 @@ struct ZstdNamesCommandTests {
         return (scratch.path("w/" + name), scratch.path("z/" + name))
     }
 
-    @Test("zstdcat and zcat write the content of .zst files and of plain ones to stdout, as zstd's do",
-          arguments: ["zstdcat", "zcat"])
+    @Test("zstdcat, zcat and gzcat write the content of .zst files and of plain ones to stdout, as zstd's do",
+          arguments: ["zstdcat", "zcat", "gzcat"])
     func cat(name: String) throws {
         let scratch = Scratch()
         let original = scratch.text("a", size: 100_000)

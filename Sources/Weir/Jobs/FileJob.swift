@@ -152,11 +152,12 @@ package struct FileJob: Sendable {
         }
 
         /// A job that ``SmallFileCompressor`` does: compressing a regular
-        /// file that makes one frame into a file, not cancelled.
+        /// file that makes one frame into a file, not cancelled, nor
+        /// streamed as zstd streams standard input (the pipeline does that).
         func small(_ operation: Operation, cancellation: Cancellation?) -> (options: CompressionOptions, size: Int, output: OutputFile)? {
             // The size of a file that can be trusted (not procfs's 0): the
             // small path reads that many bytes.
-            guard case .compress(let options) = operation, let outputFile, let inputStatus,
+            guard case .compress(let options) = operation, !options.streamsSoleFrame, let outputFile, let inputStatus,
                   let size = InputKind.trustedSize(of: inputFD, status: inputStatus),
                   SmallFileCompressor.accepts(size: size, options: options),
                   cancellation?.isCancelled != true else { return nil }

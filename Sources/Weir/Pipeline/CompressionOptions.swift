@@ -48,6 +48,19 @@ public struct CompressionOptions: Sendable, Equatable {
     /// would, and `FileJob` fails when the input turns out to be of another
     /// size. Ignored for a regular file, whose size is known.
     public var streamSize: Int?
+    /// Whether an input that makes a single frame is compressed as zstd
+    /// compresses standard input, whose size it never asks: streamed, so
+    /// that the header declares no size and the window is the level's for
+    /// an unknown size (libzstd fits a declared frame's window to its size).
+    /// The command line sets it for standard input without `--stream-size`:
+    /// a small piped input then gives the bytes zstd writes. A run of
+    /// several frames declares every size all the same (parallel decoding
+    /// sizes each frame's output by it).
+    public var streamsSoleFrame = false
+    /// The size a streamed sole frame's input is expected to have, as zstd's
+    /// `--size-hint` (`ZSTD_c_srcSizeHint`): libzstd sizes its tables for it
+    /// and still declares no size. nil: none.
+    public var streamedSizeHint: Int?
     /// Cut chunks at content-defined boundaries (`--rsyncable`, see
     /// `RsyncableChunker`): chunks of `chunkSize` on average, up to twice it.
     public var rsyncable: Bool = false

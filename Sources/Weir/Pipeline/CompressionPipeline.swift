@@ -173,7 +173,9 @@ package final class CompressionPipeline: Sendable {
             run: run, buffers: BufferPool(size: Zstd.compressBound(options.largestChunk),
                                           keep: options.resolvedChunksInFlight),
             seekTable: seekTable, inputName: inputName, firstFrame: firstFrame,
-            damagedFrame: options.verify ? options.damagedFrameForTesting : nil)
+            damagedFrame: options.verify ? options.damagedFrameForTesting : nil,
+            streamedWindowLog: options.parameters.windowLog ?? options.longWindowLog,
+            streamedSizeHint: options.streamedSizeHint)
 
         let bytesIn = Locked(0)
         let keptInput = partial?.keptBytes.input ?? 0
@@ -210,8 +212,11 @@ package final class CompressionPipeline: Sendable {
                 // to the writer: the frame's write frees the slot the next
                 // read takes, and that read's buffer can then reuse this one.
                 var data: DispatchData? = chunk.data
+                // The whole input in one frame: streamed if asked (zstd's frame).
+                let streamed = options.streamsSoleFrame && number == 0 && chunk.endOfInput
                 pool.submit { context in
-                    compressor.compress(&data, number: number, offset: offset, context: context, ticket: ticket)
+                    compressor.compress(&data, number: number, offset: offset, streamed: streamed, context: context,
+                                        ticket: ticket)
                 }
                 if chunk.endOfInput { break }
             }
@@ -253,15 +258,21 @@ private struct ChunkCompressor: Sendable {
     let firstFrame: Int
     /// The frame whose bit a test flips before it is verified.
     let damagedFrame: Int?
+    /// The window a streamed frame asks for, as zstd's would: `--zstd=wlog=`'s,
+    /// else `--long`'s, else (nil) the level's.
+    let streamedWindowLog: Int?
+    /// zstd's `--size-hint` for a streamed frame.
+    let streamedSizeHint: Int?
     /// The largest window the frames declare (``Statistics/windowLog``).
     let windowLog = Locked<Int?>(nil)
 
     /// On a worker: compresses chunk `number`, which starts at input
     /// `offset` (dropped as soon as it is compressed and, with `verify`,
-    /// checked), into a pooled buffer and hands the frame to the writer with
-    /// its ticket; after a failure, or without a context (one could not be
-    /// made), drops it and releases the ticket.
-    func compress(_ data: inout DispatchData?, number: Int, offset: Int, context: CompressionContext?,
+    /// checked), into a pooled buffer, `streamed` as zstd compresses
+    /// standard input or else with its size, and hands the frame to the
+    /// writer with its ticket; after a failure, or without a context (one
+    /// could not be made), drops it and releases the ticket.
+    func compress(_ data: inout DispatchData?, number: Int, offset: Int, streamed: Bool, context: CompressionContext?,
                   ticket: RunTicket) {
         let control = run.control
         guard let context, !control.isFailed else { return ticket.release() }
@@ -271,9 +282,13 @@ private struct ChunkCompressor: Sendable {
         }
         let count = data?.count ?? 0
         do throws(WeirError) {
-            let size = try context.compressFrame(
-                data ?? DispatchData.empty, into: UnsafeMutableRawBufferPointer(start: buffer, count: buffers.size),
-                mapped: run.reader.isMapped, path: inputName)
+            let output = UnsafeMutableRawBufferPointer(start: buffer, count: buffers.size)
+            let size = streamed
+                ? try context.compressStreamedFrame(data ?? DispatchData.empty, into: output,
+                                                    windowLog: streamedWindowLog, sizeHint: streamedSizeHint,
+                                                    path: inputName)
+                : try context.compressFrame(data ?? DispatchData.empty, into: output, mapped: run.reader.isMapped,
+                                            path: inputName)
             try run.reader.checkUnchanged()
             let frame = UnsafeRawBufferPointer(start: buffer, count: size)
             if let verifier = context.verifier {

@@ -150,6 +150,48 @@ package final class CompressionContext {
         return out.pos
     }
 
+    /// Compresses `chunk` as one frame as zstd compresses standard input:
+    /// fed as it comes (`ZSTD_e_continue`), then ended with no more input,
+    /// so libzstd never learns its size: the header declares none and the
+    /// window is the level's for an unknown size, byte for byte zstd's
+    /// frame. An empty chunk ends at once, and its frame declares the size
+    /// 0, as zstd's of an empty input does.
+    ///
+    /// - Parameters:
+    ///   - windowLog: the window zstd would ask for (`--long=N`,
+    ///     `--zstd=wlog=N`); nil for the level's, over the wider one weir
+    ///     gives its independent chunks (``CompressionOptions/resolvedWindowLog``),
+    ///     which the context gets back after the frame.
+    ///   - sizeHint: zstd's `--size-hint`, for this frame only.
+    func compressStreamedFrame(_ chunk: DispatchData, into output: UnsafeMutableRawBufferPointer, windowLog: Int?,
+                               sizeHint: Int? = nil, path: String) throws(WeirError) -> Int {
+        ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
+        var chunkWindowLog: Int32 = 0
+        ZSTD_CCtx_getParameter(cctx, ZSTD_c_windowLog, &chunkWindowLog)
+        defer {
+            ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
+            ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, chunkWindowLog)
+            ZSTD_CCtx_setParameter(cctx, weir_c_srcSizeHint, 0)
+        }
+        try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, Int32(windowLog ?? 0)), path: path,
+                       operation: .setParameter("set window"))
+        try Zstd.check(ZSTD_CCtx_setParameter(cctx, weir_c_srcSizeHint, Int32(clamping: sizeHint ?? 0)), path: path,
+                       operation: .setParameter("set size hint"))
+        var out = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
+        var failure = 0
+        chunk.enumerateBytes { region, _, stop in
+            var input = ZSTD_inBuffer(src: region.baseAddress, size: region.count, pos: 0)
+            failure = Self.drive(cctx, &out, &input, ZSTD_e_continue)
+            if failure != 0 { stop = true }
+        }
+        if failure == 0 {
+            var end = ZSTD_inBuffer(src: nil, size: 0, pos: 0)
+            failure = Self.drive(cctx, &out, &end, ZSTD_e_end)
+        }
+        if failure != 0 { throw Zstd.error(failure, path: path, operation: .compress) }
+        return out.pos
+    }
+
     /// Compresses `mapped`, the bytes of a file mapping, as one frame into
     /// `output`, giving the pages behind the window back as it goes: reading
     /// maps a page in, and the pages of a whole chunk would otherwise stay

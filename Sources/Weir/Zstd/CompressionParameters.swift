@@ -29,6 +29,14 @@ public struct CompressionParameters: Sendable, Equatable {
     /// Whether literals are Huffman-compressed: true always, false never
     /// (`ZSTD_c_literalCompressionMode`); nil as the level decides.
     public var compressLiterals: Bool?
+    /// Whether the greedy, lazy and lazy2 strategies use the row-based match
+    /// finder: true always, false never (`ZSTD_c_useRowMatchFinder`); nil
+    /// as libzstd decides (by window size and CPU).
+    public var useRowMatchFinder: Bool?
+    /// The compressed size blocks aim at, 64 to 131072 bytes
+    /// (`ZSTD_c_targetCBlockSize`): smaller blocks let a streaming reader
+    /// start sooner, at some cost in ratio. nil: no target (full blocks).
+    public var targetCompressedBlockSize: Int?
 
     /// No parameter set: the level decides everything.
     public init() {}
@@ -68,6 +76,9 @@ public struct CompressionParameters: Sendable, Equatable {
             (ZSTD_c_ldmHashRateLog, "ldmHashRateLog", ldmHashRateLog),
             (weir_c_literalCompressionMode, "literal compression",
              compressLiterals.map { Int(($0 ? ZSTD_ps_enable : ZSTD_ps_disable).rawValue) }),
+            (weir_c_useRowMatchFinder, "row match finder",
+             useRowMatchFinder.map { Int(($0 ? ZSTD_ps_enable : ZSTD_ps_disable).rawValue) }),
+            (weir_c_targetCBlockSize, "targetCBlockSize", targetCompressedBlockSize),
         ]
         return all.compactMap { parameter, name, value in value.map { (parameter, name, $0) } }
     }
