@@ -86,6 +86,7 @@ extension WeirCommand {
         options.parameters = compressionFlags.parameters ?? CompressionParameters()
         options.dictionaryID = !dictionaryFlags.noDictionaryID
         options.verify = resourceFlags.verify
+        options.format = compressionFlags.format ?? .zstd
         // The tests' way to show that --verify catches a flipped bit.
         options.damagedFrameForTesting = getenv("WEIR_TEST_DAMAGE_FRAME").flatMap { Int(String(cString: $0)) }
         options.chunkSize = options.resolvedChunkSize

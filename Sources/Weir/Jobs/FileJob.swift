@@ -257,6 +257,13 @@ package struct FileJob: Sendable {
                                              declared: expected)
             }
             return statistics
+        case .decompress(let options) where try Self.startsOtherFormat(input, path: inputName),
+             .test(let options) where try Self.startsOtherFormat(input, path: inputName):
+            let run = MixedStreamDecompression(input: input, output: output, inputName: inputName,
+                                               outputName: outputName, options: options, observer: observer)
+            let key = cancellation?.attach { run.cancel() }
+            defer { if let key { cancellation?.detach(key) } }
+            return try run.run()
         case .decompress(let options) where try Self.passesThrough(input, options: options, path: inputName),
              .test(let options) where try Self.passesThrough(input, options: options, path: inputName):
             let copy = PassThroughCopy(input: input, output: output, inputName: inputName, outputName: outputName,
@@ -272,6 +279,14 @@ package struct FileJob: Sendable {
             defer { if let key { cancellation?.detach(key) } }
             return try pipeline.run()
         }
+    }
+
+    /// Whether `input` starts with a frame of gzip, xz, .lzma or lz4 (read by
+    /// magic, as zstd reads them, whatever its name).
+    static func startsOtherFormat(_ input: Int32, path: String) throws(WeirError) -> Bool {
+        guard let first = try InputPeek.firstBytes(of: input, count: CompressedFormat.magicLength, path: path),
+              let format = CompressedFormat.detect(first) else { return false }
+        return format != .zstd
     }
 
     /// Whether `input` is copied through rather than decoded: pass-through

@@ -128,7 +128,7 @@ public final class CompressionPipeline: Sendable {
             try CompressionDictionary(dictionary, level: options.level, path: inputName)
         }
         // The seek table: entries join it as frames are written, in file order.
-        let seekTable = options.seekTable ? SeekTableRecorder(checksums: options.checksum, path: outputName) : nil
+        let seekTable = options.seekTable && options.format == .zstd ? SeekTableRecorder(checksums: options.checksum, path: outputName) : nil
         let frames = Locked(0)
         // A frame's ticket (its slot) is released by the run once the frame
         // is written; after a failure, a slot wakes the reading thread if it
@@ -152,12 +152,16 @@ public final class CompressionPipeline: Sendable {
                     windowLog: options.resolvedWindowLog, longDistance: options.longWindowLog != nil,
                     dictionary: dictionary, dictionaryID: options.dictionaryID, parameters: options.parameters,
                     path: inputName)
+                if options.format != .zstd {
+                    context.member = try MemberEncoder(format: options.format, level: options.level, path: inputName)
+                }
                 if options.verify { context.verifier = try FrameVerifier(dictionary: options.dictionary, path: inputName) }
                 return context
             },
             onContextFailure: { control.fail($0) })
         let compressor = ChunkCompressor(
-            run: run, buffers: BufferPool(size: Zstd.compressBound(options.largestChunk),
+            run: run, buffers: BufferPool(size: options.format == .zstd ? Zstd.compressBound(options.largestChunk)
+                                      : MemberEncoder.bound(format: options.format, size: options.largestChunk),
                                           keep: options.resolvedChunksInFlight),
             seekTable: seekTable, inputName: inputName,
             damagedFrame: options.verify ? options.damagedFrameForTesting : nil)
@@ -253,9 +257,14 @@ private struct ChunkCompressor: Sendable {
         }
         let count = data?.count ?? 0
         do throws(WeirError) {
-            let size = try context.compressFrame(
-                data ?? DispatchData.empty, into: UnsafeMutableRawBufferPointer(start: buffer, count: buffers.size),
-                mapped: run.reader.isMapped, path: inputName)
+            let out = UnsafeMutableRawBufferPointer(start: buffer, count: buffers.size)
+            let size: Int
+            if let member = context.member {
+                size = try member.encode(data ?? DispatchData.empty, into: out, path: inputName)
+            } else {
+                size = try context.compressFrame(data ?? DispatchData.empty, into: out, mapped: run.reader.isMapped,
+                                                 path: inputName)
+            }
             try run.reader.checkUnchanged()
             let frame = UnsafeRawBufferPointer(start: buffer, count: size)
             if let verifier = context.verifier {

@@ -1,0 +1,93 @@
+import Dispatch
+import SystemPackage
+
+/// Decompresses an input that starts with a frame of another format than
+/// zstd (.gz, .xz, .lzma, .lz4; zstd frames may follow), on one thread,
+/// through the same channels as every pipeline:
+///
+///     input fd ─▶ ChunkReader (a mapped file, or a DispatchIO stream channel)
+///        │  one read of `readSize` at a time, on the thread "weir.formats"
+///        ▼
+///     MixedStreamDecoder: each frame's library, by magic number; decoded
+///        │  bytes in blocks of 1 MiB, each after taking one of `slots`
+///        ▼
+///     OrderedWriter (DispatchIO channel, queue "weir.write"), in order;
+///        a written block gives its slot back.
+///
+/// Bound: ``slots`` decoded blocks between decoding and written, and one
+/// read; a slow consumer stops the decoder. A stream of another format is
+/// decoded in order (its members' ends are only known by decoding them);
+/// weir's own gzip files decode in parallel (``GzipParallelDecompression``).
+final class MixedStreamDecompression: Sendable {
+    static let slots = 4
+
+    private let input: Int32
+    private let output: PipelineOutput?
+    private let inputName: String
+    private let outputName: String
+    private let options: DecompressionOptions
+    private let operation: WeirError.Operation
+    private let observer: ProgressObserver?
+    private let control = RunControl(slots: MixedStreamDecompression.slots)
+
+    /// Prepares a run; the descriptors remain the caller's to close. With no
+    /// output (`-t`), the decoded bytes are counted and dropped.
+    init(input: Int32, output: PipelineOutput?, inputName: String, outputName: String,
+         options: DecompressionOptions, observer: ProgressObserver?) {
+        self.input = input
+        self.output = output
+        self.inputName = inputName
+        self.outputName = outputName
+        self.options = options
+        self.operation = output == nil ? .test : .decompress
+        self.observer = observer
+    }
+
+    /// Stops the run from another thread; `run()` throws `.cancelled`.
+    func cancel() {
+        control.fail(.cancelled(path: inputName, operation: operation))
+    }
+
+    /// Decodes until the end of the input, a failure or ``cancel()``.
+    func run() throws(WeirError) -> Statistics {
+        let control = self.control
+        let run = PipelineRun(control: control, input: .descriptor(input),
+                              kind: InputKind.of(FileDescriptor(rawValue: input)), inputName: inputName,
+                              readSize: options.readSize, mapFiles: options.mapInput,
+                              output: output, outputName: outputName, sparse: options.sparse,
+                              observer: observer, wake: { control.slots.signal() })
+        let reader = run.reader
+        let (options, inputName, operation) = (self.options, self.inputName, self.operation)
+        let totals = Locked((bytesIn: 0, frames: 0))
+        control.startThread(name: "weir.formats") {
+            let decoder = MixedStreamDecoder(options: options, path: inputName, operation: operation)
+            var index = 0
+            // A block goes out with a slot taken for it; none left means the
+            // run failed, and the sentinel thrown here is not its failure.
+            let emit = { (block: UnsafeRawBufferPointer) throws(WeirError) in
+                guard let ticket = control.takeSlot() else { throw .cancelled(path: inputName, operation: operation) }
+                run.submit(index, DispatchData(bytes: block), ticket: ticket)
+                index += 1
+            }
+            do throws(WeirError) {
+                while true {
+                    let chunk = try reader.start().wait()
+                    try reader.checkUnchanged()
+                    var regions: [UnsafeRawBufferPointer] = []
+                    chunk.data.enumerateBytes { region, _, _ in regions.append(UnsafeRawBufferPointer(region)) }
+                    for region in regions { try decoder.feed(region, emit: emit) }
+                    totals.withLock { $0.bytesIn += chunk.data.count }
+                    if chunk.endOfInput { break }
+                }
+                try decoder.finish()
+            } catch {
+                control.fail(error)
+            }
+            totals.withLock { $0.frames = decoder.frames }
+        }
+        control.activity.wait()
+        var statistics = try run.end(bytesIn: totals.current.bytesIn)
+        statistics.frames = totals.current.frames
+        return statistics
+    }
+}
