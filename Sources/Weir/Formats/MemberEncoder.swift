@@ -9,6 +9,9 @@ import Glibc
 ///
 /// Levels are zstd's, mapped as zstd 1.5.4 maps them (programs/fileio.c):
 /// gzip clamped to zlib's 1…9, xz to 0…9, lz4 given to liblz4 as it is.
+/// `--format=lzma` is the exception: a .lzma file is one stream, which
+/// cannot be cut, so its chunks are encoded in order by one worker into one
+/// stream (``encode(_:into:last:path:)`` with `last` on the final chunk).
 /// A worker owns its encoder; nothing in it is shared.
 package final class MemberEncoder {
     let format: CompressedFormat
@@ -17,6 +20,8 @@ package final class MemberEncoder {
     private var lz4: OpaquePointer?
     private var lz4Preferences = LZ4F_preferences_t()
     private let xz: UnsafeMutablePointer<lzma_stream>
+    /// Whether a .lzma stream has begun and not yet ended.
+    private var lzmaStarted = false
     /// A chunk of several regions, flattened for libdeflate (whole buffers only).
     private var scratch: UnsafeMutableRawBufferPointer?
 
@@ -67,14 +72,17 @@ package final class MemberEncoder {
         case .lz4:
             var preferences = lz4Preferences(level: 0)
             return LZ4F_compressFrameBound(size, &preferences)
-        case .xz, .lzma, .zstd: return lzma_stream_buffer_bound(size)
+        case .xz, .zstd: return lzma_stream_buffer_bound(size)
+        // A chunk's input may flush what the encoder held from the one
+        // before (its lookahead, the range coder's bytes): 64 KiB more.
+        case .lzma: return lzma_stream_buffer_bound(size) + (64 << 10)
         }
     }
 
     /// Encodes `chunk` (possibly empty, possibly of several regions) as one
     /// member at the start of `output`, of at least ``bound(format:size:)``
     /// bytes, and returns its size.
-    package func encode(_ chunk: DispatchData, into output: UnsafeMutableRawBufferPointer,
+    package func encode(_ chunk: DispatchData, into output: UnsafeMutableRawBufferPointer, last: Bool = true,
                         path: String) throws(WeirError) -> Int {
         // The regions point into `chunk`, which outlives this call.
         var regions: [UnsafeRawBufferPointer] = []
@@ -82,7 +90,8 @@ package final class MemberEncoder {
         switch format {
         case .gzip: return try encodeGzip(regions, total: chunk.count, into: output, path: path)
         case .lz4: return try encodeLz4(regions, total: chunk.count, into: output, path: path)
-        case .xz, .lzma, .zstd: return try encodeXz(regions, into: output, path: path)
+        case .xz, .zstd: return try encodeXz(regions, into: output, path: path)
+        case .lzma: return try encodeLzma(regions, into: output, last: last, path: path)
         }
     }
 
@@ -127,11 +136,35 @@ package final class MemberEncoder {
         }
     }
 
+    /// The next part of the one .lzma stream (an end marker closes it: the
+    /// size is not written, as xz --format=lzma writes it from a pipe).
+    private func encodeLzma(_ regions: [UnsafeRawBufferPointer], into output: UnsafeMutableRawBufferPointer,
+                            last: Bool, path: String) throws(WeirError) -> Int {
+        if !lzmaStarted {
+            var settings = lzma_options_lzma()
+            guard lzma_lzma_preset(&settings, UInt32(level)) == 0 else {
+                throw .lzma(LZMA_OPTIONS_ERROR, .lzma, path: path, operation: .compress)
+            }
+            let code = lzma_alone_encoder(xz, &settings)
+            guard code == LZMA_OK else { throw .lzma(code, .lzma, path: path, operation: .compress) }
+            lzmaStarted = true
+        }
+        return try drive(regions, into: output, finish: last, format: .lzma, path: path)
+    }
+
     /// One whole .xz stream per chunk (CRC64, as zstd and xz write it).
     private func encodeXz(_ regions: [UnsafeRawBufferPointer], into output: UnsafeMutableRawBufferPointer,
                           path: String) throws(WeirError) -> Int {
-        var code = lzma_easy_encoder(xz, UInt32(level), LZMA_CHECK_CRC64)
+        let code = lzma_easy_encoder(xz, UInt32(level), LZMA_CHECK_CRC64)
         guard code == LZMA_OK else { throw .lzma(code, .xz, path: path, operation: .compress) }
+        return try drive(regions, into: output, finish: true, format: .xz, path: path)
+    }
+
+    /// Feeds `regions` to liblzma's encoder into `output`, then ends its
+    /// stream when `finish`; returns the bytes written.
+    private func drive(_ regions: [UnsafeRawBufferPointer], into output: UnsafeMutableRawBufferPointer, finish: Bool,
+                       format: CompressedFormat, path: String) throws(WeirError) -> Int {
+        var code = LZMA_OK
         xz.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: UInt8.self)
         xz.pointee.avail_out = output.count
         for region in regions where region.count > 0 {
@@ -139,11 +172,14 @@ package final class MemberEncoder {
             xz.pointee.avail_in = region.count
             while xz.pointee.avail_in > 0 {
                 code = lzma_code(xz, LZMA_RUN)
-                guard code == LZMA_OK else { throw .lzma(code, .xz, path: path, operation: .compress) }
+                guard code == LZMA_OK else { throw .lzma(code, format, path: path, operation: .compress) }
             }
         }
-        repeat { code = lzma_code(xz, LZMA_FINISH) } while code == LZMA_OK
-        guard code == LZMA_STREAM_END else { throw .lzma(code, .xz, path: path, operation: .compress) }
+        if finish {
+            repeat { code = lzma_code(xz, LZMA_FINISH) } while code == LZMA_OK
+            guard code == LZMA_STREAM_END else { throw .lzma(code, format, path: path, operation: .compress) }
+            lzmaStarted = false
+        }
         return output.count - xz.pointee.avail_out
     }
 }

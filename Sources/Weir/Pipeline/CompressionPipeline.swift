@@ -119,7 +119,8 @@ public final class CompressionPipeline: Sendable {
     public func run() throws(WeirError) -> Statistics {
         let kind = input.kind
         let options = self.options.fitted(toInputSize: kind.size ?? self.options.streamSize)
-        let threads = options.resolvedThreads
+        // A .lzma file is one stream: one worker encodes its chunks in order.
+        let threads = options.format == .lzma ? 1 : options.resolvedThreads
         let control = self.control
         let inputName = self.inputName
         // One digested dictionary for every worker's context, made before
@@ -186,7 +187,8 @@ public final class CompressionPipeline: Sendable {
                 // An input whose size is a multiple of the chunk size ends
                 // with an empty read: no empty frame for it, except for an
                 // empty input, which becomes one empty frame as with zstd.
-                if chunk.data.count == 0 && index > 0 {
+                // (.lzma: that empty chunk ends the stream.)
+                if chunk.data.count == 0 && index > 0 && options.format != .lzma {
                     ticket.release()
                     break
                 }
@@ -200,10 +202,12 @@ public final class CompressionPipeline: Sendable {
                 // to the writer: the frame's write frees the slot the next
                 // read takes, and that read's buffer can then reuse this one.
                 var data: DispatchData? = chunk.data
+                let last = chunk.endOfInput || chunk.data.count == 0
                 pool.submit { context in
-                    compressor.compress(&data, number: number, offset: offset, context: context, ticket: ticket)
+                    compressor.compress(&data, number: number, offset: offset, last: last, context: context,
+                                        ticket: ticket)
                 }
-                if chunk.endOfInput { break }
+                if last { break }
             }
         }
 
@@ -247,7 +251,7 @@ private struct ChunkCompressor: Sendable {
     /// checked), into a pooled buffer and hands the frame to the writer with
     /// its ticket; after a failure, or without a context (one could not be
     /// made), drops it and releases the ticket.
-    func compress(_ data: inout DispatchData?, number: Int, offset: Int, context: CompressionContext?,
+    func compress(_ data: inout DispatchData?, number: Int, offset: Int, last: Bool, context: CompressionContext?,
                   ticket: RunTicket) {
         let control = run.control
         guard let context, !control.isFailed else { return ticket.release() }
@@ -260,7 +264,7 @@ private struct ChunkCompressor: Sendable {
             let out = UnsafeMutableRawBufferPointer(start: buffer, count: buffers.size)
             let size: Int
             if let member = context.member {
-                size = try member.encode(data ?? DispatchData.empty, into: out, path: inputName)
+                size = try member.encode(data ?? DispatchData.empty, into: out, last: last, path: inputName)
             } else {
                 size = try context.compressFrame(data ?? DispatchData.empty, into: out, mapped: run.reader.isMapped,
                                                  path: inputName)
