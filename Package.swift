@@ -22,11 +22,11 @@ let package = Package(
             providers: [.apt(["libzstd-dev"])]
         ),
         // The other formats zstd reads and writes (--format=, .gz .xz .lzma
-        // .lz4 by magic): libdeflate, zlib, liblz4, liblzma (Sources/Weir/Formats).
+        // .lz4 by magic): libdeflate, ISA-L, zlib, liblz4, liblzma (Sources/Weir/Formats).
         .systemLibrary(
             name: "CFormats",
             pkgConfig: "libdeflate",
-            providers: [.apt(["libdeflate-dev", "zlib1g-dev", "liblz4-dev", "liblzma-dev"])]
+            providers: [.apt(["libdeflate-dev", "libisal-dev", "zlib1g-dev", "liblz4-dev", "liblzma-dev"])]
         ),
         // What Swift cannot write or reach: the SIGBUS guard of mapped input
         // files (a signal handler) and thread naming (_GNU_SOURCE).

@@ -2,8 +2,11 @@ import CFormats
 import CZstd
 
 /// Decodes members (frames) of one format at a time, piece by piece, as
-/// the input arrives: zstd through a ``DecompressionContext``, gzip through
-/// zlib (a stream must be inflated as it comes, which libdeflate cannot),
+/// the input arrives: zstd through a ``DecompressionContext``; gzip through
+/// ISA-L's inflate (2.7× zlib's speed on the Linux tarball) when the whole
+/// input is one mapped piece, else zlib (ISA-L, fed pieces of a few bytes
+/// that then change, fails on valid data: its CRC check catches it, but a
+/// pipe's reads may be that small); libdeflate cannot inflate piece by piece;
 /// lz4 through its frame API, xz and .lzma through liblzma. ``start(_:)``
 /// begins a member; ``step(_:consumed:into:filled:)`` runs until the input is
 /// used, the output is full or the member ends. Each library's state is made
@@ -13,21 +16,31 @@ final class MemberDecoder {
     private let options: DecompressionOptions
     private let path: String
     private var zstd: DecompressionContext?
+    /// Whether gzip goes through ISA-L: the input comes as one piece.
+    private let wholeInput: Bool
+    private let igzip: UnsafeMutablePointer<inflate_state>
     private let zlib: UnsafeMutablePointer<z_stream>
     private var zlibReady = false
     private var lz4: OpaquePointer?
     private let lzma: UnsafeMutablePointer<lzma_stream>
 
-    init(options: DecompressionOptions, path: String) {
+    init(options: DecompressionOptions, path: String, wholeInput: Bool) {
         self.options = options
         self.path = path
+        self.wholeInput = wholeInput
         zlib = .allocate(capacity: 1)
         zlib.initialize(to: z_stream())
+        // 64-byte aligned, as a C compiler may place it: ISA-L's vector
+        // code reads its temporary buffers with aligned loads.
+        igzip = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<inflate_state>.size, alignment: 64)
+            .bindMemory(to: inflate_state.self, capacity: 1)
+        igzip.initialize(to: inflate_state())
         lzma = .allocate(capacity: 1)
         lzma.initialize(to: lzma_stream())
     }
 
     deinit {
+        igzip.deallocate()
         if zlibReady { inflateEnd(zlib) }
         zlib.deallocate()
         LZ4F_freeDecompressionContext(lz4)
@@ -49,10 +62,16 @@ final class MemberDecoder {
             }
             zstd!.reset()
         case .gzip:
-            // 16 + 15: a gzip header and trailer around a window of 32 KiB.
-            let code = zlibReady ? inflateReset(zlib) : weir_inflate_init(zlib, 16 + 15)
-            guard code == Z_OK else { throw .outOfMemory(path: path, operation: operation, creating: "a gzip decoder") }
-            zlibReady = true
+            // Header and trailer (CRC-32, ISIZE) checked by the library.
+            if wholeInput {
+                isal_inflate_init(igzip)
+                igzip.pointee.crc_flag = UInt32(ISAL_GZIP)
+            } else {
+                // 16 + 15: a gzip header and trailer around a window of 32 KiB.
+                let code = zlibReady ? inflateReset(zlib) : weir_inflate_init(zlib, 16 + 15)
+                guard code == Z_OK else { throw .outOfMemory(path: path, operation: operation, creating: "a gzip decoder") }
+                zlibReady = true
+            }
         case .lz4:
             if lz4 == nil {
                 var context: OpaquePointer?
@@ -86,7 +105,7 @@ final class MemberDecoder {
             } catch {
                 throw error.located(frame: 0, offset: offset, .trailing)
             }
-        case .gzip:
+        case .gzip where !wholeInput:
             zlib.pointee.next_in = UnsafeMutablePointer(mutating: input?.assumingMemoryBound(to: UInt8.self))
             zlib.pointee.avail_in = UInt32(clamping: inputCount)
             zlib.pointee.next_out = output.assumingMemoryBound(to: UInt8.self)
@@ -101,6 +120,18 @@ final class MemberDecoder {
                 let message = zlib.pointee.msg.map { String(cString: $0) } ?? "zlib error \(code)"
                 throw .formatCorrupt(.gzip, path: path, operation: operation, message, offset: offset)
             }
+        case .gzip:
+            igzip.pointee.next_in = UnsafeMutablePointer(mutating: input?.assumingMemoryBound(to: UInt8.self))
+            igzip.pointee.avail_in = UInt32(clamping: inputCount)
+            igzip.pointee.next_out = output.assumingMemoryBound(to: UInt8.self)
+            igzip.pointee.avail_out = UInt32(clamping: outputCount)
+            let code = isal_inflate(igzip)
+            consumed += min(inputCount, Int(UInt32.max)) - Int(igzip.pointee.avail_in)
+            filled += min(outputCount, Int(UInt32.max)) - Int(igzip.pointee.avail_out)
+            guard code >= 0 else {
+                throw .formatCorrupt(.gzip, path: path, operation: operation, Self.igzipText(code), offset: offset)
+            }
+            return igzip.pointee.block_state == ISAL_BLOCK_FINISH
         case .lz4:
             var written = outputCount
             var read = inputCount
@@ -125,6 +156,19 @@ final class MemberDecoder {
             case LZMA_OK, LZMA_BUF_ERROR: return false
             default: throw .lzma(code, format, path: path, operation: operation, offset: offset)
             }
+        }
+    }
+
+    /// ISA-L's error codes, in gzip's and zlib's words where they have one.
+    private static func igzipText(_ code: Int32) -> String {
+        switch code {
+        case ISAL_INVALID_BLOCK: "invalid block type"
+        case ISAL_INVALID_SYMBOL: "invalid code"
+        case ISAL_INVALID_LOOKBACK: "invalid distance too far back"
+        case ISAL_INVALID_WRAPPER: "invalid gzip header"
+        case ISAL_UNSUPPORTED_METHOD: "unknown compression method"
+        case ISAL_INCORRECT_CHECKSUM: "incorrect data check"
+        default: "inflate error \(code)"
         }
     }
 }

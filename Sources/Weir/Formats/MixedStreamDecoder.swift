@@ -6,16 +6,24 @@
 /// Input comes in pieces of any size (``feed(_:emit:)``); decoded bytes go
 /// out through `emit` in blocks of at most ``blockSize``, the block lent for
 /// the call. A magic number split between two pieces is kept until whole.
+/// ISA-L's inflate reads its 32 KiB of history just before where it writes,
+/// so the output buffer keeps the last ``history`` bytes written in front of
+/// the block: written bytes stay in place until the block is full, then
+/// their tail moves to the front.
 /// Used by one thread at a time.
 final class MixedStreamDecoder {
     /// The output block: large enough that a block costs little to hand on.
     static let blockSize = 1 << 20
+    /// Deflate's window.
+    static let history = 32 << 10
 
     private let members: MemberDecoder
     private let path: String
     private let operation: WeirError.Operation
-    private let block = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 64)
-    private var filled = 0
+    private let block = UnsafeMutableRawBufferPointer.allocate(byteCount: history + blockSize, alignment: 64)
+    /// Bytes before `sent` are out (or history); `sent..<filled` are not yet.
+    private var sent = history
+    private var filled = history
     /// The first bytes of the next frame, until there are enough to tell its format.
     private let magic = UnsafeMutableRawBufferPointer.allocate(byteCount: CompressedFormat.magicLength, alignment: 8)
     private var magicCount = 0
@@ -26,8 +34,10 @@ final class MixedStreamDecoder {
     /// The frames decoded whole.
     private(set) var frames = 0
 
-    init(options: DecompressionOptions, path: String, operation: WeirError.Operation) {
-        self.members = MemberDecoder(options: options, path: path)
+    /// - Parameter wholeInput: the whole input comes in one ``feed(_:emit:)``
+    ///   (a mapped file), which ISA-L's inflate needs.
+    init(options: DecompressionOptions, path: String, operation: WeirError.Operation, wholeInput: Bool = false) {
+        self.members = MemberDecoder(options: options, path: path, wholeInput: wholeInput)
         self.path = path
         self.operation = operation
     }
@@ -42,6 +52,12 @@ final class MixedStreamDecoder {
               emit: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) {
         var consumed = 0
         while consumed < input.count {
+            if !inMember && magicCount == 0 && input.count - consumed >= magic.count {
+                // The magic number in this piece: the member starts here.
+                memberStart = position + consumed
+                let head = UnsafeRawBufferPointer(rebasing: input[consumed..<consumed + magic.count])
+                try begin(CompressedFormat.detect(head))
+            }
             if !inMember {
                 if magicCount == 0 { memberStart = position + consumed }
                 let take = min(magic.count - magicCount, input.count - consumed)
@@ -63,9 +79,9 @@ final class MixedStreamDecoder {
             }
         }
         position += input.count
-        if filled > 0 {
-            try emit(UnsafeRawBufferPointer(rebasing: block[0..<filled]))
-            filled = 0
+        if filled > sent {
+            try emit(UnsafeRawBufferPointer(rebasing: block[sent..<filled]))
+            sent = filled
         }
     }
 
@@ -96,8 +112,9 @@ final class MixedStreamDecoder {
                                          offset: memberStart, operation: operation)
             let full = filled == block.count
             if full {
-                try emit(UnsafeRawBufferPointer(block))
-                filled = 0
+                try emit(UnsafeRawBufferPointer(rebasing: block[sent..<filled]))
+                block.baseAddress!.copyMemory(from: block.baseAddress! + filled - Self.history, byteCount: Self.history)
+                (sent, filled) = (Self.history, Self.history)
             }
             if ended { return true }
             if !full && consumed == source.count { return false }

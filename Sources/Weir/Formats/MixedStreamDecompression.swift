@@ -51,16 +51,20 @@ final class MixedStreamDecompression: Sendable {
     /// Decodes until the end of the input, a failure or ``cancel()``.
     func run() throws(WeirError) -> Statistics {
         let control = self.control
-        let run = PipelineRun(control: control, input: .descriptor(input),
-                              kind: InputKind.of(FileDescriptor(rawValue: input)), inputName: inputName,
-                              readSize: options.readSize, mapFiles: options.mapInput,
+        let kind = InputKind.of(FileDescriptor(rawValue: input))
+        // A regular file is mapped whole, as one piece: ISA-L's inflate then
+        // decodes it (MemberDecoder); its pages are read as they are touched.
+        let whole = options.mapInput ? kind.size.flatMap { $0 > 0 ? $0 : nil } : nil
+        let run = PipelineRun(control: control, input: .descriptor(input), kind: kind, inputName: inputName,
+                              readSize: whole ?? options.readSize, mapFiles: options.mapInput,
                               output: output, outputName: outputName, sparse: options.sparse,
                               observer: observer, wake: { control.slots.signal() })
         let reader = run.reader
         let (options, inputName, operation) = (self.options, self.inputName, self.operation)
         let totals = Locked((bytesIn: 0, frames: 0))
         control.startThread(name: "weir.formats") {
-            let decoder = MixedStreamDecoder(options: options, path: inputName, operation: operation)
+            let decoder = MixedStreamDecoder(options: options, path: inputName, operation: operation,
+                                             wholeInput: whole != nil)
             var index = 0
             // A block goes out with a slot taken for it; none left means the
             // run failed, and the sentinel thrown here is not its failure.
