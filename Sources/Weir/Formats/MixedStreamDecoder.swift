@@ -29,8 +29,9 @@ final class MixedStreamDecoder {
     private var magicCount = 0
     private var inMember = false
     private var memberStart = 0
-    /// The input bytes fed so far.
-    private(set) var position = 0
+    /// The input bytes fed so far (or decoded before this decoder, by
+    /// ``GzipMemberScan``: where the first piece starts in the input).
+    var position = 0
     /// The frames decoded whole.
     private(set) var frames = 0
 

@@ -17,7 +17,8 @@ import SystemPackage
 /// Bound: ``slots`` decoded blocks between decoding and written, and one
 /// read; a slow consumer stops the decoder. A stream of another format is
 /// decoded in order (its members' ends are only known by decoding them);
-/// weir's own gzip files decode in parallel (``GzipParallelDecompression``).
+/// weir's own gzip members, in a mapped file, decode in parallel
+/// (``GzipMemberScan``), on the `threads` of `-T`.
 final class MixedStreamDecompression: Sendable {
     static let slots = 4
 
@@ -66,6 +67,8 @@ final class MixedStreamDecompression: Sendable {
             let decoder = MixedStreamDecoder(options: options, path: inputName, operation: operation,
                                              wholeInput: whole != nil)
             var index = 0
+            let scan = GzipMemberScan(run: run, path: inputName, operation: operation,
+                                      threads: whole == nil ? 1 : options.resolvedThreads)
             // A block goes out with a slot taken for it; none left means the
             // run failed, and the sentinel thrown here is not its failure.
             let emit = { (block: UnsafeRawBufferPointer) throws(WeirError) in
@@ -79,7 +82,15 @@ final class MixedStreamDecompression: Sendable {
                     try reader.checkUnchanged()
                     var regions: [UnsafeRawBufferPointer] = []
                     chunk.data.enumerateBytes { region, _, _ in regions.append(UnsafeRawBufferPointer(region)) }
-                    for region in regions { try decoder.feed(region, emit: emit) }
+                    var skip = 0
+                    if index == 0, regions.count == 1, decoder.position == 0 {
+                        (skip, index) = scan.decode(chunk.data, region: regions[0], firstIndex: index)
+                        decoder.position = skip
+                    }
+                    for region in regions {
+                        try decoder.feed(UnsafeRawBufferPointer(rebasing: region[skip...]), emit: emit)
+                        skip = 0
+                    }
                     totals.withLock { $0.bytesIn += chunk.data.count }
                     if chunk.endOfInput { break }
                 }
