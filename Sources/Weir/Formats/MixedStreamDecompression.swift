@@ -1,5 +1,4 @@
 import Dispatch
-import SystemPackage
 
 /// Decompresses an input that starts with a frame of another format than
 /// zstd (.gz, .xz, .lzma, .lz4; zstd frames may follow), on one thread,
@@ -22,46 +21,37 @@ import SystemPackage
 final class MixedStreamDecompression: Sendable {
     static let slots = 4
 
-    private let input: Int32
-    private let output: PipelineOutput?
-    private let inputName: String
-    private let outputName: String
+    private let ends: StreamEnds
     private let options: DecompressionOptions
     private let operation: WeirError.Operation
-    private let observer: ProgressObserver?
     private let control = RunControl(slots: MixedStreamDecompression.slots)
 
     /// Prepares a run; the descriptors remain the caller's to close. With no
     /// output (`-t`), the decoded bytes are counted and dropped.
     init(input: Int32, output: PipelineOutput?, inputName: String, outputName: String,
          options: DecompressionOptions, observer: ProgressObserver?) {
-        self.input = input
-        self.output = output
-        self.inputName = inputName
-        self.outputName = outputName
+        ends = StreamEnds(input: input, output: output, inputName: inputName, outputName: outputName,
+                          observer: observer)
         self.options = options
         self.operation = output == nil ? .test : .decompress
-        self.observer = observer
     }
 
     /// Stops the run from another thread; `run()` throws `.cancelled`.
     func cancel() {
-        control.fail(.cancelled(path: inputName, operation: operation))
+        control.fail(.cancelled(path: ends.inputName, operation: operation))
     }
 
     /// Decodes until the end of the input, a failure or ``cancel()``.
     func run() throws(WeirError) -> Statistics {
         let control = self.control
-        let kind = InputKind.of(FileDescriptor(rawValue: input))
+        let kind = ends.kind
         // A regular file is mapped whole, as one piece: ISA-L's inflate then
         // decodes it (MemberDecoder); its pages are read as they are touched.
         let whole = options.mapInput ? kind.size.flatMap { $0 > 0 ? $0 : nil } : nil
-        let run = PipelineRun(control: control, input: .descriptor(input), kind: kind, inputName: inputName,
-                              readSize: whole ?? options.readSize, mapFiles: options.mapInput,
-                              output: output, outputName: outputName, sparse: options.sparse,
-                              observer: observer, wake: { control.slots.signal() })
+        let run = ends.run(control: control, kind: kind, readSize: whole ?? options.readSize,
+                           mapFiles: options.mapInput, sparse: options.sparse)
         let reader = run.reader
-        let (options, inputName, operation) = (self.options, self.inputName, self.operation)
+        let (options, inputName, operation) = (self.options, ends.inputName, self.operation)
         let totals = Locked((bytesIn: 0, frames: 0))
         control.startThread(name: "weir.formats") {
             let decoder = MixedStreamDecoder(options: options, path: inputName, operation: operation,
