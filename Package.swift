@@ -21,6 +21,13 @@ let package = Package(
             pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"])]
         ),
+        // The other formats zstd reads and writes (--format=, .gz .xz .lzma
+        // .lz4 by magic): libdeflate, ISA-L, zlib, liblz4, liblzma (Sources/Weir/Formats).
+        .systemLibrary(
+            name: "CFormats",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev", "libisal-dev", "zlib1g-dev", "liblz4-dev", "liblzma-dev"])]
+        ),
         // What Swift cannot write or reach: the SIGBUS guard of mapped input
         // files (a signal handler) and thread naming (_GNU_SOURCE).
         .target(name: "CSupport"),
@@ -32,7 +39,7 @@ let package = Package(
         .target(
             name: "Weir",
             dependencies: [
-                "CZstd", "CSupport", .product(name: "DequeModule", package: "swift-collections"),
+                "CZstd", "CFormats", "CSupport", .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),

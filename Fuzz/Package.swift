@@ -25,6 +25,7 @@ let package = Package(
         .executableTarget(name: "FuzzSeekTable", dependencies: ["FuzzSupport", .product(name: "Weir", package: "weir")]),
         .executableTarget(name: "FuzzDecoder", dependencies: ["FuzzSupport", .product(name: "Weir", package: "weir")]),
         .executableTarget(name: "FuzzList", dependencies: ["FuzzSupport", .product(name: "Weir", package: "weir")]),
+        .executableTarget(name: "FuzzFormats", dependencies: ["FuzzSupport", .product(name: "Weir", package: "weir")]),
         .executableTarget(name: "FuzzRoundTrip", dependencies: ["FuzzSupport", .product(name: "Weir", package: "weir")]),
     ],
     swiftLanguageModes: [.v6]

@@ -9,6 +9,11 @@
 /// | `weircat`                   | `weir -dc --pass-through` |
 /// | `zstdcat`, `zcat`, `gzcat`  | `weir -dcf --pass-through -q` (zstd: forced to stdout, links followed, quieter) |
 /// | `zstdmt`                    | `weir -T0`  |
+/// | `gzip`, `xz`, `lzma`        | `weir --format=… --rm` (`gzip`: and `-6`, gzip's default level) |
+/// | `lz4`                       | `weir --format=lz4` |
+/// | `gunzip`, `unxz`, `unlzma`  | `weir -d --rm` |
+/// | `unlz4`                     | `weir -d` |
+/// | `gzcat`                     | as `zcat`   |
 /// | `zstd`                      | `weir`      |
 ///
 /// Called by one of zstd's names, weir also reads `ZSTD_CLEVEL` and
@@ -25,6 +30,16 @@ enum ProgramAlias {
         ("zcat", ["-dcf", "--pass-through", "-q"], true),
         ("gzcat", ["-dcf", "--pass-through", "-q"], true),
         ("zstdmt", ["-T0"], true),
+        // zstd 1.5.4's names of the other formats (programs/zstdcli.c).
+        ("gzip", ["--format=gzip", "--rm", "-6"], true),
+        ("gunzip", ["-d", "--rm"], true),
+        ("gzcat", ["-dcf", "--pass-through", "-q"], true),
+        ("xz", ["--format=xz", "--rm"], true),
+        ("unxz", ["-d", "--rm"], true),
+        ("lzma", ["--format=lzma", "--rm"], true),
+        ("unlzma", ["-d", "--rm"], true),
+        ("lz4", ["--format=lz4"], true),
+        ("unlz4", ["-d"], true),
     ]
 
     /// The flags the program name stands for, put before the user's

@@ -94,6 +94,7 @@ extension WeirCommand {
         options.dictionaryID = !dictionaryFlags.noDictionaryID
         options.verify = resourceFlags.verify
         options.resumable = !outputFlags.noResume
+        options.format = compressionFlags.format ?? .zstd
         // The tests' way to show that --verify catches a flipped bit.
         options.damagedFrameForTesting = getenv("WEIR_TEST_DAMAGE_FRAME").flatMap { Int(String(cString: $0)) }
         options.chunkSize = options.resolvedChunkSize

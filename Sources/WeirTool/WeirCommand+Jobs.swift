@@ -72,7 +72,7 @@ extension WeirCommand {
         } else if let outputFile {
             destination = .file(outputFile)
         } else if compressing {
-            destination = .file(try placed(OutputName.compressed(for: input), input: input))
+            destination = .file(try placed(OutputName.compressed(for: input, suffix: (compressionFlags.format ?? .zstd).suffix), input: input))
         } else {
             destination = .file(try placed(try OutputName.decompressed(for: input), input: input))
         }

@@ -130,7 +130,7 @@ struct CompressionFlags: ParsableArguments {
     @Option(name: .customLong("stream-size"), help: ArgumentHelp("The exact size of a piped input: another size is an error (files: ignored).", valueName: "SIZE"))
     var streamSize: ByteCount?
 
-    @Option(name: .customLong("format"), help: ArgumentHelp("The compressed format: only zstd, as weir writes it (zstd's gzip, xz, lzma and lz4 formats are refused).", valueName: "zstd"))
+    @Option(name: .customLong("format"), help: ArgumentHelp("The compressed format written: zstd, or gzip, xz, lz4 (independent members, side by side on -T workers) and lzma (one stream); -d reads all five by magic.", valueName: "FORMAT"))
     var format: CompressedFormat?
 
     @Flag(name: .customLong("exclude-compressed"), help: "Skip inputs that are already compressed: .zst .tzst .gz .tgz .lzma .xz .txz .lz4 .tlz4.")
@@ -239,10 +239,8 @@ struct MessageFlags: ParsableArguments {
     var showVersion = false
 }
 
-/// `--format`: what zstd's flag names; weir reads and writes zstd only.
-enum CompressedFormat: String, ExpressibleByArgument, CaseIterable {
-    case zstd, gzip, xz, lzma, lz4
-}
+/// `--format`: the formats zstd's flag names (the engine's ``CompressedFormat``).
+extension CompressedFormat: ExpressibleByArgument {}
 
 extension CompressionFlags {
     /// The parameters of every `--zstd=` and `--[no-]compress-literals`;

@@ -36,8 +36,8 @@ extension WeirCommand {
         if let level = compressionFlags.level, level < 0 {
             throw ValidationError("--level \(level): use --fast=N for negative levels.")
         }
-        if let format = compressionFlags.format, format != .zstd {
-            throw ValidationError("--format=\(format.rawValue): weir reads and writes zstd only (--format=zstd).")
+        if let format = compressionFlags.format, format != .zstd, resourceFlags.verify {
+            throw ValidationError("--format=\(format.rawValue): --verify checks zstd frames only.")
         }
         guard let parameters = compressionFlags.parameters else {
             throw ValidationError("--zstd=\(compressionFlags.zstdParameters.joined(separator: ",")): not a list of "

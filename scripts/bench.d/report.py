@@ -160,6 +160,13 @@ def measures(data):
         for key, k in (("verify-wall", "wall"), ("verify-cpu", "cpu")):
             if "verify" in secs:
                 put("%s-%d" % (key, level), vs(v, w, k), [v], level=level)
+    if "formats" in secs:  # issue 40
+        g6 = {f: find(data, "formats", group="gzip -6", family=f) for f in ("weir", "pigz")}
+        put("gz6-speed", vs(g6["weir"], g6["pigz"]), [g6["weir"]])
+        put("gz6-size", vs(g6["weir"], g6["pigz"], "out_bytes"), [g6["weir"]])
+        gw = find(data, "formats", group="gunzip", family="weir")
+        for key, fam in (("gunzip-gzip", "gzip"), ("gunzip-pigz", "pigz")):
+            put(key, vs(gw, find(data, "formats", group="gunzip", family=fam)), [gw])
     if "lean" not in secs:
         return got
     s = secs["lean"]
@@ -454,10 +461,26 @@ def sec_verify(data):
                   "MB/s ÷ zstd -T%d" % n, "Runs ok"], rows) + "\n" + commands(cases(data, "verify"))
 
 
+def sec_formats(data):
+    """Issue 40: each format's group, speed and size beside weir's."""
+    rows = []
+    for group, cs in grouped(cases(data, "formats"), lambda c: c["group"]).items():
+        w = of(cs, "weir")
+        for c in cs:
+            rows.append([group, f_tool(c), f_mbps(med(c, "mbps")), f_num(med(c, "wall")), f_num(med(c, "cpu")),
+                         f_mib(med(c, "rss_kb")), f_bytes(med(c, "out_bytes")), f_ratio(vs(w, c)),
+                         f_ratio(vs(w, c, "out_bytes"), 3), f_ok(c)])
+    return table(["Case", "Tool", "MB/s", "Wall s", "CPU s", "Peak RSS MiB", "Output bytes", "weir's speed ÷",
+                  "weir's size ÷", "Runs ok"], rows) + "\nSpeeds are of the uncompressed bytes; weir's output is "\
+        "decoded by the format's own tool (gzip, xz, lz4) and compared with the input.\n\n" + commands(
+            cases(data, "formats"))
+
+
 SECTIONS = [("compress", lambda d: sec_compression(d, "compress", ["mode"])),
             ("levels", lambda d: sec_compression(d, "levels", ["level", "mode"])),
             ("ceiling", sec_ceiling), ("decompress", sec_decompress), ("scaling", sec_scaling), ("small", sec_small),
-            ("memory", sec_memory), ("tree", sec_tree), ("seek", sec_seek), ("verify", sec_verify)]
+            ("memory", sec_memory), ("tree", sec_tree), ("seek", sec_seek), ("verify", sec_verify),
+            ("formats", sec_formats)]
 
 
 def render(data, json_name, chart_files, json_rel=None):

@@ -1,3 +1,4 @@
+import CFormats
 import Glibc
 
 /// The factories: the one place where errors are made and their texts
@@ -128,7 +129,7 @@ extension WeirError {
     /// An input to decompress whose suffix gives no output name.
     static func unknownSuffix(path: String) -> WeirError {
         WeirError(.unknownSuffix, path: path, operation: .nameOutput, lead: nil,
-                  detail: "unknown suffix (expected .zst, .zstd or .tzst)", hint: .nameOutput)
+                  detail: "unknown suffix (expected .zst, .zstd, .tzst, .gz, .tgz, .xz, .txz, .lzma, .lz4 or .tlz4)", hint: .nameOutput)
     }
 
     // MARK: terminal
@@ -282,5 +283,51 @@ extension WeirError {
     /// A file list (`--filelist`) that cannot be used: the detail says why.
     static func unusableFileList(path: String, _ detail: String) -> WeirError {
         WeirError(.unusablePath, path: path, operation: .readFileList, lead: nil, detail: detail)
+    }
+
+    // MARK: other formats (--format=, and reading them by magic)
+
+    /// A member of another format that does not decode: `corrupt data:
+    /// FORMAT: DETAIL (at input offset O)`, DETAIL being its library's
+    /// words (zlib's message, liblz4's error name, xz's text).
+    static func formatCorrupt(_ format: CompressedFormat, path: String, operation: Operation, _ detail: String,
+                              offset: Int) -> WeirError {
+        WeirError(.corrupt, path: path, operation: operation, lead: .corruptData,
+                  detail: "\(format.rawValue): \(detail) (at input offset \(offset))")
+    }
+
+    /// An input that ends inside a member of `format`.
+    static func formatTruncated(_ format: CompressedFormat, path: String, operation: Operation) -> WeirError {
+        WeirError(.truncated, path: path, operation: operation, lead: .truncatedInput,
+                  detail: "the \(format.rawValue) data ends before its end")
+    }
+
+    /// Bytes at `offset`, after a frame, that start no format weir reads.
+    static func unknownFrame(path: String, operation: Operation, offset: Int) -> WeirError {
+        WeirError(.notZstd, path: path, operation: operation, lead: nil,
+                  detail: "unknown frame format at input offset \(offset) (not zstd, gzip, xz, lzma or lz4)")
+    }
+
+    /// A library of another format failed while encoding: `FORMAT: DETAIL`.
+    static func formatLibrary(_ format: CompressedFormat, path: String, operation: Operation,
+                              _ detail: String) -> WeirError {
+        WeirError(.library, path: path, operation: operation, lead: .failed(operation),
+                  detail: "\(format.rawValue): \(detail)")
+    }
+
+    /// liblzma's `code`, in xz's own words (its message.c).
+    static func lzma(_ code: lzma_ret, _ format: CompressedFormat, path: String, operation: Operation,
+                     offset: Int = 0) -> WeirError {
+        let text = switch code {
+        case LZMA_MEM_ERROR: "cannot allocate memory"
+        case LZMA_MEMLIMIT_ERROR: "memory usage limit reached"
+        case LZMA_FORMAT_ERROR: "file format not recognized"
+        case LZMA_OPTIONS_ERROR: "unsupported options"
+        case LZMA_DATA_ERROR: "compressed data is corrupt"
+        case LZMA_BUF_ERROR: "unexpected end of input"
+        default: "internal error (liblzma code \(code.rawValue))"
+        }
+        if operation == .compress || code == LZMA_MEM_ERROR { return formatLibrary(format, path: path, operation: operation, text) }
+        return formatCorrupt(format, path: path, operation: operation, text, offset: offset)
     }
 }

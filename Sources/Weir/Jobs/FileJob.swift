@@ -173,7 +173,8 @@ package struct FileJob: Sendable {
         /// per file of a tree.
         private static func resumable(_ path: String, force: Bool, operation: Operation, inputFD: Descriptor,
                                       status: FileStatus?) throws(WeirError) -> OutputFile? {
-            guard case .compress(let options) = operation, options.resumable, options.seekTable, !options.rsyncable,
+            guard case .compress(let options) = operation, options.resumable, options.format == .zstd,
+                  options.seekTable, !options.rsyncable,
                   let status, let size = InputKind.trustedSize(of: inputFD, status: status),
                   size >= PartialOutput.minimumFrames * options.fitted(toInputSize: size).chunkSize else { return nil }
             return try OutputFile.resumable(path: path, force: force, identity: ResumeRecord.identity(of: status),
@@ -300,6 +301,13 @@ package struct FileJob: Sendable {
                                              declared: expected)
             }
             return statistics
+        case .decompress(let options) where try Self.startsOtherFormat(input),
+             .test(let options) where try Self.startsOtherFormat(input):
+            let run = MixedStreamDecompression(input: input, output: output, inputName: inputName,
+                                               outputName: outputName, options: options, observer: observer)
+            let key = cancellation?.attach { run.cancel() }
+            defer { if let key { cancellation?.detach(key) } }
+            return try run.run()
         case .decompress(let options) where try Self.passesThrough(input, options: options),
              .test(let options) where try Self.passesThrough(input, options: options):
             let copy = PassThroughCopy(input: input, output: output, inputName: inputName, outputName: outputName,
@@ -315,6 +323,14 @@ package struct FileJob: Sendable {
             defer { if let key { cancellation?.detach(key) } }
             return try pipeline.run()
         }
+    }
+
+    /// Whether `input` starts with a frame of gzip, xz, .lzma or lz4 (read by
+    /// magic, as zstd reads them, whatever its name).
+    static func startsOtherFormat(_ input: Descriptor) throws(WeirError) -> Bool {
+        guard let first = try InputPeek.firstBytes(of: input, count: CompressedFormat.magicLength),
+              let format = CompressedFormat.detect(first) else { return false }
+        return format != .zstd
     }
 
     /// Whether `input` is copied through rather than decoded: pass-through

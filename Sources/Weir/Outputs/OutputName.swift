@@ -4,18 +4,27 @@
 /// (see ``FileName``), and grapheme clusters could join a suffix's dot to
 /// what precedes it, or the last slash to what follows it.
 package enum OutputName {
-    /// `FILE` → `FILE.zst`.
-    package static func compressed(for input: String) -> String {
-        input + ".zst"
+    /// `FILE` → `FILE.zst`, or `FILE` and the suffix of the format written
+    /// (`--format=gzip`: `FILE.gz`).
+    package static func compressed(for input: String, suffix: String = ".zst") -> String {
+        input + suffix
     }
 
-    /// `FILE.zst` and `FILE.zstd` → `FILE`, `FILE.tzst` → `FILE.tar`.
+    /// The suffixes zstd 1.5.4 takes off when it decompresses (its
+    /// `suffixList`, built with zlib, liblzma and liblz4 as Debian's is),
+    /// and what replaces them: a compressed tar's short suffix gives `.tar`.
+    static let decompressedSuffixes = [
+        (".zst", ""), (".zstd", ""), (".tzst", ".tar"), (".gz", ""), (".tgz", ".tar"), (".lzma", ""), (".xz", ""),
+        (".txz", ".tar"), (".lz4", ""), (".tlz4", ".tar"),
+    ]
+
+    /// `FILE.zst`, `FILE.gz`, … → `FILE`, `FILE.tzst`, `FILE.tgz`, … → `FILE.tar`.
     ///
     /// - Throws: ``WeirError`` `.unknownSuffix` for any other name.
     package static func decompressed(for input: String) throws(WeirError) -> String {
         let scalars = input.unicodeScalars
         let name = scalars[(scalars.lastIndex(of: "/").map(scalars.index(after:)) ?? scalars.startIndex)...]
-        for (suffix, replacement) in [(".zst", ""), (".zstd", ""), (".tzst", ".tar")] {
+        for (suffix, replacement) in decompressedSuffixes {
             let ending = Array(suffix.unicodeScalars)
             guard name.count > ending.count, name.suffix(ending.count).elementsEqual(ending) else { continue }
             return String(String.UnicodeScalarView(scalars.dropLast(ending.count))) + replacement

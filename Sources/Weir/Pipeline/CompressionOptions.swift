@@ -96,6 +96,9 @@ public struct CompressionOptions: Sendable, Equatable {
     /// compressed, before it is checked (ignored without ``verify``, which
     /// then always catches it).
     package var damagedFrameForTesting: Int?
+    /// The format written (`--format=`): zstd, or independent members of
+    /// gzip, xz or lz4 (``MemberEncoder``); no seek table but zstd's.
+    package var format: CompressedFormat = .zstd
 
     /// The smallest chunk ``splitSmallInputs`` cuts: below 1 MiB, frames lose
     /// too much ratio for the time saved.

@@ -128,7 +128,8 @@ package final class CompressionPipeline: Sendable {
     package func run() throws(WeirError) -> Statistics {
         let kind = input.kind
         let options = self.options.fitted(toInputSize: kind.size ?? self.options.streamSize)
-        let threads = options.resolvedThreads
+        // A .lzma file is one stream: one worker encodes its chunks in order.
+        let threads = options.format == .lzma ? 1 : options.resolvedThreads
         let control = self.control
         let inputName = self.inputName
         // One digested dictionary for every worker's context, made before
@@ -139,7 +140,7 @@ package final class CompressionPipeline: Sendable {
         // The seek table: entries join it as frames are written, in file order.
         let partial = self.partial
         let firstFrame = partial?.keptEntries.count ?? 0
-        let seekTable = options.seekTable
+        let seekTable = options.seekTable && options.format == .zstd
             ? SeekTableRecorder(checksums: options.checksum, path: outputName, kept: partial?.keptEntries ?? []) : nil
         let frames = Locked(0)
         // A frame's ticket (its slot) is released by the run once the frame
@@ -165,12 +166,16 @@ package final class CompressionPipeline: Sendable {
                     windowLog: options.resolvedWindowLog, longDistance: options.longWindowLog != nil,
                     dictionary: dictionary, dictionaryID: options.dictionaryID, parameters: options.parameters,
                     path: inputName)
+                if options.format != .zstd {
+                    context.member = try MemberEncoder(format: options.format, level: options.level, path: inputName)
+                }
                 if options.verify { context.verifier = try FrameVerifier(dictionary: options.dictionary, path: inputName) }
                 return context
             },
             onContextFailure: { control.fail($0) })
         let compressor = ChunkCompressor(
-            run: run, buffers: BufferPool(size: Zstd.compressBound(options.largestChunk),
+            run: run, buffers: BufferPool(size: options.format == .zstd ? Zstd.compressBound(options.largestChunk)
+                                      : MemberEncoder.bound(format: options.format, size: options.largestChunk),
                                           keep: options.resolvedChunksInFlight),
             seekTable: seekTable, inputName: inputName, firstFrame: firstFrame,
             damagedFrame: options.verify ? options.damagedFrameForTesting : nil,
@@ -198,7 +203,8 @@ package final class CompressionPipeline: Sendable {
                 // An input whose size is a multiple of the chunk size ends
                 // with an empty read: no empty frame for it, except for an
                 // empty input, which becomes one empty frame as with zstd.
-                if chunk.data.count == 0 && index + firstFrame > 0 {
+                // (.lzma: that empty chunk ends the stream.)
+                if chunk.data.count == 0 && index + firstFrame > 0 && options.format != .lzma {
                     ticket.release()
                     break
                 }
@@ -214,11 +220,13 @@ package final class CompressionPipeline: Sendable {
                 var data: DispatchData? = chunk.data
                 // The whole input in one frame: streamed if asked (zstd's frame).
                 let streamed = options.streamsSoleFrame && number == 0 && chunk.endOfInput
+                let last = chunk.endOfInput || chunk.data.count == 0
                 pool.submit { context in
-                    compressor.compress(&data, number: number, offset: offset, streamed: streamed, context: context,
+                    compressor.compress(&data, number: number, offset: offset, streamed: streamed, last: last,
+                                        context: context,
                                         ticket: ticket)
                 }
-                if chunk.endOfInput { break }
+                if last { break }
             }
         }
 
@@ -269,10 +277,12 @@ private struct ChunkCompressor: Sendable {
     /// On a worker: compresses chunk `number`, which starts at input
     /// `offset` (dropped as soon as it is compressed and, with `verify`,
     /// checked), into a pooled buffer, `streamed` as zstd compresses
-    /// standard input or else with its size, and hands the frame to the
-    /// writer with its ticket; after a failure, or without a context (one
-    /// could not be made), drops it and releases the ticket.
-    func compress(_ data: inout DispatchData?, number: Int, offset: Int, streamed: Bool, context: CompressionContext?,
+    /// standard input or else with its size (in another format: a member,
+    /// `last` or not), and hands the frame to the writer with its ticket;
+    /// after a failure, or without a context (one could not be made), drops
+    /// it and releases the ticket.
+    func compress(_ data: inout DispatchData?, number: Int, offset: Int, streamed: Bool, last: Bool,
+                  context: CompressionContext?,
                   ticket: RunTicket) {
         let control = run.control
         guard let context, !control.isFailed else { return ticket.release() }
@@ -283,12 +293,17 @@ private struct ChunkCompressor: Sendable {
         let count = data?.count ?? 0
         do throws(WeirError) {
             let output = UnsafeMutableRawBufferPointer(start: buffer, count: buffers.size)
-            let size = streamed
-                ? try context.compressStreamedFrame(data ?? DispatchData.empty, into: output,
-                                                    windowLog: streamedWindowLog, sizeHint: streamedSizeHint,
-                                                    path: inputName)
-                : try context.compressFrame(data ?? DispatchData.empty, into: output, mapped: run.reader.isMapped,
-                                            path: inputName)
+            let size: Int
+            if let member = context.member {
+                size = try member.encode(data ?? DispatchData.empty, into: output, last: last, path: inputName)
+            } else if streamed {
+                size = try context.compressStreamedFrame(data ?? DispatchData.empty, into: output,
+                                                         windowLog: streamedWindowLog, sizeHint: streamedSizeHint,
+                                                         path: inputName)
+            } else {
+                size = try context.compressFrame(data ?? DispatchData.empty, into: output, mapped: run.reader.isMapped,
+                                                 path: inputName)
+            }
             try run.reader.checkUnchanged()
             let frame = UnsafeRawBufferPointer(start: buffer, count: size)
             if let verifier = context.verifier {

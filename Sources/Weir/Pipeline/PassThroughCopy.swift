@@ -19,29 +19,22 @@ final class PassThroughCopy: Sendable {
     /// that a pipe producer and consumer of uneven speed both keep moving.
     static let slots = 4
 
-    private let input: Descriptor
-    private let output: PipelineOutput?
-    private let inputName: String
-    private let outputName: String
+    private let ends: StreamEnds
     private let options: DecompressionOptions
-    private let observer: ProgressObserver?
     private let control = RunControl(slots: PassThroughCopy.slots)
 
     /// Prepares a copy; the descriptors remain the caller's to close. With no
     /// output (`-t`), the input is read and dropped.
     init(input: Descriptor, output: PipelineOutput?, inputName: String, outputName: String,
          options: DecompressionOptions, observer: ProgressObserver?) {
-        self.input = input
-        self.output = output
-        self.inputName = inputName
-        self.outputName = outputName
+        ends = StreamEnds(input: input, output: output, inputName: inputName, outputName: outputName,
+                          observer: observer)
         self.options = options
-        self.observer = observer
     }
 
     /// Stops the copy from another thread; `run()` throws `.cancelled`.
     func cancel() {
-        control.fail(.cancelled(path: inputName, operation: .copy))
+        control.fail(.cancelled(path: ends.inputName, operation: .copy))
     }
 
     /// Copies until the end of the input, a failure or ``cancel()``.
@@ -50,14 +43,9 @@ final class PassThroughCopy: Sendable {
     /// - Throws: ``WeirError`` naming the file and the operation that failed.
     func run() throws(WeirError) -> Statistics {
         let control = self.control
-        // A written piece's ticket frees its slot; after a failure, a slot
-        // wakes the copying thread if it waits for one.
-        let run = PipelineRun(control: control, input: .descriptor(input),
-                              kind: InputKind.of(input), inputName: inputName,
-                              readSize: options.readSize, mapFiles: options.mapInput,
-                              sizesReadBuffers: options.sizesReadBuffers,
-                              output: output, outputName: outputName, sparse: options.sparse,
-                              observer: observer, wake: { control.slots.signal() })
+        // A written piece's ticket frees its slot.
+        let run = ends.run(control: control, kind: ends.kind, readSize: options.readSize, mapFiles: options.mapInput,
+                           sizesReadBuffers: options.sizesReadBuffers, sparse: options.sparse)
         let reader = run.reader
 
         let bytesIn = Locked(0)

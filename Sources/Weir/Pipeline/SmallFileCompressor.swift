@@ -34,6 +34,7 @@ package final class SmallFileCompressor {
     static func accepts(size: Int, options: CompressionOptions) -> Bool {
         size <= maximumSize && size <= options.fitted(toInputSize: size).chunkSize
             && options.mapInput && options.dictionary == nil && options.longWindowLog == nil
+            && options.format == .zstd
     }
 
     /// Compresses the `size` bytes of `file` (see the type) and hands the

@@ -12,6 +12,9 @@ package final class CompressionContext {
     private let dictionary: CompressionDictionary?
     /// The worker's check of its frames (`verify`), when asked for.
     package var verifier: FrameVerifier?
+    /// The encoder of another format (`--format=`): when set, chunks become
+    /// its members, not zstd frames.
+    package var member: MemberEncoder?
 
     /// Creates a context that writes frames at `level`, with a content
     /// checksum when `checksum` is true, with Frame_Content_Size unless

@@ -1,0 +1,130 @@
+/// Decodes a stream of frames of any format weir reads, one after another,
+/// telling each frame's format by its magic number as zstd 1.5.4's
+/// `FIO_decompressFrames` does: gzip members, xz streams, .lzma, lz4 frames
+/// and zstd frames may follow one another in one input.
+///
+/// Input comes in pieces of any size (``feed(_:emit:)``); decoded bytes go
+/// out through `emit` in blocks of at most ``blockSize``, the block lent for
+/// the call. A magic number split between two pieces is kept until whole.
+/// ISA-L's inflate reads its 32 KiB of history just before where it writes,
+/// so the output buffer keeps the last ``history`` bytes written in front of
+/// the block: written bytes stay in place until the block is full, then
+/// their tail moves to the front.
+/// Used by one thread at a time.
+final class MixedStreamDecoder {
+    /// The output block: large enough that a block costs little to hand on.
+    static let blockSize = 1 << 20
+    /// Deflate's window.
+    static let history = 32 << 10
+
+    private let members: MemberDecoder
+    private let path: String
+    private let operation: WeirError.Operation
+    private let block = UnsafeMutableRawBufferPointer.allocate(byteCount: history + blockSize, alignment: 64)
+    /// Bytes before `sent` are out (or history); `sent..<filled` are not yet.
+    private var sent = history
+    private var filled = history
+    /// The first bytes of the next frame, until there are enough to tell its format.
+    private let magic = UnsafeMutableRawBufferPointer.allocate(byteCount: CompressedFormat.magicLength, alignment: 8)
+    private var magicCount = 0
+    private var inMember = false
+    private var memberStart = 0
+    /// The input bytes fed so far (or decoded before this decoder, by
+    /// ``GzipMemberScan``: where the first piece starts in the input).
+    var position = 0
+    /// The frames decoded whole.
+    private(set) var frames = 0
+
+    /// - Parameter wholeInput: the whole input comes in one ``feed(_:emit:)``
+    ///   (a mapped file), which ISA-L's inflate needs.
+    init(options: DecompressionOptions, path: String, operation: WeirError.Operation, wholeInput: Bool = false) {
+        self.members = MemberDecoder(options: options, path: path, wholeInput: wholeInput)
+        self.path = path
+        self.operation = operation
+    }
+
+    deinit {
+        block.deallocate()
+        magic.deallocate()
+    }
+
+    /// Decodes `input`, the next piece of the stream.
+    func feed(_ input: UnsafeRawBufferPointer,
+              emit: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) {
+        var consumed = 0
+        while consumed < input.count {
+            if !inMember && magicCount == 0 && input.count - consumed >= magic.count {
+                // The magic number in this piece: the member starts here.
+                memberStart = position + consumed
+                let head = UnsafeRawBufferPointer(rebasing: input[consumed..<consumed + magic.count])
+                try begin(CompressedFormat.detect(head))
+            }
+            if !inMember {
+                if magicCount == 0 { memberStart = position + consumed }
+                let take = min(magic.count - magicCount, input.count - consumed)
+                magic.baseAddress!.advanced(by: magicCount).copyMemory(from: input.baseAddress! + consumed, byteCount: take)
+                magicCount += take
+                consumed += take
+                guard magicCount == magic.count else { break }
+                try begin(CompressedFormat.detect(UnsafeRawBufferPointer(magic)))
+                let head = UnsafeRawBufferPointer(magic)
+                var used = 0
+                magicCount = 0
+                if try decode(head, consumed: &used, emit: emit) || used < head.count {
+                    throw .formatTruncated(members.format, path: path, operation: operation)
+                }
+            }
+            if try decode(input, consumed: &consumed, emit: emit) {
+                inMember = false
+                frames += 1
+            }
+        }
+        position += input.count
+        if filled > sent {
+            try emit(UnsafeRawBufferPointer(rebasing: block[sent..<filled]))
+            sent = filled
+        }
+    }
+
+    /// Ends the stream: it must not end inside a frame.
+    func finish() throws(WeirError) {
+        if inMember { throw .formatTruncated(members.format, path: path, operation: operation) }
+        if magicCount > 0 {
+            if let format = CompressedFormat.detect(UnsafeRawBufferPointer(rebasing: magic[0..<magicCount])) {
+                throw .formatTruncated(format, path: path, operation: operation)
+            }
+            throw .unknownFrame(path: path, operation: operation, offset: memberStart)
+        }
+    }
+
+    private func begin(_ format: CompressedFormat?) throws(WeirError) {
+        guard let format else { throw .unknownFrame(path: path, operation: operation, offset: memberStart) }
+        try members.start(format, offset: memberStart, operation: operation)
+        inMember = true
+    }
+
+    /// Runs the member's decoder on `source` until it needs more input
+    /// (false) or the member ends (true); full blocks go out on the way.
+    private func decode(_ source: UnsafeRawBufferPointer, consumed: inout Int,
+                        emit: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) -> Bool {
+        while true {
+            let before = (consumed, filled)
+            let ended = try members.step(source, consumed: &consumed, into: block, filled: &filled,
+                                         offset: memberStart, operation: operation)
+            let full = filled == block.count
+            if full {
+                try emit(UnsafeRawBufferPointer(rebasing: block[sent..<filled]))
+                block.baseAddress!.copyMemory(from: block.baseAddress! + filled - Self.history, byteCount: Self.history)
+                (sent, filled) = (Self.history, Self.history)
+            }
+            if ended { return true }
+            if !full && consumed == source.count { return false }
+            // Neither input taken nor output made, with room for both: the
+            // library cannot go on (never seen; refused rather than spun on).
+            if !full && before == (consumed, filled) {
+                throw .formatCorrupt(members.format, path: path, operation: operation, "the decoder stopped",
+                                     offset: memberStart)
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Dispatch
+import Testing
+@testable import Weir
+
+@Suite("Frames of every format, decoded as one stream")
+struct MixedStreamDecoderTests {
+    /// One member of `format` for `bytes`, as a worker encodes it.
+    static func member(_ format: CompressedFormat, _ bytes: [UInt8], level: Int = 3) throws -> [UInt8] {
+        let encoder = try MemberEncoder(format: format, level: level, path: "t")
+        let output = UnsafeMutableRawBufferPointer.allocate(byteCount: MemberEncoder.bound(format: format, size: bytes.count),
+                                                           alignment: 16)
+        defer { output.deallocate() }
+        let size = try bytes.withUnsafeBytes { try encoder.encode(DispatchData(bytes: $0), into: output, path: "t") }
+        return Array(output[0..<size])
+    }
+
+    /// Decodes `stream` fed `piece` bytes at a time (gzip through ISA-L when
+    /// that is the whole stream, else zlib).
+    static func decode(_ stream: [UInt8], piece: Int) throws -> [UInt8] {
+        let decoder = MixedStreamDecoder(options: DecompressionOptions(), path: "t", operation: .decompress,
+                                         wholeInput: piece >= stream.count)
+        var out: [UInt8] = []
+        var at = 0
+        while at < stream.count {
+            let end = min(stream.count, at + piece)
+            try stream[at..<end].withUnsafeBytes { piece in
+                try decoder.feed(piece) { (block) throws(WeirError) in out += block }
+            }
+            at = end
+        }
+        try decoder.finish()
+        return out
+    }
+
+    @Test("the formats are told by their magic numbers, as zstd tells them")
+    func detect() {
+        #expect(CompressedFormat.detect([0x1f, 0x8b, 8, 0]) == .gzip)
+        #expect(CompressedFormat.detect([0xfd, 0x37, 0x7a, 0x58]) == .xz)
+        #expect(CompressedFormat.detect([0x5d, 0, 0, 0x80]) == .lzma)
+        #expect(CompressedFormat.detect([0x04, 0x22, 0x4d, 0x18]) == .lz4)
+        #expect(CompressedFormat.detect([0x28, 0xb5, 0x2f, 0xfd]) == .zstd)
+        #expect(CompressedFormat.detect([0x50, 0x2a, 0x4d, 0x18]) == .zstd)
+        #expect(CompressedFormat.detect(Array("text".utf8)) == nil)
+        #expect(CompressedFormat.detect([0x04, 0x22]) == nil)
+    }
+
+    @Test("members of every format, one after another, in pieces of any size, give back their content",
+          arguments: [1, 7, 4096, 1 << 24])
+    func members(piece: Int) throws {
+        let content = TestData.text(300_000)
+        var stream: [UInt8] = []
+        for format in [CompressedFormat.gzip, .xz, .lz4, .gzip] { stream += try Self.member(format, content) }
+        stream += try TestData.realTool("/usr/bin/zstd", [], input: content)
+        stream += try Self.member(.lzma, content)
+        #expect(try Self.decode(stream, piece: piece) == Array(repeating: content, count: 6).flatMap { $0 })
+    }
+
+    @Test("a weir gzip member records its size in its header; gzip's own members do not")
+    func recordedSize() throws {
+        let member = try Self.member(.gzip, TestData.text(10_000))
+        #expect(member.withUnsafeBytes { GzipMember.recordedSize($0) } == member.count)
+        #expect([UInt8]([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3] + Array(repeating: 0, count: 20))
+            .withUnsafeBytes { GzipMember.recordedSize($0) } == nil)
+    }
+
+    @Test("damage and a cut are errors in the format's words, with the file's name")
+    func errors() throws {
+        var member = try Self.member(.gzip, TestData.text(100_000))
+        member[member.count - 6] ^= 0xff  // the CRC
+        #expect { try Self.decode(member, piece: 1000) } throws: { error in
+            "\(error)".hasPrefix("t: corrupt data: gzip: incorrect data check")
+        }
+        let xz = try Self.member(.xz, TestData.text(100_000))
+        #expect { try Self.decode(Array(xz.prefix(xz.count / 2)), piece: 1000) } throws: { error in
+            "\(error)" == "t: truncated input: the xz data ends before its end"
+        }
+        #expect { try Self.decode(try Self.member(.lz4, [1, 2, 3]) + [9, 9, 9, 9, 9], piece: 3) } throws: { error in
+            "\(error)".hasPrefix("t: unknown frame format at input offset")
+        }
+    }
+}

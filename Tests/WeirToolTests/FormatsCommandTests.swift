@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+/// The other formats Debian's zstd reads and writes (issue 40, parts 4 and
+/// 5): weir's .gz, .xz, .lzma and .lz4 decoded by gzip, pigz, zcat, xz and
+/// lz4 themselves, and theirs decoded by weir, by magic, as zstd does.
+@Suite("weir --format and the formats read by magic")
+struct FormatsCommandTests {
+    /// Runs a shell line in `scratch`; its stdout as text.
+    static func sh(_ line: String, _ scratch: Scratch) throws -> String {
+        let run = try WeirProcess.shell(line, in: scratch.url, timeout: 120)
+        #expect(run.status == 0, "\(line): \(run.stderr)")
+        return String(decoding: run.stdout, as: UTF8.self)
+    }
+
+    @Test("--format=gzip writes FILE.gz in many members on -T2 that gzip, pigz and zcat decode",
+          arguments: ["gzip", "xz", "lz4", "lzma"])
+    func written(format: String) throws {
+        let scratch = Scratch()
+        let original = scratch.text("in", size: 3_000_000)
+        let run = try WeirProcess.run(["-q", "-T2", "-B", "256K", "--format=\(format)", "in"], in: scratch.url)
+        #expect(run.status == 0, "\(run.stderr)")
+        let suffix = ["gzip": "gz", "xz": "xz", "lz4": "lz4", "lzma": "lzma"][format]!
+        #expect(scratch.exists("in." + suffix) && scratch.data("in") == original)
+        let readers = ["gzip": ["gzip -dc", "pigz -dc", "zcat"], "xz": ["xz -dc"], "lz4": ["lz4 -dc"],
+                       "lzma": ["xz -dc --format=lzma"]][format]!
+        for reader in readers + ["$WEIR -dc", "$WEIR -dc <"] {
+            #expect(try Self.sh("\(reader) in.\(suffix) | cmp - in && echo same", scratch) == "same\n", "\(reader)")
+        }
+        // Its own weir -t, and the name it decompresses to.
+        #expect(try Self.sh("$WEIR -q -t in.\(suffix) && mv in orig && $WEIR -q -d in.\(suffix) && cmp in orig && echo same",
+                            scratch) == "same\n")
+    }
+
+    @Test("gzip's level is zstd's: -# mapped to 1…9, 3 by default, 6 when called gzip")
+    func gzipLevels() throws {
+        let scratch = Scratch()
+        scratch.text("in", size: 2_000_000)
+        _ = try Self.sh("$WEIR -q -1 --format=gzip in -o one.gz && $WEIR -q -19 --format=gzip in -o top.gz"
+                        + " && $WEIR -q --format=gzip in -o default.gz && $WEIR -q -3 --format=gzip in -o three.gz"
+                        + " && ln -s \"$WEIR\" gzip && ./gzip -k in && cmp default.gz three.gz", scratch)
+        let sizes = ["one.gz", "three.gz", "in.gz", "top.gz"].map { scratch.data($0)?.count ?? 0 }
+        #expect(sizes[0] > sizes[1] && sizes[1] > sizes[2] && sizes[2] >= sizes[3], "\(sizes)")
+        #expect(try Self.sh("gzip -t one.gz top.gz in.gz && echo ok", scratch) == "ok\n")
+    }
+
+    @Test("-d, -t, weircat and zstdcat read stock .gz, .tgz, .xz, .lzma and .lz4 files by magic, named as zstd names them")
+    func readByMagic() throws {
+        let scratch = Scratch()
+        let original = scratch.text("in", size: 500_000)
+        _ = try Self.sh("gzip -c in > a.gz && gzip -c in > b.tgz && xz -c in > c.xz && xz -c --format=lzma in > d.lzma"
+                        + " && lz4 -q -c in > e.lz4 && cp a.gz renamed.zst", scratch)
+        for (input, output) in [("a.gz", "a"), ("b.tgz", "b.tar"), ("c.xz", "c"), ("d.lzma", "d"), ("e.lz4", "e")] {
+            let run = try WeirProcess.run(["-q", "-d", input], in: scratch.url)
+            #expect(run.status == 0, "\(input): \(run.stderr)")
+            #expect(scratch.data(output) == original, "\(input) → \(output)")
+            #expect(try WeirProcess.run(["-q", "-t", input], in: scratch.url).status == 0, "\(input)")
+        }
+        let cat = "ln -s \"$WEIR\" weircat && ln -s \"$WEIR\" zstdcat && ./weircat renamed.zst | cmp - in"
+            + " && ./zstdcat a.gz c.xz d.lzma e.lz4 in | cmp - <(cat in in in in in) && echo same"
+        #expect(try Self.sh(cat, scratch) == "same\n")
+    }
+
+    /// Runs `checks` (commands joined by &&, each a cmp) on an `in` of `size` bytes.
+    static func allSame(_ checks: [String], size: Int) throws {
+        let scratch = Scratch()
+        scratch.text("in", size: size)
+        #expect(try sh((checks + ["echo same"]).joined(separator: " && "), scratch) == "same\n")
+    }
+
+    @Test("weir's own .gz of many members decodes on -T1 and -T2, from a file and a pipe, also followed by zstd")
+    func ownGzip() throws {
+        try Self.allSame(["$WEIR -q -T2 -B 128K --format=gzip in", "zstd -q -c in > in.zst", "cat in.gz in.zst > both",
+                          "$WEIR -dc -T2 in.gz | cmp - in", "$WEIR -dc -T1 in.gz | cmp - in", "$WEIR -dc < in.gz | cmp - in",
+                          "cat in.gz | $WEIR -dc -T2 | cmp - in", "$WEIR -dc -T2 both | cmp - <(cat in in)"],
+                         size: 2_000_000)
+    }
+
+    @Test("frames of every format one after another in a pipe decode as one stream, as zstd decodes them")
+    func mixed() throws {
+        try Self.allSame(["(gzip -c in; zstd -q -c in; $WEIR -q -c -B 64K --format=lz4 in; xz -c in; gzip -c in)"
+                          + " | $WEIR -dc | cmp - <(cat in in in in in)"], size: 300_000)
+    }
+
+    @Test("a damaged .gz, .xz or .lz4 fails naming the format's error and the file, and leaves no output",
+          arguments: [("gz", "gzip -c", "gzip: "), ("gz", "$WEIR -q -c -B 64K --format=gzip", "gzip: "),
+                      ("xz", "xz -c", "xz: "), ("lz4", "lz4 -q -c", "lz4: ")])
+    func damaged(suffix: String, writer: String, named: String) throws {
+        let scratch = Scratch()
+        scratch.text("in", size: 400_000)
+        // A run of bytes overwritten in the middle of the data.
+        _ = try Self.sh("\(writer) in > bad.\(suffix) && printf 'XXXXXXXXXXXXXXXX' | "
+                        + "dd of=bad.\(suffix) bs=1 seek=3000 conv=notrunc status=none", scratch)
+        for flags in [["-d"], ["-t"], ["-dc"], ["-d", "-T2"]] {
+            let run = try WeirProcess.run(["-q"] + flags + ["bad.\(suffix)"], in: scratch.url)
+            #expect(run.status == 1, "\(flags)")
+            #expect(run.stderr.contains("bad.\(suffix): ") && run.stderr.contains(named), "\(flags): \(run.stderr)")
+        }
+        #expect(!scratch.exists("bad") && scratch.names.filter { $0.hasPrefix(".") }.isEmpty, "\(scratch.names)")
+        // Cut short: truncated, in the format's words.
+        _ = try Self.sh("\(writer) in | head -c 5000 > short.\(suffix)", scratch)
+        let short = try WeirProcess.run(["-q", "-d", "short.\(suffix)"], in: scratch.url)
+        #expect(short.status == 1 && short.stderr.contains("short.\(suffix): truncated input"), "\(short.stderr)")
+        #expect(!scratch.exists("short"))
+    }
+}
