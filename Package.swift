@@ -1,6 +1,20 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// Release builds of the executable (every script's) are linked for a lean
+// start (docs/design.md, "Start-up"): by lld, which packs the ~41,000
+// relative relocations into a few KB (`-z pack-relative-relocs`, DT_RELR:
+// glibc 2.36, Debian 12) where gold keeps 1 MB of them that ld.so reads at
+// every start, and exporting only libzstd's trace hooks (exports.map)
+// instead of every symbol (`-export-dynamic`, added by the static runtime).
+let releaseLinking: [LinkerSetting] = [
+    .unsafeFlags([
+        "-use-ld=lld",
+        "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+        "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/WeirTool/exports.map",
+    ], .when(configuration: .release)),
+]
+
 let package = Package(
     name: "weir",
     products: [
@@ -68,7 +82,9 @@ let package = Package(
                 "CAllocator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
-            ]
+            ],
+            exclude: ["exports.map"],
+            linkerSettings: releaseLinking
         ),
         .testTarget(
             name: "WeirTests",

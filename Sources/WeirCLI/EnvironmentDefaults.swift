@@ -18,6 +18,8 @@ package struct EnvironmentDefaults: Equatable, Sendable {
     package static let levelVariable = "WEIR_CLEVEL"
     /// The name of the threads variable.
     package static let threadsVariable = "WEIR_NBTHREADS"
+    /// Every variable read, weir's and zstd's.
+    package static let variables = [levelVariable, threadsVariable, "ZSTD_CLEVEL", "ZSTD_NBTHREADS"]
 
     /// The level from `WEIR_CLEVEL`, if valid, before clamping (the command
     /// clamps it as it clamps `-N`, knowing `--ultra`).

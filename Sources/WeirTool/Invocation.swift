@@ -1,3 +1,4 @@
+import Glibc
 import WeirCLI
 
 /// How `weir` was called, turned into the arguments the parser sees: the
@@ -23,6 +24,26 @@ struct Invocation {
         self.environment = defaults
         self.facts = facts
         arguments = defaults.arguments(before: normalized) + normalized
+    }
+
+    /// The variables ``EnvironmentDefaults`` reads, through `getenv`:
+    /// `ProcessInfo`'s whole environment would bring FoundationEssentials'
+    /// start-up into every run (docs/design.md, "Start-up").
+    static func environment() -> [String: String] {
+        var found: [String: String] = [:]
+        for name in EnvironmentDefaults.variables {
+            if let value = getenv(name) { found[name] = String(cString: value) }
+        }
+        return found
+    }
+
+    /// Whether the command line is `-V` or `--version` alone, read from
+    /// `argv` itself, with no variable set that could add a warning: then
+    /// the version is printed before anything else is set up.
+    static var asksVersionAlone: Bool {
+        guard CommandLine.argc == 2, let argument = CommandLine.unsafeArgv[1],
+              strcmp(argument, "--version") == 0 || strcmp(argument, "-V") == 0 else { return false }
+        return EnvironmentDefaults.variables.allSatisfy { getenv($0) == nil }
     }
 
     /// Prints the warnings about invalid environment variables (hidden by -qq).

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// The width of the terminal the progress line is drawn on, read again at
@@ -14,7 +13,7 @@ enum TerminalWidth {
         if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 {
             return Int(size.ws_col)
         }
-        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 0 {
+        if let text = getenv("COLUMNS"), let columns = Int(String(cString: text)), columns > 0 {
             return columns
         }
         return fallback

@@ -1,6 +1,5 @@
 import ArgumentParser
 import CAllocator
-import FoundationEssentials
 import Weir
 import WeirCLI
 import WeirPrograms
@@ -15,7 +14,15 @@ struct WeirCommand: ParsableCommand {
     /// CAllocator), empty when another allocator does (a sanitizer's).
     static var allocatorNote: String {
         guard let version = weir_allocator_version() else { return "" }
-        return ", jemalloc " + String(String(cString: version).prefix { $0 != "-" })
+        // Its bytes up to "-", without walking Characters: grapheme breaking
+        // alone touched ~0.3 MB of the runtime's pages for `--version`.
+        return ", jemalloc " + String(decoding: UnsafeRawBufferPointer(start: version, count: strcspn(version, "-")),
+                                      as: UTF8.self)
+    }
+
+    /// What `-V` prints.
+    static var versionLine: String {
+        "weir \(version) (libzstd \(Zstd.libraryVersion)\(allocatorNote))"
     }
 
     static let configuration = CommandConfiguration(
@@ -84,6 +91,17 @@ struct WeirCommand: ParsableCommand {
             StandardError.write("weir: \(error.reason)\n")
             Glibc.exit(1)
         }
+        // `weir --version` alone touches none of the parser's pages nor the
+        // stdlib's string handling (docs/design.md, "Start-up"); the parsed
+        // flag prints the same line.
+        if Invocation.asksVersionAlone {
+            print(versionLine)
+            Glibc.exit(0)
+        }
+        // The program name (unweir, weircat) and WEIR_CLEVEL/WEIR_NBTHREADS
+        // add arguments before the command line's own, which are read as
+        // bytes: a name that is not UTF-8 stays the name it is (FileName).
+        let invocation = Invocation(commandLine: ArgumentBytes.arguments(), environment: Invocation.environment())
         // Many small outputs are synced in groups, each file kept open until
         // its group's sync: the more descriptors, the fewer syncs (CommitQueue).
         var limit = rlimit()
@@ -91,11 +109,6 @@ struct WeirCommand: ParsableCommand {
             limit.rlim_cur = min(limit.rlim_max, 1 << 16)
             _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
         }
-        // The program name (unweir, weircat) and WEIR_CLEVEL/WEIR_NBTHREADS
-        // add arguments before the command line's own, which are read as
-        // bytes: a name that is not UTF-8 stays the name it is (FileName).
-        let invocation = Invocation(commandLine: ArgumentBytes.arguments(),
-                                    environment: ProcessInfo.processInfo.environment)
         let arguments = invocation.arguments
         do {
             var command = try parseAsRoot(arguments)
@@ -121,7 +134,7 @@ struct WeirCommand: ParsableCommand {
     /// Gathers the inputs and runs the operation on them; returns the exit status.
     mutating func execute() -> Int32 {
         if messageFlags.showVersion {
-            print("weir \(Self.version) (libzstd \(Zstd.libraryVersion)\(Self.allocatorNote))")
+            print(Self.versionLine)
             return 0
         }
         if let trace = messageFlags.trace {
