@@ -327,6 +327,10 @@ extension WeirError {
         case LZMA_BUF_ERROR: "unexpected end of input"
         default: "internal error (liblzma code \(code.rawValue))"
         }
+        if code == LZMA_MEMLIMIT_ERROR {
+            return WeirError(.memoryLimit, path: path, operation: operation, lead: nil,
+                             detail: "\(format.rawValue): \(text)", hint: .raiseWindowLimit)
+        }
         if operation == .compress || code == LZMA_MEM_ERROR { return formatLibrary(format, path: path, operation: operation, text) }
         return formatCorrupt(format, path: path, operation: operation, text, offset: offset)
     }

@@ -84,8 +84,12 @@ final class MemberDecoder {
             }
         case .xz, .lzma:
             // One .xz stream per member (a following one starts with its own
-            // magic number); no memory limit, as xz's default.
-            let code = format == .xz ? lzma_stream_decoder(lzma, UInt64.max, 0) : lzma_alone_decoder(lzma, UInt64.max)
+            // magic number). Memory: the window -M allows (128 MiB by default,
+            // as for zstd frames) and 16 MiB for the decoder's own state, so
+            // a header asking for a 3 GB dictionary is refused, not obeyed
+            // (xz -9's needs 65 MiB).
+            let limit = options.windowLimit.bytes + (16 << 20)
+            let code = format == .xz ? lzma_stream_decoder(lzma, limit, 0) : lzma_alone_decoder(lzma, limit)
             guard code == LZMA_OK else { throw .lzma(code, format, path: path, operation: operation, offset: offset) }
         }
     }
