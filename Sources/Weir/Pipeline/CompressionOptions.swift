@@ -89,8 +89,8 @@ public struct CompressionOptions: Sendable, Equatable {
     public var verify = false
     /// Keep what a file-to-file run finished when it is stopped, for the
     /// same run to go on from there (the command line's default): the
-    /// output is written as `NAME.part` with a record beside it
-    /// (``PartialOutput``). Needs the seek table; not with ``rsyncable``.
+    /// output is written as `NAME.part` with a record beside it,
+    /// `.NAME.part.resume`. Needs the seek table; not with ``rsyncable``.
     public var resumable = false
     /// For tests of ``verify`` only: flips one bit of frame N after it is
     /// compressed, before it is checked (ignored without ``verify``, which
