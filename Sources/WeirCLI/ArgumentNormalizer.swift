@@ -49,7 +49,9 @@ import Weir
 ///   whichever came first, and after `-b` it is that alone, not the
 ///   decompress operation (`-b -d` benchmarks decoding; `-d -b` too).
 ///
-/// Everything after `--` is left alone (file names), and so is `-`.
+/// gzip's `-n` in a cluster is taken out: zstd accepts it and stores no
+/// name anyway. Everything after `--` is left alone (file names), and so
+/// is `-`.
 package enum ArgumentNormalizer {
     /// The short options that take a value, and their long names.
     static let valueOptions: [Character: String] = ["T": "--threads", "M": "--memory", "o": "--output", "D": "--dictionary",
@@ -174,6 +176,8 @@ package enum ArgumentNormalizer {
                     facts.legacyLists.append("s=\(value)")
                     break
                 }
+                // gzip's `-n` (store no name): nothing to do, as in zstd.
+                if letter == "n" { continue }
                 switch letter {
                 case "c":
                     lastStdout = seen

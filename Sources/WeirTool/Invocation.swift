@@ -18,7 +18,8 @@ struct Invocation {
     ///   - environment: the process environment.
     init(commandLine: [String], environment: [String: String]) {
         let program = commandLine.first ?? "weir"
-        let given = ProgramAlias.flags(forProgram: program) + commandLine.dropFirst()
+        let given = ProgramAlias.flags(forProgram: program)
+            + ProgramAlias.arguments(Array(commandLine.dropFirst()), forProgram: program)
         let (normalized, facts) = ArgumentNormalizer.normalize(given)
         let defaults = EnvironmentDefaults(environment: environment, zstdNames: ProgramAlias.isZstdName(program))
         self.environment = defaults

@@ -33,7 +33,6 @@ enum ProgramAlias {
         // zstd 1.5.4's names of the other formats (programs/zstdcli.c).
         ("gzip", ["--format=gzip", "--rm", "-6"], true),
         ("gunzip", ["-d", "--rm"], true),
-        ("gzcat", ["-dcf", "--pass-through", "-q"], true),
         ("xz", ["--format=xz", "--rm"], true),
         ("unxz", ["-d", "--rm"], true),
         ("lzma", ["--format=lzma", "--rm"], true),
@@ -48,6 +47,24 @@ enum ProgramAlias {
     /// - Parameter program: `argv[0]`, a path or a bare name.
     static func flags(forProgram program: String) -> [String] {
         alias(program)?.flags ?? []
+    }
+
+    /// The command line's arguments, with gzip's long flags that zstd takes
+    /// when called `gzip`: `--best` is `-9`, `--no-name` nothing (no name is
+    /// stored anyway). Called otherwise, or after `--`, they are left alone.
+    static func arguments(_ arguments: [String], forProgram program: String) -> [String] {
+        guard alias(program)?.name == "gzip" else { return arguments }
+        var literal = false
+        return arguments.compactMap { argument in
+            if literal { return argument }
+            switch argument {
+            case "--": literal = true
+            case "--best": return "-9"
+            case "--no-name": return nil
+            default: break
+            }
+            return argument
+        }
     }
 
     /// Whether `program` is one of zstd's names.

@@ -141,6 +141,13 @@ struct ArgumentNormalizerTests {
         #expect(normalize(given) == expected)
     }
 
+    @Test("gzip's -n is accepted and does nothing, as zstd")
+    func noName() {
+        #expect(normalize("-n in") == "in")
+        #expect(normalize("-kn9 in") == "-k --level 9 in")
+        #expect(normalize("-- -n") == "-- -n")
+    }
+
     @Test("-C is a flag like the others in a cluster")
     func checkInCluster() {
         #expect(normalize("-qC in") == "-q -C in")

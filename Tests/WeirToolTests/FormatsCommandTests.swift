@@ -44,6 +44,22 @@ struct FormatsCommandTests {
         #expect(try Self.sh("gzip -t one.gz top.gz in.gz && echo ok", scratch) == "ok\n")
     }
 
+    @Test("called gzip, weir takes gzip's --best, --fast, -n and --no-name, as zstd does (its gzip-compat case)")
+    func gzipFlags() throws {
+        let scratch = Scratch()
+        scratch.text("in", size: 300_000)
+        let out = try Self.sh("""
+            ln -s "$WEIR" gzip
+            ./gzip -k --best in && mv in.gz best.gz && ./gzip -k -9 in && cmp in.gz best.gz && rm in.gz
+            ./gzip -k --fast in && mv in.gz fast.gz && ./gzip -k -1 in && cmp in.gz fast.gz && rm in.gz
+            for flag in -n --no-name; do ./gzip -k $flag in && gzip -t in.gz && rm in.gz; done
+            ./gzip -c --no-name in | gzip -dc | cmp - in && echo ok
+            """, scratch)
+        #expect(out.hasSuffix("ok\n"), "\(out)")
+        let plain = try WeirProcess.run(["--best", "in"], in: scratch.url)
+        #expect(plain.status == 1 && plain.stderr.contains("--best"), "\(plain.stderr)")
+    }
+
     @Test("-d, -t, weircat and zstdcat read stock .gz, .tgz, .xz, .lzma and .lz4 files by magic, named as zstd names them")
     func readByMagic() throws {
         let scratch = Scratch()
