@@ -8,7 +8,8 @@ public struct CompressionOptions: Sendable, Equatable {
     public static let defaultChunkSize = 8 << 20
 
     /// The default chunk at `level`: 8 MiB (``defaultChunkSize``) while the
-    /// level's window is 2 MiB or less, else eight windows (32 MiB at
+    /// level's window is 2 MiB or less (those levels compress with a 4 MiB
+    /// window instead: ``resolvedWindowLog``), else eight windows (32 MiB at
     /// levels 9–16, 64 MiB at 17–19, 256 MiB at 20), never above zstd's
     /// largest job (512 MiB, at 21 and 22): the chunks in flight are memory.
     ///
@@ -219,14 +220,17 @@ public struct CompressionOptions: Sendable, Equatable {
     /// The window (log2 bytes) frames are compressed with.
     ///
     /// Independent frames lose the history a single stream would carry across
-    /// chunk boundaries; below level 7 a 4 MiB window (22) wins that back for
-    /// about 5% more CPU, where 23 would cost 20 MiB more memory at two
-    /// workers (docs/design.md). Higher levels keep their own (22 or more).
+    /// chunk boundaries; at the levels whose own window is 2 MiB or less
+    /// (below 9) a 4 MiB window (22) wins that back for about 5% more CPU,
+    /// where 23 would cost 20 MiB more memory at two workers (docs/design.md).
+    /// Higher levels keep their own (22 or more).
     ///
     /// With ``longWindowLog``, that window.
     package var resolvedWindowLog: Int? {
         if let longWindowLog { return longWindowLog }
-        guard level < 7, chunkSize > 1 << 21 else { return nil }
+        guard chunkSize > 1 << 21, CompressionParameters().resolved(level: level, size: nil).windowLog < 22 else {
+            return nil
+        }
         return 22
     }
 

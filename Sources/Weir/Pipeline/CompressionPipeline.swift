@@ -54,7 +54,7 @@ import SystemPackage
 /// - Reads of exactly `chunkSize`: DispatchIO itself has no back-pressure.
 ///   A mapped chunk is unmapped when its job drops it, so mapped memory is
 ///   bounded by the same slots; while it is compressed, only its window and
-///   a step stay mapped in (below level 7: 5 of its 8 MiB).
+///   a step stay mapped in (below level 9: 5 of its 8 MiB; at -19, 9 of 64).
 /// - Chunk size: `options.chunkSize` (by level: 8 MiB up to level 8, 32 MiB
 ///   at 9–16, 64 MiB at 17–19, 256–512 MiB at 20–22), cut smaller for a file with
 ///   fewer chunks than workers (``CompressionOptions/fitted(toInputSize:)``).
