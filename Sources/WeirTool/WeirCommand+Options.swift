@@ -199,7 +199,7 @@ struct ResourceFlags: ParsableArguments {
     @Flag(name: .customLong("verify"), help: "Compressing: decode every frame and compare it with its input before it is written; a frame that differs fails its file, which is not written, and its input is kept (also with --rm). Decompressing and testing, the content checksums are this check (so --verify cannot go with --no-check there).")
     var verify = false
 
-    @Option(name: [.customShort("M"), .customLong("memory"), .customLong("memlimit"), .customLong("memlimit-decompress")], help: ArgumentHelp("Decompression memory: frames in flight, their buffers and the frame being read (default 8MiB per thread and 16MiB more), and the largest window a frame may use (default 128MiB; under a cgroup memory limit below 256MiB, about half of it). Training: the most sample bytes loaded.", valueName: "SIZE"))
+    @Option(name: [.customShort("M"), .customLong("memory"), .customLong("memlimit"), .customLong("memlimit-decompress")], help: ArgumentHelp("Decompression memory: frames in flight, their buffers and the frame being read (default 8MiB per thread and 16MiB more; for larger frames, as weir writes from -9, one frame per thread and one more, up to 256MiB), and the largest window a frame may use (default 128MiB; under a cgroup memory limit below 256MiB, about half of it). Training: the most sample bytes loaded.", valueName: "SIZE"))
     var memory: ByteCount?
 
     @Flag(inversion: .prefixedNo, help: "Map regular input files into memory rather than read() them (default: on; pipes are always read).")

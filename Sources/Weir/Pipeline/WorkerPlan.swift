@@ -41,6 +41,10 @@ package struct WorkerPlan: Sendable, Equatable {
     /// frame may use and the memory in flight
     /// (``DecompressionOptions/memoryLimit``).
     package var decompressionMemory: Int?
+    /// Decompressing: the most the budget may grow to for large frames
+    /// (``DecompressionOptions/largeFrameBudget``) under the memory limit,
+    /// when that is below the default; nil otherwise.
+    package var largeFrameBudget: Int?
     /// The memory limit the plan followed, or nil without one.
     package var memoryLimit: Int?
     /// The estimated peak of the run as planned, in bytes.
@@ -149,6 +153,11 @@ package struct WorkerPlan: Sendable, Equatable {
                 sized.memoryLimit = max(DecompressionOptions.readingReserve, share - processBytes)
                 plan.decompressionMemory = sized.memoryLimit
             }
+        }
+        if let limit = limits.memoryLimit {
+            // Large frames' budget stays within the share too.
+            let room = Int(Double(limit) * memoryShare) - processBytes - DecompressionOptions.readingReserve
+            if room < options.largeFrameBudget { plan.largeFrameBudget = max(0, room) }
         }
         plan.estimatedPeak = decompressionPeak(sized, workers: count)
         guard let limit = limits.memoryLimit, !requested else { return plan }

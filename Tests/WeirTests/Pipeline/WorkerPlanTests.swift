@@ -126,5 +126,11 @@ struct WorkerPlanTests {
         #expect(large.reason == .memoryLimit(256 << 20))
         #expect(large.estimatedPeak <= 128 << 20)
         #expect(WorkerPlan.decompression(DecompressionOptions(), limits: ProcessLimits(onlineCores: 2)).workers == 2)
+        // Large frames' budget stays within the share, and is left alone without a limit.
+        #expect(plan.largeFrameBudget == 64 << 20 - WorkerPlan.processBytes - DecompressionOptions.readingReserve)
+        #expect(large.largeFrameBudget == 128 << 20 - WorkerPlan.processBytes - DecompressionOptions.readingReserve)
+        #expect(WorkerPlan.decompression(DecompressionOptions(), limits: ProcessLimits(onlineCores: 2, memoryLimit: 8 << 30))
+            .largeFrameBudget == nil)
+        #expect(WorkerPlan.decompression(DecompressionOptions(), limits: ProcessLimits(onlineCores: 2)).largeFrameBudget == nil)
     }
 }
