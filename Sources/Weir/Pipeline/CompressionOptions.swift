@@ -8,8 +8,8 @@ public struct CompressionOptions: Sendable, Equatable {
     public static let defaultChunkSize = 8 << 20
 
     /// The default chunk at `level`: 8 MiB (``defaultChunkSize``) while the
-    /// level's window is 2 MiB or less (those levels compress with a 4 MiB
-    /// window instead: ``resolvedWindowLog``), else eight windows (32 MiB at
+    /// level's window is 2 MiB or less (weir gives those levels a 4 MiB
+    /// window), else eight windows (32 MiB at
     /// levels 9–16, 64 MiB at 17–19, 256 MiB at 20), never above zstd's
     /// largest job (512 MiB, at 21 and 22): the chunks in flight are memory.
     ///
