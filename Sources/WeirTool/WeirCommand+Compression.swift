@@ -80,7 +80,7 @@ extension WeirCommand {
         // Content-defined cuts must not depend on the input's size, which
         // fitting a small file to the workers would make them do.
         var options = CompressionOptions(level: level, threads: resourceFlags.requestedThreads,
-                                         chunkSize: compressionFlags.resolvedChunkSize.bytes,
+                                         chunkSize: compressionFlags.chunkSize?.bytes,
                                          checksum: resourceFlags.verifiesChecksums,
                                          seekTable: !compressionFlags.noSeekTable, mapInput: resourceFlags.mapsInput,
                                          splitSmallInputs: compressionFlags.chunkSize == nil && !compressionFlags.rsyncable,

@@ -138,6 +138,7 @@ extension WeirCommand {
         let plan = WorkerPlan.decompression(options, limits: .current, cores: resourceFlags.countedCores)
         options.threads = plan.workers
         if options.memoryLimit == nil { options.memoryLimit = plan.decompressionMemory }
+        if let largest = plan.largeFrameBudget { options.largeFrameBudget = largest }
         return (options, plan)
     }
 }

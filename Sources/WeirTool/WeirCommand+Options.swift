@@ -115,7 +115,7 @@ struct CompressionFlags: ParsableArguments {
     @Option(name: .customLong("fast"), help: ArgumentHelp("Faster, negative levels: --fast[=N], N >= 1 (default 1).", valueName: "N"))
     var fast: Int?
 
-    @Option(name: [.customShort("B"), .customLong("chunk-size")], help: ArgumentHelp("Input bytes per independent frame (default 8MiB; a smaller file is cut into one frame per worker); -B is zstd's job size. Training: cut each file into samples of SIZE, at most 128K (0: one sample per file).", valueName: "SIZE"))
+    @Option(name: [.customShort("B"), .customLong("chunk-size")], help: ArgumentHelp("Input bytes per independent frame (default by level: 8MiB, 32MiB from -9, 64MiB from -17, 256MiB and 512MiB with --ultra; a smaller file is cut into one frame per worker); -B is zstd's job size. Training: cut each file into samples of SIZE, at most 128K (0: one sample per file).", valueName: "SIZE"))
     var chunkSize: ByteCount?
 
     @Flag(name: .customLong("rsyncable"), help: "Cut frames where the content says, so that a change early in the input leaves later frames byte-identical (for rsync and deduplicating backups); frames average --chunk-size, up to twice it.")
@@ -199,7 +199,7 @@ struct ResourceFlags: ParsableArguments {
     @Flag(name: .customLong("verify"), help: "Compressing: decode every frame and compare it with its input before it is written; a frame that differs fails its file, which is not written, and its input is kept (also with --rm). Decompressing and testing, the content checksums are this check (so --verify cannot go with --no-check there).")
     var verify = false
 
-    @Option(name: [.customShort("M"), .customLong("memory"), .customLong("memlimit"), .customLong("memlimit-decompress")], help: ArgumentHelp("Decompression memory: frames in flight, their buffers and the frame being read (default 8MiB per thread and 16MiB more), and the largest window a frame may use (default 128MiB; under a cgroup memory limit below 256MiB, about half of it). Training: the most sample bytes loaded.", valueName: "SIZE"))
+    @Option(name: [.customShort("M"), .customLong("memory"), .customLong("memlimit"), .customLong("memlimit-decompress")], help: ArgumentHelp("Decompression memory: frames in flight, their buffers and the frame being read (default 8MiB per thread and 16MiB more; for larger frames, as weir writes from -9, one frame per thread and one more, up to 256MiB), and the largest window a frame may use (default 128MiB; under a cgroup memory limit below 256MiB, about half of it). Training: the most sample bytes loaded.", valueName: "SIZE"))
     var memory: ByteCount?
 
     @Flag(inversion: .prefixedNo, help: "Map regular input files into memory rather than read() them (default: on; pipes are always read).")
@@ -257,8 +257,6 @@ extension CompressionFlags {
         return parameters
     }
 
-    /// --chunk-size, or the default chunk.
-    var resolvedChunkSize: ByteCount { chunkSize ?? ByteCount(bytes: CompressionOptions.defaultChunkSize) }
     /// Frames declare their content size unless --no-content-size.
     var writesContentSize: Bool { contentSize ?? true }
 }

@@ -26,8 +26,7 @@ extension WeirCommand {
             throw ValidationError("-T \(threads): the number of threads must be between 0 and 256.")
         }
         // Training cuts samples of -B bytes instead (validateTraining).
-        let chunkSize = compressionFlags.resolvedChunkSize.bytes
-        if !training, chunkSize < 1024 || chunkSize > 1 << 30 {
+        if !training, let chunkSize = compressionFlags.chunkSize?.bytes, chunkSize < 1024 || chunkSize > 1 << 30 {
             throw ValidationError("--chunk-size \(chunkSize): the chunk size must be between 1KiB and 1GiB.")
         }
         if outputFlags.outputDirFlat == "" || outputFlags.outputDirMirror == "" {

@@ -178,7 +178,8 @@ def measures(data):
     mode = MODE_TITLE.get(s.get("rss_mode"), s.get("rss_mode"))
     for label in s.get("levels", []):
         w, z = (find(data, "lean", row="level", level_label=label, family=f) for f in ("weir", "zstd"))
-        for key, k, f in (("lean-rss", "rss_kb", f_mib), ("lean-speed", "mbps", f_mbps)):
+        for key, k, f in (("lean-rss", "rss_kb", f_mib), ("lean-speed", "mbps", f_mbps),
+                          ("lean-size", "out_bytes", f_bytes)):
             put(key, vs(w, z, k), [w], level=label, slice=human(s.get("rss_slice_bytes")), mode=mode,
                 weir=f(med(w, k)), zstd=f(med(z, k)))
     w, z = find(data, "lean", row="small", family="weir"), find(data, "lean", row="small", family="zstd")
@@ -415,29 +416,36 @@ def sec_lean(data, targets):
     pipe = ["%s: pipe ÷ file %s%s" % (speed(get("pipe", f), None, f == "weir"), f_ratio(vs(get("pipe", f), get(
         "file", f))), "; %s the limit" % f_ratio(ratio(med(get("pipe", f), "mbps"), lc)) if f == "weir" else "")
         if get("pipe", f) else "–" for f in ("weir", "zstd")]
+    def size(w, z):  # output bytes of weir ÷ zstd's, same input and level (issue 41)
+        return f_ratio(vs(w, z, "out_bytes"), 4) if med(w, "out_bytes") and med(z, "out_bytes") else "–"
+
     t = secs.get("tree")
     rows = [["Compress the %s slice, file→/dev/null, level 3" % human(s.get("slice_bytes")),
              speed(get("file", "weir"), lc, True), speed(get("file", "zstd")), speed(get("file", "pzstd")),
-             "%s MB/s (%d × `zstd -b3 -T1` at once)" % (f_mbps(lc), n)],
+             "%s MB/s (%d × `zstd -b3 -T1` at once)" % (f_mbps(lc), n), size(get("file", "weir"), get("file", "zstd"))],
             ["Decompress weir's file of it → /dev/null", speed(get("dec", "weir"), ld, True),
              "zstd -d: " + speed(get("dec", "zstd")), "pzstd -d, its own file: " + speed(get("dec", "pzstd")),
-             "%s MB/s (%d × `zstd -b3 -T1` at once, decompression)" % (f_mbps(ld), n)],
+             "%s MB/s (%d × `zstd -b3 -T1` at once, decompression)" % (f_mbps(ld), n), "–"],
             ["Compress through a pipe (`cat SLICE \\| TOOL -c > /dev/null`)", pipe[0], pipe[1], "–",
-             "%s MB/s" % f_mbps(lc)]] + [
+             "%s MB/s" % f_mbps(lc), "–"]] + [
         ["Peak RSS, %s slice, `%s`" % (human(s.get("rss_slice_bytes")), label), mem(get("level", "weir", label), True),
          mem(get("level", "zstd", label)), mem(get("level", "pzstd", label)) if get("level", "pzstd", label)
-         else "– (no `--fast`)", "–"] for label in s.get("levels", [])] + [
+         else "– (no `--fast`)", "–", size(get("level", "weir", label), get("level", "zstd", label))]
+        for label in s.get("levels", [])] + [
         ["Peak RSS, %s file, `-3`" % small, mem(get("small", "weir"), True), mem(get("small", "zstd")),
-         mem(get("small", "pzstd")), "–"],
+         mem(get("small", "pzstd")), "–", size(get("small", "weir"), get("small", "zstd"))],
         ["`-r` on the tree of `%s` (%s files, %s; the tree section's runs)" % (
             t.get("archive"), "{:,}".format(t.get("files") or 0), human(t.get("bytes"))),
-         tree(find(data, "tree", family="weir"), True), tree(find(data, "tree", family="zstd")), "–", "–"] if t else
-        ["`-r` on the Linux tree", "not run here: the tree section measures it (`--sections lean,tree`)", "", "", ""]]
+         tree(find(data, "tree", family="weir"), True), tree(find(data, "tree", family="zstd")), "–", "–",
+         size(find(data, "tree", family="weir"), find(data, "tree", family="zstd"))] if t else
+        ["`-r` on the Linux tree", "not run here: the tree section measures it (`--sections lean,tree`)", "", "", "",
+         ""]]
     detail = [[c["group"].replace("RSS small", "RSS %s file" % small), f_tool(c), MODE_TITLE.get(c["mode"], c["mode"]),
                f_mbps(med(c, "mbps")), f_num(med(c, "wall"), "%.3f"), f_spread(c), f_num(med(c, "cpu"), "%.3f"),
                f_mib(med(c, "rss_kb")), f_bytes(med(c, "out_bytes")), f_ok(c)] for c in cs]
     return "".join([
-        table(["Case", "weir -T%d" % n, "zstd -T%d" % n, "pzstd -p%d" % n, "The limit"], rows),
+        table(["Case", "weir -T%d" % n, "zstd -T%d" % n, "pzstd -p%d" % n, "The limit",
+               "Size ÷ zstd -T%d" % n], rows),
         "\nMedians of %d run(s) per case, tools alternating; the limit measured at the start of every round; peak "
         "RSS from GNU time. The RSS rows are %s; MB/s in brackets.\n\n" % (s["runs"], mode),
         "Targets (issue 31):\n\n" + target_list(targets) + "\n",

@@ -29,7 +29,7 @@ public struct Compressor: Sendable {
     /// Creates a compressor.
     ///
     /// - Parameter options: how to compress; zstd's defaults (level 3, one
-    ///   worker per core, 8 MiB frames, checksums, a seek table) by default.
+    ///   worker per core, frames sized by level (8 MiB at level 3), checksums, a seek table) by default.
     public init(options: CompressionOptions = CompressionOptions()) {
         self.options = options
     }

@@ -16,20 +16,20 @@
 /// calls it (never a GCD worker); `release`, `notify` and `cancel` are
 /// called from any thread. The counts are a ``ConditionLock``'s state.
 final class ByteBudget: Sendable {
-    /// The most bytes held at once.
-    let limit: Int
     private struct Counts {
+        /// The most bytes held at once; it only grows (``raise(to:)``).
+        var limit: Int
         var used = 0
         var highest = 0
         var cancelled = false
 
         /// Whether `count` more bytes do not fit now (one piece is let
         /// through alone, however large).
-        func short(of count: Int, limit: Int) -> Bool {
+        func short(of count: Int) -> Bool {
             count > 0 && used > 0 && used + count > limit
         }
     }
-    private let counts = ConditionLock(Counts())
+    private let counts: ConditionLock<Counts>
 
     /// How a wait in ``acquire(_:unless:)`` ended.
     enum Outcome {
@@ -42,7 +42,16 @@ final class ByteBudget: Sendable {
     }
 
     init(limit: Int) {
-        self.limit = max(1, limit)
+        counts = ConditionLock(Counts(limit: max(1, limit)))
+    }
+
+    /// The most bytes held at once.
+    var limit: Int { counts.withLock { $0.limit } }
+
+    /// Raises the limit to `newLimit` if that is higher (a run that finds
+    /// larger frames than the default budget holds: ``DecompressionOptions/budget(forFrame:)``).
+    func raise(to newLimit: Int) {
+        counts.withLock(broadcast: true) { $0.limit = max($0.limit, newLimit) }
     }
 
     /// Waits until `count` more bytes fit and takes them, or until `unless`
@@ -50,10 +59,9 @@ final class ByteBudget: Sendable {
     /// ``release(_:)`` or ``notify()``) returns true: memory already held
     /// may serve instead (an idle buffer), or be given back first.
     func acquire(_ count: Int, unless interrupt: () -> Bool) -> Outcome {
-        let limit = self.limit
-        return counts.withLock(when: { $0.cancelled || !$0.short(of: count, limit: limit) || interrupt() }) { counts in
+        counts.withLock(when: { $0.cancelled || !$0.short(of: count) || interrupt() }) { counts in
             if counts.cancelled { return .cancelled }
-            if counts.short(of: count, limit: limit) { return .interrupted }
+            if counts.short(of: count) { return .interrupted }
             counts.used += count
             counts.highest = max(counts.highest, counts.used)
             return .taken

@@ -1,9 +1,30 @@
 /// How ``Compressor`` compresses, and every compression pipeline the engine runs.
 public struct CompressionOptions: Sendable, Equatable {
-    /// The default chunk (and frame) size: 8 MiB. On the Linux 6.1 source
-    /// tarball at level 3, independent 8 MiB frames cost about 0.4% of ratio
-    /// against one frame, and give every core work even on mid-sized files.
+    /// The default chunk (and frame) size of the levels whose window is
+    /// 2 MiB or less (every level below 9, `--fast`): 8 MiB. On the Linux 6.1
+    /// source tarball at level 3, independent 8 MiB frames cost about 0.4% of
+    /// ratio against one frame, and give every core work even on mid-sized
+    /// files. Higher levels: ``defaultChunkSize(level:)``.
     public static let defaultChunkSize = 8 << 20
+
+    /// The default chunk at `level`: 8 MiB (``defaultChunkSize``) while the
+    /// level's window is 2 MiB or less (weir gives those levels a 4 MiB
+    /// window), else eight windows (32 MiB at
+    /// levels 9–16, 64 MiB at 17–19, 256 MiB at 20), never above zstd's
+    /// largest job (512 MiB, at 21 and 22): the chunks in flight are memory.
+    ///
+    /// An independent frame cannot refer before its start, so a frame of a
+    /// few windows loses what a stream would find across its boundary:
+    /// zstd -T2 cuts jobs of four windows but hands each the previous
+    /// window (overlap), and weir's frames need twice that to match it:
+    /// at -9 on the tarball, 1.009× zstd -T2's size with 8 MiB frames,
+    /// 1.003× with 16, 1.0005× with 32 (docs/design.md, "Frames sized by
+    /// level").
+    public static func defaultChunkSize(level: Int) -> Int {
+        let windowLog = CompressionParameters().resolved(level: level, size: nil).windowLog
+        guard windowLog > 21 else { return defaultChunkSize }
+        return min(1 << (windowLog + 3), largestLevelChunk)
+    }
 
     /// The compression level, from libzstd's lowest (negative: `--fast`,
     /// down to -131072) to 22. Default 3.
@@ -11,7 +32,9 @@ public struct CompressionOptions: Sendable, Equatable {
     /// Compression workers; 0 means one per core this process may use
     /// (its affinity mask and its cgroup's CPU quota counted).
     public var threads: Int
-    /// The bytes of input in each independent frame.
+    /// The bytes of input in each independent frame; by default the
+    /// level's (``defaultChunkSize(level:)``), chosen when the options are
+    /// made: setting ``level`` later keeps it.
     public var chunkSize: Int
     /// Whether each frame carries the XXH64 content checksum.
     public var checksum: Bool
@@ -104,6 +127,9 @@ public struct CompressionOptions: Sendable, Equatable {
     /// too much ratio for the time saved.
     public static let minimumSplitChunk = 1 << 20
 
+    /// The largest chunk a level chooses: zstd -T's largest job (at -22).
+    public static let largestLevelChunk = 512 << 20
+
     /// The largest chunk: 1 GiB (also the most `--chunk-size` accepts).
     public static let maximumChunkSize = 1 << 30
 
@@ -113,8 +139,9 @@ public struct CompressionOptions: Sendable, Equatable {
     /// zstd's `--long` window when none is given: 2^27 (128 MiB).
     public static let defaultLongWindowLog = 27
 
-    /// Creates options; every parameter has zstd's default.
-    public init(level: Int = 3, threads: Int = 0, chunkSize: Int = CompressionOptions.defaultChunkSize,
+    /// Creates options; every parameter has zstd's default, the chunk size
+    /// the level's (nil: ``defaultChunkSize(level:)``).
+    public init(level: Int = 3, threads: Int = 0, chunkSize: Int? = nil,
                 checksum: Bool = true, chunksInFlight: Int? = nil, seekTable: Bool = true, mapInput: Bool = true,
                 splitSmallInputs: Bool = true, contentSize: Bool = true, streamSize: Int? = nil,
                 dictionary: ZstdDictionary? = nil, longWindowLog: Int? = nil) {
@@ -126,7 +153,7 @@ public struct CompressionOptions: Sendable, Equatable {
         self.splitSmallInputs = splitSmallInputs
         self.level = level
         self.threads = threads
-        self.chunkSize = chunkSize
+        self.chunkSize = chunkSize ?? Self.defaultChunkSize(level: level)
         self.checksum = checksum
         self.chunksInFlight = chunksInFlight
         self.seekTable = seekTable
@@ -193,14 +220,17 @@ public struct CompressionOptions: Sendable, Equatable {
     /// The window (log2 bytes) frames are compressed with.
     ///
     /// Independent frames lose the history a single stream would carry across
-    /// chunk boundaries; below level 7 a 4 MiB window (22) wins that back for
-    /// about 5% more CPU, where 23 would cost 20 MiB more memory at two
-    /// workers (docs/design.md). Higher levels keep their own (22 or more).
+    /// chunk boundaries; at the levels whose own window is 2 MiB or less
+    /// (below 9) a 4 MiB window (22) wins that back for about 5% more CPU,
+    /// where 23 would cost 20 MiB more memory at two workers (docs/design.md).
+    /// Higher levels keep their own (22 or more).
     ///
     /// With ``longWindowLog``, that window.
     package var resolvedWindowLog: Int? {
         if let longWindowLog { return longWindowLog }
-        guard level < 7, chunkSize > 1 << 21 else { return nil }
+        guard chunkSize > 1 << 21, CompressionParameters().resolved(level: level, size: nil).windowLog < 22 else {
+            return nil
+        }
         return 22
     }
 

@@ -44,7 +44,9 @@ import SystemPackage
 ///   more than that many chunks ahead, so memory is at most
 ///   `chunksInFlight × (chunkSize + compressBound(chunkSize))`, whatever the
 ///   input size, and a slow output (a pipe to a slow consumer) slows the
-///   reader instead of filling memory.
+///   reader instead of filling memory. The chunk grows with the level, and
+///   that bound with it: at -T2, 48 MiB at level 3, 192 MiB at -9, 384 MiB at
+///   -19 of buffers (docs/design.md, "Frames sized by level").
 /// - With `verify`, one more chunk-sized buffer per worker, kept by its
 ///   context (FrameVerifier): the decoded frame, compared in place.
 /// - `threads` contexts and drain loops: compression never runs more jobs
@@ -52,8 +54,9 @@ import SystemPackage
 /// - Reads of exactly `chunkSize`: DispatchIO itself has no back-pressure.
 ///   A mapped chunk is unmapped when its job drops it, so mapped memory is
 ///   bounded by the same slots; while it is compressed, only its window and
-///   a step stay mapped in (below level 7: 5 of its 8 MiB).
-/// - Chunk size: `options.chunkSize` (8 MiB), cut smaller for a file with
+///   a step stay mapped in (below level 9: 5 of its 8 MiB; at -19, 9 of 64).
+/// - Chunk size: `options.chunkSize` (by level: 8 MiB up to level 8, 32 MiB
+///   at 9–16, 64 MiB at 17–19, 256–512 MiB at 20–22), cut smaller for a file with
 ///   fewer chunks than workers (``CompressionOptions/fitted(toInputSize:)``).
 /// - A mapped file cut while being compressed reads zeros instead of
 ///   crashing (SIGBUS guard); the job checks `ChunkReader.checkUnchanged()`

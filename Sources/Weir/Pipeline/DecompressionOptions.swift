@@ -87,13 +87,35 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// chunk at worst).
     package static let readingReserve = 8 << 20
 
+    /// The most the budget grows to for a stream of frames larger than
+    /// ``defaultBudgetPerThread`` (weir's own from `-9` up: "Frames sized by
+    /// level" in docs/design.md), without `memoryLimit`: 256 MiB, or less
+    /// under a cgroup's memory limit (`WorkerPlan`).
+    package var largeFrameBudget = 256 << 20
+
+    /// The budget that decodes frames of `contentSize` bytes side by side,
+    /// one per worker and one waiting for the writer, as the default budget
+    /// does 8 MiB frames; held to ``largeFrameBudget``. Nil when the default
+    /// budget already holds such a frame, or `memoryLimit` (`-M`) bounds it.
+    /// The alternative, streaming every such frame through one decoder,
+    /// decoded weir's `-9` files at half the speed (docs/design.md).
+    package func budget(forFrame contentSize: Int) -> Int? {
+        guard memoryLimit == nil else { return nil }
+        let buffer = FrameBuffers.bufferSize(for: contentSize)
+        guard buffer > Self.defaultBudgetPerThread else { return nil }
+        return min(largeFrameBudget, (resolvedThreads + 1) * buffer + Self.defaultBudgetPerThread)
+    }
+
     /// The largest frame decoded whole in parallel: its output buffer (its
     /// declared size, or the most its blocks can hold, in its size class:
     /// `FrameBuffers.bufferSize(for:)`) and its compressed bytes each at
     /// most half the budget, so that it always fits: an 8 MiB frame from a
     /// budget of 16 MiB up (`-M 24MiB`, the default with one worker). Larger
     /// frames stream through one decoder.
-    package var parallelFrameLimit: Int { max(64 << 10, inFlightBudget / 2) }
+    package var parallelFrameLimit: Int { Self.parallelFrameLimit(budget: inFlightBudget) }
+
+    /// The parallel frame limit of a budget of `budget` bytes.
+    package static func parallelFrameLimit(budget: Int) -> Int { max(64 << 10, budget / 2) }
 
     /// The window limit matching `memoryLimit`, else `longWindowLog`.
     var windowLimit: WindowLimit { WindowLimit(memoryLimit: memoryLimit, longWindowLog: longWindowLog) }

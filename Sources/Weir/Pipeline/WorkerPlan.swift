@@ -9,6 +9,9 @@
 /// when even one would not fit in three quarters of the limit, its chunks
 /// (frames) halve, down to ``CompressionOptions/minimumSplitChunk``, unless
 /// their size was asked for (`-B`, `--long`'s window, `--rsyncable`).
+/// Before any worker is given up, a high level's larger chunk halves down
+/// to ``CompressionOptions/defaultChunkSize`` (8 MiB) while that lets more
+/// cores work.
 /// An explicit count runs as asked, and says whether it fits.
 package struct WorkerPlan: Sendable, Equatable {
     /// What chose ``workers``.
@@ -38,6 +41,10 @@ package struct WorkerPlan: Sendable, Equatable {
     /// frame may use and the memory in flight
     /// (``DecompressionOptions/memoryLimit``).
     package var decompressionMemory: Int?
+    /// Decompressing: the most the budget may grow to for large frames
+    /// (``DecompressionOptions/largeFrameBudget``) under the memory limit,
+    /// when that is below the default; nil otherwise.
+    package var largeFrameBudget: Int?
     /// The memory limit the plan followed, or nil without one.
     package var memoryLimit: Int?
     /// The estimated peak of the run as planned, in bytes.
@@ -90,9 +97,19 @@ package struct WorkerPlan: Sendable, Equatable {
                               memoryLimit: limits.memoryLimit)
         plan.estimatedPeak = compressionPeak(options, workers: cores)
         guard let limit = limits.memoryLimit, !requested else { return plan }
-        plan.fit(under: limit) { compressionPeak(options, workers: $0) }
         let fixed = chunkIsFixed || options.longWindowLog != nil || options.rsyncable
         var shrunk = options
+        // A high level's chunk (above the 8 MiB default) gives way before a
+        // worker does: halved, not below the default, until every core fits.
+        while !fixed, shrunk.chunkSize / 2 >= CompressionOptions.defaultChunkSize {
+            var trial = plan
+            trial.fit(under: limit) { compressionPeak(shrunk, workers: $0) }
+            if trial.workers == cores { break }
+            shrunk.chunkSize /= 2
+            plan.chunkSize = shrunk.chunkSize
+            plan.reason = .memoryLimit(limit)
+        }
+        plan.fit(under: limit) { compressionPeak(shrunk, workers: $0) }
         shrunk.threads = plan.workers
         while !fixed, plan.workers == 1, shrunk.chunkSize / 2 >= CompressionOptions.minimumSplitChunk,
               compressionPeak(shrunk, workers: 1) > Int(Double(limit) * singleWorkerShare) {
@@ -136,6 +153,11 @@ package struct WorkerPlan: Sendable, Equatable {
                 sized.memoryLimit = max(DecompressionOptions.readingReserve, share - processBytes)
                 plan.decompressionMemory = sized.memoryLimit
             }
+        }
+        if let limit = limits.memoryLimit {
+            // Large frames' budget stays within the share too.
+            let room = Int(Double(limit) * memoryShare) - processBytes - DecompressionOptions.readingReserve
+            if room < options.largeFrameBudget { plan.largeFrameBudget = max(0, room) }
         }
         plan.estimatedPeak = decompressionPeak(sized, workers: count)
         guard let limit = limits.memoryLimit, !requested else { return plan }

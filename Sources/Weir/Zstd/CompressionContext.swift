@@ -199,17 +199,23 @@ package final class CompressionContext {
     /// `output`, giving the pages behind the window back as it goes: reading
     /// maps a page in, and the pages of a whole chunk would otherwise stay
     /// in the process until the chunk is unmapped (8 MiB per worker, where
-    /// the window is 4 MiB below level 7). libzstd reads them in place
-    /// (`ZSTD_c_stableInBuffer`), one step at a time, and never behind the
-    /// window; a page given back is the page cache's again, so reading it
-    /// anyway would only map it in again. Without a window set on the
-    /// context (the level's own), or for a chunk not larger than it, this
-    /// is ``compressFrame(_:into:path:)``.
+    /// the window is 4 MiB below level 9; 64 MiB at -19, with an 8 MiB
+    /// window). libzstd reads them in place (`ZSTD_c_stableInBuffer`), one
+    /// step at a time, and never behind the window (the one set, else the
+    /// level's); a page given back is the page cache's again, so reading it
+    /// anyway would only map it in again. For a chunk not larger than the
+    /// window and a step, this is ``compressFrame(_:into:path:)``.
     func compressFrame(mapped bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
                        path: String) throws(WeirError) -> Int {
         var windowLog: Int32 = 0
         ZSTD_CCtx_getParameter(cctx, ZSTD_c_windowLog, &windowLog)
-        let window = windowLog > 0 ? 1 << Int(windowLog) : Int.max
+        if windowLog == 0 {
+            // The level's own window, as libzstd sizes it for this chunk.
+            var level: Int32 = 0
+            ZSTD_CCtx_getParameter(cctx, ZSTD_c_compressionLevel, &level)
+            windowLog = Int32(ZSTD_getCParams(level, UInt64(bytes.count), 0).windowLog)
+        }
+        let window = 1 << Int(windowLog)
         guard let base = bytes.baseAddress, bytes.count - Self.mappedStep > window else {
             return try compressFrame(bytes, into: output, path: path)
         }

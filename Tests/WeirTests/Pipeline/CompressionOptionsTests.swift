@@ -15,6 +15,22 @@ struct CompressionOptionsTests {
         #expect(CompressionOptions(threads: 2).resolvedWindowLog == 22)
     }
 
+    @Test("the default chunk grows with the level's window: 8 MiB to -8, eight windows above; a chunk given wins")
+    func levelChunk() {
+        for level in [-5, -1, 1, 3, 7, 8] {
+            #expect(CompressionOptions.defaultChunkSize(level: level) == CompressionOptions.defaultChunkSize, "\(level)")
+        }
+        #expect(CompressionOptions.defaultChunkSize(level: 9) == 32 << 20)
+        #expect(CompressionOptions.defaultChunkSize(level: 16) == 32 << 20)
+        #expect(CompressionOptions.defaultChunkSize(level: 19) == 64 << 20)
+        #expect(CompressionOptions.defaultChunkSize(level: 20) == 256 << 20)
+        #expect(CompressionOptions.defaultChunkSize(level: 22) == CompressionOptions.largestLevelChunk)
+        #expect(CompressionOptions(level: 19).chunkSize == 64 << 20)
+        #expect(CompressionOptions(level: 19, chunkSize: 1 << 20).chunkSize == 1 << 20)
+        // A file smaller than a chunk per worker is still cut into one per worker.
+        #expect(CompressionOptions(level: 19, threads: 2).fitted(toInputSize: 100_000_000).chunkSize == 50_003_968)
+    }
+
     @Test("a small file is never cut below the window: under it, one frame")
     func fittedNeverBelowWindow() {
         let long = CompressionOptions(threads: 2, longWindowLog: 24)

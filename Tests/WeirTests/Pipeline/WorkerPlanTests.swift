@@ -30,9 +30,32 @@ struct WorkerPlanTests {
         #expect(plan.reason == .memoryLimit(1 << 30))
         #expect(plan.workers > 1 && plan.workers < 64)
         #expect(plan.estimatedPeak <= 512 << 20)
-        #expect(WorkerPlan.compressionPeak(CompressionOptions(level: 19), workers: plan.workers + 1) > 512 << 20)
-        #expect(plan.chunkSize == nil)
+        // -19's 64 MiB chunks gave way to the 8 MiB default before workers did.
+        #expect(plan.chunkSize == CompressionOptions.defaultChunkSize)
+        let planned = CompressionOptions(level: 19, chunkSize: CompressionOptions.defaultChunkSize)
+        #expect(WorkerPlan.compressionPeak(planned, workers: plan.workers + 1) > 512 << 20)
         #expect(!plan.exceedsMemory)
+    }
+
+    @Test("a high level's chunk halves under a memory limit only as far as every core needs")
+    func levelChunk() {
+        let nineteen = CompressionOptions(level: 19)
+        #expect(nineteen.chunkSize == 64 << 20)
+        // Room for two workers with 64 MiB chunks: the level's chunk stays.
+        let roomy = WorkerPlan.compression(nineteen, limits: ProcessLimits(onlineCores: 2, memoryLimit: 2 << 30))
+        #expect(roomy.workers == 2)
+        #expect(roomy.chunkSize == nil)
+        // 512 MiB: two workers fit only with smaller chunks, not below 8 MiB.
+        let tight = WorkerPlan.compression(nineteen, limits: ProcessLimits(onlineCores: 2, memoryLimit: 512 << 20))
+        #expect(tight.workers == 2)
+        let chunk = tight.chunkSize ?? 0
+        #expect(chunk < 64 << 20 && chunk >= CompressionOptions.defaultChunkSize)
+        #expect(tight.estimatedPeak <= 256 << 20)
+        // -B keeps its chunk and gives up a worker instead.
+        let fixed = WorkerPlan.compression(nineteen, limits: ProcessLimits(onlineCores: 2, memoryLimit: 512 << 20),
+                                           chunkIsFixed: true)
+        #expect(fixed.chunkSize == nil)
+        #expect(fixed.workers == 1)
     }
 
     @Test("128 MiB: one worker, its chunks halved until it fits in three quarters (-19, --ultra -22)")
@@ -103,5 +126,11 @@ struct WorkerPlanTests {
         #expect(large.reason == .memoryLimit(256 << 20))
         #expect(large.estimatedPeak <= 128 << 20)
         #expect(WorkerPlan.decompression(DecompressionOptions(), limits: ProcessLimits(onlineCores: 2)).workers == 2)
+        // Large frames' budget stays within the share, and is left alone without a limit.
+        #expect(plan.largeFrameBudget == 64 << 20 - WorkerPlan.processBytes - DecompressionOptions.readingReserve)
+        #expect(large.largeFrameBudget == 128 << 20 - WorkerPlan.processBytes - DecompressionOptions.readingReserve)
+        #expect(WorkerPlan.decompression(DecompressionOptions(), limits: ProcessLimits(onlineCores: 2, memoryLimit: 8 << 30))
+            .largeFrameBudget == nil)
+        #expect(WorkerPlan.decompression(DecompressionOptions(), limits: ProcessLimits(onlineCores: 2)).largeFrameBudget == nil)
     }
 }

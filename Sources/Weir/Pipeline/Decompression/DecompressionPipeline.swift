@@ -57,7 +57,10 @@ import SystemPackage
 ///   (idle in its pool or freed late by libdispatch included), and a
 ///   streamed frame's decoder window. A slow consumer stops the reading
 ///   thread, which stops the reader. The parallel frame limit is half the
-///   budget, so a frame decoded whole always fits.
+///   budget, so a frame decoded whole always fits. Without `-M`, the first
+///   frame that declares more than 8 MiB raises both, once per size, to hold
+///   one such frame per worker and one more (`budget(forFrame:)`, at most
+///   256 MiB): weir's frames from `-9` up are 32–64 MiB.
 /// - outside it: the parts of read pieces that frames in flight share (at
 ///   most one piece more than frames), the frame being read until it is
 ///   handed out (at most the parallel frame limit) and the next read, the

@@ -15,7 +15,7 @@ final class FrameFeeder {
     private let session: DecodeSession
     private let whole: WholeFrameDecoder
     private let streamer: FrameStreamer
-    private let frameLimit: Int
+    private var frameLimit: Int
     private var scanner: FrameScanner
     /// Stream bytes not yet handed out, starting at stream offset `bufferStart`.
     private var buffer = DispatchData.empty
@@ -50,6 +50,7 @@ final class FrameFeeder {
             try frameEnded(boundary)
         }
         if let start = scanner.currentFrameStart, let header = scanner.currentHeader, !header.isSkippable {
+            if !streamer.isActive, let size = header.contentSize { grow(forFrame: size, index: scanner.frameCount) }
             if !streamer.isActive {
                 let declared = header.contentSize.map { $0 > UInt64(frameLimit) || !fitsWhole(Int($0)) } ?? false
                 if declared || scanner.currentFrameBytes > frameLimit {
@@ -64,6 +65,21 @@ final class FrameFeeder {
             buffer = buffer.subdata(in: (keep - bufferStart) ..< buffer.count)
             bufferStart = keep
         }
+    }
+
+    /// The frame whose header last grew the budget (each is looked at once).
+    private var grownAt: Int?
+
+    /// Raises the budget for a frame larger than the default budget holds,
+    /// before it is read whole, so that frames of that size decode side by
+    /// side (``DecompressionOptions/budget(forFrame:)``); it never shrinks.
+    private func grow(forFrame contentSize: UInt64, index: Int) {
+        guard index != grownAt else { return }
+        grownAt = index
+        guard contentSize <= UInt64(Int.max),
+              let grown = session.options.budget(forFrame: Int(contentSize)), grown > session.budget.limit else { return }
+        session.budget.raise(to: grown)
+        frameLimit = max(frameLimit, DecompressionOptions.parallelFrameLimit(budget: grown))
     }
 
     /// Declares the end of the input.
@@ -103,6 +119,7 @@ final class FrameFeeder {
                                   + "blocks can hold (\(bound))")
         }
         let capacity = boundary.header.contentSize.map { Int($0) } ?? bound
+        if let declared = boundary.header.contentSize { grow(forFrame: declared, index: boundary.index) }
         if !fitsWhole(capacity) || boundary.compressedSize > frameLimit {
             try streamer.begin(index: boundary.index, start: boundary.offset, header: boundary.header)
             try feedStreamer(upTo: boundary.end)
