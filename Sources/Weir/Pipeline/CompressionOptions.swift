@@ -9,8 +9,9 @@ public struct CompressionOptions: Sendable, Equatable {
 
     /// The default chunk at `level`: 8 MiB (``defaultChunkSize``) while the
     /// level's window is 2 MiB or less (weir gives those levels a 4 MiB
-    /// window), else eight windows (32 MiB at
-    /// levels 9–16, 64 MiB at 17–19, 256 MiB at 20), never above zstd's
+    /// window), but 16 MiB at levels 7 and 8, whose lazy matches find more
+    /// over four of those windows; else eight of the level's windows (32 MiB
+    /// at levels 9–16, 64 MiB at 17–19, 256 MiB at 20), never above zstd's
     /// largest job (512 MiB, at 21 and 22): the chunks in flight are memory.
     ///
     /// An independent frame cannot refer before its start, so a frame of a
@@ -22,7 +23,7 @@ public struct CompressionOptions: Sendable, Equatable {
     /// level").
     public static func defaultChunkSize(level: Int) -> Int {
         let windowLog = CompressionParameters().resolved(level: level, size: nil).windowLog
-        guard windowLog > 21 else { return defaultChunkSize }
+        guard windowLog > 21 else { return (7 ... 8).contains(level) ? 2 * defaultChunkSize : defaultChunkSize }
         return min(1 << (windowLog + 3), largestLevelChunk)
     }
 

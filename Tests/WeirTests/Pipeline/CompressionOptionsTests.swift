@@ -15,11 +15,13 @@ struct CompressionOptionsTests {
         #expect(CompressionOptions(threads: 2).resolvedWindowLog == 22)
     }
 
-    @Test("the default chunk grows with the level's window: 8 MiB to -8, eight windows above; a chunk given wins")
+    @Test("the default chunk grows with the level's window: 8 MiB to -6, 16 MiB at -7 and -8, eight windows above; a chunk given wins")
     func levelChunk() {
-        for level in [-5, -1, 1, 3, 7, 8] {
+        for level in [-5, -1, 1, 3, 6] {
             #expect(CompressionOptions.defaultChunkSize(level: level) == CompressionOptions.defaultChunkSize, "\(level)")
         }
+        #expect(CompressionOptions.defaultChunkSize(level: 7) == 16 << 20)
+        #expect(CompressionOptions.defaultChunkSize(level: 8) == 16 << 20)
         #expect(CompressionOptions.defaultChunkSize(level: 9) == 32 << 20)
         #expect(CompressionOptions.defaultChunkSize(level: 16) == 32 << 20)
         #expect(CompressionOptions.defaultChunkSize(level: 19) == 64 << 20)
