@@ -168,7 +168,9 @@ public struct CompressionOptions: Sendable, Equatable {
     ///
     /// With `--long`, a file is never cut below the window, so a file
     /// smaller than it stays one frame, matched across as a whole, in a
-    /// chunk of its own size.
+    /// chunk of its own size; nor from level 20 up, below the level's
+    /// window (32–128 MiB), as zstd -T keeps such a file in one job: a
+    /// 100 MB file at -22 is one frame on one context, not two.
     /// The result's ``chunkSize`` is the one used (`resolvedChunkSize`).
     package func fitted(toInputSize size: Int?) -> CompressionOptions {
         var fitted = self
@@ -182,7 +184,8 @@ public struct CompressionOptions: Sendable, Equatable {
         guard splitSmallInputs, let size, resolvedThreads > 1, size < chunk * resolvedThreads else { return fitted }
         let perWorker = (size + resolvedThreads - 1) / resolvedThreads
         let rounded = (perWorker + 0xFFFF) & ~0xFFFF
-        let smallest = longWindowLog.map { min(1 << $0, Self.maximumChunkSize) } ?? Self.minimumSplitChunk
+        let ultraWindow = level >= 20 ? 1 << parameters.resolved(level: level, size: nil).windowLog : nil
+        let smallest = longWindowLog.map { min(1 << $0, Self.maximumChunkSize) } ?? ultraWindow ?? Self.minimumSplitChunk
         fitted.chunkSize = min(chunk, max(smallest, rounded))
         return fitted
     }
