@@ -10,6 +10,7 @@ struct ResumeDecompressionCommandTests {
     /// milliseconds, and a checkpoint comes after 2 s: the test hook makes
     /// the reading thread wait 0.1 s per frame, about 3 s for the 31 frames.
     static let command = "WEIR_TEST_FRAME_DELAY=0.1 $WEIR -d -T2 in.zst -o out"
+    static let scenario = ResumeScenario(command: command, input: "in.zst", output: "out")
 
     /// The input (16 MB of text) and weir's file of it in 512 KiB frames,
     /// made once for every test.
@@ -22,40 +23,15 @@ struct ResumeDecompressionCommandTests {
 
     /// A folder with `in` and `in.zst`.
     static func prepared() throws -> Scratch {
-        let scratch = Scratch()
-        try reference.input.write(to: URL(fileURLWithPath: scratch.path("in")))
-        try #require(reference.compressed).write(to: URL(fileURLWithPath: scratch.path("in.zst")))
-        return scratch
-    }
-
-    /// Runs `command` and sends it `signal` once its record holds a
-    /// checkpoint; returns the stderr, with `status N` (its exit status).
-    static func interrupted(_ scratch: Scratch, signal: String, command: String = command) throws -> String {
-        let run = try WeirProcess.shell("""
-            \(command) & pid=$!
-            for i in $(seq 1200); do grep -qs '^checkpoint' .out.part.resume && break; sleep 0.05; done
-            kill -\(signal) $pid; wait $pid; echo "status $?" >&2
-            """, in: scratch.url, timeout: 300)
-        return run.stderr
+        try ResumeScenario.folder(holding: [("in", reference.input), ("in.zst", reference.compressed)])
     }
 
     @Test("stopped by SIGTERM, SIGINT or SIGKILL, the same command goes on and writes the whole content",
           arguments: [("TERM", 143), ("INT", 130), ("KILL", 137)])
     func resumes(signal: String, status: Int) throws {
         let scratch = try Self.prepared()
-        let stopped = try Self.interrupted(scratch, signal: signal)
-        #expect(stopped.contains("status \(status)"), "\(stopped)")
-        #expect(scratch.names == [".out.part.resume", "in", "in.zst", "out.part"], "\(scratch.names)")
-        if signal != "KILL" {
-            #expect(stopped.contains("weir: in.zst: cancelled; out.part keeps the first "), "\(stopped)")
-            #expect(stopped.contains("%: the same command goes on from there (remove it to start over)"), "\(stopped)")
-        }
-        let resumed = try WeirProcess.shell(Self.command, in: scratch.url, timeout: 300)
-        #expect(resumed.status == 0, "\(resumed.stderr)")
-        #expect(resumed.stderr.contains(", resumed at "), "\(resumed.stderr)")
-        #expect(!resumed.stderr.contains("warning"), "\(resumed.stderr)")
-        #expect(scratch.data("out") == scratch.data("in"))
-        #expect(scratch.names == ["in", "in.zst", "out"], "\(scratch.names)")
+        try Self.scenario.stopsAndResumes(scratch, signal: signal, status: status, expected: scratch.data("in"),
+                                          others: ["in", "in.zst"])
     }
 
     @Test("a changed input, a short .part or a damaged last frame start over, saying why")
@@ -70,11 +46,7 @@ struct ResumeDecompressionCommandTests {
              "its last frame's content is not the input's"),
         ]
         for (prepare, reason) in cases {
-            _ = try Self.interrupted(scratch, signal: "TERM")
-            #expect(scratch.exists("out.part"), "\(reason)")
-            let run = try WeirProcess.shell("\(prepare)\n\(Self.command)", in: scratch.url, timeout: 300)
-            #expect(run.status == 0, "\(run.stderr)")
-            #expect(run.stderr.contains("out.part was not resumed: \(reason); started over"), "\(run.stderr)")
+            try Self.scenario.startsOver(scratch, prepare: prepare, reason: reason)
             #expect(scratch.data("out") == scratch.data("in"), "\(reason)")
             #expect(scratch.names == ["in", "in.zst", "out"], "\(scratch.names)")
             try FileManager.default.removeItem(atPath: scratch.path("out"))
