@@ -94,7 +94,7 @@ final class FrameFeeder {
             session.frameLog?.skippable(size: boundary.compressedSize)
             return
         }
-        if let delay = session.options.frameDelayForTesting { usleep(UInt32(delay * 1e6)) }
+        if let delay = session.options.frameDelayForTesting, delay > 0 { usleep(UInt32(min(delay, 60) * 1e6)) }
         windowLog = max(windowLog ?? 0, boundary.header.windowLog)
         if streamer.frameStart == boundary.offset {
             try feedStreamer(upTo: boundary.end)
