@@ -135,6 +135,9 @@ extension WeirCommand {
             dictionary: dictionary, longWindowLog: dictionaryFlags.long)
         // Every run of the command reads whole pieces (DispatchIOTuning).
         options.sizesReadBuffers = true
+        options.resumable = !outputFlags.noResume
+        // The tests' way to make a decompression slow enough to stop after a checkpoint.
+        options.frameDelayForTesting = getenv("WEIR_TEST_FRAME_DELAY").flatMap { Double(String(cString: $0)) }
         let plan = WorkerPlan.decompression(options, limits: .current, cores: resourceFlags.countedCores)
         options.threads = plan.workers
         if options.memoryLimit == nil { options.memoryLimit = plan.decompressionMemory }

@@ -8,6 +8,7 @@ struct ResumeCommandTests {
     /// The command every test runs: slow enough (level 19, 1 MiB frames) to
     /// be stopped after its first checkpoint, 2 s in.
     static let command = "$WEIR -19 -B1M -T2 in -o in.zst"
+    static let scenario = ResumeScenario(command: command, input: "in", output: "in.zst")
 
     /// The input (24 MB of text) and the output of an uninterrupted run of
     /// ``command``, made once for every test.
@@ -21,39 +22,15 @@ struct ResumeCommandTests {
 
     /// A folder with `in` and `ref.zst`, the uninterrupted output.
     static func prepared() throws -> Scratch {
-        let scratch = Scratch()
-        try reference.input.write(to: URL(fileURLWithPath: scratch.path("in")))
-        try #require(reference.output).write(to: URL(fileURLWithPath: scratch.path("ref.zst")))
-        return scratch
-    }
-
-    /// Runs `command` and sends it `signal` once its record holds a
-    /// checkpoint; returns the stderr, with `status N` (its exit status).
-    static func interrupted(_ scratch: Scratch, signal: String, command: String = command) throws -> String {
-        let run = try WeirProcess.shell("""
-            \(command) & pid=$!
-            for i in $(seq 1200); do grep -qs '^checkpoint' .in.zst.part.resume && break; sleep 0.05; done
-            kill -\(signal) $pid; wait $pid; echo "status $?" >&2
-            """, in: scratch.url, timeout: 300)
-        return run.stderr
+        try ResumeScenario.folder(holding: [("in", reference.input), ("ref.zst", reference.output)])
     }
 
     @Test("stopped by SIGTERM, SIGINT or SIGKILL, the same command goes on and writes the uninterrupted output",
           arguments: [("TERM", 143), ("INT", 130), ("KILL", 137)])
     func resumes(signal: String, status: Int) throws {
         let scratch = try Self.prepared()
-        let stopped = try Self.interrupted(scratch, signal: signal)
-        #expect(stopped.contains("status \(status)"), "\(stopped)")
-        #expect(scratch.names == [".in.zst.part.resume", "in", "in.zst.part", "ref.zst"], "\(scratch.names)")
-        if signal != "KILL" {
-            #expect(stopped.contains("weir: in: cancelled; in.zst.part keeps the first "), "\(stopped)")
-            #expect(stopped.contains("%: the same command goes on from there (remove it to start over)"), "\(stopped)")
-        }
-        let resumed = try WeirProcess.shell(Self.command, in: scratch.url, timeout: 300)
-        #expect(resumed.status == 0, "\(resumed.stderr)")
-        #expect(resumed.stderr.contains(", resumed at "), "\(resumed.stderr)")
-        #expect(scratch.data("in.zst") == scratch.data("ref.zst"))
-        #expect(scratch.names == ["in", "in.zst", "ref.zst"], "\(scratch.names)")
+        try Self.scenario.stopsAndResumes(scratch, signal: signal, status: status, expected: scratch.data("ref.zst"),
+                                          others: ["in", "ref.zst"])
     }
 
     @Test("a changed input, other options or a damaged .part start over, saying why")
@@ -67,11 +44,7 @@ struct ResumeCommandTests {
              "its frames are not where its record says"),
         ]
         for (prepare, command, reason) in cases {
-            _ = try Self.interrupted(scratch, signal: "TERM")
-            #expect(scratch.exists("in.zst.part"), "\(reason)")
-            let run = try WeirProcess.shell("\(prepare)\n\(command)", in: scratch.url, timeout: 300)
-            #expect(run.status == 0, "\(run.stderr)")
-            #expect(run.stderr.contains("in.zst.part was not resumed: \(reason); started over"), "\(run.stderr)")
+            try Self.scenario.startsOver(scratch, prepare: prepare, command: command, reason: reason)
             #expect(try scratch.zstd(["-dc", "in.zst"]).stdout == scratch.data("in"))
             #expect(scratch.names == ["in", "in.zst", "ref.zst"], "\(scratch.names)")
             try FileManager.default.removeItem(atPath: scratch.path("in.zst"))

@@ -134,8 +134,8 @@ package struct FileJob: Sendable {
                    existing.isSameFile(as: inputStatus) {
                     throw WeirError.sameFile(path: input, output: path)
                 }
-                let resumable = try Self.resumable(path, force: force, operation: operation, inputFD: inputFD,
-                                                   status: inputStatus)
+                let resumable = try FileJob.resumableOutput(path, force: force, operation: operation, input: inputFD,
+                                                            status: inputStatus)
                 let file = if let resumable { resumable } else { try OutputFile(path: path, force: force) }
                 outputFile = file
                 outputFD = file.descriptor
@@ -165,22 +165,6 @@ package struct FileJob: Sendable {
         }
 
         func closeInput() { if inputFD.fd != STDIN_FILENO { inputFD.close() } }
-
-        /// The resumable output of a compression of a regular file into
-        /// `path`, when asked for (``CompressionOptions/resumable``) and
-        /// the file makes ``PartialOutput/minimumFrames`` frames or more:
-        /// below, a run is short and its record would cost a folder sync
-        /// per file of a tree.
-        private static func resumable(_ path: String, force: Bool, operation: Operation, inputFD: Descriptor,
-                                      status: FileStatus?) throws(WeirError) -> OutputFile? {
-            guard case .compress(let options) = operation, options.resumable, options.format == .zstd,
-                  options.seekTable, !options.rsyncable,
-                  let status, let size = InputKind.trustedSize(of: inputFD, status: status),
-                  size >= PartialOutput.minimumFrames * options.fitted(toInputSize: size).chunkSize else { return nil }
-            return try OutputFile.resumable(path: path, force: force, identity: ResumeRecord.identity(of: status),
-                                            options: options.resumeFingerprint(size: size),
-                                            dictionary: options.dictionary)
-        }
     }
 
     /// Opens the input and creates the output, refusing what weir does not
@@ -278,15 +262,7 @@ package struct FileJob: Sendable {
                              cancellation: Cancellation?, partial: PartialOutput?) throws(WeirError) -> Statistics {
         switch operation {
         case .compress(let options):
-            let kept = partial?.keptBytes ?? (input: 0, output: 0)
-            if kept.input > 0 {
-                // The input goes on where the kept frames end, and so does the progress.
-                guard lseek(input.fd, off_t(kept.input), SEEK_SET) == kept.input else {
-                    throw WeirError.system(errno, path: inputName, operation: .read)
-                }
-                observer?.bytesRead(kept.input)
-                observer?.bytesWritten(kept.output)
-            }
+            try skipKept(partial, input: input, observer: observer)
             let standardOutput = PipelineOutput.descriptor(Descriptor(STDOUT_FILENO, path: outputName))
             let pipeline = CompressionPipeline(input: .descriptor(input), output: output ?? standardOutput,
                                                inputName: inputName, outputName: outputName,
@@ -316,12 +292,15 @@ package struct FileJob: Sendable {
             defer { if let key { cancellation?.detach(key) } }
             return try copy.run()
         case .decompress(let options), .test(let options):
+            try skipKept(partial, input: input, observer: observer)
             let pipeline = DecompressionPipeline(input: .descriptor(input), output: output,
                                                  inputName: inputName, outputName: outputName,
-                                                 options: options, observer: observer)
+                                                 options: options, observer: observer, partial: partial)
             let key = cancellation?.attach { pipeline.cancel() }
             defer { if let key { cancellation?.detach(key) } }
-            return try pipeline.run()
+            var statistics = try pipeline.run()
+            if let partial { statistics.keep(partial, path: outputName) }
+            return statistics
         }
     }
 

@@ -8,12 +8,16 @@ extension PartialOutput {
     ///
     /// - Parameters:
     ///   - identity: ``ResumeRecord/identity(of:)`` of the input.
-    ///   - options: what shapes the output's bytes (``CompressionOptions/resumeFingerprint(size:)``).
+    ///   - options: what shapes the output's bytes (``CompressionOptions/resumeFingerprint(size:)``,
+    ///     ``DecompressionOptions/resumeFingerprint``).
+    ///   - holds: frames (a compression) or their content (a decompression).
     ///   - dictionary: the frames' dictionary, for decoding the last kept one.
+    ///   - input: a decompression's input, whose last kept frame is decoded
+    ///     and compared with the `.part`'s last bytes.
     /// - Throws: ``WeirError`` when another weir holds the `.part`, or a
     ///   file cannot be created or read.
-    package static func open(for path: String, identity: String, options: String,
-                             dictionary: ZstdDictionary?) throws(WeirError) -> PartialOutput? {
+    package static func open(for path: String, identity: String, options: String, holds: Holds = .frames,
+                             dictionary: ZstdDictionary?, input: Descriptor? = nil) throws(WeirError) -> PartialOutput? {
         let partPath = path + ".part"
         let recordPath = Self.recordPath(for: path)
         let folder = OutputFile.folder(of: path)
@@ -37,12 +41,12 @@ extension PartialOutput {
             }
             let reading = Descriptor(record, path: recordPath)
             if let (parsed, hash, length) = Self.contents(of: reading).flatMap(ResumeRecord.parse) {
-                if let reason = Self.mismatch(parsed, identity: identity, options: options, part: fd,
-                                              dictionary: dictionary, path: partPath) {
+                if let reason = Self.mismatch(parsed, identity: identity, options: options, part: fd, holds: holds,
+                                              dictionary: dictionary, input: input, path: partPath) {
                     start = .startedOver(reason: reason)
                 } else if let checkpoint = parsed.checkpoint {
-                    start = .resumed(frames: checkpoint.frames, inputBytes: checkpoint.inputBytes,
-                                     outputBytes: checkpoint.outputBytes)
+                    let totals = holds.totals(of: checkpoint)
+                    start = .resumed(frames: checkpoint.frames, inputBytes: totals.input, outputBytes: totals.output)
                     kept = parsed.entries
                     if ftruncate(record, off_t(length)) == 0, lseek(record, off_t(length), SEEK_SET) == length {
                         log = (record, hash)
@@ -65,7 +69,10 @@ extension PartialOutput {
                 }
                 _ = flock(fd, LOCK_EX | LOCK_NB)
             }
-            let (output, input) = kept.reduce((0, 0)) { ($0.0 + Int($1.compressedSize), $0.1 + Int($1.decompressedSize)) }
+            let (output, input) = kept.reduce((0, 0)) { total, entry in
+                let sizes = holds.sizes(of: entry)
+                return (total.0 + sizes.output, total.1 + sizes.input)
+            }
             // Cut back to the checkpoint (or to nothing), and write after it.
             guard ftruncate(fd, off_t(output)) == 0, lseek(fd, off_t(output), SEEK_SET) == output else {
                 Glibc.close(record)
@@ -74,7 +81,7 @@ extension PartialOutput {
             let hash = log?.hash ?? ResumeRecord.hash(Array(ResumeRecord.header(identity: identity,
                                                                                 options: options).utf8))
             return PartialOutput(partPath: partPath, recordPath: recordPath, descriptor: Descriptor(fd, path: path),
-                                 start: start, kept: kept,
+                                 start: start, holds: holds, kept: kept,
                                  log: Log(record: record, hash: hash, frames: kept.count, outputBytes: output,
                                           inputBytes: input, folderSynced: log != nil),
                                  folder: folder)
@@ -108,24 +115,33 @@ extension PartialOutput {
     /// Why `record` cannot be resumed, or nil when it can: another input or
     /// other options, or kept frames that do not check.
     private static func mismatch(_ record: ResumeRecord, identity: String, options: String, part fd: Int32,
-                                 dictionary: ZstdDictionary?, path: String) -> String? {
+                                 holds: Holds, dictionary: ZstdDictionary?, input: Descriptor?,
+                                 path: String) -> String? {
         if record.identity != identity { return "the input changed since it was written" }
         if record.options != options { return "it was written with other options" }
         guard let checkpoint = record.checkpoint else { return "it holds no whole frame" }
+        let totals = holds.totals(of: checkpoint)
         var status = stat()
-        guard fstat(fd, &status) == 0, Int(status.st_size) >= checkpoint.outputBytes else {
+        guard fstat(fd, &status) == 0, Int(status.st_size) >= totals.output else {
             return "it is shorter than its record says"
         }
         let file = Descriptor(fd, path: path)
+        // The frames: in the `.part` (a compression) or in the input.
+        guard let frames = holds == .frames ? file : input else { return "its input cannot be read" }
         var offset = 0
         var magic = [UInt8](repeating: 0, count: 4)
         for entry in record.entries {
-            let got = magic.withUnsafeMutableBytes { try? file.read(into: $0, at: offset, operation: .read) }
+            let got = magic.withUnsafeMutableBytes { try? frames.read(into: $0, at: offset, operation: .read) }
             guard got == 4, FrameHeader.startsFrame(magic) else { return "its frames are not where its record says" }
             offset += Int(entry.compressedSize)
         }
         guard let last = record.entries.last else { return nil }
-        return Self.decodes(last, at: checkpoint.outputBytes - Int(last.compressedSize), in: file,
+        if holds == .content {
+            return Self.holdsContent(of: last, at: totals.input - Int(last.compressedSize), in: frames,
+                                     endingAt: totals.output, of: file, dictionary: dictionary)
+                ? nil : "its last frame's content is not the input's"
+        }
+        return Self.decodes(last, at: totals.output - Int(last.compressedSize), in: file,
                             dictionary: dictionary, path: path) ? nil : "its last frame does not decode"
     }
 
@@ -140,6 +156,26 @@ extension PartialOutput {
             return false
         }
         return frame.withUnsafeBytes { (try? verifier.decodedCount($0, capacity: size)) == size }
+    }
+
+    /// Whether the frame `entry` at `offset` of `input` decodes, checksum
+    /// included, to the bytes of `file` that end at `end`: a decompression's
+    /// last kept frame, whose content a cut could have left short or a
+    /// damage changed.
+    private static func holdsContent(of entry: SeekTable.Entry, at offset: Int, in input: Descriptor, endingAt end: Int,
+                                     of file: Descriptor, dictionary: ZstdDictionary?) -> Bool {
+        let size = Int(entry.decompressedSize)
+        var frame = [UInt8](repeating: 0, count: Int(entry.compressedSize))
+        var content = [UInt8](repeating: 0, count: size)
+        let got = frame.withUnsafeMutableBytes { try? input.read(into: $0, at: offset, operation: .read) }
+        let kept = content.withUnsafeMutableBytes { try? file.read(into: $0, at: end - size, operation: .read) }
+        guard offset >= 0, got == frame.count, kept == size,
+              let verifier = try? FrameVerifier(dictionary: dictionary, path: input.path) else { return false }
+        return frame.withUnsafeBytes { frame in
+            content.withUnsafeBytes { content in
+                (try? verifier.check(frame, against: content, frame: 0, offset: offset, path: input.path)) != nil
+            }
+        }
     }
 
     /// Creates the record with its header, locked (as a temporary is:

@@ -1,10 +1,13 @@
 import Dispatch
 import Glibc
 
-/// The output of a file-to-file compression that an interruption does not
-/// lose: written as `NAME.part` beside `NAME`, with a record of what it holds
-/// (``ResumeRecord``, in `.NAME.part.resume`), so that the same command run
-/// again goes on from its last checkpoint instead of from byte 0.
+/// The output of a file-to-file compression or decompression that an
+/// interruption does not lose: written as `NAME.part` beside `NAME`, with a
+/// record of what it holds (``ResumeRecord``, in `.NAME.part.resume`), so
+/// that the same command run again goes on from its last checkpoint instead
+/// of from byte 0. A compression's `.part` holds whole frames, a
+/// decompression's the content of whole frames (``Holds``); the record
+/// lists the frames either way, and the input is sought to their end.
 ///
 /// Checkpoints: as frames are written (in file order, ``written(_:)``), at
 /// least every ``interval`` or every ``checkpointBytes`` of output, the
@@ -16,8 +19,10 @@ import Glibc
 ///
 /// A `.part` is resumed only when its record names the same input (device,
 /// inode, size, modification time) and the same options; its frames up to
-/// the checkpoint must start where the record says, the last one must
-/// decode with its checksum, and the `.part` is cut back to that point.
+/// the checkpoint must start where the record says and the last one must
+/// decode with its checksum (a compression), or the input's last kept frame
+/// must decode to the `.part`'s last bytes (a decompression); and the
+/// `.part` is cut back to that point.
 /// Anything else starts over and says why; a `.part` with no record beside
 /// it is not weir's and is not touched (the run then cannot be resumed):
 /// the record is made, and its folder synced, before its `.part`. Both are
@@ -32,6 +37,33 @@ package final class PartialOutput: Sendable {
         case resumed(frames: Int, inputBytes: Int, outputBytes: Int)
         /// From byte 0, an earlier `.part` dropped for `reason`.
         case startedOver(reason: String)
+    }
+
+    /// What the `.part` holds of each frame the record lists.
+    package enum Holds: Sendable {
+        /// The frame itself: a compression's output.
+        case frames
+        /// The frame's content: a decompression's output, whose input is
+        /// the frames.
+        case content
+
+        /// A frame's bytes in the output and in the input.
+        func sizes(of entry: SeekTable.Entry) -> (output: Int, input: Int) {
+            let compressed = Int(entry.compressedSize), decompressed = Int(entry.decompressedSize)
+            return self == .frames ? (compressed, decompressed) : (decompressed, compressed)
+        }
+
+        /// The record's checkpoint of `frames` frames, `output` and `input` bytes.
+        func checkpoint(frames: Int, output: Int, input: Int) -> ResumeRecord.Checkpoint {
+            self == .frames ? .init(frames: frames, compressedBytes: output, decompressedBytes: input)
+                : .init(frames: frames, compressedBytes: input, decompressedBytes: output)
+        }
+
+        /// The output and input bytes of a record's checkpoint.
+        func totals(of checkpoint: ResumeRecord.Checkpoint) -> (output: Int, input: Int) {
+            self == .frames ? (checkpoint.compressedBytes, checkpoint.decompressedBytes)
+                : (checkpoint.decompressedBytes, checkpoint.compressedBytes)
+        }
     }
 
     /// The fewest frames an output is resumable with (64 MiB of input at
@@ -51,6 +83,8 @@ package final class PartialOutput: Sendable {
     package let descriptor: Descriptor
     /// How this run begins.
     package let start: Start
+    /// Whether the `.part` holds frames or their content.
+    let holds: Holds
     /// The frames kept from an earlier run (empty when fresh).
     let keptEntries: [SeekTable.Entry]
 
@@ -73,12 +107,13 @@ package final class PartialOutput: Sendable {
     private let group = DispatchGroup()
     private let folder: String
 
-    init(partPath: String, recordPath: String, descriptor: Descriptor, start: Start, kept: [SeekTable.Entry],
-                 log: Log, folder: String) {
+    init(partPath: String, recordPath: String, descriptor: Descriptor, start: Start, holds: Holds,
+         kept: [SeekTable.Entry], log: Log, folder: String) {
         self.partPath = partPath
         self.recordPath = recordPath
         self.descriptor = descriptor
         self.start = start
+        self.holds = holds
         self.keptEntries = kept
         self.log = Locked(log)
         self.folder = folder
@@ -96,11 +131,13 @@ package final class PartialOutput: Sendable {
     /// The input bytes whose frames are on disk, as of the last checkpoint.
     var checkpointedInput: Int { log.withLock { $0.inputBytes } }
 
-    /// Called in file order with each frame written after the kept ones.
+    /// Called in file order with each frame written after the kept ones
+    /// (a decompression's: each frame whose content is written).
     func written(_ entry: SeekTable.Entry) {
+        let holds = self.holds
         let due: [SeekTable.Entry]? = log.withLock { log in
             log.pending.append(entry)
-            log.pendingBytes += Int(entry.compressedSize)
+            log.pendingBytes += holds.sizes(of: entry).output
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds - log.last.uptimeNanoseconds) / 1e9
             guard !log.inFlight, !log.failed, elapsed >= Self.interval || log.pendingBytes >= Self.checkpointBytes
             else { return nil }
@@ -140,14 +177,17 @@ package final class PartialOutput: Sendable {
     private func checkpoint(_ entries: [SeekTable.Entry]) {
         let state = log.withLock { $0 }
         defer { log.withLock { $0.inFlight = false } }
-        guard Descriptor.retrying({ Int(fdatasync(descriptor.fd)) }) == 0 else { return fail() }
+        let frames = state.frames + entries.count
+        let (output, input) = entries.reduce((state.outputBytes, state.inputBytes)) { total, entry in
+            let sizes = holds.sizes(of: entry)
+            return (total.0 + sizes.output, total.1 + sizes.input)
+        }
+        guard reaches(output), Descriptor.retrying({ Int(fdatasync(descriptor.fd)) }) == 0 else { return fail() }
         // Once: the names of the `.part` and its record on disk too.
         if !state.folderSynced, (try? DiskSync.folder(folder)) == nil { return fail() }
-        let frames = state.frames + entries.count
-        let output = entries.reduce(state.outputBytes) { $0 + Int($1.compressedSize) }
-        let input = entries.reduce(state.inputBytes) { $0 + Int($1.decompressedSize) }
-        let (text, hash) = ResumeRecord.append(entries[...], checkpoint: .init(frames: frames, outputBytes: output,
-                                                                              inputBytes: input), after: state.hash)
+        let (text, hash) = ResumeRecord.append(entries[...], checkpoint: holds.checkpoint(frames: frames, output: output,
+                                                                                         input: input),
+                                               after: state.hash)
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { text in
             Descriptor.retrying { Glibc.write(state.record, text.baseAddress, text.count) }
@@ -163,6 +203,21 @@ package final class PartialOutput: Sendable {
     }
 
     private func fail() { log.withLock { $0.failed = true } }
+
+    /// Makes the `.part` at least `length` bytes long, so that it holds all
+    /// it is checkpointed with: content written sparsely (decompression's
+    /// default) leaves its zero blocks as holes, and the file's length is
+    /// set only at the end of the run. Every byte before `length` is written
+    /// (the writer goes in order): a read there that finds the end of the
+    /// file finds a trailing hole, made real by writing its last zero.
+    private func reaches(_ length: Int) -> Bool {
+        guard length > 0 else { return true }
+        var byte: UInt8 = 0
+        let read = Descriptor.retrying { pread(descriptor.fd, &byte, 1, off_t(length - 1)) }
+        if read == 1 { return true }
+        byte = 0
+        return read == 0 && Descriptor.retrying { pwrite(descriptor.fd, &byte, 1, off_t(length - 1)) } == 1
+    }
 
     /// Removes the record (the output is complete and named, or dropped).
     package func removeRecord() {

@@ -10,7 +10,10 @@ import Glibc
 ///     identity DEVICE INODE SIZE MTIME_NS
 ///     options FINGERPRINT
 ///     frame COMPRESSED DECOMPRESSED CHECKSUM      one per frame
-///     checkpoint FRAMES OUTPUT_BYTES INPUT_BYTES HASH
+///     checkpoint FRAMES COMPRESSED_BYTES DECOMPRESSED_BYTES HASH
+///
+/// Frames are in zstd's terms whichever way the run goes: a compression's
+/// output is their compressed bytes, a decompression's their content.
 ///
 /// A checkpoint's hash (FNV-1a, 64 bits) covers every byte before it, and
 /// its sizes are the sums of the frames':
@@ -18,11 +21,12 @@ import Glibc
 /// checkpoint is missing or does not match, and reading stops at the last
 /// one that does.
 struct ResumeRecord: Equatable {
-    /// The last checkpoint: frames, output bytes and input bytes on disk.
+    /// The last checkpoint: the frames on disk and their bytes, compressed
+    /// and decompressed.
     struct Checkpoint: Equatable {
         var frames: Int
-        var outputBytes: Int
-        var inputBytes: Int
+        var compressedBytes: Int
+        var decompressedBytes: Int
     }
 
     /// `DEVICE INODE SIZE MTIME_NS` of the input.
@@ -47,6 +51,12 @@ struct ResumeRecord: Equatable {
         return "\(status.device) \(status.inode) \(status.size) \(nanoseconds)"
     }
 
+    /// A dictionary as the options line names it: its ID, size and a hash
+    /// of its bytes; `-` for none.
+    static func fingerprint(of dictionary: ZstdDictionary?) -> String {
+        dictionary.map { "\($0.id)/\($0.bytes.count)/\(hash($0.bytes))" } ?? "-"
+    }
+
     /// The lines of `entries` and then a checkpoint, given the hash of
     /// everything before them; returns the text and the hash after it.
     static func append(_ entries: ArraySlice<SeekTable.Entry>, checkpoint: Checkpoint,
@@ -55,7 +65,7 @@ struct ResumeRecord: Equatable {
         for entry in entries {
             text += "frame \(entry.compressedSize) \(entry.decompressedSize) \(entry.checksum)\n"
         }
-        var lead = text + "checkpoint \(checkpoint.frames) \(checkpoint.outputBytes) \(checkpoint.inputBytes) "
+        var lead = text + "checkpoint \(checkpoint.frames) \(checkpoint.compressedBytes) \(checkpoint.decompressedBytes) "
         let hashed = Self.hash(Array(lead.utf8), from: hash)
         lead += "\(hashed)\n"
         return (lead, Self.hash(Array(lead.utf8), from: hash))
@@ -97,15 +107,18 @@ struct ResumeRecord: Equatable {
                 continue
             }
             guard fields.first == "checkpoint", fields.count == 5, let frames = Int(fields[1]),
-                  let output = Int(fields[2]), let input = Int(fields[3]), let stated = UInt64(fields[4]) else { break }
+                  let compressed = Int(fields[2]), let decompressed = Int(fields[3]),
+                  let stated = UInt64(fields[4]) else { break }
             let covered = Self.hash(Array(bytes[length..<(line.end - fields[4].utf8.count - 1)]), from: hash)
-            let outputTotal = pending.reduce(record.checkpoint?.outputBytes ?? 0) { $0 + Int($1.compressedSize) }
-            let inputTotal = pending.reduce(record.checkpoint?.inputBytes ?? 0) { $0 + Int($1.decompressedSize) }
-            guard covered == stated, frames == record.entries.count + pending.count, output == outputTotal,
-                  input == inputTotal else { break }
+            let compressedTotal = pending.reduce(record.checkpoint?.compressedBytes ?? 0) { $0 + Int($1.compressedSize) }
+            let decompressedTotal = pending.reduce(record.checkpoint?.decompressedBytes ?? 0) {
+                $0 + Int($1.decompressedSize)
+            }
+            guard covered == stated, frames == record.entries.count + pending.count, compressed == compressedTotal,
+                  decompressed == decompressedTotal else { break }
             record.entries += pending
             pending = []
-            record.checkpoint = Checkpoint(frames: frames, outputBytes: output, inputBytes: input)
+            record.checkpoint = Checkpoint(frames: frames, compressedBytes: compressed, decompressedBytes: decompressed)
             hash = Self.hash(Array(bytes[length..<line.end]), from: hash)
             length = line.end
         }

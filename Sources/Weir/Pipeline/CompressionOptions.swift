@@ -245,7 +245,7 @@ public struct CompressionOptions: Sendable, Equatable {
     /// began (``PartialOutput``).
     package func resumeFingerprint(size: Int) -> String {
         let options = fitted(toInputSize: size)
-        let dictionary = options.dictionary.map { "\($0.id)/\($0.bytes.count)/\(ResumeRecord.hash($0.bytes))" } ?? "-"
+        let dictionary = ResumeRecord.fingerprint(of: options.dictionary)
         return "level=\(options.level) chunk=\(options.chunkSize) check=\(options.checksum) "
             + "size=\(options.contentSize) window=\(options.resolvedWindowLog ?? 0) long=\(options.longWindowLog ?? 0) "
             + "dictionary=\(dictionary) dictID=\(options.dictionaryID) params=\(options.parameters) "

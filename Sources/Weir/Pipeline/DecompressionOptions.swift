@@ -43,6 +43,16 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// `--long=N`: without `memoryLimit`, frames may use a window of up to
     /// 2^N bytes (as `zstd -d --long=N`); the in-flight budget is unchanged.
     public var longWindowLog: Int?
+    /// Keep what a file-to-file run finished when it is stopped, for the
+    /// same run to go on from there (the command line's default): the
+    /// content of the whole frames decoded is written as `NAME.part` with a
+    /// record beside it, `.NAME.part.resume`. Only for an input that weir
+    /// wrote in 8 frames or more, which its seek table says.
+    public var resumable = false
+    /// For tests of resuming only: the reading thread waits this long
+    /// (seconds) after each frame it cuts, so that a run lasts long enough
+    /// to be stopped after a checkpoint.
+    package var frameDelayForTesting: Double?
 
     /// Creates options; every parameter has zstd's default.
     public init(verifyChecksum: Bool = true, memoryLimit: Int? = nil, readSize: Int = 256 << 10, threads: Int = 0,
@@ -57,6 +67,15 @@ public struct DecompressionOptions: Sendable, Equatable {
         self.memoryLimit = memoryLimit
         self.readSize = readSize
         self.threads = threads
+    }
+
+    /// What makes the output of a decompression what it is besides its
+    /// input, as one line: the dictionary (its ID, size and a hash of its
+    /// bytes). The content of zstd frames does not depend on the decoder,
+    /// so one run may finish what another began (``PartialOutput``); the
+    /// word `decompress` keeps a compression's record from ever matching.
+    package var resumeFingerprint: String {
+        "decompress dictionary=\(ResumeRecord.fingerprint(of: dictionary))"
     }
 
     /// `threads`, with 0 resolved to the cores this process may use.

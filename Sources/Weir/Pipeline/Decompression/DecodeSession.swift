@@ -23,6 +23,8 @@ struct DecodeSession: Sendable {
     let crossCheck: SeekTableCrossCheck
     /// The run's dictionary (`-D`), shared by every decoder.
     let dictionary: DecompressionDictionary?
+    /// Tells a resumable output of the frames whose content is written.
+    let frameLog: DecodedFrameLog?
 
     /// An output buffer for `capacity` bytes, with `extra` more bytes of the
     /// budget held, waiting for room.

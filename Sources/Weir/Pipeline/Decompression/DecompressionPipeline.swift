@@ -87,6 +87,9 @@ package final class DecompressionPipeline: Sendable {
     private let budget: ByteBudget
     private let frameBuffers: FrameBuffers
     private let observer: ProgressObserver?
+    /// The partial output this run goes on writing, if resumable: each
+    /// frame whose content is written is checkpointed.
+    private let partial: PartialOutput?
     /// Frames decoded by streaming on the reading thread (for tests).
     private let streamed = Locked(0)
 
@@ -108,8 +111,13 @@ package final class DecompressionPipeline: Sendable {
     }
 
     /// Prepares a run between any input and output (descriptors, or memory).
+    ///
+    /// With `partial`, the input's descriptor is at the end of the frames
+    /// whose content it keeps, and the output's at the end of that content
+    /// (``PartialOutput``); the seek table is checked from there on.
     init(input: PipelineInput, output: PipelineOutput?, inputName: String, outputName: String,
-         options: DecompressionOptions, observer: ProgressObserver? = nil) {
+         options: DecompressionOptions, observer: ProgressObserver? = nil, partial: PartialOutput? = nil) {
+        self.partial = partial
         self.input = input
         self.output = output
         self.inputName = inputName
@@ -156,9 +164,11 @@ package final class DecompressionPipeline: Sendable {
 
         // A written piece's buffer stays in the budget until it is back in
         // its pool; after a failure, cancelling the budget wakes the thread.
+        let frameLog = partial.map { DecodedFrameLog(partial: $0) }
         let run = PipelineRun(control: control, input: input, kind: kind, inputName: inputName, readSize: options.readSize,
                               mapFiles: options.mapInput, sizesReadBuffers: options.sizesReadBuffers, output: output, outputName: outputName, sparse: options.sparse,
-                              observer: observer, wake: { budget.cancel() })
+                              observer: observer, onWritten: { frameLog?.pieceWritten($0, size: $1) },
+                              wake: { budget.cancel() })
         let reader = run.reader
         let pool = WorkerPool<DecompressionContext>(
             width: options.resolvedThreads, label: "weir.decompress",
@@ -187,7 +197,8 @@ package final class DecompressionPipeline: Sendable {
         let read = Locked((bytes: 0, windowLog: Int?.none))
         let session = DecodeSession(path: inputName, options: options, control: control, budget: budget,
                                     frameBuffers: frameBuffers, run: run, frames: frames,
-                                    streamed: streamed, crossCheck: crossCheck, dictionary: dictionary)
+                                    streamed: streamed, crossCheck: crossCheck, dictionary: dictionary,
+                                    frameLog: frameLog)
         control.startThread(name: "weir.decoder") {
             let feeder = FrameFeeder(session: session, pool: pool)
             do throws(WeirError) {

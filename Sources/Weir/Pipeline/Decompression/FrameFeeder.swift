@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 
 /// Cuts the compressed stream into frames as its pieces arrive and decides
 /// where each goes: a frame whose output buffer and compressed bytes fit
@@ -105,12 +106,16 @@ final class FrameFeeder {
     /// Acts on a frame the scanner has seen end.
     private func frameEnded(_ boundary: FrameBoundary) throws(WeirError) {
         let expected = session.crossCheck.frameFound(boundary)
-        if boundary.header.isSkippable { return }
+        if boundary.header.isSkippable {
+            session.frameLog?.skippable(size: boundary.compressedSize)
+            return
+        }
+        if let delay = session.options.frameDelayForTesting, delay > 0 { usleep(UInt32(min(delay, 60) * 1e6)) }
         windowLog = max(windowLog ?? 0, boundary.header.windowLog)
         if streamer.frameStart == boundary.offset {
             try feedStreamer(upTo: boundary.end)
             try streamer.finish(boundary: boundary, expected: expected, sequence: &sequence)
-            return
+            return handedOut(boundary)
         }
         let bound = boundary.contentBound
         if let declared = boundary.header.contentSize, declared > UInt64(bound) {
@@ -124,13 +129,22 @@ final class FrameFeeder {
             try streamer.begin(index: boundary.index, start: boundary.offset, header: boundary.header)
             try feedStreamer(upTo: boundary.end)
             try streamer.finish(boundary: boundary, expected: expected, sequence: &sequence)
-            return
+            return handedOut(boundary)
         }
         try session.options.windowLimit.check(boundary.header, index: boundary.index, offset: boundary.offset,
                                               path: session.path)
+        // Told before its one piece is sent, which may be written at once.
+        session.frameLog?.frame(compressedSize: boundary.compressedSize, checksum: boundary.contentChecksum,
+                                end: sequence + 1)
         try whole.submit(boundary, data: slice(boundary.offset, boundary.end), capacity: capacity,
                          expected: expected, number: sequence)
         sequence += 1
+    }
+
+    /// Tells the frame log of a streamed frame whose pieces are all sent.
+    private func handedOut(_ boundary: FrameBoundary) {
+        session.frameLog?.frame(compressedSize: boundary.compressedSize, checksum: boundary.contentChecksum,
+                                end: sequence)
     }
 
     /// Whether a frame of `capacity` decoded bytes gets a buffer of its own:

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+/// A file-to-file decompression that is stopped keeps the content of its
+/// whole frames as `NAME.part` (with `.NAME.part.resume`), and the same
+/// command finishes it.
+@Suite("weir -d resume")
+struct ResumeDecompressionCommandTests {
+    /// The command every test runs. Decoding 16 MB takes tens of
+    /// milliseconds, and a checkpoint comes after 2 s: the test hook makes
+    /// the reading thread wait 0.1 s per frame, about 3 s for the 31 frames.
+    static let command = "WEIR_TEST_FRAME_DELAY=0.1 $WEIR -d -T2 in.zst -o out"
+    static let scenario = ResumeScenario(command: command, input: "in.zst", output: "out")
+
+    /// The input (16 MB of text) and weir's file of it in 512 KiB frames,
+    /// made once for every test.
+    static let reference: (input: Data, compressed: Data?) = {
+        let scratch = Scratch()
+        let input = scratch.text("in", size: 16_000_000, seed: 9)
+        let run = try? WeirProcess.shell("$WEIR -q -B512K -T2 in -o in.zst", in: scratch.url, timeout: 300)
+        return (input, run?.status == 0 ? scratch.data("in.zst") : nil)
+    }()
+
+    /// A folder with `in` and `in.zst`.
+    static func prepared() throws -> Scratch {
+        try ResumeScenario.folder(holding: [("in", reference.input), ("in.zst", reference.compressed)])
+    }
+
+    @Test("stopped by SIGTERM, SIGINT or SIGKILL, the same command goes on and writes the whole content",
+          arguments: [("TERM", 143), ("INT", 130), ("KILL", 137)])
+    func resumes(signal: String, status: Int) throws {
+        let scratch = try Self.prepared()
+        try Self.scenario.stopsAndResumes(scratch, signal: signal, status: status, expected: scratch.data("in"),
+                                          others: ["in", "in.zst"])
+    }
+
+    @Test("a changed input, a short .part or a damaged last frame start over, saying why")
+    func startsOver() throws {
+        let scratch = try Self.prepared()
+        // The content's end at the last checkpoint: the last kept frame ends there.
+        let end = "$(grep '^checkpoint' .out.part.resume | tail -1 | cut -d' ' -f4)"
+        let cases: [(prepare: String, reason: String)] = [
+            ("touch -d '2001-01-01' in.zst", "the input changed since it was written"),
+            ("truncate -s 1000 out.part", "it is shorter than its record says"),
+            ("printf 'garbage!' | dd of=out.part bs=1 seek=$((\(end) - 100)) conv=notrunc status=none",
+             "its last frame's content is not the input's"),
+        ]
+        for (prepare, reason) in cases {
+            try Self.scenario.startsOver(scratch, prepare: prepare, reason: reason)
+            #expect(scratch.data("out") == scratch.data("in"), "\(reason)")
+            #expect(scratch.names == ["in", "in.zst", "out"], "\(scratch.names)")
+            try FileManager.default.removeItem(atPath: scratch.path("out"))
+        }
+    }
+
+    @Test("--no-resume, or a single frame, keeps nothing")
+    func keepsNothing() throws {
+        let scratch = try Self.prepared()
+        // Nothing to wait for: no record is written.
+        let plain = try WeirProcess.shell("""
+            \(Self.command) --no-resume & pid=$!
+            sleep 2; kill -TERM $pid; wait $pid; echo "status $?" >&2
+            """, in: scratch.url, timeout: 300)
+        #expect(plain.stderr.contains("status 143"), "\(plain.stderr)")
+        #expect(scratch.names == ["in", "in.zst"], "\(scratch.names)")
+
+        // Stock zstd's one frame cannot be cut: stopped while it waits
+        // before decoding it, the run leaves nothing.
+        _ = try scratch.zstd(["-q", "-T2", "in", "-o", "one.zst"])
+        let single = try WeirProcess.shell("""
+            WEIR_TEST_FRAME_DELAY=5 $WEIR -d one.zst -o out & pid=$!
+            sleep 1; kill -TERM $pid; wait $pid; echo "status $?" >&2
+            """, in: scratch.url, timeout: 300)
+        #expect(single.stderr.contains("status 143"), "\(single.stderr)")
+        #expect(scratch.names == ["in", "in.zst", "one.zst"], "\(scratch.names)")
+    }
+}
