@@ -53,7 +53,7 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
         /// under `--output-dir-mirror`), or a file list cannot be used.
         case unusablePath
         /// Not a failure: the output exists and is already the finished
-        /// compression of this input (``FinishedOutput``), so it is skipped.
+        /// compression of this input, so it is skipped.
         case alreadyCompressed
     }
 
