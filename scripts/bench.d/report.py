@@ -495,7 +495,10 @@ def sec_resume(data):
     return table(["Case", "Tool", "MB/s", "Wall s", "CPU s", "Peak RSS MiB", "Wall ÷ weir", "zstd -T%d's wall ÷" % n,
                   "Runs ok"], rows) + "\nMB/s of the whole input, also for the resumed run (which compresses the "\
         "last fifth). Before each resumed run, untimed, the same command was stopped by SIGTERM once its "\
-        "NAME.part held the frames of 80%% of the input; the record then kept, of the input: %s.\n\n" % (kept or "?") \
+        "NAME.part held the frames of 80%% of the input; the record then kept, of the input: %s. \"The last N%% "\
+        "alone\" compresses the bytes after those frames as a file of its own: the floor of a resumed run "\
+        "(its MB/s also of the whole input); the resumed run took %s× its wall.\n\n" % (
+            kept or "?", f_num(vs(resumed or None, of(cs, "weir:rest"), "wall"))) \
         + commands(cs)
 
 

@@ -1252,10 +1252,21 @@ class Bench:
             lines = open(record).read().splitlines() if os.path.exists(record) else []
             points = [line.split() for line in lines if line.startswith("checkpoint ")]
             resumed["kept"].append(int(points[-1][3]) / file_size(inp) if points else 0.0)
+        # The floor: the bytes the resumed run compresses, as a file of their
+        # own (the input after the kept frames' last boundary at or before 80%).
+        rest = os.path.join(self.work, "resume-rest.in")
+        with open(inp, "rb") as fi, open(rest, "wb") as fo:
+            fi.seek(held)
+            shutil.copyfileobj(fi, fo, 1 << 23)
+        warm(rest)
+        alone = self.make_case("resume", "compress", "weir:rest", "weir -T%d, the last %d%% alone" % (
+            n, round(100 - 100 * held / file_size(inp))), weir, "file", rest, level=3, threads=n,
+            group="resumed at 80%", tag="rest", data_bytes=file_size(inp))
         resumed["setup"] = stop_at_share
         resumed["cmd"] = "# untimed: the same command, SIGTERM once OUT.part holds %d bytes (80%% of the input)\n%s" % (
             expected, resumed["cmd"])
-        self.section("resume", "Resume: the checkpoints' cost, and a run resumed at 80%", cases + [resumed], a.runs,
+        self.section("resume", "Resume: the checkpoints' cost, and a run resumed at 80%", cases + [resumed, alone],
+                     a.runs,
                      extra={"expected_bytes": expected, "share": share})
 
     def sec_formats(self):
