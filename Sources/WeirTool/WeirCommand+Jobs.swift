@@ -17,11 +17,13 @@ extension WeirCommand {
 
     /// Whether `-r` leaves out `input`, silently: when compressing beside
     /// each input into zstd files, without `-f` or `--no-resume`, a `NAME.zst`
-    /// beside a file `NAME` with its modification time to the nanosecond
-    /// (weir and zstd copy it to their outputs) is that file's output, not an
-    /// input: a run stopped half-way, run again, then skips it (NAME's own
-    /// job checks it: ``isFinished(_:of:_:)``), where zstd would write
-    /// `NAME.zst.zst`.
+    /// that is the finished compression of a file `NAME` beside it (the
+    /// checks of ``isFinished(_:of:_:)``; with `-D`, whose dictionary is not
+    /// read yet, its modification time alone, which weir and zstd copy to
+    /// their outputs) is that file's output, not an input: a run stopped
+    /// half-way, run again, then skips it where zstd would write
+    /// `NAME.zst.zst`. Files that only share a time (a tree from one
+    /// reproducible tarball) stay inputs.
     func isOutputOfInput(_ input: String) -> Bool {
         let suffix = CompressedFormat.zstd.suffix
         guard operationFlags.operation == .compress, (compressionFlags.format ?? .zstd) == .zstd,
@@ -31,8 +33,11 @@ extension WeirCommand {
               let status = FileStatus.of(path: input), status.isRegularFile,
               let source = FileStatus.of(path: String(input.dropLast(suffix.count))), source.isRegularFile
         else { return false }
-        return status.modificationTime.tv_sec == source.modificationTime.tv_sec
-            && status.modificationTime.tv_nsec == source.modificationTime.tv_nsec
+        guard dictionaryFlags.dictionaryFile == nil else {
+            return status.modificationTime.tv_sec == source.modificationTime.tv_sec
+                && status.modificationTime.tv_nsec == source.modificationTime.tv_nsec
+        }
+        return FinishedOutput.isCompression(input, of: source, dictionary: nil)
     }
 
     /// Whether `-c` or `-o -` sends every result to standard output (of `-c`

@@ -80,10 +80,10 @@ struct ResumeTreeCommandTests {
         try FileManager.default.removeItem(atPath: scratch.path("t/two/big"))
         let first = try WeirProcess.shell("$WEIR -q -r t", in: scratch.url)
         #expect(first.status == 0, "\(first.stderr)")
-        // a.zst: cut short, same stamp; b.zst: another file, another stamp.
+        // a.zst: cut short, same stamp; b.zst: another file, same stamp.
         let run = try WeirProcess.shell("""
             truncate -s -5 t/one/a.zst && touch -r t/one/a t/one/a.zst
-            printf 'not it' > t/one/b.zst
+            printf 'not it' > t/one/b.zst && touch -r t/one/b t/one/b.zst
             $WEIR -r t </dev/null; echo "status $?" >&2
             """, in: scratch.url)
         #expect(run.stderr.contains("status 1"), "\(run.stderr)")
@@ -91,6 +91,8 @@ struct ResumeTreeCommandTests {
         #expect(run.stderr.contains("t/one/b.zst: already exists"), "\(run.stderr)")
         #expect(run.stderr.contains("weir: t/one/sub/c: already compressed to t/one/sub/c.zst, skipped"), "\(run.stderr)")
         #expect(!scratch.exists("t/one/sub/c.zst.zst"))
+        // A NAME.zst that only shares NAME's time is an input, as zstd takes it.
+        #expect(scratch.exists("t/one/b.zst.zst"))
         // -q: skipped silently; --rm keeps a skipped input.
         let quiet = try WeirProcess.shell("$WEIR -q --rm -r t/one/sub", in: scratch.url)
         #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
