@@ -17,10 +17,12 @@ import Weir
 /// be lone surrogates, which Foundation and serde_json refuse and jq
 /// replaces with U+FFFD.
 package struct JSONRecord: Codable, Equatable, Sendable {
-    /// `"ok"` or `"error"`.
+    /// `"ok"`, `"error"`, or `"skipped"` (the output is already the
+    /// input's finished compression).
     package enum Status: String, Codable, Sendable {
         case ok
         case error
+        case skipped
     }
 
     package var operation: OperationKind

@@ -94,6 +94,22 @@ final class RunReporter {
         }
     }
 
+    /// Ends the progress line, then reports an input skipped, not failed:
+    /// its output is already its finished compression (`error` says so,
+    /// hidden by -q; with `--json`, an object whose status is `"skipped"`).
+    func skipped(input: String, error: WeirError) {
+        console.progress?.end()
+        switch format {
+        case .human:
+            if console.quietness == 0 { console.write("weir: \(CommandHint.message(for: error))\n") }
+        case .json:
+            var record = JSONRecord(operation: totals.operation, input: input, output: nil, statistics: Statistics(),
+                                    level: compression?.level, chunkBytes: compression?.chunkSize)
+            record.status = .skipped
+            console.json(record)
+        }
+    }
+
     /// Ends the progress line; then, after several inputs and unless a
     /// signal cut the run short, the total.
     func finish(cancelled: Bool) {

@@ -58,6 +58,7 @@ extension WeirCommand {
         }
         // Excluded inputs go silently, as zstd skips them one by one.
         inputs.names.removeAll(where: isExcluded)
+        if operationFlags.recursive { inputs.names.removeAll(where: isOutputOfInput) }
         return inputs
     }
 

@@ -15,6 +15,31 @@ extension WeirCommand {
             && CompressedName.matches(input)
     }
 
+    /// Whether `-r` leaves out `input`, silently: when compressing beside
+    /// each input into zstd files, without `-f` or `--no-resume`, a `NAME.zst`
+    /// that is the finished compression of a file `NAME` beside it (the
+    /// checks of ``isFinished(_:of:_:)``; with `-D`, whose dictionary is not
+    /// read yet, its modification time alone, which weir and zstd copy to
+    /// their outputs) is that file's output, not an input: a run stopped
+    /// half-way, run again, then skips it where zstd would write
+    /// `NAME.zst.zst`. Files that only share a time (a tree from one
+    /// reproducible tarball) stay inputs.
+    func isOutputOfInput(_ input: String) -> Bool {
+        let suffix = CompressedFormat.zstd.suffix
+        guard operationFlags.operation == .compress, (compressionFlags.format ?? .zstd) == .zstd,
+              !outputFlags.force, !outputFlags.noResume, outputFile == nil, !standardOutputRequested,
+              outputFlags.outputDirFlat == nil, outputFlags.outputDirMirror == nil,
+              input.hasSuffix(suffix), input.count > suffix.count,
+              let status = FileStatus.of(path: input), status.isRegularFile,
+              let source = FileStatus.of(path: String(input.dropLast(suffix.count))), source.isRegularFile
+        else { return false }
+        guard dictionaryFlags.dictionaryFile == nil else {
+            return status.modificationTime.tv_sec == source.modificationTime.tv_sec
+                && status.modificationTime.tv_nsec == source.modificationTime.tv_nsec
+        }
+        return FinishedOutput.isCompression(input, of: source, dictionary: nil)
+    }
+
     /// Whether `-c` or `-o -` sends every result to standard output (of `-c`
     /// and `-o FILE`, ArgumentNormalizer left the last one given).
     var standardOutputRequested: Bool {
@@ -35,7 +60,8 @@ extension WeirCommand {
     /// - Parameters:
     ///   - shared: the one output several inputs are written into, in turn.
     ///   - asking: whether an existing output may be asked about (zstd's
-    ///     `overwrite (y/n) ?`, unless `-q`); false when only the names matter.
+    ///     `overwrite (y/n) ?`, unless `-q`) or skipped when it is already
+    ///     the input's finished compression; false when only the names matter.
     func makeJob(for input: String, dictionary: ZstdDictionary? = nil, compression: CompressionOptions? = nil,
                  console: Console, shared: OutputFile? = nil, asking: Bool = false) throws(WeirError) -> FileJob {
         let name = input == "-" ? "(stdin)" : input
@@ -81,6 +107,10 @@ extension WeirCommand {
         if case .file(let path) = destination, path.unicodeScalars.elementsEqual(input.unicodeScalars) {
             throw WeirError.sameFile(path: name)
         }
+        if asking, case .compress(let options) = operation, case .file(let path) = destination,
+           isFinished(path, of: input, options) {
+            throw WeirError.alreadyCompressed(path: name, output: path, keepsInput: outputFlags.removeInput)
+        }
         var force = outputFlags.force
         if asking, !force, case .file(let path) = destination, messageFlags.quiet == 0,
            FileStatTrace.check("UTIL_isRegularFile(\(FileName.displayed(path)))", {
@@ -96,6 +126,17 @@ extension WeirCommand {
         case .standardOutput, .shared, .none: false
         }
         return FileJob(input: input, operation: operation, destination: destination, force: force, removeInput: removes)
+    }
+
+    /// Whether `output` exists and is already the finished compression of
+    /// `input` (``FinishedOutput``), which the same command run again skips
+    /// rather than refuses (a tree stopped half-way, then run again): where
+    /// a stopped output would be resumed, a zstd file, without `-f` (which
+    /// compresses again) or `--no-resume` (zstd's behaviour).
+    func isFinished(_ output: String, of input: String, _ options: CompressionOptions) -> Bool {
+        guard !outputFlags.force, options.resumable, options.format == .zstd, input != "-",
+              let status = FileStatus.of(path: input) else { return false }
+        return FinishedOutput.isCompression(output, of: status, dictionary: options.dictionary)
     }
 
     /// `options` for `input`: standard input that makes a single frame is

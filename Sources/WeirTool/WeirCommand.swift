@@ -214,6 +214,8 @@ struct WeirCommand: ParsableCommand {
         }, ended: reporter.endProgress, report: { index, made, outcome in
             switch (made, outcome) {
             case (.success(let job), .success(let statistics)): reporter.succeeded(job, statistics)
+            case (_, .failure(let error)) where error.kind == .alreadyCompressed:
+                reporter.skipped(input: inputs[index], error: error)
             case (_, .failure(let error)):
                 failed = true
                 reporter.failed(input: inputs[index], job: try? made.get(), error: error,

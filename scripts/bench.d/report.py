@@ -160,6 +160,12 @@ def measures(data):
         for key, k in (("verify-wall", "wall"), ("verify-cpu", "cpu")):
             if "verify" in secs:
                 put("%s-%d" % (key, level), vs(v, w, k), [v], level=level)
+    if "resume" in secs:  # issue 42
+        rw, rn, rr = (find(data, "resume", family=f) for f in ("weir", "weir:no-resume", "weir:resumed"))
+        kept = (rr or {}).get("kept") or []
+        put("resume-80", vs(rr, rw, "wall"), [rr], kept="%.0f–%.0f%%" % (100 * min(kept), 100 * max(kept))
+            if kept else "?")
+        put("resume-sync", vs(rw, rn, "wall"), [rw])
     if "formats" in secs:  # issue 40
         g6 = {f: find(data, "formats", group="gzip -6", family=f) for f in ("weir", "pigz")}
         put("gz6-speed", vs(g6["weir"], g6["pigz"]), [g6["weir"]])
@@ -484,11 +490,31 @@ def sec_formats(data):
             cases(data, "formats"))
 
 
+def sec_resume(data):
+    """Issue 42: the resumable run beside --no-resume and zstd, and the run resumed at 80%."""
+    n, rows = data["meta"]["threads"], []
+    cs = cases(data, "resume")
+    plain, z = of(cs, "weir"), of(cs, "zstd")
+    for c in cs:
+        rows.append([c["group"], f_tool(c), f_mbps(med(c, "mbps")), f_num(med(c, "wall")), f_num(med(c, "cpu")),
+                     f_mib(med(c, "rss_kb")), f_ratio(vs(c, plain, "wall")), f_ratio(vs(z, c, "wall")), f_ok(c)])
+    resumed = of(cs, "weir:resumed") or {}
+    kept = ", ".join("%.1f%%" % (100 * k) for k in resumed.get("kept", []))
+    return table(["Case", "Tool", "MB/s", "Wall s", "CPU s", "Peak RSS MiB", "Wall ÷ weir", "zstd -T%d's wall ÷" % n,
+                  "Runs ok"], rows) + "\nMB/s of the whole input, also for the resumed run (which compresses the "\
+        "last fifth). Before each resumed run, untimed, the same command was stopped by SIGTERM once its "\
+        "NAME.part held the frames of 80%% of the input; the record then kept, of the input: %s. \"The last N%% "\
+        "alone\" compresses the bytes after those frames as a file of its own: the floor of a resumed run "\
+        "(its MB/s also of the whole input); the resumed run took %s× its wall.\n\n" % (
+            kept or "?", f_num(vs(resumed or None, of(cs, "weir:rest"), "wall"))) \
+        + commands(cs)
+
+
 SECTIONS = [("compress", lambda d: sec_compression(d, "compress", ["mode"])),
             ("levels", lambda d: sec_compression(d, "levels", ["level", "mode"])),
             ("ceiling", sec_ceiling), ("decompress", sec_decompress), ("scaling", sec_scaling), ("small", sec_small),
             ("memory", sec_memory), ("tree", sec_tree), ("seek", sec_seek), ("verify", sec_verify),
-            ("formats", sec_formats)]
+            ("formats", sec_formats), ("resume", sec_resume)]
 
 
 def render(data, json_name, chart_files, json_rel=None):

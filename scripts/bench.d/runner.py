@@ -19,7 +19,9 @@ import platform
 import re
 import shlex
 import shutil
+import signal
 import statistics
+import struct
 import subprocess
 import sys
 import time
@@ -33,7 +35,7 @@ from report import MODE_TITLE, human  # noqa: E402
 
 TIME_FMT = "%e %U %S %M %x"
 SECTIONS = ["ceiling", "compress", "levels", "decompress", "scaling", "small", "memory", "tree", "seek", "lean",
-            "verify", "formats"]
+            "verify", "formats", "resume"]
 MODES = ["file", "null", "stdio", "pipe", "pipenull", "overwrite"]
 
 
@@ -1194,6 +1196,78 @@ class Bench:
                 cases.append(self.make_case("verify", "compress", fam, tool, base, "null", inp, level=level,
                                             threads=n, group="level %d" % level))
         self.section("verify", "--verify: every frame decoded and compared before it is written", cases, a.runs)
+
+    def sec_resume(self):
+        """Issue 42, what resuming costs and saves, file->file at level 3 on
+        the main corpus: weir -TN (resumable: the default) against weir -TN
+        --no-resume (the checkpoints' syncs) beside zstd -TN, alternating; and
+        the same weir command run again after a run of it was stopped
+        (SIGTERM, untimed) once its NAME.part held the frames of 80% of the
+        input (from the seek table of an untimed run)."""
+        a, n = self.a, self.N
+        inp = self.main
+        warm(inp)
+        weir = [a.weir, "-q", "-T%d" % n] + self.weir_extra
+        tools = [("weir", "weir -T%d" % n, weir),
+                 ("weir:no-resume", "weir -T%d --no-resume" % n, weir + ["--no-resume"]),
+                 ("zstd", "zstd -T%d" % n, [a.zstd, "-q", "-T%d" % n])]
+        cases = [self.make_case("resume", "compress", fam, tool, base, "file", inp, level=3, threads=n,
+                                group="uninterrupted") for fam, tool, base in tools]
+        resumed = self.make_case("resume", "compress", "weir:resumed", "weir -T%d, run again" % n, weir, "file",
+                                 inp, level=3, threads=n, group="resumed at 80%", tag="resumed")
+        out, share = resumed["out"], 0.8
+        plain = weir + ["-3", "-f", inp, "-o", out]
+        # Where 80% of the input is in the output: one run, untimed, whose
+        # seek table gives the output bytes of the frames holding it.
+        subprocess.run(plain, check=True)
+        with open(out, "rb") as f:
+            f.seek(-9, os.SEEK_END)
+            count, descriptor = struct.unpack("<IB", f.read(5))
+            size = 12 if descriptor & 0x80 else 8
+            f.seek(-9 - count * size, os.SEEK_END)
+            table = f.read(count * size)
+        frames = [struct.unpack_from("<II", table, i * size) for i in range(count)]
+        expected, held = 0, 0
+        for compressed, decompressed in frames:  # the last frame boundary at or before 80%
+            if held + decompressed > share * file_size(inp):
+                break
+            expected, held = expected + compressed, held + decompressed
+        os.unlink(out)
+        resumed["kept"] = []
+
+        def stop_at_share():
+            """A run of the same command, stopped by SIGTERM once OUT.part
+            holds the frames of `share` of the input; what its record keeps."""
+            record = os.path.join(os.path.dirname(out), "." + os.path.basename(out) + ".part.resume")
+            for left in (out + ".part", record):
+                if os.path.exists(left):
+                    os.unlink(left)
+            p = subprocess.Popen(plain, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            while p.poll() is None:
+                if os.path.exists(out + ".part") and file_size(out + ".part") >= expected:
+                    p.send_signal(signal.SIGTERM)
+                    break
+                time.sleep(0.002)
+            p.wait()
+            lines = open(record).read().splitlines() if os.path.exists(record) else []
+            points = [line.split() for line in lines if line.startswith("checkpoint ")]
+            resumed["kept"].append(int(points[-1][3]) / file_size(inp) if points else 0.0)
+        # The floor: the bytes the resumed run compresses, as a file of their
+        # own (the input after the kept frames' last boundary at or before 80%).
+        rest = os.path.join(self.work, "resume-rest.in")
+        with open(inp, "rb") as fi, open(rest, "wb") as fo:
+            fi.seek(held)
+            shutil.copyfileobj(fi, fo, 1 << 23)
+        warm(rest)
+        alone = self.make_case("resume", "compress", "weir:rest", "weir -T%d, the last %d%% alone" % (
+            n, round(100 - 100 * held / file_size(inp))), weir, "file", rest, level=3, threads=n,
+            group="resumed at 80%", tag="rest", data_bytes=file_size(inp))
+        resumed["setup"] = stop_at_share
+        resumed["cmd"] = "# untimed: the same command, SIGTERM once OUT.part holds %d bytes (80%% of the input)\n%s" % (
+            expected, resumed["cmd"])
+        self.section("resume", "Resume: the checkpoints' cost, and a run resumed at 80%", cases + [resumed, alone],
+                     a.runs,
+                     extra={"expected_bytes": expected, "share": share})
 
     def sec_formats(self):
         """Issue 40: the other formats, weir -TN --format=… beside each format's

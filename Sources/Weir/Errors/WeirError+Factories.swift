@@ -109,6 +109,17 @@ extension WeirError {
                   detail: "already exists", hint: .forceOverwrite)
     }
 
+    // MARK: alreadyCompressed
+
+    /// An input whose existing `output` is already its finished compression
+    /// (``FinishedOutput``): skipped, and, when `keepsInput` (it was to be
+    /// removed), kept, since those checks do not decode the whole output.
+    package static func alreadyCompressed(path: String, output: String, keepsInput: Bool) -> WeirError {
+        WeirError(.alreadyCompressed, path: path, operation: .create, lead: nil,
+                  detail: "already compressed to \(FileName.displayed(output)), skipped"
+                      + (keepsInput ? " (and kept)" : ""))
+    }
+
     // MARK: sameFile
 
     /// An output that is the input `path`; `output` names it when the

@@ -52,6 +52,9 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
         /// No output name can be derived from this input's path (a `..` part
         /// under `--output-dir-mirror`), or a file list cannot be used.
         case unusablePath
+        /// Not a failure: the output exists and is already the finished
+        /// compression of this input, so it is skipped.
+        case alreadyCompressed
     }
 
     /// What went wrong.

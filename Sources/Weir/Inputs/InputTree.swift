@@ -9,7 +9,10 @@ import Glibc
 ///   hidden names kept, each as `FOLDER/NAME`;
 /// - but not weir's own temporaries (`.weir-XXXXXX`): a partial output, never
 ///   an input, which the run may remove when it writes into the folder
-///   (``StaleTemporaries``); zstd has none to skip;
+///   (``StaleTemporaries``); zstd has none to skip; nor a stopped output
+///   kept for resuming, `NAME.part` beside its record, nor a record
+///   (`.NAME.part.resume`, ``PartialOutput``): the same `-r` run again
+///   resumes them, and must not compress them too;
 /// - an entry that is a symbolic link is skipped with a warning unless
 ///   `followLinks` (zstd's `-f`); a followed link to a folder is walked;
 /// - anything that is not a folder is an input, devices and FIFOs included:
@@ -55,6 +58,7 @@ package enum InputTree {
             if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
             if StaleTemporaries.isTemporaryName(name) { continue }
             let pathBytes = folder + [UInt8(ascii: "/")] + name
+            if PartialOutput.isKept(name, at: pathBytes) { continue }
             let path = FileName.string(fromBytes: pathBytes)
             // d_type spares a stat per entry; DT_UNKNOWN (some file systems) asks lstat.
             var type = entry.pointee.d_type

@@ -79,6 +79,14 @@ package enum FileBatch {
         }
         if cancellation.isCancelled {
             commits.discard()
+            running.wait()
+            // Stopped: a job that kept its output for the next run says so
+            // (a stopped `-r` then names its `.part`); no other is reported.
+            for (index, arrival) in arrivals.takeAll() {
+                if case .failure(let error) = arrival.outcome, error.hint == .resume {
+                    report(index, arrival.job, .failure(error))
+                }
+            }
         } else {
             for (index, outcome) in commits.commitAll() { report(index, made.removeValue(forKey: index)!, outcome) }
         }

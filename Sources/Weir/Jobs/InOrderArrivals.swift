@@ -32,6 +32,14 @@ final class InOrderArrivals<Value: Sendable>: Sendable {
         state.withLock { $0.arrived.removeValue(forKey: index) }
     }
 
+    /// Takes every value that arrived, in order of their numbers.
+    func takeAll() -> [(index: Int, value: Value)] {
+        state.withLock { state in
+            defer { state.arrived = [:] }
+            return state.arrived.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        }
+    }
+
     /// Waits until value number `index` arrives, a wake-up after the count
     /// `seen`, or `deadline`.
     func wait(for index: Int, past seen: Int, until deadline: DispatchTime?) {

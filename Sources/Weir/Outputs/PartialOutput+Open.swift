@@ -100,6 +100,19 @@ extension PartialOutput {
         return FileName.string(fromBytes: prefix + Array(".".utf8) + base + Array(".part.resume".utf8))
     }
 
+    /// Whether the entry `name`, at `path` (its folder's bytes, a slash,
+    /// `name`), is what a stopped run keeps for resuming: a record
+    /// (`.NAME.part.resume`), or a `NAME.part` with its record beside it.
+    static func isKept(_ name: [UInt8], at path: [UInt8]) -> Bool {
+        let part = Array(".part".utf8)
+        let record = part + Array(".resume".utf8)
+        if name.first == UInt8(ascii: "."), name.count > record.count + 1,
+           name.suffix(record.count).elementsEqual(record) { return true }
+        guard name.count > part.count, name.suffix(part.count).elementsEqual(part) else { return false }
+        let folder = path.dropLast(name.count)
+        return FileStatus.exists(recordPath(for: FileName.string(fromBytes: Array(folder) + name.dropLast(part.count))))
+    }
+
     /// Whether `name`, in the folder open as `directory`, is a record whose
     /// `.part` is gone: `.NAME.part.resume` without `NAME.part`.
     static func isStaleRecord(_ name: [UInt8], in directory: Int32) -> Bool {

@@ -35,6 +35,20 @@ struct InputTreeTests {
         #expect(Set(expansion.files) == [root + "/d/.weir-abc", root + "/d/f", root + "/.weir-given0"])
     }
 
+    @Test("expansion leaves out what a stopped run keeps: NAME.part with its record, and records; a .part alone stays")
+    func keptPartialsLeftOut() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("weir-tree-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/d", withIntermediateDirectories: true)
+        for name in ["d/big", "d/big.zst.part", "d/.big.zst.part.resume", "d/other.part", "d/.gone.zst.part.resume",
+                     "d/.part.resume", "d/f"] {
+            _ = FileManager.default.createFile(atPath: root + "/" + name, contents: Data("1".utf8))
+        }
+        let expansion = InputTree.expand([root + "/d"], followLinks: false)
+        #expect(Set(expansion.files) == [root + "/d/big", root + "/d/other.part", root + "/d/.part.resume",
+                                         root + "/d/f"])
+    }
+
     @Test("expansion: folders walked, . and .. and links left out (kept with followLinks), other names as given")
     func expansion() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("weir-tree-\(UUID())").path
