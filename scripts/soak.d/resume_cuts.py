@@ -21,9 +21,11 @@ length varies) is not a cut: that run's output is checked, and another moment
 is drawn within its length. Prints one row per cut and a verdict; --report writes them as Markdown. Exit 1
 on any failure. Not run by CI (scripts/test does not call it).
 
-The direction argument is there for decompression's resume: `decompress` will
-run `weir -d` on the reference output the same way; until weir resumes a
-decompression it says so and exits 2.
+`decompress` does the same to `weir -q -d -T2 x.zst`, where x.zst is the input
+compressed once at -3 (8 MiB frames): its output must be the input, byte for
+byte. A decode of 200 MB lasts a fraction of a second, so its runs are slowed
+by weir's test hook WEIR_TEST_FRAME_DELAY (--frame-delay seconds per frame,
+default 0.4: ~10 s), as the crash test's decompression cuts are.
 """
 import argparse
 import os
@@ -83,12 +85,12 @@ def kept_percent(folder, name, size):
     return 100.0 * int(checkpoints[-1][3]) / size if checkpoints else 0.0
 
 
-def stop_at(command, folder, moment, number):
+def stop_at(command, folder, moment, number, env):
     """Runs `command` and sends it signal `number` `moment` seconds in;
     returns the process, ended, and None, or, when it ended first, the
     seconds it ran."""
     started = time.monotonic()
-    process = subprocess.Popen(command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     while time.monotonic() - started < moment:
         if process.poll() is not None:
             return process, time.monotonic() - started
@@ -110,10 +112,9 @@ def main():
     parser.add_argument("--weir", default=os.path.join(ROOT, ".build", "release", "weir"))
     parser.add_argument("--input", default=default_input())
     parser.add_argument("--report", default=None)
+    parser.add_argument("--frame-delay", type=float, default=0.4,
+                        help="decompress: seconds each frame's decode is held (WEIR_TEST_FRAME_DELAY)")
     args = parser.parse_args()
-    if args.direction == "decompress":
-        print("soak --resume decompress: weir does not resume a decompression yet (issue 42)", file=sys.stderr)
-        return 2
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     rng = random.Random(seed)
     work = tempfile.mkdtemp(prefix="weir-resume-cuts-", dir=os.path.join(ROOT, "bench", "work")
@@ -126,21 +127,33 @@ def main():
 
 def run(args, rng, seed, work):
     weir = os.path.abspath(args.weir)
-    command = [weir, "-q", "-%d" % args.level, "-T2", "in"]
     make_input(os.path.join(work, "in"), args.input, args.size)
     size = os.path.getsize(os.path.join(work, "in"))
-    started = time.monotonic()
-    subprocess.run([weir, "-q", "-%d" % args.level, "-T2", "--no-resume", "in", "-o", "ref.zst"], cwd=work, check=True)
-    full = time.monotonic() - started
-    reference = open(os.path.join(work, "ref.zst"), "rb").read()
-    print("input %d bytes (%s), level %d, reference run %.2f s, seed %d, %s"
-          % (size, args.input or "generated", args.level, full, seed, " ".join(["weir"] + command[1:])))
+    env = dict(os.environ)
+    if args.direction == "compress":
+        command, target, keep = [weir, "-q", "-%d" % args.level, "-T2", "in"], "in.zst", {"in", "in.zst", "ref.zst"}
+        started = time.monotonic()
+        subprocess.run([weir, "-q", "-%d" % args.level, "-T2", "--no-resume", "in", "-o", "ref.zst"], cwd=work,
+                       check=True)
+        full = time.monotonic() - started
+        reference = open(os.path.join(work, "ref.zst"), "rb").read()
+    else:
+        command, target, keep = [weir, "-q", "-d", "-T2", "x.zst"], "x", {"in", "x.zst", "x"}
+        subprocess.run([weir, "-q", "-3", "-T2", "--no-resume", "in", "-o", "x.zst"], cwd=work, check=True)
+        env["WEIR_TEST_FRAME_DELAY"] = str(args.frame_delay)
+        started = time.monotonic()
+        subprocess.run(command[:2] + ["--no-resume"] + command[2:], cwd=work, check=True, env=env)
+        full = time.monotonic() - started
+        reference = open(os.path.join(work, "in"), "rb").read()
+        os.remove(os.path.join(work, "x"))
+    print("input %d bytes (%s), %s, reference run %.2f s, seed %d, %s"
+          % (size, args.input or "generated", args.direction, full, seed, " ".join(["weir"] + command[1:])))
     rows, failures, redrawn, estimate = [], 0, 0, full
     for cut in range(args.cuts):
         name, number = SIGNALS[cut % len(SIGNALS)]
         while True:
             moment = rng.uniform(0.05, estimate)
-            process, ended = stop_at(command, work, moment, number)
+            process, ended = stop_at(command, work, moment, number, env)
             if ended is None:
                 break
             # The run ended before the moment (the shared machine sped up):
@@ -148,17 +161,17 @@ def run(args, rng, seed, work):
             # another moment, within the length of that run.
             redrawn += 1
             estimate = ended
-            output = os.path.join(work, "in.zst")
+            output = os.path.join(work, target)
             if process.returncode != 0 or open(output, "rb").read() != reference:
                 failures += 1
                 print("an uninterrupted run (exit %d) did not write the reference" % process.returncode)
             os.remove(output)
         stopped = process.returncode
-        kept = kept_percent(work, "in.zst", size)
-        part = os.path.exists(os.path.join(work, "in.zst.part"))
+        kept = kept_percent(work, target, size)
+        part = os.path.exists(os.path.join(work, target + ".part"))
         started = time.monotonic()
         again = subprocess.run(command[:1] + ["-v"] + command[2:], cwd=work, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE)
+                               stderr=subprocess.PIPE, env=env)
         seconds = time.monotonic() - started
         said = again.stderr.decode(errors="replace")
         resumed = said.split(", resumed at ")[1].split("%")[0] + "%" if ", resumed at " in said else "-"
@@ -167,10 +180,10 @@ def run(args, rng, seed, work):
             problems.append("stopped run exited %d" % stopped)
         if again.returncode != 0:
             problems.append("run again exited %d: %s" % (again.returncode, said.strip()[-200:]))
-        output = os.path.join(work, "in.zst")
+        output = os.path.join(work, target)
         if not os.path.exists(output) or open(output, "rb").read() != reference:
             problems.append("output differs from the uninterrupted one")
-        left = leftovers(work, {"in", "in.zst", "ref.zst"})
+        left = leftovers(work, keep)
         if left:
             problems.append("left: " + " ".join(left))
         if part and kept and resumed == "-":
@@ -195,11 +208,12 @@ def run(args, rng, seed, work):
 def write_report(args, rows, verdict, size, full, seed, command):
     load = open("/proc/loadavg").read().split()[:3]
     with open(args.report, "w") as out:
-        out.write("# Resume: a compression stopped at %d random moments (issue 42)\n\n" % len(rows))
-        out.write("`scripts/soak --resume --cuts %d --seed %d` on %s: %d bytes of %s, `%s`, "
+        out.write("# Resume: a %s stopped at %d random moments (issue 42)\n\n" % ("compression" if args.direction == "compress" else "decompression", len(rows)))
+        out.write("`scripts/soak --resume %s --cuts %d --seed %d` on %s: %d bytes of %s, `%s`%s, "
                   "reference run %.2f s; %d cores, load %s after the run (shared machine).\n\n"
-                  % (len(rows), seed, time.strftime("%Y-%m-%d"), size, args.input or "generated text",
-                     " ".join(["weir"] + command[1:]), full, os.cpu_count(), " ".join(load)))
+                  % (args.direction, len(rows), seed, time.strftime("%Y-%m-%d"), size, args.input or "generated text",
+                     " ".join(["weir"] + command[1:]),
+                     "" if args.direction == "compress" else " with WEIR_TEST_FRAME_DELAY=%g" % args.frame_delay, full, os.cpu_count(), " ".join(load)))
         out.write("Each cut: the command, stopped by the signal at the moment; then the same command "
                   "again, to the end; its output compared byte for byte with the uninterrupted run's "
                   "(`--no-resume`), and the folder checked for leftovers. \"kept\" is the share of the "
