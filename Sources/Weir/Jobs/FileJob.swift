@@ -174,7 +174,7 @@ package struct FileJob: Sendable {
         private static func resumable(_ path: String, force: Bool, operation: Operation, inputFD: Descriptor,
                                       status: FileStatus?) throws(WeirError) -> OutputFile? {
             guard case .compress(let options) = operation, options.resumable, options.format == .zstd,
-                  options.seekTable, !options.rsyncable,
+                  options.seekTable, !options.rsyncable, options.adaptiveLevels == nil,
                   let status, let size = InputKind.trustedSize(of: inputFD, status: status),
                   size >= PartialOutput.minimumFrames * options.fitted(toInputSize: size).chunkSize else { return nil }
             return try OutputFile.resumable(path: path, force: force, identity: ResumeRecord.identity(of: status),
