@@ -17,8 +17,9 @@ import Dispatch
 /// A change waits until the first chunk at the previous new level has been
 /// compressed: before that, what is measured is still the old level (a
 /// chunk takes a slot, so `threads + 1` chunks are always in flight), and
-/// changing on it overshoots. Levels go one step at a time, skip 0 (as
-/// zstd's), within the range asked for.
+/// changing on it overshoots; for the same reason the first choice waits
+/// for the first chunk. Levels go one step at a time, skip 0 (as zstd's),
+/// within the range asked for.
 ///
 /// The writer's share is the time at least one write was in flight in the
 /// output channel (`OrderedWriter`'s DispatchIO completions), not the
@@ -48,8 +49,10 @@ final class LevelGovernor: Sendable {
         var windowStart: UInt64
         var workerTime = 0.0
         var writerTime = 0.0
-        /// The chunk whose end allows the next change, if one was made.
-        var awaited: Int?
+        /// The chunk whose end allows the next choice: the first chunk at
+        /// the last new level, or at the start any chunk (before one is
+        /// compressed, the workers were being started, not waiting).
+        var awaited: Int? = 0
     }
 
     let range: ClosedRange<Int>

@@ -17,12 +17,19 @@ struct LevelGovernorTests {
         }
 
         func wait(milliseconds: UInt64) { now.withLock { $0 += milliseconds * 1_000_000 } }
+
+        /// The first chunk is compressed at once: choices may begin.
+        func begin() -> LevelGovernor {
+            governor.workerStarted()
+            governor.workerFinished(chunk: 0)
+            return governor
+        }
     }
 
     @Test("workers busy and the writer idle: one level lower per choice, skipping 0, never below min")
     func cpuBound() {
         let harness = Harness(level: 2, range: -2...19)
-        let governor = harness.governor
+        let governor = harness.begin()
         governor.workerStarted()
         governor.workerStarted()
         var levels: [Int] = []
@@ -42,7 +49,7 @@ struct LevelGovernorTests {
     @Test("workers idle while the writer drains: one level higher per choice, never above max")
     func outputBound() {
         let harness = Harness(level: 3, range: 1...5)
-        let governor = harness.governor
+        let governor = harness.begin()
         governor.writerBusy(true)
         var levels: [Int] = []
         for chunk in 0..<4 {
@@ -60,7 +67,7 @@ struct LevelGovernorTests {
     @Test("workers and writer both busy: balanced, the level stays")
     func balanced() {
         let harness = Harness(level: 6, range: 1...19)
-        let governor = harness.governor
+        let governor = harness.begin()
         governor.writerBusy(true)
         governor.workerStarted()
         governor.workerStarted()
@@ -74,7 +81,7 @@ struct LevelGovernorTests {
     @Test("after a change, none until the first chunk at the new level is compressed; nothing on a short measure")
     func waitsForItsEffect() {
         let harness = Harness(level: 3, range: 1...19)
-        let governor = harness.governor
+        let governor = harness.begin()
         governor.workerStarted()
         governor.workerStarted()
         harness.wait(milliseconds: 1)
@@ -87,6 +94,18 @@ struct LevelGovernorTests {
         governor.workerStarted()
         harness.wait(milliseconds: 100)
         #expect(governor.level(forChunk: 3, offset: 0) == 1)
+    }
+
+    @Test("no choice before the first chunk is compressed: the workers were being started")
+    func waitsForTheFirstChunk() {
+        let harness = Harness(level: 3, range: 1...19)
+        let governor = harness.governor
+        harness.wait(milliseconds: 100)
+        #expect(governor.level(forChunk: 3, offset: 0) == 3)
+        governor.workerStarted()
+        governor.workerFinished(chunk: 0)
+        harness.wait(milliseconds: 100)
+        #expect(governor.level(forChunk: 4, offset: 0) == 4, "idle workers since: one level higher")
     }
 
     @Test("the first level is the one asked for, put in the range; steps skip 0")
