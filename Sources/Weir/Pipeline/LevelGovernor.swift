@@ -14,12 +14,14 @@ import Dispatch
 ///   be read) or chunks wait for the input; the CPU has time to spare →
 ///   one level higher;
 /// - otherwise (both busy: balanced; or in between) the level stays.
-/// A change waits until the first chunk at the previous new level has been
-/// compressed: before that, what is measured is still the old level (a
-/// chunk takes a slot, so `threads + 1` chunks are always in flight), and
-/// changing on it overshoots; for the same reason the first choice waits
-/// for the first chunk. Levels go one step at a time, skip 0 (as zstd's),
-/// within the range asked for.
+/// Lower is taken at once: busy workers hold back every byte after them.
+/// Higher is taken on two measures in a row, and only once the first chunk
+/// at the previous new level has been compressed: before that, what is
+/// measured is still the old level (a chunk takes a slot, so `threads + 1`
+/// chunks are always in flight), and raising on it overshoots into levels
+/// the CPU cannot keep up with; for the same reason nothing is raised
+/// before the first chunk is done (the workers were being started). Levels
+/// go one step at a time, skip 0 (as zstd's), within the range asked for.
 ///
 /// The writer's share is the time at least one write was in flight in the
 /// output channel (`OrderedWriter`'s DispatchIO completions), not the
@@ -53,6 +55,8 @@ final class LevelGovernor: Sendable {
         /// the last new level, or at the start any chunk (before one is
         /// compressed, the workers were being started, not waiting).
         var awaited: Int? = 0
+        /// The last measure asked for a higher level (not yet taken).
+        var raiseAsked = false
     }
 
     let range: ClosedRange<Int>
@@ -105,14 +109,19 @@ final class LevelGovernor: Sendable {
         let change: LevelChange? = state.withLock { state in
             advance(&state, to: now)
             let window = now - state.windowStart
-            guard state.awaited == nil, window >= Self.shortestWindow else { return nil }
+            guard window >= Self.shortestWindow else { return nil }
             let workerShare = state.workerTime / (Double(window) * Double(workers))
             let writerShare = state.writerTime / Double(window)
+            let delta = Self.decision(workerShare: workerShare, writerShare: writerShare)
+            // Higher waits for the last change's effect (the measure goes on).
+            if delta > 0 && state.awaited != nil { return nil }
             state.windowStart = now
             state.workerTime = 0
             state.writerTime = 0
-            let next = Self.step(state.level, by: Self.decision(workerShare: workerShare, writerShare: writerShare),
-                                 in: range)
+            // Higher only on a second measure in a row that asks for it.
+            let confirmed = delta <= 0 || state.raiseAsked
+            state.raiseAsked = delta > 0 && !confirmed
+            let next = Self.step(state.level, by: confirmed ? delta : 0, in: range)
             guard next != state.level else { return nil }
             defer { state.level = next }
             state.awaited = index

@@ -46,13 +46,13 @@ struct LevelGovernorTests {
         #expect(governor.levelsUsed == -2...2)
     }
 
-    @Test("workers idle while the writer drains: one level higher per choice, never above max")
+    @Test("workers idle while the writer drains: one level higher per two measures, never above max")
     func outputBound() {
         let harness = Harness(level: 3, range: 1...5)
         let governor = harness.begin()
         governor.writerBusy(true)
         var levels: [Int] = []
-        for chunk in 0..<4 {
+        for chunk in 0..<6 {
             governor.workerStarted()
             harness.wait(milliseconds: 10)
             governor.workerFinished(chunk: chunk)
@@ -61,7 +61,7 @@ struct LevelGovernorTests {
             governor.workerStarted()
             governor.workerFinished(chunk: chunk + 10)
         }
-        #expect(levels == [4, 5, 5, 5], "\(levels)")
+        #expect(levels == [3, 4, 4, 5, 5, 5], "\(levels)")
     }
 
     @Test("workers and writer both busy: balanced, the level stays")
@@ -78,22 +78,27 @@ struct LevelGovernorTests {
         #expect(harness.changes.current.isEmpty)
     }
 
-    @Test("after a change, none until the first chunk at the new level is compressed; nothing on a short measure")
+    @Test("after a change, no higher level until the first chunk at the new one is compressed; lower at once")
     func waitsForItsEffect() {
         let harness = Harness(level: 3, range: 1...19)
         let governor = harness.begin()
-        governor.workerStarted()
-        governor.workerStarted()
         harness.wait(milliseconds: 1)
         #expect(governor.level(forChunk: 0, offset: 0) == 3, "a measure of 1 ms decides nothing")
         harness.wait(milliseconds: 100)
-        #expect(governor.level(forChunk: 1, offset: 0) == 2)
+        #expect(governor.level(forChunk: 1, offset: 0) == 3, "idle workers: a first measure asks")
         harness.wait(milliseconds: 100)
-        #expect(governor.level(forChunk: 2, offset: 0) == 2, "chunk 1 is not compressed yet")
-        governor.workerFinished(chunk: 1)
+        #expect(governor.level(forChunk: 2, offset: 0) == 4, "and a second takes it")
+        harness.wait(milliseconds: 200)
+        #expect(governor.level(forChunk: 3, offset: 0) == 4, "chunk 2 is not compressed yet")
+        #expect(governor.level(forChunk: 4, offset: 0) == 4)
+        governor.workerStarted()
+        governor.workerFinished(chunk: 2)
+        governor.workerStarted()
         governor.workerStarted()
         harness.wait(milliseconds: 100)
-        #expect(governor.level(forChunk: 3, offset: 0) == 1)
+        #expect(governor.level(forChunk: 5, offset: 0) == 3, "busy workers: one level lower")
+        harness.wait(milliseconds: 100)
+        #expect(governor.level(forChunk: 6, offset: 0) == 2, "and lower again at once: chunk 5 or not")
     }
 
     @Test("no choice before the first chunk is compressed: the workers were being started")
@@ -105,7 +110,9 @@ struct LevelGovernorTests {
         governor.workerStarted()
         governor.workerFinished(chunk: 0)
         harness.wait(milliseconds: 100)
-        #expect(governor.level(forChunk: 4, offset: 0) == 4, "idle workers since: one level higher")
+        #expect(governor.level(forChunk: 4, offset: 0) == 3)
+        harness.wait(milliseconds: 100)
+        #expect(governor.level(forChunk: 5, offset: 0) == 4, "idle workers since, twice: one level higher")
     }
 
     @Test("the first level is the one asked for, put in the range; steps skip 0")
