@@ -13,6 +13,7 @@ import resource
 import shlex
 import statistics
 import subprocess
+import sys
 import time
 
 STEP = 0.25  # seconds per column of the levels over time
@@ -75,6 +76,7 @@ def run(runner, busy_seconds=None):
                 if c["rate"] == rate and c["family"] == "weir":
                     c["check_error"] = res["error"] or "zstd -d | cmp failed"
     for rnd in range(a.runs):
+        print("bench: adapt: round %d of %d (%d cases)" % (rnd + 1, a.runs, len(cases)), file=sys.stderr, flush=True)
         for c in cases:
             r = run_once(c["cmd"], err, busy_seconds)
             if c.get("check_error"):
