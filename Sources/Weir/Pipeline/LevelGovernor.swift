@@ -14,14 +14,15 @@ import Dispatch
 ///   be read) or chunks wait for the input; the CPU has time to spare →
 ///   one level higher;
 /// - otherwise (both busy: balanced; or in between) the level stays.
-/// Lower is taken at once: busy workers hold back every byte after them.
-/// Higher is taken on two measures in a row, and only once the first chunk
-/// at the previous new level has been compressed: before that, what is
-/// measured is still the old level (a chunk takes a slot, so `threads + 1`
-/// chunks are always in flight), and raising on it overshoots into levels
-/// the CPU cannot keep up with; for the same reason nothing is raised
-/// before the first chunk is done (the workers were being started). Levels
-/// go one step at a time, skip 0 (as zstd's), within the range asked for.
+/// A measure lasts at least ``shortestWindow``. A change waits until the
+/// first chunk at the previous new level has been compressed: before that,
+/// what is measured is still the old level (a chunk takes a slot, so
+/// `threads + 1` chunks are always in flight), and changing on it
+/// overshoots; for the same reason nothing changes before the first chunk
+/// is done (the workers were being started). Higher is taken only on two
+/// measures in a row: raising past what the CPU keeps up with costs more
+/// than staying a little low. Levels go one step at a time, skip 0 (as
+/// zstd's), within the range asked for.
 ///
 /// The writer's share is the time at least one write was in flight in the
 /// output channel (`OrderedWriter`'s DispatchIO completions), not the
@@ -37,9 +38,12 @@ final class LevelGovernor: Sendable {
     static let idleShare = 0.8
     /// The writer's share above which the output is busy too (no lower level).
     static let writerBusyShare = 0.5
-    /// The shortest measure a choice is made on, in nanoseconds: the first
-    /// chunks of a run are read before any worker finishes.
-    static let shortestWindow: UInt64 = 10_000_000
+    /// The shortest measure a choice is made on, in nanoseconds: a consumer
+    /// that drains in bursts (`pv -L` takes its share every 0.1 s) leaves
+    /// windows of a chunk or two, 10 ms long, where the workers look busy
+    /// and the writer idle, between 100 ms ones where nothing moves; the
+    /// choice must see both (zstd measures every 1/6 s).
+    static let shortestWindow: UInt64 = 150_000_000
 
     private struct State {
         var level: Int
@@ -113,8 +117,8 @@ final class LevelGovernor: Sendable {
             let workerShare = state.workerTime / (Double(window) * Double(workers))
             let writerShare = state.writerTime / Double(window)
             let delta = Self.decision(workerShare: workerShare, writerShare: writerShare)
-            // Higher waits for the last change's effect (the measure goes on).
-            if delta > 0 && state.awaited != nil { return nil }
+            // A change waits for the last one's effect (the measure goes on).
+            if delta != 0 && state.awaited != nil { return nil }
             state.windowStart = now
             state.workerTime = 0
             state.writerTime = 0
