@@ -1526,7 +1526,7 @@ def main():
     a.small_runs = a.small_runs or (5 if a.quick else max(15, a.runs))
     a.slice_size = a.slice_size or parse_size("20M" if a.quick else "100M")
     a.lean_size = a.lean_size or parse_size("50M" if a.quick else "300M")
-    a.adapt_size = a.adapt_size or parse_size("50M" if a.quick else "300M")
+    a.adapt_size = a.adapt_size or parse_size("50M" if a.quick else "1G")
     a.adapt_rates = [r or None for r in a.adapt_rates]  # 0: unthrottled
     a.ceiling_seconds = a.ceiling_seconds or (1 if a.quick else 3)
     if not a.memory_sizes:
