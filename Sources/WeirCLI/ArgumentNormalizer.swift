@@ -16,6 +16,7 @@ import Weir
 ///
 /// - `--fast` alone → `--fast=1`, `--long` alone → `--long=27`, the engine's
 ///   `CompressionOptions.defaultLongWindowLog` (optional values);
+/// - `--adapt=LIST` → `--adapt`, LIST kept in the facts (``CommandLineFacts/adaptLists``);
 /// - `-c`/`--stdout` and `-o` both given: the last one wins, as in zstd:
 ///   the other is taken out;
 /// - `--rm` and `-k`/`--keep` both given: the last one wins, as in zstd:
@@ -124,6 +125,11 @@ package enum ArgumentNormalizer {
                     continue
                 case "--train" where argument == "--train":
                     result.append(lastBuilder ?? argument)
+                    continue
+                case "--adapt":
+                    // zstd's optional value: the flag for the parser, the list for the command.
+                    if argument != "--adapt" { facts.adaptLists.append(String(argument.dropFirst("--adapt=".count))) }
+                    result.append("--adapt")
                     continue
                 case let flag where trainingFlags.contains(flag):
                     lastBuilder = String(flag)

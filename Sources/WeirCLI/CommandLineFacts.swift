@@ -16,6 +16,9 @@ package struct CommandLineFacts: Equatable, Sendable {
     /// The same for `--train-legacy=LIST` and `-sN` (as `s=N`); the flag
     /// alone adds none: it keeps the selectivity given before.
     package var legacyLists: [String] = []
+    /// The lists of `--adapt=LIST` (`min=N,max=N`), in the order given;
+    /// each one is read over the ones before, as zstd reads them.
+    package var adaptLists: [String] = []
 
     package init(benchmarkDecodes: Bool = false, coverLists: [String] = [], fastCoverLists: [String] = [],
                  legacyLists: [String] = []) {

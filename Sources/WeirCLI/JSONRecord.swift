@@ -7,7 +7,8 @@ import Weir
 /// Every key is always present, `null` where it does not apply (`output` for
 /// `--test`, `level` and `chunk_bytes` when not compressing, `window_log`
 /// when no frame was written or decoded), except `error`,
-/// present only when `status` is `"error"`, `warnings`, present only when the
+/// present only when `status` is `"error"`, `level_min` and `level_max`, present
+/// only under `--adapt` (the levels the frames used), `warnings`, present only when the
 /// input has some (an array of sentences, such as a seek table that does not
 /// match its frames), and `total`, present only on the total object.
 ///
@@ -46,6 +47,10 @@ package struct JSONRecord: Codable, Equatable, Sendable {
     package var chunkBytes: Int?
     /// ``Statistics/windowLog``: the largest window the frames declare, 2^N.
     package var windowLog: Int?
+    /// Under `--adapt`, ``Statistics/levels``: the lowest and highest
+    /// levels the frames used; nil (and left out) otherwise.
+    package var levelMin: Int?
+    package var levelMax: Int?
     package var frames: Int
     /// The process's peak resident memory so far.
     package var peakRSSBytes: Int
@@ -66,6 +71,8 @@ package struct JSONRecord: Codable, Equatable, Sendable {
         case threads, level
         case chunkBytes = "chunk_bytes"
         case windowLog = "window_log"
+        case levelMin = "level_min"
+        case levelMax = "level_max"
         case frames
         case peakRSSBytes = "peak_rss_bytes"
         case status, error, warnings, total
@@ -89,6 +96,8 @@ package struct JSONRecord: Codable, Equatable, Sendable {
         self.level = level
         self.chunkBytes = chunkBytes
         windowLog = statistics.windowLog
+        levelMin = statistics.levels?.lowerBound
+        levelMax = statistics.levels?.upperBound
         frames = statistics.frames
         peakRSSBytes = statistics.peakResidentBytes
         status = error == nil ? .ok : .error
@@ -146,6 +155,8 @@ package struct JSONRecord: Codable, Equatable, Sendable {
         try container.encode(level, forKey: .level)
         try container.encode(chunkBytes, forKey: .chunkBytes)
         try container.encode(windowLog, forKey: .windowLog)
+        try container.encodeIfPresent(levelMin, forKey: .levelMin)
+        try container.encodeIfPresent(levelMax, forKey: .levelMax)
         try container.encode(frames, forKey: .frames)
         try container.encode(peakRSSBytes, forKey: .peakRSSBytes)
         try container.encode(status, forKey: .status)

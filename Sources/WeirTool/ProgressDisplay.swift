@@ -34,14 +34,16 @@ final class ProgressDisplay: Sendable {
     ///   - files: how many files there are (the line shows `(n/N)` if more than one).
     ///   - total: the input's size, if known.
     ///   - mode: which way the bytes go.
-    func begin(name: String, file: Int, files: Int, total: Int?, mode: OperationKind) -> ProgressObserver {
+    ///   - levelChanged: told of level changes (`--adapt -v`).
+    func begin(name: String, file: Int, files: Int, total: Int?, mode: OperationKind,
+               levelChanged: (@Sendable (LevelChange) -> Void)? = nil) -> ProgressObserver {
         end()
         lock.withLock { screen in
             if !screen.stopped {
                 screen.meter = ProgressMeter(name: name, file: file, files: files, total: total, mode: mode)
             }
         }
-        let observer = ProgressObserver { [weak self] totals in self?.draw(totals) }
+        let observer = ProgressObserver(handler: { [weak self] totals in self?.draw(totals) }, levelChanged: levelChanged)
         self.observer.withLock { $0 = observer }
         observer.activate()
         return observer

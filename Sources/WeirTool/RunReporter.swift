@@ -23,6 +23,9 @@ final class RunReporter {
     private let sizeHint: Int?
     private let compression: CompressionOptions?
     private var totals: RunTotals
+    /// The observer of a run that reports level changes without a progress
+    /// line (`--adapt -v`), finished with its file.
+    private var levelsOnly: ProgressObserver?
 
     /// - Parameters:
     ///   - console: where everything is written; its progress display, if
@@ -45,20 +48,44 @@ final class RunReporter {
     /// Starts the progress line of `job`, the `file`th input (from 1, for
     /// `(n/N)`); returns the observer to give it, nil when no line is shown.
     func started(_ job: FileJob, file: Int) -> ProgressObserver? {
-        guard let progress = console.progress else { return nil }
+        let levels = levelReport(for: job)
+        guard let progress = console.progress else {
+            guard let levels else { return nil }
+            // Never reports totals: only the level changes are wanted.
+            let observer = ProgressObserver(interval: 3600, handler: { _ in }, levelChanged: levels)
+            observer.activate()
+            levelsOnly = observer
+            return observer
+        }
         return progress.begin(name: FileName.displayed(job.inputName), file: file, files: inputs,
-                              total: Self.size(of: job.input) ?? sizeHint, mode: OperationKind(job.operation))
+                              total: Self.size(of: job.input) ?? sizeHint, mode: OperationKind(job.operation),
+                              levelChanged: levels)
+    }
+
+    /// With `--adapt -v`, what tells the user of each level change (and,
+    /// from -vvvv, zstd's own words for it); nil otherwise.
+    private func levelReport(for job: FileJob) -> (@Sendable (LevelChange) -> Void)? {
+        guard compression?.adaptiveLevels != nil, console.verbosity >= 1 else { return nil }
+        let console = console
+        let name = FileName.displayed(job.inputName)
+        return { change in
+            var text = "weir: \(name): \(LevelChangeLine.text(change))\n"
+            if console.verbosity >= 4 { text += LevelChangeLine.zstdText(change) + " \n" }
+            console.write(text)
+        }
     }
 
     /// Takes the progress line away: its file is done, its report may come later.
     func endProgress() {
         console.progress?.end()
+        levelsOnly?.finish()
+        levelsOnly = nil
     }
 
     /// Ends the progress line, then reports a success: its warnings (in its
     /// JSON object with `--json`), then its summary.
     func succeeded(_ job: FileJob, _ statistics: Statistics) {
-        console.progress?.end()
+        endProgress()
         totals.add(job, statistics)
         switch format {
         case .human:
@@ -74,7 +101,7 @@ final class RunReporter {
     ///
     /// - Parameter quietPipe: a closed downstream pipe with -q: no message.
     func failed(input: String, job: FileJob?, error: WeirError, quietPipe: Bool) {
-        console.progress?.end()
+        endProgress()
         totals.addFailure()
         switch format {
         case .human:
@@ -113,7 +140,7 @@ final class RunReporter {
     /// Ends the progress line; then, after several inputs and unless a
     /// signal cut the run short, the total.
     func finish(cancelled: Bool) {
-        console.progress?.end()
+        endProgress()
         guard !cancelled, inputs > 1, totals.inputs > 1 else { return }
         switch format {
         case .human: console.summary(totals: totals)

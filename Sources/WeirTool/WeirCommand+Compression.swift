@@ -43,6 +43,19 @@ extension WeirCommand {
         }
     }
 
+    /// `--adapt`'s range of levels: zstd's whole range, narrowed by each
+    /// `--adapt=` list in turn (checked by validateFacts()), within
+    /// libzstd's levels; nil without `--adapt`.
+    var adaptiveLevels: ClosedRange<Int>? {
+        guard compressionFlags.adapt else { return nil }
+        var range = Zstd.minLevel...Zstd.maxLevel
+        for list in facts.adaptLists {
+            if let read = AdaptParameterList.parse(list, over: range) { range = read }
+        }
+        let level = { (level: Int) in min(max(level, Zstd.minLevel), Zstd.maxLevel) }
+        return level(range.lowerBound)...level(range.upperBound)
+    }
+
     /// The compression level after `--fast`, `--ultra` and clamping.
     func resolvedLevel(console: Console?) -> Int {
         if let fast = compressionFlags.fast { return -min(fast, -Zstd.minLevel) }
@@ -95,6 +108,12 @@ extension WeirCommand {
         options.verify = resourceFlags.verify
         options.resumable = !outputFlags.noResume
         options.format = compressionFlags.format ?? .zstd
+        if let range = adaptiveLevels {
+            // As zstd: the level chosen, put in the range, is the first frame's.
+            options.adaptiveLevels = range
+            options.level = min(max(level, range.lowerBound), range.upperBound)
+            options.resumable = false
+        }
         // The tests' way to show that --verify catches a flipped bit.
         options.damagedFrameForTesting = getenv("WEIR_TEST_DAMAGE_FRAME").flatMap { Int(String(cString: $0)) }
         options.chunkSize = options.resolvedChunkSize

@@ -95,5 +95,16 @@ extension WeirCommand {
     /// set after parsing; a failure is a usage error, as validate()'s.
     func validateFacts() throws {
         try validateTrainingLists()
+        var range = Zstd.minLevel...Zstd.maxLevel
+        for list in facts.adaptLists {
+            guard let read = AdaptParameterList.parse(list, over: range) else {
+                throw ValidationError("--adapt=\(list): not a list of min=N,max=N with min not above max.")
+            }
+            range = read
+        }
+        // zstd's rule (FIO_setAdaptiveMode): adapting needs its worker threads.
+        if compressionFlags.adapt, resourceFlags.singleThread, operationFlags.operation == .compress {
+            throw ValidationError("--adapt cannot go with --single-thread: adaptive mode is not compatible with single thread mode.")
+        }
     }
 }

@@ -87,6 +87,19 @@ struct ArgumentNormalizerTests {
         #expect(normalize("-- --train-cover=k=1") == "-- --train-cover=k=1")
     }
 
+    @Test("--adapt=LIST: the flag for the parser, each list in the facts, in order; --adapt alone adds none")
+    func adaptLists() {
+        #expect(normalize("--adapt=min=1,max=5 in") == "--adapt in")
+        var expected = CommandLineFacts()
+        expected.adaptLists = ["min=1,max=5", "max=9"]
+        #expect(facts("--adapt=min=1,max=5 --adapt=max=9 in") == expected)
+        #expect(normalize("--adapt in") == "--adapt in")
+        #expect(facts("--adapt in") == CommandLineFacts())
+        expected.adaptLists = [""]
+        #expect(facts("--adapt= in") == expected, "kept for the command to refuse, as zstd")
+        #expect(normalize("--adaptive in") == "--adaptive in")
+    }
+
     @Test("-sN is the legacy builder's selectivity, ordered with --train-legacy=s=N; a lone -s takes the next argument")
     func selectivity() {
         #expect(normalize("-s5 in") == "in" && facts("-s5 in") == CommandLineFacts(legacyLists: ["s=5"]))

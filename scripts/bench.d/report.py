@@ -6,6 +6,8 @@ import json
 import os
 import sys
 
+import adapt  # same folder
+
 MODE_TITLE = {"file": "file→file", "null": "file→/dev/null", "stdio": "stdin→stdout", "pipe": "pipe→stdout",
               "pipenull": "pipe→/dev/null", "overwrite": "file→existing file (-f)",
               "disk": "file→file, then sync"}  # disk: before every file output was synced (old results)
@@ -173,6 +175,14 @@ def measures(data):
         gw = find(data, "formats", group="gunzip", family="weir")
         for key, fam in (("gunzip-gzip", "gzip"), ("gunzip-pigz", "pigz")):
             put(key, vs(gw, find(data, "formats", group="gunzip", family=fam)), [gw])
+    if "adapt" in secs:  # issue 40: the worst rate decides
+        r = adapt.ratios(data)
+        worst = max(r.items(), key=lambda kv: kv[1][0]) if r else None
+        put("adapt-fixed", worst[1][0] if worst else None, [], rate=worst[0] if worst else "?",
+            best=worst[1][1] if worst else "?")
+        vz = [(k, v[2]) for k, v in r.items() if v[2] is not None]
+        wz = max(vz, key=lambda kv: kv[1]) if vz else None
+        put("adapt-zstd", wz[1] if wz else None, [], rate=wz[0] if wz else "?")
     if "lean" not in secs:
         return got
     s = secs["lean"]
@@ -514,7 +524,7 @@ SECTIONS = [("compress", lambda d: sec_compression(d, "compress", ["mode"])),
             ("levels", lambda d: sec_compression(d, "levels", ["level", "mode"])),
             ("ceiling", sec_ceiling), ("decompress", sec_decompress), ("scaling", sec_scaling), ("small", sec_small),
             ("memory", sec_memory), ("tree", sec_tree), ("seek", sec_seek), ("verify", sec_verify),
-            ("formats", sec_formats), ("resume", sec_resume)]
+            ("formats", sec_formats), ("resume", sec_resume), ("adapt", lambda d: adapt.render(d, table, f_num))]
 
 
 def render(data, json_name, chart_files, json_rel=None):

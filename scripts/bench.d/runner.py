@@ -30,12 +30,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True  # no __pycache__ in scripts/
+import adapt  # noqa: E402  (same folder)
 import report  # noqa: E402  (same folder)
 from report import MODE_TITLE, human  # noqa: E402
 
 TIME_FMT = "%e %U %S %M %x"
 SECTIONS = ["ceiling", "compress", "levels", "decompress", "scaling", "small", "memory", "tree", "seek", "lean",
-            "verify", "formats", "resume"]
+            "verify", "formats", "resume", "adapt"]
 MODES = ["file", "null", "stdio", "pipe", "pipenull", "overwrite"]
 
 
@@ -1311,6 +1312,10 @@ class Bench:
         self.section("formats", "Other formats (issue 40): gzip, xz and lz4 beside their own tools", cases, a.runs)
         os.unlink(stock)
 
+    def sec_adapt(self):
+        """Issue 40: weir --adapt against fixed levels and zstd --adapt -TN through pv -L (adapt.py)."""
+        adapt.run(self, busy_seconds)
+
     def sec_lean(self):
         """Issue 31's table from one run: level 3 on a 300 MB slice from a file
         and through a pipe, decoding weir's file of it, each against the limit
@@ -1552,6 +1557,9 @@ def main():
     p.add_argument("--slice-size", type=parse_size)
     p.add_argument("--small-size", type=parse_size, default=parse_size("5M"))
     p.add_argument("--lean-size", type=parse_size)
+    p.add_argument("--adapt-size", type=parse_size)
+    p.add_argument("--adapt-rates", type=parse_size_list, default=[20 * 10 ** 6, 100 * 10 ** 6, 400 * 10 ** 6, 0])
+    p.add_argument("--adapt-levels", type=parse_int_list, default=[1, 3, 5, 7, 9, 12])
     p.add_argument("--lean-rss-size", type=parse_size, default=parse_size("20M"))
     p.add_argument("--lean-levels", type=parse_lean_levels, default=parse_lean_levels("fast3,1,3,9,19,22"))
     p.add_argument("--lean-mode", choices=["null", "file"], default="null")
@@ -1592,6 +1600,8 @@ def main():
     a.small_runs = a.small_runs or (5 if a.quick else max(15, a.runs))
     a.slice_size = a.slice_size or parse_size("20M" if a.quick else "100M")
     a.lean_size = a.lean_size or parse_size("50M" if a.quick else "300M")
+    a.adapt_size = a.adapt_size or parse_size("50M" if a.quick else "1G")
+    a.adapt_rates = [r or None for r in a.adapt_rates]  # 0: unthrottled
     a.ceiling_seconds = a.ceiling_seconds or (1 if a.quick else 3)
     if not a.memory_sizes:
         if a.quick:

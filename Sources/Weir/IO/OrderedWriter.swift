@@ -63,8 +63,11 @@ final class OrderedWriter: @unchecked Sendable {  // DispatchIO and DispatchSour
     private let onFinished: @Sendable (_ index: Int, _ size: Int) -> Void
     /// Called on `queue` once, with the first write error.
     private let onError: @Sendable (WeirError) -> Void
+    /// Called on `queue` when `inFlight` leaves 0 (true) and comes back to it.
+    private let onBusy: (@Sendable (Bool) -> Void)?
 
     /// Opens a stream channel on `output`; the descriptor stays the caller's.
+    /// `onBusy` hears when writes start and stop being in flight.
     /// `cleanup` is entered now and left when the channel's cleanup handler
     /// has run.
     /// With `sparse`, a regular file (not opened for appending) is written
@@ -76,8 +79,9 @@ final class OrderedWriter: @unchecked Sendable {  // DispatchIO and DispatchSour
     /// dirty, then the sync waits for all of them).
     init(output: Descriptor, sparse: Bool = false, writeBack: Bool = false, cleanup: DispatchGroup,
          onFinished: @escaping @Sendable (Int, Int) -> Void,
-         onError: @escaping @Sendable (WeirError) -> Void) {
+         onError: @escaping @Sendable (WeirError) -> Void, onBusy: (@Sendable (Bool) -> Void)? = nil) {
         let fd = output.fd
+        self.onBusy = onBusy
         self.output = output
         self.path = output.path
         self.onFinished = onFinished
@@ -170,11 +174,13 @@ final class OrderedWriter: @unchecked Sendable {  // DispatchIO and DispatchSour
         let size = data.count
         inFlight += 1
         let pieceStart = position
+        if inFlight == 1 { onBusy?(true) }
         // An empty piece is still one (empty) write, except when sparse: a
         // piece of zeros then has no write at all.
         let ranges = sparseBlock == nil ? cuts(size) : sparseCuts(data)
         if ranges.isEmpty {
             inFlight -= 1
+            if inFlight == 0 { onBusy?(false) }
             onFinished(index, size)
             return
         }
@@ -190,6 +196,7 @@ final class OrderedWriter: @unchecked Sendable {  // DispatchIO and DispatchSour
                 writes.remaining -= 1
                 guard writes.remaining == 0 else { return }
                 inFlight -= 1
+                if inFlight == 0 { onBusy?(false) }
                 if writes.error == ECANCELED {
                     fail(.cancelled(path: path, operation: .write))
                 } else if writes.error != 0 {

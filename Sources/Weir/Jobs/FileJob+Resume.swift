@@ -9,7 +9,8 @@ extension FileJob {
     /// plain temporary file.
     ///
     /// - A compression in zstd with a seek table, not `--rsyncable` (its
-    ///   cuts depend on the content before them): its `.part` holds frames.
+    ///   cuts depend on the content before them) nor `--adapt` (its levels
+    ///   on the output's pace): its `.part` holds frames.
     /// - A decompression of a file weir wrote in that many frames, which its
     ///   seek table says (describing the whole file: not a concatenation):
     ///   its `.part` holds their content. A file of one frame (stock
@@ -20,6 +21,7 @@ extension FileJob {
         switch operation {
         case .compress(let options):
             guard options.resumable, options.format == .zstd, options.seekTable, !options.rsyncable,
+                  options.adaptiveLevels == nil,
                   size >= PartialOutput.minimumFrames * options.fitted(toInputSize: size).chunkSize else { return nil }
             return try OutputFile.resumable(path: path, force: force, identity: ResumeRecord.identity(of: status),
                                             options: options.resumeFingerprint(size: size),

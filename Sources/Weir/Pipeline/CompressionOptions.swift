@@ -114,8 +114,16 @@ public struct CompressionOptions: Sendable, Equatable {
     /// Keep what a file-to-file run finished when it is stopped, for the
     /// same run to go on from there (the command line's default): the
     /// output is written as `NAME.part` with a record beside it,
-    /// `.NAME.part.resume`. Needs the seek table; not with ``rsyncable``.
+    /// `.NAME.part.resume`. Needs the seek table; not with ``rsyncable``
+    /// nor ``adaptiveLevels``.
     public var resumable = false
+    /// `--adapt`: each frame's level is chosen when its chunk goes to the
+    /// workers, within this range, from how busy the workers and the
+    /// output were (one step at a time, never 0); ``level`` is the first
+    /// frame's, put in the range. nil: every frame at ``level``. zstd
+    /// frames only; a run that adapts is not ``resumable`` (its frames'
+    /// levels are not recorded).
+    public var adaptiveLevels: ClosedRange<Int>?
     /// For tests of ``verify`` only: flips one bit of frame N after it is
     /// compressed, before it is checked (ignored without ``verify``, which
     /// then always catches it).
@@ -230,7 +238,11 @@ public struct CompressionOptions: Sendable, Equatable {
     /// Higher levels keep their own (22 or more).
     ///
     /// With ``longWindowLog``, that window.
-    package var resolvedWindowLog: Int? {
+    package var resolvedWindowLog: Int? { windowLog(atLevel: level) }
+
+    /// ``resolvedWindowLog`` for frames at `level` (under
+    /// ``adaptiveLevels``, each frame's own).
+    package func windowLog(atLevel level: Int) -> Int? {
         if let longWindowLog { return longWindowLog }
         guard chunkSize > 1 << 21, CompressionParameters().resolved(level: level, size: nil).windowLog < 22 else {
             return nil

@@ -146,6 +146,16 @@ package final class CompressionPipeline: Sendable {
         let seekTable = options.seekTable && options.format == .zstd
             ? SeekTableRecorder(checksums: options.checksum, path: outputName, kept: partial?.keptEntries ?? []) : nil
         let frames = Locked(0)
+        // --adapt (zstd frames): each chunk's level, chosen as it goes to the workers.
+        let observer = self.observer
+        let governor = options.adaptiveLevels.flatMap { range in
+            options.format == .zstd
+                ? LevelGovernor(level: options.level, range: range, workers: threads,
+                                onChange: { observer?.levelChanged?($0) })
+                : nil
+        }
+        var writerBusy: (@Sendable (Bool) -> Void)?
+        if let governor { writerBusy = { busy in governor.writerBusy(busy) } }
         // A frame's ticket (its slot) is released by the run once the frame
         // is written; after a failure, a slot wakes the reading thread if it
         // waits for one.
@@ -159,7 +169,8 @@ package final class CompressionPipeline: Sendable {
                     frames.withLock { $0 += 1 }
                 }
             },
-            wake: { control.slots.signal() })
+            wake: { control.slots.signal() },
+            onWriterBusy: writerBusy)
         let reader = run.reader
         let pool = WorkerPool<CompressionContext>(
             width: threads, label: "weir.compress",
@@ -176,11 +187,17 @@ package final class CompressionPipeline: Sendable {
                 return context
             },
             onContextFailure: { control.fail($0) })
+        var dictionaries: LeveledDictionaries?
+        if governor != nil, let source = options.dictionary, let dictionary {
+            dictionaries = LeveledDictionaries(source, first: dictionary, level: options.level, path: inputName)
+        }
         let compressor = ChunkCompressor(
             run: run, buffers: BufferPool(size: options.format == .zstd ? Zstd.compressBound(options.largestChunk)
                                       : MemberEncoder.bound(format: options.format, size: options.largestChunk),
                                           keep: options.resolvedChunksInFlight),
-            seekTable: seekTable, inputName: inputName, firstFrame: firstFrame,
+            seekTable: seekTable, governor: governor,
+            dictionaries: dictionaries,
+            windowLogs: options, inputName: inputName, firstFrame: firstFrame,
             damagedFrame: options.verify ? options.damagedFrameForTesting : nil,
             streamedWindowLog: options.parameters.windowLog ?? options.longWindowLog,
             streamedSizeHint: options.streamedSizeHint)
@@ -224,10 +241,10 @@ package final class CompressionPipeline: Sendable {
                 // The whole input in one frame: streamed if asked (zstd's frame).
                 let streamed = options.streamsSoleFrame && number == 0 && chunk.endOfInput
                 let last = chunk.endOfInput || chunk.data.count == 0
+                let level = governor?.level(forChunk: number, offset: offset) ?? options.level
                 pool.submit { context in
-                    compressor.compress(&data, number: number, offset: offset, streamed: streamed, last: last,
-                                        context: context,
-                                        ticket: ticket)
+                    compressor.compress(&data, number: number, offset: offset, level: level, streamed: streamed,
+                                        last: last, context: context, ticket: ticket)
                 }
                 if last { break }
             }
@@ -253,77 +270,7 @@ package final class CompressionPipeline: Sendable {
         statistics.threads = threads
         statistics.chunkBytes = options.chunkSize
         statistics.windowLog = compressor.windowLog.current
+        statistics.levels = governor?.levelsUsed
         return statistics
-    }
-}
-
-/// The workers' part of a compression run: one chunk into one frame.
-private struct ChunkCompressor: Sendable {
-    let run: PipelineRun
-    /// Frame buffers, one per chunk in flight.
-    let buffers: BufferPool
-    let seekTable: SeekTableRecorder?
-    let inputName: String
-    /// The number of the run's first frame in the output (frames kept from
-    /// an interrupted run come before it), for messages.
-    let firstFrame: Int
-    /// The frame whose bit a test flips before it is verified.
-    let damagedFrame: Int?
-    /// The window a streamed frame asks for, as zstd's would: `--zstd=wlog=`'s,
-    /// else `--long`'s, else (nil) the level's.
-    let streamedWindowLog: Int?
-    /// zstd's `--size-hint` for a streamed frame.
-    let streamedSizeHint: Int?
-    /// The largest window the frames declare (``Statistics/windowLog``).
-    let windowLog = Locked<Int?>(nil)
-
-    /// On a worker: compresses chunk `number`, which starts at input
-    /// `offset` (dropped as soon as it is compressed and, with `verify`,
-    /// checked), into a pooled buffer, `streamed` as zstd compresses
-    /// standard input or else with its size (in another format: a member,
-    /// `last` or not), and hands the frame to the writer with its ticket;
-    /// after a failure, or without a context (one could not be made), drops
-    /// it and releases the ticket.
-    func compress(_ data: inout DispatchData?, number: Int, offset: Int, streamed: Bool, last: Bool,
-                  context: CompressionContext?,
-                  ticket: RunTicket) {
-        let control = run.control
-        guard let context, !control.isFailed else { return ticket.release() }
-        guard let buffer = buffers.take() else {
-            control.fail(.outOfMemory(path: inputName, operation: .compress))
-            return ticket.release()
-        }
-        let count = data?.count ?? 0
-        do throws(WeirError) {
-            let output = UnsafeMutableRawBufferPointer(start: buffer, count: buffers.size)
-            let size: Int
-            if let member = context.member {
-                size = try member.encode(data ?? DispatchData.empty, into: output, last: last, path: inputName)
-            } else if streamed {
-                size = try context.compressStreamedFrame(data ?? DispatchData.empty, into: output,
-                                                         windowLog: streamedWindowLog, sizeHint: streamedSizeHint,
-                                                         path: inputName)
-            } else {
-                size = try context.compressFrame(data ?? DispatchData.empty, into: output, mapped: run.reader.isMapped,
-                                                 path: inputName)
-            }
-            try run.reader.checkUnchanged()
-            let frame = UnsafeRawBufferPointer(start: buffer, count: size)
-            if let verifier = context.verifier {
-                if number == damagedFrame { FrameVerifier.damage(UnsafeMutableRawBufferPointer(start: buffer, count: size)) }
-                try verifier.check(frame, against: data ?? DispatchData.empty, frame: firstFrame + number,
-                                   offset: offset, path: inputName)
-            }
-            data = nil
-            if let log = FrameHeader(startOf: frame)?.windowLog {
-                windowLog.withLock { $0 = max($0 ?? 0, log) }
-            }
-            seekTable?.compressed(number, decompressedSize: count, frame: frame)
-            run.submit(number, buffers.wrap(buffer, count: size), ticket: ticket)
-        } catch {
-            buffers.recycle(buffer)
-            control.fail(error)
-            ticket.release()
-        }
     }
 }

@@ -38,11 +38,13 @@ final class PipelineRun: Sendable {
     ///   - onWritten: called with each piece's number and size once it is
     ///     out, or -1 once it was dropped; before its ticket is released.
     ///   - wake: after a failure, unblocks the pipeline's own thread.
+    ///   - onWriterBusy: told when the output channel starts and stops
+    ///     having writes in flight (a descriptor's writer only; `--adapt`).
     init(control: RunControl, input: PipelineInput, kind: InputKind, inputName: String, readSize: Int, mapFiles: Bool,
          sizesReadBuffers: Bool, output: PipelineOutput?, outputName: String, sparse: Bool = false,
          observer: ProgressObserver?,
          onWritten: @escaping @Sendable (_ index: Int, _ size: Int) -> Void = { _, _ in },
-         wake: @escaping @Sendable () -> Void) {
+         wake: @escaping @Sendable () -> Void, onWriterBusy: (@Sendable (Bool) -> Void)? = nil) {
         self.control = control
         self.onWritten = onWritten
         let cleanup = DispatchGroup()
@@ -68,7 +70,7 @@ final class PipelineRun: Sendable {
         switch output {
         case .descriptor(let file, let writeBack):
             writer = OrderedWriter(output: file, sparse: sparse, writeBack: writeBack, cleanup: cleanup,
-                                   onFinished: onFinished, onError: { control.fail($0) })
+                                   onFinished: onFinished, onError: { control.fail($0) }, onBusy: onWriterBusy)
         case .stream(let sink):
             sink.attach(onFinished: onFinished)
             writer = sink

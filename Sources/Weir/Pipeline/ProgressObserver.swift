@@ -50,6 +50,9 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
     private let timer: DispatchSourceTimer
     private let interval: Double
     private let handler: @Sendable (Totals) -> Void
+    /// Told of each level change under `--adapt`, on the pipeline's
+    /// reading thread, as it happens; nil: not told.
+    public let levelChanged: (@Sendable (LevelChange) -> Void)?
     private let activated = Locked(false)  // libdispatch must not free an inactive source
     // Owned by `queue`:
     private var totals = Totals()
@@ -62,10 +65,15 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
     ///   - interval: seconds between two reports (default 0.1).
     ///   - handler: runs on the observer's serial queue with the totals so
     ///     far; it may take its time (adds keep accumulating meanwhile).
+    ///   - levelChanged: told of each level change under `--adapt`, on the
+    ///     pipeline's reading thread: it must be quick (it delays the next
+    ///     chunk's read).
     public init(interval: Double = ProgressObserver.defaultInterval,
-                handler: @escaping @Sendable (Totals) -> Void) {
+                handler: @escaping @Sendable (Totals) -> Void,
+                levelChanged: (@Sendable (LevelChange) -> Void)? = nil) {
         self.interval = max(0.001, interval)
         self.handler = handler
+        self.levelChanged = levelChanged
         readSource = DispatchSource.makeUserDataAddSource(queue: queue)
         writeSource = DispatchSource.makeUserDataAddSource(queue: queue)
         timer = DispatchSource.makeTimerSource(queue: queue)

@@ -18,6 +18,9 @@ public struct Statistics: Sendable, Equatable {
     /// (`FrameHeader/windowLog`): what decoding them takes, read from the
     /// frames written or decoded; nil when there was no zstd frame.
     public var windowLog: Int?
+    /// Under `--adapt`, the lowest and highest levels the frames were
+    /// compressed at; nil otherwise.
+    public var levels: ClosedRange<Int>?
     /// CPU seconds (user + system, all threads) the process spent during the
     /// run; set by `FileJob`, 0 from a bare pipeline.
     public var cpuSeconds: Double = 0

@@ -177,8 +177,10 @@ package struct WorkerPlan: Sendable, Equatable {
         sized.threads = workers
         let chunk = sized.resolvedChunkSize
         let largest = sized.rsyncable ? 2 * chunk : chunk
+        // Under --adapt, a context may go up to the range's top level.
+        let level = sized.adaptiveLevels.map { max(sized.level, $0.upperBound) } ?? sized.level
         let context = CompressionContext.estimatedSize(
-            level: sized.level, windowLog: sized.resolvedWindowLog, longDistance: sized.longWindowLog != nil,
+            level: level, windowLog: sized.windowLog(atLevel: level), longDistance: sized.longWindowLog != nil,
             parameters: sized.parameters, chunkSize: chunk)
         let verification = sized.verify ? largest : 0
         return processBytes + workers * (context + verification)

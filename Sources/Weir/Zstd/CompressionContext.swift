@@ -9,7 +9,11 @@ import Glibc
 package final class CompressionContext {
     private let cctx: OpaquePointer
     /// Held so that it outlives the context that references it.
-    private let dictionary: CompressionDictionary?
+    private var dictionary: CompressionDictionary?
+    /// The level the next frame is compressed at.
+    private(set) var level: Int
+    /// Whether `--zstd=wlog=` set the window, which a level change keeps.
+    private let windowIsSet: Bool
     /// The worker's check of its frames (`verify`), when asked for.
     package var verifier: FrameVerifier?
     /// The encoder of another format (`--format=`): when set, chunks become
@@ -33,6 +37,8 @@ package final class CompressionContext {
         }
         self.cctx = cctx
         self.dictionary = dictionary
+        self.level = level
+        self.windowIsSet = parameters.windowLog != nil
         try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, Int32(level)), path: path, operation: .setParameter("set level"))
         try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, checksum ? 1 : 0), path: path, operation: .setParameter("set checksum"))
         try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, contentSize ? 1 : 0), path: path, operation: .setParameter("set content size"))
@@ -55,6 +61,26 @@ package final class CompressionContext {
     }
 
     deinit { ZSTD_freeCCtx(cctx) }
+
+    /// Compresses the next frames at `level` (`--adapt`), with `windowLog`
+    /// (nil: the level's own) unless `--zstd=wlog=` set it, and with
+    /// `dictionary` digested for that level (a referenced CDict imposes its
+    /// own level). The parameters set beside the level stay: libzstd keeps
+    /// what was set by hand over what a level chooses.
+    func setLevel(_ level: Int, windowLog: Int?, dictionary: CompressionDictionary?, path: String) throws(WeirError) {
+        guard level != self.level else { return }
+        try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, Int32(level)), path: path,
+                       operation: .setParameter("set level"))
+        if !windowIsSet {
+            try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, Int32(windowLog ?? 0)), path: path,
+                           operation: .setParameter("set window"))
+        }
+        if let dictionary {
+            try Zstd.check(ZSTD_CCtx_refCDict(cctx, dictionary.cdict), path: path, operation: .useDictionary)
+            self.dictionary = dictionary
+        }
+        self.level = level
+    }
 
     /// libzstd's estimate of what one context holds while it compresses
     /// frames of `chunkSize` bytes with these settings (those of
