@@ -113,6 +113,10 @@ extension WeirCommand {
             options.adaptiveLevels = range
             options.level = min(max(level, range.lowerBound), range.upperBound)
             options.resumable = false
+            // Levels change frame by frame: the frame stays the 8 MiB of the
+            // levels below 7 (the level's own, 64 MiB at -19, would leave a
+            // 100 MB file two frames and nothing to adapt).
+            if compressionFlags.chunkSize == nil { options.chunkSize = CompressionOptions.defaultChunkSize }
         }
         // The tests' way to show that --verify catches a flipped bit.
         options.damagedFrameForTesting = getenv("WEIR_TEST_DAMAGE_FRAME").flatMap { Int(String(cString: $0)) }

@@ -81,4 +81,15 @@ struct AdaptCommandTests {
         #expect(try WeirProcess.run(["in"], in: scratch.url).status == 0)
         #expect(try WeirProcess.run(["-d", "--adapt", "-c", "in.zst"], in: scratch.url).status == 0)
     }
+
+    @Test("adapting, frames are 8 MiB whatever the level: -19's own 64 MiB would leave 24 MB two frames")
+    func eightMiBFrames() throws {
+        let scratch = Scratch()
+        let original = scratch.text("in", size: 24_000_000)
+        let run = try WeirProcess.run(["--adapt=max=1", "-19", "-T2", "--json", "-c", "in"], in: scratch.url,
+                                      stdoutPath: "out.zst")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("\"frames\":3,"), "\(run.stderr)")
+        #expect(try scratch.zstd(["-dc", "out.zst"]).stdout == original)
+    }
 }
