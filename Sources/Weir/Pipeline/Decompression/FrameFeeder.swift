@@ -23,6 +23,8 @@ final class FrameFeeder {
     private var bufferStart = 0
     /// The next output piece number for the writer.
     private var sequence = 0
+    /// The frame whose header last grew the budget (each is looked at once).
+    private var grownAt: Int?
     /// The largest ``FrameHeader/windowLog`` of the zstd frames seen.
     private(set) var windowLog: Int?
 
@@ -67,9 +69,6 @@ final class FrameFeeder {
             bufferStart = keep
         }
     }
-
-    /// The frame whose header last grew the budget (each is looked at once).
-    private var grownAt: Int?
 
     /// Raises the budget for a frame larger than the default budget holds,
     /// before it is read whole, so that frames of that size decode side by
