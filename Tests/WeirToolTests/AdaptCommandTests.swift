@@ -53,7 +53,8 @@ struct AdaptCommandTests {
         let run = try WeirProcess.run(["--adapt=min=3", "-16", "-vvvv", "--json", "-B1M", "-c", "in"],
                                       in: scratch.url, stdoutPath: "/dev/null")
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stderr.contains("--adapt: level 16 → 15 at "), "\(run.stderr)")
+        // One level down, or two when the writer was never busy.
+        #expect(run.stderr.contains(#/--adapt: level 16 → 1[45] at /#), "\(run.stderr)")
         #expect(run.stderr.contains("faster speed , lighter compression"), "\(run.stderr)")
         let lowest = run.stderr.firstMatch(of: /"level_min":(-?\d+)/).flatMap { Int($0.1) }
         #expect(lowest.map { (3...15).contains($0) } == true, "\(run.stderr)")

@@ -21,8 +21,8 @@ import Dispatch
 /// overshoots; for the same reason nothing changes before the first chunk
 /// is done (the workers were being started). Higher is taken only on two
 /// measures in a row: raising past what the CPU keeps up with costs more
-/// than staying a little low. Levels go one step at a time, skip 0 (as
-/// zstd's), within the range asked for.
+/// than staying a little low. Levels go one step at a time (two down on
+/// a plain signal), skip 0 (as zstd's), within the range asked for.
 ///
 /// The writer's share is the time at least one write was in flight in the
 /// output channel (`OrderedWriter`'s DispatchIO completions), not the
@@ -38,6 +38,11 @@ final class LevelGovernor: Sendable {
     static let idleShare = 0.8
     /// The writer's share above which the output is busy too (no lower level).
     static let writerBusyShare = 0.5
+    /// Workers busy at least this share and the writer below
+    /// ``writerIdleShare``: two levels lower at once.
+    static let saturatedShare = 0.97
+    /// The writer's share below which the output waits for nothing.
+    static let writerIdleShare = 0.05
     /// The shortest measure a choice is made on, in nanoseconds: a consumer
     /// that drains in bursts (`pv -L` takes its share every 0.1 s) leaves
     /// windows of a chunk or two, 10 ms long, where the workers look busy
@@ -89,7 +94,7 @@ final class LevelGovernor: Sendable {
         state = Locked(State(level: first, lowest: first, highest: first, last: now, windowStart: now))
     }
 
-    /// `level` moved by `delta` (-1, 0, 1) within `range`, skipping 0 as
+    /// `level` moved by `delta` (-2…1) within `range`, skipping 0 as
     /// zstd does (level 0 means the default level to libzstd).
     static func step(_ level: Int, by delta: Int, in range: ClosedRange<Int>) -> Int {
         let next = min(max(level + delta, range.lowerBound), range.upperBound)
@@ -99,9 +104,10 @@ final class LevelGovernor: Sendable {
         return range.contains(-away) ? -away : next
     }
 
-    /// The step the shares since the last choice call for: -1, 0 or 1.
+    /// The step the shares since the last choice call for: -2, -1, 0 or 1.
     static func decision(workerShare: Double, writerShare: Double) -> Int {
         if workerShare < idleShare { return 1 }
+        if workerShare >= saturatedShare && writerShare < writerIdleShare { return -2 }
         if workerShare >= busyShare && writerShare < writerBusyShare { return -1 }
         return 0
     }

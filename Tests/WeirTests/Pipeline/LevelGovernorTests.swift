@@ -26,9 +26,9 @@ struct LevelGovernorTests {
         }
     }
 
-    @Test("workers busy and the writer idle: one level lower per choice, skipping 0, never below min; 150 ms measures")
+    @Test("workers always busy and the writer never: two levels lower per choice, skipping 0, never below min; 150 ms measures")
     func cpuBound() {
-        let harness = Harness(level: 2, range: -2...19)
+        let harness = Harness(level: 5, range: -2...19)
         let governor = harness.begin()
         governor.workerStarted()
         governor.workerStarted()
@@ -40,10 +40,29 @@ struct LevelGovernorTests {
             governor.workerFinished(chunk: chunk)
             governor.workerStarted()
         }
-        #expect(levels == [1, -1, -2, -2, -2, -2, -2, -2], "\(levels)")
-        #expect(harness.changes.current.map(\.to) == [1, -1, -2])
-        #expect(harness.changes.current.first == LevelChange(from: 2, to: 1, inputOffset: 0, seconds: 0.15))
-        #expect(governor.levelsUsed == -2...2)
+        #expect(levels == [3, 1, -1, -2, -2, -2, -2, -2], "\(levels)")
+        #expect(harness.changes.current.map(\.to) == [3, 1, -1, -2])
+        #expect(harness.changes.current.first == LevelChange(from: 5, to: 3, inputOffset: 0, seconds: 0.15))
+        #expect(governor.levelsUsed == -2...5)
+    }
+
+    @Test("workers busy and the writer busy a fifth of the time: one level lower per choice")
+    func cpuBoundWriterBusy() {
+        let harness = Harness(level: 3, range: -5...19)
+        let governor = harness.begin()
+        governor.workerStarted()
+        governor.workerStarted()
+        var levels: [Int] = []
+        for chunk in 0..<3 {
+            governor.writerBusy(true)
+            harness.wait(milliseconds: 40)
+            governor.writerBusy(false)
+            harness.wait(milliseconds: 160)
+            levels.append(governor.level(forChunk: chunk, offset: 0))
+            governor.workerFinished(chunk: chunk)
+            governor.workerStarted()
+        }
+        #expect(levels == [2, 1, -1], "\(levels)")
     }
 
     @Test("workers idle while the writer drains: one level higher per two measures, never above max")
@@ -95,9 +114,9 @@ struct LevelGovernorTests {
         governor.workerFinished(chunk: 2)
         governor.workerStarted()
         harness.wait(milliseconds: 200)
-        #expect(governor.level(forChunk: 4, offset: 0) == 3, "now one level lower")
+        #expect(governor.level(forChunk: 4, offset: 0) == 2, "now lower: two levels, the writer never busy")
         harness.wait(milliseconds: 200)
-        #expect(governor.level(forChunk: 5, offset: 0) == 3, "chunk 4 is not compressed yet")
+        #expect(governor.level(forChunk: 5, offset: 0) == 2, "chunk 4 is not compressed yet")
     }
 
     @Test("no choice before the first chunk is compressed: the workers were being started")
