@@ -45,12 +45,14 @@ struct CompressionOptionsTests {
         #expect(long.fitted(toInputSize: 0).chunkSize == 64 << 10)
         // Without --long, a 5 MiB file is still cut in two for two workers.
         #expect(CompressionOptions(threads: 2).fitted(toInputSize: 5 << 20).chunkSize == (5 << 19))
-        // From -20 up, not below the level's window (32, 64, 128 MiB): 100 MB
-        // is two 50 MB frames at -20, 64 MiB and the rest at -21, one at -22.
+        // At -20 not below the window (32 MiB): 100 MB is two 50 MB frames;
+        // from -21 not below zstd -T's job (four windows: 256, 512 MiB):
+        // 100 MB is one frame (of its own size), 600 MiB at -21 two of 300 MiB.
         #expect(CompressionOptions(level: 20, threads: 2).fitted(toInputSize: 100_000_000).chunkSize == 50_003_968)
-        #expect(CompressionOptions(level: 21, threads: 2).fitted(toInputSize: 100_000_000).chunkSize == 64 << 20)
-        #expect(CompressionOptions(level: 22, threads: 2).fitted(toInputSize: 100_000_000).chunkSize == 128 << 20)
-        #expect(CompressionOptions(level: 22, threads: 2).fitted(toInputSize: 300 << 20).chunkSize == 150 << 20)
+        #expect(CompressionOptions(level: 21, threads: 2).fitted(toInputSize: 100_000_000).chunkSize == 100_007_936)
+        #expect(CompressionOptions(level: 21, threads: 2).fitted(toInputSize: 600 << 20).chunkSize == 300 << 20)
+        #expect(CompressionOptions(level: 22, threads: 2).fitted(toInputSize: 100_000_000).chunkSize == 100_007_936)
+        #expect(CompressionOptions(level: 22, threads: 2).fitted(toInputSize: 700 << 20).chunkSize == 512 << 20)
     }
 
     @Test("a --long window above the default chunk reads files instead of mapping them; --no-mmap always reads")
