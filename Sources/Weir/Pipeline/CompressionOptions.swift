@@ -176,10 +176,11 @@ public struct CompressionOptions: Sendable, Equatable {
     ///
     /// With `--long`, a file is never cut below the window, so a file
     /// smaller than it stays one frame, matched across as a whole, in a
-    /// chunk of its own size; nor at level 20 below its window (32 MiB),
-    /// nor from 21 up below zstd -T's job (four windows: 256 and 512 MiB),
-    /// which keeps such a file whole: a 100 MB file at -21 or -22 is one
-    /// frame on one context, not two of the ultra levels' size.
+    /// chunk of its own size; nor from level 17 up (btultra) below zstd
+    /// -T's job, four windows (32 MiB at -17…-19, 128–512 MiB with
+    /// --ultra), which zstd -T keeps whole: there a frame's start costs
+    /// most, and a 20 MB file at -19 cut in two was 1.008× zstd's size and
+    /// held two contexts; one frame is zstd's size on one context.
     /// The result's ``chunkSize`` is the one used (`resolvedChunkSize`).
     package func fitted(toInputSize size: Int?) -> CompressionOptions {
         var fitted = self
@@ -193,10 +194,9 @@ public struct CompressionOptions: Sendable, Equatable {
         guard splitSmallInputs, let size, resolvedThreads > 1, size < chunk * resolvedThreads else { return fitted }
         let perWorker = (size + resolvedThreads - 1) / resolvedThreads
         let rounded = (perWorker + 0xFFFF) & ~0xFFFF
-        let ultraWindow = level >= 20 ? 1 << parameters.resolved(level: level, size: nil).windowLog : nil
-        let ultraSmallest = ultraWindow.map { level >= 21 ? 4 * $0 : $0 }
-        let smallest = longWindowLog.map { min(1 << $0, Self.maximumChunkSize) } ?? ultraSmallest ?? Self.minimumSplitChunk
-        // A floor above the file (the ultra levels' job) is the file's size.
+        let zstdJob = level >= 17 ? 4 << parameters.resolved(level: level, size: nil).windowLog : nil
+        let smallest = longWindowLog.map { min(1 << $0, Self.maximumChunkSize) } ?? zstdJob ?? Self.minimumSplitChunk
+        // A floor above the file (zstd's job) is the file's size.
         let whole = (max(1, size) + 0xFFFF) & ~0xFFFF
         fitted.chunkSize = min(chunk, max(smallest, rounded), whole)
         return fitted

@@ -45,10 +45,14 @@ struct CompressionOptionsTests {
         #expect(long.fitted(toInputSize: 0).chunkSize == 64 << 10)
         // Without --long, a 5 MiB file is still cut in two for two workers.
         #expect(CompressionOptions(threads: 2).fitted(toInputSize: 5 << 20).chunkSize == (5 << 19))
-        // At -20 not below the window (32 MiB): 100 MB is two 50 MB frames;
-        // from -21 not below zstd -T's job (four windows: 256, 512 MiB):
-        // 100 MB is one frame (of its own size), 600 MiB at -21 two of 300 MiB.
-        #expect(CompressionOptions(level: 20, threads: 2).fitted(toInputSize: 100_000_000).chunkSize == 50_003_968)
+        // From -17 not below zstd -T's job (four windows: 32 MiB at -19,
+        // 128, 256, 512 MiB at -20…-22): 20 MB at -19 and 100 MB at -20…-22
+        // are one frame (of their own size), 100 MB at -19 two of 50 MB,
+        // 600 MiB at -21 two of 300 MiB. -16 still cuts 20 MB in two.
+        #expect(CompressionOptions(level: 16, threads: 2).fitted(toInputSize: 20_000_000).chunkSize == 10_027_008)
+        #expect(CompressionOptions(level: 19, threads: 2).fitted(toInputSize: 20_000_000).chunkSize == 20_054_016)
+        #expect(CompressionOptions(level: 19, threads: 2).fitted(toInputSize: 100_000_000).chunkSize == 50_003_968)
+        #expect(CompressionOptions(level: 20, threads: 2).fitted(toInputSize: 100_000_000).chunkSize == 100_007_936)
         #expect(CompressionOptions(level: 21, threads: 2).fitted(toInputSize: 100_000_000).chunkSize == 100_007_936)
         #expect(CompressionOptions(level: 21, threads: 2).fitted(toInputSize: 600 << 20).chunkSize == 300 << 20)
         #expect(CompressionOptions(level: 22, threads: 2).fitted(toInputSize: 100_000_000).chunkSize == 100_007_936)
