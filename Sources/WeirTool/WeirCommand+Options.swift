@@ -115,7 +115,7 @@ struct CompressionFlags: ParsableArguments {
     @Option(name: .customLong("fast"), help: ArgumentHelp("Faster, negative levels: --fast[=N], N >= 1 (default 1).", valueName: "N"))
     var fast: Int?
 
-    @Option(name: [.customShort("B"), .customLong("chunk-size")], help: ArgumentHelp("Input bytes per independent frame (default by level: 8MiB, 16MiB at -7 and -8, 32MiB from -9, 64MiB from -17, 256MiB and 512MiB with --ultra, 8MiB with --adapt; a smaller file is cut into one frame per worker); -B is zstd's job size. Training: cut each file into samples of SIZE, at most 128K (0: one sample per file).", valueName: "SIZE"))
+    @Option(name: [.customShort("B"), .customLong("chunk-size")], help: ArgumentHelp("Input bytes per independent frame (default by level: 8MiB, 16MiB at -7 and -8, 32MiB from -9, 64MiB from -17, 256MiB and 512MiB with --ultra, 8MiB with --adapt; a smaller file is cut into one frame per worker, from -17 not below 4 windows as zstd -T); -B is zstd's job size. Training: cut each file into samples of SIZE, at most 128K (0: one sample per file).", valueName: "SIZE"))
     var chunkSize: ByteCount?
 
     @Flag(name: .customLong("adapt"), help: "Adapt the level to how fast the output drains: --adapt[=min=N,max=N] (default: every level, from the one chosen, default 3). Each frame's level is chosen as it starts, from how busy the workers and the output are; -v says each change. Not resumable.")
