@@ -129,12 +129,13 @@ extension WeirCommand {
     }
 
     /// Whether `output` exists and is already the finished compression of
-    /// `input` (``FinishedOutput``), which the same command run again skips
+    /// `input` (``FinishedOutput``), which the same `-r` run again skips
     /// rather than refuses (a tree stopped half-way, then run again): where
     /// a stopped output would be resumed, a zstd file, without `-f` (which
-    /// compresses again) or `--no-resume` (zstd's behaviour).
+    /// compresses again) or `--no-resume` (zstd's behaviour). A file named
+    /// without -r is refused as zstd refuses it: a script may test that.
     func isFinished(_ output: String, of input: String, _ options: CompressionOptions) -> Bool {
-        guard !outputFlags.force, options.resumable, options.format == .zstd, input != "-",
+        guard operationFlags.recursive, !outputFlags.force, options.resumable, options.format == .zstd, input != "-",
               let status = FileStatus.of(path: input) else { return false }
         return FinishedOutput.isCompression(output, of: status, dictionary: options.dictionary)
     }

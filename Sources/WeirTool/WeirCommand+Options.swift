@@ -94,7 +94,7 @@ struct OutputFlags: ParsableArguments {
     @Flag(name: .customLong("no-sync"), help: "Do not wait for outputs to reach the disk before they take their names and inputs are removed: faster on many small files, but a power cut can then lose an output or, with --rm, its input.")
     var noSync = false
 
-    @Flag(name: .customLong("no-resume"), help: "Compressing or decompressing a file to a file, do not keep what is done when stopped: by default the output is written as NAME.part (with a record, .NAME.part.resume) and a stopped run (Ctrl-C, a kill, a power cut) leaves it, synced every 2 s, for the same command to go on from there. Decompression resumes files weir wrote in 8 frames or more (their seek table says so), not single-frame ones. Compressing, an existing output that is already the input's finished compression is then skipped, not refused (a stopped -r run again).")
+    @Flag(name: .customLong("no-resume"), help: "Compressing or decompressing a file to a file, do not keep what is done when stopped: by default the output is written as NAME.part (with a record, .NAME.part.resume) and a stopped run (Ctrl-C, a kill, a power cut) leaves it, synced every 2 s, for the same command to go on from there. Decompression resumes files weir wrote in 8 frames or more (their seek table says so), not single-frame ones. Compressing with -r, an existing output that is already the input's finished compression is then skipped, not refused (a stopped -r run again).")
     var noResume = false
 
     @Option(name: .customLong("output-dir-flat"), help: ArgumentHelp("Write every output into DIR (an existing folder), under its own name without its folders.", valueName: "DIR"))

@@ -97,6 +97,10 @@ struct ResumeTreeCommandTests {
         let quiet = try WeirProcess.shell("$WEIR -q --rm -r t/one/sub", in: scratch.url)
         #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
         #expect(scratch.exists("t/one/sub/c"))
+        // Named without -r, a finished output is refused as zstd refuses it
+        // (zstd's playTests.sh: `zstd -q tmp && die "overwrite check failed!"`).
+        let named = try WeirProcess.shell("$WEIR -q t/one/sub/c </dev/null", in: scratch.url)
+        #expect(named.status == 1, "\(named.stderr)")
         // As zstd: -f compresses again (and the outputs too); --no-resume refuses.
         let plain = try WeirProcess.shell("$WEIR --no-resume -r t/one/sub </dev/null", in: scratch.url)
         #expect(plain.status == 1 && plain.stderr.contains("t/one/sub/c.zst: already exists"), "\(plain.stderr)")
