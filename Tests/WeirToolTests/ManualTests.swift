@@ -71,6 +71,17 @@ struct ManualTests {
                            options: .regularExpression) != nil, "\(text)")
     }
 
+    @Test("jemalloc runs with weir's settings, which it reads from the executable by name")
+    func allocatorSettings() throws {
+        guard ProcessInfo.processInfo.environment["WEIR_ALLOCATOR"] == "jemalloc" else { return }
+        // stats_print adds to the settings CAllocator gives (malloc_conf):
+        // the table jemalloc prints at exit shows the ones in force.
+        let result = try WeirProcess.run(["--version"], in: Self.root, environment: ["MALLOC_CONF": "stats_print:true"])
+        for setting in ["opt.narenas: 1\n", "opt.tcache: false\n", "opt.oversize_threshold: 0\n", "opt.dirty_decay_ms: -1 "] {
+            #expect(result.stderr.contains(setting), "\(setting) not in force")
+        }
+    }
+
     @Test("the man page documents every flag, the environment, exit statuses and examples")
     func manPage() throws {
         let page = try String(contentsOf: Self.root.appendingPathComponent("docs/weir.1"), encoding: .utf8)

@@ -236,9 +236,11 @@ public struct CompressionOptions: Sendable, Equatable {
     /// The window (log2 bytes) frames are compressed with.
     ///
     /// Independent frames lose the history a single stream would carry across
-    /// chunk boundaries; at the levels whose own window is 2 MiB or less
-    /// (below 9) a 4 MiB window (22) wins that back for about 5% more CPU,
-    /// where 23 would cost 20 MiB more memory at two workers (docs/design.md).
+    /// chunk boundaries; at the levels whose own window is 1 or 2 MiB (-2 to
+    /// -8) a 4 MiB window (22) wins that back for about 5% more CPU, where 23
+    /// would cost 20 MiB more memory at two workers (docs/design.md). -1 and
+    /// `--fast` keep their own 512 KiB: their frames are already zstd -T2's
+    /// size with it, and a mapped chunk keeps a window resident per worker.
     /// Higher levels keep their own (22 or more).
     ///
     /// With ``longWindowLog``, that window.
@@ -248,9 +250,8 @@ public struct CompressionOptions: Sendable, Equatable {
     /// ``adaptiveLevels``, each frame's own).
     package func windowLog(atLevel level: Int) -> Int? {
         if let longWindowLog { return longWindowLog }
-        guard chunkSize > 1 << 21, CompressionParameters().resolved(level: level, size: nil).windowLog < 22 else {
-            return nil
-        }
+        guard chunkSize > 1 << 21, (20 ..< 22).contains(CompressionParameters().resolved(level: level, size: nil).windowLog)
+        else { return nil }
         return 22
     }
 

@@ -24,7 +24,7 @@ import SystemPackage
 ///     WorkerPool (concurrent queue "weir.compress", at most `threads` jobs,
 ///        │  one reusable ZSTD_CCtx each), ChunkCompressor: a contiguous
 ///        │  chunk is compressed in place by ZSTD_compress2 (a mapped one
-///        │  in 1 MiB steps, its pages behind the window given back), a
+///        │  in 256 KiB steps, its pages behind the window given back), a
 ///        │  chunk of several regions by ZSTD_compressStream2, into a pooled buffer
 ///        │  → one frame with Frame_Content_Size and checksum, wrapped in
 ///        │  DispatchData (no copy); with `verify`, the frame is decoded into
@@ -54,7 +54,7 @@ import SystemPackage
 /// - Reads of exactly `chunkSize`: DispatchIO itself has no back-pressure.
 ///   A mapped chunk is unmapped when its job drops it, so mapped memory is
 ///   bounded by the same slots; while it is compressed, only its window and
-///   a step stay mapped in (below level 9: 5 of its 8 MiB; at -19, 9 of 64).
+///   two steps stay mapped in (-2 to -8: 4.5 of its 8 MiB; at -19, 8.5 of 64).
 /// - Chunk size: `options.chunkSize` (by level: 8 MiB up to level 8, 32 MiB
 ///   at 9–16, 64 MiB at 17–19, 256–512 MiB at 20–22), cut smaller for a file with
 ///   fewer chunks than workers (``CompressionOptions/fitted(toInputSize:)``).

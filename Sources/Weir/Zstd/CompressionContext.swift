@@ -276,8 +276,10 @@ package final class CompressionContext {
     }
 
     /// How much of a mapped chunk ``compressFrame(mapped:into:path:)`` hands
-    /// libzstd at a time.
-    static let mappedStep = 1 << 20
+    /// libzstd at a time. Two steps stay mapped in beside the window (the one
+    /// libzstd reads, and one of margin for the block it may hold back, at
+    /// most 128 KiB); a smaller step calls libzstd and `madvise` more often.
+    static let mappedStep = 1 << 18
 
     /// Compresses `bytes`, in one piece, as one complete frame into `output`
     /// with `ZSTD_compress2`, which reads them in place.

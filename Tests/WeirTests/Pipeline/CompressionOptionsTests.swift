@@ -15,6 +15,12 @@ struct CompressionOptionsTests {
         #expect(CompressionOptions(threads: 2).resolvedWindowLog == 22)
     }
 
+    @Test("frames get a 4 MiB window from -2 to -8; -1 and --fast keep their own, -9 and above too")
+    func frameWindow() {
+        for level in [2, 3, 6, 8] { #expect(CompressionOptions(level: level, threads: 2).resolvedWindowLog == 22, "\(level)") }
+        for level in [-5, -1, 1, 9, 19] { #expect(CompressionOptions(level: level, threads: 2).resolvedWindowLog == nil, "\(level)") }
+    }
+
     @Test("the default chunk grows with the level's window: 8 MiB to -6, 16 MiB at -7 and -8, eight windows above; a chunk given wins")
     func levelChunk() {
         for level in [-5, -1, 1, 3, 6] {

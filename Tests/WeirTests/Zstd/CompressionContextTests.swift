@@ -48,7 +48,7 @@ struct CompressionContextTests {
 
         let pages = try Self.present(mapping, pages: size / Page.size)
         let behindWindow = (size - (4 << 20) - 2 * CompressionContext.mappedStep) / Page.size
-        #expect(pages[..<behindWindow].allSatisfy { !$0 }, "pages of the first 6 MiB still mapped in")
+        #expect(pages[..<behindWindow].allSatisfy { !$0 }, "pages more than a window and two steps behind still mapped in")
         let lastMiB = (size - (1 << 20)) / Page.size
         #expect(pages[lastMiB...].contains(true), "the last MiB was never read")
 
