@@ -13,6 +13,9 @@ import Dispatch
 ///     OrderedWriter (DispatchIO channel, queue "weir.write"), in order;
 ///        a written block gives its slot back.
 ///
+/// A failure while decoding ends the run once the blocks decoded before it
+/// are written (zstd writes them before it stops).
+///
 /// Bound: ``slots`` decoded blocks between decoding and written, and one
 /// read; a slow consumer stops the decoder. A stream of another format is
 /// decoded in order (its members' ends are only known by decoding them);
@@ -53,6 +56,7 @@ final class MixedStreamDecompression: Sendable {
         let reader = run.reader
         let (options, inputName, operation) = (self.options, ends.inputName, self.operation)
         let totals = Locked((bytesIn: 0, frames: 0))
+        let stopped = Locked(WeirError?.none)
         control.startThread(name: "weir.formats") {
             let decoder = MixedStreamDecoder(options: options, path: inputName, operation: operation,
                                              wholeInput: whole != nil)
@@ -84,13 +88,15 @@ final class MixedStreamDecompression: Sendable {
                     totals.withLock { $0.bytesIn += chunk.data.count }
                     if chunk.endOfInput { break }
                 }
-                try decoder.finish()
+                try decoder.finish(emit: emit)
             } catch {
-                control.fail(error)
+                stopped.withLock { $0 = error }
             }
             totals.withLock { $0.frames = decoder.frames }
         }
         control.activity.wait()
+        // What was decoded before a failure is written first, as zstd writes it.
+        if let error = stopped.current { control.fail(error) }
         var statistics = try run.end(bytesIn: totals.current.bytesIn)
         statistics.frames = totals.current.frames
         return statistics
