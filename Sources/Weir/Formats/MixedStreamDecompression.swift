@@ -19,8 +19,8 @@ import Dispatch
 /// Bound: ``slots`` decoded blocks between decoding and written, and one
 /// read; a slow consumer stops the decoder. A stream of another format is
 /// decoded in order (its members' ends are only known by decoding them);
-/// weir's own gzip members, in a mapped file, decode in parallel
-/// (``GzipMemberScan``), on the `threads` of `-T`.
+/// weir's own gzip members and lz4 frames, in a mapped file, decode in
+/// parallel (``GzipMemberScan``, ``Lz4FrameScan``), on the `threads` of `-T`.
 final class MixedStreamDecompression: Sendable {
     static let slots = 4
 
@@ -61,8 +61,10 @@ final class MixedStreamDecompression: Sendable {
             let decoder = MixedStreamDecoder(options: options, path: inputName, operation: operation,
                                              wholeInput: whole != nil)
             var index = 0
-            let scan = GzipMemberScan(run: run, path: inputName, operation: operation,
-                                      threads: whole == nil ? 1 : options.resolvedThreads)
+            let threads = whole == nil ? 1 : options.resolvedThreads
+            let scan = GzipMemberScan(run: run, path: inputName, operation: operation, threads: threads)
+            let lz4Scan = Lz4FrameScan(run: run, path: inputName, operation: operation, threads: threads,
+                                       frameLimit: options.parallelFrameLimit)
             // A block goes out with a slot taken for it; none left means the
             // run failed, and the sentinel thrown here is not its failure.
             let emit = { (block: UnsafeRawBufferPointer) throws(WeirError) in
@@ -79,6 +81,9 @@ final class MixedStreamDecompression: Sendable {
                     var skip = 0
                     if index == 0, regions.count == 1, decoder.position == 0 {
                         (skip, index) = scan.decode(chunk.data, region: regions[0], firstIndex: index)
+                        if skip == 0 {
+                            (skip, index) = lz4Scan.decode(chunk.data, region: regions[0], firstIndex: index)
+                        }
                         decoder.position = skip
                     }
                     for region in regions {
