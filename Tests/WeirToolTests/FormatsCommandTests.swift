@@ -92,11 +92,14 @@ struct FormatsCommandTests {
                          size: 2_000_000)
     }
 
-    @Test("weir's own .lz4 of many frames decodes on -T1 and -T2, from a file and a pipe, also followed by zstd")
-    func ownLz4() throws {
-        try Self.allSame(["$WEIR -q -T2 -B 128K --format=lz4 in", "zstd -q -c in > in.zst", "cat in.lz4 in.zst > both",
-                          "$WEIR -dc -T2 in.lz4 | cmp - in", "$WEIR -dc -T1 in.lz4 | cmp - in", "$WEIR -dc < in.lz4 | cmp - in",
-                          "$WEIR -q -t -T2 in.lz4", "lz4 -dc in.lz4 | cmp - in", "$WEIR -dc -T2 both | cmp - <(cat in in)"],
+    @Test("weir's own .lz4 and .xz of many frames decode on -T1 and -T2, from a file and a pipe, also followed by zstd",
+          arguments: [("lz4", "lz4 -dc"), ("xz", "xz -dc")])
+    func ownFrames(suffix: String, tool: String) throws {
+        try Self.allSame(["$WEIR -q -T2 -B 128K --format=\(suffix) in", "zstd -q -c in > in.zst",
+                          "cat in.\(suffix) in.zst > both", "$WEIR -dc -T2 in.\(suffix) | cmp - in",
+                          "$WEIR -dc -T1 in.\(suffix) | cmp - in", "$WEIR -dc < in.\(suffix) | cmp - in",
+                          "$WEIR -q -t -T2 in.\(suffix)", "\(tool) in.\(suffix) | cmp - in",
+                          "$WEIR -dc -T2 both | cmp - <(cat in in)"],
                          size: 2_000_000)
     }
 
@@ -166,7 +169,8 @@ struct FormatsCommandTests {
     @Test("a damaged .gz, .xz or .lz4 fails naming the format's error and the file, and leaves no output",
           arguments: [("gz", "gzip -c", "gzip: "), ("gz", "$WEIR -q -c -B 64K --format=gzip", "gzip: "),
                       ("xz", "xz -c", "xz: "), ("lz4", "lz4 -q -c", "lz4: "),
-                      ("lz4", "$WEIR -q -c -B 64K --format=lz4", "lz4: ")])
+                      ("lz4", "$WEIR -q -c -B 64K --format=lz4", "lz4: "),
+                      ("xz", "$WEIR -q -c -B 64K --format=xz", "xz: ")])
     func damaged(suffix: String, writer: String, named: String) throws {
         let scratch = Scratch()
         scratch.text("in", size: 400_000)

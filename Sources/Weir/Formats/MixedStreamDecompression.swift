@@ -19,8 +19,9 @@ import Dispatch
 /// Bound: ``slots`` decoded blocks between decoding and written, and one
 /// read; a slow consumer stops the decoder. A stream of another format is
 /// decoded in order (its members' ends are only known by decoding them);
-/// weir's own gzip members and lz4 frames, in a mapped file, decode in
-/// parallel (``GzipMemberScan``, ``Lz4FrameScan``), on the `threads` of `-T`.
+/// weir's own gzip members, lz4 frames and xz streams, in a mapped file,
+/// decode in parallel (``GzipMemberScan``, ``Lz4FrameScan``,
+/// ``XzStreamScan``), on the `threads` of `-T`.
 final class MixedStreamDecompression: Sendable {
     static let slots = 4
 
@@ -65,6 +66,9 @@ final class MixedStreamDecompression: Sendable {
             let scan = GzipMemberScan(run: run, path: inputName, operation: operation, threads: threads)
             let lz4Scan = Lz4FrameScan(run: run, path: inputName, operation: operation, threads: threads,
                                        frameLimit: options.parallelFrameLimit)
+            let xzScan = XzStreamScan(run: run, path: inputName, operation: operation, threads: threads,
+                                      frameLimit: options.parallelFrameLimit,
+                                      memoryLimit: options.windowLimit.bytes + (16 << 20))
             // A block goes out with a slot taken for it; none left means the
             // run failed, and the sentinel thrown here is not its failure.
             let emit = { (block: UnsafeRawBufferPointer) throws(WeirError) in
@@ -83,6 +87,9 @@ final class MixedStreamDecompression: Sendable {
                         (skip, index) = scan.decode(chunk.data, region: regions[0], firstIndex: index)
                         if skip == 0 {
                             (skip, index) = lz4Scan.decode(chunk.data, region: regions[0], firstIndex: index)
+                        }
+                        if skip == 0 {
+                            (skip, index) = xzScan.decode(chunk.data, region: regions[0], firstIndex: index)
                         }
                         decoder.position = skip
                     }
