@@ -14,6 +14,9 @@ import FuzzSupport
 // - fed in pieces (zlib's gzip) and whole (ISA-L's gzip), a stream that
 //   decodes both ways gives the same bytes; fed in pieces, it decodes
 //   exactly when fed as one piece through zlib too;
+// - the walkers that find weir's own lz4 frames and xz streams without
+//   decoding them (the parallel paths) stay inside the bytes given, and
+//   the xz streams they find tile the input;
 // - with pass-through (`-dcf`), a stream that decodes gives the same bytes,
 //   in pieces as whole; what decodes no further is copied, never refused.
 
@@ -60,6 +63,15 @@ public func fuzzFormats(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let isal = decode(stream, pieces: [stream.count], whole: true)
     if !isal.failed && !zlibWhole.failed {
         require(isal.bytes == zlibWhole.bytes, "ISA-L and zlib decode to different bytes")
+    }
+    if let frame = Lz4FrameScan.frame(stream) { require(frame.size <= stream.count, "an lz4 frame beyond the input") }
+    if let streams = XzStreamScan.streams(stream) {
+        var end = 0
+        for found in streams {
+            require(found.start == end && found.size > 0, "xz streams that do not tile the input")
+            end += found.size
+        }
+        require(end == stream.count, "xz streams that do not end the input")
     }
     let copied = decode(stream, pieces: pieceSizes(option: options[0], count: stream.count), whole: false,
                         passThrough: true)
