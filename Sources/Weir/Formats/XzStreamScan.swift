@@ -45,7 +45,9 @@ struct XzStreamScan {
             let indexSize = Int(footer.backward_size)
             let indexStart = end - Int(LZMA_STREAM_HEADER_SIZE) - indexSize
             var index: OpaquePointer?
-            var limit = UInt64.max
+            // An index costs memory by its records: one this large is no
+            // file of weir's (a stream per chunk), and is left to the serial path.
+            var limit = UInt64(64 << 20)
             var position = 0
             guard lzma_index_buffer_decode(&index, &limit, nil, base + indexStart, &position, indexSize) == LZMA_OK
             else { return nil }
