@@ -5,7 +5,8 @@ import WeirCLI
 /// `weir -l FILE...`: the table `zstd -l` prints, on stdout, with the same
 /// columns and size format; with `-v`, zstd's block per file (`zstd -lv`)
 /// followed by weir's rows of one frame each; with `-vv`, the block's sizes
-/// in bytes, as zstd's.
+/// in bytes, as zstd's. A file that is not zstd (.gz, .xz, .lz4, data
+/// after the frames) gets zstd's line on stdout, and the exit status 1.
 struct ListReport {
     let files: [String]
     let verbose: Bool
@@ -32,12 +33,18 @@ struct ListReport {
                                         compressed: listing.fileSize, decompressed: listing.decompressedSize,
                                         check: listing.hasChecksum ? "XXH64" : "None", name: FileName.displayed(file)))
                 }
+            } catch where error.kind == .notZstd {
+                // zstd's words, on stdout: another format, or data after the frames.
+                failed = true
+                print("File \"\(FileName.displayed(file))\" not compressed by zstd ")
+                if verbose { print() }
             } catch {
                 failed = true
                 console.error(CommandHint.message(for: error))
             }
         }
-        if listed.count > 1 && !verbose {
+        // zstd totals whenever several files are named, listed or not.
+        if files.count > 1 && !verbose {
             print(ListTable.separator)
             var total: Int? = 0
             for listing in listed {
@@ -46,8 +53,7 @@ struct ListReport {
             print(ListTable.row(frames: listed.reduce(0) { $0 + $1.frames.count },
                            skips: listed.reduce(0) { $0 + $1.skippableFrameCount },
                            compressed: listed.reduce(0) { $0 + $1.fileSize }, decompressed: total,
-                           check: listed.allSatisfy(\.hasChecksum) ? "XXH64"
-                               : listed.allSatisfy({ !$0.hasChecksum }) ? "None" : "",  // mixed: blank, as zstd
+                           check: listed.allSatisfy(\.hasChecksum) ? "XXH64" : "",  // else blank, as zstd
                            name: "\(listed.count) files"))
         }
         fflush(nil)

@@ -93,4 +93,20 @@ struct AdaptCommandTests {
         #expect(run.stderr.contains("\"frames\":3,"), "\(run.stderr)")
         #expect(try scratch.zstd(["-dc", "out.zst"]).stdout == original)
     }
+
+    @Test("with -D, every level --adapt picks uses the dictionary: zstd -D decodes it, zstd without it cannot")
+    func withDictionary() throws {
+        let scratch = Scratch()
+        let original = scratch.text("in", size: 12_000_000)
+        // Samples: the input's first 400 KB in pieces of 2 KB.
+        let made = try WeirProcess.shell("mkdir samples && head -c 400000 in | split -b 2000 - samples/s"
+                                         + " && zstd -q --train samples/* -o dict", in: scratch.url)
+        #expect(made.status == 0 && scratch.exists("dict"), "\(made.stderr)")
+        let run = try WeirProcess.shell("$WEIR --adapt -v -D dict -B1M -c in 2> err | \(Self.slowReader) > out.zst; cat err",
+                                        in: scratch.url, timeout: 120)
+        let stderr = String(decoding: run.stdout, as: UTF8.self)
+        #expect(stderr.contains("--adapt: level 3 → "), "\(stderr)")
+        #expect(try scratch.zstd(["-q", "-D", "dict", "-dc", "out.zst"]).stdout == original)
+        #expect(try scratch.zstd(["-q", "-dc", "out.zst"]).status == 1)
+    }
 }

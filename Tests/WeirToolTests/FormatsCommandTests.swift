@@ -92,15 +92,85 @@ struct FormatsCommandTests {
                          size: 2_000_000)
     }
 
+    @Test("weir's own .lz4 and .xz of many frames decode on -T1 and -T2, from a file and a pipe, also followed by zstd",
+          arguments: [("lz4", "lz4 -dc"), ("xz", "xz -dc")])
+    func ownFrames(suffix: String, tool: String) throws {
+        try Self.allSame(["$WEIR -q -T2 -B 128K --format=\(suffix) in", "zstd -q -c in > in.zst",
+                          "cat in.\(suffix) in.zst > both", "$WEIR -dc -T2 in.\(suffix) | cmp - in",
+                          "$WEIR -dc -T1 in.\(suffix) | cmp - in", "$WEIR -dc < in.\(suffix) | cmp - in",
+                          "$WEIR -q -t -T2 in.\(suffix)", "\(tool) in.\(suffix) | cmp - in",
+                          "$WEIR -dc -T2 both | cmp - <(cat in in)"],
+                         size: 2_000_000)
+    }
+
     @Test("frames of every format one after another in a pipe decode as one stream, as zstd decodes them")
     func mixed() throws {
         try Self.allSame(["(gzip -c in; zstd -q -c in; $WEIR -q -c -B 64K --format=lz4 in; xz -c in; gzip -c in)"
                           + " | $WEIR -dc | cmp - <(cat in in in in in)"], size: 300_000)
     }
 
+    @Test("zstd frames followed by gzip, xz, .lzma and lz4 decode as zstd 1.5.4 decodes them, every way in and out",
+          arguments: ["zstd -q -c in", "$WEIR -q -c -T2 -B 64K in"])
+    func afterZstd(zstd: String) throws {
+        let scratch = Scratch()
+        scratch.text("in", size: 400_000)
+        _ = try Self.sh("(\(zstd); gzip -c in; xz -c in; \(zstd); xz -c --format=lzma in; lz4 -q -c in) > m.zst"
+                        + " && cat in in in in in in > want && /usr/bin/zstd -dc m.zst | cmp - want", scratch)
+        let checks = ["$WEIR -dc m.zst | cmp - want", "$WEIR -dc -T1 m.zst | cmp - want",
+                      "cat m.zst | $WEIR -dc | cmp - want", "$WEIR -q -t m.zst", "$WEIR -q -t < m.zst",
+                      "ln -s \"$WEIR\" zstdcat && ./zstdcat m.zst | cmp - want",
+                      "ln -s \"$WEIR\" weircat && ./weircat < m.zst | cmp - want",
+                      "$WEIR -q -d -k m.zst && cmp m want", "$WEIR -q -d -c < m.zst > piped && cmp piped want"]
+        #expect(try Self.sh((checks + ["echo same"]).joined(separator: " && "), scratch) == "same\n")
+    }
+
+    @Test("zstd frames then data of no format: an error after the frames' content is written, as zstd; -dcf copies it")
+    func afterZstdGarbage() throws {
+        let scratch = Scratch()
+        let original = scratch.text("in", size: 300_000)
+        _ = try Self.sh("$WEIR -q -c -T2 -B 64K in > z.zst && printf 'garbage!' >> z.zst"
+                        + " && (gzip -c in; printf 'garbage!') > g.gz", scratch)
+        for (input, flags) in [("z.zst", ["-dc"]), ("z.zst", ["-dc", "-T1"]), ("g.gz", ["-dc"])] {
+            let run = try WeirProcess.run(["-q"] + flags + [input], in: scratch.url)
+            let zstd = try WeirProcess.shell("/usr/bin/zstd -q -dc \(input)", in: scratch.url)
+            #expect(run.status == 1 && zstd.status == 1, "\(input): \(run.stderr)")
+            #expect(run.stdout == original && zstd.stdout == original, "\(input) \(flags): \(run.stdout.count) bytes")
+            #expect(run.stderr.contains("\(input): "), "\(run.stderr)")
+        }
+        let file = try WeirProcess.run(["-q", "-d", "z.zst", "-o", "out"], in: scratch.url)
+        #expect(file.status == 1 && !scratch.exists("out"))
+        // Pass-through copies what decodes no further, as zstd -dcf does.
+        for line in ["$WEIR -dcf z.zst | cmp - <(/usr/bin/zstd -dcf z.zst)",
+                     "$WEIR -dcf g.gz | cmp - <(/usr/bin/zstd -dcf g.gz)",
+                     "$WEIR -d --pass-through -c < z.zst | cmp - <(cat in; printf 'garbage!')",
+                     "(cat z.zst; printf 'ab') | $WEIR -dcf | cmp - <(cat in; printf 'garbage!ab')"] {
+            #expect(try Self.sh(line + " && echo same", scratch) == "same\n", "\(line)")
+        }
+    }
+
+    @Test("-l on .gz, .xz, .lz4 and frames followed by another format: zstd's line on stdout, exit status 1")
+    func listOtherFormats() throws {
+        let scratch = Scratch()
+        scratch.text("in", size: 100_000)
+        _ = try Self.sh("gzip -k in && xz -k in && lz4 -q in in.lz4 && zstd -q in && (cat in.zst in.gz) > mixed.zst",
+                        scratch)
+        for files in [["in.gz"], ["in.xz", "in.lz4"], ["mixed.zst"], ["in.gz", "in.zst"], ["-v", "in.xz"]] {
+            let run = try WeirProcess.run(["-l"] + files, in: scratch.url)
+            let zstd = try WeirProcess.shell("/usr/bin/zstd -l " + files.joined(separator: " "), in: scratch.url)
+            #expect(run.status == 1 && zstd.status == 1, "\(files)")
+            let out = String(decoding: run.stdout, as: UTF8.self)
+            #expect(out == String(decoding: zstd.stdout, as: UTF8.self) || files.contains("-v"), "\(files): \(out)")
+            let named = files.first { !$0.hasPrefix("-") }!
+            #expect(out.contains("File \"\(named)\" not compressed by zstd \n") && run.stderr.isEmpty,
+                    "\(files): \(out) \(run.stderr)")
+        }
+    }
+
     @Test("a damaged .gz, .xz or .lz4 fails naming the format's error and the file, and leaves no output",
           arguments: [("gz", "gzip -c", "gzip: "), ("gz", "$WEIR -q -c -B 64K --format=gzip", "gzip: "),
-                      ("xz", "xz -c", "xz: "), ("lz4", "lz4 -q -c", "lz4: ")])
+                      ("xz", "xz -c", "xz: "), ("lz4", "lz4 -q -c", "lz4: "),
+                      ("lz4", "$WEIR -q -c -B 64K --format=lz4", "lz4: "),
+                      ("xz", "$WEIR -q -c -B 64K --format=xz", "xz: ")])
     func damaged(suffix: String, writer: String, named: String) throws {
         let scratch = Scratch()
         scratch.text("in", size: 400_000)

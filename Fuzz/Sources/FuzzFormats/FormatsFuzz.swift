@@ -13,7 +13,12 @@ import FuzzSupport
 //   truncated, not a known format, a library's refusal);
 // - fed in pieces (zlib's gzip) and whole (ISA-L's gzip), a stream that
 //   decodes both ways gives the same bytes; fed in pieces, it decodes
-//   exactly when fed as one piece through zlib too.
+//   exactly when fed as one piece through zlib too;
+// - the walkers that find weir's own lz4 frames and xz streams without
+//   decoding them (the parallel paths) stay inside the bytes given, and
+//   the xz streams they find tile the input;
+// - with pass-through (`-dcf`), a stream that decodes gives the same bytes,
+//   in pieces as whole; what decodes no further is copied, never refused.
 
 /// What one way of decoding gave.
 struct Decoded: Equatable {
@@ -21,9 +26,9 @@ struct Decoded: Equatable {
     var failed = false
 }
 
-func decode(_ stream: UnsafeRawBufferPointer, pieces sizes: [Int], whole: Bool) -> Decoded {
-    let decoder = MixedStreamDecoder(options: DecompressionOptions(), path: "fuzz", operation: .decompress,
-                                     wholeInput: whole)
+func decode(_ stream: UnsafeRawBufferPointer, pieces sizes: [Int], whole: Bool, passThrough: Bool = false) -> Decoded {
+    let decoder = MixedStreamDecoder(options: DecompressionOptions(passThrough: passThrough), path: "fuzz",
+                                     operation: .decompress, wholeInput: whole)
     var result = Decoded()
     var position = 0
     do throws(WeirError) {
@@ -36,7 +41,7 @@ func decode(_ stream: UnsafeRawBufferPointer, pieces sizes: [Int], whole: Bool) 
             }
             position = end
         }
-        try decoder.finish()
+        try decoder.finish { (block) throws(WeirError) in result.bytes += block }
     } catch {
         let kinds: [WeirError.Kind] = [.corrupt, .truncated, .notZstd, .library, .memoryLimit, .checksumMismatch,
                                        .cancelled]
@@ -59,5 +64,19 @@ public func fuzzFormats(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     if !isal.failed && !zlibWhole.failed {
         require(isal.bytes == zlibWhole.bytes, "ISA-L and zlib decode to different bytes")
     }
+    if let frame = Lz4FrameScan.frame(stream) { require(frame.size <= stream.count, "an lz4 frame beyond the input") }
+    if let streams = XzStreamScan.streams(stream) {
+        var end = 0
+        for found in streams {
+            require(found.start == end && found.size > 0, "xz streams that do not tile the input")
+            end += found.size
+        }
+        require(end == stream.count, "xz streams that do not end the input")
+    }
+    let copied = decode(stream, pieces: pieceSizes(option: options[0], count: stream.count), whole: false,
+                        passThrough: true)
+    if !zlibWhole.failed { require(copied == zlibWhole, "pass-through changes a stream that decodes") }
+    let copiedWhole = decode(stream, pieces: [stream.count], whole: false, passThrough: true)
+    require(copied == copiedWhole, "pass-through in pieces and whole differ")
     return 0
 }

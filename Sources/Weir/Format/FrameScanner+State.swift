@@ -1,4 +1,16 @@
 extension FrameScanner {
+    /// What an unknown magic number after the first frame does.
+    package enum TailPolicy: Sendable {
+        /// It is corrupt data.
+        case fails
+        /// It ends the scan when it starts a frame of another format
+        /// (``CompressedFormat``), else it is corrupt data, thrown by the
+        /// next call (the frames before it are returned first).
+        case otherFormats
+        /// It ends the scan whatever it is (pass-through copies it).
+        case anything
+    }
+
     /// What the scanner expects next.
     enum State: Sendable {
         /// The 4-byte magic number of the next frame.

@@ -69,6 +69,15 @@ package struct FrameScanner: Sendable {
     /// nil between frames and while the header is incomplete.
     package private(set) var currentHeader: FrameHeader?
 
+    /// What an unknown magic number after the first frame does: by default
+    /// it fails (`.corrupt`); a decoder that reads the other formats asks
+    /// the scan to end there instead (``tailStart``), as zstd 1.5.4 tells
+    /// each frame's format by its magic number.
+    package var tailPolicy = TailPolicy.fails
+    /// Where the data the scan left to its caller starts (``tailPolicy``):
+    /// ``offset`` stops there, and later feeds scan nothing.
+    package private(set) var tailStart: Int?
+
     private var state: State = .magic
     /// The bytes of the field being gathered; never more than `maxBufferedBytes`.
     private var gathered: [UInt8] = []
@@ -146,7 +155,12 @@ package struct FrameScanner: Sendable {
     ///   ended; or the error an earlier call threw.
     package mutating func finish() throws(WeirError) {
         if let failure { throw failure }
-        guard currentFrameStart != nil else { return }
+        guard let start = currentFrameStart else { return }
+        if case .magic = state, frameCount > 0, tailPolicy == .anything {
+            // 1 to 3 bytes after the last frame: the caller's (pass-through).
+            (tailStart, offset, currentFrameStart) = (start, start, nil)
+            return
+        }
         let place = state.truncationPlace(blockCount: blockCount, gathered: gathered.count)
         throw fail(.truncated(path: path, operation: operation, "the input ends at offset \(offset), \(place)"))
     }
@@ -155,7 +169,7 @@ package struct FrameScanner: Sendable {
     private mutating func scan(_ bytes: UnsafeRawBufferPointer, into found: inout [FrameBoundary]) throws(WeirError) {
         var index = 0
         let count = bytes.count
-        while index < count {
+        while index < count && tailStart == nil && failure == nil {
             switch state {
             case .blockPayload(let remaining, let isLast):
                 let step = min(remaining, count - index)
@@ -204,10 +218,16 @@ package struct FrameScanner: Sendable {
             case nil where frameCount == 0:
                 throw fail(.notZstd(path: path, operation: operation,
                                     "unknown magic number \(Self.hex(magic)) at offset \(fieldOffset)"))
+            case nil where tailPolicy == .anything
+                || (tailPolicy == .otherFormats && CompressedFormat.detect(gathered) != nil):
+                (tailStart, offset, currentFrameStart) = (fieldOffset, fieldOffset, nil)
             case nil:
-                throw fail(.corrupt(path: path, operation: operation,
-                                    "unknown magic number \(Self.hex(magic)) at offset \(fieldOffset): "
-                                        + "the data after frame \(frameCount - 1) is not zstd"))
+                let error = fail(.corrupt(path: path, operation: operation,
+                                          "unknown magic number \(Self.hex(magic)) at offset \(fieldOffset): "
+                                              + "the data after frame \(frameCount - 1) is not zstd"))
+                // A decoder that reads on past the frames gets the ones before
+                // it first (zstd writes them): thrown by the next call.
+                if tailPolicy == .fails { throw error }
             }
         case .descriptor:
             let byte = gathered[0]

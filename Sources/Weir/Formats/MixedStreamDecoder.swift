@@ -10,6 +10,10 @@
 /// so the output buffer keeps the last ``history`` bytes written in front of
 /// the block: written bytes stay in place until the block is full, then
 /// their tail moves to the front.
+/// With pass-through (`-dcf`, `--pass-through`), data that starts no frame
+/// is copied to the output with all that follows it, as zstd copies it.
+/// When decoding fails, what was decoded before goes out first, as zstd
+/// writes it before it stops.
 /// Used by one thread at a time.
 final class MixedStreamDecoder {
     /// The output block: large enough that a block costs little to hand on.
@@ -20,6 +24,9 @@ final class MixedStreamDecoder {
     private let members: MemberDecoder
     private let path: String
     private let operation: WeirError.Operation
+    private let passThrough: Bool
+    /// Copying the rest of the input unchanged (pass-through).
+    private var copying = false
     private let block = UnsafeMutableRawBufferPointer.allocate(byteCount: history + blockSize, alignment: 64)
     /// Bytes before `sent` are out (or history); `sent..<filled` are not yet.
     private var sent = history
@@ -39,6 +46,7 @@ final class MixedStreamDecoder {
     ///   (a mapped file), which ISA-L's inflate needs.
     init(options: DecompressionOptions, path: String, operation: WeirError.Operation, wholeInput: Bool = false) {
         self.members = MemberDecoder(options: options, path: path, wholeInput: wholeInput)
+        self.passThrough = options.passThrough
         self.path = path
         self.operation = operation
     }
@@ -48,16 +56,41 @@ final class MixedStreamDecoder {
         magic.deallocate()
     }
 
-    /// Decodes `input`, the next piece of the stream.
+    /// Decodes `input`, the next piece of the stream. On a failure, the
+    /// bytes decoded before it go out, then it is thrown.
     func feed(_ input: UnsafeRawBufferPointer,
               emit: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) {
+        do throws(WeirError) {
+            try decodePiece(input, emit: emit)
+        } catch {
+            if error.kind != .cancelled { try? flush(emit: emit) }
+            throw error
+        }
+        position += input.count
+        try flush(emit: emit)
+    }
+
+    /// Sends the bytes decoded and not yet sent.
+    private func flush(emit: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) {
+        if filled > sent {
+            try emit(UnsafeRawBufferPointer(rebasing: block[sent..<filled]))
+            sent = filled
+        }
+    }
+
+    private func decodePiece(_ input: UnsafeRawBufferPointer,
+                             emit: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) {
         var consumed = 0
         while consumed < input.count {
+            if copying {
+                try put(UnsafeRawBufferPointer(rebasing: input[consumed...]), emit: emit)
+                return
+            }
             if !inMember && magicCount == 0 && input.count - consumed >= magic.count {
                 // The magic number in this piece: the member starts here.
                 memberStart = position + consumed
                 let head = UnsafeRawBufferPointer(rebasing: input[consumed..<consumed + magic.count])
-                try begin(CompressedFormat.detect(head))
+                guard try begin(CompressedFormat.detect(head)) else { continue }
             }
             if !inMember {
                 if magicCount == 0 { memberStart = position + consumed }
@@ -66,7 +99,11 @@ final class MixedStreamDecoder {
                 magicCount += take
                 consumed += take
                 guard magicCount == magic.count else { break }
-                try begin(CompressedFormat.detect(UnsafeRawBufferPointer(magic)))
+                guard try begin(CompressedFormat.detect(UnsafeRawBufferPointer(magic))) else {
+                    try put(UnsafeRawBufferPointer(magic), emit: emit)
+                    magicCount = 0
+                    continue
+                }
                 let head = UnsafeRawBufferPointer(magic)
                 var used = 0
                 magicCount = 0
@@ -79,16 +116,17 @@ final class MixedStreamDecoder {
                 frames += 1
             }
         }
-        position += input.count
-        if filled > sent {
-            try emit(UnsafeRawBufferPointer(rebasing: block[sent..<filled]))
-            sent = filled
-        }
     }
 
-    /// Ends the stream: it must not end inside a frame.
-    func finish() throws(WeirError) {
+    /// Ends the stream: it must not end inside a frame. With pass-through,
+    /// 1 to 3 bytes after the last frame go out as they are (as zstd does).
+    func finish(emit: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) {
         if inMember { throw .formatTruncated(members.format, path: path, operation: operation) }
+        if magicCount > 0 && passThrough {
+            try put(UnsafeRawBufferPointer(rebasing: magic[0..<magicCount]), emit: emit)
+            magicCount = 0
+            try flush(emit: emit)
+        }
         if magicCount > 0 {
             if let format = CompressedFormat.detect(UnsafeRawBufferPointer(rebasing: magic[0..<magicCount])) {
                 throw .formatTruncated(format, path: path, operation: operation)
@@ -97,10 +135,32 @@ final class MixedStreamDecoder {
         }
     }
 
-    private func begin(_ format: CompressedFormat?) throws(WeirError) {
-        guard let format else { throw .unknownFrame(path: path, operation: operation, offset: memberStart) }
+    /// Starts a member of `format`; false when none starts here and the
+    /// rest is copied (pass-through).
+    private func begin(_ format: CompressedFormat?) throws(WeirError) -> Bool {
+        guard let format else {
+            guard passThrough else { throw .unknownFrame(path: path, operation: operation, offset: memberStart) }
+            copying = true
+            return false
+        }
         try members.start(format, offset: memberStart, operation: operation)
         inMember = true
+        return true
+    }
+
+    /// Copies `bytes` to the output (pass-through), sending full blocks.
+    private func put(_ bytes: UnsafeRawBufferPointer,
+                     emit: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) {
+        var taken = 0
+        while taken < bytes.count {
+            let step = min(bytes.count - taken, block.count - filled)
+            (block.baseAddress! + filled).copyMemory(from: bytes.baseAddress! + taken, byteCount: step)
+            (taken, filled) = (taken + step, filled + step)
+            if filled == block.count {
+                try emit(UnsafeRawBufferPointer(rebasing: block[sent..<filled]))
+                (sent, filled) = (Self.history, Self.history)
+            }
+        }
     }
 
     /// Runs the member's decoder on `source` until it needs more input

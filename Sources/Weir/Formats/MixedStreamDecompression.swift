@@ -13,11 +13,15 @@ import Dispatch
 ///     OrderedWriter (DispatchIO channel, queue "weir.write"), in order;
 ///        a written block gives its slot back.
 ///
+/// A failure while decoding ends the run once the blocks decoded before it
+/// are written (zstd writes them before it stops).
+///
 /// Bound: ``slots`` decoded blocks between decoding and written, and one
 /// read; a slow consumer stops the decoder. A stream of another format is
 /// decoded in order (its members' ends are only known by decoding them);
-/// weir's own gzip members, in a mapped file, decode in parallel
-/// (``GzipMemberScan``), on the `threads` of `-T`.
+/// weir's own gzip members, lz4 frames and xz streams, in a mapped file,
+/// decode in parallel (``GzipMemberScan``, ``Lz4FrameScan``,
+/// ``XzStreamScan``), on the `threads` of `-T`.
 final class MixedStreamDecompression: Sendable {
     static let slots = 4
 
@@ -53,12 +57,18 @@ final class MixedStreamDecompression: Sendable {
         let reader = run.reader
         let (options, inputName, operation) = (self.options, ends.inputName, self.operation)
         let totals = Locked((bytesIn: 0, frames: 0))
+        let stopped = Locked(WeirError?.none)
         control.startThread(name: "weir.formats") {
             let decoder = MixedStreamDecoder(options: options, path: inputName, operation: operation,
                                              wholeInput: whole != nil)
             var index = 0
-            let scan = GzipMemberScan(run: run, path: inputName, operation: operation,
-                                      threads: whole == nil ? 1 : options.resolvedThreads)
+            let threads = whole == nil ? 1 : options.resolvedThreads
+            let scan = GzipMemberScan(run: run, path: inputName, operation: operation, threads: threads)
+            let lz4Scan = Lz4FrameScan(run: run, path: inputName, operation: operation, threads: threads,
+                                       frameLimit: options.parallelFrameLimit)
+            let xzScan = XzStreamScan(run: run, path: inputName, operation: operation, threads: threads,
+                                      frameLimit: options.parallelFrameLimit,
+                                      memoryLimit: options.windowLimit.bytes + (16 << 20))
             // A block goes out with a slot taken for it; none left means the
             // run failed, and the sentinel thrown here is not its failure.
             let emit = { (block: UnsafeRawBufferPointer) throws(WeirError) in
@@ -75,6 +85,12 @@ final class MixedStreamDecompression: Sendable {
                     var skip = 0
                     if index == 0, regions.count == 1, decoder.position == 0 {
                         (skip, index) = scan.decode(chunk.data, region: regions[0], firstIndex: index)
+                        if skip == 0 {
+                            (skip, index) = lz4Scan.decode(chunk.data, region: regions[0], firstIndex: index)
+                        }
+                        if skip == 0 {
+                            (skip, index) = xzScan.decode(chunk.data, region: regions[0], firstIndex: index)
+                        }
                         decoder.position = skip
                     }
                     for region in regions {
@@ -84,13 +100,15 @@ final class MixedStreamDecompression: Sendable {
                     totals.withLock { $0.bytesIn += chunk.data.count }
                     if chunk.endOfInput { break }
                 }
-                try decoder.finish()
+                try decoder.finish(emit: emit)
             } catch {
-                control.fail(error)
+                stopped.withLock { $0 = error }
             }
             totals.withLock { $0.frames = decoder.frames }
         }
         control.activity.wait()
+        // What was decoded before a failure is written first, as zstd writes it.
+        if let error = stopped.current { control.fail(error) }
         var statistics = try run.end(bytesIn: totals.current.bytesIn)
         statistics.frames = totals.current.frames
         return statistics

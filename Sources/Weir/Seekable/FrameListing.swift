@@ -145,6 +145,9 @@ package struct FrameListing: Sendable {
                         end: Int = .max) throws(WeirError) -> FrameListing {
         let path = descriptor.path
         var scanner = FrameScanner(path: path, operation: .list)
+        // Data that is not zstd after the frames (another format, as zstd
+        // would decode it, or anything): not zstd, as `zstd -l` says.
+        scanner.tailPolicy = .anything
         var frames: [Frame] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var offset = 0
@@ -155,7 +158,7 @@ package struct FrameListing: Sendable {
                                         at: offset, operation: .read)
                 }
             }.get()
-            if got == 0 { break }
+            if got == 0 || scanner.tailStart != nil { break }
             offset += got
             let found = try buffer.withUnsafeBytes { bytes in
                 Result { () throws(WeirError) in try scanner.feed(UnsafeRawBufferPointer(rebasing: bytes[0 ..< got])) }
@@ -182,6 +185,10 @@ package struct FrameListing: Sendable {
             }
         }
         try scanner.finish()
+        if let start = scanner.tailStart {
+            throw WeirError.notZstd(path: path, operation: .list,
+                                    "the data at offset \(start), after frame \(frames.count - 1), is not zstd")
+        }
         check.finish()
         if offset == 0 {
             throw WeirError.notZstd(path: path, operation: .list, "empty file")

@@ -16,9 +16,9 @@ struct MixedStreamDecoderTests {
 
     /// Decodes `stream` fed `piece` bytes at a time (gzip through ISA-L when
     /// that is the whole stream, else zlib).
-    static func decode(_ stream: [UInt8], piece: Int) throws -> [UInt8] {
-        let decoder = MixedStreamDecoder(options: DecompressionOptions(), path: "t", operation: .decompress,
-                                         wholeInput: piece >= stream.count)
+    static func decode(_ stream: [UInt8], piece: Int, passThrough: Bool = false) throws -> [UInt8] {
+        let decoder = MixedStreamDecoder(options: DecompressionOptions(passThrough: passThrough), path: "t",
+                                         operation: .decompress, wholeInput: piece >= stream.count)
         var out: [UInt8] = []
         var at = 0
         while at < stream.count {
@@ -28,7 +28,7 @@ struct MixedStreamDecoderTests {
             }
             at = end
         }
-        try decoder.finish()
+        try decoder.finish { (block) throws(WeirError) in out += block }
         return out
     }
 
@@ -53,6 +53,27 @@ struct MixedStreamDecoderTests {
         stream += try TestData.realTool("/usr/bin/zstd", [], input: content)
         stream += try Self.member(.lzma, content)
         #expect(try Self.decode(stream, piece: piece) == Array(repeating: content, count: 6).flatMap { $0 })
+    }
+
+    @Test("with pass-through, what follows the frames is copied as it is, whatever its size",
+          arguments: [1, 4096, 1 << 24], [Array("garbage!".utf8), [0x1f], Array(repeating: 7, count: 3 << 20)])
+    func passThrough(piece: Int, tail: [UInt8]) throws {
+        let content = TestData.text(200_000)
+        let stream = try Self.member(.gzip, content) + Self.member(.lz4, content) + tail
+        #expect(try Self.decode(stream, piece: piece, passThrough: true) == content + content + tail)
+        #expect(throws: WeirError.self) { try Self.decode(stream, piece: piece) }
+    }
+
+    @Test("a failure sends what was decoded before it, as zstd writes it")
+    func decodedBeforeFailure() throws {
+        let content = TestData.text(100_000)
+        let stream = try Self.member(.gzip, content) + Array("garbage!".utf8)
+        let decoder = MixedStreamDecoder(options: DecompressionOptions(), path: "t", operation: .decompress)
+        var out: [UInt8] = []
+        #expect(throws: WeirError.self) {
+            try stream.withUnsafeBytes { try decoder.feed($0) { (block) throws(WeirError) in out += block } }
+        }
+        #expect(out == content)
     }
 
     @Test("a weir gzip member records its size in its header; gzip's own members do not")

@@ -195,6 +195,7 @@ package final class DecompressionPipeline: Sendable {
         let crossCheck = SeekTableCrossCheck(tableCheck, streamBase: streamBase)
 
         let read = Locked((bytes: 0, windowLog: Int?.none))
+        let stopped = Locked(WeirError?.none)
         let session = DecodeSession(path: inputName, options: options, control: control, budget: budget,
                                     frameBuffers: frameBuffers, run: run, frames: frames,
                                     streamed: streamed, crossCheck: crossCheck, dictionary: dictionary,
@@ -219,11 +220,14 @@ package final class DecompressionPipeline: Sendable {
                     changed.cause = error
                     control.fail(changed)
                 }
-                control.fail(error)
+                stopped.withLock { $0 = error }
             }
         }
 
         control.activity.wait()
+        // The frames handed out before the reading thread failed are written
+        // first, as zstd writes what it decoded before it stops.
+        if let error = stopped.current { control.fail(error) }
         var statistics = try run.end(bytesIn: read.current.bytes)
         statistics.frames = frames.current
         statistics.windowLog = read.current.windowLog

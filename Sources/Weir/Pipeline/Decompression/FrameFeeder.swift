@@ -27,6 +27,9 @@ final class FrameFeeder {
     private var grownAt: Int?
     /// The largest ``FrameHeader/windowLog`` of the zstd frames seen.
     private(set) var windowLog: Int?
+    /// What follows the zstd frames when it is another format (or, with
+    /// pass-through, anything): from there on, every piece goes to it.
+    private var tail: OtherFormatTail?
 
     init(session: DecodeSession, pool: WorkerPool<DecompressionContext>) {
         self.session = session
@@ -34,13 +37,15 @@ final class FrameFeeder {
         self.streamer = FrameStreamer(session: session)
         self.frameLimit = session.options.parallelFrameLimit
         self.scanner = FrameScanner(path: session.path, operation: .decompress)
+        scanner.tailPolicy = session.options.passThrough ? .anything : .otherFormats
     }
 
     /// Compressed bytes consumed.
-    var bytesIn: Int { scanner.offset }
+    var bytesIn: Int { scanner.offset + (tail?.bytesIn ?? 0) }
 
     /// Takes the next piece of the stream.
     func consume(_ piece: DispatchData) throws(WeirError) {
+        if let tail { return try tail.feed(piece, sequence: &sequence) }
         let boundaries: [FrameBoundary]
         do throws(WeirError) {
             boundaries = try scanner.feed(piece)
@@ -52,6 +57,7 @@ final class FrameFeeder {
         for boundary in boundaries {
             try frameEnded(boundary)
         }
+        if let start = scanner.tailStart { return try startTail(at: start) }
         if let start = scanner.currentFrameStart, let header = scanner.currentHeader, !header.isSkippable {
             if !streamer.isActive, let size = header.contentSize { grow(forFrame: size, index: scanner.frameCount) }
             if !streamer.isActive {
@@ -82,9 +88,20 @@ final class FrameFeeder {
         frameLimit = max(frameLimit, DecompressionOptions.parallelFrameLimit(budget: grown))
     }
 
+    /// Hands the rest of the stream, from `start` on, to an ``OtherFormatTail``.
+    private func startTail(at start: Int) throws(WeirError) {
+        let rest = slice(start, bufferStart + buffer.count)
+        (buffer, bufferStart) = (.empty, bufferStart + buffer.count)
+        let tail = OtherFormatTail(session: session, start: start)
+        self.tail = tail
+        try tail.feed(rest, sequence: &sequence)
+    }
+
     /// Declares the end of the input.
     func finish() throws(WeirError) {
         try scanner.finish()
+        if tail == nil, let start = scanner.tailStart { try startTail(at: start) }
+        try tail?.finish(sequence: &sequence)
         session.crossCheck.finish()
         if scanner.offset == 0 {
             throw WeirError.notZstd(path: session.path, operation: .decompress, "empty input")

@@ -1,0 +1,111 @@
+import CFormats
+import Dispatch
+
+/// Decodes the leading run of lz4 frames that declare their content size
+/// (weir writes one per chunk) of a whole mapped file in parallel: each
+/// frame's end is found by walking its block headers, without decoding, and
+/// each frame is decoded whole by liblz4 on a worker, into a buffer of
+/// exactly its declared size. A file of one frame (stock `lz4`'s) is left
+/// to ``MixedStreamDecoder``, as is what follows the run.
+///
+/// Bound, as ``GzipMemberScan``'s: a frame takes one of the run's slots
+/// before it is queued, its output buffer (pooled) goes back once written:
+/// at most `slots` frames' output, and `threads + 1` idle buffers; a frame
+/// larger than `frameLimit` ends the run. The mapping stays alive while a
+/// job reads it (its DispatchData is held).
+/// Threads: `decode` runs on the run's thread; jobs on the pool's queue.
+struct Lz4FrameScan {
+    /// A worker's liblz4 decompression context.
+    final class Decoder {
+        let context: OpaquePointer
+        init(path: String) throws(WeirError) {
+            var made: OpaquePointer?
+            guard LZ4F_isError(LZ4F_createDecompressionContext(&made, UInt32(LZ4F_VERSION))) == 0,
+                  let made else {
+                throw .outOfMemory(path: path, operation: .decompress, creating: "an lz4 decoder")
+            }
+            context = made
+        }
+        deinit { LZ4F_freeDecompressionContext(context) }
+    }
+
+    let run: PipelineRun
+    let path: String
+    let operation: WeirError.Operation
+    let threads: Int
+    let frameLimit: Int
+
+    /// The size and declared content size of the lz4 frame that starts
+    /// `bytes`, when it declares one and lies whole in `bytes`; nil otherwise
+    /// (the frame is then left to the serial decoder, which judges it).
+    static func frame(_ bytes: UnsafeRawBufferPointer) -> (size: Int, content: Int)? {
+        func word(_ at: Int) -> UInt32 {
+            (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[at + $1]) << (8 * $1) }
+        }
+        guard bytes.count >= 15, word(0) == 0x184D_2204 else { return nil }
+        let flags = bytes[4]
+        // Version 01, reserved bit clear, a content size, no dictionary.
+        guard flags & 0xC3 == 0x40, flags & 0x08 != 0 else { return nil }
+        let blockMaximum = [0, 0, 0, 0, 64 << 10, 256 << 10, 1 << 20, 4 << 20][Int(bytes[5] >> 4) & 7]
+        guard blockMaximum > 0 else { return nil }
+        let content = UInt64(word(6)) | UInt64(word(10)) << 32
+        guard content <= UInt64(Int.max) else { return nil }
+        let blockChecksum = flags & 0x10 != 0 ? 4 : 0
+        var at = 15
+        while true {
+            guard at + 4 <= bytes.count else { return nil }
+            let header = word(at)
+            at += 4
+            if header == 0 { break }
+            let size = Int(header & 0x7FFF_FFFF)
+            guard size <= blockMaximum else { return nil }
+            at += size + blockChecksum
+        }
+        at += flags & 0x04 != 0 ? 4 : 0
+        return at <= bytes.count ? (at, Int(content)) : nil
+    }
+
+    /// Queues every frame of the run of sized lz4 frames that starts `data`
+    /// (one region, the whole file), when there are two or more; returns
+    /// the bytes they take and the next output index.
+    func decode(_ data: DispatchData, region: UnsafeRawBufferPointer, firstIndex: Int) -> (bytes: Int, next: Int) {
+        guard threads > 1 else { return (0, firstIndex) }
+        var frames: [(start: Int, size: Int, content: Int)] = []
+        var offset = 0
+        while let found = Self.frame(UnsafeRawBufferPointer(rebasing: region[offset...])), found.content <= frameLimit {
+            frames.append((offset, found.size, found.content))
+            offset += found.size
+        }
+        guard frames.count > 1 else { return (0, firstIndex) }
+        let control = run.control
+        let (path, operation, run) = (self.path, self.operation, self.run)
+        let pool = WorkerPool<Decoder>(width: threads, label: "weir.unlz4",
+                                       makeContext: { () throws(WeirError) in try Decoder(path: path) },
+                                       onContextFailure: { control.fail($0) })
+        let buffers = BufferPool(size: max(1, frames.map(\.content).max() ?? 1), keep: threads + 1)
+        var index = firstIndex
+        for frame in frames {
+            guard let ticket = control.takeSlot() else { return (frame.start, index) }
+            let number = index
+            index += 1
+            nonisolated(unsafe) let input = region.baseAddress! + frame.start  // in `data`, held by the job
+            pool.submit { decoder in
+                guard let decoder, !control.isFailed, let output = buffers.take() else { return ticket.release() }
+                LZ4F_resetDecompressionContext(decoder.context)
+                var (produced, consumed) = (frame.content, frame.size)
+                let code = withExtendedLifetime(data) {
+                    LZ4F_decompress(decoder.context, output, &produced, input, &consumed, nil)
+                }
+                guard LZ4F_isError(code) == 0, code == 0, consumed == frame.size, produced == frame.content else {
+                    buffers.recycle(output)
+                    let reason = LZ4F_isError(code) != 0 ? String(cString: LZ4F_getErrorName(code))
+                        : "the frame does not decode to its declared size"
+                    control.fail(.formatCorrupt(.lz4, path: path, operation: operation, reason, offset: frame.start))
+                    return ticket.release()
+                }
+                run.submit(number, buffers.wrap(output, count: frame.content), ticket: ticket)
+            }
+        }
+        return (offset, index)
+    }
+}

@@ -1,0 +1,102 @@
+import CFormats
+import Dispatch
+
+/// Decodes a whole mapped file made only of .xz streams, two or more, in
+/// parallel: weir writes one stream per chunk. A stream's end is only known
+/// from its footer, so the streams are found from the file's end backwards:
+/// each footer gives its index's size, the index the stream's whole size
+/// and content size (liblzma's own parsers, nothing decoded). Each stream is
+/// then decoded whole by liblzma's one-call decoder on a worker, into a
+/// buffer of exactly its content size. A stock single-stream .xz, a file
+/// with anything else in it (stream padding, another format) and a pipe are
+/// left to ``MixedStreamDecoder``.
+///
+/// Bound, as ``GzipMemberScan``'s: a stream takes one of the run's slots
+/// before it is queued, its output buffer (pooled) goes back once written:
+/// at most `slots` streams' output, and `threads + 1` idle buffers; a file
+/// with a stream above `frameLimit` is left to the serial decoder. Each
+/// decoder's memory is limited as the serial one's (`memoryLimit`).
+/// Threads: `decode` runs on the run's thread; jobs on the pool's queue.
+struct XzStreamScan {
+    /// No state of its own: liblzma's one-call decoder makes its own.
+    final class Worker {}
+
+    let run: PipelineRun
+    let path: String
+    let operation: WeirError.Operation
+    let threads: Int
+    let frameLimit: Int
+    /// The most memory one stream's decoder may use.
+    let memoryLimit: UInt64
+
+    static let headerMagic: [UInt8] = [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]
+
+    /// The streams that make up `bytes` exactly, in order; nil when it is
+    /// not made of .xz streams alone.
+    static func streams(_ bytes: UnsafeRawBufferPointer) -> [(start: Int, size: Int, content: Int)]? {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+        var streams: [(start: Int, size: Int, content: Int)] = []
+        var end = bytes.count
+        while end > 0 {
+            guard end >= 2 * Int(LZMA_STREAM_HEADER_SIZE) else { return nil }
+            var footer = lzma_stream_flags()
+            guard lzma_stream_footer_decode(&footer, base + end - Int(LZMA_STREAM_HEADER_SIZE)) == LZMA_OK,
+                  footer.backward_size <= UInt64(end - 2 * Int(LZMA_STREAM_HEADER_SIZE)) else { return nil }
+            let indexSize = Int(footer.backward_size)
+            let indexStart = end - Int(LZMA_STREAM_HEADER_SIZE) - indexSize
+            var index: OpaquePointer?
+            // An index costs memory by its records: one this large is no
+            // file of weir's (a stream per chunk), and is left to the serial path.
+            var limit = UInt64(64 << 20)
+            var position = 0
+            guard lzma_index_buffer_decode(&index, &limit, nil, base + indexStart, &position, indexSize) == LZMA_OK
+            else { return nil }
+            let size = lzma_index_stream_size(index)
+            let content = lzma_index_uncompressed_size(index)
+            lzma_index_end(index, nil)
+            guard size <= UInt64(end), content <= UInt64(Int.max) else { return nil }
+            let start = end - Int(size)
+            guard (0..<6).allSatisfy({ bytes[start + $0] == headerMagic[$0] }) else { return nil }
+            streams.append((start, Int(size), Int(content)))
+            end = start
+        }
+        return streams.reversed()
+    }
+
+    /// Queues every stream of `region` (the whole file) when it is made of
+    /// two or more .xz streams; returns the bytes they take and the next
+    /// output index (zero bytes otherwise).
+    func decode(_ data: DispatchData, region: UnsafeRawBufferPointer, firstIndex: Int) -> (bytes: Int, next: Int) {
+        guard threads > 1, region.count >= 6, (0..<6).allSatisfy({ region[$0] == Self.headerMagic[$0] }),
+              let streams = Self.streams(region), streams.count > 1,
+              streams.allSatisfy({ $0.content <= frameLimit }) else { return (0, firstIndex) }
+        let control = run.control
+        let (path, operation, run, memoryLimit) = (self.path, self.operation, self.run, self.memoryLimit)
+        let pool = WorkerPool<Worker>(width: threads, label: "weir.unxz", makeContext: { Worker() },
+                                      onContextFailure: { control.fail($0) })
+        let buffers = BufferPool(size: max(1, streams.map(\.content).max() ?? 1), keep: threads + 1)
+        var index = firstIndex
+        for stream in streams {
+            guard let ticket = control.takeSlot() else { return (stream.start, index) }
+            let number = index
+            index += 1
+            nonisolated(unsafe) let input = region.baseAddress!.assumingMemoryBound(to: UInt8.self) + stream.start
+            pool.submit { worker in
+                guard worker != nil, !control.isFailed, let output = buffers.take() else { return ticket.release() }
+                var (limit, consumed, produced) = (memoryLimit, 0, 0)
+                let code = withExtendedLifetime(data) {
+                    lzma_stream_buffer_decode(&limit, 0, nil, input, &consumed, stream.size,
+                                              output.assumingMemoryBound(to: UInt8.self), &produced, stream.content)
+                }
+                guard code == LZMA_OK, consumed == stream.size, produced == stream.content else {
+                    buffers.recycle(output)
+                    control.fail(.lzma(code == LZMA_OK ? LZMA_DATA_ERROR : code, .xz, path: path, operation: operation,
+                                       offset: stream.start))
+                    return ticket.release()
+                }
+                run.submit(number, buffers.wrap(output, count: stream.content), ticket: ticket)
+            }
+        }
+        return (region.count, index)
+    }
+}

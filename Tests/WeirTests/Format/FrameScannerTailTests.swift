@@ -1,0 +1,68 @@
+import Testing
+@testable import Weir
+
+extension FormatTests {
+    @Suite("Frame scanner: what follows the zstd frames")
+    struct FrameScannerTailTests {
+        typealias F = FormatTests
+
+        /// Scans `stream` in pieces of `piece` bytes with `policy`; the frames
+        /// found, the scanner, and the error thrown, if any.
+        static func scan(_ stream: [UInt8], piece: Int, policy: FrameScanner.TailPolicy)
+            -> (frames: [FrameBoundary], scanner: FrameScanner, error: WeirError?) {
+            var scanner = FrameScanner(path: "tail.zst", operation: .decompress)
+            scanner.tailPolicy = policy
+            var frames: [FrameBoundary] = []
+            do throws(WeirError) {
+                var at = 0
+                while at < stream.count {
+                    let end = min(stream.count, at + piece)
+                    frames += try scanner.feed(F.data(stream[at..<end]))
+                    at = end
+                }
+                try scanner.finish()
+            } catch {
+                return (frames, scanner, error)
+            }
+            return (frames, scanner, nil)
+        }
+
+        @Test("another format after the frames ends the scan there, as zstd then decodes it", arguments: [1, 5, 1 << 20])
+        func otherFormat(piece: Int) {
+            let frame = F.compress(F.text(5000, seed: 2), checksum: true)
+            let skippable: [UInt8] = [0x50, 0x2a, 0x4d, 0x18, 0, 0, 0, 0]
+            for tail in [[0x1f, 0x8b, 8, 0, 9, 9], [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0], [0x04, 0x22, 0x4d, 0x18, 1]] as [[UInt8]] {
+                let stream = frame + skippable + tail + frame
+                let scanned = Self.scan(stream, piece: piece, policy: .otherFormats)
+                #expect(scanned.error == nil)
+                #expect(scanned.frames.count == 2 && scanned.scanner.tailStart == frame.count + 8)
+                #expect(scanned.scanner.offset == frame.count + 8)
+                // By default, it is corrupt.
+                #expect(Self.scan(stream, piece: piece, policy: .fails).error?.kind == .corrupt)
+            }
+        }
+
+        @Test("data of no format after the frames: the frames first, then the error; pass-through takes it all",
+              arguments: [1, 3, 1 << 20])
+        func garbage(piece: Int) {
+            let frame = F.compress(F.text(5000, seed: 3), checksum: false)
+            let stream = frame + Array("garbage".utf8)
+            let scanned = Self.scan(stream, piece: piece, policy: .otherFormats)
+            #expect(scanned.frames.count == 1)
+            #expect(scanned.error?.kind == .corrupt && scanned.error?.reason.contains("after frame 0 is not zstd") == true)
+            let copied = Self.scan(stream, piece: piece, policy: .anything)
+            #expect(copied.error == nil && copied.frames.count == 1 && copied.scanner.tailStart == frame.count)
+            // 1 to 3 bytes: too few for a magic number; pass-through's too.
+            let short = Self.scan(frame + [1, 2], piece: piece, policy: .anything)
+            #expect(short.error == nil && short.scanner.tailStart == frame.count && short.scanner.offset == frame.count)
+            #expect(Self.scan(frame + [1, 2], piece: piece, policy: .otherFormats).error?.kind == .truncated)
+        }
+
+        @Test("the first frame is never a tail: not zstd, whatever the policy")
+        func firstFrame() {
+            for policy in [FrameScanner.TailPolicy.otherFormats, .anything] {
+                #expect(Self.scan([0x1f, 0x8b, 8, 0, 1, 2], piece: 4, policy: policy).error?.kind == .notZstd)
+            }
+        }
+    }
+}
