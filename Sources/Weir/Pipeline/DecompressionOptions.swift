@@ -120,6 +120,9 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// decoded weir's `-9` files at half the speed (docs/design.md).
     package func budget(forFrame contentSize: Int) -> Int? {
         guard memoryLimit == nil else { return nil }
+        // A frame above the cap gets the cap (it streams): a size a header
+        // declares may be near Int.max, and the product below would trap.
+        guard contentSize <= largeFrameBudget else { return largeFrameBudget }
         let buffer = FrameBuffers.bufferSize(for: contentSize)
         guard buffer > Self.defaultBudgetPerThread else { return nil }
         return min(largeFrameBudget, (resolvedThreads + 1) * buffer + Self.defaultBudgetPerThread)

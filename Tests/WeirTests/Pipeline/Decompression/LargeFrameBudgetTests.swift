@@ -20,6 +20,10 @@ struct LargeFrameBudgetTests {
         #expect(two.budget(forFrame: 32 << 20) == 3 * (32 << 20) + (8 << 20))
         #expect(two.budget(forFrame: 64 << 20) == 3 * (64 << 20) + (8 << 20))
         #expect(two.budget(forFrame: 512 << 20) == two.largeFrameBudget)
+        // A header may declare up to 2^64 - 1 bytes: the cap, no overflow
+        // (the decoder fuzz target's crash of 2026-11-26).
+        #expect(two.budget(forFrame: Int.max) == two.largeFrameBudget)
+        #expect(two.budget(forFrame: Int.max - (1 << 20)) == two.largeFrameBudget)
         #expect(DecompressionOptions(memoryLimit: 1 << 30, threads: 2).budget(forFrame: 32 << 20) == nil)
         var held = two
         held.largeFrameBudget = 40 << 20
