@@ -9,11 +9,7 @@ import Glibc
 /// into a buffer of exactly its size. What follows the run (another
 /// tool's member, another format) is left to ``MixedStreamDecoder``.
 ///
-/// Bound: a member takes one of the run's slots before it is queued, its
-/// output buffer (pooled) goes back once written: at most `slots` members'
-/// output, and `threads + 1` idle buffers.
-/// The mapping stays alive while a job reads it (its DispatchData is held).
-/// Threads: `decode` runs on the run's thread; jobs on the pool's queue.
+/// Bound and threads: ``MemberRun``'s.
 struct GzipMemberScan {
     /// A worker's libdeflate decompressor.
     final class Inflater {
@@ -37,15 +33,8 @@ struct GzipMemberScan {
     /// next output index. Zero bytes when `data` does not start with one.
     func decode(_ data: DispatchData, region: UnsafeRawBufferPointer, firstIndex: Int) -> (bytes: Int, next: Int) {
         guard threads > 1, GzipMember.recordedSize(region) != nil else { return (0, firstIndex) }
-        let control = run.control
-        let (path, operation, run) = (self.path, self.operation, self.run)
-        let pool = WorkerPool<Inflater>(width: threads, label: "weir.gunzip",
-                                        makeContext: { () throws(WeirError) in try Inflater(path: path) },
-                                        onContextFailure: { control.fail($0) })
-        // The run's members first (their headers and trailers only): the
-        // output buffers are pooled, of the largest member's size, so that no
-        // member faults in a fresh mapping of its own.
-        var members: [(start: Int, size: Int, content: Int)] = []
+        // The run's members first (their headers and trailers only).
+        var members: [MemberRun.Member] = []
         var offset = 0
         while let size = GzipMember.recordedSize(UnsafeRawBufferPointer(rebasing: region[offset...])),
               size <= region.count - offset {
@@ -54,29 +43,17 @@ struct GzipMemberScan {
             members.append((offset, size, content))
             offset += size
         }
-        let buffers = BufferPool(size: max(1, members.map(\.content).max() ?? 1), keep: threads + 1)
-        var index = firstIndex
-        for member in members {
-            guard let ticket = control.takeSlot() else { return (member.start, index) }
-            let number = index
-            index += 1
-            nonisolated(unsafe) let input = region.baseAddress! + member.start  // in `data`, held by the job
-            pool.submit { inflater in
-                guard let inflater, !control.isFailed, let output = buffers.take() else { return ticket.release() }
-                var produced = 0
-                let code = withExtendedLifetime(data) {
-                    libdeflate_gzip_decompress(inflater.decompressor, input, member.size, output, member.content,
-                                               &produced)
-                }
-                guard code == LIBDEFLATE_SUCCESS, produced == member.content else {
-                    buffers.recycle(output)
-                    control.fail(.formatCorrupt(.gzip, path: path, operation: operation,
-                                                "the member does not inflate to its size and CRC", offset: member.start))
-                    return ticket.release()
-                }
-                run.submit(number, buffers.wrap(output, count: member.content), ticket: ticket)
-            }
+        let (path, operation) = (self.path, self.operation)
+        return MemberRun(run: run, threads: threads).queue(
+            members, in: data, region: region, firstIndex: firstIndex, label: "weir.gunzip",
+            makeContext: { () throws(WeirError) in try Inflater(path: path) }
+        ) { inflater, input, member, output in
+            var produced = 0
+            let code = libdeflate_gzip_decompress(inflater.decompressor, input, member.size, output, member.content,
+                                                  &produced)
+            guard code != LIBDEFLATE_SUCCESS || produced != member.content else { return nil }
+            return .formatCorrupt(.gzip, path: path, operation: operation,
+                                  "the member does not inflate to its size and CRC", offset: member.start)
         }
-        return (offset, index)
     }
 }

@@ -8,12 +8,8 @@ import Dispatch
 /// exactly its declared size. A file of one frame (stock `lz4`'s) is left
 /// to ``MixedStreamDecoder``, as is what follows the run.
 ///
-/// Bound, as ``GzipMemberScan``'s: a frame takes one of the run's slots
-/// before it is queued, its output buffer (pooled) goes back once written:
-/// at most `slots` frames' output, and `threads + 1` idle buffers; a frame
-/// larger than `frameLimit` ends the run. The mapping stays alive while a
-/// job reads it (its DispatchData is held).
-/// Threads: `decode` runs on the run's thread; jobs on the pool's queue.
+/// Bound and threads: ``MemberRun``'s; a frame larger than `frameLimit`
+/// ends the run.
 struct Lz4FrameScan {
     /// A worker's liblz4 decompression context.
     final class Decoder {
@@ -70,42 +66,26 @@ struct Lz4FrameScan {
     /// the bytes they take and the next output index.
     func decode(_ data: DispatchData, region: UnsafeRawBufferPointer, firstIndex: Int) -> (bytes: Int, next: Int) {
         guard threads > 1 else { return (0, firstIndex) }
-        var frames: [(start: Int, size: Int, content: Int)] = []
+        var frames: [MemberRun.Member] = []
         var offset = 0
         while let found = Self.frame(UnsafeRawBufferPointer(rebasing: region[offset...])), found.content <= frameLimit {
             frames.append((offset, found.size, found.content))
             offset += found.size
         }
         guard frames.count > 1 else { return (0, firstIndex) }
-        let control = run.control
-        let (path, operation, run) = (self.path, self.operation, self.run)
-        let pool = WorkerPool<Decoder>(width: threads, label: "weir.unlz4",
-                                       makeContext: { () throws(WeirError) in try Decoder(path: path) },
-                                       onContextFailure: { control.fail($0) })
-        let buffers = BufferPool(size: max(1, frames.map(\.content).max() ?? 1), keep: threads + 1)
-        var index = firstIndex
-        for frame in frames {
-            guard let ticket = control.takeSlot() else { return (frame.start, index) }
-            let number = index
-            index += 1
-            nonisolated(unsafe) let input = region.baseAddress! + frame.start  // in `data`, held by the job
-            pool.submit { decoder in
-                guard let decoder, !control.isFailed, let output = buffers.take() else { return ticket.release() }
-                LZ4F_resetDecompressionContext(decoder.context)
-                var (produced, consumed) = (frame.content, frame.size)
-                let code = withExtendedLifetime(data) {
-                    LZ4F_decompress(decoder.context, output, &produced, input, &consumed, nil)
-                }
-                guard LZ4F_isError(code) == 0, code == 0, consumed == frame.size, produced == frame.content else {
-                    buffers.recycle(output)
-                    let reason = LZ4F_isError(code) != 0 ? String(cString: LZ4F_getErrorName(code))
-                        : "the frame does not decode to its declared size"
-                    control.fail(.formatCorrupt(.lz4, path: path, operation: operation, reason, offset: frame.start))
-                    return ticket.release()
-                }
-                run.submit(number, buffers.wrap(output, count: frame.content), ticket: ticket)
-            }
+        let (path, operation) = (self.path, self.operation)
+        return MemberRun(run: run, threads: threads).queue(
+            frames, in: data, region: region, firstIndex: firstIndex, label: "weir.unlz4",
+            makeContext: { () throws(WeirError) in try Decoder(path: path) }
+        ) { decoder, input, frame, output in
+            LZ4F_resetDecompressionContext(decoder.context)
+            var (produced, consumed) = (frame.content, frame.size)
+            let code = LZ4F_decompress(decoder.context, output, &produced, input, &consumed, nil)
+            guard LZ4F_isError(code) != 0 || code != 0 || consumed != frame.size || produced != frame.content
+            else { return nil }
+            let reason = LZ4F_isError(code) != 0 ? String(cString: LZ4F_getErrorName(code))
+                : "the frame does not decode to its declared size"
+            return .formatCorrupt(.lz4, path: path, operation: operation, reason, offset: frame.start)
         }
-        return (offset, index)
     }
 }

@@ -11,12 +11,9 @@ import Dispatch
 /// with anything else in it (stream padding, another format) and a pipe are
 /// left to ``MixedStreamDecoder``.
 ///
-/// Bound, as ``GzipMemberScan``'s: a stream takes one of the run's slots
-/// before it is queued, its output buffer (pooled) goes back once written:
-/// at most `slots` streams' output, and `threads + 1` idle buffers; a file
-/// with a stream above `frameLimit` is left to the serial decoder. Each
-/// decoder's memory is limited as the serial one's (`memoryLimit`).
-/// Threads: `decode` runs on the run's thread; jobs on the pool's queue.
+/// Bound and threads: ``MemberRun``'s; a file with a stream above
+/// `frameLimit` is left to the serial decoder. Each decoder's memory is
+/// limited as the serial one's (`memoryLimit`).
 struct XzStreamScan {
     /// No state of its own: liblzma's one-call decoder makes its own.
     final class Worker {}
@@ -33,9 +30,9 @@ struct XzStreamScan {
 
     /// The streams that make up `bytes` exactly, in order; nil when it is
     /// not made of .xz streams alone.
-    static func streams(_ bytes: UnsafeRawBufferPointer) -> [(start: Int, size: Int, content: Int)]? {
+    static func streams(_ bytes: UnsafeRawBufferPointer) -> [MemberRun.Member]? {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
-        var streams: [(start: Int, size: Int, content: Int)] = []
+        var streams: [MemberRun.Member] = []
         var end = bytes.count
         while end > 0 {
             guard end >= 2 * Int(LZMA_STREAM_HEADER_SIZE) else { return nil }
@@ -70,33 +67,17 @@ struct XzStreamScan {
         guard threads > 1, region.count >= 6, (0..<6).allSatisfy({ region[$0] == Self.headerMagic[$0] }),
               let streams = Self.streams(region), streams.count > 1,
               streams.allSatisfy({ $0.content <= frameLimit }) else { return (0, firstIndex) }
-        let control = run.control
-        let (path, operation, run, memoryLimit) = (self.path, self.operation, self.run, self.memoryLimit)
-        let pool = WorkerPool<Worker>(width: threads, label: "weir.unxz", makeContext: { Worker() },
-                                      onContextFailure: { control.fail($0) })
-        let buffers = BufferPool(size: max(1, streams.map(\.content).max() ?? 1), keep: threads + 1)
-        var index = firstIndex
-        for stream in streams {
-            guard let ticket = control.takeSlot() else { return (stream.start, index) }
-            let number = index
-            index += 1
-            nonisolated(unsafe) let input = region.baseAddress!.assumingMemoryBound(to: UInt8.self) + stream.start
-            pool.submit { worker in
-                guard worker != nil, !control.isFailed, let output = buffers.take() else { return ticket.release() }
-                var (limit, consumed, produced) = (memoryLimit, 0, 0)
-                let code = withExtendedLifetime(data) {
-                    lzma_stream_buffer_decode(&limit, 0, nil, input, &consumed, stream.size,
-                                              output.assumingMemoryBound(to: UInt8.self), &produced, stream.content)
-                }
-                guard code == LZMA_OK, consumed == stream.size, produced == stream.content else {
-                    buffers.recycle(output)
-                    control.fail(.lzma(code == LZMA_OK ? LZMA_DATA_ERROR : code, .xz, path: path, operation: operation,
-                                       offset: stream.start))
-                    return ticket.release()
-                }
-                run.submit(number, buffers.wrap(output, count: stream.content), ticket: ticket)
-            }
+        let (path, operation, memoryLimit) = (self.path, self.operation, self.memoryLimit)
+        return MemberRun(run: run, threads: threads).queue(
+            streams, in: data, region: region, firstIndex: firstIndex, label: "weir.unxz", makeContext: { Worker() }
+        ) { _, input, stream, output in
+            var (limit, consumed, produced) = (memoryLimit, 0, 0)
+            let code = lzma_stream_buffer_decode(&limit, 0, nil, input.assumingMemoryBound(to: UInt8.self), &consumed,
+                                                 stream.size, output.assumingMemoryBound(to: UInt8.self), &produced,
+                                                 stream.content)
+            guard code != LZMA_OK || consumed != stream.size || produced != stream.content else { return nil }
+            return .lzma(code == LZMA_OK ? LZMA_DATA_ERROR : code, .xz, path: path, operation: operation,
+                         offset: stream.start)
         }
-        return (region.count, index)
     }
 }
