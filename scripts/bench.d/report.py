@@ -194,13 +194,19 @@ def measures(data):
     mode = MODE_TITLE.get(s.get("rss_mode"), s.get("rss_mode"))
     for label in s.get("levels", []):
         w, z = (find(data, "lean", row="level", level_label=label, family=f) for f in ("weir", "zstd"))
-        for key, k, f in (("lean-rss", "rss_kb", f_mib), ("lean-speed", "mbps", f_mbps),
+        high = w is not None and (w.get("level") or 0) >= 19  # issue 41: no more than zstd from -19
+        for key, k, f in (("lean-rss-high" if high else "lean-rss", "rss_kb", f_mib), ("lean-speed", "mbps", f_mbps),
                           ("lean-size", "out_bytes", f_bytes)):
             put(key, vs(w, z, k), [w], level=label, slice=human(s.get("rss_slice_bytes")), mode=mode,
                 weir=f(med(w, k)), zstd=f(med(z, k)))
     w, z = find(data, "lean", row="small", family="weir"), find(data, "lean", row="small", family="zstd")
     put("lean-small", vs(w, z, "rss_kb"), [w], size=human(s.get("small_bytes")), mode=mode,
         weir=f_mib(med(w, "rss_kb")), zstd=f_mib(med(z, "rss_kb")))
+    for what in ("--version", "-c"):
+        w, z = (find(data, "lean", row="start", level_label=what, family=f) for f in ("weir", "zstd"))
+        rss = med(w, "rss_kb")
+        put("lean-start", rss / 1024 if rss else None, [w], what=what if what == "--version" else "-c EMPTY",
+            cmd=w["cmd"] if w else "?", weir=f_mib(rss), zstd=f_mib(med(z, "rss_kb")))
     basis = ("the tree section: %s files of %s, wall, user+sys CPU and peak RSS of weir -T%d -r and zstd -T%d -r" % (
         tree.get("files"), tree.get("archive"), n, n) if tree else
         "from the tree section, which did not run: `--sections lean,tree`")
@@ -235,6 +241,7 @@ def target_list(targets):
     out = []
     for t in targets:
         val = ("" if t["value"] is None else ": **%.1f ms**" % t["value"] if t.get("unit") == "ms" else
+               ": **%.2f MiB**" % t["value"] if t.get("unit") == "MiB" else
                ": **%.3f×** (%+.1f%%)" % (t["value"], 100 * (t["value"] - 1)) if t["op"] == "within" else
                ": **%s**" % f_ratio(t["value"], 3))
         out.append("- %s — %s%s — %s (issue %d)\n" % (mark[t["status"]], t["target"], val, t["basis"], t["issue"]))
@@ -425,6 +432,9 @@ def sec_lean(data, targets):
     def mem(c, bold=False):
         return cell(c, lambda m: "%s MiB" % f_mib(m["rss_kb"]), bold, lambda m: " (%s MB/s)" % f_mbps(m["mbps"]))
 
+    def start(c, bold=False):
+        return cell(c, lambda m: "%s MiB" % f_mib(m["rss_kb"]), bold)
+
     def tree(c, bold=False):
         return cell(c, lambda m: "wall %s s, CPU %s s, %s MiB" % (f_num(m["wall"]), f_num(m["cpu"]),
                                                                   f_mib(m["rss_kb"])), bold)
@@ -449,7 +459,10 @@ def sec_lean(data, targets):
          else "– (no `--fast`)", "–", size(get("level", "weir", label), get("level", "zstd", label))]
         for label in s.get("levels", [])] + [
         ["Peak RSS, %s file, `-3`" % small, mem(get("small", "weir"), True), mem(get("small", "zstd")),
-         mem(get("small", "pzstd")), "–", size(get("small", "weir"), get("small", "zstd"))],
+         mem(get("small", "pzstd")), "–", size(get("small", "weir"), get("small", "zstd"))]] + [
+        ["Start-up: peak RSS of `TOOL %s`" % ("--version" if what == "--version" else "-c EMPTY > /dev/null"),
+         start(get("start", "weir", what), True), start(get("start", "zstd", what)), "–", "–", "–"]
+        for what in ("--version", "-c")] + [
         ["`-r` on the tree of `%s` (%s files, %s; the tree section's runs)" % (
             t.get("archive"), "{:,}".format(t.get("files") or 0), human(t.get("bytes"))),
          tree(find(data, "tree", family="weir"), True), tree(find(data, "tree", family="zstd")), "–", "–",
@@ -464,7 +477,7 @@ def sec_lean(data, targets):
                "Size ÷ zstd -T%d" % n], rows),
         "\nMedians of %d run(s) per case, tools alternating; the limit measured at the start of every round; peak "
         "RSS from GNU time. The RSS rows are %s; MB/s in brackets.\n\n" % (s["runs"], mode),
-        "Targets (issue 31):\n\n" + target_list(targets) + "\n",
+        "Targets (issues 31 and 41):\n\n" + target_list(targets) + "\n",
         "Every case:\n\n" + table(["Case", "Tool", "Mode", "MB/s", "Wall s", "Spread", "CPU s", "Peak RSS MiB",
                                    "Output bytes", "Runs ok"], detail),
         "\nThe limit per round (compression/decompression MB/s, together): %s.\n" % per_round(s.get("limit_runs", [])),

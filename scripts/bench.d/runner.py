@@ -326,6 +326,13 @@ class Bench:
             if c.returncode == 0 and d.returncode == 0:
                 return True, "%s | cmp with the input" % " ".join(case["decoder"][:2])
             return False, "ROUND TRIP FAILED (%s | cmp)" % " ".join(case["decoder"][:2])
+        if kind == "version":
+            # a start-up row's --version: one line naming the program
+            with open(out, "rb") as f:
+                text = f.read()
+            if text.count(b"\n") == 1 and (b"weir" in text or b"Zstandard" in text):
+                return True, "one line naming the program"
+            return False, "NOT A VERSION LINE: %r" % text[:80]
         if kind == "zeros":
             if file_size(out) == case["data_bytes"] and subprocess.run(
                     ["cmp", "-s", "-n", str(file_size(out)), out, "/dev/zero"]).returncode == 0:
@@ -1368,6 +1375,22 @@ class Bench:
             cases.append(self.make_case("lean", "compress", fam, tool, base, a.lean_mode, small, level=3,
                                         threads=n, group="RSS small", tag="small",
                                         extra={"row": "small", "level_label": "-3", "level_flags": "-3"}))
+        # start-up (issue 41): peak RSS of --version and of -c of an empty file, weir beside zstd
+        empty = os.path.join(src_dir, "empty")
+        open(empty, "wb").close()
+        for fam, tool, base in tools:
+            if fam not in ("weir", "zstd"):
+                continue
+            cases.append(self.make_case("lean", "compress", fam, tool, base, "null", empty, level=3, threads=n,
+                                        group="start -c", tag="start_c",
+                                        extra={"row": "start", "level_label": "-c", "level_flags": "-c"}))
+            c = self.make_case("lean", "compress", fam, tool, base, "null", empty, level=3, threads=n,
+                               group="start --version",
+                               tag="start_version", verify="version",
+                               extra={"row": "start", "level_label": "--version", "level_flags": "--version"})
+            c["argv"] = [base[0], "--version"]
+            c["cmd"] = self.disp(c["argv"])
+            cases.append(c)
 
         # the limit, at the start of every round, beside the tools' runs
         limit_argv = self.ceiling_argv(big)
