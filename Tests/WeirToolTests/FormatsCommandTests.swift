@@ -103,6 +103,20 @@ struct FormatsCommandTests {
                          size: 2_000_000)
     }
 
+    @Test("-t -v counts the members of weir's own .gz, .lz4 and .xz as frames, decoded in parallel or not",
+          arguments: ["gzip", "lz4", "xz"])
+    func memberCount(format: String) throws {
+        let scratch = Scratch()
+        scratch.text("in", size: 2_000_000)
+        let file = "in." + (format == "gzip" ? "gz" : format)
+        _ = try Self.sh("$WEIR -q -T2 -B 128K --format=\(format) in", scratch)
+        // 2,000,000 bytes in members of 128 KiB: 16 of them.
+        for line in ["$WEIR -t -v -T2 \(file)", "$WEIR -t -v -T1 \(file)", "cat \(file) | $WEIR -t -v -T2"] {
+            let run = try WeirProcess.shell(line, in: scratch.url)
+            #expect(run.status == 0 && run.stderr.contains(" 16 frames, "), "\(line): \(run.stderr)")
+        }
+    }
+
     @Test("frames of every format one after another in a pipe decode as one stream, as zstd decodes them")
     func mixed() throws {
         try Self.allSame(["(gzip -c in; zstd -q -c in; $WEIR -q -c -B 64K --format=lz4 in; xz -c in; gzip -c in)"

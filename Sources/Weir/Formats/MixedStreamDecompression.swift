@@ -84,6 +84,8 @@ final class MixedStreamDecompression: Sendable {
                     chunk.data.enumerateBytes { region, _, _ in regions.append(UnsafeRawBufferPointer(region)) }
                     var skip = 0
                     if index == 0, regions.count == 1, decoder.position == 0 {
+                        // Each member a scan hands out takes one output index.
+                        defer { totals.withLock { $0.frames += index } }
                         (skip, index) = scan.decode(chunk.data, region: regions[0], firstIndex: index)
                         if skip == 0 {
                             (skip, index) = lz4Scan.decode(chunk.data, region: regions[0], firstIndex: index)
@@ -104,7 +106,7 @@ final class MixedStreamDecompression: Sendable {
             } catch {
                 stopped.withLock { $0 = error }
             }
-            totals.withLock { $0.frames = decoder.frames }
+            totals.withLock { $0.frames += decoder.frames }
         }
         control.activity.wait()
         // What was decoded before a failure is written first, as zstd writes it.
