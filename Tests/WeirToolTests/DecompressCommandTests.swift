@@ -28,6 +28,34 @@ struct DecompressCommandTests {
         #expect(String(decoding: run.stdout, as: UTF8.self) == "same\n", "\(run.stderr)")
     }
 
+    @Test("a frame or member damaged in the middle, decoded on -T workers: every one before it is written, then exit 1",
+          arguments: ["zstd", "gzip", "xz", "lz4"])
+    func damagedOnWorkers(format: String) throws {
+        let scratch = Scratch()
+        let original = scratch.text("in", size: 16 << 16)
+        let piece = 64 << 10, damaged = 10
+        // Members are independent: the file of the first 10 pieces is the
+        // first 10 members, so its size is where the 11th starts.
+        _ = FileManager.default.createFile(atPath: scratch.path("head"), contents: original.prefix(damaged * piece))
+        let write = "$WEIR -q -c -B 64K --no-seek-table --format=\(format)"
+        _ = try WeirProcess.shell("\(write) in > in.z && \(write) head > head.z", in: scratch.url)
+        let start = try #require(scratch.data("head.z")).count
+        var bytes = try #require(scratch.data("in.z"))
+        for index in start + 200 ..< start + 216 { bytes[index] ^= 0x5A }
+        _ = FileManager.default.createFile(atPath: scratch.path("bad.z"), contents: bytes)
+        // From a pipe, only zstd frames are decoded on workers (the other
+        // formats stream, as their own tools do).
+        let pipe = format == "zstd" ? ["cat bad.z | $WEIR -q -dc -T2"] : []
+        for line in ["$WEIR -q -dc -T2 bad.z", "$WEIR -q -dc -T4 bad.z"] + pipe {
+            let run = try WeirProcess.shell(line + "; echo \"exit $?\" >&2", in: scratch.url)
+            // A Bool: a failed `==` of two large Data would be diffed in the report.
+            let before = run.stdout == original.prefix(damaged * piece)
+            #expect(before, "\(line): \(run.stdout.count) bytes, not the \(damaged * piece) before the damage")
+            let named = line.hasPrefix("cat") ? "(stdin): " : "bad.z: "
+            #expect(run.stderr.contains(named) && run.stderr.hasSuffix("exit 1\n"), "\(line): \(run.stderr)")
+        }
+    }
+
     @Test("a checksum mismatch fails, --no-check lets it through")
     func checksum() throws {
         let scratch = Scratch()

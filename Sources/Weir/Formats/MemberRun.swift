@@ -41,10 +41,13 @@ struct MemberRun {
             index += 1
             nonisolated(unsafe) let input = UnsafeRawPointer(region.baseAddress! + member.start)  // in `data`
             pool.submit { context in
-                guard let context, !control.isFailed, let output = buffers.take() else { return ticket.release() }
+                guard let context, !control.drops(piece: number), let output = buffers.take() else {
+                    return ticket.release()
+                }
                 if let error = withExtendedLifetime(data, { decode(context, input, member, output) }) {
                     buffers.recycle(output)
-                    control.fail(error)
+                    // The members before it are still written (RunControl).
+                    control.fail(error, atPiece: number)
                     return ticket.release()
                 }
                 run.submit(number, buffers.wrap(output, count: member.content), ticket: ticket)

@@ -24,7 +24,7 @@ import CSupport
 ///   ``close(stop:)`` sets the final length with `ftruncate`.
 ///
 /// Threads: everything runs on `queue` (serial), which owns `pending`,
-/// `next`, `failed`, `inFlight`, `position` and `writeBackFrom`; the channel's handlers and
+/// `next`, `failed`, `lastKept`, `inFlight`, `position` and `writeBackFrom`; the channel's handlers and
 /// the timer run on it too.
 final class OrderedWriter: @unchecked Sendable {  // DispatchIO and DispatchSource; mutable state on serial `queue`
     /// The most bytes per `write()` (see the type's comment).
@@ -42,6 +42,8 @@ final class OrderedWriter: @unchecked Sendable {  // DispatchIO and DispatchSour
     private var pending: [Int: DispatchData] = [:]
     private var next = 0
     private var failed = false
+    /// Pieces after this one are dropped (``abandon(after:)``).
+    private var lastKept = Int.max
     private var inFlight = 0
     private let output: Descriptor
     private var hangupTimer: DispatchSourceTimer?
@@ -140,7 +142,7 @@ final class OrderedWriter: @unchecked Sendable {  // DispatchIO and DispatchSour
     /// submitted exactly once. Callable from any thread.
     func submit(_ index: Int, _ data: DispatchData) {
         queue.async { [self] in
-            if failed {
+            if failed || index > lastKept {
                 onFinished(index, -1)
                 return
             }
@@ -159,6 +161,16 @@ final class OrderedWriter: @unchecked Sendable {  // DispatchIO and DispatchSour
             failed = true
             for index in pending.keys { onFinished(index, -1) }
             pending.removeAll()
+        }
+    }
+
+    func abandon(after index: Int) {
+        queue.async { [self] in
+            lastKept = min(lastKept, index)
+            for dropped in pending.keys.filter({ $0 > lastKept }) {
+                pending.removeValue(forKey: dropped)
+                onFinished(dropped, -1)
+            }
         }
     }
 

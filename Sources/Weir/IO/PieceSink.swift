@@ -13,6 +13,10 @@ protocol PieceSink: AnyObject, Sendable {
     func submit(_ index: Int, _ data: DispatchData)
     /// Drops every piece not yet out, and any that arrives later.
     func abandon()
+    /// Drops the pieces after `index`, now and when they arrive; the ones
+    /// before it still go out (piece `index` itself never comes: the run
+    /// was cut there, ``RunControl/fail(_:atPiece:)``).
+    func abandon(after index: Int)
     /// Ends the output: with `stop`, pieces under way end as well.
     func close(stop: Bool)
 }

@@ -21,6 +21,8 @@ final class StreamSink: PieceSink {
         /// The piece being sliced, and how much of it has been taken.
         var current: (index: Int, data: DispatchData, offset: Int)?
         var failed = false
+        /// Pieces after this one are dropped (``abandon(after:)``).
+        var lastKept = Int.max
         /// Set when the run has ended: nil for a success.
         var outcome: Result<Void, any Error>?
         var waiter: CheckedContinuation<Data?, any Error>?
@@ -42,7 +44,9 @@ final class StreamSink: PieceSink {
 
     func submit(_ index: Int, _ data: DispatchData) {
         let delivery = state.withLock { state -> Delivery in
-            if state.failed { return Delivery(finished: [(index, -1)], onFinished: state.onFinished) }
+            if state.failed || index > state.lastKept {
+                return Delivery(finished: [(index, -1)], onFinished: state.onFinished)
+            }
             state.pending[index] = data
             guard state.waiter != nil else { return Delivery() }
             return Self.take(&state, sliceSize: sliceSize)
@@ -58,6 +62,15 @@ final class StreamSink: PieceSink {
             state.pending.removeAll()
             state.current = nil
             return Delivery(finished: dropped, onFinished: state.onFinished)
+        }.run()
+    }
+
+    func abandon(after index: Int) {
+        state.withLock { state -> Delivery in
+            state.lastKept = min(state.lastKept, index)
+            let dropped = state.pending.keys.filter { $0 > state.lastKept }
+            for key in dropped { state.pending.removeValue(forKey: key) }
+            return Delivery(finished: dropped.map { ($0, -1) }, onFinished: state.onFinished)
         }.run()
     }
 

@@ -14,10 +14,23 @@ import Dispatch
 ///   ``RunTicket``, whose one `release()` frees both.
 /// - `stopHandlers` run once, on the thread that reports the first failure:
 ///   they close the channels with `.stop` so that blocked reads and writes end.
+/// - A piece that fails on a worker cuts the run there instead
+///   (``fail(_:atPiece:)``): nothing more is read or started, the pieces
+///   after it are dropped, the ones before it are still made and written —
+///   as zstd writes what it decoded before the damage — and the run fails
+///   with its error once they are out (``closeChannels(reader:writer:cleanup:)``).
 final class RunControl: Sendable {
+    private struct State {
+        var failure: WeirError?
+        /// The lowest piece that failed on a worker, and its error.
+        var cut: (piece: Int, error: WeirError)?
+        var stops: [@Sendable () -> Void] = []
+        var cuts: [@Sendable (_ piece: Int) -> Void] = []
+    }
+
     let slots = DispatchSemaphore(value: 0)
     let activity = DispatchGroup()
-    private let state = Locked<(failure: WeirError?, stops: [@Sendable () -> Void])>((nil, []))
+    private let state = Locked(State())
 
     init(slots limit: Int) {
         for _ in 0..<max(1, limit) { slots.signal() }
@@ -28,15 +41,40 @@ final class RunControl: Sendable {
         state.withLock { $0.stops.append(body) }
     }
 
+    /// Registers what a cut does (stop reading, drop the pieces after it).
+    func onCut(_ body: @escaping @Sendable (_ piece: Int) -> Void) {
+        state.withLock { $0.cuts.append(body) }
+    }
+
     /// Records `error` if it is the first, then runs the stop handlers once.
+    /// After a cut, a cancellation (the reading thread stopped by it) is
+    /// recorded as the cut's error.
     func fail(_ error: WeirError) {
         let stops: [@Sendable () -> Void] = state.withLock { state in
             guard state.failure == nil else { return [] }
-            state.failure = error
+            state.failure = error.kind == .cancelled ? state.cut?.error ?? error : error
+            state.cuts.removeAll()
             defer { state.stops.removeAll() }
             return state.stops
         }
         for stop in stops { stop() }
+    }
+
+    /// Output piece `piece` could not be made: cuts the run before it (see
+    /// the type's comment). A later cut at a lower piece moves it down.
+    func fail(_ error: WeirError, atPiece piece: Int) {
+        let cuts: [@Sendable (Int) -> Void] = state.withLock { state in
+            guard state.failure == nil, piece < state.cut?.piece ?? .max else { return [] }
+            state.cut = (piece, error)
+            return state.cuts
+        }
+        for cut in cuts { cut(piece) }
+    }
+
+    /// Whether piece `piece` is not to be made or written: the run failed,
+    /// or was cut before it.
+    func drops(piece: Int) -> Bool {
+        state.withLock { $0.failure != nil || piece > $0.cut?.piece ?? .max }
     }
 
     /// Registers the stop every pipeline needs: on the first failure, stop
@@ -48,6 +86,13 @@ final class RunControl: Sendable {
             reader.close(stop: true)
             writer?.close(stop: true)
             writer?.abandon()
+            wake()
+        }
+        // A cut stops the reader and drops what follows the piece; the
+        // writer goes on with the pieces before it.
+        onCut { piece in
+            reader.close(stop: true)
+            writer?.abandon(after: piece)
             wake()
         }
     }
@@ -66,7 +111,7 @@ final class RunControl: Sendable {
     /// kept every successful run's channels, queues and control alive for
     /// the life of the process (LeakSanitizer, scripts/fuzz).
     func closeChannels(reader: ChunkReader, writer: (any PieceSink)?, cleanup: DispatchGroup) throws(WeirError) {
-        defer { state.withLock { $0.stops.removeAll() } }
+        defer { state.withLock { $0.stops.removeAll(); $0.cuts.removeAll() } }
         reader.close(stop: isFailed)
         writer?.close(stop: isFailed)
         if isFailed {
@@ -80,8 +125,8 @@ final class RunControl: Sendable {
     /// How long a failed run waits for its channels' cleanup.
     static let stoppedCleanupWait = DispatchTimeInterval.milliseconds(250)
 
-    /// The first failure, if any.
-    var failure: WeirError? { state.withLock { $0.failure } }
+    /// The first failure, if any; after a cut, the cut's error.
+    var failure: WeirError? { state.withLock { $0.failure ?? $0.cut?.error } }
 
     /// Whether the run has failed.
     var isFailed: Bool { failure != nil }

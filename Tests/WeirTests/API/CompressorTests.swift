@@ -137,6 +137,36 @@ struct CompressorTests {
         #expect(Array(restored) == input)
     }
 
+    @Test("a stream with a frame damaged in the middle yields every frame before it, then throws")
+    func damagedStream() async throws {
+        let input = TestData.text(32 << 16, seed: 12)
+        let compressed = try await Compressor(options: Self.options).compress(Data(input))
+        let frames = TestData.frames(Array(compressed))
+        let damaged = 20
+        let start = frames.prefix(damaged).reduce(0) { $0 + $1.size }
+        var bytes = Array(compressed)
+        for index in start + 200 ..< start + 216 { bytes[index] ^= 0x5A }
+        let chunks = AsyncStream<[UInt8]> { continuation in
+            for at in stride(from: 0, to: bytes.count, by: 4096) {
+                continuation.yield(Array(bytes[at..<min(at + 4096, bytes.count)]))
+            }
+            continuation.finish()
+        }
+        var restored: [UInt8] = []
+        var failure: (any Error)?
+        do {
+            for try await piece in Decompressor(options: DecompressionOptions(threads: 4)).decompress(chunks) {
+                restored += piece
+            }
+        } catch {
+            failure = error
+        }
+        let kind = (failure as? WeirError)?.kind
+        #expect(kind == .corrupt || kind == .checksumMismatch, "\(String(describing: failure))")
+        let before = restored == Array(input.prefix(damaged << 16))
+        #expect(before, "\(restored.count) bytes, not the \(damaged << 16) before the damaged frame")
+    }
+
     @Test("in-memory round trip and a corrupt input")
     func memory() async throws {
         let input = Data(TestData.text(200_000, seed: 9))

@@ -21,7 +21,7 @@ struct WholeFrameDecoder: Sendable {
         let control = session.control
         let ticket = control.ticket()
         pool.submit { context in
-            guard let context, !control.isFailed else {
+            guard let context, !control.drops(piece: number) else {
                 buffers.recycle(buffer)
                 session.budget.release(compressed)
                 ticket.release()
@@ -38,7 +38,9 @@ struct WholeFrameDecoder: Sendable {
                 session.send(buffer, count: produced, from: buffers, number: number, ticket: ticket)
             } catch {
                 buffers.recycle(buffer)
-                control.fail(DecodeSession.located(error, index: boundary.index, offset: boundary.offset))
+                // The frames before it are still written (RunControl).
+                control.fail(DecodeSession.located(error, index: boundary.index, offset: boundary.offset),
+                             atPiece: number)
                 session.budget.release(compressed)
                 ticket.release()
             }
