@@ -327,7 +327,8 @@ def sec_decompress(data):
     if lim:
         dsingle = data.get("sections", {}).get("ceiling", {}).get("single_dec_mbps")
         out.append("\nEvery decoder's file output is bounded by the page cache's write limit: writing as many bytes "
-                   "from /dev/zero to a file, until on disk, %s MB/s here (in the same rounds), beside the decoding "
+                   "of zeros to a file as weir's writer writes them (128 KiB writes, writeback started every 32 MiB), "
+                   "until on disk, %s MB/s here (in the same rounds), beside the decoding "
                    "limit, %d × zstd -b3 -T1's decompression (the ceiling section): %s MB/s." % (
                        f_mbps(med(lim, "mbps")), n, f_mbps(n * dsingle if dsingle else None)))
     return "".join(out) + "\n\n" + commands(s["cases"], ["# inputs"] + [x["cmd"] for x in s.get("sources", [])]
