@@ -84,8 +84,6 @@ final class MixedStreamDecompression: Sendable {
                     chunk.data.enumerateBytes { region, _, _ in regions.append(UnsafeRawBufferPointer(region)) }
                     var skip = 0
                     if index == 0, regions.count == 1, decoder.position == 0 {
-                        // Each member a scan hands out takes one output index.
-                        defer { totals.withLock { $0.frames += index } }
                         (skip, index) = scan.decode(chunk.data, region: regions[0], firstIndex: index)
                         if skip == 0 {
                             (skip, index) = lz4Scan.decode(chunk.data, region: regions[0], firstIndex: index)
@@ -94,6 +92,8 @@ final class MixedStreamDecompression: Sendable {
                             (skip, index) = xzScan.decode(chunk.data, region: regions[0], firstIndex: index)
                         }
                         decoder.position = skip
+                        // Each member a scan handed out took one output index, from 0.
+                        totals.withLock { $0.frames += index }
                     }
                     for region in regions {
                         try decoder.feed(UnsafeRawBufferPointer(rebasing: region[skip...]), emit: emit)

@@ -133,8 +133,7 @@ final class OrderedWriter: @unchecked Sendable {  // DispatchIO and DispatchSour
     private func fail(_ error: WeirError) {
         guard !failed else { return }
         failed = true
-        for index in pending.keys { onFinished(index, -1) }
-        pending.removeAll()
+        drop(after: -1)
         onError(error)
     }
 
@@ -159,18 +158,21 @@ final class OrderedWriter: @unchecked Sendable {  // DispatchIO and DispatchSour
     func abandon() {
         queue.async { [self] in
             failed = true
-            for index in pending.keys { onFinished(index, -1) }
-            pending.removeAll()
+            drop(after: -1)
         }
     }
 
     func abandon(after index: Int) {
-        queue.async { [self] in
-            lastKept = min(lastKept, index)
-            for dropped in pending.keys.filter({ $0 > lastKept }) {
-                pending.removeValue(forKey: dropped)
-                onFinished(dropped, -1)
-            }
+        queue.async { [self] in drop(after: index) }
+    }
+
+    /// On `queue`: drops the pieces after `index` that wait, and any that
+    /// arrives later.
+    private func drop(after index: Int) {
+        lastKept = min(lastKept, index)
+        for dropped in pending.keys.filter({ $0 > lastKept }) {
+            pending.removeValue(forKey: dropped)
+            onFinished(dropped, -1)
         }
     }
 

@@ -57,21 +57,26 @@ final class StreamSink: PieceSink {
     func abandon() {
         state.withLock { state -> Delivery in
             state.failed = true
-            var dropped = state.pending.keys.map { ($0, -1) }
-            if let current = state.current { dropped.append((current.index, -1)) }
-            state.pending.removeAll()
+            var dropped = Self.drop(after: -1, &state)
+            if let current = state.current { dropped.append(current.index) }
             state.current = nil
-            return Delivery(finished: dropped, onFinished: state.onFinished)
+            return Delivery(finished: dropped.map { ($0, -1) }, onFinished: state.onFinished)
         }.run()
     }
 
     func abandon(after index: Int) {
         state.withLock { state -> Delivery in
-            state.lastKept = min(state.lastKept, index)
-            let dropped = state.pending.keys.filter { $0 > state.lastKept }
-            for key in dropped { state.pending.removeValue(forKey: key) }
-            return Delivery(finished: dropped.map { ($0, -1) }, onFinished: state.onFinished)
+            Delivery(finished: Self.drop(after: index, &state).map { ($0, -1) }, onFinished: state.onFinished)
         }.run()
+    }
+
+    /// Under the lock: drops the pieces after `index` that wait, and any
+    /// that arrives later; returns the numbers dropped now.
+    private static func drop(after index: Int, _ state: inout State) -> [Int] {
+        state.lastKept = min(state.lastKept, index)
+        let dropped = state.pending.keys.filter { $0 > state.lastKept }
+        for key in dropped { state.pending.removeValue(forKey: key) }
+        return dropped
     }
 
     /// Nothing to close: the consumer learns of the end from ``end(_:)``.
