@@ -1,0 +1,176 @@
+"""Shared fixtures: the weir binary, deterministic data, a real Dask cluster.
+
+The cluster is the one a user starts: ``dask scheduler`` and ``dask worker
+--nworkers 2 --nthreads 1``, every listening address on 127.0.0.1 (the
+dashboards too, on ports the system picks), started once for the session and
+stopped at its end, whatever the tests did. The workers find ``weir`` on their
+PATH: WEIR_BIN's folder first (default: the repository's release build).
+
+Without ``dask`` or the binary the cluster tests are skipped; with
+WEIR_CLUSTER_TEST=require they fail instead (CI sets it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+# Generous: a worker starts in about 2 s on an idle machine, far more under load.
+CLUSTER_START_TIMEOUT = 180
+
+
+def weir_binary() -> Path:
+    return Path(os.environ.get("WEIR_BIN", REPOSITORY / ".build" / "release" / "weir")).resolve()
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("WEIR_CLUSTER_TEST") == "require":
+        pytest.fail(f"WEIR_CLUSTER_TEST=require: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def weir_bin() -> Path:
+    binary = weir_binary()
+    if not os.access(binary, os.X_OK):
+        _unavailable(f"no weir executable at {binary} (set WEIR_BIN)")
+    return binary
+
+
+def run_weir(binary: Path, *args: str | os.PathLike[str], stdin: bytes | None = None) -> bytes:
+    """weir's standard output; fails the test with weir's message."""
+    process = subprocess.run([str(binary), *map(str, args)], input=stdin, capture_output=True, timeout=300)
+    assert process.returncode == 0, process.stderr.decode(errors="replace")
+    return process.stdout
+
+
+def text_lines(size: int, seed: int) -> bytes:
+    """About ``size`` bytes of lines of words (deterministic, compressible as
+    logs are), ending with a newline."""
+    rng = random.Random(seed)
+    words = [bytes(rng.choices(b"abcdefghijklmnopqrstuvwxyz", k=rng.randint(2, 9))) for _ in range(4000)]
+    lines = []
+    total = 0
+    while total < size:
+        line = b" ".join(rng.choices(words, k=rng.randint(0, 16))) + b"\n"
+        lines.append(line)
+        total += len(line)
+    return b"".join(lines)
+
+
+@pytest.fixture(scope="session")
+def text_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 20 MB text file (three 8 MiB frames at level 3)."""
+    path = tmp_path_factory.mktemp("data") / "lines.txt"
+    path.write_bytes(text_lines(20_000_000, seed=52))
+    return path
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is not None:
+        return
+    # The process group holds the worker's nanny and its worker processes.
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def cluster(weir_bin: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The address of a running scheduler with two single-threaded workers."""
+    dask_cli = shutil.which("dask") or str(Path(sys.executable).with_name("dask"))
+    if not os.access(dask_cli, os.X_OK):
+        _unavailable("no dask command (pip install 'dask[dataframe]' distributed)")
+    try:
+        from distributed import Client
+    except ImportError:
+        _unavailable("no distributed package")
+    folder = tmp_path_factory.mktemp("cluster")
+    scheduler_file = folder / "scheduler.json"
+    environment = dict(os.environ, PATH=f"{weir_bin.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    environment["DASK_DISTRIBUTED__WORKER__DAEMON"] = "False"
+    processes: list[subprocess.Popen[bytes]] = []
+    logs = []
+
+    def start(name: str, *args: str) -> None:
+        log = open(folder / f"{name}.log", "wb")  # noqa: SIM115 -- open for the cluster's life
+        logs.append(log)
+        processes.append(
+            subprocess.Popen(
+                [dask_cli, *args],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=environment,
+                cwd=folder,
+                start_new_session=True,
+            )
+        )
+
+    try:
+        start(
+            "scheduler",
+            "scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--dashboard-address",
+            "127.0.0.1:0",
+            "--scheduler-file",
+            str(scheduler_file),
+        )
+        deadline = time.monotonic() + CLUSTER_START_TIMEOUT
+        while not scheduler_file.exists() or scheduler_file.stat().st_size == 0:
+            if processes[0].poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"dask scheduler did not start: {(folder / 'scheduler.log').read_text()[-2000:]}")
+            time.sleep(0.1)
+        start(
+            "workers",
+            "worker",
+            "--scheduler-file",
+            str(scheduler_file),
+            "--nworkers",
+            "2",
+            "--nthreads",
+            "1",
+            "--host",
+            "127.0.0.1",
+            "--dashboard-address",
+            "127.0.0.1:0",
+        )
+        with Client(scheduler_file=str(scheduler_file), timeout=CLUSTER_START_TIMEOUT) as client:
+            client.wait_for_workers(2, timeout=CLUSTER_START_TIMEOUT)
+            address = client.scheduler.address
+            hosts = {info["host"] for info in client.scheduler_info()["workers"].values()}
+        assert address.startswith("tcp://127.0.0.1:"), address
+        assert hosts == {"127.0.0.1"}, hosts
+        yield address
+    finally:
+        for process in reversed(processes):
+            _stop(process)
+        for log in logs:
+            log.close()
+
+
+@pytest.fixture
+def client(cluster: str) -> Iterator[object]:
+    from distributed import Client
+
+    with Client(cluster, timeout=CLUSTER_START_TIMEOUT) as connected:
+        yield connected
