@@ -25,7 +25,7 @@ from fsspec import AbstractFileSystem, filesystem
 from fsspec.implementations.chained import ChainedFileSystem
 from fsspec.spec import AbstractBufferedFile
 
-from weir.frames import Frame, FrameIndex, build_index, decode
+from weir.frames import FormatError, Frame, FrameIndex, build_index, decode
 
 # Indexes kept per process, by the compressed file's path, size and
 # modification (or ETag): a Dask worker opening the file for each of its
@@ -91,7 +91,10 @@ class WeirFileSystem(ChainedFileSystem):
                 return cached
         size = details["size"]
         with self.target.open(path, "rb") as handle:
-            index = build_index(_reader(handle), size)
+            try:
+                index = build_index(_reader(handle), size)
+            except FormatError as error:
+                raise FormatError(f"{path}: {error}") from error
         with _index_lock:
             _index_cache[key] = index
             while len(_index_cache) > _INDEX_CACHE_ENTRIES:
@@ -160,7 +163,10 @@ class WeirFile(AbstractBufferedFile):
         for frame in frames:
             content = self._frames.get(frame.offset)
             if content is None:
-                content = decode(frame, fetched[frame.offset])
+                try:
+                    content = decode(frame, fetched[frame.offset])
+                except FormatError as error:
+                    raise FormatError(f"{self.path}: {error}") from error
                 self._frames[frame.offset] = content
                 while len(self._frames) > self._frame_cache:
                     self._frames.popitem(last=False)
