@@ -55,6 +55,16 @@ def run_weir(binary: Path, *args: str | os.PathLike[str], stdin: bytes | None = 
     return process.stdout
 
 
+def same_bytes(got: bytes, expected: bytes) -> bool:
+    """Whether two byte strings are equal, said without pytest's diff of
+    megabytes (which takes minutes): the first difference is printed."""
+    if got == expected:
+        return True
+    first = next((n for n, pair in enumerate(zip(got, expected, strict=False)) if pair[0] != pair[1]), None)
+    print(f"{len(got)} bytes, {len(expected)} expected, first difference at offset {first}")
+    return False
+
+
 def text_lines(size: int, seed: int) -> bytes:
     """About ``size`` bytes of lines of words (deterministic, compressible as
     logs are), ending with a newline."""

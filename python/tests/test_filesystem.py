@@ -9,7 +9,7 @@ from pathlib import Path
 
 import fsspec
 import pytest
-from conftest import run_weir, text_lines
+from conftest import run_weir, same_bytes, text_lines
 
 import weir.filesystem
 from weir import FormatError, WeirFileSystem
@@ -32,7 +32,7 @@ def read_through_weir(path: Path | str, start: int = 0, length: int = -1) -> byt
 def check_reads(path: Path, content: bytes) -> None:
     fs = WeirFileSystem()
     assert fs.info(str(path))["size"] == len(content)
-    assert read_through_weir(path) == content
+    assert same_bytes(read_through_weir(path), content)
     for start, length in [(0, 1), (4095, 2), (65_535, 70_000), (len(content) - 10, 100), (len(content), 5)]:
         assert read_through_weir(path, start, length) == content[start : start + length], (start, length)
 
@@ -111,7 +111,7 @@ def test_a_read_fetches_and_decodes_only_its_frames(
     start = 1_000_000_000
     expected = b"".join(block_at(n) for n in range(start // block, (start + MiB) // block + 1))
     skip = start % block
-    assert read_through_weir(path, start, MiB) == expected[skip : skip + MiB]
+    assert same_bytes(read_through_weir(path, start, MiB), expected[skip : skip + MiB])
     assert len(decoded) == 1  # 1 GB + 1 MiB lies in one 8 MiB frame (the 119th)
 
 
@@ -132,7 +132,7 @@ def test_a_damaged_frame_names_the_file_and_its_offset(weir_bin: Path, tmp_path:
 def test_not_zstd_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "plain.zst"
     path.write_bytes(b"plain text, not zstd\n" * 10)
-    with pytest.raises(FormatError, match="plain.zst"):
+    with pytest.raises(FormatError, match=r"plain\.zst"):
         WeirFileSystem().info(str(path))
 
 

@@ -36,10 +36,21 @@ _index_lock = threading.Lock()
 
 
 class WeirFileSystem(ChainedFileSystem):
-    """The content of zstd files on another fsspec file system."""
+    """The content of zstd files on another fsspec file system.
+
+    A file is named by its content, as ``weir -d`` names its output: the
+    target's ``big.log.zst`` is ``big.log`` here (so that readers which guess
+    a compression from the name, as Dask and pandas do, see none), and
+    ``weir::…/big.log.zst`` and ``weir::…/big.log`` open the same file. A
+    name that does not end in ``.zst`` (``x.zstd``, ``x.tzst``) is the
+    target's file of that name, unless the target has the name with ``.zst``
+    added: ``big.log`` beside ``big.log.zst`` is that file's content anyway.
+    """
 
     protocol: ClassVar[str | tuple[str, ...]] = "weir"
     root_marker = ""
+    # The suffix taken off a name (the only zstd suffix fsspec infers from).
+    suffix = ".zst"
 
     def __init__(
         self,
@@ -65,19 +76,32 @@ class WeirFileSystem(ChainedFileSystem):
 
     @classmethod
     def _strip_protocol(cls, path: Any) -> Any:
+        """The content's name: without ``weir://`` and without ``.zst``."""
         if isinstance(path, list):
             return [cls._strip_protocol(p) for p in path]
         text = str(path)
-        if text.startswith("weir://"):
-            text = text[len("weir://") :]
-        elif text.startswith("weir::"):
-            text = text[len("weir::") :]
+        for prefix in ("weir://", "weir::"):
+            if text.startswith(prefix):
+                text = text[len(prefix) :]
+        if text.endswith(cls.suffix) and len(text) > len(cls.suffix):
+            text = text[: -len(cls.suffix)]
         return text
 
+    def compressed_path(self, path: str) -> str:
+        """The target's path of the compressed file whose content is ``path``."""
+        path = self.target._strip_protocol(self._strip_protocol(path))
+        with_suffix = path + self.suffix
+        return with_suffix if self.target.isfile(with_suffix) else path
+
+    def _content_name(self, target_path: str) -> str:
+        return target_path[: -len(self.suffix)] if target_path.endswith(self.suffix) else target_path
+
     def index(self, path: str) -> FrameIndex:
-        """The frame index of the compressed file at ``path`` on the target."""
-        path = self.target._strip_protocol(path)
-        details = self.target.info(path)
+        """The frame index of the compressed file whose content is ``path``."""
+        return self._index(self.compressed_path(path))
+
+    def _index(self, path: str, details: dict[str, Any] | None = None) -> FrameIndex:
+        details = details or self.target.info(path)
         key = (
             self.target.fsid if _has_fsid(self.target) else id(self.target),
             path,
@@ -89,10 +113,9 @@ class WeirFileSystem(ChainedFileSystem):
             if cached is not None:
                 _index_cache.move_to_end(key)
                 return cached
-        size = details["size"]
         with self.target.open(path, "rb") as handle:
             try:
-                index = build_index(_reader(handle), size)
+                index = build_index(_reader(handle), details["size"])
             except FormatError as error:
                 raise FormatError(f"{path}: {error}") from error
         with _index_lock:
@@ -102,28 +125,38 @@ class WeirFileSystem(ChainedFileSystem):
         return index
 
     def info(self, path: str, **kwargs: Any) -> dict[str, Any]:
-        path = self._strip_protocol(path)
-        details = dict(self.target.info(path, **kwargs))
+        compressed = self.compressed_path(path)
+        return self._described(dict(self.target.info(compressed, **kwargs)))
+
+    def _described(self, details: dict[str, Any]) -> dict[str, Any]:
         if details.get("type") != "file":
             return details
-        index = self.index(path)
+        index = self._index(details["name"], details)
+        details["compressed_name"] = details["name"]
         details["compressed_size"] = details.get("size")
+        details["name"] = self._content_name(details["name"])
         details["size"] = index.size
         details["frames"] = len(index.frames)
         return details
 
     def ls(self, path: str, detail: bool = True, **kwargs: Any) -> list[Any]:
-        path = self._strip_protocol(path)
-        entries = self.target.ls(path, detail=True, **kwargs)
+        """The folder's ``.zst`` files, by their contents' names and sizes,
+        and its folders (other files are not listed: they may not be zstd)."""
+        path = self.target._strip_protocol(self._strip_protocol(path))
+        entries = [
+            entry
+            for entry in self.target.ls(path, detail=True, **kwargs)
+            if entry.get("type") != "file" or entry["name"].endswith(self.suffix)
+        ]
         if not detail:
-            return [entry["name"] for entry in entries]
-        return [self.info(entry["name"]) if entry.get("type") == "file" else entry for entry in entries]
+            return [self._content_name(entry["name"]) for entry in entries]
+        return [self._described(dict(entry)) for entry in entries]
 
     def ukey(self, path: str) -> str:
-        return str(self.target.ukey(self._strip_protocol(path)))
+        return str(self.target.ukey(self.compressed_path(path)))
 
     def modified(self, path: str) -> Any:
-        return self.target.modified(self._strip_protocol(path))
+        return self.target.modified(self.compressed_path(path))
 
     def _open(
         self,
@@ -136,8 +169,8 @@ class WeirFileSystem(ChainedFileSystem):
     ) -> WeirFile:
         if mode != "rb":
             raise NotImplementedError(f"weir:// opens files for reading only, not {mode!r}: write them with weir")
-        path = self._strip_protocol(path)
-        return WeirFile(self, path, self.index(path), frame_cache=self.frame_cache)
+        compressed = self.compressed_path(path)
+        return WeirFile(self, compressed, self._index(compressed), frame_cache=self.frame_cache)
 
 
 class WeirFile(AbstractBufferedFile):
@@ -146,6 +179,7 @@ class WeirFile(AbstractBufferedFile):
     the last ``frame_cache`` frames read."""
 
     def __init__(self, fs: WeirFileSystem, path: str, index: FrameIndex, frame_cache: int = 2) -> None:
+        """``path`` is the compressed file's path on ``fs.target``."""
         self.index = index
         self._frames: OrderedDict[int, bytes] = OrderedDict()
         self._frame_cache = max(1, frame_cache)
@@ -155,23 +189,21 @@ class WeirFile(AbstractBufferedFile):
 
     def _fetch_range(self, start: int, end: int) -> bytes:
         frames = self.index.covering(start, min(end, self.size))
-        if not frames:
-            return b""
+        # This read's frames are held here, whatever the cache drops meanwhile.
+        contents = {frame.offset: self._frames[frame.offset] for frame in frames if frame.offset in self._frames}
+        fetched = self._fetch_compressed([frame for frame in frames if frame.offset not in contents])
         pieces = []
-        missing = [frame for frame in frames if frame.offset not in self._frames]
-        fetched = self._fetch_compressed(missing)
         for frame in frames:
-            content = self._frames.get(frame.offset)
+            content = contents.get(frame.offset)
             if content is None:
                 try:
-                    content = decode(frame, fetched[frame.offset])
+                    content = decode(frame, fetched.pop(frame.offset))
                 except FormatError as error:
                     raise FormatError(f"{self.path}: {error}") from error
-                self._frames[frame.offset] = content
-                while len(self._frames) > self._frame_cache:
-                    self._frames.popitem(last=False)
-            else:
-                self._frames.move_to_end(frame.offset)
+            self._frames[frame.offset] = content
+            self._frames.move_to_end(frame.offset)
+            while len(self._frames) > self._frame_cache:
+                self._frames.popitem(last=False)
             low = max(start, frame.start) - frame.start
             high = min(end, frame.start + frame.length) - frame.start
             pieces.append(content[low:high] if (low, high) != (0, frame.length) else content)
