@@ -12,14 +12,9 @@ WEIR_CLUSTER_TEST=require they fail instead (CI sets it).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import random
-import shutil
-import signal
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -87,95 +82,30 @@ def text_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is not None:
-        return
-    # The process group holds the worker's nanny and its worker processes.
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=30)
-
-
 @pytest.fixture(scope="session")
 def cluster(weir_bin: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The address of a running scheduler with two single-threaded workers."""
-    dask_cli = shutil.which("dask") or str(Path(sys.executable).with_name("dask"))
-    if not os.access(dask_cli, os.X_OK):
-        _unavailable("no dask command (pip install 'dask[dataframe]' distributed)")
     try:
-        from distributed import Client
+        import distributed  # noqa: F401
     except ImportError:
-        _unavailable("no distributed package")
-    folder = tmp_path_factory.mktemp("cluster")
-    scheduler_file = folder / "scheduler.json"
-    environment = dict(os.environ, PATH=f"{weir_bin.parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    environment["DASK_DISTRIBUTED__WORKER__DAEMON"] = "False"
-    processes: list[subprocess.Popen[bytes]] = []
-    logs = []
+        _unavailable("no distributed package (pip install distributed)")
+    from weir.localcluster import ClusterError, LocalProcessCluster
 
-    def start(name: str, *args: str) -> None:
-        log = open(folder / f"{name}.log", "wb")  # noqa: SIM115 -- open for the cluster's life
-        logs.append(log)
-        processes.append(
-            subprocess.Popen(
-                [dask_cli, *args],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                env=environment,
-                cwd=folder,
-                start_new_session=True,
-            )
-        )
-
+    processes = LocalProcessCluster(
+        workers=2, path=[str(weir_bin.parent)], timeout=CLUSTER_START_TIMEOUT, folder=tmp_path_factory.mktemp("cluster")
+    )
     try:
-        start(
-            "scheduler",
-            "scheduler",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--dashboard-address",
-            "127.0.0.1:0",
-            "--scheduler-file",
-            str(scheduler_file),
-        )
-        deadline = time.monotonic() + CLUSTER_START_TIMEOUT
-        while not scheduler_file.exists() or scheduler_file.stat().st_size == 0:
-            if processes[0].poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"dask scheduler did not start: {(folder / 'scheduler.log').read_text()[-2000:]}")
-            time.sleep(0.1)
-        start(
-            "workers",
-            "worker",
-            "--scheduler-file",
-            str(scheduler_file),
-            "--nworkers",
-            "2",
-            "--nthreads",
-            "1",
-            "--host",
-            "127.0.0.1",
-            "--dashboard-address",
-            "127.0.0.1:0",
-        )
-        with Client(scheduler_file=str(scheduler_file), timeout=CLUSTER_START_TIMEOUT) as client:
-            client.wait_for_workers(2, timeout=CLUSTER_START_TIMEOUT)
-            address = client.scheduler.address
-            hosts = {info["host"] for info in client.scheduler_info()["workers"].values()}
+        address = processes.__enter__()
+    except ClusterError as error:
+        if "no dask command" in str(error):
+            _unavailable(str(error))
+        raise
+    try:
         assert address.startswith("tcp://127.0.0.1:"), address
-        assert hosts == {"127.0.0.1"}, hosts
+        assert processes.hosts == {"127.0.0.1"}, processes.hosts
         yield address
     finally:
-        for process in reversed(processes):
-            _stop(process)
-        for log in logs:
-            log.close()
+        processes.stop()
 
 
 @pytest.fixture
