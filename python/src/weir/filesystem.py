@@ -25,7 +25,8 @@ from fsspec import AbstractFileSystem, filesystem
 from fsspec.implementations.chained import ChainedFileSystem
 from fsspec.spec import AbstractBufferedFile
 
-from weir.frames import FormatError, Frame, FrameIndex, build_index, decode
+from weir.frames import FormatError, Frame, FrameIndex, build_index
+from weir.zstd import FrameDecoding
 
 # Indexes kept per process, by the compressed file's path, size and
 # modification (or ETag): a Dask worker opening the file for each of its
@@ -175,13 +176,14 @@ class WeirFileSystem(ChainedFileSystem):
 
 class WeirFile(AbstractBufferedFile):
     """The content of one compressed file: reads go to the frames that hold
-    them, each fetched in one ranged read and decoded once while it is among
-    the last ``frame_cache`` frames read."""
+    them, fetched in one ranged read per run of neighbours and decoded from
+    their start only as far as the read needs; the last ``frame_cache``
+    frames read go on from where they stopped."""
 
     def __init__(self, fs: WeirFileSystem, path: str, index: FrameIndex, frame_cache: int = 2) -> None:
         """``path`` is the compressed file's path on ``fs.target``."""
         self.index = index
-        self._frames: OrderedDict[int, bytes] = OrderedDict()
+        self._frames: OrderedDict[int, FrameDecoding] = OrderedDict()
         self._frame_cache = max(1, frame_cache)
         self._compressed = fs.target.open(path, "rb", cache_type="none")
         # No cache of fsspec's own: the decoded frames are the cache.
@@ -190,24 +192,25 @@ class WeirFile(AbstractBufferedFile):
     def _fetch_range(self, start: int, end: int) -> bytes:
         frames = self.index.covering(start, min(end, self.size))
         # This read's frames are held here, whatever the cache drops meanwhile.
-        contents = {frame.offset: self._frames[frame.offset] for frame in frames if frame.offset in self._frames}
-        fetched = self._fetch_compressed([frame for frame in frames if frame.offset not in contents])
+        decodings = {frame.offset: self._frames[frame.offset] for frame in frames if frame.offset in self._frames}
+        fetched = self._fetch_compressed([frame for frame in frames if frame.offset not in decodings])
+        for frame in frames:
+            if frame.offset not in decodings:
+                decodings[frame.offset] = FrameDecoding(fetched.pop(frame.offset), frame.length, frame.offset)
         pieces = []
         for frame in frames:
-            content = contents.get(frame.offset)
-            if content is None:
-                try:
-                    content = decode(frame, fetched.pop(frame.offset))
-                except FormatError as error:
-                    raise FormatError(f"{self.path}: {error}") from error
-            self._frames[frame.offset] = content
+            decoding = decodings[frame.offset]
+            self._frames[frame.offset] = decoding
             self._frames.move_to_end(frame.offset)
             while len(self._frames) > self._frame_cache:
                 self._frames.popitem(last=False)
             low = max(start, frame.start) - frame.start
             high = min(end, frame.start + frame.length) - frame.start
-            pieces.append(content[low:high] if (low, high) != (0, frame.length) else content)
-        return b"".join(pieces)
+            try:
+                pieces.append(decoding.read(low, high))
+            except FormatError as error:
+                raise FormatError(f"{self.path}: {error}") from error
+        return pieces[0] if len(pieces) == 1 else b"".join(pieces)
 
     def _fetch_compressed(self, frames: list[Frame]) -> dict[int, bytes]:
         """The compressed bytes of ``frames`` (in file order): neighbours are

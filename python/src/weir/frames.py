@@ -32,7 +32,7 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from weir.zstd import decode_frame, measure_frame
+from weir.zstd import measure_frame
 
 ZSTD_MAGIC = 0xFD2FB528
 SKIPPABLE_MAGIC = 0x184D2A50
@@ -282,9 +282,3 @@ def build_index(read_at: ReadAt, file_size: int) -> FrameIndex:
     if tables:
         sources.append("seek-table" if len(tables) == 1 else "seek-tables")
     return FrameIndex(frames, "+".join(sources) or "empty")
-
-
-def decode(frame: Frame, data: bytes) -> bytes:
-    """The content of ``frame`` from its compressed bytes, checked against the
-    size the index gives it."""
-    return decode_frame(data, frame.length, frame.offset)
