@@ -156,3 +156,11 @@ def test_sizes_and_the_table() -> None:
     table = seek_table([(10, 20, 7), (11, 0, 8)])
     assert table[:8] == bytes.fromhex("5e2a4d18") + (2 * 12 + 9).to_bytes(4, "little")
     assert table[-9:] == bytes.fromhex("0200000080b1ea928f")
+
+
+def test_a_source_read_through_fsspec(cluster: str, weir_bin: Path, text_file: Path, tmp_path: Path) -> None:
+    # Not a plain local path: the workers read their ranges through fsspec
+    # (here blockcache over file://, as they would an object store's URL).
+    dst = tmp_path / "from-url.zst"
+    compress(f"blockcache::file://{text_file}", str(dst), scheduler=cluster, frame=2 * MiB, blocksize=6 * MiB)
+    assert same_bytes(dst.read_bytes(), run_weir(weir_bin, "-c", "-B2M", text_file))

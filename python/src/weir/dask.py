@@ -237,7 +237,22 @@ def _compress_range(
 
 
 def _feed(src: str, offset: int, length: int, options: dict[str, Any], sink: Any) -> None:
-    with fsspec.open(src, "rb", **options) as source:
+    """Writes ``length`` bytes of ``src`` at ``offset`` into weir's standard input."""
+    fs, path = fsspec.core.url_to_fs(src, **options)
+    if isinstance(fs, LocalFileSystem) and hasattr(os, "splice"):
+        # A local (or shared) file: the kernel moves the pages into the pipe,
+        # this process copies nothing.
+        with open(path, "rb") as source:
+            done = 0
+            while done < length:
+                moved = os.splice(
+                    source.fileno(), sink.fileno(), min(_PIPE_PIECE, length - done), offset_src=offset + done
+                )
+                if moved == 0:
+                    raise RuntimeError(f"{src} ended at {offset + done}, before {offset + length}: did it shrink?")
+                done += moved
+        return
+    with fs.open(path, "rb") as source:
         source.seek(offset)
         left = length
         while left > 0:
