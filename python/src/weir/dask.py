@@ -46,6 +46,9 @@ _PIPE_PIECE = 1 << 20
 # The largest frame weir cuts (--ultra -21 and -22); -B takes at most 1 GiB.
 _MAX_FRAME = 1 << 30
 
+# Attempts at removing the parts' folder while late tasks write into it.
+_REMOVAL_ROUNDS = 20
+
 Entry = tuple[int, int, int | None]
 """(compressed size, decompressed size, checksum) of one frame of a part."""
 
@@ -352,9 +355,20 @@ def _sync_folder(folder: str) -> None:
 
 
 def _remove_parts(dst: str, parts_dir: str, options: dict[str, Any]) -> None:
+    """Removes the parts' folder. Tasks of a failed run may still be writing
+    into it (Dask does not stop a running task it cancels): no task creates
+    the folder, so once it is gone they fail to write; a part written between
+    the listing and the removal of the folder is caught by another round."""
     fs, path = fsspec.core.url_to_fs(parts_dir, **options)
-    with contextlib.suppress(FileNotFoundError):
-        fs.rm(path, recursive=True)
+    for _ in range(_REMOVAL_ROUNDS):
+        try:
+            fs.rm(path, recursive=True)
+        except FileNotFoundError:
+            return
+        except OSError:
+            continue  # a file appeared while the folder was emptied
+        if not fs.exists(path):
+            return
 
 
 def _parts_dir(dst: str, token: str) -> str:
