@@ -174,3 +174,15 @@ def test_only_reading(tmp_path: Path) -> None:
     with pytest.raises(NotImplementedError, match="reading only"):
         WeirFileSystem().open(str(tmp_path / "new.zst"), "wb")
     assert os.listdir(tmp_path) == []
+
+
+def test_names_are_the_contents_and_globs_find_them(weir_bin: Path, tmp_path: Path) -> None:
+    for number in (1, 2):
+        (tmp_path / f"f{number}.log.zst").write_bytes(run_weir(weir_bin, "-c", stdin=b"line %d\n" % number))
+    (tmp_path / "notes.txt").write_text("not zstd, not listed\n")
+    fs = WeirFileSystem()
+    assert sorted(fs.ls(str(tmp_path), detail=False)) == [str(tmp_path / "f1.log"), str(tmp_path / "f2.log")]
+    assert fs.glob(f"{tmp_path}/*.log.zst") == [str(tmp_path / "f1.log"), str(tmp_path / "f2.log")]
+    details = fs.info(f"{tmp_path}/f2.log")
+    assert (details["size"], details["compressed_name"]) == (7, str(tmp_path / "f2.log.zst"))
+    assert read_through_weir(tmp_path / "f2.log.zst") == read_through_weir(tmp_path / "f2.log") == b"line 2\n"
