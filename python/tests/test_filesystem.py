@@ -186,3 +186,15 @@ def test_names_are_the_contents_and_globs_find_them(weir_bin: Path, tmp_path: Pa
     details = fs.info(f"{tmp_path}/f2.log")
     assert (details["size"], details["compressed_name"]) == (7, str(tmp_path / "f2.log.zst"))
     assert read_through_weir(tmp_path / "f2.log.zst") == read_through_weir(tmp_path / "f2.log") == b"line 2\n"
+
+
+def test_another_writers_seek_table(tmp_path: Path, content: bytes) -> None:
+    # pyzstd's SeekableZstdFile writes the seekable format without checksums.
+    pyzstd = pytest.importorskip("pyzstd")
+    path = tmp_path / "pyzstd.zst"
+    with pyzstd.SeekableZstdFile(str(path), "wb", max_frame_content_size=50_000) as output:
+        output.write(content)
+    check_reads(path, content)
+    index = WeirFileSystem().index(str(path))
+    assert (index.source, len(index.frames)) == ("seek-table", -(-len(content) // 50_000))
+    assert all(frame.checksum is None for frame in index.frames)
