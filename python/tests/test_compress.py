@@ -118,7 +118,9 @@ def test_an_existing_dst_is_refused(cluster: str, text_file: Path, tmp_path: Pat
 
 
 def test_the_command_line(cluster: str, weir_bin: Path, text_file: Path, tmp_path: Path) -> None:
+    # Relative names, as a user types them: relative to the caller's folder.
     dst = tmp_path / "cli.zst"
+    (tmp_path / "in.txt").symlink_to(text_file)
     process = subprocess.run(
         [
             sys.executable,
@@ -127,8 +129,8 @@ def test_the_command_line(cluster: str, weir_bin: Path, text_file: Path, tmp_pat
             "compress",
             "--scheduler",
             cluster,
-            str(text_file),
-            str(dst),
+            "in.txt",
+            "cli.zst",
             "--level",
             "1",
             "--blocksize",
@@ -137,6 +139,7 @@ def test_the_command_line(cluster: str, weir_bin: Path, text_file: Path, tmp_pat
         capture_output=True,
         text=True,
         timeout=300,
+        cwd=tmp_path,
     )
     assert process.returncode == 0, process.stderr
     assert "3 tasks, 3 frames" in process.stderr

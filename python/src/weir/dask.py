@@ -133,6 +133,7 @@ def compress(
     from distributed import Client
 
     started = time.perf_counter()
+    src, dst = _absolute(src), _absolute(dst)
     frame = frame or frame_size(level)
     blocksize = blocksize or 8 * frame
     if not 0 < frame <= _MAX_FRAME or blocksize <= 0:
@@ -369,6 +370,12 @@ def _remove_parts(dst: str, parts_dir: str, options: dict[str, Any]) -> None:
             continue  # a file appeared while the folder was emptied
         if not fs.exists(path):
             return
+
+
+def _absolute(path: str) -> str:
+    """A local path as the caller means it: relative to the caller's folder,
+    not to the workers' (a URL is left as it is)."""
+    return path if "://" in path or "::" in path else os.path.abspath(path)
 
 
 def _parts_dir(dst: str, token: str) -> str:
