@@ -4,7 +4,7 @@ random access in an open process, and one file compressed on two Dask workers. S
     python3 scripts/bench.d/cluster_dask.py --corpus bench/corpus/linux-6.1.tar --weir .build/release/weir \\
         --runs 3 --json bench/results/DATE-cluster-dask.json --report bench/results/DATE-cluster-dask.md
 
-or imported by runner.py (run(runner)) and report.py (render(data)). Needs the weir Python package and Dask
+or a section of scripts/bench (sections.py: run(bench), render(data)). Needs the weir Python package and Dask
 (scripts/python-test installs them). The cluster is real processes on 127.0.0.1: `dask scheduler` and `dask worker
 --nworkers 2 --nthreads 1` (weir.localcluster), started once and stopped at the end.
 
@@ -244,7 +244,9 @@ def measure(corpus, weir, work, runs=3, workers=2, blocksize=64 * MiB, seek_offs
 
 
 def render(data):
-    """The section's report, in Markdown."""
+    """The section's part of the report, in Markdown, from data["sections"]["cluster_dask"] (or, standalone, from
+    what measure() returned)."""
+    data = data["sections"]["cluster_dask"] if "sections" in data else data
     goals = data["goals"]
 
     def verdict(name, value, at_least=True):
@@ -298,13 +300,14 @@ def render(data):
     return "\n".join(out) + "\n"
 
 
-def run(runner, busy_seconds=None):
-    """For runner.py: measures on its corpus and weir, into runner.data['sections']['cluster_dask']."""
-    a = runner.a
-    corpus = getattr(a, "corpus", None) or os.path.join(os.path.dirname(__file__), "..", "..", "bench", "corpus",
-                                                        "linux-6.1.tar")
-    runner.data["sections"]["cluster_dask"] = measure(corpus, a.weir, os.path.join(runner.work, "cluster-dask"),
-                                                      runs=a.runs)
+def run(bench):
+    """For runner.py (sections.py): measures on bench.main with bench.a.weir, bench.a.runs rounds, into
+    bench.data["sections"]["cluster_dask"]."""
+    results = measure(os.path.abspath(bench.main), os.path.abspath(bench.a.weir),
+                      os.path.join(bench.work, "cluster-dask"), runs=bench.a.runs,
+                      log=lambda message: print("bench: " + message, file=sys.stderr, flush=True))
+    bench.data["sections"]["cluster_dask"] = {"title": "Dask: weir's files split, and compressed on 2 workers",
+                                              **results}
 
 
 def main(argv=None):
