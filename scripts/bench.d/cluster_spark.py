@@ -81,7 +81,7 @@ def session_main(master_url, jar, worker_pid, split, warm, cases):
     spark.sparkContext.setLogLevel("ERROR")
     out = {"cases": []}
     try:
-        count_lines(spark, warm)  # executors up, JIT warm, page cache filled
+        count_lines(spark, warm)  # executors up, JIT warm
         for name, path in cases:
             seconds, parts, count = count_lines(spark, path)
             out["cases"].append({"name": name, "seconds": seconds, "partitions": parts, "lines": count})
@@ -112,6 +112,9 @@ def measure(corpus, weir, work, jar=None, runs=3, split=None, log=print):
         os.unlink(packed)
     subprocess.run([weir, "-q", "-T2", corpus, "-o", packed], check=True)  # untimed: the file everyone reads
     expected = line_truth(corpus)
+    warm = os.path.join(work, "warm.txt")  # each session's untimed first read: executors up, JIT warm
+    with open(corpus, "rb") as src, open(warm, "wb") as dst:
+        dst.write(src.read(64 * MiB))
     data = {"corpus": corpus, "corpus_bytes": size, "weir_file_bytes": os.path.getsize(packed), "runs": runs,
             "split": split or "Spark's default", "machine": platform.node(), "cpus": os.cpu_count(),
             "python": platform.python_version(), "jar": os.path.basename(jar), "expected_lines": expected,
@@ -122,7 +125,7 @@ def measure(corpus, weir, work, jar=None, runs=3, split=None, log=print):
         def in_session(with_jar, cases):
             """A session in a new Python process: weir's (the jar and its setting) or Spark's alone."""
             spec = json.dumps({"master_url": cluster.master_url, "jar": jar if with_jar else "",
-                               "worker_pid": cluster.procs[1].pid, "split": split, "warm": corpus, "cases": cases})
+                               "worker_pid": cluster.procs[1].pid, "split": split, "warm": warm, "cases": cases})
             done = subprocess.run([sys.executable, os.path.abspath(__file__), "--session", spec],
                                   capture_output=True, text=True)
             if done.returncode != 0:
@@ -153,6 +156,7 @@ def measure(corpus, weir, work, jar=None, runs=3, split=None, log=print):
     data["goals"] = {"builtin": data["lines"][CASES[1]]["median_s"] / split_s,
                      "plain": split_s / data["lines"][CASES[2]]["median_s"]}
     os.unlink(packed)
+    os.unlink(warm)
     return data
 
 
