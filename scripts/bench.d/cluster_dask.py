@@ -135,7 +135,8 @@ def measure(corpus, weir, work, runs=3, workers=2, blocksize=64 * MiB, seek_offs
 
     os.makedirs(work, exist_ok=True)
     size = os.path.getsize(corpus)
-    seek_offset = min(seek_offset, size // 2)  # a smaller corpus (a slice): its middle
+    if seek_offset + MiB > size:
+        seek_offset = size // 2  # a corpus too small for the offset (a slice): its middle
     packed = os.path.join(work, os.path.basename(corpus) + ".zst")
     if os.path.exists(packed):
         os.unlink(packed)
