@@ -159,18 +159,15 @@ package final class OutputFile: Sendable {
     /// Gives a regular output `source`'s owner and group (when permitted),
     /// permission bits and modification time, or, without a source, mode
     /// 0666 less the umask. Set-user-ID, set-group-ID and sticky bits are
-    /// carried over only when owner and group are the source's. Nothing for
+    /// never carried over, as zstd clears them (issue 49): a compressed
+    /// copy of a set-user-ID program is not a program, and the same bytes
+    /// decompressed elsewhere should not become one by the way. Nothing for
     /// a device written in place.
     package func stamp(copying source: FileStatus?) {
         guard temporaryPath != nil, open.load(ordering: .acquiring) else { return }
         if let source {
             _ = fchown(descriptor.fd, source.owner, source.group)  // EPERM unless root: kept as ours
-            var mode = source.mode & 0o7777
-            if let mine = try? descriptor.status(),
-               mine.owner != source.owner || mine.group != source.group {
-                mode &= 0o777
-            }
-            _ = fchmod(descriptor.fd, mode)
+            _ = fchmod(descriptor.fd, source.mode & 0o777)
             var times = [timespec(tv_sec: source.accessTime.tv_sec, tv_nsec: source.accessTime.tv_nsec),
                          timespec(tv_sec: source.modificationTime.tv_sec, tv_nsec: source.modificationTime.tv_nsec)]
             _ = futimens(descriptor.fd, &times)
