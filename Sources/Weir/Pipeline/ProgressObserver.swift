@@ -23,6 +23,10 @@ import Dispatch
 ///
 /// Attach one to a pipeline (`observer:`), call ``activate()`` before `run()`
 /// and ``finish()`` after it. One observer serves one run.
+///
+/// Time comes from a ``Clock``: the system's uptime and a dispatch timer,
+/// or, for tests, a clock the caller sets and ticks (``tick()``), so what a
+/// test asserts never depends on how busy the machine is.
 public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; mutable state on serial `queue`
     /// The running totals, as the handler sees them.
     public struct Totals: Sendable, Equatable {
@@ -44,11 +48,29 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
     /// The default time between two reports: ten a second.
     public static let defaultInterval = 0.1
 
+    /// Where the observer's time and ticks come from.
+    package struct Clock: Sendable {
+        /// Nanoseconds on a monotonic scale.
+        let now: @Sendable () -> UInt64
+        /// Ticks come from a dispatch timer once per interval; false: only
+        /// from ``ProgressObserver/tick()``.
+        let timed: Bool
+
+        /// The system's uptime, ticked by a dispatch timer.
+        package static let system = Clock(now: { DispatchTime.now().uptimeNanoseconds }, timed: true)
+
+        /// A clock that reads `now` and ticks only when told (tests).
+        package static func manual(now: @escaping @Sendable () -> UInt64) -> Clock {
+            Clock(now: now, timed: false)
+        }
+    }
+
     private let queue = DispatchQueue(label: "weir.progress")
     private let readSource: DispatchSourceUserDataAdd
     private let writeSource: DispatchSourceUserDataAdd
     private let timer: DispatchSourceTimer
     private let interval: Double
+    private let clock: Clock
     private let handler: @Sendable (Totals) -> Void
     /// Told of each level change under `--adapt`, on the pipeline's
     /// reading thread, as it happens; nil: not told.
@@ -56,7 +78,7 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
     private let activated = Locked(false)  // libdispatch must not free an inactive source
     // Owned by `queue`:
     private var totals = Totals()
-    private var started: UInt64 = 0        // uptime nanoseconds at activate()
+    private var started: UInt64?           // the clock's nanoseconds at activate()
     private var readGated = false          // readSource suspended by its handler
     private var writeGated = false         // writeSource suspended by its handler
     private var finishing = false          // no more gating nor reports
@@ -68,10 +90,18 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
     ///   - levelChanged: told of each level change under `--adapt`, on the
     ///     pipeline's reading thread: it must be quick (it delays the next
     ///     chunk's read).
-    public init(interval: Double = ProgressObserver.defaultInterval,
-                handler: @escaping @Sendable (Totals) -> Void,
-                levelChanged: (@Sendable (LevelChange) -> Void)? = nil) {
+    public convenience init(interval: Double = ProgressObserver.defaultInterval,
+                            handler: @escaping @Sendable (Totals) -> Void,
+                            levelChanged: (@Sendable (LevelChange) -> Void)? = nil) {
+        self.init(interval: interval, clock: .system, handler: handler, levelChanged: levelChanged)
+    }
+
+    /// An observer on `clock` (``Clock/manual(now:)`` in tests).
+    package init(interval: Double = ProgressObserver.defaultInterval, clock: Clock,
+                 handler: @escaping @Sendable (Totals) -> Void,
+                 levelChanged: (@Sendable (LevelChange) -> Void)? = nil) {
         self.interval = max(0.001, interval)
+        self.clock = clock
         self.handler = handler
         self.levelChanged = levelChanged
         readSource = DispatchSource.makeUserDataAddSource(queue: queue)
@@ -98,13 +128,25 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
         }
     }
 
+    /// One tick of a ``Clock/manual(now:)`` clock, as the timer's: the adds
+    /// made before the call are delivered, then the handler runs once with
+    /// the totals at the clock's time; returns after the handler. Nothing
+    /// before ``activate()`` or after ``finish()``.
+    package func tick() {
+        guard queue.sync(execute: { started != nil && !finishing }) else { return }
+        queue.sync { openGates() }
+        queue.sync { report() }  // after the resumed sources' deliveries, queued before it
+    }
+
     /// Starts counting and reporting (sources start inactive), and the clock.
     public func activate() {
         guard !activated.withLock({ was in defer { was = true }; return was }) else { return }
-        queue.sync { started = DispatchTime.now().uptimeNanoseconds }
+        queue.sync { started = clock.now() }
         let nanoseconds = Int(interval * 1e9)
-        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds),
-                       leeway: .nanoseconds(nanoseconds / 10))
+        if clock.timed {
+            timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds),
+                           leeway: .nanoseconds(nanoseconds / 10))
+        }
         readSource.activate()
         writeSource.activate()
         timer.activate()
@@ -134,8 +176,8 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
 
     /// Calls the handler with the totals now; on `queue`.
     private func report() {
-        guard !finishing else { return }
-        totals.seconds = Double(DispatchTime.now().uptimeNanoseconds &- started) / 1e9
+        guard !finishing, let started else { return }
+        totals.seconds = Double(clock.now() &- started) / 1e9
         handler(totals)
     }
 
@@ -146,7 +188,7 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
     public func finish() -> Totals {
         stop()
         return queue.sync {
-            if started > 0 { totals.seconds = Double(DispatchTime.now().uptimeNanoseconds &- started) / 1e9 }
+            if let started { totals.seconds = Double(clock.now() &- started) / 1e9 }
             return totals
         }
     }
