@@ -49,13 +49,15 @@ final class ProgressDisplay: Sendable {
         return observer
     }
 
-    /// Takes the line away and stops its observer.
+    /// Stops the observer, draws the line once more with its final totals
+    /// (100% when the whole input was taken), then takes it away.
     func end() {
-        clear(stopping: false)
-        observer.withLock { observer in
+        let last = observer.withLock { observer in
             defer { observer = nil }
             return observer
         }?.finish()
+        if let last { draw(last) }
+        clear(stopping: false)
     }
 
     /// Takes the line away for good: nothing is drawn afterwards (a signal).

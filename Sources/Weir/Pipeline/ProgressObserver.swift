@@ -30,7 +30,9 @@ import Dispatch
 public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; mutable state on serial `queue`
     /// The running totals, as the handler sees them.
     public struct Totals: Sendable, Equatable {
-        /// Bytes read from the input so far.
+        /// Bytes of the input the work has taken so far: compressing, those
+        /// the compressor took (a chunk read ahead counts once compressed);
+        /// otherwise those read.
         public var bytesIn: Int
         /// Bytes written to the output so far.
         public var bytesOut: Int
@@ -152,7 +154,8 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
         timer.activate()
     }
 
-    /// Called by the pipeline for every piece read; any thread.
+    /// Called by the pipeline for every piece of input its work took
+    /// (``Totals/bytesIn``); any thread.
     func bytesRead(_ count: Int) {
         if count > 0 { readSource.add(data: UInt(count)) }
     }
