@@ -181,6 +181,7 @@ package final class CompressionPipeline: Sendable {
                 if size >= 0 {
                     if let entry = seekTable?.written(index, size: size) { partial?.written(entry) }
                     frames.withLock { $0 += 1 }
+                    observer?.frameWritten()
                 }
             },
             wake: { control.slots.signal() },

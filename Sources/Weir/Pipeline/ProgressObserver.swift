@@ -36,6 +36,8 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
         public var bytesIn: Int
         /// Bytes written to the output so far.
         public var bytesOut: Int
+        /// Frames written so far (compressing; 0 otherwise).
+        public var frames: Int = 0
         /// Seconds since ``ProgressObserver/activate()``.
         public var seconds: Double
 
@@ -69,6 +71,8 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
 
     private let queue = DispatchQueue(label: "weir.progress")
     private let readSource: DispatchSourceUserDataAdd
+    /// Frames written; not gated: at most one add per frame.
+    private let frameSource: DispatchSourceUserDataAdd
     private let writeSource: DispatchSourceUserDataAdd
     private let timer: DispatchSourceTimer
     private let interval: Double
@@ -107,8 +111,10 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
         self.handler = handler
         self.levelChanged = levelChanged
         readSource = DispatchSource.makeUserDataAddSource(queue: queue)
+        frameSource = DispatchSource.makeUserDataAddSource(queue: queue)
         writeSource = DispatchSource.makeUserDataAddSource(queue: queue)
         timer = DispatchSource.makeTimerSource(queue: queue)
+        frameSource.setEventHandler { [unowned self] in totals.frames += Int(frameSource.data) }
         readSource.setEventHandler { [unowned self] in
             totals.bytesIn += Int(readSource.data)
             if !finishing && !readGated {
@@ -151,6 +157,7 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
         }
         readSource.activate()
         writeSource.activate()
+        frameSource.activate()
         timer.activate()
     }
 
@@ -158,6 +165,11 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
     /// (``Totals/bytesIn``); any thread.
     func bytesRead(_ count: Int) {
         if count > 0 { readSource.add(data: UInt(count)) }
+    }
+
+    /// Called by the pipeline for every frame written; any thread.
+    func frameWritten() {
+        frameSource.add(data: 1)
     }
 
     /// Called by the pipeline for every piece written; any thread.
@@ -202,9 +214,11 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
         guard activated.withLock({ was in defer { was = true }; return was }) else {
             readSource.cancel()
             writeSource.cancel()
+            frameSource.cancel()
             timer.cancel()
             readSource.activate()
             writeSource.activate()
+            frameSource.activate()
             timer.activate()
             return
         }
@@ -217,6 +231,7 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
         queue.sync {}  // the resumed sources' last deliveries run before this
         readSource.cancel()
         writeSource.cancel()
+        frameSource.cancel()
     }
 
     deinit {
