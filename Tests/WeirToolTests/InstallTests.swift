@@ -87,4 +87,34 @@ struct InstallTests {
         #expect(work.exists("notes.txt.zst"))
         #expect(work.data("notes.txt") == original)
     }
+
+    /// The run-time packages, from the one list scripts/package checks the .deb's Depends against.
+    static func runtimePackages() throws -> [String] {
+        let list = try String(contentsOfFile: root.appendingPathComponent("scripts/package.d/runtime-packages").path,
+                              encoding: .utf8)
+        return list.split(separator: "\n").map(String.init).filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    @Test("README's Install section and install.sh name exactly the run-time packages of the one list")
+    func runtimePackagesAreOneList() throws {
+        let packages = try Self.runtimePackages()
+        #expect(packages.contains("libzstd1") && packages.contains("libjemalloc2"))
+        let readme = try String(contentsOfFile: Self.root.appendingPathComponent("README.md").path, encoding: .utf8)
+        let install = try #require(readme.components(separatedBy: "## Install").dropFirst().first?
+            .components(separatedBy: "\n## ").first)
+        let named = Set(install.components(separatedBy: "`").enumerated()
+            .filter { $0.offset % 2 == 1 && $0.element.hasPrefix("lib") || $0.offset % 2 == 1 && $0.element == "zlib1g" }
+            .map(\.element))
+        #expect(named == Set(packages), "README's Install section names \(named.sorted())")
+        let script = try String(contentsOfFile: Self.root.appendingPathComponent("scripts/package.d/install.sh").path,
+                                encoding: .utf8)
+        let lines = script.split(separator: "\n").filter { $0.contains("apt-get install") }
+        #expect(!lines.isEmpty)
+        for line in lines {
+            let words = Set(line.components(separatedBy: "apt-get install ")[1]
+                .split(whereSeparator: { " `()".contains($0) }).map(String.init)
+                .filter { $0.hasPrefix("lib") || $0 == "zlib1g" })
+            #expect(words == Set(packages), "install.sh: \(line)")
+        }
+    }
 }

@@ -16,6 +16,39 @@ struct RangeCommandTests {
         return original
     }
 
+    @Test("a seek table's sizes for frames that declare none are checked before a range is served (issue 49)")
+    func untrustedTableSizes() throws {
+        let scratch = Scratch()
+        let original = scratch.text("a", size: 4_000_000)
+        // Two frames from pipes (no content size), indexed by weir, then the
+        // table's first entry made 5,000 bytes short and the second as much
+        // longer: the total still matches.
+        let made = try WeirProcess.shell("""
+            head -c 2000000 a | zstd -q > s.zst && tail -c +2000001 a | zstd -q >> s.zst && $WEIR -q --index s.zst &&
+            python3 - <<'PY'
+            import struct
+            data = bytearray(open("s.zst", "rb").read())
+            frames, descriptor = struct.unpack("<IB", data[-9:-4])
+            size = 12 if descriptor & 0x80 else 8
+            start = len(data) - 9 - frames * size
+            first = struct.unpack_from("<I", data, start + 4)[0]
+            second = struct.unpack_from("<I", data, start + size + 4)[0]
+            struct.pack_into("<I", data, start + 4, first - 5000)
+            struct.pack_into("<I", data, start + size + 4, second + 5000)
+            open("s.zst", "wb").write(data)
+            PY
+            """, in: scratch.url)
+        #expect(made.status == 0, "\(made.stderr)")
+        let run = try WeirProcess.run(["-d", "--range=2M:+1000", "s.zst"], in: scratch.url)
+        if run.status == 0 {
+            #expect(run.stdout == original[2_097_152 ..< 2_098_152], "the bytes at 2M are the content's")
+        } else {
+            #expect(run.stderr.contains("weir: s.zst:"), "\(run.stderr)")
+        }
+        let whole = try WeirProcess.run(["-d", "--range=0:", "s.zst"], in: scratch.url)
+        #expect(whole.status != 0 || whole.stdout == original, "\(whole.stderr)")
+    }
+
     @Test("any ranges, in any order, from weir's, zstd's and pzstd's files: the same bytes as the slices")
     func fromFiles() throws {
         let scratch = Scratch()

@@ -42,10 +42,24 @@ struct ResumeCommandTests {
             ("truncate -s 1000 in.zst.part", Self.command, "it is shorter than its record says"),
             ("printf 'garbage!' | dd of=in.zst.part conv=notrunc status=none", Self.command,
              "its frames are not where its record says"),
+            // Issue 49: one byte changed inside the first frame; bytes edited
+            // with the modification time put back; a hard link to a file the
+            // user keeps at the .part's name.
+            ("b=$(od -An -tu1 -j5000 -N1 in.zst.part); printf \"\\\\$(printf %o $((255 - b)))\" | "
+                + "dd of=in.zst.part bs=1 seek=5000 conv=notrunc status=none", Self.command,
+             "its frame 0 does not decode to the input's bytes"),
+            ("touch -r in stamp && printf 'EDIT' | dd of=in bs=1 seek=100 conv=notrunc status=none && touch -r stamp in",
+             Self.command, "the input changed since it was written"),
+            ("cp ref.zst keep && rm in.zst.part && ln keep in.zst.part", Self.command,
+             "it has other links (it may be another file)"),
         ]
         for (prepare, command, reason) in cases {
             try Self.scenario.startsOver(scratch, prepare: prepare, command: command, reason: reason)
             #expect(try scratch.zstd(["-dc", "in.zst"]).stdout == scratch.data("in"))
+            for extra in ["stamp", "keep"] where scratch.exists(extra) {
+                if extra == "keep" { #expect(scratch.data("keep") == scratch.data("ref.zst"), "the linked file is untouched") }
+                try FileManager.default.removeItem(atPath: scratch.path(extra))
+            }
             #expect(scratch.names == ["in", "in.zst", "ref.zst"], "\(scratch.names)")
             try FileManager.default.removeItem(atPath: scratch.path("in.zst"))
         }

@@ -34,20 +34,24 @@ struct ResumeDecompressionCommandTests {
                                           others: ["in", "in.zst"])
     }
 
-    @Test("a changed input, a short .part or a damaged last frame start over, saying why")
+    @Test("a changed input, a short .part, a damaged frame or a link at the .part start over, saying why")
     func startsOver() throws {
         let scratch = try Self.prepared()
-        // The content's end at the last checkpoint: the last kept frame ends there.
-        let end = "$(grep '^checkpoint' .out.part.resume | tail -1 | cut -d' ' -f4)"
         let cases: [(prepare: String, reason: String)] = [
             ("touch -d '2001-01-01' in.zst", "the input changed since it was written"),
             ("truncate -s 1000 out.part", "it is shorter than its record says"),
-            ("printf 'garbage!' | dd of=out.part bs=1 seek=$((\(end) - 100)) conv=notrunc status=none",
-             "its last frame's content is not the input's"),
+            ("printf 'garbage!' | dd of=out.part bs=1 seek=100 conv=notrunc status=none",
+             "its frame 0's content is not the input's"),
+            // Issue 49: a hard link to a file the user keeps, put at the name.
+            ("cp in keep && rm out.part && ln keep out.part", "it has other links (it may be another file)"),
         ]
         for (prepare, reason) in cases {
             try Self.scenario.startsOver(scratch, prepare: prepare, reason: reason)
             #expect(scratch.data("out") == scratch.data("in"), "\(reason)")
+            if scratch.exists("keep") {
+                #expect(scratch.data("keep") == scratch.data("in"), "the linked file is untouched")
+                try FileManager.default.removeItem(atPath: scratch.path("keep"))
+            }
             #expect(scratch.names == ["in", "in.zst", "out"], "\(scratch.names)")
             try FileManager.default.removeItem(atPath: scratch.path("out"))
         }

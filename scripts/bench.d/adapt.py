@@ -1,6 +1,6 @@
 """scripts/bench's adapt section (issue 40): weir --adapt against fixed levels and zstd --adapt -TN, each writing
-to standard output through `pv -q -L RATE` into /dev/null, at several rates and unthrottled. Imported by runner.py
-(run) and report.py (render, measures); no third-party modules.
+to standard output through `pv -q -L RATE` into /dev/null, at several rates and unthrottled. runner.py calls
+run(bench), report.py render(data), targets.py ratios(data); no third-party modules.
 
 Each round runs every case once, in order (rate by rate, tools alternating); a case's wall is the median of its
 rounds. weir --adapt runs with -v, and its level changes ("--adapt: level A → B at SIZE (S s)") are kept per run:
@@ -15,6 +15,10 @@ import statistics
 import subprocess
 import sys
 import time
+
+from corpus import describe, head
+from formatting import f_num, table
+from timing import busy_seconds as machine_busy_seconds
 
 STEP = 0.25  # seconds per column of the levels over time
 CHANGE = re.compile(r"--adapt: level (-?\d+) → (-?\d+) at .*\(([\d.]+) s\)")
@@ -32,7 +36,7 @@ def shell(producer, rate):
 
 def run_once(script, stderr_path, busy_seconds=None):
     """Runs SCRIPT under bash; wall seconds, the pipeline's CPU (every process of it, from getrusage) and the
-    share of the machine's CPU other processes took meanwhile (busy_seconds: runner.py's /proc/stat reader)."""
+    share of the machine's CPU other processes took meanwhile (busy_seconds: timing.py's /proc/stat reader)."""
     ncpu = os.cpu_count() or 1
     with open(stderr_path, "wb") as err:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -51,10 +55,10 @@ def run_once(script, stderr_path, busy_seconds=None):
             "changes": [[float(s), int(a), int(b)] for a, b, s in CHANGE.findall(text)], "other_load": other}
 
 
-def run(runner, busy_seconds=None):
+def run(runner, busy_seconds=machine_busy_seconds):
     a, n = runner.a, runner.N
-    corpus = runner.corpus_head(a.adapt_size)
-    runner.data["corpus"]["adapt"] = runner.describe(corpus, "adapt: input")
+    corpus = head(runner, a.adapt_size)
+    runner.data["corpus"]["adapt"] = describe(runner, corpus, "adapt: input")
     weir = [a.weir, "-T%d" % n] + runner.weir_extra
     q = shlex.quote(corpus)
     tools = [("weir --adapt", "weir", " ".join(map(shlex.quote, weir)) + " --adapt -v -c " + q)]
@@ -128,7 +132,7 @@ def levels_over_time(changes, start, end, step):
     return out
 
 
-def render(data, table, f_num):
+def render(data):
     """The section's markdown: walls per rate and tool, the ratios, the levels weir chose over time."""
     sec = data["sections"]["adapt"]
     cs = _cases(data)

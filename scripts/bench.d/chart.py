@@ -5,7 +5,7 @@ by matplotlib (Debian's python3-matplotlib). MB/s per tool: compression per mode
 import json
 import sys
 
-from report import MODE_TITLE, f_mbps, med  # same folder (run with PYTHONDONTWRITEBYTECODE=1: no __pycache__)
+from formatting import MODE_TITLE, f_mbps, med  # same folder (PYTHONDONTWRITEBYTECODE=1: no __pycache__)
 
 COLORS = {"weir": "#e8590c", "zstd": "#1c7ed6", "pzstd": "#2f9e44", "zstd-T1": "#868e96"}
 

@@ -4,8 +4,8 @@
 #   the manual page and the bash, zsh and fish completions under PREFIX/share.
 # Run-time needs: libzstd1 (1.5.4 or later), libjemalloc2 and the other
 # formats' libdeflate0, libisal2, zlib1g, liblz4-1 and liblzma5, with glibc,
-# libstdc++6 and libgcc-s1 (on Debian and Ubuntu: `apt-get install libzstd1
-# libjemalloc2 libdeflate0 libisal2 zlib1g liblz4-1 liblzma5`). No Swift is needed.
+# libstdc++6 and libgcc-s1. No Swift is needed. On Debian and Ubuntu:
+#   apt-get install libzstd1 libjemalloc2 libdeflate0 libisal2 zlib1g liblz4-1 liblzma5
 #   ./install.sh [PREFIX]
 # Files already at those places are replaced; nothing else is touched.
 set -eu

@@ -15,6 +15,7 @@ extension FileJob {
     ///   seek table says (describing the whole file: not a concatenation):
     ///   its `.part` holds their content. A file of one frame (stock
     ///   zstd's) cannot be cut, and one without a table is not weir's.
+    /// The kept frames are checked against the input (``PartialOutput/Check``).
     static func resumableOutput(_ path: String, force: Bool, operation: Operation, input: Descriptor,
                                 status: FileStatus?) throws(WeirError) -> OutputFile? {
         guard let status, let size = InputKind.trustedSize(of: input, status: status) else { return nil }
@@ -25,7 +26,7 @@ extension FileJob {
                   size >= PartialOutput.minimumFrames * options.fitted(toInputSize: size).chunkSize else { return nil }
             return try OutputFile.resumable(path: path, force: force, identity: ResumeRecord.identity(of: status),
                                             options: options.resumeFingerprint(size: size),
-                                            dictionary: options.dictionary)
+                                            dictionary: options.dictionary, input: input)
         case .decompress(let options):
             guard options.resumable, Self.isWeirsOwn(input, size: size) else { return nil }
             return try OutputFile.resumable(path: path, force: force, identity: ResumeRecord.identity(of: status),

@@ -124,7 +124,7 @@ package final class OutputFile: Sendable {
     /// sweep took the file before the lock was had.
     ///
     /// - Throws: ``WeirError`` `.create` naming `path`: the `mkstemp` failure.
-    private static func createTemporary(in folder: [UInt8], for path: String) throws(WeirError) -> (Int32, String) {
+    static func createTemporary(in folder: [UInt8], for path: String) throws(WeirError) -> (Int32, String) {
         while true {
             var template = folder + Array(".weir-XXXXXX".utf8) + [0]
             let fd = template.withUnsafeMutableBytes { mkstemp($0.bindMemory(to: CChar.self).baseAddress!) }

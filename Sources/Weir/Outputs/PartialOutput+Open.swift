@@ -2,107 +2,171 @@ import Glibc
 
 extension PartialOutput {
     /// Opens `NAME.part` for the output `path`: resumes it when its record
-    /// matches `identity` and `options` and its frames check, else starts it
-    /// anew. Nil when a `.part` that weir has no record of is in the way: it
-    /// is left alone, and the caller writes a plain temporary file instead.
+    /// matches `identity` and `options`, names this very `.part`, and its
+    /// frames check; else starts anew. Nil when the run cannot be resumed
+    /// without touching what is not weir's: a `.part` with no record (left
+    /// alone), or a folder at either name; the caller then writes a plain
+    /// temporary file instead.
+    ///
+    /// Never written through is a file weir did not create: the `.part` is
+    /// opened without following links, and kept only when it is a regular
+    /// file with one link whose inode is the one its record names (a hard
+    /// link to the input put at the name, or another file's `.part` copied
+    /// there, is not). Starting over makes a new `.part` and a new record,
+    /// each a temporary renamed over the name: the old file is never
+    /// truncated, whatever it is.
     ///
     /// - Parameters:
     ///   - identity: ``ResumeRecord/identity(of:)`` of the input.
     ///   - options: what shapes the output's bytes (``CompressionOptions/resumeFingerprint(size:)``,
     ///     ``DecompressionOptions/resumeFingerprint``).
     ///   - holds: frames (a compression) or their content (a decompression).
-    ///   - dictionary: the frames' dictionary, for decoding the last kept one.
-    ///   - input: a decompression's input, whose last kept frame is decoded
-    ///     and compared with the `.part`'s last bytes.
+    ///   - dictionary: the frames' dictionary, for decoding the kept ones.
+    ///   - input: the input: a compression's kept frames decode to its
+    ///     bytes, a decompression's are decoded from it and compared with
+    ///     the `.part` (``Check``).
     /// - Throws: ``WeirError`` when another weir holds the `.part`, or a
     ///   file cannot be created or read.
     package static func open(for path: String, identity: String, options: String, holds: Holds = .frames,
                              dictionary: ZstdDictionary?, input: Descriptor? = nil) throws(WeirError) -> PartialOutput? {
-        let partPath = path + ".part"
-        let recordPath = Self.recordPath(for: path)
+        let (partPath, recordPath) = Self.hiddenPaths(for: path)
         let folder = OutputFile.folder(of: path)
-        var fd = FileName.withCString(partPath) { Glibc.open($0, O_RDWR | O_CLOEXEC | O_NOFOLLOW) }
-        guard fd >= 0 || errno == ENOENT else { throw WeirError.system(errno, path: partPath, operation: .open) }
+        let partKind = NameKind(at: partPath), recordKind = NameKind(at: recordPath)
+        // Ours only when its record is there: a record is made (and its
+        // name synced) before its `.part`.
+        if partKind != .absent, recordKind == .absent { return nil }
+        if partKind == .directory || recordKind == .directory { return nil }
         var start = Start.fresh
-        var kept: [SeekTable.Entry] = []
-        var log: (record: Int32, hash: UInt64)?
-        if fd >= 0 {
-            // Ours only when its record is there: a record is made (and its
-            // name synced) before its `.part`.
-            let record = FileName.withCString(recordPath) { Glibc.open($0, O_RDWR | O_CLOEXEC | O_NOFOLLOW) }
-            guard record >= 0 else {
-                Glibc.close(fd)
-                return nil
+        if recordKind != .absent {
+            let check = Check(identity: identity, options: options, holds: holds, dictionary: dictionary,
+                              input: input, path: partPath)
+            switch try Self.reopen(partPath, recordPath, present: partKind != .absent, check: check) {
+            case .resumed(let kept):
+                return kept.partial(partPath: partPath, recordPath: recordPath, holds: holds, folder: folder)
+            case .startOver(let reason):
+                start = .startedOver(reason: reason)
+            case .fresh:
+                break
             }
-            guard flock(record, LOCK_EX | LOCK_NB) == 0, flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-                Glibc.close(fd)
-                Glibc.close(record)
-                throw WeirError.partialInUse(path: partPath)
-            }
-            let reading = Descriptor(record, path: recordPath)
-            if let (parsed, hash, length) = Self.contents(of: reading).flatMap(ResumeRecord.parse) {
-                if let reason = Self.mismatch(parsed, identity: identity, options: options, part: fd, holds: holds,
-                                              dictionary: dictionary, input: input, path: partPath) {
-                    start = .startedOver(reason: reason)
-                } else if let checkpoint = parsed.checkpoint {
-                    let totals = holds.totals(of: checkpoint)
-                    start = .resumed(frames: checkpoint.frames, inputBytes: totals.input, outputBytes: totals.output)
-                    kept = parsed.entries
-                    if ftruncate(record, off_t(length)) == 0, lseek(record, off_t(length), SEEK_SET) == length {
-                        log = (record, hash)
-                    }
-                }
-            } else {
-                start = .startedOver(reason: "its record cannot be read")
-            }
-            if log == nil { Glibc.close(record) }
         }
-        do throws(WeirError) {
-            let record = if let log { log.record } else {
-                try Self.createRecord(recordPath, identity: identity, options: options, folder: folder)
+        return try Self.create(partPath, recordPath, start: start, identity: identity, options: options,
+                               holds: holds, folder: folder, for: path)
+    }
+
+    /// What is at a hidden name, not following links.
+    enum NameKind: Equatable {
+        case absent, directory, other
+
+        init(at path: String) {
+            var info = stat()
+            if FileName.withCString(path, { lstat($0, &info) }) != 0 {
+                self = errno == ENOENT ? .absent : .other
+            } else {
+                self = (info.st_mode & S_IFMT) == S_IFDIR ? .directory : .other
             }
-            if fd < 0 {
-                fd = FileName.withCString(partPath) { Glibc.open($0, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
-                guard fd >= 0 else {
-                    Glibc.close(record)
-                    throw WeirError.system(errno, path: partPath, operation: .create)
-                }
-                _ = flock(fd, LOCK_EX | LOCK_NB)
-            }
-            let (output, input) = kept.reduce((0, 0)) { total, entry in
-                let sizes = holds.sizes(of: entry)
-                return (total.0 + sizes.output, total.1 + sizes.input)
-            }
-            // Cut back to the checkpoint (or to nothing), and write after it.
-            guard ftruncate(fd, off_t(output)) == 0, lseek(fd, off_t(output), SEEK_SET) == output else {
-                Glibc.close(record)
-                throw WeirError.system(errno, path: partPath, operation: .truncate)
-            }
-            let hash = log?.hash ?? ResumeRecord.hash(Array(ResumeRecord.header(identity: identity,
-                                                                                options: options).utf8))
-            return PartialOutput(partPath: partPath, recordPath: recordPath, descriptor: Descriptor(fd, path: path),
-                                 start: start, holds: holds, kept: kept,
-                                 log: Log(record: record, hash: hash, frames: kept.count, outputBytes: output,
-                                          inputBytes: input, folderSynced: log != nil),
-                                 folder: folder)
-        } catch {
-            if fd >= 0 { Glibc.close(fd) }
-            throw error
         }
     }
 
-    /// `.NAME.part.resume`, beside `NAME`.
-    static func recordPath(for path: String) -> String {
+    /// Makes a new `.part` and its record, each a locked temporary renamed
+    /// to its name (the record first, naming the new `.part`'s inode), over
+    /// whatever was there: nil when a name cannot be taken (a folder
+    /// appeared there).
+    private static func create(_ partPath: String, _ recordPath: String, start: Start, identity: String,
+                               options: String, holds: Holds, folder: String,
+                               for path: String) throws(WeirError) -> PartialOutput? {
+        let folderBytes = Self.folderBytes(of: path)
+        let (fd, partTemporary) = try OutputFile.createTemporary(in: folderBytes, for: partPath)
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let error = WeirError.system(errno, path: partPath, operation: .create)
+            Self.drop(fd, partTemporary)
+            throw error
+        }
+        let header = ResumeRecord.header(identity: identity, options: options, part: ResumeRecord.part(info))
+        let record: Int32
+        do throws(WeirError) {
+            let (made, recordTemporary) = try OutputFile.createTemporary(in: folderBytes, for: recordPath)
+            record = made
+            let bytes = Array(header.utf8)
+            do throws(WeirError) {
+                try bytes.withUnsafeBytes { bytes in
+                    Result { () throws(WeirError) in try Descriptor(record, path: recordPath).write(bytes, at: 0) }
+                }.get()
+            } catch {
+                Self.drop(record, recordTemporary)
+                throw error
+            }
+            _ = lseek(record, off_t(bytes.count), SEEK_SET)
+            guard Self.rename(recordTemporary, to: recordPath) else {
+                Self.drop(record, recordTemporary)
+                Self.drop(fd, partTemporary)
+                return nil
+            }
+            try DiskSync.folder(folder)
+            guard Self.rename(partTemporary, to: partPath) else {
+                Glibc.close(record)
+                FileName.withCString(recordPath, unlink)
+                Self.drop(fd, partTemporary)
+                return nil
+            }
+        } catch {
+            Self.drop(fd, partTemporary)
+            throw error
+        }
+        return PartialOutput(partPath: partPath, recordPath: recordPath, descriptor: Descriptor(fd, path: path),
+                             start: start, holds: holds, kept: [],
+                             log: Log(record: record, hash: ResumeRecord.hash(Array(header.utf8)), frames: 0,
+                                      outputBytes: 0, inputBytes: 0, folderSynced: false),
+                             folder: folder)
+    }
+
+    /// `rename`, true when it succeeded.
+    private static func rename(_ from: String, to: String) -> Bool {
+        FileName.withCString(from) { from in FileName.withCString(to) { Glibc.rename(from, $0) } } == 0
+    }
+
+    /// Closes and removes a temporary of ours.
+    private static func drop(_ fd: Int32, _ temporary: String) {
+        Glibc.close(fd)
+        FileName.withCString(temporary, unlink)
+    }
+
+    /// The folder's bytes of `path` up to its last slash (empty for a bare name).
+    static func folderBytes(of path: String) -> [UInt8] {
+        let name = FileName.bytes(of: path)
+        return name.lastIndex(of: UInt8(ascii: "/")).map { Array(name[...$0]) } ?? []
+    }
+
+    /// `NAME.part` and `.NAME.part.resume`, beside `NAME`; the same `STEM`
+    /// in both (`STEM.part`, `.STEM.part.resume`), so that each names the
+    /// other. `STEM` is `NAME` when the record's name fits in NAME_MAX (255
+    /// bytes); a longer `NAME` is cut (at a character's start) and given a
+    /// hash of the whole, `~` and 16 hex digits: every output name that
+    /// fits has hidden names that fit, and two long names sharing their
+    /// first bytes still have different ones.
+    static func hiddenPaths(for path: String) -> (part: String, record: String) {
         let name = FileName.bytes(of: path)
         let slash = name.lastIndex(of: UInt8(ascii: "/"))
-        let base = slash.map { name[name.index(after: $0)...] } ?? name[...]
+        var stem = Array(slash.map { name[name.index(after: $0)...] } ?? name[...])
         let prefix = slash.map { Array(name[...$0]) } ?? []
-        return FileName.string(fromBytes: prefix + Array(".".utf8) + base + Array(".part.resume".utf8))
+        let longest = Int(NAME_MAX) - ".".utf8.count - ".part.resume".utf8.count
+        if stem.count > longest {
+            let hash = String(ResumeRecord.hash(stem), radix: 16)
+            let mark = Array(("~" + String(repeating: "0", count: 16 - hash.count) + hash).utf8)
+            var cut = longest - mark.count
+            while cut > 0, stem[cut] & 0xC0 == 0x80 { cut -= 1 }  // not inside a UTF-8 character
+            stem = Array(stem[..<cut]) + mark
+        }
+        return (FileName.string(fromBytes: prefix + stem + Array(".part".utf8)),
+                FileName.string(fromBytes: prefix + Array(".".utf8) + stem + Array(".part.resume".utf8)))
     }
+
+    /// `.NAME.part.resume`, beside `NAME` (shortened as ``hiddenPaths(for:)`` says).
+    static func recordPath(for path: String) -> String { hiddenPaths(for: path).record }
 
     /// Whether the entry `name`, at `path` (its folder's bytes, a slash,
     /// `name`), is what a stopped run keeps for resuming: a record
-    /// (`.NAME.part.resume`), or a `NAME.part` with its record beside it.
+    /// (`.STEM.part.resume`), or a `STEM.part` with its record beside it.
     static func isKept(_ name: [UInt8], at path: [UInt8]) -> Bool {
         let part = Array(".part".utf8)
         let record = part + Array(".resume".utf8)
@@ -110,11 +174,11 @@ extension PartialOutput {
            name.suffix(record.count).elementsEqual(record) { return true }
         guard name.count > part.count, name.suffix(part.count).elementsEqual(part) else { return false }
         let folder = path.dropLast(name.count)
-        return FileStatus.exists(recordPath(for: FileName.string(fromBytes: Array(folder) + name.dropLast(part.count))))
+        return FileStatus.exists(FileName.string(fromBytes: Array(folder) + Array(".".utf8) + name + Array(".resume".utf8)))
     }
 
     /// Whether `name`, in the folder open as `directory`, is a record whose
-    /// `.part` is gone: `.NAME.part.resume` without `NAME.part`.
+    /// `.part` is gone: `.STEM.part.resume` without `STEM.part`.
     static func isStaleRecord(_ name: [UInt8], in directory: Int32) -> Bool {
         let suffix = Array(".resume".utf8)
         guard name.first == UInt8(ascii: "."), name.count > suffix.count + ".x.part".utf8.count,
@@ -123,106 +187,5 @@ extension PartialOutput {
         let part = name.dropFirst().dropLast(suffix.count).map { CChar(bitPattern: $0) } + [0]
         var status = stat()
         return fstatat(directory, part, &status, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT
-    }
-
-    /// Why `record` cannot be resumed, or nil when it can: another input or
-    /// other options, or kept frames that do not check.
-    private static func mismatch(_ record: ResumeRecord, identity: String, options: String, part fd: Int32,
-                                 holds: Holds, dictionary: ZstdDictionary?, input: Descriptor?,
-                                 path: String) -> String? {
-        if record.identity != identity { return "the input changed since it was written" }
-        if record.options != options { return "it was written with other options" }
-        guard let checkpoint = record.checkpoint else { return "it holds no whole frame" }
-        let totals = holds.totals(of: checkpoint)
-        var status = stat()
-        guard fstat(fd, &status) == 0, Int(status.st_size) >= totals.output else {
-            return "it is shorter than its record says"
-        }
-        let file = Descriptor(fd, path: path)
-        // The frames: in the `.part` (a compression) or in the input.
-        guard let frames = holds == .frames ? file : input else { return "its input cannot be read" }
-        var offset = 0
-        var magic = [UInt8](repeating: 0, count: 4)
-        for entry in record.entries {
-            let got = magic.withUnsafeMutableBytes { try? frames.read(into: $0, at: offset, operation: .read) }
-            guard got == 4, FrameHeader.startsFrame(magic) else { return "its frames are not where its record says" }
-            offset += Int(entry.compressedSize)
-        }
-        guard let last = record.entries.last else { return nil }
-        if holds == .content {
-            return Self.holdsContent(of: last, at: totals.input - Int(last.compressedSize), in: frames,
-                                     endingAt: totals.output, of: file, dictionary: dictionary)
-                ? nil : "its last frame's content is not the input's"
-        }
-        return Self.decodes(last, at: totals.output - Int(last.compressedSize), in: file,
-                            dictionary: dictionary, path: path) ? nil : "its last frame does not decode"
-    }
-
-    /// Whether the frame `entry` at `offset` decodes, checksum included, to
-    /// as many bytes as the entry says.
-    private static func decodes(_ entry: SeekTable.Entry, at offset: Int, in file: Descriptor,
-                                dictionary: ZstdDictionary?, path: String) -> Bool {
-        let size = Int(entry.decompressedSize)
-        var frame = [UInt8](repeating: 0, count: Int(entry.compressedSize))
-        let got = frame.withUnsafeMutableBytes { try? file.read(into: $0, at: offset, operation: .read) }
-        guard got == frame.count, let verifier = try? FrameVerifier(dictionary: dictionary, path: path) else {
-            return false
-        }
-        return frame.withUnsafeBytes { (try? verifier.decodedCount($0, capacity: size)) == size }
-    }
-
-    /// Whether the frame `entry` at `offset` of `input` decodes, checksum
-    /// included, to the bytes of `file` that end at `end`: a decompression's
-    /// last kept frame, whose content a cut could have left short or a
-    /// damage changed.
-    private static func holdsContent(of entry: SeekTable.Entry, at offset: Int, in input: Descriptor, endingAt end: Int,
-                                     of file: Descriptor, dictionary: ZstdDictionary?) -> Bool {
-        let size = Int(entry.decompressedSize)
-        var frame = [UInt8](repeating: 0, count: Int(entry.compressedSize))
-        var content = [UInt8](repeating: 0, count: size)
-        let got = frame.withUnsafeMutableBytes { try? input.read(into: $0, at: offset, operation: .read) }
-        let kept = content.withUnsafeMutableBytes { try? file.read(into: $0, at: end - size, operation: .read) }
-        guard offset >= 0, got == frame.count, kept == size,
-              let verifier = try? FrameVerifier(dictionary: dictionary, path: input.path) else { return false }
-        return frame.withUnsafeBytes { frame in
-            content.withUnsafeBytes { content in
-                (try? verifier.check(frame, against: content, frame: 0, offset: offset, path: input.path)) != nil
-            }
-        }
-    }
-
-    /// Creates the record with its header, locked (as a temporary is:
-    /// ``StaleTemporaries``), and syncs its folder, so that no `.part` is
-    /// ever on disk without it.
-    private static func createRecord(_ path: String, identity: String, options: String,
-                                     folder: String) throws(WeirError) -> Int32 {
-        while true {
-            let fd = FileName.withCString(path) { Glibc.open($0, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600) }
-            guard fd >= 0 else { throw WeirError.system(errno, path: path, operation: .create) }
-            guard StaleTemporaries.lockCreated(fd) else {
-                Glibc.close(fd)
-                continue
-            }
-            let header = Array(ResumeRecord.header(identity: identity, options: options).utf8)
-            do throws(WeirError) {
-                try header.withUnsafeBytes { bytes in
-                    Result { () throws(WeirError) in try Descriptor(fd, path: path).write(bytes, at: 0) }
-                }.get()
-                try DiskSync.folder(folder)
-            } catch {
-                Glibc.close(fd)
-                throw error
-            }
-            _ = lseek(fd, off_t(header.count), SEEK_SET)
-            return fd
-        }
-    }
-
-    /// The bytes of the file open as `file`, or nil when it cannot be read.
-    private static func contents(of file: Descriptor) -> [UInt8]? {
-        guard let size = try? file.status().size else { return nil }
-        var bytes = [UInt8](repeating: 0, count: size)
-        let got = bytes.withUnsafeMutableBytes { try? file.read(into: $0, at: 0, operation: .read) }
-        return got == size ? bytes : nil
     }
 }

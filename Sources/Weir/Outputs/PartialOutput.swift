@@ -18,12 +18,12 @@ import Glibc
 /// whole output: `.part` is renamed to it when complete (``OutputFile``).
 ///
 /// A `.part` is resumed only when its record names the same input (device,
-/// inode, size, modification time) and the same options; its frames up to
-/// the checkpoint must start where the record says and the last one must
-/// decode with its checksum (a compression), or the input's last kept frame
-/// must decode to the `.part`'s last bytes (a decompression); and the
-/// `.part` is cut back to that point.
-/// Anything else starts over and says why; a `.part` with no record beside
+/// inode, size, modification and change times), the same options and this
+/// very `.part` (a regular file of one link, opened without following
+/// links); and every kept frame checks (``Check``: decoded, against the
+/// record's checksums and the input's bytes); the `.part` is then cut back
+/// to the last checkpoint. Anything else starts over, in a new `.part`
+/// renamed over the old name, and says why; a `.part` with no record beside
 /// it is not weir's and is not touched (the run then cannot be resumed):
 /// the record is made, and its folder synced, before its `.part`. Both are
 /// held with an exclusive `flock` while open: two runs never share one, and
@@ -77,7 +77,8 @@ package final class PartialOutput: Sendable {
 
     /// `NAME.part`.
     package let partPath: String
-    /// `.NAME.part.resume`, in the same folder.
+    /// `.NAME.part.resume`, in the same folder (both shortened when long:
+    /// ``hiddenPaths(for:)``).
     package let recordPath: String
     /// The `.part`, open for writing at its end; ``OutputFile`` closes it.
     package let descriptor: Descriptor

@@ -6,9 +6,10 @@ import Glibc
 ///
 /// The record is text, one fact per line, and only ever grows:
 ///
-///     weir-resume 1
-///     identity DEVICE INODE SIZE MTIME_NS
+///     weir-resume 2
+///     identity DEVICE INODE SIZE MTIME_NS CTIME_NS
 ///     options FINGERPRINT
+///     part DEVICE INODE                           the `.part` weir created
 ///     frame COMPRESSED DECOMPRESSED CHECKSUM      one per frame
 ///     checkpoint FRAMES COMPRESSED_BYTES DECOMPRESSED_BYTES HASH
 ///
@@ -29,27 +30,37 @@ struct ResumeRecord: Equatable {
         var decompressedBytes: Int
     }
 
-    /// `DEVICE INODE SIZE MTIME_NS` of the input.
+    /// `DEVICE INODE SIZE MTIME_NS CTIME_NS` of the input.
     var identity: String
     /// The options that change the output's bytes (``PartialOutput``).
     var options: String
+    /// `DEVICE INODE` of the `.part` this record was made with: a `.part`
+    /// that is another file (a link to the input put there, a copy) is never
+    /// written through.
+    var part: String
     /// The frames up to ``checkpoint`` (none without one).
     var entries: [SeekTable.Entry] = []
     /// The last whole checkpoint, if any.
     var checkpoint: Checkpoint?
 
-    static let magic = "weir-resume 1"
+    static let magic = "weir-resume 2"
 
-    /// The record's first three lines.
-    static func header(identity: String, options: String) -> String {
-        "\(magic)\nidentity \(identity)\noptions \(options)\n"
+    /// The record's first four lines.
+    static func header(identity: String, options: String, part: String) -> String {
+        "\(magic)\nidentity \(identity)\noptions \(options)\npart \(part)\n"
     }
 
-    /// The identity line's value for an input.
+    /// The identity line's value for an input. The change time is in it:
+    /// bytes edited in place with the modification time put back (`touch
+    /// -r`) change it, and so does a new link to the file.
     static func identity(of status: FileStatus) -> String {
-        let nanoseconds = Int(status.modificationTime.tv_sec) * 1_000_000_000 + Int(status.modificationTime.tv_nsec)
-        return "\(status.device) \(status.inode) \(status.size) \(nanoseconds)"
+        func nanoseconds(_ time: timespec) -> Int { Int(time.tv_sec) * 1_000_000_000 + Int(time.tv_nsec) }
+        return "\(status.device) \(status.inode) \(status.size) \(nanoseconds(status.modificationTime)) "
+            + "\(nanoseconds(status.changeTime))"
     }
+
+    /// The part line's value for the file `fstat` described as `status`.
+    static func part(_ status: stat) -> String { "\(status.st_dev) \(status.st_ino)" }
 
     /// A dictionary as the options line names it: its ID, size and a hash
     /// of its bytes; `-` for none.
@@ -91,14 +102,15 @@ struct ResumeRecord: Equatable {
             lines.append((Substring(decoding: bytes[start..<index], as: UTF8.self), start, index + 1))
             start = index + 1
         }
-        guard lines.count >= 3, lines[0].text == magic,
-              lines[1].text.hasPrefix("identity "), lines[2].text.hasPrefix("options ") else { return nil }
+        guard lines.count >= 4, lines[0].text == magic, lines[1].text.hasPrefix("identity "),
+              lines[2].text.hasPrefix("options "), lines[3].text.hasPrefix("part ") else { return nil }
         var record = ResumeRecord(identity: String(lines[1].text.dropFirst("identity ".count)),
-                                  options: String(lines[2].text.dropFirst("options ".count)))
-        var hash = Self.hash(Array(bytes[..<lines[2].end]))
-        var length = lines[2].end
+                                  options: String(lines[2].text.dropFirst("options ".count)),
+                                  part: String(lines[3].text.dropFirst("part ".count)))
+        var hash = Self.hash(Array(bytes[..<lines[3].end]))
+        var length = lines[3].end
         var pending: [SeekTable.Entry] = []
-        for line in lines.dropFirst(3) {
+        for line in lines.dropFirst(4) {
             let fields = line.text.split(separator: " ")
             if fields.first == "frame", fields.count == 4, let compressed = UInt32(fields[1]),
                let decompressed = UInt32(fields[2]), let checksum = UInt32(fields[3]) {

@@ -112,7 +112,7 @@ extension FrameListing {
                                 decompressedSize: content, isSkippable: false,
                                 checksum: parsed.hasChecksum && table.hasChecksums ? entry.checksum : nil,
                                 hasChecksum: parsed.hasChecksum, windowSize: parsed.windowSize,
-                                dictionaryID: parsed.dictionaryID))
+                                dictionaryID: parsed.dictionaryID, sizeFromTableOnly: parsed.contentSize == nil))
             previousHasChecksum = parsed.hasChecksum
         }
         return frames

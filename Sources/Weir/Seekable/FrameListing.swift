@@ -36,6 +36,10 @@ package struct FrameListing: Sendable {
         package var windowSize: UInt64 = 0
         /// The dictionary ID its header names; 0 for none and for skippable frames.
         package var dictionaryID: UInt32 = 0
+        /// Whether ``decompressedSize`` comes from a seek table alone (the
+        /// header declares none: zstd from a pipe, the seekable library):
+        /// a claim, measured before content is served by it.
+        package var sizeFromTableOnly = false
     }
 
     /// The file, as given.

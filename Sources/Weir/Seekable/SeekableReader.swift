@@ -12,7 +12,8 @@ import SystemPackage
 /// otherwise by walking frame and block headers, which reads the compressed
 /// bytes but decodes nothing (pzstd's files, zstd's with content sizes).
 /// Frames that do not declare their content size are decoded once, side by
-/// side on the options' threads, to measure them.
+/// side on the options' threads, to measure them, even when a seek table
+/// gives their sizes: a table is never trusted.
 ///
 /// Reading decodes each frame that the range touches. The first read that
 /// ends inside a frame streams it from its start and leaves it as soon as
@@ -85,7 +86,13 @@ public final class SeekableReader: Sendable {
     /// Opens `path`, decoding frames of up to `wholeFrameLimit` whole.
     init(path: String, options: DecompressionOptions, wholeFrameLimit: Int) throws(WeirError) {
         self.wholeFrameLimit = wholeFrameLimit
-        let listing = try FrameListing.read(path: path)
+        var listing = try FrameListing.read(path: path)
+        // A table is never trusted: a size no header declares is measured
+        // (decoded) like a frame without a table, or a wrong one would
+        // shift every byte after it (issue 49).
+        for index in listing.frames.indices where listing.frames[index].sizeFromTableOnly {
+            listing.frames[index].decompressedSize = nil
+        }
         let file = try Descriptor.openForReading(path)
         self.file = file
         self.path = path

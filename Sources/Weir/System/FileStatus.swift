@@ -16,6 +16,8 @@ package struct FileStatus: Sendable {
     package var accessTime: timespec
     /// See `accessTime`.
     package var modificationTime: timespec
+    /// The last change of the inode (`st_ctime`): of its bytes, mode or links.
+    package var changeTime: timespec
     /// The owner and group.
     package var owner: uid_t
     /// See `owner`.
@@ -29,6 +31,7 @@ package struct FileStatus: Sendable {
         blockSize = Int(info.st_blksize)
         accessTime = info.st_atim
         modificationTime = info.st_mtim
+        changeTime = info.st_ctim
         owner = info.st_uid
         group = info.st_gid
     }

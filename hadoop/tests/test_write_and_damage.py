@@ -1,0 +1,63 @@
+"""Writing seekable zstd from Spark, read back by Spark, zstd, weir and pyzstd; a damaged frame
+fails its task naming the file and the frame's offset (issue 51, part 2)."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from conftest import compress, seek_table, text_bytes
+from helpers import filled_partitions, read_text, stats
+
+CODEC = "weir.hadoop.WeirCodec"
+
+
+def test_write_makes_seekable_parts_every_reader_reads(spark, weir_bin, tmp_path):
+    plain = tmp_path / "source.txt"
+    plain.write_bytes(text_bytes(6_000_000, seed=21))
+    source = read_text(spark, plain)
+    out = tmp_path / "out"
+    (source.repartition(3).write.option("compression", CODEC).option("lineSep", "\n")
+     .option("weir.zstd.frame.size", "256k").text(str(out)))
+    parts = sorted(out.glob("part-*"))
+    assert len(parts) == 3
+    assert all(p.name.endswith(".zst") for p in parts)
+    lines = []
+    for part in parts:
+        content = subprocess.run(["zstd", "-dc", str(part)], check=True, capture_output=True).stdout
+        lines += content.split(b"\n")[:-1]
+        frames = seek_table(part)
+        assert len(frames) == -(-len(content) // (256 << 10))
+        assert sum(d for _, _, d in frames) == len(content)
+        start = len(content) // 3
+        ranged = subprocess.run([weir_bin, "-d", "-c", f"--range={start}:+300000", str(part)],
+                                check=True, capture_output=True).stdout
+        assert ranged == content[start:start + 300000]
+        import pyzstd
+
+        with pyzstd.SeekableZstdFile(str(part)) as f:
+            f.seek(start)
+            assert f.read(300000) == content[start:start + 300000]
+    assert sorted(lines) == sorted(plain.read_bytes().split(b"\n"))
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "256k")
+    spark.conf.set("spark.sql.files.openCostInBytes", "0")
+    back = read_text(spark, out)
+    assert filled_partitions(back) > 3  # the parts themselves split
+    assert stats(back) == stats(source)
+
+
+def test_damaged_frame_fails_naming_file_and_offset(spark, weir_bin, tmp_path):
+    plain = tmp_path / "good.txt"
+    plain.write_bytes(text_bytes(2_000_000, seed=31))
+    packed = compress(weir_bin, plain, tmp_path / "bad.txt.zst", "-B", "64K")
+    offset, size, _ = seek_table(packed)[10]
+    raw = bytearray(packed.read_bytes())
+    raw[offset + size // 2] ^= 0x55
+    packed.write_bytes(bytes(raw))
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "64k")
+    spark.conf.set("spark.sql.files.openCostInBytes", "0")
+    with pytest.raises(Exception) as failure:
+        read_text(spark, packed).count()
+    message = str(failure.value)
+    assert "bad.txt.zst" in message
+    assert f"zstd frame at offset {offset} " in message

@@ -1,0 +1,150 @@
+"""The corpus of scripts/bench: the main file (the Linux tarball, --corpus FILE, or with --quick its head or a tar
+of the system's headers and docs), its slices cut once and cached in bench/corpus/ (NAME.head-N.tar), their sha256
+and where they came from (describe, for the report). Standard library only."""
+
+import hashlib
+import os
+import re
+import shlex
+import subprocess
+
+from formatting import human
+from timing import die, log
+
+
+def file_size(path):
+    return os.stat(path).st_size
+
+
+def sha256_file(path, cache=True):
+    """sha256 of a file, cached next to it as FILE.sha256 (keyed by size+mtime)."""
+    st = os.stat(path)
+    stamp = "%d %d" % (st.st_size, int(st.st_mtime))
+    cache_path = path + ".sha256"
+    if cache and os.path.exists(cache_path):
+        try:
+            digest, old_stamp = open(cache_path).read().split("\n")[:2]
+            if old_stamp == stamp:
+                return digest
+        except ValueError:
+            pass
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while True:
+            b = f.read(1 << 22)
+            if not b:
+                break
+            h.update(b)
+    digest = h.hexdigest()
+    if cache:
+        with open(cache_path, "w") as f:
+            f.write(digest + "\n" + stamp + "\n")
+    return digest
+
+
+def warm(path):
+    """Read a file once so that every tool sees it in the page cache."""
+    with open(path, "rb") as f:
+        while f.read(1 << 23):
+            pass
+
+
+def head_file(bench, src, n, dest):
+    """dest = the first n bytes of src (cached)."""
+    if os.path.exists(dest) and file_size(dest) == n:
+        return dest
+    if file_size(src) < n:
+        die("%s has %d bytes, fewer than the %d requested" % (src, file_size(src), n))
+    log("bench: writing %s (first %s of %s)" % (bench.disp_path(dest), human(n), os.path.basename(src)))
+    tmp = dest + ".tmp"
+    with open(src, "rb") as fi, open(tmp, "wb") as fo:
+        left = n
+        while left:
+            b = fi.read(min(left, 1 << 23))
+            if not b:
+                break
+            fo.write(b)
+            left -= len(b)
+    os.replace(tmp, dest)
+    return dest
+
+
+def generated(bench, n):
+    """Real-world text and code without the Linux tarball: a tar of the
+    system's headers and docs, repeated if it is shorter than n."""
+    dest = os.path.join(bench.corpus_dir, "generated-%d.tar" % n)
+    if os.path.exists(dest) and file_size(dest) == n:
+        return dest
+    dirs = [d for d in ("/usr/include", "/usr/share/doc", "/usr/share/perl", "/usr/lib/python3",
+                        "/usr/share/man", "/usr/share/common-licenses") if os.path.isdir(d)]
+    if not dirs:
+        die("no corpus: the Linux tarball is missing and there is nothing to tar; run without --quick")
+    log("bench: generating %s from a tar of %s" % (bench.disp_path(dest), " ".join(dirs)))
+    script = ("set +o pipefail; tar --sort=name -cf - %s 2>/dev/null > %s.one || true; "
+              "while cat %s.one; do :; done | head -c %d > %s.tmp && mv %s.tmp %s; rm -f %s.one") % (
+        " ".join(shlex.quote(d) for d in dirs), shlex.quote(dest), shlex.quote(dest), n,
+        shlex.quote(dest), shlex.quote(dest), shlex.quote(dest), shlex.quote(dest))
+    subprocess.run(["bash", "-c", script], check=True)
+    if file_size(dest) != n:
+        die("could not generate %s" % dest)
+    with open(dest + ".source", "w") as f:
+        f.write("generated: tar --sort=name of %s, repeated to %d bytes "
+                "(the Linux tarball was not cached)\n" % (" ".join(dirs), n))
+    return dest
+
+
+def describe(bench, path, role):
+    info = {"role": role, "path": bench.disp_path(path), "name": os.path.basename(path),
+            "bytes": file_size(path), "sha256": sha256_file(path)}
+    own = path + ".source"
+    m = re.fullmatch(r"(.*)\.head-(\d+)\.tar", os.path.basename(path))
+    if os.path.exists(own):
+        info["source"] = open(own).read().strip()
+    elif m:
+        parent = os.path.join(os.path.dirname(path), m.group(1) + ".tar")
+        info["source"] = "first %s bytes of %s" % (m.group(2), os.path.basename(parent))
+        if role == "main corpus" and os.path.exists(parent + ".source"):
+            info["source"] += " (" + open(parent + ".source").read().strip() + ")"
+    return info
+
+
+def prepare(bench):
+    a = bench.a
+    stem = os.path.splitext(os.path.basename(a.tarball))[0]
+    if a.corpus:
+        main = a.corpus
+    elif a.quick:
+        if os.path.exists(a.tarball) and file_size(a.tarball) >= a.quick_size:
+            main = head_file(bench, a.tarball, a.quick_size,
+                             os.path.join(bench.corpus_dir, "%s.head-%d.tar" % (stem, a.quick_size)))
+        else:
+            main = generated(bench, a.quick_size)
+    else:
+        if not os.path.exists(a.tarball):
+            die("corpus %s is missing (scripts/bench downloads it unless --no-download)" % a.tarball)
+        main = a.tarball
+    main_stem = os.path.splitext(os.path.basename(main))[0]
+    if main == a.tarball or main_stem.startswith(stem + ".head-"):
+        base, bstem = (a.tarball, stem) if os.path.exists(a.tarball) else (main, main_stem)
+    else:
+        base, bstem = main, main_stem
+
+    bench.main = main
+    bench.head_base = (base, bstem)
+    bench.slice = head(bench, a.slice_size)
+    bench.small = head(bench, a.small_size)
+    bench.data["corpus"] = {
+        "main": describe(bench, bench.main, "main corpus"),
+        "slice": describe(bench, bench.slice, "slice for levels 1 and 19"),
+        "small": describe(bench, bench.small, "small file"),
+    }
+
+
+def head(bench, n):
+    """The main corpus's first n bytes (at most all of it), as a slice
+    cut once and cached in bench/corpus/ (NAME.head-N.tar)."""
+    base, bstem = bench.head_base
+    n = min(n, file_size(bench.main))
+    if n == file_size(bench.main):
+        return bench.main
+    return head_file(bench, base, n, os.path.join(bench.corpus_dir, "%s.head-%d.tar" % (bstem, n)))

@@ -1,0 +1,71 @@
+"""scripts/bench's formats section (issue 40): weir --format=gzip, xz, lz4 beside pigz, gzip, xz, lz4, each output
+decoded by its own tool; and decoding a stock gzip -6 file.
+runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+
+import os
+import subprocess
+
+import harness
+from corpus import file_size, warm
+from formatting import (cases, commands, f_bytes, f_mbps, f_mib, f_num, f_ok, f_ratio, f_tool, grouped, med, of, table,
+                        vs)
+from timing import log
+
+
+def run(bench):
+    """Issue 40: the other formats, weir -TN --format=… beside each format's
+    own tools, stdin->stdout (gzip, xz and lz4 write only to stdout with a
+    name of their choosing), each output decoded by the format's own tool;
+    and decoding a stock gzip -6 file, file->/dev/null.  xz on the slice:
+    at level 6 it is 20x slower than the rest."""
+    a, n = bench.a, bench.N
+    weir = [a.weir, "-q", "-T%d" % n] + bench.weir_extra
+    groups = [  # (group, input, level, decoder, tools)
+        ("gzip -6", bench.main, 6, ["gzip", "-dc"], [
+            ("weir", "weir -T%d --format=gzip" % n, weir + ["--format=gzip"]),
+            ("pigz", "pigz -p%d" % n, ["pigz", "-p%d" % n]), ("gzip", "gzip", ["gzip"])]),
+        ("gzip -1", bench.main, 1, ["gzip", "-dc"], [
+            ("weir", "weir -T%d --format=gzip" % n, weir + ["--format=gzip"]),
+            ("pigz", "pigz -p%d" % n, ["pigz", "-p%d" % n])]),
+        ("xz -6", bench.slice, 6, ["xz", "-dc"], [
+            ("weir", "weir -T%d --format=xz" % n, weir + ["--format=xz"]),
+            ("xz", "xz -T%d" % n, ["xz", "-T%d" % n])]),
+        ("lz4 -1", bench.main, 1, ["lz4", "-dc"], [
+            ("weir", "weir -T%d --format=lz4" % n, weir + ["--format=lz4"]), ("lz4", "lz4", ["lz4", "-q"])]),
+    ]
+    cases = []
+    for group, inp, level, decoder, tools in groups:
+        warm(inp)
+        for fam, tool, base in tools:
+            cases.append(harness.make_case(bench, "formats", "compress", fam, tool, base, "stdio", inp, level=level,
+                                           threads=n, group=group, verify="decoded",
+                                           extra={"decoder": decoder}))
+    stock = os.path.join(bench.work, "stock.gz")
+    log("bench: preparing the stock gzip file: gzip -6 -c %s > %s" % (bench.disp_path(bench.main), stock))
+    with open(bench.main, "rb") as fin, open(stock, "wb") as fout:
+        subprocess.run(["gzip", "-6", "-c"], stdin=fin, stdout=fout, check=True)
+    warm(stock)
+    for fam, tool, base in (("weir", "weir -d -T%d" % n, weir), ("gzip", "gzip -d", ["gzip"]),
+                            ("pigz", "pigz -d -p%d" % n, ["pigz", "-p%d" % n])):
+        c = harness.make_case(bench, "formats", "decompress", fam, tool, base, "null", stock, threads=n,
+                              group="gunzip", data_bytes=file_size(bench.main), verify="plain", orig=bench.main)
+        c["input_bytes"] = file_size(stock)
+        cases.append(c)
+    harness.section(bench, "formats", "Other formats (issue 40): gzip, xz and lz4 beside their own tools", cases,
+                    a.runs)
+    os.unlink(stock)
+
+
+def render(data):
+    """Issue 40: each format's group, speed and size beside weir's."""
+    rows = []
+    for group, cs in grouped(cases(data, "formats"), lambda c: c["group"]).items():
+        w = of(cs, "weir")
+        for c in cs:
+            rows.append([group, f_tool(c), f_mbps(med(c, "mbps")), f_num(med(c, "wall")), f_num(med(c, "cpu")),
+                         f_mib(med(c, "rss_kb")), f_bytes(med(c, "out_bytes")), f_ratio(vs(w, c)),
+                         f_ratio(vs(w, c, "out_bytes"), 3), f_ok(c)])
+    return table(["Case", "Tool", "MB/s", "Wall s", "CPU s", "Peak RSS MiB", "Output bytes", "weir's speed ÷",
+                  "weir's size ÷", "Runs ok"], rows) + "\nSpeeds are of the uncompressed bytes; weir's output is "\
+        "decoded by the format's own tool (gzip, xz, lz4) and compared with the input.\n\n" + commands(
+            cases(data, "formats"))

@@ -1,0 +1,99 @@
+"""The report's formatting, shared by report.py, the sections' render() and chart.py: finding a case and its
+medians in the results (find, med, vs), numbers as the report prints them (f_*: – for what was not measured),
+markdown tables, the commands of a section, the targets as a list. Standard library only."""
+
+MODE_TITLE = {"file": "file→file", "null": "file→/dev/null", "stdio": "stdin→stdout", "pipe": "pipe→stdout",
+              "pipenull": "pipe→/dev/null", "overwrite": "file→existing file (-f)",
+              "disk": "file→file, then sync"}  # disk: before every file output was synced (old results)
+
+
+def cases(data, section):
+    return data.get("sections", {}).get(section, {}).get("cases", [])
+
+
+def find(data, section, **kw):
+    return next((c for c in cases(data, section) if all(c.get(k) == v for k, v in kw.items())), None)
+
+
+def med(c, key):
+    return (c.get("median") or {}).get(key) if c else None
+
+
+def ratio(a, b):
+    return None if a is None or b is None or b == 0 else a / b
+
+
+def vs(a, b, key="mbps"):
+    return ratio(med(a, key), med(b, key))
+
+
+def dash(f):
+    """f, printing – for what was not measured."""
+    return lambda v, *a: "–" if v is None else f(v, *a)
+
+
+human = dash(lambda n: next(("%.3g %s" % (n / d, u) for u, d in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)) if n >= d),
+                            "%d B" % n))
+f_mbps = dash(lambda v: "%.0f" % v if v >= 100 else "%.1f" % v)
+f_num = dash(lambda v, fmt="%.2f": fmt % v)
+f_ratio = dash(lambda v, digits=2: "%.*f×" % (digits, v))
+f_bytes = dash(lambda v: "{:,}".format(int(v)))
+f_len = dash(lambda n: "%d MiB" % (n >> 20) if n >= 1 << 20 and n % (1 << 20) == 0 else "%s bytes" % f_bytes(n))
+f_mib = dash(lambda kb: "%.1f" % (kb / 1024))
+f_ms = dash(lambda v: "%.1f" % (v * 1000) if v < 10 else "%.0f" % (v * 1000))
+
+
+def f_spread(c):
+    m = c.get("median")
+    return "%.1f%%" % (100 * (m["wall_max"] - m["wall_min"]) / m["wall"]) if m and m.get("wall") else "–"
+
+
+def f_ok(c):
+    return "%d/%d" % (c.get("ok_runs", 0), c.get("n_runs", 0)) + " **FAILED**" * (c.get("ok_runs", 0) < c.get(
+        "n_runs", 0)) + " **WRONG OUTPUT**" * ((c.get("verify_once") or {}).get("ok") is False)
+
+
+def f_tool(c):
+    return ("**%s**" % c["tool"]) if c["family"] == "weir" else c["tool"]
+
+
+COLS = {"MB/s": lambda c: f_mbps(med(c, "mbps")), "Wall s": lambda c: f_num(med(c, "wall")), "Spread": f_spread,
+        "CPU s": lambda c: f_num(med(c, "cpu")), "Peak RSS MiB": lambda c: f_mib(med(c, "rss_kb")),
+        "Output bytes": lambda c: f_bytes(med(c, "out_bytes")), "Runs ok": f_ok}
+BASIC = ("MB/s", "Wall s", "Spread", "CPU s", "Peak RSS MiB")
+cells = lambda c, names: [COLS[k](c) for k in names]  # noqa: E731
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * 2 + ["--:"] * (len(header) - 2)) + "|"]
+    return "\n".join(lines + ["| " + " | ".join(str(x) for x in r) + " |" for r in rows]) + "\n"
+
+
+def grouped(cs, key):  # {group: its cases}, in the order the groups first appear
+    return {g: [c for c in cs if key(c) == g] for g in dict.fromkeys(map(key, cs))}
+
+
+def of(cs, family):
+    return next((c for c in cs if c["family"] == family), None)
+
+
+def commands(cs, extra=()):
+    lines = list(extra) + list(dict.fromkeys(c["cmd"] for c in cs))
+    return "<details><summary>Commands</summary>\n\n```sh\n" + "\n".join(lines) + "\n```\n</details>\n"
+
+
+def target_list(targets):
+    mark = {"met": "✅ met", "missed": "❌ missed", "not measured": "➖ not measured"}
+    out = []
+    for t in targets:
+        val = ("" if t["value"] is None else ": **%.1f ms**" % t["value"] if t.get("unit") == "ms" else
+               ": **%.2f MiB**" % t["value"] if t.get("unit") == "MiB" else
+               ": **%.3f×** (%+.1f%%)" % (t["value"], 100 * (t["value"] - 1)) if t["op"] == "within" else
+               ": **%s**" % f_ratio(t["value"], 3))
+        out.append("- %s — %s%s — %s (issue %d)\n" % (mark[t["status"]], t["target"], val, t["basis"], t["issue"]))
+    return "".join(out)
+
+
+def per_round(runs):
+    return ", ".join("%s/%s" % (f_mbps(r.get("comp_mbps")), f_mbps(r.get("dec_mbps"))) if r.get("ok") else "failed"
+                     for r in runs) or "–"

@@ -1,0 +1,58 @@
+"""scripts/bench's memory section: peak RSS compressing a stream generated through a pipe (1 GB; 10 GB with
+--memory-scaling), each output checked with sha256.
+runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+
+import os
+import shlex
+import subprocess
+
+import harness
+from corpus import sha256_file, warm
+from formatting import cells, commands, f_ratio, f_tool, grouped, human, table, vs
+from timing import log
+
+
+def stream_prefix(bench, size):
+    return "while cat %s; do :; done | head -c %d |" % (shlex.quote(bench.main), size)
+
+
+def run(bench):
+    warm(bench.main)
+    cases = []
+    stem = os.path.splitext(os.path.basename(bench.main))[0]
+    for size in bench.a.memory_sizes:
+        prefix = stream_prefix(bench, size)
+        cache = os.path.join(bench.corpus_dir, "stream-%s-%d-%s.sha256" % (
+            stem, size, sha256_file(bench.main)[:12]))
+        if os.path.exists(cache):
+            digest = open(cache).read().strip()
+        else:
+            log("bench: checksum of the %s generated stream (once, cached)" % human(size))
+            p = subprocess.run(["bash", "-c", prefix + " sha256sum"], stdout=subprocess.PIPE, text=True,
+                               check=True)
+            digest = p.stdout.split()[0]
+            with open(cache, "w") as f:
+                f.write(digest + "\n")
+        for fam, tool, base in harness.comp_tools(bench, with_single=False):
+            c = harness.make_case(bench, "memory", "compress", fam, tool, base, "pipe", bench.main, level=3,
+                                  threads=bench.N, group="%s pipe" % human(size), data_bytes=size,
+                                  verify="stream", feed=prefix,
+                                  extra={"stream_bytes": size, "stream_sha256": digest})
+            c["input"] = "generated stream (%s)" % human(size)
+            cases.append(c)
+    harness.section(bench, "memory", "Peak memory on a generated stream through a pipe, level 3", cases,
+                    bench.a.memory_runs,
+                    notes=["The stream repeats the main corpus: `%s`." % bench.disp_prefix(
+                     "while cat %s; do :; done | head -c SIZE |" % shlex.quote(bench.main))])
+
+
+def render(data):
+    s = data["sections"]["memory"]
+    cs, cols = s["cases"], ("Peak RSS MiB", "MB/s", "Wall s", "CPU s", "Output bytes", "Runs ok")
+    flat = [[fc[0]["tool"], "%s → %s" % (human(fc[0]["stream_bytes"]), human(fc[-1]["stream_bytes"])),
+             f_ratio(vs(fc[-1], fc[0], "rss_kb"), 3)] for fc in (sorted(g, key=lambda c: c["stream_bytes"]) for g in
+                                                              grouped(cs, lambda c: c["family"]).values()) if fc[1:]]
+    out = table(("Stream", "Tool") + cols, [[human(c["stream_bytes"]), f_tool(c)] + cells(c, cols) for c in cs])
+    out += ("\nRSS growth with the stream size (1.00× is flat):\n\n" + table(["Tool", "Streams", "RSS ratio"], flat)
+            if flat else "\nOnly one stream size: run with `--memory-scaling` to compare 1 GB with 10 GB.\n")
+    return out + "".join("\n" + note + "\n" for note in s.get("notes", [])) + "\n" + commands(cs)

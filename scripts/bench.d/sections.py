@@ -1,0 +1,42 @@
+"""The sections of scripts/bench: one module each, one line each in SECTIONS below.
+
+A section's module (compress.py, seek.py, adapt.py ...) has
+  run(bench)    measures: runner.py calls it when the section is chosen (--sections, --skip), with its Bench (bench.a:
+                the arguments; bench.N: the threads; bench.work: a scratch folder; bench.main: the corpus), and it
+                stores its results as bench.data["sections"][NAME]: a dict with a "title" and, if it has any, its
+                "cases" (each with its "runs", "n_runs" and "ok_runs"): harness.section(bench, NAME, ...) runs cases
+                in rounds and stores them so;
+  render(data)  its part of the report, markdown, from the results of the run (data["sections"][NAME]).
+Adding a section: its module NAME.py in scripts/bench.d/, and a line (NAME, its place in the report) below; NAME is
+then a word of --sections. The targets it is judged on, if any, go in targets.json and targets.py."""
+
+import importlib
+
+# (NAME, place in the report), in the order the sections run: the report puts the compression tables first and
+# lean, which quotes the tree's -r row, last.
+SECTIONS = [
+    ("ceiling", 3),
+    ("compress", 1),
+    ("levels", 2),
+    ("decompress", 4),
+    ("scaling", 5),
+    ("small", 6),
+    ("memory", 7),
+    ("tree", 8),
+    ("seek", 9),
+    ("lean", 14),
+    ("verify", 10),
+    ("formats", 11),
+    ("resume", 12),
+    ("adapt", 13),
+]
+NAMES = [name for name, _ in SECTIONS]
+
+
+def module(name):
+    """The module of the section NAME (imported when first asked for)."""
+    return importlib.import_module(name)
+
+
+def in_report_order():
+    return [name for name, _ in sorted(SECTIONS, key=lambda row: row[1])]

@@ -1,0 +1,117 @@
+"""Running one command and measuring it, for scripts/bench: wall seconds from a monotonic clock around it, user and
+system CPU seconds and peak RSS from GNU time (-f TIME_FMT), and the share of the machine other processes took
+meanwhile (/proc/stat); also a command's output (cmd_output), the log and the exit on an error. Standard library."""
+
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+
+TIME_FMT = "%e %U %S %M %x"
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def die(msg):
+    log("bench: error: " + msg)
+    sys.exit(2)
+
+
+def cmd_output(argv, stderr=True):
+    try:
+        p = subprocess.run(argv, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT if stderr else subprocess.DEVNULL,
+                           text=True, timeout=60)
+        return p.stdout.strip()
+    except (OSError, subprocess.SubprocessError) as e:
+        return "unavailable (%s)" % e
+
+
+def busy_seconds():
+    """CPU seconds the whole machine has spent busy (all cores; steal included)."""
+    try:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:9]]
+        return (sum(v) - v[3] - v[4]) / CLK_TCK
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def synced(argv, target):
+    """argv, then `sync TARGET` (fsync of a file; `-f FOLDER`: syncfs), as one
+    command: every tool's timed run lasts until its output is on disk (weir
+    syncs its outputs itself; zstd and pzstd leave them in the page cache)."""
+    return ["sh", "-c", shlex.join(argv) + " && exec sync " + shlex.join(target)]
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def run_timed(bench, argv, stdin=None, stdout=None, prefix=None):
+    """Run argv under /usr/bin/time.  stdout None means /dev/null.
+
+    prefix is a shell pipeline feeding the command (e.g. a generator
+    ending in '|'); the command then runs under bash.  Wall time is taken
+    with a monotonic clock around the whole child (better resolution than
+    time's %e), user/sys CPU and peak RSS come from time -f."""
+    tfile = os.path.join(bench.work, "time.txt")
+    efile = os.path.join(bench.work, "stderr.txt")
+    for f in (tfile,):
+        if os.path.exists(f):
+            os.unlink(f)
+    timed = [bench.a.time, "-f", TIME_FMT, "-o", tfile] + list(argv)
+    with open(efile, "wb") as ferr:
+        if prefix:
+            script = prefix + " " + shlex.join(timed)
+            script += " > " + (shlex.quote(stdout) if stdout else "/dev/null")
+            b0 = busy_seconds()
+            t0 = time.perf_counter()
+            p = subprocess.run(["bash", "-c", script], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=ferr)
+            wall = time.perf_counter() - t0
+            b1 = busy_seconds()
+        else:
+            fin = open(stdin, "rb") if stdin else subprocess.DEVNULL
+            fout = open(stdout, "wb") if stdout else subprocess.DEVNULL
+            try:
+                b0 = busy_seconds()
+                t0 = time.perf_counter()
+                p = subprocess.run(timed, stdin=fin, stdout=fout, stderr=ferr)
+                wall = time.perf_counter() - t0
+                b1 = busy_seconds()
+            finally:
+                if stdin:
+                    fin.close()
+                if stdout:
+                    fout.close()
+    m = {"wall": wall, "user": None, "sys": None, "cpu": None, "rss_kb": None,
+         "exit": p.returncode, "time_e": None, "ok": False, "error": None, "other_load": None}
+    try:
+        lines = [l for l in open(tfile).read().splitlines() if l.strip()]
+        e, u, s, rss, x = lines[-1].split()
+        m.update(time_e=float(e), user=float(u), sys=float(s),
+                 cpu=float(u) + float(s), rss_kb=int(rss), exit=int(x))
+        if len(lines) > 1:
+            m["error"] = " / ".join(lines[:-1])
+    except (OSError, ValueError, IndexError) as e:
+        m["error"] = "could not parse /usr/bin/time output: %s" % e
+    # CPU that other processes took while this ran: the machine's busy time
+    # minus the tool's own user+sys, as a fraction of all cores' wall time
+    # (/proc/stat counts in clock ticks: meaningless for runs shorter than half a second)
+    if b0 is not None and b1 is not None and m["cpu"] is not None and wall >= 0.5:
+        m["other_load"] = max(0.0, (b1 - b0 - m["cpu"]) / (wall * bench.ncpu))
+    if p.returncode != 0 or m["exit"] != 0:
+        err = open(efile, "rb").read().decode("utf-8", "replace").strip()
+        m["error"] = (m["error"] or "") + " exit %s: %s" % (p.returncode, err[-500:])
+    else:
+        m["ok"] = m["error"] is None
+    return m

@@ -1,0 +1,130 @@
+"""Checking the outputs of scripts/bench's runs, by the case's "verify" kind: a compressed file decodes to its input
+(zstd -d | cmp, or cmp with an output of the same command already checked so), a decoded file equals the original,
+another format's output decodes with its own tool, a range equals the original's bytes, and so on. A wrong output
+fails its run. Standard library only."""
+
+import hashlib
+import os
+import re
+import subprocess
+
+from corpus import file_size
+from timing import cmd_output
+
+
+def roundtrip_ok(bench, zpath, orig):
+    d = subprocess.Popen([bench.a.zstd, "-d", "-c", "-q", zpath],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    c = subprocess.run(["cmp", "-s", "-", orig], stdin=d.stdout)
+    d.stdout.close()
+    d.wait()
+    return c.returncode == 0 and d.returncode == 0
+
+
+def same_file(bench, a, b):
+    return subprocess.run(["cmp", "-s", a, b]).returncode == 0
+
+
+def check(bench, case, out):
+    """Check one output file.  Returns (ok, how)."""
+    kind = case["verify"]
+    if kind == "compressed":
+        key = case["verify_key"]
+        ref = bench.refs.get(key)
+        if ref and same_file(bench, out, ref):
+            return True, "identical to an output verified by round trip"
+        if roundtrip_ok(bench, out, case["orig"]):
+            if not ref:
+                ref = os.path.join(bench.work, "ref-%s.zst" % hashlib.sha1(key.encode()).hexdigest()[:12])
+                os.replace(out, ref)
+                bench.refs[key] = ref
+            return True, "round trip: zstd -d | cmp with the input"
+        return False, "ROUND TRIP FAILED (zstd -d | cmp)"
+    if kind == "plain":
+        if same_file(bench, out, case["orig"]):
+            return True, "cmp with the original"
+        return False, "OUTPUT DIFFERS from the original (cmp)"
+    if kind == "decoded":
+        # another format's output (issue 40): its own tool decodes it, compared with the input
+        d = subprocess.Popen(case["decoder"] + [out], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        c = subprocess.run(["cmp", "-s", "-", case["orig"]], stdin=d.stdout)
+        d.stdout.close()
+        d.wait()
+        if c.returncode == 0 and d.returncode == 0:
+            return True, "%s | cmp with the input" % " ".join(case["decoder"][:2])
+        return False, "ROUND TRIP FAILED (%s | cmp)" % " ".join(case["decoder"][:2])
+    if kind == "version":
+        # a start-up row's --version: one line naming the program
+        with open(out, "rb") as f:
+            text = f.read()
+        if text.count(b"\n") == 1 and (b"weir" in text or b"Zstandard" in text):
+            return True, "one line naming the program"
+        return False, "NOT A VERSION LINE: %r" % text[:80]
+    if kind == "zeros":
+        if file_size(out) == case["data_bytes"] and subprocess.run(
+                ["cmp", "-s", "-n", str(file_size(out)), out, "/dev/zero"]).returncode == 0:
+            return True, "%d zero bytes (cmp with /dev/zero)" % file_size(out)
+        return False, "NOT %d ZERO BYTES" % case["data_bytes"]
+    if kind == "stream":
+        d = subprocess.Popen([bench.a.zstd, "-d", "-c", "-q", out],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        h = hashlib.sha256()
+        while True:
+            b = d.stdout.read(1 << 22)
+            if not b:
+                break
+            h.update(b)
+        d.wait()
+        if d.returncode == 0 and h.hexdigest() == case["stream_sha256"]:
+            return True, "zstd -d | sha256 equals the generated stream's"
+        return False, "STREAM CHECKSUM DIFFERS (zstd -d | sha256)"
+    if kind == "range":
+        # the same bytes of the original, read directly (offset, length)
+        offset, length = case["range"]
+        with open(case["orig"], "rb") as f:
+            f.seek(offset)
+            want = f.read(length)
+        got = open(out, "rb").read(length + 1)
+        if got == want:
+            return True, "equal to bytes %d..%d of %s (%d bytes, read directly)" % (
+                offset, offset + length, os.path.basename(case["orig"]), length)
+        return False, "RANGE OUTPUT DIFFERS from bytes %d..%d of the original (%s)" % (
+            offset, offset + length, "same length" if len(got) == length else
+            "%s%d bytes instead of %d" % ("over " if len(got) > length else "", len(got), length))
+    if kind == "indexed":
+        # weir --index: the file now has a seek table that weir reads, and (checked on the
+        # first run) still decodes to the original with zstd
+        listing = cmd_output([bench.a.weir, "-lv", out])
+        if "from the seek table" not in listing:
+            return False, "weir -lv shows no 'from the seek table' after --index: %s" % listing[-300:]
+        keep = case.get("keep_as")
+        if keep and not os.path.exists(keep):
+            if not roundtrip_ok(bench, out, case["orig"]):
+                return False, "ROUND TRIP FAILED after --index (zstd -dc | cmp with the original)"
+            os.replace(out, keep)  # the first run's output: the input of the range-after-index case
+            return True, "weir -lv: from the seek table; zstd -dc | cmp with the original"
+        return True, "weir -lv: from the seek table (zstd -dc | cmp checked on the first run)"
+    if kind == "listing":
+        # weir -l: its row says what zstd -l's says (frames, skippable frames, sizes);
+        # for a concatenation of weir files, weir -lv also knows the content size
+        path, content_bytes = case["list_expect"]
+        got = open(out, encoding="utf-8", errors="replace").read().splitlines()
+        want = cmd_output([bench.a.zstd, "-l", path]).splitlines()
+        if len(got) < 2 or len(want) < 2 or got[1].split()[:-1] != want[1].split()[:-1]:
+            return False, "weir -l differs from zstd -l: %r vs %r" % (
+                got[1] if len(got) > 1 else got, want[1] if len(want) > 1 else want)
+        how = "row equal to zstd -l's (%s)" % " ".join(got[1].split()[:-1])
+        if content_bytes is not None:
+            verbose = cmd_output([bench.a.weir, "-lv", path])
+            if not re.search(r"Decompressed Size:.*\(%d B\)" % content_bytes, verbose):
+                return False, "weir -lv does not give the content size %d" % content_bytes
+            how += "; weir -lv: content size %d B" % content_bytes
+        return True, how
+    raise ValueError(kind)
+
+
+def drop_refs(bench):
+    for ref in bench.refs.values():
+        if os.path.exists(ref):
+            os.unlink(ref)
+    bench.refs = {}

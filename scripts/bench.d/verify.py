@@ -1,0 +1,39 @@
+"""scripts/bench's verify section (issue 42): what --verify costs, weir -TN with and without it beside zstd -TN,
+file->/dev/null, level 3 on the main corpus and level 19 on the lean RSS slice.
+runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+
+import corpus
+import harness
+from corpus import warm
+from formatting import cases, commands, f_mbps, f_mib, f_num, f_ok, f_ratio, f_tool, grouped, med, of, table, vs
+
+
+def run(bench):
+    """Issue 42: what --verify costs.  weir -TN with and without it, beside
+    zstd -TN, file->/dev/null: level 3 on the main corpus, level 19 on the
+    lean RSS slice (decoding costs the same; compressing, much more)."""
+    a, n = bench.a, bench.N
+    high = corpus.head(bench, a.lean_rss_size)
+    bench.data["corpus"]["verify_high"] = corpus.describe(bench, high, "verify: slice for level 19")
+    weir = [a.weir, "-q", "-T%d" % n] + bench.weir_extra
+    tools = [("weir", "weir -T%d" % n, weir), ("weir:verify", "weir -T%d --verify" % n, weir + ["--verify"]),
+             ("zstd", "zstd -T%d" % n, [a.zstd, "-q", "-T%d" % n])]
+    cases = []
+    for level, inp in ((3, bench.main), (19, high)):
+        warm(inp)
+        for fam, tool, base in tools:
+            cases.append(harness.make_case(bench, "verify", "compress", fam, tool, base, "null", inp, level=level,
+                                           threads=n, group="level %d" % level))
+    harness.section(bench, "verify", "--verify: every frame decoded and compared before it is written", cases, a.runs)
+
+
+def render(data):
+    n, rows = data["meta"]["threads"], []
+    for group, cs in grouped(cases(data, "verify"), lambda c: c["group"]).items():
+        plain, z = of(cs, "weir"), of(cs, "zstd")
+        for c in cs:
+            rows.append([group, f_tool(c), f_mbps(med(c, "mbps")), f_num(med(c, "wall")), f_num(med(c, "cpu")),
+                         f_mib(med(c, "rss_kb")), f_ratio(vs(c, plain, "wall")), f_ratio(vs(c, plain, "cpu")),
+                         f_ratio(vs(c, z)), f_ok(c)])
+    return table(["Level", "Tool", "MB/s", "Wall s", "CPU s", "Peak RSS MiB", "Wall ÷ weir", "CPU ÷ weir",
+                  "MB/s ÷ zstd -T%d" % n, "Runs ok"], rows) + "\n" + commands(cases(data, "verify"))
