@@ -17,6 +17,8 @@ import Weir
 /// - `--fast` alone → `--fast=1`, `--long` alone → `--long=27`, the engine's
 ///   `CompressionOptions.defaultLongWindowLog` (optional values);
 /// - `--adapt=LIST` → `--adapt`, LIST kept in the facts (``CommandLineFacts/adaptLists``);
+/// - `--progress=json` → `--progress`, the JSON form kept in the facts
+///   (``CommandLineFacts/progressJSON``);
 /// - `-c`/`--stdout` and `-o` both given: the last one wins, as in zstd:
 ///   the other is taken out;
 /// - `--rm` and `-k`/`--keep` both given: the last one wins, as in zstd:
@@ -125,6 +127,11 @@ package enum ArgumentNormalizer {
                     continue
                 case "--train" where argument == "--train":
                     result.append(lastBuilder ?? argument)
+                    continue
+                case "--progress" where argument == "--progress=json":
+                    // The flag for the parser (on, unless a later --no-progress), the form for the command.
+                    facts.progressJSON = true
+                    result.append("--progress")
                     continue
                 case "--adapt":
                     // zstd's optional value: the flag for the parser, the list for the command.

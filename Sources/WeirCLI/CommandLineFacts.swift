@@ -19,6 +19,8 @@ package struct CommandLineFacts: Equatable, Sendable {
     /// The lists of `--adapt=LIST` (`min=N,max=N`), in the order given;
     /// each one is read over the ones before, as zstd reads them.
     package var adaptLists: [String] = []
+    /// `--progress=json`: the progress as JSON records, not a drawn line.
+    package var progressJSON = false
 
     package init(benchmarkDecodes: Bool = false, coverLists: [String] = [], fastCoverLists: [String] = [],
                  legacyLists: [String] = []) {

@@ -9,6 +9,10 @@ import WeirCLI
 /// and redraws the line in place (`\r`, the line, erase to the end), fitted to
 /// the terminal's width. ``end()`` takes the line away.
 ///
+/// With `--progress=json` (`json`), each update is a ``ProgressRecord`` on a
+/// line of its own instead, four a second, and ``end()`` writes the file's
+/// last one (`"event": "end"`): nothing is drawn over, nothing cleared.
+///
 /// Threads: `begin` and `end` run on the main thread; drawing runs on the
 /// observer's queue; ``stop()`` on the signal queue; ``interrupt(_:)`` on any
 /// thread that writes a message. The meter and whether a line is on screen are
@@ -21,9 +25,21 @@ final class ProgressDisplay: Sendable {
         var meter: ProgressMeter?   // nil: draw nothing
         var onScreen = false
         var stopped = false
+        var jsonName = ""           // the input as JSON names it
+        var level: Int?             // compressing: the level now
     }
     private let lock = Locked(Screen())
     private let observer = Locked<ProgressObserver?>(nil)    // main thread only
+    /// Write ``ProgressRecord`` lines rather than draw a line.
+    let json: Bool
+
+    /// The time between two JSON records: at least two a second, as asked
+    /// of a stream another program follows, and few enough to be read.
+    static let jsonInterval = 0.25
+
+    init(json: Bool = false) {
+        self.json = json
+    }
 
     /// Starts the line of one file; returns the observer to give its pipeline,
     /// already activated.
@@ -34,28 +50,43 @@ final class ProgressDisplay: Sendable {
     ///   - files: how many files there are (the line shows `(n/N)` if more than one).
     ///   - total: the input's size, if known.
     ///   - mode: which way the bytes go.
+    ///   - jsonName: the input as JSON records name it (`"-"` for stdin).
+    ///   - level: compressing, the first frame's level.
     ///   - levelChanged: told of level changes (`--adapt -v`).
-    func begin(name: String, file: Int, files: Int, total: Int?, mode: OperationKind,
-               levelChanged: (@Sendable (LevelChange) -> Void)? = nil) -> ProgressObserver {
+    func begin(name: String, file: Int, files: Int, total: Int?, mode: OperationKind, jsonName: String = "",
+               level: Int? = nil, levelChanged: (@Sendable (LevelChange) -> Void)? = nil) -> ProgressObserver {
         end()
         lock.withLock { screen in
             if !screen.stopped {
                 screen.meter = ProgressMeter(name: name, file: file, files: files, total: total, mode: mode)
+                screen.jsonName = jsonName
+                screen.level = level
             }
         }
-        let observer = ProgressObserver(handler: { [weak self] totals in self?.draw(totals) }, levelChanged: levelChanged)
+        var told = levelChanged
+        if json && level != nil {
+            // The records carry the level now (under --adapt, the last chosen).
+            told = { [weak self] change in
+                self?.lock.withLock { $0.level = change.to }
+                levelChanged?(change)
+            }
+        }
+        let observer = ProgressObserver(interval: json ? Self.jsonInterval : ProgressObserver.defaultInterval,
+                                        handler: { [weak self] totals in self?.draw(totals) }, levelChanged: told)
         self.observer.withLock { $0 = observer }
         observer.activate()
         return observer
     }
 
-    /// Takes the line away and stops its observer.
+    /// Stops the observer, draws the line once more with its final totals
+    /// (100% when the whole input was taken), then takes it away.
     func end() {
-        clear(stopping: false)
-        observer.withLock { observer in
+        let last = observer.withLock { observer in
             defer { observer = nil }
             return observer
         }?.finish()
+        if let last { draw(last, event: .end) }
+        clear(stopping: false)
     }
 
     /// Takes the line away for good: nothing is drawn afterwards (a signal).
@@ -86,12 +117,18 @@ final class ProgressDisplay: Sendable {
         }
     }
 
-    /// On the observer's queue.
-    private func draw(_ totals: ProgressObserver.Totals) {
+    /// On the observer's queue (and once from ``end()``).
+    private func draw(_ totals: ProgressObserver.Totals, event: ProgressRecord.Event = .progress) {
         lock.withLock { screen in
             guard var meter = screen.meter else { return }
             meter.update(totals)
             screen.meter = meter
+            if json {
+                let record = ProgressRecord(event: event, meter: meter, input: screen.jsonName, level: screen.level,
+                                            frames: totals.frames)
+                StandardError.write(record.line() + "\n")
+                return
+            }
             StandardError.write(ProgressLine.redraw(meter.text(width: TerminalWidth.current())))
             screen.onScreen = true
         }

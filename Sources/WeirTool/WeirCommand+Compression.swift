@@ -121,6 +121,8 @@ extension WeirCommand {
         #if WEIR_TEST_HOOKS
         // The tests' way to show that --verify catches a flipped bit (test builds only).
         options.damagedFrameForTesting = getenv("WEIR_TEST_DAMAGE_FRAME").flatMap { Int(String(cString: $0)) }
+        // The tests' way to slow a run, step by step, to watch its progress line.
+        options.stepDelayForTesting = getenv("WEIR_TEST_STEP_DELAY").flatMap { Double(String(cString: $0)) }
         #endif
         options.chunkSize = options.resolvedChunkSize
         return options

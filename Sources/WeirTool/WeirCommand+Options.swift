@@ -220,7 +220,7 @@ struct MessageFlags: ParsableArguments {
     @Flag(name: [.short, .long], help: "More verbose.")
     var verbose: Int
 
-    @Flag(inversion: .prefixedNo, help: "Show a live progress line on stderr (default: when stderr is a terminal).")
+    @Flag(inversion: .prefixedNo, help: "Show a live progress line on stderr (default: when stderr is a terminal). --progress=json: one JSON object per line instead, four a second and one as each file ends (keys under PROGRESS FOR PROGRAMS).")
     var progress: Bool?
 
     @Option(name: .customLong("size-hint"), help: ArgumentHelp("The input's size when it cannot be known (a pipe), for the progress percentage; as zstd, libzstd sizes a piped input of one frame's tables for it.", valueName: "SIZE"))

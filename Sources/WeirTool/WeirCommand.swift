@@ -150,7 +150,7 @@ struct WeirCommand: ParsableCommand {
         let gathered = gatherInputs()
         let inputs = gathered.names
         let console = Console(quietness: messageFlags.quiet, verbosity: messageFlags.verbose,
-                              progress: showsProgress(inputs) ? ProgressDisplay() : nil,
+                              progress: showsProgress(inputs) ? ProgressDisplay(json: facts.progressJSON) : nil,
                               summaries: showsSummaries(inputs))
         // zstd's notes about skipped links are hidden by -q.
         if messageFlags.quiet == 0 { for warning in gathered.warnings { console.warning(warning) } }

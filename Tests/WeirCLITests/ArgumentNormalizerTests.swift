@@ -100,6 +100,17 @@ struct ArgumentNormalizerTests {
         #expect(normalize("--adaptive in") == "--adaptive in")
     }
 
+    @Test("--progress=json: --progress for the parser, the form in the facts; other values left to the parser")
+    func progressJSON() {
+        #expect(normalize("--progress=json in") == "--progress in")
+        var expected = CommandLineFacts()
+        expected.progressJSON = true
+        #expect(facts("--progress=json --no-progress in") == expected)
+        #expect(facts("--progress in") == CommandLineFacts())
+        #expect(normalize("--progress=yaml in") == "--progress=yaml in")
+        #expect(normalize("-- --progress=json") == "-- --progress=json")
+    }
+
     @Test("-sN is the legacy builder's selectivity, ordered with --train-legacy=s=N; a lone -s takes the next argument")
     func selectivity() {
         #expect(normalize("-s5 in") == "in" && facts("-s5 in") == CommandLineFacts(legacyLists: ["s=5"]))

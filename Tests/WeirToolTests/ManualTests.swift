@@ -97,6 +97,12 @@ struct ManualTests {
         for word in ["WEIR_CLEVEL", "WEIR_NBTHREADS", "unweir", "weircat", "128+"] {
             #expect(page.contains(word), "docs/weir.1 does not mention \(word)")
         }
+        // --progress=json: every key a record has (ProgressJSONCommandTests reads them from a run).
+        let progress = try #require(page.range(of: "\n.Sh PROGRESS FOR PROGRAMS\n"), "no PROGRESS FOR PROGRAMS section")
+        let section = page[progress.upperBound...].components(separatedBy: "\n.Sh ").first ?? ""
+        for key in ProgressJSONCommandTests.keys {
+            #expect(section.contains(".Dq \(key)"), "man weir does not list the --progress=json key \(key)")
+        }
     }
 
     @Test("completion scripts are generated for bash, zsh and fish, with every flag",

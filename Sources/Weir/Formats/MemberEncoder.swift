@@ -24,6 +24,10 @@ package final class MemberEncoder {
     private var lzmaStarted = false
     /// A chunk of several regions, flattened for libdeflate (whole buffers only).
     private var scratch: UnsafeMutableRawBufferPointer?
+    /// Told of the input the encoder has taken, as it takes it: xz and lzma
+    /// in steps of 256 KiB (their levels run at a few MB/s), gzip and lz4
+    /// once per member. On the worker.
+    package var consumed: (@Sendable (Int) -> Void)?
 
     /// Creates the encoder of `format` (not zstd) at zstd's `level`.
     package init(format: CompressedFormat, level: Int, path: String) throws(WeirError) {
@@ -88,8 +92,12 @@ package final class MemberEncoder {
         var regions: [UnsafeRawBufferPointer] = []
         chunk.enumerateBytes { region, _, _ in regions.append(UnsafeRawBufferPointer(region)) }
         switch format {
-        case .gzip: return try encodeGzip(regions, total: chunk.count, into: output, path: path)
-        case .lz4: return try encodeLz4(regions, total: chunk.count, into: output, path: path)
+        case .gzip:
+            defer { consumed?(chunk.count) }
+            return try encodeGzip(regions, total: chunk.count, into: output, path: path)
+        case .lz4:
+            defer { consumed?(chunk.count) }
+            return try encodeLz4(regions, total: chunk.count, into: output, path: path)
         case .xz, .zstd: return try encodeXz(regions, into: output, path: path)
         case .lzma: return try encodeLzma(regions, into: output, last: last, path: path)
         }
@@ -167,12 +175,19 @@ package final class MemberEncoder {
         var code = LZMA_OK
         xz.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: UInt8.self)
         xz.pointee.avail_out = output.count
+        let step = consumed == nil ? Int.max : 1 << 18
         for region in regions where region.count > 0 {
-            xz.pointee.next_in = region.baseAddress?.assumingMemoryBound(to: UInt8.self)
-            xz.pointee.avail_in = region.count
-            while xz.pointee.avail_in > 0 {
-                code = lzma_code(xz, LZMA_RUN)
-                guard code == LZMA_OK else { throw .lzma(code, format, path: path, operation: .compress) }
+            var at = 0
+            while at < region.count {
+                let size = min(step, region.count - at)
+                xz.pointee.next_in = region.baseAddress.map { ($0 + at).assumingMemoryBound(to: UInt8.self) }
+                xz.pointee.avail_in = size
+                while xz.pointee.avail_in > 0 {
+                    code = lzma_code(xz, LZMA_RUN)
+                    guard code == LZMA_OK else { throw .lzma(code, format, path: path, operation: .compress) }
+                }
+                consumed?(size)
+                at += size
             }
         }
         if finish {

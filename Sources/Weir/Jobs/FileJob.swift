@@ -105,6 +105,7 @@ package struct FileJob: Sendable {
         do throws(WeirError) {
             let statistics = try compressSmall(opened, small, with: smallFiles, observer: observer)
             observer?.bytesWritten(statistics.bytesOut)
+            observer?.frameWritten()  // a small file is one frame
             var timed = statistics
             timed.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
             return try done(timed, opened, cancellation: cancellation)

@@ -128,6 +128,10 @@ public struct CompressionOptions: Sendable, Equatable {
     /// compressed, before it is checked (ignored without ``verify``, which
     /// then always catches it).
     package var damagedFrameForTesting: Int?
+    /// For tests of the progress line only: seconds a worker waits after
+    /// each step of input it compressed (``CompressionContext/consumed``),
+    /// so a test can read the line at several moments of a slow run.
+    package var stepDelayForTesting: Double?
     /// The format written (`--format=`): zstd, or independent members of
     /// gzip, xz or lz4 (``MemberEncoder``); no seek table but zstd's.
     package var format: CompressedFormat = .zstd

@@ -1,5 +1,6 @@
 import CZstd
 import Dispatch
+import Glibc
 import FoundationEssentials
 import SystemPackage
 
@@ -118,6 +119,18 @@ package final class CompressionPipeline: Sendable {
         self.control = RunControl(slots: options.resolvedChunksInFlight)
     }
 
+    /// What a worker's context tells of the input it took: the observer's
+    /// count, then the tests' delay; nil when nobody follows the run.
+    private static func consumed(observer: ProgressObserver?, stepDelay: Double?) -> (@Sendable (Int) -> Void)? {
+        guard let observer else { return nil }
+        guard let stepDelay, stepDelay > 0 else { return { observer.bytesRead($0) } }
+        let microseconds = UInt32(min(stepDelay, 60) * 1e6)
+        return { count in
+            observer.bytesRead(count)
+            usleep(microseconds)
+        }
+    }
+
     /// Stops the run from another thread (a signal handler's queue): the
     /// channels are stopped and `run()` throws a `.cancelled` error.
     package func cancel() {
@@ -163,10 +176,12 @@ package final class CompressionPipeline: Sendable {
             control: control, input: input, kind: kind, inputName: inputName, readSize: options.chunkSize,
             mapFiles: options.resolvedMapInput,
             sizesReadBuffers: options.sizesReadBuffers, output: output, outputName: outputName, observer: observer,
+            countsReads: false,
             onWritten: { index, size in
                 if size >= 0 {
                     if let entry = seekTable?.written(index, size: size) { partial?.written(entry) }
                     frames.withLock { $0 += 1 }
+                    observer?.frameWritten()
                 }
             },
             wake: { control.slots.signal() },
@@ -182,6 +197,13 @@ package final class CompressionPipeline: Sendable {
                     path: inputName)
                 if options.format != .zstd {
                     context.member = try MemberEncoder(format: options.format, level: options.level, path: inputName)
+                }
+                // The progress follows the compression, not the reading: at
+                // -19 two 64 MiB chunks are read at once and compressed for
+                // seconds. The observer's read count is the input taken.
+                if let consumed = Self.consumed(observer: observer, stepDelay: options.stepDelayForTesting) {
+                    context.consumed = consumed
+                    context.member?.consumed = consumed
                 }
                 if options.verify { context.verifier = try FrameVerifier(dictionary: options.dictionary, path: inputName) }
                 return context

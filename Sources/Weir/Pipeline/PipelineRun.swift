@@ -35,6 +35,8 @@ final class PipelineRun: Sendable {
     ///   - sizesReadBuffers: size libdispatch's read buffers to the reads
     ///     (``DispatchIOTuning``; the pipeline's option).
     ///   - sparse: leave holes for blocks of zeros in a regular output file.
+    ///   - countsReads: tell `observer` of the bytes read; false when the
+    ///     pipeline tells it of the input its work took instead.
     ///   - onWritten: called with each piece's number and size once it is
     ///     out, or -1 once it was dropped; before its ticket is released.
     ///   - wake: after a failure, unblocks the pipeline's own thread.
@@ -42,7 +44,7 @@ final class PipelineRun: Sendable {
     ///     having writes in flight (a descriptor's writer only; `--adapt`).
     init(control: RunControl, input: PipelineInput, kind: InputKind, inputName: String, readSize: Int, mapFiles: Bool,
          sizesReadBuffers: Bool, output: PipelineOutput?, outputName: String, sparse: Bool = false,
-         observer: ProgressObserver?,
+         observer: ProgressObserver?, countsReads: Bool = true,
          onWritten: @escaping @Sendable (_ index: Int, _ size: Int) -> Void = { _, _ in },
          wake: @escaping @Sendable () -> Void, onWriterBusy: (@Sendable (Bool) -> Void)? = nil) {
         self.control = control
@@ -53,7 +55,7 @@ final class PipelineRun: Sendable {
         case .descriptor(let file):
             reader = ChunkReader(input: file, kind: kind, chunkSize: readSize, mapFiles: mapFiles, live: observer != nil,
                                  sizesReadBuffers: sizesReadBuffers, cleanup: cleanup,
-                                 onBytes: { observer?.bytesRead($0) })
+                                 onBytes: { if countsReads { observer?.bytesRead($0) } })
         case .feed(let feed):
             reader = ChunkReader(feed: feed, path: inputName, chunkSize: readSize)
         }

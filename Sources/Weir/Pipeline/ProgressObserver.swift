@@ -23,13 +23,21 @@ import Dispatch
 ///
 /// Attach one to a pipeline (`observer:`), call ``activate()`` before `run()`
 /// and ``finish()`` after it. One observer serves one run.
+///
+/// Time comes from a ``Clock``: the system's uptime and a dispatch timer,
+/// or, for tests, a clock the caller sets and ticks (``tick()``), so what a
+/// test asserts never depends on how busy the machine is.
 public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; mutable state on serial `queue`
     /// The running totals, as the handler sees them.
     public struct Totals: Sendable, Equatable {
-        /// Bytes read from the input so far.
+        /// Bytes of the input the work has taken so far: compressing, those
+        /// the compressor took (a chunk read ahead counts once compressed);
+        /// otherwise those read.
         public var bytesIn: Int
         /// Bytes written to the output so far.
         public var bytesOut: Int
+        /// Frames written so far (compressing; 0 otherwise).
+        public var frames: Int = 0
         /// Seconds since ``ProgressObserver/activate()``.
         public var seconds: Double
 
@@ -44,11 +52,31 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
     /// The default time between two reports: ten a second.
     public static let defaultInterval = 0.1
 
+    /// Where the observer's time and ticks come from.
+    package struct Clock: Sendable {
+        /// Nanoseconds on a monotonic scale.
+        let now: @Sendable () -> UInt64
+        /// Ticks come from a dispatch timer once per interval; false: only
+        /// from ``ProgressObserver/tick()``.
+        let timed: Bool
+
+        /// The system's uptime, ticked by a dispatch timer.
+        package static let system = Clock(now: { DispatchTime.now().uptimeNanoseconds }, timed: true)
+
+        /// A clock that reads `now` and ticks only when told (tests).
+        package static func manual(now: @escaping @Sendable () -> UInt64) -> Clock {
+            Clock(now: now, timed: false)
+        }
+    }
+
     private let queue = DispatchQueue(label: "weir.progress")
     private let readSource: DispatchSourceUserDataAdd
+    /// Frames written; not gated: at most one add per frame.
+    private let frameSource: DispatchSourceUserDataAdd
     private let writeSource: DispatchSourceUserDataAdd
     private let timer: DispatchSourceTimer
     private let interval: Double
+    private let clock: Clock
     private let handler: @Sendable (Totals) -> Void
     /// Told of each level change under `--adapt`, on the pipeline's
     /// reading thread, as it happens; nil: not told.
@@ -56,7 +84,7 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
     private let activated = Locked(false)  // libdispatch must not free an inactive source
     // Owned by `queue`:
     private var totals = Totals()
-    private var started: UInt64 = 0        // uptime nanoseconds at activate()
+    private var started: UInt64?           // the clock's nanoseconds at activate()
     private var readGated = false          // readSource suspended by its handler
     private var writeGated = false         // writeSource suspended by its handler
     private var finishing = false          // no more gating nor reports
@@ -68,15 +96,25 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
     ///   - levelChanged: told of each level change under `--adapt`, on the
     ///     pipeline's reading thread: it must be quick (it delays the next
     ///     chunk's read).
-    public init(interval: Double = ProgressObserver.defaultInterval,
-                handler: @escaping @Sendable (Totals) -> Void,
-                levelChanged: (@Sendable (LevelChange) -> Void)? = nil) {
+    public convenience init(interval: Double = ProgressObserver.defaultInterval,
+                            handler: @escaping @Sendable (Totals) -> Void,
+                            levelChanged: (@Sendable (LevelChange) -> Void)? = nil) {
+        self.init(interval: interval, clock: .system, handler: handler, levelChanged: levelChanged)
+    }
+
+    /// An observer on `clock` (``Clock/manual(now:)`` in tests).
+    package init(interval: Double = ProgressObserver.defaultInterval, clock: Clock,
+                 handler: @escaping @Sendable (Totals) -> Void,
+                 levelChanged: (@Sendable (LevelChange) -> Void)? = nil) {
         self.interval = max(0.001, interval)
+        self.clock = clock
         self.handler = handler
         self.levelChanged = levelChanged
         readSource = DispatchSource.makeUserDataAddSource(queue: queue)
+        frameSource = DispatchSource.makeUserDataAddSource(queue: queue)
         writeSource = DispatchSource.makeUserDataAddSource(queue: queue)
         timer = DispatchSource.makeTimerSource(queue: queue)
+        frameSource.setEventHandler { [unowned self] in totals.frames += Int(frameSource.data) }
         readSource.setEventHandler { [unowned self] in
             totals.bytesIn += Int(readSource.data)
             if !finishing && !readGated {
@@ -98,21 +136,40 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
         }
     }
 
+    /// One tick of a ``Clock/manual(now:)`` clock, as the timer's: the adds
+    /// made before the call are delivered, then the handler runs once with
+    /// the totals at the clock's time; returns after the handler. Nothing
+    /// before ``activate()`` or after ``finish()``.
+    package func tick() {
+        guard queue.sync(execute: { started != nil && !finishing }) else { return }
+        queue.sync { openGates() }
+        queue.sync { report() }  // after the resumed sources' deliveries, queued before it
+    }
+
     /// Starts counting and reporting (sources start inactive), and the clock.
     public func activate() {
         guard !activated.withLock({ was in defer { was = true }; return was }) else { return }
-        queue.sync { started = DispatchTime.now().uptimeNanoseconds }
+        queue.sync { started = clock.now() }
         let nanoseconds = Int(interval * 1e9)
-        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds),
-                       leeway: .nanoseconds(nanoseconds / 10))
+        if clock.timed {
+            timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds),
+                           leeway: .nanoseconds(nanoseconds / 10))
+        }
         readSource.activate()
         writeSource.activate()
+        frameSource.activate()
         timer.activate()
     }
 
-    /// Called by the pipeline for every piece read; any thread.
+    /// Called by the pipeline for every piece of input its work took
+    /// (``Totals/bytesIn``); any thread.
     func bytesRead(_ count: Int) {
         if count > 0 { readSource.add(data: UInt(count)) }
+    }
+
+    /// Called by the pipeline for every frame written; any thread.
+    func frameWritten() {
+        frameSource.add(data: 1)
     }
 
     /// Called by the pipeline for every piece written; any thread.
@@ -134,8 +191,8 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
 
     /// Calls the handler with the totals now; on `queue`.
     private func report() {
-        guard !finishing else { return }
-        totals.seconds = Double(DispatchTime.now().uptimeNanoseconds &- started) / 1e9
+        guard !finishing, let started else { return }
+        totals.seconds = Double(clock.now() &- started) / 1e9
         handler(totals)
     }
 
@@ -146,7 +203,7 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
     public func finish() -> Totals {
         stop()
         return queue.sync {
-            if started > 0 { totals.seconds = Double(DispatchTime.now().uptimeNanoseconds &- started) / 1e9 }
+            if let started { totals.seconds = Double(clock.now() &- started) / 1e9 }
             return totals
         }
     }
@@ -157,9 +214,11 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
         guard activated.withLock({ was in defer { was = true }; return was }) else {
             readSource.cancel()
             writeSource.cancel()
+            frameSource.cancel()
             timer.cancel()
             readSource.activate()
             writeSource.activate()
+            frameSource.activate()
             timer.activate()
             return
         }
@@ -172,6 +231,7 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
         queue.sync {}  // the resumed sources' last deliveries run before this
         readSource.cancel()
         writeSource.cancel()
+        frameSource.cancel()
     }
 
     deinit {

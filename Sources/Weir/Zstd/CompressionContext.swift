@@ -19,6 +19,11 @@ package final class CompressionContext {
     /// The encoder of another format (`--format=`): when set, chunks become
     /// its members, not zstd frames.
     package var member: MemberEncoder?
+    /// Told of the input libzstd has taken, as it takes it (a step of a
+    /// mapped chunk, a region of a read one): the progress of the work, not
+    /// of the reading. nil: nobody asks, and a chunk in one piece is
+    /// compressed in one call. Runs on the worker, between two steps.
+    package var consumed: (@Sendable (Int) -> Void)?
 
     /// Creates a context that writes frames at `level`, with a content
     /// checksum when `checksum` is true, with Frame_Content_Size unless
@@ -158,7 +163,9 @@ package final class CompressionContext {
             if regions == 1 { first = region } else { stop = true }
         }
         if regions == 1, let first {
-            if mapped { return try compressFrame(mapped: UnsafeRawBufferPointer(first), into: output, path: path) }
+            if mapped || consumed != nil {
+                return try compressFrame(stepped: UnsafeRawBufferPointer(first), releasing: mapped, into: output, path: path)
+            }
             return try compressFrame(UnsafeRawBufferPointer(first), into: output, path: path)
         }
         ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
@@ -170,8 +177,7 @@ package final class CompressionContext {
         } else {
             chunk.enumerateBytes { region, offset, stop in
                 let isLast = offset + region.count == total
-                var input = ZSTD_inBuffer(src: region.baseAddress, size: region.count, pos: 0)
-                failure = Self.drive(cctx, &out, &input, isLast ? ZSTD_e_end : ZSTD_e_continue)
+                failure = feed(region, &out, isLast ? ZSTD_e_end : ZSTD_e_continue)
                 if failure != 0 { stop = true }
             }
         }
@@ -209,8 +215,7 @@ package final class CompressionContext {
         var out = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
         var failure = 0
         chunk.enumerateBytes { region, _, stop in
-            var input = ZSTD_inBuffer(src: region.baseAddress, size: region.count, pos: 0)
-            failure = Self.drive(cctx, &out, &input, ZSTD_e_continue)
+            failure = feed(region, &out, ZSTD_e_continue)
             if failure != 0 { stop = true }
         }
         if failure == 0 {
@@ -233,6 +238,17 @@ package final class CompressionContext {
     /// window and a step, this is ``compressFrame(_:into:path:)``.
     func compressFrame(mapped bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
                        path: String) throws(WeirError) -> Int {
+        try compressFrame(stepped: bytes, releasing: true, into: output, path: path)
+    }
+
+    /// Compresses `bytes` as one frame into `output` in steps of
+    /// ``mappedStep``, telling ``consumed`` of each; `releasing` (a file
+    /// mapping) gives the pages behind the window back as it goes
+    /// (``compressFrame(mapped:into:path:)``). Without either reason to
+    /// step, or for a chunk not larger than the window and a step when
+    /// releasing alone, one call: ``compressFrame(_:into:path:)``.
+    private func compressFrame(stepped bytes: UnsafeRawBufferPointer, releasing: Bool,
+                               into output: UnsafeMutableRawBufferPointer, path: String) throws(WeirError) -> Int {
         var windowLog: Int32 = 0
         ZSTD_CCtx_getParameter(cctx, ZSTD_c_windowLog, &windowLog)
         if windowLog == 0 {
@@ -242,8 +258,11 @@ package final class CompressionContext {
             windowLog = Int32(ZSTD_getCParams(level, UInt64(bytes.count), 0).windowLog)
         }
         let window = 1 << Int(windowLog)
-        guard let base = bytes.baseAddress, bytes.count - Self.mappedStep > window else {
-            return try compressFrame(bytes, into: output, path: path)
+        let releases = releasing && bytes.count - Self.mappedStep > window
+        guard let base = bytes.baseAddress, releases || (consumed != nil && bytes.count > Self.mappedStep) else {
+            let written = try compressFrame(bytes, into: output, path: path)
+            consumed?(bytes.count)
+            return written
         }
         ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
         try Zstd.check(ZSTD_CCtx_setParameter(cctx, weir_c_stableInBuffer, 1), path: path,
@@ -263,11 +282,13 @@ package final class CompressionContext {
             let directive = input.size == bytes.count ? ZSTD_e_end : ZSTD_e_continue
             // With stable input, libzstd counts a step as taken at once
             // (what is short of a block waits in place for the next one).
+            let before = input.pos
             let failure = Self.drive(cctx, &out, &input, directive)
             if failure != 0 { throw Zstd.error(failure, path: path, operation: .compress) }
+            consumed?(input.pos - before)
             // A step of margin: libzstd may hold back the end of what it took.
             let unused = Page.roundDown(start + input.pos - window - Self.mappedStep)
-            if unused > released {
+            if releases && unused > released {
                 madvise(UnsafeMutableRawPointer(bitPattern: released), unused - released, MADV_DONTNEED)
                 released = unused
             }
@@ -289,6 +310,28 @@ package final class CompressionContext {
         let written = ZSTD_compress2(cctx, output.baseAddress, output.count, bytes.baseAddress, bytes.count)
         if ZSTD_isError(written) != 0 { throw Zstd.error(written, path: path, operation: .compress) }
         return written
+    }
+
+    /// Feeds `region` to `ZSTD_compressStream2` with `directive`, in steps
+    /// of at most ``mappedStep`` (each told to ``consumed``) when someone
+    /// follows the progress. Returns 0 or an error code.
+    private func feed(_ region: UnsafeBufferPointer<UInt8>, _ out: inout ZSTD_outBuffer,
+                      _ directive: ZSTD_EndDirective) -> Int {
+        guard let consumed else {
+            var input = ZSTD_inBuffer(src: region.baseAddress, size: region.count, pos: 0)
+            return Self.drive(cctx, &out, &input, directive)
+        }
+        var at = 0
+        repeat {
+            let step = min(Self.mappedStep, region.count - at)
+            let last = at + step == region.count
+            var input = ZSTD_inBuffer(src: region.baseAddress.map { $0 + at }, size: step, pos: 0)
+            let failure = Self.drive(cctx, &out, &input, last ? directive : ZSTD_e_continue)
+            if failure != 0 { return failure }
+            consumed(step)
+            at += step
+        } while at < region.count
+        return 0
     }
 
     /// Feeds `input` to `ZSTD_compressStream2` until it is consumed (and,

@@ -13,42 +13,75 @@ struct ProgressObserverTests {
         var all: [ProgressObserver.Totals] { seen.current }
     }
 
-    @Test("adds from many threads are summed; the handler runs at most about once per interval")
-    func rateLimited() {
+    /// A clock the test sets: nanoseconds, moved only by `advance`.
+    final class TestClock: Sendable {
+        let nanoseconds = Locked<UInt64>(1_000_000_000)
+        func advance(_ seconds: Double) { nanoseconds.withLock { $0 += UInt64(seconds * 1e9) } }
+        var clock: ProgressObserver.Clock { .manual(now: { [nanoseconds] in nanoseconds.current }) }
+    }
+
+    @Test("adds from many threads are summed; one report per tick, with the adds made before it, at the clock's time")
+    func summedPerTick() {
         let calls = Calls()
-        let observer = ProgressObserver(interval: 0.1) { totals in calls.seen.withLock { $0.append(totals) } }
+        let time = TestClock()
+        let observer = ProgressObserver(clock: time.clock) { totals in calls.seen.withLock { $0.append(totals) } }
         observer.activate()
-        let deadline = Date().addingTimeInterval(0.6)
-        DispatchQueue.concurrentPerform(iterations: 4) { _ in
-            while Date() < deadline {
-                observer.bytesRead(1000)
-                observer.bytesWritten(10)
+        for round in 1 ... 5 {
+            DispatchQueue.concurrentPerform(iterations: 4) { _ in
+                for _ in 0 ..< 500 {
+                    observer.bytesRead(1000)
+                    observer.bytesWritten(10)
+                }
             }
+            time.advance(0.1)
+            observer.tick()
+            // However many adds there were, and however they were gated, one report.
+            #expect(calls.all.count == round)
+            #expect(calls.all.last == ProgressObserver.Totals(bytesIn: round * 2_000_000, bytesOut: round * 20_000,
+                                                              seconds: Double(round) / 10))
         }
+        time.advance(0.05)
         let last = observer.finish()
-        let seen = calls.all
-        #expect(seen.count >= 3 && seen.count <= 9, "\(seen.count) calls in 0.6 s")
-        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.bytesIn <= $1.bytesIn && $0.seconds < $1.seconds })
-        if let first = seen.first, let final = seen.last, seen.count > 1 {
-            #expect((final.seconds - first.seconds) / Double(seen.count - 1) >= 0.09)  // a report per interval
-        }
-        // Every add made before finish() is in its totals.
-        #expect(last.bytesIn > 0 && last.bytesIn % 1000 == 0)
-        #expect(last.bytesOut * 100 == last.bytesIn)
-        #expect(last.seconds >= 0.55)
+        #expect(last == ProgressObserver.Totals(bytesIn: 10_000_000, bytesOut: 100_000, seconds: 0.55))
+        observer.tick()
+        #expect(calls.all.count == 5)  // nothing after finish()
     }
 
     @Test("a heartbeat while nothing arrives, so elapsed time moves; nothing after finish()")
     func heartbeat() {
         let calls = Calls()
-        let observer = ProgressObserver(interval: 0.05) { totals in calls.seen.withLock { $0.append(totals) } }
+        let time = TestClock()
+        let observer = ProgressObserver(clock: time.clock) { totals in calls.seen.withLock { $0.append(totals) } }
+        observer.tick()
+        #expect(calls.all.isEmpty)  // nothing before activate()
         observer.activate()
-        usleep(400_000)
+        for _ in 0 ..< 3 {
+            time.advance(0.05)
+            observer.tick()
+        }
         observer.finish()
+        #expect(calls.all == [0.05, 0.1, 0.15].map { ProgressObserver.Totals(seconds: $0) })
+        observer.tick()
+        #expect(calls.all.count == 3)
+    }
+
+    @Test("on the system clock, the timer reports by itself until finish()")
+    func timerTicks() {
+        let calls = Calls()
+        let twoReports = DispatchSemaphore(value: 0)
+        let observer = ProgressObserver(interval: 0.01) { totals in
+            if calls.seen.withLock({ $0.append(totals); return $0.count }) == 2 { twoReports.signal() }
+        }
+        observer.activate()
+        observer.bytesRead(7)
+        // A generous bound for a loaded machine; the test asserts only that reports come.
+        #expect(twoReports.wait(timeout: .now() + 60) == .success)
+        let last = observer.finish()
         let count = calls.all.count
-        #expect(count >= 3, "\(count) heartbeats")
-        #expect(calls.all.allSatisfy { $0.bytesIn == 0 && $0.bytesOut == 0 })
-        usleep(200_000)
+        #expect(last.bytesIn == 7)
+        #expect(calls.all.allSatisfy { $0.bytesIn <= 7 })
+        #expect(zip(calls.all, calls.all.dropFirst()).allSatisfy { $0.seconds <= $1.seconds })
+        observer.tick()  // a timed clock: ticks only by its timer, and none after finish()
         #expect(calls.all.count == count)
     }
 

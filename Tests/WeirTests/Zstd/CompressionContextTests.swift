@@ -57,4 +57,40 @@ struct CompressionContextTests {
         let again = try small.withUnsafeBytes { try context.compressFrame($0, into: output, path: path) }
         #expect(TestData.zstdDecode(Array(output[..<again])) == small)
     }
+
+    /// The steps a context told of, as `consumed` saw them.
+    final class Steps: Sendable {
+        let seen = Locked<[Int]>([])
+    }
+
+    @Test("with someone following, a chunk is fed in steps, each told, and the frame is the one compressed in one call",
+          arguments: [1, 19])
+    func consumedSteps(level: Int) throws {
+        let size = (3 << 20) + 12345
+        let input = TestData.text(size, seed: 9)
+        let bound = Zstd.compressBound(size)
+        let plain = try CompressionContext(level: level, checksum: true, path: "in")
+        let followed = try CompressionContext(level: level, checksum: true, path: "in")
+        let steps = Steps()
+        followed.consumed = { count in steps.seen.withLock { $0.append(count) } }
+        var one = [UInt8](repeating: 0, count: bound), stepped = one
+        let a = try input.withUnsafeBytes { bytes in
+            try one.withUnsafeMutableBytes { try plain.compressFrame(bytes, into: $0, path: "in") }
+        }
+        // In one region (a read chunk) and in pieces (a pipe's): the same frame, told step by step.
+        let data = input.withUnsafeBytes { DispatchData(bytes: $0) }
+        let b = try stepped.withUnsafeMutableBytes { try followed.compressFrame(data, into: $0, path: "in") }
+        #expect(Array(stepped[..<b]) == Array(one[..<a]))
+        #expect(steps.seen.current.reduce(0, +) == size)
+        #expect(steps.seen.current.count == (size + CompressionContext.mappedStep - 1) / CompressionContext.mappedStep)
+        var pieces = DispatchData.empty
+        for start in stride(from: 0, to: size, by: 1 << 20) {
+            input[start ..< min(size, start + (1 << 20))].withUnsafeBytes { pieces.append(DispatchData(bytes: $0)) }
+        }
+        steps.seen.withLock { $0 = [] }
+        let c = try stepped.withUnsafeMutableBytes { try followed.compressFrame(pieces, into: $0, path: "in") }
+        #expect(Array(stepped[..<c]) == Array(one[..<a]))
+        #expect(steps.seen.current.reduce(0, +) == size)
+        #expect(steps.seen.current.allSatisfy { $0 <= CompressionContext.mappedStep })
+    }
 }

@@ -1,0 +1,108 @@
+import FoundationEssentials
+import Weir
+
+/// One line of `--progress=json`: the progress of one file as another
+/// program reads it (zstd's users asked for it, facebook/zstd issue 4337;
+/// `ffmpeg -progress` and `pv -n` are the precedent). Written on stderr at
+/// each update while the work goes on (`"event": "progress"`), and once
+/// when the file ends (`"event": "end"`).
+///
+/// Every key is always present, `null` where it is not known: `total_bytes`,
+/// `percent` and `eta_seconds` without a known input size (a pipe without
+/// `--size-hint`), `bytes_per_second` before any time passed, `level` when
+/// not compressing, `frames` when not compressing. Names are written as
+/// ``JSONRecord`` writes them (non-UTF-8 bytes kept, losslessly).
+package struct ProgressRecord: Encodable, Equatable, Sendable {
+    /// `"progress"` while the file is worked on, `"end"` once it is done.
+    package enum Event: String, Encodable, Sendable {
+        case progress
+        case end
+    }
+
+    package var event: Event
+    package var operation: OperationKind
+    /// The input's name, `"-"` for standard input.
+    package var input: String
+    /// The file's place among the inputs, from 1, and how many there are.
+    package var file: Int
+    package var files: Int
+    /// Input bytes the work has taken (compressing: compressed; otherwise read).
+    package var bytesIn: Int
+    /// Output bytes written.
+    package var bytesOut: Int
+    /// The input's size, when known (a regular file, or `--size-hint`).
+    package var totalBytes: Int?
+    /// 100 × bytes_in / total_bytes, 0 … 100; never goes back.
+    package var percent: Double?
+    /// Input bytes per second over the last seconds.
+    package var bytesPerSecond: Double?
+    /// Seconds to the end at that speed.
+    package var etaSeconds: Double?
+    /// Seconds since the file started.
+    package var seconds: Double
+    /// The level now (under `--adapt`, the last one chosen); null when not compressing.
+    package var level: Int?
+    /// Frames written so far; null when not compressing.
+    package var frames: Int?
+
+    /// The record of `meter`'s state now.
+    ///
+    /// - Parameters:
+    ///   - input: the name as JSON gives it (`"-"` for standard input).
+    ///   - level: the level now, compressing; nil otherwise.
+    ///   - frames: frames written so far, compressing; nil otherwise.
+    package init(event: Event, meter: ProgressMeter, input: String, level: Int?, frames: Int?) {
+        self.event = event
+        operation = meter.mode
+        self.input = input
+        file = meter.file
+        files = meter.files
+        bytesIn = meter.bytesIn
+        bytesOut = meter.bytesOut
+        totalBytes = meter.total
+        percent = meter.fraction.map { min(100, $0 * 100) }
+        bytesPerSecond = meter.speed
+        etaSeconds = meter.eta
+        seconds = meter.seconds
+        self.level = meter.mode == .compress ? level : nil
+        self.frames = meter.mode == .compress ? frames : nil
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case event, operation, input, file, files, seconds, level, frames, percent
+        case bytesIn = "bytes_in", bytesOut = "bytes_out", totalBytes = "total_bytes"
+        case bytesPerSecond = "bytes_per_second", etaSeconds = "eta_seconds"
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(event, forKey: .event)
+        try container.encode(operation, forKey: .operation)
+        try container.encode(input, forKey: .input)
+        try container.encode(file, forKey: .file)
+        try container.encode(files, forKey: .files)
+        try container.encode(bytesIn, forKey: .bytesIn)
+        try container.encode(bytesOut, forKey: .bytesOut)
+        try container.encode(totalBytes, forKey: .totalBytes)
+        try container.encode(percent, forKey: .percent)
+        try container.encode(bytesPerSecond, forKey: .bytesPerSecond)
+        try container.encode(etaSeconds, forKey: .etaSeconds)
+        try container.encode(seconds, forKey: .seconds)
+        try container.encode(level, forKey: .level)
+        try container.encode(frames, forKey: .frames)
+    }
+
+    /// Every key a record has, in the order written (`man weir` lists them).
+    package static let keys = ["event", "operation", "input", "file", "files", "bytes_in", "bytes_out", "total_bytes",
+                               "percent", "bytes_per_second", "eta_seconds", "seconds", "level", "frames"]
+
+    /// The record as one line of JSON, without the newline.
+    package func line() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Plain numbers and strings; every number is finite (the meter's
+        // divisions are guarded).
+        guard let data = try? encoder.encode(self) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
