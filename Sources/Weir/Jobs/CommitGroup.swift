@@ -53,6 +53,8 @@ struct CommitGroup: Sendable {
                 }
                 if let error = synced[output.device]! {
                     fail(index, error)  // that file system lost some write: no input on it goes
+                } else if let error = output.checkpointSyncError {
+                    fail(index, error)  // final: the bytes it could not write may be gone
                 } else {
                     do throws(WeirError) { try DiskSync.waitWritten(output.descriptor) } catch {
                         fail(index, error)
