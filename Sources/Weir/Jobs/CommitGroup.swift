@@ -5,7 +5,9 @@ import Glibc
 /// only then does each output take its name; then, when some input is to be
 /// removed, the new names go to disk; only then are those inputs removed.
 ///
-/// How, with one output: `fdatasync` of the file, and `fsync` of its folder.
+/// How, with one output: `fdatasync` of the file, and `fsync` of its folder
+/// (so too for each output on a FUSE file system, whose `syncfs` reaches no
+/// file of its daemon: ``DiskSync/fileSystemSyncReachesFiles(_:)``).
 /// With several: one `syncfs` per file system writes every file and commits
 /// the journal once, and a `sync_file_range` wait on each file then reports
 /// that file's own write error; after the renames, one more `syncfs`. Not
@@ -43,6 +45,10 @@ struct CommitGroup: Sendable {
             var synced: [UInt64: WeirError?] = [:]
             for index in written {
                 let output = jobs[index]!.output!
+                if !DiskSync.fileSystemSyncReachesFiles(output.descriptor) {
+                    do throws(WeirError) { try output.syncData() } catch { fail(index, error) }
+                    continue
+                }
                 if synced[output.device] == nil {
                     do throws(WeirError) {
                         try DiskSync.fileSystem(of: output.descriptor)
@@ -73,19 +79,24 @@ struct CommitGroup: Sendable {
             }
         }
         // 3. The names, on disk, before any input goes.
+        // Each folder alone (`fsync`) for one output, and on a file system
+        // whose `syncfs` does not reach its files; else each file system once.
         let removing = named.filter { jobs[$0]!.removesInput }
-        var synced: [UInt64: WeirError?] = [:]
+        var synced: [String: WeirError?] = [:]
         for index in removing where sync {
             let output = jobs[index]!.output!
-            if synced[output.device] == nil {
+            // (By the folder's name: the output's descriptor is closed by now.)
+            let byFolder = alone || !DiskSync.fileSystemSyncReachesFiles(inFolder: output.folder)
+            let key = byFolder ? "folder " + output.folder : "device \(output.device)"
+            if synced[key] == nil {
                 do throws(WeirError) {
-                    if alone { try DiskSync.folder(output.folder) } else { try DiskSync.fileSystem(holding: output.folder) }
-                    synced[output.device] = .some(nil)
+                    if byFolder { try DiskSync.folder(output.folder) } else { try DiskSync.fileSystem(holding: output.folder) }
+                    synced[key] = .some(nil)
                 } catch {
-                    synced[output.device] = .some(error)
+                    synced[key] = .some(error)
                 }
             }
-            if let error = synced[output.device]! {
+            if let error = synced[key]! {
                 outcomes[index].outcome = .failure(error)  // the output keeps its name; the input stays
             }
         }
