@@ -82,7 +82,7 @@ struct CommitGroup: Sendable {
         // Each folder alone (`fsync`) for one output, and on a file system
         // whose `syncfs` does not reach its files; else each file system once.
         let removing = named.filter { jobs[$0]!.removesInput }
-        var synced: [String: WeirError?] = [:]
+        var synced: [String: Int32?] = [:]
         for index in removing where sync {
             let output = jobs[index]!.output!
             // (By the folder's name: the output's descriptor is closed by now.)
@@ -93,11 +93,12 @@ struct CommitGroup: Sendable {
                     if byFolder { try DiskSync.folder(output.folder) } else { try DiskSync.fileSystem(holding: output.folder) }
                     synced[key] = .some(nil)
                 } catch {
-                    synced[key] = .some(error)
+                    if case .system(let code) = error.kind { synced[key] = .some(code) } else { synced[key] = .some(EIO) }
                 }
             }
-            if let error = synced[key]! {
-                outcomes[index].outcome = .failure(error)  // the output keeps its name; the input stays
+            if let code = synced[key]! {
+                // The output keeps its name, whose durability is not known; the input stays.
+                outcomes[index].outcome = .failure(.folderSyncFailed(code, output: output.path, folder: output.folder))
             }
         }
         // 4. The inputs.
