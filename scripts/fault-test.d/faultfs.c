@@ -45,11 +45,13 @@
 #include <fuse.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/time.h>
@@ -532,6 +534,10 @@ int main(int argc, char *argv[]) {
     if (realpath(argv[3], rules_path) == NULL) snprintf(rules_path, sizeof rules_path, "%s", argv[3]);
     log_file = fopen(argv[4], "a");
     if (log_file == NULL) { perror(argv[4]); return 2; }
+    /* Gone with the script that started it, however it ends (SIGKILL too):
+     * fuse_main unmounts on SIGTERM. */
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() == 1) return 2;
     umask(0);
     /* Foreground, many threads. */
     char *args[32];
