@@ -30,8 +30,8 @@
  * next sync succeeds. A program that retries the sync and trusts it has lost
  * data, and a check of the file shows it. `keep` leaves them.
  *
- * LOG gets one line per call that matters for ordering (create, rename,
- * unlink, fsync, fdatasync, fsyncdir, flush) and per injected fault:
+ * LOG gets one line per call that matters for ordering (create, write,
+ * rename, unlink, fsync, fdatasync, fsyncdir) and per injected fault:
  *   "OP PATH[ -> TO] = RESULT" with RESULT 0, -ERRNO, or "short N/M", and
  *   " FAULT" when a rule made it.
  * Once the kernel's INIT arrives (the mount is live), "ready" goes to stdout.
@@ -453,8 +453,9 @@ static int fs_write(const char *path, const char *buffer, size_t size, off_t off
     mark_written(fi->fh, offset, n);
     if (verdict.action == ACT_SHORT) {
         note("write %s %lld+%zu = short %zd/%zu FAULT", path ? path : "?", (long long)offset, size, n, size);
-    } else if (injected(verdict)) {
-        note("write %s %lld+%zu = %zd FAULT", path ? path : "?", (long long)offset, size, n);
+    } else {
+        note("write %s %lld+%zu = %zd%s", path ? path : "?", (long long)offset, size, n,
+             injected(verdict) ? " FAULT" : "");
     }
     return (int)n;
 }
