@@ -90,6 +90,12 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             exclude: ["exports.map", "startup.order"],
+            // The WEIR_TEST_* hooks (a frame damaged, a frame's decode held) are
+            // read from the environment only where WEIR_TEST_HOOKS is defined:
+            // debug builds, and the release build scripts/test makes for its
+            // command-line tests and power cuts with -Xswiftc -DWEIR_TEST_HOOKS.
+            // The release binary users run, and the packages, hold none.
+            swiftSettings: [.define("WEIR_TEST_HOOKS", .when(configuration: .debug))],
             linkerSettings: releaseLinking
         ),
         .testTarget(

@@ -118,8 +118,10 @@ extension WeirCommand {
             // 100 MB file two frames and nothing to adapt).
             if compressionFlags.chunkSize == nil { options.chunkSize = CompressionOptions.defaultChunkSize }
         }
-        // The tests' way to show that --verify catches a flipped bit.
+        #if WEIR_TEST_HOOKS
+        // The tests' way to show that --verify catches a flipped bit (test builds only).
         options.damagedFrameForTesting = getenv("WEIR_TEST_DAMAGE_FRAME").flatMap { Int(String(cString: $0)) }
+        #endif
         options.chunkSize = options.resolvedChunkSize
         return options
     }

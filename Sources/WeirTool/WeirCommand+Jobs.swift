@@ -178,8 +178,10 @@ extension WeirCommand {
         // Every run of the command reads whole pieces (DispatchIOTuning).
         options.sizesReadBuffers = true
         options.resumable = !outputFlags.noResume
-        // The tests' way to make a decompression slow enough to stop after a checkpoint.
+        #if WEIR_TEST_HOOKS
+        // The tests' way to make a decompression slow enough to stop after a checkpoint (test builds only).
         options.frameDelayForTesting = getenv("WEIR_TEST_FRAME_DELAY").flatMap { Double(String(cString: $0)) }
+        #endif
         let plan = WorkerPlan.decompression(options, limits: .current, cores: resourceFlags.countedCores)
         options.threads = plan.workers
         if options.memoryLimit == nil { options.memoryLimit = plan.decompressionMemory }

@@ -73,6 +73,35 @@ struct DecompressCommandTests {
         #expect(scratch.data("bad") == original)
     }
 
+    @Test("a compressed block of size 0 decodes as zstd decodes it: from a file, on one thread, from a pipe, in -t")
+    func emptyCompressedBlock() throws {
+        let scratch = Scratch()
+        // The decoder fuzzer's find (issue 49): a dictionary-ID byte and one
+        // empty compressed last block; and "hello" in a raw block before one.
+        let frames: [(String, [UInt8])] = [
+            ("dict-id.zst", [0x28, 0xB5, 0x2F, 0xFD, 0x01, 0x24, 0x00, 0x05, 0x00, 0x00]),
+            ("hello.zst", [0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x00, 0x28, 0x00, 0x00] + Array("hello".utf8) + [0x05, 0x00, 0x00]),
+        ]
+        for (name, bytes) in frames {
+            _ = FileManager.default.createFile(atPath: scratch.path(name), contents: Data(bytes))
+        }
+        scratch.text("in", size: 200_000)
+        try WeirProcess.run(["-q", "-B64K", "in", "-o", "in.zst"], in: scratch.url)
+        for (name, _) in frames {
+            let stock = try scratch.zstd(["-q", "-dc", name])
+            #expect(stock.status == 0, "zstd decodes \(name)")
+            let all = "cat \(name) in.zst \(name) > all.zst && zstd -dc all.zst > expected && "
+            for command in ["$WEIR -dc \(name)", "$WEIR -T1 -dc \(name)", "cat \(name) | $WEIR -dc",
+                            "$WEIR -dc all.zst", "$WEIR -T1 -dc all.zst", "cat all.zst | $WEIR -dc"] {
+                let expected = command.contains("all.zst") ? "expected" : "<(zstd -dc \(name))"
+                let run = try WeirProcess.shell(all + "\(command) | cmp - \(expected) && echo same", in: scratch.url)
+                #expect(String(decoding: run.stdout, as: UTF8.self) == "same\n", "\(command): \(run.stderr)")
+            }
+            let tested = try WeirProcess.run(["-t", name], in: scratch.url)
+            #expect(tested.status == 0, "\(name): \(tested.stderr)")
+        }
+    }
+
     @Test("-t verifies without writing; -M refuses frames that need a bigger window")
     func testAndMemory() throws {
         let scratch = Scratch()

@@ -92,13 +92,40 @@ package final class DecompressionContext {
     /// `verifyChecksum: false`; a frame declaring a content size must decode
     /// to exactly that size.
     ///
+    /// libzstd's one-pass decoder is stricter than its streaming decoder,
+    /// which `zstd -d` uses and which is the reference: it refuses a
+    /// compressed block of size 0 (a valid empty block that
+    /// `ZSTD_decompressStream` skips, issue 49). So a frame it refuses is
+    /// decoded again by the streaming decoder, and only when that fails too
+    /// is the one-pass error thrown: every frame zstd decodes, weir decodes,
+    /// and the fast path stays the common one.
+    ///
     /// - Returns: the bytes written to `destination`.
     /// - Throws: ``WeirError`` `.corrupt`, `.checksumMismatch`, or `.library`
     ///   when `destination` is too small.
     package func decompressFrame(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer) throws(WeirError) -> Int {
         let result = ZSTD_decompressDCtx(dctx, destination.baseAddress, destination.count,
                                          source.baseAddress, source.count)
+        guard ZSTD_isError(result) != 0 else { return result }
+        if let streamed = streamedFrames(source, into: destination) { return streamed }
         return try checked(result)
+    }
+
+    /// `source`, whole frames, decoded by `ZSTD_decompressStream` into
+    /// `destination`: the bytes written, or nil when it fails, does not end
+    /// at the end of a frame, or does not fit.
+    private func streamedFrames(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer) -> Int? {
+        reset()
+        defer { reset() }
+        var decoder = FrameDecoder(context: self, path: path, followsFrames: true)
+        var output = InPlaceOutput(destination)
+        do throws(WeirError) {
+            try decoder.decode(source, into: &output)
+            try decoder.checkEnded()
+        } catch {
+            return nil
+        }
+        return output.filled
     }
 
     /// `result`, unless it is an error: then the ``WeirError`` for it, where

@@ -1,0 +1,231 @@
+package weir.hadoop;
+
+import com.github.luben.zstd.ZstdDecompressCtx;
+import com.github.luben.zstd.ZstdException;
+import com.github.luben.zstd.ZstdInputStreamNoFinalizer;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import org.apache.hadoop.fs.PositionedReadable;
+import org.apache.hadoop.fs.Seekable;
+import org.apache.hadoop.io.compress.SplitCompressionInputStream;
+
+/**
+ * The content of one split of a seekable zstd file, for Hadoop's LineRecordReader (and Spark's
+ * copy of it), which reads records while {@code getPos() <= getAdjustedEnd()} and then one more.
+ *
+ * <p>A split [start, end) owns the blocks (frames) whose first byte lies in it. Its adjusted start
+ * is its first block's offset; its adjusted end is one less than the offset of the next split's
+ * first block. {@code getPos()} is the offset of the block that the last byte returned came from,
+ * and no read returns bytes of two blocks. So the reader keeps reading while it is inside its own
+ * blocks, finishes the line that runs into the next split's first block (its first byte moves
+ * {@code getPos()} past the adjusted end) and stops; the next split, whose adjusted start is not 0,
+ * drops its first line, which is exactly that one. A line longer than a frame is read by the split
+ * in which it starts; the stream goes on into the following blocks as far as that line needs.
+ * A split that owns no block returns nothing.
+ *
+ * <p>Blocks are decoded with zstd-jni: at once into one buffer when the table gives a content
+ * size up to {@link #ONE_SHOT_LIMIT}, streaming otherwise (a region no table lists, huge frames).
+ * zstd checks each frame's content checksum; a damaged block fails with its file offset.
+ */
+final class FrameSplitInputStream extends SplitCompressionInputStream {
+    /** Blocks up to this content size are decoded in one call (64 MiB: weir's frames up to -19). */
+    static final long ONE_SHOT_LIMIT = 64L << 20;
+
+    private final SeekIndex index;
+    private final InputStream file;
+    private final String name;
+    private int next;          // the next block to open
+    private long blockOffset;  // getPos(): the block of the last byte returned
+    private byte[] content = new byte[0];
+    private int contentAt;
+    private int contentEnd;
+    private InputStream stream;  // a streaming block's decoder, or null
+    private byte[] compressed = new byte[0];
+    private ZstdDecompressCtx ctx;
+
+    FrameSplitInputStream(InputStream in, String name, SeekIndex index, long start, long end) throws IOException {
+        super(in, start, end);
+        this.file = in;
+        this.name = name;
+        this.index = index;
+        int n = index.count();
+        int first = 0;
+        while (first < n && index.offsets[first] < start) {
+            first++;
+        }
+        int after = first;
+        while (after < n && index.offsets[after] < end) {
+            after++;
+        }
+        long nextOwned = after < n ? index.offsets[after] : index.dataEnd();
+        if (first == after) {  // no block starts here: an empty split
+            setStart(nextOwned);
+            setEnd(nextOwned);
+            next = n;
+            blockOffset = nextOwned;
+        } else {
+            setStart(index.offsets[first]);
+            setEnd(nextOwned - 1);
+            next = first;
+            blockOffset = index.offsets[first];
+        }
+    }
+
+    @Override
+    public int read() throws IOException {
+        byte[] one = new byte[1];
+        int n = read(one, 0, 1);
+        return n <= 0 ? -1 : one[0] & 0xFF;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+        if (len == 0) {
+            return 0;
+        }
+        while (true) {
+            if (contentAt < contentEnd) {
+                int n = Math.min(len, contentEnd - contentAt);
+                System.arraycopy(content, contentAt, b, off, n);
+                contentAt += n;
+                blockOffset = index.offsets[next - 1];
+                return n;
+            }
+            if (stream != null) {
+                int n;
+                try {
+                    n = stream.read(b, off, len);
+                } catch (IOException | RuntimeException e) {
+                    throw damaged(next - 1, e);
+                }
+                if (n > 0) {
+                    blockOffset = index.offsets[next - 1];
+                    return n;
+                }
+                stream.close();
+                stream = null;
+            }
+            if (next >= index.count()) {
+                return -1;
+            }
+            open(next++);
+        }
+    }
+
+    /** Makes block {@code i}'s content the next to return. */
+    private void open(int i) throws IOException {
+        long offset = index.offsets[i];
+        long size = index.sizes[i];
+        long contentSize = index.contentSizes[i];
+        ((Seekable) file).seek(offset);
+        if (contentSize >= 0 && contentSize <= ONE_SHOT_LIMIT && size <= Integer.MAX_VALUE - 8) {
+            if (compressed.length < size) {
+                compressed = new byte[(int) size];
+            }
+            readFully(compressed, (int) size, i);
+            if (content.length < contentSize) {
+                content = new byte[(int) contentSize];
+            }
+            if (ctx == null) {
+                ctx = new ZstdDecompressCtx();
+            }
+            int got;
+            try {
+                got = ctx.decompressByteArray(content, 0, (int) contentSize, compressed, 0, (int) size);
+            } catch (ZstdException e) {
+                throw damaged(i, e);
+            }
+            if (got != contentSize) {
+                throw damaged(i, new IOException("decoded " + got + " bytes where the seek table says " + contentSize));
+            }
+            contentAt = 0;
+            contentEnd = got;
+        } else {
+            stream = new ZstdInputStreamNoFinalizer(new BoundedStream(file, size));
+        }
+    }
+
+    private void readFully(byte[] buffer, int size, int block) throws IOException {
+        int at = 0;
+        while (at < size) {
+            int n = file.read(buffer, at, size - at);
+            if (n < 0) {
+                throw damaged(block, new EOFException("the file ends inside the block"));
+            }
+            at += n;
+        }
+    }
+
+    private IOException damaged(int block, Exception cause) {
+        long offset = index.offsets[block];
+        return new IOException("weir-hadoop: " + name + ": the zstd frame at offset " + offset
+                + " (" + index.sizes[block] + " bytes, block " + block + " of " + index.count()
+                + ") cannot be decoded: " + cause.getMessage(), cause);
+    }
+
+    @Override
+    public long getPos() {
+        return blockOffset;
+    }
+
+    @Override
+    public void resetState() {
+        // Nothing to reset: blocks are independent.
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            if (stream != null) {
+                stream.close();
+            }
+            if (ctx != null) {
+                ctx.close();
+                ctx = null;
+            }
+        } finally {
+            super.close();
+        }
+    }
+
+    /** The next {@code remaining} bytes of a stream, for a streaming decoder that reads ahead. */
+    private static final class BoundedStream extends InputStream {
+        private final InputStream in;
+        private long remaining;
+
+        BoundedStream(InputStream in, long remaining) {
+            this.in = in;
+            this.remaining = remaining;
+        }
+
+        @Override
+        public int read() throws IOException {
+            if (remaining <= 0) {
+                return -1;
+            }
+            int c = in.read();
+            if (c >= 0) {
+                remaining--;
+            }
+            return c;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (remaining <= 0) {
+                return -1;
+            }
+            int n = in.read(b, off, (int) Math.min(len, remaining));
+            if (n > 0) {
+                remaining -= n;
+            }
+            return n;
+        }
+
+        @Override
+        public void close() {
+            // The file is the split stream's to close.
+        }
+    }
+}

@@ -1,0 +1,191 @@
+package weir.hadoop;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.apache.hadoop.fs.PositionedReadable;
+
+/**
+ * Where a file's independently decodable blocks lie, read from the seek tables at its end.
+ *
+ * <p>zstd's seekable format ends a file with a skippable frame (magic 0x184D2A5E) that holds one
+ * entry per frame (compressed size u32, decompressed size u32, optionally a checksum u32) and a
+ * 9-byte footer: entry count u32, descriptor byte (bit 7: entries carry checksums), magic
+ * 0x8F92EAB1. The frames it lists end where the table starts. A concatenation of such files
+ * ({@code cat a.zst b.zst}) has one table per part: the byte before a part's first frame is the
+ * end of the previous part's table, so the chain is followed back to offset 0.
+ *
+ * <p>Each entry becomes a block. A region the chain does not reach (a file without a table, or a
+ * prefix without one) becomes one block of unknown decoded size: decoded from its start, it is
+ * read whole by the split that owns offset 0, so such a file is one split in effect and never
+ * read wrong. A table that does not add up (sizes past the start of the file) is ignored the
+ * same way.
+ */
+final class SeekIndex {
+    static final int SKIPPABLE_SEEK_MAGIC = 0x184D2A5E;
+    static final int FOOTER_MAGIC = 0x8F92EAB1;
+    static final int FOOTER_SIZE = 9;
+    /** Skippable frame header: magic and frame size. */
+    static final int SKIPPABLE_HEADER_SIZE = 8;
+
+    /** Compressed offset of each block, ascending, the first at 0. */
+    final long[] offsets;
+    /** Compressed size of each block. */
+    final long[] sizes;
+    /** Decompressed size of each block, or -1 where no table gives it. */
+    final long[] contentSizes;
+    /** The file's length. */
+    final long length;
+
+    private SeekIndex(long[] offsets, long[] sizes, long[] contentSizes, long length) {
+        this.offsets = offsets;
+        this.sizes = sizes;
+        this.contentSizes = contentSizes;
+        this.length = length;
+    }
+
+    int count() {
+        return offsets.length;
+    }
+
+    /** Offset just past the last block's compressed bytes (the start of the last table, if any). */
+    long dataEnd() {
+        int last = offsets.length - 1;
+        return last < 0 ? 0 : offsets[last] + sizes[last];
+    }
+
+    /** Reads the index of a file of {@code length} bytes. */
+    static SeekIndex read(PositionedReadable in, long length) throws IOException {
+        List<long[]> parts = new ArrayList<>();  // each: [offset, csize, dsize] triples, flattened per part
+        long end = length;
+        while (end > 0) {
+            long[] part = readTable(in, end);
+            if (part == null) {
+                break;
+            }
+            parts.add(part);
+            end = part[0];  // the part's first frame: the previous part's table ends just before it
+        }
+        Collections.reverse(parts);
+        int count = end > 0 ? 1 : 0;
+        for (long[] part : parts) {
+            count += (part.length - 1) / 3;
+        }
+        long[] offsets = new long[count];
+        long[] sizes = new long[count];
+        long[] contentSizes = new long[count];
+        int i = 0;
+        if (end > 0) {  // a prefix no table lists: one block, decoded in full by its owner
+            offsets[0] = 0;
+            sizes[0] = end;
+            contentSizes[0] = -1;
+            i = 1;
+        }
+        for (long[] part : parts) {
+            for (int k = 1; k < part.length; k += 3) {
+                offsets[i] = part[k];
+                sizes[i] = part[k + 1];
+                contentSizes[i] = part[k + 2];
+                i++;
+            }
+        }
+        return new SeekIndex(offsets, sizes, contentSizes, length);
+    }
+
+    /**
+     * The table that ends at {@code end}, as [firstFrameOffset, (offset, csize, dsize)...], or null
+     * if the bytes before {@code end} are not a seek table whose frames fit in front of it.
+     */
+    private static long[] readTable(PositionedReadable in, long end) throws IOException {
+        if (end < SKIPPABLE_HEADER_SIZE + FOOTER_SIZE) {
+            return null;
+        }
+        byte[] footer = new byte[FOOTER_SIZE];
+        in.readFully(end - FOOTER_SIZE, footer, 0, FOOTER_SIZE);
+        if (le32(footer, 5) != FOOTER_MAGIC) {
+            return null;
+        }
+        long frames = le32(footer, 0) & 0xFFFFFFFFL;
+        int descriptor = footer[4] & 0xFF;
+        if ((descriptor & 0x7C) != 0) {  // reserved bits must be zero
+            return null;
+        }
+        int entrySize = (descriptor & 0x80) != 0 ? 12 : 8;
+        long tableSize = SKIPPABLE_HEADER_SIZE + frames * entrySize + FOOTER_SIZE;
+        if (tableSize > end) {
+            return null;
+        }
+        long tableStart = end - tableSize;
+        byte[] table = new byte[(int) tableSize];  // at most end bytes; bounded by the check above
+        in.readFully(tableStart, table, 0, table.length);
+        if (le32(table, 0) != SKIPPABLE_SEEK_MAGIC
+                || (le32(table, 4) & 0xFFFFFFFFL) != tableSize - SKIPPABLE_HEADER_SIZE) {
+            return null;
+        }
+        long total = 0;
+        for (int f = 0; f < frames; f++) {
+            total += le32(table, SKIPPABLE_HEADER_SIZE + f * entrySize) & 0xFFFFFFFFL;
+        }
+        if (total > tableStart) {
+            return null;
+        }
+        long[] part = new long[1 + 3 * (int) frames];
+        long offset = tableStart - total;
+        part[0] = offset;
+        for (int f = 0; f < frames; f++) {
+            int at = SKIPPABLE_HEADER_SIZE + f * entrySize;
+            long csize = le32(table, at) & 0xFFFFFFFFL;
+            part[1 + 3 * f] = offset;
+            part[2 + 3 * f] = csize;
+            part[3 + 3 * f] = le32(table, at + 4) & 0xFFFFFFFFL;
+            offset += csize;
+        }
+        return part;
+    }
+
+    /**
+     * The length of the file behind {@code in}, of which at least {@code known} bytes exist.
+     * A codec sees only the open stream, not the file's status, so the end is found by positioned
+     * reads of one byte: galloping past {@code known}, then bisecting (about 2 log2 of the
+     * distance; none past the split's end for the last split, whose end is the file's).
+     */
+    static long probeLength(PositionedReadable in, long known) throws IOException {
+        byte[] one = new byte[1];
+        if (!exists(in, known, one)) {
+            return known;
+        }
+        long lo = known + 1;  // lo bytes exist
+        long step = 1L << 16;
+        long hi = lo + step;  // candidate: byte hi - 1 missing
+        while (exists(in, hi - 1, one)) {
+            lo = hi;
+            step <<= 1;
+            hi = lo + step;
+        }
+        // lo bytes exist, byte hi - 1 does not: the length is in [lo, hi - 1].
+        long a = lo;
+        long b = hi - 1;
+        while (a < b) {
+            long mid = a + (b - a) / 2;  // does byte mid exist?
+            if (exists(in, mid, one)) {
+                a = mid + 1;
+            } else {
+                b = mid;
+            }
+        }
+        return a;
+    }
+
+    private static boolean exists(PositionedReadable in, long position, byte[] one) throws IOException {
+        try {
+            return in.read(position, one, 0, 1) > 0;
+        } catch (java.io.EOFException e) {
+            return false;
+        }
+    }
+
+    static int le32(byte[] b, int at) {
+        return (b[at] & 0xFF) | (b[at + 1] & 0xFF) << 8 | (b[at + 2] & 0xFF) << 16 | (b[at + 3] & 0xFF) << 24;
+    }
+}

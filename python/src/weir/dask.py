@@ -1,0 +1,407 @@
+"""One file compressed across a Dask cluster, byte for byte what ``weir SRC``
+writes on one machine.
+
+The file is cut into ranges of ``blocksize`` bytes (a multiple of the level's
+frame size: 8 MiB at levels up to 6). Each range is one task: the worker reads
+the range where it sees SRC (a shared path or any fsspec URL) and pipes it
+into the ``weir`` executable installed on it (``weir -c --no-seek-table -B
+FRAME --stream-size=LENGTH``), which cuts it into the frames ``weir SRC`` cuts
+there, and writes them as a part beside DST. weir stays the one compressor:
+nothing here compresses. A last task joins the parts in order into a hidden
+file beside DST (``copy_file_range`` on a shared file system, fsspec streams
+elsewhere), ends it with one seek table (zstd's seekable format, as weir
+writes it), syncs it and only then gives it its name.
+
+Dask retries a failed task (``retries``) and reschedules those of a worker
+that died; a task writes its part under a temporary name and renames it, so a
+retry never sees half a part. A run that fails removes its parts and leaves
+no DST.
+
+    python -m weir.dask compress --scheduler tcp://10.0.0.1:8786 big.log big.log.zst
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import fsspec
+from fsspec.implementations.local import LocalFileSystem
+
+from weir.frames import SEEK_FOOTER_MAGIC, SEEK_TABLE_MAGIC, walk_frames
+
+# Bytes read from SRC and written to weir's standard input at a time.
+_PIPE_PIECE = 1 << 20
+# The largest frame weir cuts (--ultra -21 and -22); -B takes at most 1 GiB.
+_MAX_FRAME = 1 << 30
+
+Entry = tuple[int, int, int | None]
+"""(compressed size, decompressed size, checksum) of one frame of a part."""
+
+
+def frame_size(level: int) -> int:
+    """weir's frame size (``-B``'s default) at ``level``: 8 MiB up to -6 and
+    with --fast, 16 MiB at -7 and -8, 32 MiB at -9 to -16, 64 MiB at -17 to
+    -19, 256 MiB at -20, 512 MiB at -21 and -22 (weir's
+    ``CompressionOptions.defaultChunkSize(level:)``, README's table)."""
+    if level <= 6:
+        return 8 << 20
+    if level <= 8:
+        return 16 << 20
+    if level <= 16:
+        return 32 << 20
+    if level <= 19:
+        return 64 << 20
+    return 256 << 20 if level == 20 else 512 << 20
+
+
+def level_flags(level: int) -> list[str]:
+    """weir's flags for ``level``: ``-3``, ``--ultra -22``, ``--fast=5``."""
+    if level < 0:
+        return [f"--fast={-level}"]
+    if level == 0:
+        return []
+    if level > 19:
+        return ["--ultra", f"-{level}"]
+    return [f"-{level}"]
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a compression across the cluster did."""
+
+    source_size: int
+    """The bytes of SRC."""
+    output_size: int
+    """The bytes of DST."""
+    parts: int
+    """The tasks (ranges) it ran."""
+    frames: int
+    """The zstd frames in DST."""
+    seconds: float
+
+
+def compress(
+    src: str,
+    dst: str,
+    *,
+    scheduler: str | None = None,
+    client: Any = None,
+    level: int = 3,
+    blocksize: int | None = None,
+    frame: int | None = None,
+    weir: str = "weir",
+    threads: int = 1,
+    retries: int = 2,
+    force: bool = False,
+    storage_options: dict[str, Any] | None = None,
+) -> Result:
+    """Compresses ``src`` into ``dst`` on the Dask cluster at ``scheduler``
+    (or through ``client``), each task one range of ``blocksize`` bytes.
+
+    Args:
+        src: the file to compress, a path the workers see or an fsspec URL.
+        dst: the output, a path the workers see or an fsspec URL; refused if
+            it exists, unless ``force``.
+        level: weir's level (negative: ``--fast``).
+        blocksize: input bytes per task; by default 8 frames. DST is byte for
+            byte ``weir -LEVEL SRC``'s when it is a multiple of ``frame``.
+        frame: input bytes per frame (weir's ``-B``); by default the level's.
+        weir: the weir executable on the workers (a name on their PATH).
+        threads: weir's ``-T`` in each task (one task per Dask thread).
+        retries: how many times Dask runs a failed task again.
+        storage_options: fsspec options for ``src`` and ``dst`` URLs.
+
+    Raises:
+        FileExistsError: ``dst`` exists and ``force`` is not given.
+        RuntimeError: a task failed after its retries (weir's message in it).
+    """
+    from distributed import Client
+
+    started = time.perf_counter()
+    frame = frame or frame_size(level)
+    blocksize = blocksize or 8 * frame
+    if not 0 < frame <= _MAX_FRAME or blocksize <= 0:
+        raise ValueError(f"frame size {frame} and block size {blocksize} must be positive, the frame at most 1 GiB")
+    options = storage_options or {}
+    own_client = client is None
+    if own_client:
+        client = Client(scheduler)
+    try:
+        token = uuid.uuid4().hex[:12]
+        parts_dir = _parts_dir(dst, token)
+        size = client.submit(_prepare, src, dst, parts_dir, force, options, pure=False, retries=retries).result()
+        ranges = [(offset, min(blocksize, size - offset)) for offset in range(0, size, blocksize)] or [(0, 0)]
+        parts = [_join_path(parts_dir, f"part-{number:08d}") for number in range(len(ranges))]
+        command = [weir, "-c", "-q", f"-T{threads}", "--no-seek-table", "-B", str(frame), *level_flags(level)]
+        futures = [
+            client.submit(
+                _compress_range,
+                src,
+                offset,
+                length,
+                part,
+                command,
+                options,
+                key=f"weir-compress-{token}-{number}",
+                retries=retries,
+                pure=False,
+            )
+            for number, ((offset, length), part) in enumerate(zip(ranges, parts, strict=True))
+        ]
+        joined = client.submit(
+            _join, dst, parts_dir, parts, futures, force, options, key=f"weir-join-{token}", retries=retries, pure=False
+        )
+        try:
+            output_size, frames = joined.result()
+        except BaseException:
+            with contextlib.suppress(Exception):
+                client.cancel([*futures, joined])
+                client.submit(_remove_parts, dst, parts_dir, options, pure=False).result()
+            raise
+        return Result(size, output_size, len(ranges), frames, time.perf_counter() - started)
+    finally:
+        if own_client:
+            client.close()
+
+
+def seek_table(entries: list[Entry]) -> bytes:
+    """weir's seek table for ``entries``: empty for a single frame (weir
+    writes none), with checksums when every frame carries one."""
+    if len(entries) <= 1:
+        return b""
+    checksums = all(checksum is not None for _, _, checksum in entries)
+    body = b"".join(
+        struct.pack("<III", compressed, decompressed, checksum or 0)
+        if checksums
+        else struct.pack("<II", compressed, decompressed)
+        for compressed, decompressed, checksum in entries
+    )
+    footer = struct.pack("<IBI", len(entries), 0x80 if checksums else 0, SEEK_FOOTER_MAGIC)
+    return struct.pack("<II", SEEK_TABLE_MAGIC, len(body) + len(footer)) + body + footer
+
+
+# ----------------------------------------------------------------- on the workers
+
+
+def _compress_range(
+    src: str, offset: int, length: int, part: str, command: list[str], options: dict[str, Any]
+) -> list[Entry]:
+    """On a worker: ``length`` bytes of ``src`` at ``offset`` through weir into
+    the part file ``part``; returns the part's frames."""
+    fs, path = fsspec.core.url_to_fs(part, **options)
+    local = isinstance(fs, LocalFileSystem)
+    if local:
+        scratch = f"{path}.tmp-{uuid.uuid4().hex[:8]}"
+    else:
+        with tempfile.NamedTemporaryFile(prefix="weir-part-", delete=False) as handle:
+            scratch = handle.name
+    try:
+        with open(scratch, "wb") as output, tempfile.TemporaryFile() as errors:
+            process = subprocess.Popen(
+                [*command, f"--stream-size={length}"], stdin=subprocess.PIPE, stdout=output, stderr=errors
+            )
+            assert process.stdin is not None
+            try:
+                _feed(src, offset, length, options, process.stdin)
+            except BrokenPipeError:
+                pass  # weir stopped reading: its status and message say why
+            finally:
+                with contextlib.suppress(BrokenPipeError):
+                    process.stdin.close()
+            status = process.wait()
+            if status != 0:
+                errors.seek(0)
+                message = errors.read().decode(errors="replace").strip()
+                raise RuntimeError(f"{' '.join(command)} on {src} bytes {offset}+{length} exited {status}: {message}")
+        entries = _entries(scratch, length)
+        if local:
+            os.replace(scratch, path)
+        else:
+            fs.put_file(scratch, path)
+        return entries
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(scratch)
+
+
+def _feed(src: str, offset: int, length: int, options: dict[str, Any], sink: Any) -> None:
+    with fsspec.open(src, "rb", **options) as source:
+        source.seek(offset)
+        left = length
+        while left > 0:
+            piece = source.read(min(_PIPE_PIECE, left))
+            if not piece:
+                raise RuntimeError(f"{src} ended at {offset + length - left}, before {offset + length}: did it shrink?")
+            sink.write(piece)
+            left -= len(piece)
+
+
+def _entries(part: str, length: int) -> list[Entry]:
+    """The frames of a part weir wrote, checked against its range's size."""
+    size = os.path.getsize(part)
+    with open(part, "rb") as handle:
+
+        def read_at(at: int, count: int) -> bytes:
+            return os.pread(handle.fileno(), count, at)
+
+        frames = walk_frames(read_at, 0, size)
+    if sum(frame.length for frame in frames) != length:
+        raise RuntimeError(f"weir's part {part} holds {sum(f.length for f in frames)} bytes, not {length}")
+    if not frames:  # an empty input: weir writes one empty frame
+        return [(size, 0, None)]
+    return [(frame.size, frame.length, frame.checksum) for frame in frames]
+
+
+def _prepare(src: str, dst: str, parts_dir: str, force: bool, options: dict[str, Any]) -> int:
+    """On a worker: refuses an existing DST, makes the parts' folder; SRC's size."""
+    dst_fs, dst_path = fsspec.core.url_to_fs(dst, **options)
+    if not force and dst_fs.exists(dst_path):
+        raise FileExistsError(f"{dst} exists: give force=True (-f) to replace it")
+    parts_fs, parts_path = fsspec.core.url_to_fs(parts_dir, **options)
+    parts_fs.makedirs(parts_path, exist_ok=True)
+    src_fs, src_path = fsspec.core.url_to_fs(src, **options)
+    return int(src_fs.info(src_path)["size"])
+
+
+def _join(
+    dst: str, parts_dir: str, parts: list[str], entries: list[list[Entry]], force: bool, options: dict[str, Any]
+) -> tuple[int, int]:
+    """On a worker: the parts in order, then one seek table, into DST."""
+    every = [entry for part in entries for entry in part]
+    # An empty frame of an empty part is a frame only when it is the file's only one.
+    frames = [entry for entry in every if entry[1] > 0] or every[:1]
+    table = seek_table(frames)
+    fs, path = fsspec.core.url_to_fs(dst, **options)
+    folder, name = os.path.split(path)
+    temporary = f"{folder}/.{name}.weir-dask-{uuid.uuid4().hex[:8]}" if folder else f".{name}.weir-dask"
+    try:
+        if isinstance(fs, LocalFileSystem):
+            _join_local(temporary, [fsspec.core.url_to_fs(p, **options)[1] for p in parts], table)
+            if force:
+                os.replace(temporary, path)
+            else:
+                os.link(temporary, path)  # fails if DST appeared meanwhile: never replaced
+                os.unlink(temporary)
+            _sync_folder(folder or ".")
+        else:
+            with fs.open(temporary, "wb") as output:
+                for part in parts:
+                    with fsspec.open(part, "rb", **options) as piece:
+                        shutil.copyfileobj(piece, output, 8 << 20)
+                output.write(table)
+            fs.mv(temporary, path)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            fs.rm(temporary)
+        raise
+    _remove_parts(dst, parts_dir, options)
+    return int(fs.info(path)["size"]), len(frames)
+
+
+def _join_local(temporary: str, parts: list[str], table: bytes) -> None:
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        for part in parts:
+            with open(part, "rb") as piece:
+                left = os.fstat(piece.fileno()).st_size
+                while left > 0:
+                    # In the kernel, and shared extents where the file system has them.
+                    copied = os.copy_file_range(piece.fileno(), descriptor, min(left, 1 << 30))
+                    if copied == 0:
+                        raise OSError(f"copy_file_range from {part} stopped with {left} bytes left")
+                    left -= copied
+        os.write(descriptor, table)
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _sync_folder(folder: str) -> None:
+    descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _remove_parts(dst: str, parts_dir: str, options: dict[str, Any]) -> None:
+    fs, path = fsspec.core.url_to_fs(parts_dir, **options)
+    with contextlib.suppress(FileNotFoundError):
+        fs.rm(path, recursive=True)
+
+
+def _parts_dir(dst: str, token: str) -> str:
+    head, _, name = dst.rstrip("/").rpartition("/")
+    return f"{head}/.{name}.weir-dask-{token}" if head else f".{name}.weir-dask-{token}"
+
+
+def _join_path(folder: str, name: str) -> str:
+    return f"{folder}/{name}"
+
+
+# ----------------------------------------------------------------- command line
+
+_SIZE = re.compile(r"^(\d+)\s*([KMGT]?)(I?B)?$", re.IGNORECASE)
+
+
+def parse_size(text: str) -> int:
+    """``64M``, ``64MiB``, ``64MB`` (powers of 1024, as weir's), ``1048576``."""
+    match = _SIZE.match(text.strip())
+    if not match:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (a number, then K, M, G or T)")
+    return int(match.group(1)) << (10 * " KMGT".index(match.group(2).upper() or " "))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m weir.dask", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("compress", help="compress SRC into DST on a Dask cluster")
+    run.add_argument("--scheduler", required=True, help="the scheduler's address (tcp://HOST:PORT)")
+    run.add_argument("src", metavar="SRC", help="a path the workers see, or an fsspec URL")
+    run.add_argument("dst", metavar="DST", help="a path the workers see, or an fsspec URL")
+    run.add_argument("--level", type=int, default=3, help="weir's level (negative: --fast); default 3")
+    run.add_argument("--blocksize", type=parse_size, help="input bytes per task (default: 8 frames)")
+    run.add_argument("--frame-size", type=parse_size, help="input bytes per frame, weir's -B (default: the level's)")
+    run.add_argument("--weir", default="weir", help="the weir executable on the workers (default: weir)")
+    run.add_argument("--threads", type=int, default=1, help="weir's -T in each task (default 1)")
+    run.add_argument("--retries", type=int, default=2, help="runs of a failed task after the first (default 2)")
+    run.add_argument("-f", "--force", action="store_true", help="replace DST if it exists")
+    args = parser.parse_args(argv)
+    try:
+        result = compress(
+            args.src,
+            args.dst,
+            scheduler=args.scheduler,
+            level=args.level,
+            blocksize=args.blocksize,
+            frame=args.frame_size,
+            weir=args.weir,
+            threads=args.threads,
+            retries=args.retries,
+            force=args.force,
+        )
+    except (OSError, RuntimeError, ValueError) as error:
+        print(f"weir.dask: {args.src}: {error}", file=sys.stderr)
+        return 1
+    print(
+        f"{args.src} -> {args.dst}: {result.source_size} -> {result.output_size} bytes, "
+        f"{result.parts} tasks, {result.frames} frames, {result.seconds:.2f} s",
+        file=sys.stderr,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

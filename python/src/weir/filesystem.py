@@ -1,0 +1,259 @@
+"""fsspec's ``weir`` protocol: the decompressed content of a zstd file at any
+fsspec URL, as a random-access file of its true size.
+
+``weir::s3://bucket/big.log.zst`` (or ``weir::/data/big.log.zst``) opens the
+content of the file: its size is the content's, a seek costs nothing, and a
+read fetches and decodes only the frames that hold the bytes asked for (see
+:mod:`weir.frames` for how they are found). That is what lets Dask, pandas,
+DuckDB and every fsspec reader cut one compressed file into many splits::
+
+    dask.bag.read_text("weir::s3://b/big.log.zst", blocksize="64MiB")
+
+The file system is layered over another (``target_protocol`` and
+``target_options``, or ``fs``), as fsspec's caching file systems are: a path
+is the compressed file's path on the target, listings and ``info`` give the
+content's sizes. It is read-only; weir (the command) writes the files.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any, ClassVar
+
+from fsspec import AbstractFileSystem, filesystem
+from fsspec.implementations.chained import ChainedFileSystem
+from fsspec.spec import AbstractBufferedFile
+
+from weir.frames import FormatError, Frame, FrameIndex, build_index
+from weir.zstd import FrameDecoding
+
+# Indexes kept per process, by the compressed file's path, size and
+# modification (or ETag): a Dask worker opening the file for each of its
+# partitions reads the table (or measures the frames) once.
+_INDEX_CACHE_ENTRIES = 64
+_index_cache: OrderedDict[tuple[Any, ...], FrameIndex] = OrderedDict()
+_index_lock = threading.Lock()
+
+
+class WeirFileSystem(ChainedFileSystem):
+    """The content of zstd files on another fsspec file system.
+
+    A file is named by its content, as ``weir -d`` names its output: the
+    target's ``big.log.zst`` is ``big.log`` here (so that readers which guess
+    a compression from the name, as Dask and pandas do, see none), and
+    ``weir::…/big.log.zst`` and ``weir::…/big.log`` open the same file. A
+    name that does not end in ``.zst`` (``x.zstd``, ``x.tzst``) is the
+    target's file of that name, unless the target has the name with ``.zst``
+    added: ``big.log`` beside ``big.log.zst`` is that file's content anyway.
+    """
+
+    protocol: ClassVar[str | tuple[str, ...]] = "weir"
+    root_marker = ""
+    # The suffix taken off a name (the only zstd suffix fsspec infers from).
+    suffix = ".zst"
+
+    def __init__(
+        self,
+        target_protocol: str | None = None,
+        target_options: dict[str, Any] | None = None,
+        fs: AbstractFileSystem | None = None,
+        fo: str | None = None,
+        frame_cache: int = 2,
+        **kwargs: Any,
+    ) -> None:
+        """Layers the ``weir`` protocol over ``fs``, or over a new file system
+        of ``target_protocol`` made with ``target_options`` (default: local).
+
+        ``fo`` is the path fsspec passes when it unchains ``weir::URL``; paths
+        come with each call. ``frame_cache`` is how many decoded frames each
+        open file keeps (a sequential reader asks for one frame's bytes in
+        many reads)."""
+        super().__init__(**kwargs)
+        if fs is not None and target_protocol is not None:
+            raise ValueError("give the target file system (fs) or its protocol (target_protocol), not both")
+        self.target = fs if fs is not None else filesystem(target_protocol or "file", **(target_options or {}))
+        self.frame_cache = frame_cache
+
+    @classmethod
+    def _strip_protocol(cls, path: Any) -> Any:
+        """The content's name: without ``weir://`` and without ``.zst``."""
+        if isinstance(path, list):
+            return [cls._strip_protocol(p) for p in path]
+        text = str(path)
+        for prefix in ("weir://", "weir::"):
+            if text.startswith(prefix):
+                text = text[len(prefix) :]
+        if text.endswith(cls.suffix) and len(text) > len(cls.suffix):
+            text = text[: -len(cls.suffix)]
+        return text
+
+    def compressed_path(self, path: str) -> str:
+        """The target's path of the compressed file whose content is ``path``."""
+        path = self.target._strip_protocol(self._strip_protocol(path))
+        with_suffix = path + self.suffix
+        return with_suffix if self.target.isfile(with_suffix) else path
+
+    def _content_name(self, target_path: str) -> str:
+        return target_path[: -len(self.suffix)] if target_path.endswith(self.suffix) else target_path
+
+    def index(self, path: str) -> FrameIndex:
+        """The frame index of the compressed file whose content is ``path``."""
+        return self._index(self.compressed_path(path))
+
+    def _index(self, path: str, details: dict[str, Any] | None = None) -> FrameIndex:
+        details = details or self.target.info(path)
+        key = (
+            self.target.fsid if _has_fsid(self.target) else id(self.target),
+            path,
+            details.get("size"),
+            _version_of(details),
+        )
+        with _index_lock:
+            cached = _index_cache.get(key)
+            if cached is not None:
+                _index_cache.move_to_end(key)
+                return cached
+        with self.target.open(path, "rb") as handle:
+            try:
+                index = build_index(_reader(handle), details["size"])
+            except FormatError as error:
+                raise FormatError(f"{path}: {error}") from error
+        with _index_lock:
+            _index_cache[key] = index
+            while len(_index_cache) > _INDEX_CACHE_ENTRIES:
+                _index_cache.popitem(last=False)
+        return index
+
+    def info(self, path: str, **kwargs: Any) -> dict[str, Any]:
+        compressed = self.compressed_path(path)
+        return self._described(dict(self.target.info(compressed, **kwargs)))
+
+    def _described(self, details: dict[str, Any]) -> dict[str, Any]:
+        if details.get("type") != "file":
+            return details
+        index = self._index(details["name"], details)
+        details["compressed_name"] = details["name"]
+        details["compressed_size"] = details.get("size")
+        details["name"] = self._content_name(details["name"])
+        details["size"] = index.size
+        details["frames"] = len(index.frames)
+        return details
+
+    def ls(self, path: str, detail: bool = True, **kwargs: Any) -> list[Any]:
+        """The folder's ``.zst`` files, by their contents' names and sizes,
+        and its folders (other files are not listed: they may not be zstd)."""
+        path = self.target._strip_protocol(self._strip_protocol(path))
+        entries = [
+            entry
+            for entry in self.target.ls(path, detail=True, **kwargs)
+            if entry.get("type") != "file" or entry["name"].endswith(self.suffix)
+        ]
+        if not detail:
+            return [self._content_name(entry["name"]) for entry in entries]
+        return [self._described(dict(entry)) for entry in entries]
+
+    def ukey(self, path: str) -> str:
+        return str(self.target.ukey(self.compressed_path(path)))
+
+    def modified(self, path: str) -> Any:
+        return self.target.modified(self.compressed_path(path))
+
+    def _open(
+        self,
+        path: str,
+        mode: str = "rb",
+        block_size: Any = None,
+        autocommit: bool = True,
+        cache_options: Any = None,
+        **kwargs: Any,
+    ) -> WeirFile:
+        if mode != "rb":
+            raise NotImplementedError(f"weir:// opens files for reading only, not {mode!r}: write them with weir")
+        compressed = self.compressed_path(path)
+        return WeirFile(self, compressed, self._index(compressed), frame_cache=self.frame_cache)
+
+
+class WeirFile(AbstractBufferedFile):
+    """The content of one compressed file: reads go to the frames that hold
+    them, fetched in one ranged read per run of neighbours and decoded from
+    their start only as far as the read needs; the last ``frame_cache``
+    frames read go on from where they stopped."""
+
+    def __init__(self, fs: WeirFileSystem, path: str, index: FrameIndex, frame_cache: int = 2) -> None:
+        """``path`` is the compressed file's path on ``fs.target``."""
+        self.index = index
+        self._frames: OrderedDict[int, FrameDecoding] = OrderedDict()
+        self._frame_cache = max(1, frame_cache)
+        self._compressed = fs.target.open(path, "rb", cache_type="none")
+        # No cache of fsspec's own: the decoded frames are the cache.
+        super().__init__(fs, path, mode="rb", cache_type="none", size=index.size)
+
+    def _fetch_range(self, start: int, end: int) -> bytes:
+        frames = self.index.covering(start, min(end, self.size))
+        # This read's frames are held here, whatever the cache drops meanwhile.
+        decodings = {frame.offset: self._frames[frame.offset] for frame in frames if frame.offset in self._frames}
+        fetched = self._fetch_compressed([frame for frame in frames if frame.offset not in decodings])
+        for frame in frames:
+            if frame.offset not in decodings:
+                decodings[frame.offset] = FrameDecoding(fetched.pop(frame.offset), frame.length, frame.offset)
+        pieces = []
+        for frame in frames:
+            decoding = decodings[frame.offset]
+            self._frames[frame.offset] = decoding
+            self._frames.move_to_end(frame.offset)
+            while len(self._frames) > self._frame_cache:
+                self._frames.popitem(last=False)
+            low = max(start, frame.start) - frame.start
+            high = min(end, frame.start + frame.length) - frame.start
+            try:
+                pieces.append(decoding.read(low, high))
+            except FormatError as error:
+                raise FormatError(f"{self.path}: {error}") from error
+        return pieces[0] if len(pieces) == 1 else b"".join(pieces)
+
+    def _fetch_compressed(self, frames: list[Frame]) -> dict[int, bytes]:
+        """The compressed bytes of ``frames`` (in file order): neighbours are
+        fetched in one read, as one ranged request on an object store."""
+        fetched: dict[int, bytes] = {}
+        run: list[Frame] = []
+        for frame in [*frames, None]:
+            if run and (frame is None or frame.offset != run[-1].offset + run[-1].size):
+                first, last = run[0], run[-1]
+                self._compressed.seek(first.offset)
+                data = self._compressed.read(last.offset + last.size - first.offset)
+                for item in run:
+                    fetched[item.offset] = data[item.offset - first.offset : item.offset - first.offset + item.size]
+                run = []
+            if frame is not None:
+                run.append(frame)
+        return fetched
+
+    def close(self) -> None:
+        if not self.closed:
+            self._compressed.close()
+            self._frames.clear()
+        super().close()
+
+
+def _reader(handle: Any) -> Any:
+    def read_at(offset: int, length: int) -> bytes:
+        handle.seek(offset)
+        return bytes(handle.read(length))
+
+    return read_at
+
+
+def _has_fsid(fs: AbstractFileSystem) -> bool:
+    try:
+        fs.fsid  # noqa: B018 -- a property that raises on file systems without one
+    except NotImplementedError:
+        return False
+    return True
+
+
+def _version_of(details: dict[str, Any]) -> Any:
+    for key in ("mtime", "LastModified", "last_modified", "ETag", "etag", "created"):
+        if key in details:
+            return str(details[key])
+    return None

@@ -1,0 +1,284 @@
+"""Where the frames of a zstd file are, without decoding what is not read.
+
+A zstd file is a sequence of frames (RFC 8878): zstd frames, each decoding to
+its own bytes, and skippable frames, which decode to nothing. weir cuts its
+input into independent frames and ends the file with a seek table (zstd's
+seekable format, ``contrib/seekable_format``): a skippable frame listing every
+frame's compressed and decompressed size, then a 9-byte footer. This module
+turns any such file into a :class:`FrameIndex`: for each zstd frame, where it
+is in the file and which bytes of the content it holds.
+
+Sources of the index, best first:
+
+1. The seek table at the end of the file, and the tables of the parts before
+   it when the file is a concatenation of weir's files (``cat a.zst b.zst``):
+   each table describes the frames that end where it begins, so the tables
+   are followed back from the end, as ``weir -d --range`` does.
+2. Frame headers, walked from the start (or from the last part without a
+   table back to offset 0): a header may declare its content size, and the
+   end of a frame is found by walking its block headers (3 bytes each),
+   never by decoding.
+3. A frame that declares no size (pzstd's, zstd's from a pipe) is decoded
+   once to be measured: the index is then exact, never guessed.
+
+Every offset is checked against the file's size and the next frame's magic
+number; a table that does not fit falls back to walking the headers.
+"""
+
+from __future__ import annotations
+
+import bisect
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from weir.zstd import measure_frame
+
+ZSTD_MAGIC = 0xFD2FB528
+SKIPPABLE_MAGIC = 0x184D2A50
+SKIPPABLE_MASK = 0xFFFFFFF0
+SEEK_TABLE_MAGIC = 0x184D2A5E
+SEEK_FOOTER_MAGIC = 0x8F92EAB1
+SEEK_FOOTER_SIZE = 9
+SKIPPABLE_HEADER_SIZE = 8
+# The largest block a frame may hold (zstd's Block_Maximum_Size, 128 KiB).
+MAX_BLOCK_SIZE = 128 << 10
+
+ReadAt = Callable[[int, int], bytes]
+"""Reads ``length`` bytes at ``offset`` of the compressed file (fewer at its end)."""
+
+
+class FormatError(ValueError):
+    """The bytes are not a zstd file, or a table or frame does not fit it."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One zstd frame: its bytes in the file and the content it decodes to."""
+
+    offset: int
+    """Where the frame starts in the compressed file."""
+    size: int
+    """The frame's size in the compressed file."""
+    start: int
+    """Where its content starts in the decompressed content."""
+    length: int
+    """The size of its content."""
+    checksum: int | None = None
+    """The low 32 bits of XXH64 of its content, when the frame carries them."""
+
+
+@dataclass(frozen=True)
+class FrameHeader:
+    """What a zstd frame header says (RFC 8878, 3.1.1.1)."""
+
+    header_size: int
+    content_size: int | None
+    has_checksum: bool
+
+
+@dataclass
+class FrameIndex:
+    """The zstd frames of a file, in order, and where the index came from."""
+
+    frames: list[Frame]
+    source: str
+    """``"seek-table"``, ``"seek-tables"`` (a concatenation), ``"headers"``
+    or ``"headers+seek-table"`` and so on: how the index was built."""
+
+    def __post_init__(self) -> None:
+        self._starts = [frame.start for frame in self.frames]
+
+    @property
+    def size(self) -> int:
+        """The size of the decompressed content."""
+        if not self.frames:
+            return 0
+        last = self.frames[-1]
+        return last.start + last.length
+
+    def covering(self, start: int, end: int) -> list[Frame]:
+        """The frames holding content bytes ``[start, end)``, in order."""
+        if start >= end or not self.frames:
+            return []
+        first = max(0, bisect.bisect_right(self._starts, start) - 1)
+        found = []
+        for frame in self.frames[first:]:
+            if frame.start >= end:
+                break
+            if frame.start + frame.length > start:
+                found.append(frame)
+        return found
+
+
+def parse_frame_header(data: bytes) -> FrameHeader:
+    """Parses the header of the zstd frame that ``data`` starts with."""
+    if len(data) < 5 or struct.unpack_from("<I", data)[0] != ZSTD_MAGIC:
+        raise FormatError("not a zstd frame")
+    descriptor = data[4]
+    fcs_flag = descriptor >> 6
+    single_segment = (descriptor >> 5) & 1
+    if descriptor & 0x08:
+        raise FormatError("a zstd frame header with its reserved bit set")
+    has_checksum = bool((descriptor >> 2) & 1)
+    dict_size = (0, 1, 2, 4)[descriptor & 3]
+    fcs_size = (1 if single_segment else 0, 2, 4, 8)[fcs_flag]
+    header_size = 5 + (0 if single_segment else 1) + dict_size + fcs_size
+    if len(data) < header_size:
+        raise FormatError("a zstd frame header cut short")
+    content_size: int | None = None
+    at = header_size - fcs_size
+    if fcs_size == 1:
+        content_size = data[at]
+    elif fcs_size == 2:
+        content_size = struct.unpack_from("<H", data, at)[0] + 256
+    elif fcs_size == 4:
+        content_size = struct.unpack_from("<I", data, at)[0]
+    elif fcs_size == 8:
+        content_size = struct.unpack_from("<Q", data, at)[0]
+    return FrameHeader(header_size, content_size, has_checksum)
+
+
+def walk_frame(read_at: ReadAt, offset: int, file_size: int) -> tuple[int, FrameHeader | None, int | None]:
+    """The frame at ``offset``: its compressed size, its header (None for a
+    skippable frame) and its checksum, found by walking its block headers."""
+    head = read_at(offset, 18)
+    if len(head) < 8:
+        raise FormatError(f"a frame cut short at offset {offset}")
+    magic = struct.unpack_from("<I", head)[0]
+    if magic & SKIPPABLE_MASK == SKIPPABLE_MAGIC:
+        size = SKIPPABLE_HEADER_SIZE + struct.unpack_from("<I", head, 4)[0]
+        if offset + size > file_size:
+            raise FormatError(f"a skippable frame at offset {offset} runs past the end of the file")
+        return size, None, None
+    header = parse_frame_header(head)
+    at = offset + header.header_size
+    while True:
+        block = read_at(at, 3)
+        if len(block) < 3:
+            raise FormatError(f"the zstd frame at offset {offset} is cut short")
+        value = block[0] | block[1] << 8 | block[2] << 16
+        last, kind, block_size = value & 1, (value >> 1) & 3, value >> 3
+        if kind == 3 or block_size > MAX_BLOCK_SIZE:
+            raise FormatError(f"a damaged block header in the zstd frame at offset {offset}")
+        at += 3 + (1 if kind == 1 else block_size)
+        if last:
+            break
+    checksum = None
+    if header.has_checksum:
+        tail = read_at(at, 4)
+        if len(tail) < 4:
+            raise FormatError(f"the zstd frame at offset {offset} is cut short")
+        checksum = struct.unpack("<I", tail)[0]
+        at += 4
+    if at > file_size:
+        raise FormatError(f"the zstd frame at offset {offset} runs past the end of the file")
+    return at - offset, header, checksum
+
+
+def walk_frames(read_at: ReadAt, start: int, end: int, content_start: int = 0) -> list[Frame]:
+    """The zstd frames from ``start`` to ``end``, from their headers; frames
+    that declare no size are decoded to be measured."""
+    frames = []
+    offset, position = start, content_start
+    while offset < end:
+        size, header, checksum = walk_frame(read_at, offset, end)
+        if header is not None:
+            length = header.content_size
+            if length is None:
+                length = measure_frame(read_at(offset, size))
+            if length > 0:
+                frames.append(Frame(offset, size, position, length, checksum))
+            position += length
+        offset += size
+    return frames
+
+
+@dataclass(frozen=True)
+class SeekTable:
+    """One seek table and the frames it describes."""
+
+    table_offset: int
+    """Where the table's skippable frame starts: its frames end there."""
+    data_start: int
+    """Where its first frame starts."""
+    entries: list[tuple[int, int, int | None]]
+    """(compressed size, decompressed size, checksum) per frame."""
+
+
+def read_seek_table(read_at: ReadAt, end: int) -> SeekTable | None:
+    """The seek table that ends at ``end``, or None if there is none there
+    or it does not fit the bytes before it."""
+    if end < SKIPPABLE_HEADER_SIZE + SEEK_FOOTER_SIZE:
+        return None
+    footer = read_at(end - SEEK_FOOTER_SIZE, SEEK_FOOTER_SIZE)
+    if len(footer) != SEEK_FOOTER_SIZE:
+        return None
+    count, descriptor, magic = struct.unpack("<IBI", footer)
+    if magic != SEEK_FOOTER_MAGIC or descriptor & 0x7C:
+        return None
+    with_checksums = bool(descriptor & 0x80)
+    entry_size = 12 if with_checksums else 8
+    frame_size = SKIPPABLE_HEADER_SIZE + count * entry_size + SEEK_FOOTER_SIZE
+    table_offset = end - frame_size
+    if table_offset < 0:
+        return None
+    raw = read_at(table_offset, frame_size)
+    if len(raw) != frame_size:
+        return None
+    magic, declared = struct.unpack_from("<II", raw)
+    if magic != SEEK_TABLE_MAGIC or declared != frame_size - SKIPPABLE_HEADER_SIZE:
+        return None
+    entries: list[tuple[int, int, int | None]] = []
+    total = 0
+    for i in range(count):
+        at = SKIPPABLE_HEADER_SIZE + i * entry_size
+        compressed, decompressed = struct.unpack_from("<II", raw, at)
+        checksum = struct.unpack_from("<I", raw, at + 8)[0] if with_checksums else None
+        entries.append((compressed, decompressed, checksum))
+        total += compressed
+    data_start = table_offset - total
+    if data_start < 0:
+        return None
+    if count:
+        magic_bytes = read_at(data_start, 4)
+        if len(magic_bytes) < 4:
+            return None
+        first = struct.unpack("<I", magic_bytes)[0]
+        if first != ZSTD_MAGIC and first & SKIPPABLE_MASK != SKIPPABLE_MAGIC:
+            return None
+    return SeekTable(table_offset, data_start, entries)
+
+
+def build_index(read_at: ReadAt, file_size: int) -> FrameIndex:
+    """The index of a zstd file of ``file_size`` bytes (see the module's doc)."""
+    tables: list[SeekTable] = []
+    end = file_size
+    while end > 0:
+        table = read_seek_table(read_at, end)
+        if table is None:
+            break
+        tables.append(table)
+        end = table.data_start
+    tables.reverse()
+    sources = []
+    try:
+        frames = walk_frames(read_at, 0, end) if end > 0 else []
+    except FormatError:
+        if not tables:
+            raise
+        # A table that merely looked right in the middle: walk it all.
+        return FrameIndex(walk_frames(read_at, 0, file_size), "headers")
+    if end > 0:
+        sources.append("headers")
+    position = frames[-1].start + frames[-1].length if frames else 0
+    for table in tables:
+        offset = table.data_start
+        for compressed, decompressed, checksum in table.entries:
+            if decompressed > 0:
+                frames.append(Frame(offset, compressed, position, decompressed, checksum))
+            position += decompressed
+            offset += compressed
+    if tables:
+        sources.append("seek-table" if len(tables) == 1 else "seek-tables")
+    return FrameIndex(frames, "+".join(sources) or "empty")

@@ -1,0 +1,158 @@
+"""weir.dask.compress on a real cluster: byte for byte weir's own output."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import run_weir, same_bytes, text_lines
+
+from weir.dask import compress, parse_size, seek_table
+
+MiB = 1 << 20
+
+
+def test_default_blocks_give_weir_T2s_bytes(cluster: str, weir_bin: Path, text_file: Path, tmp_path: Path) -> None:
+    # 20 MB: two full 8 MiB frames and a short one, each task one frame.
+    expected = run_weir(weir_bin, "-T2", "-c", text_file)
+    dst = tmp_path / "lines.txt.zst"
+    result = compress(str(text_file), str(dst), scheduler=cluster, blocksize=8 * MiB)
+    assert same_bytes(dst.read_bytes(), expected)
+    assert (result.parts, result.frames, result.output_size) == (3, 3, len(expected))
+    assert sorted(os.listdir(tmp_path)) == ["lines.txt.zst"]  # no part, no temporary left
+
+
+def test_blocks_of_several_small_frames(cluster: str, weir_bin: Path, text_file: Path, tmp_path: Path) -> None:
+    # -B 1M: blocks of 3 frames, the last block short (20 MB = 19 frames + a part).
+    expected = run_weir(weir_bin, "-c", "-B1M", "-5", text_file)
+    dst = tmp_path / "out.zst"
+    result = compress(str(text_file), str(dst), scheduler=cluster, level=5, frame=MiB, blocksize=3 * MiB)
+    assert same_bytes(dst.read_bytes(), expected)
+    assert result.parts == 7
+    assert same_bytes(run_weir(weir_bin, "-dc", dst), text_file.read_bytes())
+
+
+def test_a_block_not_a_multiple_of_the_frame_still_round_trips(cluster: str, weir_bin: Path, tmp_path: Path) -> None:
+    src = tmp_path / "odd.txt"
+    src.write_bytes(text_lines(3_000_000, seed=7))
+    dst = tmp_path / "odd.txt.zst"
+    compress(str(src), str(dst), scheduler=cluster, frame=MiB, blocksize=700_000)
+    assert same_bytes(run_weir(weir_bin, "-dc", dst), src.read_bytes())
+    assert run_weir(weir_bin, "-d", "--range=1000000:+5000", "-c", dst) == src.read_bytes()[1_000_000:1_005_000]
+
+
+@pytest.mark.parametrize("size", [0, 1000])
+def test_tiny_and_empty_files_match_weir(cluster: str, weir_bin: Path, tmp_path: Path, size: int) -> None:
+    src = tmp_path / "tiny"
+    src.write_bytes(text_lines(size, seed=1)[:size])
+    dst = tmp_path / "tiny.zst"
+    compress(str(src), str(dst), scheduler=cluster)
+    assert dst.read_bytes() == run_weir(weir_bin, "-c", "-B8M", src)
+    assert same_bytes(run_weir(weir_bin, "-dc", dst), src.read_bytes())
+
+
+def test_pyzstd_reads_a_dst_through_its_seek_table(cluster: str, text_file: Path, tmp_path: Path) -> None:
+    pyzstd = pytest.importorskip("pyzstd")
+    dst = tmp_path / "lines.zst"
+    compress(str(text_file), str(dst), scheduler=cluster, frame=2 * MiB, blocksize=4 * MiB)
+    content = text_file.read_bytes()
+    with pyzstd.SeekableZstdFile(str(dst), "rb") as seekable:
+        assert seekable.seek(0, os.SEEK_END) == len(content)
+        seekable.seek(13_000_001)
+        assert seekable.read(70_000) == content[13_000_001:13_070_001]
+
+
+def test_a_failed_attempt_is_retried(cluster: str, weir_bin: Path, text_file: Path, tmp_path: Path) -> None:
+    # A weir that fails the first time any task runs it (mkdir is atomic):
+    # Dask runs that task again, and the output is still weir's own.
+    marker = tmp_path / "failed-once"
+    flaky = tmp_path / "flaky-weir"
+    flaky.write_text(
+        f'#!/bin/sh\nmkdir "{marker}" 2>/dev/null && {{ echo "disk on fire" >&2; exit 1; }}\nexec "{weir_bin}" "$@"\n'
+    )
+    flaky.chmod(0o755)
+    dst = tmp_path / "out" / "lines.zst"
+    dst.parent.mkdir()
+    compress(str(text_file), str(dst), scheduler=cluster, weir=str(flaky), frame=2 * MiB, blocksize=4 * MiB)
+    assert marker.is_dir()
+    assert same_bytes(dst.read_bytes(), run_weir(weir_bin, "-c", "-B2M", text_file))
+    assert os.listdir(dst.parent) == ["lines.zst"]
+
+
+def test_a_task_failing_every_time_leaves_no_dst(cluster: str, weir_bin: Path, text_file: Path, tmp_path: Path) -> None:
+    # The last range (20,000,000 - 4 x 4 MiB bytes) fails on every attempt.
+    broken = tmp_path / "broken-weir"
+    last = 20_000_000 - 4 * 4 * MiB
+    src = tmp_path / "src.txt"
+    src.write_bytes(text_file.read_bytes()[:20_000_000])
+    broken.write_text(
+        f'#!/bin/sh\ncase "$*" in *--stream-size={last}*) echo "no space left" >&2; exit 1;; esac\n'
+        f'exec "{weir_bin}" "$@"\n'
+    )
+    broken.chmod(0o755)
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(RuntimeError, match="no space left"):
+        compress(
+            str(src),
+            str(out / "src.zst"),
+            scheduler=cluster,
+            weir=str(broken),
+            frame=2 * MiB,
+            blocksize=4 * MiB,
+            retries=1,
+        )
+    assert os.listdir(out) == []
+
+
+def test_an_existing_dst_is_refused(cluster: str, text_file: Path, tmp_path: Path) -> None:
+    dst = tmp_path / "exists.zst"
+    dst.write_bytes(b"keep me")
+    with pytest.raises(FileExistsError):
+        compress(str(text_file), str(dst), scheduler=cluster)
+    assert dst.read_bytes() == b"keep me"
+    assert os.listdir(tmp_path) == ["exists.zst"]
+
+
+def test_the_command_line(cluster: str, weir_bin: Path, text_file: Path, tmp_path: Path) -> None:
+    dst = tmp_path / "cli.zst"
+    process = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "weir.dask",
+            "compress",
+            "--scheduler",
+            cluster,
+            str(text_file),
+            str(dst),
+            "--level",
+            "1",
+            "--blocksize",
+            "8MiB",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert process.returncode == 0, process.stderr
+    assert "3 tasks, 3 frames" in process.stderr
+    assert same_bytes(dst.read_bytes(), run_weir(weir_bin, "-1", "-T2", "-c", text_file))
+    again = subprocess.run(
+        [sys.executable, "-m", "weir.dask", "compress", "--scheduler", cluster, str(text_file), str(dst)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert again.returncode == 1 and "exists" in again.stderr
+
+
+def test_sizes_and_the_table() -> None:
+    assert [parse_size(s) for s in ("64M", "64MiB", "64mb", "1G", "1048576")] == [64 * MiB] * 3 + [1 << 30, MiB]
+    assert seek_table([(10, 20, 7)]) == b""  # one frame: weir writes no table
+    table = seek_table([(10, 20, 7), (11, 0, 8)])
+    assert table[:8] == bytes.fromhex("5e2a4d18") + (2 * 12 + 9).to_bytes(4, "little")
+    assert table[-9:] == bytes.fromhex("0200000080b1ea928f")
