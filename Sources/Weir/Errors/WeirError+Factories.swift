@@ -17,6 +17,15 @@ extension WeirError {
                   detail: String(cString: strerror(code)))
     }
 
+    /// An output that has its name, whose folder's `fsync` then failed
+    /// (`code`): whether the name survives a power cut is not known, so its
+    /// input was kept (`--rm`). Names the output, not the folder.
+    static func folderSyncFailed(_ code: Int32, output: String, folder: String) -> WeirError {
+        WeirError(.system(errno: code), path: output, operation: .sync, lead: nil,
+                  detail: "written, but syncing its folder \(folder) failed: \(String(cString: strerror(code))); "
+                      + "it may not survive a power cut, so the input was kept")
+    }
+
     /// A partial output (`NAME.part`) another weir is writing.
     static func partialInUse(path: String) -> WeirError {
         WeirError(.system(errno: EBUSY), path: path, operation: .open, lead: nil,

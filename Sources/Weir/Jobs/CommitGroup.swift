@@ -5,7 +5,9 @@ import Glibc
 /// only then does each output take its name; then, when some input is to be
 /// removed, the new names go to disk; only then are those inputs removed.
 ///
-/// How, with one output: `fdatasync` of the file, and `fsync` of its folder.
+/// How, with one output: `fdatasync` of the file, and `fsync` of its folder
+/// (so too for each output on a FUSE file system, whose `syncfs` reaches no
+/// file of its daemon: ``DiskSync/fileSystemSyncReachesFiles(_:)``).
 /// With several: one `syncfs` per file system writes every file and commits
 /// the journal once, and a `sync_file_range` wait on each file then reports
 /// that file's own write error; after the renames, one more `syncfs`. Not
@@ -43,6 +45,10 @@ struct CommitGroup: Sendable {
             var synced: [UInt64: WeirError?] = [:]
             for index in written {
                 let output = jobs[index]!.output!
+                if !DiskSync.fileSystemSyncReachesFiles(output.descriptor) {
+                    do throws(WeirError) { try output.syncData() } catch { fail(index, error) }
+                    continue
+                }
                 if synced[output.device] == nil {
                     do throws(WeirError) {
                         try DiskSync.fileSystem(of: output.descriptor)
@@ -53,6 +59,8 @@ struct CommitGroup: Sendable {
                 }
                 if let error = synced[output.device]! {
                     fail(index, error)  // that file system lost some write: no input on it goes
+                } else if let error = output.checkpointSyncError {
+                    fail(index, error)  // final: the bytes it could not write may be gone
                 } else {
                     do throws(WeirError) { try DiskSync.waitWritten(output.descriptor) } catch {
                         fail(index, error)
@@ -71,20 +79,26 @@ struct CommitGroup: Sendable {
             }
         }
         // 3. The names, on disk, before any input goes.
+        // Each folder alone (`fsync`) for one output, and on a file system
+        // whose `syncfs` does not reach its files; else each file system once.
         let removing = named.filter { jobs[$0]!.removesInput }
-        var synced: [UInt64: WeirError?] = [:]
+        var synced: [String: Int32?] = [:]
         for index in removing where sync {
             let output = jobs[index]!.output!
-            if synced[output.device] == nil {
+            // (By the folder's name: the output's descriptor is closed by now.)
+            let byFolder = alone || !DiskSync.fileSystemSyncReachesFiles(inFolder: output.folder)
+            let key = byFolder ? "folder " + output.folder : "device \(output.device)"
+            if synced[key] == nil {
                 do throws(WeirError) {
-                    if alone { try DiskSync.folder(output.folder) } else { try DiskSync.fileSystem(holding: output.folder) }
-                    synced[output.device] = .some(nil)
+                    if byFolder { try DiskSync.folder(output.folder) } else { try DiskSync.fileSystem(holding: output.folder) }
+                    synced[key] = .some(nil)
                 } catch {
-                    synced[output.device] = .some(error)
+                    if case .system(let code) = error.kind { synced[key] = .some(code) } else { synced[key] = .some(EIO) }
                 }
             }
-            if let error = synced[output.device]! {
-                outcomes[index].outcome = .failure(error)  // the output keeps its name; the input stays
+            if let code = synced[key]! {
+                // The output keeps its name, whose durability is not known; the input stays.
+                outcomes[index].outcome = .failure(.folderSyncFailed(code, output: output.path, folder: output.folder))
             }
         }
         // 4. The inputs.

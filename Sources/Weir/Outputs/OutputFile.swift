@@ -182,12 +182,21 @@ package final class OutputFile: Sendable {
     /// it) on disk: `fdatasync`. Nothing for a device written in place.
     ///
     /// - Throws: ``WeirError`` `.sync` naming `path` (EIO, ENOSPC: the data
-    ///   is not on disk); the caller discards the output.
+    ///   is not on disk, now or at a checkpoint: ``checkpointSyncError``);
+    ///   the caller discards the output.
     package func syncData() throws(WeirError) {
         guard temporaryPath != nil else { return }
+        if let error = checkpointSyncError { throw error }
         if Descriptor.retrying({ Int(fdatasync(descriptor.fd)) }) != 0 {
             throw WeirError.system(errno, path: path, operation: .sync)
         }
+    }
+
+    /// The failure of a resumable output's checkpoint to sync its `.part`
+    /// (``PartialOutput/syncError``), as a `.sync` error naming `path`: a
+    /// sync that fails is final, the output fails however the next goes.
+    var checkpointSyncError: WeirError? {
+        partial?.syncError.map { WeirError.system($0, path: path, operation: .sync) }
     }
 
     /// Closes the output and, for a regular one, moves the temporary file to

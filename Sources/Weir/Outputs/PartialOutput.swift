@@ -102,6 +102,8 @@ package final class PartialOutput: Sendable {
         var inFlight = false
         var folderSynced = false
         var failed = false
+        /// The errno of a checkpoint's failed `fdatasync` of the `.part`.
+        var syncError: Int32?
     }
     private let log: Locked<Log>
     private let queue = DispatchQueue(label: "weir.checkpoint")
@@ -183,7 +185,14 @@ package final class PartialOutput: Sendable {
             let sizes = holds.sizes(of: entry)
             return (total.0 + sizes.output, total.1 + sizes.input)
         }
-        guard reaches(output), Descriptor.retrying({ Int(fdatasync(descriptor.fd)) }) == 0 else { return fail() }
+        guard reaches(output) else { return fail() }
+        guard Descriptor.retrying({ Int(fdatasync(descriptor.fd)) }) == 0 else {
+            let code = errno
+            return log.withLock {
+                $0.failed = true
+                $0.syncError = code
+            }
+        }
         // Once: the names of the `.part` and its record on disk too.
         if !state.folderSynced, (try? DiskSync.folder(folder)) == nil { return fail() }
         let (text, hash) = ResumeRecord.append(entries[...], checkpoint: holds.checkpoint(frames: frames, output: output,
@@ -204,6 +213,17 @@ package final class PartialOutput: Sendable {
     }
 
     private func fail() { log.withLock { $0.failed = true } }
+
+    /// The errno of a checkpoint's failed sync of the `.part`, once the
+    /// checkpoint under way is done; nil when none failed. Such a failure
+    /// is final for the output: the kernel may have dropped the bytes it
+    /// could not write and reports the error once, so a later `fdatasync`
+    /// of the same file succeeds over the hole (PostgreSQL's "fsyncgate",
+    /// 2018). The output must fail, not be synced again and named.
+    package var syncError: Int32? {
+        finish()
+        return log.withLock { $0.syncError }
+    }
 
     /// Makes the `.part` at least `length` bytes long, so that it holds all
     /// it is checkpointed with: content written sparsely (decompression's

@@ -33,6 +33,24 @@ package enum DiskSync {
         if weir_syncfs(file.fd) != 0 { throw WeirError.system(errno, path: file.path, operation: .sync) }
     }
 
+    /// Whether a `syncfs` of the file system that holds `file` puts its
+    /// files on disk. Not on FUSE: the kernel forwards `syncfs` only to
+    /// virtiofs, so a daemon's files (sshfs, mergerfs, s3fs) are never
+    /// synced by it, while `fsync` and a folder's `fsync` reach the daemon.
+    /// Found by scripts/fault-test: `weir -r --rm` removed inputs there
+    /// with no sync of their outputs at all.
+    static func fileSystemSyncReachesFiles(_ file: Descriptor) -> Bool {
+        weir_fs_magic(file.fd) != fuseMagic
+    }
+
+    /// The same for the file system that holds `folder` (`statfs`).
+    static func fileSystemSyncReachesFiles(inFolder folder: String) -> Bool {
+        FileName.withCString(folder) { weir_fs_magic_path($0) } != fuseMagic
+    }
+
+    /// FUSE_SUPER_MAGIC, linux/magic.h.
+    static let fuseMagic: UInt = 0x6573_5546
+
     /// Waits for the writeback of the open `file` and reports its own
     /// write error (EIO, ENOSPC): after a `syncfs` has written it, a check
     /// that costs no journal commit and no device flush.

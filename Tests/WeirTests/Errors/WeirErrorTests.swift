@@ -8,6 +8,9 @@ struct WeirErrorTests {
     func texts() {
         let cases: [(WeirError, String)] = [
             (.system(ENOENT, path: "a", operation: .open), "open failed: No such file or directory"),
+            (.folderSyncFailed(EIO, output: "d/a.zst", folder: "d"),
+             "written, but syncing its folder d failed: Input/output error; it may not survive a power cut, "
+                + "so the input was kept"),
             (.notZstd(path: "a", operation: .decompress), "not in zstd format"),
             (.notZstd(path: "a", operation: .list, "empty file"), "not in zstd format (empty file)"),
             (.truncated(path: "a", operation: .read, "the input ends at offset 9"), "truncated input: the input ends at offset 9"),
