@@ -258,7 +258,7 @@ def main():
     p.add_argument("--small-runs", type=int)
     p.add_argument("--memory-runs", type=int, default=1)
     p.add_argument("--threads", "-T", type=int, default=nproc)
-    p.add_argument("--sections", type=parse_choice_list(sections.NAMES), default=list(sections.NAMES))
+    p.add_argument("--sections", type=parse_choice_list(sections.NAMES), default=list(sections.DEFAULT))
     p.add_argument("--skip", type=parse_choice_list(sections.NAMES), default=[])
     p.add_argument("--modes", type=parse_choice_list(MODES), default=["file", "null", "stdio", "pipe"])
     p.add_argument("--levels", type=parse_int_list, default=[1, 19])

@@ -29,8 +29,11 @@ SECTIONS = [
     ("formats", 11),
     ("resume", 12),
     ("adapt", 13),
+    ("cluster", 15),
 ]
 NAMES = [name for name, _ in SECTIONS]
+# The default run: every section but cluster, which starts Spark and Dask clusters (asked for by name).
+DEFAULT = [name for name in NAMES if name != "cluster"]
 
 
 def module(name):
