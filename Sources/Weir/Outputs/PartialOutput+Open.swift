@@ -97,6 +97,15 @@ extension PartialOutput {
                 throw error
             }
             _ = lseek(record, off_t(bytes.count), SEEK_SET)
+            // A hidden name is taken only by a synced file (as every output's
+            // is): after a power cut the record is whole or absent, and the
+            // `.part` is the empty file it names. A failed sync is final.
+            for (file, name) in [(record, recordPath), (fd, partPath)]
+            where Descriptor.retrying({ Int(fdatasync(file)) }) != 0 {
+                let error = WeirError.system(errno, path: name, operation: .sync)
+                Self.drop(record, recordTemporary)
+                throw error
+            }
             guard Self.rename(recordTemporary, to: recordPath) else {
                 Self.drop(record, recordTemporary)
                 Self.drop(fd, partTemporary)
