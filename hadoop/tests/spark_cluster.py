@@ -60,13 +60,12 @@ class StandaloneCluster:
         return env
 
     def _spawn(self, name: str, args: list[str]) -> subprocess.Popen:
-        log = open(self.work / f"{name}.log", "wb")
-        proc = subprocess.Popen(
-            [str(spark_home() / "bin" / "spark-class"), *args],
-            env=self._env(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        log.close()
+        with open(self.work / f"{name}.log", "wb") as log:  # the child keeps its own descriptor
+            proc = subprocess.Popen(
+                [str(spark_home() / "bin" / "spark-class"), *args],
+                env=self._env(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         self.procs.append(proc)
         for pids in {self.work / "pids", Path(os.environ.get("WEIR_SPARK_PIDS", self.work / "pids"))}:
             with open(pids, "a") as f:
@@ -80,7 +79,7 @@ class StandaloneCluster:
             return ""
         return "\n".join(text.splitlines()[-lines:])
 
-    def start(self) -> "StandaloneCluster":
+    def start(self) -> StandaloneCluster:
         for sub in ("logs", "worker", "local", "conf"):
             (self.work / sub).mkdir(parents=True, exist_ok=True)
         port, ui = free_port(), free_port()
@@ -123,7 +122,7 @@ class StandaloneCluster:
         if self.own_work and not os.environ.get("WEIR_KEEP_SPARK_WORK"):
             shutil.rmtree(self.work, ignore_errors=True)
 
-    def __enter__(self) -> "StandaloneCluster":
+    def __enter__(self) -> StandaloneCluster:
         try:
             return self.start()
         except BaseException:
