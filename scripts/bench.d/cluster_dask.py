@@ -26,32 +26,19 @@ import json
 import os
 import platform
 import resource
-import statistics
 import subprocess
 import sys
 import time
+
+from timing import median, peak_rss_mib  # same folder
 
 MiB = 1 << 20
 GOALS = {"lines": 1.5, "seek_ms": 30.0, "compress": 0.8}
 
 
-def _median(values):
-    return statistics.median(values) if values else None
 
 
-def _hwm(pid):
-    """A process's peak RSS in MiB (VmHWM), or None."""
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        return None
-    return None
-
-
-def _worker_hwm(processes):
+def _workerpeak_rss_mib(processes):
     """Peak RSS (MiB) of each worker process of the cluster (the nanny's children)."""
     import psutil
 
@@ -60,7 +47,7 @@ def _worker_hwm(processes):
         try:
             for child in psutil.Process(process.pid).children(recursive=True):
                 if "worker" in " ".join(child.cmdline()) or child.name().startswith("python"):
-                    peak = _hwm(child.pid)
+                    peak = peak_rss_mib(child.pid)
                     if peak:
                         peaks.append(round(peak, 1))
         except psutil.Error:
@@ -218,16 +205,16 @@ def measure(corpus, weir, work, runs=3, workers=2, blocksize=64 * MiB, seek_offs
                 if not same:
                     data["checks"].append(f"round {round_number + 1}: the distributed output differs from weir -T2's")
                 data["compress_identical"] = data.get("compress_identical", True) and same
-            data["worker_peak_rss_mib"] = _worker_hwm(cluster.processes)
+            data["worker_peak_rss_mib"] = _workerpeak_rss_mib(cluster.processes)
     if len({count for _, count in counts.values()}) != 1:
         data["checks"].append(f"line counts differ: {counts}")
     data["line_counts"] = {name: {"partitions": p, "lines": c} for name, (p, c) in counts.items()}
-    data["lines"] = {name: {"median_s": _median(values), "runs": values} for name, values in lines.items()}
-    data["seek"] = {name: {"median_ms": _median(values) * 1000, "runs_ms": [v * 1000 for v in values]}
+    data["lines"] = {name: {"median_s": median(values), "runs": values} for name, values in lines.items()}
+    data["seek"] = {name: {"median_ms": median(values) * 1000, "runs_ms": [v * 1000 for v in values]}
                     for name, values in seek.items()}
-    data["compress"] = {name: {"median_s": _median(values), "runs": values,
-                               "mb_s": size / _median(values) / 1e6} for name, values in comp.items()}
-    data["compress"]["weir -T2 file->file"]["peak_rss_mib"] = _median(rss["weir -T2 file->file"])
+    data["compress"] = {name: {"median_s": median(values), "runs": values,
+                               "mb_s": size / median(values) / 1e6} for name, values in comp.items()}
+    data["compress"]["weir -T2 file->file"]["peak_rss_mib"] = median(rss["weir -T2 file->file"])
     split = data["lines"]["weir:// 64 MiB blocks, 2 workers"]["median_s"]
     data["goals"] = {
         "lines": data["lines"]["dask zstd, 1 partition"]["median_s"] / split,

@@ -22,10 +22,11 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import time
+
+from timing import median, peak_rss_mib  # same folder
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -37,20 +38,6 @@ CASES = ("weir's file, weir's codec (split at frames)", "weir's file, Spark's ow
          "plain tarball")
 
 
-def _median(values):
-    return statistics.median(values) if values else None
-
-
-def _hwm_mib(pid):
-    """A process's peak RSS in MiB (VmHWM), or None."""
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        return None
-    return None
 
 
 def line_truth(path):
@@ -89,7 +76,7 @@ def session_main(master_url, jar, worker_pid, split, warm, cases):
 
         peaks = []
         for child in psutil.Process(worker_pid).children(recursive=True):  # the executor JVM
-            peak = _hwm_mib(child.pid)
+            peak = peak_rss_mib(child.pid)
             if peak:
                 peaks.append(peak)
         out["executor_peak_rss_mib"] = round(max(peaks or [0]), 1)
@@ -150,8 +137,8 @@ def measure(corpus, weir, work, jar=None, runs=3, split=None, log=print):
                     in_session(True, [(CASES[0], packed), (CASES[2], corpus)][:: 1 if forward else -1])
                 else:
                     in_session(False, [(CASES[1], packed)])
-    data["lines"] = {name: {"median_s": _median(values), "runs": values, "partitions": partitions.get(name),
-                            "mb_s": size / _median(values) / 1e6} for name, values in times.items()}
+    data["lines"] = {name: {"median_s": median(values), "runs": values, "partitions": partitions.get(name),
+                            "mb_s": size / median(values) / 1e6} for name, values in times.items()}
     split_s = data["lines"][CASES[0]]["median_s"]
     data["goals"] = {"builtin": data["lines"][CASES[1]]["median_s"] / split_s,
                      "plain": split_s / data["lines"][CASES[2]]["median_s"]}

@@ -56,6 +56,18 @@ def median(values):
     return statistics.median(values) if values else None
 
 
+def peak_rss_mib(pid):
+    """A running process's peak RSS in MiB (VmHWM), or None."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
 def run_timed(bench, argv, stdin=None, stdout=None, prefix=None):
     """Run argv under /usr/bin/time.  stdout None means /dev/null.
 
