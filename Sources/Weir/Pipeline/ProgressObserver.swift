@@ -24,8 +24,8 @@ import Dispatch
 /// Attach one to a pipeline (`observer:`), call ``activate()`` before `run()`
 /// and ``finish()`` after it. One observer serves one run.
 ///
-/// Time comes from a ``Clock``: the system's uptime and a dispatch timer,
-/// or, for tests, a clock the caller sets and ticks (``tick()``), so what a
+/// Time comes from a `Clock`: the system's uptime and a dispatch timer,
+/// or, for tests, a clock the caller sets and ticks (`tick()`), so what a
 /// test asserts never depends on how busy the machine is.
 public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; mutable state on serial `queue`
     /// The running totals, as the handler sees them.
@@ -57,7 +57,7 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
         /// Nanoseconds on a monotonic scale.
         let now: @Sendable () -> UInt64
         /// Ticks come from a dispatch timer once per interval; false: only
-        /// from ``ProgressObserver/tick()``.
+        /// from `tick()`.
         let timed: Bool
 
         /// The system's uptime, ticked by a dispatch timer.
@@ -102,7 +102,7 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
         self.init(interval: interval, clock: .system, handler: handler, levelChanged: levelChanged)
     }
 
-    /// An observer on `clock` (``Clock/manual(now:)`` in tests).
+    /// An observer on `clock` (`Clock.manual(now:)` in tests).
     package init(interval: Double = ProgressObserver.defaultInterval, clock: Clock,
                  handler: @escaping @Sendable (Totals) -> Void,
                  levelChanged: (@Sendable (LevelChange) -> Void)? = nil) {
@@ -136,7 +136,7 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
         }
     }
 
-    /// One tick of a ``Clock/manual(now:)`` clock, as the timer's: the adds
+    /// One tick of a `Clock.manual(now:)` clock, as the timer's: the adds
     /// made before the call are delivered, then the handler runs once with
     /// the totals at the clock's time; returns after the handler. Nothing
     /// before ``activate()`` or after ``finish()``.
