@@ -1,0 +1,134 @@
+"""The file systems the crash suite cuts (ext4, XFS, btrfs on a loop file)
+and the helpers every part of it uses."""
+import fcntl
+import hashlib
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import time
+
+EXT4_IOC_SHUTDOWN = 0x8004587D  # _IOR('X', 125, __u32): XFS_IOC_GOINGDOWN, BTRFS_IOC_SHUTDOWN are this one
+EXT4_GOING_FLAGS_NOLOGFLUSH = 2  # XFS_FSOP_GOING_FLAGS_NOLOGFLUSH, BTRFS_SHUTDOWN_FLAGS_NO_SYNC likewise
+FILE_SYSTEMS = {  # mkfs, mount options
+    "ext4": (["mkfs.ext4", "-q", "-F"], "loop,commit=1"),
+    "xfs": (["mkfs.xfs", "-q", "-f"], "loop"),
+    "btrfs": (["mkfs.btrfs", "-q", "-f"], "loop,commit=1"),
+}
+XFS_SYNC_INTERVAL = "/proc/sys/fs/xfs/xfssyncd_centisecs"
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MODES = ["rm", "keep", "f", "d-f-rm", "d-rm", "r-rm", "d-r-rm", "mirror-rm"]
+# Not in the rotation: their own cuts (--resume-cuts, --d-resume-cuts), each a few seconds long.
+RESUME = "resume"
+RESUME_D = "d-resume"
+
+
+def log(message):
+    print("crash-test: " + message, file=sys.stderr, flush=True)
+
+
+def sha(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def run(*command, **kwargs):
+    return subprocess.run(list(command), check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs)
+
+
+class Corpus:
+    """Deterministic, compressible contents (words on lines), so that any
+    failure is reproducible from the seed."""
+
+    def __init__(self, rng):
+        letters = "abcdefghijklmnopqrstuvwxyz"
+        words = ["".join(rng.choice(letters) for _ in range(rng.randint(2, 9))) for _ in range(3000)]
+        lines = [" ".join(rng.choices(words, k=rng.randint(4, 14))) for _ in range(60000)]
+        self.text = ("\n".join(lines) + "\n").encode()
+        while len(self.text) < 24 << 20:
+            self.text += self.text
+        self.rng = rng
+
+    def piece(self, size):
+        start = self.rng.randrange(0, len(self.text) - size)
+        return self.text[start:start + size]
+
+    def data(self, size):
+        """`size` bytes: text, or for sizes past the text, text and random
+        bytes in turn (half incompressible, so that even a compressed output
+        passes the 32 MiB at which weir starts its writeback)."""
+        if size <= len(self.text) // 2:
+            return self.piece(size)
+        parts, left, step = [], size, 4 << 20
+        while left > 0:
+            n = min(step, left)
+            parts.append(self.piece(n) if len(parts) % 2 == 0 else self.rng.randbytes(n))
+            left -= n
+        return b"".join(parts)
+
+
+class FileSystem:
+    """The loop-mounted file system (`kind`: ext4, xfs, btrfs) the cuts are made on."""
+
+    def __init__(self, folder, kind="ext4"):
+        self.kind = kind
+        self.image = os.path.join(folder, kind + ".img")
+        self.mount_point = os.path.join(folder, "mnt-" + kind)
+        os.mkdir(self.mount_point)
+        with open(self.image, "wb") as image:
+            image.truncate(1 << 30)
+        run(*FILE_SYSTEMS[kind][0], self.image)
+        self.mounted = False
+
+    def mount(self):
+        run("mount", "-o", FILE_SYSTEMS[self.kind][1], self.image, self.mount_point)
+        self.mounted = True
+
+    def unmount(self):
+        for attempt in range(50):
+            if subprocess.run(["umount", self.mount_point], stderr=subprocess.DEVNULL).returncode == 0:
+                break
+            time.sleep(0.1)
+        else:
+            run("umount", self.mount_point)
+        self.mounted = False
+        # The loop device goes when the file system's last user does. If it
+        # stays, something else holds the shut-down file system (a mount
+        # namespace copied while it was mounted), and the next mount would
+        # get that same shut-down file system back: every write EIO, every
+        # check meaningless.
+        for attempt in range(100):
+            if not run("losetup", "-j", self.image).stdout.strip():
+                return
+            time.sleep(0.05)
+        raise RuntimeError("the file system is still in use after its unmount (held by another mount namespace?): "
+                           + run("losetup", "-j", self.image).stdout.decode().strip())
+
+    def cut(self):
+        """The power cut: nothing more reaches the disk, the log included."""
+        fd = os.open(self.mount_point, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            fcntl.ioctl(fd, EXT4_IOC_SHUTDOWN, struct.pack("I", EXT4_GOING_FLAGS_NOLOGFLUSH))
+        finally:
+            os.close(fd)
+
+    def clear(self):
+        for name in os.listdir(self.mount_point):
+            if name == "lost+found":
+                continue
+            path = os.path.join(self.mount_point, name)
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def decode(path):
+    """The real zstd's decoding of `path`, or None when it refuses it."""
+    result = subprocess.run(["zstd", "-q", "-d", "-c", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    return result.stdout if result.returncode == 0 else None
