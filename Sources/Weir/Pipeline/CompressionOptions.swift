@@ -1,7 +1,7 @@
 /// How ``Compressor`` compresses, and every compression pipeline the engine runs.
 public struct CompressionOptions: Sendable, Equatable {
-    /// The default chunk (and frame) size of the levels whose window is
-    /// 2 MiB or less (every level below 9, `--fast`): 8 MiB. On the Linux 6.1
+    /// The default chunk (and frame) size of levels up to 6 and `--fast`
+    /// (levels 7 and 8 take 16 MiB, higher ones more): 8 MiB. On the Linux 6.1
     /// source tarball at level 3, independent 8 MiB frames cost about 0.4% of
     /// ratio against one frame, and give every core work even on mid-sized
     /// files. Higher levels: ``defaultChunkSize(level:)``.
