@@ -98,6 +98,9 @@ let package = Package(
             swiftSettings: [.define("WEIR_TEST_HOOKS", .when(configuration: .debug))],
             linkerSettings: releaseLinking
         ),
+        // The library as a program of a user's uses it (Examples/WeirExample):
+        // the tests run it in a container.
+        .executableTarget(name: "WeirExample", dependencies: ["Weir"], path: "Examples/WeirExample"),
         .testTarget(
             name: "WeirTests",
             dependencies: ["Weir", "CZstd", .product(name: "SystemPackage", package: "swift-system")]

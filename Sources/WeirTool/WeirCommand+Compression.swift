@@ -80,12 +80,8 @@ extension WeirCommand {
     /// workers: -T as given, else the cores this process may use, fewer
     /// (and, for one worker, smaller chunks) under a cgroup memory limit.
     func compressionPlan(level: Int, dictionary: ZstdDictionary? = nil) -> (options: CompressionOptions, plan: WorkerPlan) {
-        var options = flagCompressionOptions(level: level, dictionary: dictionary)
-        let plan = WorkerPlan.compression(options, limits: .current, chunkIsFixed: compressionFlags.chunkSize != nil,
-                                          cores: resourceFlags.countedCores)
-        options.threads = plan.workers
-        if let chunkSize = plan.chunkSize { options.chunkSize = chunkSize }
-        return (options, plan)
+        WorkerPlan.applied(to: flagCompressionOptions(level: level, dictionary: dictionary),
+                           chunkIsFixed: compressionFlags.chunkSize != nil, cores: resourceFlags.countedCores)
     }
 
     /// The compression options as the flags give them (threads 0 without -T).

@@ -182,10 +182,6 @@ extension WeirCommand {
         // The tests' way to make a decompression slow enough to stop after a checkpoint (test builds only).
         options.frameDelayForTesting = getenv("WEIR_TEST_FRAME_DELAY").flatMap { Double(String(cString: $0)) }
         #endif
-        let plan = WorkerPlan.decompression(options, limits: .current, cores: resourceFlags.countedCores)
-        options.threads = plan.workers
-        if options.memoryLimit == nil { options.memoryLimit = plan.decompressionMemory }
-        if let largest = plan.largeFrameBudget { options.largeFrameBudget = largest }
-        return (options, plan)
+        return WorkerPlan.applied(to: options, cores: resourceFlags.countedCores)
     }
 }

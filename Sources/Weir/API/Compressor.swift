@@ -128,7 +128,7 @@ public struct Compressor: Sendable {
     public func compress<Chunks: AsyncSequence & Sendable>(
         _ chunks: Chunks
     ) -> AsyncThrowingStream<Data, any Error> where Chunks.Element: DataProtocol & Sendable {
-        let options = self.options
+        let options = planned
         return ByteStream(chunks: chunks) { input, output in
             CompressionPipeline(input: input, output: output, inputName: ByteStream.name,
                                 outputName: ByteStream.name, options: options)
@@ -141,25 +141,31 @@ public struct Compressor: Sendable {
     /// - Returns: the compressed bytes.
     /// - Throws: ``WeirError``; `.cancelled` when the task is cancelled.
     public func compress(_ data: Data) async throws(WeirError) -> Data {
-        let options = self.options
+        let options = planned
         return try await ByteStream.run(data) { input, output in
             CompressionPipeline(input: input, output: output, inputName: ByteStream.name,
                                 outputName: ByteStream.name, options: options)
         }
     }
 
+    /// ``options`` as this process runs them: with `threads` 0, the
+    /// workers (and, under a cgroup's memory limit, the chunk or the memory
+    /// limit) the process's cores and memory allow, as the `weir` command
+    /// plans them (``WorkerPlan``).
+    private var planned: CompressionOptions { WorkerPlan.applied(to: options).options }
+
     // MARK: Work
 
     private func fileWork(_ path: String, _ output: String?, _ force: Bool,
                           _ progress: ProgressObserver?) -> BackgroundRun.Work {
-        let job = FileJob(input: path, operation: .compress(options),
+        let job = FileJob(input: path, operation: .compress(planned),
                           destination: .file(output ?? OutputName.compressed(for: path)), force: force)
         return BackgroundRun.file(job, progress: progress)
     }
 
     private func descriptorWork(_ input: FileDescriptor, _ output: FileDescriptor,
                                 _ progress: ProgressObserver?) -> BackgroundRun.Work {
-        let options = self.options
+        let options = planned
         return BackgroundRun.pipeline(progress: progress) {
             CompressionPipeline(input: input, output: output, inputName: "(fd \(input.rawValue))",
                                 outputName: "(fd \(output.rawValue))", options: options, observer: progress)

@@ -132,7 +132,7 @@ public struct Decompressor: Sendable {
     public func decompress<Chunks: AsyncSequence & Sendable>(
         _ chunks: Chunks
     ) -> AsyncThrowingStream<Data, any Error> where Chunks.Element: DataProtocol & Sendable {
-        let options = self.options
+        let options = planned
         return ByteStream(chunks: chunks) { input, output in
             DecompressionPipeline(input: input, output: output, inputName: ByteStream.name,
                                   outputName: ByteStream.name, options: options)
@@ -145,12 +145,18 @@ public struct Decompressor: Sendable {
     /// - Returns: the decompressed bytes.
     /// - Throws: ``WeirError``; `.cancelled` when the task is cancelled.
     public func decompress(_ data: Data) async throws(WeirError) -> Data {
-        let options = self.options
+        let options = planned
         return try await ByteStream.run(data) { input, output in
             DecompressionPipeline(input: input, output: output, inputName: ByteStream.name,
                                   outputName: ByteStream.name, options: options)
         }
     }
+
+    /// ``options`` as this process runs them: with `threads` 0, the
+    /// workers (and, under a cgroup's memory limit, the chunk or the memory
+    /// limit) the process's cores and memory allow, as the `weir` command
+    /// plans them (``WorkerPlan``).
+    private var planned: DecompressionOptions { WorkerPlan.applied(to: options).options }
 
     // MARK: Work
 
@@ -158,13 +164,13 @@ public struct Decompressor: Sendable {
                           _ progress: ProgressObserver?) throws(WeirError) -> BackgroundRun.Work {
         let destination: String
         if let output { destination = output } else { destination = try OutputName.decompressed(for: path) }
-        let job = FileJob(input: path, operation: .decompress(options), destination: .file(destination), force: force)
+        let job = FileJob(input: path, operation: .decompress(planned), destination: .file(destination), force: force)
         return BackgroundRun.file(job, progress: progress)
     }
 
     private func descriptorWork(_ input: FileDescriptor, _ output: FileDescriptor?,
                                 _ progress: ProgressObserver?) -> BackgroundRun.Work {
-        let options = self.options
+        let options = planned
         return BackgroundRun.pipeline(progress: progress) {
             DecompressionPipeline(input: input, output: output, inputName: "(fd \(input.rawValue))",
                                   outputName: output.map { "(fd \($0.rawValue))" } ?? "(none)",

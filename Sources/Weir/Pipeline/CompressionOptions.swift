@@ -31,7 +31,9 @@ public struct CompressionOptions: Sendable, Equatable {
     /// down to -131072) to 22. Default 3.
     public var level: Int
     /// Compression workers; 0 means one per core this process may use
-    /// (its affinity mask and its cgroup's CPU quota counted).
+    /// (its affinity mask and its cgroup's CPU quota counted), fewer (and
+    /// smaller chunks) where a cgroup's memory limit would not hold them:
+    /// ``Compressor`` plans them for each run.
     public var threads: Int
     /// The bytes of input in each independent frame; by default the
     /// level's (``defaultChunkSize(level:)``), chosen when the options are

@@ -13,7 +13,9 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// waste less around the frames in flight (docs/decompression.md).
     public var readSize: Int
     /// Decoding workers for independent frames; 0 means one per core this
-    /// process may use.
+    /// process may use, fewer where a cgroup's memory limit would not hold
+    /// them (``Decompressor`` plans them for each run, and without a
+    /// ``memoryLimit`` takes one that fits the cgroup's).
     public var threads: Int
     /// Whether `DecompressionPipeline` memory-maps a regular input
     /// file rather than reading it through DispatchIO (`--no-mmap` turns it

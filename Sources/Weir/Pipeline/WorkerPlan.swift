@@ -78,6 +78,43 @@ package struct WorkerPlan: Sendable, Equatable {
     /// peak RSS compressing 1 KB at `-1 -T1` (static release build, jemalloc).
     package static let processBytes = 16 << 20
 
+    /// `options` as this process runs them, and the plan that chose their
+    /// workers: ``CompressionOptions/threads`` when given (not 0), else the
+    /// plan's, with the chunk the memory limit brought down. ``Compressor``
+    /// applies it to every run, so a program in a container gets what the
+    /// `weir` command gets; the command applies it once, with its flags.
+    ///
+    /// - Parameters:
+    ///   - chunkIsFixed: whether the chunk size was asked for, so that the
+    ///     memory limit may not shrink it; nil: whether it differs from the
+    ///     level's default (``CompressionOptions/defaultChunkSize(level:)``).
+    ///   - cores: the cores to count instead of the available ones.
+    package static func applied(to options: CompressionOptions, limits: ProcessLimits = .current,
+                                chunkIsFixed: Bool? = nil,
+                                cores: Int? = nil) -> (options: CompressionOptions, plan: WorkerPlan) {
+        var planned = options
+        let fixed = chunkIsFixed ?? (options.chunkSize != CompressionOptions.defaultChunkSize(level: options.level))
+        let plan = compression(options, limits: limits, chunkIsFixed: fixed, cores: cores)
+        planned.threads = plan.workers
+        if let chunkSize = plan.chunkSize { planned.chunkSize = chunkSize }
+        return (planned, plan)
+    }
+
+    /// `options` as this process runs them, and the plan that chose their
+    /// workers: ``DecompressionOptions/threads`` when given, else the
+    /// plan's; without a ``DecompressionOptions/memoryLimit``, the one a
+    /// cgroup's limit implies (``decompressionMemory``), and the large
+    /// frames' budget within it. ``Decompressor`` applies it to every run.
+    package static func applied(to options: DecompressionOptions, limits: ProcessLimits = .current,
+                                cores: Int? = nil) -> (options: DecompressionOptions, plan: WorkerPlan) {
+        var planned = options
+        let plan = decompression(options, limits: limits, cores: cores)
+        planned.threads = plan.workers
+        if planned.memoryLimit == nil { planned.memoryLimit = plan.decompressionMemory }
+        if let largest = plan.largeFrameBudget { planned.largeFrameBudget = min(largest, planned.largeFrameBudget) }
+        return (planned, plan)
+    }
+
     /// The plan for compressing with `options`: `options.threads` when
     /// given (not 0), else one worker per available core, fewer under a
     /// memory limit.
