@@ -200,29 +200,11 @@ struct WeirCommand: ParsableCommand {
         let compression = planned?.options
         showWorkers(planned?.plan ?? decompressionPlan(toStandardOutput: false, dictionary: nil).plan, console: console)
         if let compression { showParameters(of: inputs, compression, console: console) }
-        var failed = false
+        let jobs = CommandJobs(command: self, inputs: inputs, dictionary: dictionary, compression: compression,
+                               console: console, shared: shared, reporter: reporter)
         JobScheduler.run(inputs, width: compression?.resolvedThreads ?? 1, followedLive: console.progress != nil,
-                         cancellation: signals.cancellation, sync: !outputFlags.noSync, plan: { index in
-            try? makeJob(for: inputs[index], dictionary: dictionary, compression: compression, console: console)
-        }, make: { index in
-            Result { () throws(WeirError) in
-                try makeJob(for: inputs[index], dictionary: dictionary, compression: compression, console: console,
-                            shared: shared, asking: true)
-            }
-        }, started: { index, job in
-            reporter.started(job, file: index + 1)
-        }, ended: reporter.endProgress, report: { index, made, outcome in
-            switch (made, outcome) {
-            case (.success(let job), .success(let statistics)): reporter.succeeded(job, statistics)
-            case (_, .failure(let error)) where error.kind == .alreadyCompressed:
-                reporter.skipped(input: inputs[index], error: error)
-            case (_, .failure(let error)):
-                failed = true
-                reporter.failed(input: inputs[index], job: try? made.get(), error: error,
-                                quietPipe: error.isBrokenPipe && messageFlags.quiet > 0)
-            case (.failure, .success): break  // a job not made has no statistics
-            }
-        })
+                         cancellation: signals.cancellation, sync: !outputFlags.noSync, delegate: jobs)
+        var failed = jobs.failed
         if let shared, let outputFile {
             failed = !commitConcatenation(shared, path: outputFile, cancelled: signals.cancellation.isCancelled,
                                           console: console) || failed

@@ -19,39 +19,25 @@ package enum JobScheduler {
     /// The outcome of one job.
     package typealias Outcome = FileJob.Outcome
 
-    /// Runs the jobs of `inputs`, side by side or one by one (above); every
-    /// closure is called on the calling thread.
+    /// Runs the jobs of `inputs`, side by side or one by one (above),
+    /// asking `delegate` for them and telling it of each.
     ///
     /// - Parameters:
     ///   - width: how many jobs may go side by side (the compression's
     ///     workers; 1 when not compressing).
     ///   - followedLive: whether a progress line follows each job.
     ///   - sync: whether outputs are synced.
-    ///   - plan: the job of input `index` as it would be made, asking nothing
-    ///     (nil if it cannot be made); only its names are looked at.
-    ///   - make: makes the job of input `index`, in order, when it is needed
-    ///     (it may ask the user).
-    ///   - started: a job starts, one by one: the observer of its progress,
-    ///     nil for none.
-    ///   - ended: the job started has done its work; its report comes once
-    ///     its output is committed.
-    ///   - report: the outcome of job `index`, in input order, once its
-    ///     output is committed; a job `make` failed to make comes with its
-    ///     error.
     package static func run(_ inputs: [String], width: Int, followedLive: Bool, cancellation: Cancellation,
-                            sync: Bool, plan: (Int) -> FileJob?, make: (Int) -> Result<FileJob, WeirError>,
-                            started: (Int, FileJob) -> ProgressObserver?, ended: () -> Void,
-                            report: (Int, Result<FileJob, WeirError>, Outcome) -> Void) {
-        guard goesSideBySide(inputs, width: width, followedLive: followedLive, plan: plan) else {
-            runOneByOne(inputs, cancellation: cancellation, sync: sync, make: make, started: started, ended: ended,
-                        report: report)
+                            sync: Bool, delegate: any JobSchedulerDelegate) {
+        guard goesSideBySide(inputs, width: width, followedLive: followedLive, plan: delegate.plannedJob) else {
+            runOneByOne(inputs, cancellation: cancellation, sync: sync, delegate: delegate)
             return
         }
         FileBatch.run(count: inputs.count, width: width, cancellation: cancellation, sync: sync,
-                      make: make) { index, job, outcome in
+                      make: delegate.makeJob) { index, job, outcome in
             // A job the cancellation stopped is not reported, unless it kept something.
             if case .failure(let error) = outcome, cancellation.isCancelled, error.hint != .resume { return }
-            report(index, job, outcome)
+            delegate.report(index, made: job, outcome: outcome)
         }
     }
 
@@ -78,14 +64,14 @@ package enum JobScheduler {
     /// handed off when due and before any job that may take long (its
     /// reports would wait for that job), the rest at the end.
     private static func runOneByOne(_ inputs: [String], cancellation: Cancellation, sync: Bool,
-                                    make: (Int) -> Result<FileJob, WeirError>,
-                                    started: (Int, FileJob) -> ProgressObserver?, ended: () -> Void,
-                                    report: (Int, Result<FileJob, WeirError>, Outcome) -> Void) {
+                                    delegate: any JobSchedulerDelegate) {
         let smallFiles = SmallFileCompressor()
         let commits = CommitQueue(sync: sync)
         var made: [Int: Result<FileJob, WeirError>] = [:]
         func reportCommitted(_ outcomes: [(tag: Int, outcome: Outcome)]) {
-            for (index, outcome) in outcomes { report(index, made.removeValue(forKey: index)!, outcome) }
+            for (index, outcome) in outcomes {
+                delegate.report(index, made: made.removeValue(forKey: index)!, outcome: outcome)
+            }
         }
         jobs: for (index, input) in inputs.enumerated() {
             if cancellation.isCancelled { break }
@@ -93,18 +79,18 @@ package enum JobScheduler {
                 commits.waitForCommitting()
                 commits.handOff()
             }
-            let job = make(index)
+            let job = delegate.makeJob(index)
             made[index] = job
             switch job {
             case .success(let job):
                 let finished = Result { () throws(WeirError) in
-                    try job.process(observer: started(index, job), cancellation: cancellation,
+                    try job.process(observer: delegate.jobStarted(index, job), cancellation: cancellation,
                                     smallFiles: smallFiles, sync: sync)
                 }
-                ended()
+                delegate.jobEnded()
                 if case .failure(let error) = finished, cancellation.isCancelled {
                     // Stopped: said only when something is kept for the next run.
-                    if error.hint == .resume { report(index, .success(job), .failure(error)) }
+                    if error.hint == .resume { delegate.report(index, made: .success(job), outcome: .failure(error)) }
                     break jobs
                 }
                 if commits.isFull { commits.waitForCommitting() }

@@ -41,26 +41,10 @@ struct JobSchedulerTests {
         for (index, input) in inputs.enumerated() {
             #expect(FileManager.default.createFile(atPath: input, contents: Data(TestData.text(2000 + index, seed: 7))))
         }
-        var calls: [String] = []
+        let recorder = Recorder(inputs: inputs)
         JobScheduler.run(inputs, width: 2, followedLive: true, cancellation: Cancellation(), sync: false,
-                         plan: { _ in nil }, make: { index in
-            calls.append("make \(index)")
-            if index == 2 { return .failure(.sameFile(path: inputs[index])) }
-            return .success(Self.compressing(inputs[index], to: inputs[index] + ".zst"))
-        }, started: { index, _ in
-            calls.append("start \(index)")
-            return nil
-        }, ended: {
-            calls.append("end")
-        }, report: { index, job, outcome in
-            calls.append("report \(index)")
-            if index == 2 {
-                #expect(throws: WeirError.self) { try outcome.get() }
-            } else {
-                #expect((try? job.get())?.input == inputs[index])
-                #expect((try? outcome.get())?.bytesIn == 2000 + index)
-            }
-        })
+                         delegate: recorder)
+        let calls = recorder.calls
         #expect(calls.filter { !$0.hasPrefix("report") } == [
             "make 0", "start 0", "end", "make 1", "start 1", "end", "make 2",
             "make 3", "start 3", "end", "make 4", "start 4", "end",
@@ -69,6 +53,44 @@ struct JobSchedulerTests {
         for (index, input) in inputs.enumerated() where index != 2 {
             let output = try #require(FileManager.default.contents(atPath: input + ".zst"))
             #expect(TestData.zstdDecode([UInt8](output)) == TestData.text(2000 + index, seed: 7))
+        }
+    }
+
+    /// A delegate that makes a compression of each input but the third
+    /// (which fails to be made) and records every call.
+    final class Recorder: JobSchedulerDelegate {
+        let inputs: [String]
+        var calls: [String] = []
+
+        init(inputs: [String]) {
+            self.inputs = inputs
+        }
+
+        func plannedJob(_ index: Int) -> FileJob? { nil }
+
+        func makeJob(_ index: Int) -> Result<FileJob, WeirError> {
+            calls.append("make \(index)")
+            if index == 2 { return .failure(.sameFile(path: inputs[index])) }
+            return .success(JobSchedulerTests.compressing(inputs[index], to: inputs[index] + ".zst"))
+        }
+
+        func jobStarted(_ index: Int, _ job: FileJob) -> ProgressObserver? {
+            calls.append("start \(index)")
+            return nil
+        }
+
+        func jobEnded() {
+            calls.append("end")
+        }
+
+        func report(_ index: Int, made: Result<FileJob, WeirError>, outcome: FileJob.Outcome) {
+            calls.append("report \(index)")
+            if index == 2 {
+                #expect(throws: WeirError.self) { try outcome.get() }
+            } else {
+                #expect((try? made.get())?.input == inputs[index])
+                #expect((try? outcome.get())?.bytesIn == 2000 + index)
+            }
         }
     }
 }

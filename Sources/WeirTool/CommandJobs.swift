@@ -1,0 +1,60 @@
+import Weir
+
+/// The `weir` command's side of a run's jobs (``JobSchedulerDelegate``):
+/// each input's job made from the flags, the progress line and the report of
+/// each outcome, and whether any failed (the exit status).
+final class CommandJobs: JobSchedulerDelegate {
+    private let command: WeirCommand
+    private let inputs: [String]
+    private let dictionary: ZstdDictionary?
+    private let compression: CompressionOptions?
+    private let console: Console
+    /// Several inputs written into one `-o` file in turn.
+    private let shared: OutputFile?
+    private let reporter: RunReporter
+    /// Whether a job failed (a skipped one did not).
+    private(set) var failed = false
+
+    init(command: WeirCommand, inputs: [String], dictionary: ZstdDictionary?, compression: CompressionOptions?,
+         console: Console, shared: OutputFile?, reporter: RunReporter) {
+        self.command = command
+        self.inputs = inputs
+        self.dictionary = dictionary
+        self.compression = compression
+        self.console = console
+        self.shared = shared
+        self.reporter = reporter
+    }
+
+    func plannedJob(_ index: Int) -> FileJob? {
+        try? command.makeJob(for: inputs[index], dictionary: dictionary, compression: compression, console: console)
+    }
+
+    func makeJob(_ index: Int) -> Result<FileJob, WeirError> {
+        Result { () throws(WeirError) in
+            try command.makeJob(for: inputs[index], dictionary: dictionary, compression: compression,
+                                console: console, shared: shared, asking: true)
+        }
+    }
+
+    func jobStarted(_ index: Int, _ job: FileJob) -> ProgressObserver? {
+        reporter.started(job, file: index + 1)
+    }
+
+    func jobEnded() {
+        reporter.endProgress()
+    }
+
+    func report(_ index: Int, made: Result<FileJob, WeirError>, outcome: FileJob.Outcome) {
+        switch (made, outcome) {
+        case (.success(let job), .success(let statistics)): reporter.succeeded(job, statistics)
+        case (_, .failure(let error)) where error.kind == .alreadyCompressed:
+            reporter.skipped(input: inputs[index], error: error)
+        case (_, .failure(let error)):
+            failed = true
+            reporter.failed(input: inputs[index], job: try? made.get(), error: error,
+                            quietPipe: error.isBrokenPipe && command.messageFlags.quiet > 0)
+        case (.failure, .success): break  // a job not made has no statistics
+        }
+    }
+}
