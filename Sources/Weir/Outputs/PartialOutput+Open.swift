@@ -121,7 +121,15 @@ extension PartialOutput {
                 Self.drop(fd, partTemporary)
                 return nil
             }
-            try DiskSync.folder(folder)
+            do throws(WeirError) {
+                try DiskSync.folder(folder)
+            } catch {
+                // Nothing written yet: the record goes, and the run stops naming its output.
+                Glibc.close(record)
+                FileName.withCString(recordPath, unlink)
+                guard case .system(let code) = error.kind else { throw error }
+                throw WeirError.recordFolderSyncFailed(code, output: path, folder: folder)
+            }
             guard Self.rename(partTemporary, to: partPath) else {
                 Glibc.close(record)
                 FileName.withCString(recordPath, unlink)
