@@ -54,7 +54,8 @@ import Weir
 ///
 /// gzip's `-n` in a cluster is taken out: zstd accepts it and stores no
 /// name anyway. Everything after `--` is left alone (file names), and so
-/// is `-`.
+/// is `-` (standard input) before it; after it, `-` is the file named `-`,
+/// as zstd reads it, and passed on as `./-`.
 package enum ArgumentNormalizer {
     /// The short options that take a value, and their long names.
     static let valueOptions: [Character: String] = ["T": "--threads", "M": "--memory", "o": "--output", "D": "--dictionary",
@@ -92,7 +93,8 @@ package enum ArgumentNormalizer {
             if literal || argument == "-" || !argument.hasPrefix("-") || outputValueNext {
                 if outputValueNext { outputAt.append(result.count) }
                 outputValueNext = false
-                result.append(argument)
+                // After `--`, `-` is the file of that name, as zstd reads it.
+                result.append(literal && argument == "-" ? "./-" : argument)
                 continue
             }
             seen += 1

@@ -172,6 +172,14 @@ struct ArgumentNormalizerTests {
         #expect(normalize("-- -n") == "-- -n")
     }
 
+    @Test("- is standard input, but after -- the file named -, as zstd reads it")
+    func dashAfterDoubleDash() {
+        #expect(normalize("-q - in") == "-q - in")
+        #expect(normalize("-o - in") == "-o - in")
+        #expect(normalize("-q -- -") == "-q -- ./-")
+        #expect(normalize("-d -- - -o -") == "-d -- ./- -o ./-")
+    }
+
     @Test("-C is a flag like the others in a cluster")
     func checkInCluster() {
         #expect(normalize("-qC in") == "-q -C in")

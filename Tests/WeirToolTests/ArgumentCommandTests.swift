@@ -55,6 +55,22 @@ struct ArgumentCommandTests {
         #expect(scratch.exists("-5.zst"))
     }
 
+    @Test("after --, - is the file named -, as zstd 1.5.4 reads it; before it, standard input")
+    func dashAfterDoubleDash() throws {
+        let scratch = Scratch()
+        let file = scratch.text("-", size: 5000, seed: 2)
+        let piped = scratch.text("piped", size: 3000, seed: 3)
+        let run = try WeirProcess.run(["-q", "--", "-"], in: scratch.url, stdin: "piped")
+        #expect(run.status == 0 && run.stdout.isEmpty, "\(run.stderr)")
+        #expect(try scratch.zstd(["-dc", "--", "-.zst"]).stdout == file)
+        // Back by its name after --, over the file `-` (-f).
+        #expect(try WeirProcess.run(["-q", "-d", "-f", "--", "-.zst"], in: scratch.url).status == 0)
+        #expect(scratch.data("-") == file)
+        // Before --, `-` is standard input.
+        #expect(try WeirProcess.run(["-q", "-c", "-"], in: scratch.url, stdin: "piped", stdoutPath: "p.zst").status == 0)
+        #expect(try scratch.zstd(["-dc", "p.zst"]).stdout == piped)
+    }
+
     @Test("an unknown letter in a cluster is a usage error that names it")
     func unknownLetter() throws {
         let scratch = Scratch()

@@ -56,6 +56,25 @@ struct DecompressCommandTests {
         }
     }
 
+    @Test("cat a.zst BAD-MAGIC b.zst: every whole frame before the damage is written, as many bytes as zstd writes")
+    func damageBetweenFiles() throws {
+        let scratch = Scratch()
+        scratch.text("a", size: 4 << 20, seed: 7)
+        scratch.text("b", size: 3 << 20, seed: 8)
+        // weir's a.zst: frames and a seek table; zstd's b.zst: one frame.
+        _ = try FormatsCommandTests.sh("$WEIR -q -B1M -T2 a && zstd -q b && "
+                                       + "{ cat a.zst; printf 'BAD-MAGIC'; cat b.zst; } > m.zst", scratch)
+        let reference = try WeirProcess.shell("zstd -dc m.zst", in: scratch.url)
+        #expect(reference.status != 0 && reference.stdout == scratch.data("a"), "zstd: \(reference.stdout.count) bytes")
+        for line in ["cat m.zst | $WEIR -dc", "$WEIR -dc m.zst", "$WEIR -dc -T1 m.zst", "$WEIR -dc -T2 m.zst",
+                     "$WEIR -dc < m.zst"] {
+            let run = try WeirProcess.shell(line, in: scratch.url)
+            let same = run.stdout == reference.stdout
+            #expect(run.status == 1 && same, "\(line): \(run.stdout.count) bytes, zstd \(reference.stdout.count)")
+            #expect(run.stderr.contains("weir: "), "\(line): \(run.stderr)")
+        }
+    }
+
     @Test("a checksum mismatch fails, --no-check lets it through")
     func checksum() throws {
         let scratch = Scratch()

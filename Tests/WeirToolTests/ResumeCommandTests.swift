@@ -93,4 +93,37 @@ struct ResumeCommandTests {
         #expect(both.stderr.contains("in.zst.part: is being written by another weir"), "\(both.stderr)")
         #expect(both.stderr.contains("second 1"), "\(both.stderr)")
     }
+
+    @Test("a run that does not resume removes an earlier run's .part and record of its output once written",
+          arguments: ["--no-resume", "--adapt", "--rsyncable", "--no-seek-table"])
+    func supersededPart(flag: String) throws {
+        let scratch = try Self.prepared()
+        _ = try Self.scenario.interrupted(scratch, signal: "TERM")
+        #expect(scratch.exists("in.zst.part") && scratch.exists(".in.zst.part.resume"), "\(scratch.names)")
+        let run = try WeirProcess.shell("$WEIR -q -1 -B1M -T2 \(flag) in -o in.zst", in: scratch.url, timeout: 300)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try scratch.zstd(["-dc", "in.zst"]).stdout == Self.reference.input)
+        #expect(scratch.names == ["in", "in.zst", "ref.zst"], "\(scratch.names)")
+        // A .part with no record is not weir's: left as it is.
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: scratch.path("in.zst.part")))
+        let again = try WeirProcess.shell("$WEIR -q -f -1 -B1M -T2 \(flag) in -o in.zst", in: scratch.url, timeout: 300)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(scratch.data("in.zst.part") == Data("precious".utf8))
+    }
+
+    @Test("a folder at the .part's or the record's name: the output is written, with a warning naming the folder",
+          arguments: ["in.zst.part", ".in.zst.part.resume"])
+    func folderAtHiddenName(name: String) throws {
+        let scratch = try Self.prepared()
+        try FileManager.default.createDirectory(atPath: scratch.path(name), withIntermediateDirectories: false)
+        let run = try WeirProcess.shell("$WEIR -1 -B1M -T2 in -o in.zst", in: scratch.url, timeout: 300)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("weir: in: warning: \(name) is a folder: this run cannot be resumed if stopped"),
+                "\(run.stderr)")
+        #expect(try scratch.zstd(["-dc", "in.zst"]).stdout == Self.reference.input)
+        #expect(scratch.names == (["in", "in.zst", "ref.zst", name]).sorted(), "\(scratch.names)")
+        // -qq hides it, as every warning.
+        let quiet = try WeirProcess.shell("$WEIR -qq -f -1 -B1M -T2 in -o in.zst", in: scratch.url, timeout: 300)
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
+    }
 }

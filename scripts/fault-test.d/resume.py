@@ -30,6 +30,9 @@ class Resume:
         record = "/%s/.in.txt.zst.part.resume" % CASE
         slow = "write %s ok delay=40" % part   # about 3 s: a checkpoint every 2 s
         checkpoint_faults = [
+            # The record's name synced (the first folder sync): the run stops
+            # before writing, naming its output and saying the input was kept.
+            ("record: the folder's fsync EIO", ["fsyncdir /%s EIO count=1" % CASE], True, "fsyncdir"),
             ("checkpoint: the .part's fdatasync EIO", ["fdatasync %s EIO count=1" % part, slow], True, "sync"),
             ("checkpoint: the .part's fdatasync ENOSPC, second checkpoint",
              ["fdatasync %s ENOSPC from=2 count=1" % part, "write %s ok delay=60" % part], True, "sync"),

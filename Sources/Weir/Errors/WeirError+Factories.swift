@@ -26,6 +26,15 @@ extension WeirError {
                       + "it may not survive a power cut, so the input was kept")
     }
 
+    /// A resumable output whose record has its name, and whose folder's
+    /// `fsync` then failed (`code`): the run stops before writing anything,
+    /// and its input is kept. Names the output, not the folder.
+    static func recordFolderSyncFailed(_ code: Int32, output: String, folder: String) -> WeirError {
+        WeirError(.system(errno: code), path: output, operation: .sync, lead: nil,
+                  detail: "not written: syncing its folder \(folder) for its resume record failed: "
+                      + "\(String(cString: strerror(code))); the input was kept")
+    }
+
     /// A partial output (`NAME.part`) another weir is writing.
     static func partialInUse(path: String) -> WeirError {
         WeirError(.system(errno: EBUSY), path: path, operation: .open, lead: nil,

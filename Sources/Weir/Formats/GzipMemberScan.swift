@@ -9,7 +9,16 @@ import Glibc
 /// into a buffer of exactly its size. What follows the run (another
 /// tool's member, another format) is left to ``MixedStreamDecoder``.
 ///
-/// Bound and threads: ``MemberRun``'s.
+/// The `Wr` field is a hint, never the truth: a member counts when
+/// libdeflate ends it exactly at the field's size with its CRC and ISIZE
+/// right there (and the next member of the run starts there). Otherwise it
+/// is inflated as gzip reads it, from its start to wherever it ends, and
+/// the run stops after it: the serial decoder reads on from its real end.
+/// One that does not inflate at all is damage: the run is cut before it.
+///
+/// Bound and threads: ``MemberRun``'s; a member whose ISIZE is above
+/// `frameLimit` ends the run, and one whose real content is (found
+/// inflating it) is left to the serial decoder.
 struct GzipMemberScan {
     /// A worker's libdeflate decompressor.
     final class Inflater {
@@ -27,6 +36,7 @@ struct GzipMemberScan {
     let path: String
     let operation: WeirError.Operation
     let threads: Int
+    let frameLimit: Int
 
     /// Queues every member of the run of weir members that starts `data`
     /// (one region, the whole file); returns the bytes they take and the
@@ -40,20 +50,50 @@ struct GzipMemberScan {
               size <= region.count - offset {
             let trailer = region.baseAddress! + offset + size - 4
             let content = (0..<4).reduce(0) { $0 | Int(trailer.load(fromByteOffset: $1, as: UInt8.self)) << (8 * $1) }
+            guard content <= frameLimit else { break }
             members.append((offset, size, content))
             offset += size
         }
-        let (path, operation) = (self.path, self.operation)
+        let (path, operation, frameLimit) = (self.path, self.operation, self.frameLimit)
         return MemberRun(run: run, threads: threads).queue(
             members, in: data, region: region, firstIndex: firstIndex, label: "weir.gunzip",
             makeContext: { () throws(WeirError) in try Inflater(path: path) }
-        ) { inflater, input, member, output in
-            var produced = 0
-            let code = libdeflate_gzip_decompress(inflater.decompressor, input, member.size, output, member.content,
-                                                  &produced)
-            guard code != LIBDEFLATE_SUCCESS || produced != member.content else { return nil }
-            return .formatCorrupt(.gzip, path: path, operation: operation,
-                                  "the member does not inflate to its size and CRC", offset: member.start)
+        ) { inflater, rest, member, output in
+            var (consumed, produced) = (0, 0)
+            let code = libdeflate_gzip_decompress_ex(inflater.decompressor, rest.baseAddress, member.size, output,
+                                                     member.content, &consumed, &produced)
+            if code == LIBDEFLATE_SUCCESS && consumed == member.size && produced == member.content { return .confirmed }
+            // Not where the field says: the member as gzip reads it.
+            return Self.wholeMember(rest, with: inflater, from: max(member.content, 1 << 16), limit: frameLimit) {
+                .formatCorrupt(.gzip, path: path, operation: operation, "the member does not inflate to its size and CRC",
+                               offset: member.start)
+            }
+        }
+    }
+
+    /// The gzip member that starts `rest`, inflated whatever its stated
+    /// size: `.resized` with its content and real size; `.serial` when its
+    /// content is above `limit` bytes; `.failed` (`damage()`) when it does
+    /// not inflate. The output buffer starts at `capacity` bytes and doubles.
+    static func wholeMember(_ rest: UnsafeRawBufferPointer, with inflater: Inflater, from capacity: Int, limit: Int,
+                            damage: () -> WeirError) -> MemberRun.Outcome {
+        var capacity = min(capacity, max(limit, 1))
+        while true {
+            guard let buffer = malloc(max(1, capacity)) else { return .serial }
+            var (consumed, produced) = (0, 0)
+            let code = libdeflate_gzip_decompress_ex(inflater.decompressor, rest.baseAddress, rest.count, buffer,
+                                                     capacity, &consumed, &produced)
+            if code == LIBDEFLATE_SUCCESS {
+                // A custom deallocator: `.free` crashes here (swift_retain in a worker, Swift 6.3).
+                nonisolated(unsafe) let owned = buffer
+                let content = DispatchData(bytesNoCopy: UnsafeRawBufferPointer(start: buffer, count: produced),
+                                           deallocator: .custom(nil, { free(owned) }))
+                return .resized(content, size: consumed)
+            }
+            free(buffer)
+            guard code == LIBDEFLATE_INSUFFICIENT_SPACE else { return .failed(damage()) }
+            guard capacity < limit else { return .serial }
+            capacity = min(limit, capacity * 2)
         }
     }
 }

@@ -32,7 +32,7 @@ struct Lz4FrameScan {
     let frameLimit: Int
 
     /// The size and declared content size of the lz4 frame that starts
-    /// `bytes`, when it declares one and lies whole in `bytes`; nil otherwise
+    /// `bytes`, when it declares one (not 0) and lies whole in `bytes`; nil otherwise
     /// (the frame is then left to the serial decoder, which judges it).
     static func frame(_ bytes: UnsafeRawBufferPointer) -> (size: Int, content: Int)? {
         func word(_ at: Int) -> UInt32 {
@@ -45,7 +45,9 @@ struct Lz4FrameScan {
         let blockMaximum = [0, 0, 0, 0, 64 << 10, 256 << 10, 1 << 20, 4 << 20][Int(bytes[5] >> 4) & 7]
         guard blockMaximum > 0 else { return nil }
         let content = UInt64(word(6)) | UInt64(word(10)) << 32
-        guard content <= UInt64(Int.max) else { return nil }
+        // 0 is no size to liblz4 (LZ4F_frameInfo_t): such a frame decodes to
+        // whatever its blocks hold, as `lz4` decodes it, serially.
+        guard content > 0, content <= UInt64(Int.max) else { return nil }
         let blockChecksum = flags & 0x10 != 0 ? 4 : 0
         var at = 15
         while true {
@@ -77,15 +79,15 @@ struct Lz4FrameScan {
         return MemberRun(run: run, threads: threads).queue(
             frames, in: data, region: region, firstIndex: firstIndex, label: "weir.unlz4",
             makeContext: { () throws(WeirError) in try Decoder(path: path) }
-        ) { decoder, input, frame, output in
+        ) { decoder, rest, frame, output in
             LZ4F_resetDecompressionContext(decoder.context)
             var (produced, consumed) = (frame.content, frame.size)
-            let code = LZ4F_decompress(decoder.context, output, &produced, input, &consumed, nil)
+            let code = LZ4F_decompress(decoder.context, output, &produced, rest.baseAddress, &consumed, nil)
             guard LZ4F_isError(code) != 0 || code != 0 || consumed != frame.size || produced != frame.content
-            else { return nil }
+            else { return .confirmed }
             let reason = LZ4F_isError(code) != 0 ? String(cString: LZ4F_getErrorName(code))
                 : "the frame does not decode to its declared size"
-            return .formatCorrupt(.lz4, path: path, operation: operation, reason, offset: frame.start)
+            return .failed(.formatCorrupt(.lz4, path: path, operation: operation, reason, offset: frame.start))
         }
     }
 }

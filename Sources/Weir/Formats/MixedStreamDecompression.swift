@@ -63,7 +63,8 @@ final class MixedStreamDecompression: Sendable {
                                              wholeInput: whole != nil)
             var index = 0
             let threads = whole == nil ? 1 : options.resolvedThreads
-            let scan = GzipMemberScan(run: run, path: inputName, operation: operation, threads: threads)
+            let scan = GzipMemberScan(run: run, path: inputName, operation: operation, threads: threads,
+                                      frameLimit: options.parallelFrameLimit)
             let lz4Scan = Lz4FrameScan(run: run, path: inputName, operation: operation, threads: threads,
                                        frameLimit: options.parallelFrameLimit)
             let xzScan = XzStreamScan(run: run, path: inputName, operation: operation, threads: threads,

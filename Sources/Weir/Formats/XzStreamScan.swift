@@ -70,14 +70,14 @@ struct XzStreamScan {
         let (path, operation, memoryLimit) = (self.path, self.operation, self.memoryLimit)
         return MemberRun(run: run, threads: threads).queue(
             streams, in: data, region: region, firstIndex: firstIndex, label: "weir.unxz", makeContext: { Worker() }
-        ) { _, input, stream, output in
+        ) { _, rest, stream, output in
             var (limit, consumed, produced) = (memoryLimit, 0, 0)
-            let code = lzma_stream_buffer_decode(&limit, 0, nil, input.assumingMemoryBound(to: UInt8.self), &consumed,
+            let code = lzma_stream_buffer_decode(&limit, 0, nil, rest.baseAddress!.assumingMemoryBound(to: UInt8.self), &consumed,
                                                  stream.size, output.assumingMemoryBound(to: UInt8.self), &produced,
                                                  stream.content)
-            guard code != LZMA_OK || consumed != stream.size || produced != stream.content else { return nil }
-            return .lzma(code == LZMA_OK ? LZMA_DATA_ERROR : code, .xz, path: path, operation: operation,
-                         offset: stream.start)
+            guard code != LZMA_OK || consumed != stream.size || produced != stream.content else { return .confirmed }
+            return .failed(.lzma(code == LZMA_OK ? LZMA_DATA_ERROR : code, .xz, path: path, operation: operation,
+                                 offset: stream.start))
         }
     }
 }

@@ -16,25 +16,33 @@ extension FileJob {
     ///   its `.part` holds their content. A file of one frame (stock
     ///   zstd's) cannot be cut, and one without a table is not weir's.
     /// The kept frames are checked against the input (``PartialOutput/Check``).
+    ///
+    /// A run that would be resumable but finds a folder at a hidden name
+    /// (which weir never removes) goes on without and says so in `notice`:
+    /// stopped, it would keep nothing.
     static func resumableOutput(_ path: String, force: Bool, operation: Operation, input: Descriptor,
-                                status: FileStatus?) throws(WeirError) -> OutputFile? {
-        guard let status, let size = InputKind.trustedSize(of: input, status: status) else { return nil }
+                                status: FileStatus?) throws(WeirError) -> (output: OutputFile?, notice: String?) {
+        guard let status, let size = InputKind.trustedSize(of: input, status: status) else { return (nil, nil) }
+        let output: OutputFile?
         switch operation {
         case .compress(let options):
             guard options.resumable, options.format == .zstd, options.seekTable, !options.rsyncable,
                   options.adaptiveLevels == nil,
-                  size >= PartialOutput.minimumFrames * options.fitted(toInputSize: size).chunkSize else { return nil }
-            return try OutputFile.resumable(path: path, force: force, identity: ResumeRecord.identity(of: status),
-                                            options: options.resumeFingerprint(size: size),
-                                            dictionary: options.dictionary, input: input)
+                  size >= PartialOutput.minimumFrames * options.fitted(toInputSize: size).chunkSize else {
+                return (nil, nil)
+            }
+            output = try OutputFile.resumable(path: path, force: force, identity: ResumeRecord.identity(of: status),
+                                              options: options.resumeFingerprint(size: size),
+                                              dictionary: options.dictionary, input: input)
         case .decompress(let options):
-            guard options.resumable, Self.isWeirsOwn(input, size: size) else { return nil }
-            return try OutputFile.resumable(path: path, force: force, identity: ResumeRecord.identity(of: status),
-                                            options: options.resumeFingerprint, holds: .content,
-                                            dictionary: options.dictionary, input: input)
+            guard options.resumable, Self.isWeirsOwn(input, size: size) else { return (nil, nil) }
+            output = try OutputFile.resumable(path: path, force: force, identity: ResumeRecord.identity(of: status),
+                                              options: options.resumeFingerprint, holds: .content,
+                                              dictionary: options.dictionary, input: input)
         case .test:
-            return nil
+            return (nil, nil)
         }
+        return (output, output == nil ? PartialOutput.folderInTheWay(for: path) : nil)
     }
 
     /// Whether the file open as `input`, of `size` bytes, starts with a zstd

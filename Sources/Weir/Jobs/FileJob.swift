@@ -121,6 +121,8 @@ package struct FileJob: Sendable {
         let inputStatus: FileStatus?
         let outputFile: OutputFile?
         let outputFD: Descriptor?
+        /// What the user should know of the output (a warning of the run).
+        var notice: String?
 
         /// Creates the output of `destination`, named `outputName`, for an
         /// input open as `inputFD` (named `input`, nil for standard input);
@@ -137,9 +139,10 @@ package struct FileJob: Sendable {
                 }
                 let resumable = try FileJob.resumableOutput(path, force: force, operation: operation, input: inputFD,
                                                             status: inputStatus)
-                let file = if let resumable { resumable } else { try OutputFile(path: path, force: force) }
+                let file = if let output = resumable.output { output } else { try OutputFile(path: path, force: force) }
                 outputFile = file
                 outputFD = file.descriptor
+                notice = resumable.notice
             case .standardOutput:
                 outputFile = nil
                 outputFD = Descriptor(STDOUT_FILENO, path: outputName)
@@ -256,6 +259,8 @@ package struct FileJob: Sendable {
             throw WeirError.cancelled(path: inputName, operation: .run)
         }
         opened.outputFile?.stamp(copying: opened.inputStatus?.isRegularFile == true ? opened.inputStatus : nil)
+        var statistics = statistics
+        if let notice = opened.notice { statistics.warnings.append(notice) }
         return FinishedJob(statistics: statistics, output: opened.outputFile, input: input, removesInput: removeInput)
     }
 

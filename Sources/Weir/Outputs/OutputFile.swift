@@ -252,6 +252,8 @@ package final class OutputFile: Sendable {
         }
         PendingTemporaries.remove(temporaryPath)
         partial?.removeRecord()
+        // A run that did not resume leaves no earlier run's `.part` of this output.
+        if partial == nil { _ = PartialOutput.removeSuperseded(for: path) }
     }
 
     /// The folder that holds `path`, as given (`.` for a bare name): the

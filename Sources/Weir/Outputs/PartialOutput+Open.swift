@@ -53,6 +53,16 @@ extension PartialOutput {
                                holds: holds, folder: folder, for: path)
     }
 
+    /// Why a run of `path` that could be resumed is not: a folder at its
+    /// `.part`'s or its record's name (``open(for:identity:options:holds:dictionary:input:)``
+    /// leaves it alone), as a sentence for the user; nil otherwise.
+    static func folderInTheWay(for path: String) -> String? {
+        let (partPath, recordPath) = hiddenPaths(for: path)
+        guard let folder = [recordPath, partPath].first(where: { NameKind(at: $0) == .directory }) else { return nil }
+        return "\(FileName.displayed(folder)) is a folder: this run cannot be resumed if stopped "
+            + "(remove the folder to make it resumable)"
+    }
+
     /// What is at a hidden name, not following links.
     enum NameKind: Equatable {
         case absent, directory, other
@@ -111,7 +121,15 @@ extension PartialOutput {
                 Self.drop(fd, partTemporary)
                 return nil
             }
-            try DiskSync.folder(folder)
+            do throws(WeirError) {
+                try DiskSync.folder(folder)
+            } catch {
+                // Nothing written yet: the record goes, and the run stops naming its output.
+                Glibc.close(record)
+                FileName.withCString(recordPath, unlink)
+                guard case .system(let code) = error.kind else { throw error }
+                throw WeirError.recordFolderSyncFailed(code, output: path, folder: folder)
+            }
             guard Self.rename(partTemporary, to: partPath) else {
                 Glibc.close(record)
                 FileName.withCString(recordPath, unlink)
