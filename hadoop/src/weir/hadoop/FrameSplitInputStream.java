@@ -6,6 +6,7 @@ import com.github.luben.zstd.ZstdInputStreamNoFinalizer;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import org.apache.hadoop.fs.PositionedReadable;
 import org.apache.hadoop.fs.Seekable;
 import org.apache.hadoop.io.compress.SplitCompressionInputStream;
@@ -24,24 +25,29 @@ import org.apache.hadoop.io.compress.SplitCompressionInputStream;
  * in which it starts; the stream goes on into the following blocks as far as that line needs.
  * A split that owns no block returns nothing.
  *
- * <p>Blocks are decoded with zstd-jni: at once into one buffer when the table gives a content
- * size up to {@link #ONE_SHOT_LIMIT}, streaming otherwise (a region no table lists, huge frames).
- * zstd checks each frame's content checksum; a damaged block fails with its file offset.
+ * <p>Blocks are decoded with zstd-jni: at once when the table gives a content size up to
+ * {@link #ONE_SHOT_LIMIT}, streaming otherwise (a region no table lists, huge frames). A one-shot
+ * block is read whole into a direct buffer and decoded into another: no JNI critical section on a
+ * Java array, which would hold off the collector, and so the executor's other tasks, for the whole
+ * frame's decoding. The two buffers are reused from block to block and, through
+ * {@link DirectBuffers}, from task to task. zstd checks each frame's content checksum; a damaged
+ * block fails with its file offset.
  */
 final class FrameSplitInputStream extends SplitCompressionInputStream {
     /** Blocks up to this content size are decoded in one call (64 MiB: weir's frames up to -19). */
     static final long ONE_SHOT_LIMIT = 64L << 20;
+    /** Bytes per read from the file into a block's direct buffer. */
+    static final int CHUNK = 1 << 20;
 
     private final SeekIndex index;
     private final InputStream file;
     private final String name;
     private int next;          // the next block to open
     private long blockOffset;  // getPos(): the block of the last byte returned
-    private byte[] content = new byte[0];
-    private int contentAt;
-    private int contentEnd;
-    private InputStream stream;  // a streaming block's decoder, or null
-    private byte[] compressed = new byte[0];
+    private ByteBuffer content;     // a one-shot block's content, direct; position: the next byte to return
+    private InputStream stream;     // a streaming block's decoder, or null
+    private ByteBuffer compressed;  // a one-shot block's frame, direct
+    private byte[] chunk;           // bytes on their way from the file to {@code compressed}
     private ZstdDecompressCtx ctx;
 
     FrameSplitInputStream(InputStream in, String name, SeekIndex index, long start, long end) throws IOException {
@@ -85,10 +91,9 @@ final class FrameSplitInputStream extends SplitCompressionInputStream {
             return 0;
         }
         while (true) {
-            if (contentAt < contentEnd) {
-                int n = Math.min(len, contentEnd - contentAt);
-                System.arraycopy(content, contentAt, b, off, n);
-                contentAt += n;
+            if (content != null && content.hasRemaining()) {
+                int n = Math.min(len, content.remaining());
+                content.get(b, off, n);
                 blockOffset = index.offsets[next - 1];
                 return n;
             }
@@ -119,42 +124,56 @@ final class FrameSplitInputStream extends SplitCompressionInputStream {
         long size = index.sizes[i];
         long contentSize = index.contentSizes[i];
         ((Seekable) file).seek(offset);
-        if (contentSize >= 0 && contentSize <= ONE_SHOT_LIMIT && size <= Integer.MAX_VALUE - 8) {
-            if (compressed.length < size) {
-                compressed = new byte[(int) size];
-            }
+        if (contentSize >= 0 && contentSize <= ONE_SHOT_LIMIT && size <= ONE_SHOT_LIMIT) {
+            compressed = room(compressed, (int) size);
             readFully(compressed, (int) size, i);
-            if (content.length < contentSize) {
-                content = new byte[(int) contentSize];
-            }
+            content = room(content, (int) contentSize);
             if (ctx == null) {
                 ctx = new ZstdDecompressCtx();
             }
             int got;
             try {
-                got = ctx.decompressByteArray(content, 0, (int) contentSize, compressed, 0, (int) size);
+                got = ctx.decompressDirectByteBuffer(content, 0, (int) contentSize, compressed, 0, (int) size);
             } catch (ZstdException e) {
                 throw damaged(i, e);
             }
             if (got != contentSize) {
                 throw damaged(i, new IOException("decoded " + got + " bytes where the seek table says " + contentSize));
             }
-            contentAt = 0;
-            contentEnd = got;
+            content.limit(got);
         } else {
+            if (content != null) {
+                content.limit(0);
+            }
             stream = new ZstdInputStreamNoFinalizer(new BoundedStream(file, size));
         }
     }
 
-    private void readFully(byte[] buffer, int size, int block) throws IOException {
-        int at = 0;
-        while (at < size) {
-            int n = file.read(buffer, at, size - at);
+    /** {@code buffer}, or a larger one from {@link DirectBuffers}, cleared, with room for {@code size} bytes. */
+    private static ByteBuffer room(ByteBuffer buffer, int size) {
+        if (buffer != null && buffer.capacity() >= size) {
+            return buffer.clear();
+        }
+        DirectBuffers.give(buffer);
+        return DirectBuffers.take(size);
+    }
+
+    /** Reads the next {@code size} bytes of the file into {@code buffer}, from its start. */
+    private void readFully(ByteBuffer buffer, int size, int block) throws IOException {
+        if (chunk == null) {
+            chunk = new byte[CHUNK];
+        }
+        buffer.clear();
+        int left = size;
+        while (left > 0) {
+            int n = file.read(chunk, 0, Math.min(CHUNK, left));
             if (n < 0) {
                 throw damaged(block, new EOFException("the file ends inside the block"));
             }
-            at += n;
+            buffer.put(chunk, 0, n);
+            left -= n;
         }
+        buffer.flip();
     }
 
     private IOException damaged(int block, Exception cause) {
@@ -184,6 +203,10 @@ final class FrameSplitInputStream extends SplitCompressionInputStream {
                 ctx.close();
                 ctx = null;
             }
+            DirectBuffers.give(content);
+            DirectBuffers.give(compressed);
+            content = null;
+            compressed = null;
         } finally {
             super.close();
         }
