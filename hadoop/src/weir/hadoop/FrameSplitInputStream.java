@@ -15,7 +15,14 @@ import org.apache.hadoop.io.compress.SplitCompressionInputStream;
  * The content of one split of a seekable zstd file, for Hadoop's LineRecordReader (and Spark's
  * copy of it), which reads records while {@code getPos() <= getAdjustedEnd()} and then one more.
  *
- * <p>A split [start, end) owns the blocks (frames) whose first byte lies in it. Its adjusted start
+ * <p>Which blocks (frames) a split owns: Spark and Hadoop cut a file into splits of equal
+ * compressed bytes, but a file's frames hold the same content in very different compressed sizes
+ * (weir's file of the Linux tarball, cut in two, holds 63% of its content in the first half), and
+ * a task's time goes with the content it decodes and parses. So each block is placed by where its
+ * content starts within the file's content ({@link SeekIndex#contentStarts}), scaled to the
+ * file's length, and a split [start, end) owns the blocks placed in it: splits of equal size get
+ * equal content. The splits of a file cover [0, length) without overlap, so every block has one
+ * owner; the first block is placed at 0, so the split at 0 owns it. Its adjusted start
  * is its first block's offset; its adjusted end is one less than the offset of the next split's
  * first block. {@code getPos()} is the offset of the block that the last byte returned came from,
  * and no read returns bytes of two blocks. So the reader keeps reading while it is inside its own
@@ -25,8 +32,9 @@ import org.apache.hadoop.io.compress.SplitCompressionInputStream;
  * in which it starts; the stream goes on into the following blocks as far as that line needs.
  * A split that owns no block returns nothing.
  *
- * <p>Blocks are decoded with zstd-jni: at once when the table gives a content size up to
- * {@link #ONE_SHOT_LIMIT}, streaming otherwise (a region no table lists, huge frames). A one-shot
+ * <p>Blocks are decoded with zstd-jni: a split's own blocks at once when the table gives a content
+ * size up to {@link #ONE_SHOT_LIMIT}; streaming otherwise (a region no table lists, huge frames)
+ * and past the split's own blocks, where only the rest of a line is wanted. A one-shot
  * block is read whole into a direct buffer and decoded into another: no JNI critical section on a
  * Java array, which would hold off the collector, and so the executor's other tasks, for the whole
  * frame's decoding. The two buffers are reused from block to block and, through
@@ -43,6 +51,7 @@ final class FrameSplitInputStream extends SplitCompressionInputStream {
     private final InputStream file;
     private final String name;
     private int next;          // the next block to open
+    private final int owned;   // the first block past this split's own
     private long blockOffset;  // getPos(): the block of the last byte returned
     private ByteBuffer content;     // a one-shot block's content, direct; position: the next byte to return
     private InputStream stream;     // a streaming block's decoder, or null
@@ -56,14 +65,9 @@ final class FrameSplitInputStream extends SplitCompressionInputStream {
         this.name = name;
         this.index = index;
         int n = index.count();
-        int first = 0;
-        while (first < n && index.offsets[first] < start) {
-            first++;
-        }
-        int after = first;
-        while (after < n && index.offsets[after] < end) {
-            after++;
-        }
+        int first = index.firstPlacedAtOrAfter(start);
+        int after = Math.max(first, index.firstPlacedAtOrAfter(end));
+        owned = after;
         long nextOwned = after < n ? index.offsets[after] : index.dataEnd();
         if (first == after) {  // no block starts here: an empty split
             setStart(nextOwned);
@@ -124,7 +128,7 @@ final class FrameSplitInputStream extends SplitCompressionInputStream {
         long size = index.sizes[i];
         long contentSize = index.contentSizes[i];
         ((Seekable) file).seek(offset);
-        if (contentSize >= 0 && contentSize <= ONE_SHOT_LIMIT && size <= ONE_SHOT_LIMIT) {
+        if (i < owned && contentSize >= 0 && contentSize <= ONE_SHOT_LIMIT && size <= ONE_SHOT_LIMIT) {
             compressed = room(compressed, (int) size);
             readFully(compressed, (int) size, i);
             content = room(content, (int) contentSize);
