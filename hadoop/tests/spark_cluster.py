@@ -18,6 +18,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from typing import Self
 
 LOOPBACK = "127.0.0.1"
 
@@ -122,7 +123,7 @@ class StandaloneCluster:
         if self.own_work and not os.environ.get("WEIR_KEEP_SPARK_WORK"):
             shutil.rmtree(self.work, ignore_errors=True)
 
-    def __enter__(self) -> StandaloneCluster:
+    def __enter__(self) -> Self:
         try:
             return self.start()
         except BaseException:

@@ -9,6 +9,7 @@ import subprocess
 import pytest
 from conftest import compress, line_truth, seek_table, text_bytes
 from helpers import filled_partitions, read_text, stats
+from pyspark.sql import functions as F
 
 
 def set_split(spark, size: str) -> None:
@@ -154,3 +155,21 @@ def test_json_lines_across_splits(spark, weir_bin, tmp_path):
     assert df.selectExpr("count(*)", "sum(n)", "sum(length(s))").collect()[0] == tuple(
         spark.read.json(str(plain)).selectExpr("count(*)", "sum(n)", "sum(length(s))").collect()[0])
     assert df.count() == 50_000
+
+
+def test_splits_of_equal_size_get_equal_content(spark, weir_bin, tmp_path):
+    """Frames are placed by where their content starts, not their bytes: a file whose first
+    frames compress 100 times better than the rest, cut in two halves, is read as two halves of
+    its content (placed by compressed bytes, the first half would hold about 3/4 of it)."""
+    dense = b"".join(b"the same line, %d\n" % (i % 10) for i in range(110_000))  # ~2 MB, ~100x smaller
+    data = dense + text_bytes(len(dense), seed=61)
+    plain = tmp_path / "lopsided.txt"
+    plain.write_bytes(data)
+    packed = compress(weir_bin, plain, tmp_path / "lopsided.txt.zst", "-B", "64K")
+    size = packed.stat().st_size
+    set_split(spark, str(size // 2 + 1))
+    df = read_text(spark, packed)
+    per_partition = [row[1] for row in df.groupBy(F.spark_partition_id()).agg(F.sum(F.length("value"))).collect()]
+    assert len(per_partition) == 2
+    assert max(per_partition) <= 0.55 * sum(per_partition)
+    assert stats(df) == stats(read_text(spark, plain))

@@ -50,11 +50,30 @@ def line_truth(path):
     return breaks + (1 if last not in (b"", b"\n") else 0)
 
 
-def count_lines(spark, path):
+def executor_cpu_seconds(worker_pid):
+    """User and system CPU seconds of the worker's children (the executor JVM) so far; 0 without one."""
+    import psutil
+
+    total = 0.0
+    for child in psutil.Process(worker_pid).children(recursive=True):
+        try:
+            times = child.cpu_times()
+        except psutil.Error:
+            continue
+        total += times.user + times.system
+    return total
+
+
+def count_lines(spark, path, worker_pid=None):
+    """(seconds, partitions, lines, executor CPU seconds or None) of counting PATH's lines."""
     df = spark.read.option("lineSep", "\n").text(path)
+    cpu = executor_cpu_seconds(worker_pid) if worker_pid else None
     started = time.perf_counter()
     count = df.count()
-    return time.perf_counter() - started, df.rdd.getNumPartitions(), count
+    seconds = time.perf_counter() - started
+    if cpu is not None:
+        cpu = executor_cpu_seconds(worker_pid) - cpu
+    return seconds, df.rdd.getNumPartitions(), count, cpu
 
 
 def session_main(master_url, jar, worker_pid, split, warm, cases):
@@ -70,8 +89,9 @@ def session_main(master_url, jar, worker_pid, split, warm, cases):
     try:
         count_lines(spark, warm)  # executors up, JIT warm
         for name, path in cases:
-            seconds, parts, count = count_lines(spark, path)
-            out["cases"].append({"name": name, "seconds": seconds, "partitions": parts, "lines": count})
+            seconds, parts, count, cpu = count_lines(spark, path, worker_pid)
+            out["cases"].append({"name": name, "seconds": seconds, "partitions": parts, "lines": count,
+                                 "executor_cpu_s": cpu})
         import psutil
 
         peaks = []
@@ -107,6 +127,7 @@ def measure(corpus, weir, work, jar=None, runs=3, split=None, log=print):
             "python": platform.python_version(), "jar": os.path.basename(jar), "expected_lines": expected,
             "loads": [], "checks": [], "lines": {}, "executor_peak_rss_mib": {}}
     times = {name: [] for name in CASES}
+    cpus = {name: [] for name in CASES}
     partitions = {}
     with StandaloneCluster(cores=2, work=os.path.join(work, "cluster")) as cluster:
         def in_session(with_jar, cases):
@@ -120,6 +141,7 @@ def measure(corpus, weir, work, jar=None, runs=3, split=None, log=print):
             result = json.loads(done.stdout.strip().splitlines()[-1])
             for case in result["cases"]:
                 times[case["name"]].append(case["seconds"])
+                cpus[case["name"]].append(case["executor_cpu_s"])
                 partitions[case["name"]] = case["partitions"]
                 if case["lines"] != expected:
                     data["checks"].append(f"{case['name']}: {case['lines']} lines, the corpus has {expected}")
@@ -138,7 +160,8 @@ def measure(corpus, weir, work, jar=None, runs=3, split=None, log=print):
                 else:
                     in_session(False, [(CASES[1], packed)])
     data["lines"] = {name: {"median_s": median(values), "runs": values, "partitions": partitions.get(name),
-                            "mb_s": size / median(values) / 1e6} for name, values in times.items()}
+                            "mb_s": size / median(values) / 1e6, "executor_cpu_s": median(cpus[name])}
+                     for name, values in times.items()}
     split_s = data["lines"][CASES[0]]["median_s"]
     data["goals"] = {"builtin": data["lines"][CASES[1]]["median_s"] / split_s,
                      "plain": split_s / data["lines"][CASES[2]]["median_s"]}
@@ -166,12 +189,14 @@ def render(data):
         (f"| counting lines: weir's codec vs the plain tarball | {goals['plain']:.2f}x the time | "
          f"{'met' if plain_met else 'MISSED'} (<= {GOALS['plain']}) |"),
         "",
-        "| spark.read.option(\"lineSep\", \"\\n\").text(F).count() | partitions | median s | MB/s of content | runs s |",
-        "| --- | --: | --: | --: | --- |",
+        ("| spark.read.option(\"lineSep\", \"\\n\").text(F).count() | partitions | median s | MB/s of content | "
+         "executor CPU s | runs s |"),
+        "| --- | --: | --: | --: | --: | --- |",
     ]
     for name, row in data["lines"].items():
+        cpu = row.get("executor_cpu_s")
         out.append(f"| {name} | {row['partitions']} | {row['median_s']:.2f} | {row['mb_s']:.0f} | "
-                   f"{', '.join(f'{v:.2f}' for v in row['runs'])} |")
+                   f"{'-' if cpu is None else f'{cpu:.2f}'} | {', '.join(f'{v:.2f}' for v in row['runs'])} |")
     out += ["", f"Peak RSS of the executor JVM (MiB): {data['executor_peak_rss_mib']}."]
     if data["checks"]:
         out += ["", "Checks that FAILED:", *[f"- {check}" for check in data["checks"]]]

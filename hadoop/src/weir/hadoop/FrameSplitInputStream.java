@@ -6,6 +6,7 @@ import com.github.luben.zstd.ZstdInputStreamNoFinalizer;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import org.apache.hadoop.fs.PositionedReadable;
 import org.apache.hadoop.fs.Seekable;
 import org.apache.hadoop.io.compress.SplitCompressionInputStream;
@@ -14,7 +15,14 @@ import org.apache.hadoop.io.compress.SplitCompressionInputStream;
  * The content of one split of a seekable zstd file, for Hadoop's LineRecordReader (and Spark's
  * copy of it), which reads records while {@code getPos() <= getAdjustedEnd()} and then one more.
  *
- * <p>A split [start, end) owns the blocks (frames) whose first byte lies in it. Its adjusted start
+ * <p>Which blocks (frames) a split owns: Spark and Hadoop cut a file into splits of equal
+ * compressed bytes, but a file's frames hold the same content in very different compressed sizes
+ * (weir's file of the Linux tarball, cut in two, holds 63% of its content in the first half), and
+ * a task's time goes with the content it decodes and parses. So each block is placed by where its
+ * content starts within the file's content ({@link SeekIndex#contentStarts}), scaled to the
+ * file's length, and a split [start, end) owns the blocks placed in it: splits of equal size get
+ * equal content. The splits of a file cover [0, length) without overlap, so every block has one
+ * owner; the first block is placed at 0, so the split at 0 owns it. Its adjusted start
  * is its first block's offset; its adjusted end is one less than the offset of the next split's
  * first block. {@code getPos()} is the offset of the block that the last byte returned came from,
  * and no read returns bytes of two blocks. So the reader keeps reading while it is inside its own
@@ -24,24 +32,31 @@ import org.apache.hadoop.io.compress.SplitCompressionInputStream;
  * in which it starts; the stream goes on into the following blocks as far as that line needs.
  * A split that owns no block returns nothing.
  *
- * <p>Blocks are decoded with zstd-jni: at once into one buffer when the table gives a content
- * size up to {@link #ONE_SHOT_LIMIT}, streaming otherwise (a region no table lists, huge frames).
- * zstd checks each frame's content checksum; a damaged block fails with its file offset.
+ * <p>Blocks are decoded with zstd-jni: a split's own blocks at once when the table gives a content
+ * size up to {@link #ONE_SHOT_LIMIT}; streaming otherwise (a region no table lists, huge frames)
+ * and past the split's own blocks, where only the rest of a line is wanted. A one-shot
+ * block is read whole into a direct buffer and decoded into another: no JNI critical section on a
+ * Java array, which would hold off the collector, and so the executor's other tasks, for the whole
+ * frame's decoding. The two buffers are reused from block to block and, through
+ * {@link DirectBuffers}, from task to task. zstd checks each frame's content checksum; a damaged
+ * block fails with its file offset.
  */
 final class FrameSplitInputStream extends SplitCompressionInputStream {
     /** Blocks up to this content size are decoded in one call (64 MiB: weir's frames up to -19). */
     static final long ONE_SHOT_LIMIT = 64L << 20;
+    /** Bytes per read from the file into a block's direct buffer. */
+    static final int CHUNK = 1 << 20;
 
     private final SeekIndex index;
     private final InputStream file;
     private final String name;
     private int next;          // the next block to open
+    private final int owned;   // the first block past this split's own
     private long blockOffset;  // getPos(): the block of the last byte returned
-    private byte[] content = new byte[0];
-    private int contentAt;
-    private int contentEnd;
-    private InputStream stream;  // a streaming block's decoder, or null
-    private byte[] compressed = new byte[0];
+    private ByteBuffer content;     // a one-shot block's content, direct; position: the next byte to return
+    private InputStream stream;     // a streaming block's decoder, or null
+    private ByteBuffer compressed;  // a one-shot block's frame, direct
+    private byte[] chunk;           // bytes on their way from the file to {@code compressed}
     private ZstdDecompressCtx ctx;
 
     FrameSplitInputStream(InputStream in, String name, SeekIndex index, long start, long end) throws IOException {
@@ -50,14 +65,9 @@ final class FrameSplitInputStream extends SplitCompressionInputStream {
         this.name = name;
         this.index = index;
         int n = index.count();
-        int first = 0;
-        while (first < n && index.offsets[first] < start) {
-            first++;
-        }
-        int after = first;
-        while (after < n && index.offsets[after] < end) {
-            after++;
-        }
+        int first = index.firstPlacedAtOrAfter(start);
+        int after = Math.max(first, index.firstPlacedAtOrAfter(end));
+        owned = after;
         long nextOwned = after < n ? index.offsets[after] : index.dataEnd();
         if (first == after) {  // no block starts here: an empty split
             setStart(nextOwned);
@@ -85,10 +95,9 @@ final class FrameSplitInputStream extends SplitCompressionInputStream {
             return 0;
         }
         while (true) {
-            if (contentAt < contentEnd) {
-                int n = Math.min(len, contentEnd - contentAt);
-                System.arraycopy(content, contentAt, b, off, n);
-                contentAt += n;
+            if (content != null && content.hasRemaining()) {
+                int n = Math.min(len, content.remaining());
+                content.get(b, off, n);
                 blockOffset = index.offsets[next - 1];
                 return n;
             }
@@ -119,42 +128,56 @@ final class FrameSplitInputStream extends SplitCompressionInputStream {
         long size = index.sizes[i];
         long contentSize = index.contentSizes[i];
         ((Seekable) file).seek(offset);
-        if (contentSize >= 0 && contentSize <= ONE_SHOT_LIMIT && size <= Integer.MAX_VALUE - 8) {
-            if (compressed.length < size) {
-                compressed = new byte[(int) size];
-            }
+        if (i < owned && contentSize >= 0 && contentSize <= ONE_SHOT_LIMIT && size <= ONE_SHOT_LIMIT) {
+            compressed = room(compressed, (int) size);
             readFully(compressed, (int) size, i);
-            if (content.length < contentSize) {
-                content = new byte[(int) contentSize];
-            }
+            content = room(content, (int) contentSize);
             if (ctx == null) {
                 ctx = new ZstdDecompressCtx();
             }
             int got;
             try {
-                got = ctx.decompressByteArray(content, 0, (int) contentSize, compressed, 0, (int) size);
+                got = ctx.decompressDirectByteBuffer(content, 0, (int) contentSize, compressed, 0, (int) size);
             } catch (ZstdException e) {
                 throw damaged(i, e);
             }
             if (got != contentSize) {
                 throw damaged(i, new IOException("decoded " + got + " bytes where the seek table says " + contentSize));
             }
-            contentAt = 0;
-            contentEnd = got;
+            content.limit(got);
         } else {
+            if (content != null) {
+                content.limit(0);
+            }
             stream = new ZstdInputStreamNoFinalizer(new BoundedStream(file, size));
         }
     }
 
-    private void readFully(byte[] buffer, int size, int block) throws IOException {
-        int at = 0;
-        while (at < size) {
-            int n = file.read(buffer, at, size - at);
+    /** {@code buffer}, or a larger one from {@link DirectBuffers}, cleared, with room for {@code size} bytes. */
+    private static ByteBuffer room(ByteBuffer buffer, int size) {
+        if (buffer != null && buffer.capacity() >= size) {
+            return buffer.clear();
+        }
+        DirectBuffers.give(buffer);
+        return DirectBuffers.take(size);
+    }
+
+    /** Reads the next {@code size} bytes of the file into {@code buffer}, from its start. */
+    private void readFully(ByteBuffer buffer, int size, int block) throws IOException {
+        if (chunk == null) {
+            chunk = new byte[CHUNK];
+        }
+        buffer.clear();
+        int left = size;
+        while (left > 0) {
+            int n = file.read(chunk, 0, Math.min(CHUNK, left));
             if (n < 0) {
                 throw damaged(block, new EOFException("the file ends inside the block"));
             }
-            at += n;
+            buffer.put(chunk, 0, n);
+            left -= n;
         }
+        buffer.flip();
     }
 
     private IOException damaged(int block, Exception cause) {
@@ -184,6 +207,10 @@ final class FrameSplitInputStream extends SplitCompressionInputStream {
                 ctx.close();
                 ctx = null;
             }
+            DirectBuffers.give(content);
+            DirectBuffers.give(compressed);
+            content = null;
+            compressed = null;
         } finally {
             super.close();
         }

@@ -37,12 +37,48 @@ final class SeekIndex {
     final long[] contentSizes;
     /** The file's length. */
     final long length;
+    /**
+     * Where each block's content starts within the file's content, and at the end the total: the
+     * sum of the earlier blocks' weights, a block's weight being its decompressed size plus 1 (its
+     * compressed size plus 1 where that is unknown), so that the starts strictly increase.
+     */
+    final long[] contentStarts;
 
     private SeekIndex(long[] offsets, long[] sizes, long[] contentSizes, long length) {
         this.offsets = offsets;
         this.sizes = sizes;
         this.contentSizes = contentSizes;
         this.length = length;
+        contentStarts = new long[offsets.length + 1];
+        for (int i = 0; i < offsets.length; i++) {
+            long weight = (contentSizes[i] >= 0 ? contentSizes[i] : sizes[i]) + 1;
+            contentStarts[i + 1] = contentStarts[i] + weight;
+        }
+    }
+
+    /**
+     * The first block whose content start, scaled from the file's content to its length, is at or
+     * after {@code position}: that is, {@code contentStarts[i] / total >= position / length}, in
+     * exact 128-bit arithmetic so that every split of the file draws the same lines between
+     * blocks. {@link #count()} if none; 0 for position 0.
+     */
+    int firstPlacedAtOrAfter(long position) {
+        long total = contentStarts[offsets.length];
+        int i = 0;
+        while (i < offsets.length && !productAtLeast(contentStarts[i], length, position, total)) {
+            i++;
+        }
+        return i;
+    }
+
+    /** Whether {@code a * b >= c * d}, for values that are not negative. */
+    static boolean productAtLeast(long a, long b, long c, long d) {
+        long high = Math.multiplyHigh(a, b);
+        long otherHigh = Math.multiplyHigh(c, d);
+        if (high != otherHigh) {
+            return high > otherHigh;
+        }
+        return Long.compareUnsigned(a * b, c * d) >= 0;
     }
 
     int count() {

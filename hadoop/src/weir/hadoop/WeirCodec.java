@@ -20,7 +20,8 @@ import org.apache.hadoop.io.compress.SplittableCompressionCodec;
  *
  * <p>Reading a split: the file's seek tables give every frame's offset ({@link SeekIndex}); the
  * split's start and end move to frame boundaries ({@link FrameSplitInputStream}), so Hadoop's
- * LineRecordReader and Spark's text, CSV and JSON sources read each line once. A file without a
+ * LineRecordReader and Spark's text, CSV and JSON sources read each line once. Frames are placed
+ * by their content, so splits of equal compressed size get equal content to decode and parse. A file without a
  * table is read whole by its first split and the others are empty.
  *
  * <p>Writing: {@link SeekableOutputStream}, frames of {@code weir.zstd.frame.size} bytes (default:
