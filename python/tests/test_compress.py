@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import run_weir, same_bytes, text_lines
 
-from weir.dask import compress, parse_size, seek_table
+from weir.dask import compress, default_blocksize, parse_size, seek_table
 
 MiB = 1 << 20
 
@@ -23,6 +23,24 @@ def test_default_blocks_give_weir_T2s_bytes(cluster: str, weir_bin: Path, text_f
     assert same_bytes(dst.read_bytes(), expected)
     assert (result.parts, result.frames, result.output_size) == (3, 3, len(expected))
     assert sorted(os.listdir(tmp_path)) == ["lines.txt.zst"]  # no part, no temporary left
+
+
+def test_by_default_one_task_per_worker_thread(cluster: str, weir_bin: Path, text_file: Path, tmp_path: Path) -> None:
+    # 20 MB on 2 worker threads: 3 frames of 8 MiB, so 2 tasks of 2 frames and 1.
+    expected = run_weir(weir_bin, "-T2", "-c", text_file)
+    dst = tmp_path / "lines.txt.zst"
+    result = compress(str(text_file), str(dst), scheduler=cluster)
+    assert same_bytes(dst.read_bytes(), expected)
+    assert (result.parts, result.frames) == (2, 3)
+
+
+def test_default_blocksize_is_whole_frames_per_thread() -> None:
+    assert default_blocksize(20_000_000, 8 * MiB, 2) == 16 * MiB
+    assert default_blocksize(16 * MiB, 8 * MiB, 2) == 8 * MiB
+    assert default_blocksize(1000, 8 * MiB, 2) == 8 * MiB
+    assert default_blocksize(0, 8 * MiB, 2) == 8 * MiB  # an empty file: one empty task
+    assert default_blocksize(1_361_950_720, 8 * MiB, 2) == 656 * MiB  # the tarball: 163 frames, 82 a task
+    assert default_blocksize(100 * MiB, MiB, 0) == 100 * MiB  # no thread reported: one task
 
 
 def test_blocks_of_several_small_frames(cluster: str, weir_bin: Path, text_file: Path, tmp_path: Path) -> None:

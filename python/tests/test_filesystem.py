@@ -188,6 +188,18 @@ def test_names_are_the_contents_and_globs_find_them(weir_bin: Path, tmp_path: Pa
     assert read_through_weir(tmp_path / "f2.log.zst") == read_through_weir(tmp_path / "f2.log") == b"line 2\n"
 
 
+def test_a_zst_zst_name_loses_one_suffix_only(weir_bin: Path, tmp_path: Path) -> None:
+    # x.zst.zst's content is x.zst, not x: beside an x.zst, each opens its own
+    # (weir::x.zst names x.zst's file, as weir::big.log.zst does).
+    (tmp_path / "x.zst").write_bytes(run_weir(weir_bin, "-c", stdin=b"outer x\n"))
+    (tmp_path / "x.zst.zst").write_bytes(run_weir(weir_bin, "-c", stdin=b"inner x.zst\n"))
+    assert read_through_weir(tmp_path / "x.zst.zst") == b"inner x.zst\n"
+    assert read_through_weir(tmp_path / "x") == b"outer x\n"
+    fs = WeirFileSystem()
+    assert fs.info(f"{tmp_path}/x.zst.zst")["compressed_name"] == str(tmp_path / "x.zst.zst")
+    assert sorted(fs.ls(str(tmp_path), detail=False)) == [str(tmp_path / "x"), str(tmp_path / "x.zst")]
+
+
 def test_another_writers_seek_table(tmp_path: Path, content: bytes) -> None:
     # pyzstd's SeekableZstdFile writes the seekable format without checksums.
     pyzstd = pytest.importorskip("pyzstd")

@@ -2,7 +2,8 @@
 writes on one machine.
 
 The file is cut into ranges of ``blocksize`` bytes (a multiple of the level's
-frame size: 8 MiB at levels up to 6). Each range is one task: the worker reads
+frame size: 8 MiB at levels up to 6; by default one range per worker thread,
+in whole frames). Each range is one task: the worker reads
 the range where it sees SRC (a shared path or any fsspec URL) and pipes it
 into the ``weir`` executable installed on it (``weir -c --no-seek-table -B
 FRAME --stream-size=LENGTH``), which cuts it into the frames ``weir SRC`` cuts
@@ -17,6 +18,8 @@ that died; a task writes its part under a temporary name and renames it, so a
 retry never sees half a part. A run that fails removes its parts and leaves
 no DST.
 
+This module plans and submits; the tasks are weir.dask_tasks's.
+
     python -m weir.dask compress --scheduler tcp://10.0.0.1:8786 big.log big.log.zst
 """
 
@@ -26,31 +29,18 @@ import argparse
 import contextlib
 import os
 import re
-import shutil
-import struct
-import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
-import fsspec
-from fsspec.implementations.local import LocalFileSystem
+from weir.dask_tasks import compress_range, join_parts, prepare, remove_parts, seek_table
 
-from weir.frames import SEEK_FOOTER_MAGIC, SEEK_TABLE_MAGIC, walk_frames
+__all__ = ["Result", "compress", "default_blocksize", "frame_size", "level_flags", "main", "parse_size", "seek_table"]
 
-# Bytes read from SRC and written to weir's standard input at a time.
-_PIPE_PIECE = 1 << 20
 # The largest frame weir cuts (--ultra -21 and -22); -B takes at most 1 GiB.
 _MAX_FRAME = 1 << 30
-
-# Attempts at removing the parts' folder while late tasks write into it.
-_REMOVAL_ROUNDS = 20
-
-Entry = tuple[int, int, int | None]
-"""(compressed size, decompressed size, checksum) of one frame of a part."""
 
 
 def frame_size(level: int) -> int:
@@ -67,6 +57,16 @@ def frame_size(level: int) -> int:
     if level <= 19:
         return 64 << 20
     return 256 << 20 if level == 20 else 512 << 20
+
+
+def default_blocksize(size: int, frame: int, slots: int) -> int:
+    """Input bytes per task when none is given: ``size`` shared evenly
+    between the cluster's ``slots`` (its workers' threads), rounded up to
+    whole frames. Each task costs a weir process, its pipe and its part; on
+    the Linux tarball (1.3 GB, 2 workers) 21 tasks of 64 MiB took 1.8x as
+    long as 2 tasks of 680 MiB (bench/results/2026-11-26-cluster-dask-2.md)."""
+    frames = -(-size // frame)  # ceiling
+    return max(1, -(-frames // max(1, slots))) * frame
 
 
 def level_flags(level: int) -> list[str]:
@@ -118,8 +118,10 @@ def compress(
         dst: the output, a path the workers see or an fsspec URL; refused if
             it exists, unless ``force``.
         level: weir's level (negative: ``--fast``).
-        blocksize: input bytes per task; by default 8 frames. DST is byte for
-            byte ``weir -LEVEL SRC``'s when it is a multiple of ``frame``.
+        blocksize: input bytes per task; by default SRC shared evenly between
+            the workers' threads, in whole frames (one task per thread). DST
+            is byte for byte ``weir -LEVEL SRC``'s when it is a multiple of
+            ``frame``.
         frame: input bytes per frame (weir's ``-B``); by default the level's.
         weir: the weir executable on the workers (a name on their PATH).
         threads: weir's ``-T`` in each task (one task per Dask thread).
@@ -135,8 +137,7 @@ def compress(
     started = time.perf_counter()
     src, dst = _absolute(src), _absolute(dst)
     frame = frame or frame_size(level)
-    blocksize = blocksize or 8 * frame
-    if not 0 < frame <= _MAX_FRAME or blocksize <= 0:
+    if not 0 < frame <= _MAX_FRAME or (blocksize is not None and blocksize <= 0):
         raise ValueError(f"frame size {frame} and block size {blocksize} must be positive, the frame at most 1 GiB")
     options = storage_options or {}
     own_client = client is None
@@ -145,13 +146,14 @@ def compress(
     try:
         token = uuid.uuid4().hex[:12]
         parts_dir = _parts_dir(dst, token)
-        size = client.submit(_prepare, src, dst, parts_dir, force, options, pure=False, retries=retries).result()
+        size = client.submit(prepare, src, dst, parts_dir, force, options, pure=False, retries=retries).result()
+        blocksize = blocksize or default_blocksize(size, frame, sum(client.nthreads().values()))
         ranges = [(offset, min(blocksize, size - offset)) for offset in range(0, size, blocksize)] or [(0, 0)]
         parts = [_join_path(parts_dir, f"part-{number:08d}") for number in range(len(ranges))]
         command = [weir, "-c", "-q", f"-T{threads}", "--no-seek-table", "-B", str(frame), *level_flags(level)]
         futures = [
             client.submit(
-                _compress_range,
+                compress_range,
                 src,
                 offset,
                 length,
@@ -165,211 +167,28 @@ def compress(
             for number, ((offset, length), part) in enumerate(zip(ranges, parts, strict=True))
         ]
         joined = client.submit(
-            _join, dst, parts_dir, parts, futures, force, options, key=f"weir-join-{token}", retries=retries, pure=False
+            join_parts,
+            dst,
+            parts_dir,
+            parts,
+            futures,
+            force,
+            options,
+            key=f"weir-join-{token}",
+            retries=retries,
+            pure=False,
         )
         try:
             output_size, frames = joined.result()
         except BaseException:
             with contextlib.suppress(Exception):
                 client.cancel([*futures, joined])
-                client.submit(_remove_parts, dst, parts_dir, options, pure=False).result()
+                client.submit(remove_parts, dst, parts_dir, options, pure=False).result()
             raise
         return Result(size, output_size, len(ranges), frames, time.perf_counter() - started)
     finally:
         if own_client:
             client.close()
-
-
-def seek_table(entries: list[Entry]) -> bytes:
-    """weir's seek table for ``entries``: empty for a single frame (weir
-    writes none), with checksums when every frame carries one."""
-    if len(entries) <= 1:
-        return b""
-    checksums = all(checksum is not None for _, _, checksum in entries)
-    body = b"".join(
-        struct.pack("<III", compressed, decompressed, checksum or 0)
-        if checksums
-        else struct.pack("<II", compressed, decompressed)
-        for compressed, decompressed, checksum in entries
-    )
-    footer = struct.pack("<IBI", len(entries), 0x80 if checksums else 0, SEEK_FOOTER_MAGIC)
-    return struct.pack("<II", SEEK_TABLE_MAGIC, len(body) + len(footer)) + body + footer
-
-
-# ----------------------------------------------------------------- on the workers
-
-
-def _compress_range(
-    src: str, offset: int, length: int, part: str, command: list[str], options: dict[str, Any]
-) -> list[Entry]:
-    """On a worker: ``length`` bytes of ``src`` at ``offset`` through weir into
-    the part file ``part``; returns the part's frames."""
-    fs, path = fsspec.core.url_to_fs(part, **options)
-    local = isinstance(fs, LocalFileSystem)
-    if local:
-        scratch = f"{path}.tmp-{uuid.uuid4().hex[:8]}"
-    else:
-        with tempfile.NamedTemporaryFile(prefix="weir-part-", delete=False) as handle:
-            scratch = handle.name
-    try:
-        with open(scratch, "wb") as output, tempfile.TemporaryFile() as errors:
-            process = subprocess.Popen(
-                [*command, f"--stream-size={length}"], stdin=subprocess.PIPE, stdout=output, stderr=errors
-            )
-            assert process.stdin is not None
-            try:
-                _feed(src, offset, length, options, process.stdin)
-            except BrokenPipeError:
-                pass  # weir stopped reading: its status and message say why
-            finally:
-                with contextlib.suppress(BrokenPipeError):
-                    process.stdin.close()
-            status = process.wait()
-            if status != 0:
-                errors.seek(0)
-                message = errors.read().decode(errors="replace").strip()
-                raise RuntimeError(f"{' '.join(command)} on {src} bytes {offset}+{length} exited {status}: {message}")
-        entries = _entries(scratch, length)
-        if local:
-            os.replace(scratch, path)
-        else:
-            fs.put_file(scratch, path)
-        return entries
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(scratch)
-
-
-def _feed(src: str, offset: int, length: int, options: dict[str, Any], sink: Any) -> None:
-    """Writes ``length`` bytes of ``src`` at ``offset`` into weir's standard input."""
-    fs, path = fsspec.core.url_to_fs(src, **options)
-    if isinstance(fs, LocalFileSystem) and hasattr(os, "splice"):
-        # A local (or shared) file: the kernel moves the pages into the pipe,
-        # this process copies nothing.
-        with open(path, "rb") as source:
-            done = 0
-            while done < length:
-                moved = os.splice(
-                    source.fileno(), sink.fileno(), min(_PIPE_PIECE, length - done), offset_src=offset + done
-                )
-                if moved == 0:
-                    raise RuntimeError(f"{src} ended at {offset + done}, before {offset + length}: did it shrink?")
-                done += moved
-        return
-    with fs.open(path, "rb") as source:
-        source.seek(offset)
-        left = length
-        while left > 0:
-            piece = source.read(min(_PIPE_PIECE, left))
-            if not piece:
-                raise RuntimeError(f"{src} ended at {offset + length - left}, before {offset + length}: did it shrink?")
-            sink.write(piece)
-            left -= len(piece)
-
-
-def _entries(part: str, length: int) -> list[Entry]:
-    """The frames of a part weir wrote, checked against its range's size."""
-    size = os.path.getsize(part)
-    with open(part, "rb") as handle:
-
-        def read_at(at: int, count: int) -> bytes:
-            return os.pread(handle.fileno(), count, at)
-
-        frames = walk_frames(read_at, 0, size)
-    if sum(frame.length for frame in frames) != length:
-        raise RuntimeError(f"weir's part {part} holds {sum(f.length for f in frames)} bytes, not {length}")
-    if not frames:  # an empty input: weir writes one empty frame
-        return [(size, 0, None)]
-    return [(frame.size, frame.length, frame.checksum) for frame in frames]
-
-
-def _prepare(src: str, dst: str, parts_dir: str, force: bool, options: dict[str, Any]) -> int:
-    """On a worker: refuses an existing DST, makes the parts' folder; SRC's size."""
-    dst_fs, dst_path = fsspec.core.url_to_fs(dst, **options)
-    if not force and dst_fs.exists(dst_path):
-        raise FileExistsError(f"{dst} exists: give force=True (-f) to replace it")
-    parts_fs, parts_path = fsspec.core.url_to_fs(parts_dir, **options)
-    parts_fs.makedirs(parts_path, exist_ok=True)
-    src_fs, src_path = fsspec.core.url_to_fs(src, **options)
-    return int(src_fs.info(src_path)["size"])
-
-
-def _join(
-    dst: str, parts_dir: str, parts: list[str], entries: list[list[Entry]], force: bool, options: dict[str, Any]
-) -> tuple[int, int]:
-    """On a worker: the parts in order, then one seek table, into DST."""
-    every = [entry for part in entries for entry in part]
-    # An empty frame of an empty part is a frame only when it is the file's only one.
-    frames = [entry for entry in every if entry[1] > 0] or every[:1]
-    table = seek_table(frames)
-    fs, path = fsspec.core.url_to_fs(dst, **options)
-    folder, name = os.path.split(path)
-    temporary = f"{folder}/.{name}.weir-dask-{uuid.uuid4().hex[:8]}" if folder else f".{name}.weir-dask"
-    try:
-        if isinstance(fs, LocalFileSystem):
-            _join_local(temporary, [fsspec.core.url_to_fs(p, **options)[1] for p in parts], table)
-            if force:
-                os.replace(temporary, path)
-            else:
-                os.link(temporary, path)  # fails if DST appeared meanwhile: never replaced
-                os.unlink(temporary)
-            _sync_folder(folder or ".")
-        else:
-            with fs.open(temporary, "wb") as output:
-                for part in parts:
-                    with fsspec.open(part, "rb", **options) as piece:
-                        shutil.copyfileobj(piece, output, 8 << 20)
-                output.write(table)
-            fs.mv(temporary, path)
-    except BaseException:
-        with contextlib.suppress(Exception):
-            fs.rm(temporary)
-        raise
-    _remove_parts(dst, parts_dir, options)
-    return int(fs.info(path)["size"]), len(frames)
-
-
-def _join_local(temporary: str, parts: list[str], table: bytes) -> None:
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    try:
-        for part in parts:
-            with open(part, "rb") as piece:
-                left = os.fstat(piece.fileno()).st_size
-                while left > 0:
-                    # In the kernel, and shared extents where the file system has them.
-                    copied = os.copy_file_range(piece.fileno(), descriptor, min(left, 1 << 30))
-                    if copied == 0:
-                        raise OSError(f"copy_file_range from {part} stopped with {left} bytes left")
-                    left -= copied
-        os.write(descriptor, table)
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
-
-def _sync_folder(folder: str) -> None:
-    descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
-
-def _remove_parts(dst: str, parts_dir: str, options: dict[str, Any]) -> None:
-    """Removes the parts' folder. Tasks of a failed run may still be writing
-    into it (Dask does not stop a running task it cancels): no task creates
-    the folder, so once it is gone they fail to write; a part written between
-    the listing and the removal of the folder is caught by another round."""
-    fs, path = fsspec.core.url_to_fs(parts_dir, **options)
-    for _ in range(_REMOVAL_ROUNDS):
-        try:
-            fs.rm(path, recursive=True)
-        except FileNotFoundError:
-            return
-        except OSError:
-            continue  # a file appeared while the folder was emptied
-        if not fs.exists(path):
-            return
 
 
 def _absolute(path: str) -> str:
@@ -408,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("src", metavar="SRC", help="a path the workers see, or an fsspec URL")
     run.add_argument("dst", metavar="DST", help="a path the workers see, or an fsspec URL")
     run.add_argument("--level", type=int, default=3, help="weir's level (negative: --fast); default 3")
-    run.add_argument("--blocksize", type=parse_size, help="input bytes per task (default: 8 frames)")
+    run.add_argument("--blocksize", type=parse_size, help="input bytes per task (default: SRC over the worker threads)")
     run.add_argument("--frame-size", type=parse_size, help="input bytes per frame, weir's -B (default: the level's)")
     run.add_argument("--weir", default="weir", help="the weir executable on the workers (default: weir)")
     run.add_argument("--threads", type=int, default=1, help="weir's -T in each task (default 1)")

@@ -36,6 +36,14 @@ _index_cache: OrderedDict[tuple[Any, ...], FrameIndex] = OrderedDict()
 _index_lock = threading.Lock()
 
 
+def _without_prefix(path: str) -> str:
+    """``path`` without ``weir://`` or ``weir::``."""
+    for prefix in ("weir://", "weir::"):
+        if path.startswith(prefix):
+            path = path[len(prefix) :]
+    return path
+
+
 class WeirFileSystem(ChainedFileSystem):
     """The content of zstd files on another fsspec file system.
 
@@ -80,17 +88,17 @@ class WeirFileSystem(ChainedFileSystem):
         """The content's name: without ``weir://`` and without ``.zst``."""
         if isinstance(path, list):
             return [cls._strip_protocol(p) for p in path]
-        text = str(path)
-        for prefix in ("weir://", "weir::"):
-            if text.startswith(prefix):
-                text = text[len(prefix) :]
+        text = _without_prefix(str(path))
         if text.endswith(cls.suffix) and len(text) > len(cls.suffix):
             text = text[: -len(cls.suffix)]
         return text
 
     def compressed_path(self, path: str) -> str:
-        """The target's path of the compressed file whose content is ``path``."""
-        path = self.target._strip_protocol(self._strip_protocol(path))
+        """The target's path of the compressed file whose content is ``path``.
+        ``path`` has lost one ``.zst`` already when it came through fsspec's
+        ``open`` (``_strip_protocol``): it loses none here, so that
+        ``x.zst.zst`` is ``x.zst``'s file, not ``x``'s."""
+        path = self.target._strip_protocol(_without_prefix(str(path)))
         with_suffix = path + self.suffix
         return with_suffix if self.target.isfile(with_suffix) else path
 
@@ -143,7 +151,7 @@ class WeirFileSystem(ChainedFileSystem):
     def ls(self, path: str, detail: bool = True, **kwargs: Any) -> list[Any]:
         """The folder's ``.zst`` files, by their contents' names and sizes,
         and its folders (other files are not listed: they may not be zstd)."""
-        path = self.target._strip_protocol(self._strip_protocol(path))
+        path = self.target._strip_protocol(_without_prefix(str(path)))
         entries = [
             entry
             for entry in self.target.ls(path, detail=True, **kwargs)

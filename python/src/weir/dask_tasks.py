@@ -1,0 +1,218 @@
+"""The tasks of ``weir.dask.compress``, run on the Dask workers: one range of
+SRC through the ``weir`` executable into a part, and the join of the parts
+into DST with one seek table. Dask pickles them by name: the workers import
+this module from the weir package installed on them."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import struct
+import subprocess
+import tempfile
+import uuid
+from typing import Any
+
+import fsspec
+from fsspec.implementations.local import LocalFileSystem
+
+from weir.frames import SEEK_FOOTER_MAGIC, SEEK_TABLE_MAGIC, walk_frames
+
+# Bytes read from SRC and written to weir's standard input at a time.
+_PIPE_PIECE = 1 << 20
+
+# Attempts at removing the parts' folder while late tasks write into it.
+_REMOVAL_ROUNDS = 20
+
+Entry = tuple[int, int, int | None]
+"""(compressed size, decompressed size, checksum) of one frame of a part."""
+
+
+def seek_table(entries: list[Entry]) -> bytes:
+    """weir's seek table for ``entries``: empty for a single frame (weir
+    writes none), with checksums when every frame carries one."""
+    if len(entries) <= 1:
+        return b""
+    checksums = all(checksum is not None for _, _, checksum in entries)
+    body = b"".join(
+        struct.pack("<III", compressed, decompressed, checksum or 0)
+        if checksums
+        else struct.pack("<II", compressed, decompressed)
+        for compressed, decompressed, checksum in entries
+    )
+    footer = struct.pack("<IBI", len(entries), 0x80 if checksums else 0, SEEK_FOOTER_MAGIC)
+    return struct.pack("<II", SEEK_TABLE_MAGIC, len(body) + len(footer)) + body + footer
+
+
+def compress_range(
+    src: str, offset: int, length: int, part: str, command: list[str], options: dict[str, Any]
+) -> list[Entry]:
+    """On a worker: ``length`` bytes of ``src`` at ``offset`` through weir into
+    the part file ``part``; returns the part's frames."""
+    fs, path = fsspec.core.url_to_fs(part, **options)
+    local = isinstance(fs, LocalFileSystem)
+    if local:
+        scratch = f"{path}.tmp-{uuid.uuid4().hex[:8]}"
+    else:
+        with tempfile.NamedTemporaryFile(prefix="weir-part-", delete=False) as handle:
+            scratch = handle.name
+    try:
+        with open(scratch, "wb") as output, tempfile.TemporaryFile() as errors:
+            process = subprocess.Popen(
+                [*command, f"--stream-size={length}"], stdin=subprocess.PIPE, stdout=output, stderr=errors
+            )
+            assert process.stdin is not None
+            try:
+                _feed(src, offset, length, options, process.stdin)
+            except BrokenPipeError:
+                pass  # weir stopped reading: its status and message say why
+            finally:
+                with contextlib.suppress(BrokenPipeError):
+                    process.stdin.close()
+            status = process.wait()
+            if status != 0:
+                errors.seek(0)
+                message = errors.read().decode(errors="replace").strip()
+                raise RuntimeError(f"{' '.join(command)} on {src} bytes {offset}+{length} exited {status}: {message}")
+        entries = _entries(scratch, length)
+        if local:
+            os.replace(scratch, path)
+        else:
+            fs.put_file(scratch, path)
+        return entries
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(scratch)
+
+
+def _feed(src: str, offset: int, length: int, options: dict[str, Any], sink: Any) -> None:
+    """Writes ``length`` bytes of ``src`` at ``offset`` into weir's standard input."""
+    fs, path = fsspec.core.url_to_fs(src, **options)
+    if isinstance(fs, LocalFileSystem) and hasattr(os, "splice"):
+        # A local (or shared) file: the kernel moves the pages into the pipe,
+        # this process copies nothing.
+        with open(path, "rb") as source:
+            done = 0
+            while done < length:
+                moved = os.splice(
+                    source.fileno(), sink.fileno(), min(_PIPE_PIECE, length - done), offset_src=offset + done
+                )
+                if moved == 0:
+                    raise RuntimeError(f"{src} ended at {offset + done}, before {offset + length}: did it shrink?")
+                done += moved
+        return
+    with fs.open(path, "rb") as source:
+        source.seek(offset)
+        left = length
+        while left > 0:
+            piece = source.read(min(_PIPE_PIECE, left))
+            if not piece:
+                raise RuntimeError(f"{src} ended at {offset + length - left}, before {offset + length}: did it shrink?")
+            sink.write(piece)
+            left -= len(piece)
+
+
+def _entries(part: str, length: int) -> list[Entry]:
+    """The frames of a part weir wrote, checked against its range's size."""
+    size = os.path.getsize(part)
+    with open(part, "rb") as handle:
+
+        def read_at(at: int, count: int) -> bytes:
+            return os.pread(handle.fileno(), count, at)
+
+        frames = walk_frames(read_at, 0, size)
+    if sum(frame.length for frame in frames) != length:
+        raise RuntimeError(f"weir's part {part} holds {sum(f.length for f in frames)} bytes, not {length}")
+    if not frames:  # an empty input: weir writes one empty frame
+        return [(size, 0, None)]
+    return [(frame.size, frame.length, frame.checksum) for frame in frames]
+
+
+def prepare(src: str, dst: str, parts_dir: str, force: bool, options: dict[str, Any]) -> int:
+    """On a worker: refuses an existing DST, makes the parts' folder; SRC's size."""
+    dst_fs, dst_path = fsspec.core.url_to_fs(dst, **options)
+    if not force and dst_fs.exists(dst_path):
+        raise FileExistsError(f"{dst} exists: give force=True (-f) to replace it")
+    parts_fs, parts_path = fsspec.core.url_to_fs(parts_dir, **options)
+    parts_fs.makedirs(parts_path, exist_ok=True)
+    src_fs, src_path = fsspec.core.url_to_fs(src, **options)
+    return int(src_fs.info(src_path)["size"])
+
+
+def join_parts(
+    dst: str, parts_dir: str, parts: list[str], entries: list[list[Entry]], force: bool, options: dict[str, Any]
+) -> tuple[int, int]:
+    """On a worker: the parts in order, then one seek table, into DST."""
+    every = [entry for part in entries for entry in part]
+    # An empty frame of an empty part is a frame only when it is the file's only one.
+    frames = [entry for entry in every if entry[1] > 0] or every[:1]
+    table = seek_table(frames)
+    fs, path = fsspec.core.url_to_fs(dst, **options)
+    folder, name = os.path.split(path)
+    temporary = f"{folder}/.{name}.weir-dask-{uuid.uuid4().hex[:8]}" if folder else f".{name}.weir-dask"
+    try:
+        if isinstance(fs, LocalFileSystem):
+            join_local(temporary, [fsspec.core.url_to_fs(p, **options)[1] for p in parts], table)
+            if force:
+                os.replace(temporary, path)
+            else:
+                os.link(temporary, path)  # fails if DST appeared meanwhile: never replaced
+                os.unlink(temporary)
+            _sync_folder(folder or ".")
+        else:
+            with fs.open(temporary, "wb") as output:
+                for part in parts:
+                    with fsspec.open(part, "rb", **options) as piece:
+                        shutil.copyfileobj(piece, output, 8 << 20)
+                output.write(table)
+            fs.mv(temporary, path)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            fs.rm(temporary)
+        raise
+    remove_parts(dst, parts_dir, options)
+    return int(fs.info(path)["size"]), len(frames)
+
+
+def join_local(temporary: str, parts: list[str], table: bytes) -> None:
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        for part in parts:
+            with open(part, "rb") as piece:
+                left = os.fstat(piece.fileno()).st_size
+                while left > 0:
+                    # In the kernel, and shared extents where the file system has them.
+                    copied = os.copy_file_range(piece.fileno(), descriptor, min(left, 1 << 30))
+                    if copied == 0:
+                        raise OSError(f"copy_file_range from {part} stopped with {left} bytes left")
+                    left -= copied
+        os.write(descriptor, table)
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _sync_folder(folder: str) -> None:
+    descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def remove_parts(dst: str, parts_dir: str, options: dict[str, Any]) -> None:
+    """Removes the parts' folder. Tasks of a failed run may still be writing
+    into it (Dask does not stop a running task it cancels): no task creates
+    the folder, so once it is gone they fail to write; a part written between
+    the listing and the removal of the folder is caught by another round."""
+    fs, path = fsspec.core.url_to_fs(parts_dir, **options)
+    for _ in range(_REMOVAL_ROUNDS):
+        try:
+            fs.rm(path, recursive=True)
+        except FileNotFoundError:
+            return
+        except OSError:
+            continue  # a file appeared while the folder was emptied
+        if not fs.exists(path):
+            return
