@@ -77,7 +77,7 @@ struct AliasCommandTests {
         #expect(try scratch.zstd(["-dc", "bare.zst"]).stdout == original)
     }
 
-    @Test("--stream-size: a piped input of that size compresses; another size fails, as in zstd; files ignore it")
+    @Test("--stream-size: standard input of that size compresses; another size fails, as in zstd; named files ignore it")
     func streamSize() throws {
         let scratch = Scratch()
         let original = scratch.text("in", size: 200_000)
@@ -90,6 +90,18 @@ struct AliasCommandTests {
             #expect(wrong.stderr.contains("weir: (stdin): the input is 200000 bytes, not the \(size) declared"), "\(wrong.stderr)")
             let stock = try WeirProcess.shell("cat in | zstd -q --stream-size=\(size) > /dev/null", in: scratch.url)
             #expect(stock.status != 0)
+            // A regular file as standard input is bound by it too (zstd: error 11), from
+            // its start or from an offset a script left it at.
+            for (redirect, actual) in [("< in", 200_000), ("{ dd bs=1000 count=1 of=/dev/null 2>/dev/null; $WEIR", 199_000)] {
+                let command = redirect.hasPrefix("{")
+                    ? "\(redirect) -q --stream-size=\(size) > /dev/null; } < in"
+                    : "$WEIR -q --stream-size=\(size) \(redirect) > /dev/null"
+                let mapped = try WeirProcess.shell(command, in: scratch.url)
+                #expect(mapped.status == 1, "\(command): \(mapped.stderr)")
+                #expect(mapped.stderr.contains("the input is \(actual) bytes, not the \(size) declared"), "\(mapped.stderr)")
+            }
+            let stockFile = try WeirProcess.shell("zstd -q --stream-size=\(size) < in > /dev/null", in: scratch.url)
+            #expect(stockFile.status != 0)
         }
         let file = try WeirProcess.run(["-q", "--stream-size=5", "in", "-o", "in.zst"], in: scratch.url)
         #expect(file.status == 0, "\(file.stderr)")

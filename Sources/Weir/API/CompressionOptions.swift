@@ -72,7 +72,8 @@ public struct CompressionOptions: Sendable, Equatable {
     /// The exact size of an input whose size is not known beforehand (a
     /// pipe), as zstd's `--stream-size`: it sizes the chunks as a file's size
     /// would, and `FileJob` fails when the input turns out to be of another
-    /// size. Ignored for a regular file, whose size is known.
+    /// size (standard input too when it is a regular file, as zstd).
+    /// Ignored for a named regular file, whose size is known.
     public var streamSize: Int?
     /// Whether an input that makes a single frame is compressed as zstd
     /// compresses standard input, whose size it never asks: streamed, so

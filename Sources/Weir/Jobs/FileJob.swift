@@ -277,7 +277,9 @@ package struct FileJob: Sendable {
             defer { if let key { cancellation?.detach(key) } }
             var statistics = try pipeline.run()
             if let partial { statistics.keep(partial, path: outputName) }
-            if let expected = options.streamSize, InputKind.of(input).size == nil,
+            // As zstd: --stream-size binds standard input, even a regular
+            // file there (perhaps at an offset); a named file's size is its own.
+            if let expected = options.streamSize, InputKind.of(input).size == nil || self.input == "-",
                statistics.bytesIn != expected {
                 throw WeirError.sizeMismatch(path: inputName, operation: .compress, actual: statistics.bytesIn,
                                              declared: expected)
