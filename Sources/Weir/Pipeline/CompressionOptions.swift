@@ -134,6 +134,14 @@ public struct CompressionOptions: Sendable, Equatable {
     /// each step of input it compressed (``CompressionContext/consumed``),
     /// so a test can read the line at several moments of a slow run.
     package var stepDelayForTesting: Double?
+    /// `--patch-from=OLD`: the input is compressed against the old file, as
+    /// one frame (zstd's decoder uses a prefix for one frame only), by one
+    /// context whose own workers (`ZSTD_c_nbWorkers`) are ``threads``, as
+    /// `zstd -T N --patch-from` compresses, with zstd's window: one that
+    /// reaches the whole old file (``PatchReference/windowLog(newSize:)``),
+    /// with long-distance matching when zstd turns it on
+    /// (``fitted(toInputSize:)``). The input's size must be known.
+    public var patchReference: PatchReference?
     /// The format written (`--format=`): zstd, or independent members of
     /// gzip, xz or lz4 (``MemberEncoder``); no seek table but zstd's.
     package var format: CompressedFormat = .zstd
@@ -189,6 +197,7 @@ public struct CompressionOptions: Sendable, Equatable {
     /// held two contexts; one frame is zstd's size on one context.
     /// The result's ``chunkSize`` is the one used (`resolvedChunkSize`).
     package func fitted(toInputSize size: Int?) -> CompressionOptions {
+        if let patchReference { return fittedForPatch(against: patchReference, inputSize: size) }
         var fitted = self
         fitted.chunkSize = resolvedChunkSize
         // Under --long, a file smaller than the window is one chunk of its
@@ -207,6 +216,35 @@ public struct CompressionOptions: Sendable, Equatable {
         fitted.chunkSize = min(chunk, max(smallest, rounded), whole)
         return fitted
     }
+
+    /// These options for a patch (``patchReference``) of an input of `size`
+    /// bytes: one chunk of the whole input, one pipeline worker (its context
+    /// runs ``patchWorkers`` of libzstd's), no seek table, and zstd's window
+    /// for the two sizes; long-distance matching at that window where zstd
+    /// turns it on, else the window alone (`--zstd=wlog=` wins over both).
+    private func fittedForPatch(against reference: PatchReference, inputSize size: Int?) -> CompressionOptions {
+        var fitted = self
+        fitted.patchWorkers = resolvedThreads > 1 ? resolvedThreads : 0
+        fitted.threads = 1
+        fitted.chunksInFlight = 1
+        fitted.splitSmallInputs = false
+        fitted.seekTable = false
+        fitted.rsyncable = false
+        fitted.adaptiveLevels = nil
+        fitted.chunkSize = min(Self.maximumChunkSize, (max(1, size ?? chunkSize) + 0xFFFF) & ~0xFFFF)
+        let window = reference.windowLog(newSize: size)
+        if longWindowLog != nil
+            || PatchReference.needsLongDistance(level: level, windowLog: window, newSize: size, oldSize: reference.count) {
+            fitted.longWindowLog = max(longWindowLog ?? 0, window)
+        } else if fitted.parameters.windowLog == nil {
+            fitted.parameters.windowLog = window
+        }
+        return fitted
+    }
+
+    /// libzstd's own workers for a patch's one frame (``patchReference``):
+    /// ``threads`` when more than one, else none; set by ``fitted(toInputSize:)``.
+    package var patchWorkers = 0
 
     /// The chunk size before `fitted(toInputSize:)`: ``chunkSize``, raised
     /// with ``longWindowLog`` to the window (at most ``maximumChunkSize``).

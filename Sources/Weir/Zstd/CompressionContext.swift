@@ -24,6 +24,10 @@ package final class CompressionContext {
     /// of the reading. nil: nobody asks, and a chunk in one piece is
     /// compressed in one call. Runs on the worker, between two steps.
     package var consumed: (@Sendable (Int) -> Void)?
+    /// The old file every frame is compressed against (`--patch-from`):
+    /// referenced as the prefix of each frame as it starts, since libzstd
+    /// forgets a prefix after one frame.
+    package var prefix: PatchReference?
 
     /// Creates a context that writes frames at `level`, with a content
     /// checksum when `checksum` is true, with Frame_Content_Size unless
@@ -138,6 +142,14 @@ package final class CompressionContext {
                        path: path, operation: .setParameter("set workers"))
     }
 
+    /// References ``prefix``, if any, for the frame about to start (a
+    /// session reset keeps it; the frame's start uses it up).
+    private func referencePrefix(path: String) throws(WeirError) {
+        guard let prefix else { return }
+        try Zstd.check(ZSTD_CCtx_refPrefix(cctx, prefix.bytes.baseAddress, prefix.count), path: prefix.path,
+                       operation: .readPatchReference)
+    }
+
     /// Compresses `chunk` as one complete frame into `output`.
     ///
     /// A chunk in one piece (a mapped file's chunk) goes through the one-shot
@@ -169,6 +181,7 @@ package final class CompressionContext {
             return try compressFrame(UnsafeRawBufferPointer(first), into: output, path: path)
         }
         ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
+        try referencePrefix(path: path)
         try Zstd.check(ZSTD_CCtx_setPledgedSrcSize(cctx, UInt64(total)), path: path, operation: .compress)
         var out = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
         if total == 0 {
@@ -212,6 +225,7 @@ package final class CompressionContext {
                        operation: .setParameter("set window"))
         try Zstd.check(ZSTD_CCtx_setParameter(cctx, weir_c_srcSizeHint, Int32(clamping: sizeHint ?? 0)), path: path,
                        operation: .setParameter("set size hint"))
+        try referencePrefix(path: path)
         var out = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
         var failure = 0
         chunk.enumerateBytes { region, _, stop in
@@ -271,6 +285,7 @@ package final class CompressionContext {
             ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
             ZSTD_CCtx_setParameter(cctx, weir_c_stableInBuffer, 0)
         }
+        try referencePrefix(path: path)
         try Zstd.check(ZSTD_CCtx_setPledgedSrcSize(cctx, UInt64(bytes.count)), path: path, operation: .compress)
         var out = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
         var input = ZSTD_inBuffer(src: base, size: 0, pos: 0)
@@ -307,6 +322,7 @@ package final class CompressionContext {
     package func compressFrame(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
                        path: String) throws(WeirError) -> Int {
         ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
+        try referencePrefix(path: path)
         let written = ZSTD_compress2(cctx, output.baseAddress, output.count, bytes.baseAddress, bytes.count)
         if ZSTD_isError(written) != 0 { throw Zstd.error(written, path: path, operation: .compress) }
         return written
