@@ -237,7 +237,17 @@ struct WeirCommand: ParsableCommand {
             return (nil, true)
         }
         do throws(WeirError) {
-            return (try PatchReference(path: patchFrom), false)
+            let reference = try PatchReference(path: patchFrom)
+            // As zstd: said when the window turns long-distance matching on unasked.
+            if operationKind == .compress, dictionaryFlags.long == nil, messageFlags.quiet == 0 {
+                let size = compressionFlags.streamSize?.bytes ?? inputs.first.flatMap { FileStatus.of(path: $0)?.size }
+                if PatchReference.needsLongDistance(level: resolvedLevel(console: nil),
+                                                    windowLog: reference.windowLog(newSize: size), newSize: size,
+                                                    oldSize: reference.count) {
+                    console.warning("long mode automatically triggered")
+                }
+            }
+            return (reference, false)
         } catch {
             console.error(CommandHint.message(for: error))
             return (nil, true)
