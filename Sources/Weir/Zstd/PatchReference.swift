@@ -18,13 +18,24 @@ public final class PatchReference: @unchecked Sendable, Equatable {  // bytes on
     ///   (it is missing), `.notRegularFile` when it is not a regular file (a
     ///   directory).
     public init(path: String) throws(WeirError) {
-        let (content, _) = try WholeFile.read(path, operation: .readPatchReference)
-        // One byte at least: a prefix of none is no prefix (libzstd is given 0 bytes).
-        let block = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, content.count), alignment: 64)
-        content.withUnsafeBytes { source in
-            if let base = source.baseAddress { block.baseAddress!.copyMemory(from: base, byteCount: source.count) }
+        let operation = WeirError.Operation.readPatchReference
+        let file = try Descriptor.openForReading(path, operation: operation)
+        defer { file.close() }
+        let status = try file.status(operation: operation)
+        guard status.isRegularFile else { throw WeirError.notRegularFile(path: path, operation: operation, .failed) }
+        // Read straight into a block of its own (one byte at least: libzstd
+        // is given 0 bytes of an empty file), not through an array and a copy:
+        // OLD is as large as the files patched.
+        let block = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, status.size), alignment: 64)
+        let count: Int
+        do throws(WeirError) {
+            count = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: block[0 ..< status.size]), at: 0,
+                                  operation: operation)
+        } catch {
+            block.deallocate()
+            throw error
         }
-        self.bytes = UnsafeMutableRawBufferPointer(rebasing: block[0 ..< content.count])
+        self.bytes = UnsafeMutableRawBufferPointer(rebasing: block[0 ..< count])
         self.path = path
         self.block = block
     }
