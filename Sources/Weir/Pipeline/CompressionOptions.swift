@@ -224,7 +224,8 @@ public struct CompressionOptions: Sendable, Equatable {
     /// turns it on, else the window alone (`--zstd=wlog=` wins over both).
     private func fittedForPatch(against reference: PatchReference, inputSize size: Int?) -> CompressionOptions {
         var fitted = self
-        fitted.patchWorkers = resolvedThreads > 1 ? resolvedThreads : 0
+        // As zstd: -T1 is one worker of libzstd's (its --single-thread, none).
+        fitted.patchWorkers = resolvedThreads
         fitted.threads = 1
         fitted.chunksInFlight = 1
         fitted.splitSmallInputs = false
@@ -243,7 +244,7 @@ public struct CompressionOptions: Sendable, Equatable {
     }
 
     /// libzstd's own workers for a patch's one frame (``patchReference``):
-    /// ``threads`` when more than one, else none; set by ``fitted(toInputSize:)``.
+    /// ``threads``, as zstd's -T; set by ``fitted(toInputSize:)``.
     package var patchWorkers = 0
 
     /// The chunk size before `fitted(toInputSize:)`: ``chunkSize``, raised
@@ -259,7 +260,9 @@ public struct CompressionOptions: Sendable, Equatable {
     /// mapping of page-cache pages they cost about a quarter more CPU than
     /// across a read buffer (bench/results/2026-11-22-long.md).
     package var resolvedMapInput: Bool {
-        guard mapInput, let longWindowLog else { return mapInput }
+        // A patch's input is mapped whatever its window: libzstd's workers
+        // copy it, so its pages go back as they are taken (CompressionContext).
+        guard mapInput, patchReference == nil, let longWindowLog else { return mapInput }
         return 1 << longWindowLog <= Self.defaultChunkSize
     }
 

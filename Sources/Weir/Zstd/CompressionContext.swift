@@ -140,7 +140,12 @@ package final class CompressionContext {
     package func setWorkers(_ workers: Int, path: String) throws(WeirError) {
         try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_nbWorkers, Int32(clamping: workers)),
                        path: path, operation: .setParameter("set workers"))
+        self.workers = workers
     }
+
+    /// libzstd's own workers (``setWorkers(_:path:)``): with any, libzstd
+    /// copies its input into its own buffers as it takes it.
+    private var workers = 0
 
     /// References ``prefix``, if any, for the frame about to start (a
     /// session reset keeps it; the frame's start uses it up).
@@ -272,7 +277,10 @@ package final class CompressionContext {
             windowLog = Int32(ZSTD_getCParams(level, UInt64(bytes.count), 0).windowLog)
         }
         let window = 1 << Int(windowLog)
-        let releases = releasing && bytes.count - Self.mappedStep > window
+        // libzstd's own workers (a patch on -T) copy what they take: the
+        // pages behind it go back at once, not behind the window.
+        let copies = releasing && workers > 0
+        let releases = copies || (releasing && bytes.count - Self.mappedStep > window)
         guard let base = bytes.baseAddress, releases || (consumed != nil && bytes.count > Self.mappedStep) else {
             let written = try compressFrame(bytes, into: output, path: path)
             consumed?(bytes.count)
@@ -302,7 +310,7 @@ package final class CompressionContext {
             if failure != 0 { throw Zstd.error(failure, path: path, operation: .compress) }
             consumed?(input.pos - before)
             // A step of margin: libzstd may hold back the end of what it took.
-            let unused = Page.roundDown(start + input.pos - window - Self.mappedStep)
+            let unused = Page.roundDown(start + input.pos - (copies ? 0 : window) - Self.mappedStep)
             if releases && unused > released {
                 madvise(UnsafeMutableRawPointer(bitPattern: released), unused - released, MADV_DONTNEED)
                 released = unused
