@@ -293,7 +293,8 @@ package final class CompressionPipeline: Sendable {
         }
         var statistics = try run.end(bytesIn: bytesIn.current)
         statistics.frames = frames.current - (writesTable ? 1 : 0)
-        statistics.threads = threads
+        // A patch: libzstd's own workers do the work of the one pipeline worker.
+        statistics.threads = options.patchReference != nil ? max(1, options.patchWorkers) : threads
         statistics.chunkBytes = options.chunkSize
         statistics.windowLog = compressor.windowLog.current
         statistics.levels = governor?.levelsUsed
