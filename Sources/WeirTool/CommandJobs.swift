@@ -8,6 +8,8 @@ final class CommandJobs: JobSchedulerDelegate {
     private let inputs: [String]
     private let dictionary: ZstdDictionary?
     private let compression: CompressionOptions?
+    /// The old file of `--patch-from`, read once.
+    private let patch: PatchReference?
     private let console: Console
     /// Several inputs written into one `-o` file in turn.
     private let shared: OutputFile?
@@ -16,7 +18,8 @@ final class CommandJobs: JobSchedulerDelegate {
     private(set) var failed = false
 
     init(command: WeirCommand, inputs: [String], dictionary: ZstdDictionary?, compression: CompressionOptions?,
-         console: Console, shared: OutputFile?, reporter: RunReporter) {
+         patch: PatchReference? = nil, console: Console, shared: OutputFile?, reporter: RunReporter) {
+        self.patch = patch
         self.command = command
         self.inputs = inputs
         self.dictionary = dictionary
@@ -27,12 +30,13 @@ final class CommandJobs: JobSchedulerDelegate {
     }
 
     func plannedJob(_ index: Int) -> FileJob? {
-        try? command.makeJob(for: inputs[index], dictionary: dictionary, compression: compression, console: console)
+        try? command.makeJob(for: inputs[index], dictionary: dictionary, compression: compression, patch: patch,
+                             console: console)
     }
 
     func makeJob(_ index: Int) -> Result<FileJob, WeirError> {
         Result { () throws(WeirError) in
-            try command.makeJob(for: inputs[index], dictionary: dictionary, compression: compression,
+            try command.makeJob(for: inputs[index], dictionary: dictionary, compression: compression, patch: patch,
                                 console: console, shared: shared, asking: true)
         }
     }

@@ -161,6 +161,11 @@ enum HelpText {
         The ID of the dictionary training makes, which frames compressed with it carry (default: a hash of its \
         content, 32768 to 2^31-1; zstd reserves the IDs outside for public dictionaries).
         """
+    static let patchFrom = """
+        Compress FILE as a patch against the old file OLD (one frame, OLD as its prefix, a window and --long that \
+        reach all of OLD, -T as libzstd's own workers), or with -d decode a patch given the same OLD, as zstd \
+        --patch-from; one input, not with -D.
+        """
     static let long = """
         Long-distance matching with a 2^N-byte window: --long[=N], N from 10 to 31 (default 27). Each frame's \
         chunk becomes at least the window, so memory is (threads + 1) x 2 x 2^N. Decompressing, accept windows \

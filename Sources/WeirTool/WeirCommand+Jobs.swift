@@ -63,16 +63,33 @@ extension WeirCommand {
     ///     `overwrite (y/n) ?`, unless `-q`) or skipped when it is already
     ///     the input's finished compression; false when only the names matter.
     func makeJob(for input: String, dictionary: ZstdDictionary? = nil, compression: CompressionOptions? = nil,
+                 patch: PatchReference? = nil,
                  console: Console, shared: OutputFile? = nil, asking: Bool = false) throws(WeirError) -> FileJob {
         let name = input == "-" ? "(stdin)" : input
         let toStandardOutput = writesToStandardOutput(input)
-        let operation: FileJob.Operation = switch operationKind {
+        var operation: FileJob.Operation = switch operationKind {
         case .test: .test(decompressionOptions(toStandardOutput: toStandardOutput, dictionary: dictionary))
         case .decompress: .decompress(decompressionOptions(toStandardOutput: toStandardOutput, dictionary: dictionary,
                                                            appending: shared != nil))
         case .compress:
             .compress(soleFrameStreamed(compression ?? compressionOptions(level: resolvedLevel(console: console),
                                                                           dictionary: dictionary), input: input))
+        }
+        // --patch-from: one frame against the old file, neither resumed nor split.
+        if let patch {
+            switch operation {
+            case .compress(var options):
+                options.patchReference = patch
+                options.resumable = false
+                operation = .compress(options)
+            case .decompress(var options):
+                options.patchReference = patch
+                options.resumable = false
+                operation = .decompress(options)
+            case .test(var options):
+                options.patchReference = patch
+                operation = .test(options)
+            }
         }
         let compressing = operationKind == .compress
         // As zstd: the dictionary is not also an input.

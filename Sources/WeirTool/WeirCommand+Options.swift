@@ -181,6 +181,9 @@ struct DictionaryFlags: ParsableArguments {
     @Option(name: .customLong("dictID"), help: ArgumentHelp(HelpText.dictionaryID, valueName: "N"))
     var dictionaryID: ByteCount?
 
+    @Option(name: .customLong("patch-from"), help: ArgumentHelp(HelpText.patchFrom, valueName: "OLD"))
+    var patchFrom: String?
+
     @Option(name: .customLong("long"), help: ArgumentHelp(HelpText.long, valueName: "N"))
     var long: Int?
 }

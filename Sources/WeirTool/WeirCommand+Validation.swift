@@ -11,6 +11,15 @@ extension WeirCommand {
             throw ValidationError("--long=\(long): the window log must be between \(CompressionOptions.longWindowLogs.lowerBound) and \(CompressionOptions.longWindowLogs.upperBound).")
         }
         try validateTraining()
+        // As zstd (zstdcli.c): a patch's old file is one file, not a dictionary too.
+        if let patchFrom = dictionaryFlags.patchFrom {
+            if dictionaryFlags.dictionaryFile != nil {
+                throw ValidationError("can't use -D and --patch-from=\(patchFrom) at the same time.")
+            }
+            if patchFrom == "-" || patchFrom.isEmpty {
+                throw ValidationError("--patch-from=\(patchFrom): the old file must be a file, not standard input.")
+            }
+        }
         if let fast = compressionFlags.fast, fast < 1 {
             throw ValidationError("--fast=\(fast): the value must be 1 or more.")
         }

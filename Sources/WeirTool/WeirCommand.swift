@@ -182,6 +182,8 @@ struct WeirCommand: ParsableCommand {
         // Read once, before any input: every job shares it.
         let (dictionary, unreadable) = readDictionary(console: console)
         if unreadable { return 1 }
+        let (patch, refused) = readPatchReference(inputs, console: console)
+        if refused { return 1 }
         // Several inputs and one -o file: written into it in turn, as zstd.
         var shared: OutputFile?
         if let outputFile, inputs.count > 1, operationKind != .test {
@@ -201,7 +203,7 @@ struct WeirCommand: ParsableCommand {
         showWorkers(planned?.plan ?? decompressionPlan(toStandardOutput: false, dictionary: nil).plan, console: console)
         if let compression { showParameters(of: inputs, compression, console: console) }
         let jobs = CommandJobs(command: self, inputs: inputs, dictionary: dictionary, compression: compression,
-                               console: console, shared: shared, reporter: reporter)
+                               patch: patch, console: console, shared: shared, reporter: reporter)
         JobScheduler.run(inputs, width: compression?.resolvedThreads ?? 1, followedLive: console.progress != nil,
                          cancellation: signals.cancellation, sync: !outputFlags.noSync, delegate: jobs)
         var failed = jobs.failed
@@ -218,6 +220,38 @@ struct WeirCommand: ParsableCommand {
         signals.uninstall()
         if let signal = signals.received { return 128 + signal }
         return failed ? 1 : 0
+    }
+
+    /// The old file of `--patch-from=OLD` (nil without it), read once
+    /// before any input; `refused` after an error was shown: as zstd, one
+    /// input only, and standard input only with `--stream-size` (a patch
+    /// is one frame of a size known beforehand).
+    func readPatchReference(_ inputs: [String], console: Console) -> (patch: PatchReference?, refused: Bool) {
+        guard let patchFrom = dictionaryFlags.patchFrom else { return (nil, false) }
+        if inputs.count > 1 {
+            console.error("can't use --patch-from=\(FileName.displayed(patchFrom)) on multiple files")
+            return (nil, true)
+        }
+        if operationKind == .compress, inputs.first ?? "-" == "-", compressionFlags.streamSize == nil {
+            console.error("using --patch-from with standard input requires --stream-size")
+            return (nil, true)
+        }
+        do throws(WeirError) {
+            let reference = try PatchReference(path: patchFrom)
+            // As zstd: said when the window turns long-distance matching on unasked.
+            if operationKind == .compress, dictionaryFlags.long == nil, messageFlags.quiet == 0 {
+                let size = compressionFlags.streamSize?.bytes ?? inputs.first.flatMap { FileStatus.of(path: $0)?.size }
+                if PatchReference.needsLongDistance(level: resolvedLevel(console: nil),
+                                                    windowLog: reference.windowLog(newSize: size), newSize: size,
+                                                    oldSize: reference.count) {
+                    console.warning("long mode automatically triggered")
+                }
+            }
+            return (reference, false)
+        } catch {
+            console.error(CommandHint.message(for: error))
+            return (nil, true)
+        }
     }
 
     /// The dictionary of `-D` (nil without it), read once before any input;

@@ -30,6 +30,7 @@ SECTIONS = [
     ("resume", 12),
     ("adapt", 13),
     ("cluster", 15),
+    ("patch", 16),
 ]
 NAMES = [name for name, _ in SECTIONS]
 # The default run: every section but cluster, which starts Spark and Dask clusters (asked for by name).

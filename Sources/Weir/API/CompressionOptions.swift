@@ -135,6 +135,14 @@ public struct CompressionOptions: Sendable, Equatable {
     /// each step of input it compressed (``CompressionContext/consumed``),
     /// so a test can read the line at several moments of a slow run.
     package var stepDelayForTesting: Double?
+    /// `--patch-from=OLD`: the input is compressed against the old file, as
+    /// one frame (zstd's decoder uses a prefix for one frame only), by one
+    /// context whose own workers (`ZSTD_c_nbWorkers`) are ``threads``, as
+    /// `zstd -T N --patch-from` compresses, with zstd's window: one that
+    /// reaches the whole old file (``PatchReference/windowLog(newSize:)``),
+    /// with long-distance matching when zstd turns it on
+    /// (``fitted(toInputSize:)``). The input's size must be known.
+    public var patchReference: PatchReference?
     /// The format written (`--format=`): zstd, or independent members of
     /// gzip, xz or lz4 (``MemberEncoder``); no seek table but zstd's.
     package var format: CompressedFormat = .zstd
@@ -190,6 +198,7 @@ public struct CompressionOptions: Sendable, Equatable {
     /// held two contexts; one frame is zstd's size on one context.
     /// The result's ``chunkSize`` is the one used (`resolvedChunkSize`).
     package func fitted(toInputSize size: Int?) -> CompressionOptions {
+        if let patchReference { return fittedForPatch(against: patchReference, inputSize: size) }
         var fitted = self
         fitted.chunkSize = resolvedChunkSize
         // Under --long, a file smaller than the window is one chunk of its
@@ -209,6 +218,36 @@ public struct CompressionOptions: Sendable, Equatable {
         return fitted
     }
 
+    /// These options for a patch (``patchReference``) of an input of `size`
+    /// bytes: one chunk of the whole input, one pipeline worker (its context
+    /// runs ``patchWorkers`` of libzstd's), no seek table, and zstd's window
+    /// for the two sizes; long-distance matching at that window where zstd
+    /// turns it on, else the window alone (`--zstd=wlog=` wins over both).
+    private func fittedForPatch(against reference: PatchReference, inputSize size: Int?) -> CompressionOptions {
+        var fitted = self
+        // As zstd: -T1 is one worker of libzstd's (its --single-thread, none).
+        fitted.patchWorkers = resolvedThreads
+        fitted.threads = 1
+        fitted.chunksInFlight = 1
+        fitted.splitSmallInputs = false
+        fitted.seekTable = false
+        fitted.rsyncable = false
+        fitted.adaptiveLevels = nil
+        fitted.chunkSize = min(Self.maximumChunkSize, (max(1, size ?? chunkSize) + 0xFFFF) & ~0xFFFF)
+        let window = reference.windowLog(newSize: size)
+        if longWindowLog != nil
+            || PatchReference.needsLongDistance(level: level, windowLog: window, newSize: size, oldSize: reference.count) {
+            fitted.longWindowLog = max(longWindowLog ?? 0, window)
+        } else if fitted.parameters.windowLog == nil {
+            fitted.parameters.windowLog = window
+        }
+        return fitted
+    }
+
+    /// libzstd's own workers for a patch's one frame (``patchReference``):
+    /// ``threads``, as zstd's -T; set by ``fitted(toInputSize:)``.
+    package var patchWorkers = 0
+
     /// The chunk size before `fitted(toInputSize:)`: ``chunkSize``, raised
     /// with ``longWindowLog`` to the window (at most ``maximumChunkSize``).
     package var resolvedChunkSize: Int {
@@ -222,7 +261,9 @@ public struct CompressionOptions: Sendable, Equatable {
     /// mapping of page-cache pages they cost about a quarter more CPU than
     /// across a read buffer (bench/results/2026-11-22-long.md).
     package var resolvedMapInput: Bool {
-        guard mapInput, let longWindowLog else { return mapInput }
+        // A patch's input is mapped whatever its window: libzstd's workers
+        // copy it, so its pages go back as they are taken (CompressionContext).
+        guard mapInput, patchReference == nil, let longWindowLog else { return mapInput }
         return 1 << longWindowLog <= Self.defaultChunkSize
     }
 

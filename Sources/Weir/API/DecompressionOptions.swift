@@ -42,6 +42,11 @@ public struct DecompressionOptions: Sendable, Equatable {
 
     /// The dictionary the frames were compressed with (`-D`), or nil.
     public var dictionary: ZstdDictionary?
+    /// `--patch-from=OLD`: the old file the frame was compressed against,
+    /// its prefix (``DecompressionContext``). A patch is one frame, decoded
+    /// by one worker, streamed; the memory limit is raised to the old file's
+    /// size, as zstd raises it.
+    public var patchReference: PatchReference?
     /// `--long=N`: without `memoryLimit`, frames may use a window of up to
     /// 2^N bytes (as `zstd -d --long=N`); the in-flight budget is unchanged.
     public var longWindowLog: Int?
@@ -82,7 +87,8 @@ public struct DecompressionOptions: Sendable, Equatable {
 
     /// `threads`, with 0 resolved to the cores this process may use.
     package var resolvedThreads: Int {
-        threads > 0 ? threads : CompressionOptions.availableCores
+        if patchReference != nil { return 1 }
+        return threads > 0 ? threads : CompressionOptions.availableCores
     }
 
     /// The memory that `DecompressionPipeline` holds for the work
@@ -142,5 +148,16 @@ public struct DecompressionOptions: Sendable, Equatable {
     package static func parallelFrameLimit(budget: Int) -> Int { max(64 << 10, budget / 2) }
 
     /// The window limit matching `memoryLimit`, else `longWindowLog`.
-    var windowLimit: WindowLimit { WindowLimit(memoryLimit: memoryLimit, longWindowLog: longWindowLog) }
+    var windowLimit: WindowLimit { WindowLimit(memoryLimit: patchMemoryLimit, longWindowLog: longWindowLog) }
+
+    /// ``memoryLimit``, raised under ``patchReference`` to cover the old
+    /// file (nil: libzstd's 128 MiB), as zstd's
+    /// `FIO_adjustMemLimitForPatchFromMode` raises it; to the window a patch
+    /// of a new file of the old one's size declares (the power of two above
+    /// it), which zstd's own limit, the old file's size, would refuse.
+    var patchMemoryLimit: Int? {
+        guard let patchReference else { return memoryLimit }
+        let limit = memoryLimit ?? 1 << 27
+        return max(limit, 1 << patchReference.windowLog(newSize: nil))
+    }
 }

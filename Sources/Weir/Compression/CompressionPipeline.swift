@@ -198,6 +198,10 @@ package final class CompressionPipeline: Sendable {
                 if options.format != .zstd {
                     context.member = try MemberEncoder(format: options.format, level: options.level, path: inputName)
                 }
+                if let reference = options.patchReference {
+                    context.prefix = reference
+                    if options.patchWorkers > 0 { try context.setWorkers(options.patchWorkers, path: inputName) }
+                }
                 // The progress follows the compression, not the reading: at
                 // -19 two 64 MiB chunks are read at once and compressed for
                 // seconds. The observer's read count is the input taken.
@@ -289,7 +293,8 @@ package final class CompressionPipeline: Sendable {
         }
         var statistics = try run.end(bytesIn: bytesIn.current)
         statistics.frames = frames.current - (writesTable ? 1 : 0)
-        statistics.threads = threads
+        // A patch: libzstd's own workers do the work of the one pipeline worker.
+        statistics.threads = options.patchReference != nil ? max(1, options.patchWorkers) : threads
         statistics.chunkBytes = options.chunkSize
         statistics.windowLog = compressor.windowLog.current
         statistics.levels = governor?.levelsUsed

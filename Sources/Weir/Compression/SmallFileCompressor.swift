@@ -29,12 +29,12 @@ package final class SmallFileCompressor {
 
     /// Whether a regular file of `size` bytes makes one frame with `options`
     /// and is small enough. Not with `--no-mmap` (the input is then read
-    /// through DispatchIO, as asked), a dictionary or `--long`, which only
-    /// the pipeline sets up.
+    /// through DispatchIO, as asked), a dictionary, `--long` or a patch's
+    /// old file (`--patch-from`), which only the pipeline sets up.
     static func accepts(size: Int, options: CompressionOptions) -> Bool {
         size <= maximumSize && size <= options.fitted(toInputSize: size).chunkSize
             && options.mapInput && options.dictionary == nil && options.longWindowLog == nil
-            && options.format == .zstd
+            && options.patchReference == nil && options.format == .zstd
     }
 
     /// Compresses the `size` bytes of `file` (see the type) and hands the

@@ -175,7 +175,8 @@ package final class DecompressionPipeline: Sendable {
             makeContext: { () throws(WeirError) in
                 try DecompressionContext(windowLogMax: options.windowLimit.logMax,
                                          verifyChecksum: options.verifyChecksum, stableOutput: true,
-                                         dictionary: dictionary, path: inputName)
+                                         dictionary: dictionary, prefix: options.patchReference,
+                                         path: inputName)
             },
             onContextFailure: { control.fail($0) })
 

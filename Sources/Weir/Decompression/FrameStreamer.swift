@@ -94,7 +94,8 @@ final class FrameStreamer {
         do throws(WeirError) {
             context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
                                                verifyChecksum: options.verifyChecksum,
-                                               dictionary: session.dictionary, path: session.path)
+                                               dictionary: session.dictionary, prefix: options.patchReference,
+                                               path: session.path)
         } catch {
             session.budget.release(decoderBytes)
             throw error

@@ -16,6 +16,8 @@ extension WeirError {
         /// `-r`, `--filelist`, `--output-dir-mirror`.
         case openDirectory, readDirectory, createDirectory, readFileList
         case readDictionary, loadDictionary, useDictionary, readSample
+        /// Reading the old file of `--patch-from=OLD`.
+        case readPatchReference
         /// Setting a libzstd parameter; the text says which (`set level`).
         case setParameter(String)
 
@@ -52,6 +54,7 @@ extension WeirError {
             case .loadDictionary: "load dictionary"
             case .useDictionary: "use the dictionary"
             case .readSample: "read sample"
+            case .readPatchReference: "read the --patch-from file"
             case .setParameter(let what): what
             }
         }

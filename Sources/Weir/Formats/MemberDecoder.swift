@@ -58,7 +58,8 @@ final class MemberDecoder {
                     try DecompressionDictionary(dictionary)
                 }
                 zstd = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
-                                                verifyChecksum: options.verifyChecksum, dictionary: dictionary, path: path)
+                                                verifyChecksum: options.verifyChecksum, dictionary: dictionary,
+                                                prefix: options.patchReference, path: path)
             }
             zstd!.reset()
         case .gzip:

@@ -24,6 +24,10 @@ package final class CompressionContext {
     /// of the reading. nil: nobody asks, and a chunk in one piece is
     /// compressed in one call. Runs on the worker, between two steps.
     package var consumed: (@Sendable (Int) -> Void)?
+    /// The old file every frame is compressed against (`--patch-from`):
+    /// referenced as the prefix of each frame as it starts, since libzstd
+    /// forgets a prefix after one frame.
+    package var prefix: PatchReference?
 
     /// Creates a context that writes frames at `level`, with a content
     /// checksum when `checksum` is true, with Frame_Content_Size unless
@@ -136,6 +140,19 @@ package final class CompressionContext {
     package func setWorkers(_ workers: Int, path: String) throws(WeirError) {
         try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_nbWorkers, Int32(clamping: workers)),
                        path: path, operation: .setParameter("set workers"))
+        self.workers = workers
+    }
+
+    /// libzstd's own workers (``setWorkers(_:path:)``): with any, libzstd
+    /// copies its input into its own buffers as it takes it.
+    private var workers = 0
+
+    /// References ``prefix``, if any, for the frame about to start (a
+    /// session reset keeps it; the frame's start uses it up).
+    private func referencePrefix(path: String) throws(WeirError) {
+        guard let prefix else { return }
+        try Zstd.check(ZSTD_CCtx_refPrefix(cctx, prefix.bytes.baseAddress, prefix.count), path: prefix.path,
+                       operation: .readPatchReference)
     }
 
     /// Compresses `chunk` as one complete frame into `output`.
@@ -169,6 +186,7 @@ package final class CompressionContext {
             return try compressFrame(UnsafeRawBufferPointer(first), into: output, path: path)
         }
         ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
+        try referencePrefix(path: path)
         try Zstd.check(ZSTD_CCtx_setPledgedSrcSize(cctx, UInt64(total)), path: path, operation: .compress)
         var out = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
         if total == 0 {
@@ -212,6 +230,7 @@ package final class CompressionContext {
                        operation: .setParameter("set window"))
         try Zstd.check(ZSTD_CCtx_setParameter(cctx, weir_c_srcSizeHint, Int32(clamping: sizeHint ?? 0)), path: path,
                        operation: .setParameter("set size hint"))
+        try referencePrefix(path: path)
         var out = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
         var failure = 0
         chunk.enumerateBytes { region, _, stop in
@@ -258,7 +277,10 @@ package final class CompressionContext {
             windowLog = Int32(ZSTD_getCParams(level, UInt64(bytes.count), 0).windowLog)
         }
         let window = 1 << Int(windowLog)
-        let releases = releasing && bytes.count - Self.mappedStep > window
+        // libzstd's own workers (a patch on -T) copy what they take: the
+        // pages behind it go back at once, not behind the window.
+        let copies = releasing && workers > 0
+        let releases = copies || (releasing && bytes.count - Self.mappedStep > window)
         guard let base = bytes.baseAddress, releases || (consumed != nil && bytes.count > Self.mappedStep) else {
             let written = try compressFrame(bytes, into: output, path: path)
             consumed?(bytes.count)
@@ -271,6 +293,7 @@ package final class CompressionContext {
             ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
             ZSTD_CCtx_setParameter(cctx, weir_c_stableInBuffer, 0)
         }
+        try referencePrefix(path: path)
         try Zstd.check(ZSTD_CCtx_setPledgedSrcSize(cctx, UInt64(bytes.count)), path: path, operation: .compress)
         var out = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
         var input = ZSTD_inBuffer(src: base, size: 0, pos: 0)
@@ -287,7 +310,7 @@ package final class CompressionContext {
             if failure != 0 { throw Zstd.error(failure, path: path, operation: .compress) }
             consumed?(input.pos - before)
             // A step of margin: libzstd may hold back the end of what it took.
-            let unused = Page.roundDown(start + input.pos - window - Self.mappedStep)
+            let unused = Page.roundDown(start + input.pos - (copies ? 0 : window) - Self.mappedStep)
             if releases && unused > released {
                 madvise(UnsafeMutableRawPointer(bitPattern: released), unused - released, MADV_DONTNEED)
                 released = unused
@@ -307,6 +330,7 @@ package final class CompressionContext {
     package func compressFrame(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
                        path: String) throws(WeirError) -> Int {
         ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
+        try referencePrefix(path: path)
         let written = ZSTD_compress2(cctx, output.baseAddress, output.count, bytes.baseAddress, bytes.count)
         if ZSTD_isError(written) != 0 { throw Zstd.error(written, path: path, operation: .compress) }
         return written

@@ -8,6 +8,10 @@ package final class DecompressionContext {
     private let path: String
     /// Held so that it outlives the context that references it.
     private let dictionary: DecompressionDictionary?
+    /// The old file every frame is decoded against (`--patch-from`), held
+    /// so that it outlives the context; referenced again at each reset,
+    /// since libzstd forgets a prefix after one frame.
+    private let prefix: PatchReference?
 
     /// `ZSTD_d_forceIgnoreChecksum`. It is not in the stable header, but the
     /// shared libzstd (1.4.7 and later) accepts it; if it ever refuses, the
@@ -30,8 +34,9 @@ package final class DecompressionContext {
     ///   buffer given whole (``decompressFrame(pieces:into:)``), not into
     ///   buffers that change between calls.
     ///   - dictionary: the dictionary every frame is decoded with (`-D`).
+    ///   - prefix: the old file a patch is decoded against (`--patch-from`).
     package init(windowLogMax: Int, verifyChecksum: Bool, stableOutput: Bool = false,
-         dictionary: DecompressionDictionary? = nil, path: String) throws(WeirError) {
+         dictionary: DecompressionDictionary? = nil, prefix: PatchReference? = nil, path: String) throws(WeirError) {
         try Zstd.checkLibraryVersion(path: path, operation: .decompress)
         guard let dctx = ZSTD_createDCtx() else {
             throw WeirError.outOfMemory(path: path, operation: .decompress, creating: "a zstd context")
@@ -39,6 +44,8 @@ package final class DecompressionContext {
         self.dctx = dctx
         self.path = path
         self.dictionary = dictionary
+        self.prefix = prefix
+        try referencePrefix()
         if let dictionary {
             try Zstd.check(ZSTD_DCtx_refDDict(dctx, dictionary.ddict), path: path, operation: .useDictionary)
         }
@@ -59,6 +66,15 @@ package final class DecompressionContext {
     /// Forgets any partly decoded frame.
     func reset() {
         ZSTD_DCtx_reset(dctx, ZSTD_reset_session_only)
+        // Cannot fail on a context between frames, as a reset leaves it.
+        try? referencePrefix()
+    }
+
+    /// References ``prefix``, if any, for the next frame.
+    private func referencePrefix() throws(WeirError) {
+        guard let prefix else { return }
+        try Zstd.check(ZSTD_DCtx_refPrefix(dctx, prefix.bytes.baseAddress, prefix.count), path: prefix.path,
+                       operation: .readPatchReference)
     }
 
     /// Runs `ZSTD_decompressStream` once.

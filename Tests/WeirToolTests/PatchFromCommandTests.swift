@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+/// `--patch-from=OLD`, against the real zstd both ways.
+@Suite("weir --patch-from")
+struct PatchFromCommandTests {
+    /// Writes OLD, random bytes (which only a match against OLD compresses),
+    /// and NEW, OLD with a few bytes changed; returns NEW's bytes.
+    @discardableResult
+    static func pair(_ scratch: Scratch, size: Int = 3 << 20) -> Data {
+        var state: UInt64 = 7
+        var old = [UInt8](repeating: 0, count: size)
+        for index in 0 ..< size {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            old[index] = UInt8(truncatingIfNeeded: state >> 56)
+        }
+        var new = old
+        for edit in 1 ... 40 { new[edit * (size / 41)] ^= 0x5A }
+        _ = FileManager.default.createFile(atPath: scratch.path("old"), contents: Data(old))
+        _ = FileManager.default.createFile(atPath: scratch.path("new"), contents: Data(new))
+        return Data(new)
+    }
+
+    @Test("weir's patch is one frame far smaller than NEW, and zstd -d --patch-from decodes it, also with -T2")
+    func weirToZstd() throws {
+        let scratch = Scratch()
+        let new = Self.pair(scratch)
+        for threads in ["-T1", "-T2"] {
+            let made = try WeirProcess.run(["-q", "-f", threads, "--patch-from=old", "new", "-o", "patch.zst"],
+                                           in: scratch.url)
+            #expect(made.status == 0, "\(made.stderr)")
+            let patch = try #require(scratch.data("patch.zst"))
+            // Random content: only the prefix makes it small.
+            #expect(patch.count < new.count / 100, "\(threads): \(patch.count) bytes")
+            let listed = String(decoding: try scratch.zstd(["-l", "patch.zst"]).stdout, as: UTF8.self)
+            #expect(listed.contains("     1 "), "one frame: \(listed)")
+            let decoded = try scratch.zstd(["-q", "-f", "-d", "--patch-from=old", "patch.zst", "-o", "out"])
+            #expect(decoded.status == 0, "\(decoded.stderr)")
+            #expect(scratch.data("out") == new)
+        }
+    }
+
+    @Test("weir -d --patch-from decodes zstd's patch, to a file and to stdout")
+    func zstdToWeir() throws {
+        let scratch = Scratch()
+        let new = Self.pair(scratch)
+        let made = try scratch.zstd(["-q", "-f", "-T2", "--patch-from=old", "new", "-o", "zstd.zst"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let decoded = try WeirProcess.run(["-q", "-d", "--patch-from=old", "zstd.zst", "-o", "out"], in: scratch.url)
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        #expect(scratch.data("out") == new)
+        let piped = try WeirProcess.run(["-q", "-dc", "--patch-from=old", "zstd.zst"], in: scratch.url,
+                                        stdoutPath: scratch.path("piped"))
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(scratch.data("piped") == new)
+    }
+
+    @Test("OLD missing or a directory: exit 1, a message naming OLD, no output")
+    func badOld() throws {
+        let scratch = Scratch()
+        Self.pair(scratch)
+        try FileManager.default.createDirectory(atPath: scratch.path("folder"), withIntermediateDirectories: false)
+        for old in ["missing", "folder"] {
+            let run = try WeirProcess.run(["-q", "--patch-from=\(old)", "new", "-o", "patch.zst"], in: scratch.url)
+            #expect(run.status == 1, "\(old): \(run.stderr)")
+            #expect(run.stderr.contains(old), "\(run.stderr)")
+            #expect(!scratch.exists("patch.zst"))
+        }
+    }
+
+    @Test("a patch decoded with the wrong OLD fails with a checksum error, exit 1, nothing under the output's name")
+    func wrongOld() throws {
+        let scratch = Scratch()
+        Self.pair(scratch)
+        try WeirProcess.run(["-q", "--patch-from=old", "new", "-o", "patch.zst"], in: scratch.url)
+        scratch.text("other", size: 3 << 20)
+        let run = try WeirProcess.run(["-q", "-d", "--patch-from=other", "patch.zst", "-o", "out"], in: scratch.url)
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.lowercased().contains("checksum") || run.stderr.contains("corrupt"), "\(run.stderr)")
+        #expect(!scratch.exists("out"))
+        #expect(!scratch.names.contains { $0.hasPrefix("out") || $0.hasPrefix(".out") }, "\(scratch.names)")
+    }
+
+    @Test("refused as zstd refuses: with -D, several inputs, OLD on stdin, NEW on stdin without --stream-size")
+    func refusals() throws {
+        let scratch = Scratch()
+        Self.pair(scratch)
+        scratch.text("dict", size: 1000)
+        let cases: [([String], String)] = [
+            (["--patch-from=old", "-D", "dict", "new", "-o", "p.zst"], "-D"),
+            (["--patch-from=old", "new", "old", "-c"], "multiple files"),
+            (["--patch-from=-", "new", "-o", "p.zst"], "standard input"),
+            (["--patch-from=old", "-", "-o", "p.zst"], "--stream-size"),
+        ]
+        for (arguments, expected) in cases {
+            let run = try WeirProcess.run(arguments, in: scratch.url)
+            #expect(run.status == 1, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.contains(expected), "\(arguments): \(run.stderr)")
+            #expect(!scratch.exists("p.zst"))
+        }
+    }
+}
