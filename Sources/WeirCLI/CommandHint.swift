@@ -6,13 +6,20 @@ import Weir
 package enum CommandHint {
     /// How the command line prints `error` after `weir: `: its description,
     /// then its hint.
-    package static func message(for error: WeirError) -> String {
-        error.description + (error.hint.map(text) ?? "")
+    package static func message(for error: WeirError, limits: ProcessLimits = .current) -> String {
+        error.description + (error.hint.map { text($0, limits: limits) } ?? "")
     }
 
-    /// The words of `hint`, put after the reason.
-    package static func text(_ hint: WeirError.Hint) -> String {
-        switch hint {
+    /// The words of `hint`, put after the reason. A window the process's
+    /// memory limit (a cgroup's) cannot hold gets no `-M` advice: the run
+    /// it advised would be killed by the kernel, not refused.
+    package static func text(_ hint: WeirError.Hint, limits: ProcessLimits = .current) -> String {
+        if case .windowLimit(_, let bytes) = hint, let memory = limits.memoryLimit,
+           bytes + UInt64(WorkerPlan.processBytes) > UInt64(memory) {
+            return " (that is more than this process's memory limit of \(ByteFormat.string(memory)) allows: "
+                + "decode it where more memory is free)"
+        }
+        return switch hint {
         case .forceOverwrite: "; use -f to overwrite it"
         case .forceRead: " (use -f to read it anyway)"
         case .forceTerminalOutput: " (use -c or -f to force)"

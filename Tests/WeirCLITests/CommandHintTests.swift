@@ -20,6 +20,17 @@ struct CommandHintTests {
           arguments: [(1, "1K"), (1024, "1K"), (1025, "2K"), (500_000, "489K"), (1 << 20, "1024K"),
                       ((1 << 20) + 1, "2M"), (3 << 30, "3072M")] as [(UInt64, String)])
     func windowLimit(bytes: UInt64, argument: String) {
-        #expect(CommandHint.text(.windowLimit(log: 19, bytes: bytes)) == " (use --long=19 or -M\(argument))")
+        #expect(CommandHint.text(.windowLimit(log: 19, bytes: bytes), limits: ProcessLimits(onlineCores: 2))
+                == " (use --long=19 or -M\(argument))")
+    }
+
+    @Test("in a cgroup too small for the window, no -M advice that the kernel would kill, but the limit")
+    func windowBeyondTheGroup() {
+        let group = ProcessLimits(onlineCores: 2, memoryLimit: 64 << 20)
+        // --long=27's window, 128 MiB, in 64 MiB: zstd's advice would be -M128M, and an OOM kill.
+        #expect(CommandHint.text(.windowLimit(log: 27, bytes: 128 << 20), limits: group)
+                == " (that is more than this process's memory limit of 64.00 MiB allows: decode it where more memory is free)")
+        // A window that fits beside weir's own memory keeps zstd's advice.
+        #expect(CommandHint.text(.windowLimit(log: 25, bytes: 20 << 20), limits: group) == " (use --long=25 or -M20M)")
     }
 }

@@ -91,6 +91,24 @@ struct ContainerCommandTests {
         #expect(try scratch.zstd(["-q", "-dc", "--long=27", "in.zst"]).stdout == original)
     }
 
+    @Test("64 MiB and a --long=27 file: -d says the window cannot fit here, and is not killed")
+    func windowBeyondTheGroup() throws {
+        let scratch = Scratch()
+        // 140 MB at --long=27: frames of the 128 MiB window, which they declare.
+        let make = try WeirProcess.shell("yes 'a line of text for a long window' | head -c 140000000 > in "
+                                         + "&& \"$WEIR\" -q -1 --long=27 in -o in.zst", in: scratch.url, timeout: 300)
+        #expect(make.status == 0, "\(make.stderr)")
+        let group = try TestCgroup(controller: "memory")
+        try group.limitMemory(64 << 20)
+        let run = try WeirProcess.shell(group.command("\"$WEIR\" -d in.zst -o out"), in: scratch.url, timeout: 300)
+        // zstd's advice, -M128M, would be an OOM kill here (status 137).
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("needs a window of 134217728 bytes"), "\(run.stderr)")
+        #expect(run.stderr.contains("more than this process's memory limit of 64.00 MiB allows"), "\(run.stderr)")
+        #expect(!run.stderr.contains("-M128M"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("out").path))
+    }
+
     @Test("128 MiB and -T2 -19: both workers run as asked, with one warning")
     func requestedThreads() throws {
         let scratch = Scratch()
