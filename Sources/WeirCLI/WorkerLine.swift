@@ -38,16 +38,8 @@ package enum WorkerLine {
     }
 
     /// The warning for workers asked for that are estimated to take more
-    /// than their share of the memory limit, or for one worker the limits
-    /// chose that is estimated to take more than the whole limit (a window,
-    /// `-B` or level asked for that no shrinking fits: `--long=27` in a
-    /// 64 MiB cgroup, issue 49), said before the kernel's OOM killer stops
-    /// the run; nil when they fit.
+    /// than their share of the memory limit; nil when they fit.
     package static func warning(_ plan: WorkerPlan) -> String? {
-        if plan.reason != .requested, let limit = plan.memoryLimit, plan.estimatedPeak > limit {
-            return "one worker needs about \(ByteFormat.string(plan.estimatedPeak)), more than the memory limit of "
-                + "\(ByteFormat.string(limit)): the system may stop the run (a smaller --long, -B or level fits better)"
-        }
         guard plan.reason == .requested, plan.exceedsMemory, let limit = plan.memoryLimit else { return nil }
         let workers = "\(plan.workers) worker\(plan.workers == 1 ? "" : "s")"
         return "-T\(plan.workers): \(workers) need about \(ByteFormat.string(plan.estimatedPeak)), more than half "

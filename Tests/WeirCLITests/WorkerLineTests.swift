@@ -45,16 +45,4 @@ struct WorkerLineTests {
         #expect(WorkerLine.warning(WorkerPlan(workers: 1, reason: .memoryLimit(128 << 20), memoryLimit: 128 << 20,
                                               estimatedPeak: 100 << 20)) == nil)
     }
-
-    @Test("a warning before the run when one worker the limits chose is estimated above the whole memory limit")
-    func oneWorkerOverTheLimit() {
-        // --long=27 in a 64 MiB cgroup (issue 49): its own estimate, 538 MiB.
-        let long = WorkerPlan(workers: 1, reason: .memoryLimit(64 << 20), memoryLimit: 64 << 20, estimatedPeak: 538 << 20)
-        #expect(WorkerLine.warning(long) == "one worker needs about 538.0 MiB, more than the memory limit of 64.00 MiB: "
-            + "the system may stop the run (a smaller --long, -B or level fits better)")
-        let cores = WorkerPlan(workers: 1, reason: .onlineCores(1), memoryLimit: 64 << 20, estimatedPeak: 65 << 20)
-        #expect(WorkerLine.warning(cores) != nil)
-        #expect(WorkerLine.warning(WorkerPlan(workers: 1, reason: .onlineCores(1), memoryLimit: 64 << 20,
-                                              estimatedPeak: 60 << 20)) == nil)
-    }
 }
