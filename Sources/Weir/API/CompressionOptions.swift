@@ -141,7 +141,7 @@ public struct CompressionOptions: Sendable, Equatable {
     /// `zstd -T N --patch-from` compresses, with zstd's window: one that
     /// reaches the whole old file (``PatchReference/windowLog(newSize:)``),
     /// with long-distance matching when zstd turns it on
-    /// (``fitted(toInputSize:)``). The input's size must be known.
+    /// (`fitted(toInputSize:)`). The input's size must be known.
     public var patchReference: PatchReference?
     /// The format written (`--format=`): zstd, or independent members of
     /// gzip, xz or lz4 (``MemberEncoder``); no seek table but zstd's.

@@ -43,7 +43,7 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// The dictionary the frames were compressed with (`-D`), or nil.
     public var dictionary: ZstdDictionary?
     /// `--patch-from=OLD`: the old file the frame was compressed against,
-    /// its prefix (``DecompressionContext``). A patch is one frame, decoded
+    /// its prefix (`DecompressionContext`). A patch is one frame, decoded
     /// by one worker, streamed; the memory limit is raised to the old file's
     /// size, as zstd raises it.
     public var patchReference: PatchReference?
