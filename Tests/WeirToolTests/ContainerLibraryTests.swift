@@ -8,14 +8,7 @@ import Testing
 @Suite("the library in a container", .serialized)
 struct ContainerLibraryTests {
     /// The example, built beside the test bundle as `weir` is.
-    static var example: String {
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [bundle, bundle.deletingLastPathComponent()] {
-            let path = candidate.appendingPathComponent("WeirExample").path
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return bundle.appendingPathComponent("WeirExample").path
-    }
+    static var example: String { WeirProcess.builtProduct("WeirExample") }
 
     @Test("128 MiB, level 19, no worker count given: one worker on smaller chunks, and the round trip holds")
     func memoryLimit() throws {

@@ -14,12 +14,17 @@ struct WeirProcess {
     /// The binary: `WEIR_BIN`, or `weir` beside the test bundle.
     static var binary: String {
         if let path = ProcessInfo.processInfo.environment["WEIR_BIN"] { return path }
+        return builtProduct("weir")
+    }
+
+    /// The executable `name` of this package, built beside the test bundle.
+    static func builtProduct(_ name: String) -> String {
         let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for candidate in [bundle, bundle.deletingLastPathComponent()] {
-            let path = candidate.appendingPathComponent("weir").path
+            let path = candidate.appendingPathComponent(name).path
             if FileManager.default.isExecutableFile(atPath: path) { return path }
         }
-        return bundle.appendingPathComponent("weir").path
+        return bundle.appendingPathComponent(name).path
     }
 
     /// Runs `weir arguments…` in `folder`.

@@ -40,13 +40,9 @@ class Cases:
                 self.replace_with_link(part, source, hard=True)
             self.decompress_case(f"-d: hard link to the input at .part {flags}", source_link, flags)
 
-            def d_victim(folder, source, part, record, hard=True):
-                v = self.victim(folder)
-                self.replace_with_link(part, v, hard=hard)
-                return {v: digest(v)}
-            self.decompress_case(f"-d: hard link to a file at .part {flags}", d_victim, flags)
+            self.decompress_case(f"-d: hard link to a file at .part {flags}", to_victim, flags)
             self.decompress_case(f"-d: symlink to a file at .part {flags}",
-                                 lambda f, s, p, rec: d_victim(f, s, p, rec, hard=False), flags)
+                                 lambda f, s, p, rec: to_victim(f, s, p, rec, hard=False), flags)
 
         # A second link to the .part itself; a copy (another inode).
         def second_link(folder, x, part, record):
