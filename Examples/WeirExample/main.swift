@@ -31,7 +31,8 @@ func line(_ name: String, _ statistics: Statistics) -> String {
 do {
     let compressor = Compressor(options: CompressionOptions(level: level))
     print(line("compressed", try await compressor.compress(file: path, force: true)))
-    print(line("decompressed", try await Decompressor().decompress(file: path + ".zst", to: path + ".out", force: true)))
+    let decompressed = try await Decompressor().decompress(file: path + ".zst", to: path + ".out", force: true)
+    print(line("decompressed", decompressed))
 } catch {
     fail("WeirExample: \(error)", status: 1)
 }

@@ -58,8 +58,10 @@ import Weir
 /// as zstd reads it, and passed on as `./-`.
 package enum ArgumentNormalizer {
     /// The short options that take a value, and their long names.
-    static let valueOptions: [Character: String] = ["T": "--threads", "M": "--memory", "o": "--output", "D": "--dictionary",
-                                                    "B": "--chunk-size"]
+    static let valueOptions: [Character: String] = [
+        "T": "--threads", "M": "--memory", "o": "--output", "D": "--dictionary",
+        "B": "--chunk-size",
+    ]
     /// The long names of the operations (of which the last one wins).
     static let operationNames: Set<Substring> = ["--compress", "--decompress", "--uncompress", "--test", "--list",
                                                  "--train", "--train-cover", "--train-fastcover", "--train-legacy",

@@ -34,8 +34,9 @@ package enum BenchmarkLine {
 
     /// zstd's `-q` line of a level: `-3   295311520 (4.618) 612.40 MB/s 2206.2 MB/s  NAME`.
     package static func quiet(level: Int, name: String, result: Benchmark.Result) -> String {
-        CFormat.string("-%-3d%11lld (%5.3f) %6.2f MB/s %6.1f MB/s  ", level, Int64(result.compressedBytes), result.ratio,
-                       (result.compressionSpeed ?? 0) / 1e6, result.decompressionSpeed / 1e6) + name
+        CFormat.string(
+            "-%-3d%11lld (%5.3f) %6.2f MB/s %6.1f MB/s  ", level, Int64(result.compressedBytes), result.ratio,
+            (result.compressionSpeed ?? 0) / 1e6, result.decompressionSpeed / 1e6) + name
     }
 
     /// zstd's `-q` header: `bench weir 0.1.0 (libzstd 1.5.4): input N bytes, S seconds, K KB blocks`.

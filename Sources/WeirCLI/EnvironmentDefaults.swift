@@ -66,7 +66,9 @@ package struct EnvironmentDefaults: Equatable, Sendable {
         if let level {
             if level > 0 {
                 result += ["--level", String(level)]
-            } else if !commandLine.prefix(while: { $0 != "--" }).contains(where: { $0 == "--level" || $0.hasPrefix("--level=") }) {
+            } else if !commandLine.prefix(while: { $0 != "--" }).contains(where: {
+                $0 == "--level" || $0.hasPrefix("--level=")
+            }) {
                 result.append("--fast=\(-level)")
             }
         }

@@ -11,7 +11,8 @@ package enum ListTable {
     package static func row(frames: Int, skips: Int, compressed: Int, decompressed: Int?, check checkName: String,
                     name: String) -> String {
         let packed = human(compressed)
-        let head = CFormat.string("%6d  %5d  %6.*f", frames, skips, packed.precision, packed.value) + pad(packed.suffix, 4)
+        let head =
+            CFormat.string("%6d  %5d  %6.*f", frames, skips, packed.precision, packed.value) + pad(packed.suffix, 4)
         guard let decompressed else {
             return head + "                       " + pad(checkName, 5) + "  " + name
         }
@@ -39,7 +40,9 @@ package enum ListTable {
         }
         var lines = ["\(name) ", "# Zstandard Frames: \(frames)"]
         if skips > 0 { lines.append("# Skippable Frames: \(skips)") }
-        lines += ["DictID: \(dictionaryID)", "Window Size: " + sized(windowSize), "Compressed Size: " + sized(compressed)]
+        lines += [
+            "DictID: \(dictionaryID)", "Window Size: " + sized(windowSize), "Compressed Size: " + sized(compressed),
+        ]
         if let decompressed {
             lines.append("Decompressed Size: " + sized(decompressed))
             lines.append(CFormat.string("Ratio: %.4f", compressed == 0 ? 0 : Double(decompressed) / Double(compressed)))
@@ -50,7 +53,8 @@ package enum ListTable {
 
     /// The header of the frame rows under a file (`-v`).
     package static func frameHeader(fromSeekTable: Bool) -> String {
-        "  Frame        Offset  Compressed  Uncompressed  Check     Kind" + (fromSeekTable ? "  (from the seek table)" : "")
+        "  Frame        Offset  Compressed  Uncompressed  Check     Kind"
+            + (fromSeekTable ? "  (from the seek table)" : "")
     }
 
     /// One frame's row: its sizes in bytes, `?` for a size it does not declare.
@@ -63,7 +67,9 @@ package enum ListTable {
 
     /// zstd's `UTIL_makeHumanReadableSize`.
     package static func human(_ size: Int) -> (value: Double, suffix: String, precision: Int32) {
-        let units: [(Int, String)] = [(60, " EiB"), (50, " PiB"), (40, " TiB"), (30, " GiB"), (20, " MiB"), (10, " KiB")]
+        let units: [(Int, String)] = [
+            (60, " EiB"), (50, " PiB"), (40, " TiB"), (30, " GiB"), (20, " MiB"), (10, " KiB"),
+        ]
         var value = Double(size)
         var suffix = " B"
         for (shift, name) in units where size >= 1 << shift {

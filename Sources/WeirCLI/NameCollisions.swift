@@ -11,6 +11,8 @@ package enum NameCollisions {
             let start = scalars.lastIndex(of: "/").map(scalars.index(after:)) ?? scalars.startIndex
             return String(String.UnicodeScalarView(scalars[start...]))
         }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        return zip(names, names.dropFirst()).compactMap { $0.unicodeScalars.elementsEqual($1.unicodeScalars) ? $0 : nil }
+        return zip(names, names.dropFirst()).compactMap {
+            $0.unicodeScalars.elementsEqual($1.unicodeScalars) ? $0 : nil
+        }
     }
 }

@@ -121,7 +121,8 @@ package struct ProgressLine: Sendable, Equatable {
         let clamped = min(1, max(0, fraction.isFinite ? fraction : 0))
         let filled = min(width, Int(clamped * Double(width)))
         if filled == width { return "[" + String(repeating: "=", count: width) + "]" }
-        return "[" + String(repeating: "=", count: filled) + ">" + String(repeating: " ", count: width - filled - 1) + "]"
+        return "[" + String(repeating: "=", count: filled) + ">" + String(repeating: " ", count: width - filled - 1)
+            + "]"
     }
 
     private func segments() -> [Segment] {

@@ -34,7 +34,8 @@ package struct ProgressMeter: Sendable {
     ///   - total: the input's size, if known.
     ///   - mode: which way the bytes go.
     ///   - speedWindow: the span of the moving speed window, in seconds.
-    package init(name: String, file: Int = 1, files: Int = 1, total: Int?, mode: OperationKind, speedWindow: Double = 3) {
+    package init(name: String, file: Int = 1, files: Int = 1, total: Int?, mode: OperationKind, speedWindow: Double = 3)
+    {
         self.name = name
         self.file = file
         self.files = files

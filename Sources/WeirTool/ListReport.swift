@@ -64,13 +64,15 @@ struct ListReport {
     private func printBlock(_ listing: FrameListing, name: String) {
         let zstd = listing.frames.filter { !$0.isSkippable }
         let dictionaries = Set(zstd.map(\.dictionaryID))
-        print(ListTable.verboseBlock(name: name, frames: zstd.count, skips: listing.skippableFrameCount,
-                                     dictionaryID: dictionaries.count == 1 ? dictionaries.first! : 0,
-                                     windowSize: Int(clamping: zstd.last?.windowSize ?? 0), compressed: listing.fileSize,
-                                     decompressed: listing.decompressedSize,
-                                     check: listing.hasChecksum ? "XXH64" : "None",
-                                     checksum: zstd.count == 1 ? zstd[0].checksum : nil,
-                                     exact: console.verbosity > 1), terminator: "")
+        print(
+            ListTable.verboseBlock(
+                name: name, frames: zstd.count, skips: listing.skippableFrameCount,
+                dictionaryID: dictionaries.count == 1 ? dictionaries.first! : 0,
+                windowSize: Int(clamping: zstd.last?.windowSize ?? 0), compressed: listing.fileSize,
+                decompressed: listing.decompressedSize,
+                check: listing.hasChecksum ? "XXH64" : "None",
+                checksum: zstd.count == 1 ? zstd[0].checksum : nil,
+                exact: console.verbosity > 1), terminator: "")
         printFrames(listing)
         print()
     }
@@ -80,7 +82,8 @@ struct ListReport {
         print(ListTable.frameHeader(fromSeekTable: listing.fromSeekTable))
         for frame in listing.frames {
             let kind = frame.isSkippable
-                ? (frame.offset + frame.compressedSize == listing.fileSize && listing.fromSeekTable ? "seek table" : "skippable")
+                ? (frame.offset + frame.compressedSize == listing.fileSize && listing.fromSeekTable
+                    ? "seek table" : "skippable")
                 : "zstd"
             let check = frame.checksum.map { CFormat.string("%08x", $0) } ?? (frame.hasChecksum ? "XXH64" : "-")
             print(ListTable.frameRow(index: frame.index, offset: frame.offset, compressed: frame.compressedSize,

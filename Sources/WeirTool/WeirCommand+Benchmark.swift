@@ -20,9 +20,13 @@ extension WeirCommand {
         let (dictionary, unreadable) = readDictionary(console: console)
         if unreadable { return 1 }
         // As zstd: the levels clamped to the highest, the last never below the first.
-        let first = min(compressionFlags.fast.map { -min($0, -Zstd.minLevel) } ?? compressionFlags.level ?? Zstd.defaultLevel, Zstd.maxLevel)
+        let first = min(
+            compressionFlags.fast.map { -min($0, -Zstd.minLevel) } ?? compressionFlags.level ?? Zstd.defaultLevel,
+            Zstd.maxLevel)
         let last = max(first, min(benchmarkFlags.lastLevel ?? first, Zstd.maxLevel))
-        if last > first, messageFlags.verbose > 0 { console.write("weir: benchmarking levels from \(first) to \(last)\n") }
+        if last > first, messageFlags.verbose > 0 {
+            console.write("weir: benchmarking levels from \(first) to \(last)\n")
+        }
         let files = inputs.filter { $0 != "-" }
         let groups: [[String]] = files.isEmpty ? [[]] : benchmarkFlags.separateFiles ? files.map { [$0] } : [files]
         for group in groups {
@@ -60,10 +64,14 @@ extension WeirCommand {
             let weir = try run.weir(compression, decompression, decodeOnly: decodeOnly)
             switch messageFlags.quiet {
             case 0:
-                print(BenchmarkLine.text(level: level, name: name, result: weir, label: BenchmarkLine.label("weir", result: weir)))
+                print(
+                    BenchmarkLine.text(
+                        level: level, name: name, result: weir, label: BenchmarkLine.label("weir", result: weir)))
                 let workers = compression.resolvedThreads
-                if let libzstd = try run.libzstd(compression, workers: workers, blockSize: compressionFlags.chunkSize?.bytes,
-                                                 decodeOnly: decodeOnly) {
+                if let libzstd = try run.libzstd(
+                    compression, workers: workers, blockSize: compressionFlags.chunkSize?.bytes,
+                    decodeOnly: decodeOnly)
+                {
                     print(BenchmarkLine.text(level: level, name: name, result: libzstd,
                                              label: BenchmarkLine.label("libzstd", result: libzstd)))
                 } else {

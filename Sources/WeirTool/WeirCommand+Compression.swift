@@ -26,9 +26,11 @@ extension WeirCommand {
             let status = input == "-" ? nil : FileStatus.of(path: input)
             let size = status?.isRegularFile == true ? status?.size : nil
             if compressionFlags.showDefaultCParams {
-                console.write(ZstdParameterList.defaultsBlock(
-                    name: FileName.displayed(input), size: size,
-                    CompressionParameters().resolved(level: compression.level, size: size, dictionarySize: dictionarySize)))
+                console.write(
+                    ZstdParameterList.defaultsBlock(
+                        name: FileName.displayed(input), size: size,
+                        CompressionParameters().resolved(
+                            level: compression.level, size: size, dictionarySize: dictionarySize)))
             }
             if messageFlags.verbose >= 2 {
                 let frame = size.map { min($0, compression.chunkSize) }
@@ -79,7 +81,9 @@ extension WeirCommand {
     /// The compression options of the flags and the plan that chose their
     /// workers: -T as given, else the cores this process may use, fewer
     /// (and, for one worker, smaller chunks) under a cgroup memory limit.
-    func compressionPlan(level: Int, dictionary: ZstdDictionary? = nil) -> (options: CompressionOptions, plan: WorkerPlan) {
+    func compressionPlan(
+        level: Int, dictionary: ZstdDictionary? = nil
+    ) -> (options: CompressionOptions, plan: WorkerPlan) {
         WorkerPlan.applied(to: flagCompressionOptions(level: level, dictionary: dictionary),
                            chunkIsFixed: compressionFlags.chunkSize != nil, cores: resourceFlags.countedCores)
     }
@@ -88,14 +92,15 @@ extension WeirCommand {
     private func flagCompressionOptions(level: Int, dictionary: ZstdDictionary?) -> CompressionOptions {
         // Content-defined cuts must not depend on the input's size, which
         // fitting a small file to the workers would make them do.
-        var options = CompressionOptions(level: level, threads: resourceFlags.requestedThreads,
-                                         chunkSize: compressionFlags.chunkSize?.bytes,
-                                         checksum: resourceFlags.verifiesChecksums,
-                                         seekTable: !compressionFlags.noSeekTable, mapInput: resourceFlags.mapsInput,
-                                         splitSmallInputs: compressionFlags.chunkSize == nil && !compressionFlags.rsyncable,
-                                         contentSize: compressionFlags.writesContentSize,
-                                         streamSize: compressionFlags.streamSize?.bytes,
-                                         dictionary: dictionary, longWindowLog: dictionaryFlags.long)
+        var options = CompressionOptions(
+            level: level, threads: resourceFlags.requestedThreads,
+            chunkSize: compressionFlags.chunkSize?.bytes,
+            checksum: resourceFlags.verifiesChecksums,
+            seekTable: !compressionFlags.noSeekTable, mapInput: resourceFlags.mapsInput,
+            splitSmallInputs: compressionFlags.chunkSize == nil && !compressionFlags.rsyncable,
+            contentSize: compressionFlags.writesContentSize,
+            streamSize: compressionFlags.streamSize?.bytes,
+            dictionary: dictionary, longWindowLog: dictionaryFlags.long)
         options.rsyncable = compressionFlags.rsyncable
         // Every run of the command reads chunks whole (DispatchIOTuning).
         options.sizesReadBuffers = true

@@ -59,7 +59,8 @@ extension WeirCommand {
         }
         shared.stamp(copying: nil)
         let commits = CommitQueue(sync: !outputFlags.noSync)
-        commits.add(0, .success(FinishedJob(statistics: Statistics(), output: shared, input: path, removesInput: false)))
+        commits.add(
+            0, .success(FinishedJob(statistics: Statistics(), output: shared, input: path, removesInput: false)))
         if case .failure(let error) = commits.commitAll()[0].outcome {
             console.error(CommandHint.message(for: error))
             return false

@@ -93,7 +93,8 @@ extension WeirCommand {
         }
         let compressing = operationKind == .compress
         // As zstd: the dictionary is not also an input.
-        if let dictionaryFile = dictionaryFlags.dictionaryFile, input != "-", let inputStatus = FileStatus.of(path: input),
+        if let dictionaryFile = dictionaryFlags.dictionaryFile, input != "-",
+            let inputStatus = FileStatus.of(path: input),
            let dictionaryStatus = FileStatus.of(path: dictionaryFile), inputStatus.isSameFile(as: dictionaryStatus) {
             throw WeirError.inputIsDictionary(path: name)
         }
@@ -115,7 +116,9 @@ extension WeirCommand {
         } else if let outputFile {
             destination = .file(outputFile)
         } else if compressing {
-            destination = .file(try placed(OutputName.compressed(for: input, suffix: (compressionFlags.format ?? .zstd).suffix), input: input))
+            destination = .file(
+                try placed(
+                    OutputName.compressed(for: input, suffix: (compressionFlags.format ?? .zstd).suffix), input: input))
         } else {
             destination = .file(try placed(try OutputName.decompressed(for: input), input: input))
         }

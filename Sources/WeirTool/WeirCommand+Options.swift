@@ -115,7 +115,8 @@ struct CompressionFlags: ParsableArguments {
     @Option(name: .customLong("fast"), help: ArgumentHelp(HelpText.fast, valueName: "N"))
     var fast: Int?
 
-    @Option(name: [.customShort("B"), .customLong("chunk-size")], help: ArgumentHelp(HelpText.chunkSize, valueName: "SIZE"))
+    @Option(
+        name: [.customShort("B"), .customLong("chunk-size")], help: ArgumentHelp(HelpText.chunkSize, valueName: "SIZE"))
     var chunkSize: ByteCount?
 
     @Flag(name: .customLong("adapt"), help: ArgumentHelp(HelpText.adapt))
@@ -148,7 +149,9 @@ struct CompressionFlags: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: ArgumentHelp(HelpText.rowMatchFinder))
     var rowMatchFinder: Bool?
 
-    @Option(name: .customLong("target-compressed-block-size"), help: ArgumentHelp(HelpText.targetCompressedBlockSize, valueName: "SIZE"))
+    @Option(
+        name: .customLong("target-compressed-block-size"),
+        help: ArgumentHelp(HelpText.targetCompressedBlockSize, valueName: "SIZE"))
     var targetCompressedBlockSize: ByteCount?
 
     @Flag(name: .customLong("show-default-cparams"), help: ArgumentHelp(HelpText.showDefaultCParams))
@@ -169,7 +172,9 @@ struct DecompressionFlags: ParsableArguments {
 
 /// Dictionaries and long-distance matching, as zstd spells them.
 struct DictionaryFlags: ParsableArguments {
-    @Option(name: [.customShort("D"), .customLong("dictionary")], help: ArgumentHelp(HelpText.dictionaryFile, valueName: "DICT"))
+    @Option(
+        name: [.customShort("D"), .customLong("dictionary")],
+        help: ArgumentHelp(HelpText.dictionaryFile, valueName: "DICT"))
     var dictionaryFile: String?
 
     @Flag(name: .customLong("no-dictID"), help: ArgumentHelp(HelpText.noDictionaryID))
@@ -205,7 +210,9 @@ struct ResourceFlags: ParsableArguments {
     @Flag(name: .customLong("verify"), help: ArgumentHelp(HelpText.verify))
     var verify = false
 
-    @Option(name: [.customShort("M"), .customLong("memory"), .customLong("memlimit"), .customLong("memlimit-decompress")], help: ArgumentHelp(HelpText.memory, valueName: "SIZE"))
+    @Option(
+        name: [.customShort("M"), .customLong("memory"), .customLong("memlimit"), .customLong("memlimit-decompress")],
+        help: ArgumentHelp(HelpText.memory, valueName: "SIZE"))
     var memory: ByteCount?
 
     @Flag(inversion: .prefixedNo, help: ArgumentHelp(HelpText.mmap))

@@ -51,7 +51,8 @@ extension WeirCommand {
                                                    cancellation: signals.cancellation)
             } else {
                 guard list.isAscending else {
-                    console.error("\(FileName.displayed(inputName)): from a stream, the ranges must be in increasing order")
+                    console.error(
+                        "\(FileName.displayed(inputName)): from a stream, the ranges must be in increasing order")
                     return 1
                 }
                 let stream: Descriptor
@@ -89,9 +90,11 @@ extension WeirCommand {
                                     statistics: statistics, level: nil, chunkBytes: nil))
         } else if messageFlags.verbose > 0 {
             let frames = outcome.frames.map { " of \($0)" } ?? ""
-            console.write("\(FileName.displayed(inputName)): \(outcome.bytesOut) bytes in \(ranges.count) range"
-                          + "\(ranges.count == 1 ? "" : "s"), \(outcome.framesRead) frame\(outcome.framesRead == 1 ? "" : "s")"
-                          + "\(frames) read\n")
+            console.write(
+                "\(FileName.displayed(inputName)): \(outcome.bytesOut) bytes in \(ranges.count) range"
+                    + "\(ranges.count == 1 ? "" : "s"), "
+                    + "\(outcome.framesRead) frame\(outcome.framesRead == 1 ? "" : "s")"
+                    + "\(frames) read\n")
         }
         return 0
     }

@@ -15,7 +15,8 @@ extension WeirCommand {
         case .trainCover: return .cover(facts.coverLists.last.flatMap(TrainingParameterList.cover) ?? .init())
         case .trainFastCover:
             return .fastCover(facts.fastCoverLists.last.flatMap(TrainingParameterList.fastCover) ?? .init())
-        case .trainLegacy: return .legacy(selectivity: facts.legacyLists.last.flatMap(TrainingParameterList.legacy) ?? 9)
+        case .trainLegacy:
+            return .legacy(selectivity: facts.legacyLists.last.flatMap(TrainingParameterList.legacy) ?? 9)
         case .train, .compress, .decompress, .test, .list, .index, .benchmark: return .zstdDefault
         }
     }
@@ -31,7 +32,8 @@ extension WeirCommand {
             builder: dictionaryBuilder,
             maximumSize: dictionaryFlags.maxDictionary?.bytes ?? DictionaryTraining.defaultMaximumSize,
             dictionaryID: UInt32(clamping: dictionaryFlags.dictionaryID?.bytes ?? 0),
-            compressionLevel: compressionFlags.fast.map { -min($0, -Zstd.minLevel) } ?? compressionFlags.level ?? Zstd.defaultLevel,
+            compressionLevel: compressionFlags.fast.map { -min($0, -Zstd.minLevel) } ?? compressionFlags.level
+                ?? Zstd.defaultLevel,
             threads: threads == 0 ? CoreCount.logical : threads,
             sampleSize: compressionFlags.chunkSize.flatMap { $0.bytes == 0 ? nil : $0.bytes },
             memoryLimit: resourceFlags.memory.flatMap { $0.bytes == 0 ? nil : $0.bytes })
@@ -66,7 +68,8 @@ extension WeirCommand {
         }
         if flags.operation.isTraining, let sampleSize = compressionFlags.chunkSize?.bytes,
            sampleSize > TrainingSamples.maximumSampleSize {
-            throw ValidationError("-B \(sampleSize): training samples are at most \(TrainingSamples.maximumSampleSize) bytes (128K).")
+            throw ValidationError(
+                "-B \(sampleSize): training samples are at most \(TrainingSamples.maximumSampleSize) bytes (128K).")
         }
     }
 
@@ -86,7 +89,8 @@ extension WeirCommand {
             }
             let samples = try TrainingSamples.load(paths: inputs, for: training, dictionaryPath: path)
             for warning in samples.warnings { console.warning(warning) }
-            let (dictionary, builder) = try DictionaryTrainer.train(samples.buffer, sizes: samples.sizes, training, path: path)
+            let (dictionary, builder) = try DictionaryTrainer.train(
+                samples.buffer, sizes: samples.sizes, training, path: path)
             if messageFlags.quiet == 0, training.builder.optimizes {
                 console.write(TrainingParameterList.chosen(builder))
             }

@@ -8,7 +8,9 @@ extension WeirCommand {
     mutating func validate() throws {
         let training = operationFlags.operation.isTraining
         if let long = dictionaryFlags.long, !CompressionOptions.longWindowLogs.contains(long) {
-            throw ValidationError("--long=\(long): the window log must be between \(CompressionOptions.longWindowLogs.lowerBound) and \(CompressionOptions.longWindowLogs.upperBound).")
+            let logs = CompressionOptions.longWindowLogs
+            throw ValidationError(
+                "--long=\(long): the window log must be between \(logs.lowerBound) and \(logs.upperBound).")
         }
         try validateTraining()
         // As zstd (zstdcli.c): a patch's old file is one file, not a dictionary too.
@@ -75,7 +77,8 @@ extension WeirCommand {
             }
             if outputFlags.removeInput || operationFlags.recursive || outputFlags.outputDirFlat != nil
                 || outputFlags.outputDirMirror != nil {
-                throw ValidationError("--range reads one input to one output: it cannot go with --rm, -r or an output folder.")
+                throw ValidationError(
+                    "--range reads one input to one output: it cannot go with --rm, -r or an output folder.")
             }
         }
         if let priority = benchmarkFlags.priority, priority != "rt" {
@@ -89,14 +92,16 @@ extension WeirCommand {
             case .compress, .benchmark: break
             case .decompress, .test:
                 if resourceFlags.check == false {
-                    throw ValidationError("--verify checks what is decoded against the content checksums: it cannot go with --no-check.")
+                    throw ValidationError(
+                        "--verify checks what is decoded against the content checksums: it cannot go with --no-check.")
                 }
             case .list, .index, .train, .trainCover, .trainFastCover, .trainLegacy:
                 throw ValidationError("--verify checks compressed or decompressed data: it goes with -z, -d, -t or -b.")
             }
         }
         if compressionFlags.showDefaultCParams, operationFlags.operation != .compress {
-            throw ValidationError("--show-default-cparams shows compression parameters: it cannot go with -d, -t, -l or --train.")
+            throw ValidationError(
+                "--show-default-cparams shows compression parameters: it cannot go with -d, -t, -l or --train.")
         }
     }
 
@@ -113,7 +118,8 @@ extension WeirCommand {
         }
         // zstd's rule (FIO_setAdaptiveMode): adapting needs its worker threads.
         if compressionFlags.adapt, resourceFlags.singleThread, operationFlags.operation == .compress {
-            throw ValidationError("--adapt cannot go with --single-thread: adaptive mode is not compatible with single thread mode.")
+            throw ValidationError(
+                "--adapt cannot go with --single-thread: adaptive mode is not compatible with single thread mode.")
         }
     }
 }

@@ -141,7 +141,8 @@ struct WeirCommand: ParsableCommand {
             do throws(WeirError) {
                 try ZstdTrace.start(path: trace)
             } catch {
-                Console(quietness: messageFlags.quiet, verbosity: messageFlags.verbose).error(CommandHint.message(for: error))
+                Console(quietness: messageFlags.quiet, verbosity: messageFlags.verbose).error(
+                    CommandHint.message(for: error))
                 return 1
             }
         }
@@ -163,13 +164,15 @@ struct WeirCommand: ParsableCommand {
             return failed ? 1 : 0
         }
         let status = switch operationFlags.operation {
-        case .list: ListReport(files: inputs, verbose: messageFlags.verbose > 0, console: console).run() == 0 ? Int32(0) : 1
+            case .list:
+                ListReport(files: inputs, verbose: messageFlags.verbose > 0, console: console).run() == 0 ? Int32(0) : 1
         case .train, .trainCover, .trainFastCover, .trainLegacy: trainDictionary(inputs, console: console)
         case .benchmark: benchmark(inputs, console: console)
         case .index: index(inputs, console: console)
         case .compress, .decompress, .test:
             // A `where` after two patterns would guard only the second.
-            decompressionFlags.ranges.isEmpty ? process(inputs, console: console) : extractRanges(inputs, console: console)
+                decompressionFlags.ranges.isEmpty
+                    ? process(inputs, console: console) : extractRanges(inputs, console: console)
         }
         // Those no file's report told (-o, ranges, a dictionary); none in JSON's stream.
         if !messageFlags.json { console.staleTemporaries() }
@@ -191,7 +194,9 @@ struct WeirCommand: ParsableCommand {
             shared = opened
         }
         if let root = outputFlags.outputDirMirror, operationKind != .test, !standardOutputRequested, outputFile == nil {
-            for error in MirrorFolders.create(for: inputs, root: root) { console.error(CommandHint.message(for: error)) }
+            for error in MirrorFolders.create(for: inputs, root: root) {
+                console.error(CommandHint.message(for: error))
+            }
         }
         let signals = SignalHandler(console: console)
         signals.install()
@@ -213,7 +218,9 @@ struct WeirCommand: ParsableCommand {
         }
         if outputFlags.outputDirFlat != nil, outputFlags.outputDirMirror == nil, messageFlags.quiet == 0 {
             for name in NameCollisions.flat(inputs) {
-                console.warning("two files have the same name \(FileName.displayed(name)): --output-dir-flat writes one output for both")
+                console.warning(
+                    "two files have the same name \(FileName.displayed(name)): "
+                        + "--output-dir-flat writes one output for both")
             }
         }
         reporter.finish(cancelled: signals.cancellation.isCancelled)

@@ -236,7 +236,9 @@ public struct CompressionOptions: Sendable, Equatable {
         fitted.chunkSize = min(Self.maximumChunkSize, (max(1, size ?? chunkSize) + 0xFFFF) & ~0xFFFF)
         let window = reference.windowLog(newSize: size)
         if longWindowLog != nil
-            || PatchReference.needsLongDistance(level: level, windowLog: window, newSize: size, oldSize: reference.count) {
+            || PatchReference.needsLongDistance(
+                level: level, windowLog: window, newSize: size, oldSize: reference.count)
+        {
             fitted.longWindowLog = max(longWindowLog ?? 0, window)
         } else if fitted.parameters.windowLog == nil {
             fitted.parameters.windowLog = window
@@ -298,7 +300,8 @@ public struct CompressionOptions: Sendable, Equatable {
     /// ``adaptiveLevels``, each frame's own).
     package func windowLog(atLevel level: Int) -> Int? {
         if let longWindowLog { return longWindowLog }
-        guard chunkSize > 1 << 21, (20 ..< 22).contains(CompressionParameters().resolved(level: level, size: nil).windowLog)
+        guard chunkSize > 1 << 21,
+            (20..<22).contains(CompressionParameters().resolved(level: level, size: nil).windowLog)
         else { return nil }
         return 22
     }

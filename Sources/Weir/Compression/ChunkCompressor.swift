@@ -65,7 +65,9 @@ struct ChunkCompressor: Sendable {
             try run.reader.checkUnchanged()
             let frame = UnsafeRawBufferPointer(start: buffer, count: size)
             if let verifier = context.verifier {
-                if number == damagedFrame { FrameVerifier.damage(UnsafeMutableRawBufferPointer(start: buffer, count: size)) }
+                if number == damagedFrame {
+                    FrameVerifier.damage(UnsafeMutableRawBufferPointer(start: buffer, count: size))
+                }
                 try verifier.check(frame, against: data ?? DispatchData.empty, frame: firstFrame + number,
                                    offset: offset, path: inputName)
             }

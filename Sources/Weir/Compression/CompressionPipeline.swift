@@ -209,7 +209,9 @@ package final class CompressionPipeline: Sendable {
                     context.consumed = consumed
                     context.member?.consumed = consumed
                 }
-                if options.verify { context.verifier = try FrameVerifier(dictionary: options.dictionary, path: inputName) }
+                if options.verify {
+                    context.verifier = try FrameVerifier(dictionary: options.dictionary, path: inputName)
+                }
                 return context
             },
             onContextFailure: { control.fail($0) })
@@ -237,7 +239,9 @@ package final class CompressionPipeline: Sendable {
                 let chunk: (data: DispatchData, endOfInput: Bool)
                 do throws(WeirError) {
                     if chunker != nil {
-                        chunk = try chunker!.next { (length) throws(WeirError) in try reader.start(length: length).wait() }
+                        chunk = try chunker!.next { (length) throws(WeirError) in
+                            try reader.start(length: length).wait()
+                        }
                     } else {
                         chunk = try reader.start().wait()
                     }

@@ -54,7 +54,8 @@ package final class SmallFileCompressor {
         // One byte more than the size: a file that grew since fstat is not cut short silently.
         let got = try input.withUnsafeMutableBytes { buffer in
             Result { () throws(WeirError) in
-                try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<(size + 1)]), at: 0, operation: .read)
+                try file.read(
+                    into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<(size + 1)]), at: 0, operation: .read)
             }
         }.get()
         guard got == size else {
@@ -89,7 +90,9 @@ package final class SmallFileCompressor {
     private func verify(frameSize: Int, size: Int, options: CompressionOptions, path: String) throws(WeirError) {
         if verifier == nil { verifier = try FrameVerifier(dictionary: nil, path: path) }
         if options.damagedFrameForTesting == 0 {
-            output.withUnsafeMutableBytes { FrameVerifier.damage(UnsafeMutableRawBufferPointer(rebasing: $0[..<frameSize])) }
+            output.withUnsafeMutableBytes {
+                FrameVerifier.damage(UnsafeMutableRawBufferPointer(rebasing: $0[..<frameSize]))
+            }
         }
         try input.withUnsafeBytes { source in
             output.withUnsafeBytes { frame in
@@ -109,8 +112,9 @@ package final class SmallFileCompressor {
            previous.resolvedWindowLog == options.resolvedWindowLog, previous.parameters == options.parameters {
             return context
         }
-        let made = try CompressionContext(level: options.level, checksum: options.checksum, contentSize: options.contentSize,
-                                          windowLog: options.resolvedWindowLog, parameters: options.parameters, path: path)
+        let made = try CompressionContext(
+            level: options.level, checksum: options.checksum, contentSize: options.contentSize,
+            windowLog: options.resolvedWindowLog, parameters: options.parameters, path: path)
         context = made
         contextOptions = options
         return made

@@ -160,15 +160,19 @@ package final class DecompressionPipeline: Sendable {
         let frames = Locked(0)
         let kind = input.kind
         // One digested dictionary for every decoder, made before any channel opens.
-        let dictionary = try options.dictionary.map { dictionary throws(WeirError) in try DecompressionDictionary(dictionary) }
+        let dictionary = try options.dictionary.map { dictionary throws(WeirError) in
+            try DecompressionDictionary(dictionary)
+        }
 
         // A written piece's buffer stays in the budget until it is back in
         // its pool; after a failure, cancelling the budget wakes the thread.
         let frameLog = partial.map { DecodedFrameLog(partial: $0) }
-        let run = PipelineRun(control: control, input: input, kind: kind, inputName: inputName, readSize: options.readSize,
-                              mapFiles: options.mapInput, sizesReadBuffers: options.sizesReadBuffers, output: output, outputName: outputName, sparse: options.sparse,
-                              observer: observer, onWritten: { frameLog?.pieceWritten($0, size: $1) },
-                              wake: { budget.cancel() })
+        let run = PipelineRun(
+            control: control, input: input, kind: kind, inputName: inputName, readSize: options.readSize,
+            mapFiles: options.mapInput, sizesReadBuffers: options.sizesReadBuffers, output: output,
+            outputName: outputName, sparse: options.sparse,
+            observer: observer, onWritten: { frameLog?.pieceWritten($0, size: $1) },
+            wake: { budget.cancel() })
         let reader = run.reader
         let pool = WorkerPool<DecompressionContext>(
             width: options.resolvedThreads, label: "weir.decompress",

@@ -83,7 +83,8 @@ final class FrameFeeder {
         guard index != grownAt else { return }
         grownAt = index
         guard contentSize <= UInt64(Int.max),
-              let grown = session.options.budget(forFrame: Int(contentSize)), grown > session.budget.limit else { return }
+            let grown = session.options.budget(forFrame: Int(contentSize)), grown > session.budget.limit
+        else { return }
         session.budget.raise(to: grown)
         frameLimit = max(frameLimit, DecompressionOptions.parallelFrameLimit(budget: grown))
     }

@@ -143,8 +143,9 @@ extension WeirError {
     /// An output that is the input `path`; `output` names it when the
     /// message is about the input.
     package static func sameFile(path: String, output: String? = nil) -> WeirError {
-        WeirError(.sameFile, path: path, operation: .create, lead: nil,
-                  detail: output.map { "output \(FileName.displayed($0)) is the input file" } ?? "output is the input file")
+        WeirError(
+            .sameFile, path: path, operation: .create, lead: nil,
+            detail: output.map { "output \(FileName.displayed($0)) is the input file" } ?? "output is the input file")
     }
 
     /// An input that is also the dictionary (`-D`), which zstd refuses too.
@@ -157,17 +158,20 @@ extension WeirError {
 
     /// An input to decompress whose suffix gives no output name.
     static func unknownSuffix(path: String) -> WeirError {
-        WeirError(.unknownSuffix, path: path, operation: .nameOutput, lead: nil,
-                  detail: "unknown suffix (expected .zst, .zstd, .tzst, .gz, .tgz, .xz, .txz, .lzma, .lz4 or .tlz4)", hint: .nameOutput)
+        WeirError(
+            .unknownSuffix, path: path, operation: .nameOutput, lead: nil,
+            detail: "unknown suffix (expected .zst, .zstd, .tzst, .gz, .tgz, .xz, .txz, .lzma, .lz4 or .tlz4)",
+            hint: .nameOutput)
     }
 
     // MARK: terminal
 
     /// Standard input on a terminal, without `-f`.
     package static func terminalInput(path: String, compressing: Bool) -> WeirError {
-        WeirError(.terminal, path: path, operation: .read, lead: nil,
-                  detail: compressing ? "stdin is a terminal, aborting" : "will not read compressed data from a terminal",
-                  hint: .forceRead)
+        WeirError(
+            .terminal, path: path, operation: .read, lead: nil,
+            detail: compressing ? "stdin is a terminal, aborting" : "will not read compressed data from a terminal",
+            hint: .forceRead)
     }
 
     /// Compressed output to a terminal, without `-c` or `-f`.
@@ -249,9 +253,11 @@ extension WeirError {
     /// Fewer samples than a dictionary can be learnt from (`count` of
     /// `minimum`), worded as zstd does ("nb of samples too low").
     package static func tooFewSamples(path: String, count: Int, minimum: Int) -> WeirError {
-        WeirError(.library, path: path, operation: .train, lead: nil,
-                  detail: "nb of samples too low: \(count) sample\(count == 1 ? "" : "s"), training needs at least \(minimum)",
-                  hint: .moreSamples)
+        WeirError(
+            .library, path: path, operation: .train, lead: nil,
+            detail:
+                "nb of samples too low: \(count) sample\(count == 1 ? "" : "s"), training needs at least \(minimum)",
+            hint: .moreSamples)
     }
 
     /// libzstd could not learn a dictionary: `name` is its error's
@@ -296,9 +302,10 @@ extension WeirError {
     /// A range of the content that ends past its `size` bytes.
     static func outOfRange(path: String, range: Range<Int>, size: Int) -> WeirError {
         let which = range.lowerBound > size ? "starts" : "ends"
-        return WeirError(.outOfRange, path: path, operation: .read, lead: nil,
-                         detail: "the range \(range.lowerBound):\(range.upperBound) \(which) past the end of the content "
-                             + "(\(size) bytes)")
+        return WeirError(
+            .outOfRange, path: path, operation: .read, lead: nil,
+            detail: "the range \(range.lowerBound):\(range.upperBound) \(which) past the end of the content "
+                + "(\(size) bytes)")
     }
 
     // MARK: unusablePath
@@ -360,7 +367,9 @@ extension WeirError {
             return WeirError(.memoryLimit, path: path, operation: operation, lead: nil,
                              detail: "\(format.rawValue): \(text)", hint: .raiseWindowLimit)
         }
-        if operation == .compress || code == LZMA_MEM_ERROR { return formatLibrary(format, path: path, operation: operation, text) }
+        if operation == .compress || code == LZMA_MEM_ERROR {
+            return formatLibrary(format, path: path, operation: operation, text)
+        }
         return formatCorrupt(format, path: path, operation: operation, text, offset: offset)
     }
 }

@@ -154,8 +154,10 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
     }
 
     /// Creates an error with the given reason, as it is.
-    package init(_ kind: Kind, path: String, operation: Operation, reason: String, frame: Int? = nil, offset: Int? = nil,
-                cause: WeirError? = nil) {
+    package init(
+        _ kind: Kind, path: String, operation: Operation, reason: String, frame: Int? = nil, offset: Int? = nil,
+        cause: WeirError? = nil
+    ) {
         self.init(kind, path: path, operation: operation, lead: nil, detail: reason, frame: frame, offset: offset,
                   cause: cause)
     }

@@ -38,7 +38,8 @@ package enum GzipMember {
                                12, 0] + subfieldID + [8, 0] + littleEndian(UInt64(size), bytes: 8)
         header.withUnsafeBytes { UnsafeMutableRawBufferPointer(start: base, count: headerSize).copyMemory(from: $0) }
         let crc = libdeflate_crc32(0, input.baseAddress, input.count)
-        let trailer = littleEndian(UInt64(crc), bytes: 4) + littleEndian(UInt64(truncatingIfNeeded: input.count), bytes: 4)
+        let trailer =
+            littleEndian(UInt64(crc), bytes: 4) + littleEndian(UInt64(truncatingIfNeeded: input.count), bytes: 4)
         trailer.withUnsafeBytes {
             UnsafeMutableRawBufferPointer(start: base + headerSize + deflated, count: trailerSize).copyMemory(from: $0)
         }

@@ -65,8 +65,9 @@ struct GzipMemberScan {
             if code == LIBDEFLATE_SUCCESS && consumed == member.size && produced == member.content { return .confirmed }
             // Not where the field says: the member as gzip reads it.
             return Self.wholeMember(rest, with: inflater, from: max(member.content, 1 << 16), limit: frameLimit) {
-                .formatCorrupt(.gzip, path: path, operation: operation, "the member does not inflate to its size and CRC",
-                               offset: member.start)
+                .formatCorrupt(
+                    .gzip, path: path, operation: operation, "the member does not inflate to its size and CRC",
+                    offset: member.start)
             }
         }
     }

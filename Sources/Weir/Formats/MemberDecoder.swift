@@ -70,7 +70,9 @@ final class MemberDecoder {
             } else {
                 // 16 + 15: a gzip header and trailer around a window of 32 KiB.
                 let code = zlibReady ? inflateReset(zlib) : weir_inflate_init(zlib, 16 + 15)
-                guard code == Z_OK else { throw .outOfMemory(path: path, operation: operation, creating: "a gzip decoder") }
+                guard code == Z_OK else {
+                    throw .outOfMemory(path: path, operation: operation, creating: "a gzip decoder")
+                }
                 zlibReady = true
             }
         case .lz4:

@@ -95,7 +95,8 @@ final class MixedStreamDecoder {
             if !inMember {
                 if magicCount == 0 { memberStart = position + consumed }
                 let take = min(magic.count - magicCount, input.count - consumed)
-                magic.baseAddress!.advanced(by: magicCount).copyMemory(from: input.baseAddress! + consumed, byteCount: take)
+                magic.baseAddress!.advanced(by: magicCount).copyMemory(
+                    from: input.baseAddress! + consumed, byteCount: take)
                 magicCount += take
                 consumed += take
                 guard magicCount == magic.count else { break }

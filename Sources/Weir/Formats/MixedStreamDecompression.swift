@@ -52,8 +52,9 @@ final class MixedStreamDecompression: Sendable {
         // A regular file is mapped whole, as one piece: ISA-L's inflate then
         // decodes it (MemberDecoder); its pages are read as they are touched.
         let whole = options.mapInput ? kind.size.flatMap { $0 > 0 ? $0 : nil } : nil
-        let run = ends.run(control: control, kind: kind, readSize: whole ?? options.readSize,
-                           mapFiles: options.mapInput, sizesReadBuffers: options.sizesReadBuffers, sparse: options.sparse)
+        let run = ends.run(
+            control: control, kind: kind, readSize: whole ?? options.readSize,
+            mapFiles: options.mapInput, sizesReadBuffers: options.sizesReadBuffers, sparse: options.sparse)
         let reader = run.reader
         let (options, inputName, operation) = (self.options, ends.inputName, self.operation)
         let totals = Locked((bytesIn: 0, frames: 0))

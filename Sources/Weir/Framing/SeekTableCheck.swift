@@ -135,8 +135,10 @@ struct SeekTableCheck: Sendable {
             mismatch = Mismatch(entry: index, detail: "entry \(index) lists \(listed) bytes of content, but frame "
                                     + "\(frame.index) at offset \(frame.offset) declares \(declared)")
         } else if hasChecksums, let checksum = frame.contentChecksum, checksum != entry.checksum {
-            mismatch = Mismatch(entry: index, detail: "entry \(index) lists the checksum \(FrameScanner.hex(entry.checksum)), "
-                                    + "but frame \(frame.index) at offset \(frame.offset) ends with \(FrameScanner.hex(checksum))")
+            mismatch = Mismatch(
+                entry: index,
+                detail: "entry \(index) lists the checksum \(FrameScanner.hex(entry.checksum)), "
+                    + "but frame \(frame.index) at offset \(frame.offset) ends with \(FrameScanner.hex(checksum))")
         } else if frame.header.contentSize == nil {
             return Expectation(entry: index, size: listed)
         }
@@ -175,8 +177,10 @@ struct SeekTableCheck: Sendable {
         if let last = lastFrame, offset == nil || last.offset + last.compressedSize == offset {
             return Self.compressedSize(entry: index, listed: Int(entries[index].compressedSize), frame: last)
         }
-        return Mismatch(entry: index, detail: "entry \(index) lists a compressed size of \(entries[index].compressedSize) "
-                            + "bytes, which puts no frame where the next one starts")
+        return Mismatch(
+            entry: index,
+            detail: "entry \(index) lists a compressed size of \(entries[index].compressedSize) "
+                + "bytes, which puts no frame where the next one starts")
     }
 
     private static func compressedSize(entry: Int, listed: Int, frame: FrameBoundary) -> Mismatch {

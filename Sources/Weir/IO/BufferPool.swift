@@ -30,8 +30,9 @@ final class BufferPool: Sendable {
     private let keep: Int
     private let idle = Locked<[IdleBuffer]>([])
     private let tally: MappedTally?
-    /// A mapped buffer in the idle list.
-    private struct IdleBuffer: @unchecked Sendable {  // a pointer: idle, nobody's; leaves the list, locked, to one taker
+    /// A mapped buffer in the idle list. Sendable by hand: a pointer that is
+    /// idle, nobody's, and leaves the list, locked, to one taker.
+    private struct IdleBuffer: @unchecked Sendable {
         let address: UnsafeMutableRawPointer
     }
     private let onIdle: (@Sendable () -> Void)?

@@ -62,8 +62,10 @@ final class ChunkReader: @unchecked Sendable {  // DispatchIO: thread-safe, not 
     ///     to this channel's deliveries (``DispatchIOTuning``).
     ///   - onBytes: called with the size of every piece read (for progress);
     ///     must be cheap.
-    init(input: Descriptor, kind: InputKind, chunkSize: Int, mapFiles: Bool = true, live: Bool = false,
-         sizesReadBuffers: Bool = false, cleanup: DispatchGroup, onBytes: @escaping @Sendable (Int) -> Void = { _ in }) {
+    init(
+        input: Descriptor, kind: InputKind, chunkSize: Int, mapFiles: Bool = true, live: Bool = false,
+        sizesReadBuffers: Bool = false, cleanup: DispatchGroup, onBytes: @escaping @Sendable (Int) -> Void = { _ in }
+    ) {
         self.path = input.path
         self.chunkSize = chunkSize
         self.onBytes = onBytes

@@ -109,7 +109,8 @@ final class OrderedWriter: @unchecked Sendable {  // DispatchIO and DispatchSour
         channel.setLimit(lowWater: Int.max)
         if let status, status.isFIFO || status.isSocket {
             let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.schedule(deadline: .now() + .milliseconds(50), repeating: .milliseconds(50), leeway: .milliseconds(20))
+            timer.schedule(
+                deadline: .now() + .milliseconds(50), repeating: .milliseconds(50), leeway: .milliseconds(20))
             timer.setEventHandler { [weak self] in self?.checkHangup() }
             timer.activate()
             hangupTimer = timer

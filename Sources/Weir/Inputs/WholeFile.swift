@@ -12,7 +12,9 @@ package enum WholeFile {
     /// - Returns: the bytes, and the file's whole size.
     /// - Throws: ``WeirError`` `.system` when it cannot be opened or read,
     ///   `.notRegularFile` when it is not a regular file.
-    package static func read(_ path: String, limit: Int = .max, operation: WeirError.Operation) throws(WeirError) -> (bytes: [UInt8], size: Int) {
+    package static func read(
+        _ path: String, limit: Int = .max, operation: WeirError.Operation
+    ) throws(WeirError) -> (bytes: [UInt8], size: Int) {
         let file = try Descriptor.openForReading(path, operation: operation)
         defer { file.close() }
         let status = try file.status(operation: operation)

@@ -90,10 +90,18 @@ struct CommitGroup: Sendable {
             let key = byFolder ? "folder " + output.folder : "device \(output.device)"
             if synced[key] == nil {
                 do throws(WeirError) {
-                    if byFolder { try DiskSync.folder(output.folder) } else { try DiskSync.fileSystem(holding: output.folder) }
+                    if byFolder {
+                        try DiskSync.folder(output.folder)
+                    } else {
+                        try DiskSync.fileSystem(holding: output.folder)
+                    }
                     synced[key] = .some(nil)
                 } catch {
-                    if case .system(let code) = error.kind { synced[key] = .some(code) } else { synced[key] = .some(EIO) }
+                    if case .system(let code) = error.kind {
+                        synced[key] = .some(code)
+                    } else {
+                        synced[key] = .some(EIO)
+                    }
                 }
             }
             if let code = synced[key]! {

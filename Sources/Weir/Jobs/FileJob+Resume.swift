@@ -50,9 +50,12 @@ extension FileJob {
     /// first byte, ``PartialOutput/minimumFrames`` of them or more.
     private static func isWeirsOwn(_ input: Descriptor, size: Int) -> Bool {
         guard let first = try? input.read(count: 4, at: 0, operation: .read), FrameHeader.startsFrame(first),
-              let table = try? SeekTable.decode(fileSize: size, path: input.path, reading: { count, offset throws(WeirError) in
-                  try input.read(count: count, at: offset, operation: .readSeekTable)
-              }) else { return false }
+            let table = try? SeekTable.decode(
+                fileSize: size, path: input.path,
+                reading: { count, offset throws(WeirError) in
+                    try input.read(count: count, at: offset, operation: .readSeekTable)
+                })
+        else { return false }
         return table.dataStart == 0 && table.entries.count >= PartialOutput.minimumFrames
     }
 

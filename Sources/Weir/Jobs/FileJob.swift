@@ -77,7 +77,9 @@ package struct FileJob: Sendable {
     package func run(observer: ProgressObserver? = nil, cancellation: Cancellation? = nil,
                      sync: Bool = true) throws(WeirError) -> Statistics {
         let commits = CommitQueue(sync: sync)
-        commits.add(0, Result { () throws(WeirError) in try process(observer: observer, cancellation: cancellation, sync: sync) })
+        commits.add(
+            0,
+            Result { () throws(WeirError) in try process(observer: observer, cancellation: cancellation, sync: sync) })
         return try commits.commitAll()[0].outcome.get()
     }
 
@@ -158,7 +160,9 @@ package struct FileJob: Sendable {
         /// A job that ``SmallFileCompressor`` does: compressing a regular
         /// file that makes one frame into a file, not cancelled, nor
         /// streamed as zstd streams standard input (the pipeline does that).
-        func small(_ operation: Operation, cancellation: Cancellation?) -> (options: CompressionOptions, size: Int, output: OutputFile)? {
+        func small(
+            _ operation: Operation, cancellation: Cancellation?
+        ) -> (options: CompressionOptions, size: Int, output: OutputFile)? {
             // The size of a file that can be trusted (not procfs's 0): the
             // small path reads that many bytes.
             guard case .compress(let options) = operation, !options.streamsSoleFrame, let outputFile, let inputStatus,

@@ -57,7 +57,8 @@ package enum FinishedOutput {
     private static func soleFrame(in file: Descriptor, size: Int, decodesTo content: Int,
                                   verifier: FrameVerifier) -> Bool {
         guard size <= largestSoleFrame, content <= largestSoleFrame,
-              let bytes = try? file.read(count: size, at: 0, operation: .read), bytes.count == size else { return false }
+            let bytes = try? file.read(count: size, at: 0, operation: .read), bytes.count == size
+        else { return false }
         return bytes.withUnsafeBytes { frame in
             guard let header = FrameHeader(startOf: frame), header.kind == .zstd,
                   header.contentSize == UInt64(content) else { return false }

@@ -19,7 +19,8 @@ import Glibc
 /// to `path` — without `force` by `renameat2(RENAME_NOREPLACE)`, so a file
 /// that appeared meanwhile is never replaced; with `force` by one `rename`
 /// over the old file, so the name holds the old file or the new one, never
-/// neither (with `--no-sync`, the old file is removed just before). ``discard()`` removes the temporary file. A failure, a signal, a
+/// neither (with `--no-sync`, the old file is removed just before).
+/// ``discard()`` removes the temporary file. A failure, a signal, a
 /// crash or (data synced before the rename) a power cut never leaves a
 /// partial file under the real name.
 ///
@@ -233,7 +234,8 @@ package final class OutputFile: Sendable {
             if !synced, let existing = FileStatus.of(path: path), existing.isRegularFile {
                 FileName.withCString(path, unlink)
             }
-            let renamed = FileName.withCString(temporaryPath) { from in FileName.withCString(path) { rename(from, $0) } }
+            let renamed = FileName.withCString(temporaryPath) { from in FileName.withCString(path) { rename(from, $0) }
+            }
             if renamed != 0 {
                 let code = errno
                 removeTemporary(temporaryPath)

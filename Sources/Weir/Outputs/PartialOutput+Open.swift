@@ -27,8 +27,10 @@ extension PartialOutput {
     ///     the `.part` (``Check``).
     /// - Throws: ``WeirError`` when another weir holds the `.part`, or a
     ///   file cannot be created or read.
-    package static func open(for path: String, identity: String, options: String, holds: Holds = .frames,
-                             dictionary: ZstdDictionary?, input: Descriptor? = nil) throws(WeirError) -> PartialOutput? {
+    package static func open(
+        for path: String, identity: String, options: String, holds: Holds = .frames,
+        dictionary: ZstdDictionary?, input: Descriptor? = nil
+    ) throws(WeirError) -> PartialOutput? {
         let (partPath, recordPath) = Self.hiddenPaths(for: path)
         let folder = OutputFile.folder(of: path)
         let partKind = NameKind(at: partPath), recordKind = NameKind(at: recordPath)
@@ -201,7 +203,8 @@ extension PartialOutput {
            name.suffix(record.count).elementsEqual(record) { return true }
         guard name.count > part.count, name.suffix(part.count).elementsEqual(part) else { return false }
         let folder = path.dropLast(name.count)
-        return FileStatus.exists(FileName.string(fromBytes: Array(folder) + Array(".".utf8) + name + Array(".resume".utf8)))
+        return FileStatus.exists(
+            FileName.string(fromBytes: Array(folder) + Array(".".utf8) + name + Array(".resume".utf8)))
     }
 
     /// Whether `name`, in the folder open as `directory`, is a record whose

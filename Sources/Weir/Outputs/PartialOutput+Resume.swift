@@ -23,13 +23,16 @@ extension PartialOutput {
         /// The resumed output.
         func partial(partPath: String, recordPath: String, holds: Holds, folder: String) -> PartialOutput {
             let totals = holds.totals(of: checkpoint)
-            return PartialOutput(partPath: partPath, recordPath: recordPath, descriptor: Descriptor(part, path: partPath),
-                                 start: .resumed(frames: checkpoint.frames, inputBytes: totals.input,
-                                                 outputBytes: totals.output),
-                                 holds: holds, kept: entries,
-                                 log: Log(record: record, hash: hash, frames: entries.count, outputBytes: totals.output,
-                                          inputBytes: totals.input, folderSynced: true),
-                                 folder: folder)
+            return PartialOutput(
+                partPath: partPath, recordPath: recordPath, descriptor: Descriptor(part, path: partPath),
+                start: .resumed(
+                    frames: checkpoint.frames, inputBytes: totals.input,
+                    outputBytes: totals.output),
+                holds: holds, kept: entries,
+                log: Log(
+                    record: record, hash: hash, frames: entries.count, outputBytes: totals.output,
+                    inputBytes: totals.input, folderSynced: true),
+                folder: folder)
         }
     }
 
@@ -92,7 +95,8 @@ extension PartialOutput {
             Glibc.close(record.fd)
             throw error
         }
-        return .resumed(Kept(part: part, record: record.fd, hash: hash, entries: parsed.entries, checkpoint: checkpoint))
+        return .resumed(
+            Kept(part: part, record: record.fd, hash: hash, entries: parsed.entries, checkpoint: checkpoint))
     }
 
     /// `path` opened for reading and writing when it is a regular file
@@ -100,7 +104,9 @@ extension PartialOutput {
     /// its status; nil otherwise.
     private static func openOwn(_ path: String) -> (fd: Int32, status: stat)? {
         var info = stat()
-        guard FileName.withCString(path, { lstat($0, &info) }) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard FileName.withCString(path, { lstat($0, &info) }) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            return nil
+        }
         let fd = FileName.withCString(path) { Glibc.open($0, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY) }
         guard fd >= 0 else { return nil }
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {

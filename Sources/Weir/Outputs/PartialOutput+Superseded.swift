@@ -26,7 +26,9 @@ extension PartialOutput {
         guard fstat(record, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size < 1 << 30,
               flock(record, LOCK_EX | LOCK_NB) == 0, isNamed(recordPath, info) else { return false }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        let got = bytes.withUnsafeMutableBytes { try? Descriptor(record, path: recordPath).read(into: $0, at: 0, operation: .read) }
+        let got = bytes.withUnsafeMutableBytes {
+            try? Descriptor(record, path: recordPath).read(into: $0, at: 0, operation: .read)
+        }
         guard got == bytes.count, bytes.starts(with: Array((ResumeRecord.magic + "\n").utf8)) else { return false }
         if let parsed = ResumeRecord.parse(bytes) { removePart(partPath, named: parsed.record.part) }
         return FileName.withCString(recordPath, unlink) == 0

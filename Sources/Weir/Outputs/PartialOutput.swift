@@ -195,9 +195,12 @@ package final class PartialOutput: Sendable {
         }
         // Once: the names of the `.part` and its record on disk too.
         if !state.folderSynced, (try? DiskSync.folder(folder)) == nil { return fail() }
-        let (text, hash) = ResumeRecord.append(entries[...], checkpoint: holds.checkpoint(frames: frames, output: output,
-                                                                                         input: input),
-                                               after: state.hash)
+        let (text, hash) = ResumeRecord.append(
+            entries[...],
+            checkpoint: holds.checkpoint(
+                frames: frames, output: output,
+                input: input),
+            after: state.hash)
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { text in
             Descriptor.retrying { Glibc.write(state.record, text.baseAddress, text.count) }

@@ -47,7 +47,8 @@ extension PartialOutput {
                 let compressed = Int(entry.compressedSize), decompressed = Int(entry.decompressedSize)
                 guard let frame = Self.read(frames, count: compressed, at: framesAt),
                       FrameHeader.startsFrame(frame) else { return "its frames are not where its record says" }
-                if let reason = check(frame, entry, index: index, contentAt: contentAt, part: part, verifier: verifier) {
+                if let reason = check(frame, entry, index: index, contentAt: contentAt, part: part, verifier: verifier)
+                {
                     return reason
                 }
                 framesAt += compressed

@@ -76,7 +76,8 @@ struct ResumeRecord: Equatable {
         for entry in entries {
             text += "frame \(entry.compressedSize) \(entry.decompressedSize) \(entry.checksum)\n"
         }
-        var lead = text + "checkpoint \(checkpoint.frames) \(checkpoint.compressedBytes) \(checkpoint.decompressedBytes) "
+        var lead =
+            text + "checkpoint \(checkpoint.frames) \(checkpoint.compressedBytes) \(checkpoint.decompressedBytes) "
         let hashed = Self.hash(Array(lead.utf8), from: hash)
         lead += "\(hashed)\n"
         return (lead, Self.hash(Array(lead.utf8), from: hash))
@@ -122,7 +123,9 @@ struct ResumeRecord: Equatable {
                   let compressed = Int(fields[2]), let decompressed = Int(fields[3]),
                   let stated = UInt64(fields[4]) else { break }
             let covered = Self.hash(Array(bytes[length..<(line.end - fields[4].utf8.count - 1)]), from: hash)
-            let compressedTotal = pending.reduce(record.checkpoint?.compressedBytes ?? 0) { $0 + Int($1.compressedSize) }
+            let compressedTotal = pending.reduce(record.checkpoint?.compressedBytes ?? 0) {
+                $0 + Int($1.compressedSize)
+            }
             let decompressedTotal = pending.reduce(record.checkpoint?.decompressedBytes ?? 0) {
                 $0 + Int($1.decompressedSize)
             }

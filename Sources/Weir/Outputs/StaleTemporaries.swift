@@ -43,7 +43,8 @@ package enum StaleTemporaries {
         let prefix = Array(".weir-".utf8)
         guard name.count == prefix.count + randomLength, name.starts(with: prefix) else { return false }
         return name.dropFirst(prefix.count).allSatisfy { byte in
-            (UInt8(ascii: "a") ... UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A") ... UInt8(ascii: "Z")).contains(byte)
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0") ... UInt8(ascii: "9")).contains(byte)
         }
     }

@@ -53,9 +53,10 @@ final class PipelineRun: Sendable {
         self.cleanup = cleanup
         switch input {
         case .descriptor(let file):
-            reader = ChunkReader(input: file, kind: kind, chunkSize: readSize, mapFiles: mapFiles, live: observer != nil,
-                                 sizesReadBuffers: sizesReadBuffers, cleanup: cleanup,
-                                 onBytes: { if countsReads { observer?.bytesRead($0) } })
+            reader = ChunkReader(
+                input: file, kind: kind, chunkSize: readSize, mapFiles: mapFiles, live: observer != nil,
+                sizesReadBuffers: sizesReadBuffers, cleanup: cleanup,
+                onBytes: { if countsReads { observer?.bytesRead($0) } })
         case .feed(let feed):
             reader = ChunkReader(feed: feed, path: inputName, chunkSize: readSize)
         }

@@ -12,8 +12,9 @@ extension FrameListing {
     static func seekTable(in file: Descriptor, fileSize: Int) throws(WeirError) -> SeekTable? {
         guard let table = try seekTableEntries(in: file, fileSize: fileSize) else { return nil }
         if table.dataStart < 0 {
-            throw SeekTable.corrupt("the seek table at offset \(table.tableOffset) describes \(table.compressedTotal) "
-                                    + "bytes of frames, more than the \(table.tableOffset) bytes before it", path: file.path)
+            throw SeekTable.corrupt(
+                "the seek table at offset \(table.tableOffset) describes \(table.compressedTotal) "
+                    + "bytes of frames, more than the \(table.tableOffset) bytes before it", path: file.path)
         }
         return table
     }

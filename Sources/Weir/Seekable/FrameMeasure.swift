@@ -161,7 +161,8 @@ package enum FrameMeasure {
 
         /// A frame read whole: decoded in one pass when its bound allows,
         /// else streamed from the bytes read.
-        private func measureWhole(_ frame: FrameListing.Frame, _ context: DecompressionContext) throws(WeirError) -> Int {
+        private func measureWhole(_ frame: FrameListing.Frame, _ context: DecompressionContext) throws(WeirError) -> Int
+        {
             let bytes = Self.grown(&input, to: frame.compressedSize)
             let got = try file.read(into: bytes, at: frame.offset, operation: .read)
             guard got == frame.compressedSize else {
@@ -196,7 +197,9 @@ package enum FrameMeasure {
 
         /// A frame too large to read whole: read, scanned and streamed a
         /// piece at a time.
-        private func measurePieces(_ frame: FrameListing.Frame, _ context: DecompressionContext) throws(WeirError) -> Int {
+        private func measurePieces(
+            _ frame: FrameListing.Frame, _ context: DecompressionContext
+        ) throws(WeirError) -> Int {
             context.reset()
             let buffer = Self.grown(&input, to: FrameDecoder.pieceSize)
             var scanner = FrameScanner(path: file.path, operation: .decompress)
@@ -242,7 +245,8 @@ package enum FrameMeasure {
         /// Throws unless a streamed frame gave the content its header
         /// declares, if it declares any (the check `ZSTD_decompressDCtx`
         /// makes, which streaming skips when the last block is empty).
-        private func checkDeclared(_ frame: FrameListing.Frame, _ header: FrameHeader, produced: Int) throws(WeirError) {
+        private func checkDeclared(_ frame: FrameListing.Frame, _ header: FrameHeader, produced: Int) throws(WeirError)
+        {
             if let declared = header.contentSize, declared != UInt64(produced) {
                 throw WeirError.corrupt(path: file.path, operation: .decompress,
                                         "declares \(declared) bytes of content but decodes to \(produced)",

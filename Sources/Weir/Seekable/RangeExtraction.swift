@@ -52,7 +52,9 @@ package enum RangeExtraction {
         do throws(WeirError) {
             for range in resolved {
                 outcome.framesRead += try reader.read(range) { piece throws(WeirError) in
-                    if cancellation?.isCancelled == true { throw WeirError.cancelled(path: path, operation: .decompress) }
+                    if cancellation?.isCancelled == true {
+                        throw WeirError.cancelled(path: path, operation: .decompress)
+                    }
                     try sink?.write(piece)
                     outcome.bytesOut += piece.count
                 }

@@ -217,7 +217,9 @@ public final class SeekableReader: Sendable {
     /// Frame `index` decoded whole, from the cache or decoded now (outside
     /// the lock: other reads go on meanwhile) and then kept.
     private func decodedWhole(_ index: Int) throws(WeirError) -> [UInt8] {
-        if let kept = cache.withLock({ cache in cache.frames.first(where: { $0.index == index })?.bytes }) { return kept }
+        if let kept = cache.withLock({ cache in cache.frames.first(where: { $0.index == index })?.bytes }) {
+            return kept
+        }
         let frame = frames[index]
         let source = try file.read(count: frame.compressedSize, at: frame.offset, operation: .read)
         guard source.count == frame.compressedSize else {
@@ -234,8 +236,9 @@ public final class SeekableReader: Sendable {
             }
         }.get()
         guard written == size else {
-            throw WeirError.corrupt(path: path, operation: .decompress, "decodes to \(written) bytes, not the \(size) indexed",
-                                    frame: index, offset: frame.offset)
+            throw WeirError.corrupt(
+                path: path, operation: .decompress, "decodes to \(written) bytes, not the \(size) indexed",
+                frame: index, offset: frame.offset)
         }
         cache.withLock { cache in
             cache.frames.removeAll { $0.index == index }
@@ -249,8 +252,9 @@ public final class SeekableReader: Sendable {
     /// (offsets within the frame's content); stops once past them.
     private func stream(_ frame: FrameListing.Frame, _ inner: Range<Int>,
                         _ body: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) {
-        let context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
-                                               verifyChecksum: options.verifyChecksum, dictionary: dictionary, path: path)
+        let context = try DecompressionContext(
+            windowLogMax: options.windowLimit.logMax,
+            verifyChecksum: options.verifyChecksum, dictionary: dictionary, path: path)
         var decoder = FrameDecoder(context: context, path: path)
         let input = UnsafeMutableRawBufferPointer.allocate(byteCount: FrameDecoder.pieceSize, alignment: 64)
         let output = UnsafeMutableRawBufferPointer.allocate(byteCount: FrameDecoder.pieceSize, alignment: 64)

@@ -27,7 +27,9 @@ package struct Descriptor: Sendable, Equatable {
 
     /// Opens `path` for reading, close-on-exec; its name is passed as the
     /// bytes it is (``FileName``).
-    package static func openForReading(_ path: String, operation: WeirError.Operation = .open) throws(WeirError) -> Descriptor {
+    package static func openForReading(
+        _ path: String, operation: WeirError.Operation = .open
+    ) throws(WeirError) -> Descriptor {
         try open(path, .readOnly, operation: operation)
     }
 
@@ -53,7 +55,9 @@ package struct Descriptor: Sendable, Equatable {
 
     /// Fills `buffer` from `offset` with `pread`, retrying short reads;
     /// returns the bytes read, fewer than asked only at the end of the file.
-    package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int, operation: WeirError.Operation) throws(WeirError) -> Int {
+    package func read(
+        into buffer: UnsafeMutableRawBufferPointer, at offset: Int, operation: WeirError.Operation
+    ) throws(WeirError) -> Int {
         var done = 0
         while done < buffer.count {
             let got = try checked(operation) {
@@ -68,7 +72,9 @@ package struct Descriptor: Sendable, Equatable {
 
     /// Writes all of `bytes` at `offset` with `pwrite`, again after a short
     /// write.
-    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int, operation: WeirError.Operation = .write) throws(WeirError) {
+    func write(
+        _ bytes: UnsafeRawBufferPointer, at offset: Int, operation: WeirError.Operation = .write
+    ) throws(WeirError) {
         _ = try checked(operation) { try system.writeAll(toAbsoluteOffset: Int64(offset), bytes) }
     }
 
@@ -84,7 +90,9 @@ package struct Descriptor: Sendable, Equatable {
 
     /// One `read` from where the descriptor stands, into `buffer`: the bytes
     /// read, 0 at the end of the input.
-    func readSome(into buffer: UnsafeMutableRawBufferPointer, operation: WeirError.Operation = .read) throws(WeirError) -> Int {
+    func readSome(
+        into buffer: UnsafeMutableRawBufferPointer, operation: WeirError.Operation = .read
+    ) throws(WeirError) -> Int {
         try checked(operation) { try system.read(into: buffer) }
     }
 

@@ -37,9 +37,11 @@ package final class CompressionContext {
     /// level must be `level` (a referenced CDict imposes its own), and names
     /// its ID unless `dictionaryID` is false; `parameters` go over the
     /// level's last.
-    package init(level: Int, checksum: Bool, contentSize: Bool = true, windowLog: Int? = nil, longDistance: Bool = false,
-         dictionary: CompressionDictionary? = nil, dictionaryID: Bool = true,
-         parameters: CompressionParameters = CompressionParameters(), path: String) throws(WeirError) {
+    package init(
+        level: Int, checksum: Bool, contentSize: Bool = true, windowLog: Int? = nil, longDistance: Bool = false,
+        dictionary: CompressionDictionary? = nil, dictionaryID: Bool = true,
+        parameters: CompressionParameters = CompressionParameters(), path: String
+    ) throws(WeirError) {
         try Zstd.checkLibraryVersion(path: path, operation: .compress)
         guard let cctx = ZSTD_createCCtx() else {
             throw WeirError.outOfMemory(path: path, operation: .compress, creating: "a zstd context")
@@ -48,11 +50,19 @@ package final class CompressionContext {
         self.dictionary = dictionary
         self.level = level
         self.windowIsSet = parameters.windowLog != nil
-        try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, Int32(level)), path: path, operation: .setParameter("set level"))
-        try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, checksum ? 1 : 0), path: path, operation: .setParameter("set checksum"))
-        try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, contentSize ? 1 : 0), path: path, operation: .setParameter("set content size"))
+        try Zstd.check(
+            ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, Int32(level)), path: path,
+            operation: .setParameter("set level"))
+        try Zstd.check(
+            ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, checksum ? 1 : 0), path: path,
+            operation: .setParameter("set checksum"))
+        try Zstd.check(
+            ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, contentSize ? 1 : 0), path: path,
+            operation: .setParameter("set content size"))
         if let windowLog {
-            try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, Int32(windowLog)), path: path, operation: .setParameter("set window"))
+            try Zstd.check(
+                ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, Int32(windowLog)), path: path,
+                operation: .setParameter("set window"))
         }
         if longDistance {
             try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_enableLongDistanceMatching, 1),
@@ -181,7 +191,8 @@ package final class CompressionContext {
         }
         if regions == 1, let first {
             if mapped || consumed != nil {
-                return try compressFrame(stepped: UnsafeRawBufferPointer(first), releasing: mapped, into: output, path: path)
+                return try compressFrame(
+                    stepped: UnsafeRawBufferPointer(first), releasing: mapped, into: output, path: path)
             }
             return try compressFrame(UnsafeRawBufferPointer(first), into: output, path: path)
         }

@@ -16,8 +16,10 @@ package final class CompressionDictionary: @unchecked Sendable {  // ZSTD_CDict 
     package init(_ dictionary: ZstdDictionary, level: Int, path: String) throws(WeirError) {
         let made = dictionary.bytes.withUnsafeBytes { ZSTD_createCDict($0.baseAddress, $0.count, Int32(level)) }
         guard let made else {
-            throw WeirError.library(path: dictionary.path, operation: .loadDictionary,
-                                    "cannot load the dictionary to compress \(FileName.displayed(path)): not a valid zstd dictionary, or out of memory")
+            throw WeirError.library(
+                path: dictionary.path, operation: .loadDictionary,
+                "cannot load the dictionary to compress \(FileName.displayed(path)): "
+                    + "not a valid zstd dictionary, or out of memory")
         }
         cdict = made
         id = dictionary.id

@@ -47,9 +47,13 @@ public struct CompressionParameters: Sendable, Equatable {
     /// The parameters libzstd chooses for `level`, an input of `size`
     /// bytes (nil: unknown) and a dictionary of `dictionarySize` bytes
     /// (`ZSTD_getCParams`), with the ones set here put over them.
-    package func resolved(level: Int, size: Int?, dictionarySize: Int = 0) -> (windowLog: Int, chainLog: Int, hashLog: Int,
-                                                                          searchLog: Int, minMatch: Int,
-                                                                          targetLength: Int, strategy: Int) {
+    package func resolved(
+        level: Int, size: Int?, dictionarySize: Int = 0
+    ) -> (
+        windowLog: Int, chainLog: Int, hashLog: Int,
+        searchLog: Int, minMatch: Int,
+        targetLength: Int, strategy: Int
+    ) {
         let base = ZSTD_getCParams(Int32(level), size.map { UInt64($0) } ?? ZSTD_CONTENTSIZE_UNKNOWN, dictionarySize)
         return (windowLog ?? Int(base.windowLog), chainLog ?? Int(base.chainLog), hashLog ?? Int(base.hashLog),
                 searchLog ?? Int(base.searchLog), minMatch ?? Int(base.minMatch),

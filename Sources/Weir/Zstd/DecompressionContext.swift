@@ -119,7 +119,9 @@ package final class DecompressionContext {
     /// - Returns: the bytes written to `destination`.
     /// - Throws: ``WeirError`` `.corrupt`, `.checksumMismatch`, or `.library`
     ///   when `destination` is too small.
-    package func decompressFrame(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer) throws(WeirError) -> Int {
+    package func decompressFrame(
+        _ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer
+    ) throws(WeirError) -> Int {
         let result = ZSTD_decompressDCtx(dctx, destination.baseAddress, destination.count,
                                          source.baseAddress, source.count)
         guard ZSTD_isError(result) != 0 else { return result }
@@ -130,7 +132,9 @@ package final class DecompressionContext {
     /// `source`, whole frames, decoded by `ZSTD_decompressStream` into
     /// `destination`: the bytes written, or nil when it fails, does not end
     /// at the end of a frame, or does not fit.
-    private func streamedFrames(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer) -> Int? {
+    private func streamedFrames(
+        _ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer
+    ) -> Int? {
         reset()
         defer { reset() }
         var decoder = FrameDecoder(context: self, path: path, followsFrames: true)
@@ -164,7 +168,9 @@ package final class DecompressionContext {
     /// exactly where the frame ends.
     ///
     /// - Returns: the bytes written to `destination`.
-    func decompressFrame(pieces source: DispatchData, into destination: UnsafeMutableRawBufferPointer) throws(WeirError) -> Int {
+    func decompressFrame(
+        pieces source: DispatchData, into destination: UnsafeMutableRawBufferPointer
+    ) throws(WeirError) -> Int {
         reset()
         var decoder = FrameDecoder(context: self, path: path)
         var output = InPlaceOutput(destination)

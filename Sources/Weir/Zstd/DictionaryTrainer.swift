@@ -28,8 +28,10 @@ package enum DictionaryTrainer {
     /// - Throws: ``WeirError`` `.library` with libzstd's reason when it
     ///   cannot learn one: parameters out of bounds, samples too few or too
     ///   small for any content.
-    package static func train(_ samples: [UInt8], sizes: [Int], _ training: DictionaryTraining,
-                              path: String) throws(WeirError) -> (dictionary: ZstdDictionary, builder: DictionaryBuilder) {
+    package static func train(
+        _ samples: [UInt8], sizes: [Int], _ training: DictionaryTraining,
+        path: String
+    ) throws(WeirError) -> (dictionary: ZstdDictionary, builder: DictionaryBuilder) {
         precondition(samples.count >= sizes.reduce(0, +) + guardLength, "samples without their guard bytes")
         var dictionary = [UInt8](repeating: 0, count: training.maximumSize)
         let general = ZDICT_params_t(compressionLevel: Int32(clamping: training.compressionLevel), notificationLevel: 0,

@@ -21,10 +21,11 @@ package final class FrameVerifier {
     package init(dictionary: ZstdDictionary?, path: String) throws(WeirError) {
         // The frames are this process's own: any window they declare is one
         // the compressor chose, so no limit below libzstd's largest.
-        context = try DecompressionContext(windowLogMax: CompressionOptions.longWindowLogs.upperBound, verifyChecksum: true,
-                                           dictionary: dictionary.map { dictionary throws(WeirError) in
-                                               try DecompressionDictionary(dictionary)
-                                           }, path: path)
+        context = try DecompressionContext(
+            windowLogMax: CompressionOptions.longWindowLogs.upperBound, verifyChecksum: true,
+            dictionary: dictionary.map { dictionary throws(WeirError) in
+                try DecompressionDictionary(dictionary)
+            }, path: path)
     }
 
     deinit { buffer.deallocate() }
@@ -47,8 +48,10 @@ package final class FrameVerifier {
         var difference: Int?
         var position = 0
         input.enumerateBytes { region, _, stop in
-            difference = Self.firstDifference(UnsafeRawBufferPointer(region),
-                                              UnsafeRawBufferPointer(rebasing: decoded[position..<(position + region.count)]))
+            difference = Self.firstDifference(
+                UnsafeRawBufferPointer(region),
+                UnsafeRawBufferPointer(rebasing: decoded[position..<(position + region.count)])
+            )
                 .map { position + $0 }
             position += region.count
             stop = difference != nil

@@ -49,7 +49,9 @@ public struct ZstdDictionary: Sendable, Equatable {
         do throws(WeirError) {
             var written = 0
             while written < bytes.count {
-                let count = bytes.withUnsafeBytes { Glibc.write(file.descriptor.fd, $0.baseAddress! + written, $0.count - written) }
+                let count = bytes.withUnsafeBytes {
+                    Glibc.write(file.descriptor.fd, $0.baseAddress! + written, $0.count - written)
+                }
                 if count < 0 {
                     if errno == EINTR { continue }
                     throw WeirError.system(errno, path: path, operation: .write)

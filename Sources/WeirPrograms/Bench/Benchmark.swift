@@ -214,7 +214,8 @@ package struct Benchmark: Sendable {
         var to = 0
         for part in sample.parts {
             guard part.bytes.count == 0
-                || memcmp(part.bytes.baseAddress!, decoded.baseAddress! + to, part.bytes.count) == 0 else { throw mismatch() }
+                    || memcmp(part.bytes.baseAddress!, decoded.baseAddress! + to, part.bytes.count) == 0
+            else { throw mismatch() }
             to += part.bytes.count
         }
         result.originalBytes = sample.size

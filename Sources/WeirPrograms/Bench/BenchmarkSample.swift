@@ -62,7 +62,9 @@ package final class BenchmarkSample: Sendable {
                 if count == 0 { break }
                 offset += count
                 do {
-                    _ = try buffer.withUnsafeBytes { try memory.writeAll(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
+                    _ = try buffer.withUnsafeBytes {
+                        try memory.writeAll(UnsafeRawBufferPointer(rebasing: $0.prefix(count)))
+                    }
                 } catch {
                     try? memory.close()
                     throw WeirError.system((error as? Errno)?.rawValue ?? EIO, path: path, operation: .write)
@@ -70,7 +72,9 @@ package final class BenchmarkSample: Sendable {
             }
             parts.append(try mapped(memory, path: path))
         }
-        let name = paths.count == 1 ? FileName.displayed(paths[0]).split(separator: "/").last.map(String.init) ?? paths[0]
+        let name =
+            paths.count == 1
+            ? FileName.displayed(paths[0]).split(separator: "/").last.map(String.init) ?? paths[0]
                                     : "\(paths.count) files"
         return BenchmarkSample(name: name, parts: parts)
     }

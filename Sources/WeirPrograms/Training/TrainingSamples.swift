@@ -46,8 +46,9 @@ package struct TrainingSamples: Sendable {
         }
         let plan = SamplePlan(fileSizes: fileSizes, sampleSize: training.sampleSize)
         var warnings: [String] = []
-        var capacity = min(memoryBound(total: plan.total, perByte: training.builder.memoryPerSampleByte, memory: memory),
-                           plan.total, maximumTotal)
+        var capacity = min(
+            memoryBound(total: plan.total, perByte: training.builder.memoryPerSampleByte, memory: memory),
+            plan.total, maximumTotal)
         if let limit = training.memoryLimit {
             warnings.append("setting manual memory limit for dictionary training data at \(limit >> 20) MB")
             capacity = min(capacity, limit)
@@ -64,7 +65,8 @@ package struct TrainingSamples: Sendable {
                             + "samples should be about 100x larger than target dictionary size")
         }
         if capacity < plan.total {
-            warnings.append("Training samples set too large (\(plan.total >> 20) MB); training on \(capacity >> 20) MB only...")
+            warnings.append(
+                "Training samples set too large (\(plan.total >> 20) MB); training on \(capacity >> 20) MB only...")
         }
         var buffer: [UInt8] = []
         buffer.reserveCapacity(capacity + guardLength)
