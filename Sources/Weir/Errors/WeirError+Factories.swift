@@ -332,10 +332,17 @@ extension WeirError {
                   detail: "\(format.rawValue): \(detail) (at input offset \(offset))")
     }
 
-    /// An input that ends inside a member of `format`.
-    static func formatTruncated(_ format: CompressedFormat, path: String, operation: Operation) -> WeirError {
-        WeirError(.truncated, path: path, operation: operation, lead: .truncatedInput,
-                  detail: "the \(format.rawValue) data ends before its end")
+    /// An input that ends at offset `end`, inside a frame (zstd's, lz4's) or
+    /// member (gzip's, xz's, lzma's) of `format`: the one wording of that
+    /// condition, whichever decoder finds it.
+    static func endsInside(_ format: CompressedFormat, path: String, operation: Operation, at end: Int) -> WeirError {
+        let unit = switch format {
+        case .zstd: "a frame"
+        case .gzip: "a gzip member"
+        case .xz, .lzma: "an \(format.rawValue) member"
+        case .lz4: "an lz4 frame"
+        }
+        return .truncated(path: path, operation: operation, "the input ends at offset \(end), inside \(unit)")
     }
 
     /// Bytes at `offset`, after a frame, that start no format weir reads.

@@ -109,7 +109,7 @@ final class MixedStreamDecoder {
                 var used = 0
                 magicCount = 0
                 if try decode(head, consumed: &used, emit: emit) || used < head.count {
-                    throw .formatTruncated(members.format, path: path, operation: operation)
+                    throw .endsInside(members.format, path: path, operation: operation, at: position + consumed)
                 }
             }
             if try decode(input, consumed: &consumed, emit: emit) {
@@ -122,7 +122,7 @@ final class MixedStreamDecoder {
     /// Ends the stream: it must not end inside a frame. With pass-through,
     /// 1 to 3 bytes after the last frame go out as they are (as zstd does).
     func finish(emit: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) {
-        if inMember { throw .formatTruncated(members.format, path: path, operation: operation) }
+        if inMember { throw .endsInside(members.format, path: path, operation: operation, at: position) }
         if magicCount > 0 && passThrough {
             try put(UnsafeRawBufferPointer(rebasing: magic[0..<magicCount]), emit: emit)
             magicCount = 0
@@ -130,7 +130,7 @@ final class MixedStreamDecoder {
         }
         if magicCount > 0 {
             if let format = CompressedFormat.detect(UnsafeRawBufferPointer(rebasing: magic[0..<magicCount])) {
-                throw .formatTruncated(format, path: path, operation: operation)
+                throw .endsInside(format, path: path, operation: operation, at: position)
             }
             throw .unknownFrame(path: path, operation: operation, offset: memberStart)
         }

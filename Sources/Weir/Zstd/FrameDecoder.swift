@@ -133,7 +133,7 @@ struct FrameDecoder {
     /// The input `path` ends at offset `end`, inside a frame: the one
     /// wording of a truncated frame (a frame read whole uses it too).
     static func truncation(path: String, at end: Int) -> WeirError {
-        WeirError.truncated(path: path, operation: .decompress, "the input ends at offset \(end), inside a frame")
+        WeirError.endsInside(.zstd, path: path, operation: .decompress, at: end)
     }
 
     /// Throws unless the frame ended with the bytes given, all of its bytes
