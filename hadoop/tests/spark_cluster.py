@@ -95,7 +95,7 @@ class StandaloneCluster:
         # Ready when the master's status page lists the worker as alive (polled, not slept on).
         deadline = time.monotonic() + self.timeout
         while True:
-            for proc, name in zip(self.procs, ("master", "worker")):
+            for proc, name in zip(self.procs, ("master", "worker"), strict=True):
                 if proc.poll() is not None:
                     raise RuntimeError(f"spark {name} exited ({proc.returncode}):\n{self.log_tail(name)}")
             try:

@@ -180,47 +180,6 @@ final class SeekIndex {
         return part;
     }
 
-    /**
-     * The length of the file behind {@code in}, of which at least {@code known} bytes exist.
-     * A codec sees only the open stream, not the file's status, so the end is found by positioned
-     * reads of one byte: galloping past {@code known}, then bisecting (about 2 log2 of the
-     * distance; none past the split's end for the last split, whose end is the file's).
-     */
-    static long probeLength(PositionedReadable in, long known) throws IOException {
-        byte[] one = new byte[1];
-        if (!exists(in, known, one)) {
-            return known;
-        }
-        long lo = known + 1;  // lo bytes exist
-        long step = 1L << 16;
-        long hi = lo + step;  // candidate: byte hi - 1 missing
-        while (exists(in, hi - 1, one)) {
-            lo = hi;
-            step <<= 1;
-            hi = lo + step;
-        }
-        // lo bytes exist, byte hi - 1 does not: the length is in [lo, hi - 1].
-        long a = lo;
-        long b = hi - 1;
-        while (a < b) {
-            long mid = a + (b - a) / 2;  // does byte mid exist?
-            if (exists(in, mid, one)) {
-                a = mid + 1;
-            } else {
-                b = mid;
-            }
-        }
-        return a;
-    }
-
-    private static boolean exists(PositionedReadable in, long position, byte[] one) throws IOException {
-        try {
-            return in.read(position, one, 0, 1) > 0;
-        } catch (java.io.EOFException e) {
-            return false;
-        }
-    }
-
     static int le32(byte[] b, int at) {
         return (b[at] & 0xFF) | (b[at + 1] & 0xFF) << 8 | (b[at + 2] & 0xFF) << 16 | (b[at + 3] & 0xFF) << 24;
     }

@@ -62,9 +62,8 @@ public final class WeirCodec implements SplittableCompressionCodec, Configurable
             throw new IOException("weir-hadoop: a split needs a seekable stream with positioned reads, not "
                     + seekableIn.getClass().getName());
         }
-        PositionedReadable file = (PositionedReadable) seekableIn;
-        long length = SeekIndex.probeLength(file, end);
-        SeekIndex index = SeekIndex.read(file, length);
+        FileTail tail = FileTail.read(seekableIn, end);
+        SeekIndex index = SeekIndex.read(tail, tail.length);
         return new FrameSplitInputStream(seekableIn, seekableIn.toString(), index, start, end);
     }
 
