@@ -1,3 +1,4 @@
+import CSupport
 import Dispatch
 import Weir
 import Glibc
@@ -37,8 +38,14 @@ final class SignalHandler {
         let savedFlags = [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO].map { ($0, fcntl($0, F_GETFL)) }
         signal(SIGPIPE, SIG_IGN)
         for number in [SIGINT, SIGTERM, SIGHUP] {
-            signal(number, SIG_IGN)
+            // Not SIG_IGN until libdispatch takes the signal over: one that
+            // arrives before the source is registered is held, and raised
+            // again once it is (see signal_hold.h).
+            _ = weir_signal_hold(number)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setRegistrationHandler {
+                if weir_signal_take(number) != 0 { kill(getpid(), number) }
+            }
             source.setEventHandler { [state, cancellation, console] in
                 // The progress line goes first, so the terminal is left clean
                 // whichever way the process ends.
