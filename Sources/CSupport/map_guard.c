@@ -18,6 +18,7 @@ struct slot {
     _Atomic uintptr_t start;
     _Atomic size_t length;
     _Atomic bool faulted;
+    _Atomic long fault_offset;  // the first fault's offset in the mapping, -1 before one
 };
 
 static struct slot slots[SLOTS];
@@ -37,6 +38,8 @@ static void on_sigbus(int signal, siginfo_t *info, void *context) {
         void *zeros = mmap(page, page_size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
         errno = saved;
         if (zeros == MAP_FAILED) break;
+        long none = -1;
+        atomic_compare_exchange_strong(&slots[i].fault_offset, &none, (long)(address - start));
         atomic_store(&slots[i].faulted, true);
         return;  // the access is retried and now reads zeros
     }
@@ -77,6 +80,7 @@ int weir_map_guard_register(const void *start, size_t length) {
         uintptr_t expected = 0;
         if (!atomic_compare_exchange_strong(&slots[i].start, &expected, UINTPTR_MAX)) continue;
         atomic_store(&slots[i].faulted, false);
+        atomic_store(&slots[i].fault_offset, -1);
         atomic_store(&slots[i].length, length);
         atomic_store(&slots[i].start, (uintptr_t)start);
         return i;
@@ -87,6 +91,11 @@ int weir_map_guard_register(const void *start, size_t length) {
 bool weir_map_guard_faulted(int slot) {
     if (slot < 0 || slot >= SLOTS) return false;
     return atomic_load(&slots[slot].faulted);
+}
+
+long weir_map_guard_fault_offset(int slot) {
+    if (slot < 0 || slot >= SLOTS || !atomic_load(&slots[slot].faulted)) return -1;
+    return atomic_load(&slots[slot].fault_offset);
 }
 
 void weir_map_guard_unregister(int slot) {

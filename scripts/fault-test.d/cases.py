@@ -22,10 +22,11 @@ class Entry:
 class Mode:
     """A way of running weir: its files, command and entries. `inputs_outside`
     puts the inputs in a plain folder (a resumable input must be a file whose
-    size weir trusts, which a FUSE file is not)."""
+    size weir trusts, which a FUSE file is not, but to the hooked weir).
+    `extra`: a check of its own, returning problems."""
 
     def __init__(self, name, files, command, entries, removes=False, output_folders=("",), env=None,
-                 many=False, resumable=False, inputs_outside=False):
+                 many=False, resumable=False, inputs_outside=False, extra=None):
         self.name = name
         self.files = files
         self.command = command
@@ -36,6 +37,7 @@ class Mode:
         self.many = many
         self.resumable = resumable
         self.inputs_outside = inputs_outside
+        self.extra = extra
 
 
 class Corpus:
@@ -83,10 +85,11 @@ class Layout:
         for folder in mode.output_folders:
             os.makedirs(os.path.join(self.case_root(), folder), exist_ok=True)
 
-    def clean_bytes(self, data, flags):
+    def clean_bytes(self, data, flags, hooked=False):
         """weir's output of `data` with `flags`, from a FUSE file of no fault,
-        as a clean run writes it."""
-        key = (sha(data), tuple(flags))
+        as a clean run writes it; `hooked`: the hooked weir's, which trusts
+        the file's size (its frames are cut to it)."""
+        key = (sha(data), tuple(flags), hooked)
         if key not in self.clean_cache:
             self.mount.set_rules([])
             folder = os.path.join(self.mount.source, "clean")
@@ -94,8 +97,10 @@ class Layout:
             os.makedirs(folder)
             with open(os.path.join(folder, "x"), "wb") as f:
                 f.write(data)
-            result = subprocess.run([self.weir, "-q", "-c"] + flags + [os.path.join(self.mount.point, "clean", "x")],
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            weir = self.hooked_weir if hooked else self.weir
+            result = subprocess.run([weir, "-q", "-c"] + flags + [os.path.join(self.mount.point, "clean", "x")],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    env=self.hooked_env() if hooked else None)
             if result.returncode != 0:
                 raise SystemExit("fault-test: a clean run failed: " + result.stderr.decode())
             shutil.rmtree(folder)
@@ -104,48 +109,60 @@ class Layout:
 
     # -- modes
 
-    def modes(self):
+    def hooked_env(self):
+        """The environment of the hooked weir: FUSE sizes trusted, so that
+        an input on faultfs is mapped (or read by size), resumable and
+        indexable, as on a local disk."""
+        return dict(os.environ, WEIR_TEST_TRUST_FUSE_SIZES="1")
+
+    def modes(self, hooked=False):
+        """The modes; `hooked`: run by the hooked weir, which trusts the
+        inputs' sizes ("sized ..."; their input's side is what differs)."""
         c = self.corpus
-        weir = self.weir
+        weir = self.hooked_weir if hooked else self.weir
         text = c.piece(3 << 20)
         small = [c.piece(size) for size in (150000, 700000, 40000, 1200000, 90000)]
-        packed = self.clean_bytes(text, [])
+        packed = self.clean_bytes(text, [], hooked)
         out = []
 
-        def compress_entry(name, data, output, flags=()):
-            return Entry(name, data, output, data, self.clean_bytes(data, list(flags)))
+        def mode(name, *args, **options):
+            return Mode("sized " + name if hooked else name, *args, env=self.hooked_env() if hooked else None,
+                        **options)
 
-        out.append(Mode("compress", {"in.txt": text}, [weir, "-q", "c/in.txt"],
+        def compress_entry(name, data, output, flags=()):
+            return Entry(name, data, output, data, self.clean_bytes(data, list(flags), hooked))
+
+        out.append(mode("compress", {"in.txt": text}, [weir, "-q", "c/in.txt"],
                         [compress_entry("in.txt", text, "in.txt.zst")]))
-        out.append(Mode("rm", {"in.txt": text}, [weir, "-q", "--rm", "c/in.txt"],
+        out.append(mode("rm", {"in.txt": text}, [weir, "-q", "--rm", "c/in.txt"],
                         [compress_entry("in.txt", text, "in.txt.zst")], removes=True))
-        out.append(Mode("d", {"in.txt.zst": packed}, [weir, "-q", "-d", "c/in.txt.zst"],
+        out.append(mode("d", {"in.txt.zst": packed}, [weir, "-q", "-d", "c/in.txt.zst"],
                         [Entry("in.txt.zst", packed, "in.txt", text, text)]))
-        out.append(Mode("d-rm", {"in.txt.zst": packed}, [weir, "-q", "-d", "--rm", "c/in.txt.zst"],
+        out.append(mode("d-rm", {"in.txt.zst": packed}, [weir, "-q", "-d", "--rm", "c/in.txt.zst"],
                         [Entry("in.txt.zst", packed, "in.txt", text, text)], removes=True))
-        out.append(Mode("o", {"in.txt": text}, [weir, "-q", "--rm", "c/in.txt", "-o", "c/out/x.zst"],
+        out.append(mode("o", {"in.txt": text}, [weir, "-q", "--rm", "c/in.txt", "-o", "c/out/x.zst"],
                         [compress_entry("in.txt", text, "out/x.zst")], removes=True, output_folders=("out",)))
-        out.append(Mode("gzip", {"in.txt": text}, [weir, "-q", "--rm", "--format=gzip", "c/in.txt"],
+        out.append(mode("gzip", {"in.txt": text}, [weir, "-q", "--rm", "--format=gzip", "c/in.txt"],
                         [Entry("in.txt", text, "in.txt.gz", text, gzip=True)], removes=True))
         start, length = 700000, 1 << 20
         part = text[start:start + length]
-        out.append(Mode("range", {"in.txt.zst": packed},
+        out.append(mode("range", {"in.txt.zst": packed},
                         [weir, "-q", "-d", "--range=%d:+%d" % (start, length), "c/in.txt.zst", "-o", "c/part"],
                         [Entry("in.txt.zst", packed, "part", part, part)]))
         tree = {"t/a/f%d" % i: small[i] for i in range(3)}
         tree.update({"t/b/f%d" % i: small[i] for i in range(3, 5)})
         names = sorted(tree)
-        out.append(Mode("r", dict(tree), [weir, "-q", "-r", "--rm", "c/t"],
+        out.append(mode("r", dict(tree), [weir, "-q", "-r", "--rm", "c/t"],
                         [compress_entry(n, tree[n], n + ".zst") for n in names], removes=True,
                         output_folders=("t/a", "t/b"), many=True))
-        packed_tree = {n + ".zst": self.clean_bytes(tree[n], []) for n in names}
-        out.append(Mode("d-r", packed_tree, [weir, "-q", "-d", "-r", "--rm", "c/t"],
+        packed_tree = {n + ".zst": self.clean_bytes(tree[n], [], hooked) for n in names}
+        out.append(mode("d-r", packed_tree, [weir, "-q", "-d", "-r", "--rm", "c/t"],
                         [Entry(n + ".zst", packed_tree[n + ".zst"], n, tree[n], tree[n]) for n in names],
                         removes=True, output_folders=("t/a", "t/b"), many=True))
-        out.append(Mode("flat", dict(tree), [weir, "-q", "-r", "--rm", "c/t", "--output-dir-flat", "c/flat"],
+        out.append(mode("flat", dict(tree), [weir, "-q", "-r", "--rm", "c/t", "--output-dir-flat", "c/flat"],
                         [compress_entry(n, tree[n], "flat/" + os.path.basename(n) + ".zst") for n in names],
                         removes=True, output_folders=("flat",), many=True))
-        out.append(Mode("mirror", dict(tree), [weir, "-q", "-r", "--rm", "c/t", "--output-dir-mirror", "c/m"],
+        out.append(mode("mirror", dict(tree), [weir, "-q", "-r", "--rm", "c/t", "--output-dir-mirror", "c/m"],
                         [compress_entry(n, tree[n], "m/c/" + n + ".zst") for n in names],
                         removes=True, output_folders=("m/c/t/a", "m/c/t/b"), many=True))
         return out

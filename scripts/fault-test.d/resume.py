@@ -87,7 +87,7 @@ class Resume:
         self.lay_out(mode)
         self.mount.set_rules([slow])
         record = os.path.join(self.case_root(), ".in.txt.zst.part.resume")
-        process = subprocess.Popen(mode.command, cwd=self.mount.point, stdout=subprocess.DEVNULL,
+        process = subprocess.Popen(mode.command, cwd=self.mount.point, env=mode.env, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.PIPE)
         deadline = time.monotonic() + 120
         while process.poll() is None and time.monotonic() < deadline:
@@ -104,13 +104,15 @@ class Resume:
             raise SystemExit("fault-test: the stopped run kept no .part: " + ", ".join(kept))
         return kept
 
-    def run_resume(self, mode, fault, rules, fails, operation, laid_out=False):
-        title = "resume / %s (output)" % fault
+    def run_resume(self, mode, fault, rules, fails, operation, laid_out=False, side="output", after_fault=None):
+        """One case: the run with `rules`, checked; `after_fault`, if given,
+        returns the problems of what it left (before the run after it)."""
+        title = "%s / %s (%s)" % (mode.name, fault, side)
         if not laid_out:  # else a stopped run's .part and record are there
             self.lay_out(mode)
         self.mount.set_rules(rules)
         offset = self.mount.log_size()
-        result = subprocess.run(mode.command, cwd=self.mount.point, stdout=subprocess.DEVNULL,
+        result = subprocess.run(mode.command, cwd=self.mount.point, env=mode.env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, timeout=300)
         stderr = result.stderr.decode(errors="replace")
         self.mount.set_rules([])
@@ -124,12 +126,14 @@ class Resume:
             fails = result.returncode != 0
         problems += self.check(mode, result.returncode, stderr, calls, fails, operation or "read", rules)
         problems += self.checkpoints_follow_syncs(calls)
+        if after_fault is not None:
+            problems += after_fault()
         # The same command again, no fault: a clean run's bytes.
         output = os.path.join(self.case_root(), "in.txt.zst")
         if os.path.exists(output):  # the run went through: checked above
             again = result
         else:
-            again = subprocess.run(mode.command, cwd=self.mount.point, stdout=subprocess.DEVNULL,
+            again = subprocess.run(mode.command, cwd=self.mount.point, env=mode.env, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.PIPE, timeout=300)
         if again.returncode != 0:
             problems.append("the same command after the fault failed: " + again.stderr.decode().strip())

@@ -101,13 +101,12 @@ final class ChunkReader: @unchecked Sendable {  // DispatchIO: thread-safe, not 
         return false
     }
 
-    /// Throws when a mapped file was cut while its pieces were being read
-    /// (those bytes read as zeros). Call after using a piece and before
-    /// writing anything made from it.
+    /// Throws when a mapped file was cut, or a page of it could not be read
+    /// from the disk, while its pieces were being read (those bytes read as
+    /// zeros). Call after using a piece and before writing anything made
+    /// from it.
     func checkUnchanged() throws(WeirError) {
-        if case .mapped(let mapped) = source, mapped.changed {
-            throw WeirError.changedWhileRead(path: path, operation: .read, shrank: true)
-        }
+        if case .mapped(let mapped) = source, let failure = mapped.failure { throw failure }
     }
 
     /// Starts reading the next `length` bytes (default: one chunk). Does not

@@ -17,10 +17,12 @@ import Synchronization
 /// Each piece is its own mapping, unmapped when the last reference to its
 /// data goes away, so what stays mapped is bounded by the pieces in flight.
 ///
-/// A file truncated while mapped would raise SIGBUS on the pages cut off. Each
-/// mapping is registered with `CSupport`, whose handler maps zeros over such
-/// a page and marks the mapping; ``changed`` then reports it, and the
-/// pipelines check it before any output made from a piece is written. The
+/// A file truncated while mapped would raise SIGBUS on the pages cut off, and
+/// so does a page the disk fails to read (EIO). Each mapping is registered
+/// with `CSupport`, whose handler maps zeros over such a page and marks the
+/// mapping; ``failure`` then reports it (a `pread` of the page tells a read
+/// error from a cut), and the pipelines check it before any output made
+/// from a piece is written. The
 /// file's size is taken again (`fstat`) before each piece, so a file that
 /// shrinks or grows between pieces ends where a `read()` loop would end;
 /// where `fstat` says the file ends, one byte is read (`pread`) to be
@@ -28,15 +30,16 @@ import Synchronization
 /// their end: a size that is not the content's loses nothing (issue 37).
 ///
 /// Threads: `next(length:)` is called by one thread at a time (the
-/// pipeline's reading thread); ``changed`` may be read from any thread.
+/// pipeline's reading thread); ``failure`` may be read from any thread.
 final class MappedInput: Sendable {
     /// The file, named as its errors name it.
     private let file: Descriptor
     var path: String { file.path }
     /// Where the next piece starts; advanced by the one reading thread.
     private let offset: Atomic<Int>
-    /// Registrations of mappings still alive, and whether any has faulted.
-    private let guards = Locked((live: Set<Int32>(), faulted: false))
+    /// Registrations of mappings still alive (slot: the file offset it maps
+    /// from), and the file offset of the first fault in those gone.
+    private let guards = Locked((live: [Int32: Int](), faultedAt: Int?.none))
 
     /// Starts at `file`'s current offset; nil when it cannot be mapped (no
     /// offset, a file system that maps nothing (ENODEV) or the SIGBUS guard
@@ -54,12 +57,28 @@ final class MappedInput: Sendable {
         self.offset = Atomic(Int(position))
     }
 
-    /// Whether the file was cut while one of its mappings was being read:
-    /// bytes read from such a mapping are zeros, not the file.
-    var changed: Bool {
-        guards.withLock { state in
-            state.faulted || state.live.contains { weir_map_guard_faulted(Int32($0)) }
+    /// Why bytes read from one of its mappings are zeros, not the file's, or
+    /// nil when none faulted: the file was cut below the first faulting byte
+    /// while it was being read, or else the disk failed to read its page
+    /// (`read failed:` and what a `pread` of that byte says now, or EIO when
+    /// it reads now).
+    var failure: WeirError? {
+        let faultedAt: Int? = guards.withLock { state in
+            var first = state.faultedAt
+            for (slot, start) in state.live {
+                let offset = weir_map_guard_fault_offset(slot)
+                if offset >= 0 { first = min(first ?? .max, start + offset) }
+            }
+            return first
         }
+        guard let faultedAt else { return nil }
+        var byte: UInt8 = 0
+        let got = Descriptor.retrying { pread(file.fd, &byte, 1, off_t(faultedAt)) }
+        if got < 0 { return WeirError.system(errno, path: path, operation: .read) }
+        if got == 0 {
+            return WeirError.changedWhileRead(path: path, operation: .read, shrank: true)
+        }
+        return WeirError.system(EIO, path: path, operation: .read)
     }
 
     /// The next at most `length` bytes; empty at the end of the file.
@@ -83,7 +102,7 @@ final class MappedInput: Sendable {
             munmap(base, mapped)
             throw WeirError.library(path: path, operation: .map, "too many mappings in use")
         }
-        guards.withLock { _ = $0.live.insert(slot) }
+        guards.withLock { $0.live[slot] = start }
         self.offset.store(offset + count, ordering: .relaxed)
         // Keep the descriptor's offset where a read() loop would leave it,
         // for whoever shares it (a shell's redirection).
@@ -93,8 +112,9 @@ final class MappedInput: Sendable {
             bytesNoCopy: UnsafeRawBufferPointer(start: base + lead, count: count),
             deallocator: .custom(nil, { [guards] in
                 guards.withLock { state in
-                    if weir_map_guard_faulted(slot) { state.faulted = true }
-                    state.live.remove(slot)
+                    let offset = weir_map_guard_fault_offset(slot)
+                    if offset >= 0 { state.faultedAt = min(state.faultedAt ?? .max, start + offset) }
+                    state.live[slot] = nil
                 }
                 weir_map_guard_unregister(slot)
                 munmap(pointer, mapped)

@@ -41,8 +41,9 @@ extension PartialOutput {
     /// Only a regular file with one link is opened for writing, and never
     /// through a link.
     ///
-    /// - Throws: ``WeirError`` when another weir holds either, or the
-    ///   `.part` cannot be cut back to its checkpoint.
+    /// - Throws: ``WeirError`` when another weir holds either, the input
+    ///   cannot be read to check the kept frames, or the `.part` cannot be
+    ///   cut back to its checkpoint.
     static func reopen(_ partPath: String, _ recordPath: String, present: Bool,
                        check: Check) throws(WeirError) -> Reopened {
         guard let record = Self.openOwn(recordPath) else {
@@ -80,7 +81,14 @@ extension PartialOutput {
             Glibc.close(record.fd)
             throw WeirError.partialInUse(path: partPath)
         }
-        let outcome = check.mismatchOfFrames(parsed, part: Descriptor(part, path: partPath))
+        let outcome: String?
+        do throws(WeirError) {
+            outcome = try check.mismatchOfFrames(parsed, part: Descriptor(part, path: partPath))
+        } catch {
+            Glibc.close(part)
+            Glibc.close(record.fd)
+            throw error
+        }
         guard outcome == nil, let checkpoint = parsed.checkpoint,
               ftruncate(record.fd, off_t(length)) == 0, lseek(record.fd, off_t(length), SEEK_SET) == length else {
             Glibc.close(part)

@@ -31,7 +31,11 @@ extension PartialOutput {
         }
 
         /// Why the kept frames do not check, or nil when they all do.
-        func mismatchOfFrames(_ record: ResumeRecord, part: Descriptor) -> String? {
+        ///
+        /// - Throws: ``WeirError`` when the input cannot be read (a disk's
+        ///   read error): that says nothing of the `.part`, which stays for
+        ///   a run that can read its input, rather than being started over.
+        func mismatchOfFrames(_ record: ResumeRecord, part: Descriptor) throws(WeirError) -> String? {
             guard let checkpoint = record.checkpoint else { return "it holds no whole frame" }
             let totals = holds.totals(of: checkpoint)
             guard let size = try? part.status().size, size >= totals.output else {
@@ -45,10 +49,10 @@ extension PartialOutput {
             var framesAt = 0, contentAt = 0
             for (index, entry) in record.entries.enumerated() {
                 let compressed = Int(entry.compressedSize), decompressed = Int(entry.decompressedSize)
-                guard let frame = Self.read(frames, count: compressed, at: framesAt),
+                guard let frame = try read(frames, count: compressed, at: framesAt),
                       FrameHeader.startsFrame(frame) else { return "its frames are not where its record says" }
-                if let reason = check(frame, entry, index: index, contentAt: contentAt, part: part, verifier: verifier)
-                {
+                if let reason = try check(frame, entry, index: index, contentAt: contentAt, part: part,
+                                          verifier: verifier) {
                     return reason
                 }
                 framesAt += compressed
@@ -59,7 +63,7 @@ extension PartialOutput {
 
         /// Why frame `index`, `frame` (all its bytes), does not check.
         private func check(_ frame: [UInt8], _ entry: SeekTable.Entry, index: Int, contentAt: Int, part: Descriptor,
-                           verifier: FrameVerifier) -> String? {
+                           verifier: FrameVerifier) throws(WeirError) -> String? {
             let size = Int(entry.decompressedSize)
             if Self.isSkippable(frame) {
                 return holds == .content && size == 0 ? nil : "its frame \(index) is not what its record says"
@@ -71,7 +75,7 @@ extension PartialOutput {
                 guard stored == entry.checksum else { return "its frame \(index) is not what its record says" }
             }
             let content = holds == .frames ? input : part
-            guard let content, let bytes = Self.read(content, count: size, at: contentAt) else {
+            guard let content, let bytes = try read(content, count: size, at: contentAt) else {
                 return holds == .frames ? "its input cannot be read" : "it is shorter than its record says"
             }
             let matches = frame.withUnsafeBytes { frame in
@@ -84,11 +88,18 @@ extension PartialOutput {
                 : "its frame \(index)'s content is not the input's"
         }
 
-        /// `count` bytes of `file` at `offset`, or nil when it holds fewer.
-        private static func read(_ file: Descriptor, count: Int, at offset: Int) -> [UInt8]? {
-            var bytes = [UInt8](repeating: 0, count: count)
-            let got = bytes.withUnsafeMutableBytes { try? file.read(into: $0, at: offset, operation: .read) }
-            return got == count ? bytes : nil
+        /// `count` bytes of `file` at `offset`, or nil when it holds fewer or
+        /// (the `.part`) cannot be read.
+        ///
+        /// - Throws: ``WeirError`` when `file` is the input and its read fails.
+        private func read(_ file: Descriptor, count: Int, at offset: Int) throws(WeirError) -> [UInt8]? {
+            do throws(WeirError) {
+                let bytes = try file.read(count: count, at: offset, operation: .read)
+                return bytes.count == count ? bytes : nil
+            } catch {
+                if let input, input.fd == file.fd { throw error }
+                return nil
+            }
         }
 
         /// Whether `frame` starts with a skippable frame's magic.

@@ -16,11 +16,15 @@ import SystemPackage
 /// checksums when every zstd frame stores one.
 ///
 /// Safety: the file is only appended to, with one `pwrite` of the table at
-/// its end, after checking that it has not grown since it was read; a write
-/// that fails is undone (`ftruncate` to the old size), and the new size is
-/// made durable with `fdatasync` before success is reported (unless the
-/// caller opts out). Until then the file is what it was: stock zstd decodes
-/// it with or without the table, which is a skippable frame.
+/// its end, after checking that it has not grown since it was read; the new
+/// size is made durable with `fdatasync` (unless the caller opts out), and
+/// a duplicate of the descriptor is closed, which reports a write error
+/// deferred until then (NFS), before success is reported. A write, sync or
+/// close that fails is undone: `ftruncate` to the old size, synced too
+/// (the append stays failed whatever that sync says: an `fdatasync`'s error
+/// is final). Until then, and after a failure, the file is what it was,
+/// byte for byte: stock zstd decodes it with or without the table, which is
+/// a skippable frame; a read error leaves it untouched.
 ///
 /// Two runs on one file: each holds an exclusive `flock` on it from before
 /// it reads the file until its table is written, so a second run waits for
@@ -95,7 +99,8 @@ public struct SeekTableAppender: Sendable {
     }
 
     /// Writes `bytes` at `offset`, the end of the file as it was read: all of
-    /// them or, on failure, none (the file is cut back to `offset`).
+    /// them or, on failure (of the write, its sync or its close), none (the
+    /// file is cut back to `offset`).
     private static func append(_ bytes: [UInt8], to file: Descriptor, at offset: Int,
                                synchronous: Bool) throws(WeirError) {
         let now = try file.status(operation: .writeSeekTable).size
@@ -109,9 +114,26 @@ public struct SeekTableAppender: Sendable {
             if synchronous, Descriptor.retrying({ Int(fdatasync(file.fd)) }) != 0 {
                 throw WeirError.system(errno, path: file.path, operation: .sync)
             }
+            try closeDuplicate(of: file)
         } catch {
             _ = Descriptor.retrying { Int(ftruncate(file.fd, off_t(offset))) }
+            // The old size on disk as far as the disk allows; the append
+            // has failed whatever this sync says.
+            if synchronous { _ = Descriptor.retrying { Int(fdatasync(file.fd)) } }
             throw error
+        }
+    }
+
+    /// Closes a duplicate of `file`: `close` is where some file systems
+    /// (NFS, FUSE's flush) report a write error they deferred, heard this
+    /// way while the table can still be taken back. The lock stays (it is
+    /// the open file's, not the descriptor's).
+    private static func closeDuplicate(of file: Descriptor) throws(WeirError) {
+        let copy = dup(file.fd)
+        guard copy >= 0 else { throw WeirError.system(errno, path: file.path, operation: .writeSeekTable) }
+        // Never retried: the descriptor is gone whatever close returns; EINTR says nothing failed.
+        if Glibc.close(copy) != 0 && errno != EINTR {
+            throw WeirError.system(errno, path: file.path, operation: .writeSeekTable)
         }
     }
 }
