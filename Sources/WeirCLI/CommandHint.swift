@@ -27,6 +27,8 @@ package enum CommandHint {
         case .dictionary: "; give it with -D"
         case .windowLimit(let log, let bytes): " (use --long=\(log) or -M\(sizeArgument(bytes)))"
         case .raiseWindowLimit: " (use --long=N or -M to raise it)"
+        case .compressionMemory(let log?): " (--long=\(log) fits; or compress it where more memory is free)"
+        case .compressionMemory(nil): " (compress it where more memory is free)"
         case .moreSamples: "; give one file per sample, or cut files into samples of a fixed size with -B SIZE"
         case .resume: ": the same command goes on from there (remove it to start over)"
         }

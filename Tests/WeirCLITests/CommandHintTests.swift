@@ -33,4 +33,11 @@ struct CommandHintTests {
         // A window that fits beside weir's own memory keeps zstd's advice.
         #expect(CommandHint.text(.windowLimit(log: 25, bytes: 20 << 20), limits: group) == " (use --long=25 or -M20M)")
     }
+
+    @Test("compression past the memory limit: the --long that fits, or none")
+    func compressionMemory() {
+        #expect(CommandHint.text(.compressionMemory(longWindowLog: 23))
+                == " (--long=23 fits; or compress it where more memory is free)")
+        #expect(CommandHint.text(.compressionMemory(longWindowLog: nil)) == " (compress it where more memory is free)")
+    }
 }

@@ -109,6 +109,45 @@ struct ContainerCommandTests {
         #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("out").path))
     }
 
+    @Test("64 MiB and --long=27 on 100 MB: refused before the kernel kills it, and the --long it advises finishes")
+    func compressionBeyondTheGroup() throws {
+        let scratch = Scratch()
+        // One frame of the whole file, read into memory: more than 64 MiB.
+        let make = try WeirProcess.shell("yes 'a line of text for a long window' | head -c 100000000 > in",
+                                         in: scratch.url, timeout: 300)
+        #expect(make.status == 0, "\(make.stderr)")
+        let group = try TestCgroup(controller: "memory")
+        try group.limitMemory(64 << 20)
+        let run = try WeirProcess.shell(group.command("\"$WEIR\" --long=27 in"), in: scratch.url, timeout: 300)
+        // Without the refusal, the OOM killer stops it (the shell says 137).
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.hasPrefix("weir: in: needs at least "), "\(run.stderr)")
+        #expect(run.stderr.hasSuffix(" MiB to compress (frames of 96 MiB), more than this process's memory limit of "
+                                     + "64 MiB (--long=23 fits; or compress it where more memory is free)\n"), "\(run.stderr)")
+        #expect(scratch.names == ["in"], "\(scratch.names)")
+        // The advice, in the same group.
+        let advised = try WeirProcess.shell(group.command("\"$WEIR\" --long=23 in"), in: scratch.url, timeout: 300)
+        #expect(advised.status == 0, "\(advised.stderr)")
+        #expect(try scratch.zstd(["-q", "-dc", "--long=23", "in.zst"]).stdout == scratch.data("in"))
+    }
+
+    @Test("64 MiB and --long=27 on a 20 MB file or a short pipe: they fit, and are not refused")
+    func compressionWithinTheGroup() throws {
+        let scratch = Scratch()
+        let original = scratch.text("in", size: Self.memoryInputSize)
+        let group = try TestCgroup(controller: "memory")
+        try group.limitMemory(64 << 20)
+        // One frame of 20 MB: its window and tables sized to it (30 MiB measured).
+        let file = try WeirProcess.shell(group.command("\"$WEIR\" --long=27 in"), in: scratch.url, timeout: 300)
+        #expect(file.status == 0, "\(file.stderr)")
+        #expect(try scratch.zstd(["-q", "-dc", "--long=27", "in.zst"]).stdout == original)
+        // A pipe of unknown size, short: 11 MiB measured.
+        let pipe = try WeirProcess.shell(group.command("sh -c 'echo hi | \"$WEIR\" --long=27 -c > hi.zst'"),
+                                         in: scratch.url, timeout: 300)
+        #expect(pipe.status == 0, "\(pipe.stderr)")
+        #expect(try scratch.zstd(["-q", "-dc", "hi.zst"]).stdout == Data("hi\n".utf8))
+    }
+
     @Test("128 MiB and -T2 -19: both workers run as asked, with one warning")
     func requestedThreads() throws {
         let scratch = Scratch()

@@ -146,6 +146,11 @@ public struct CompressionOptions: Sendable, Equatable {
     /// The format written (`--format=`): zstd, or independent members of
     /// gzip, xz or lz4 (``MemberEncoder``); no seek table but zstd's.
     package var format: CompressedFormat = .zstd
+    /// The memory limit the run must fit (a cgroup's), which
+    /// `WorkerPlan.applied(to:)` sets: an input that one worker cannot
+    /// compress within it is refused before it starts (`CompressionMemory`).
+    /// nil: none.
+    package var memoryLimit: Int?
 
     /// The smallest chunk ``splitSmallInputs`` cuts: below 1 MiB, frames lose
     /// too much ratio for the time saved.

@@ -289,6 +289,21 @@ extension WeirError {
                   detail: "frame needs a window larger than the memory limit", hint: .raiseWindowLimit)
     }
 
+    /// Compressing needs at least `needed` bytes, more than the process's
+    /// memory `limit`, with frames of `frame` bytes; `fitting`: the window
+    /// log that would fit, if any (``CompressionMemory``).
+    static func compressionMemory(path: String, needed: Int, limit: Int, frame: Int, fitting: Int?) -> WeirError {
+        WeirError(.memoryLimit, path: path, operation: .compress, lead: nil,
+                  detail: "needs at least \(mebibytes(needed)) MiB to compress (frames of \(mebibytes(frame)) MiB), "
+                      + "more than this process's memory limit of \(mebibytes(limit)) MiB",
+                  hint: .compressionMemory(longWindowLog: fitting))
+    }
+
+    /// `bytes` in whole MiB, rounded up (at least 1).
+    private static func mebibytes(_ bytes: Int) -> Int {
+        max(1, (bytes + (1 << 20) - 1) >> 20)
+    }
+
     // MARK: sizeMismatch
 
     /// An input of `actual` bytes where its size was declared `declared`.

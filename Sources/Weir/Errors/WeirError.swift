@@ -117,6 +117,9 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
         case windowLimit(log: Int, bytes: UInt64)
         /// A larger window limit decodes it (how large is not known).
         case raiseWindowLimit
+        /// Compressing needs more memory than the process may hold: a
+        /// window of `2^longWindowLog` bytes fits (nil: none smaller does).
+        case compressionMemory(longWindowLog: Int?)
         /// More samples make a training possible: one file per sample, or
         /// files cut into samples of a fixed size.
         case moreSamples

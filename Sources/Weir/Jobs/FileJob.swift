@@ -179,18 +179,31 @@ package struct FileJob: Sendable {
     /// overwrite or read.
     private func open() throws(WeirError) -> Opened {
         guard input != "-" else {
+            try checkMemory(Descriptor(STDIN_FILENO, path: inputName))
             return try Opened(inputFD: Descriptor(STDIN_FILENO, path: inputName), inputStatus: nil, output: destination,
                               outputName: outputName, input: nil, force: force, operation: operation)
         }
         let file = try Descriptor.openForReading(input)
         do throws(WeirError) {
             let status = try Self.readableStatus(of: file, force: force)
+            try checkMemory(file)
             return try Opened(inputFD: file, inputStatus: status, output: destination, outputName: outputName,
                               input: input, force: force, operation: operation)
         } catch {
             file.close()
             throw error
         }
+    }
+
+    /// Refuses, before the output is made, a compression that one worker
+    /// cannot do within the process's memory limit (`CompressionMemory`):
+    /// the input's size is a regular file's, else `--stream-size`'s or
+    /// `--size-hint`'s.
+    private func checkMemory(_ input: Descriptor) throws(WeirError) {
+        guard case .compress(let options) = operation, options.memoryLimit != nil else { return }
+        let fileSize = InputKind.of(input).size
+        try CompressionMemory.check(options, inputSize: fileSize ?? options.streamSize ?? options.streamedSizeHint,
+                                    regularFile: fileSize != nil, path: inputName)
     }
 
     /// Compresses a small file on this thread alone (its CPU is this

@@ -80,7 +80,8 @@ package struct WorkerPlan: Sendable, Equatable {
 
     /// `options` as this process runs them, and the plan that chose their
     /// workers: ``CompressionOptions/threads`` when given (not 0), else the
-    /// plan's, with the chunk the memory limit brought down. ``Compressor``
+    /// plan's, with the chunk the memory limit brought down and that limit
+    /// (`CompressionOptions/memoryLimit`). ``Compressor``
     /// applies it to every run, so a program in a container gets what the
     /// `weir` command gets; the command applies it once, with its flags.
     ///
@@ -96,6 +97,7 @@ package struct WorkerPlan: Sendable, Equatable {
         let fixed = chunkIsFixed ?? (options.chunkSize != CompressionOptions.defaultChunkSize(level: options.level))
         let plan = compression(options, limits: limits, chunkIsFixed: fixed, cores: cores)
         planned.threads = plan.workers
+        planned.memoryLimit = limits.memoryLimit
         if let chunkSize = plan.chunkSize { planned.chunkSize = chunkSize }
         return (planned, plan)
     }
