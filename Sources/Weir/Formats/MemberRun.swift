@@ -77,8 +77,12 @@ struct MemberRun {
                 }
                 let outcome = withExtendedLifetime(data) { decode(context, rest, member, output) }
                 switch outcome {
-                case .confirmed: run.tally?.took(member.size)
-                case .resized(_, let size): run.tally?.took(size)
+                case .confirmed:
+                    run.tally?.took(member.size)
+                    run.tally?.frameDone()
+                case .resized(_, let size):
+                    run.tally?.took(size)
+                    run.tally?.frameDone()
                 case .serial, .failed: break
                 }
                 if case .confirmed = outcome {

@@ -98,8 +98,7 @@ final class MixedStreamDecompression: Sendable {
                         }
                         decoder.position = skip
                         // Each member a scan handed out took one output index, from 0.
-                        totals.withLock { $0.frames += index }
-                        tally.frameDone(index)
+                        totals.withLock { $0.frames += index }  // the progress was told by each (MemberRun)
                     }
                     for region in regions {
                         // In steps when someone follows, each told once decoded.
