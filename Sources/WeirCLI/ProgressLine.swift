@@ -42,11 +42,13 @@ package struct ProgressLine: Sendable, Equatable {
     /// The fields that can be left out, in the order they go when the line is
     /// too wide (the bar goes before all of them).
     package enum Field: Sendable, CaseIterable {
-        case ratio, received, bytesOut, elapsed, counter, name, eta, speed, bytesIn
+        case received, ratio, bytesOut, elapsed, counter, name, eta, speed, bytesIn
     }
 
-    /// The order in which fields are dropped to fit the width.
-    package static let dropOrder: [Field] = [.ratio, .received, .bytesOut, .elapsed, .counter, .name, .eta, .speed, .bytesIn]
+    /// The order in which fields are dropped to fit the width. The bytes
+    /// read go first, and alone they do not take the bar away (a line that
+    /// showed it without them keeps it).
+    package static let dropOrder: [Field] = [.received, .ratio, .bytesOut, .elapsed, .counter, .name, .eta, .speed, .bytesIn]
     /// The narrowest bar worth drawing (brackets excluded).
     package static let minimumBar = 8
     /// The widest bar drawn (brackets excluded), so that wide terminals keep it compact.
@@ -111,7 +113,8 @@ package struct ProgressLine: Sendable, Equatable {
         }
         var line = segments.map(\.text).joined(separator: " ")
         // The bar comes last: only when every field fits, in the room left.
-        if let fraction, drops.count == droppable, let index = segments.firstIndex(where: { $0.slot == .percent }) {
+        let barFits = drops.count == droppable || (drops.count == droppable - 1 && received != nil)
+        if let fraction, barFits, let index = segments.firstIndex(where: { $0.slot == .percent }) {
             let room = usable - line.count - 1 - 2  // a space and the brackets
             if room >= Self.minimumBar {
                 var withBar = segments.map(\.text)

@@ -106,5 +106,10 @@ struct ProgressMeterTests {
         for tenth in 2 ... 40 { mapped.update(bytesIn: tenth << 18, bytesOut: 0, seconds: Double(tenth) / 10, received: 10 << 20) }
         #expect(abs((mapped.speed ?? 0) - Double(10 << 18)) < 1)
         #expect(mapped.line.received == nil)  // a file: not shown
+        // With a size hint in 80 columns, the bytes read give way to the bar.
+        var hinted = ProgressMeter(name: "(stdin)", total: 12_000_000, mode: .compress, showsReceived: true)
+        hinted.update(bytesIn: 0, bytesOut: 0, seconds: 0.5, received: 4_000_000)
+        #expect(hinted.text(width: 80).contains("% ["), "\(hinted.text(width: 80))")
+        #expect(hinted.text(width: 120).contains("read "), "\(hinted.text(width: 120))")
     }
 }
