@@ -4,6 +4,9 @@
 ///
 ///     (2/3) linux.tar  42% [=========>          ]  512.0 MiB =>  75.20 MiB (14.69%)   890.0 MiB/s 0:03 ETA 0:04
 ///
+/// From a pipe, while the work is behind the bytes read (a chunk gathered
+/// before it is compressed), those are shown too: `read   1.50 MiB`.
+///
 /// Numbers are padded to fixed widths so that the bar does not jitter as they
 /// grow. The line stays one column short of `width` (writing the last column
 /// makes some terminals wrap). When it does not fit, fields go in
@@ -27,7 +30,9 @@ package struct ProgressLine: Sendable, Equatable {
     package var bytesOut: Int?
     /// Compressed size / uncompressed size so far.
     package var ratio: Double?
-    /// Bytes read per second, over a moving window.
+    /// Bytes read from the input, shown while the work is behind them.
+    package var received: Int?
+    /// Input bytes per second, over a moving window.
     package var speed: Double?
     /// Seconds since the file was started.
     package var elapsed: Double
@@ -37,11 +42,15 @@ package struct ProgressLine: Sendable, Equatable {
     /// The fields that can be left out, in the order they go when the line is
     /// too wide (the bar goes before all of them).
     package enum Field: Sendable, CaseIterable {
-        case ratio, bytesOut, elapsed, counter, name, eta, speed, bytesIn
+        case received, ratio, bytesOut, elapsed, counter, name, eta, speed, bytesIn
     }
 
-    /// The order in which fields are dropped to fit the width.
-    package static let dropOrder: [Field] = [.ratio, .bytesOut, .elapsed, .counter, .name, .eta, .speed, .bytesIn]
+    /// The order in which fields are dropped to fit the width. The bytes
+    /// read go first, and alone they do not take the bar away (a line that
+    /// showed it without them keeps it).
+    package static let dropOrder: [Field] = [
+        .received, .ratio, .bytesOut, .elapsed, .counter, .name, .eta, .speed, .bytesIn,
+    ]
     /// The narrowest bar worth drawing (brackets excluded).
     package static let minimumBar = 8
     /// The widest bar drawn (brackets excluded), so that wide terminals keep it compact.
@@ -60,7 +69,9 @@ package struct ProgressLine: Sendable, Equatable {
 
     /// Creates a line state.
     package init(counter: String? = nil, name: String? = nil, fraction: Double? = nil, bytesIn: Int,
-                bytesOut: Int? = nil, ratio: Double? = nil, speed: Double? = nil, elapsed: Double, eta: Double? = nil) {
+                bytesOut: Int? = nil, ratio: Double? = nil, received: Int? = nil, speed: Double? = nil,
+                elapsed: Double, eta: Double? = nil) {
+        self.received = received
         self.counter = counter
         self.name = name
         self.fraction = fraction
@@ -104,7 +115,8 @@ package struct ProgressLine: Sendable, Equatable {
         }
         var line = segments.map(\.text).joined(separator: " ")
         // The bar comes last: only when every field fits, in the room left.
-        if let fraction, drops.count == droppable, let index = segments.firstIndex(where: { $0.slot == .percent }) {
+        let barFits = drops.count == droppable || (drops.count == droppable - 1 && received != nil)
+        if let fraction, barFits, let index = segments.firstIndex(where: { $0.slot == .percent }) {
             let room = usable - line.count - 1 - 2  // a space and the brackets
             if room >= Self.minimumBar {
                 var withBar = segments.map(\.text)
@@ -139,6 +151,9 @@ package struct ProgressLine: Sendable, Equatable {
         }
         if let ratio {
             segments.append(Segment(slot: .field(.ratio), text: Self.pad(CFormat.string("(%.2f%%)", ratio * 100), 9)))
+        }
+        if let received {
+            segments.append(Segment(slot: .field(.received), text: "read " + Self.pad(ByteFormat.string(received), 10)))
         }
         segments.append(Segment(slot: .field(.speed),
                                 text: Self.pad(speed.map(ByteFormat.speed) ?? "- B/s", 12)))

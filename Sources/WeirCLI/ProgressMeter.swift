@@ -5,6 +5,13 @@ import Weir
 /// and ETA against a known total, the ratio so far, the speed over a moving
 /// window.
 ///
+/// Two counts of the input: the bytes the work took (``bytesIn``: compressed,
+/// or decoded) and the bytes read (``received``), ahead of it by what waits
+/// for the work. The speed is the slower of their rates over the window,
+/// leaving out one that did not move: a file mapped at once, or a pipe
+/// gathering a chunk, has one rate idle while the run still moves at the
+/// other's (a slow pipe showed `0 B/s` until a chunk was compressed).
+///
 /// Time is whatever the caller says it is (the observer's seconds since the
 /// start), so tests drive it with a fake clock.
 package struct ProgressMeter: Sendable {
@@ -21,11 +28,17 @@ package struct ProgressMeter: Sendable {
     package let mode: OperationKind
     /// Bytes read so far.
     package private(set) var bytesIn = 0
+    /// Bytes read (or mapped) so far.
+    package private(set) var received = 0
+    /// Show the bytes read while the work is behind them (an input that
+    /// arrives: a pipe, where a chunk is gathered before it is worked on).
+    package let showsReceived: Bool
     /// Bytes written so far.
     package private(set) var bytesOut = 0
     /// Seconds since the start.
     package private(set) var seconds = 0.0
     private var window: SpeedWindow
+    private var receivedWindow: SpeedWindow
 
     /// - Parameters:
     ///   - name: the file's name.
@@ -34,31 +47,44 @@ package struct ProgressMeter: Sendable {
     ///   - total: the input's size, if known.
     ///   - mode: which way the bytes go.
     ///   - speedWindow: the span of the moving speed window, in seconds.
-    package init(name: String, file: Int = 1, files: Int = 1, total: Int?, mode: OperationKind, speedWindow: Double = 3)
-    {
+    ///   - showsReceived: show the bytes read while the work is behind them.
+    package init(name: String, file: Int = 1, files: Int = 1, total: Int?, mode: OperationKind, speedWindow: Double = 3,
+                 showsReceived: Bool = false) {
+        self.showsReceived = showsReceived
         self.name = name
         self.file = file
         self.files = files
         self.total = total
         self.mode = mode
         window = SpeedWindow(span: speedWindow, start: 0)
+        receivedWindow = SpeedWindow(span: speedWindow, start: 0)
     }
 
     /// Takes the running totals at `seconds` since the start.
-    package mutating func update(bytesIn: Int, bytesOut: Int, seconds: Double) {
+    package mutating func update(bytesIn: Int, bytesOut: Int, seconds: Double, received: Int = 0) {
         self.bytesIn = bytesIn
         self.bytesOut = bytesOut
+        self.received = max(self.received, received)
         self.seconds = max(self.seconds, seconds)
         window.record(time: self.seconds, bytes: bytesIn)
+        receivedWindow.record(time: self.seconds, bytes: self.received)
     }
 
     /// Takes a progress observer's totals.
     package mutating func update(_ totals: ProgressObserver.Totals) {
-        update(bytesIn: totals.bytesIn, bytesOut: totals.bytesOut, seconds: totals.seconds)
+        update(
+            bytesIn: totals.bytesIn, bytesOut: totals.bytesOut, seconds: totals.seconds, received: totals.bytesReceived)
     }
 
-    /// Bytes read per second over the moving window; nil before any time passed.
-    package var speed: Double? { window.bytesPerSecond }
+    /// Input bytes per second over the moving window: the slower of the
+    /// work's rate and the reading's, leaving out one that did not move
+    /// (see the type's notes); nil before any time passed.
+    package var speed: Double? {
+        let work = window.bytesPerSecond
+        guard let reading = receivedWindow.bytesPerSecond, reading > 0 else { return work }
+        guard let work, work > 0 else { return reading }
+        return min(work, reading)
+    }
 
     /// How far the input has been read, 0 … 1; nil without a usable total
     /// (unknown, empty, or already passed: a wrong `--size-hint` shows no
@@ -87,6 +113,7 @@ package struct ProgressMeter: Sendable {
     package var line: ProgressLine {
         ProgressLine(counter: files > 1 ? "(\(file)/\(files))" : nil, name: name, fraction: fraction,
                      bytesIn: bytesIn, bytesOut: mode == .test ? nil : bytesOut, ratio: ratio,
+                     received: showsReceived && received > bytesIn ? received : nil,
                      speed: speed, elapsed: seconds, eta: eta)
     }
 

@@ -10,7 +10,8 @@ import Weir
 /// Every key is always present, `null` where it is not known: `total_bytes`,
 /// `percent` and `eta_seconds` without a known input size (a pipe without
 /// `--size-hint`), `bytes_per_second` before any time passed, `level` when
-/// not compressing, `frames` when not compressing. Names are written as
+/// not compressing. `frames` counts frames written when compressing,
+/// frames decoded when decompressing or testing. Names are written as
 /// ``JSONRecord`` writes them (non-UTF-8 bytes kept, losslessly).
 package struct ProgressRecord: Encodable, Equatable, Sendable {
     /// `"progress"` while the file is worked on, `"end"` once it is done.
@@ -26,8 +27,12 @@ package struct ProgressRecord: Encodable, Equatable, Sendable {
     /// The file's place among the inputs, from 1, and how many there are.
     package var file: Int
     package var files: Int
-    /// Input bytes the work has taken (compressing: compressed; otherwise read).
+    /// Input bytes the work has taken (compressing: compressed; decoding:
+    /// compressed bytes decoded; otherwise read).
     package var bytesIn: Int
+    /// Input bytes read (or mapped) so far: ahead of `bytes_in` by what
+    /// waits for the work.
+    package var bytesRead: Int
     /// Output bytes written.
     package var bytesOut: Int
     /// The input's size, when known (a regular file, or `--size-hint`).
@@ -42,7 +47,7 @@ package struct ProgressRecord: Encodable, Equatable, Sendable {
     package var seconds: Double
     /// The level now (under `--adapt`, the last one chosen); null when not compressing.
     package var level: Int?
-    /// Frames written so far; null when not compressing.
+    /// Frames written so far (decoding: decoded).
     package var frames: Int?
 
     /// The record of `meter`'s state now.
@@ -50,7 +55,7 @@ package struct ProgressRecord: Encodable, Equatable, Sendable {
     /// - Parameters:
     ///   - input: the name as JSON gives it (`"-"` for standard input).
     ///   - level: the level now, compressing; nil otherwise.
-    ///   - frames: frames written so far, compressing; nil otherwise.
+    ///   - frames: frames written so far (decoding: decoded).
     package init(event: Event, meter: ProgressMeter, input: String, level: Int?, frames: Int?) {
         self.event = event
         operation = meter.mode
@@ -58,6 +63,7 @@ package struct ProgressRecord: Encodable, Equatable, Sendable {
         file = meter.file
         files = meter.files
         bytesIn = meter.bytesIn
+        bytesRead = max(meter.received, meter.bytesIn)
         bytesOut = meter.bytesOut
         totalBytes = meter.total
         percent = meter.fraction.map { min(100, $0 * 100) }
@@ -65,12 +71,12 @@ package struct ProgressRecord: Encodable, Equatable, Sendable {
         etaSeconds = meter.eta
         seconds = meter.seconds
         self.level = meter.mode == .compress ? level : nil
-        self.frames = meter.mode == .compress ? frames : nil
+        self.frames = frames
     }
 
     enum CodingKeys: String, CodingKey {
         case event, operation, input, file, files, seconds, level, frames, percent
-        case bytesIn = "bytes_in", bytesOut = "bytes_out", totalBytes = "total_bytes"
+        case bytesIn = "bytes_in", bytesRead = "bytes_read", bytesOut = "bytes_out", totalBytes = "total_bytes"
         case bytesPerSecond = "bytes_per_second", etaSeconds = "eta_seconds"
     }
 
@@ -82,6 +88,7 @@ package struct ProgressRecord: Encodable, Equatable, Sendable {
         try container.encode(file, forKey: .file)
         try container.encode(files, forKey: .files)
         try container.encode(bytesIn, forKey: .bytesIn)
+        try container.encode(bytesRead, forKey: .bytesRead)
         try container.encode(bytesOut, forKey: .bytesOut)
         try container.encode(totalBytes, forKey: .totalBytes)
         try container.encode(percent, forKey: .percent)
@@ -93,8 +100,10 @@ package struct ProgressRecord: Encodable, Equatable, Sendable {
     }
 
     /// Every key a record has, in the order written (`man weir` lists them).
-    package static let keys = ["event", "operation", "input", "file", "files", "bytes_in", "bytes_out", "total_bytes",
-                               "percent", "bytes_per_second", "eta_seconds", "seconds", "level", "frames"]
+    package static let keys = [
+        "event", "operation", "input", "file", "files", "bytes_in", "bytes_read", "bytes_out", "total_bytes",
+        "percent", "bytes_per_second", "eta_seconds", "seconds", "level", "frames",
+    ]
 
     /// The record as one line of JSON, without the newline.
     package func line() -> String {

@@ -53,12 +53,16 @@ final class ProgressDisplay: Sendable {
     ///   - jsonName: the input as JSON records name it (`"-"` for stdin).
     ///   - level: compressing, the first frame's level.
     ///   - levelChanged: told of level changes (`--adapt -v`).
+    ///   - arrives: the input arrives (a pipe): the line shows the bytes
+    ///     read while the work is behind them.
     func begin(name: String, file: Int, files: Int, total: Int?, mode: OperationKind, jsonName: String = "",
-               level: Int? = nil, levelChanged: (@Sendable (LevelChange) -> Void)? = nil) -> ProgressObserver {
+               level: Int? = nil, levelChanged: (@Sendable (LevelChange) -> Void)? = nil,
+               arrives: Bool = false) -> ProgressObserver {
         end()
         lock.withLock { screen in
             if !screen.stopped {
-                screen.meter = ProgressMeter(name: name, file: file, files: files, total: total, mode: mode)
+                screen.meter = ProgressMeter(name: name, file: file, files: files, total: total, mode: mode,
+                                             showsReceived: arrives)
                 screen.jsonName = jsonName
                 screen.level = level
             }

@@ -59,7 +59,8 @@ final class RunReporter {
         }
         return progress.begin(name: FileName.displayed(job.inputName), file: file, files: inputs,
                               total: Self.size(of: job.input) ?? sizeHint, mode: OperationKind(job.operation),
-                              jsonName: job.input, level: compression?.level, levelChanged: levels)
+                              jsonName: job.input, level: compression?.level, levelChanged: levels,
+                              arrives: Self.size(of: job.input) == nil)
     }
 
     /// With `--adapt -v`, what tells the user of each level change (and,

@@ -201,6 +201,8 @@ extension WeirCommand {
         #if WEIR_TEST_HOOKS
         // The tests' way to make a decompression slow enough to stop after a checkpoint (test builds only).
         options.frameDelayForTesting = getenv("WEIR_TEST_FRAME_DELAY").flatMap { Double(String(cString: $0)) }
+        // The tests' way to slow a run, step by step, to watch its progress line.
+        options.stepDelayForTesting = getenv("WEIR_TEST_STEP_DELAY").flatMap { Double(String(cString: $0)) }
         #endif
         return WorkerPlan.applied(to: options, cores: resourceFlags.countedCores)
     }

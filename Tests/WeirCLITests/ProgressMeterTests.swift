@@ -84,4 +84,32 @@ struct ProgressMeterTests {
         #expect(meter.seconds == 0.5)
         #expect(meter.speed == 10)
     }
+
+    @Test("a pipe gathering a chunk: the bytes read are shown and their rate, not 0 B/s; the slower rate once both move")
+    func received() {
+        var meter = ProgressMeter(name: "(stdin)", total: nil, mode: .compress, showsReceived: true)
+        // 100 KiB a second arrive; nothing is compressed yet.
+        for tenth in 1 ... 30 { meter.update(bytesIn: 0, bytesOut: 0, seconds: Double(tenth) / 10, received: tenth * 10_240) }
+        #expect(abs((meter.speed ?? 0) - 102_400) < 1)
+        #expect(meter.line.received == 307_200)
+        let text = meter.text(width: 120)
+        #expect(text.contains("read ") && text.contains("300.0 KiB") && !text.contains(" 0 B/s"), "\(text)")
+        // The chunk is compressed at once: the work's burst is faster than the reading, which is the rate.
+        meter.update(bytesIn: 307_200, bytesOut: 1000, seconds: 3.1, received: 317_440)
+        #expect(abs((meter.speed ?? 0) - 102_400) < 1)
+        // Caught up: nothing read is waiting, the field goes.
+        meter.update(bytesIn: 317_440, bytesOut: 1100, seconds: 3.2, received: 317_440)
+        #expect(meter.line.received == nil)
+        // A file mapped at once: the reading does not move after, the work's rate is the speed.
+        var mapped = ProgressMeter(name: "f", total: 10 << 20, mode: .compress)
+        mapped.update(bytesIn: 0, bytesOut: 0, seconds: 0.1, received: 10 << 20)
+        for tenth in 2 ... 40 { mapped.update(bytesIn: tenth << 18, bytesOut: 0, seconds: Double(tenth) / 10, received: 10 << 20) }
+        #expect(abs((mapped.speed ?? 0) - Double(10 << 18)) < 1)
+        #expect(mapped.line.received == nil)  // a file: not shown
+        // With a size hint in 80 columns, the bytes read give way to the bar.
+        var hinted = ProgressMeter(name: "(stdin)", total: 12_000_000, mode: .compress, showsReceived: true)
+        hinted.update(bytesIn: 0, bytesOut: 0, seconds: 0.5, received: 4_000_000)
+        #expect(hinted.text(width: 80).contains("% ["), "\(hinted.text(width: 80))")
+        #expect(hinted.text(width: 120).contains("read "), "\(hinted.text(width: 120))")
+    }
 }

@@ -6,7 +6,7 @@ import Testing
 @Suite("weir --progress=json")
 struct ProgressJSONCommandTests {
     /// Every key of a record (man weir lists each: ManualTests).
-    static let keys = ["event", "operation", "input", "file", "files", "bytes_in", "bytes_out", "total_bytes",
+    static let keys = ["event", "operation", "input", "file", "files", "bytes_in", "bytes_read", "bytes_out", "total_bytes",
                        "percent", "bytes_per_second", "eta_seconds", "seconds", "level", "frames"]
 
     /// Every line of `stderr` as a JSON object; a line that is not one fails the test.
@@ -72,7 +72,7 @@ struct ProgressJSONCommandTests {
         #expect(objects.allSatisfy { $0["event"] != nil || $0["status"] != nil })
     }
 
-    @Test("a pipe without a size: total, percent and ETA are null; decompressing: no level nor frames")
+    @Test("a pipe without a size: total, percent and ETA are null; decompressing: no level, the frames decoded")
     func unknownSizeAndDecompression() throws {
         let scratch = Scratch()
         let original = scratch.text("a", size: 3_000_000)
@@ -89,7 +89,11 @@ struct ProgressJSONCommandTests {
         #expect(scratch.data("back") == original)
         let end = try #require(self.records(of: "a.zst", in: try objects(decoded.stderr)).last)
         #expect(end["operation"] as? String == "decompress")
-        #expect(end["level"] is NSNull && end["frames"] is NSNull)
+        #expect(end["level"] is NSNull)
+        // Frames decoded, and the compressed bytes they took.
+        let written = try #require(scratch.data("a.zst"))
+        #expect((end["frames"] as? Int ?? 0) >= 1, "\(end)")
+        #expect(end["bytes_in"] as? Int == written.count && end["bytes_read"] as? Int == written.count)
         #expect(end["percent"] as? Double == 100)
         #expect(end["bytes_out"] as? Int == original.count)
     }
@@ -108,5 +112,35 @@ struct ProgressJSONCommandTests {
 
         let off = try WeirProcess.run(["--progress=json", "--no-progress", "-f", "a"], in: scratch.url)
         #expect(off.status == 0 && !off.stderr.contains("\"event\""), "\(off.stderr)")
+    }
+
+    @Test("-d of .gz and .xz, from a file and a pipe: bytes_in follows the decoding to the compressed size; frames decoded",
+          .timeLimit(.minutes(5)))
+    func otherFormats() throws {
+        let scratch = Scratch()
+        let original = scratch.text("a", size: 8_000_000)
+        for format in ["gzip", "xz"] {
+            let name = format == "gzip" ? "a.gz" : "a.xz"
+            let made = try WeirProcess.run(["--format=\(format)", "-q", "-f", "a", "-o", name], in: scratch.url)
+            #expect(made.status == 0, "\(made.stderr)")
+            let size = try #require(scratch.data(name)?.count)
+            // A file: weir's members decode in parallel, each counted once decoded.
+            let file = try WeirProcess.shell("WEIR_TEST_STEP_DELAY=0.05 $WEIR -d --progress=json -c \(name) > back",
+                                             in: scratch.url, timeout: 120)
+            #expect(file.status == 0 && scratch.data("back") == original, "\(file.stderr)")
+            let end = try #require(records(of: name, in: try objects(file.stderr)).last)
+            #expect(end["bytes_in"] as? Int == size && end["percent"] as? Double == 100, "\(end)")
+            #expect((end["frames"] as? Int ?? 0) >= 1, "\(end)")
+            // A pipe: the serial decoder, step by step (the hint is the compressed size).
+            let piped = try WeirProcess.shell(
+                "cat \(name) | WEIR_TEST_STEP_DELAY=0.3 $WEIR -d --size-hint \(size) --progress=json -c > back",
+                in: scratch.url, timeout: 120)
+            #expect(piped.status == 0 && scratch.data("back") == original, "\(piped.stderr)")
+            let records = self.records(of: "-", in: try objects(piped.stderr))
+            let between = Set(records.compactMap { $0["bytes_in"] as? Int }.filter { $0 > 0 && $0 < size })
+            #expect(between.count >= 2, "\(format): \(records)")
+            #expect(records.last?["bytes_in"] as? Int == size && (records.last?["frames"] as? Int ?? 0) >= 1,
+                    "\(format): \(records.last ?? [:])")
+        }
     }
 }

@@ -18,11 +18,7 @@ struct ProgressWorkCommandTests {
     /// Runs `command` (bash, `$WEIR` the binary) in a pseudo-terminal with
     /// every compression step slowed; returns the redraws of the line.
     func draws(_ command: String, _ scratch: Scratch, delay: Double = 0.05) throws -> [Draw] {
-        try "export WEIR_TEST_STEP_DELAY=\(delay)\n\(command)\necho \"status $?\"\n"
-            .write(toFile: scratch.path("job.sh"), atomically: true, encoding: .utf8)
-        let run = try WeirProcess.shell("script -qec 'bash job.sh' /dev/null", in: scratch.url, timeout: 300)
-        let screen = String(decoding: run.stdout, as: UTF8.self)
-        #expect(screen.contains("status 0"), "\(screen.debugDescription)")
+        let screen = try self.screen("export WEIR_TEST_STEP_DELAY=\(delay)\n\(command)", scratch)
         // A redraw: "\r", the line, erase to its end. "NAME  NN% [" or "(n/N) NAME  NN%".
         let pattern = try Regex(#"\r(?:\(\d+/\d+\) )?(\S+) +(\d+)% "#)
         return screen.split(separator: "\u{1B}[K").compactMap { piece in
@@ -30,6 +26,16 @@ struct ProgressWorkCommandTests {
                   let percent = match.output[2].substring.flatMap({ Int($0) }) else { return nil }
             return Draw(name: String(name), percent: percent, text: String(piece))
         }
+    }
+
+    /// Runs `script` (bash) in a pseudo-terminal; returns all the terminal
+    /// received, having checked that the script's last command succeeded.
+    func screen(_ script: String, _ scratch: Scratch) throws -> String {
+        try "\(script)\necho \"status $?\"\n".write(toFile: scratch.path("job.sh"), atomically: true, encoding: .utf8)
+        let run = try WeirProcess.shell("script -qec 'bash job.sh' /dev/null", in: scratch.url, timeout: 300)
+        let screen = String(decoding: run.stdout, as: UTF8.self)
+        #expect(screen.contains("status 0"), "\(screen.debugDescription)")
+        return screen
     }
 
     /// What a user watching `name`'s line must see: it moves in steps (not
@@ -90,5 +96,48 @@ struct ProgressWorkCommandTests {
         expectFollowsWork(draws, name: "tree/a")
         expectFollowsWork(draws, name: "tree/sub/b")
         #expect(scratch.exists("tree/a.zst") && scratch.exists("tree/sub/b.zst"))
+    }
+
+    @Test("-d of a -19 file: the line follows the decoding, not the reading of the frame", .timeLimit(.minutes(5)))
+    func decompression() throws {
+        let scratch = Scratch()
+        // Random bytes: the frame is as large as its content, ten steps of a decoder.
+        let made = try WeirProcess.shell("head -c 2600000 /dev/urandom > in && $WEIR -19 -q in", in: scratch.url,
+                                         timeout: 300)
+        #expect(made.status == 0, "\(made.stderr)")
+        let original = try #require(scratch.data("in"))
+        expectFollowsWork(try draws("$WEIR -d -f in.zst -o back", scratch, delay: 0.1), name: "in.zst")
+        #expect(scratch.data("back") == original)
+        // One frame of unknown size through a pipe, streamed as it arrives (--size-hint: the compressed size).
+        let size = try #require(scratch.data("in.zst")?.count)
+        expectFollowsWork(try draws("cat in.zst | $WEIR -d --size-hint \(size) -c > piped", scratch, delay: 0.1),
+                          name: "(stdin)")
+        #expect(scratch.data("piped") == original)
+    }
+
+    @Test("--ultra -22: the line follows the compression", .timeLimit(.minutes(5)))
+    func ultra() throws {
+        let scratch = Scratch()
+        let original = scratch.text("in", size: 2_000_000)
+        expectFollowsWork(try draws("$WEIR --ultra -22 -f in -o out.zst", scratch, delay: 0.1), name: "in")
+        #expect(try scratch.zstd(["-dc", "--long=27", "out.zst"]).stdout == original)
+    }
+
+    @Test("a slow pipe: before a chunk is compressed, the line shows the bytes read and their rate, not 0 B/s",
+          .timeLimit(.minutes(5)))
+    func slowPipe() throws {
+        let scratch = Scratch()
+        let original = scratch.text("in", size: 3_000_000)
+        // 3 MB in 300 KB pieces, 0.2 s apart: less than one chunk of -3 (8 MiB), so nothing is compressed until the end.
+        let producer = "for i in $(seq 0 9); do tail -c +$((i * 300000 + 1)) in | head -c 300000; sleep 0.2; done"
+        let screen = try self.screen("\(producer) | $WEIR -c > out.zst", scratch)
+        let lines = screen.split(separator: "\u{1B}[K").filter { $0.hasPrefix("\r(stdin) ") }
+        let reading = lines.filter { $0.contains(" read ") }
+        #expect(reading.count >= 3, "\(lines)")
+        // Read bytes grow and come with their rate while nothing is compressed.
+        let timed = try Regex(#"read +\d+(\.\d+)? [KM]iB +\d+(\.\d+)? [KM]iB/s"#)
+        #expect(reading.contains { $0.contains(timed) }, "\(reading)")
+        #expect(!reading.contains { $0.contains(" 0 B/s") }, "\(reading)")
+        #expect(try scratch.zstd(["-dc", "out.zst"]).stdout == original)
     }
 }

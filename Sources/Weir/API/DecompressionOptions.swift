@@ -60,6 +60,10 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// (seconds) after each frame it cuts, so that a run lasts long enough
     /// to be stopped after a checkpoint.
     package var frameDelayForTesting: Double?
+    /// For tests of the progress line only: seconds a decoder waits after
+    /// each step of input it decoded (`WorkTally`), so a test can read
+    /// the line at several moments of a slow run.
+    package var stepDelayForTesting: Double?
 
     /// Creates options; every parameter has zstd's default.
     public init(verifyChecksum: Bool = true, memoryLimit: Int? = nil, readSize: Int = 256 << 10, threads: Int = 0,

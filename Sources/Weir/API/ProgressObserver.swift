@@ -36,8 +36,12 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
         public var bytesIn: Int
         /// Bytes written to the output so far.
         public var bytesOut: Int
-        /// Frames written so far (compressing; 0 otherwise).
+        /// Frames written so far, compressing; decoding, frames decoded.
         public var frames: Int = 0
+        /// Bytes read from the input so far (or mapped): ahead of
+        /// ``bytesIn`` by what waits for the work (a chunk being gathered
+        /// from a slow pipe, chunks read ahead).
+        public var bytesReceived: Int = 0
         /// Seconds since ``ProgressObserver/activate()``.
         public var seconds: Double
 
@@ -71,6 +75,8 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
 
     private let queue = DispatchQueue(label: "weir.progress")
     private let readSource: DispatchSourceUserDataAdd
+    /// Bytes read from the input, gated as the others.
+    private let receivedSource: DispatchSourceUserDataAdd
     /// Frames written; not gated: at most one add per frame.
     private let frameSource: DispatchSourceUserDataAdd
     private let writeSource: DispatchSourceUserDataAdd
@@ -87,6 +93,7 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
     private var started: UInt64?           // the clock's nanoseconds at activate()
     private var readGated = false          // readSource suspended by its handler
     private var writeGated = false         // writeSource suspended by its handler
+    private var receivedGated = false      // receivedSource suspended by its handler
     private var finishing = false          // no more gating nor reports
 
     /// - Parameters:
@@ -111,6 +118,7 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
         self.handler = handler
         self.levelChanged = levelChanged
         readSource = DispatchSource.makeUserDataAddSource(queue: queue)
+        receivedSource = DispatchSource.makeUserDataAddSource(queue: queue)
         frameSource = DispatchSource.makeUserDataAddSource(queue: queue)
         writeSource = DispatchSource.makeUserDataAddSource(queue: queue)
         timer = DispatchSource.makeTimerSource(queue: queue)
@@ -120,6 +128,13 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
             if !finishing && !readGated {
                 readSource.suspend()
                 readGated = true
+            }
+        }
+        receivedSource.setEventHandler { [unowned self] in
+            totals.bytesReceived += Int(receivedSource.data)
+            if !finishing && !receivedGated {
+                receivedSource.suspend()
+                receivedGated = true
             }
         }
         writeSource.setEventHandler { [unowned self] in
@@ -156,6 +171,7 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
                            leeway: .nanoseconds(nanoseconds / 10))
         }
         readSource.activate()
+        receivedSource.activate()
         writeSource.activate()
         frameSource.activate()
         timer.activate()
@@ -167,7 +183,13 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
         if count > 0 { readSource.add(data: UInt(count)) }
     }
 
-    /// Called by the pipeline for every frame written; any thread.
+    /// Called by the pipeline for every piece read from the input
+    /// (``Totals/bytesReceived``); any thread.
+    func bytesReceived(_ count: Int) {
+        if count > 0 { receivedSource.add(data: UInt(count)) }
+    }
+
+    /// Called by the pipeline for every frame written (decoding: decoded); any thread.
     func frameWritten() {
         frameSource.add(data: 1)
     }
@@ -186,6 +208,10 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
         if writeGated {
             writeGated = false
             writeSource.resume()
+        }
+        if receivedGated {
+            receivedGated = false
+            receivedSource.resume()
         }
     }
 
@@ -213,10 +239,12 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
     private func stop() {
         guard activated.withLock({ was in defer { was = true }; return was }) else {
             readSource.cancel()
+            receivedSource.cancel()
             writeSource.cancel()
             frameSource.cancel()
             timer.cancel()
             readSource.activate()
+            receivedSource.activate()
             writeSource.activate()
             frameSource.activate()
             timer.activate()
@@ -230,6 +258,7 @@ public final class ProgressObserver: @unchecked Sendable {  // DispatchSources; 
         }
         queue.sync {}  // the resumed sources' last deliveries run before this
         readSource.cancel()
+        receivedSource.cancel()
         writeSource.cancel()
         frameSource.cancel()
     }

@@ -25,6 +25,14 @@ struct DecodeSession: Sendable {
     let dictionary: DecompressionDictionary?
     /// Tells a resumable output of the frames whose content is written.
     let frameLog: DecodedFrameLog?
+    /// Tells the progress of the input decoded and of each frame.
+    let tally: WorkTally
+
+    /// One more frame decoded.
+    func frameDecoded() {
+        frames.withLock { $0 += 1 }
+        tally.frameDone()
+    }
 
     /// An output buffer for `capacity` bytes, with `extra` more bytes of the
     /// budget held, waiting for room.

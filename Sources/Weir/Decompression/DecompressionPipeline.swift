@@ -171,16 +171,23 @@ package final class DecompressionPipeline: Sendable {
             control: control, input: input, kind: kind, inputName: inputName, readSize: options.readSize,
             mapFiles: options.mapInput, sizesReadBuffers: options.sizesReadBuffers, output: output,
             outputName: outputName, sparse: options.sparse,
-            observer: observer, onWritten: { frameLog?.pieceWritten($0, size: $1) },
+            observer: observer, countsReads: false, onWritten: { frameLog?.pieceWritten($0, size: $1) },
             wake: { budget.cancel() })
         let reader = run.reader
+        // The progress follows the decoding: each decoder tells of the
+        // compressed bytes it took (a frame is read whole long before it is
+        // decoded), the feeder of the bytes no decoder takes.
+        let tally = WorkTally(observer: observer, stepDelay: options.stepDelayForTesting)
+        let consumed = tally.consumed
         let pool = WorkerPool<DecompressionContext>(
             width: options.resolvedThreads, label: "weir.decompress",
             makeContext: { () throws(WeirError) in
-                try DecompressionContext(windowLogMax: options.windowLimit.logMax,
-                                         verifyChecksum: options.verifyChecksum, stableOutput: true,
-                                         dictionary: dictionary, prefix: options.patchReference,
-                                         path: inputName)
+                let context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
+                                                       verifyChecksum: options.verifyChecksum, stableOutput: true,
+                                                       dictionary: dictionary, prefix: options.patchReference,
+                                                       path: inputName)
+                context.consumed = consumed
+                return context
             },
             onContextFailure: { control.fail($0) })
 
@@ -204,7 +211,7 @@ package final class DecompressionPipeline: Sendable {
         let session = DecodeSession(path: inputName, options: options, control: control, budget: budget,
                                     frameBuffers: frameBuffers, run: run, frames: frames,
                                     streamed: streamed, crossCheck: crossCheck, dictionary: dictionary,
-                                    frameLog: frameLog)
+                                    frameLog: frameLog, tally: tally)
         control.startThread(name: "weir.decoder") {
             let feeder = FrameFeeder(session: session, pool: pool)
             do throws(WeirError) {
@@ -233,6 +240,7 @@ package final class DecompressionPipeline: Sendable {
         // The frames handed out before the reading thread failed are written
         // first, as zstd writes what it decoded before it stops.
         if let error = stopped.current { control.fail(error) }
+        tally.settle(at: read.current.bytes)
         var statistics = try run.end(bytesIn: read.current.bytes)
         statistics.frames = frames.current
         statistics.windowLog = read.current.windowLog

@@ -124,6 +124,7 @@ final class FrameFeeder {
     private func frameEnded(_ boundary: FrameBoundary) throws(WeirError) {
         let expected = session.crossCheck.frameFound(boundary)
         if boundary.header.isSkippable {
+            session.tally.took(boundary.compressedSize)  // no decoder takes it
             session.frameLog?.skippable(size: boundary.compressedSize)
             return
         }

@@ -96,6 +96,7 @@ final class FrameStreamer {
                                                verifyChecksum: options.verifyChecksum,
                                                dictionary: session.dictionary, prefix: options.patchReference,
                                                path: session.path)
+            context.consumed = session.tally.consumed
         } catch {
             session.budget.release(decoderBytes)
             throw error
@@ -152,6 +153,6 @@ final class FrameStreamer {
         }
         try session.checkContentSize(boundary, produced: state.decoder.produced)
         session.crossCheck.frameDecoded(boundary, produced: state.decoder.produced, expected: expected)
-        session.frames.withLock { $0 += 1 }
+        session.frameDecoded()
     }
 }

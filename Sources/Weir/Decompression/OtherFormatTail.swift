@@ -37,7 +37,13 @@ final class OtherFormatTail {
         data.enumerateBytes { region, _, _ in regions.append(UnsafeRawBufferPointer(region)) }
         try withExtendedLifetime(data) { () throws(WeirError) in
             for region in regions {
-                try decoder.feed(region) { block throws(WeirError) in try send(block, sequence: &sequence) }
+                // In steps when someone follows, each told once decoded.
+                let step = session.tally.isFollowed ? WorkTally.step : max(1, region.count)
+                for at in stride(from: 0, to: region.count, by: step) {
+                    let piece = UnsafeRawBufferPointer(rebasing: region[at ..< min(region.count, at + step)])
+                    try decoder.feed(piece) { block throws(WeirError) in try send(block, sequence: &sequence) }
+                    session.tally.took(piece.count)
+                }
             }
         }
     }
@@ -46,6 +52,7 @@ final class OtherFormatTail {
     func finish(sequence: inout Int) throws(WeirError) {
         try decoder.finish { block throws(WeirError) in try send(block, sequence: &sequence) }
         session.frames.withLock { $0 += decoder.frames }
+        session.tally.frameDone(decoder.frames)
     }
 
     private func send(_ block: UnsafeRawBufferPointer, sequence: inout Int) throws(WeirError) {

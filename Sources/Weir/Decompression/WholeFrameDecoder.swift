@@ -34,7 +34,7 @@ struct WholeFrameDecoder: Sendable {
                 session.budget.release(compressed)
                 try session.input.checkUnchanged()
                 session.crossCheck.frameDecoded(boundary, produced: produced, expected: expected)
-                session.frames.withLock { $0 += 1 }
+                session.frameDecoded()
                 session.send(buffer, count: produced, from: buffers, number: number, ticket: ticket)
             } catch {
                 buffers.recycle(buffer)

@@ -76,6 +76,15 @@ struct MemberRun {
                     return gate.stop(at: number, offset: member.start, ticket: ticket)
                 }
                 let outcome = withExtendedLifetime(data) { decode(context, rest, member, output) }
+                switch outcome {
+                case .confirmed:
+                    run.tally?.took(member.size)
+                    run.tally?.frameDone()
+                case .resized(_, let size):
+                    run.tally?.took(size)
+                    run.tally?.frameDone()
+                case .serial, .failed: break
+                }
                 if case .confirmed = outcome {
                     return gate.confirmed(number, buffers.wrap(output, count: member.content), ticket: ticket)
                 }

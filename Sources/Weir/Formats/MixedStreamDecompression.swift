@@ -52,9 +52,13 @@ final class MixedStreamDecompression: Sendable {
         // A regular file is mapped whole, as one piece: ISA-L's inflate then
         // decodes it (MemberDecoder); its pages are read as they are touched.
         let whole = options.mapInput ? kind.size.flatMap { $0 > 0 ? $0 : nil } : nil
+        // The progress follows the decoding: a member decoded, a step of
+        // the serial decoder, not a read (a mapped file is one read).
+        let tally = WorkTally(observer: ends.observer, stepDelay: options.stepDelayForTesting)
         let run = ends.run(
             control: control, kind: kind, readSize: whole ?? options.readSize,
-            mapFiles: options.mapInput, sizesReadBuffers: options.sizesReadBuffers, sparse: options.sparse)
+            mapFiles: options.mapInput, sizesReadBuffers: options.sizesReadBuffers, sparse: options.sparse,
+            tally: tally)
         let reader = run.reader
         let (options, inputName, operation) = (self.options, ends.inputName, self.operation)
         let totals = Locked((bytesIn: 0, frames: 0))
@@ -95,10 +99,16 @@ final class MixedStreamDecompression: Sendable {
                         }
                         decoder.position = skip
                         // Each member a scan handed out took one output index, from 0.
-                        totals.withLock { $0.frames += index }
+                        totals.withLock { $0.frames += index }  // the progress was told by each (MemberRun)
                     }
                     for region in regions {
-                        try decoder.feed(UnsafeRawBufferPointer(rebasing: region[skip...]), emit: emit)
+                        // In steps when someone follows, each told once decoded.
+                        let step = tally.isFollowed ? WorkTally.step : max(1, region.count)
+                        for at in stride(from: skip, to: region.count, by: step) {
+                            let piece = UnsafeRawBufferPointer(rebasing: region[at ..< min(region.count, at + step)])
+                            try decoder.feed(piece, emit: emit)
+                            tally.took(piece.count)
+                        }
                         skip = 0
                     }
                     totals.withLock { $0.bytesIn += chunk.data.count }
@@ -109,10 +119,12 @@ final class MixedStreamDecompression: Sendable {
                 stopped.withLock { $0 = error }
             }
             totals.withLock { $0.frames += decoder.frames }
+            tally.frameDone(decoder.frames)
         }
         control.activity.wait()
         // What was decoded before a failure is written first, as zstd writes it.
         if let error = stopped.current { control.fail(error) }
+        tally.settle(at: totals.current.bytesIn)
         var statistics = try run.end(bytesIn: totals.current.bytesIn)
         statistics.frames = totals.current.frames
         return statistics

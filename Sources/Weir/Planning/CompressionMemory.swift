@@ -45,7 +45,8 @@ package enum CompressionMemory {
         var resident = 0
         if let inputSize {
             if reads {
-                let ahead = fitted.resolvedChunksInFlight > 1 ? min(max(0, inputSize - fitted.chunkSize), fitted.chunkSize) : 0
+                let ahead =
+                    fitted.resolvedChunksInFlight > 1 ? min(max(0, inputSize - fitted.chunkSize), fitted.chunkSize) : 0
                 resident += frame + ahead
             }
             if fitted.verify { resident += frame }

@@ -14,10 +14,13 @@ struct StreamEnds: Sendable {
 
     /// The run's reader and writer on these ends; after a failure, a slot
     /// wakes the run's thread if it waits for one.
+    /// `tally`: the run's work tells the observer of the input it took
+    /// (decoding), not the reader (a copy).
     func run(control: RunControl, kind: InputKind, readSize: Int, mapFiles: Bool, sizesReadBuffers: Bool,
-             sparse: Bool) -> PipelineRun {
+             sparse: Bool, tally: WorkTally? = nil) -> PipelineRun {
         PipelineRun(control: control, input: .descriptor(input), kind: kind, inputName: inputName,
                     readSize: readSize, mapFiles: mapFiles, sizesReadBuffers: sizesReadBuffers, output: output,
-                    outputName: outputName, sparse: sparse, observer: observer, wake: { control.slots.signal() })
+                    outputName: outputName, sparse: sparse, observer: observer, tally: tally,
+                    wake: { control.slots.signal() })
     }
 }

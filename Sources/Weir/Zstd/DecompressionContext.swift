@@ -12,6 +12,11 @@ package final class DecompressionContext {
     /// so that it outlives the context; referenced again at each reset,
     /// since libzstd forgets a prefix after one frame.
     private let prefix: PatchReference?
+    /// Told of the compressed input the decoder has taken, as it takes it,
+    /// in steps of at most `WorkTally.step` (a frame given whole is then
+    /// decoded by streaming, step by step): the progress of the decoding.
+    /// nil: nobody asks. Runs on the decoding thread, between two steps.
+    var consumed: (@Sendable (Int) -> Void)?
 
     /// `ZSTD_d_forceIgnoreChecksum`. It is not in the stable header, but the
     /// shared libzstd (1.4.7 and later) accepts it; if it ever refuses, the
@@ -122,6 +127,7 @@ package final class DecompressionContext {
     package func decompressFrame(
         _ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer
     ) throws(WeirError) -> Int {
+        if consumed != nil { return try decompressFrame(stepped: source, into: destination) }
         let result = ZSTD_decompressDCtx(dctx, destination.baseAddress, destination.count,
                                          source.baseAddress, source.count)
         guard ZSTD_isError(result) != 0 else { return result }
@@ -171,11 +177,32 @@ package final class DecompressionContext {
     func decompressFrame(
         pieces source: DispatchData, into destination: UnsafeMutableRawBufferPointer
     ) throws(WeirError) -> Int {
+        try decodeWhole(into: destination) { (decoder, output) throws(WeirError) in
+            try decoder.decode(source, into: &output)
+        }
+    }
+
+    /// One whole frame given in one piece, decoded by streaming in steps
+    /// told to ``consumed``, straight into `destination`; checks as
+    /// ``decompressFrame(pieces:into:)``.
+    private func decompressFrame(stepped source: UnsafeRawBufferPointer,
+                                 into destination: UnsafeMutableRawBufferPointer) throws(WeirError) -> Int {
+        try decodeWhole(into: destination) { (decoder, output) throws(WeirError) in
+            try decoder.decode(source, into: &output)
+        }
+    }
+
+    /// Runs `feed` with a fresh decoder and `destination` as its output,
+    /// then checks that the frame ended; the bytes written.
+    private func decodeWhole(
+        into destination: UnsafeMutableRawBufferPointer,
+        _ feed: (inout FrameDecoder, inout InPlaceOutput) throws(WeirError) -> Bool
+    ) throws(WeirError) -> Int {
         reset()
         var decoder = FrameDecoder(context: self, path: path)
         var output = InPlaceOutput(destination)
         do throws(WeirError) {
-            try decoder.decode(source, into: &output)
+            _ = try feed(&decoder, &output)
             try decoder.checkEnded()
         } catch {
             reset()

@@ -50,6 +50,10 @@ struct FrameDecoder {
                          _ body: (UnsafeRawBufferPointer) throws(WeirError) -> Bool = { _ in true })
         throws(WeirError) -> Bool {
         var used = 0
+        // Someone follows the progress: the decoder is given a step at a
+        // time, each told once taken.
+        let consumed = context.consumed
+        let step = consumed == nil ? Int.max : WorkTally.step
         while true {
             if hint == 0, !followsFrames, used < source.count {
                 throw WeirError.corrupt(path: path, operation: .decompress, "bytes after the end of the frame")
@@ -57,7 +61,9 @@ struct FrameDecoder {
             let (buffer, start) = try output.buffer()
             let before = used
             var filled = start
-            hint = try context.decompressStream(source, consumed: &used, into: buffer, filled: &filled)
+            let given = source.count - used > step ? UnsafeRawBufferPointer(rebasing: source[..<(used + step)]) : source
+            hint = try context.decompressStream(given, consumed: &used, into: buffer, filled: &filled)
+            consumed?(used - before)
             produced += filled - start
             try output.decoded(upTo: filled)
             if filled > start {
