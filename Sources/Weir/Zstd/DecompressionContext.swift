@@ -127,7 +127,13 @@ package final class DecompressionContext {
     package func decompressFrame(
         _ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer
     ) throws(WeirError) -> Int {
-        if consumed != nil { return try decompressFrame(stepped: source, into: destination) }
+        if consumed != nil {
+            // Streamed in steps told to `consumed`, straight into
+            // `destination`, with the same checks as a frame in pieces.
+            return try decodeWhole(into: destination) { (decoder, output) throws(WeirError) in
+                try decoder.decode(source, into: &output)
+            }
+        }
         let result = ZSTD_decompressDCtx(dctx, destination.baseAddress, destination.count,
                                          source.baseAddress, source.count)
         guard ZSTD_isError(result) != 0 else { return result }
@@ -177,16 +183,6 @@ package final class DecompressionContext {
     func decompressFrame(
         pieces source: DispatchData, into destination: UnsafeMutableRawBufferPointer
     ) throws(WeirError) -> Int {
-        try decodeWhole(into: destination) { (decoder, output) throws(WeirError) in
-            try decoder.decode(source, into: &output)
-        }
-    }
-
-    /// One whole frame given in one piece, decoded by streaming in steps
-    /// told to ``consumed``, straight into `destination`; checks as
-    /// ``decompressFrame(pieces:into:)``.
-    private func decompressFrame(stepped source: UnsafeRawBufferPointer,
-                                 into destination: UnsafeMutableRawBufferPointer) throws(WeirError) -> Int {
         try decodeWhole(into: destination) { (decoder, output) throws(WeirError) in
             try decoder.decode(source, into: &output)
         }
