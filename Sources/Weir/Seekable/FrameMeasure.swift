@@ -7,9 +7,10 @@ import Dispatch
 ///
 /// Each worker owns one libzstd context and two buffers, one for a frame's
 /// compressed bytes and one for its content, made for the first frame it
-/// takes and reused (grown, never shrunk) for the frames after; the frames
-/// are handed out in order, one at a time, to whichever worker is free. How
-/// a frame is decoded:
+/// takes and reused (grown, never shrunk) for the frames after: the
+/// engine's ``WorkerPool`` holds one per running worker, as the pipelines'
+/// pools hold their contexts, and hands the frames out in order, one at a
+/// time, to whichever worker is free. How a frame is decoded:
 /// - A frame of at most `wholeFrameLimit` compressed bytes is read whole
 ///   (one `pread`) and walked by a ``FrameScanner``, which checks that the
 ///   bytes are that one zstd frame and gives its header and the most content
@@ -36,8 +37,9 @@ import Dispatch
 /// threads (`-T`, one per core by default), and no more than the frames.
 ///
 /// Errors: the one that decoding the frames one after the other would meet
-/// first. A frame that fails stops the workers from taking any later one,
-/// and every earlier one has been taken, so all of those finish first. The
+/// first. A frame that fails stops the workers from decoding any later one
+/// (queued jobs after it return at once), and every earlier one has been
+/// taken, so all of those finish first. The
 /// error names the frame as the file numbers it (``FrameListing/Frame/index``: skippable
 /// frames count, as `weir -l` and the frame scanner number them) and its
 /// offset.
@@ -67,10 +69,21 @@ package enum FrameMeasure {
         if digested == nil, let given = options.dictionary { digested = try DecompressionDictionary(given) }
         let shared = digested
         let progress = Locked(Progress(count: frames.count))
-        let workers = min(frames.count, max(1, options.resolvedThreads))
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            let worker = Worker(file: file, options: options, dictionary: shared, wholeFrameLimit: wholeFrameLimit)
-            while let index = progress.withLock({ $0.take() }) {
+        // The engine's worker pool, as the pipelines': one Worker (context
+        // and buffers) per running drain loop, the frames queued in order.
+        let pool = WorkerPool<Worker>(
+            width: min(frames.count, max(1, options.resolvedThreads)), label: "weir.measure",
+            makeContext: { Worker(file: file, options: options, dictionary: shared, wholeFrameLimit: wholeFrameLimit) },
+            // Making a Worker cannot fail: its libzstd context is made for
+            // its first frame, so that a failure there fails that frame.
+            onContextFailure: { _ in })
+        let jobs = DispatchGroup()
+        for index in frames.indices {
+            jobs.enter()
+            pool.submit { worker in
+                defer { jobs.leave() }
+                // None after a frame that failed is taken (all before it were).
+                guard let worker, progress.withLock({ index < $0.failure?.index ?? Int.max }) else { return }
                 do throws(WeirError) {
                     let size = try worker.measure(frames[index])
                     progress.withLock { $0.sizes[index] = size }
@@ -79,30 +92,20 @@ package enum FrameMeasure {
                 }
             }
         }
+        jobs.wait()
         let outcome = progress.current
         if let failure = outcome.failure { throw failure.error }
         return outcome.sizes
     }
 
-    /// What the workers share: the next frame to hand out, the sizes found,
-    /// the earliest failure.
+    /// What the workers share: the sizes found, the earliest failure.
     private struct Progress: Sendable {
-        /// The index (in the caller's list) of the next frame to hand out.
-        var next = 0
         /// The frames' sizes, as they are found.
         var sizes: [Int]
         /// The first frame in order known to have failed, and its error.
         var failure: (index: Int, error: WeirError)?
 
         init(count: Int) { sizes = [Int](repeating: 0, count: count) }
-
-        /// The next frame to measure; nil when all have been handed out, or
-        /// when the next comes after a frame that failed.
-        mutating func take() -> Int? {
-            guard next < sizes.count, next < failure?.index ?? Int.max else { return nil }
-            defer { next += 1 }
-            return next
-        }
 
         /// Records that frame `index` failed with `error`, unless an earlier
         /// frame already did.
