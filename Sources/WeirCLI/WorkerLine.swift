@@ -41,8 +41,8 @@ package enum WorkerLine {
     /// than their share of the memory limit; nil when they fit.
     package static func warning(_ plan: WorkerPlan) -> String? {
         guard plan.reason == .requested, plan.exceedsMemory, let limit = plan.memoryLimit else { return nil }
-        let workers = "\(plan.workers) worker\(plan.workers == 1 ? "" : "s")"
-        return "-T\(plan.workers): \(workers) need about \(ByteFormat.string(plan.estimatedPeak)), more than half "
-            + "the memory limit of \(ByteFormat.string(limit)); running them anyway"
+        let (workers, them) = plan.workers == 1 ? ("1 worker needs", "it") : ("\(plan.workers) workers need", "them")
+        return "-T\(plan.workers): \(workers) about \(ByteFormat.string(plan.estimatedPeak)), more than half "
+            + "the memory limit of \(ByteFormat.string(limit)); running \(them) anyway"
     }
 }

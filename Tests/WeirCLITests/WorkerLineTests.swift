@@ -39,6 +39,9 @@ struct WorkerLineTests {
         let over = WorkerPlan(workers: 4, reason: .requested, memoryLimit: 128 << 20, estimatedPeak: 400 << 20)
         #expect(WorkerLine.warning(over)
             == "-T4: 4 workers need about 400.0 MiB, more than half the memory limit of 128.0 MiB; running them anyway")
+        let one = WorkerPlan(workers: 1, reason: .requested, memoryLimit: 64 << 20, estimatedPeak: 538 << 20)
+        #expect(WorkerLine.warning(one)
+            == "-T1: 1 worker needs about 538.0 MiB, more than half the memory limit of 64.00 MiB; running it anyway")
         #expect(WorkerLine.warning(WorkerPlan(workers: 4, reason: .requested, memoryLimit: 1 << 30,
                                               estimatedPeak: 400 << 20)) == nil)
         #expect(WorkerLine.warning(WorkerPlan(workers: 4, reason: .requested)) == nil)
