@@ -63,10 +63,10 @@ enum HelpText {
     static let noResume = """
         Compressing or decompressing a file to a file, do not keep what is done when stopped: by default the \
         output is written as NAME.part (with a record, .NAME.part.resume) and a stopped run (Ctrl-C, a kill, a \
-        power cut) leaves it, synced every 2 s, for the same command to go on from there. Decompression resumes \
-        files weir wrote in 8 frames or more (their seek table says so), not single-frame ones. Compressing with \
-        -r, an existing output that is already the input's finished compression is then skipped, not refused (a \
-        stopped -r run again).
+        power cut) leaves it, synced every 2 s, for the same command to go on from there; so does a run whose \
+        input fails to read. Decompression resumes files weir wrote in 8 frames or more (their seek table says \
+        so), not single-frame ones. Compressing with -r, an existing output that is already the input's finished \
+        compression is then skipped, not refused (a stopped -r run again).
         """
     static let outputDirFlat = """
         Write every output into DIR (an existing folder), under its own name without its folders.

@@ -155,10 +155,10 @@ class Hooked:
                 continue
             rules = ["read %s %s after=%d" % (path, errno, where(kept))]
             # Failing before it writes, the run leaves the stopped run's
-            # .part as it was; failing after, it discards it, as any failed
-            # run does (only a stopped one keeps its .part).
+            # .part as it was; failing after, it keeps what it checkpointed
+            # (an input's read error may pass: the same command goes on).
             self.run_resume(mode, fault, rules, True, "read", laid_out=True, side="input",
-                            after_fault=self.kept_part_check() if untouched else None)
+                            after_fault=self.kept_part_check() if untouched else self.grown_part_check(kept))
         if not only or only in "resume sized / resumed: the input's open EIO":
             self.stopped_run(mode, slow)
             self.run_resume(mode, "resumed: the input's open EIO", ["open %s EIO count=1" % path], True, "open",
@@ -181,6 +181,22 @@ class Hooked:
             if read(record) != before:
                 problems.append("the record changed, though the run failed before writing")
             return problems
+        return check
+
+    def grown_part_check(self, kept):
+        """A check of what a resumed run that failed reading its input after
+        it wrote left: the .part and its record, checkpointed at least as far
+        as the stopped run was (`kept` input bytes), for the next run."""
+        part = os.path.join(self.case_root(), "in.txt.zst.part")
+        record = os.path.join(self.case_root(), ".in.txt.zst.part.resume")
+
+        def check():
+            if not os.path.exists(part) or not os.path.exists(record):
+                return ["the .part or its record is gone, for a read error of the input: its work is lost"]
+            now = self.kept_input_bytes()
+            if now < kept:
+                return ["the record holds %d input bytes, fewer than the stopped run's %d" % (now, kept)]
+            return []
         return check
 
     def kept_input_bytes(self):

@@ -218,8 +218,6 @@ extension WeirError {
         WeirError(.cancelled, path: path, operation: operation, lead: nil, detail: "cancelled")
     }
 
-    /// A run stopped by `error`, which is not a ``WeirError`` (the failure of
-    /// a caller's input sequence): its description is the reason.
     /// A run stopped whose partial output `part` is kept, holding `percent`
     /// of the input's compression.
     static func cancelled(path: String, keeping part: String, percent: Double) -> WeirError {
@@ -227,6 +225,8 @@ extension WeirError {
                   detail: "cancelled; \(FileName.displayed(part)) keeps the first \(Int(percent))%", hint: .resume)
     }
 
+    /// A run stopped by `error`, which is not a ``WeirError`` (the failure of
+    /// a caller's input sequence): its description is the reason.
     static func cancelled(path: String, operation: Operation, by error: any Error) -> WeirError {
         WeirError(.cancelled, path: path, operation: operation, lead: nil, detail: "\(error)")
     }

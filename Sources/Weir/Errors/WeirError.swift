@@ -212,6 +212,17 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
         return text
     }
 
+    /// This failure, after which the partial output `part` is kept, holding
+    /// `percent` of the input's work: the reason says so, and the same run
+    /// again goes on from there (``Hint/resume``).
+    func keeping(_ part: String, percent: Double) -> WeirError {
+        var kept = self
+        kept.detail = text(withLead: false) + "; \(FileName.displayed(part)) keeps the first \(Int(percent))%"
+        kept.placement = .none
+        kept.hint = .resume
+        return kept
+    }
+
     /// Equal when callers see the same: kind, path, operation, reason, frame,
     /// offset and cause (not how the reason is put together).
     public static func == (left: WeirError, right: WeirError) -> Bool {

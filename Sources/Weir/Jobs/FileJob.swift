@@ -236,19 +236,34 @@ package struct FileJob: Sendable {
                 .measuringUsage(since: usage)
             return try done(statistics, opened, cancellation: cancellation)
         } catch {
-            // Stopped (a signal): a resumable output keeps what is on disk.
-            if error.kind == .cancelled, let output = opened.outputFile, let partial = output.partial {
+            // Stopped (a signal), or the input could not be read (a disk or a
+            // network that may come back): a resumable output keeps what is
+            // checkpointed, for the same command to go on from there. A
+            // failure of the output's side (a full or failing disk, whose
+            // space the user wants back) or of the data drops it, as zstd
+            // drops its output.
+            if error.kind == .cancelled || isInputReadFailure(error), let output = opened.outputFile,
+               let partial = output.partial {
                 partial.checkpointNow()
                 output.keep()
                 if partial.hasCheckpoint, let size = opened.inputStatus?.size, size > 0 {
-                    throw WeirError.cancelled(path: inputName, keeping: partial.partPath,
-                                              percent: 100 * Double(partial.checkpointedInput) / Double(size))
+                    let percent = 100 * Double(partial.checkpointedInput) / Double(size)
+                    if error.kind == .cancelled {
+                        throw WeirError.cancelled(path: inputName, keeping: partial.partPath, percent: percent)
+                    }
+                    throw error.keeping(partial.partPath, percent: percent)
                 }
             } else {
                 opened.outputFile?.discard()
             }
             throw error
         }
+    }
+
+    /// Whether `error` is a system call's failure to read this job's input.
+    private func isInputReadFailure(_ error: WeirError) -> Bool {
+        guard case .system = error.kind else { return false }
+        return error.path == inputName && (error.operation == .read || error.operation == .map)
     }
 
     /// The status of an input file, unless it is one weir does not read:

@@ -54,6 +54,17 @@ struct WeirErrorTests {
         }
     }
 
+    @Test("a failure after which the partial output is kept says how much it keeps, and hints at resuming")
+    func keeping() {
+        let read = WeirError.system(EIO, path: "in", operation: .read).keeping("out.zst.part", percent: 42.7)
+        #expect(read.description == "in: read failed: Input/output error; out.zst.part keeps the first 42%")
+        #expect(read.kind == .system(errno: EIO) && read.operation == .read && read.hint == .resume)
+        let located = WeirError.corrupt(path: "in", operation: .decompress, "bad", frame: 2, offset: 40)
+            .keeping("out.part", percent: 10)
+        #expect(located.reason == "corrupt data: frame 2 at offset 40 bad; out.part keeps the first 10%")
+        #expect(located.frame == 2 && located.offset == 40)
+    }
+
     @Test("the frame and offset are named where each kind of message puts them, from the fields")
     func located() {
         let libzstd = WeirError.corrupt(path: "a", operation: .decompress, "Data corruption detected")
