@@ -1,7 +1,11 @@
 /// Decodes a stream of frames of any format weir reads, one after another,
 /// telling each frame's format by its magic number as zstd 1.5.4's
 /// `FIO_decompressFrames` does: gzip members, xz streams, .lzma, lz4 frames
-/// and zstd frames may follow one another in one input.
+/// and zstd frames may follow one another in one input. Each member goes
+/// through the one streaming loop, ``FrameDecoder``, over its format's
+/// ``MemberDecoding`` (made for the first member of that format, then
+/// reset); the loop holds the checks and the truncation. What is this
+/// type's own: the formats told apart, pass-through, and the output block.
 ///
 /// Input comes in pieces of any size (``feed(_:emit:)``); decoded bytes go
 /// out through `emit` in blocks of at most ``blockSize``, the block lent for
@@ -26,8 +30,8 @@ final class MixedStreamDecoder {
     private let wholeInput: Bool
     /// Each format's decoder, made for its first member and kept.
     private var decoders: [CompressedFormat: any MemberDecoding] = [:]
-    /// The decoder of the member being decoded, if any.
-    private var member: (any MemberDecoding)?
+    /// The member being decoded, if any, through the one streaming loop.
+    private var current: FrameDecoder?
     private let path: String
     private let operation: WeirError.Operation
     private let passThrough: Bool
@@ -92,13 +96,13 @@ final class MixedStreamDecoder {
                 try put(UnsafeRawBufferPointer(rebasing: input[consumed...]), emit: emit)
                 return
             }
-            if member == nil && magicCount == 0 && input.count - consumed >= magic.count {
+            if current == nil && magicCount == 0 && input.count - consumed >= magic.count {
                 // The magic number in this piece: the member starts here.
                 memberStart = position + consumed
                 let head = UnsafeRawBufferPointer(rebasing: input[consumed..<consumed + magic.count])
                 guard try begin(CompressedFormat.detect(head)) else { continue }
             }
-            if member == nil {
+            if current == nil {
                 if magicCount == 0 { memberStart = position + consumed }
                 let take = min(magic.count - magicCount, input.count - consumed)
                 magic.baseAddress!.advanced(by: magicCount).copyMemory(
@@ -115,11 +119,11 @@ final class MixedStreamDecoder {
                 var used = 0
                 magicCount = 0
                 if try decode(head, consumed: &used, emit: emit) || used < head.count {
-                    throw .endsInside(member!.format, path: path, operation: operation, at: position + consumed)
+                    throw .endsInside(current!.member.format, path: path, operation: operation, at: position + consumed)
                 }
             }
             if try decode(input, consumed: &consumed, emit: emit) {
-                member = nil
+                current = nil
                 frames += 1
             }
         }
@@ -128,7 +132,7 @@ final class MixedStreamDecoder {
     /// Ends the stream: it must not end inside a frame. With pass-through,
     /// 1 to 3 bytes after the last frame go out as they are (as zstd does).
     func finish(emit: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) {
-        if let member { throw .endsInside(member.format, path: path, operation: operation, at: position) }
+        try current?.finish(inputEndsAt: position)
         if magicCount > 0 && passThrough {
             try put(UnsafeRawBufferPointer(rebasing: magic[0..<magicCount]), emit: emit)
             magicCount = 0
@@ -150,9 +154,9 @@ final class MixedStreamDecoder {
             copying = true
             return false
         }
-        let decoder = if let made = decoders[format] { made } else { try made(format) }
+        let decoder = if let kept = decoders[format] { kept } else { try made(format) }
         try decoder.start(at: memberStart)
-        member = decoder
+        current = FrameDecoder(member: decoder, path: path, operation: operation)
         return true
     }
 
@@ -188,22 +192,24 @@ final class MixedStreamDecoder {
     /// (false) or the member ends (true); full blocks go out on the way.
     private func decode(_ source: UnsafeRawBufferPointer, consumed: inout Int,
                         emit: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) -> Bool {
-        while true {
-            let before = (consumed, filled)
-            let ended = try member!.step(source, consumed: &consumed, into: block, filled: &filled)
-            let full = filled == block.count
-            if full {
+        var output = BlockOutput(owner: self)
+        let outcome = try current!.decodeMember(source, consumed: &consumed, into: &output) { _ throws(WeirError) in
+            if filled == block.count {
                 try emit(UnsafeRawBufferPointer(rebasing: block[sent..<filled]))
                 block.baseAddress!.copyMemory(from: block.baseAddress! + filled - Self.history, byteCount: Self.history)
                 (sent, filled) = (Self.history, Self.history)
             }
-            if ended { return true }
-            if !full && consumed == source.count { return false }
-            // Neither input taken nor output made, with room for both: the
-            // library cannot go on (never seen; refused rather than spun on).
-            if !full && before == (consumed, filled) {
-                throw member!.corrupt("the decoder stopped")
-            }
+            return true
         }
+        return outcome == .ended
+    }
+
+    /// The block as the loop's output: decoded into after what it holds;
+    /// once full, sent by the loop's body, its last ``history`` bytes kept.
+    private struct BlockOutput: DecoderOutput {
+        unowned let owner: MixedStreamDecoder
+
+        func buffer() -> (UnsafeMutableRawBufferPointer, filled: Int) { (owner.block, owner.filled) }
+        func decoded(upTo filled: Int) { owner.filled = filled }
     }
 }
