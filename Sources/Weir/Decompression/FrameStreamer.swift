@@ -133,7 +133,7 @@ final class FrameStreamer {
         state.output.sequence = sequence
         do throws(WeirError) {
             // What the decoder still holds, into a buffer that fills.
-            if state.decoder.hint != 0 {
+            if !state.decoder.ended {
                 try state.decoder.decode(UnsafeRawBufferPointer(start: nil, count: 0), into: &state.output)
             }
         } catch {

@@ -1,7 +1,11 @@
 /// Decodes a stream of frames of any format weir reads, one after another,
 /// telling each frame's format by its magic number as zstd 1.5.4's
 /// `FIO_decompressFrames` does: gzip members, xz streams, .lzma, lz4 frames
-/// and zstd frames may follow one another in one input.
+/// and zstd frames may follow one another in one input. Each member goes
+/// through the one streaming loop, ``FrameDecoder``, over its format's
+/// ``MemberDecoding`` (made for the first member of that format, then
+/// reset); the loop holds the checks and the truncation. What is this
+/// type's own: the formats told apart, pass-through, and the output block.
 ///
 /// Input comes in pieces of any size (``feed(_:emit:)``); decoded bytes go
 /// out through `emit` in blocks of at most ``blockSize``, the block lent for
@@ -21,7 +25,13 @@ final class MixedStreamDecoder {
     /// Deflate's window.
     static let history = 32 << 10
 
-    private let members: MemberDecoder
+    private let options: DecompressionOptions
+    /// Whether the whole input comes in one piece (gzip then through ISA-L).
+    private let wholeInput: Bool
+    /// Each format's decoder, made for its first member and kept.
+    private var decoders: [CompressedFormat: any MemberDecoding] = [:]
+    /// The member being decoded, if any, through the one streaming loop.
+    private var current: FrameDecoder?
     private let path: String
     private let operation: WeirError.Operation
     private let passThrough: Bool
@@ -34,7 +44,6 @@ final class MixedStreamDecoder {
     /// The first bytes of the next frame, until there are enough to tell its format.
     private let magic = UnsafeMutableRawBufferPointer.allocate(byteCount: CompressedFormat.magicLength, alignment: 8)
     private var magicCount = 0
-    private var inMember = false
     private var memberStart = 0
     /// The input bytes fed so far (or decoded before this decoder, by
     /// ``GzipMemberScan``: where the first piece starts in the input).
@@ -45,7 +54,8 @@ final class MixedStreamDecoder {
     /// - Parameter wholeInput: the whole input comes in one ``feed(_:emit:)``
     ///   (a mapped file), which ISA-L's inflate needs.
     init(options: DecompressionOptions, path: String, operation: WeirError.Operation, wholeInput: Bool = false) {
-        self.members = MemberDecoder(options: options, path: path, wholeInput: wholeInput)
+        self.options = options
+        self.wholeInput = wholeInput
         self.passThrough = options.passThrough
         self.path = path
         self.operation = operation
@@ -86,13 +96,13 @@ final class MixedStreamDecoder {
                 try put(UnsafeRawBufferPointer(rebasing: input[consumed...]), emit: emit)
                 return
             }
-            if !inMember && magicCount == 0 && input.count - consumed >= magic.count {
+            if current == nil && magicCount == 0 && input.count - consumed >= magic.count {
                 // The magic number in this piece: the member starts here.
                 memberStart = position + consumed
                 let head = UnsafeRawBufferPointer(rebasing: input[consumed..<consumed + magic.count])
                 guard try begin(CompressedFormat.detect(head)) else { continue }
             }
-            if !inMember {
+            if current == nil {
                 if magicCount == 0 { memberStart = position + consumed }
                 let take = min(magic.count - magicCount, input.count - consumed)
                 magic.baseAddress!.advanced(by: magicCount).copyMemory(
@@ -109,11 +119,11 @@ final class MixedStreamDecoder {
                 var used = 0
                 magicCount = 0
                 if try decode(head, consumed: &used, emit: emit) || used < head.count {
-                    throw .endsInside(members.format, path: path, operation: operation, at: position + consumed)
+                    throw .endsInside(current!.member.format, path: path, operation: operation, at: position + consumed)
                 }
             }
             if try decode(input, consumed: &consumed, emit: emit) {
-                inMember = false
+                current = nil
                 frames += 1
             }
         }
@@ -122,7 +132,7 @@ final class MixedStreamDecoder {
     /// Ends the stream: it must not end inside a frame. With pass-through,
     /// 1 to 3 bytes after the last frame go out as they are (as zstd does).
     func finish(emit: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) {
-        if inMember { throw .endsInside(members.format, path: path, operation: operation, at: position) }
+        try current?.finish(inputEndsAt: position)
         if magicCount > 0 && passThrough {
             try put(UnsafeRawBufferPointer(rebasing: magic[0..<magicCount]), emit: emit)
             magicCount = 0
@@ -144,9 +154,23 @@ final class MixedStreamDecoder {
             copying = true
             return false
         }
-        try members.start(format, offset: memberStart, operation: operation)
-        inMember = true
+        let decoder = if let kept = decoders[format] { kept } else { try made(format) }
+        try decoder.start(at: memberStart)
+        current = FrameDecoder(member: decoder, path: path, operation: operation)
         return true
+    }
+
+    /// The decoder for members of `format`, made for the first.
+    private func made(_ format: CompressedFormat) throws(WeirError) -> any MemberDecoding {
+        let made: any MemberDecoding = switch format {
+        case .zstd: try ZstdMemberDecoder(options: options, path: path, operation: operation)
+        case .gzip: GzipMemberDecoder(path: path, operation: operation, wholeInput: wholeInput)
+        case .lz4: Lz4MemberDecoder(path: path, operation: operation)
+        case .xz, .lzma: LzmaMemberDecoder(format: format, windowLimit: options.windowLimit, path: path,
+                                           operation: operation)
+        }
+        decoders[format] = made
+        return made
     }
 
     /// Copies `bytes` to the output (pass-through), sending full blocks.
@@ -168,24 +192,24 @@ final class MixedStreamDecoder {
     /// (false) or the member ends (true); full blocks go out on the way.
     private func decode(_ source: UnsafeRawBufferPointer, consumed: inout Int,
                         emit: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) -> Bool {
-        while true {
-            let before = (consumed, filled)
-            let ended = try members.step(source, consumed: &consumed, into: block, filled: &filled,
-                                         offset: memberStart, operation: operation)
-            let full = filled == block.count
-            if full {
+        var output = BlockOutput(owner: self)
+        let outcome = try current!.decodeMember(source, consumed: &consumed, into: &output) { _ throws(WeirError) in
+            if filled == block.count {
                 try emit(UnsafeRawBufferPointer(rebasing: block[sent..<filled]))
                 block.baseAddress!.copyMemory(from: block.baseAddress! + filled - Self.history, byteCount: Self.history)
                 (sent, filled) = (Self.history, Self.history)
             }
-            if ended { return true }
-            if !full && consumed == source.count { return false }
-            // Neither input taken nor output made, with room for both: the
-            // library cannot go on (never seen; refused rather than spun on).
-            if !full && before == (consumed, filled) {
-                throw .formatCorrupt(members.format, path: path, operation: operation, "the decoder stopped",
-                                     offset: memberStart)
-            }
+            return true
         }
+        return outcome == .ended
+    }
+
+    /// The block as the loop's output: decoded into after what it holds;
+    /// once full, sent by the loop's body, its last ``history`` bytes kept.
+    private struct BlockOutput: DecoderOutput {
+        unowned let owner: MixedStreamDecoder
+
+        func buffer() -> (UnsafeMutableRawBufferPointer, filled: Int) { (owner.block, owner.filled) }
+        func decoded(upTo filled: Int) { owner.filled = filled }
     }
 }

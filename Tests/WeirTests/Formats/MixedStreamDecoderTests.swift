@@ -7,8 +7,8 @@ struct MixedStreamDecoderTests {
     /// One member of `format` for `bytes`, as a worker encodes it.
     static func member(_ format: CompressedFormat, _ bytes: [UInt8], level: Int = 3) throws -> [UInt8] {
         let encoder = try MemberEncoder(format: format, level: level, path: "t")
-        let output = UnsafeMutableRawBufferPointer.allocate(byteCount: MemberEncoder.bound(format: format, size: bytes.count),
-                                                           alignment: 16)
+        let bound = MemberEncoder.bound(format: format, size: bytes.count)
+        let output = UnsafeMutableRawBufferPointer.allocate(byteCount: bound, alignment: 16)
         defer { output.deallocate() }
         let size = try bytes.withUnsafeBytes { try encoder.encode(DispatchData(bytes: $0), into: output, path: "t") }
         return Array(output[0..<size])
