@@ -27,6 +27,10 @@ struct DecodeSession: Sendable {
     let frameLog: DecodedFrameLog?
     /// Tells the progress of the input decoded and of each frame.
     let tally: WorkTally
+    /// The input comes as one mapped region, the whole file, and starts
+    /// with another format: its members may be decoded in parallel
+    /// (``OtherFormatTail``).
+    let wholeInput: Bool
 
     /// One more frame decoded.
     func frameDecoded() {

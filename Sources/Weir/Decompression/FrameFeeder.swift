@@ -104,7 +104,7 @@ final class FrameFeeder {
         if tail == nil, let start = scanner.tailStart { try startTail(at: start) }
         try tail?.finish(sequence: &sequence)
         session.crossCheck.finish()
-        if scanner.offset == 0 {
+        if scanner.offset == 0 && tail == nil {
             throw WeirError.notZstd(path: session.path, operation: .decompress, "empty input")
         }
     }

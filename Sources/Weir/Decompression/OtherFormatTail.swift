@@ -1,28 +1,40 @@
 import Dispatch
 
-/// Decodes what follows a stream's zstd frames when it is not zstd: frames
-/// of the other formats weir reads (gzip members, xz streams, .lzma, lz4
-/// frames, and zstd frames again after them), or, with pass-through, any
-/// data, copied unchanged. zstd 1.5.4 tells each frame's format by its magic
-/// number, whatever came before (`FIO_decompressFrames`); so does weir.
+/// Decodes what is not zstd: a stream that starts with a frame of another
+/// format, or what follows a stream's zstd frames when it is not zstd:
+/// frames of the other formats weir reads (gzip members, xz streams, .lzma,
+/// lz4 frames, and zstd frames again after them), or, with pass-through,
+/// any data, copied unchanged. zstd 1.5.4 tells each frame's format by its
+/// magic number, whatever came before (`FIO_decompressFrames`); so does weir.
 ///
 /// The ``FrameFeeder`` hands it the stream from where its scanner stopped
-/// (``FrameScanner/tailStart``), piece after piece; a ``MixedStreamDecoder``
-/// decodes it in order on the reading thread, and each block it makes is
-/// copied into a 1 MiB buffer of the run's pool, taken within the budget
-/// (waiting for room, as a streamed frame's are), and sent as the next
-/// output piece. Everything here runs on the reading thread.
+/// (``FrameScanner/tailStart``, 0 for a stream that starts with another
+/// format), piece after piece; a ``MixedStreamDecoder`` decodes it in order
+/// on the reading thread, and each block it makes is copied into a 1 MiB
+/// buffer of the run's pool, taken within the budget (waiting for room, as a
+/// streamed frame's are), and sent as the next output piece.
+///
+/// weir's own multi-member gzip, lz4 and xz files, mapped whole (the tail
+/// starts at offset 0 of the one region of the whole file), have their
+/// leading members found without decoding them (``GzipMemberScan``,
+/// ``Lz4FrameScan``, ``XzStreamScan``) and decoded in parallel, each whole
+/// into a buffer of its own within the budget (``MemberRun``); the serial
+/// decoder goes on after them. Everything here runs on the reading thread.
 final class OtherFormatTail {
     private let session: DecodeSession
     private let decoder: MixedStreamDecoder
     private let buffers: BufferPool
     private let start: Int
+    private let operation: WeirError.Operation
 
     /// A tail that starts at stream offset `start`.
     init(session: DecodeSession, start: Int) {
         self.session = session
         self.start = start
-        decoder = MixedStreamDecoder(options: session.options, path: session.path, operation: .decompress)
+        // As zstd words it: testing (`-t`) is its own operation.
+        operation = session.run.writer == nil ? .test : .decompress
+        decoder = MixedStreamDecoder(options: session.options, path: session.path, operation: operation,
+                                     wholeInput: start == 0 && session.wholeInput)
         decoder.position = start
         buffers = session.frameBuffers.pool(for: MixedStreamDecoder.blockSize)
     }
@@ -36,16 +48,44 @@ final class OtherFormatTail {
         var regions: [UnsafeRawBufferPointer] = []
         data.enumerateBytes { region, _, _ in regions.append(UnsafeRawBufferPointer(region)) }
         try withExtendedLifetime(data) { () throws(WeirError) in
+            var skip = 0
+            if start == 0, session.wholeInput, regions.count == 1, decoder.position == 0 {
+                skip = try decodeMembers(data, region: regions[0], sequence: &sequence)
+                decoder.position = skip
+            }
             for region in regions {
                 // In steps when someone follows, each told once decoded.
                 let step = session.tally.isFollowed ? WorkTally.step : max(1, region.count)
-                for at in stride(from: 0, to: region.count, by: step) {
+                for at in stride(from: skip, to: region.count, by: step) {
                     let piece = UnsafeRawBufferPointer(rebasing: region[at ..< min(region.count, at + step)])
                     try decoder.feed(piece) { block throws(WeirError) in try send(block, sequence: &sequence) }
                     session.tally.took(piece.count)
                 }
+                skip = 0
             }
         }
+    }
+
+    /// Decodes the leading run of weir's own members of the whole file in
+    /// parallel, when it has one; returns the bytes they took.
+    private func decodeMembers(_ data: DispatchData, region: UnsafeRawBufferPointer,
+                               sequence: inout Int) throws(WeirError) -> Int {
+        let options = session.options
+        let threads = options.resolvedThreads
+        let frameLimit = options.parallelFrameLimit
+        let (path, operation) = (session.path, self.operation)
+        var taken = try GzipMemberScan(session: session, path: path, operation: operation, threads: threads,
+                                       frameLimit: frameLimit).decode(data, region: region, sequence: &sequence)
+        if taken == 0 {
+            taken = try Lz4FrameScan(session: session, path: path, operation: operation, threads: threads,
+                                     frameLimit: frameLimit).decode(data, region: region, sequence: &sequence)
+        }
+        if taken == 0 {
+            taken = try XzStreamScan(session: session, path: path, operation: operation, threads: threads,
+                                     frameLimit: frameLimit, memoryLimit: options.windowLimit.bytes + (16 << 20))
+                .decode(data, region: region, sequence: &sequence)
+        }
+        return taken
     }
 
     /// Ends the tail: it must not end inside a frame.

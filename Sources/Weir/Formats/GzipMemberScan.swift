@@ -7,7 +7,7 @@ import Glibc
 /// and its trailer its content's size, so members are found without
 /// inflating them and each is inflated whole by libdeflate on a worker,
 /// into a buffer of exactly its size. What follows the run (another
-/// tool's member, another format) is left to ``MixedStreamDecoder``.
+/// tool's member, another format) is left to ``OtherFormatTail``'s serial decoder.
 ///
 /// The `Wr` field is a hint, never the truth: a member counts when
 /// libdeflate ends it exactly at the field's size with its CRC and ISIZE
@@ -32,7 +32,7 @@ struct GzipMemberScan {
         deinit { libdeflate_free_decompressor(decompressor) }
     }
 
-    let run: PipelineRun
+    let session: DecodeSession
     let path: String
     let operation: WeirError.Operation
     let threads: Int
@@ -40,9 +40,10 @@ struct GzipMemberScan {
 
     /// Queues every member of the run of weir members that starts `data`
     /// (one region, the whole file); returns the bytes they take and the
-    /// next output index. Zero bytes when `data` does not start with one.
-    func decode(_ data: DispatchData, region: UnsafeRawBufferPointer, firstIndex: Int) -> (bytes: Int, next: Int) {
-        guard threads > 1, GzipMember.recordedSize(region) != nil else { return (0, firstIndex) }
+    /// next output number in `sequence`. Zero bytes when `data` does not start with one.
+    func decode(_ data: DispatchData, region: UnsafeRawBufferPointer,
+                sequence: inout Int) throws(WeirError) -> Int {
+        guard threads > 1, GzipMember.recordedSize(region) != nil else { return 0 }
         // The run's members first (their headers and trailers only).
         var members: [MemberRun.Member] = []
         var offset = 0
@@ -55,8 +56,8 @@ struct GzipMemberScan {
             offset += size
         }
         let (path, operation, frameLimit) = (self.path, self.operation, self.frameLimit)
-        return MemberRun(run: run, threads: threads).queue(
-            members, in: data, region: region, firstIndex: firstIndex, label: "weir.gunzip",
+        return try MemberRun(session: session, threads: threads).queue(
+            members, in: data, region: region, sequence: &sequence, label: "weir.gunzip",
             makeContext: { () throws(WeirError) in try Inflater(path: path) }
         ) { inflater, rest, member, output in
             var (consumed, produced) = (0, 0)

@@ -25,7 +25,7 @@ struct Lz4FrameScan {
         deinit { LZ4F_freeDecompressionContext(context) }
     }
 
-    let run: PipelineRun
+    let session: DecodeSession
     let path: String
     let operation: WeirError.Operation
     let threads: Int
@@ -65,19 +65,20 @@ struct Lz4FrameScan {
 
     /// Queues every frame of the run of sized lz4 frames that starts `data`
     /// (one region, the whole file), when there are two or more; returns
-    /// the bytes they take and the next output index.
-    func decode(_ data: DispatchData, region: UnsafeRawBufferPointer, firstIndex: Int) -> (bytes: Int, next: Int) {
-        guard threads > 1 else { return (0, firstIndex) }
+    /// the bytes they take (`sequence`: the next output number).
+    func decode(_ data: DispatchData, region: UnsafeRawBufferPointer,
+                sequence: inout Int) throws(WeirError) -> Int {
+        guard threads > 1 else { return 0 }
         var frames: [MemberRun.Member] = []
         var offset = 0
         while let found = Self.frame(UnsafeRawBufferPointer(rebasing: region[offset...])), found.content <= frameLimit {
             frames.append((offset, found.size, found.content))
             offset += found.size
         }
-        guard frames.count > 1 else { return (0, firstIndex) }
+        guard frames.count > 1 else { return 0 }
         let (path, operation) = (self.path, self.operation)
-        return MemberRun(run: run, threads: threads).queue(
-            frames, in: data, region: region, firstIndex: firstIndex, label: "weir.unlz4",
+        return try MemberRun(session: session, threads: threads).queue(
+            frames, in: data, region: region, sequence: &sequence, label: "weir.unlz4",
             makeContext: { () throws(WeirError) in try Decoder(path: path) }
         ) { decoder, rest, frame, output in
             LZ4F_resetDecompressionContext(decoder.context)

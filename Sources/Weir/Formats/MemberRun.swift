@@ -5,7 +5,7 @@ import Dispatch
 /// found its members (start, compressed size, content size) without
 /// decoding them, each is decoded whole on one of `threads` workers into a
 /// pooled buffer of exactly its content size, and handed to the run in
-/// order.
+/// order, numbered as the run's other output pieces.
 ///
 /// A member a scan found only from a header field (gzip's `Wr`) counts when
 /// its decoder confirms it; one that ends elsewhere is decoded as its
@@ -14,11 +14,10 @@ import Dispatch
 /// returns where the serial decoder goes on. A damaged member cuts the run
 /// before it, as before: the members before it are written, nothing after.
 ///
-/// Bound: a member takes one of the run's slots before it is queued, its
-/// output buffer goes back once written: at most `slots` members' output,
-/// and `threads + 1` idle buffers of the largest member's size (pooled, so
-/// that no member faults in a fresh mapping of its own). The mapping stays
-/// alive while a job reads it (the job holds `data`).
+/// Bound: a member takes its output buffer from the run's ``FrameBuffers``
+/// within its ``ByteBudget`` before it is queued (the reading thread waits
+/// for room), and the buffer goes back to its pool once written. The
+/// mapping stays alive while a job reads it (the job holds `data`).
 /// Threads: `queue` runs on the run's thread, and waits there for the jobs
 /// it queued; jobs on the pool's queue.
 struct MemberRun {
@@ -42,47 +41,56 @@ struct MemberRun {
     /// the region), into the buffer of its content size.
     typealias Decode<Context> = (Context, UnsafeRawBufferPointer, Member, UnsafeMutableRawPointer) -> Outcome
 
-    let run: PipelineRun
+    let session: DecodeSession
     let threads: Int
 
-    /// Queues `members` of `region` (in `data`) as output pieces from
-    /// `firstIndex` on, and waits for them; returns the bytes of `region`
-    /// they took and the next output index. Stops early after a member that
-    /// ends elsewhere than stated, or when a slot cannot be had (the run
-    /// stopped).
+    /// Queues `members` of `region` (in `data`) as output pieces numbered
+    /// from `sequence` on, and waits for them; returns the bytes of `region`
+    /// they took, `sequence` the next output number. Stops early after a
+    /// member that ends elsewhere than stated, or when the run stopped.
     func queue<Context: AnyObject>(_ members: [Member], in data: DispatchData, region: UnsafeRawBufferPointer,
-                                   firstIndex: Int, label: String,
+                                   sequence: inout Int, label: String,
                                    makeContext: @escaping @Sendable () throws(WeirError) -> Context,
-                                   decode: @escaping Decode<Context>) -> (bytes: Int, next: Int) {
-        guard !members.isEmpty else { return (0, firstIndex) }
-        let (control, run) = (self.run.control, self.run)
+                                   decode: @escaping Decode<Context>) throws(WeirError) -> Int {
+        guard !members.isEmpty else { return 0 }
+        let (session, control, firstIndex) = (self.session, self.session.control, sequence)
         let pool = WorkerPool<Context>(width: threads, label: label, makeContext: makeContext,
                                        onContextFailure: { control.fail($0) })
-        let buffers = BufferPool(size: max(1, members.map(\.content).max() ?? 1), keep: threads + 1)
-        let gate = MemberGate(run: run, firstIndex: firstIndex)
+        let gate = MemberGate(run: session.run, firstIndex: firstIndex)
         let jobs = DispatchGroup()
         var queued = members.count
+        var failure: WeirError?
         for (number, member) in members.enumerated() {
-            guard gate.stop == nil, let ticket = control.takeSlot() else {
+            // The member's buffer within the budget: waits for room (the back-pressure).
+            guard gate.stop == nil, control.failure == nil else {
                 queued = number
                 break
             }
+            let output: UnsafeMutableRawPointer, buffers: BufferPool
+            do throws(WeirError) {
+                (output, buffers) = try session.takeBuffer(capacity: member.content, extra: 0)
+            } catch {
+                (queued, failure) = (number, error)
+                break
+            }
+            let ticket = control.ticket()
             // In `data`, from the member's start to the region's end.
             nonisolated(unsafe) let rest = UnsafeRawBufferPointer(rebasing: region[member.start...])
             jobs.enter()
             pool.submit { context in
                 defer { jobs.leave() }
-                guard let context, !control.drops(piece: firstIndex + number), let output = buffers.take() else {
+                guard let context, !control.drops(piece: firstIndex + number) else {
+                    buffers.recycle(output)
                     return gate.stop(at: number, offset: member.start, ticket: ticket)
                 }
                 let outcome = withExtendedLifetime(data) { decode(context, rest, member, output) }
                 switch outcome {
                 case .confirmed:
-                    run.tally?.took(member.size)
-                    run.tally?.frameDone()
+                    session.tally.took(member.size)
+                    session.tally.frameDone()
                 case .resized(_, let size):
-                    run.tally?.took(size)
-                    run.tally?.frameDone()
+                    session.tally.took(size)
+                    session.tally.frameDone()
                 case .serial, .failed: break
                 }
                 if case .confirmed = outcome {
@@ -105,8 +113,18 @@ struct MemberRun {
         }
         // The serial decoder goes on where the members taken end.
         jobs.wait()
-        if let stop = gate.stop { return (stop.offset, firstIndex + stop.member) }
-        let end = queued < members.count ? members[queued].start : members[queued - 1].start + members[queued - 1].size
-        return (end, firstIndex + queued)
+        if let failure { throw failure }
+        let (end, next): (Int, Int)
+        if let stop = gate.stop {
+            (end, next) = (stop.offset, stop.member)
+        } else if queued < members.count {
+            (end, next) = (members[queued].start, queued)
+        } else {
+            (end, next) = (members[queued - 1].start + members[queued - 1].size, queued)
+        }
+        // Each member handed out took one output number, and counts as a frame.
+        sequence = firstIndex + next
+        session.frames.withLock { $0 += next }
+        return end
     }
 }
