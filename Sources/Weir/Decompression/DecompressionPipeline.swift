@@ -186,7 +186,8 @@ package final class DecompressionPipeline: Sendable {
         // decoded), the feeder of the bytes no decoder takes.
         let tally = WorkTally(observer: observer, stepDelay: options.stepDelayForTesting)
         let consumed = tally.consumed
-        let pool = WorkerPool<DecompressionContext>(
+        // One worker decodes a whole zstd frame, or a whole member of another format.
+        let pool = WorkerPool<DecodingWorker>(
             width: options.resolvedThreads, label: "weir.decompress",
             makeContext: { () throws(WeirError) in
                 let context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
@@ -194,7 +195,7 @@ package final class DecompressionPipeline: Sendable {
                                                        dictionary: dictionary, prefix: options.patchReference,
                                                        path: inputName)
                 context.consumed = consumed
-                return context
+                return DecodingWorker(zstd: context, path: inputName)
             },
             onContextFailure: { control.fail($0) })
 

@@ -18,7 +18,8 @@ import Dispatch
 /// starts at offset 0 of the one region of the whole file), have their
 /// leading members found without decoding them (``GzipMemberScan``,
 /// ``Lz4FrameScan``, ``XzStreamScan``) and decoded in parallel, each whole
-/// into a buffer of its own within the budget (``MemberRun``); the serial
+/// into a buffer of its own within the budget, on the run's workers
+/// (``WholeMemberDecoder``); the serial
 /// decoder goes on after them. Everything here runs on the reading thread.
 final class OtherFormatTail {
     private let session: DecodeSession
@@ -26,10 +27,13 @@ final class OtherFormatTail {
     private let buffers: BufferPool
     private let start: Int
     private let operation: WeirError.Operation
+    /// The run's workers, for the members decoded in parallel.
+    private let pool: WorkerPool<DecodingWorker>
 
     /// A tail that starts at stream offset `start`.
-    init(session: DecodeSession, start: Int) {
+    init(session: DecodeSession, pool: WorkerPool<DecodingWorker>, start: Int) {
         self.session = session
+        self.pool = pool
         self.start = start
         // As zstd words it: testing (`-t`) is its own operation.
         operation = session.run.writer == nil ? .test : .decompress
@@ -71,17 +75,16 @@ final class OtherFormatTail {
     private func decodeMembers(_ data: DispatchData, region: UnsafeRawBufferPointer,
                                sequence: inout Int) throws(WeirError) -> Int {
         let options = session.options
-        let threads = options.resolvedThreads
         let frameLimit = options.parallelFrameLimit
         let (path, operation) = (session.path, self.operation)
-        var taken = try GzipMemberScan(session: session, path: path, operation: operation, threads: threads,
+        var taken = try GzipMemberScan(session: session, pool: pool, path: path, operation: operation,
                                        frameLimit: frameLimit).decode(data, region: region, sequence: &sequence)
         if taken == 0 {
-            taken = try Lz4FrameScan(session: session, path: path, operation: operation, threads: threads,
+            taken = try Lz4FrameScan(session: session, pool: pool, path: path, operation: operation,
                                      frameLimit: frameLimit).decode(data, region: region, sequence: &sequence)
         }
         if taken == 0 {
-            taken = try XzStreamScan(session: session, path: path, operation: operation, threads: threads,
+            taken = try XzStreamScan(session: session, pool: pool, path: path, operation: operation,
                                      frameLimit: frameLimit, memoryLimit: options.windowLimit.bytes + (16 << 20))
                 .decode(data, region: region, sequence: &sequence)
         }
