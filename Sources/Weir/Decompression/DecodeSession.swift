@@ -2,8 +2,9 @@
 /// the output, the budget and the buffers it counts, the run's control and
 /// its totals. The parts are the ``FrameFeeder`` (cutting the stream into
 /// frames), the ``WholeFrameDecoder`` (frames decoded on the workers), the
-/// ``FrameStreamer`` (a frame too large for the budget) and the
-/// ``SeekTableCrossCheck``.
+/// ``FrameStreamer`` (a frame too large for the budget), the
+/// ``OtherFormatTail`` (what is not zstd) with its ``WholeMemberDecoder``,
+/// and the ``SeekTableCrossCheck``.
 ///
 /// Every member is safe to use from any thread; the parts themselves say
 /// which thread owns their own state.

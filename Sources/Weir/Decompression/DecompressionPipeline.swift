@@ -5,7 +5,12 @@ import SystemPackage
 
 /// Decompresses any standard zstd stream — weir's own files, one frame or
 /// many, skippable frames, pzstd files, concatenations — decoding independent
-/// frames in parallel, in bounded memory, from a file or a pipe.
+/// frames in parallel, in bounded memory, from a file or a pipe; and every
+/// other input weir decodes: one that starts with gzip, xz, .lzma or lz4
+/// (or has them after zstd frames) goes to an `OtherFormatTail`, whose
+/// weir-written members of a mapped file decode on the same workers
+/// (`WholeMemberDecoder`); with pass-through, an input of no format is
+/// copied (`PassThroughCopy`). It is the one entry for `-d` and `-t`.
 ///
 /// Data flow, following one frame:
 ///
