@@ -131,7 +131,8 @@ package final class DecompressionPipeline: Sendable {
         self.outputName = outputName
         self.options = options
         self.observer = observer
-        self.control = RunControl(slots: 1)
+        // Slots bound only the other formats' serial blocks (OtherFormatTail).
+        self.control = RunControl(slots: OtherFormatTail.blocksInFlight)
         self.budget = ByteBudget(limit: options.inFlightBudget)
         self.frameBuffers = FrameBuffers(budget: budget)
     }
@@ -176,7 +177,7 @@ package final class DecompressionPipeline: Sendable {
         }
 
         // A written piece's buffer stays in the budget until it is back in
-        // its pool; after a failure, cancelling the budget wakes the thread.
+        // its pool; after a failure, cancelling the budget (or a slot) wakes the thread.
         let frameLog = partial.map { DecodedFrameLog(partial: $0) }
         let whole = try wholeFile(kind)
         let run = PipelineRun(
@@ -184,7 +185,10 @@ package final class DecompressionPipeline: Sendable {
             mapFiles: options.mapInput, sizesReadBuffers: options.sizesReadBuffers, output: output,
             outputName: outputName, sparse: options.sparse,
             observer: observer, countsReads: false, onWritten: { frameLog?.pieceWritten($0, size: $1) },
-            wake: { budget.cancel() })
+            wake: {
+                budget.cancel()
+                control.slots.signal()
+            })
         let reader = run.reader
         // The progress follows the decoding: each decoder tells of the
         // compressed bytes it took (a frame is read whole long before it is

@@ -22,6 +22,12 @@ import Dispatch
 /// (``WholeMemberDecoder``); the serial
 /// decoder goes on after them. Everything here runs on the reading thread.
 final class OtherFormatTail {
+    /// The serial decoder's blocks between decoding and written, each
+    /// holding one of the run's slots: a few 1 MiB buffers, reused while
+    /// still in the cache, as the one-thread engine before issue 54 had,
+    /// rather than as many as the budget holds.
+    static let blocksInFlight = 4
+
     private let session: DecodeSession
     private let decoder: MixedStreamDecoder
     private let buffers: BufferPool
@@ -99,10 +105,22 @@ final class OtherFormatTail {
     }
 
     private func send(_ block: UnsafeRawBufferPointer, sequence: inout Int) throws(WeirError) {
-        let memory = try session.takeBuffer(capacity: buffers.size, extra: 0).0
+        let control = session.control
+        guard let ticket = control.takeSlot() else { throw control.failure ?? session.cancelled }
+        let memory: UnsafeMutableRawPointer
+        do throws(WeirError) {
+            memory = try session.takeBuffer(capacity: buffers.size, extra: 0).0
+        } catch {
+            ticket.release()
+            throw error
+        }
+        do throws(WeirError) { try session.input.checkUnchanged() } catch {
+            buffers.recycle(memory)
+            ticket.release()
+            throw error
+        }
         memory.copyMemory(from: block.baseAddress!, byteCount: block.count)
-        try session.input.checkUnchanged()
-        session.send(memory, count: block.count, from: buffers, number: sequence, ticket: session.control.ticket())
+        session.send(memory, count: block.count, from: buffers, number: sequence, ticket: ticket)
         sequence += 1
     }
 }
