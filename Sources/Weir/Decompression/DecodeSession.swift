@@ -57,15 +57,17 @@ struct DecodeSession: Sendable {
 
     /// Sends `count` bytes of `buffer` (from `pool`) as output piece `number`;
     /// the buffer goes back to its pool once written (at once when only
-    /// testing), and `ticket` is released then.
-    func send(_ buffer: UnsafeMutableRawPointer, count: Int, from pool: BufferPool, number: Int, ticket: RunTicket) {
+    /// testing), and `ticket` is released then; with `keepsPages`, whole
+    /// (``BufferPool/wrap(_:count:keepsPages:)``).
+    func send(_ buffer: UnsafeMutableRawPointer, count: Int, from pool: BufferPool, number: Int, ticket: RunTicket,
+              keepsPages: Bool = false) {
         if run.writer == nil {
             // Not through a DispatchData, whose deallocator would give the
             // buffer back later, on another queue, while the budget waits.
             pool.recycle(buffer)
             run.discard(number, count: count, ticket: ticket)
         } else {
-            run.submit(number, pool.wrap(buffer, count: count), ticket: ticket)
+            run.submit(number, pool.wrap(buffer, count: count, keepsPages: keepsPages), ticket: ticket)
         }
     }
 

@@ -120,7 +120,8 @@ final class OtherFormatTail {
             throw error
         }
         memory.copyMemory(from: block.baseAddress!, byteCount: block.count)
-        session.send(memory, count: block.count, from: buffers, number: sequence, ticket: ticket)
+        // Blocks are often short (one per read piece): their buffers keep their pages.
+        session.send(memory, count: block.count, from: buffers, number: sequence, ticket: ticket, keepsPages: true)
         sequence += 1
     }
 }
