@@ -2,8 +2,9 @@
 /// the output, the budget and the buffers it counts, the run's control and
 /// its totals. The parts are the ``FrameFeeder`` (cutting the stream into
 /// frames), the ``WholeFrameDecoder`` (frames decoded on the workers), the
-/// ``FrameStreamer`` (a frame too large for the budget) and the
-/// ``SeekTableCrossCheck``.
+/// ``FrameStreamer`` (a frame too large for the budget), the
+/// ``OtherFormatTail`` (what is not zstd) with its ``WholeMemberDecoder``,
+/// and the ``SeekTableCrossCheck``.
 ///
 /// Every member is safe to use from any thread; the parts themselves say
 /// which thread owns their own state.
@@ -27,6 +28,10 @@ struct DecodeSession: Sendable {
     let frameLog: DecodedFrameLog?
     /// Tells the progress of the input decoded and of each frame.
     let tally: WorkTally
+    /// The input comes as one mapped region, the whole file, and starts
+    /// with another format: its members may be decoded in parallel
+    /// (``OtherFormatTail``).
+    let wholeInput: Bool
 
     /// One more frame decoded.
     func frameDecoded() {
@@ -52,15 +57,17 @@ struct DecodeSession: Sendable {
 
     /// Sends `count` bytes of `buffer` (from `pool`) as output piece `number`;
     /// the buffer goes back to its pool once written (at once when only
-    /// testing), and `ticket` is released then.
-    func send(_ buffer: UnsafeMutableRawPointer, count: Int, from pool: BufferPool, number: Int, ticket: RunTicket) {
+    /// testing), and `ticket` is released then; with `keepsPages`, whole
+    /// (``BufferPool/wrap(_:count:keepsPages:)``).
+    func send(_ buffer: UnsafeMutableRawPointer, count: Int, from pool: BufferPool, number: Int, ticket: RunTicket,
+              keepsPages: Bool = false) {
         if run.writer == nil {
             // Not through a DispatchData, whose deallocator would give the
             // buffer back later, on another queue, while the budget waits.
             pool.recycle(buffer)
             run.discard(number, count: count, ticket: ticket)
         } else {
-            run.submit(number, pool.wrap(buffer, count: count), ticket: ticket)
+            run.submit(number, pool.wrap(buffer, count: count, keepsPages: keepsPages), ticket: ticket)
         }
     }
 

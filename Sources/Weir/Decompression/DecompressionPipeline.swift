@@ -5,7 +5,12 @@ import SystemPackage
 
 /// Decompresses any standard zstd stream — weir's own files, one frame or
 /// many, skippable frames, pzstd files, concatenations — decoding independent
-/// frames in parallel, in bounded memory, from a file or a pipe.
+/// frames in parallel, in bounded memory, from a file or a pipe; and every
+/// other input weir decodes: one that starts with gzip, xz, .lzma or lz4
+/// (or has them after zstd frames) goes to an `OtherFormatTail`, whose
+/// weir-written members of a mapped file decode on the same workers
+/// (`WholeMemberDecoder`); with pass-through, an input of no format is
+/// copied (`PassThroughCopy`). It is the one entry for `-d` and `-t`.
 ///
 /// Data flow, following one frame:
 ///
@@ -92,6 +97,8 @@ package final class DecompressionPipeline: Sendable {
     private let partial: PartialOutput?
     /// Frames decoded by streaming on the reading thread (for tests).
     private let streamed = Locked(0)
+    /// The copy of an input passed through unchanged, while it runs (``cancel()``).
+    private let copy = Locked(PassThroughCopy?.none)
 
     /// Prepares a run. The descriptors remain the caller's to close.
     ///
@@ -124,7 +131,8 @@ package final class DecompressionPipeline: Sendable {
         self.outputName = outputName
         self.options = options
         self.observer = observer
-        self.control = RunControl(slots: 1)
+        // Slots bound only the other formats' serial blocks (OtherFormatTail).
+        self.control = RunControl(slots: OtherFormatTail.blocksInFlight)
         self.budget = ByteBudget(limit: options.inFlightBudget)
         self.frameBuffers = FrameBuffers(budget: budget)
     }
@@ -132,6 +140,7 @@ package final class DecompressionPipeline: Sendable {
     /// Stops the run from another thread; `run()` throws `.cancelled`.
     package func cancel() {
         control.fail(.cancelled(path: inputName, operation: .decompress))
+        copy.withLock { $0 }?.cancel()
     }
 
     /// The most bytes the run held in its budget at once (for tests of the bound).
@@ -153,6 +162,9 @@ package final class DecompressionPipeline: Sendable {
     ///   failure; when testing (no output), `.corrupt` for a seek table that
     ///   does not match the frames, naming the entry and what differs.
     package func run() throws(WeirError) -> Statistics {
+        if case .descriptor(let file) = input, try Self.passesThrough(file, options: options) {
+            return try passThrough(file)
+        }
         let control = self.control
         let budget = self.budget
         let options = self.options
@@ -165,21 +177,26 @@ package final class DecompressionPipeline: Sendable {
         }
 
         // A written piece's buffer stays in the budget until it is back in
-        // its pool; after a failure, cancelling the budget wakes the thread.
+        // its pool; after a failure, cancelling the budget (or a slot) wakes the thread.
         let frameLog = partial.map { DecodedFrameLog(partial: $0) }
+        let whole = try wholeFile(kind)
         let run = PipelineRun(
-            control: control, input: input, kind: kind, inputName: inputName, readSize: options.readSize,
+            control: control, input: input, kind: kind, inputName: inputName, readSize: whole ?? options.readSize,
             mapFiles: options.mapInput, sizesReadBuffers: options.sizesReadBuffers, output: output,
             outputName: outputName, sparse: options.sparse,
             observer: observer, countsReads: false, onWritten: { frameLog?.pieceWritten($0, size: $1) },
-            wake: { budget.cancel() })
+            wake: {
+                budget.cancel()
+                control.slots.signal()
+            })
         let reader = run.reader
         // The progress follows the decoding: each decoder tells of the
         // compressed bytes it took (a frame is read whole long before it is
         // decoded), the feeder of the bytes no decoder takes.
         let tally = WorkTally(observer: observer, stepDelay: options.stepDelayForTesting)
         let consumed = tally.consumed
-        let pool = WorkerPool<DecompressionContext>(
+        // One worker decodes a whole zstd frame, or a whole member of another format.
+        let pool = WorkerPool<DecodingWorker>(
             width: options.resolvedThreads, label: "weir.decompress",
             makeContext: { () throws(WeirError) in
                 let context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
@@ -187,7 +204,7 @@ package final class DecompressionPipeline: Sendable {
                                                        dictionary: dictionary, prefix: options.patchReference,
                                                        path: inputName)
                 context.consumed = consumed
-                return context
+                return DecodingWorker(zstd: context, path: inputName)
             },
             onContextFailure: { control.fail($0) })
 
@@ -211,7 +228,7 @@ package final class DecompressionPipeline: Sendable {
         let session = DecodeSession(path: inputName, options: options, control: control, budget: budget,
                                     frameBuffers: frameBuffers, run: run, frames: frames,
                                     streamed: streamed, crossCheck: crossCheck, dictionary: dictionary,
-                                    frameLog: frameLog, tally: tally)
+                                    frameLog: frameLog, tally: tally, wholeInput: whole != nil)
         control.startThread(name: "weir.decoder") {
             let feeder = FrameFeeder(session: session, pool: pool)
             do throws(WeirError) {
@@ -253,5 +270,39 @@ package final class DecompressionPipeline: Sendable {
             statistics.warnings.append("seek table does not match the frames; ignoring it (\(mismatch.detail))")
         }
         return statistics
+    }
+
+    /// The size of a regular file mapped whole, as one piece, from its
+    /// start: one that starts with another format than zstd, whose members
+    /// are then found and decoded in parallel (``OtherFormatTail``), and
+    /// which ISA-L's inflate decodes whole (``MixedStreamDecoder``); its
+    /// pages are read as they are touched. Nil for any other input.
+    private func wholeFile(_ kind: InputKind) throws(WeirError) -> Int? {
+        guard options.mapInput, partial == nil, case .descriptor(let file) = input, let size = kind.size, size > 0,
+              lseek(file.fd, 0, SEEK_CUR) == 0,
+              let first = try InputPeek.firstBytes(of: file, count: CompressedFormat.magicLength),
+              let format = CompressedFormat.detect(first), format != .zstd else { return nil }
+        return size
+    }
+
+    /// Whether `input` is copied through rather than decoded: pass-through
+    /// is on and the input does not start with a zstd or skippable frame's
+    /// magic number, nor another format's, as zstd 1.5.4 decides: an input
+    /// of 1 to 3 bytes passes through; an empty one does not (it is refused
+    /// as not zstd, as zstd refuses it). An input that cannot be looked at
+    /// without reading it (a terminal, a device) is decoded.
+    static func passesThrough(_ input: Descriptor, options: DecompressionOptions) throws(WeirError) -> Bool {
+        guard options.passThrough, let first = try InputPeek.firstBytes(of: input, count: 4),
+              !first.isEmpty else { return false }
+        return !FrameHeader.startsFrame(first) && CompressedFormat.detect(first) == nil
+    }
+
+    /// Copies an input that is not compressed through unchanged (``PassThroughCopy``).
+    private func passThrough(_ file: Descriptor) throws(WeirError) -> Statistics {
+        let copy = PassThroughCopy(input: file, output: output, inputName: inputName, outputName: outputName,
+                                   options: options, observer: observer)
+        self.copy.withLock { $0 = copy }
+        if control.failure != nil { copy.cancel() }
+        return try copy.run()
     }
 }

@@ -31,8 +31,11 @@ final class FrameFeeder {
     /// pass-through, anything): from there on, every piece goes to it.
     private var tail: OtherFormatTail?
 
-    init(session: DecodeSession, pool: WorkerPool<DecompressionContext>) {
+    private let pool: WorkerPool<DecodingWorker>
+
+    init(session: DecodeSession, pool: WorkerPool<DecodingWorker>) {
         self.session = session
+        self.pool = pool
         self.whole = WholeFrameDecoder(session: session, pool: pool)
         self.streamer = FrameStreamer(session: session)
         self.frameLimit = session.options.parallelFrameLimit
@@ -93,7 +96,7 @@ final class FrameFeeder {
     private func startTail(at start: Int) throws(WeirError) {
         let rest = slice(start, bufferStart + buffer.count)
         (buffer, bufferStart) = (.empty, bufferStart + buffer.count)
-        let tail = OtherFormatTail(session: session, start: start)
+        let tail = OtherFormatTail(session: session, pool: pool, start: start)
         self.tail = tail
         try tail.feed(rest, sequence: &sequence)
     }
@@ -104,7 +107,7 @@ final class FrameFeeder {
         if tail == nil, let start = scanner.tailStart { try startTail(at: start) }
         try tail?.finish(sequence: &sequence)
         session.crossCheck.finish()
-        if scanner.offset == 0 {
+        if scanner.offset == 0 && tail == nil {
             throw WeirError.notZstd(path: session.path, operation: .decompress, "empty input")
         }
     }

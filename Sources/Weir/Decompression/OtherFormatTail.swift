@@ -1,28 +1,50 @@
 import Dispatch
 
-/// Decodes what follows a stream's zstd frames when it is not zstd: frames
-/// of the other formats weir reads (gzip members, xz streams, .lzma, lz4
-/// frames, and zstd frames again after them), or, with pass-through, any
-/// data, copied unchanged. zstd 1.5.4 tells each frame's format by its magic
-/// number, whatever came before (`FIO_decompressFrames`); so does weir.
+/// Decodes what is not zstd: a stream that starts with a frame of another
+/// format, or what follows a stream's zstd frames when it is not zstd:
+/// frames of the other formats weir reads (gzip members, xz streams, .lzma,
+/// lz4 frames, and zstd frames again after them), or, with pass-through,
+/// any data, copied unchanged. zstd 1.5.4 tells each frame's format by its
+/// magic number, whatever came before (`FIO_decompressFrames`); so does weir.
 ///
 /// The ``FrameFeeder`` hands it the stream from where its scanner stopped
-/// (``FrameScanner/tailStart``), piece after piece; a ``MixedStreamDecoder``
-/// decodes it in order on the reading thread, and each block it makes is
-/// copied into a 1 MiB buffer of the run's pool, taken within the budget
-/// (waiting for room, as a streamed frame's are), and sent as the next
-/// output piece. Everything here runs on the reading thread.
+/// (``FrameScanner/tailStart``, 0 for a stream that starts with another
+/// format), piece after piece; a ``MixedStreamDecoder`` decodes it in order
+/// on the reading thread, and each block it makes is copied into a 1 MiB
+/// buffer of the run's pool, taken within the budget (waiting for room, as a
+/// streamed frame's are), and sent as the next output piece.
+///
+/// weir's own multi-member gzip, lz4 and xz files, mapped whole (the tail
+/// starts at offset 0 of the one region of the whole file), have their
+/// leading members found without decoding them (``GzipMemberScan``,
+/// ``Lz4FrameScan``, ``XzStreamScan``) and decoded in parallel, each whole
+/// into a buffer of its own within the budget, on the run's workers
+/// (``WholeMemberDecoder``); the serial
+/// decoder goes on after them. Everything here runs on the reading thread.
 final class OtherFormatTail {
+    /// The serial decoder's blocks between decoding and written, each
+    /// holding one of the run's slots: a few 1 MiB buffers, reused while
+    /// still in the cache, as the one-thread engine before issue 54 had,
+    /// rather than as many as the budget holds.
+    static let blocksInFlight = 4
+
     private let session: DecodeSession
     private let decoder: MixedStreamDecoder
     private let buffers: BufferPool
     private let start: Int
+    private let operation: WeirError.Operation
+    /// The run's workers, for the members decoded in parallel.
+    private let pool: WorkerPool<DecodingWorker>
 
     /// A tail that starts at stream offset `start`.
-    init(session: DecodeSession, start: Int) {
+    init(session: DecodeSession, pool: WorkerPool<DecodingWorker>, start: Int) {
         self.session = session
+        self.pool = pool
         self.start = start
-        decoder = MixedStreamDecoder(options: session.options, path: session.path, operation: .decompress)
+        // As zstd words it: testing (`-t`) is its own operation.
+        operation = session.run.writer == nil ? .test : .decompress
+        decoder = MixedStreamDecoder(options: session.options, path: session.path, operation: operation,
+                                     wholeInput: start == 0 && session.wholeInput)
         decoder.position = start
         buffers = session.frameBuffers.pool(for: MixedStreamDecoder.blockSize)
     }
@@ -36,16 +58,43 @@ final class OtherFormatTail {
         var regions: [UnsafeRawBufferPointer] = []
         data.enumerateBytes { region, _, _ in regions.append(UnsafeRawBufferPointer(region)) }
         try withExtendedLifetime(data) { () throws(WeirError) in
+            var skip = 0
+            if start == 0, session.wholeInput, regions.count == 1, decoder.position == 0 {
+                skip = try decodeMembers(data, region: regions[0], sequence: &sequence)
+                decoder.position = skip
+            }
             for region in regions {
                 // In steps when someone follows, each told once decoded.
                 let step = session.tally.isFollowed ? WorkTally.step : max(1, region.count)
-                for at in stride(from: 0, to: region.count, by: step) {
+                for at in stride(from: skip, to: region.count, by: step) {
                     let piece = UnsafeRawBufferPointer(rebasing: region[at ..< min(region.count, at + step)])
                     try decoder.feed(piece) { block throws(WeirError) in try send(block, sequence: &sequence) }
                     session.tally.took(piece.count)
                 }
+                skip = 0
             }
         }
+    }
+
+    /// Decodes the leading run of weir's own members of the whole file in
+    /// parallel, when it has one; returns the bytes they took.
+    private func decodeMembers(_ data: DispatchData, region: UnsafeRawBufferPointer,
+                               sequence: inout Int) throws(WeirError) -> Int {
+        let options = session.options
+        let frameLimit = options.parallelFrameLimit
+        let (path, operation) = (session.path, self.operation)
+        var taken = try GzipMemberScan(session: session, pool: pool, path: path, operation: operation,
+                                       frameLimit: frameLimit).decode(data, region: region, sequence: &sequence)
+        if taken == 0 {
+            taken = try Lz4FrameScan(session: session, pool: pool, path: path, operation: operation,
+                                     frameLimit: frameLimit).decode(data, region: region, sequence: &sequence)
+        }
+        if taken == 0 {
+            taken = try XzStreamScan(session: session, pool: pool, path: path, operation: operation,
+                                     frameLimit: frameLimit, memoryLimit: options.windowLimit.bytes + (16 << 20))
+                .decode(data, region: region, sequence: &sequence)
+        }
+        return taken
     }
 
     /// Ends the tail: it must not end inside a frame.
@@ -56,10 +105,23 @@ final class OtherFormatTail {
     }
 
     private func send(_ block: UnsafeRawBufferPointer, sequence: inout Int) throws(WeirError) {
-        let memory = try session.takeBuffer(capacity: buffers.size, extra: 0).0
+        let control = session.control
+        guard let ticket = control.takeSlot() else { throw control.failure ?? session.cancelled }
+        let memory: UnsafeMutableRawPointer
+        do throws(WeirError) {
+            memory = try session.takeBuffer(capacity: buffers.size, extra: 0).0
+        } catch {
+            ticket.release()
+            throw error
+        }
+        do throws(WeirError) { try session.input.checkUnchanged() } catch {
+            buffers.recycle(memory)
+            ticket.release()
+            throw error
+        }
         memory.copyMemory(from: block.baseAddress!, byteCount: block.count)
-        try session.input.checkUnchanged()
-        session.send(memory, count: block.count, from: buffers, number: sequence, ticket: session.control.ticket())
+        // Blocks are often short (one per read piece): their buffers keep their pages.
+        session.send(memory, count: block.count, from: buffers, number: sequence, ticket: ticket, keepsPages: true)
         sequence += 1
     }
 }

@@ -10,7 +10,7 @@ import Dispatch
 /// is decoded, its buffer until the buffer is unmapped.
 struct WholeFrameDecoder: Sendable {
     let session: DecodeSession
-    let pool: WorkerPool<DecompressionContext>
+    let pool: WorkerPool<DecodingWorker>
 
     /// Hands one whole frame to the workers as output piece `number`.
     func submit(_ boundary: FrameBoundary, data: DispatchData, capacity: Int,
@@ -20,8 +20,8 @@ struct WholeFrameDecoder: Sendable {
         let session = self.session
         let control = session.control
         let ticket = control.ticket()
-        pool.submit { context in
-            guard let context, !control.drops(piece: number) else {
+        pool.submit { worker in
+            guard let context = worker?.zstd, !control.drops(piece: number) else {
                 buffers.recycle(buffer)
                 session.budget.release(compressed)
                 ticket.release()

@@ -72,7 +72,8 @@ package struct FrameScanner: Sendable {
     /// What an unknown magic number after the first frame does: by default
     /// it fails (`.corrupt`); a decoder that reads the other formats asks
     /// the scan to end there instead (``tailStart``), as zstd 1.5.4 tells
-    /// each frame's format by its magic number.
+    /// each frame's format by its magic number. Such a decoder also gets a
+    /// stream that starts with another format's frame, from offset 0.
     package var tailPolicy = TailPolicy.fails
     /// Where the data the scan left to its caller starts (``tailPolicy``):
     /// ``offset`` stops there, and later feeds scan nothing.
@@ -156,13 +157,24 @@ package struct FrameScanner: Sendable {
     package mutating func finish() throws(WeirError) {
         if let failure { throw failure }
         guard let start = currentFrameStart else { return }
-        if case .magic = state, frameCount > 0, tailPolicy == .anything {
-            // 1 to 3 bytes after the last frame: the caller's (pass-through).
+        if case .magic = state, (frameCount > 0 && tailPolicy == .anything) || startsOtherFormat {
+            // 1 to 3 bytes after the last frame: the caller's (pass-through);
+            // or a stream too short for a magic number that starts another format.
             (tailStart, offset, currentFrameStart) = (start, start, nil)
             return
         }
         let place = state.truncationPlace(blockCount: blockCount, gathered: gathered.count)
         throw fail(.truncated(path: path, operation: operation, "the input ends at offset \(offset), \(place)"))
+    }
+
+    /// Whether the stream starts with a frame of another format than zstd
+    /// (`gathered` holds its first bytes), which a decoder that reads other
+    /// formats takes from offset 0 (``tailStart``).
+    private var startsOtherFormat: Bool {
+        guard frameCount == 0, tailPolicy != .fails, let format = CompressedFormat.detect(gathered) else {
+            return false
+        }
+        return format != .zstd
     }
 
     /// Runs the state machine over one contiguous region.
@@ -215,10 +227,10 @@ package struct FrameScanner: Sendable {
             case .skippable(let frameNibble):
                 nibble = frameNibble
                 state = .skippableSize
-            case nil where frameCount == 0:
+            case nil where frameCount == 0 && !startsOtherFormat:
                 throw fail(.notZstd(path: path, operation: operation,
                                     "unknown magic number \(Self.hex(magic)) at offset \(fieldOffset)"))
-            case nil where tailPolicy == .anything
+            case nil where startsOtherFormat || (frameCount > 0 && tailPolicy == .anything)
                 || (tailPolicy == .otherFormats && CompressedFormat.detect(gathered) != nil):
                 (tailStart, offset, currentFrameStart) = (fieldOffset, fieldOffset, nil)
             case nil:

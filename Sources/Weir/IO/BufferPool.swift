@@ -116,10 +116,13 @@ final class BufferPool: Sendable {
     }
 
     /// The first `count` bytes of `buffer` as DispatchData, without a copy;
-    /// the buffer returns to the pool when the data is released.
-    func wrap(_ buffer: UnsafeMutableRawPointer, count: Int) -> DispatchData {
+    /// the buffer returns to the pool when the data is released, giving back
+    /// its pages after `count` unless `keepsPages` (a buffer that is soon
+    /// filled again: the serial decoder's blocks, often short, would fault
+    /// their pages in again block after block).
+    func wrap(_ buffer: UnsafeMutableRawPointer, count: Int, keepsPages: Bool = false) -> DispatchData {
         nonisolated(unsafe) let pointer = buffer
         return DispatchData(bytesNoCopy: UnsafeRawBufferPointer(start: buffer, count: count),
-                            deallocator: .custom(nil, { self.recycle(pointer, used: count) }))
+                            deallocator: .custom(nil, { self.recycle(pointer, used: keepsPages ? nil : count) }))
     }
 }

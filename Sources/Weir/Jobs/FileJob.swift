@@ -317,20 +317,6 @@ package struct FileJob: Sendable {
                                              declared: expected)
             }
             return statistics
-        case .decompress(let options) where try Self.startsOtherFormat(input),
-             .test(let options) where try Self.startsOtherFormat(input):
-            let run = MixedStreamDecompression(input: input, output: output, inputName: inputName,
-                                               outputName: outputName, options: options, observer: observer)
-            let key = cancellation?.attach { run.cancel() }
-            defer { if let key { cancellation?.detach(key) } }
-            return try run.run()
-        case .decompress(let options) where try Self.passesThrough(input, options: options),
-             .test(let options) where try Self.passesThrough(input, options: options):
-            let copy = PassThroughCopy(input: input, output: output, inputName: inputName, outputName: outputName,
-                                       options: options, observer: observer)
-            let key = cancellation?.attach { copy.cancel() }
-            defer { if let key { cancellation?.detach(key) } }
-            return try copy.run()
         case .decompress(let options), .test(let options):
             try skipKept(partial, input: input, observer: observer)
             let pipeline = DecompressionPipeline(input: .descriptor(input), output: output,
@@ -342,25 +328,5 @@ package struct FileJob: Sendable {
             if let partial { statistics.keep(partial, path: outputName) }
             return statistics
         }
-    }
-
-    /// Whether `input` starts with a frame of gzip, xz, .lzma or lz4 (read by
-    /// magic, as zstd reads them, whatever its name).
-    static func startsOtherFormat(_ input: Descriptor) throws(WeirError) -> Bool {
-        guard let first = try InputPeek.firstBytes(of: input, count: CompressedFormat.magicLength),
-              let format = CompressedFormat.detect(first) else { return false }
-        return format != .zstd
-    }
-
-    /// Whether `input` is copied through rather than decoded: pass-through
-    /// is on and the input does not start with a zstd or skippable frame's
-    /// magic number, as zstd 1.5.4 decides: an input of 1 to 3 bytes passes
-    /// through; an empty one does not (it is refused as not zstd, as zstd
-    /// refuses it). An input that cannot be looked at without reading it (a
-    /// terminal, a device) is decoded.
-    static func passesThrough(_ input: Descriptor, options: DecompressionOptions) throws(WeirError) -> Bool {
-        guard options.passThrough, let first = try InputPeek.firstBytes(of: input, count: 4),
-              !first.isEmpty else { return false }
-        return !FrameHeader.startsFrame(first)
     }
 }

@@ -26,9 +26,6 @@ final class PipelineRun: Sendable {
     /// The tickets of the pieces the writer holds, by piece number.
     private let tickets = Locked<[Int: RunTicket]>([:])
     private let onWritten: @Sendable (_ index: Int, _ size: Int) -> Void
-    /// Tells the progress of the input the work took, when the pipeline's
-    /// parts count it (the parallel members of other formats).
-    let tally: WorkTally?
 
     /// Opens the reader and the writer and arms the stop on failure.
     ///
@@ -40,8 +37,6 @@ final class PipelineRun: Sendable {
     ///   - sparse: leave holes for blocks of zeros in a regular output file.
     ///   - countsReads: tell `observer` of the bytes read; false when the
     ///     pipeline tells it of the input its work took instead.
-    ///   - tally: what the work tells of the input it took; given, the
-    ///     reader does not tell `observer` of the bytes read.
     ///   - onWritten: called with each piece's number and size once it is
     ///     out, or -1 once it was dropped; before its ticket is released.
     ///   - wake: after a failure, unblocks the pipeline's own thread.
@@ -49,13 +44,11 @@ final class PipelineRun: Sendable {
     ///     having writes in flight (a descriptor's writer only; `--adapt`).
     init(control: RunControl, input: PipelineInput, kind: InputKind, inputName: String, readSize: Int, mapFiles: Bool,
          sizesReadBuffers: Bool, output: PipelineOutput?, outputName: String, sparse: Bool = false,
-         observer: ProgressObserver?, countsReads: Bool = true, tally: WorkTally? = nil,
+         observer: ProgressObserver?, countsReads: Bool = true,
          onWritten: @escaping @Sendable (_ index: Int, _ size: Int) -> Void = { _, _ in },
          wake: @escaping @Sendable () -> Void, onWriterBusy: (@Sendable (Bool) -> Void)? = nil) {
         self.control = control
         self.onWritten = onWritten
-        self.tally = tally
-        let countsReads = countsReads && tally == nil
         let cleanup = DispatchGroup()
         self.cleanup = cleanup
         switch input {

@@ -1,7 +1,7 @@
 /// The ends of a run that reads one input on one thread: the input and
 /// output descriptors (the caller's to close; no output for `-t`), the
 /// names errors give them, and who is told of the bytes. What
-/// ``PassThroughCopy`` and ``MixedStreamDecompression`` are made of.
+/// ``PassThroughCopy`` is made of.
 struct StreamEnds: Sendable {
     let input: Descriptor
     let output: PipelineOutput?
@@ -14,13 +14,11 @@ struct StreamEnds: Sendable {
 
     /// The run's reader and writer on these ends; after a failure, a slot
     /// wakes the run's thread if it waits for one.
-    /// `tally`: the run's work tells the observer of the input it took
-    /// (decoding), not the reader (a copy).
     func run(control: RunControl, kind: InputKind, readSize: Int, mapFiles: Bool, sizesReadBuffers: Bool,
-             sparse: Bool, tally: WorkTally? = nil) -> PipelineRun {
+             sparse: Bool) -> PipelineRun {
         PipelineRun(control: control, input: .descriptor(input), kind: kind, inputName: inputName,
                     readSize: readSize, mapFiles: mapFiles, sizesReadBuffers: sizesReadBuffers, output: output,
-                    outputName: outputName, sparse: sparse, observer: observer, tally: tally,
+                    outputName: outputName, sparse: sparse, observer: observer,
                     wake: { control.slots.signal() })
     }
 }

@@ -58,11 +58,18 @@ extension FormatTests {
             #expect(Self.scan(frame + [1, 2], piece: piece, policy: .otherFormats).error?.kind == .truncated)
         }
 
-        @Test("the first frame is never a tail: not zstd, whatever the policy")
+        @Test("another format at offset 0 is a tail from 0 for a decoder of other formats; else not zstd")
         func firstFrame() {
+            let gzip: [UInt8] = [0x1f, 0x8b, 8, 0, 1, 2]
             for policy in [FrameScanner.TailPolicy.otherFormats, .anything] {
-                #expect(Self.scan([0x1f, 0x8b, 8, 0, 1, 2], piece: 4, policy: policy).error?.kind == .notZstd)
+                for piece in [1, 4, 6] {
+                    let scanned = Self.scan(gzip, piece: piece, policy: policy)
+                    #expect(scanned.error == nil && scanned.frames.isEmpty && scanned.scanner.tailStart == 0)
+                }
+                // Bytes of no format weir reads: not zstd, whatever the policy.
+                #expect(Self.scan([9, 9, 9, 9, 9, 9], piece: 4, policy: policy).error?.kind == .notZstd)
             }
+            #expect(Self.scan(gzip, piece: 4, policy: .fails).error?.kind == .notZstd)
         }
     }
 }

@@ -9,19 +9,16 @@ import Dispatch
 /// then decoded whole by liblzma's one-call decoder on a worker, into a
 /// buffer of exactly its content size. A stock single-stream .xz, a file
 /// with anything else in it (stream padding, another format) and a pipe are
-/// left to ``MixedStreamDecoder``.
+/// left to ``OtherFormatTail``'s serial decoder.
 ///
-/// Bound and threads: ``MemberRun``'s; a file with a stream above
+/// Bound and threads: ``WholeMemberDecoder``'s; a file with a stream above
 /// `frameLimit` is left to the serial decoder. Each decoder's memory is
 /// limited as the serial one's (`memoryLimit`).
 struct XzStreamScan {
-    /// No state of its own: liblzma's one-call decoder makes its own.
-    final class Worker {}
-
-    let run: PipelineRun
+    let session: DecodeSession
+    let pool: WorkerPool<DecodingWorker>
     let path: String
     let operation: WeirError.Operation
-    let threads: Int
     let frameLimit: Int
     /// The most memory one stream's decoder may use.
     let memoryLimit: UInt64
@@ -30,9 +27,9 @@ struct XzStreamScan {
 
     /// The streams that make up `bytes` exactly, in order; nil when it is
     /// not made of .xz streams alone.
-    static func streams(_ bytes: UnsafeRawBufferPointer) -> [MemberRun.Member]? {
+    static func streams(_ bytes: UnsafeRawBufferPointer) -> [WholeMemberDecoder.Member]? {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
-        var streams: [MemberRun.Member] = []
+        var streams: [WholeMemberDecoder.Member] = []
         var end = bytes.count
         while end > 0 {
             guard end >= 2 * Int(LZMA_STREAM_HEADER_SIZE) else { return nil }
@@ -62,14 +59,16 @@ struct XzStreamScan {
 
     /// Queues every stream of `region` (the whole file) when it is made of
     /// two or more .xz streams; returns the bytes they take and the next
-    /// output index (zero bytes otherwise).
-    func decode(_ data: DispatchData, region: UnsafeRawBufferPointer, firstIndex: Int) -> (bytes: Int, next: Int) {
-        guard threads > 1, region.count >= 6, (0..<6).allSatisfy({ region[$0] == Self.headerMagic[$0] }),
+    /// output number in `sequence` (zero bytes otherwise).
+    func decode(_ data: DispatchData, region: UnsafeRawBufferPointer,
+                sequence: inout Int) throws(WeirError) -> Int {
+        guard pool.width > 1, region.count >= 6, (0..<6).allSatisfy({ region[$0] == Self.headerMagic[$0] }),
               let streams = Self.streams(region), streams.count > 1,
-              streams.allSatisfy({ $0.content <= frameLimit }) else { return (0, firstIndex) }
+              streams.allSatisfy({ $0.content <= frameLimit }) else { return 0 }
         let (path, operation, memoryLimit) = (self.path, self.operation, self.memoryLimit)
-        return MemberRun(run: run, threads: threads).queue(
-            streams, in: data, region: region, firstIndex: firstIndex, label: "weir.unxz", makeContext: { Worker() }
+        // liblzma's one-call decoder makes its own state: the worker holds none.
+        return try WholeMemberDecoder(session: session, pool: pool).decode(
+            streams, in: data, region: region, sequence: &sequence
         ) { _, rest, stream, output in
             var (limit, consumed, produced) = (memoryLimit, 0, 0)
             let code = lzma_stream_buffer_decode(

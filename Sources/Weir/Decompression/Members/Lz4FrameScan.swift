@@ -8,27 +8,13 @@ import Dispatch
 /// exactly its declared size. A file of one frame (stock `lz4`'s) is left
 /// to ``MixedStreamDecoder``, as is what follows the run.
 ///
-/// Bound and threads: ``MemberRun``'s; a frame larger than `frameLimit`
+/// Bound and threads: ``WholeMemberDecoder``'s; a frame larger than `frameLimit`
 /// ends the run.
 struct Lz4FrameScan {
-    /// A worker's liblz4 decompression context.
-    final class Decoder {
-        let context: OpaquePointer
-        init(path: String) throws(WeirError) {
-            var made: OpaquePointer?
-            guard LZ4F_isError(LZ4F_createDecompressionContext(&made, UInt32(LZ4F_VERSION))) == 0,
-                  let made else {
-                throw .outOfMemory(path: path, operation: .decompress, creating: "an lz4 decoder")
-            }
-            context = made
-        }
-        deinit { LZ4F_freeDecompressionContext(context) }
-    }
-
-    let run: PipelineRun
+    let session: DecodeSession
+    let pool: WorkerPool<DecodingWorker>
     let path: String
     let operation: WeirError.Operation
-    let threads: Int
     let frameLimit: Int
 
     /// The size and declared content size of the lz4 frame that starts
@@ -65,24 +51,25 @@ struct Lz4FrameScan {
 
     /// Queues every frame of the run of sized lz4 frames that starts `data`
     /// (one region, the whole file), when there are two or more; returns
-    /// the bytes they take and the next output index.
-    func decode(_ data: DispatchData, region: UnsafeRawBufferPointer, firstIndex: Int) -> (bytes: Int, next: Int) {
-        guard threads > 1 else { return (0, firstIndex) }
-        var frames: [MemberRun.Member] = []
+    /// the bytes they take (`sequence`: the next output number).
+    func decode(_ data: DispatchData, region: UnsafeRawBufferPointer,
+                sequence: inout Int) throws(WeirError) -> Int {
+        guard pool.width > 1 else { return 0 }
+        var frames: [WholeMemberDecoder.Member] = []
         var offset = 0
         while let found = Self.frame(UnsafeRawBufferPointer(rebasing: region[offset...])), found.content <= frameLimit {
             frames.append((offset, found.size, found.content))
             offset += found.size
         }
-        guard frames.count > 1 else { return (0, firstIndex) }
+        guard frames.count > 1 else { return 0 }
         let (path, operation) = (self.path, self.operation)
-        return MemberRun(run: run, threads: threads).queue(
-            frames, in: data, region: region, firstIndex: firstIndex, label: "weir.unlz4",
-            makeContext: { () throws(WeirError) in try Decoder(path: path) }
-        ) { decoder, rest, frame, output in
-            LZ4F_resetDecompressionContext(decoder.context)
+        return try WholeMemberDecoder(session: session, pool: pool).decode(
+            frames, in: data, region: region, sequence: &sequence
+        ) { worker, rest, frame, output in
+            let decoder: OpaquePointer
+            do throws(WeirError) { decoder = try worker.lz4Decoder() } catch { return .failed(error) }
             var (produced, consumed) = (frame.content, frame.size)
-            let code = LZ4F_decompress(decoder.context, output, &produced, rest.baseAddress, &consumed, nil)
+            let code = LZ4F_decompress(decoder, output, &produced, rest.baseAddress, &consumed, nil)
             guard LZ4F_isError(code) != 0 || code != 0 || consumed != frame.size || produced != frame.content
             else { return .confirmed }
             let reason = LZ4F_isError(code) != 0 ? String(cString: LZ4F_getErrorName(code))

@@ -1,6 +1,6 @@
 import Dispatch
 
-/// Holds the members ``MemberRun`` decoded until every member before them
+/// Holds the members ``WholeMemberDecoder`` decoded until every member before them
 /// is handed to the run, so that a member whose stated size was wrong is
 /// never followed by output made from a wrong boundary.
 ///
@@ -35,7 +35,7 @@ final class MemberGate: Sendable {
     private let state = Locked(State())
     private let run: PipelineRun
     /// The output index of member 0.
-    private let firstIndex: Int
+    let firstIndex: Int
 
     init(run: PipelineRun, firstIndex: Int) {
         self.run = run

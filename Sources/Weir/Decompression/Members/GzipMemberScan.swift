@@ -7,7 +7,7 @@ import Glibc
 /// and its trailer its content's size, so members are found without
 /// inflating them and each is inflated whole by libdeflate on a worker,
 /// into a buffer of exactly its size. What follows the run (another
-/// tool's member, another format) is left to ``MixedStreamDecoder``.
+/// tool's member, another format) is left to ``OtherFormatTail``'s serial decoder.
 ///
 /// The `Wr` field is a hint, never the truth: a member counts when
 /// libdeflate ends it exactly at the field's size with its CRC and ISIZE
@@ -16,35 +16,24 @@ import Glibc
 /// the run stops after it: the serial decoder reads on from its real end.
 /// One that does not inflate at all is damage: the run is cut before it.
 ///
-/// Bound and threads: ``MemberRun``'s; a member whose ISIZE is above
+/// Bound and threads: ``WholeMemberDecoder``'s; a member whose ISIZE is above
 /// `frameLimit` ends the run, and one whose real content is (found
 /// inflating it) is left to the serial decoder.
 struct GzipMemberScan {
-    /// A worker's libdeflate decompressor.
-    final class Inflater {
-        let decompressor: OpaquePointer
-        init(path: String) throws(WeirError) {
-            guard let made = libdeflate_alloc_decompressor() else {
-                throw .outOfMemory(path: path, operation: .decompress, creating: "a gzip decoder")
-            }
-            decompressor = made
-        }
-        deinit { libdeflate_free_decompressor(decompressor) }
-    }
-
-    let run: PipelineRun
+    let session: DecodeSession
+    let pool: WorkerPool<DecodingWorker>
     let path: String
     let operation: WeirError.Operation
-    let threads: Int
     let frameLimit: Int
 
     /// Queues every member of the run of weir members that starts `data`
     /// (one region, the whole file); returns the bytes they take and the
-    /// next output index. Zero bytes when `data` does not start with one.
-    func decode(_ data: DispatchData, region: UnsafeRawBufferPointer, firstIndex: Int) -> (bytes: Int, next: Int) {
-        guard threads > 1, GzipMember.recordedSize(region) != nil else { return (0, firstIndex) }
+    /// next output number in `sequence`. Zero bytes when `data` does not start with one.
+    func decode(_ data: DispatchData, region: UnsafeRawBufferPointer,
+                sequence: inout Int) throws(WeirError) -> Int {
+        guard pool.width > 1, GzipMember.recordedSize(region) != nil else { return 0 }
         // The run's members first (their headers and trailers only).
-        var members: [MemberRun.Member] = []
+        var members: [WholeMemberDecoder.Member] = []
         var offset = 0
         while let size = GzipMember.recordedSize(UnsafeRawBufferPointer(rebasing: region[offset...])),
               size <= region.count - offset {
@@ -55,12 +44,13 @@ struct GzipMemberScan {
             offset += size
         }
         let (path, operation, frameLimit) = (self.path, self.operation, self.frameLimit)
-        return MemberRun(run: run, threads: threads).queue(
-            members, in: data, region: region, firstIndex: firstIndex, label: "weir.gunzip",
-            makeContext: { () throws(WeirError) in try Inflater(path: path) }
-        ) { inflater, rest, member, output in
+        return try WholeMemberDecoder(session: session, pool: pool).decode(
+            members, in: data, region: region, sequence: &sequence
+        ) { worker, rest, member, output in
+            let inflater: OpaquePointer
+            do throws(WeirError) { inflater = try worker.inflater() } catch { return .failed(error) }
             var (consumed, produced) = (0, 0)
-            let code = libdeflate_gzip_decompress_ex(inflater.decompressor, rest.baseAddress, member.size, output,
+            let code = libdeflate_gzip_decompress_ex(inflater, rest.baseAddress, member.size, output,
                                                      member.content, &consumed, &produced)
             if code == LIBDEFLATE_SUCCESS && consumed == member.size && produced == member.content { return .confirmed }
             // Not where the field says: the member as gzip reads it.
@@ -76,13 +66,13 @@ struct GzipMemberScan {
     /// size: `.resized` with its content and real size; `.serial` when its
     /// content is above `limit` bytes; `.failed` (`damage()`) when it does
     /// not inflate. The output buffer starts at `capacity` bytes and doubles.
-    static func wholeMember(_ rest: UnsafeRawBufferPointer, with inflater: Inflater, from capacity: Int, limit: Int,
-                            damage: () -> WeirError) -> MemberRun.Outcome {
+    static func wholeMember(_ rest: UnsafeRawBufferPointer, with inflater: OpaquePointer, from capacity: Int,
+                            limit: Int, damage: () -> WeirError) -> WholeMemberDecoder.Outcome {
         var capacity = min(capacity, max(limit, 1))
         while true {
             guard let buffer = malloc(max(1, capacity)) else { return .serial }
             var (consumed, produced) = (0, 0)
-            let code = libdeflate_gzip_decompress_ex(inflater.decompressor, rest.baseAddress, rest.count, buffer,
+            let code = libdeflate_gzip_decompress_ex(inflater, rest.baseAddress, rest.count, buffer,
                                                      capacity, &consumed, &produced)
             if code == LIBDEFLATE_SUCCESS {
                 // A custom deallocator: `.free` crashes here (swift_retain in a worker, Swift 6.3).
