@@ -77,21 +77,18 @@ final class OtherFormatTail {
     }
 
     /// Decodes the leading run of weir's own members of the whole file in
-    /// parallel, when it has one; returns the bytes they took.
+    /// parallel, when it has one; returns the bytes they take.
     private func decodeMembers(_ data: DispatchData, region: UnsafeRawBufferPointer,
                                sequence: inout Int) throws(WeirError) -> Int {
-        let options = session.options
-        let frameLimit = options.parallelFrameLimit
-        let (path, operation) = (session.path, self.operation)
-        var taken = try GzipMemberScan(session: session, pool: pool, path: path, operation: operation,
-                                       frameLimit: frameLimit).decode(data, region: region, sequence: &sequence)
+        let members = WholeMemberDecoder(session: session, pool: pool)
+        var taken = try GzipMemberScan(members: members, operation: operation)
+            .decode(data, region: region, sequence: &sequence)
         if taken == 0 {
-            taken = try Lz4FrameScan(session: session, pool: pool, path: path, operation: operation,
-                                     frameLimit: frameLimit).decode(data, region: region, sequence: &sequence)
+            taken = try Lz4FrameScan(members: members, operation: operation)
+                .decode(data, region: region, sequence: &sequence)
         }
         if taken == 0 {
-            taken = try XzStreamScan(session: session, pool: pool, path: path, operation: operation,
-                                     frameLimit: frameLimit, memoryLimit: options.windowLimit.bytes + (16 << 20))
+            taken = try XzStreamScan(members: members, operation: operation)
                 .decode(data, region: region, sequence: &sequence)
         }
         return taken

@@ -6,10 +6,7 @@ final class LzmaMemberDecoder: MemberDecoding {
     let format: CompressedFormat
     private let path: String
     private let operation: WeirError.Operation
-    /// The memory liblzma may take: the window `-M` allows (128 MiB by
-    /// default, as for zstd frames) and 16 MiB for the decoder's own
-    /// state, so a header asking for a 3 GB dictionary is refused, not
-    /// obeyed (xz -9's needs 65 MiB).
+    /// The memory liblzma may take (``memoryLimit(_:)``).
     private let memoryLimit: UInt64
     private let stream: UnsafeMutablePointer<lzma_stream>
     private var offset = 0
@@ -20,9 +17,17 @@ final class LzmaMemberDecoder: MemberDecoding {
         self.format = format
         self.path = path
         self.operation = operation
-        memoryLimit = windowLimit.bytes + (16 << 20)
+        memoryLimit = Self.memoryLimit(windowLimit)
         stream = .allocate(capacity: 1)
         stream.initialize(to: lzma_stream())
+    }
+
+    /// The memory liblzma may take, serially or on a worker: the window `-M`
+    /// allows (128 MiB by default, as for zstd frames) and 16 MiB for the
+    /// decoder's own state, so a header asking for a 3 GB dictionary is
+    /// refused, not obeyed (xz -9's needs 65 MiB).
+    static func memoryLimit(_ windowLimit: WindowLimit) -> UInt64 {
+        windowLimit.bytes + (16 << 20)
     }
 
     deinit {

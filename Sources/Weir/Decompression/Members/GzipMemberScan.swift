@@ -17,35 +17,33 @@ import Glibc
 /// One that does not inflate at all is damage: the run is cut before it.
 ///
 /// Bound and threads: ``WholeMemberDecoder``'s; a member whose ISIZE is above
-/// `frameLimit` ends the run, and one whose real content is (found
+/// its `frameLimit` ends the run, and one whose real content is (found
 /// inflating it) is left to the serial decoder.
 struct GzipMemberScan {
-    let session: DecodeSession
-    let pool: WorkerPool<DecodingWorker>
-    let path: String
+    /// The run's parallel decoding of members, with its session and workers.
+    let members: WholeMemberDecoder
     let operation: WeirError.Operation
-    let frameLimit: Int
 
     /// Queues every member of the run of weir members that starts `data`
     /// (one region, the whole file); returns the bytes they take and the
     /// next output number in `sequence`. Zero bytes when `data` does not start with one.
     func decode(_ data: DispatchData, region: UnsafeRawBufferPointer,
                 sequence: inout Int) throws(WeirError) -> Int {
-        guard pool.width > 1, GzipMember.recordedSize(region) != nil else { return 0 }
+        guard members.isParallel, GzipMember.recordedSize(region) != nil else { return 0 }
         // The run's members first (their headers and trailers only).
-        var members: [WholeMemberDecoder.Member] = []
+        var found: [WholeMemberDecoder.Member] = []
         var offset = 0
         while let size = GzipMember.recordedSize(UnsafeRawBufferPointer(rebasing: region[offset...])),
               size <= region.count - offset {
             let trailer = region.baseAddress! + offset + size - 4
             let content = (0..<4).reduce(0) { $0 | Int(trailer.load(fromByteOffset: $1, as: UInt8.self)) << (8 * $1) }
-            guard content <= frameLimit else { break }
-            members.append((offset, size, content))
+            guard content <= members.frameLimit else { break }
+            found.append((offset, size, content))
             offset += size
         }
-        let (path, operation, frameLimit) = (self.path, self.operation, self.frameLimit)
-        return try WholeMemberDecoder(session: session, pool: pool).decode(
-            members, in: data, region: region, sequence: &sequence
+        let (path, operation, frameLimit) = (members.path, self.operation, members.frameLimit)
+        return try members.decode(
+            found, in: data, region: region, sequence: &sequence
         ) { worker, rest, member, output in
             let inflater: OpaquePointer
             do throws(WeirError) { inflater = try worker.inflater() } catch { return .failed(error) }

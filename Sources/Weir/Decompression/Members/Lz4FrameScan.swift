@@ -8,14 +8,12 @@ import Dispatch
 /// exactly its declared size. A file of one frame (stock `lz4`'s) is left
 /// to ``MixedStreamDecoder``, as is what follows the run.
 ///
-/// Bound and threads: ``WholeMemberDecoder``'s; a frame larger than `frameLimit`
+/// Bound and threads: ``WholeMemberDecoder``'s; a frame larger than its `frameLimit`
 /// ends the run.
 struct Lz4FrameScan {
-    let session: DecodeSession
-    let pool: WorkerPool<DecodingWorker>
-    let path: String
+    /// The run's parallel decoding of members, with its session and workers.
+    let members: WholeMemberDecoder
     let operation: WeirError.Operation
-    let frameLimit: Int
 
     /// The size and declared content size of the lz4 frame that starts
     /// `bytes`, when it declares one (not 0) and lies whole in `bytes`; nil otherwise
@@ -54,16 +52,17 @@ struct Lz4FrameScan {
     /// the bytes they take (`sequence`: the next output number).
     func decode(_ data: DispatchData, region: UnsafeRawBufferPointer,
                 sequence: inout Int) throws(WeirError) -> Int {
-        guard pool.width > 1 else { return 0 }
+        guard members.isParallel else { return 0 }
         var frames: [WholeMemberDecoder.Member] = []
         var offset = 0
-        while let found = Self.frame(UnsafeRawBufferPointer(rebasing: region[offset...])), found.content <= frameLimit {
+        while let found = Self.frame(UnsafeRawBufferPointer(rebasing: region[offset...])),
+              found.content <= members.frameLimit {
             frames.append((offset, found.size, found.content))
             offset += found.size
         }
         guard frames.count > 1 else { return 0 }
-        let (path, operation) = (self.path, self.operation)
-        return try WholeMemberDecoder(session: session, pool: pool).decode(
+        let (path, operation) = (members.path, self.operation)
+        return try members.decode(
             frames, in: data, region: region, sequence: &sequence
         ) { worker, rest, frame, output in
             let decoder: OpaquePointer

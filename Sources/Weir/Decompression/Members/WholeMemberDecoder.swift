@@ -46,6 +46,13 @@ struct WholeMemberDecoder {
     let session: DecodeSession
     let pool: WorkerPool<DecodingWorker>
 
+    /// How errors name the input.
+    var path: String { session.path }
+    /// The largest member content decoded whole, in a buffer of its own.
+    var frameLimit: Int { session.options.parallelFrameLimit }
+    /// Whether members can be decoded side by side (more than one worker).
+    var isParallel: Bool { pool.width > 1 }
+
     /// Queues `members` of `region` (in `data`) as output pieces numbered
     /// from `sequence` on, and waits for them; returns the bytes of `region`
     /// they took, `sequence` the next output number. Stops early after a

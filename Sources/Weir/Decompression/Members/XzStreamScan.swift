@@ -12,16 +12,12 @@ import Dispatch
 /// left to ``OtherFormatTail``'s serial decoder.
 ///
 /// Bound and threads: ``WholeMemberDecoder``'s; a file with a stream above
-/// `frameLimit` is left to the serial decoder. Each decoder's memory is
-/// limited as the serial one's (`memoryLimit`).
+/// its `frameLimit` is left to the serial decoder. Each decoder's memory is
+/// limited as the serial one's (``LzmaMemberDecoder/memoryLimit(_:)``).
 struct XzStreamScan {
-    let session: DecodeSession
-    let pool: WorkerPool<DecodingWorker>
-    let path: String
+    /// The run's parallel decoding of members, with its session and workers.
+    let members: WholeMemberDecoder
     let operation: WeirError.Operation
-    let frameLimit: Int
-    /// The most memory one stream's decoder may use.
-    let memoryLimit: UInt64
 
     static let headerMagic: [UInt8] = [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]
 
@@ -62,12 +58,13 @@ struct XzStreamScan {
     /// output number in `sequence` (zero bytes otherwise).
     func decode(_ data: DispatchData, region: UnsafeRawBufferPointer,
                 sequence: inout Int) throws(WeirError) -> Int {
-        guard pool.width > 1, region.count >= 6, (0..<6).allSatisfy({ region[$0] == Self.headerMagic[$0] }),
+        guard members.isParallel, region.count >= 6, (0..<6).allSatisfy({ region[$0] == Self.headerMagic[$0] }),
               let streams = Self.streams(region), streams.count > 1,
-              streams.allSatisfy({ $0.content <= frameLimit }) else { return 0 }
-        let (path, operation, memoryLimit) = (self.path, self.operation, self.memoryLimit)
+              streams.allSatisfy({ $0.content <= members.frameLimit }) else { return 0 }
+        let (path, operation) = (members.path, self.operation)
+        let memoryLimit = LzmaMemberDecoder.memoryLimit(members.session.options.windowLimit)
         // liblzma's one-call decoder makes its own state: the worker holds none.
-        return try WholeMemberDecoder(session: session, pool: pool).decode(
+        return try members.decode(
             streams, in: data, region: region, sequence: &sequence
         ) { _, rest, stream, output in
             var (limit, consumed, produced) = (memoryLimit, 0, 0)
