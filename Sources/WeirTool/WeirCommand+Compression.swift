@@ -124,6 +124,8 @@ extension WeirCommand {
         options.damagedFrameForTesting = getenv("WEIR_TEST_DAMAGE_FRAME").flatMap { Int(String(cString: $0)) }
         // The tests' way to slow a run, step by step, to watch its progress line.
         options.stepDelayForTesting = getenv("WEIR_TEST_STEP_DELAY").flatMap { Double(String(cString: $0)) }
+        // The tests' way to stop a run after a step, to read its line at a known point.
+        options.stepHoldForTesting = getenv("WEIR_TEST_STEP_HOLD").map { String(cString: $0) }
         #endif
         options.chunkSize = options.resolvedChunkSize
         return options

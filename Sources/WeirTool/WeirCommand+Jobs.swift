@@ -203,6 +203,8 @@ extension WeirCommand {
         options.frameDelayForTesting = getenv("WEIR_TEST_FRAME_DELAY").flatMap { Double(String(cString: $0)) }
         // The tests' way to slow a run, step by step, to watch its progress line.
         options.stepDelayForTesting = getenv("WEIR_TEST_STEP_DELAY").flatMap { Double(String(cString: $0)) }
+        // The tests' way to stop a run after a step, to read its line at a known point.
+        options.stepHoldForTesting = getenv("WEIR_TEST_STEP_HOLD").map { String(cString: $0) }
         #endif
         return WorkerPlan.applied(to: options, cores: resourceFlags.countedCores)
     }

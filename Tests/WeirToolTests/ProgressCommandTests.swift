@@ -24,9 +24,19 @@ struct ProgressCommandTests {
     func drawnOnTerminal() throws {
         let scratch = Scratch()
         let original = scratch.text("in", size: 12_000_000)
-        let screen = try inTerminal("\(Self.slowInput) | $WEIR -c --size-hint 12000000 > out.zst", scratch)
-        let draws = screen.components(separatedBy: "\r(stdin) ").count - 1
-        #expect(draws >= 3, "\(screen.debugDescription)")  // heartbeats during the pause
+        // The producer stalls after 4 MB until the test has seen the line
+        // redrawn during the stall (a heartbeat: the line does not freeze
+        // when the input does).
+        let session = try TerminalSession("""
+            (head -c 4000000 in; until [ -e go ]; do sleep 0.01; done; tail -c +4000001 in) \\
+                | $WEIR -c --size-hint 12000000 > out.zst
+            """, in: scratch)
+        let draws = { (screen: String) in screen.components(separatedBy: "\r(stdin) ").count - 1 }
+        #expect(session.wait { draws($0) >= 1 }, "\(session.screen.debugDescription)")
+        let first = draws(session.screen)
+        #expect(session.wait { draws($0) > first }, "\(session.screen.debugDescription)")
+        scratch.touch("go")
+        let screen = session.finish()
         #expect(screen.contains("% ["))
         #expect(screen.contains("ETA "))
         #expect(screen.contains("MiB/s"))
@@ -142,13 +152,17 @@ struct ProgressCommandTests {
     func clearedOnSignal() throws {
         let scratch = Scratch()
         for kills in ["kill -INT $pid", "kill -INT $pid; kill -INT $pid"] {
-            let screen = try inTerminal("""
-                mkfifo feed
+            // The signal comes once the line is on the screen (the test sees it, then says go).
+            let session = try TerminalSession("""
+                rm -f go; mkfifo feed
                 (head -c 3000000 /dev/urandom; exec sleep 30) > feed & producer=$!
-                $WEIR --size-hint 10M -o out.zst < feed & pid=$!
-                sleep 1; \(kills); wait $pid; echo "status $?"
+                \(TestShell.asForeground)$WEIR --size-hint 10M -o out.zst < feed & pid=$!
+                until [ -e go ]; do sleep 0.01; done; \(kills); wait $pid; echo "status $?"
                 kill -9 $producer; rm feed
-                """, scratch)
+                """, in: scratch)
+            #expect(session.wait { $0.contains("\r(stdin) ") }, "\(kills): \(session.screen.debugDescription)")
+            scratch.touch("go")
+            let screen = session.finish()
             #expect(screen.contains("status 130"), "\(kills): \(screen.debugDescription)")
             let lastDraw = try #require(screen.range(of: "\r(stdin) ", options: .backwards), "\(kills)")
             let clear = try #require(screen.range(of: "\r" + Self.eraseLine, options: .backwards), "\(kills)")

@@ -124,6 +124,9 @@ final class Scratch {
 
     func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: path(name)) }
 
+    /// Creates the empty file `name` (a test's signal to a script waiting for it).
+    func touch(_ name: String) { close(open(path(name), O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)) }
+
     /// Every name in the folder, hidden ones included (temporary files would show).
     var names: [String] { (try? FileManager.default.contentsOfDirectory(atPath: url.path).sorted()) ?? [] }
 

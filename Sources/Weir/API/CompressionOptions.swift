@@ -135,6 +135,9 @@ public struct CompressionOptions: Sendable, Equatable {
     /// each step of input it compressed (``CompressionContext/consumed``),
     /// so a test can read the line at several moments of a slow run.
     package var stepDelayForTesting: Double?
+    /// For tests of the progress line only: after each step, a worker
+    /// waits while this file exists (``StepHold``).
+    package var stepHoldForTesting: String?
     /// `--patch-from=OLD`: the input is compressed against the old file, as
     /// one frame (zstd's decoder uses a prefix for one frame only), by one
     /// context whose own workers (`ZSTD_c_nbWorkers`) are ``threads``, as

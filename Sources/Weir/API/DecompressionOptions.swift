@@ -64,6 +64,9 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// each step of input it decoded (`WorkTally`), so a test can read
     /// the line at several moments of a slow run.
     package var stepDelayForTesting: Double?
+    /// For tests of the progress line only: after each step, a decoder
+    /// waits while this file exists (``StepHold``).
+    package var stepHoldForTesting: String?
 
     /// Creates options; every parameter has zstd's default.
     public init(verifyChecksum: Bool = true, memoryLimit: Int? = nil, readSize: Int = 256 << 10, threads: Int = 0,

@@ -120,14 +120,16 @@ package final class CompressionPipeline: Sendable {
     }
 
     /// What a worker's context tells of the input it took: the observer's
-    /// count, then the tests' delay; nil when nobody follows the run.
-    private static func consumed(observer: ProgressObserver?, stepDelay: Double?) -> (@Sendable (Int) -> Void)? {
+    /// count, then the tests' delay and hold; nil when nobody follows the run.
+    private static func consumed(observer: ProgressObserver?, stepDelay: Double?,
+                                 stepHold: String?) -> (@Sendable (Int) -> Void)? {
         guard let observer else { return nil }
-        guard let stepDelay, stepDelay > 0 else { return { observer.bytesRead($0) } }
-        let microseconds = UInt32(min(stepDelay, 60) * 1e6)
+        guard (stepDelay ?? 0) > 0 || stepHold != nil else { return { observer.bytesRead($0) } }
+        let microseconds = UInt32(min(max(stepDelay ?? 0, 0), 60) * 1e6)
         return { count in
             observer.bytesRead(count)
-            usleep(microseconds)
+            if microseconds > 0 { usleep(microseconds) }
+            StepHold.wait(whileExists: stepHold)
         }
     }
 
@@ -205,7 +207,8 @@ package final class CompressionPipeline: Sendable {
                 // The progress follows the compression, not the reading: at
                 // -19 two 64 MiB chunks are read at once and compressed for
                 // seconds. The observer's read count is the input taken.
-                if let consumed = Self.consumed(observer: observer, stepDelay: options.stepDelayForTesting) {
+                if let consumed = Self.consumed(observer: observer, stepDelay: options.stepDelayForTesting,
+                                                   stepHold: options.stepHoldForTesting) {
                     context.consumed = consumed
                     context.member?.consumed = consumed
                 }

@@ -193,7 +193,8 @@ package final class DecompressionPipeline: Sendable {
         // The progress follows the decoding: each decoder tells of the
         // compressed bytes it took (a frame is read whole long before it is
         // decoded), the feeder of the bytes no decoder takes.
-        let tally = WorkTally(observer: observer, stepDelay: options.stepDelayForTesting)
+        let tally = WorkTally(observer: observer, stepDelay: options.stepDelayForTesting,
+                              stepHold: options.stepHoldForTesting)
         let consumed = tally.consumed
         // One worker decodes a whole zstd frame, or a whole member of another format.
         let pool = WorkerPool<DecodingWorker>(

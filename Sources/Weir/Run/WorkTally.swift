@@ -18,13 +18,17 @@ final class WorkTally: Sendable {
     private let observer: ProgressObserver?
     /// Microseconds a decoder waits after each step (tests of the line only).
     private let delay: UInt32
+    /// A file a decoder waits on after each step while it exists (tests of the line only).
+    private let hold: String?
     private let told = Locked(0)
 
     /// - Parameters:
     ///   - observer: who follows the run; nil: nothing is told, nothing stepped.
     ///   - stepDelay: seconds to wait after each step (`WEIR_TEST_STEP_DELAY`).
-    init(observer: ProgressObserver?, stepDelay: Double? = nil) {
+    ///   - stepHold: a file to wait on after each step while it exists (``StepHold``).
+    init(observer: ProgressObserver?, stepDelay: Double? = nil, stepHold: String? = nil) {
         self.observer = observer
+        hold = stepHold
         delay = UInt32(min(max(stepDelay ?? 0, 0), 60) * 1e6)
     }
 
@@ -43,6 +47,7 @@ final class WorkTally: Sendable {
         told.withLock { $0 += count }
         observer.bytesRead(count)
         if delay > 0 { usleep(delay) }
+        StepHold.wait(whileExists: hold)
     }
 
     /// One more frame (or member) decoded.
