@@ -153,7 +153,7 @@ struct FaultCommandTests {
             let run = try WeirProcess.shell("""
                 mkfifo feed
                 (head -c 2000000 /dev/urandom; exec sleep 30) > feed & producer=$!
-                $WEIR -o out.zst < feed & pid=$!
+                \(TestShell.asForeground)$WEIR -o out.zst < feed & pid=$!
                 sleep 1; kill -\(signal) $pid; wait $pid; echo "status $?" >&2
                 kill -9 $producer; rm feed
                 """, in: scratch.url, timeout: 20)
@@ -165,7 +165,7 @@ struct FaultCommandTests {
         let twice = try WeirProcess.shell("""
             mkfifo feed
             (head -c 2000000 /dev/urandom; exec sleep 30) > feed & producer=$!
-            $WEIR -o out.zst < feed & pid=$!
+            \(TestShell.asForeground)$WEIR -o out.zst < feed & pid=$!
             sleep 1; kill -INT $pid; kill -INT $pid; wait $pid; echo "status $?" >&2
             kill -9 $producer; rm feed
             """, in: scratch.url, timeout: 20)

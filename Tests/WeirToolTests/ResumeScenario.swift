@@ -30,7 +30,7 @@ struct ResumeScenario {
     /// checkpoint; returns the stderr, with `status N` (its exit status).
     func interrupted(_ scratch: Scratch, signal: String, command: String? = nil) throws -> String {
         let run = try WeirProcess.shell("""
-            \(command ?? self.command) & pid=$!
+            \(TestShell.asForeground)\(command ?? self.command) & pid=$!
             for i in $(seq 1200); do grep -qs '^checkpoint' \(record) && break; sleep 0.05; done
             kill -\(signal) $pid; wait $pid; echo "status $?" >&2
             """, in: scratch.url, timeout: 300)

@@ -103,11 +103,13 @@ struct SafetyTests {
         let result = try WeirProcess.shell("""
             mkfifo feed
             (head -c 3000000 /dev/urandom; exec sleep 30) > feed & producer=$!
-            $WEIR -o out.zst < feed & pid=$!
-            sleep 1; ls -a | grep -c '^[.]weir-' >&2
+            \(TestShell.asForeground)$WEIR -o out.zst < feed & pid=$!
+            # The moment weir has made its hidden output (bounded: 20 s).
+            for i in $(seq 2000); do ls -a | grep -q '^[.]weir-' && break; sleep 0.01; done
+            ls -a | grep -c '^[.]weir-' >&2
             kill -INT $pid; wait $pid; echo "status $?" >&2
             kill -9 $producer; rm feed
-            """, in: scratch.url, timeout: 20)
+            """, in: scratch.url, timeout: 60)
         #expect(result.stderr.contains("1\nstatus 130"), "\(result.stderr)")
         #expect(scratch.names.isEmpty)
 
@@ -132,7 +134,7 @@ struct SafetyTests {
             mkfifo feed
             exec 3<> feed  # a writer that never writes: weir waits for input
             for delay in 0 0.01 0.02 0.03 0.05 0.07 0.1 0.13 0.16 0.19; do
-                $WEIR -q -c < feed > /dev/null & pid=$!
+                \(TestShell.asForeground)$WEIR -q -c < feed > /dev/null & pid=$!
                 sleep $delay; kill -INT $pid
                 ( sleep 10; kill -9 $pid ) > /dev/null 2>&1 & guard=$!
                 wait $pid; echo "status $?"

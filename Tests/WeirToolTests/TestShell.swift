@@ -1,0 +1,13 @@
+/// What the tests' bash scripts share.
+enum TestShell {
+    /// Put before a command started with `&` that a test will stop with
+    /// SIGINT: a non-interactive bash starts background commands with SIGINT
+    /// (and SIGQUIT) ignored, and that disposition outlives exec, so a signal
+    /// sent before weir has set up its own handling was discarded, and the
+    /// run went on to the test's time limit. It showed only when the machine
+    /// was slow (two tests at once under TSan): the signal then came before
+    /// weir's handlers. A terminal's Ctrl-C reaches a foreground job, whose
+    /// SIGINT is not ignored; `env --default-signal` gives the background
+    /// command that same start.
+    static let asForeground = "env --default-signal=INT,QUIT "
+}
