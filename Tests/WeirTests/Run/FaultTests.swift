@@ -47,8 +47,9 @@ struct FaultTests {
 
     @Test("hundreds of random round trips: sizes, chunk sizes, threads, in-flight bounds, levels, pieces")
     func randomRoundTrips() throws {
-        var random = SeededGenerator(seed: 2026)
-        for round in 0..<240 {
+        let seed = TestRotation.seed(2026)
+        var random = SeededGenerator(seed: seed)
+        for round in 0..<TestRotation.rounds(240) {
             let size = Int(random.next() % 400_000) * (round % 7 == 0 ? 0 : 1)
             let chunk = 1024 << Int(random.next() % 8)           // 1 KiB … 128 KiB
             let threads = 1 + Int(random.next() % 4)
@@ -62,7 +63,7 @@ struct FaultTests {
                 CompressionPipeline(input: FileDescriptor(rawValue: inFD), output: FileDescriptor(rawValue: outFD),
                                     inputName: "in", outputName: "out", options: options).result()
             }
-            let context = "round \(round): size \(size) chunk \(chunk) threads \(threads) in-flight \(inFlight) level \(level)"
+            let context = "seed \(seed) round \(round): size \(size) chunk \(chunk) threads \(threads) in-flight \(inFlight) level \(level)"
             #expect((try? compressed.result.get()) != nil, "\(context)")
             // Decoded by libzstd directly, and by weir's own decoder read in odd pieces.
             #expect(TestData.same(TestData.zstdDecode(compressed.output), input), "\(context)")
@@ -93,9 +94,11 @@ struct FaultTests {
                                 inputName: "in", outputName: "out",
                                 options: CompressionOptions(chunkSize: 8192)).result()
         }.output
-        var random = SeededGenerator(seed: 6)
+        let seed = TestRotation.seed(6)
+        var random = SeededGenerator(seed: seed)
         var failures = 0
-        for round in 0..<2000 {
+        let rounds = TestRotation.rounds(2000)
+        for round in 0..<rounds {
             var mutated = clean
             let kind = round % 4
             switch kind {
@@ -120,9 +123,9 @@ struct FaultTests {
                 // Every frame carries a checksum: what decodes is right, or a
                 // prefix of it when the stream was cut at a frame boundary.
                 if kind == 2 {
-                    #expect(original.starts(with: decoded.output), "round \(round)")
+                    #expect(original.starts(with: decoded.output), "seed \(seed) round \(round)")
                 } else {
-                    #expect(TestData.same(decoded.output, original), "round \(round)")
+                    #expect(TestData.same(decoded.output, original), "seed \(seed) round \(round)")
                 }
             case .failure(let error):
                 failures += 1
@@ -130,6 +133,7 @@ struct FaultTests {
                 #expect(!error.reason.isEmpty)
             }
         }
-        #expect(failures > 1000)
+        // Most mutations break a frame: the checks are not idle.
+        #expect(failures > rounds / 2, "seed \(seed): \(failures) of \(rounds) failed")
     }
 }
