@@ -15,14 +15,15 @@ import SystemPackage
 /// side on the options' threads, to measure them, even when a seek table
 /// gives their sizes: a table is never trusted.
 ///
-/// Reading decodes each frame that the range touches. The first read that
-/// ends inside a frame streams it from its start and leaves it as soon as
-/// the range is covered (a one-off read decodes no more than it must; the
-/// frame's checksum is then not verified). A frame of up to
-/// `cacheableFrameSize` that is read again, or read to its end, is
-/// decoded whole (its checksum verified) and kept, the last
-/// `cachedFrames` of them, so that neighbouring reads decode nothing
-/// again; a larger frame is always streamed. Memory:
+/// Reading decodes each frame that the range touches, and no byte of a
+/// frame goes out before the frame's check passed: a frame of up to
+/// `cacheableFrameSize` is decoded whole, to its end, its checksum verified,
+/// and kept, the last `cachedFrames` of them, so that neighbouring reads
+/// decode nothing again (a range that ends inside a frame costs at most
+/// that one frame more); a larger frame is streamed, once to its end to
+/// verify it, then again for the range. Without checksum verification
+/// (`--no-check`, as zstd's), a first read that ends inside a frame
+/// streams it and leaves it as soon as the range is covered. Memory:
 /// at most `cachedFrames` × `cacheableFrameSize` of decoded frames, and a
 /// frame's compressed bytes while it is decoded.
 ///
@@ -151,13 +152,15 @@ public final class SeekableReader: Sendable {
             let inner = max(range.lowerBound, start) - start ..< min(range.upperBound, start + size) - start
             if !inner.isEmpty {
                 touched += 1
-                if size <= wholeFrameLimit, inner.upperBound == size
+                // Verifying, no byte goes out before its frame's check passed (issue 59).
+                if size <= wholeFrameLimit, options.verifyChecksum || inner.upperBound == size
                     || cache.withLock({ $0.frames.contains { $0.index == index } || $0.streamedBefore(index) }) {
                     let bytes = try decodedWhole(index)
                     try bytes.withUnsafeBytes { all in
                         Result { () throws(WeirError) in try body(UnsafeRawBufferPointer(rebasing: all[inner])) }
                     }.get()
                 } else {
+                    if options.verifyChecksum { try stream(frames[index], size ..< size, toEnd: true) { _ in } }
                     try stream(frames[index], inner, body)
                 }
             }
@@ -234,7 +237,7 @@ public final class SeekableReader: Sendable {
             bytes.withUnsafeMutableBytes { output in
                 Result { () throws(WeirError) in try context.decompressFrame(input, into: output) }
             }
-        }.get()
+        }.mapError { DecodeSession.located($0, index: frame.index, offset: frame.offset) }.get()
         guard written == size else {
             throw WeirError.corrupt(
                 path: path, operation: .decompress, "decodes to \(written) bytes, not the \(size) indexed",
@@ -249,8 +252,9 @@ public final class SeekableReader: Sendable {
     }
 
     /// Streams `frame` from its start, handing `body` the bytes of `inner`
-    /// (offsets within the frame's content); stops once past them.
-    private func stream(_ frame: FrameListing.Frame, _ inner: Range<Int>,
+    /// (offsets within the frame's content); stops once past them, or with
+    /// `toEnd` goes on to the frame's end, its checksum verified.
+    private func stream(_ frame: FrameListing.Frame, _ inner: Range<Int>, toEnd: Bool = false,
                         _ body: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) {
         let context = try DecompressionContext(
             windowLogMax: options.windowLimit.logMax,
@@ -273,7 +277,7 @@ public final class SeekableReader: Sendable {
                 try body(UnsafeRawBufferPointer(rebasing: piece[(from - produced) ..< (to - produced)]))
             }
             produced += piece.count
-            return produced < inner.upperBound
+            return toEnd || produced < inner.upperBound
         }
         guard produced >= inner.upperBound else {
             throw WeirError.corrupt(path: path, operation: .decompress, "ends before the content its index gives",
