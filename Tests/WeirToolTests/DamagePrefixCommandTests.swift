@@ -74,4 +74,31 @@ struct DamagePrefixCommandTests {
         let test = try WeirProcess.shell("$WEIR -t bad.zst", in: scratch.url)
         #expect(test.status == 1 && test.stdout.isEmpty, "\(damage): -t \(test.status)")
     }
+
+    @Test("gzip, xz and lz4 members: from a file and a pipe, at -T1 and -T2, the whole members before the damage",
+          arguments: [("gzip", "gzip -dc"), ("xz", "xz -dc"), ("lz4", "lz4 -dc")], [Damage.checksum, .cut])
+    func wholeMembersBefore(format: (name: String, reference: String), damage: Damage) throws {
+        let scratch = Scratch()
+        let write = "$WEIR -q -f -c -B1M --format=\(format.name)"
+        _ = try FormatsCommandTests.sh("head -c 4194304 /dev/urandom > a && \(write) a > a.z && "
+                                       + "head -c 2097152 a > head && \(write) head > head.z", scratch)
+        // Member 2 starts where the file of the first two members ends.
+        let start = try #require(scratch.data("head.z")).count
+        var bytes = try #require(scratch.data("a.z"))
+        if damage == .checksum { bytes[start + 500_000] ^= 0xFF } else { bytes = bytes.prefix(start + 500_000) }
+        _ = FileManager.default.createFile(atPath: scratch.path("bad.z"), contents: bytes)
+        let before = try #require(scratch.data("a")).prefix(2 << 20)
+        // The format's own tool writes those members too, and then some of the damaged one.
+        let reference = try WeirProcess.shell("\(format.reference) < bad.z", in: scratch.url)
+        #expect(reference.status != 0 && reference.stdout.prefix(before.count) == before,
+                "\(format.reference): \(reference.stdout.count) bytes")
+        for line in ["$WEIR -dc -T1 bad.z", "$WEIR -dc -T2 bad.z", "cat bad.z | $WEIR -dc -T1",
+                     "cat bad.z | $WEIR -dc -T2"] {
+            let run = try WeirProcess.shell(line, in: scratch.url)
+            let same = run.stdout == before
+            #expect(run.status == 1 && same, "\(format.name) \(damage) \(line): \(run.stdout.count) bytes")
+            let named = line.hasPrefix("cat") ? "weir: (stdin): " : "weir: bad.z: "
+            #expect(run.stderr.hasPrefix(named) && run.stderr.contains("offset"), "\(line): \(run.stderr)")
+        }
+    }
 }

@@ -211,7 +211,9 @@ package enum RangeExtraction {
             while from < bytes.count {
                 let to = min(bytes.count, from + FrameDecoder.pieceSize)
                 try bytes.withUnsafeBytes { all in
-                    Result { () throws(WeirError) in try sink.write(UnsafeRawBufferPointer(rebasing: all[from ..< to])) }
+                    Result { () throws(WeirError) in
+                        try sink.write(UnsafeRawBufferPointer(rebasing: all[from ..< to]))
+                    }
                 }.get()
                 from = to
             }

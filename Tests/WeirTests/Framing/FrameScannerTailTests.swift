@@ -74,13 +74,18 @@ extension FormatTests {
                 var at = 0
                 while at < stream.count, thrown == nil {
                     let end = min(stream.count, at + piece)
-                    do throws(WeirError) { returned += try scanner.feed(F.data(stream[at..<end])) } catch { thrown = error }
+                    do throws(WeirError) {
+                        returned += try scanner.feed(F.data(stream[at..<end]))
+                    } catch {
+                        thrown = error
+                    }
                     at = end
                 }
                 #expect(thrown?.kind == .corrupt && thrown?.reason.contains("reserved bit") == true)
                 // Returned, or kept for the caller by the feed that threw: both frames, in order.
                 let frames = returned + scanner.endedBeforeFailure
-                #expect(frames.map(\.offset) == [0, frame.count] && frames.allSatisfy { $0.compressedSize == frame.count })
+                #expect(frames.map(\.offset) == [0, frame.count])
+                #expect(frames.allSatisfy { $0.compressedSize == frame.count })
                 // In one piece, the feed that threw returned none of them.
                 if piece > stream.count { #expect(returned.isEmpty && scanner.endedBeforeFailure.count == 2) }
             }
