@@ -16,14 +16,17 @@ import SystemPackage
 /// gives their sizes: a table is never trusted.
 ///
 /// Reading decodes each frame that the range touches, and no byte of a
-/// frame goes out before the frame's check passed: a frame of up to
-/// `cacheableFrameSize` is decoded whole, to its end, its checksum verified,
-/// and kept, the last `cachedFrames` of them, so that neighbouring reads
-/// decode nothing again (a range that ends inside a frame costs at most
-/// that one frame more); a larger frame is streamed, once to its end to
-/// verify it, then again for the range. Without checksum verification
-/// (`--no-check`, as zstd's), a first read that ends inside a frame
-/// streams it and leaves it as soon as the range is covered. Memory:
+/// frame goes out before the frame's check passed (issue 59). The first
+/// read that ends inside a frame streams it from its start to its end, its
+/// checksum verified, holding the range's bytes until then (at most
+/// `cacheableFrameSize` of them; more, and the frame is streamed once to
+/// verify it, then again for the range). Without checksum verification
+/// (`--no-check`, as zstd's), it leaves the frame as soon as the range is
+/// covered. A frame of up to
+/// `cacheableFrameSize` that is read again, or read to its end, is
+/// decoded whole (its checksum verified) and kept, the last
+/// `cachedFrames` of them, so that neighbouring reads decode nothing
+/// again; a larger frame is always streamed. Memory:
 /// at most `cachedFrames` × `cacheableFrameSize` of decoded frames, and a
 /// frame's compressed bytes while it is decoded.
 ///
@@ -152,15 +155,28 @@ public final class SeekableReader: Sendable {
             let inner = max(range.lowerBound, start) - start ..< min(range.upperBound, start + size) - start
             if !inner.isEmpty {
                 touched += 1
-                // Verifying, no byte goes out before its frame's check passed (issue 59).
-                if size <= wholeFrameLimit, options.verifyChecksum || inner.upperBound == size
+                if size <= wholeFrameLimit, inner.upperBound == size
                     || cache.withLock({ $0.frames.contains { $0.index == index } || $0.streamedBefore(index) }) {
                     let bytes = try decodedWhole(index)
                     try bytes.withUnsafeBytes { all in
                         Result { () throws(WeirError) in try body(UnsafeRawBufferPointer(rebasing: all[inner])) }
                     }.get()
+                } else if !options.verifyChecksum {
+                    try stream(frames[index], inner, body)
+                } else if inner.count <= wholeFrameLimit {
+                    // No byte goes out before its frame's check passed (issue 59):
+                    // the frame is decoded to its end, the range's bytes held.
+                    var held: [UInt8] = []
+                    held.reserveCapacity(inner.count)
+                    try stream(frames[index], inner, toEnd: true) { piece throws(WeirError) in
+                        held.append(contentsOf: piece)
+                    }
+                    try held.withUnsafeBytes { all in
+                        Result { () throws(WeirError) in try body(all) }
+                    }.get()
                 } else {
-                    if options.verifyChecksum { try stream(frames[index], size ..< size, toEnd: true) { _ in } }
+                    // Too many bytes to hold: the frame is verified first, then read.
+                    try stream(frames[index], size ..< size, toEnd: true) { _ in }
                     try stream(frames[index], inner, body)
                 }
             }
@@ -268,16 +284,20 @@ public final class SeekableReader: Sendable {
         }
         var scratch = ScratchOutput(space: output)
         var produced = 0
-        try decoder.decodeFrame(in: file, at: frame.offset,
-                                compressedSize: frame.compressedSize, buffer: input, into: &scratch,
-                                onRead: { _ throws(WeirError) in }) { piece throws(WeirError) in
-            // The piece may end before the range starts: then nothing of it is wanted.
-            let from = max(produced, inner.lowerBound), to = min(produced + piece.count, inner.upperBound)
-            if from < to {
-                try body(UnsafeRawBufferPointer(rebasing: piece[(from - produced) ..< (to - produced)]))
+        do throws(WeirError) {
+            try decoder.decodeFrame(in: file, at: frame.offset,
+                                    compressedSize: frame.compressedSize, buffer: input, into: &scratch,
+                                    onRead: { _ throws(WeirError) in }) { piece throws(WeirError) in
+                // The piece may end before the range starts: then nothing of it is wanted.
+                let from = max(produced, inner.lowerBound), to = min(produced + piece.count, inner.upperBound)
+                if from < to {
+                    try body(UnsafeRawBufferPointer(rebasing: piece[(from - produced) ..< (to - produced)]))
+                }
+                produced += piece.count
+                return toEnd || produced < inner.upperBound
             }
-            produced += piece.count
-            return toEnd || produced < inner.upperBound
+        } catch {
+            throw DecodeSession.located(error, index: frame.index, offset: frame.offset)
         }
         guard produced >= inner.upperBound else {
             throw WeirError.corrupt(path: path, operation: .decompress, "ends before the content its index gives",
