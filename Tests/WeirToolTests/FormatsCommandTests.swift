@@ -203,4 +203,22 @@ struct FormatsCommandTests {
         #expect(short.status == 1 && short.stderr.contains("short.\(suffix): truncated input"), "\(short.stderr)")
         #expect(!scratch.exists("short"))
     }
+
+    @Test("a gzip trailer that lies reads the same from a file and a pipe: its length, or its data check (issue 59)",
+          arguments: [("gzip -c", 4, "incorrect length check"), ("gzip -c", 8, "incorrect data check"),
+                      ("$WEIR -q -c -B 64K --format=gzip", 4, "incorrect length check"),
+                      ("$WEIR -q -c -B 64K --format=gzip", 8, "incorrect data check")])
+    func lyingTrailer(writer: String, fromEnd: Int, message: String) throws {
+        let scratch = Scratch()
+        scratch.text("in", size: 300_000)
+        // The last member's trailer: CRC-32 (8 bytes from the end), then ISIZE (4).
+        _ = try Self.sh("\(writer) in > bad.gz", scratch)
+        var bytes = try #require(scratch.data("bad.gz"))
+        bytes[bytes.count - fromEnd] ^= 0x01
+        _ = FileManager.default.createFile(atPath: scratch.path("bad.gz"), contents: bytes)
+        for line in ["$WEIR -dc bad.gz", "$WEIR -dc -T1 bad.gz", "cat bad.gz | $WEIR -dc", "$WEIR -t bad.gz"] {
+            let run = try WeirProcess.shell(line + " > /dev/null", in: scratch.url)
+            #expect(run.status == 1 && run.stderr.contains("gzip: \(message)"), "\(line): \(run.stderr)")
+        }
+    }
 }

@@ -140,4 +140,35 @@ struct RangeCommandTests {
             #expect(run.status == 1 && run.stderr.contains("range"), "\(arguments): \(run.stderr)")
         }
     }
+
+    @Test("a range that ends inside a damaged frame: nothing of that frame is written, exit 1; --no-check lets it by")
+    func endsInsideDamagedFrame() throws {
+        let scratch = Scratch()
+        // 3 MiB of random bytes in 1 MiB frames (raw blocks); one byte of
+        // frame 0's content flipped: only its checksum tells.
+        _ = try FormatsCommandTests.sh("head -c 3145728 /dev/urandom > a && $WEIR -q -B1M a -o a.zst", scratch)
+        var bytes = try #require(scratch.data("a.zst"))
+        bytes[500_000] ^= 0xFF
+        _ = FileManager.default.createFile(atPath: scratch.path("bad.zst"), contents: bytes)
+        let original = try #require(scratch.data("a"))
+        for line in ["$WEIR -d -c --range=0:+600000 bad.zst", "cat bad.zst | $WEIR -d -c --range=0:+600000",
+                     "$WEIR -t --range=0:+600000 bad.zst", "cat bad.zst | $WEIR -t --range=0:+600000"] {
+            let run = try WeirProcess.shell(line, in: scratch.url)
+            #expect(run.status == 1 && run.stdout.isEmpty, "\(line): exit \(run.status), \(run.stdout.count) bytes")
+            let named = line.hasPrefix("cat") ? "weir: (stdin): " : "weir: bad.zst: "
+            #expect(run.stderr.hasPrefix(named) && run.stderr.contains("checksum mismatch")
+                    && run.stderr.contains("offset"), "\(line): \(run.stderr)")
+        }
+        // A range in an intact frame is served; --no-check serves the damaged one, as zstd does.
+        for line in ["$WEIR -d -c --range=1048576:+600000 bad.zst", "cat a.zst | $WEIR -d -c --range=1048576:+600000"] {
+            let run = try WeirProcess.shell(line, in: scratch.url)
+            let right = run.stdout == original[1_048_576 ..< 1_648_576]
+            #expect(run.status == 0 && right, "\(line): \(run.stderr)")
+        }
+        for line in ["$WEIR -d -c --no-check --range=0:+600000 bad.zst",
+                     "cat bad.zst | $WEIR -d -c --no-check --range=0:+600000"] {
+            let run = try WeirProcess.shell(line, in: scratch.url)
+            #expect(run.status == 0 && run.stdout.count == 600_000, "\(line): \(run.stderr)")
+        }
+    }
 }

@@ -55,6 +55,12 @@ final class FrameFeeder {
         } catch where error.kind == .notZstd {
             // As zstd words it: the input does not start with a frame.
             throw WeirError.notZstd(path: session.path, operation: .decompress)
+        } catch {
+            // The whole frames before the damage, in this piece too, go to
+            // the output before the error (zstd writes them).
+            buffer.append(piece)
+            for boundary in scanner.endedBeforeFailure { try frameEnded(boundary) }
+            throw error
         }
         buffer.append(piece)
         for boundary in boundaries {

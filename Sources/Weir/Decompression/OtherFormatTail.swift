@@ -12,7 +12,10 @@ import Dispatch
 /// format), piece after piece; a ``MixedStreamDecoder`` decodes it in order
 /// on the reading thread, and each block it makes is copied into a 1 MiB
 /// buffer of the run's pool, taken within the budget (waiting for room, as a
-/// streamed frame's are), and sent as the next output piece.
+/// streamed frame's are). A member's buffers are held until it ends, its
+/// checks passed, then sent as the next output pieces: no byte of a damaged
+/// member goes out (issue 59). A member larger than the parallel frame
+/// limit streams from there on, as a zstd frame too large for it does.
 ///
 /// weir's own multi-member gzip, lz4 and xz files, mapped whole (the tail
 /// starts at offset 0 of the one region of the whole file), have their
@@ -35,6 +38,10 @@ final class OtherFormatTail {
     private let operation: WeirError.Operation
     /// The run's workers, for the members decoded in parallel.
     private let pool: WorkerPool<DecodingWorker>
+    /// The member's buffers not yet sent, and the bytes in each: at most
+    /// `heldLimit` of them, within the budget; no slot taken until sent.
+    private var held: [(memory: UnsafeMutableRawPointer, count: Int)] = []
+    private let heldLimit: Int
 
     /// A tail that starts at stream offset `start`.
     init(session: DecodeSession, pool: WorkerPool<DecodingWorker>, start: Int) {
@@ -47,7 +54,10 @@ final class OtherFormatTail {
                                      wholeInput: start == 0 && session.wholeInput)
         decoder.position = start
         buffers = session.frameBuffers.pool(for: MixedStreamDecoder.blockSize)
+        heldLimit = max(1, session.options.parallelFrameLimit / MixedStreamDecoder.blockSize)
     }
+
+    deinit { drop() }
 
     /// Input bytes decoded (or copied) so far.
     var bytesIn: Int { decoder.position - start }
@@ -55,6 +65,15 @@ final class OtherFormatTail {
     /// Decodes the next piece of the tail; its output pieces are numbered
     /// from `sequence` on.
     func feed(_ data: DispatchData, sequence: inout Int) throws(WeirError) {
+        do throws(WeirError) {
+            try decode(data, sequence: &sequence)
+        } catch {
+            drop()
+            throw error
+        }
+    }
+
+    private func decode(_ data: DispatchData, sequence: inout Int) throws(WeirError) {
         var regions: [UnsafeRawBufferPointer] = []
         data.enumerateBytes { region, _, _ in regions.append(UnsafeRawBufferPointer(region)) }
         try withExtendedLifetime(data) { () throws(WeirError) in
@@ -68,7 +87,9 @@ final class OtherFormatTail {
                 let step = session.tally.isFollowed ? WorkTally.step : max(1, region.count)
                 for at in stride(from: skip, to: region.count, by: step) {
                     let piece = UnsafeRawBufferPointer(rebasing: region[at ..< min(region.count, at + step)])
-                    try decoder.feed(piece) { block throws(WeirError) in try send(block, sequence: &sequence) }
+                    try decoder.feed(piece) { block, ends throws(WeirError) in
+                        try hold(block, endsMember: ends, sequence: &sequence)
+                    }
                     session.tally.took(piece.count)
                 }
                 skip = 0
@@ -96,29 +117,55 @@ final class OtherFormatTail {
 
     /// Ends the tail: it must not end inside a frame.
     func finish(sequence: inout Int) throws(WeirError) {
-        try decoder.finish { block throws(WeirError) in try send(block, sequence: &sequence) }
+        do throws(WeirError) {
+            try decoder.finish { block, ends throws(WeirError) in
+                try hold(block, endsMember: ends, sequence: &sequence)
+            }
+            // Pass-through's copy ends with the input.
+            try send(sequence: &sequence)
+        } catch {
+            drop()
+            throw error
+        }
         session.frames.withLock { $0 += decoder.frames }
         session.tally.frameDone(decoder.frames)
     }
 
-    private func send(_ block: UnsafeRawBufferPointer, sequence: inout Int) throws(WeirError) {
+    /// Copies `block` into the member's held buffers (taking one when the
+    /// last is full); sends them when the member ends, or when they reach
+    /// `heldLimit` (the member streams from there on).
+    private func hold(_ block: UnsafeRawBufferPointer, endsMember: Bool, sequence: inout Int) throws(WeirError) {
+        var taken = 0
+        while taken < block.count {
+            if held.isEmpty || held[held.count - 1].count == buffers.size {
+                if held.count == heldLimit { try send(sequence: &sequence) }
+                held.append((try session.takeBuffer(capacity: buffers.size, extra: 0).0, 0))
+            }
+            let last = held.count - 1
+            let step = min(block.count - taken, buffers.size - held[last].count)
+            (held[last].memory + held[last].count).copyMemory(from: block.baseAddress! + taken, byteCount: step)
+            held[last].count += step
+            taken += step
+        }
+        if endsMember { try send(sequence: &sequence) }
+    }
+
+    /// Sends the held buffers as the next output pieces, each taking a slot.
+    private func send(sequence: inout Int) throws(WeirError) {
         let control = session.control
-        guard let ticket = control.takeSlot() else { throw control.failure ?? session.cancelled }
-        let memory: UnsafeMutableRawPointer
-        do throws(WeirError) {
-            memory = try session.takeBuffer(capacity: buffers.size, extra: 0).0
-        } catch {
-            ticket.release()
-            throw error
+        try session.input.checkUnchanged()
+        while !held.isEmpty {
+            guard let ticket = control.takeSlot() else { throw control.failure ?? session.cancelled }
+            let (memory, count) = held.removeFirst()
+            // Blocks are often short (one per read piece): their buffers keep their pages.
+            session.send(memory, count: count, from: buffers, number: sequence, ticket: ticket, keepsPages: true)
+            sequence += 1
         }
-        do throws(WeirError) { try session.input.checkUnchanged() } catch {
-            buffers.recycle(memory)
-            ticket.release()
-            throw error
-        }
-        memory.copyMemory(from: block.baseAddress!, byteCount: block.count)
-        // Blocks are often short (one per read piece): their buffers keep their pages.
-        session.send(memory, count: block.count, from: buffers, number: sequence, ticket: ticket, keepsPages: true)
-        sequence += 1
+    }
+
+    /// Gives the held buffers back: their member failed, or the run did.
+    private func drop() {
+        for (memory, _) in held { buffers.recycle(memory) }
+        held.removeAll()
     }
 }

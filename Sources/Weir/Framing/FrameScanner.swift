@@ -46,7 +46,8 @@ import Dispatch
 ///
 /// Once it has thrown, a scanner is spent: every later call throws the same
 /// error. Frames that ended earlier in the piece whose feed threw are not
-/// returned (``frameCount`` still counts them).
+/// returned but kept in ``endedBeforeFailure`` (``frameCount`` counts them):
+/// a decoder writes them before it reports the damage, as zstd does.
 package struct FrameScanner: Sendable {
     /// Block_Maximum_Size is at most 128 KiB, whatever the window.
     static let blockSizeMax = 128 * 1024
@@ -78,6 +79,10 @@ package struct FrameScanner: Sendable {
     /// Where the data the scan left to its caller starts (``tailPolicy``):
     /// ``offset`` stops there, and later feeds scan nothing.
     package private(set) var tailStart: Int?
+
+    /// The frames that ended in the piece whose feed threw, before the
+    /// damage, in order; empty until a feed throws.
+    package private(set) var endedBeforeFailure: [FrameBoundary] = []
 
     private var state: State = .magic
     /// The bytes of the field being gathered; never more than `maxBufferedBytes`.
@@ -131,7 +136,10 @@ package struct FrameScanner: Sendable {
                 stop = true
             }
         }
-        if let caught { throw caught }
+        if let caught {
+            endedBeforeFailure = found
+            throw caught
+        }
         return found
     }
 
@@ -142,7 +150,12 @@ package struct FrameScanner: Sendable {
     package mutating func feed(_ bytes: UnsafeRawBufferPointer) throws(WeirError) -> [FrameBoundary] {
         if let failure { throw failure }
         var found: [FrameBoundary] = []
-        try scan(bytes, into: &found)
+        do throws(WeirError) {
+            try scan(bytes, into: &found)
+        } catch {
+            endedBeforeFailure = found
+            throw error
+        }
         return found
     }
 

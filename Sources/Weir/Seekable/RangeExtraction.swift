@@ -10,9 +10,15 @@ import Glibc
 ///   checked against the content's size before a byte is written, and only
 ///   the frames that hold the ranges are read and decoded.
 /// - A stream (a pipe) is decoded in one pass: bytes before a range are
-///   decoded and dropped, and reading stops after the last range. The ranges
-///   must be in increasing order; one that ends past the content is an error
-///   after the ranges before it were written.
+///   decoded and dropped, and reading stops after the frame that holds the
+///   last range's end. The ranges must be in increasing order; one that ends
+///   past the content is an error after the ranges before it were written.
+///
+/// Verifying checksums (the default), no byte goes out before its frame's
+/// check passed: a frame is decoded to its end, the range's end inside it
+/// included (issue 59). From a stream, a frame's bytes in the ranges wait
+/// for its end, up to ``heldLimit``; past it they go out as they come, as
+/// a frame too large for the budget streams when decoding whole.
 package enum RangeExtraction {
     /// A range as given: an `end` of nil is the end of the content.
     package struct Range: Sendable, Equatable {
@@ -24,6 +30,10 @@ package enum RangeExtraction {
             self.end = end
         }
     }
+
+    /// The most bytes of one frame a stream's extraction holds until the
+    /// frame's check passed: the seekable reader's largest frame decoded whole.
+    static let heldLimit = SeekableReader.cacheableFrameSize
 
     /// What an extraction did.
     package struct Outcome: Sendable, Equatable {
@@ -81,12 +91,16 @@ package enum RangeExtraction {
         var outcome = Outcome()
         var decoder = FrameDecoder(context: context, path: inputName, followsFrames: true)
         var current = 0  // the range being served
+        var held = HeldBytes(sink: sink, holds: options.verifyChecksum)
         var compressed = [UInt8](repeating: 0, count: FrameDecoder.pieceSize)
         let decoded = UnsafeMutableRawBufferPointer.allocate(byteCount: FrameDecoder.pieceSize, alignment: 64)
         defer { decoded.deallocate() }
         var scratch = ScratchOutput(space: decoded)
+        // The frame being decoded: its index and where it starts in the stream, for errors.
+        var frame = (index: 0, offset: 0)
         do throws(WeirError) {
-            while current < ranges.count {
+            // Past the last range, the frame that holds its end is decoded to its end.
+            reading: while current < ranges.count || held.frameServed {
                 let got = try compressed.withUnsafeMutableBytes { bytes in
                     Result { () throws(WeirError) in try input.readSome(into: bytes) }
                 }.get()
@@ -95,21 +109,29 @@ package enum RangeExtraction {
                     throw WeirError.cancelled(path: inputName, operation: .decompress)
                 }
                 outcome.bytesIn += got
-                let produced = decoder.produced
-                try compressed.withUnsafeBytes { all in
-                    Result { () throws(WeirError) in
-                        var start = produced
-                        try decoder.decode(UnsafeRawBufferPointer(rebasing: all[0 ..< got]), into: &scratch) {
-                            piece throws(WeirError) in
-                            try serve(piece, at: start, ranges: ranges, current: &current, sink: sink,
-                                      outcome: &outcome)
-                            start += piece.count
-                            return current < ranges.count
+                var used = 0
+                while true {
+                    var start = decoder.produced
+                    let step = try compressed.withUnsafeBytes { all in
+                        Result { () throws(WeirError) in
+                            try decoder.decodeMember(UnsafeRawBufferPointer(rebasing: all[0 ..< got]), consumed: &used,
+                                                     into: &scratch) { piece throws(WeirError) in
+                                try serve(piece, at: start, ranges: ranges, current: &current, held: &held,
+                                          outcome: &outcome)
+                                start += piece.count
+                                return current < ranges.count || held.frameServed
+                            }
                         }
+                    }.mapError { DecodeSession.located($0, index: frame.index, offset: frame.offset) }.get()
+                    if step == .ended {
+                        try held.frameEnded()
+                        frame = (frame.index + 1, outcome.bytesIn - got + used)
                     }
-                }.get()
+                    if current >= ranges.count, !held.frameServed { break reading }
+                    if step != .ended || used == got { break }
+                }
             }
-            if current < ranges.count {
+            if current < ranges.count || held.frameServed {
                 // The content ended: inside a frame, or before a range.
                 if outcome.bytesIn > 0 { try decoder.finish(inputEndsAt: outcome.bytesIn) }
                 let produced = decoder.produced
@@ -130,10 +152,10 @@ package enum RangeExtraction {
         return outcome
     }
 
-    /// Hands `sink` what of `piece`, the content from offset `start`, falls
+    /// Hands `held` what of `piece`, the content from offset `start`, falls
     /// in the ranges from `current` on, moving `current` past each that ends.
     private static func serve(_ piece: UnsafeRawBufferPointer, at start: Int, ranges: [Range], current: inout Int,
-                              sink: RangeOutput?, outcome: inout Outcome) throws(WeirError) {
+                              held: inout HeldBytes, outcome: inout Outcome) throws(WeirError) {
         var from = start
         let to = start + piece.count
         while current < ranges.count {
@@ -141,12 +163,61 @@ package enum RangeExtraction {
             let end = range.end ?? Int.max
             let first = max(from, range.start), stop = min(to, end)
             if first < stop {
-                try sink?.write(UnsafeRawBufferPointer(rebasing: piece[(first - start) ..< (stop - start)]))
+                try held.add(UnsafeRawBufferPointer(rebasing: piece[(first - start) ..< (stop - start)]))
                 outcome.bytesOut += stop - first
             }
             guard to >= end else { break }
             current += 1
             from = max(from, end)
+        }
+    }
+
+    /// The bytes of the ranges in the frame being decoded from a stream,
+    /// held until the frame ends, its check passed (when `holds`), then
+    /// written; past ``heldLimit``, written as they come.
+    private struct HeldBytes {
+        let sink: RangeOutput?
+        let holds: Bool
+        private var bytes: [UInt8] = []
+        /// Whether bytes of the frame being decoded were served (the frame
+        /// must then be decoded to its end, when `holds`).
+        private(set) var frameServed = false
+
+        init(sink: RangeOutput?, holds: Bool) {
+            self.sink = sink
+            self.holds = holds
+        }
+
+        mutating func add(_ piece: UnsafeRawBufferPointer) throws(WeirError) {
+            guard holds else { return try sink?.write(piece) ?? () }
+            frameServed = true
+            guard let sink else { return }
+            if bytes.count + piece.count > RangeExtraction.heldLimit {
+                try write(to: sink)
+                try sink.write(piece)
+            } else {
+                bytes.append(contentsOf: piece)
+            }
+        }
+
+        /// The frame ended, its checksum verified: its bytes go out.
+        mutating func frameEnded() throws(WeirError) {
+            frameServed = false
+            if let sink { try write(to: sink) }
+        }
+
+        private mutating func write(to sink: RangeOutput) throws(WeirError) {
+            var from = 0
+            while from < bytes.count {
+                let to = min(bytes.count, from + FrameDecoder.pieceSize)
+                try bytes.withUnsafeBytes { all in
+                    Result { () throws(WeirError) in
+                        try sink.write(UnsafeRawBufferPointer(rebasing: all[from ..< to]))
+                    }
+                }.get()
+                from = to
+            }
+            bytes.removeAll(keepingCapacity: true)
         }
     }
 }

@@ -15,10 +15,14 @@ import SystemPackage
 /// side on the options' threads, to measure them, even when a seek table
 /// gives their sizes: a table is never trusted.
 ///
-/// Reading decodes each frame that the range touches. The first read that
-/// ends inside a frame streams it from its start and leaves it as soon as
-/// the range is covered (a one-off read decodes no more than it must; the
-/// frame's checksum is then not verified). A frame of up to
+/// Reading decodes each frame that the range touches, and no byte of a
+/// frame goes out before the frame's check passed (issue 59). The first
+/// read that ends inside a frame streams it from its start to its end, its
+/// checksum verified, holding the range's bytes until then (at most
+/// `cacheableFrameSize` of them; more, and the frame is streamed once to
+/// verify it, then again for the range). Without checksum verification
+/// (`--no-check`, as zstd's), it leaves the frame as soon as the range is
+/// covered. A frame of up to
 /// `cacheableFrameSize` that is read again, or read to its end, is
 /// decoded whole (its checksum verified) and kept, the last
 /// `cachedFrames` of them, so that neighbouring reads decode nothing
@@ -157,7 +161,22 @@ public final class SeekableReader: Sendable {
                     try bytes.withUnsafeBytes { all in
                         Result { () throws(WeirError) in try body(UnsafeRawBufferPointer(rebasing: all[inner])) }
                     }.get()
+                } else if !options.verifyChecksum {
+                    try stream(frames[index], inner, body)
+                } else if inner.count <= wholeFrameLimit {
+                    // No byte goes out before its frame's check passed (issue 59):
+                    // the frame is decoded to its end, the range's bytes held.
+                    var held: [UInt8] = []
+                    held.reserveCapacity(inner.count)
+                    try stream(frames[index], inner, toEnd: true) { piece throws(WeirError) in
+                        held.append(contentsOf: piece)
+                    }
+                    try held.withUnsafeBytes { all in
+                        Result { () throws(WeirError) in try body(all) }
+                    }.get()
                 } else {
+                    // Too many bytes to hold: the frame is verified first, then read.
+                    try stream(frames[index], size ..< size, toEnd: true) { _ in }
                     try stream(frames[index], inner, body)
                 }
             }
@@ -234,7 +253,7 @@ public final class SeekableReader: Sendable {
             bytes.withUnsafeMutableBytes { output in
                 Result { () throws(WeirError) in try context.decompressFrame(input, into: output) }
             }
-        }.get()
+        }.mapError { DecodeSession.located($0, index: frame.index, offset: frame.offset) }.get()
         guard written == size else {
             throw WeirError.corrupt(
                 path: path, operation: .decompress, "decodes to \(written) bytes, not the \(size) indexed",
@@ -249,8 +268,9 @@ public final class SeekableReader: Sendable {
     }
 
     /// Streams `frame` from its start, handing `body` the bytes of `inner`
-    /// (offsets within the frame's content); stops once past them.
-    private func stream(_ frame: FrameListing.Frame, _ inner: Range<Int>,
+    /// (offsets within the frame's content); stops once past them, or with
+    /// `toEnd` goes on to the frame's end, its checksum verified.
+    private func stream(_ frame: FrameListing.Frame, _ inner: Range<Int>, toEnd: Bool = false,
                         _ body: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) {
         let context = try DecompressionContext(
             windowLogMax: options.windowLimit.logMax,
@@ -264,16 +284,20 @@ public final class SeekableReader: Sendable {
         }
         var scratch = ScratchOutput(space: output)
         var produced = 0
-        try decoder.decodeFrame(in: file, at: frame.offset,
-                                compressedSize: frame.compressedSize, buffer: input, into: &scratch,
-                                onRead: { _ throws(WeirError) in }) { piece throws(WeirError) in
-            // The piece may end before the range starts: then nothing of it is wanted.
-            let from = max(produced, inner.lowerBound), to = min(produced + piece.count, inner.upperBound)
-            if from < to {
-                try body(UnsafeRawBufferPointer(rebasing: piece[(from - produced) ..< (to - produced)]))
+        do throws(WeirError) {
+            try decoder.decodeFrame(in: file, at: frame.offset,
+                                    compressedSize: frame.compressedSize, buffer: input, into: &scratch,
+                                    onRead: { _ throws(WeirError) in }) { piece throws(WeirError) in
+                // The piece may end before the range starts: then nothing of it is wanted.
+                let from = max(produced, inner.lowerBound), to = min(produced + piece.count, inner.upperBound)
+                if from < to {
+                    try body(UnsafeRawBufferPointer(rebasing: piece[(from - produced) ..< (to - produced)]))
+                }
+                produced += piece.count
+                return toEnd || produced < inner.upperBound
             }
-            produced += piece.count
-            return produced < inner.upperBound
+        } catch {
+            throw DecodeSession.located(error, index: frame.index, offset: frame.offset)
         }
         guard produced >= inner.upperBound else {
             throw WeirError.corrupt(path: path, operation: .decompress, "ends before the content its index gives",

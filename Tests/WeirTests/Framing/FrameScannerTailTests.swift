@@ -58,6 +58,39 @@ extension FormatTests {
             #expect(Self.scan(frame + [1, 2], piece: piece, policy: .otherFormats).error?.kind == .truncated)
         }
 
+        @Test("a scan error in a piece keeps the frames that ended before it in that piece, in order (issue 59)",
+              arguments: [7, 1 << 20])
+        func framesBeforeFailure(piece: Int) {
+            let frame = F.compress(F.text(5000, seed: 4), checksum: true)
+            // A zstd magic followed by another: the second one's first byte
+            // reads as a descriptor with its reserved bit set.
+            let magic: [UInt8] = [0x28, 0xb5, 0x2f, 0xfd]
+            let stream = frame + frame + magic + magic + frame
+            for policy in [FrameScanner.TailPolicy.fails, .otherFormats] {
+                var scanner = FrameScanner(path: "bad.zst", operation: .decompress)
+                scanner.tailPolicy = policy
+                var returned: [FrameBoundary] = []
+                var thrown: WeirError?
+                var at = 0
+                while at < stream.count, thrown == nil {
+                    let end = min(stream.count, at + piece)
+                    do throws(WeirError) {
+                        returned += try scanner.feed(F.data(stream[at..<end]))
+                    } catch {
+                        thrown = error
+                    }
+                    at = end
+                }
+                #expect(thrown?.kind == .corrupt && thrown?.reason.contains("reserved bit") == true)
+                // Returned, or kept for the caller by the feed that threw: both frames, in order.
+                let frames = returned + scanner.endedBeforeFailure
+                #expect(frames.map(\.offset) == [0, frame.count])
+                #expect(frames.allSatisfy { $0.compressedSize == frame.count })
+                // In one piece, the feed that threw returned none of them.
+                if piece > stream.count { #expect(returned.isEmpty && scanner.endedBeforeFailure.count == 2) }
+            }
+        }
+
         @Test("another format at offset 0 is a tail from 0 for a decoder of other formats; else not zstd")
         func firstFrame() {
             let gzip: [UInt8] = [0x1f, 0x8b, 8, 0, 1, 2]

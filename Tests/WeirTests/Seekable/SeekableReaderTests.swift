@@ -100,10 +100,10 @@ struct SeekableReaderTests {
         try expectRanges(reader, content, seed: 31)
     }
 
-    @Test("a first read inside a frame decodes only up to its end (no checksum check); a read to the frame's end or a second read decodes it whole and checks it")
+    @Test("no byte of a frame is returned before its checksum passed, a read inside it too (issue 59)")
     func partialThenWhole() async throws {
         let folder = Folder()
-        // Frames of 4 MiB: streaming stops after the first MiB of output.
+        // Frames of 4 MiB: without checking, streaming stops after the first MiB of output.
         let content = TestData.text(5_000_000, seed: 5)
         folder.write("data", content)
         _ = try await Compressor(options: CompressionOptions(level: 3, threads: 2, chunkSize: 4 << 20))
@@ -114,14 +114,17 @@ struct SeekableReaderTests {
         #expect(size > 2 << 20, "frame 0 holds \(size) bytes")
         bytes[first.offset + first.compressedSize - 1] ^= 0x01  // frame 0's stored checksum
         folder.write("bad.zst", bytes)
-        // A first read past the first MiB streamed (pieces before the range are skipped).
+        for start in [10, size - 10] {
+            let reader = try SeekableReader(path: folder.path("bad.zst"))
+            let error = #expect(throws: WeirError.self, "start \(start)") { try reader.read(at: start, count: 10) }
+            #expect(error?.kind == .checksumMismatch && "\(error!)".contains("frame 0, at offset 0"), "\(start)")
+        }
+        // Unchecked (--no-check), a first read inside a frame streams and stops there.
+        let unchecked = try SeekableReader(path: folder.path("bad.zst"),
+                                           options: DecompressionOptions(verifyChecksum: false))
+        #expect(try unchecked.read(at: 10, count: 10) == Data(content[10 ..< 20]))
+        // A first read past the first MiB of an intact frame.
         let good = try SeekableReader(path: folder.path("data.zst"))
         #expect(try good.read(at: 3 << 20, count: 100) == Data(content[(3 << 20) ..< (3 << 20) + 100]))
-        // Then a read to the frame's end, or a second read inside it.
-        for start in [size - 10, 20] {
-            let reader = try SeekableReader(path: folder.path("bad.zst"))
-            #expect(try reader.read(at: 10, count: 10) == Data(content[10 ..< 20]))
-            #expect(throws: WeirError.self, "start \(start)") { try reader.read(at: start, count: 10) }
-        }
     }
 }

@@ -65,7 +65,12 @@ final class GzipMemberDecoder: MemberDecoding {
             let code = isal_inflate(igzip)
             consumed += min(inputCount, Int(UInt32.max)) - Int(igzip.pointee.avail_in)
             filled += min(outputCount, Int(UInt32.max)) - Int(igzip.pointee.avail_out)
-            guard code >= 0 else { throw corrupt(Self.igzipText(code)) }
+            guard code >= 0 else {
+                if code == ISAL_INCORRECT_CHECKSUM, lengthAlone(source, trailerEnd: consumed) {
+                    throw corrupt("incorrect length check")
+                }
+                throw corrupt(Self.igzipText(code))
+            }
             return igzip.pointee.block_state == ISAL_BLOCK_FINISH
         }
         zlib.pointee.next_in = UnsafeMutablePointer(mutating: input)
@@ -80,6 +85,18 @@ final class GzipMemberDecoder: MemberDecoding {
         case Z_OK, Z_BUF_ERROR: return false
         default: throw corrupt(zlib.pointee.msg.map { String(cString: $0) } ?? "zlib error \(code)")
         }
+    }
+
+    /// Whether ISA-L's failed trailer check (one code for both fields) is
+    /// of the length (ISIZE) alone: the trailer, the 8 bytes it took last,
+    /// holds the CRC-32 it computed. zlib, which decodes a pipe, tells the
+    /// two apart and checks the CRC first; so the same member reads the
+    /// same from a file and from a pipe.
+    private func lengthAlone(_ source: UnsafeRawBufferPointer, trailerEnd end: Int) -> Bool {
+        guard end >= 8 else { return false }
+        let trailer = source[(end - 8) ..< end].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return UInt32(truncatingIfNeeded: trailer) == igzip.pointee.crc
+            && UInt32(truncatingIfNeeded: trailer >> 32) != igzip.pointee.total_out
     }
 
     func corrupt(_ detail: String) -> WeirError {

@@ -9,17 +9,23 @@
 ///
 /// Input comes in pieces of any size (``feed(_:emit:)``); decoded bytes go
 /// out through `emit` in blocks of at most ``blockSize``, the block lent for
-/// the call. A magic number split between two pieces is kept until whole.
+/// the call, told when a block ends a member (an empty block when the
+/// member ended with the last one): a block never holds bytes of two
+/// members, so the caller can hold a member's blocks until its end.
+/// A magic number split between two pieces is kept until whole.
 /// ISA-L's inflate reads its 32 KiB of history just before where it writes,
 /// so the output buffer keeps the last ``history`` bytes written in front of
 /// the block: written bytes stay in place until the block is full, then
 /// their tail moves to the front.
 /// With pass-through (`-dcf`, `--pass-through`), data that starts no frame
 /// is copied to the output with all that follows it, as zstd copies it.
-/// When decoding fails, what was decoded before goes out first, as zstd
-/// writes it before it stops.
+/// When decoding fails, the members that ended before have gone out; the
+/// failing member's bytes not yet sent are dropped (issue 59).
 /// Used by one thread at a time.
 final class MixedStreamDecoder {
+    /// Where decoded blocks go: the block, and whether it ends a member.
+    typealias Emit = (UnsafeRawBufferPointer, _ endsMember: Bool) throws(WeirError) -> Void
+
     /// The output block: large enough that a block costs little to hand on.
     static let blockSize = 1 << 20
     /// Deflate's window.
@@ -67,29 +73,24 @@ final class MixedStreamDecoder {
     }
 
     /// Decodes `input`, the next piece of the stream. On a failure, the
-    /// bytes decoded before it go out, then it is thrown.
-    func feed(_ input: UnsafeRawBufferPointer,
-              emit: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) {
-        do throws(WeirError) {
-            try decodePiece(input, emit: emit)
-        } catch {
-            if error.kind != .cancelled { try? flush(emit: emit) }
-            throw error
-        }
+    /// failing member's bytes not yet sent are dropped, and it is thrown.
+    func feed(_ input: UnsafeRawBufferPointer, emit: Emit) throws(WeirError) {
+        try decodePiece(input, emit: emit)
         position += input.count
         try flush(emit: emit)
     }
 
-    /// Sends the bytes decoded and not yet sent.
-    private func flush(emit: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) {
-        if filled > sent {
-            try emit(UnsafeRawBufferPointer(rebasing: block[sent..<filled]))
+    /// Sends the bytes decoded and not yet sent; with `endsMember`, told
+    /// that they end a member, even when there are none.
+    private func flush(emit: Emit, endsMember: Bool = false) throws(WeirError) {
+        if filled > sent || endsMember {
+            try emit(UnsafeRawBufferPointer(rebasing: block[sent..<filled]), endsMember)
             sent = filled
         }
     }
 
     private func decodePiece(_ input: UnsafeRawBufferPointer,
-                             emit: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) {
+                             emit: Emit) throws(WeirError) {
         var consumed = 0
         while consumed < input.count {
             if copying {
@@ -125,13 +126,14 @@ final class MixedStreamDecoder {
             if try decode(input, consumed: &consumed, emit: emit) {
                 current = nil
                 frames += 1
+                try flush(emit: emit, endsMember: true)
             }
         }
     }
 
     /// Ends the stream: it must not end inside a frame. With pass-through,
     /// 1 to 3 bytes after the last frame go out as they are (as zstd does).
-    func finish(emit: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) {
+    func finish(emit: Emit) throws(WeirError) {
         try current?.finish(inputEndsAt: position)
         if magicCount > 0 && passThrough {
             try put(UnsafeRawBufferPointer(rebasing: magic[0..<magicCount]), emit: emit)
@@ -175,14 +177,14 @@ final class MixedStreamDecoder {
 
     /// Copies `bytes` to the output (pass-through), sending full blocks.
     private func put(_ bytes: UnsafeRawBufferPointer,
-                     emit: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) {
+                     emit: Emit) throws(WeirError) {
         var taken = 0
         while taken < bytes.count {
             let step = min(bytes.count - taken, block.count - filled)
             (block.baseAddress! + filled).copyMemory(from: bytes.baseAddress! + taken, byteCount: step)
             (taken, filled) = (taken + step, filled + step)
             if filled == block.count {
-                try emit(UnsafeRawBufferPointer(rebasing: block[sent..<filled]))
+                try emit(UnsafeRawBufferPointer(rebasing: block[sent..<filled]), false)
                 (sent, filled) = (Self.history, Self.history)
             }
         }
@@ -191,11 +193,11 @@ final class MixedStreamDecoder {
     /// Runs the member's decoder on `source` until it needs more input
     /// (false) or the member ends (true); full blocks go out on the way.
     private func decode(_ source: UnsafeRawBufferPointer, consumed: inout Int,
-                        emit: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) -> Bool {
+                        emit: Emit) throws(WeirError) -> Bool {
         var output = BlockOutput(owner: self)
         let outcome = try current!.decodeMember(source, consumed: &consumed, into: &output) { _ throws(WeirError) in
             if filled == block.count {
-                try emit(UnsafeRawBufferPointer(rebasing: block[sent..<filled]))
+                try emit(UnsafeRawBufferPointer(rebasing: block[sent..<filled]), false)
                 block.baseAddress!.copyMemory(from: block.baseAddress! + filled - Self.history, byteCount: Self.history)
                 (sent, filled) = (Self.history, Self.history)
             }

@@ -24,11 +24,11 @@ struct MixedStreamDecoderTests {
         while at < stream.count {
             let end = min(stream.count, at + piece)
             try stream[at..<end].withUnsafeBytes { piece in
-                try decoder.feed(piece) { (block) throws(WeirError) in out += block }
+                try decoder.feed(piece) { (block, _) throws(WeirError) in out += block }
             }
             at = end
         }
-        try decoder.finish { (block) throws(WeirError) in out += block }
+        try decoder.finish { (block, _) throws(WeirError) in out += block }
         return out
     }
 
@@ -71,9 +71,40 @@ struct MixedStreamDecoderTests {
         let decoder = MixedStreamDecoder(options: DecompressionOptions(), path: "t", operation: .decompress)
         var out: [UInt8] = []
         #expect(throws: WeirError.self) {
-            try stream.withUnsafeBytes { try decoder.feed($0) { (block) throws(WeirError) in out += block } }
+            try stream.withUnsafeBytes { try decoder.feed($0) { (block, _) throws(WeirError) in out += block } }
         }
         #expect(out == content)
+    }
+
+    @Test("no block holds bytes of two members, the last of each says it ends it; a failure drops what is unsent",
+          arguments: [CompressedFormat.gzip, .xz, .lz4], [4096, 1 << 24])
+    func damagedMemberHeld(format: CompressedFormat, piece: Int) throws {
+        let content = TestData.text(2_500_000)
+        var damaged = try Self.member(format, content)
+        damaged[damaged.count - 2] ^= 0x01  // its trailer or checksum
+        let stream = try Self.member(format, content) + damaged
+        let decoder = MixedStreamDecoder(options: DecompressionOptions(), path: "t", operation: .decompress,
+                                         wholeInput: piece >= stream.count)
+        var out: [UInt8] = []
+        var ends: [Int] = []
+        #expect(throws: WeirError.self) {
+            var at = 0
+            while at < stream.count {
+                let end = min(stream.count, at + piece)
+                try stream[at..<end].withUnsafeBytes { bytes in
+                    try decoder.feed(bytes) { (block, endsMember) throws(WeirError) in
+                        out += block
+                        if endsMember { ends.append(out.count) }
+                    }
+                }
+                at = end
+            }
+            try decoder.finish { (block, _) throws(WeirError) in out += block }
+        }
+        // The first member, whole and ended; of the second, only full blocks
+        // (which its caller holds until the member ends: OtherFormatTail).
+        #expect(ends == [content.count])
+        #expect(Array(out.prefix(content.count)) == content && out.count < 2 * content.count)
     }
 
     @Test("a weir gzip member records its size in its header; gzip's own members do not")
