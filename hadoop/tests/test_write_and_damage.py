@@ -4,12 +4,10 @@ fails its task naming the file and the frame's offset (issue 51, part 2)."""
 from __future__ import annotations
 
 import re
-import struct
 import subprocess
-from pathlib import Path
 
 import pytest
-from conftest import compress, seek_table, text_bytes
+from conftest import compress, lie_in_table, seek_table, text_bytes
 from helpers import filled_partitions, read_text, stats
 
 CODEC = "weir.hadoop.WeirCodec"
@@ -66,18 +64,6 @@ def test_damaged_frame_fails_naming_file_and_offset(spark, weir_bin, tmp_path):
     assert re.search(rf"weir-hadoop: \S*bad\.txt\.zst: the zstd frame at offset {offset} ", message), message
 
 
-def with_table_changed(path: Path, changes: dict[int, int]) -> None:
-    """Adds ``changes[entry]`` to those entries' content sizes in the seek table at the end of ``path``."""
-    data = bytearray(path.read_bytes())
-    count, descriptor, _ = struct.unpack("<IBI", data[-9:])
-    entry_size = 12 if descriptor & 0x80 else 8
-    first = len(data) - 9 - count * entry_size
-    for entry, change in changes.items():
-        at = first + entry * entry_size + 4
-        struct.pack_into("<I", data, at, struct.unpack_from("<I", data, at)[0] + change)
-    path.write_bytes(bytes(data))
-
-
 def test_a_lying_seek_table_fails_naming_the_file_and_frame(spark, weir_bin, tmp_path):
     # Issue 59: a header's size beats the table, a table that disagrees is refused; a size only
     # the table gives (pyzstd's frames declare none) is checked when its frame is decoded.
@@ -96,7 +82,7 @@ def test_a_lying_seek_table_fails_naming_the_file_and_frame(spark, weir_bin, tmp
         pyzstd_file: "lists 66536 bytes of content, but the frame decodes to 65536",
     }
     for path, detail in expected.items():
-        with_table_changed(path, {10: 1000})
+        lie_in_table(path, 10, 1000)
         offset = seek_table(path)[10][0]
         with pytest.raises(Exception) as failure:
             read_text(spark, path).count()
