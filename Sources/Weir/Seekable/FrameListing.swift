@@ -38,7 +38,8 @@ package struct FrameListing: Sendable {
         package var dictionaryID: UInt32 = 0
         /// Whether ``decompressedSize`` comes from a seek table alone (the
         /// header declares none: zstd from a pipe, the seekable library):
-        /// a claim, measured before content is served by it.
+        /// taken, and checked whenever the frame is decoded (`weir -t`
+        /// checks every one; `weir --index` before it vouches for them).
         package var sizeFromTableOnly = false
     }
 
