@@ -25,6 +25,7 @@ struct ListReport {
             do throws(WeirError) {
                 let listing = try FrameListing.read(path: file)
                 for warning in listing.warnings { console.warning(warning, file: file) }
+                noteUnchecked(listing, file: file)
                 listed.append(listing)
                 if verbose {
                     printBlock(listing, name: FileName.displayed(file))
@@ -58,6 +59,19 @@ struct ListReport {
         }
         fflush(nil)
         return failed ? 1 : 0
+    }
+
+    /// Says which sizes the listing could not check: those of frames whose
+    /// headers declare none, which only the seek table gives (checked
+    /// against the headers and stored checksums, not against the content;
+    /// `-t` decodes them). Hidden by -q.
+    private func noteUnchecked(_ listing: FrameListing, file: String) {
+        let unchecked = listing.tableOnlySizes.count
+        guard unchecked > 0, console.quietness == 0 else { return }
+        let frames = unchecked == 1 ? "1 frame" : "\(unchecked) frames"
+        console.write("weir: \(FileName.displayed(file)): note: the content sizes of \(frames) come from the seek "
+                      + "table alone (their headers declare none) and are not checked by -l; "
+                      + "weir -t decodes them to check\n")
     }
 
     /// zstd's block for a file, then weir's frame rows and an empty line (`-v`).

@@ -18,7 +18,11 @@ extension WeirCommand {
         let ranges = list.items
         let (dictionary, unreadable) = readDictionary(console: console)
         if unreadable { return 1 }
-        let options = decompressionOptions(toStandardOutput: true, dictionary: dictionary)
+        let (patch, refused) = readPatchReference(inputs, console: console)
+        if refused { return 1 }
+        var options = decompressionOptions(toStandardOutput: true, dictionary: dictionary)
+        // A patch's frame is decoded against the old file, as without --range.
+        options.patchReference = patch
         let testing = operationFlags.operation == .test
         let inputName = input == "-" ? "(stdin)" : input
         // The output: standard output unless -o FILE (a hidden temporary

@@ -65,6 +65,38 @@ struct IndexCommandTests {
         return Int(stderr[range].dropFirst("appended (".count).prefix { $0.isNumber })
     }
 
+    @Test("a seek table the frames contradict is neither vouched for nor extended: exit 1, the frame named, the file unchanged (issue 59)")
+    func refusesLyingTables() throws {
+        let scratch = Scratch()
+        // Frames without a size (the table alone sizes them), entry 0 1,000 too large.
+        _ = try RangeCommandTests.lyingTable(scratch, change: 1000)
+        // weir's frames declare their sizes: entry 0 +1,000 and entry 1 -1,000 contradict their headers.
+        #expect(try WeirProcess.shell("seq 1 400000 | $WEIR -q -B256K > w.zst", in: scratch.url).status == 0)
+        var lying = try #require(scratch.data("w.zst"))
+        let entries = lying.count - 9 - 12 * Int(lying[lying.count - 9])
+        lying.withUnsafeMutableBytes { bytes in
+            for (entry, change) in [(0, 1000), (1, -1000)] {
+                let at = entries + entry * 12 + 4
+                let value = bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self)
+                bytes.storeBytes(of: UInt32(Int(value) + change), toByteOffset: at, as: UInt32.self)
+            }
+        }
+        try lying.write(to: scratch.url.appendingPathComponent("w.zst"))
+        let expected = [
+            "s.zst": "weir: s.zst: corrupt seek table: frame 0 at offset 0 decodes to 2000000 bytes of content, "
+                + "but its seek table entry lists 2001000; not indexed",
+            "w.zst": "weir: w.zst: corrupt seek table: entry 0 lists 263144 bytes of content, but frame 0 at offset 0 "
+                + "declares 262144; not indexed",
+        ]
+        for (name, message) in expected {
+            let before = scratch.data(name)
+            let run = try WeirProcess.run(["--index", name], in: scratch.url)
+            #expect(run.status == 1 && run.stderr.contains(message), "\(name): \(run.stderr)")
+            #expect(!run.stderr.contains("already seekable"), "\(name): \(run.stderr)")
+            #expect(scratch.data(name) == before, "\(name)")
+        }
+    }
+
     @Test("a file another process holds locked is waited for, saying so; then indexed once")
     func waitsForLock() throws {
         let scratch = Scratch()

@@ -166,6 +166,26 @@ struct ListAndTestCommandTests {
         #expect(!json.stderr.contains("warnings"), "\(json.stderr)")
     }
 
+    @Test("-l and -lv say plainly which sizes only the seek table gives, unchecked; -t checks them (issue 59)")
+    func tableOnlySizesSaid() throws {
+        let scratch = Scratch()
+        _ = try RangeCommandTests.lyingTable(scratch, change: 1000)
+        let note = "weir: s.zst: note: the content sizes of 2 frames come from the seek table alone (their headers "
+            + "declare none) and are not checked by -l; weir -t decodes them to check\n"
+        for flags in [["-l"], ["-lv"]] {
+            let run = try WeirProcess.run(flags + ["s.zst"], in: scratch.url)
+            #expect(run.status == 0 && run.stderr == note, "\(flags): \(run.stderr)")
+        }
+        #expect(try WeirProcess.run(["-q", "-l", "s.zst"], in: scratch.url).stderr.isEmpty)
+        let test = try WeirProcess.run(["-t", "s.zst"], in: scratch.url)
+        #expect(test.status == 1 && test.stderr.contains("corrupt seek table: entry 0 lists 2001000 bytes"),
+                "\(test.stderr)")
+        // Sizes that headers declare are checked: nothing to say.
+        #expect(try WeirProcess.run(["-q", "a", "-o", "w.zst"], in: scratch.url).status == 0)
+        let weir = try WeirProcess.run(["-l", "w.zst"], in: scratch.url)
+        #expect(weir.status == 0 && weir.stderr.isEmpty, "\(weir.stderr)")
+    }
+
     @Test("round trips through pipes and files with random sizes, chunk sizes and threads; zstd -d reads weir's files")
     func roundTrips() throws {
         let scratch = Scratch()

@@ -55,6 +55,26 @@ struct PatchFromCommandTests {
         #expect(scratch.data("piped") == new)
     }
 
+    @Test("--range decodes a patch against OLD, from a file and a pipe, weir's patch and zstd's (issue 59)")
+    func ranges() throws {
+        let scratch = Scratch()
+        let new = Self.pair(scratch)
+        #expect(try WeirProcess.run(["-q", "--patch-from=old", "new", "-o", "weir.zst"], in: scratch.url).status == 0)
+        #expect(try scratch.zstd(["-q", "--patch-from=old", "new", "-o", "zstd.zst"]).status == 0)
+        for name in ["weir.zst", "zstd.zst"] {
+            let file = try WeirProcess.run(["-d", "--patch-from=old", "--range=1000:+100,3000000:", name],
+                                           in: scratch.url)
+            #expect(file.status == 0 && file.stdout == new[1000 ..< 1100] + new[3_000_000...],
+                    "\(name): \(file.stderr)")
+            let pipe = try WeirProcess.shell("cat \(name) | $WEIR -d --patch-from=old --range=1000:+100",
+                                             in: scratch.url)
+            #expect(pipe.status == 0 && pipe.stdout == new[1000 ..< 1100], "\(name): \(pipe.stderr)")
+            // Without OLD, the frame cannot be decoded: said, nothing written.
+            let without = try WeirProcess.run(["-d", "--range=1000:+100", name], in: scratch.url)
+            #expect(without.status == 1 && without.stdout.isEmpty, "\(name)")
+        }
+    }
+
     @Test("OLD missing or a directory: exit 1, a message naming OLD, no output")
     func badOld() throws {
         let scratch = Scratch()

@@ -16,13 +16,11 @@ struct RangeCommandTests {
         return original
     }
 
-    @Test("a seek table's sizes for frames that declare none are checked before a range is served (issue 49)")
-    func untrustedTableSizes() throws {
-        let scratch = Scratch()
+    /// Two frames of 2,000,000 bytes from pipes (no content size), indexed
+    /// by weir; then the table's first entry `change` bytes off and the
+    /// second as much the other way (the total kept). Returns the content.
+    static func lyingTable(_ scratch: Scratch, change: Int) throws -> Data {
         let original = scratch.text("a", size: 4_000_000)
-        // Two frames from pipes (no content size), indexed by weir, then the
-        // table's first entry made 5,000 bytes short and the second as much
-        // longer: the total still matches.
         let made = try WeirProcess.shell("""
             head -c 2000000 a | zstd -q > s.zst && tail -c +2000001 a | zstd -q >> s.zst && $WEIR -q --index s.zst &&
             python3 - <<'PY'
@@ -31,22 +29,39 @@ struct RangeCommandTests {
             frames, descriptor = struct.unpack("<IB", data[-9:-4])
             size = 12 if descriptor & 0x80 else 8
             start = len(data) - 9 - frames * size
-            first = struct.unpack_from("<I", data, start + 4)[0]
-            second = struct.unpack_from("<I", data, start + size + 4)[0]
-            struct.pack_into("<I", data, start + 4, first - 5000)
-            struct.pack_into("<I", data, start + size + 4, second + 5000)
+            for entry, change in ((0, \(change)), (1, -(\(change)))):
+                at = start + entry * size + 4
+                struct.pack_into("<I", data, at, struct.unpack_from("<I", data, at)[0] + change)
             open("s.zst", "wb").write(data)
             PY
             """, in: scratch.url)
         #expect(made.status == 0, "\(made.stderr)")
-        let run = try WeirProcess.run(["-d", "--range=2M:+1000", "s.zst"], in: scratch.url)
-        if run.status == 0 {
-            #expect(run.stdout == original[2_097_152 ..< 2_098_152], "the bytes at 2M are the content's")
-        } else {
-            #expect(run.stderr.contains("weir: s.zst:"), "\(run.stderr)")
+        return original
+    }
+
+    @Test("sizes only the seek table gives are taken; a frame that decodes to more or fewer bytes than its entry fails the range (issue 59)")
+    func tableSizesCheckedWhenDecoded() throws {
+        for change in [-5000, 5000] {
+            let scratch = Scratch()
+            let original = try Self.lyingTable(scratch, change: change)
+            let listed = 2_000_000 + change
+            // The boundary the table gives falls inside the range: frame 0 is
+            // decoded to its end, which is not there; no byte is written.
+            let lie = "weir: s.zst: corrupt seek table: frame 0 at offset 0 decodes to 2000000 bytes of content, "
+                + "but its seek table entry lists \(listed)"
+            for range in ["1990000:+20000", "0:"] {
+                let run = try WeirProcess.run(["-d", "--range=\(range)", "s.zst"], in: scratch.url)
+                #expect(run.status == 1 && run.stdout.isEmpty, "\(change) \(range): \(run.stdout.count) bytes")
+                #expect(run.stderr.contains(lie), "\(change) \(range): \(run.stderr)")
+            }
+            // -t decodes every frame: the table is wrong, whatever a range saw.
+            let test = try WeirProcess.run(["-t", "s.zst"], in: scratch.url)
+            #expect(test.status == 1 && test.stderr.contains("corrupt seek table: entry 0 lists \(listed) bytes"),
+                    "\(test.stderr)")
+            // A range inside frame 0 that ends before either end is right.
+            let inside = try WeirProcess.run(["-d", "--range=1000:+1000", "s.zst"], in: scratch.url)
+            #expect(inside.status == 0 && inside.stdout == original[1000 ..< 2000], "\(inside.stderr)")
         }
-        let whole = try WeirProcess.run(["-d", "--range=0:", "s.zst"], in: scratch.url)
-        #expect(whole.status != 0 || whole.stdout == original, "\(whole.stderr)")
     }
 
     @Test("any ranges, in any order, from weir's, zstd's and pzstd's files: the same bytes as the slices")

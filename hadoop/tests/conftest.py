@@ -111,11 +111,7 @@ def seek_table(path: Path) -> list[tuple[int, int, int]]:
     """(compressed offset, compressed size, content size) of each frame of a file's last part,
     read from its seek table as the format's documents describe it."""
     data = path.read_bytes()
-    frames = int.from_bytes(data[-9:-5], "little")
-    descriptor = data[-5]
-    assert int.from_bytes(data[-4:], "little") == 0x8F92EAB1, f"{path} has no seek table"
-    entry = 12 if descriptor & 0x80 else 8
-    table_start = len(data) - (8 + frames * entry + 9)
+    frames, entry, table_start = table_layout(data)
     entries = [data[table_start + 8 + i * entry: table_start + 8 + (i + 1) * entry] for i in range(frames)]
     sizes = [(int.from_bytes(e[0:4], "little"), int.from_bytes(e[4:8], "little")) for e in entries]
     offset = table_start - sum(c for c, _ in sizes)
@@ -124,3 +120,21 @@ def seek_table(path: Path) -> list[tuple[int, int, int]]:
         out.append((offset, c, d))
         offset += c
     return out
+
+
+def table_layout(data: bytes) -> tuple[int, int, int]:
+    """(entries, bytes per entry, offset of the table's skippable frame) of the seek table that
+    ``data`` ends with."""
+    frames = int.from_bytes(data[-9:-5], "little")
+    assert int.from_bytes(data[-4:], "little") == 0x8F92EAB1, "no seek table"
+    entry = 12 if data[-5] & 0x80 else 8
+    return frames, entry, len(data) - (8 + frames * entry + 9)
+
+
+def lie_in_table(path: Path, entry: int, change: int) -> None:
+    """Adds ``change`` to the content size that entry ``entry`` of ``path``'s seek table lists."""
+    data = bytearray(path.read_bytes())
+    _, size, table_start = table_layout(data)
+    at = table_start + 8 + entry * size + 4
+    data[at:at + 4] = (int.from_bytes(data[at:at + 4], "little") + change).to_bytes(4, "little")
+    path.write_bytes(bytes(data))

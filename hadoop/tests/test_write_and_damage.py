@@ -3,10 +3,11 @@ fails its task naming the file and the frame's offset (issue 51, part 2)."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 
 import pytest
-from conftest import compress, seek_table, text_bytes
+from conftest import compress, lie_in_table, seek_table, text_bytes
 from helpers import filled_partitions, read_text, stats
 
 CODEC = "weir.hadoop.WeirCodec"
@@ -59,5 +60,33 @@ def test_damaged_frame_fails_naming_file_and_offset(spark, weir_bin, tmp_path):
     with pytest.raises(Exception) as failure:
         read_text(spark, packed).count()
     message = str(failure.value)
-    assert "bad.txt.zst" in message
-    assert f"zstd frame at offset {offset} " in message
+    # The codec's own message names the file (it named the stream object).
+    assert re.search(rf"weir-hadoop: \S*bad\.txt\.zst: the zstd frame at offset {offset} ", message), message
+
+
+def test_a_lying_seek_table_fails_naming_the_file_and_frame(spark, weir_bin, tmp_path):
+    # Issue 59: a header's size beats the table, a table that disagrees is refused; a size only
+    # the table gives (pyzstd's frames declare none) is checked when its frame is decoded.
+    import pyzstd
+
+    plain = tmp_path / "lines.txt"
+    plain.write_bytes(text_bytes(2_000_000, seed=41))
+    weir_file = compress(weir_bin, plain, tmp_path / "weir.txt.zst", "-B", "64K")
+    pyzstd_file = tmp_path / "pyzstd.txt.zst"
+    with pyzstd.SeekableZstdFile(str(pyzstd_file), "wb", max_frame_content_size=64 << 10) as output:
+        output.write(plain.read_bytes())
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "64k")
+    spark.conf.set("spark.sql.files.openCostInBytes", "0")
+    expected = {
+        weir_file: "lists 66536 bytes of content, but the frame declares 65536",
+        pyzstd_file: "lists 66536 bytes of content, but the frame decodes to 65536",
+    }
+    for path, detail in expected.items():
+        lie_in_table(path, 10, 1000)
+        offset = seek_table(path)[10][0]
+        with pytest.raises(Exception) as failure:
+            read_text(spark, path).count()
+        message = str(failure.value)
+        pattern = (rf"weir-hadoop: \S*{re.escape(path.name)}: the seek table does not match the frames: "
+                   rf"block 10 of \d+ {detail} \(the zstd frame at offset {offset}\)")
+        assert re.search(pattern, message), message

@@ -38,7 +38,8 @@ package struct FrameListing: Sendable {
         package var dictionaryID: UInt32 = 0
         /// Whether ``decompressedSize`` comes from a seek table alone (the
         /// header declares none: zstd from a pipe, the seekable library):
-        /// a claim, measured before content is served by it.
+        /// taken, and checked whenever the frame is decoded (`weir -t`
+        /// checks every one; `weir --index` before it vouches for them).
         package var sizeFromTableOnly = false
     }
 
@@ -61,7 +62,13 @@ package struct FrameListing: Sendable {
     /// a seek table that does not match the frames (the listing then comes
     /// from scanning them).
     package var warnings: [String] = []
+    /// How the file's seek table disagrees with its frames, when it ends
+    /// with one that does (then ignored: the frames were scanned).
+    package var tableMismatch: String?
 
+    /// The zstd frames whose content size comes from a seek table alone
+    /// (their headers declare none): checked only when decoded.
+    package var tableOnlySizes: [Frame] { frames.filter(\.sizeFromTableOnly) }
     /// zstd frames.
     package var zstdFrameCount: Int { frames.count(where: { !$0.isSkippable }) }
     /// Skippable frames.
@@ -138,6 +145,7 @@ package struct FrameListing: Sendable {
         var check = SeekTableCheck(table: table, readError: tableError, fileSize: size)
         var listing = try scanned(file, fileSize: size, check: &check)
         if let mismatch = check.mismatch {
+            listing.tableMismatch = mismatch.detail
             listing.warnings.append("seek table does not match the frames; ignoring it (\(mismatch.detail))")
         }
         return listing

@@ -149,8 +149,8 @@ package enum FrameMeasure {
                     context = made
                 } else {
                     context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
-                                                       verifyChecksum: options.verifyChecksum,
-                                                       dictionary: dictionary, path: file.path)
+                                                       verifyChecksum: options.verifyChecksum, dictionary: dictionary,
+                                                       prefix: options.patchReference, path: file.path)
                     self.context = context
                 }
                 if frame.compressedSize <= wholeFrameLimit {

@@ -86,7 +86,7 @@ package enum RangeExtraction {
         let context = try DecompressionContext(
             windowLogMax: options.windowLimit.logMax, verifyChecksum: options.verifyChecksum,
             dictionary: try options.dictionary.map { d throws(WeirError) in try DecompressionDictionary(d) },
-            path: inputName)
+            prefix: options.patchReference, path: inputName)
         let sink = output.map(RangeOutput.init)
         var outcome = Outcome()
         var decoder = FrameDecoder(context: context, path: inputName, followsFrames: true)

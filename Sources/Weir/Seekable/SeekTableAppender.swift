@@ -12,7 +12,9 @@ import SystemPackage
 /// as entries of no content, which readers that look frames up by content
 /// offset never land on. The content sizes come from the frames' headers or
 /// an existing table; frames that do not declare theirs are decoded to be
-/// measured (their checksums verified on the way). The entries carry
+/// measured (their checksums verified on the way), those an existing table
+/// sizes too: a table is only kept or extended once checked, and a table
+/// that contradicts the frames is refused. The entries carry
 /// checksums when every zstd frame stores one.
 ///
 /// Safety: the file is only appended to, with one `pwrite` of the table at
@@ -64,7 +66,8 @@ public struct SeekTableAppender: Sendable {
         lockExclusively(file, whenBusy: whenBusy)
         // Read under the lock: a run that waited sees the table of the one before.
         let listing = try FrameListing.read(path: path)
-        if listing.seekTables == 1 && listing.scannedPrefix == 0 && listing.warnings.isEmpty {
+        try checkTables(of: listing, in: file, options: options)
+        if listing.seekTables == 1 && listing.scannedPrefix == 0 {
             return .alreadyIndexed(frames: listing.zstdFrameCount)
         }
         let (sized, measured) = try listing.measured(in: file, options: options)
@@ -75,6 +78,27 @@ public struct SeekTableAppender: Sendable {
         }
         try append(table.encoded(), to: file, at: listing.fileSize, synchronous: synchronous)
         return .appended(frames: listing.frames.count, bytes: table.encodedSize, measured: measured)
+    }
+
+    /// Throws unless the file's seek tables hold what they say: a table
+    /// that a frame header contradicts is refused (no second table goes
+    /// after a lying one, and none is vouched for), and the sizes that no
+    /// header declares, the table's alone, are checked by decoding those
+    /// frames (side by side, as frames without a table are measured).
+    private static func checkTables(of listing: FrameListing, in file: Descriptor,
+                                    options: DecompressionOptions) throws(WeirError) {
+        if let mismatch = listing.tableMismatch {
+            throw WeirError.corruptSeekTable(path: file.path, operation: .writeSeekTable,
+                                             "\(mismatch); not indexed")
+        }
+        let claimed = listing.tableOnlySizes
+        let sizes = try FrameMeasure.contentSizes(of: claimed, in: file, options: options)
+        for (frame, size) in zip(claimed, sizes) where frame.decompressedSize != size {
+            throw WeirError.corruptSeekTable(
+                path: file.path, operation: .writeSeekTable,
+                "frame \(frame.index) at offset \(frame.offset) decodes to \(size) bytes of content, but its seek "
+                    + "table entry lists \(frame.decompressedSize ?? 0); not indexed")
+        }
     }
 
     /// Opens `path` for reading and writing (not appending: the table goes

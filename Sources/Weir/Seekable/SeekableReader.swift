@@ -11,9 +11,17 @@ import SystemPackage
 /// concatenations of them through each part's table: a few small reads),
 /// otherwise by walking frame and block headers, which reads the compressed
 /// bytes but decodes nothing (pzstd's files, zstd's with content sizes).
-/// Frames that do not declare their content size are decoded once, side by
-/// side on the options' threads, to measure them, even when a seek table
-/// gives their sizes: a table is never trusted.
+/// A size declared in a frame header beats the table: a table that disagrees
+/// with a header is refused (the frames are scanned instead, with a warning).
+/// Frames that declare no size take the table's, as the seekable format means
+/// (zstd's contrib reader, indexed_zstd, pyzstd do the same), and every frame
+/// decoded is checked against it: one that decodes to more or fewer bytes
+/// fails the read, naming the frame and its offset. A frame whose end falls
+/// inside a range is decoded to its end, so that no range joins bytes across
+/// a boundary the table put in the wrong place. Without a table, frames that
+/// declare no size are decoded once, side by side on the options' threads,
+/// to measure them. A table that lies about a frame no read decodes is not
+/// seen: `weir -t` decodes every frame and finds it.
 ///
 /// Reading decodes each frame that the range touches, and no byte of a
 /// frame goes out before the frame's check passed (issue 59). The first
@@ -90,13 +98,9 @@ public final class SeekableReader: Sendable {
     /// Opens `path`, decoding frames of up to `wholeFrameLimit` whole.
     init(path: String, options: DecompressionOptions, wholeFrameLimit: Int) throws(WeirError) {
         self.wholeFrameLimit = wholeFrameLimit
-        var listing = try FrameListing.read(path: path)
-        // A table is never trusted: a size no header declares is measured
-        // (decoded) like a frame without a table, or a wrong one would
-        // shift every byte after it (issue 49).
-        for index in listing.frames.indices where listing.frames[index].sizeFromTableOnly {
-            listing.frames[index].decompressedSize = nil
-        }
+        // Sizes from a table that matched every header are taken as the
+        // table gives them; each frame is checked against its size when decoded.
+        let listing = try FrameListing.read(path: path)
         let file = try Descriptor.openForReading(path)
         self.file = file
         self.path = path
@@ -162,13 +166,13 @@ public final class SeekableReader: Sendable {
                         Result { () throws(WeirError) in try body(UnsafeRawBufferPointer(rebasing: all[inner])) }
                     }.get()
                 } else if !options.verifyChecksum {
-                    try stream(frames[index], inner, body)
+                    try stream(frames[index], size: size, inner, body)
                 } else if inner.count <= wholeFrameLimit {
                     // No byte goes out before its frame's check passed (issue 59):
                     // the frame is decoded to its end, the range's bytes held.
                     var held: [UInt8] = []
                     held.reserveCapacity(inner.count)
-                    try stream(frames[index], inner, toEnd: true) { piece throws(WeirError) in
+                    try stream(frames[index], size: size, inner, toEnd: true) { piece throws(WeirError) in
                         held.append(contentsOf: piece)
                     }
                     try held.withUnsafeBytes { all in
@@ -176,8 +180,8 @@ public final class SeekableReader: Sendable {
                     }.get()
                 } else {
                     // Too many bytes to hold: the frame is verified first, then read.
-                    try stream(frames[index], size ..< size, toEnd: true) { _ in }
-                    try stream(frames[index], inner, body)
+                    try stream(frames[index], size: size, size ..< size, toEnd: true) { _ in }
+                    try stream(frames[index], size: size, inner, body)
                 }
             }
             index += 1
@@ -246,19 +250,21 @@ public final class SeekableReader: Sendable {
                                         index: frame.index, offset: frame.offset)
         }
         let context = try DecompressionContext(windowLogMax: 31, verifyChecksum: options.verifyChecksum,
-                                               dictionary: dictionary, path: path)
+                                               dictionary: dictionary, prefix: options.patchReference, path: path)
         let size = contentStarts[index + 1] - contentStarts[index]
+        // Exactly the listed size: a frame with more content fails to fit.
         var bytes = [UInt8](repeating: 0, count: size)
-        let written = try source.withUnsafeBytes { input in
-            bytes.withUnsafeMutableBytes { output in
-                Result { () throws(WeirError) in try context.decompressFrame(input, into: output) }
-            }
-        }.mapError { DecodeSession.located($0, index: frame.index, offset: frame.offset) }.get()
-        guard written == size else {
-            throw WeirError.corrupt(
-                path: path, operation: .decompress, "decodes to \(written) bytes, not the \(size) indexed",
-                frame: index, offset: frame.offset)
+        let written: Int
+        do throws(WeirError) {
+            written = try source.withUnsafeBytes { input in
+                bytes.withUnsafeMutableBytes { output in
+                    Result { () throws(WeirError) in try context.decompressFrame(input, into: output) }
+                }
+            }.get()
+        } catch {
+            throw failure(of: frame, listed: size, error)
         }
+        guard written == size else { throw tableMismatch(frame, listed: size, decoded: written) }
         cache.withLock { cache in
             cache.frames.removeAll { $0.index == index }
             cache.frames.append((index, bytes))
@@ -269,12 +275,15 @@ public final class SeekableReader: Sendable {
 
     /// Streams `frame` from its start, handing `body` the bytes of `inner`
     /// (offsets within the frame's content); stops once past them, or with
-    /// `toEnd` goes on to the frame's end, its checksum verified.
-    private func stream(_ frame: FrameListing.Frame, _ inner: Range<Int>, toEnd: Bool = false,
+    /// `toEnd` goes on to the frame's end, its checksum verified. A range
+    /// that reaches the frame's end decodes it to its end too, which must be
+    /// `size` bytes from its start.
+    private func stream(_ frame: FrameListing.Frame, size: Int, _ inner: Range<Int>, toEnd: Bool = false,
                         _ body: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) {
         let context = try DecompressionContext(
-            windowLogMax: options.windowLimit.logMax,
-            verifyChecksum: options.verifyChecksum, dictionary: dictionary, path: path)
+            windowLogMax: options.windowLimit.logMax, verifyChecksum: options.verifyChecksum,
+            dictionary: dictionary, prefix: options.patchReference, path: path)
+        let toEnd = toEnd || inner.upperBound == size
         var decoder = FrameDecoder(context: context, path: path)
         let input = UnsafeMutableRawBufferPointer.allocate(byteCount: FrameDecoder.pieceSize, alignment: 64)
         let output = UnsafeMutableRawBufferPointer.allocate(byteCount: FrameDecoder.pieceSize, alignment: 64)
@@ -297,11 +306,41 @@ public final class SeekableReader: Sendable {
                 return toEnd || produced < inner.upperBound
             }
         } catch {
-            throw DecodeSession.located(error, index: frame.index, offset: frame.offset)
+            throw failure(of: frame, listed: size, error)
         }
-        guard produced >= inner.upperBound else {
-            throw WeirError.corrupt(path: path, operation: .decompress, "ends before the content its index gives",
-                                    offset: frame.offset)
+        guard produced >= inner.upperBound, !toEnd || produced == size else {
+            throw tableMismatch(frame, listed: size, decoded: produced)
         }
+    }
+
+    // MARK: Checks against the index
+
+    /// The error for `frame`, listed as `listed` bytes, that failed to decode
+    /// with `error`: when its size is the table's alone, the frame is
+    /// measured first, and a size other than the table's is the error (its
+    /// content did not fit, or fell short); else `error`, naming the frame.
+    private func failure(of frame: FrameListing.Frame, listed: Int, _ error: WeirError) -> WeirError {
+        let located = DecodeSession.located(error, index: frame.index, offset: frame.offset)
+        guard frame.sizeFromTableOnly else { return located }
+        do throws(WeirError) {
+            let measured = try FrameMeasure.contentSizes(of: [frame], in: file, options: options,
+                                                         dictionary: dictionary)
+            if let decoded = measured.first, decoded != listed {
+                return tableMismatch(frame, listed: listed, decoded: decoded)
+            }
+            return located
+        } catch {
+            return error
+        }
+    }
+
+    /// `frame` decoded to `decoded` bytes where its index (its seek table
+    /// entry; a header's size is checked by libzstd) lists `listed`.
+    private func tableMismatch(_ frame: FrameListing.Frame, listed: Int, decoded: Int) -> WeirError {
+        let source = frame.sizeFromTableOnly ? "its seek table entry lists" : "its index lists"
+        return WeirError.corruptSeekTable(
+            path: path, operation: .decompress,
+            "frame \(frame.index) at offset \(frame.offset) decodes to \(decoded) bytes of content, but "
+                + "\(source) \(listed)")
     }
 }

@@ -127,4 +127,57 @@ struct SeekableReaderTests {
         let good = try SeekableReader(path: folder.path("data.zst"))
         #expect(try good.read(at: 3 << 20, count: 100) == Data(content[(3 << 20) ..< (3 << 20) + 100]))
     }
+
+    /// Three frames of 200,000 bytes that declare no size (zstd from a
+    /// pipe, with checksums), given a seek table by `weir --index`.
+    func unsizedFrames(_ folder: Folder, _ content: [UInt8]) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        for part in 0 ..< 3 {
+            let slice = Array(content[part * 200_000 ..< (part + 1) * 200_000])
+            bytes += try TestData.realTool("/usr/bin/zstd", ["--no-content-size"], input: slice)
+        }
+        folder.write("plain.zst", bytes)
+        _ = try SeekTableAppender.index(path: folder.path("plain.zst"), synchronous: false)
+        return try #require(FileManager.default.contents(atPath: folder.path("plain.zst"))).map { $0 }
+    }
+
+    @Test("sizes only the seek table gives are taken without decoding, and each frame decoded is checked against its entry, whole or streamed (issue 59)")
+    func tableSizesTrustedThenChecked() throws {
+        let folder = Folder()
+        let content = TestData.text(600_000, seed: 6)
+        var bytes = try unsizedFrames(folder, content)
+        let frames = try FrameListing.read(path: folder.path("plain.zst")).frames
+        #expect(frames.filter(\.sizeFromTableOnly).count == 3)
+        // Frame 2's body damaged: opening decodes nothing, so it opens, and
+        // only reads of frame 2 fail.
+        var damaged = bytes
+        damaged[frames[2].offset + frames[2].compressedSize / 2] ^= 0x20
+        folder.write("damaged.zst", damaged)
+        let reader = try SeekableReader(path: folder.path("damaged.zst"))
+        #expect(reader.indexedFromSeekTable && reader.count == 600_000)
+        #expect(try reader.read(at: 150_000, count: 100_000) == Data(content[150_000 ..< 250_000]))
+        #expect(throws: WeirError.self) { try reader.read(at: 450_000, count: 10) }
+        // Entry 0 made 1,000 bytes larger, entry 1 as much smaller: a range
+        // across the boundary the table gives fails, naming frame 0 and the sizes.
+        let footer = bytes.count - 9
+        let table = footer - 3 * (bytes[footer + 4] & 0x80 != 0 ? 12 : 8)
+        for (at, change) in [(table + 4, 1000), (table + (bytes[footer + 4] & 0x80 != 0 ? 16 : 12), -1000)] {
+            let value = Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16
+            for index in 0 ..< 3 { bytes[at + index] = UInt8(truncatingIfNeeded: (value + change) >> (8 * index)) }
+        }
+        folder.write("lying.zst", bytes)
+        for limit in [SeekableReader.cacheableFrameSize, 1000] {
+            let lying = try SeekableReader(path: folder.path("lying.zst"), options: DecompressionOptions(),
+                                           wholeFrameLimit: limit)
+            #expect(lying.count == 600_000)
+            do {
+                _ = try lying.read(at: 199_000, count: 3000)
+                Issue.record("limit \(limit): a range across a lying boundary was read")
+            } catch {
+                #expect(error.reason.contains("frame 0 at offset 0 decodes to 200000 bytes of content, but its seek "
+                                              + "table entry lists 201000"), "limit \(limit): \(error)")
+            }
+            #expect(throws: WeirError.self, "limit \(limit)") { try lying.read(at: 250_000, count: 200_000) }
+        }
+    }
 }

@@ -17,8 +17,10 @@ content's sizes. It is read-only; weir (the command) writes the files.
 
 from __future__ import annotations
 
+import io
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from fsspec import AbstractFileSystem, filesystem
@@ -122,9 +124,12 @@ class WeirFileSystem(ChainedFileSystem):
             if cached is not None:
                 _index_cache.move_to_end(key)
                 return cached
-        with self.target.open(path, "rb") as handle:
+        # Walking block headers reads 3 bytes at a time: through fsspec's
+        # read-ahead cache. A table's checks read a few bytes per frame,
+        # frames apart: uncached (see _pieces_reader).
+        with self.target.open(path, "rb") as handle, self.target.open(path, "rb", cache_type="none") as pieces:
             try:
-                index = build_index(_reader(handle), details["size"])
+                index = build_index(_reader(handle), details["size"], self._pieces_reader(path, pieces))
             except FormatError as error:
                 raise FormatError(f"{path}: {error}") from error
         with _index_lock:
@@ -132,6 +137,25 @@ class WeirFileSystem(ChainedFileSystem):
             while len(_index_cache) > _INDEX_CACHE_ENTRIES:
                 _index_cache.popitem(last=False)
         return index
+
+    def _pieces_reader(self, path: str, handle: Any) -> Any:
+        """Reads many small pieces of ``path``: concurrent ranged requests
+        on an asynchronous file system (S3, GCS, HTTP), else through
+        ``handle`` one after the other (a local file: a few microseconds each)."""
+        if not getattr(self.target, "async_impl", False):
+            reader = _reader(handle)
+            return lambda pieces: [reader(offset, length) if length else b"" for offset, length in pieces]
+
+        def read_many(pieces: list[tuple[int, int]]) -> list[bytes]:
+            got = self.target.cat_ranges(
+                [path] * len(pieces), [offset for offset, _ in pieces], [offset + n for offset, n in pieces]
+            )
+            for piece in got:
+                if isinstance(piece, Exception):
+                    raise piece
+            return [bytes(piece) for piece in got]
+
+        return read_many
 
     def info(self, path: str, **kwargs: Any) -> dict[str, Any]:
         compressed = self.compressed_path(path)
@@ -184,9 +208,14 @@ class WeirFileSystem(ChainedFileSystem):
 
 class WeirFile(AbstractBufferedFile):
     """The content of one compressed file: reads go to the frames that hold
-    them, fetched in one ranged read per run of neighbours and decoded from
-    their start only as far as the read needs; the last ``frame_cache``
-    frames read go on from where they stopped."""
+    them, fetched in one ranged read per run of neighbours and decoded whole
+    and checked (:class:`weir.zstd.FrameDecoding`) before a byte of them is
+    returned; the last ``frame_cache`` frames read are kept. Lines
+    (``readline``, iteration) come from a buffer of ``_LINE_BUFFER`` bytes of
+    content, as text mode's do, not from a block fetched per line."""
+
+    # Content bytes buffered for lines: one fetch serves every line in it.
+    _LINE_BUFFER = 256 << 10
 
     def __init__(self, fs: WeirFileSystem, path: str, index: FrameIndex, frame_cache: int = 2) -> None:
         """``path`` is the compressed file's path on ``fs.target``."""
@@ -194,6 +223,14 @@ class WeirFile(AbstractBufferedFile):
         self._frames: OrderedDict[int, FrameDecoding] = OrderedDict()
         self._frame_cache = max(1, frame_cache)
         self._compressed = fs.target.open(path, "rb", cache_type="none")
+        # Content from ``_line_start`` on, for readuntil.
+        self._line_buffer = b""
+        self._line_start = 0
+        # The buffer's next lines, split at once for iteration, valid while
+        # the position is ``_lines_loc``.
+        self._lines: list[bytes] = []
+        self._lines_at = 0
+        self._lines_loc = -1
         # No cache of fsspec's own: the decoded frames are the cache.
         super().__init__(fs, path, mode="rb", cache_type="none", size=index.size)
 
@@ -204,7 +241,7 @@ class WeirFile(AbstractBufferedFile):
         fetched = self._fetch_compressed([frame for frame in frames if frame.offset not in decodings])
         for frame in frames:
             if frame.offset not in decodings:
-                decodings[frame.offset] = FrameDecoding(fetched.pop(frame.offset), frame.length, frame.offset)
+                decodings[frame.offset] = FrameDecoding(fetched.pop(frame.offset), frame)
         pieces = []
         for frame in frames:
             decoding = decodings[frame.offset]
@@ -219,6 +256,64 @@ class WeirFile(AbstractBufferedFile):
             except FormatError as error:
                 raise FormatError(f"{self.path}: {error}") from error
         return pieces[0] if len(pieces) == 1 else b"".join(pieces)
+
+    def readuntil(self, char: bytes = b"\n", blocks: int | None = None) -> bytes:
+        """The content from here to the first ``char`` (included) or the end,
+        from the line buffer (fsspec's own fetches a block per call)."""
+        if self.closed:
+            raise ValueError("I/O operation on closed file.")
+        if len(char) != 1:
+            return bytes(super().readuntil(char, blocks))
+        parts = []
+        while self.loc < self.size:
+            at = self.loc - self._line_start
+            if not 0 <= at < len(self._line_buffer):
+                self._line_start, at = self.loc, 0
+                self._line_buffer = self._fetch_range(self.loc, min(self.size, self.loc + self._LINE_BUFFER))
+            found = self._line_buffer.find(char, at)
+            end = found + 1 if found >= 0 else len(self._line_buffer)
+            parts.append(self._line_buffer[at:end])
+            self.loc += end - at
+            if found >= 0:
+                break
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
+    def __iter__(self) -> Iterator[bytes]:
+        """The lines from here on: each batch ``__next__`` splits is handed
+        out by this generator, the position kept right line by line; a read
+        or seek in between ends the batch (``__next__`` starts another)."""
+        while True:
+            try:
+                yield self.__next__()
+            except StopIteration:
+                return
+            lines, at, loc = self._lines, self._lines_at, self.loc
+            self._lines = []
+            for line in lines[at:] if at else lines:
+                if self.loc != loc:
+                    break
+                loc += len(line)
+                self.loc = loc
+                yield line
+
+    def __next__(self) -> bytes:
+        """The next line: the line buffer's whole lines are split at once (in
+        C), then handed out one per call while no read or seek moved the
+        position meanwhile."""
+        if self._lines_at < len(self._lines) and self.loc == self._lines_loc:
+            line = self._lines[self._lines_at]
+            self._lines_at += 1
+            self.loc += len(line)
+            self._lines_loc = self.loc
+            return line
+        line = self.readuntil(b"\n")
+        if not line:
+            raise StopIteration
+        lines = io.BytesIO(self._line_buffer[self.loc - self._line_start :]).readlines()
+        if lines and not lines[-1].endswith(b"\n"):
+            lines.pop()  # the buffer ends inside it: readuntil joins it to what follows
+        self._lines, self._lines_at, self._lines_loc = lines, 0, self.loc
+        return line
 
     def _fetch_compressed(self, frames: list[Frame]) -> dict[int, bytes]:
         """The compressed bytes of ``frames`` (in file order): neighbours are
@@ -241,6 +336,8 @@ class WeirFile(AbstractBufferedFile):
         if not self.closed:
             self._compressed.close()
             self._frames.clear()
+            self._line_buffer = b""
+            self._lines = []
         super().close()
 
 

@@ -18,11 +18,19 @@ Sources of the index, best first:
    table back to offset 0): a header may declare its content size, and the
    end of a frame is found by walking its block headers (3 bytes each),
    never by decoding.
-3. A frame that declares no size (pzstd's, zstd's from a pipe) is decoded
-   once to be measured: the index is then exact, never guessed.
+3. A frame that declares no size (pzstd's, zstd's from a pipe) and that no
+   seek table sizes is decoded once to be measured.
 
-Every offset is checked against the file's size and the next frame's magic
-number; a table that does not fit falls back to walking the headers.
+One rule, as ``weir`` applies it: a size declared in a frame header beats the
+table, and a table that disagrees with a header (or with the checksum a frame
+stores) is refused with :class:`FormatError`, naming the entry, the frame and
+its offset; frames that declare no size take the table's size, as the
+seekable format means (zstd's contrib reader, indexed_zstd and pyzstd do the
+same), and every frame a read decodes is checked against it
+(:class:`weir.zstd.FrameDecoding`). A table that lies about a frame whose
+header declares no size is only found by decoding that frame (``weir -t``
+decodes them all). A table whose offsets do not fit the file falls back to
+walking the headers.
 """
 
 from __future__ import annotations
@@ -46,6 +54,9 @@ MAX_BLOCK_SIZE = 128 << 10
 
 ReadAt = Callable[[int, int], bytes]
 """Reads ``length`` bytes at ``offset`` of the compressed file (fewer at its end)."""
+ReadMany = Callable[[list[tuple[int, int]]], list[bytes]]
+"""Reads several (offset, length) pieces of the compressed file at once (an
+object store takes them as concurrent ranged requests)."""
 
 
 class FormatError(ValueError):
@@ -66,6 +77,16 @@ class Frame:
     """The size of its content."""
     checksum: int | None = None
     """The low 32 bits of XXH64 of its content, when the frame carries them."""
+    index: int = 0
+    """Its position among the file's frames, from 0 (skippable frames count,
+    as ``weir -l`` numbers them)."""
+    sized_by: str = "header"
+    """What gave :attr:`length`: ``"header"``, ``"seek table entry"`` (the
+    header declares none) or ``"measurement"`` (decoded when indexed)."""
+
+    def where(self) -> str:
+        """``frame N at offset O``, for messages."""
+        return f"frame {self.index} at offset {self.offset}"
 
 
 @dataclass(frozen=True)
@@ -180,17 +201,19 @@ def walk_frames(read_at: ReadAt, start: int, end: int, content_start: int = 0) -
     """The zstd frames from ``start`` to ``end``, from their headers; frames
     that declare no size are decoded to be measured."""
     frames = []
-    offset, position = start, content_start
+    offset, position, index = start, content_start, 0
     while offset < end:
         size, header, checksum = walk_frame(read_at, offset, end)
         if header is not None:
-            length = header.content_size
+            length, sized_by = header.content_size, "header"
             if length is None:
-                length = measure_frame(read_at(offset, size))
+                length = measure_frame(read_at(offset, size), f"frame {index} at offset {offset}")
+                sized_by = "measurement"
             if length > 0:
-                frames.append(Frame(offset, size, position, length, checksum))
+                frames.append(Frame(offset, size, position, length, checksum, index, sized_by))
             position += length
         offset += size
+        index += 1
     return frames
 
 
@@ -250,8 +273,67 @@ def read_seek_table(read_at: ReadAt, end: int) -> SeekTable | None:
     return SeekTable(table_offset, data_start, entries)
 
 
-def build_index(read_at: ReadAt, file_size: int) -> FrameIndex:
-    """The index of a zstd file of ``file_size`` bytes (see the module's doc)."""
+def _table_frames(
+    table: SeekTable, read_many: ReadMany, first_index: int, content_start: int
+) -> tuple[list[Frame], int]:
+    """The frames ``table`` describes, numbered from ``first_index``, each
+    entry checked against its frame's header and stored checksum (one small
+    read per frame, all at once); and the content's end. Raises
+    :class:`FormatError` where the table and a frame disagree."""
+    pieces: list[tuple[int, int]] = []
+    offset = table.data_start
+    for compressed, _, _ in table.entries:
+        pieces.append((offset, min(18, compressed)))
+        # The frame's last 4 bytes: its stored checksum, when it has one.
+        pieces.append((offset + compressed - 4, 4) if compressed >= 4 else (offset, 0))
+        offset += compressed
+    read = read_many(pieces)
+    frames = []
+    offset, position = table.data_start, content_start
+    for number, (compressed, decompressed, listed_checksum) in enumerate(table.entries):
+        index = first_index + number
+        head, tail = read[2 * number], read[2 * number + 1]
+        where = f"frame {index} at offset {offset}"
+
+        def refuse(detail: str, number: int = number) -> FormatError:
+            return FormatError(f"the seek table does not match the frames: entry {number} lists {detail}")
+
+        magic = struct.unpack_from("<I", head)[0] if len(head) >= 4 else None
+        if magic is not None and magic & SKIPPABLE_MASK == SKIPPABLE_MAGIC:
+            declared = SKIPPABLE_HEADER_SIZE + struct.unpack_from("<I", head, 4)[0] if len(head) >= 8 else None
+            if decompressed != 0:
+                raise refuse(f"{decompressed} bytes of content, but {where} is a skippable frame")
+            if declared != compressed:
+                raise refuse(f"{compressed} compressed bytes, but {where} is a skippable frame of {declared}")
+        else:
+            try:
+                header = parse_frame_header(head)
+            except FormatError as error:
+                raise refuse(f"a zstd frame, but {where} is not one ({error})") from error
+            if header.content_size is not None and header.content_size != decompressed:
+                raise refuse(f"{decompressed} bytes of content, but {where} declares {header.content_size}")
+            checksum = None
+            if header.has_checksum and len(tail) == 4:
+                checksum = struct.unpack("<I", tail)[0]
+                if listed_checksum is not None and listed_checksum != checksum:
+                    raise refuse(f"the checksum {listed_checksum:08x}, but {where} ends with {checksum:08x}")
+            if decompressed > 0:
+                sized_by = "header" if header.content_size is not None else "seek table entry"
+                frames.append(Frame(offset, compressed, position, decompressed, checksum, index, sized_by))
+        position += decompressed
+        offset += compressed
+    return frames, position
+
+
+def build_index(read_at: ReadAt, file_size: int, read_many: ReadMany | None = None) -> FrameIndex:
+    """The index of a zstd file of ``file_size`` bytes (see the module's doc).
+    ``read_many`` reads the pieces that check a table's entries (default:
+    one ``read_at`` each)."""
+    if read_many is None:
+
+        def read_many(pieces: list[tuple[int, int]]) -> list[bytes]:
+            return [read_at(offset, length) if length else b"" for offset, length in pieces]
+
     tables: list[SeekTable] = []
     end = file_size
     while end > 0:
@@ -272,13 +354,21 @@ def build_index(read_at: ReadAt, file_size: int) -> FrameIndex:
     if end > 0:
         sources.append("headers")
     position = frames[-1].start + frames[-1].length if frames else 0
+    # Every frame and table before the first table's frames: the numbering's start.
+    index = _frame_count(read_at, 0, end) if end > 0 else 0
     for table in tables:
-        offset = table.data_start
-        for compressed, decompressed, checksum in table.entries:
-            if decompressed > 0:
-                frames.append(Frame(offset, compressed, position, decompressed, checksum))
-            position += decompressed
-            offset += compressed
+        described, position = _table_frames(table, read_many, index, position)
+        frames += described
+        index += len(table.entries) + 1  # and the table's own frame
     if tables:
         sources.append("seek-table" if len(tables) == 1 else "seek-tables")
     return FrameIndex(frames, "+".join(sources) or "empty")
+
+
+def _frame_count(read_at: ReadAt, start: int, end: int) -> int:
+    """How many frames (skippable ones too) lie from ``start`` to ``end``."""
+    count, offset = 0, start
+    while offset < end:
+        offset += walk_frame(read_at, offset, end)[0]
+        count += 1
+    return count

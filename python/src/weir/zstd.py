@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import bisect
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from weir.frames import Frame
 
 if sys.version_info >= (3, 14):
     from compression.zstd import ZstdDecompressor, ZstdError
@@ -18,24 +22,22 @@ else:
 __all__ = ["FrameDecoding", "ZstdError", "measure_frame"]
 
 
-def measure_frame(data: bytes) -> int:
+def measure_frame(data: bytes, where: str = "a zstd frame") -> int:
     """The content size of the one frame ``data`` holds, by decoding it in
-    pieces of 1 MiB (the frame may be far larger than memory allows twice)."""
+    pieces of 1 MiB (the frame may be far larger than memory allows twice);
+    ``where`` names the frame in errors (``frame N at offset O``)."""
     from weir.frames import FormatError
 
     decompressor = ZstdDecompressor()
     total = 0
     try:
-        total += len(decompressor.decompress(data, 1 << 20))
-        while not decompressor.eof:
-            piece = decompressor.decompress(b"", 1 << 20)
-            if not piece and decompressor.needs_input:
-                break  # cut short: nothing more to decode
-            total += len(piece)
+        total += len(decompressor.decompress(data, _PIECE))
+        while not decompressor.eof and not decompressor.needs_input:
+            total += len(decompressor.decompress(b"", _PIECE))
     except ZstdError as error:
-        raise FormatError(f"a zstd frame does not decode: {error}") from error
+        raise FormatError(f"{where} does not decode: {error}") from error
     if not decompressor.eof:
-        raise FormatError("a zstd frame is cut short")
+        raise FormatError(f"{where} is cut short")
     return total
 
 
@@ -46,26 +48,30 @@ _PIECE = 1 << 20
 
 
 class FrameDecoding:
-    """One frame decoded as far as reads have needed, and no further: a read
-    at the start of a frame does not pay for its end, and the next read of
-    the same frame goes on where the last stopped. The frame's checksum and
-    size are checked when its end is reached. The content is kept in the
-    pieces libzstd returned, never copied into one buffer (8 MiB copied per
-    frame cost as much as a third of decoding it)."""
+    """One frame, decoded whole at its first read and checked before any of
+    its bytes is returned: it must end exactly at the end of its compressed
+    bytes, its checksum (when it stores one) must match, which libzstd
+    checks as it reads the frame's last bytes, and it must decode to the
+    size its index gives, a byte more or fewer fails. So no byte a check has
+    not passed reaches the caller, and no read joins bytes across a frame
+    boundary that a lying seek table put in the wrong place. The content is
+    kept in the pieces libzstd returned, never copied into one buffer (8 MiB
+    copied per frame cost as much as a third of decoding it)."""
 
-    def __init__(self, data: bytes, length: int, offset: int) -> None:
+    def __init__(self, data: bytes, frame: Frame) -> None:
         self._data = data
-        self._decompressor = ZstdDecompressor()
-        self._fed = False
+        self._frame = frame
         self._pieces: list[bytes] = []
         self._starts: list[int] = []
+        self._checked = False
         self.decoded = 0
-        self.length = length
-        self.offset = offset
+        self.length = frame.length
+        self.offset = frame.offset
 
     def read(self, start: int, end: int) -> bytes:
-        """Content bytes ``[start, end)``, decoding as far as ``end``."""
-        self._decode_to(end)
+        """Content bytes ``[start, end)`` (the whole frame is decoded first)."""
+        if not self._checked:
+            self._decode()
         first = max(0, bisect.bisect_right(self._starts, start) - 1)
         parts = []
         for index in range(first, len(self._pieces)):
@@ -77,33 +83,35 @@ class FrameDecoding:
             parts.append(piece if (low, high) == (0, len(piece)) else piece[low:high])
         return parts[0] if len(parts) == 1 else b"".join(parts)
 
-    def _decode_to(self, end: int) -> None:
+    def _decode(self) -> None:
         from weir.frames import FormatError
 
-        end = min(end, self.length)
+        frame, where = self._frame, self._frame.where()
+        decompressor = ZstdDecompressor()
+        pieces, starts, total = [], [], 0
         try:
-            while self.decoded < end:
-                want = min(end - self.decoded, _PIECE)
-                piece = self._decompressor.decompress(b"" if self._fed else self._data, want)
-                self._fed = True
-                if not piece and (self._decompressor.eof or self._decompressor.needs_input):
+            piece = decompressor.decompress(self._data, _PIECE)
+            while True:
+                if total + len(piece) <= frame.length:
+                    starts.append(total)
+                    pieces.append(piece)
+                total += len(piece)  # past the size listed: counted, not kept
+                if decompressor.eof or decompressor.needs_input:
                     break
-                self._starts.append(self.decoded)
-                self._pieces.append(piece)
-                self.decoded += len(piece)
+                piece = decompressor.decompress(b"", _PIECE)
         except ZstdError as error:
-            raise FormatError(f"the zstd frame at offset {self.offset} does not decode: {error}") from error
-        if self.decoded < end or (self.decoded == self.length and not self._finish()):
+            raise FormatError(f"{where} does not decode: {error}") from error
+        if not decompressor.eof:
+            raise FormatError(f"{where} is cut short: its {frame.size} bytes end inside it")
+        if decompressor.unused_data:
             raise FormatError(
-                f"the zstd frame at offset {self.offset} decodes to {self.decoded} bytes where its index "
-                f"says {self.length}"
+                f"{where} ends {len(decompressor.unused_data)} bytes before the {frame.size} its index gives it"
             )
-
-    def _finish(self) -> bool:
-        """Whether the frame ends where its size says (libzstd checks the
-        checksum as it reads the frame's last bytes)."""
-        if not self._decompressor.eof and self._decompressor.decompress(b"", 1):
-            return False
-        if self._decompressor.eof:
-            self._data = b""
-        return self._decompressor.eof
+        if total != frame.length:
+            listed = {
+                "header": "its header declares",
+                "seek table entry": "its seek table entry lists",
+            }.get(frame.sized_by, "it decoded to when indexed (the file changed since)")
+            raise FormatError(f"{where} decodes to {total} bytes of content, but {listed} {frame.length}")
+        self._pieces, self._starts, self.decoded, self._data = pieces, starts, total, b""
+        self._checked = True

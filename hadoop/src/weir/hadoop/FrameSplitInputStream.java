@@ -1,5 +1,6 @@
 package weir.hadoop;
 
+import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdDecompressCtx;
 import com.github.luben.zstd.ZstdException;
 import com.github.luben.zstd.ZstdInputStreamNoFinalizer;
@@ -135,14 +136,22 @@ final class FrameSplitInputStream extends SplitCompressionInputStream {
             if (ctx == null) {
                 ctx = new ZstdDecompressCtx();
             }
+            // A header's size beats the table: a table that disagrees is refused.
+            long declared = declaredContentSize(compressed, (int) size);
+            if (declared >= 0 && declared != contentSize) {
+                throw tableMismatch(i, "the frame declares " + declared);
+            }
             int got;
             try {
                 got = ctx.decompressDirectByteBuffer(content, 0, (int) contentSize, compressed, 0, (int) size);
             } catch (ZstdException e) {
+                if (e.getErrorCode() == Zstd.errDstSizeTooSmall()) {
+                    throw tableMismatch(i, "the frame decodes to more");
+                }
                 throw damaged(i, e);
             }
             if (got != contentSize) {
-                throw damaged(i, new IOException("decoded " + got + " bytes where the seek table says " + contentSize));
+                throw tableMismatch(i, "the frame decodes to " + got);
             }
             content.limit(got);
         } else {
@@ -178,6 +187,37 @@ final class FrameSplitInputStream extends SplitCompressionInputStream {
             left -= n;
         }
         buffer.flip();
+    }
+
+    /**
+     * The content size the header of the zstd frame at the start of {@code frame} declares; -1 when
+     * it declares none, or the bytes are not a zstd frame header (decoding then says why).
+     */
+    static long declaredContentSize(ByteBuffer frame, int size) {
+        if (size < 6 || (frame.get(0) & 0xFF) != 0x28 || (frame.get(1) & 0xFF) != 0xB5
+                || (frame.get(2) & 0xFF) != 0x2F || (frame.get(3) & 0xFF) != 0xFD) {
+            return -1;
+        }
+        int descriptor = frame.get(4) & 0xFF;
+        int fcsFlag = descriptor >>> 6;
+        boolean singleSegment = (descriptor & 0x20) != 0;
+        int fcsBytes = new int[] {singleSegment ? 1 : 0, 2, 4, 8}[fcsFlag];
+        int at = 5 + (singleSegment ? 0 : 1) + new int[] {0, 1, 2, 4}[descriptor & 3];
+        if (fcsBytes == 0 || at + fcsBytes > size) {
+            return -1;
+        }
+        long value = 0;
+        for (int k = fcsBytes - 1; k >= 0; k--) {
+            value = value << 8 | (frame.get(at + k) & 0xFF);
+        }
+        return fcsBytes == 2 ? value + 256 : value;
+    }
+
+    /** The seek table's entry for block {@code i} does not match its frame: {@code what} the frame says. */
+    private IOException tableMismatch(int i, String what) {
+        return new IOException("weir-hadoop: " + name + ": the seek table does not match the frames: block " + i
+                + " of " + index.count() + " lists " + index.contentSizes[i] + " bytes of content, but " + what
+                + " (the zstd frame at offset " + index.offsets[i] + ")");
     }
 
     private IOException damaged(int block, Exception cause) {

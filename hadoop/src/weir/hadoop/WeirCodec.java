@@ -64,7 +64,7 @@ public final class WeirCodec implements SplittableCompressionCodec, Configurable
         }
         FileTail tail = FileTail.read(seekableIn, end);
         SeekIndex index = SeekIndex.read(tail, tail.length);
-        return new FrameSplitInputStream(seekableIn, seekableIn.toString(), index, start, end);
+        return new FrameSplitInputStream(seekableIn, StreamName.of(seekableIn), index, start, end);
     }
 
     @Override
