@@ -120,6 +120,22 @@ struct CompressCommandTests {
         #expect(widest.status == 0, "\(widest.stderr)")
     }
 
+    @Test("-q keeps warnings and hides the summary; -qq hides the warnings too, and the work is the same")
+    func quietWarnings() throws {
+        let scratch = Scratch()
+        let original = scratch.text("in", size: 10_000)
+        let warning = "warning: compression level 22 is above the maximum 19 without --ultra; using 19"
+        let quiet = try WeirProcess.run(["-q", "-22", "in", "-o", "q.zst"], in: scratch.url)
+        #expect(quiet.status == 0 && quiet.stderr.contains(warning), "\(quiet.stderr)")
+        #expect(!quiet.stderr.contains("q.zst)"), "\(quiet.stderr)")
+        for flags in [["-qq"], ["-q", "-q"]] {
+            let quieter = try WeirProcess.run(flags + ["-22", "in", "-o", "qq.zst", "-f"], in: scratch.url)
+            #expect(quieter.status == 0 && quieter.stderr.isEmpty, "\(flags): \(quieter.stderr)")
+            #expect(try scratch.zstd(["-dc", "qq.zst"]).stdout == original)
+            #expect(scratch.data("qq.zst") == scratch.data("q.zst"))
+        }
+    }
+
     @Test("-c writes to stdout; -o names the output; the last of -c and -o wins")
     func destinations() throws {
         let scratch = Scratch()
