@@ -27,6 +27,19 @@ struct ZstdParametersCommandTests {
         #expect(try scratch.zstd(["-dc", "l.zst"]).stdout == original)
     }
 
+    @Test("--zstd=ovlog=N is taken and changes nothing: weir's frames do not overlap")
+    func overlapLogIgnored() throws {
+        let scratch = Scratch()
+        scratch.text("a", size: 3_000_000)
+        var outputs: [Data] = []
+        for list in ["--zstd=wlog=20", "--zstd=wlog=20,ovlog=9", "--zstd=overlapLog=1,wlog=20"] {
+            let run = try WeirProcess.run(["-q", "-f", "-T2", "-B1M", "a", "-o", "a.zst", list], in: scratch.url)
+            #expect(run.status == 0, "\(list): \(run.stderr)")
+            outputs.append(try #require(scratch.data("a.zst")))
+        }
+        #expect(Set(outputs).count == 1, "\(outputs.map(\.count))")
+    }
+
     @Test("a --zstd= list zstd refuses is refused (exit 1, no output)",
           arguments: ["--zstd=windowLog=21,", "--zstd=windowLo=21", "--zstd=windowLog=21,slog", "--zstd=strategy=10",
                       "--zstd=wlog=99"])
