@@ -120,6 +120,23 @@ struct CompressCommandTests {
         #expect(widest.status == 0, "\(widest.stderr)")
     }
 
+    @Test("--level N and --level=N are -N; above 19 without --ultra, lowered to it with a warning")
+    func levelFlag() throws {
+        let scratch = Scratch()
+        scratch.text("in", size: 300_000)
+        for (flags, name) in [(["-19"], "short.zst"), (["--level", "19"], "long.zst"), (["--level=19"], "equals.zst"),
+                              (["-3"], "three.zst")] {
+            let run = try WeirProcess.run(["-q", "-T1"] + flags + ["in", "-o", name], in: scratch.url)
+            #expect(run.status == 0, "\(flags): \(run.stderr)")
+        }
+        #expect(scratch.data("long.zst") == scratch.data("short.zst"))
+        #expect(scratch.data("equals.zst") == scratch.data("short.zst"))
+        #expect(scratch.data("three.zst") != scratch.data("short.zst"))
+        let above = try WeirProcess.run(["-T1", "--level", "20", "in", "-o", "above.zst"], in: scratch.url)
+        #expect(above.status == 0 && above.stderr.contains("level 20 is above the maximum 19"), "\(above.stderr)")
+        #expect(scratch.data("above.zst") == scratch.data("short.zst"))
+    }
+
     @Test("-q keeps warnings and hides the summary; -qq hides the warnings too, and the work is the same")
     func quietWarnings() throws {
         let scratch = Scratch()

@@ -172,6 +172,19 @@ struct RecursiveCommandTests {
         #expect(try Self.decodes(scratch, "t/a/b/f2.zst", to: "t/a/b/f2"))
     }
 
+    @Test("--filelist is repeatable: the files of every list are processed, as zstd")
+    func fileLists() throws {
+        let scratch = try Self.trees()
+        for side in ["w", "z"] {
+            try Data("t/a/f1\n".utf8).write(to: URL(fileURLWithPath: scratch.path("\(side)/one")))
+            try Data("t/a/b/f2\nt/.hidden\n".utf8).write(to: URL(fileURLWithPath: scratch.path("\(side)/two")))
+        }
+        try Self.compare(scratch, ["-q", "--filelist", "one", "--filelist=two"])
+        for name in ["t/a/f1", "t/a/b/f2", "t/.hidden"] {
+            #expect(try Self.decodes(scratch, name + ".zst", to: name), "\(name)")
+        }
+    }
+
     @Test("-r on empty folders does nothing and does not read stdin, as zstd")
     func emptyFolders() throws {
         let scratch = try Self.trees()
