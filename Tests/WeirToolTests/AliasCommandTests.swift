@@ -77,6 +77,17 @@ struct AliasCommandTests {
         #expect(try scratch.zstd(["-dc", "bare.zst"]).stdout == original)
     }
 
+    @Test("from a pipe too, every frame of a multi-frame output declares its size: zstd -l gives the total")
+    func contentSizeFromPipe() throws {
+        let scratch = Scratch()
+        let original = scratch.text("in", size: 3_000_000)
+        let piped = try WeirProcess.shell("cat in | $WEIR -q -T2 -B1M -c > piped.zst", in: scratch.url)
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(try Self.frames("piped.zst", in: scratch) == 3)
+        #expect(try Self.listed("Decompressed Size:", file: "piped.zst", in: scratch)?.contains("(3000000 B)") == true)
+        #expect(try scratch.zstd(["-dc", "piped.zst"]).stdout == original)
+    }
+
     @Test("--stream-size: standard input of that size compresses; another size fails, as in zstd; named files ignore it")
     func streamSize() throws {
         let scratch = Scratch()
