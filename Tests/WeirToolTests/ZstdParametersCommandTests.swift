@@ -148,7 +148,8 @@ struct ZstdParametersCommandTests {
         for size in ["10", "63", "129K"] {
             let flag = "--target-compressed-block-size=\(size)"
             let refused = try WeirProcess.run([flag, "a", "-o", "b.zst"], in: scratch.url)
-            #expect(refused.status == 1 && refused.stderr.contains("--target-compressed-block-size"), "\(refused.stderr)")
+            #expect(refused.status == 1 && refused.stderr.contains("--target-compressed-block-size"),
+                    "\(refused.stderr)")
             #expect(try scratch.zstd([flag, "a", "-o", "z.zst"]).status != 0, "\(size)")
             #expect(!scratch.exists("b.zst"), "\(size)")
         }
