@@ -28,6 +28,19 @@ struct AdaptCommandTests {
         #expect(scratch.names.allSatisfy { !$0.hasSuffix(".resume") && !$0.hasSuffix(".part") }, "\(scratch.names)")
     }
 
+    @Test("with --format=gzip, xz, lz4 or lzma, --adapt changes nothing: the bytes of the same run without it",
+          arguments: ["gzip", "xz", "lz4", "lzma"])
+    func otherFormats(format: String) throws {
+        let scratch = Scratch()
+        scratch.text("in", size: 3_000_000)
+        for (flags, output) in [([String](), "plain"), (["--adapt=min=1,max=19"], "adapted")] {
+            let run = try WeirProcess.run(["-q", "-T2", "-B512K", "--format=\(format)"] + flags + ["in", "-o", output],
+                                          in: scratch.url)
+            #expect(run.status == 0, "\(flags): \(run.stderr)")
+        }
+        #expect(scratch.data("adapted") != nil && scratch.data("adapted") == scratch.data("plain"))
+    }
+
     @Test("a slow consumer raises the level above the first one (-v says so), never above max")
     func slowConsumer() throws {
         let scratch = Scratch()

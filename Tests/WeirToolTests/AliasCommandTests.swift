@@ -77,6 +77,17 @@ struct AliasCommandTests {
         #expect(try scratch.zstd(["-dc", "bare.zst"]).stdout == original)
     }
 
+    @Test("from a pipe too, every frame of a multi-frame output declares its size: zstd -l gives the total")
+    func contentSizeFromPipe() throws {
+        let scratch = Scratch()
+        let original = scratch.text("in", size: 3_000_000)
+        let piped = try WeirProcess.shell("cat in | $WEIR -q -T2 -B1M -c > piped.zst", in: scratch.url)
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(try Self.frames("piped.zst", in: scratch) == 3)
+        #expect(try Self.listed("Decompressed Size:", file: "piped.zst", in: scratch)?.contains("(3000000 B)") == true)
+        #expect(try scratch.zstd(["-dc", "piped.zst"]).stdout == original)
+    }
+
     @Test("--stream-size: standard input of that size compresses; another size fails, as in zstd; named files ignore it")
     func streamSize() throws {
         let scratch = Scratch()
@@ -173,6 +184,28 @@ struct AliasCommandTests {
         let train = try WeirProcess.run(["--train", "-B1K", "in", "-o", "dict"], in: scratch.url)
         #expect(train.status == 0, "\(train.stderr)")
         #expect(train.stderr.contains("from \((original.count + 1023) / 1024) samples"), "\(train.stderr)")
+    }
+
+    @Test("sizes take K, KB, KiB, M, MB, MiB, G, GB, GiB, all powers of 1024")
+    func sizeSuffixes() throws {
+        let scratch = Scratch()
+        let original = scratch.text("in", size: 3_100_000)
+        // 3.1 MB is 3 frames of 1 MiB, and would be 4 of 1,000,000 bytes.
+        for size in ["1048576", "1024K", "1024KB", "1024KiB", "1M", "1MB", "1MiB"] {
+            let run = try WeirProcess.run(["-q", "-f", "-B", size, "in", "-o", "in.zst"], in: scratch.url)
+            #expect(run.status == 0, "\(size): \(run.stderr)")
+            #expect(try Self.frames("in.zst", in: scratch) == 3, "\(size)")
+        }
+        #expect(try scratch.zstd(["-dc", "in.zst"]).stdout == original)
+        try scratch.zstd(["-q", "-19", "in", "-o", "z.zst"])
+        for size in ["64K", "64KB", "64KiB"] {
+            let run = try WeirProcess.run(["-t", "-M", size, "z.zst"], in: scratch.url)
+            #expect(run.status == 1 && run.stderr.contains("memory limit of 65536 bytes"), "\(size): \(run.stderr)")
+        }
+        for size in ["1G", "1GB", "1GiB"] {
+            let run = try WeirProcess.run(["-q", "-t", "-M", size, "z.zst"], in: scratch.url)
+            #expect(run.status == 0, "\(size): \(run.stderr)")
+        }
     }
 
     @Test("--format=zstd is accepted both ways; gzip, xz, lzma and lz4 are written (FormatsCommandTests), not with --verify")

@@ -120,6 +120,39 @@ struct CompressCommandTests {
         #expect(widest.status == 0, "\(widest.stderr)")
     }
 
+    @Test("--level N and --level=N are -N; above 19 without --ultra, lowered to it with a warning")
+    func levelFlag() throws {
+        let scratch = Scratch()
+        scratch.text("in", size: 300_000)
+        for (flags, name) in [(["-19"], "short.zst"), (["--level", "19"], "long.zst"), (["--level=19"], "equals.zst"),
+                              (["-3"], "three.zst")] {
+            let run = try WeirProcess.run(["-q", "-T1"] + flags + ["in", "-o", name], in: scratch.url)
+            #expect(run.status == 0, "\(flags): \(run.stderr)")
+        }
+        #expect(scratch.data("long.zst") == scratch.data("short.zst"))
+        #expect(scratch.data("equals.zst") == scratch.data("short.zst"))
+        #expect(scratch.data("three.zst") != scratch.data("short.zst"))
+        let above = try WeirProcess.run(["-T1", "--level", "20", "in", "-o", "above.zst"], in: scratch.url)
+        #expect(above.status == 0 && above.stderr.contains("level 20 is above the maximum 19"), "\(above.stderr)")
+        #expect(scratch.data("above.zst") == scratch.data("short.zst"))
+    }
+
+    @Test("-q keeps warnings and hides the summary; -qq hides the warnings too, and the work is the same")
+    func quietWarnings() throws {
+        let scratch = Scratch()
+        let original = scratch.text("in", size: 10_000)
+        let warning = "warning: compression level 22 is above the maximum 19 without --ultra; using 19"
+        let quiet = try WeirProcess.run(["-q", "-22", "in", "-o", "q.zst"], in: scratch.url)
+        #expect(quiet.status == 0 && quiet.stderr.contains(warning), "\(quiet.stderr)")
+        #expect(!quiet.stderr.contains("q.zst)"), "\(quiet.stderr)")
+        for flags in [["-qq"], ["-q", "-q"]] {
+            let quieter = try WeirProcess.run(flags + ["-22", "in", "-o", "qq.zst", "-f"], in: scratch.url)
+            #expect(quieter.status == 0 && quieter.stderr.isEmpty, "\(flags): \(quieter.stderr)")
+            #expect(try scratch.zstd(["-dc", "qq.zst"]).stdout == original)
+            #expect(scratch.data("qq.zst") == scratch.data("q.zst"))
+        }
+    }
+
     @Test("-c writes to stdout; -o names the output; the last of -c and -o wins")
     func destinations() throws {
         let scratch = Scratch()

@@ -77,6 +77,27 @@ struct FormatsCommandTests {
         #expect(try Self.sh(cat, scratch) == "same\n")
     }
 
+    @Test("an .lzma header asking for a 3 GiB dictionary is refused, naming the file, from a file and a pipe")
+    func lzmaDictionaryBeyondLimit() throws {
+        let scratch = Scratch()
+        scratch.text("in", size: 200_000)
+        _ = try Self.sh("xz -c --format=lzma in > a.lzma", scratch)
+        var bytes = try #require(scratch.data("a.lzma"))
+        // The header: a properties byte, then the dictionary size (little-endian), 3 GiB here.
+        for (index, byte) in [UInt8(0x00), 0x00, 0x00, 0xC0].enumerated() { bytes[1 + index] = byte }
+        try bytes.write(to: URL(fileURLWithPath: scratch.path("big.lzma")))
+        for flags in [["-d"], ["-t"], ["-dc"], ["-d", "-T1"]] {
+            let run = try WeirProcess.run(["-q"] + flags + ["big.lzma"], in: scratch.url)
+            #expect(run.status == 1 && run.stdout.isEmpty, "\(flags): \(run.stderr)")
+            #expect(run.stderr.hasPrefix("weir: big.lzma: "), "\(flags): \(run.stderr)")
+        }
+        let piped = try WeirProcess.shell("cat big.lzma | $WEIR -q -dc > out; echo \"status $?\" >&2", in: scratch.url)
+        #expect(piped.stderr.hasSuffix("status 1\n") && scratch.data("out")?.isEmpty == true, "\(piped.stderr)")
+        #expect(!scratch.exists("big") && scratch.names.filter { $0.hasPrefix(".") }.isEmpty, "\(scratch.names)")
+        // The same stream with its own 8 MiB dictionary decodes.
+        #expect(try WeirProcess.run(["-q", "-t", "a.lzma"], in: scratch.url).status == 0)
+    }
+
     /// Runs `checks` (commands joined by &&, each a cmp) on an `in` of `size` bytes.
     static func allSame(_ checks: [String], size: Int) throws {
         let scratch = Scratch()

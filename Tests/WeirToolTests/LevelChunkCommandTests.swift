@@ -33,4 +33,17 @@ struct LevelChunkCommandTests {
         #expect(two.status == 0, "\(two.stderr)")
         #expect(try Self.frames("12t.zst", in: scratch) == 2)
     }
+
+    @Test("two workers: from -17 a file under zstd -T's job (4 windows) stays one frame, as zstd -T2 keeps it")
+    func highLevelsKeepSmallFilesWhole() throws {
+        let scratch = Scratch()
+        scratch.text("in", size: 3_000_000)
+        for (level, count) in [("-16", 2), ("-17", 1)] {
+            let name = "l\(level.dropFirst()).zst"
+            let run = try WeirProcess.run(["-q", "-T2", level, "in", "-o", name], in: scratch.url)
+            #expect(run.status == 0, "\(level): \(run.stderr)")
+            #expect(try Self.frames(name, in: scratch) == count, "\(level)")
+            #expect(try scratch.zstd(["-dc", name]).stdout == scratch.data("in"))
+        }
+    }
 }

@@ -36,6 +36,20 @@ struct LongCommandTests {
         #expect(String(decoding: piped.stdout, as: UTF8.self) == "same\n", "\(piped.stderr)")
     }
 
+    @Test("a --long file's frames declare their size: stock zstd -d and weir -d decode them without --long")
+    func decodedWithoutLong() throws {
+        let scratch = Scratch()
+        let original = try Self.repeated(scratch)
+        for window in ["--long=27", "--long=30", "--long=31"] {
+            let run = try WeirProcess.run(["-q", "-f", "-T2", window, "in", "-o", "long.zst"], in: scratch.url)
+            #expect(run.status == 0, "\(window): \(run.stderr)")
+            let stock = try scratch.zstd(["-q", "-dc", "long.zst"])
+            #expect(stock.status == 0 && stock.stdout == original, "\(window): \(stock.stderr)")
+            let weir = try WeirProcess.run(["-q", "-dc", "long.zst"], in: scratch.url)
+            #expect(weir.status == 0 && weir.stdout == original, "\(window): \(weir.stderr)")
+        }
+    }
+
     @Test("--long alone is --long=27: a 128 MiB chunk for a stream, and a small file is one frame of its size")
     func defaultWindow() throws {
         let scratch = Scratch()

@@ -75,6 +75,30 @@ struct PatchFromCommandTests {
         }
     }
 
+    @Test("a patch against an OLD above 128 MiB decodes: the memory limit is raised to cover OLD, as zstd raises it")
+    func largeOld() throws {
+        let scratch = Scratch()
+        let made = try WeirProcess.shell("""
+            head -c 140000000 /dev/urandom > old && cp old new
+            printf 'EDIT' | dd of=new bs=1 seek=70000000 conv=notrunc status=none
+            $WEIR -q --patch-from=old new -o weir.zst && zstd -q --patch-from=old new -o zstd.zst
+            zstd -lv weir.zst zstd.zst 2>&1 | grep 'Window Size'
+            """, in: scratch.url, timeout: 300)
+        #expect(made.status == 0, "\(made.stderr)")
+        // Both patches need a window above libzstd's default limit of 128 MiB.
+        let windows = String(decoding: made.stdout, as: UTF8.self).split(separator: "\n").compactMap { line in
+            line.split(separator: "(").last.flatMap { Int($0.prefix { $0.isNumber }) }
+        }
+        #expect(windows.count == 2 && windows.allSatisfy { $0 > 128 << 20 }, "\(made.stdout)")
+        for patch in ["weir.zst", "zstd.zst"] {
+            let decoded = try WeirProcess.shell("""
+                $WEIR -q -d --patch-from=old \(patch) -o out && cmp out new && rm out
+                $WEIR -q -dc --patch-from=old \(patch) | cmp - new && echo same
+                """, in: scratch.url, timeout: 300)
+            #expect(String(decoding: decoded.stdout, as: UTF8.self) == "same\n", "\(patch): \(decoded.stderr)")
+        }
+    }
+
     @Test("OLD missing or a directory: exit 1, a message naming OLD, no output")
     func badOld() throws {
         let scratch = Scratch()

@@ -292,4 +292,25 @@ struct ProgressCommandTests {
         #expect(lines.last?.hasPrefix("2 files: ") == true)
         #expect(lines.allSatisfy { $0.contains(", cpu ") && $0.contains("peak memory") })
     }
+
+    @Test("many files compressed side by side: the summaries and --json objects come in the inputs' order")
+    func inputOrder() throws {
+        let scratch = Scratch()
+        // Large and small mixed, in no sorted order: the small ones finish first on the other workers.
+        let names = ["m", "k", "big", "c", "x", "a", "other", "b", "z", "y"]
+        for (index, name) in names.enumerated() {
+            let size = name == "big" || name == "other" ? 6_000_000 : 2_000 + index * 500
+            scratch.text(name, size: size, seed: UInt64(index))
+        }
+        let human = try WeirProcess.run(["-T2"] + names, in: scratch.url)
+        #expect(human.status == 0, "\(human.stderr)")
+        let summaries = human.stderr.split(separator: "\n").compactMap { line in
+            line.split(separator: ":").first.map(String.init)
+        }
+        #expect(summaries == names + ["\(names.count) files"], "\(human.stderr)")
+        let json = try WeirProcess.run(["--json", "-f", "-T2"] + names, in: scratch.url)
+        #expect(json.status == 0, "\(json.stderr)")
+        let inputs = try objects(json.stderr).compactMap { $0["input"] as? String }
+        #expect(inputs == names, "\(json.stderr)")
+    }
 }

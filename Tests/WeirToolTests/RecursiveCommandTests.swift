@@ -129,6 +129,29 @@ struct RecursiveCommandTests {
         #expect(scratch.data("w/back/mir/t/.hidden") == scratch.data("w/t/.hidden"))
     }
 
+    @Test("--output-dir-mirror creates the input's folders with their modes, as zstd")
+    func mirrorFolderModes() throws {
+        let scratch = try Self.trees()
+        for side in ["w", "z"] {
+            chmod(scratch.path("\(side)/t/a"), 0o750)
+            chmod(scratch.path("\(side)/t/a/b"), 0o705)
+        }
+        try Self.compare(scratch, ["-q", "-r", "t/a", "--output-dir-mirror", "mir"])
+        // The modes less the umask (read, not set: it is the process's), as mkdir(2) gives them.
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let umaskLine = try #require(status.split(separator: "\n").first { $0.hasPrefix("Umask:") })
+        let mask = try #require(mode_t(umaskLine.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8))
+        for side in ["w", "z"] {
+            for (folder, mode) in [("t/a", mode_t(0o750)), ("t/a/b", 0o705)] {
+                var info = stat()
+                #expect(stat(scratch.path("\(side)/mir/\(folder)"), &info) == 0, "\(side) \(folder)")
+                #expect(info.st_mode & 0o7777 == mode & ~mask,
+                        "\(side) \(folder): \(String(info.st_mode & 0o7777, radix: 8))")
+            }
+        }
+        #expect(try Self.decodes(scratch, "mir/t/a/b/f2.zst", to: "t/a/b/f2"))
+    }
+
     @Test("--output-dir-mirror refuses an input with a .. part (exit 1), as zstd")
     func mirrorRefusesParent() throws {
         let scratch = try Self.trees()
@@ -147,6 +170,19 @@ struct RecursiveCommandTests {
         #expect(scratch.exists("w/t/a/f1.zst") && !scratch.exists("w/t/a/b/f2.zst"))
         try Self.compare(scratch, ["-q", "-r", "--filelist", "dirs"])
         #expect(try Self.decodes(scratch, "t/a/b/f2.zst", to: "t/a/b/f2"))
+    }
+
+    @Test("--filelist is repeatable: the files of every list are processed, as zstd")
+    func fileLists() throws {
+        let scratch = try Self.trees()
+        for side in ["w", "z"] {
+            try Data("t/a/f1\n".utf8).write(to: URL(fileURLWithPath: scratch.path("\(side)/one")))
+            try Data("t/a/b/f2\nt/.hidden\n".utf8).write(to: URL(fileURLWithPath: scratch.path("\(side)/two")))
+        }
+        try Self.compare(scratch, ["-q", "--filelist", "one", "--filelist=two"])
+        for name in ["t/a/f1", "t/a/b/f2", "t/.hidden"] {
+            #expect(try Self.decodes(scratch, name + ".zst", to: name), "\(name)")
+        }
     }
 
     @Test("-r on empty folders does nothing and does not read stdin, as zstd")

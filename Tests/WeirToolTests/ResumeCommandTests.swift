@@ -94,6 +94,28 @@ struct ResumeCommandTests {
         #expect(both.stderr.contains("second 1"), "\(both.stderr)")
     }
 
+    @Test("--adapt, --rsyncable and --no-seek-table write no .part and no record; stopped, they keep nothing",
+          arguments: ["--adapt", "--rsyncable", "--no-seek-table"])
+    func notResumable(flag: String) throws {
+        let scratch = try Self.prepared()
+        // Once frames are written, the folder holds the hidden temporary (a resumable run writes its
+        // .part and record from the start); a checkpoint would come within 2 s, so it is stopped after.
+        let stopped = try WeirProcess.shell("""
+            \(Self.command) \(flag) & pid=$!
+            for i in $(seq 1200); do
+                [ "$(stat -c %s .weir-* in.zst.part 2>/dev/null | sort -n | tail -1)" -gt 0 ] 2>/dev/null && break
+                sleep 0.05
+            done
+            echo "during: $(ls -A | tr '\\n' ' ')" >&2
+            sleep 2.5; kill -TERM $pid; wait $pid; echo "status $?" >&2
+            """, in: scratch.url, timeout: 300)
+        let during = try #require(stopped.stderr.split(separator: "\n").first { $0.hasPrefix("during: ") })
+        #expect(during.contains(" .weir-") && !during.contains(".part"), "\(during)")
+        #expect(stopped.stderr.contains("status 143"), "\(stopped.stderr)")
+        #expect(!stopped.stderr.contains(".part"), "\(stopped.stderr)")
+        #expect(scratch.names == ["in", "ref.zst"], "\(scratch.names)")
+    }
+
     @Test("a run that does not resume removes an earlier run's .part and record of its output once written",
           arguments: ["--no-resume", "--adapt", "--rsyncable", "--no-seek-table"])
     func supersededPart(flag: String) throws {

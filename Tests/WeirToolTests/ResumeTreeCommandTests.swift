@@ -108,4 +108,22 @@ struct ResumeTreeCommandTests {
         #expect(forced.status == 0, "\(forced.stderr)")
         #expect(scratch.exists("t/one/sub/c.zst.zst"))
     }
+
+    @Test("--json: an input skipped as already compressed is one object with status skipped, and the run exits 0")
+    func skippedInJSON() throws {
+        let scratch = try Self.tree()
+        try FileManager.default.removeItem(atPath: scratch.path("t/two/big"))
+        let first = try WeirProcess.shell("$WEIR -q -r t", in: scratch.url)
+        #expect(first.status == 0, "\(first.stderr)")
+        let again = try WeirProcess.run(["--json", "-r", "t/one"], in: scratch.url)
+        #expect(again.status == 0, "\(again.stderr)")
+        let objects = try again.stderr.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+        }
+        let inputs = objects.filter { $0["total"] as? Bool != true }
+        #expect(inputs.compactMap { $0["input"] as? String }.sorted() == ["t/one/a", "t/one/b", "t/one/sub/c"],
+                "\(again.stderr)")
+        for object in inputs { #expect(object["status"] as? String == "skipped", "\(object)") }
+        #expect(!scratch.exists("t/one/a.zst.zst"))
+    }
 }

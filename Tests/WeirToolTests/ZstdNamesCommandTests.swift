@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// weir called by zstd's names (a link named zstd, unzstd, zstdcat, zcat, gzcat or
-/// zstdmt), side by side with the real zstd called by the same name.
+/// weir called by zstd's names (a link named zstd, unzstd, zstdcat, zcat, gzcat,
+/// zstdmt, or a format's: xz, unxz, lzma, unlzma, lz4, unlz4, gzip, gunzip), side by
+/// side with the real zstd called by the same name.
 @Suite("weir as zstd: its names, its environment, its links")
 struct ZstdNamesCommandTests {
     /// A link named `name` to weir and one to the real zstd, in two folders
@@ -49,6 +50,42 @@ struct ZstdNamesCommandTests {
         let back = try WeirProcess.run(["-q", "a.zst"], in: scratch.url, executable: unzstd.weir)
         #expect(back.status == 0, "\(back.stderr)")
         #expect(scratch.data("a") == original)
+    }
+
+    @Test("called xz, lzma, lz4 or gzip, and unxz, unlzma, unlz4 or gunzip, weir writes and reads what zstd does",
+          arguments: [("xz", "unxz", "xz", "xz -dc"), ("lzma", "unlzma", "lzma", "xz --format=lzma -dc"),
+                      ("lz4", "unlz4", "lz4", "lz4 -dc"), ("gzip", "gunzip", "gz", "gzip -dc")])
+    func formatNames(packer: String, unpacker: String, suffix: String, decoder: String) throws {
+        let scratch = Scratch()
+        let original = scratch.text("original", size: 300_000)
+        let packers = try Self.links(packer, in: scratch)
+        let unpackers = try Self.links(unpacker, in: scratch)
+        /// Every name in `side`, but the links.
+        func files(_ side: String) -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: scratch.path(side))) ?? [])
+                .filter { ![packer, unpacker].contains($0) }.sorted()
+        }
+        for side in ["w", "z"] {
+            _ = FileManager.default.createFile(atPath: scratch.path(side + "/a"), contents: original)
+        }
+        // Packing: the same files as zstd's (the input kept or removed as by its name), in the real format.
+        for (side, program) in [("w", packers.weir), ("z", packers.zstd)] {
+            let run = try WeirProcess.run(["-q", "a"], in: scratch.url.appendingPathComponent(side),
+                                          executable: program)
+            #expect(run.status == 0, "\(side) \(packer): \(run.stderr)")
+        }
+        #expect(files("w") == files("z") && files("w").contains("a.\(suffix)"), "\(files("w")) \(files("z"))")
+        let decoded = try WeirProcess.shell("\(decoder) w/a.\(suffix)", in: scratch.url)
+        #expect(decoded.status == 0 && decoded.stdout == original, "\(decoder): \(decoded.stderr)")
+        // Unpacking: the same files again, and the input's bytes.
+        for (side, program) in [("w", unpackers.weir), ("z", unpackers.zstd)] {
+            try? FileManager.default.removeItem(atPath: scratch.path(side + "/a"))
+            let run = try WeirProcess.run(["-q", "a.\(suffix)"], in: scratch.url.appendingPathComponent(side),
+                                          executable: program)
+            #expect(run.status == 0, "\(side) \(unpacker): \(run.stderr)")
+        }
+        #expect(files("w") == files("z") && files("w").contains("a"), "\(files("w")) \(files("z"))")
+        #expect(scratch.data("w/a") == original)
     }
 
     @Test("called as zstd, weir reads ZSTD_CLEVEL as zstd does (WEIR_CLEVEL wins); called as weir, it does not")

@@ -27,6 +27,19 @@ struct ZstdParametersCommandTests {
         #expect(try scratch.zstd(["-dc", "l.zst"]).stdout == original)
     }
 
+    @Test("--zstd=ovlog=N is taken and changes nothing: weir's frames do not overlap")
+    func overlapLogIgnored() throws {
+        let scratch = Scratch()
+        scratch.text("a", size: 3_000_000)
+        var outputs: [Data] = []
+        for list in ["--zstd=wlog=20", "--zstd=wlog=20,ovlog=9", "--zstd=overlapLog=1,wlog=20"] {
+            let run = try WeirProcess.run(["-q", "-f", "-T2", "-B1M", "a", "-o", "a.zst", list], in: scratch.url)
+            #expect(run.status == 0, "\(list): \(run.stderr)")
+            outputs.append(try #require(scratch.data("a.zst")))
+        }
+        #expect(Set(outputs).count == 1, "\(outputs.map(\.count))")
+    }
+
     @Test("a --zstd= list zstd refuses is refused (exit 1, no output)",
           arguments: ["--zstd=windowLog=21,", "--zstd=windowLo=21", "--zstd=windowLog=21,slog", "--zstd=strategy=10",
                       "--zstd=wlog=99"])
@@ -132,10 +145,20 @@ struct ZstdParametersCommandTests {
         #expect(full.count >= 7 && small.count > 4 * full.count, "\(full.count) blocks, then \(small.count)")
         #expect((small.max() ?? .max) < (full.max() ?? 0) / 4, "\(small.max() ?? 0) against \(full.max() ?? 0)")
         // Out of libzstd's bounds (64 to 128K), as in zstd: refused, nothing written.
-        let refused = try WeirProcess.run(["--target-compressed-block-size=10", "a", "-o", "b.zst"], in: scratch.url)
-        #expect(refused.status == 1 && refused.stderr.contains("--target-compressed-block-size"), "\(refused.stderr)")
-        #expect(try scratch.zstd(["--target-compressed-block-size=10", "a", "-o", "z.zst"]).status != 0)
-        #expect(!scratch.exists("b.zst"))
+        for size in ["10", "63", "129K"] {
+            let flag = "--target-compressed-block-size=\(size)"
+            let refused = try WeirProcess.run([flag, "a", "-o", "b.zst"], in: scratch.url)
+            #expect(refused.status == 1 && refused.stderr.contains("--target-compressed-block-size"),
+                    "\(refused.stderr)")
+            #expect(try scratch.zstd([flag, "a", "-o", "z.zst"]).status != 0, "\(size)")
+            #expect(!scratch.exists("b.zst"), "\(size)")
+        }
+        let edges = try WeirProcess.run(["-q", "-f", "--target-compressed-block-size=64", "a", "-o", "b.zst"],
+                                        in: scratch.url)
+        #expect(edges.status == 0, "\(edges.stderr)")
+        let top = try WeirProcess.run(["-q", "-f", "--target-compressed-block-size=128K", "a", "-o", "b.zst"],
+                                      in: scratch.url)
+        #expect(top.status == 0, "\(top.stderr)")
     }
 
     @Test("-lv's Window Size line is zstd's for the same file: weir's frames, zstd's stream from a pipe, --long")
