@@ -13,6 +13,9 @@ import Glibc
 ///   decoded and dropped, and reading stops after the last range. The ranges
 ///   must be in increasing order; one that ends past the content is an error
 ///   after the ranges before it were written.
+///
+/// An observer, if given, counts the bytes of the ranges as they are
+/// served, as taken and as written: a range's progress is that of its bytes.
 package enum RangeExtraction {
     /// A range as given: an `end` of nil is the end of the content.
     package struct Range: Sendable, Equatable {
@@ -41,7 +44,8 @@ package enum RangeExtraction {
 
     /// The ranges of the file at `path` to `output` (nil: decode only).
     package static func file(path: String, ranges: [Range], options: DecompressionOptions, output: Descriptor?,
-                             cancellation: Cancellation? = nil) throws(WeirError) -> Outcome {
+                             cancellation: Cancellation? = nil,
+                             observer: ProgressObserver? = nil) throws(WeirError) -> Outcome {
         let reader = try SeekableReader(path: path, options: options)
         let resolved = ranges.map { $0.start ..< max($0.start, $0.end ?? reader.count) }
         if let past = resolved.first(where: { $0.upperBound > reader.count }) {
@@ -57,6 +61,8 @@ package enum RangeExtraction {
                     }
                     try sink?.write(piece)
                     outcome.bytesOut += piece.count
+                    observer?.bytesRead(piece.count)
+                    observer?.bytesWritten(piece.count)
                 }
             }
             try sink?.finish()
@@ -71,7 +77,8 @@ package enum RangeExtraction {
     /// The ranges of the stream `input` to `output` (nil: decode only), in
     /// one pass; `ranges` must be in increasing order.
     package static func stream(input: Descriptor, ranges: [Range], options: DecompressionOptions, output: Descriptor?,
-                               cancellation: Cancellation? = nil) throws(WeirError) -> Outcome {
+                               cancellation: Cancellation? = nil,
+                               observer: ProgressObserver? = nil) throws(WeirError) -> Outcome {
         let inputName = input.path
         let context = try DecompressionContext(
             windowLogMax: options.windowLimit.logMax, verifyChecksum: options.verifyChecksum,
@@ -101,8 +108,11 @@ package enum RangeExtraction {
                         var start = produced
                         try decoder.decode(UnsafeRawBufferPointer(rebasing: all[0 ..< got]), into: &scratch) {
                             piece throws(WeirError) in
+                            let served = outcome.bytesOut
                             try serve(piece, at: start, ranges: ranges, current: &current, sink: sink,
                                       outcome: &outcome)
+                            observer?.bytesRead(outcome.bytesOut - served)
+                            observer?.bytesWritten(outcome.bytesOut - served)
                             start += piece.count
                             return current < ranges.count
                         }
