@@ -41,6 +41,13 @@ let package = Package(
             pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"])]
         ),
+        // XXH64 (Debian's libxxhash-dev): resume checks the kept frames at
+        // hash speed against their content checksums (PartialOutputCheck).
+        .systemLibrary(
+            name: "CXXHash",
+            pkgConfig: "libxxhash",
+            providers: [.apt(["libxxhash-dev"])]
+        ),
         // The other formats zstd reads and writes (--format=, .gz .xz .lzma
         // .lz4 by magic): libdeflate, ISA-L, zlib, liblz4, liblzma (Sources/Weir/Formats).
         .systemLibrary(
@@ -59,7 +66,7 @@ let package = Package(
         .target(
             name: "Weir",
             dependencies: [
-                "CZstd", "CFormats", "CSupport", .product(name: "DequeModule", package: "swift-collections"),
+                "CZstd", "CXXHash", "CFormats", "CSupport", .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),

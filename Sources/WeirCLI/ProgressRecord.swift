@@ -10,14 +10,29 @@ import Weir
 /// Every key is always present, `null` where it is not known: `total_bytes`,
 /// `percent` and `eta_seconds` without a known input size (a pipe without
 /// `--size-hint`), `bytes_per_second` before any time passed, `level` when
-/// not compressing. `frames` counts frames written when compressing,
-/// frames decoded when decompressing or testing. Names are written as
-/// ``JSONRecord`` writes them (non-UTF-8 bytes kept, losslessly).
+/// not compressing, `status` before the end. `frames` counts frames written
+/// when compressing, frames decoded when decompressing or testing. Names are
+/// written as ``JSONRecord`` writes them (non-UTF-8 bytes kept, losslessly).
+///
+/// `percent` reads 100 only in the `end` of a file that succeeded: while
+/// the work goes on, and in the `end` of a file that failed, it stays below
+/// (at most 99.9), even when the input outgrew a `--size-hint` (it then
+/// waits at 99.9, `eta_seconds` null); that `end` gives the true size as
+/// `total_bytes`. Errors and warnings are ``MessageRecord`` lines.
 package struct ProgressRecord: Encodable, Equatable, Sendable {
     /// `"progress"` while the file is worked on, `"end"` once it is done.
     package enum Event: String, Encodable, Sendable {
         case progress
         case end
+    }
+
+    /// How a file ended (`end` only), in ``JSONRecord``'s words: `"ok"`,
+    /// `"error"` (an error record follows), or `"skipped"` (its output
+    /// already is its finished compression).
+    package enum Status: String, Encodable, Sendable {
+        case ok
+        case error
+        case skipped
     }
 
     package var event: Event
@@ -37,7 +52,8 @@ package struct ProgressRecord: Encodable, Equatable, Sendable {
     package var bytesOut: Int
     /// The input's size, when known (a regular file, or `--size-hint`).
     package var totalBytes: Int?
-    /// 100 × bytes_in / total_bytes, 0 … 100; never goes back.
+    /// 100 × bytes_in / total_bytes, 0 … 100; never goes back; 100 only in
+    /// the `end` of a file that succeeded.
     package var percent: Double?
     /// Input bytes per second over the last seconds.
     package var bytesPerSecond: Double?
@@ -49,6 +65,11 @@ package struct ProgressRecord: Encodable, Equatable, Sendable {
     package var level: Int?
     /// Frames written so far (decoding: decoded).
     package var frames: Int?
+    /// How the file ended; nil before the end.
+    package var status: Status?
+
+    /// The highest `percent` before a file ends well.
+    package static let unfinishedPercent = 99.9
 
     /// The record of `meter`'s state now.
     ///
@@ -56,7 +77,9 @@ package struct ProgressRecord: Encodable, Equatable, Sendable {
     ///   - input: the name as JSON gives it (`"-"` for standard input).
     ///   - level: the level now, compressing; nil otherwise.
     ///   - frames: frames written so far (decoding: decoded).
-    package init(event: Event, meter: ProgressMeter, input: String, level: Int?, frames: Int?) {
+    ///   - status: how the file ended (an `end` record); nil before.
+    package init(event: Event, meter: ProgressMeter, input: String, level: Int?, frames: Int?,
+                 status: Status? = nil) {
         self.event = event
         operation = meter.mode
         self.input = input
@@ -66,7 +89,17 @@ package struct ProgressRecord: Encodable, Equatable, Sendable {
         bytesRead = max(meter.received, meter.bytesIn)
         bytesOut = meter.bytesOut
         totalBytes = meter.total
-        percent = meter.fraction.map { min(100, $0 * 100) }
+        self.status = event == .end ? status ?? .ok : nil
+        if let total = meter.total {
+            if self.status == .ok {
+                // Done: all of it, whatever the hint said.
+                percent = 100
+                totalBytes = max(total, meter.bytesIn)
+            } else {
+                let fraction = total > 0 ? Double(meter.bytesIn) / Double(total) : 0
+                percent = min(Self.unfinishedPercent, fraction * 100)
+            }
+        }
         bytesPerSecond = meter.speed
         etaSeconds = meter.eta
         seconds = meter.seconds
@@ -75,7 +108,7 @@ package struct ProgressRecord: Encodable, Equatable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case event, operation, input, file, files, seconds, level, frames, percent
+        case event, operation, input, file, files, seconds, level, frames, percent, status
         case bytesIn = "bytes_in", bytesRead = "bytes_read", bytesOut = "bytes_out", totalBytes = "total_bytes"
         case bytesPerSecond = "bytes_per_second", etaSeconds = "eta_seconds"
     }
@@ -97,12 +130,13 @@ package struct ProgressRecord: Encodable, Equatable, Sendable {
         try container.encode(seconds, forKey: .seconds)
         try container.encode(level, forKey: .level)
         try container.encode(frames, forKey: .frames)
+        try container.encode(status, forKey: .status)
     }
 
     /// Every key a record has, in the order written (`man weir` lists them).
     package static let keys = [
         "event", "operation", "input", "file", "files", "bytes_in", "bytes_read", "bytes_out", "total_bytes",
-        "percent", "bytes_per_second", "eta_seconds", "seconds", "level", "frames",
+        "percent", "bytes_per_second", "eta_seconds", "seconds", "level", "frames", "status",
     ]
 
     /// The record as one line of JSON, without the newline.

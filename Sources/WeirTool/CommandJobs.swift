@@ -45,8 +45,8 @@ final class CommandJobs: JobSchedulerDelegate {
         reporter.started(job, file: index + 1)
     }
 
-    func jobEnded() {
-        reporter.endProgress()
+    func jobEnded(succeeded: Bool) {
+        reporter.endProgress(succeeded ? .ok : .error)
     }
 
     func report(_ index: Int, made: Result<FileJob, WeirError>, outcome: FileJob.Outcome) {

@@ -83,13 +83,14 @@ final class ProgressDisplay: Sendable {
     }
 
     /// Stops the observer, draws the line once more with its final totals
-    /// (100% when the whole input was taken), then takes it away.
-    func end() {
+    /// (100% when the whole input was taken; in JSON, the `end` record with
+    /// `status`), then takes it away.
+    func end(status: ProgressRecord.Status = .ok) {
         let last = observer.withLock { observer in
             defer { observer = nil }
             return observer
         }?.finish()
-        if let last { draw(last, event: .end) }
+        if let last { draw(last, event: .end, status: status) }
         clear(stopping: false)
     }
 
@@ -122,14 +123,15 @@ final class ProgressDisplay: Sendable {
     }
 
     /// On the observer's queue (and once from ``end()``).
-    private func draw(_ totals: ProgressObserver.Totals, event: ProgressRecord.Event = .progress) {
+    private func draw(_ totals: ProgressObserver.Totals, event: ProgressRecord.Event = .progress,
+                      status: ProgressRecord.Status? = nil) {
         lock.withLock { screen in
             guard var meter = screen.meter else { return }
             meter.update(totals)
             screen.meter = meter
             if json {
                 let record = ProgressRecord(event: event, meter: meter, input: screen.jsonName, level: screen.level,
-                                            frames: totals.frames)
+                                            frames: totals.frames, status: status)
                 StandardError.write(record.line() + "\n")
                 return
             }

@@ -76,9 +76,10 @@ final class RunReporter {
         }
     }
 
-    /// Takes the progress line away: its file is done, its report may come later.
-    func endProgress() {
-        console.progress?.end()
+    /// Takes the progress line away: its file is done (`status` says how),
+    /// its report may come later.
+    func endProgress(_ status: ProgressRecord.Status = .ok) {
+        console.progress?.end(status: status)
         levelsOnly?.finish()
         levelsOnly = nil
     }
@@ -86,14 +87,19 @@ final class RunReporter {
     /// Ends the progress line, then reports a success: its warnings (in its
     /// JSON object with `--json`), then its summary.
     func succeeded(_ job: FileJob, _ statistics: Statistics) {
-        endProgress()
+        endProgress(.ok)
         totals.add(job, statistics)
         switch format {
         case .human:
             console.staleTemporaries()
-            for warning in statistics.warnings { console.warning(warning, file: job.inputName) }
+            for warning in statistics.warnings { console.warning(warning, file: job.inputName, input: job.input) }
             console.summary(job: job, statistics: statistics)
-        case .json: console.json(JSONRecord(job: job, statistics: statistics))
+        case .json:
+            // The progress stream tells its warnings as events too.
+            if console.events {
+                for warning in statistics.warnings { console.warning(warning, file: job.inputName, input: job.input) }
+            }
+            console.json(JSONRecord(job: job, statistics: statistics))
         }
     }
 
@@ -102,13 +108,15 @@ final class RunReporter {
     ///
     /// - Parameter quietPipe: a closed downstream pipe with -q: no message.
     func failed(input: String, job: FileJob?, error: WeirError, quietPipe: Bool) {
-        endProgress()
+        endProgress(.error)
         totals.addFailure()
         switch format {
         case .human:
             console.staleTemporaries()
-            if !quietPipe { console.error(CommandHint.message(for: error)) }
+            if !quietPipe { console.error(CommandHint.message(for: error), input: input) }
         case .json:
+            // The progress stream tells its errors as events too.
+            if console.events { console.error(CommandHint.message(for: error), input: input) }
             var statistics = Statistics()
             statistics.peakResidentBytes = ResourceUsage.current().peakResidentBytes
             if let job {
@@ -126,10 +134,10 @@ final class RunReporter {
     /// its output is already its finished compression (`error` says so,
     /// hidden by -q; with `--json`, an object whose status is `"skipped"`).
     func skipped(input: String, error: WeirError) {
-        console.progress?.end()
+        console.progress?.end(status: .skipped)
         switch format {
         case .human:
-            if console.quietness == 0 { console.write("weir: \(CommandHint.message(for: error))\n") }
+            if console.quietness == 0 { console.note(CommandHint.message(for: error), input: input) }
         case .json:
             var record = JSONRecord(operation: totals.operation, input: input, output: nil, statistics: Statistics(),
                                     level: compression?.level, chunkBytes: compression?.chunkSize)

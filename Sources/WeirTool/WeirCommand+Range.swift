@@ -42,6 +42,14 @@ extension WeirCommand {
         let signals = SignalHandler(console: console)
         signals.install()
         defer { signals.uninstall() }
+        // Under --progress=json, the records of the bytes of the ranges (their
+        // sum is the total when every range has an end).
+        let total = ranges.allSatisfy { $0.end != nil }
+            ? ranges.reduce(0) { $0 + ($1.end ?? $1.start) - $1.start } : nil
+        let observer = console.events
+            ? console.progress?.begin(name: FileName.displayed(inputName), file: 1, files: 1, total: total,
+                                      mode: testing ? .test : .decompress, jsonName: input)
+            : nil
         let start = ResourceUsage.current()
         let began = DispatchTime.now().uptimeNanoseconds
         let outcome: RangeExtraction.Outcome
@@ -52,11 +60,13 @@ extension WeirCommand {
                 && !InputKind.sizeIsUntrusted(path: input)
             if isFile {
                 outcome = try RangeExtraction.file(path: input, ranges: ranges, options: options, output: output,
-                                                   cancellation: signals.cancellation)
+                                                   cancellation: signals.cancellation, observer: observer)
             } else {
                 guard list.isAscending else {
+                    console.progress?.end(status: .error)
                     console.error(
-                        "\(FileName.displayed(inputName)): from a stream, the ranges must be in increasing order")
+                        "\(FileName.displayed(inputName)): from a stream, the ranges must be in increasing order",
+                        input: input)
                     return 1
                 }
                 let stream: Descriptor
@@ -66,21 +76,24 @@ extension WeirCommand {
                     do throws(WeirError) {
                         stream = try Descriptor.openForReading(input)
                     } catch {
-                        console.error(CommandHint.message(for: error))
+                        console.progress?.end(status: .error)
+                        console.error(CommandHint.message(for: error), input: input)
                         return 1
                     }
                 }
                 defer { if standardInput == nil { stream.close() } }
                 outcome = try RangeExtraction.stream(input: stream, ranges: ranges, options: options, output: output,
-                                                     cancellation: signals.cancellation)
+                                                     cancellation: signals.cancellation, observer: observer)
             }
             try file?.commit(copying: nil, sync: !outputFlags.noSync)
         } catch {
             file?.discard()
             if let signal = signals.received { return 128 + signal }
-            console.error(CommandHint.message(for: error))
+            console.progress?.end(status: .error)
+            console.error(CommandHint.message(for: error), input: input)
             return 1
         }
+        console.progress?.end(status: .ok)
         for warning in outcome.warnings { console.warning(warning, file: input) }
         if messageFlags.json {
             var statistics = Statistics()

@@ -152,10 +152,10 @@ struct WeirCommand: ParsableCommand {
         let inputs = gathered.names
         let console = Console(quietness: messageFlags.quiet, verbosity: messageFlags.verbose,
                               progress: showsProgress(inputs) ? ProgressDisplay(json: facts.progressJSON) : nil,
-                              summaries: showsSummaries(inputs))
+                              summaries: showsSummaries(inputs), events: facts.progressJSON)
         // zstd's notes about skipped links are hidden by -q.
         if messageFlags.quiet == 0 { for warning in gathered.warnings { console.warning(warning) } }
-        for error in gathered.errors { console.error(CommandHint.message(for: error)) }
+        for error in gathered.errors { console.error(CommandHint.message(for: error), input: error.path) }
         let failed = !gathered.errors.isEmpty
         if gathered.onlyLinks { return 1 }
         // As zstd, training on folders with no file fails for want of samples.

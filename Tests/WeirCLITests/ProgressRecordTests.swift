@@ -30,7 +30,7 @@ struct ProgressRecordTests {
         #expect(object["level"] as? Int == 19 && object["frames"] as? Int == 1)
     }
 
-    @Test("no total: null percent, total and ETA; decompressing: null level, frames decoded; a wrong hint shows no percent")
+    @Test("no total: null percent, total and ETA; decompressing: null level, frames decoded")
     func unknown() throws {
         var piped = ProgressMeter(name: "(stdin)", total: nil, mode: .compress)
         piped.update(bytesIn: 5, bytesOut: 1, seconds: 1)
@@ -44,9 +44,24 @@ struct ProgressRecordTests {
         let decoded = try parsed(ProgressRecord(event: .end, meter: decoding, input: "a.zst", level: 3, frames: 2))
         #expect(decoded["level"] is NSNull && decoded["frames"] as? Int == 2)
         #expect(decoded["percent"] as? Double == 100)
+    }
 
+    @Test("a hint passed: percent waits below 100, then the end gives 100 and the true size; a failure never 100")
+    func outcome() throws {
         var hinted = ProgressMeter(name: "(stdin)", total: 10, mode: .compress)
         hinted.update(bytesIn: 11, bytesOut: 1, seconds: 1)
-        #expect(try parsed(ProgressRecord(event: .progress, meter: hinted, input: "-", level: 3, frames: 0))["percent"] is NSNull)
+        let running = try parsed(ProgressRecord(event: .progress, meter: hinted, input: "-", level: 3, frames: 0))
+        #expect(running["percent"] as? Double == ProgressRecord.unfinishedPercent)
+        #expect(running["status"] is NSNull && running["eta_seconds"] is NSNull)
+        let ended = try parsed(ProgressRecord(event: .end, meter: hinted, input: "-", level: 3, frames: 1))
+        #expect(ended["percent"] as? Double == 100 && ended["total_bytes"] as? Int == 11)
+        #expect(ended["status"] as? String == "ok")
+
+        var whole = ProgressMeter(name: "a.zst", total: 10, mode: .decompress)
+        whole.update(bytesIn: 10, bytesOut: 40, seconds: 1)
+        let failed = try parsed(ProgressRecord(event: .end, meter: whole, input: "a.zst", level: nil, frames: 2,
+                                               status: .error))
+        #expect(failed["status"] as? String == "error")
+        #expect((failed["percent"] as? Double ?? 100) < 100)
     }
 }

@@ -100,7 +100,7 @@ struct ManualTests {
         // --progress=json: every key a record has (ProgressJSONCommandTests reads them from a run).
         let progress = try #require(page.range(of: "\n.Sh PROGRESS FOR PROGRAMS\n"), "no PROGRESS FOR PROGRAMS section")
         let section = page[progress.upperBound...].components(separatedBy: "\n.Sh ").first ?? ""
-        for key in ProgressJSONCommandTests.keys {
+        for key in ProgressJSONCommandTests.keys + ProgressJSONCommandTests.messageKeys {
             #expect(section.contains(".Dq \(key)"), "man weir does not list the --progress=json key \(key)")
         }
     }

@@ -7,7 +7,9 @@ import Testing
 struct ProgressJSONCommandTests {
     /// Every key of a record (man weir lists each: ManualTests).
     static let keys = ["event", "operation", "input", "file", "files", "bytes_in", "bytes_read", "bytes_out", "total_bytes",
-                       "percent", "bytes_per_second", "eta_seconds", "seconds", "level", "frames"]
+                       "percent", "bytes_per_second", "eta_seconds", "seconds", "level", "frames", "status"]
+    /// Every key of an error, warning or note (man weir lists them).
+    static let messageKeys = ["event", "input", "message", "status"]
 
     /// Every line of `stderr` as a JSON object; a line that is not one fails the test.
     func objects(_ stderr: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [[String: Any]] {
@@ -21,7 +23,9 @@ struct ProgressJSONCommandTests {
     /// on: every key, progress records then one end, never going back.
     func records(of input: String, in objects: [[String: Any]],
                  sourceLocation: SourceLocation = #_sourceLocation) -> [[String: Any]] {
-        let mine = objects.filter { $0["event"] != nil && $0["input"] as? String == input }
+        let mine = objects.filter {
+            ["progress", "end"].contains($0["event"] as? String) && $0["input"] as? String == input
+        }
         for record in mine {
             #expect(Set(record.keys) == Set(Self.keys), "\(record)", sourceLocation: sourceLocation)
         }
@@ -64,12 +68,12 @@ struct ProgressJSONCommandTests {
         let midway = a.filter { ($0["percent"] as? Double).map { $0 > 0 && $0 < 100 } ?? false }
         #expect(midway.contains { $0["bytes_per_second"] is Double && $0["eta_seconds"] is Double }, "\(a)")
         // --json's statistics come on the same stream, each after its file's end record.
-        let statistics = objects.filter { $0["status"] != nil }
+        let statistics = objects.filter { $0["event"] == nil }
         #expect(statistics.map { $0["input"] as? String } == ["a", "b", nil])
         let endOfA = try #require(objects.firstIndex { $0["event"] as? String == "end" && $0["input"] as? String == "a" })
-        let statisticsOfA = try #require(objects.firstIndex { $0["status"] != nil && $0["input"] as? String == "a" })
+        let statisticsOfA = try #require(objects.firstIndex { $0["event"] == nil && $0["input"] as? String == "a" })
         #expect(endOfA < statisticsOfA)
-        #expect(objects.allSatisfy { $0["event"] != nil || $0["status"] != nil })
+        #expect(objects.allSatisfy { $0["event"] != nil || $0["bytes_in"] != nil })
     }
 
     @Test("a pipe without a size: total, percent and ETA are null; decompressing: no level, the frames decoded")
@@ -106,7 +110,7 @@ struct ProgressJSONCommandTests {
                                         in: scratch.url)
         #expect(run.status == 0, "\(run.stderr)")
         let objects = try self.objects(run.stderr)
-        let name = try #require(objects.first { $0["status"] != nil }?["input"] as? String)
+        let name = try #require(objects.first { $0["event"] == nil }?["input"] as? String)
         #expect(name.unicodeScalars.map(\.value) == [0x6E, 0x10FFFF], "\(name.unicodeScalars.map(\.value))")
         #expect(records(of: name, in: objects).last?["event"] as? String == "end")
 
@@ -142,5 +146,127 @@ struct ProgressJSONCommandTests {
             #expect(records.last?["bytes_in"] as? Int == size && (records.last?["frames"] as? Int ?? 0) >= 1,
                     "\(format): \(records.last ?? [:])")
         }
+    }
+
+    /// The end record of `input`, and its error records, checked: an error
+    /// says its message, input and exit status; the end says it failed and
+    /// never 100%.
+    func failure(of input: String, in objects: [[String: Any]], _ context: String,
+                 sourceLocation: SourceLocation = #_sourceLocation) {
+        let errors = objects.filter { $0["event"] as? String == "error" && $0["input"] as? String == input }
+        #expect(errors.count == 1, "\(context): \(input): \(objects)", sourceLocation: sourceLocation)
+        for error in errors {
+            #expect(Set(error.keys) == Set(Self.messageKeys), "\(error)", sourceLocation: sourceLocation)
+            #expect((error["message"] as? String ?? "").contains(input), "\(error)", sourceLocation: sourceLocation)
+            #expect(error["status"] as? Int == 1, "\(error)", sourceLocation: sourceLocation)
+        }
+        let ends = objects.filter { $0["event"] as? String == "end" && $0["input"] as? String == input }
+        for end in ends {
+            #expect(end["status"] as? String == "error", "\(context): \(end)", sourceLocation: sourceLocation)
+            #expect((end["percent"] as? Double).map { $0 < 100 } ?? true, "\(context): \(end)",
+                    sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("every line on stderr is JSON, -q or not: compress, -d, -t, -r, inputs missing and corrupt among others",
+          .timeLimit(.minutes(5)))
+    func onlyJSON() throws {
+        let scratch = Scratch()
+        scratch.text("a", size: 3_000_000)
+        scratch.text("b", size: 1_000_000, seed: 2)
+        #expect(try WeirProcess.run(["-q", "-B1M", "a", "-o", "good.zst"], in: scratch.url).status == 0)
+        // A flipped byte inside the second frame: the checksum or the block fails.
+        var bad = try #require(scratch.data("good.zst"))
+        bad[bad.count / 2] ^= 0xFF
+        try bad.write(to: URL(fileURLWithPath: scratch.path("bad.zst")))
+        try FileManager.default.createDirectory(atPath: scratch.path("tree"), withIntermediateDirectories: true)
+        scratch.text("tree/c", size: 500_000, seed: 3)
+        scratch.text("tree/d", size: 500_000, seed: 4)
+        let cases: [(arguments: [String], ok: [String], failed: [String])] = [
+            (["-f", "a"], ["a"], []),
+            (["-f", "a", "missing", "b"], ["a", "b"], ["missing"]),
+            (["-d", "-f", "good.zst", "bad.zst", "missing.zst", "-o", "out"], ["good.zst"], ["bad.zst", "missing.zst"]),
+            (["-d", "-f", "bad.zst", "good.zst"], ["good.zst"], ["bad.zst"]),
+            (["-t", "good.zst", "bad.zst", "missing.zst"], ["good.zst"], ["bad.zst", "missing.zst"]),
+            (["-r", "-f", "tree"], ["tree/c", "tree/d"], []),
+            (["--json", "-f", "a", "missing"], ["a"], ["missing"]),
+        ]
+        for (arguments, ok, failed) in cases {
+            for quiet in [[], ["-q"]] {
+                let all = quiet + ["--progress=json"] + arguments
+                let run = try WeirProcess.run(all, in: scratch.url)
+                #expect(run.status == (failed.isEmpty ? 0 : 1), "\(all): \(run.stderr)")
+                let objects = try self.objects(run.stderr)
+                #expect(!run.stderr.isEmpty && !run.stderr.contains("\nweir:") && !run.stderr.hasPrefix("weir:"),
+                        "\(all): \(run.stderr)")
+                for input in ok {
+                    let end = records(of: input, in: objects).last
+                    #expect(end?["status"] as? String == "ok" && end?["percent"] as? Double == 100, "\(all): \(input)")
+                }
+                for input in failed { failure(of: input, in: objects, "\(all)") }
+                #expect(objects.filter { $0["event"] as? String == "error" }.count == failed.count, "\(all)")
+            }
+        }
+    }
+
+    @Test("a warning is a JSON object naming its input: a kept .part that cannot be resumed")
+    func warnings() throws {
+        let scratch = Scratch()
+        scratch.text("a", size: 9_000_000)
+        scratch.text("a.zst.part", size: 100)
+        scratch.text(".a.zst.part.resume", size: 100)
+        let run = try WeirProcess.run(["--progress=json", "-B1M", "a"], in: scratch.url)
+        #expect(run.status == 0, "\(run.stderr)")
+        let objects = try self.objects(run.stderr)
+        let warning = try #require(objects.first { $0["event"] as? String == "warning" }, "\(run.stderr)")
+        #expect(Set(warning.keys) == Set(Self.messageKeys))
+        #expect(warning["input"] as? String == "a" && warning["status"] is NSNull, "\(warning)")
+        #expect((warning["message"] as? String ?? "").contains("was not resumed"), "\(warning)")
+        #expect(records(of: "a", in: objects).last?["status"] as? String == "ok")
+    }
+
+    @Test("-d and -t --range: records of the range's bytes, from a file and a pipe; a failure is an error record")
+    func ranges() throws {
+        let scratch = Scratch()
+        let original = scratch.text("a", size: 3_000_000)
+        #expect(try WeirProcess.run(["-q", "-B1M", "a", "-o", "a.zst"], in: scratch.url).status == 0)
+        let file = try WeirProcess.shell("$WEIR -d --progress=json --range=1000:+1500000 a.zst > part",
+                                         in: scratch.url)
+        #expect(file.status == 0, "\(file.stderr)")
+        #expect(scratch.data("part") == original.subdata(in: 1000 ..< 1_501_000))
+        let piped = try WeirProcess.shell("cat a.zst | $WEIR -t --progress=json --range=0:+1000,2000:+1000",
+                                          in: scratch.url)
+        #expect(piped.status == 0, "\(piped.stderr)")
+        for (run, input, total, operation) in [(file, "a.zst", 1_500_000, "decompress"), (piped, "-", 2000, "test")] {
+            let end = try #require(records(of: input, in: try objects(run.stderr)).last, "\(run.stderr)")
+            #expect(end["event"] as? String == "end" && end["status"] as? String == "ok", "\(end)")
+            #expect(end["operation"] as? String == operation, "\(end)")
+            #expect(end["total_bytes"] as? Int == total && end["bytes_out"] as? Int == total, "\(end)")
+            #expect(end["percent"] as? Double == 100, "\(end)")
+        }
+        let past = try WeirProcess.run(["-d", "--progress=json", "--range=2999000:+5000", "a.zst", "-c"],
+                                       in: scratch.url, stdoutPath: "/dev/null")
+        #expect(past.status == 1)
+        failure(of: "a.zst", in: try objects(past.stderr), "past the end")
+    }
+
+    @Test("a --size-hint below the true size: percent stays a number below 100, the end gives 100 and the true size")
+    func smallHint() throws {
+        let scratch = Scratch()
+        let original = scratch.text("a", size: 3_000_000)
+        let run = try WeirProcess.shell(
+            "cat a | WEIR_TEST_STEP_DELAY=0.05 $WEIR --progress=json --size-hint=1000000 -B512K -c > a.zst",
+            in: scratch.url, timeout: 120)
+        #expect(run.status == 0, "\(run.stderr)")
+        let records = self.records(of: "-", in: try objects(run.stderr))
+        #expect(records.contains { ($0["bytes_in"] as? Int ?? 0) > 1_000_000 && $0["event"] as? String == "progress" },
+                "\(records)")
+        for record in records.dropLast() {
+            let percent = record["percent"] as? Double
+            #expect(percent.map { $0 >= 0 && $0 < 100 } == true, "\(record)")
+        }
+        let end = try #require(records.last)
+        #expect(end["percent"] as? Double == 100 && end["status"] as? String == "ok", "\(end)")
+        #expect(end["total_bytes"] as? Int == original.count && end["bytes_in"] as? Int == original.count, "\(end)")
     }
 }

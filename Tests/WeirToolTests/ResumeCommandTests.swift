@@ -45,13 +45,20 @@ struct ResumeCommandTests {
             // Issue 49: one byte changed inside the first frame; bytes edited
             // with the modification time put back; a hard link to a file the
             // user keeps at the .part's name.
+            // (The kept frames are hashed: the .part's frame is not the one written.)
             ("b=$(od -An -tu1 -j5000 -N1 in.zst.part); printf \"\\\\$(printf %o $((255 - b)))\" | "
                 + "dd of=in.zst.part bs=1 seek=5000 conv=notrunc status=none", Self.command,
-             "its frame 0 does not decode to the input's bytes"),
+             "its frame 0 is not what its record says"),
             ("touch -r in stamp && printf 'EDIT' | dd of=in bs=1 seek=100 conv=notrunc status=none && touch -r stamp in",
              Self.command, "the input changed since it was written"),
             ("cp ref.zst keep && rm in.zst.part && ln keep in.zst.part", Self.command,
              "it has other links (it may be another file)"),
+            // Issue 59: the cause named, not another: the first frame's
+            // checksum altered in the record (no checkpoint matches what it
+            // covers); the input itself linked at the .part's name.
+            ("sed -i '0,/^frame /s/^frame \\([0-9]* [0-9]*\\) [0-9]*/frame \\1 12345/' .in.zst.part.resume",
+             Self.command, "its record was changed (a checkpoint does not match the lines before it)"),
+            ("rm in.zst.part && ln in in.zst.part", Self.command, "it is a hard link to the input"),
         ]
         for (prepare, command, reason) in cases {
             try Self.scenario.startsOver(scratch, prepare: prepare, command: command, reason: reason)

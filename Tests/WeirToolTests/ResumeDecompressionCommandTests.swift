@@ -44,6 +44,8 @@ struct ResumeDecompressionCommandTests {
              "its frame 0's content is not the input's"),
             // Issue 49: a hard link to a file the user keeps, put at the name.
             ("cp in keep && rm out.part && ln keep out.part", "it has other links (it may be another file)"),
+            // Issue 59: the input itself linked at the .part's name is named so.
+            ("rm out.part && ln in.zst out.part", "it is a hard link to the input"),
         ]
         for (prepare, reason) in cases {
             try Self.scenario.startsOver(scratch, prepare: prepare, reason: reason)

@@ -108,7 +108,8 @@ class Cases:
                     f.write(self.y_zst[:total])
                 s = os.stat(part)
                 with open(record, "wb") as f:
-                    f.write(record_text(identity(x), self.compress_options, f"{s.st_dev} {s.st_ino}", entries))
+                    f.write(record_text(identity(x), self.compress_options, f"{s.st_dev} {s.st_ino}", entries,
+                                        frames=self.y_zst))
             self.compress_case(f"another file's .part with a record of it {flags}", other_frames, flags)
 
             def other_part_only(folder, x, part, record):
@@ -162,8 +163,11 @@ class Cases:
                 s = os.stat(part)
                 source = a
                 with open(record, "wb") as f:
+                    # A compression's record hashes the .part's bytes as the
+                    # lying sizes cut them: the liar knows the hash too.
                     f.write(record_text(identity(source), self.compress_options if holds_frames else self.decompress_options,
-                                        f"{s.st_dev} {s.st_ino}", [tuple(e) for e in entries]))
+                                        f"{s.st_dev} {s.st_ino}", [tuple(e) for e in entries],
+                                        frames=data if holds_frames else None))
             if i % 2:
                 self.compress_case(f"crafted size field #{i}", lying)
             else:

@@ -87,7 +87,7 @@ package enum JobScheduler {
                     try job.process(observer: delegate.jobStarted(index, job), cancellation: cancellation,
                                     smallFiles: smallFiles, sync: sync)
                 }
-                delegate.jobEnded()
+                delegate.jobEnded(succeeded: (try? finished.get()) != nil)
                 if case .failure(let error) = finished, cancellation.isCancelled {
                     // Stopped: said only when something is kept for the next run.
                     if error.hint == .resume { delegate.report(index, made: .success(job), outcome: .failure(error)) }

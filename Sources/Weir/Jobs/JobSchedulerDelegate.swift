@@ -13,9 +13,10 @@ package protocol JobSchedulerDelegate: AnyObject {
     /// Job `index` starts (one by one): the observer of its progress, nil
     /// for none.
     func jobStarted(_ index: Int, _ job: FileJob) -> ProgressObserver?
-    /// The job started has done its work; its report comes once its output
-    /// is committed.
-    func jobEnded()
+    /// The job started has done its work (`succeeded`: without an error;
+    /// its output may still fail to be committed); its report comes once
+    /// its output is committed.
+    func jobEnded(succeeded: Bool)
     /// The outcome of job `index`, in input order, once its output is
     /// committed; a job ``makeJob(_:)`` failed to make comes with its error.
     func report(_ index: Int, made: Result<FileJob, WeirError>, outcome: FileJob.Outcome)

@@ -108,14 +108,15 @@ package final class OutputFile: Sendable {
     /// the way: the caller then makes a plain one.
     package static func resumable(path: String, force: Bool, identity: String, options: String,
                                   holds: PartialOutput.Holds = .frames, dictionary: ZstdDictionary?,
-                                  input: Descriptor? = nil) throws(WeirError) -> OutputFile? {
+                                  input: Descriptor? = nil, verifies: Bool = false) throws(WeirError) -> OutputFile? {
         let existing = FileStatus.of(path: path)
         if let existing, !existing.isRegularFile { return nil }
         if !force, existing != nil { throw WeirError.outputExists(path: path) }
         if let existing { PageCache.drop(of: path, modified: existing.modificationTime) }
         StaleTemporaries.sweepOnce(folder: folder(of: path))
         guard let partial = try PartialOutput.open(for: path, identity: identity, options: options, holds: holds,
-                                                   dictionary: dictionary, input: input) else { return nil }
+                                                   dictionary: dictionary, input: input, verifies: verifies)
+        else { return nil }
         return OutputFile(partial: partial, path: path, force: force)
     }
 

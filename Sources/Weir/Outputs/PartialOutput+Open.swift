@@ -22,14 +22,14 @@ extension PartialOutput {
     ///     ``DecompressionOptions/resumeFingerprint``).
     ///   - holds: frames (a compression) or their content (a decompression).
     ///   - dictionary: the frames' dictionary, for decoding the kept ones.
-    ///   - input: the input: a compression's kept frames decode to its
-    ///     bytes, a decompression's are decoded from it and compared with
+    ///   - input: the input: a compression's kept frames were made of its
+    ///     bytes, a decompression's are read from it and checked against
     ///     the `.part` (``Check``).
     /// - Throws: ``WeirError`` when another weir holds the `.part`, or a
     ///   file cannot be created or read.
     package static func open(
         for path: String, identity: String, options: String, holds: Holds = .frames,
-        dictionary: ZstdDictionary?, input: Descriptor? = nil
+        dictionary: ZstdDictionary?, input: Descriptor? = nil, verifies: Bool = false
     ) throws(WeirError) -> PartialOutput? {
         let (partPath, recordPath) = Self.hiddenPaths(for: path)
         let folder = OutputFile.folder(of: path)
@@ -41,7 +41,7 @@ extension PartialOutput {
         var start = Start.fresh
         if recordKind != .absent {
             let check = Check(identity: identity, options: options, holds: holds, dictionary: dictionary,
-                              input: input, path: partPath)
+                              input: input, path: partPath, decodes: verifies)
             switch try Self.reopen(partPath, recordPath, present: partKind != .absent, check: check) {
             case .resumed(let kept):
                 return kept.partial(partPath: partPath, recordPath: recordPath, holds: holds, folder: folder)

@@ -64,6 +64,8 @@ extension PartialOutput {
         }
         var part: Int32 = -1
         let reason: String? = {
+            // Before the input's identity, which a new link to it changes too.
+            if check.partIsInput(partPath) { return "it is a hard link to the input" }
             if let reason = check.mismatchOfRecord(parsed) { return reason }
             guard let opened = Self.openOwn(partPath) else { return "it is not a regular file" }
             part = opened.fd

@@ -29,7 +29,8 @@ extension PartialOutput {
         let got = bytes.withUnsafeMutableBytes {
             try? Descriptor(record, path: recordPath).read(into: $0, at: 0, operation: .read)
         }
-        guard got == bytes.count, bytes.starts(with: Array((ResumeRecord.magic + "\n").utf8)) else { return false }
+        let header = ResumeRecord.readable.contains { bytes.starts(with: Array(($0 + "\n").utf8)) }
+        guard got == bytes.count, header else { return false }
         if let parsed = ResumeRecord.parse(bytes) { removePart(partPath, named: parsed.record.part) }
         return FileName.withCString(recordPath, unlink) == 0
     }

@@ -20,8 +20,8 @@ import Glibc
 /// A `.part` is resumed only when its record names the same input (device,
 /// inode, size, modification and change times), the same options and this
 /// very `.part` (a regular file of one link, opened without following
-/// links); and every kept frame checks (``Check``: decoded, against the
-/// record's checksums and the input's bytes); the `.part` is then cut back
+/// links); and every kept frame checks (``Check``: hashed or decoded,
+/// against the record and the input's bytes); the `.part` is then cut back
 /// to the last checkpoint. Anything else starts over, in a new `.part`
 /// renamed over the old name, and says why; a `.part` with no record beside
 /// it is not weir's and is not touched (the run then cannot be resumed):
@@ -195,8 +195,22 @@ package final class PartialOutput: Sendable {
         }
         // Once: the names of the `.part` and its record on disk too.
         if !state.folderSynced, (try? DiskSync.folder(folder)) == nil { return fail() }
+        // A compression's frames as the disk now holds them, hashed once
+        // (read back from the page cache): resuming checks them against it.
+        var partHashes: [UInt64]?
+        if holds == .frames {
+            var hashes: [UInt64] = []
+            var at = state.outputBytes
+            for entry in entries {
+                let size = Int(entry.compressedSize)
+                guard let hash = try? ContentHash.of(descriptor, count: size, at: at) else { return fail() }
+                hashes.append(hash)
+                at += size
+            }
+            partHashes = hashes
+        }
         let (text, hash) = ResumeRecord.append(
-            entries[...],
+            entries[...], partHashes: partHashes,
             checkpoint: holds.checkpoint(
                 frames: frames, output: output,
                 input: input),

@@ -19,6 +19,9 @@ import Glibc
 /// included (issue 59). From a stream, a frame's bytes in the ranges wait
 /// for its end, up to ``heldLimit``; past it they go out as they come, as
 /// a frame too large for the budget streams when decoding whole.
+///
+/// An observer, if given, counts the bytes of the ranges as they are
+/// served, as taken and as written: a range's progress is that of its bytes.
 package enum RangeExtraction {
     /// A range as given: an `end` of nil is the end of the content.
     package struct Range: Sendable, Equatable {
@@ -51,7 +54,8 @@ package enum RangeExtraction {
 
     /// The ranges of the file at `path` to `output` (nil: decode only).
     package static func file(path: String, ranges: [Range], options: DecompressionOptions, output: Descriptor?,
-                             cancellation: Cancellation? = nil) throws(WeirError) -> Outcome {
+                             cancellation: Cancellation? = nil,
+                             observer: ProgressObserver? = nil) throws(WeirError) -> Outcome {
         let reader = try SeekableReader(path: path, options: options)
         let resolved = ranges.map { $0.start ..< max($0.start, $0.end ?? reader.count) }
         if let past = resolved.first(where: { $0.upperBound > reader.count }) {
@@ -67,6 +71,8 @@ package enum RangeExtraction {
                     }
                     try sink?.write(piece)
                     outcome.bytesOut += piece.count
+                    observer?.bytesRead(piece.count)
+                    observer?.bytesWritten(piece.count)
                 }
             }
             try sink?.finish()
@@ -81,7 +87,8 @@ package enum RangeExtraction {
     /// The ranges of the stream `input` to `output` (nil: decode only), in
     /// one pass; `ranges` must be in increasing order.
     package static func stream(input: Descriptor, ranges: [Range], options: DecompressionOptions, output: Descriptor?,
-                               cancellation: Cancellation? = nil) throws(WeirError) -> Outcome {
+                               cancellation: Cancellation? = nil,
+                               observer: ProgressObserver? = nil) throws(WeirError) -> Outcome {
         let inputName = input.path
         let context = try DecompressionContext(
             windowLogMax: options.windowLimit.logMax, verifyChecksum: options.verifyChecksum,
@@ -116,8 +123,11 @@ package enum RangeExtraction {
                         Result { () throws(WeirError) in
                             try decoder.decodeMember(UnsafeRawBufferPointer(rebasing: all[0 ..< got]), consumed: &used,
                                                      into: &scratch) { piece throws(WeirError) in
+                                let served = outcome.bytesOut
                                 try serve(piece, at: start, ranges: ranges, current: &current, held: &held,
                                           outcome: &outcome)
+                                observer?.bytesRead(outcome.bytesOut - served)
+                                observer?.bytesWritten(outcome.bytesOut - served)
                                 start += piece.count
                                 return current < ranges.count || held.frameServed
                             }

@@ -79,7 +79,7 @@ struct JobSchedulerTests {
             return nil
         }
 
-        func jobEnded() {
+        func jobEnded(succeeded: Bool) {
             calls.append("end")
         }
 

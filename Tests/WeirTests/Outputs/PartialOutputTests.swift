@@ -18,7 +18,12 @@ struct PartialOutputTests {
         static let frameSize = 64 << 10
         static let options = "level=3 test"
 
-        init(kept: Int = 3, seed: UInt64 = 7) throws {
+        /// Whether the record keeps each frame's hash (version 3, as weir
+        /// writes it now) or not (an earlier version's: checked by decoding).
+        let hashed: Bool
+
+        init(kept: Int = 3, seed: UInt64 = 7, hashed: Bool = true) throws {
+            self.hashed = hashed
             let input = TestData.text(4 * Self.frameSize, seed: seed)
             self.input = input
             frames = try (0 ..< 4).map { index in
@@ -46,9 +51,11 @@ struct PartialOutputTests {
             #expect(lstat(part, &info) == 0)
             let header = ResumeRecord.header(identity: try identity(), options: Self.options, part: ResumeRecord.part(info))
             let entries = self.entries((frames ?? self.frames)[..<kept])
+            let hashes = (frames ?? self.frames)[..<kept].map { frame in frame.withUnsafeBytes { ContentHash.of($0) } }
             let total = entries.reduce(0) { $0 + Int($1.compressedSize) }
-            let (text, _) = ResumeRecord.append(entries[...], checkpoint: .init(frames: kept, compressedBytes: total,
-                                                                                decompressedBytes: kept * Self.frameSize),
+            let (text, _) = ResumeRecord.append(entries[...], partHashes: hashed ? hashes : nil,
+                                                checkpoint: .init(frames: kept, compressedBytes: total,
+                                                                  decompressedBytes: kept * Self.frameSize),
                                                 after: ResumeRecord.hash(Array(header.utf8)))
             folder.write(".out.part.resume", Array((header + text).utf8))
         }
@@ -76,9 +83,12 @@ struct PartialOutputTests {
         #expect(Glibc.link(target, path) == 0)
     }
 
-    @Test("its own .part whose frames check resumes after them")
-    func resumes() throws {
-        let kept = try Kept()
+    @Test("its own .part whose frames check resumes after them, its record of now or of an earlier version",
+          arguments: [true, false])
+    func resumes(hashed: Bool) throws {
+        let kept = try Kept(hashed: hashed)
+        // Frames that store a checksum: a record with hashes is checked without decoding.
+        #expect(kept.frames.allSatisfy { $0[4] & 0x04 != 0 })
         let partial = try #require(try kept.open())
         defer { partial.descriptor.close() }
         #expect(partial.start == .resumed(frames: 3, inputBytes: 3 * Kept.frameSize,
@@ -126,9 +136,9 @@ struct PartialOutputTests {
         #expect(partial.start == .startedOver(reason: "it is not the file its record names"))
     }
 
-    @Test("a flipped bit in any kept frame starts over, naming the frame", arguments: [0, 1, 2])
-    func flippedBit(frame: Int) throws {
-        let kept = try Kept()
+    @Test("a flipped bit in any kept frame starts over, naming the frame", arguments: [0, 1, 2], [true, false])
+    func flippedBit(frame: Int, hashed: Bool) throws {
+        let kept = try Kept(hashed: hashed)
         var bytes = try #require(kept.contents("out.part"))
         let start = kept.frames[..<frame].reduce(0) { $0 + $1.count }
         bytes[start + kept.frames[frame].count / 2] ^= 0x08
@@ -137,12 +147,15 @@ struct PartialOutputTests {
         try file.close()
         let partial = try #require(try kept.open())
         partial.descriptor.close()
-        #expect(partial.start == .startedOver(reason: "its frame \(frame) does not decode to the input's bytes"))
+        // Hashed, the frame is not the one written; decoded, not the input's.
+        let reason = hashed ? "its frame \(frame) is not what its record says"
+            : "its frame \(frame) does not decode to the input's bytes"
+        #expect(partial.start == .startedOver(reason: reason))
     }
 
-    @Test("another file's frames, with a record of them, do not decode to the input's bytes")
-    func otherFile() throws {
-        let kept = try Kept()
+    @Test("another file's frames, with a record of them, do not decode to the input's bytes", arguments: [true, false])
+    func otherFile(hashed: Bool) throws {
+        let kept = try Kept(hashed: hashed)
         let other = try Kept(seed: 99)
         let file = try #require(FileHandle(forWritingAtPath: kept.part))
         try file.truncate(atOffset: 0)
@@ -152,6 +165,28 @@ struct PartialOutputTests {
         let partial = try #require(try kept.open())
         partial.descriptor.close()
         #expect(partial.start == .startedOver(reason: "its frame 0 does not decode to the input's bytes"))
+    }
+
+    @Test("a record whose frame line was altered says so; the input linked at the .part's name is named")
+    func causes() throws {
+        let kept = try Kept()
+        var text = String(decoding: try #require(kept.contents(".out.part.resume")), as: UTF8.self)
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("frame ") })
+        var fields = line.split(separator: " ")
+        fields[3] = "12345"
+        text = text.replacingOccurrences(of: line, with: fields.joined(separator: " "))
+        kept.folder.write(".out.part.resume", Array(text.utf8))
+        let altered = try #require(try kept.open())
+        altered.descriptor.close()
+        #expect(altered.start
+                == .startedOver(reason: "its record was changed (a checkpoint does not match the lines before it)"))
+
+        let linked = try Kept()
+        Self.link(linked.part, to: linked.folder.path("in"))
+        let partial = try #require(try linked.open())
+        partial.descriptor.close()
+        #expect(partial.start == .startedOver(reason: "it is a hard link to the input"))
+        #expect(linked.contents("in") == linked.input)
     }
 
     @Test("a folder at the record's name: no resume, nothing touched; a symbolic link there is replaced")
@@ -168,7 +203,7 @@ struct PartialOutputTests {
         partial.descriptor.close()
         #expect(partial.start == .fresh)
         #expect(kept.contents("precious") == Array("keep me".utf8))
-        #expect(kept.contents(".out.part.resume")?.starts(with: Array("weir-resume 2\n".utf8)) == true)
+        #expect(kept.contents(".out.part.resume")?.starts(with: Array("weir-resume 3\n".utf8)) == true)
     }
 
     @Test("the input's identity changes when its bytes are edited and its modification time put back")
