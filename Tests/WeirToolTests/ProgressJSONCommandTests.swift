@@ -14,7 +14,9 @@ struct ProgressJSONCommandTests {
     /// Every line of `stderr` as a JSON object; a line that is not one fails the test.
     func objects(_ stderr: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [[String: Any]] {
         try stderr.split(separator: "\n").map { line in
-            let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+            let object = try #require(try? JSONSerialization.jsonObject(with: Data(line.utf8)),
+                                      "not JSON: \(line.debugDescription) in \(stderr.debugDescription)",
+                                      sourceLocation: sourceLocation)
             return try #require(object as? [String: Any], "\(line)", sourceLocation: sourceLocation)
         }
     }
