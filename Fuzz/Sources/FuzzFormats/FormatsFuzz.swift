@@ -34,14 +34,14 @@ func decode(_ stream: UnsafeRawBufferPointer, pieces sizes: [Int], whole: Bool, 
     do throws(WeirError) {
         for size in sizes where position < stream.count {
             let end = min(stream.count, position + size)
-            try decoder.feed(UnsafeRawBufferPointer(rebasing: stream[position..<end])) { (block) throws(WeirError) in
+            try decoder.feed(UnsafeRawBufferPointer(rebasing: stream[position..<end])) { (block, _) throws(WeirError) in
                 result.bytes += block
                 // The output of a few KiB of input stays small unless it is a bomb: cut it short.
                 if result.bytes.count > 64 << 20 { throw .cancelled(path: "fuzz", operation: .decompress) }
             }
             position = end
         }
-        try decoder.finish { (block) throws(WeirError) in result.bytes += block }
+        try decoder.finish { (block, _) throws(WeirError) in result.bytes += block }
     } catch {
         let kinds: [WeirError.Kind] = [.corrupt, .truncated, .notZstd, .library, .memoryLimit, .checksumMismatch,
                                        .cancelled]
