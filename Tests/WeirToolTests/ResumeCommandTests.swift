@@ -33,43 +33,56 @@ struct ResumeCommandTests {
                                           others: ["in", "ref.zst"])
     }
 
-    @Test("a changed input, other options or a damaged .part start over, saying why")
-    func startsOver() throws {
-        let scratch = try Self.prepared()
-        let cases: [(prepare: String, command: String, reason: String)] = [
-            ("touch -d '2001-01-01' in", Self.command, "the input changed since it was written"),
-            ("", "$WEIR -18 -B1M -T2 in -o in.zst", "it was written with other options"),
-            ("truncate -s 1000 in.zst.part", Self.command, "it is shorter than its record says"),
-            ("printf 'garbage!' | dd of=in.zst.part conv=notrunc status=none", Self.command,
-             "its frames are not where its record says"),
-            // Issue 49: one byte changed inside the first frame; bytes edited
-            // with the modification time put back; a hard link to a file the
-            // user keeps at the .part's name.
-            // (The kept frames are hashed: the .part's frame is not the one written.)
-            ("b=$(od -An -tu1 -j5000 -N1 in.zst.part); printf \"\\\\$(printf %o $((255 - b)))\" | "
-                + "dd of=in.zst.part bs=1 seek=5000 conv=notrunc status=none", Self.command,
-             "its frame 0 is not what its record says"),
-            ("touch -r in stamp && printf 'EDIT' | dd of=in bs=1 seek=100 conv=notrunc status=none && touch -r stamp in",
-             Self.command, "the input changed since it was written"),
-            ("cp ref.zst keep && rm in.zst.part && ln keep in.zst.part", Self.command,
-             "it has other links (it may be another file)"),
-            // Issue 59: the cause named, not another: the first frame's
-            // checksum altered in the record (no checkpoint matches what it
-            // covers); the input itself linked at the .part's name.
-            ("sed -i '0,/^frame /s/^frame \\([0-9]* [0-9]*\\) [0-9]*/frame \\1 12345/' .in.zst.part.resume",
-             Self.command, "its record was changed (a checkpoint does not match the lines before it)"),
-            ("rm in.zst.part && ln in in.zst.part", Self.command, "it is a hard link to the input"),
-        ]
-        for (prepare, command, reason) in cases {
-            try Self.scenario.startsOver(scratch, prepare: prepare, command: command, reason: reason)
-            #expect(try scratch.zstd(["-dc", "in.zst"]).stdout == scratch.data("in"))
-            for extra in ["stamp", "keep"] where scratch.exists(extra) {
-                if extra == "keep" { #expect(scratch.data("keep") == scratch.data("ref.zst"), "the linked file is untouched") }
-                try FileManager.default.removeItem(atPath: scratch.path(extra))
-            }
-            #expect(scratch.names == ["in", "in.zst", "ref.zst"], "\(scratch.names)")
-            try FileManager.default.removeItem(atPath: scratch.path("in.zst"))
+    /// A way a kept `.part` or its input is changed between two runs, and
+    /// the reason the second run must give for starting over.
+    struct StartOver: Sendable, CustomTestStringConvertible {
+        let prepare: String
+        let command: String
+        let reason: String
+        init(_ prepare: String, _ command: String, _ reason: String) {
+            (self.prepare, self.command, self.reason) = (prepare, command, reason)
         }
+        var testDescription: String { reason }
+    }
+
+    static let startOvers: [StartOver] = [
+        StartOver("touch -d '2001-01-01' in", Self.command, "the input changed since it was written"),
+        StartOver("", "$WEIR -18 -B1M -T2 in -o in.zst", "it was written with other options"),
+        StartOver("truncate -s 1000 in.zst.part", Self.command, "it is shorter than its record says"),
+        StartOver("printf 'garbage!' | dd of=in.zst.part conv=notrunc status=none", Self.command,
+                  "its frames are not where its record says"),
+        // Issue 49: one byte changed inside the first frame; bytes edited
+        // with the modification time put back; a hard link to a file the
+        // user keeps at the .part's name.
+        // (The kept frames are hashed: the .part's frame is not the one written.)
+        StartOver("b=$(od -An -tu1 -j5000 -N1 in.zst.part); printf \"\\\\$(printf %o $((255 - b)))\" | "
+            + "dd of=in.zst.part bs=1 seek=5000 conv=notrunc status=none", Self.command,
+                  "its frame 0 is not what its record says"),
+        StartOver("touch -r in stamp && printf 'EDIT' | dd of=in bs=1 seek=100 conv=notrunc status=none "
+                    + "&& touch -r stamp in", Self.command, "the input changed since it was written"),
+        StartOver("cp ref.zst keep && rm in.zst.part && ln keep in.zst.part", Self.command,
+                  "it has other links (it may be another file)"),
+        // Issue 59: the cause named, not another: the first frame's
+        // checksum altered in the record (no checkpoint matches what it
+        // covers); the input itself linked at the .part's name.
+        StartOver("sed -i '0,/^frame /s/^frame \\([0-9]* [0-9]*\\) [0-9]*/frame \\1 12345/' .in.zst.part.resume",
+                  Self.command, "its record was changed (a checkpoint does not match the lines before it)"),
+        StartOver("rm in.zst.part && ln in in.zst.part", Self.command, "it is a hard link to the input"),
+    ]
+
+    /// Each case in a folder of its own, side by side: each stops a run and
+    /// runs the whole command again (the suite's longest test when the
+    /// cases ran one after the other).
+    @Test("a changed input, other options or a damaged .part start over, saying why", arguments: startOvers)
+    func startsOver(_ change: StartOver) throws {
+        let scratch = try Self.prepared()
+        try Self.scenario.startsOver(scratch, prepare: change.prepare, command: change.command, reason: change.reason)
+        #expect(try scratch.zstd(["-dc", "in.zst"]).stdout == scratch.data("in"))
+        if scratch.exists("keep") {
+            #expect(scratch.data("keep") == scratch.data("ref.zst"), "the linked file is untouched")
+        }
+        let expected = ["in", "in.zst", "ref.zst"] + ["keep", "stamp"].filter { scratch.exists($0) }
+        #expect(scratch.names == expected.sorted(), "\(scratch.names)")
     }
 
     @Test("a .part weir has no record of is left alone; --no-resume keeps nothing; one .part, one weir")

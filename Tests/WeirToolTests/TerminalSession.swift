@@ -17,8 +17,9 @@ final class TerminalSession {
         screenPath = scratch.path("screen-\(UUID().uuidString)")
         screenFile = FileHandle(fileDescriptor: open(screenPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644),
                                 closeOnDealloc: true)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qec", "bash job.sh", "/dev/null"]
+        // SIGPIPE's default action, as in a user's terminal (see WeirProcess.shell).
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["--default-signal=PIPE", "/usr/bin/script", "-qec", "bash job.sh", "/dev/null"]
         process.currentDirectoryURL = scratch.url
         process.environment = ProcessInfo.processInfo.environment.merging(["WEIR": WeirProcess.binary]) { $1 }
         process.standardInput = FileHandle(forReadingAtPath: "/dev/null")

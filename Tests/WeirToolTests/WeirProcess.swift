@@ -75,9 +75,16 @@ struct WeirProcess {
 
     /// Runs a shell command line (for pipelines and pseudo-terminals), with
     /// `$WEIR` set to the binary.
+    ///
+    /// The shell starts with SIGPIPE's default action, as a user's does: the
+    /// test process ignores SIGPIPE, and an ignored signal outlives exec, so
+    /// a producer whose reader had finished (`cat f | weir --range=…`, a
+    /// writer into a FIFO weir left) printed "Broken pipe" among weir's
+    /// messages, or not, as the two processes happened to be scheduled.
     @discardableResult
     static func shell(_ command: String, in folder: URL, timeout: TimeInterval = 60) throws -> Result {
-        try run(["-c", command], in: folder, environment: ["WEIR": binary], timeout: timeout, executable: "/bin/bash")
+        try run(["--default-signal=PIPE", "/bin/bash", "-c", command], in: folder, environment: ["WEIR": binary],
+                timeout: timeout, executable: "/usr/bin/env")
     }
 
     static func resolve(_ path: String, in folder: URL) -> String {
