@@ -87,6 +87,17 @@ extension WeirError {
         WeirError(.corrupt, path: path, operation: operation, lead: .corruptSeekTable, detail: detail, cause: cause)
     }
 
+    /// A frame that decoded to `decoded` bytes of content where the index
+    /// lists `listed` (`source`: "its seek table entry lists" when the size
+    /// is the table's alone); `suffix` ends the detail ("; not indexed").
+    static func indexMismatch(path: String, operation: Operation, frame: Int, offset: Int, decoded: Int,
+                              listed: Int, source: String = "its seek table entry lists",
+                              suffix: String = "") -> WeirError {
+        corruptSeekTable(path: path, operation: operation,
+                         "frame \(frame) at offset \(offset) decodes to \(decoded) bytes of content, but "
+                             + "\(source) \(listed)\(suffix)")
+    }
+
     /// A frame that needs another dictionary than `dictionary` (or one,
     /// when none was given), worded as zstd does ("Dictionary mismatch").
     static func dictionaryMismatch(path: String, operation: Operation,

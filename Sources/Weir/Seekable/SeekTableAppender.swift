@@ -94,10 +94,9 @@ public struct SeekTableAppender: Sendable {
         let claimed = listing.tableOnlySizes
         let sizes = try FrameMeasure.contentSizes(of: claimed, in: file, options: options)
         for (frame, size) in zip(claimed, sizes) where frame.decompressedSize != size {
-            throw WeirError.corruptSeekTable(
-                path: file.path, operation: .writeSeekTable,
-                "frame \(frame.index) at offset \(frame.offset) decodes to \(size) bytes of content, but its seek "
-                    + "table entry lists \(frame.decompressedSize ?? 0); not indexed")
+            throw WeirError.indexMismatch(path: file.path, operation: .writeSeekTable, frame: frame.index,
+                                          offset: frame.offset, decoded: size, listed: frame.decompressedSize ?? 0,
+                                          suffix: "; not indexed")
         }
     }
 

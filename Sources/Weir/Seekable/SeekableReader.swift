@@ -337,10 +337,8 @@ public final class SeekableReader: Sendable {
     /// `frame` decoded to `decoded` bytes where its index (its seek table
     /// entry; a header's size is checked by libzstd) lists `listed`.
     private func tableMismatch(_ frame: FrameListing.Frame, listed: Int, decoded: Int) -> WeirError {
-        let source = frame.sizeFromTableOnly ? "its seek table entry lists" : "its index lists"
-        return WeirError.corruptSeekTable(
-            path: path, operation: .decompress,
-            "frame \(frame.index) at offset \(frame.offset) decodes to \(decoded) bytes of content, but "
-                + "\(source) \(listed)")
+        WeirError.indexMismatch(path: path, operation: .decompress, frame: frame.index, offset: frame.offset,
+                                decoded: decoded, listed: listed,
+                                source: frame.sizeFromTableOnly ? "its seek table entry lists" : "its index lists")
     }
 }
