@@ -20,9 +20,9 @@ struct ProgressWorkCommandTests {
     /// Runs `command` (bash, `$WEIR` the binary) in a pseudo-terminal, its
     /// workers held after their first step of work (`WEIR_TEST_STEP_HOLD`)
     /// until the line shows one of `names` (the first input weir takes)
-    /// between 0% and 100% with a speed and an ETA; then lets it finish. Returns the redraws seen while it was held
-    /// and all of them: the moments are the test's, not the machine's.
-    func draws(_ command: String, _ scratch: Scratch, names: Set<String>) throws -> (held: [Draw], all: [Draw]) {
+    /// between 0% and 100% with a speed and an ETA; then lets it finish.
+    /// Returns every redraw: the moments are the test's, not the machine's.
+    func draws(_ command: String, _ scratch: Scratch, names: Set<String>) throws -> [Draw] {
         let hold = scratch.path("hold")
         scratch.touch("hold")
         defer { unlink(hold) }
@@ -33,13 +33,12 @@ struct ProgressWorkCommandTests {
         let shows = { (draw: Draw) in
             names.contains(draw.name) && draw.percent > 0 && draw.percent < 100 && draw.text.contains(timed)
         }
-        _ = session.wait { Self.parse($0).contains(where: shows) }
-        let held = Self.parse(session.screen)
-        #expect(held.contains(where: shows), "\(names) held after a step: \(held.map(\.text).suffix(5))")
+        #expect(session.wait { Self.parse($0).contains(where: shows) },
+                "\(names) held after a step: \(Self.parse(session.screen).map(\.text).suffix(5))")
         unlink(hold)
         let screen = session.finish()
         #expect(screen.contains("status 0"), "\(screen.debugDescription)")
-        return (held, Self.parse(screen))
+        return Self.parse(screen)
     }
 
     /// The redraws on a screen: "\r", the line, erase to its end.
@@ -53,24 +52,14 @@ struct ProgressWorkCommandTests {
         }
     }
 
-    /// Runs `script` (bash) in a pseudo-terminal; returns all the terminal
-    /// received, having checked that the script's last command succeeded.
-    func screen(_ script: String, _ scratch: Scratch) throws -> String {
-        try "\(script)\necho \"status $?\"\n".write(toFile: scratch.path("job.sh"), atomically: true, encoding: .utf8)
-        let run = try WeirProcess.shell("script -qec 'bash job.sh' /dev/null", in: scratch.url, timeout: 300)
-        let screen = String(decoding: run.stdout, as: UTF8.self)
-        #expect(screen.contains("status 0"), "\(screen.debugDescription)")
-        return screen
-    }
-
     /// What a user watching `name`'s line must see: held after a step of
     /// work, with all its input read, it shows a share of the work between
     /// 0% and 100% with a speed and an ETA (``draws(_:_:names:)`` waits for
     /// that); over the run it never goes back, never passes 100%, and ends
     /// at 100%.
-    func expectFollowsWork(_ run: (held: [Draw], all: [Draw]), name: String,
+    func expectFollowsWork(_ draws: [Draw], name: String,
                            sourceLocation: SourceLocation = #_sourceLocation) {
-        let mine = run.all.filter { $0.name == name }
+        let mine = draws.filter { $0.name == name }
         let percents = mine.map(\.percent)
         #expect(zip(percents, percents.dropFirst()).allSatisfy { $0 <= $1 }, "\(name): \(percents)",
                 sourceLocation: sourceLocation)
