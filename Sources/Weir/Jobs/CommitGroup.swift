@@ -26,38 +26,41 @@ struct CommitGroup: Sendable {
     /// without the syncs.
     func commit(sync: Bool) -> [(tag: Int, outcome: Result<Statistics, WeirError>)] {
         var outcomes = entries.map { entry in (tag: entry.tag, outcome: entry.finished.map(\.statistics)) }
-        let jobs = entries.map { try? $0.finished.get() }
+        var stages = entries.map { Stage($0.finished) }
         func fail(_ index: Int, _ error: WeirError) {
-            jobs[index]?.output?.discard()
+            stages[index].output?.discard()
+            stages[index] = .settled
             outcomes[index].outcome = .failure(error)
         }
-        func succeeded(_ index: Int) -> Bool { (try? outcomes[index].outcome.get()) != nil }
         // A device written in place is closed, never synced nor named.
-        for index in jobs.indices where jobs[index]?.output?.isInPlace == true {
-            do throws(WeirError) { try jobs[index]!.output!.publish() } catch { fail(index, error) }
+        for (index, stage) in stages.enumerated() {
+            guard case .inPlace(let output) = stage else { continue }
+            do throws(WeirError) {
+                try output.publish()
+                stages[index] = .settled
+            } catch {
+                fail(index, error)
+            }
         }
-        let written = jobs.indices.filter { jobs[$0]?.output?.isInPlace == false }
+        let written = stages.enumerated().compactMap { index, stage -> (index: Int, output: OutputFile)? in
+            if case .written(_, let output) = stage { (index: index, output: output) } else { nil }
+        }
         let alone = written.count == 1
         // 1. The data, on disk.
         if sync, alone {
-            do throws(WeirError) { try jobs[written[0]]!.output!.syncData() } catch { fail(written[0], error) }
+            do throws(WeirError) { try written[0].output.syncData() } catch { fail(written[0].index, error) }
         } else if sync {
-            var synced: [UInt64: WeirError?] = [:]
-            for index in written {
-                let output = jobs[index]!.output!
+            var synced: [UInt64: Result<Void, WeirError>] = [:]
+            for (index, output) in written {
                 if !DiskSync.fileSystemSyncReachesFiles(output.descriptor) {
                     do throws(WeirError) { try output.syncData() } catch { fail(index, error) }
                     continue
                 }
-                if synced[output.device] == nil {
-                    do throws(WeirError) {
-                        try DiskSync.fileSystem(of: output.descriptor)
-                        synced[output.device] = .some(nil)
-                    } catch {
-                        synced[output.device] = .some(error)
-                    }
+                let fileSystem = synced[output.device] ?? Result { () throws(WeirError) in
+                    try DiskSync.fileSystem(of: output.descriptor)
                 }
-                if let error = synced[output.device]! {
+                synced[output.device] = fileSystem
+                if case .failure(let error) = fileSystem {
                     fail(index, error)  // that file system lost some write: no input on it goes
                 } else if let error = output.checkpointSyncError {
                     fail(index, error)  // final: the bytes it could not write may be gone
@@ -69,11 +72,11 @@ struct CommitGroup: Sendable {
             }
         }
         // 2. The names.
-        var named: [Int] = []
-        for index in written where succeeded(index) {
+        for (index, stage) in stages.enumerated() {
+            guard case .written(let job, let output) = stage else { continue }
             do throws(WeirError) {
-                try jobs[index]!.output!.publish(synced: sync)
-                named.append(index)
+                try output.publish(synced: sync)
+                stages[index] = .named(job, output)
             } catch {
                 fail(index, error)
             }
@@ -81,39 +84,39 @@ struct CommitGroup: Sendable {
         // 3. The names, on disk, before any input goes.
         // Each folder alone (`fsync`) for one output, and on a file system
         // whose `syncfs` does not reach its files; else each file system once.
-        let removing = named.filter { jobs[$0]!.removesInput }
-        var synced: [String: Int32?] = [:]
-        for index in removing where sync {
-            let output = jobs[index]!.output!
+        let removing = stages.enumerated().compactMap {
+            index, stage -> (index: Int, job: FinishedJob, output: OutputFile)? in
+            if case .named(let job, let output) = stage, job.removesInput {
+                (index: index, job: job, output: output)
+            } else {
+                nil
+            }
+        }
+        var synced: [String: Result<Void, WeirError>] = [:]
+        for (index, _, output) in removing where sync {
             // (By the folder's name: the output's descriptor is closed by now.)
             let byFolder = alone || !DiskSync.fileSystemSyncReachesFiles(inFolder: output.folder)
             let key = byFolder ? "folder " + output.folder : "device \(output.device)"
-            if synced[key] == nil {
-                do throws(WeirError) {
-                    if byFolder {
-                        try DiskSync.folder(output.folder)
-                    } else {
-                        try DiskSync.fileSystem(holding: output.folder)
-                    }
-                    synced[key] = .some(nil)
-                } catch {
-                    if case .system(let code) = error.kind {
-                        synced[key] = .some(code)
-                    } else {
-                        synced[key] = .some(EIO)
-                    }
+            let folders = synced[key] ?? Result { () throws(WeirError) in
+                if byFolder {
+                    try DiskSync.folder(output.folder)
+                } else {
+                    try DiskSync.fileSystem(holding: output.folder)
                 }
             }
-            if let code = synced[key]! {
+            synced[key] = folders
+            if case .failure(let error) = folders {
                 // The output keeps its name, whose durability is not known; the input stays.
+                let code = if case .system(let code) = error.kind { code } else { EIO }
+                stages[index] = .settled
                 outcomes[index].outcome = .failure(.folderSyncFailed(code, output: output.path, folder: output.folder))
             }
         }
         // 4. The inputs.
-        for index in removing where succeeded(index) {
+        for (index, job, _) in removing {
+            guard case .named = stages[index] else { continue }
             // Only the file that was read goes: one that grew or shrank
             // since its end was read (a writer still at work) is kept.
-            let job = jobs[index]!
             if let now = FileStatus.of(path: job.input), now.isRegularFile, now.size != job.statistics.bytesIn,
                !InputKind.sizeIsUntrusted(path: job.input) {
                 outcomes[index].outcome = .failure(.changedBeforeRemoval(path: job.input))
@@ -129,5 +132,36 @@ struct CommitGroup: Sendable {
     /// Removes every output: no name is given, no input removed.
     func discard() {
         for entry in entries { (try? entry.finished.get())?.output?.discard() }
+    }
+
+    /// Where one entry stands in ``commit(sync:)``: each step takes the
+    /// entries in the stage it works on, whose value holds what it needs
+    /// (written ⇒ its output exists), and moves them on.
+    private enum Stage {
+        /// Nothing left to do: failed (its outcome says why), committed, or
+        /// with no output to commit (standard output, `-t`).
+        case settled
+        /// A device or FIFO written in place: closed, never synced nor named.
+        case inPlace(OutputFile)
+        /// Complete under its temporary name: to be synced, then named.
+        case written(FinishedJob, OutputFile)
+        /// Under its name: its folder to be synced and its input removed, if asked.
+        case named(FinishedJob, OutputFile)
+
+        init(_ finished: Result<FinishedJob, WeirError>) {
+            guard case .success(let job) = finished, let output = job.output else {
+                self = .settled
+                return
+            }
+            self = output.isInPlace ? .inPlace(output) : .written(job, output)
+        }
+
+        /// The output not yet committed or kept, which a failure removes.
+        var output: OutputFile? {
+            switch self {
+            case .settled: nil
+            case .inPlace(let output), .written(_, let output), .named(_, let output): output
+            }
+        }
     }
 }
