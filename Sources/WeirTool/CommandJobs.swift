@@ -4,7 +4,7 @@ import Weir
 /// each input's job made from the flags, the progress line and the report of
 /// each outcome, and whether any failed (the exit status).
 final class CommandJobs: JobSchedulerDelegate {
-    private let command: WeirCommand
+    private let settings: RunSettings
     private let inputs: [String]
     private let dictionary: ZstdDictionary?
     private let compression: CompressionOptions?
@@ -17,10 +17,10 @@ final class CommandJobs: JobSchedulerDelegate {
     /// Whether a job failed (a skipped one did not).
     private(set) var failed = false
 
-    init(command: WeirCommand, inputs: [String], dictionary: ZstdDictionary?, compression: CompressionOptions?,
+    init(settings: RunSettings, inputs: [String], dictionary: ZstdDictionary?, compression: CompressionOptions?,
          patch: PatchReference? = nil, console: Console, shared: OutputFile?, reporter: RunReporter) {
         self.patch = patch
-        self.command = command
+        self.settings = settings
         self.inputs = inputs
         self.dictionary = dictionary
         self.compression = compression
@@ -30,13 +30,13 @@ final class CommandJobs: JobSchedulerDelegate {
     }
 
     func plannedJob(_ index: Int) -> FileJob? {
-        try? command.makeJob(for: inputs[index], dictionary: dictionary, compression: compression, patch: patch,
+        try? settings.makeJob(for: inputs[index], dictionary: dictionary, compression: compression, patch: patch,
                              console: console)
     }
 
     func makeJob(_ index: Int) -> Result<FileJob, WeirError> {
         Result { () throws(WeirError) in
-            try command.makeJob(for: inputs[index], dictionary: dictionary, compression: compression, patch: patch,
+            try settings.makeJob(for: inputs[index], dictionary: dictionary, compression: compression, patch: patch,
                                 console: console, shared: shared, asking: true)
         }
     }
@@ -57,7 +57,7 @@ final class CommandJobs: JobSchedulerDelegate {
         case (_, .failure(let error)):
             failed = true
             reporter.failed(input: inputs[index], job: try? made.get(), error: error,
-                            quietPipe: error.isBrokenPipe && command.messageFlags.quiet > 0)
+                            quietPipe: error.isBrokenPipe && settings.reporting.quiet > 0)
         case (.failure, .success): break  // a job not made has no statistics
         }
     }

@@ -7,12 +7,12 @@ import WeirPrograms
 /// `-S`, `-d`, `--priority=rt`), measuring weir's pipelines beside libzstd
 /// used as zstd uses it (``Benchmark``). Results go to standard output, as
 /// zstd's do.
-extension WeirCommand {
+extension RunSettings {
     /// Benchmarks `inputs` (`-`: zstd's generated sample) at each level;
     /// returns the exit status.
     func benchmark(_ inputs: [String], console: Console) -> Int32 {
-        if benchmarkFlags.priority == "rt" {
-            if messageFlags.quiet == 0 { console.write("weir: note: switching to real-time priority\n") }
+        if benchmarkSettings.realTime {
+            if reporting.quiet == 0 { console.write("weir: note: switching to real-time priority\n") }
             if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, -20) != 0 {
                 console.warning("--priority=rt: \(String(cString: strerror(errno)))")
             }
@@ -21,14 +21,14 @@ extension WeirCommand {
         if unreadable { return 1 }
         // As zstd: the levels clamped to the highest, the last never below the first.
         let first = min(
-            compressionFlags.fast.map { -min($0, -Zstd.minLevel) } ?? compressionFlags.level ?? Zstd.defaultLevel,
+            compressionSettings.fast.map { -min($0, -Zstd.minLevel) } ?? compressionSettings.level ?? Zstd.defaultLevel,
             Zstd.maxLevel)
-        let last = max(first, min(benchmarkFlags.lastLevel ?? first, Zstd.maxLevel))
-        if last > first, messageFlags.verbose > 0 {
+        let last = max(first, min(benchmarkSettings.lastLevel ?? first, Zstd.maxLevel))
+        if last > first, reporting.verbose > 0 {
             console.write("weir: benchmarking levels from \(first) to \(last)\n")
         }
         let files = inputs.filter { $0 != "-" }
-        let groups: [[String]] = files.isEmpty ? [[]] : benchmarkFlags.separateFiles ? files.map { [$0] } : [files]
+        let groups: [[String]] = files.isEmpty ? [[]] : benchmarkSettings.separateFiles ? files.map { [$0] } : [files]
         for group in groups {
             let sample: BenchmarkSample
             do throws(WeirError) {
@@ -37,15 +37,15 @@ extension WeirCommand {
                 console.error(CommandHint.message(for: error))
                 return 1
             }
-            let seconds = benchmarkFlags.seconds ?? 3
-            if messageFlags.quiet == 1 {
-                print(BenchmarkLine.header(version: Self.version, inputBytes: sample.size, seconds: seconds,
-                                           blockSize: compressionFlags.chunkSize?.bytes ?? 0))
+            let seconds = benchmarkSettings.seconds
+            if reporting.quiet == 1 {
+                print(BenchmarkLine.header(version: WeirCommand.version, inputBytes: sample.size, seconds: seconds,
+                                           blockSize: compressionSettings.chunkSize ?? 0))
             }
             let run = Benchmark(sample: sample, seconds: Double(seconds))
             for level in first...last {
                 guard benchmark(run, level: level, dictionary: dictionary, console: console) else { return 1 }
-                if facts.benchmarkDecodes { break }
+                if benchmarkSettings.decodesOnly { break }
             }
         }
         return 0
@@ -58,18 +58,18 @@ extension WeirCommand {
         compression.mapInput = true
         var decompression = decompressionOptions(toStandardOutput: false, dictionary: dictionary)
         decompression.sparse = false
-        let decodeOnly = facts.benchmarkDecodes
+        let decodeOnly = benchmarkSettings.decodesOnly
         let name = run.sample.name
         do throws(WeirError) {
             let weir = try run.weir(compression, decompression, decodeOnly: decodeOnly)
-            switch messageFlags.quiet {
+            switch reporting.quiet {
             case 0:
                 print(
                     BenchmarkLine.text(
                         level: level, name: name, result: weir, label: BenchmarkLine.label("weir", result: weir)))
                 let workers = compression.resolvedThreads
                 if let libzstd = try run.libzstd(
-                    compression, workers: workers, blockSize: compressionFlags.chunkSize?.bytes,
+                    compression, workers: workers, blockSize: compressionSettings.chunkSize,
                     decodeOnly: decodeOnly)
                 {
                     print(BenchmarkLine.text(level: level, name: name, result: libzstd,

@@ -5,13 +5,13 @@ import WeirCLI
 
 /// The compression the flags ask for: the level, the options, the workers
 /// the limits allow, and what -v and --show-default-cparams say of them.
-extension WeirCommand {
+extension RunSettings {
     /// Says once how many workers the run has and which limit chose them
     /// (-v when a limit did, -vv always), and warns when the -T asked for
     /// cannot fit the memory limit.
     func showWorkers(_ plan: WorkerPlan, console: Console) {
         if let warning = WorkerLine.warning(plan) { console.warning(warning) }
-        let shown = messageFlags.verbose >= 2 || (messageFlags.verbose == 1 && WorkerLine.isNotable(plan))
+        let shown = reporting.verbose >= 2 || (reporting.verbose == 1 && WorkerLine.isNotable(plan))
         if shown { console.write("weir: \(WorkerLine.text(plan))\n") }
     }
 
@@ -20,19 +20,19 @@ extension WeirCommand {
     /// size; with `-vv`, the `--zstd=` line of what weir uses, for a frame
     /// of the file (at most a chunk).
     func showParameters(of inputs: [String], _ compression: CompressionOptions, console: Console) {
-        guard compressionFlags.showDefaultCParams || messageFlags.verbose >= 2 else { return }
+        guard compressionSettings.showsDefaultParameters || reporting.verbose >= 2 else { return }
         let dictionarySize = compression.dictionary?.bytes.count ?? 0
         for input in inputs {
             let status = input == "-" ? nil : FileStatus.of(path: input)
             let size = status?.isRegularFile == true ? status?.size : nil
-            if compressionFlags.showDefaultCParams {
+            if compressionSettings.showsDefaultParameters {
                 console.write(
                     ZstdParameterList.defaultsBlock(
                         name: FileName.displayed(input), size: size,
                         CompressionParameters().resolved(
                             level: compression.level, size: size, dictionarySize: dictionarySize)))
             }
-            if messageFlags.verbose >= 2 {
+            if reporting.verbose >= 2 {
                 let frame = size.map { min($0, compression.chunkSize) }
                 var resolved = compression.parameters.resolved(level: compression.level, size: frame,
                                                                dictionarySize: dictionarySize)
@@ -45,26 +45,13 @@ extension WeirCommand {
         }
     }
 
-    /// `--adapt`'s range of levels: zstd's whole range, narrowed by each
-    /// `--adapt=` list in turn (checked by validateFacts()), within
-    /// libzstd's levels; nil without `--adapt`.
-    var adaptiveLevels: ClosedRange<Int>? {
-        guard compressionFlags.adapt else { return nil }
-        var range = Zstd.minLevel...Zstd.maxLevel
-        for list in facts.adaptLists {
-            if let read = AdaptParameterList.parse(list, over: range) { range = read }
-        }
-        let level = { (level: Int) in min(max(level, Zstd.minLevel), Zstd.maxLevel) }
-        return level(range.lowerBound)...level(range.upperBound)
-    }
-
     /// The compression level after `--fast`, `--ultra` and clamping.
     func resolvedLevel(console: Console?) -> Int {
-        if let fast = compressionFlags.fast { return -min(fast, -Zstd.minLevel) }
-        let requested = compressionFlags.level ?? Zstd.defaultLevel
-        let maximum = compressionFlags.ultra ? Zstd.maxLevel : 19
+        if let fast = compressionSettings.fast { return -min(fast, -Zstd.minLevel) }
+        let requested = compressionSettings.level ?? Zstd.defaultLevel
+        let maximum = compressionSettings.ultra ? Zstd.maxLevel : 19
         if requested > maximum {
-            let hint = compressionFlags.ultra ? "" : " without --ultra"
+            let hint = compressionSettings.ultra ? "" : " without --ultra"
             console?.warning("compression level \(requested) is above the maximum \(maximum)\(hint); using \(maximum)")
             return maximum
         }
@@ -85,7 +72,7 @@ extension WeirCommand {
         level: Int, dictionary: ZstdDictionary? = nil
     ) -> (options: CompressionOptions, plan: WorkerPlan) {
         WorkerPlan.applied(to: flagCompressionOptions(level: level, dictionary: dictionary),
-                           chunkIsFixed: compressionFlags.chunkSize != nil, cores: resourceFlags.countedCores)
+                           chunkIsFixed: compressionSettings.chunkSize != nil, cores: resourceSettings.countedCores)
     }
 
     /// The compression options as the flags give them (threads 0 without -T).
@@ -93,23 +80,23 @@ extension WeirCommand {
         // Content-defined cuts must not depend on the input's size, which
         // fitting a small file to the workers would make them do.
         var options = CompressionOptions(
-            level: level, threads: resourceFlags.requestedThreads,
-            chunkSize: compressionFlags.chunkSize?.bytes,
-            checksum: resourceFlags.verifiesChecksums,
-            seekTable: !compressionFlags.noSeekTable, mapInput: resourceFlags.mapsInput,
-            splitSmallInputs: compressionFlags.chunkSize == nil && !compressionFlags.rsyncable,
-            contentSize: compressionFlags.writesContentSize,
-            streamSize: compressionFlags.streamSize?.bytes,
-            dictionary: dictionary, longWindowLog: dictionaryFlags.long)
-        options.rsyncable = compressionFlags.rsyncable
+            level: level, threads: resourceSettings.requestedThreads,
+            chunkSize: compressionSettings.chunkSize,
+            checksum: resourceSettings.verifiesChecksums,
+            seekTable: compressionSettings.seekTable, mapInput: resourceSettings.mapsInput,
+            splitSmallInputs: compressionSettings.chunkSize == nil && !compressionSettings.rsyncable,
+            contentSize: compressionSettings.writesContentSize,
+            streamSize: compressionSettings.streamSize,
+            dictionary: dictionary, longWindowLog: dictionarySettings.long)
+        options.rsyncable = compressionSettings.rsyncable
         // Every run of the command reads chunks whole (DispatchIOTuning).
         options.sizesReadBuffers = true
-        options.parameters = compressionFlags.parameters ?? CompressionParameters()
-        options.dictionaryID = !dictionaryFlags.noDictionaryID
-        options.verify = resourceFlags.verify
-        options.resumable = !outputFlags.noResume
-        options.format = compressionFlags.format ?? .zstd
-        if let range = adaptiveLevels {
+        options.parameters = compressionSettings.parameters ?? CompressionParameters()
+        options.dictionaryID = dictionarySettings.writesID
+        options.verify = resourceSettings.verify
+        options.resumable = outputPolicy.resumes
+        options.format = compressionSettings.format
+        if let range = compressionSettings.adaptiveLevels {
             // As zstd: the level chosen, put in the range, is the first frame's.
             options.adaptiveLevels = range
             options.level = min(max(level, range.lowerBound), range.upperBound)
@@ -117,7 +104,7 @@ extension WeirCommand {
             // Levels change frame by frame: the frame stays the 8 MiB of the
             // levels below 7 (the level's own, 64 MiB at -19, would leave a
             // 100 MB file two frames and nothing to adapt).
-            if compressionFlags.chunkSize == nil { options.chunkSize = CompressionOptions.defaultChunkSize }
+            if compressionSettings.chunkSize == nil { options.chunkSize = CompressionOptions.defaultChunkSize }
         }
         #if WEIR_TEST_HOOKS
         // The tests' way to show that --verify catches a flipped bit (test builds only).

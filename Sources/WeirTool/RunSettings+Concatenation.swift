@@ -5,7 +5,7 @@ import WeirCLI
 /// Several inputs into one `-o FILE`, as zstd writes them: one after the
 /// other into a single output, opened before the first and committed after
 /// the last.
-extension WeirCommand {
+extension RunSettings {
     /// The one output of several inputs (`-o FILE`), as zstd makes it: a
     /// warning that names and folders are lost (and `--rm` ignored) unless
     /// `-q`; without `-f`, the question `Proceed? (y/n)` (refused with `-q`),
@@ -13,17 +13,17 @@ extension WeirCommand {
     /// refused or when the file cannot be created (said on the console).
     func openConcatenation(_ path: String, inputs: [String], console: Console) -> OutputFile? {
         let stdinIsInput = inputs.contains("-")
-        if messageFlags.quiet == 0 {
+        if reporting.quiet == 0 {
             console.warning("all input files will be processed and concatenated into a single output file: "
                             + FileName.displayed(path))
             console.write("The concatenated output CANNOT regenerate original file names nor directory structure.\n")
-            if outputFlags.removeInput {
+            if outputPolicy.removesInput {
                 console.write("Since it's a destructive operation, input files will not be removed.\n")
             }
         }
-        var force = outputFlags.force
+        var force = outputPolicy.force
         if !force {
-            if messageFlags.quiet > 0 {
+            if reporting.quiet > 0 {
                 console.error("\(FileName.displayed(path)): concatenating several inputs into one output loses their "
                               + "names; aborting (-f proceeds)")
                 return nil
@@ -58,7 +58,7 @@ extension WeirCommand {
             return false
         }
         shared.stamp(copying: nil)
-        let commits = CommitQueue(sync: !outputFlags.noSync)
+        let commits = CommitQueue(sync: outputPolicy.syncs)
         commits.add(
             0, .success(FinishedJob(statistics: Statistics(), output: shared, input: path, removesInput: false)))
         if case .failure(let error) = commits.commitAll()[0].outcome {

@@ -4,7 +4,7 @@ import WeirCLI
 /// `weir --index FILE...`: a seek table appended to each multi-frame file
 /// that lacks one covering it (``SeekTableAppender``). A file another
 /// `--index` holds is waited for, with a line saying so (hidden by -q).
-extension WeirCommand {
+extension RunSettings {
     /// Indexes every input in turn, one line each on stderr (hidden by -q);
     /// returns the exit status (1 if any failed).
     func index(_ inputs: [String], console: Console) -> Int32 {
@@ -22,11 +22,11 @@ extension WeirCommand {
                 // Another --index on the file: wait for it (then the file
                 // is indexed and this run changes nothing), saying so.
                 let outcome = try SeekTableAppender.index(path: input, options: options,
-                                                          synchronous: !outputFlags.noSync) {
-                    guard messageFlags.quiet == 0 else { return }
+                                                          synchronous: outputPolicy.syncs) {
+                    guard reporting.quiet == 0 else { return }
                     console.write("\(name): is busy (another weir --index?), waiting for it\n")
                 }
-                guard messageFlags.quiet == 0 else { continue }
+                guard reporting.quiet == 0 else { continue }
                 switch outcome {
                 case .alreadyIndexed(let frames):
                     console.write("\(name): already seekable (\(frames) frames), unchanged\n")

@@ -3,7 +3,7 @@ import WeirCLI
 
 /// Which files the run processes: the names given, those of `--filelist`,
 /// and with `-r` the files under the folders among them (see InputTree).
-extension WeirCommand {
+extension RunSettings {
     /// The gathered inputs, and what gathering them has to say.
     struct Inputs {
         /// The inputs, in order; `-` is standard input.
@@ -25,21 +25,21 @@ extension WeirCommand {
     /// among the names given are skipped with a warning, and `-r` skips those
     /// it finds, unless `-f`.
     func gatherInputs() -> Inputs {
-        var given = files
+        var given = inputPolicy.files
         var warnings: [String] = []
-        if !outputFlags.force {
+        if !outputPolicy.force {
             given.removeAll { name in
                 guard FileStatTrace.check("UTIL_isLink(\(FileName.displayed(name)))", { FileStatus.isLinkToSkip(name) })
                 else { return false }
                 warnings.append("\(FileName.displayed(name)) is a symbolic link, ignoring (-f follows it)")
                 return true
             }
-            if given.isEmpty && !files.isEmpty {
+            if given.isEmpty && !inputPolicy.files.isEmpty {
                 return Inputs(names: [], warnings: warnings, onlyLinks: true)
             }
         }
         var errors: [WeirError] = []
-        for list in operationFlags.fileLists {
+        for list in inputPolicy.fileLists {
             do throws(WeirError) {
                 given += try FileList.names(in: list)
             } catch {
@@ -47,8 +47,8 @@ extension WeirCommand {
             }
         }
         var inputs = Inputs(names: given, warnings: warnings, errors: errors)
-        if operationFlags.recursive {
-            let expansion = InputTree.expand(given, followLinks: outputFlags.force)
+        if inputPolicy.recursive {
+            let expansion = InputTree.expand(given, followLinks: outputPolicy.force)
             inputs.names = expansion.files
             inputs.warnings += expansion.warnings
             inputs.errors += expansion.errors
@@ -58,7 +58,7 @@ extension WeirCommand {
         }
         // Excluded inputs go silently, as zstd skips them one by one.
         inputs.names.removeAll(where: isExcluded)
-        if operationFlags.recursive { inputs.names.removeAll(where: isOutputOfInput) }
+        if inputPolicy.recursive { inputs.names.removeAll(where: isOutputOfInput) }
         return inputs
     }
 
@@ -66,13 +66,13 @@ extension WeirCommand {
     /// moved into `--output-dir-mirror`'s folder for it or into
     /// `--output-dir-flat` (mirror wins, as in zstd).
     func placed(_ name: String, input: String) throws(WeirError) -> String {
-        if let root = outputFlags.outputDirMirror {
+        if let root = outputPolicy.mirrorRoot {
             guard let folder = OutputName.mirroredFolder(for: input, root: root) else {
                 throw WeirError.outsideMirror(path: input, root: root)
             }
             return OutputName.placed(name, in: folder)
         }
-        if let folder = outputFlags.outputDirFlat { return OutputName.placed(name, in: folder) }
+        if let folder = outputPolicy.flatFolder { return OutputName.placed(name, in: folder) }
         return name
     }
 }

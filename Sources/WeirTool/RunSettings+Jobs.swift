@@ -5,13 +5,13 @@ import Glibc
 
 /// Where each input's output goes, and the job that takes it there: names,
 /// --exclude-compressed, standard output, and the decompression options.
-extension WeirCommand {
+extension RunSettings {
     /// Whether `--exclude-compressed` skips `input`: when compressing (not
     /// listing or training, which zstd does on every file), a file whose name
     /// says it is compressed already. As zstd, it is skipped silently and
     /// does not count as a failure.
     func isExcluded(_ input: String) -> Bool {
-        compressionFlags.excludeCompressed && operationFlags.operation == .compress && input != "-"
+        inputPolicy.excludesCompressed && operation == .compress && input != "-"
             && CompressedName.matches(input)
     }
 
@@ -26,33 +26,24 @@ extension WeirCommand {
     /// reproducible tarball) stay inputs.
     func isOutputOfInput(_ input: String) -> Bool {
         let suffix = CompressedFormat.zstd.suffix
-        guard operationFlags.operation == .compress, (compressionFlags.format ?? .zstd) == .zstd,
-              !outputFlags.force, !outputFlags.noResume, outputFile == nil, !standardOutputRequested,
-              outputFlags.outputDirFlat == nil, outputFlags.outputDirMirror == nil,
+        guard operation == .compress, compressionSettings.format == .zstd, !outputPolicy.force,
+              outputPolicy.resumes, outputPolicy.file == nil, !outputPolicy.standardOutputRequested,
+              outputPolicy.flatFolder == nil, outputPolicy.mirrorRoot == nil,
               input.hasSuffix(suffix), input.count > suffix.count,
               let status = FileStatus.of(path: input), status.isRegularFile,
               let source = FileStatus.of(path: String(input.dropLast(suffix.count))), source.isRegularFile
         else { return false }
-        guard dictionaryFlags.dictionaryFile == nil else {
+        guard dictionarySettings.file == nil else {
             return status.modificationTime.tv_sec == source.modificationTime.tv_sec
                 && status.modificationTime.tv_nsec == source.modificationTime.tv_nsec
         }
         return FinishedOutput.isCompression(input, of: source, dictionary: nil)
     }
 
-    /// Whether `-c` or `-o -` sends every result to standard output (of `-c`
-    /// and `-o FILE`, ArgumentNormalizer left the last one given).
-    var standardOutputRequested: Bool {
-        outputFlags.output == "-" || (outputFlags.toStdout && outputFlags.output == nil)
-    }
-
-    /// The file `-o` names, unless standard output was asked for.
-    var outputFile: String? { standardOutputRequested ? nil : outputFlags.output }
-
     /// Whether the result of `input` goes to standard output: asked for, or
     /// standard input with no `-o FILE`. A test writes nothing.
     func writesToStandardOutput(_ input: String) -> Bool {
-        operationKind != .test && (standardOutputRequested || (input == "-" && outputFile == nil))
+        operationKind != .test && (outputPolicy.standardOutputRequested || (input == "-" && outputPolicy.file == nil))
     }
 
     /// The job for one input, after the safety checks that depend on flags.
@@ -93,32 +84,32 @@ extension WeirCommand {
         }
         let compressing = operationKind == .compress
         // As zstd: the dictionary is not also an input.
-        if let dictionaryFile = dictionaryFlags.dictionaryFile, input != "-",
+        if let dictionaryFile = dictionarySettings.file, input != "-",
             let inputStatus = FileStatus.of(path: input),
            let dictionaryStatus = FileStatus.of(path: dictionaryFile), inputStatus.isSameFile(as: dictionaryStatus) {
             throw WeirError.inputIsDictionary(path: name)
         }
 
-        if input == "-", FileStatTrace.check("UTIL_isConsole(0)", { isatty(STDIN_FILENO) == 1 }), !outputFlags.force {
+        if input == "-", FileStatTrace.check("UTIL_isConsole(0)", { isatty(STDIN_FILENO) == 1 }), !outputPolicy.force {
             throw WeirError.terminalInput(path: name, compressing: compressing)
         }
         let destination: FileJob.Destination
         if operationKind == .test {
             destination = .none
-        } else if let shared, outputFile != nil {
+        } else if let shared, outputPolicy.file != nil {
             destination = .shared(shared.descriptor)
         } else if toStandardOutput {
             if compressing, FileStatTrace.check("UTIL_isConsole(1)", { isatty(STDOUT_FILENO) == 1 }),
-               !outputFlags.toStdout, !outputFlags.force {
+               !outputPolicy.toStdout, !outputPolicy.force {
                 throw WeirError.terminalOutput()
             }
             destination = .standardOutput
-        } else if let outputFile {
+        } else if let outputFile = outputPolicy.file {
             destination = .file(outputFile)
         } else if compressing {
             destination = .file(
                 try placed(
-                    OutputName.compressed(for: input, suffix: (compressionFlags.format ?? .zstd).suffix), input: input))
+                    OutputName.compressed(for: input, suffix: compressionSettings.format.suffix), input: input))
         } else {
             destination = .file(try placed(try OutputName.decompressed(for: input), input: input))
         }
@@ -129,20 +120,20 @@ extension WeirCommand {
         }
         if asking, case .compress(let options) = operation, case .file(let path) = destination,
            isFinished(path, of: input, options) {
-            throw WeirError.alreadyCompressed(path: name, output: path, keepsInput: outputFlags.removeInput)
+            throw WeirError.alreadyCompressed(path: name, output: path, keepsInput: outputPolicy.removesInput)
         }
-        var force = outputFlags.force
-        if asking, !force, case .file(let path) = destination, messageFlags.quiet == 0,
+        var force = outputPolicy.force
+        if asking, !force, case .file(let path) = destination, reporting.quiet == 0,
            FileStatTrace.check("UTIL_isRegularFile(\(FileName.displayed(path)))", {
                FileStatus.of(path: path)?.isRegularFile == true }) {
             guard Confirmation.ask("weir: \(FileName.displayed(path)): already exists; overwrite (y/n) ? ",
-                                   stdinIsInput: input == "-" || files.contains("-")) else {
+                                   stdinIsInput: input == "-" || inputPolicy.files.contains("-")) else {
                 throw WeirError(.outputExists, path: path, operation: .create, reason: "not overwritten")
             }
             force = true
         }
         let removes: Bool = switch destination {
-        case .file: outputFlags.removeInput && input != "-"
+        case .file: outputPolicy.removesInput && input != "-"
         case .standardOutput, .shared, .none: false
         }
         return FileJob(input: input, operation: operation, destination: destination, force: force, removeInput: removes)
@@ -155,7 +146,7 @@ extension WeirCommand {
     /// compresses again) or `--no-resume` (zstd's behaviour). A file named
     /// without -r is refused as zstd refuses it: a script may test that.
     func isFinished(_ output: String, of input: String, _ options: CompressionOptions) -> Bool {
-        guard operationFlags.recursive, !outputFlags.force, options.resumable, options.format == .zstd, input != "-",
+        guard inputPolicy.recursive, !outputPolicy.force, options.resumable, options.format == .zstd, input != "-",
               let status = FileStatus.of(path: input) else { return false }
         return FinishedOutput.isCompression(output, of: status, dictionary: options.dictionary)
     }
@@ -166,8 +157,8 @@ extension WeirCommand {
     /// unless `--stream-size` gives the size, which zstd then declares.
     func soleFrameStreamed(_ options: CompressionOptions, input: String) -> CompressionOptions {
         var options = options
-        options.streamsSoleFrame = input == "-" && compressionFlags.streamSize == nil
-        options.streamedSizeHint = messageFlags.sizeHint?.bytes
+        options.streamsSoleFrame = input == "-" && compressionSettings.streamSize == nil
+        options.streamedSizeHint = compressionSettings.sizeHint
         return options
     }
 
@@ -189,15 +180,15 @@ extension WeirCommand {
                            appending: Bool = false) -> (options: DecompressionOptions, plan: WorkerPlan) {
         // As zstd: without -M, --zstd=wlog=N sets the limit to 2^N.
         var options = DecompressionOptions(
-            verifyChecksum: resourceFlags.verifiesChecksums,
-            memoryLimit: resourceFlags.memory?.bytes ?? compressionFlags.parameters?.windowLog.map { 1 << min($0, 31) },
-            threads: resourceFlags.requestedThreads, mapInput: resourceFlags.mapsInput,
-            passThrough: decompressionFlags.passThrough ?? (outputFlags.force && toStandardOutput),
-            sparse: decompressionFlags.sparse ?? !(toStandardOutput || appending),
-            dictionary: dictionary, longWindowLog: dictionaryFlags.long)
+            verifyChecksum: resourceSettings.verifiesChecksums,
+            memoryLimit: resourceSettings.memory ?? compressionSettings.parameters?.windowLog.map { 1 << min($0, 31) },
+            threads: resourceSettings.requestedThreads, mapInput: resourceSettings.mapsInput,
+            passThrough: decompressionSettings.passThrough ?? (outputPolicy.force && toStandardOutput),
+            sparse: decompressionSettings.sparse ?? !(toStandardOutput || appending),
+            dictionary: dictionary, longWindowLog: dictionarySettings.long)
         // Every run of the command reads whole pieces (DispatchIOTuning).
         options.sizesReadBuffers = true
-        options.resumable = !outputFlags.noResume
+        options.resumable = outputPolicy.resumes
         #if WEIR_TEST_HOOKS
         // The tests' way to make a decompression slow enough to stop after a checkpoint (test builds only).
         options.frameDelayForTesting = getenv("WEIR_TEST_FRAME_DELAY").flatMap { Double(String(cString: $0)) }
@@ -206,6 +197,6 @@ extension WeirCommand {
         // The tests' way to stop a run after a step, to read its line at a known point.
         options.stepHoldForTesting = getenv("WEIR_TEST_STEP_HOLD").map { String(cString: $0) }
         #endif
-        return WorkerPlan.applied(to: options, cores: resourceFlags.countedCores)
+        return WorkerPlan.applied(to: options, cores: resourceSettings.countedCores)
     }
 }

@@ -5,7 +5,7 @@ import WeirCLI
 
 /// `-d --range=LIST` and `-t --range=LIST`: bytes of the decompressed
 /// content of one input (``RangeExtraction``).
-extension WeirCommand {
+extension RunSettings {
     /// Writes (or, with -t, decodes) the ranges of the one input; returns the
     /// exit status.
     func extractRanges(_ inputs: [String], console: Console) -> Int32 {
@@ -14,7 +14,7 @@ extension WeirCommand {
             return 1
         }
         // Validated already (WeirCommand.validate): every list parses.
-        guard let list = ByteRangeList(decompressionFlags.ranges.joined(separator: ",")) else { return 1 }
+        guard let list = ByteRangeList(decompressionSettings.ranges.joined(separator: ",")) else { return 1 }
         let ranges = list.items
         let (dictionary, unreadable) = readDictionary(console: console)
         if unreadable { return 1 }
@@ -23,15 +23,15 @@ extension WeirCommand {
         var options = decompressionOptions(toStandardOutput: true, dictionary: dictionary)
         // A patch's frame is decoded against the old file, as without --range.
         options.patchReference = patch
-        let testing = operationFlags.operation == .test
+        let testing = operation == .test
         let inputName = input == "-" ? "(stdin)" : input
         // The output: standard output unless -o FILE (a hidden temporary
         // file named FILE once complete, as every file weir writes); nothing
         // when testing.
         var file: OutputFile?
-        if !testing, let path = outputFile, path != "-" {
+        if !testing, let path = outputPolicy.file, path != "-" {
             do throws(WeirError) {
-                file = try OutputFile(path: path, force: outputFlags.force)
+                file = try OutputFile(path: path, force: outputPolicy.force)
             } catch {
                 console.error(CommandHint.message(for: error))
                 return 1
@@ -85,7 +85,7 @@ extension WeirCommand {
                 outcome = try RangeExtraction.stream(input: stream, ranges: ranges, options: options, output: output,
                                                      cancellation: signals.cancellation, observer: observer)
             }
-            try file?.commit(copying: nil, sync: !outputFlags.noSync)
+            try file?.commit(copying: nil, sync: outputPolicy.syncs)
         } catch {
             file?.discard()
             if let signal = signals.received { return 128 + signal }
@@ -95,7 +95,7 @@ extension WeirCommand {
         }
         console.progress?.end(status: .ok)
         for warning in outcome.warnings { console.warning(warning, file: input) }
-        if messageFlags.json {
+        if reporting.json {
             var statistics = Statistics()
             statistics.bytesIn = outcome.bytesIn
             statistics.bytesOut = outcome.bytesOut
@@ -105,7 +105,7 @@ extension WeirCommand {
             console.json(JSONRecord(operation: testing ? .test : .decompress, input: input,
                                     output: testing ? nil : (file == nil ? "-" : outputName),
                                     statistics: statistics, level: nil, chunkBytes: nil))
-        } else if messageFlags.verbose > 0 {
+        } else if reporting.verbose > 0 {
             let frames = outcome.frames.map { " of \($0)" } ?? ""
             console.write(
                 "\(FileName.displayed(inputName)): \(outcome.bytesOut) bytes in \(ranges.count) range"

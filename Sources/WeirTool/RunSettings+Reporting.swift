@@ -4,13 +4,13 @@ import Glibc
 
 /// How the command reports: whether the progress line is shown, and the
 /// reporter for the run (see ``RunReporter``).
-extension WeirCommand {
+extension RunSettings {
     /// `--progress` shows the line, `--no-progress` hides it; otherwise -q
     /// hides it, and it is shown when stderr is a terminal, unless data goes
     /// to standard output on that terminal too (decompressing to the screen).
     func showsProgress(_ inputs: [String]) -> Bool {
-        if let progress = messageFlags.progress { return progress }
-        if messageFlags.quiet > 0 || !stderrIsConsole { return false }
+        if let progress = reporting.progress { return progress }
+        if reporting.quiet > 0 || !stderrIsConsole { return false }
         return !(inputs.contains(where: writesToStandardOutput)
                  && FileStatTrace.check("UTIL_isConsole(1)") { isatty(STDOUT_FILENO) == 1 })
     }
@@ -19,7 +19,7 @@ extension WeirCommand {
     /// `--fake-stderr-is-console` says so (zstd's test hook, for scripts
     /// that check what a terminal would show).
     var stderrIsConsole: Bool {
-        FileStatTrace.check("UTIL_isConsole(2)") { messageFlags.fakeStderrIsConsole || StandardError.isTerminal }
+        FileStatTrace.check("UTIL_isConsole(2)") { reporting.fakeStderrIsConsole || StandardError.isTerminal }
     }
 
     /// Whether a summary line follows each input (and a total several):
@@ -28,13 +28,13 @@ extension WeirCommand {
     /// into a log) stays silent, as zstd does. An explicit `--progress`
     /// shows them even with -q, as zstd ends its progress with one.
     func showsSummaries(_ inputs: [String]) -> Bool {
-        if messageFlags.quiet > 0 { return messageFlags.progress == true }
-        return messageFlags.verbose > 0 || stderrIsConsole || !inputs.allSatisfy(writesToStandardOutput)
+        if reporting.quiet > 0 { return reporting.progress == true }
+        return reporting.verbose > 0 || stderrIsConsole || !inputs.allSatisfy(writesToStandardOutput)
     }
 
     /// What is done to every input.
     var operationKind: OperationKind {
-        switch operationFlags.operation {
+        switch operation {
         case .test: .test
         case .decompress: .decompress
         case .compress, .list, .index, .train, .trainCover, .trainFastCover, .trainLegacy, .benchmark: .compress
@@ -46,7 +46,7 @@ extension WeirCommand {
         let compression = operationKind == .compress
             ? compressionOptions(level: resolvedLevel(console: nil))
             : nil
-        return RunReporter(console: console, format: messageFlags.json ? .json : .human, operation: operationKind,
-                           inputs: inputs, sizeHint: messageFlags.sizeHint?.bytes, compression: compression)
+        return RunReporter(console: console, format: reporting.json ? .json : .human, operation: operationKind,
+                           inputs: inputs, sizeHint: compressionSettings.sizeHint, compression: compression)
     }
 }

@@ -3,9 +3,10 @@ import Weir
 import WeirCLI
 
 // The flags of `weir`, in the groups `--help` shows them in. WeirCommand
-// pulls each group in with @OptionGroup(title:) and reads a flag through its
-// group (`outputFlags.force`); the extensions at the end resolve the
-// defaults that take more than the flag (`resourceFlags.resolvedThreads`).
+// pulls each group in with @OptionGroup(title:), validates them, and
+// resolves them once into RunSettings, which is all the run reads; the
+// extensions at the end resolve the defaults that take more than the flag
+// (`resourceFlags.resolvedThreads`).
 
 /// What weir does with its inputs: one, and of several given the last one
 /// wins, as zstd (`unweir -z` compresses). The training flags take optional

@@ -3,8 +3,9 @@ import Weir
 import WeirCLI
 import WeirPrograms
 
-/// `--train`, `--train-cover`, `--train-fastcover`, `--train-legacy`:
-/// learning a dictionary from files as zstd 1.5.4 does, with its flags.
+/// `--train`, `--train-cover`, `--train-fastcover`, `--train-legacy`: the
+/// training their flags ask for, as zstd 1.5.4 reads them, and their checks
+/// (RunSettings+Train.swift runs it).
 extension WeirCommand {
     /// The builder the operation chose, with the last parameters given for
     /// it (every list was checked by ``validateTrainingLists()``); plain
@@ -70,41 +71,6 @@ extension WeirCommand {
            sampleSize > TrainingSamples.maximumSampleSize {
             throw ValidationError(
                 "-B \(sampleSize): training samples are at most \(TrainingSamples.maximumSampleSize) bytes (128K).")
-        }
-    }
-
-    /// The exit status of a training with too few samples: zstd's.
-    static let tooFewSamplesStatus: Int32 = 14
-
-    /// Learns a dictionary from the files `inputs` and writes it to -o DICT
-    /// (default `dictionary`), saying what zstd says; returns the exit status.
-    func trainDictionary(_ inputs: [String], console: Console) -> Int32 {
-        let path = outputFlags.output ?? "dictionary"
-        let training = dictionaryTraining
-        do throws(WeirError) {
-            // No sample file named: too few samples, as zstd says (it does
-            // not read standard input for samples).
-            if files.isEmpty && operationFlags.fileLists.isEmpty {
-                throw WeirError.tooFewSamples(path: path, count: 0, minimum: TrainingSamples.minimumCount)
-            }
-            let samples = try TrainingSamples.load(paths: inputs, for: training, dictionaryPath: path)
-            for warning in samples.warnings { console.warning(warning) }
-            let (dictionary, builder) = try DictionaryTrainer.train(
-                samples.buffer, sizes: samples.sizes, training, path: path)
-            if messageFlags.quiet == 0, training.builder.optimizes {
-                console.write(TrainingParameterList.chosen(builder))
-            }
-            try dictionary.save(to: path, sync: !outputFlags.noSync)
-            if messageFlags.quiet == 0 {
-                console.write("Save dictionary of size \(dictionary.bytes.count) into file \(FileName.displayed(path)) "
-                              + "(ID \(dictionary.id), from \(samples.sizes.count) samples)\n")
-            }
-            return 0
-        } catch {
-            console.error(CommandHint.message(for: error))
-            // zstd exits with its error 14 ("nb of samples too low"), which
-            // scripts that try a training may test for.
-            return error.hint == .moreSamples ? Self.tooFewSamplesStatus : 1
         }
     }
 }

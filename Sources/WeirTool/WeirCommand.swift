@@ -2,7 +2,6 @@ import ArgumentParser
 import CAllocator
 import Weir
 import WeirCLI
-import WeirPrograms
 import Glibc
 
 /// The `weir` command: flags in, library calls, exit status out.
@@ -116,7 +115,7 @@ struct WeirCommand: ParsableCommand {
                 weir.facts = invocation.facts
                 try weir.validateFacts()
                 invocation.reportWarnings(quietness: weir.messageFlags.quiet)
-                let status = weir.execute()
+                let status = weir.settings.execute()
                 Glibc.exit(status)
             }
             try command.run()
@@ -128,148 +127,6 @@ struct WeirCommand: ParsableCommand {
             // are not UTF-8 as \xFF, as every other message does.
             StandardError.write(FileName.displayingEscapes(fullMessage(for: error)) + "\n")
             Glibc.exit(1)
-        }
-    }
-
-    /// Gathers the inputs and runs the operation on them; returns the exit status.
-    mutating func execute() -> Int32 {
-        if messageFlags.showVersion {
-            print(Self.versionLine)
-            return 0
-        }
-        if let trace = messageFlags.trace {
-            do throws(WeirError) {
-                try ZstdTrace.start(path: trace)
-            } catch {
-                Console(quietness: messageFlags.quiet, verbosity: messageFlags.verbose).error(
-                    CommandHint.message(for: error))
-                return 1
-            }
-        }
-        defer { if messageFlags.trace != nil { ZstdTrace.stop() } }
-        if messageFlags.traceFileStat { FileStatTrace.enable() }
-        let gathered = gatherInputs()
-        let inputs = gathered.names
-        let console = Console(quietness: messageFlags.quiet, verbosity: messageFlags.verbose,
-                              progress: showsProgress(inputs) ? ProgressDisplay(json: facts.progressJSON) : nil,
-                              summaries: showsSummaries(inputs), events: facts.progressJSON)
-        // zstd's notes about skipped links are hidden by -q.
-        if messageFlags.quiet == 0 { for warning in gathered.warnings { console.warning(warning) } }
-        for error in gathered.errors { console.error(CommandHint.message(for: error), input: error.path) }
-        let failed = !gathered.errors.isEmpty
-        if gathered.onlyLinks { return 1 }
-        // As zstd, training on folders with no file fails for want of samples.
-        if gathered.nothingLeft, !operationFlags.operation.isTraining {
-            if messageFlags.quiet == 0 { console.warning("no file found in the folders given -- ignored") }
-            return failed ? 1 : 0
-        }
-        let status = switch operationFlags.operation {
-            case .list:
-                ListReport(files: inputs, verbose: messageFlags.verbose > 0, console: console).run() == 0 ? Int32(0) : 1
-        case .train, .trainCover, .trainFastCover, .trainLegacy: trainDictionary(inputs, console: console)
-        case .benchmark: benchmark(inputs, console: console)
-        case .index: index(inputs, console: console)
-        case .compress, .decompress, .test:
-            // A `where` after two patterns would guard only the second.
-                decompressionFlags.ranges.isEmpty
-                    ? process(inputs, console: console) : extractRanges(inputs, console: console)
-        }
-        // Those no file's report told (-o, ranges, a dictionary); none in JSON's stream.
-        if !messageFlags.json { console.staleTemporaries() }
-        return status != 0 ? status : failed ? 1 : 0
-    }
-
-    /// Compresses, decompresses or tests `inputs` (``JobScheduler`` decides
-    /// how the jobs go); returns the exit status.
-    func process(_ inputs: [String], console: Console) -> Int32 {
-        // Read once, before any input: every job shares it.
-        let (dictionary, unreadable) = readDictionary(console: console)
-        if unreadable { return 1 }
-        let (patch, refused) = readPatchReference(inputs, console: console)
-        if refused { return 1 }
-        // Several inputs and one -o file: written into it in turn, as zstd.
-        var shared: OutputFile?
-        if let outputFile, inputs.count > 1, operationKind != .test {
-            guard let opened = openConcatenation(outputFile, inputs: inputs, console: console) else { return 1 }
-            shared = opened
-        }
-        if let root = outputFlags.outputDirMirror, operationKind != .test, !standardOutputRequested, outputFile == nil {
-            for error in MirrorFolders.create(for: inputs, root: root) {
-                console.error(CommandHint.message(for: error))
-            }
-        }
-        let signals = SignalHandler(console: console)
-        signals.install()
-        let reporter = makeReporter(console: console, inputs: inputs.count)
-        // Resolved once (a level above the maximum warns once), shared by every job.
-        let planned = operationKind == .compress
-            ? compressionPlan(level: resolvedLevel(console: console), dictionary: dictionary) : nil
-        let compression = planned?.options
-        showWorkers(planned?.plan ?? decompressionPlan(toStandardOutput: false, dictionary: nil).plan, console: console)
-        if let compression { showParameters(of: inputs, compression, console: console) }
-        let jobs = CommandJobs(command: self, inputs: inputs, dictionary: dictionary, compression: compression,
-                               patch: patch, console: console, shared: shared, reporter: reporter)
-        JobScheduler.run(inputs, width: compression?.resolvedThreads ?? 1, followedLive: console.progress != nil,
-                         cancellation: signals.cancellation, sync: !outputFlags.noSync, delegate: jobs)
-        var failed = jobs.failed
-        if let shared, let outputFile {
-            failed = !commitConcatenation(shared, path: outputFile, cancelled: signals.cancellation.isCancelled,
-                                          console: console) || failed
-        }
-        if outputFlags.outputDirFlat != nil, outputFlags.outputDirMirror == nil, messageFlags.quiet == 0 {
-            for name in NameCollisions.flat(inputs) {
-                console.warning(
-                    "two files have the same name \(FileName.displayed(name)): "
-                        + "--output-dir-flat writes one output for both")
-            }
-        }
-        reporter.finish(cancelled: signals.cancellation.isCancelled)
-        signals.uninstall()
-        if let signal = signals.received { return 128 + signal }
-        return failed ? 1 : 0
-    }
-
-    /// The old file of `--patch-from=OLD` (nil without it), read once
-    /// before any input; `refused` after an error was shown: as zstd, one
-    /// input only, and standard input only with `--stream-size` (a patch
-    /// is one frame of a size known beforehand).
-    func readPatchReference(_ inputs: [String], console: Console) -> (patch: PatchReference?, refused: Bool) {
-        guard let patchFrom = dictionaryFlags.patchFrom else { return (nil, false) }
-        if inputs.count > 1 {
-            console.error("can't use --patch-from=\(FileName.displayed(patchFrom)) on multiple files")
-            return (nil, true)
-        }
-        if operationKind == .compress, inputs.first ?? "-" == "-", compressionFlags.streamSize == nil {
-            console.error("using --patch-from with standard input requires --stream-size")
-            return (nil, true)
-        }
-        do throws(WeirError) {
-            let reference = try PatchReference(path: patchFrom)
-            // As zstd: said when the window turns long-distance matching on unasked.
-            if operationKind == .compress, dictionaryFlags.long == nil, messageFlags.quiet == 0 {
-                let size = compressionFlags.streamSize?.bytes ?? inputs.first.flatMap { FileStatus.of(path: $0)?.size }
-                if PatchReference.needsLongDistance(level: resolvedLevel(console: nil),
-                                                    windowLog: reference.windowLog(newSize: size), newSize: size,
-                                                    oldSize: reference.count) {
-                    console.warning("long mode automatically triggered")
-                }
-            }
-            return (reference, false)
-        } catch {
-            console.error(CommandHint.message(for: error))
-            return (nil, true)
-        }
-    }
-
-    /// The dictionary of `-D` (nil without it), read once before any input;
-    /// `unreadable` after its error was shown.
-    func readDictionary(console: Console) -> (dictionary: ZstdDictionary?, unreadable: Bool) {
-        guard let dictionaryFile = dictionaryFlags.dictionaryFile else { return (nil, false) }
-        do throws(WeirError) {
-            return (try ZstdDictionary.load(path: dictionaryFile), false)
-        } catch {
-            console.error(CommandHint.message(for: error))
-            return (nil, true)
         }
     }
 }

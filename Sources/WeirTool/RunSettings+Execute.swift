@@ -1,0 +1,150 @@
+import Weir
+import WeirCLI
+import WeirPrograms
+import Glibc
+
+/// A run of the command: its inputs gathered, then the operation on them
+/// (one function a mode), each reading only the resolved settings.
+extension RunSettings {
+    /// Gathers the inputs and runs the operation on them; returns the exit status.
+    func execute() -> Int32 {
+        if reporting.showVersion {
+            print(WeirCommand.versionLine)
+            return 0
+        }
+        if let trace = reporting.trace {
+            do throws(WeirError) {
+                try ZstdTrace.start(path: trace)
+            } catch {
+                Console(quietness: reporting.quiet, verbosity: reporting.verbose).error(
+                    CommandHint.message(for: error))
+                return 1
+            }
+        }
+        defer { if reporting.trace != nil { ZstdTrace.stop() } }
+        if reporting.traceFileStat { FileStatTrace.enable() }
+        let gathered = gatherInputs()
+        let inputs = gathered.names
+        let console = Console(quietness: reporting.quiet, verbosity: reporting.verbose,
+                              progress: showsProgress(inputs) ? ProgressDisplay(json: reporting.progressJSON) : nil,
+                              summaries: showsSummaries(inputs), events: reporting.progressJSON)
+        // zstd's notes about skipped links are hidden by -q.
+        if reporting.quiet == 0 { for warning in gathered.warnings { console.warning(warning) } }
+        for error in gathered.errors { console.error(CommandHint.message(for: error), input: error.path) }
+        let failed = !gathered.errors.isEmpty
+        if gathered.onlyLinks { return 1 }
+        // As zstd, training on folders with no file fails for want of samples.
+        if gathered.nothingLeft, !operation.isTraining {
+            if reporting.quiet == 0 { console.warning("no file found in the folders given -- ignored") }
+            return failed ? 1 : 0
+        }
+        let status = switch operation {
+        case .list:
+            ListReport(files: inputs, verbose: reporting.verbose > 0, console: console).run() == 0 ? Int32(0) : 1
+        case .train, .trainCover, .trainFastCover, .trainLegacy: trainDictionary(inputs, console: console)
+        case .benchmark: benchmark(inputs, console: console)
+        case .index: index(inputs, console: console)
+        case .compress, .decompress, .test:
+            decompressionSettings.ranges.isEmpty
+                ? process(inputs, console: console) : extractRanges(inputs, console: console)
+        }
+        // Those no file's report told (-o, ranges, a dictionary); none in JSON's stream.
+        if !reporting.json { console.staleTemporaries() }
+        return status != 0 ? status : failed ? 1 : 0
+    }
+
+    /// Compresses, decompresses or tests `inputs` (``JobScheduler`` decides
+    /// how the jobs go); returns the exit status.
+    func process(_ inputs: [String], console: Console) -> Int32 {
+        // Read once, before any input: every job shares it.
+        let (dictionary, unreadable) = readDictionary(console: console)
+        if unreadable { return 1 }
+        let (patch, refused) = readPatchReference(inputs, console: console)
+        if refused { return 1 }
+        // Several inputs and one -o file: written into it in turn, as zstd.
+        var shared: OutputFile?
+        if let outputFile = outputPolicy.file, inputs.count > 1, operationKind != .test {
+            guard let opened = openConcatenation(outputFile, inputs: inputs, console: console) else { return 1 }
+            shared = opened
+        }
+        if let root = outputPolicy.mirrorRoot, operationKind != .test, !outputPolicy.standardOutputRequested,
+           outputPolicy.file == nil {
+            for error in MirrorFolders.create(for: inputs, root: root) {
+                console.error(CommandHint.message(for: error))
+            }
+        }
+        let signals = SignalHandler(console: console)
+        signals.install()
+        let reporter = makeReporter(console: console, inputs: inputs.count)
+        // Resolved once (a level above the maximum warns once), shared by every job.
+        let planned = operationKind == .compress
+            ? compressionPlan(level: resolvedLevel(console: console), dictionary: dictionary) : nil
+        let compression = planned?.options
+        showWorkers(planned?.plan ?? decompressionPlan(toStandardOutput: false, dictionary: nil).plan, console: console)
+        if let compression { showParameters(of: inputs, compression, console: console) }
+        let jobs = CommandJobs(settings: self, inputs: inputs, dictionary: dictionary, compression: compression,
+                               patch: patch, console: console, shared: shared, reporter: reporter)
+        JobScheduler.run(inputs, width: compression?.resolvedThreads ?? 1, followedLive: console.progress != nil,
+                         cancellation: signals.cancellation, sync: outputPolicy.syncs, delegate: jobs)
+        var failed = jobs.failed
+        if let shared, let outputFile = outputPolicy.file {
+            failed = !commitConcatenation(shared, path: outputFile, cancelled: signals.cancellation.isCancelled,
+                                          console: console) || failed
+        }
+        if outputPolicy.flatFolder != nil, outputPolicy.mirrorRoot == nil, reporting.quiet == 0 {
+            for name in NameCollisions.flat(inputs) {
+                console.warning(
+                    "two files have the same name \(FileName.displayed(name)): "
+                        + "--output-dir-flat writes one output for both")
+            }
+        }
+        reporter.finish(cancelled: signals.cancellation.isCancelled)
+        signals.uninstall()
+        if let signal = signals.received { return 128 + signal }
+        return failed ? 1 : 0
+    }
+
+    /// The old file of `--patch-from=OLD` (nil without it), read once
+    /// before any input; `refused` after an error was shown: as zstd, one
+    /// input only, and standard input only with `--stream-size` (a patch
+    /// is one frame of a size known beforehand).
+    func readPatchReference(_ inputs: [String], console: Console) -> (patch: PatchReference?, refused: Bool) {
+        guard let patchFrom = dictionarySettings.patchFrom else { return (nil, false) }
+        if inputs.count > 1 {
+            console.error("can't use --patch-from=\(FileName.displayed(patchFrom)) on multiple files")
+            return (nil, true)
+        }
+        if operationKind == .compress, inputs.first ?? "-" == "-", compressionSettings.streamSize == nil {
+            console.error("using --patch-from with standard input requires --stream-size")
+            return (nil, true)
+        }
+        do throws(WeirError) {
+            let reference = try PatchReference(path: patchFrom)
+            // As zstd: said when the window turns long-distance matching on unasked.
+            if operationKind == .compress, dictionarySettings.long == nil, reporting.quiet == 0 {
+                let size = compressionSettings.streamSize ?? inputs.first.flatMap { FileStatus.of(path: $0)?.size }
+                if PatchReference.needsLongDistance(level: resolvedLevel(console: nil),
+                                                    windowLog: reference.windowLog(newSize: size), newSize: size,
+                                                    oldSize: reference.count) {
+                    console.warning("long mode automatically triggered")
+                }
+            }
+            return (reference, false)
+        } catch {
+            console.error(CommandHint.message(for: error))
+            return (nil, true)
+        }
+    }
+
+    /// The dictionary of `-D` (nil without it), read once before any input;
+    /// `unreadable` after its error was shown.
+    func readDictionary(console: Console) -> (dictionary: ZstdDictionary?, unreadable: Bool) {
+        guard let dictionaryFile = dictionarySettings.file else { return (nil, false) }
+        do throws(WeirError) {
+            return (try ZstdDictionary.load(path: dictionaryFile), false)
+        } catch {
+            console.error(CommandHint.message(for: error))
+            return (nil, true)
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import Weir
+import WeirCLI
+
+/// The flags of one run, resolved once into plain values (as ripgrep turns
+/// its `LowArgs` into one `HiArgs`): what the modes, the jobs and the reports
+/// read. ``WeirCommand`` parses and validates the command line and makes this
+/// value (``init(_:)``); nothing after reads a flag group.
+///
+/// Each group is what one concern needs: a flag joins the group of the code
+/// that reads it (or a new group, as a new mode's), as the resolved value the
+/// code wants (`syncs`, not `noSync`; bytes, not a ``ByteCount``); defaults
+/// that take more than the flag are resolved here, once.
+struct RunSettings: Sendable {
+    /// Which inputs the run takes.
+    struct InputPolicy: Sendable {
+        /// The names on the command line; `-` is standard input.
+        var files: [String]
+        /// The lists of `--filelist`.
+        var fileLists: [String]
+        /// `-r`: the files under the folders named.
+        var recursive: Bool
+        /// `--exclude-compressed`: files whose name says they are compressed are left out.
+        var excludesCompressed: Bool
+    }
+
+    /// Where the results go and how they are committed.
+    struct OutputPolicy: Sendable {
+        /// `-c` was given (the normalizer left the last of `-c` and `-o`).
+        var toStdout: Bool
+        /// `-o`, as given (`-` included).
+        var path: String?
+        /// `-c` or `-o -`: every result goes to standard output.
+        var standardOutputRequested: Bool
+        /// The file `-o` names, unless standard output was asked for.
+        var file: String?
+        /// `-f`.
+        var force: Bool
+        /// `--rm`.
+        var removesInput: Bool
+        /// Outputs are synced before they take their names, unless `--no-sync`.
+        var syncs: Bool
+        /// Stopped outputs are resumed, unless `--no-resume`.
+        var resumes: Bool
+        /// `--output-dir-flat`.
+        var flatFolder: String?
+        /// `--output-dir-mirror`.
+        var mirrorRoot: String?
+    }
+
+    /// How to compress, before the level is resolved (which may warn).
+    struct CompressionSettings: Sendable {
+        /// `--level` / `-#`.
+        var level: Int?
+        /// `--ultra`.
+        var ultra: Bool
+        /// `--fast[=N]`.
+        var fast: Int?
+        /// `-B`, in bytes.
+        var chunkSize: Int?
+        /// `--adapt`'s range of levels, nil without it (``WeirCommand/adaptiveLevels``).
+        var adaptiveLevels: ClosedRange<Int>?
+        /// `--rsyncable`.
+        var rsyncable: Bool
+        /// A seek table ends the output unless `--no-seek-table`.
+        var seekTable: Bool
+        /// Frames declare their content size unless `--no-content-size`.
+        var writesContentSize: Bool
+        /// `--stream-size`, in bytes.
+        var streamSize: Int?
+        /// `--size-hint`, in bytes.
+        var sizeHint: Int?
+        /// `--format`, zstd by default.
+        var format: CompressedFormat
+        /// The parameters of `--zstd=` and its kin; nil when a list is not valid.
+        var parameters: CompressionParameters?
+        /// `--show-default-cparams`.
+        var showsDefaultParameters: Bool
+    }
+
+    /// How to decompress.
+    struct DecompressionSettings: Sendable {
+        /// `--[no-]pass-through`; nil for zstd's default.
+        var passThrough: Bool?
+        /// `--[no-]sparse`; nil for the default.
+        var sparse: Bool?
+        /// The lists of `--range`.
+        var ranges: [String]
+    }
+
+    /// Dictionaries and long-distance matching.
+    struct DictionarySettings: Sendable {
+        /// `-D`.
+        var file: String?
+        /// Frames name their dictionary unless `--no-dictID`.
+        var writesID: Bool
+        /// `--patch-from`.
+        var patchFrom: String?
+        /// `--long[=N]`.
+        var long: Int?
+    }
+
+    /// Workers, checksums and memory.
+    struct ResourceSettings: Sendable {
+        /// The workers -T or --single-thread ask for; 0 when the run chooses
+        /// (WorkerPlan: the cores, fewer under a memory limit).
+        var requestedThreads: Int
+        /// Whether -T or --single-thread was given.
+        var threadsGiven: Bool
+        /// The cores a run without -T counts: nil for every core it may use,
+        /// the physical ones with --auto-threads=physical.
+        var countedCores: Int?
+        /// Checksums are written and verified unless --no-check.
+        var verifiesChecksums: Bool
+        /// `--verify`.
+        var verify: Bool
+        /// Regular files are mapped unless --no-mmap.
+        var mapsInput: Bool
+        /// `-M`, in bytes.
+        var memory: Int?
+    }
+
+    /// What weir says on stderr.
+    struct Reporting: Sendable {
+        /// `-q`, counted.
+        var quiet: Int
+        /// `-v`, counted.
+        var verbose: Int
+        /// `--[no-]progress`; nil to decide by the terminal.
+        var progress: Bool?
+        /// `--progress=json`.
+        var progressJSON: Bool
+        /// `--json`.
+        var json: Bool
+        /// `--trace`.
+        var trace: String?
+        /// `--fake-stderr-is-console`.
+        var fakeStderrIsConsole: Bool
+        /// `--trace-file-stat`.
+        var traceFileStat: Bool
+        /// `-V` among other flags.
+        var showVersion: Bool
+    }
+
+    /// `-b`'s flags.
+    struct BenchmarkSettings: Sendable {
+        /// `-e`: the last level.
+        var lastLevel: Int?
+        /// `-i`: seconds a level, 3 by default.
+        var seconds: Int
+        /// `-S`.
+        var separateFiles: Bool
+        /// `--priority=rt`.
+        var realTime: Bool
+        /// `-b -d`: decode only.
+        var decodesOnly: Bool
+    }
+
+    var operation: Operation
+    var inputPolicy: InputPolicy
+    var outputPolicy: OutputPolicy
+    var compressionSettings: CompressionSettings
+    var decompressionSettings: DecompressionSettings
+    var dictionarySettings: DictionarySettings
+    var resourceSettings: ResourceSettings
+    var reporting: Reporting
+    var benchmarkSettings: BenchmarkSettings
+    /// The training the flags ask for (read when the operation trains).
+    var training: DictionaryTraining
+}
