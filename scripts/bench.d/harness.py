@@ -219,7 +219,7 @@ def section(bench, name, title, cases, runs, notes=None, extra=None, warm_up=Tru
 def public(case):
     """The JSON view of a case: no absolute paths or internal keys."""
     drop = {"argv", "stdin", "stdout", "prefix", "out", "orig", "verify_key", "stream_sha256", "setup",
-            "range", "keep_as", "list_expect"}
+            "range", "keep_as", "list_expect", "expect", "member_ref", "member_out"}
     return {k: v for k, v in case.items() if k not in drop}
 
 

@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 
+import members
 from corpus import file_size
 from timing import cmd_output
 
@@ -120,6 +121,8 @@ def check(bench, case, out):
                 return False, "weir -lv does not give the content size %d" % content_bytes
             how += "; weir -lv: content size %d B" % content_bytes
         return True, how
+    if kind.startswith("member"):
+        return members.check(bench, case, out)
     raise ValueError(kind)
 
 
