@@ -167,7 +167,8 @@ def render(data):
         if c["group"] == "compress":
             continue
         b, wall = base.get(c["group"]), med(c, "wall")
-        rows.append([("**%s**" % c["tool"]) if c["family"] == "weir" else c["tool"], f_ms(wall), f_spread(c),
+        label = c["tool"].replace("|", "\\|")
+        rows.append([("**%s**" % label) if c["family"] == "weir" else label, f_ms(wall), f_spread(c),
                      f_mib(med(c, "rss_kb")), "–" if b is None or b is c else "%.1f×" % (ratio(med(b, "wall"), wall)
                                                                                          or 0), f_ok(c)])
     return ("Tar: `%s`, %s bytes (%s), %s members; member `%s`.\n\n" % (
