@@ -71,15 +71,14 @@ def parse_size(text):
     return int(float(number) * base ** exp)
 
 
-def parse_size_list(text):
-    return [parse_size(t) for t in text.split(",") if t.strip()]
-
-
-def parse_int_list(text):
-    try:
-        return [int(t) for t in text.split(",") if t.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError("expected comma-separated integers, got %r" % text)
+def listed(parse):
+    """A comma list of what PARSE reads (an argparse type)."""
+    def parse_list(text):
+        try:
+            return [parse(t.strip()) for t in text.split(",") if t.strip()]
+        except ValueError:
+            raise argparse.ArgumentTypeError("expected a comma-separated list, got %r" % text)
+    return parse_list
 
 
 def parse_lean_levels(text):
@@ -111,6 +110,20 @@ def parse_choice_list(choices):
                 "unknown %s (choose from %s)" % (", ".join(bad), ", ".join(choices)))
         return items
     return parse
+
+
+def field(path: str, key: str, sep: str) -> str | None:
+    """The value of the first line of PATH starting with KEY (after SEP), or None."""
+    try:
+        with open(path) as f:
+            return next((line.split(sep, 1)[1].strip() for line in f if line.startswith(key)), None)
+    except OSError:
+        return None
+
+
+def loadavg() -> list[str] | None:
+    return open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else None
+
 
 class Bench:
     """One run's arguments and state, handed to every section's run(bench): the arguments (a), the threads (N),
@@ -166,28 +179,10 @@ class Bench:
     # --- meta ------------------------------------------------------------------
     def meta(self):
         a = self.a
-        cpu = "unknown"
-        try:
-            for line in open("/proc/cpuinfo"):
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-        except OSError:
-            pass
-        mem = None
-        try:
-            for line in open("/proc/meminfo"):
-                if line.startswith("MemTotal:"):
-                    mem = int(line.split()[1]) * 1024
-        except OSError:
-            pass
-        osname = platform.system()
-        try:
-            for line in open("/etc/os-release"):
-                if line.startswith("PRETTY_NAME="):
-                    osname = line.split("=", 1)[1].strip().strip('"')
-        except OSError:
-            pass
+        cpu, mem, osname = field("/proc/cpuinfo", "model name", ":"), field("/proc/meminfo", "MemTotal:", ":"), \
+            field("/etc/os-release", "PRETTY_NAME=", "=")
+        cpu, mem = cpu or "unknown", int(mem.split()[0]) * 1024 if mem else None
+        osname = osname.strip('"') if osname else platform.system()
         git = cmd_output(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], stderr=False)
         dirty = cmd_output(["git", "-C", ROOT, "status", "--porcelain", "--", "Sources", "Package.swift"],
                            stderr=False)
@@ -216,7 +211,7 @@ class Bench:
             "time_format": TIME_FMT,
             "modes": a.modes,
             "outputs_synced": True,  # every file output timed until `sync` on it returns
-            "loadavg_start": open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else None,
+            "loadavg_start": loadavg(),
         }
 
     # --- main ------------------------------------------------------------------
@@ -238,12 +233,9 @@ class Bench:
                  for r in c["runs"] if r.get("other_load") is not None]
         self.data["meta"]["other_load_median"] = median(loads)
         self.data["meta"]["other_load_max"] = max(loads) if loads else None
-        self.data["meta"]["loadavg_end"] = open("/proc/loadavg").read().split()[:3] \
-            if os.path.exists("/proc/loadavg") else None
+        self.data["meta"]["loadavg_end"] = loadavg()
         self.data["targets"] = compute_targets(self.data)
         return self.data
-
-
 
 
 def unique_stem(out_dir, base):
@@ -295,11 +287,11 @@ def main():
                    help='I/O modes of compress and decompress (default file,null,stdio,pipe; also pipenull, '
                         'overwrite): file = TOOL IN -o OUT, null = TOOL -c IN > /dev/null, stdio = TOOL < IN > OUT, '
                         'pipe = cat IN | TOOL > OUT, overwrite = TOOL -f IN -o OUT onto its own earlier output')
-    p.add_argument("--levels", type=parse_int_list, default=[1, 19],
+    p.add_argument("--levels", type=listed(int), default=[1, 19],
                    help='levels of the levels section (default 1,19)')
     p.add_argument("--level-modes", type=parse_choice_list(MODES), default=["file"],
                    help='modes of the levels section (default file)')
-    p.add_argument("--scaling-threads", type=parse_int_list,
+    p.add_argument("--scaling-threads", type=listed(int),
                    help='thread counts of scaling (default 1,2,4,...,N)')
     p.add_argument("--slice-size", type=parse_size,
                    help='the slice for levels 1 and 19 (default 100M; quick 20M)')
@@ -308,9 +300,9 @@ def main():
     p.add_argument("--lean-size", type=parse_size,
                    help='lean: the slice for level 3 and the limit (default 300M; quick 50M)')
     p.add_argument("--adapt-size", type=parse_size, help='adapt: the input (default 1G; quick 50M)')
-    p.add_argument("--adapt-rates", type=parse_size_list, default=[20 * 10 ** 6, 100 * 10 ** 6, 400 * 10 ** 6, 0],
+    p.add_argument("--adapt-rates", type=listed(parse_size), default=[20 * 10 ** 6, 100 * 10 ** 6, 400 * 10 ** 6, 0],
                    help='adapt: pv -L rates per second, 0 unthrottled (default 20M,100M,400M,0)')
-    p.add_argument("--adapt-levels", type=parse_int_list, default=[1, 3, 5, 7, 9, 12],
+    p.add_argument("--adapt-levels", type=listed(int), default=[1, 3, 5, 7, 9, 12],
                    help='adapt: the fixed levels beside --adapt (default 1,3,5,7,9,12)')
     p.add_argument("--lean-rss-size", type=parse_size, default=parse_size("20M"),
                    help='lean: the slice for peak RSS at each level (default 20M)')
@@ -320,7 +312,7 @@ def main():
                    help="lean: the RSS rows' mode (default null)")
     p.add_argument("--quick-size", type=parse_size, default=parse_size("200M"),
                    help='the corpus with --quick (default 200M)')
-    p.add_argument("--memory-sizes", type=parse_size_list,
+    p.add_argument("--memory-sizes", type=listed(parse_size),
                    help='stream sizes of memory, e.g. 1G,10G (default 1G; quick 100M)')
     p.add_argument("--memory-scaling", action="store_true",
                    help='also the 10 GB stream (quick: 1 GB) for the flat-RSS target')
