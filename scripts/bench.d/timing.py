@@ -77,34 +77,16 @@ def run_timed(bench, argv, stdin=None, stdout=None, prefix=None):
     time's %e), user/sys CPU and peak RSS come from time -f."""
     tfile = os.path.join(bench.work, "time.txt")
     efile = os.path.join(bench.work, "stderr.txt")
-    for f in (tfile,):
-        if os.path.exists(f):
-            os.unlink(f)
+    if os.path.exists(tfile):
+        os.unlink(tfile)
     timed = [bench.a.time, "-f", TIME_FMT, "-o", tfile] + list(argv)
-    with open(efile, "wb") as ferr:
-        if prefix:
-            script = prefix + " " + shlex.join(timed)
-            script += " > " + (shlex.quote(stdout) if stdout else "/dev/null")
-            b0 = busy_seconds()
-            t0 = time.perf_counter()
-            p = subprocess.run(["bash", "-c", script], stdin=subprocess.DEVNULL,
-                               stdout=subprocess.DEVNULL, stderr=ferr)
-            wall = time.perf_counter() - t0
-            b1 = busy_seconds()
-        else:
-            fin = open(stdin, "rb") if stdin else subprocess.DEVNULL
-            fout = open(stdout, "wb") if stdout else subprocess.DEVNULL
-            try:
-                b0 = busy_seconds()
-                t0 = time.perf_counter()
-                p = subprocess.run(timed, stdin=fin, stdout=fout, stderr=ferr)
-                wall = time.perf_counter() - t0
-                b1 = busy_seconds()
-            finally:
-                if stdin:
-                    fin.close()
-                if stdout:
-                    fout.close()
+    with open(efile, "wb") as ferr, open(stdin or os.devnull, "rb") as fin, open(stdout or os.devnull, "wb") as fout:
+        b0 = busy_seconds()
+        t0 = time.perf_counter()
+        p = subprocess.run(["bash", "-c", prefix + " " + shlex.join(timed)] if prefix else timed, stdin=fin,
+                           stdout=fout, stderr=ferr)
+        wall = time.perf_counter() - t0
+        b1 = busy_seconds()
     m = {"wall": wall, "user": None, "sys": None, "cpu": None, "rss_kb": None,
          "exit": p.returncode, "time_e": None, "ok": False, "error": None, "other_load": None}
     try:
