@@ -67,6 +67,11 @@ cells = lambda c, names: [COLS[k](c) for k in names]  # noqa: E731
 Column = tuple[str, Callable[[dict], object]]  # a table's column: its header, and its cell of a case
 
 
+def stat(fmt: Callable, key: str) -> Callable[[dict], str]:
+    """A cell: the case's median KEY, formatted by FMT."""
+    return lambda c: fmt(med(c, key))
+
+
 def col(*names: str) -> list[Column]:
     """The shared columns NAMES (COLS), as a table spec's columns."""
     return [(name, COLS[name]) for name in names]
