@@ -2,6 +2,8 @@
 system CPU seconds and peak RSS from GNU time (-f TIME_FMT), and the share of the machine other processes took
 meanwhile (/proc/stat); also a command's output (cmd_output), the log and the exit on an error. Standard library."""
 
+import contextlib
+import json
 import os
 import shlex
 import statistics
@@ -29,6 +31,17 @@ def cmd_output(argv, stderr=True):
         return p.stdout.strip()
     except (OSError, subprocess.SubprocessError) as e:
         return "unavailable (%s)" % e
+
+
+def standalone(data: dict, text: str, json_path: str | None, report_path: str | None) -> int:
+    """A standalone section's end (cluster_*.py): DATA to JSON_PATH, TEXT to REPORT_PATH or standard output; the
+    exit status, 1 when a check failed."""
+    if json_path:
+        with open(json_path, "w") as out:
+            json.dump(data, out, indent=1)
+    with open(report_path, "w") if report_path else contextlib.nullcontext(sys.stdout) as out:
+        out.write(text)
+    return 1 if data["checks"] else 0
 
 
 def busy_seconds():
