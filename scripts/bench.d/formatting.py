@@ -2,7 +2,7 @@
 medians in the results (find, med, vs), numbers as the report prints them (f_*: – for what was not measured),
 markdown tables, the commands of a section, the targets as a list. Standard library only."""
 
-from typing import Callable
+from collections.abc import Callable
 
 MODE_TITLE = {"file": "file→file", "null": "file→/dev/null", "stdio": "stdin→stdout", "pipe": "pipe→stdout",
               "pipenull": "pipe→/dev/null", "overwrite": "file→existing file (-f)",

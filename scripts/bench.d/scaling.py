@@ -20,7 +20,10 @@ def render(data):
     fams = grouped(cases(data, "scaling"), lambda c: c["family"])
     cs = [c for fc in fams.values() for c in sorted(fc, key=lambda c: c["threads"])]
     one = {f: next((c for c in fc if c["threads"] == 1), None) for f, fc in fams.items()}
-    up = lambda c: ratio(med(c, "mbps"), med(one[c["family"]], "mbps"))  # noqa: E731
+
+    def up(c: dict) -> float | None:  # the speed-up over the same tool's one thread
+        return ratio(med(c, "mbps"), med(one[c["family"]], "mbps"))
+
     return spec_table(cs, [*col("Tool"), ("Threads", lambda c: c["threads"]), *col(*BASIC),
                            ("Speed-up vs 1 thread", lambda c: f_ratio(up(c))),
                            ("Efficiency", lambda c: f_num(up(c) / c["threads"] if up(c) else None)),
