@@ -8,16 +8,13 @@ import PackageDescription
 // every start, and exporting only libzstd's trace hooks (exports.map)
 // instead of every symbol (`-export-dynamic`, added by the static runtime).
 //
-// The code a start runs is laid out together (`--symbol-ordering-file`,
-// written by scripts/startup-order): code pages are mapped in 64 KB windows,
-// and `weir -c`'s start touched 91 of them, 59 with the order.
+// scripts/build-release also lays out together the code a start runs: it
+// traces the build and links it again with `--symbol-ordering-file`.
 let releaseLinking: [LinkerSetting] = [
     .unsafeFlags([
         "-use-ld=lld",
         "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
         "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/WeirTool/exports.map",
-        "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/WeirTool/startup.order",
-        "-Xlinker", "--no-warn-symbol-ordering",
     ], .when(configuration: .release)),
 ]
 
@@ -96,7 +93,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
-            exclude: ["exports.map", "startup.order"],
+            exclude: ["exports.map"],
             // The WEIR_TEST_* hooks (a frame damaged, a frame's decode held) are
             // read from the environment only where WEIR_TEST_HOOKS is defined:
             // debug builds, and the release build scripts/test makes for its

@@ -32,8 +32,9 @@
 // - tcache:false — no per-thread cache: libdispatch keeps every worker
 //   thread it ever started (about 50 on a busy 2-core machine, more as the
 //   stream goes on), and each thread's cache kept spares of its own, so
-//   memory grew with the stream (+2 MiB from 1 to 6 GB); weir makes a few
-//   thousand allocations a second, which one arena's lock serves unnoticed.
+//   memory grew with the stream (bench/results/2026-11-23-tcache-off.md);
+//   weir makes a few thousand allocations a second, which one arena's lock
+//   serves unnoticed.
 const char *malloc_conf = "narenas:1,oversize_threshold:0,dirty_decay_ms:-1,muzzy_decay_ms:-1,tcache:false";
 
 const char *weir_allocator_version(void) {

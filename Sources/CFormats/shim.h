@@ -1,8 +1,8 @@
 // The other formats Debian's zstd reads and writes (`--format=`), through
 // Debian's libraries: libdeflate (whole gzip members, as weir compresses
-// independent chunks), ISA-L's igzip (a whole mapped .gz inflated at 2.7x
-// zlib's speed on the Linux tarball), zlib (gzip from a pipe, piece by
-// piece), liblz4's frame API and liblzma (.xz and the legacy .lzma).
+// independent chunks), ISA-L's igzip (a whole mapped .gz, faster than
+// zlib: bench/results/2026-11-27-comment-numbers.md), zlib (gzip from a
+// pipe, piece by piece), liblz4's frame API and liblzma (.xz, .lzma).
 #include <libdeflate.h>
 #include <isa-l/igzip_lib.h>
 #include <zlib.h>

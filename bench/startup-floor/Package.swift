@@ -3,7 +3,7 @@
 // compresses standard input (or FILE) at level 3 on two workers through the
 // Weir library's public API alone (no ArgumentParser, no WeirCLI/WeirTool),
 // `hello` prints a line. Both link as the weir executable does (lld, packed
-// relocations, exports cut, the start-up order, jemalloc with weir's
+// relocations, exports cut, jemalloc with weir's
 // settings for engine-floor). `./measure` builds them and compares peak RSS.
 import PackageDescription
 
@@ -12,8 +12,6 @@ func weirLinking(exports: Bool) -> [LinkerSetting] {
     [.unsafeFlags([
         "-use-ld=lld",
         "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-        "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/../../Sources/WeirTool/startup.order",
-        "-Xlinker", "--no-warn-symbol-ordering",
     ] + (exports ? ["-Xlinker", "--version-script=\(Context.packageDirectory)/../../Sources/WeirTool/exports.map"] : []))]
 }
 

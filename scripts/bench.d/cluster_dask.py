@@ -22,7 +22,6 @@ round alternating:
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import resource
@@ -30,7 +29,7 @@ import subprocess
 import sys
 import time
 
-from timing import median, peak_rss_mib  # same folder
+from timing import median, peak_rss_mib, standalone  # same folder
 
 MiB = 1 << 20
 GOALS = {"lines": 1.5, "seek_ms": 30.0, "compress": 0.8}
@@ -315,16 +314,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     data = measure(os.path.abspath(args.corpus), os.path.abspath(args.weir), args.work, runs=args.runs,
                    log=lambda m: print(m, file=sys.stderr), one_partition_weir=args.one_partition_weir)
-    if args.json:
-        with open(args.json, "w") as out:
-            json.dump(data, out, indent=1)
-    text = render(data)
-    if args.report:
-        with open(args.report, "w") as out:
-            out.write(text)
-    else:
-        sys.stdout.write(text)
-    return 1 if data["checks"] else 0
+    return standalone(data, render(data), args.json, args.report)
 
 
 if __name__ == "__main__":

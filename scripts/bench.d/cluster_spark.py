@@ -26,7 +26,7 @@ import subprocess
 import sys
 import time
 
-from timing import median, peak_rss_mib  # same folder
+from timing import median, peak_rss_mib, standalone  # same folder
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -232,16 +232,7 @@ def main(argv=None):
         return 0
     data = measure(args.corpus, args.weir, args.work, jar=args.jar, runs=args.runs, split=args.split,
                    log=lambda m: print(m, file=sys.stderr, flush=True))
-    if args.json:
-        with open(args.json, "w") as out:
-            json.dump(data, out, indent=1)
-    text = render(data)
-    if args.report:
-        with open(args.report, "w") as out:
-            out.write(text)
-    else:
-        sys.stdout.write(text)
-    return 1 if data["checks"] else 0
+    return standalone(data, render(data), args.json, args.report)
 
 
 if __name__ == "__main__":

@@ -28,14 +28,8 @@ def sha256_file(path, cache=True):
                 return digest
         except ValueError:
             pass
-    h = hashlib.sha256()
     with open(path, "rb") as f:
-        while True:
-            b = f.read(1 << 22)
-            if not b:
-                break
-            h.update(b)
-    digest = h.hexdigest()
+        digest = hashlib.file_digest(f, "sha256").hexdigest()
     if cache:
         with open(cache_path, "w") as f:
             f.write(digest + "\n" + stamp + "\n")
@@ -58,13 +52,9 @@ def head_file(bench, src, n, dest):
     log("bench: writing %s (first %s of %s)" % (bench.disp_path(dest), human(n), os.path.basename(src)))
     tmp = dest + ".tmp"
     with open(src, "rb") as fi, open(tmp, "wb") as fo:
-        left = n
-        while left:
-            b = fi.read(min(left, 1 << 23))
-            if not b:
-                break
-            fo.write(b)
-            left -= len(b)
+        copied = 0
+        while copied < n:  # sendfile copies at most ~2 GiB a call
+            copied += os.sendfile(fo.fileno(), fi.fileno(), copied, n - copied) or n  # src has >= n bytes
     os.replace(tmp, dest)
     return dest
 

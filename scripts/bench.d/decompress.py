@@ -11,8 +11,8 @@ import harness
 import timing
 import verification
 from corpus import file_size, warm
-from formatting import (BASIC, MODE_TITLE, cells, commands, f_bytes, f_mbps, f_ratio, f_tool, find, grouped, human, med,
-                        of, table, vs)
+from formatting import (BASIC, COLS, MODE_TITLE, col, commands, f_bytes, f_mbps, f_ratio, find, grouped, human, med, of,
+                        spec_table, table, vs)
 from timing import cmd_output, die, log, synced
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -87,17 +87,19 @@ def dec_input(bench, fam, base, inp, src_dir):
 
 def render(data):
     n, s, lim = data["meta"]["threads"], data["sections"]["decompress"], find(data, "decompress", family="limit")
-    groups = grouped([c for c in s["cases"] if c is not lim], lambda c: "%s, %s" % (c["source_label"],
-                                                                                    MODE_TITLE[c["mode"]]))
-    rows = [[label, f_tool(c)] + cells(c, BASIC + ("Runs ok",)) for label, gc in groups.items() for c in gc] + (
-        [["the write limit, file", lim["tool"]] + cells(lim, BASIC + ("Runs ok",))] if lim else [])
+
+    def row_label(c: dict) -> str:
+        return "the write limit, file" if c is lim else "%s, %s" % (c["source_label"], MODE_TITLE[c["mode"]])
+
+    groups = grouped([c for c in s["cases"] if c is not lim], row_label)
     peers = [[label] + [f_ratio(vs(of(gc, "weir"), of(gc, f), k)) for k, f in (
         ("mbps", "zstd"), ("mbps", "pzstd"), ("cpu", "zstd"), ("rss_kb", "zstd"))] + (
         [f_ratio(vs(of(gc, "weir"), lim) if gc[0]["mode"] == "file" else None)] if lim else [])
         for label, gc in groups.items()]
     out = [table(["Input", "Bytes", "Frames (zstd -l)", "Made with"], [
         [x["label"], f_bytes(x["bytes"]), x.get("frames") or "–", "`%s`" % x["cmd"]] for x in s.get("sources", [])]),
-        "\n", table(["Input, mode", "Decoder", "MB/s", "Wall s", "Spread", "CPU s", "Peak RSS MiB", "Runs ok"], rows),
+        "\n", spec_table([c for gc in groups.values() for c in gc] + ([lim] if lim else []), [
+            ("Input, mode", row_label), ("Decoder", COLS["Tool"]), *col(*BASIC, "Runs ok")]),
         "\nweir -d ÷ peers on the same input (speed: >1 means weir is faster):\n\n",
         table(["Input, mode", "Speed ÷ zstd -d", "Speed ÷ pzstd -d -p%d" % n, "CPU ÷ zstd -d", "RSS ÷ zstd -d"] + (
             ["Speed ÷ the write limit"] if lim else []), peers)]

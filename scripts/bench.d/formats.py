@@ -7,8 +7,7 @@ import subprocess
 
 import harness
 from corpus import file_size, warm
-from formatting import (cases, commands, f_bytes, f_mbps, f_mib, f_num, f_ok, f_ratio, f_tool, grouped, med, of, table,
-                        vs)
+from formatting import cases, col, commands, f_ratio, grouped, in_groups, of, spec_table, vs
 from timing import log
 
 
@@ -58,14 +57,11 @@ def run(bench):
 
 def render(data):
     """Issue 40: each format's group, speed and size beside weir's."""
-    rows = []
-    for group, cs in grouped(cases(data, "formats"), lambda c: c["group"]).items():
-        w = of(cs, "weir")
-        for c in cs:
-            rows.append([group, f_tool(c), f_mbps(med(c, "mbps")), f_num(med(c, "wall")), f_num(med(c, "cpu")),
-                         f_mib(med(c, "rss_kb")), f_bytes(med(c, "out_bytes")), f_ratio(vs(w, c)),
-                         f_ratio(vs(w, c, "out_bytes"), 3), f_ok(c)])
-    return table(["Case", "Tool", "MB/s", "Wall s", "CPU s", "Peak RSS MiB", "Output bytes", "weir's speed ÷",
-                  "weir's size ÷", "Runs ok"], rows) + "\nSpeeds are of the uncompressed bytes; weir's output is "\
-        "decoded by the format's own tool (gzip, xz, lz4) and compared with the input.\n\n" + commands(
-            cases(data, "formats"))
+    cs = in_groups(cases(data, "formats"), lambda c: c["group"])
+    weir = {g: of(gc, "weir") for g, gc in grouped(cs, lambda c: c["group"]).items()}
+    return spec_table(cs, [("Case", lambda c: c["group"]), *col("Tool", "MB/s", "Wall s", "CPU s", "Peak RSS MiB",
+                                                                 "Output bytes"),
+                           ("weir's speed ÷", lambda c: f_ratio(vs(weir[c["group"]], c))),
+                           ("weir's size ÷", lambda c: f_ratio(vs(weir[c["group"]], c, "out_bytes"), 3)),
+                           *col("Runs ok")]) + "\nSpeeds are of the uncompressed bytes; weir's output is "\
+        "decoded by the format's own tool (gzip, xz, lz4) and compared with the input.\n\n" + commands(cs)

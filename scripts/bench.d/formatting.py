@@ -2,6 +2,8 @@
 medians in the results (find, med, vs), numbers as the report prints them (f_*: – for what was not measured),
 markdown tables, the commands of a section, the targets as a list. Standard library only."""
 
+from collections.abc import Callable
+
 MODE_TITLE = {"file": "file→file", "null": "file→/dev/null", "stdio": "stdin→stdout", "pipe": "pipe→stdout",
               "pipenull": "pipe→/dev/null", "overwrite": "file→existing file (-f)",
               "disk": "file→file, then sync"}  # disk: before every file output was synced (old results)
@@ -59,9 +61,30 @@ def f_tool(c):
 
 COLS = {"MB/s": lambda c: f_mbps(med(c, "mbps")), "Wall s": lambda c: f_num(med(c, "wall")), "Spread": f_spread,
         "CPU s": lambda c: f_num(med(c, "cpu")), "Peak RSS MiB": lambda c: f_mib(med(c, "rss_kb")),
-        "Output bytes": lambda c: f_bytes(med(c, "out_bytes")), "Runs ok": f_ok}
+        "Output bytes": lambda c: f_bytes(med(c, "out_bytes")), "Runs ok": f_ok, "Tool": f_tool}
 BASIC = ("MB/s", "Wall s", "Spread", "CPU s", "Peak RSS MiB")
 cells = lambda c, names: [COLS[k](c) for k in names]  # noqa: E731
+Column = tuple[str, Callable[[dict], object]]  # a table's column: its header, and its cell of a case
+
+
+def stat(fmt: Callable, key: str) -> Callable[[dict], str]:
+    """A cell: the case's median KEY, formatted by FMT."""
+    return lambda c: fmt(med(c, key))
+
+
+def col(*names: str) -> list[Column]:
+    """The shared columns NAMES (COLS), as a table spec's columns."""
+    return [(name, COLS[name]) for name in names]
+
+
+def spec_table(cs: list[dict], spec: list[Column]) -> str:
+    """A markdown table of the cases CS, one row each, its columns declared by SPEC."""
+    return table([header for header, _ in spec], [[cell(c) for _, cell in spec] for c in cs])
+
+
+def in_groups(cs: list[dict], key: Callable[[dict], object]) -> list[dict]:
+    """CS ordered group by group (key), the groups in the order they first appear."""
+    return [c for gc in grouped(cs, key).values() for c in gc]
 
 
 def table(header, rows):

@@ -60,9 +60,9 @@ def one_run(bench, case, rnd):
     if out and os.path.exists(out) and not bench.a.keep_work:
         os.unlink(out)
     case["runs"].append(m)
-    if case["section"] == "seek":
-        log("  seek       %-34s %9.1f ms  rss %7.1f MiB  %s" % (
-            case["case_label"], m["wall"] * 1000, (m["rss_kb"] or 0) / 1024,
+    if case["section"] == "seek" or case["section"] == "members" and case["group"] != "compress":
+        log("  %-10s %-34s %9.1f ms  rss %7.1f MiB  %s" % (
+            case["section"], case["case_label"], m["wall"] * 1000, (m["rss_kb"] or 0) / 1024,
             "ok" if m["ok"] else "FAILED: %s" % m["error"]))
         return
     mbps = case["data_bytes"] / 1e6 / m["wall"] if m["wall"] else 0
@@ -78,6 +78,8 @@ def verify_once(bench, case):
     out = os.path.join(bench.work, "verify.out")
     if os.path.exists(out):
         os.unlink(out)
+    if case.get("setup"):
+        case["setup"]()  # members: an empty folder, so that no earlier run's extraction passes for this one's
     m = timing.run_timed(bench, case["argv"], stdin=case.get("stdin"), stdout=out, prefix=case.get("prefix"))
     res = {"ok": m["ok"], "how": None, "out_bytes": None}
     if m["ok"]:
@@ -219,7 +221,7 @@ def section(bench, name, title, cases, runs, notes=None, extra=None, warm_up=Tru
 def public(case):
     """The JSON view of a case: no absolute paths or internal keys."""
     drop = {"argv", "stdin", "stdout", "prefix", "out", "orig", "verify_key", "stream_sha256", "setup",
-            "range", "keep_as", "list_expect"}
+            "range", "keep_as", "list_expect", "expect", "member_ref", "member_out"}
     return {k: v for k, v in case.items() if k not in drop}
 
 

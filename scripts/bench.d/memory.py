@@ -8,7 +8,7 @@ import subprocess
 
 import harness
 from corpus import sha256_file, warm
-from formatting import cells, commands, f_ratio, f_tool, grouped, human, table, vs
+from formatting import col, commands, f_ratio, grouped, human, spec_table, table, vs
 from timing import log
 
 
@@ -52,7 +52,7 @@ def render(data):
     flat = [[fc[0]["tool"], "%s → %s" % (human(fc[0]["stream_bytes"]), human(fc[-1]["stream_bytes"])),
              f_ratio(vs(fc[-1], fc[0], "rss_kb"), 3)] for fc in (sorted(g, key=lambda c: c["stream_bytes"]) for g in
                                                               grouped(cs, lambda c: c["family"]).values()) if fc[1:]]
-    out = table(("Stream", "Tool") + cols, [[human(c["stream_bytes"]), f_tool(c)] + cells(c, cols) for c in cs])
+    out = spec_table(cs, [("Stream", lambda c: human(c["stream_bytes"])), *col("Tool", *cols)])
     out += ("\nRSS growth with the stream size (1.00× is flat):\n\n" + table(["Tool", "Streams", "RSS ratio"], flat)
             if flat else "\nOnly one stream size: run with `--memory-scaling` to compare 1 GB with 10 GB.\n")
     return out + "".join("\n" + note + "\n" for note in s.get("notes", [])) + "\n" + commands(cs)

@@ -11,7 +11,7 @@ import time
 
 import harness
 from corpus import file_size, warm
-from formatting import cases, commands, f_mbps, f_mib, f_num, f_ok, f_ratio, f_tool, med, of, table, vs
+from formatting import cases, col, commands, f_num, f_ratio, of, spec_table, vs
 
 
 def run(bench):
@@ -88,16 +88,14 @@ def run(bench):
 
 def render(data):
     """Issue 42: the resumable run beside --no-resume and zstd, and the run resumed at 80%."""
-    n, rows = data["meta"]["threads"], []
-    cs = cases(data, "resume")
+    n, cs = data["meta"]["threads"], cases(data, "resume")
     plain, z = of(cs, "weir"), of(cs, "zstd")
-    for c in cs:
-        rows.append([c["group"], f_tool(c), f_mbps(med(c, "mbps")), f_num(med(c, "wall")), f_num(med(c, "cpu")),
-                     f_mib(med(c, "rss_kb")), f_ratio(vs(c, plain, "wall")), f_ratio(vs(z, c, "wall")), f_ok(c)])
     resumed = of(cs, "weir:resumed") or {}
     kept = ", ".join("%.1f%%" % (100 * k) for k in resumed.get("kept", []))
-    return table(["Case", "Tool", "MB/s", "Wall s", "CPU s", "Peak RSS MiB", "Wall ÷ weir", "zstd -T%d's wall ÷" % n,
-                  "Runs ok"], rows) + "\nMB/s of the whole input, also for the resumed run (which compresses the "\
+    return spec_table(cs, [("Case", lambda c: c["group"]), *col("Tool", "MB/s", "Wall s", "CPU s", "Peak RSS MiB"),
+                           ("Wall ÷ weir", lambda c: f_ratio(vs(c, plain, "wall"))),
+                           ("zstd -T%d's wall ÷" % n, lambda c: f_ratio(vs(z, c, "wall"))), *col("Runs ok")]) + \
+        "\nMB/s of the whole input, also for the resumed run (which compresses the "\
         "last fifth). Before each resumed run, untimed, the same command was stopped by SIGTERM once its "\
         "NAME.part held the frames of 80%% of the input; the record then kept, of the input: %s. \"The last N%% "\
         "alone\" compresses the bytes after those frames as a file of its own: the floor of a resumed run "\

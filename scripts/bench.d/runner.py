@@ -38,6 +38,28 @@ from timing import TIME_FMT, cmd_output, die, log, median  # noqa: E402
 MODES = ["file", "null", "stdio", "pipe", "pipenull", "overwrite"]
 
 
+USAGE = """Benchmarks weir against zstd, pzstd and the other tools of each section on the Linux 6.1 source tarball
+and writes bench/results/DATE.md (report), DATE.json (every run) and DATE.svg and .png (the chart, by matplotlib).
+Every run: wall seconds (a monotonic clock), user+sys CPU seconds and peak RSS (/usr/bin/time -f), output bytes;
+every command that writes a file is timed until its data is on disk (`COMMAND && sync OUT`), as weir syncs its own;
+every output is verified (zstd -d | cmp, cmp, sha256) and a wrong one fails its run. The report judges the
+issues' targets (targets.json). Sizes are decimal (5M = 5,000,000 bytes); MB/s = uncompressed bytes / 10^6 / wall
+seconds, both directions. Not for CI: a full run takes about 30 minutes on 2 cores.
+
+scripts/bench only (not passed on): --no-install (fail rather than apt-get install what is missing), --no-build
+(use WEIR_BIN or the last build), --no-download (fail if the corpus is missing), --prepare-only (install, build,
+cache the corpus, stop). It installs with apt-get when missing: zstd, time, pv, pixz, pigz, lz4, diffutils,
+xz-utils, python3, python3-matplotlib (else no chart). The corpus: `apt-get download linux-source-6.1`, `dpkg-deb
+-x`, `xz -d` -> bench/corpus/linux-6.1.tar (~1.36 GB, cached with its slices; BENCH_SOURCE_PKG names another).
+Environment: WEIR_BIN (default: built with `swift build -c release --static-swift-stdlib --scratch-path
+.build-bench`, stripped as the packages strip it), ZSTD_BIN, PZSTD_BIN, TIME_BIN, PYTHON.
+
+Examples:
+  scripts/bench --quick                      # harness check, ~3 minutes
+  scripts/bench --sections lean,tree         # issue 31's table, ~12 min
+  scripts/bench --sections compress --runs 5 --weir-args '--chunk-size 16M' --label chunk16M"""
+
+
 def parse_size(text):
     """'100M' -> 100_000_000; 'MiB'/'Mi' suffixes are binary; plain = bytes."""
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)([iI]?)[bB]?\s*", text)
@@ -49,15 +71,14 @@ def parse_size(text):
     return int(float(number) * base ** exp)
 
 
-def parse_size_list(text):
-    return [parse_size(t) for t in text.split(",") if t.strip()]
-
-
-def parse_int_list(text):
-    try:
-        return [int(t) for t in text.split(",") if t.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError("expected comma-separated integers, got %r" % text)
+def listed(parse):
+    """A comma list of what PARSE reads (an argparse type)."""
+    def parse_list(text):
+        try:
+            return [parse(t.strip()) for t in text.split(",") if t.strip()]
+        except ValueError:
+            raise argparse.ArgumentTypeError("expected a comma-separated list, got %r" % text)
+    return parse_list
 
 
 def parse_lean_levels(text):
@@ -89,6 +110,20 @@ def parse_choice_list(choices):
                 "unknown %s (choose from %s)" % (", ".join(bad), ", ".join(choices)))
         return items
     return parse
+
+
+def field(path: str, key: str, sep: str) -> str | None:
+    """The value of the first line of PATH starting with KEY (after SEP), or None."""
+    try:
+        with open(path) as f:
+            return next((line.split(sep, 1)[1].strip() for line in f if line.startswith(key)), None)
+    except OSError:
+        return None
+
+
+def loadavg() -> list[str] | None:
+    return open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else None
+
 
 class Bench:
     """One run's arguments and state, handed to every section's run(bench): the arguments (a), the threads (N),
@@ -144,28 +179,10 @@ class Bench:
     # --- meta ------------------------------------------------------------------
     def meta(self):
         a = self.a
-        cpu = "unknown"
-        try:
-            for line in open("/proc/cpuinfo"):
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-        except OSError:
-            pass
-        mem = None
-        try:
-            for line in open("/proc/meminfo"):
-                if line.startswith("MemTotal:"):
-                    mem = int(line.split()[1]) * 1024
-        except OSError:
-            pass
-        osname = platform.system()
-        try:
-            for line in open("/etc/os-release"):
-                if line.startswith("PRETTY_NAME="):
-                    osname = line.split("=", 1)[1].strip().strip('"')
-        except OSError:
-            pass
+        cpu, mem, osname = field("/proc/cpuinfo", "model name", ":"), field("/proc/meminfo", "MemTotal:", ":"), \
+            field("/etc/os-release", "PRETTY_NAME=", "=")
+        cpu, mem = cpu or "unknown", int(mem.split()[0]) * 1024 if mem else None
+        osname = osname.strip('"') if osname else platform.system()
         git = cmd_output(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], stderr=False)
         dirty = cmd_output(["git", "-C", ROOT, "status", "--porcelain", "--", "Sources", "Package.swift"],
                            stderr=False)
@@ -194,7 +211,7 @@ class Bench:
             "time_format": TIME_FMT,
             "modes": a.modes,
             "outputs_synced": True,  # every file output timed until `sync` on it returns
-            "loadavg_start": open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else None,
+            "loadavg_start": loadavg(),
         }
 
     # --- main ------------------------------------------------------------------
@@ -216,12 +233,9 @@ class Bench:
                  for r in c["runs"] if r.get("other_load") is not None]
         self.data["meta"]["other_load_median"] = median(loads)
         self.data["meta"]["other_load_max"] = max(loads) if loads else None
-        self.data["meta"]["loadavg_end"] = open("/proc/loadavg").read().split()[:3] \
-            if os.path.exists("/proc/loadavg") else None
+        self.data["meta"]["loadavg_end"] = loadavg()
         self.data["targets"] = compute_targets(self.data)
         return self.data
-
-
 
 
 def unique_stem(out_dir, base):
@@ -252,50 +266,86 @@ def render(data, json_path, args):
 
 def main():
     nproc = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    p = argparse.ArgumentParser(prog="scripts/bench", description="See scripts/bench --help.")
-    p.add_argument("--quick", action="store_true")
-    p.add_argument("--runs", type=int)
-    p.add_argument("--small-runs", type=int)
-    p.add_argument("--memory-runs", type=int, default=1)
-    p.add_argument("--threads", "-T", type=int, default=nproc)
-    p.add_argument("--sections", type=parse_choice_list(sections.NAMES), default=list(sections.DEFAULT))
-    p.add_argument("--skip", type=parse_choice_list(sections.NAMES), default=[])
-    p.add_argument("--modes", type=parse_choice_list(MODES), default=["file", "null", "stdio", "pipe"])
-    p.add_argument("--levels", type=parse_int_list, default=[1, 19])
-    p.add_argument("--level-modes", type=parse_choice_list(MODES), default=["file"])
-    p.add_argument("--scaling-threads", type=parse_int_list)
-    p.add_argument("--slice-size", type=parse_size)
-    p.add_argument("--small-size", type=parse_size, default=parse_size("5M"))
-    p.add_argument("--lean-size", type=parse_size)
-    p.add_argument("--adapt-size", type=parse_size)
-    p.add_argument("--adapt-rates", type=parse_size_list, default=[20 * 10 ** 6, 100 * 10 ** 6, 400 * 10 ** 6, 0])
-    p.add_argument("--adapt-levels", type=parse_int_list, default=[1, 3, 5, 7, 9, 12])
-    p.add_argument("--lean-rss-size", type=parse_size, default=parse_size("20M"))
-    p.add_argument("--lean-levels", type=parse_lean_levels, default=parse_lean_levels("fast3,1,3,9,19,22"))
-    p.add_argument("--lean-mode", choices=["null", "file"], default="null")
-    p.add_argument("--quick-size", type=parse_size, default=parse_size("200M"))
-    p.add_argument("--memory-sizes", type=parse_size_list)
-    p.add_argument("--memory-scaling", action="store_true")
-    p.add_argument("--ceiling-seconds", type=int)
-    p.add_argument("--corpus", help="use this file as the main corpus")
-    p.add_argument("--tarball", default=os.path.join(ROOT, "bench", "corpus", "linux-6.1.tar"))
-    p.add_argument("--corpus-dir", default=os.path.join(ROOT, "bench", "corpus"))
-    p.add_argument("--work-dir", default=os.path.join(ROOT, "bench", "work"))
-    p.add_argument("--out-dir")
-    p.add_argument("--label", default="")
-    p.add_argument("--weir-args", default="")
-    p.add_argument("--weir-variant", action="append", default=[])
-    p.add_argument("--tree-rm", action="store_true")
-    p.add_argument("--tree-on-disk", action="store_true")
-    p.add_argument("--keep-work", action="store_true")
-    p.add_argument("--report-only", metavar="JSON")
-    p.add_argument("--weir", default=os.environ.get("WEIR_BIN", os.path.join(ROOT, ".build-bench", "release", "weir")))
-    p.add_argument("--zstd", default=os.environ.get("ZSTD_BIN", "zstd"))
-    p.add_argument("--pzstd", default=os.environ.get("PZSTD_BIN", "pzstd"))
-    p.add_argument("--time", default=os.environ.get("TIME_BIN", "/usr/bin/time"))
-    p.add_argument("--chart-python", default=os.environ.get("BENCH_CHART_PYTHON"))
-    p.add_argument("--command-line", default=os.environ.get("BENCH_COMMAND_LINE"))
+    p = argparse.ArgumentParser(prog="scripts/bench", formatter_class=argparse.RawDescriptionHelpFormatter,
+                                description=USAGE, epilog=sections.describe())
+    p.add_argument("--quick", action="store_true",
+                   help="check the harness in a few minutes: a 200 MB corpus (the tarball's head, or a tar of "
+                        '/usr/include etc. when it is not cached), 1 run, 20 MB slice, 100 MB memory stream, 5 '
+                        'small-file runs; results to bench/work/results/')
+    p.add_argument("--runs", type=int, help='runs per case; the median is reported (default 3)')
+    p.add_argument("--small-runs", type=int, help='runs of the small-file case (default 15; quick 5)')
+    p.add_argument("--memory-runs", type=int, default=1,
+                   help='runs per memory case (default 1: RSS barely varies)')
+    p.add_argument("--threads", "-T", type=int, default=nproc,
+                   help='N for -TN / -pN (default: nproc, here %(default)s)')
+    p.add_argument("--sections", type=parse_choice_list(sections.NAMES), default=list(sections.DEFAULT),
+                   help='comma list of sections to run (default: all but cluster, which starts Spark and Dask; see '
+                        'below)')
+    p.add_argument("--skip", type=parse_choice_list(sections.NAMES), default=[],
+                   help='sections to leave out')
+    p.add_argument("--modes", type=parse_choice_list(MODES), default=["file", "null", "stdio", "pipe"],
+                   help='I/O modes of compress and decompress (default file,null,stdio,pipe; also pipenull, '
+                        'overwrite): file = TOOL IN -o OUT, null = TOOL -c IN > /dev/null, stdio = TOOL < IN > OUT, '
+                        'pipe = cat IN | TOOL > OUT, overwrite = TOOL -f IN -o OUT onto its own earlier output')
+    p.add_argument("--levels", type=listed(int), default=[1, 19],
+                   help='levels of the levels section (default 1,19)')
+    p.add_argument("--level-modes", type=parse_choice_list(MODES), default=["file"],
+                   help='modes of the levels section (default file)')
+    p.add_argument("--scaling-threads", type=listed(int),
+                   help='thread counts of scaling (default 1,2,4,...,N)')
+    p.add_argument("--slice-size", type=parse_size,
+                   help='the slice for levels 1 and 19 (default 100M; quick 20M)')
+    p.add_argument("--small-size", type=parse_size, default=parse_size("5M"),
+                   help='the small file (default 5M)')
+    p.add_argument("--lean-size", type=parse_size,
+                   help='lean: the slice for level 3 and the limit (default 300M; quick 50M)')
+    p.add_argument("--adapt-size", type=parse_size, help='adapt: the input (default 1G; quick 50M)')
+    p.add_argument("--adapt-rates", type=listed(parse_size), default=[20 * 10 ** 6, 100 * 10 ** 6, 400 * 10 ** 6, 0],
+                   help='adapt: pv -L rates per second, 0 unthrottled (default 20M,100M,400M,0)')
+    p.add_argument("--adapt-levels", type=listed(int), default=[1, 3, 5, 7, 9, 12],
+                   help='adapt: the fixed levels beside --adapt (default 1,3,5,7,9,12)')
+    p.add_argument("--lean-rss-size", type=parse_size, default=parse_size("20M"),
+                   help='lean: the slice for peak RSS at each level (default 20M)')
+    p.add_argument("--lean-levels", type=parse_lean_levels, default=parse_lean_levels("fast3,1,3,9,19,22"),
+                   help='lean: levels (default fast3,1,3,9,19,22; fastN is --fast=N, above 19 --ultra)')
+    p.add_argument("--lean-mode", choices=["null", "file"], default="null",
+                   help="lean: the RSS rows' mode (default null)")
+    p.add_argument("--quick-size", type=parse_size, default=parse_size("200M"),
+                   help='the corpus with --quick (default 200M)')
+    p.add_argument("--memory-sizes", type=listed(parse_size),
+                   help='stream sizes of memory, e.g. 1G,10G (default 1G; quick 100M)')
+    p.add_argument("--memory-scaling", action="store_true",
+                   help='also the 10 GB stream (quick: 1 GB) for the flat-RSS target')
+    p.add_argument("--ceiling-seconds", type=int,
+                   help="zstd -b -i S of ceiling and lean's limit (default 3; quick 1)")
+    p.add_argument("--corpus", help="FILE as the main corpus instead of the Linux tarball")
+    p.add_argument("--tarball", default=os.path.join(ROOT, "bench", "corpus", "linux-6.1.tar"), help=argparse.SUPPRESS)
+    p.add_argument("--corpus-dir", default=os.path.join(ROOT, "bench", "corpus"), help=argparse.SUPPRESS)
+    p.add_argument("--work-dir", default=os.path.join(ROOT, "bench", "work"), help=argparse.SUPPRESS)
+    p.add_argument("--out-dir", help='where results go (default bench/results; quick: bench/work/results)')
+    p.add_argument("--label", default="", help="appended to the result files' names")
+    p.add_argument("--weir-args", default="",
+                   help="extra arguments of every weir command, e.g. '--chunk-size 4M'")
+    p.add_argument("--weir-variant", action="append", default=[],
+                   help='NAME=ARGS: weir with ARGS as a tool of its own in compress, decompress and tree '
+                        '(repeatable); NAME@PATH=ARGS runs the binary at PATH')
+    p.add_argument("--tree-rm", action="store_true", help='the tree with --rm (every tool)')
+    p.add_argument("--tree-on-disk", action="store_true",
+                   help="the tree's fresh ext4 on a loop file under bench/work (the disk), not /dev/shm")
+    p.add_argument("--keep-work", action="store_true", help='keep the outputs under bench/work/')
+    p.add_argument("--report-only", metavar="JSON",
+                   help='re-render the report and chart from a results JSON')
+    p.add_argument("--weir", default=os.environ.get("WEIR_BIN", os.path.join(ROOT, ".build-bench", "release", "weir")),
+                   help=argparse.SUPPRESS)
+    p.add_argument("--zstd", default=os.environ.get("ZSTD_BIN", "zstd"), help=argparse.SUPPRESS)
+    p.add_argument("--pzstd", default=os.environ.get("PZSTD_BIN", "pzstd"), help=argparse.SUPPRESS)
+    p.add_argument("--time", default=os.environ.get("TIME_BIN", "/usr/bin/time"), help=argparse.SUPPRESS)
+    p.add_argument("--chart-python", default=os.environ.get("BENCH_CHART_PYTHON"), help=argparse.SUPPRESS)
+    p.add_argument("--command-line", default=os.environ.get("BENCH_COMMAND_LINE"), help=argparse.SUPPRESS)
+    p.add_argument("--parse-only", action="store_true", help=argparse.SUPPRESS)  # scripts/bench's early check
     a = p.parse_args()
+    if a.parse_only:
+        return
 
     if a.report_only:
         data = json.load(open(a.report_only))

@@ -3,7 +3,7 @@ runner.py calls run(bench) (bench: its Bench, the run's arguments and state); re
 
 import harness
 from corpus import warm
-from formatting import BASIC, cases, cells, commands, f_num, f_ok, f_ratio, f_tool, grouped, med, ratio, table
+from formatting import BASIC, cases, col, commands, f_num, f_ratio, grouped, med, ratio, spec_table
 
 
 def run(bench):
@@ -17,13 +17,14 @@ def run(bench):
 
 
 def render(data):
-    cs = cases(data, "scaling")
-    rows = []
-    for fc in grouped(cs, lambda c: c["family"]).values():
-        base = next((c for c in fc if c["threads"] == 1), None)
-        for c in sorted(fc, key=lambda c: c["threads"]):
-            sp = ratio(med(c, "mbps"), med(base, "mbps"))
-            rows.append([f_tool(c), c["threads"]] + cells(c, BASIC) + [f_ratio(sp), f_num(
-                sp / c["threads"] if sp else None), f_ok(c)])
-    return table(["Tool", "Threads", "MB/s", "Wall s", "Spread", "CPU s", "Peak RSS MiB", "Speed-up vs 1 thread",
-                  "Efficiency", "Runs ok"], rows) + "\n" + commands(cs)
+    fams = grouped(cases(data, "scaling"), lambda c: c["family"])
+    cs = [c for fc in fams.values() for c in sorted(fc, key=lambda c: c["threads"])]
+    one = {f: next((c for c in fc if c["threads"] == 1), None) for f, fc in fams.items()}
+
+    def up(c: dict) -> float | None:  # the speed-up over the same tool's one thread
+        return ratio(med(c, "mbps"), med(one[c["family"]], "mbps"))
+
+    return spec_table(cs, [*col("Tool"), ("Threads", lambda c: c["threads"]), *col(*BASIC),
+                           ("Speed-up vs 1 thread", lambda c: f_ratio(up(c))),
+                           ("Efficiency", lambda c: f_num(up(c) / c["threads"] if up(c) else None)),
+                           *col("Runs ok")]) + "\n" + commands(cases(data, "scaling"))

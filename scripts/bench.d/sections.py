@@ -10,7 +10,11 @@ A section's module (compress.py, seek.py, adapt.py ...) has
 Adding a section: its module NAME.py in scripts/bench.d/, and a line (NAME, its place in the report) below; NAME is
 then a word of --sections. The targets it is judged on, if any, go in targets.json and targets.py."""
 
+import ast
 import importlib
+import os
+import re
+import textwrap
 
 # (NAME, place in the report), in the order the sections run: the report puts the compression tables first and
 # lean, which quotes the tree's -r row, last.
@@ -24,6 +28,7 @@ SECTIONS = [
     ("memory", 7),
     ("tree", 8),
     ("seek", 9),
+    ("members", 17),
     ("lean", 14),
     ("verify", 10),
     ("formats", 11),
@@ -44,3 +49,16 @@ def module(name):
 
 def in_report_order():
     return [name for name, _ in sorted(SECTIONS, key=lambda row: row[1])]
+
+
+def describe():
+    """--help's list of the sections: each module's docstring, up to where it says who calls it."""
+    here, out = os.path.dirname(os.path.abspath(__file__)), ["sections (each case alternating between tools, "
+                                                             "median of --runs):"]
+    for name in NAMES:
+        doc = ast.get_docstring(ast.parse(open(os.path.join(here, name + ".py")).read())) or ""
+        doc = re.split(r"\s(?:runner\.py calls|Standalone:|Alone:)", doc.split("\n\n")[0])[0]
+        doc = re.sub(r"^(?:scripts/bench's \w+ section|The `\w+` section)\s*", "", " ".join(doc.split()))
+        out += textwrap.wrap(doc.lstrip(":").strip(), 104, initial_indent="  %-11s " % name,
+                             subsequent_indent=" " * 14)
+    return "\n".join(out)

@@ -3,7 +3,7 @@ runner.py calls run(bench) (bench: its Bench, the run's arguments and state); re
 
 import harness
 from corpus import file_size, warm
-from formatting import cases, commands, f_bytes, f_mib, f_ms, f_ok, f_ratio, f_tool, find, human, med, table, vs
+from formatting import cases, col, commands, f_ms, f_ratio, find, human, spec_table, stat, vs
 
 
 def run(bench):
@@ -17,9 +17,9 @@ def run(bench):
 
 
 def render(data):
-    n = data["meta"]["threads"]
     cs, z = cases(data, "small"), find(data, "small", family="zstd")
-    rows = [[f_tool(c)] + [f_ms(med(c, k)) for k in ("wall", "wall_min", "wall_max", "cpu")] + [
-        f_mib(med(c, "rss_kb")), f_bytes(med(c, "out_bytes")), f_ratio(vs(c, z, "wall")), f_ok(c)] for c in cs]
-    return table(["Tool", "Wall ms (median)", "Min", "Max", "CPU ms", "Peak RSS MiB", "Output bytes",
-                  "Wall ÷ zstd -T%d" % n, "Runs ok"], rows) + "\n" + commands(cs)
+    return spec_table(cs, [*col("Tool"), ("Wall ms (median)", stat(f_ms, "wall")), ("Min", stat(f_ms, "wall_min")),
+                           ("Max", stat(f_ms, "wall_max")), ("CPU ms", stat(f_ms, "cpu")),
+                           *col("Peak RSS MiB", "Output bytes"), ("Wall ÷ zstd -T%d" % data["meta"]["threads"],
+                                                                  lambda c: f_ratio(vs(c, z, "wall"))),
+                           *col("Runs ok")]) + "\n" + commands(cs)

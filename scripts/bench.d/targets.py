@@ -71,6 +71,18 @@ def measures(data):
         put(key, None if wall is None else wall * 1000, [find(data, "seek", key=key)], range="%s at byte %s" % (
             f_len(seek.get("length")), "{:,}".format(seek.get("offset", 0))), pzstd=human(next(
                 (x["bytes"] for x in seek.get("inputs", []) if x["name"] == "pzstd.zst"), None)))
+    if "members" in secs:  # issue 61
+        m, get = secs["members"], lambda key: find(data, "members", key=key)  # noqa: E731
+        ms = lambda c: None if med(c, "wall") is None else med(c, "wall") * 1000  # noqa: E731
+        names = dict(tar=m.get("tar"), members=f_bytes(m.get("members")), member=m.get("member"),
+                     pixz=f_num(ms(get("list-pixz")), "%.0f"))
+        put("members-list", ms(get("list-weir")), [get("list-weir")], **names)
+        put("members-one", ms(get("member-weir")), [get("member-weir")],
+            **dict(names, pixz=f_num(ms(get("member-pixz")), "%.0f"), zstd=f_num(ms(get("member-zstd")), "%.0f")))
+        put("members-indexed", ms(get("member-indexed")), [get("member-indexed")], **names)
+        put("members-speed", vs(get("compress-index"), get("compress-none")), [get("compress-index")], **names)
+        put("members-size", vs(get("compress-index"), get("compress-none"), "out_bytes"), [get("compress-index")],
+            **names)
     for level in (3, 19):
         w, v = (find(data, "verify", group="level %d" % level, family=f) for f in ("weir", "weir:verify"))
         for key, k in (("verify-wall", "wall"), ("verify-cpu", "cpu")):

@@ -2,6 +2,8 @@
 system CPU seconds and peak RSS from GNU time (-f TIME_FMT), and the share of the machine other processes took
 meanwhile (/proc/stat); also a command's output (cmd_output), the log and the exit on an error. Standard library."""
 
+import contextlib
+import json
 import os
 import shlex
 import statistics
@@ -29,6 +31,17 @@ def cmd_output(argv, stderr=True):
         return p.stdout.strip()
     except (OSError, subprocess.SubprocessError) as e:
         return "unavailable (%s)" % e
+
+
+def standalone(data: dict, text: str, json_path: str | None, report_path: str | None) -> int:
+    """A standalone section's end (cluster_*.py): DATA to JSON_PATH, TEXT to REPORT_PATH or standard output; the
+    exit status, 1 when a check failed."""
+    if json_path:
+        with open(json_path, "w") as out:
+            json.dump(data, out, indent=1)
+    with open(report_path, "w") if report_path else contextlib.nullcontext(sys.stdout) as out:
+        out.write(text)
+    return 1 if data["checks"] else 0
 
 
 def busy_seconds():
@@ -77,34 +90,16 @@ def run_timed(bench, argv, stdin=None, stdout=None, prefix=None):
     time's %e), user/sys CPU and peak RSS come from time -f."""
     tfile = os.path.join(bench.work, "time.txt")
     efile = os.path.join(bench.work, "stderr.txt")
-    for f in (tfile,):
-        if os.path.exists(f):
-            os.unlink(f)
+    if os.path.exists(tfile):
+        os.unlink(tfile)
     timed = [bench.a.time, "-f", TIME_FMT, "-o", tfile] + list(argv)
-    with open(efile, "wb") as ferr:
-        if prefix:
-            script = prefix + " " + shlex.join(timed)
-            script += " > " + (shlex.quote(stdout) if stdout else "/dev/null")
-            b0 = busy_seconds()
-            t0 = time.perf_counter()
-            p = subprocess.run(["bash", "-c", script], stdin=subprocess.DEVNULL,
-                               stdout=subprocess.DEVNULL, stderr=ferr)
-            wall = time.perf_counter() - t0
-            b1 = busy_seconds()
-        else:
-            fin = open(stdin, "rb") if stdin else subprocess.DEVNULL
-            fout = open(stdout, "wb") if stdout else subprocess.DEVNULL
-            try:
-                b0 = busy_seconds()
-                t0 = time.perf_counter()
-                p = subprocess.run(timed, stdin=fin, stdout=fout, stderr=ferr)
-                wall = time.perf_counter() - t0
-                b1 = busy_seconds()
-            finally:
-                if stdin:
-                    fin.close()
-                if stdout:
-                    fout.close()
+    with open(efile, "wb") as ferr, open(stdin or os.devnull, "rb") as fin, open(stdout or os.devnull, "wb") as fout:
+        b0 = busy_seconds()
+        t0 = time.perf_counter()
+        p = subprocess.run(["bash", "-c", prefix + " " + shlex.join(timed)] if prefix else timed, stdin=fin,
+                           stdout=fout, stderr=ferr)
+        wall = time.perf_counter() - t0
+        b1 = busy_seconds()
     m = {"wall": wall, "user": None, "sys": None, "cpu": None, "rss_kb": None,
          "exit": p.returncode, "time_e": None, "ok": False, "error": None, "other_load": None}
     try:

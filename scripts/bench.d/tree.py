@@ -13,7 +13,7 @@ import harness
 import timing
 import verification
 from corpus import file_size
-from formatting import cases, commands, f_bytes, f_mib, f_num, f_ok, f_ratio, f_tool, find, med, table, vs
+from formatting import cases, col, commands, f_bytes, f_num, f_ratio, find, spec_table, stat, vs
 from timing import log, synced
 
 
@@ -177,13 +177,13 @@ def run(bench):
 def render(data):
     n = data["meta"]["threads"]
     s, cs, z = data["sections"]["tree"], cases(data, "tree"), find(data, "tree", family="zstd")
-    rows = [[f_tool(c)] + [f_num(med(c, k)) for k in ("wall", "wall_min", "wall_max", "user", "sys")] + [
-        f_mib(med(c, "rss_kb")), f_bytes(med(c, "out_bytes")), f_ratio(vs(z, c, "wall")), f_ok(c)] for c in cs]
     where = (("a fresh ext4 file system (a loop device on %s, made for the run)" % (
         "a file on the machine's disk" if s.get("on_disk") else "/dev/shm")) if s.get("fresh_fs")
         else "a fresh folder (not root: no fresh file system; earlier runs' freed inodes may slow this one)")
-    return (table(["Tool", "Wall s (median)", "Min", "Max", "User s", "Sys s", "Peak RSS MiB", "Output bytes",
-                   "Speed ÷ zstd -T%d -r" % n, "Runs ok"], rows) +
+    return (spec_table(cs, [*col("Tool"), *((h, stat(f_num, k)) for h, k in (
+        ("Wall s (median)", "wall"), ("Min", "wall_min"), ("Max", "wall_max"), ("User s", "user"), ("Sys s", "sys"))),
+        *col("Peak RSS MiB", "Output bytes"), ("Speed ÷ zstd -T%d -r" % n, lambda c: f_ratio(vs(z, c, "wall"))),
+        *col("Runs ok")]) +
             "\nBefore every run, `%s` is extracted into %s and synced (untimed): %s files, %s bytes%s.\n" % (
                 s.get("archive"), where, s.get("files"), f_bytes(s.get("bytes")),
                 "; with `--rm`, every input must be gone" if s.get("rm") else "")

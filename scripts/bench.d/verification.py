@@ -8,17 +8,21 @@ import os
 import re
 import subprocess
 
+import members
 from corpus import file_size
 from timing import cmd_output
 
 
-def roundtrip_ok(bench, zpath, orig):
-    d = subprocess.Popen([bench.a.zstd, "-d", "-c", "-q", zpath],
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+def piped_cmp(argv: list[str], orig: str) -> bool:
+    """Does ARGV's standard output equal the file ORIG (and ARGV succeed)?"""
+    d = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     c = subprocess.run(["cmp", "-s", "-", orig], stdin=d.stdout)
     d.stdout.close()
-    d.wait()
-    return c.returncode == 0 and d.returncode == 0
+    return d.wait() == 0 and c.returncode == 0
+
+
+def roundtrip_ok(bench, zpath, orig):
+    return piped_cmp([bench.a.zstd, "-d", "-c", "-q", zpath], orig)
 
 
 def same_file(bench, a, b):
@@ -46,11 +50,7 @@ def check(bench, case, out):
         return False, "OUTPUT DIFFERS from the original (cmp)"
     if kind == "decoded":
         # another format's output (issue 40): its own tool decodes it, compared with the input
-        d = subprocess.Popen(case["decoder"] + [out], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        c = subprocess.run(["cmp", "-s", "-", case["orig"]], stdin=d.stdout)
-        d.stdout.close()
-        d.wait()
-        if c.returncode == 0 and d.returncode == 0:
+        if piped_cmp(case["decoder"] + [out], case["orig"]):
             return True, "%s | cmp with the input" % " ".join(case["decoder"][:2])
         return False, "ROUND TRIP FAILED (%s | cmp)" % " ".join(case["decoder"][:2])
     if kind == "version":
@@ -68,14 +68,8 @@ def check(bench, case, out):
     if kind == "stream":
         d = subprocess.Popen([bench.a.zstd, "-d", "-c", "-q", out],
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        h = hashlib.sha256()
-        while True:
-            b = d.stdout.read(1 << 22)
-            if not b:
-                break
-            h.update(b)
-        d.wait()
-        if d.returncode == 0 and h.hexdigest() == case["stream_sha256"]:
+        digest = hashlib.file_digest(d.stdout, "sha256").hexdigest()
+        if d.wait() == 0 and digest == case["stream_sha256"]:
             return True, "zstd -d | sha256 equals the generated stream's"
         return False, "STREAM CHECKSUM DIFFERS (zstd -d | sha256)"
     if kind == "range":
@@ -120,6 +114,8 @@ def check(bench, case, out):
                 return False, "weir -lv does not give the content size %d" % content_bytes
             how += "; weir -lv: content size %d B" % content_bytes
         return True, how
+    if kind.startswith("member"):
+        return members.check(bench, case, out)
     raise ValueError(kind)
 
 

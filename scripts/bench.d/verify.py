@@ -5,7 +5,7 @@ runner.py calls run(bench) (bench: its Bench, the run's arguments and state); re
 import corpus
 import harness
 from corpus import warm
-from formatting import cases, commands, f_mbps, f_mib, f_num, f_ok, f_ratio, f_tool, grouped, med, of, table, vs
+from formatting import cases, col, commands, f_ratio, grouped, in_groups, of, spec_table, vs
 
 
 def run(bench):
@@ -28,12 +28,10 @@ def run(bench):
 
 
 def render(data):
-    n, rows = data["meta"]["threads"], []
-    for group, cs in grouped(cases(data, "verify"), lambda c: c["group"]).items():
-        plain, z = of(cs, "weir"), of(cs, "zstd")
-        for c in cs:
-            rows.append([group, f_tool(c), f_mbps(med(c, "mbps")), f_num(med(c, "wall")), f_num(med(c, "cpu")),
-                         f_mib(med(c, "rss_kb")), f_ratio(vs(c, plain, "wall")), f_ratio(vs(c, plain, "cpu")),
-                         f_ratio(vs(c, z)), f_ok(c)])
-    return table(["Level", "Tool", "MB/s", "Wall s", "CPU s", "Peak RSS MiB", "Wall ÷ weir", "CPU ÷ weir",
-                  "MB/s ÷ zstd -T%d" % n, "Runs ok"], rows) + "\n" + commands(cases(data, "verify"))
+    cs = in_groups(cases(data, "verify"), lambda c: c["group"])
+    plain, z = ({g: of(gc, f) for g, gc in grouped(cs, lambda c: c["group"]).items()} for f in ("weir", "zstd"))
+    return spec_table(cs, [("Level", lambda c: c["group"]), *col("Tool", "MB/s", "Wall s", "CPU s", "Peak RSS MiB"),
+                           ("Wall ÷ weir", lambda c: f_ratio(vs(c, plain[c["group"]], "wall"))),
+                           ("CPU ÷ weir", lambda c: f_ratio(vs(c, plain[c["group"]], "cpu"))),
+                           ("MB/s ÷ zstd -T%d" % data["meta"]["threads"], lambda c: f_ratio(vs(c, z[c["group"]]))),
+                           *col("Runs ok")]) + "\n" + commands(cases(data, "verify"))

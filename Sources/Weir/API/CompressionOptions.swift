@@ -1,10 +1,11 @@
 /// How ``Compressor`` compresses, and every compression pipeline the engine runs.
 public struct CompressionOptions: Sendable, Equatable {
     /// The default chunk (and frame) size of levels up to 6 and `--fast`
-    /// (levels 7 and 8 take 16 MiB, higher ones more): 8 MiB. On the Linux 6.1
-    /// source tarball at level 3, independent 8 MiB frames cost about 0.4% of
-    /// ratio against one frame, and give every core work even on mid-sized
-    /// files. Higher levels: ``defaultChunkSize(level:)``.
+    /// (levels 7 and 8 take 16 MiB, higher ones more): 8 MiB. Independent
+    /// frames of that size cost little ratio against one frame
+    /// (bench/results/2026-11-27-comment-numbers.md, "Frame sizes"), and give
+    /// every core work even on mid-sized files. Higher levels:
+    /// ``defaultChunkSize(level:)``.
     public static let defaultChunkSize = 8 << 20
 
     /// The default chunk at `level`: 8 MiB (``defaultChunkSize``) while the
@@ -17,10 +18,9 @@ public struct CompressionOptions: Sendable, Equatable {
     /// An independent frame cannot refer before its start, so a frame of a
     /// few windows loses what a stream would find across its boundary:
     /// zstd -T2 cuts jobs of four windows but hands each the previous
-    /// window (overlap), and weir's frames need twice that to match it:
-    /// at -9 on the tarball, 1.009× zstd -T2's size with 8 MiB frames,
-    /// 1.003× with 16, 1.0005× with 32 (docs/design.md, "Frames sized by
-    /// level").
+    /// window (overlap), and weir's frames need twice that to match it
+    /// (docs/design.md, "Frames sized by level";
+    /// bench/results/2026-11-26-frames.md).
     public static func defaultChunkSize(level: Int) -> Int {
         let windowLog = CompressionParameters().resolved(level: level, size: nil).windowLog
         guard windowLog > 21 else { return (7 ... 8).contains(level) ? 2 * defaultChunkSize : defaultChunkSize }
@@ -202,8 +202,9 @@ public struct CompressionOptions: Sendable, Equatable {
     /// chunk of its own size; nor from level 17 up (btultra) below zstd
     /// -T's job, four windows (32 MiB at -17…-19, 128–512 MiB with
     /// --ultra), which zstd -T keeps whole: there a frame's start costs
-    /// most, and a 20 MB file at -19 cut in two was 1.008× zstd's size and
-    /// held two contexts; one frame is zstd's size on one context.
+    /// most, and a file cut in two was larger than zstd's and held two
+    /// contexts (bench/results/2026-11-27-comment-numbers.md, "Frame sizes");
+    /// one frame is zstd's size on one context.
     /// The result's ``chunkSize`` is the one used (`resolvedChunkSize`).
     package func fitted(toInputSize size: Int?) -> CompressionOptions {
         if let patchReference { return fittedForPatch(against: patchReference, inputSize: size) }
@@ -268,8 +269,8 @@ public struct CompressionOptions: Sendable, Equatable {
     /// Whether a regular file is mapped: ``mapInput``, except under a
     /// `--long` window larger than the default chunk, where it is read: long
     /// matches reach anywhere in a chunk of that window's size, and across a
-    /// mapping of page-cache pages they cost about a quarter more CPU than
-    /// across a read buffer (bench/results/2026-11-22-long.md).
+    /// mapping of page-cache pages they cost more CPU than across a read
+    /// buffer (bench/results/2026-11-22-long.md).
     package var resolvedMapInput: Bool {
         // A patch's input is mapped whatever its window: libzstd's workers
         // copy it, so its pages go back as they are taken (CompressionContext).
@@ -295,7 +296,7 @@ public struct CompressionOptions: Sendable, Equatable {
     ///
     /// Independent frames lose the history a single stream would carry across
     /// chunk boundaries; at the levels whose own window is 1 or 2 MiB (-2 to
-    /// -8) a 4 MiB window (22) wins that back for about 5% more CPU, where 23
+    /// -8) a 4 MiB window (22) wins that back for a little CPU, where 23
     /// would cost 20 MiB more memory at two workers (docs/design.md). -1 and
     /// `--fast` keep their own 512 KiB: their frames are already zstd -T2's
     /// size with it, and a mapped chunk keeps a window resident per worker.

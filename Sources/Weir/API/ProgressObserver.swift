@@ -11,8 +11,9 @@ import Dispatch
 /// queue, never the pipeline.
 ///
 /// Coalescing. An add to an active source wakes its queue; on a pipe that is
-/// one wake-up per 64 KiB piece, some 16,000 per GiB at about 10 µs each,
-/// several percent of a compression's CPU time. So each source is gated: its
+/// one wake-up per 64 KiB piece, some 16,000 per GiB: a share of a
+/// compression's CPU time worth saving (bench/results/2026-11-27-comment-
+/// numbers.md, "Progress wake-ups"). So each source is gated: its
 /// handler folds the count in and suspends the source; adds to a suspended
 /// source only accumulate, waking nothing; the timer, once per `interval`,
 /// resumes both sources (each then runs once with the sum of its adds) and

@@ -55,10 +55,12 @@ import SystemPackage
 /// - Reads of exactly `chunkSize`: DispatchIO itself has no back-pressure.
 ///   A mapped chunk is unmapped when its job drops it, so mapped memory is
 ///   bounded by the same slots; while it is compressed, only its window and
-///   two steps stay mapped in (-2 to -8: 4.5 of its 8 MiB; at -19, 8.5 of 64).
-/// - Chunk size: `options.chunkSize` (by level: 8 MiB up to level 8, 32 MiB
-///   at 9–16, 64 MiB at 17–19, 256–512 MiB at 20–22), cut smaller for a file with
-///   fewer chunks than workers (``CompressionOptions/fitted(toInputSize:)``).
+///   two steps stay mapped in (`CompressionContext`, `MappedInput`).
+/// - Chunk size: `options.chunkSize` (by level: 8 MiB up to level 6 and
+///   `--fast`, 16 MiB at 7–8, 32 MiB at 9–16, 64 MiB at 17–19, 256–512 MiB
+///   at 20–22: ``CompressionOptions/defaultChunkSize(level:)``), cut
+///   smaller for a file with fewer chunks than workers
+///   (``CompressionOptions/fitted(toInputSize:)``).
 /// - A mapped file cut while being compressed reads zeros instead of
 ///   crashing (SIGBUS guard); the job checks `ChunkReader.checkUnchanged()`
 ///   before its frame goes to the writer, so such zeros are never written.

@@ -44,10 +44,11 @@ final class LevelGovernor: Sendable {
     /// The writer's share below which the output waits for nothing.
     static let writerIdleShare = 0.05
     /// The shortest measure a choice is made on, in nanoseconds: a consumer
-    /// that drains in bursts (`pv -L` takes its share every 0.1 s) leaves
-    /// windows of a chunk or two, 10 ms long, where the workers look busy
-    /// and the writer idle, between 100 ms ones where nothing moves; the
-    /// choice must see both (zstd measures every 1/6 s).
+    /// that drains in bursts (`pv -L`) leaves short windows of a chunk or
+    /// two where the workers look busy and the writer idle, between longer
+    /// ones where nothing moves; the choice must see both, so a measure
+    /// spans more than one of `pv -L`'s periods, as zstd's --adapt does
+    /// (bench/results/2026-11-27-comment-numbers.md, "--adapt").
     static let shortestWindow: UInt64 = 150_000_000
 
     private struct State {

@@ -25,7 +25,8 @@ package final class MemberEncoder {
     /// A chunk of several regions, flattened for libdeflate (whole buffers only).
     private var scratch: UnsafeMutableRawBufferPointer?
     /// Told of the input the encoder has taken, as it takes it: xz and lzma
-    /// in steps of 256 KiB (their levels run at a few MB/s), gzip and lz4
+    /// in steps of 256 KiB (their levels are slow enough for a member to
+    /// take seconds: bench/results/2026-11-27-comment-numbers.md), gzip and lz4
     /// once per member. On the worker.
     package var consumed: (@Sendable (Int) -> Void)?
 

@@ -9,8 +9,9 @@ import Glibc
 /// it come from `malloc`, glibc's dynamic mmap threshold would soon serve such
 /// buffers from per-thread arenas; allocated on one worker and freed on
 /// another queue, they fragment those arenas, and peak memory grew with the
-/// input (≈1 GB on a 1.3 GB file). Mapped buffers reused from a pool keep
-/// memory flat and skip the page faults of fresh mappings.
+/// input (bench/results/2026-11-27-comment-numbers.md, "Mapped input").
+/// Mapped buffers reused from a pool keep memory flat and skip the page
+/// faults of fresh mappings.
 ///
 /// A buffer that comes back from `wrap` gives the kernel the pages past what
 /// it held (`MADV_DONTNEED`): a compressed frame's size varies, and a kept

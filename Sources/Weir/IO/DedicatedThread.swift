@@ -6,7 +6,8 @@ import Glibc
 /// Swift concurrency's pool), for work that blocks on semaphores, locks or
 /// system calls. A pthread rather than Foundation's `Thread`, so the engine
 /// needs only FoundationEssentials: loading all of Foundation (and ICU) cost
-/// weir ~4 ms and ~8 MB of memory at every start.
+/// weir time and memory at every start (bench/results/2026-11-27-comment-
+/// numbers.md, "Foundation at start").
 enum DedicatedThread {
     /// The stack of each thread: 1 MiB is plenty for a reading loop.
     static let stackSize = 1 << 20

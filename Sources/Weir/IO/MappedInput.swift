@@ -9,10 +9,11 @@ import Synchronization
 /// Why: a `DispatchIO` read allocates a new 1 MiB buffer for every
 /// `read()` call (libdispatch's `valloc`); glibc serves each by `mmap`, so
 /// every page of the input is zero-filled and faulted in, then copied into
-/// by the kernel. On the Linux 6.1 tarball that was ≈340,000 page faults and
-/// a fifth of all CPU time (perf: `clear_page`, `_copy_to_iter`, fault
-/// handling). A mapped piece costs one `mmap` and the page-cache pages are
-/// used in place, so compression reads the file at memory speed.
+/// by the kernel: a large share of all CPU time (perf: `clear_page`,
+/// `_copy_to_iter`, fault handling; bench/results/2026-11-27-comment-
+/// numbers.md, "Mapped input"). A mapped piece costs one `mmap` and the
+/// page-cache pages are used in place, so compression reads the file at
+/// memory speed.
 ///
 /// Each piece is its own mapping, unmapped when the last reference to its
 /// data goes away, so what stays mapped is bounded by the pieces in flight.

@@ -15,9 +15,9 @@ import Glibc
 /// ``maximumAge``: the wait between a file's end and its name (and its
 /// report) stays short.
 ///
-/// Why a thread of its own: a group's syncs wait for the disk, tens of
-/// milliseconds on a tree; waited for by the thread that makes or runs the
-/// jobs, they left the cores idle (a tree took 1.6× as long). ``handOff()``
+/// Why a thread of its own: a group's syncs wait for the disk; waited for
+/// by the thread that makes or runs the jobs, they left the cores idle
+/// (bench/results/2026-11-27-comment-numbers.md, "Commit groups"). ``handOff()``
 /// gives a due group to a committing thread, one group at a time, in order,
 /// while the next one fills; its outcomes come back through ``committed()``,
 /// and `wake` tells the owner they are there. At most two groups are open,

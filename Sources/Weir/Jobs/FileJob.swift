@@ -209,7 +209,7 @@ package struct FileJob: Sendable {
     /// Compresses a small file on this thread alone (its CPU is this
     /// thread's: other threads may be running other files) and writes its
     /// output with one `pwrite` from here: DispatchIO's per-channel cost
-    /// (~80 µs of CPU per file) buys nothing for a single write
+    /// (CPU per file) buys nothing for a single write
     /// (bench/results/2026-11-25-tree-pwrite.md).
     private func compressSmall(_ opened: Opened, _ small: (options: CompressionOptions, size: Int, output: OutputFile),
                                with smallFiles: SmallFileCompressor,

@@ -206,7 +206,8 @@ package final class OutputFile: Sendable {
     /// `rename`; an output not synced (`--no-sync`) removes the old file
     /// first, as weir did before syncing: a rename that replaces a file makes
     /// ext4 write the new file's data at once (`auto_da_alloc`), which made
-    /// `-d -f` of a 1.4 GB file 1.4× as long.
+    /// `-d -f` of a large file slower (bench/results/2026-11-27-comment-
+    /// numbers.md, "Overwriting").
     ///
     /// - Throws: ``WeirError`` when the output appeared meanwhile (without
     ///   force), or `close`/`rename` fail; the temporary file is then removed.

@@ -14,8 +14,8 @@ enum PageCache {
     /// keeps it until the new one is complete, and its pages would stay
     /// cached until then, so every page of the new file is fresh memory; on
     /// a VM that hands free memory back to its host, copying into fresh
-    /// pages cost 2–3× the system time (docs/decompression.md,
-    /// "Overwriting"). zstd removes the old file first and reuses its pages;
+    /// pages cost more system time (docs/decompression.md, "Overwriting a
+    /// file"). zstd removes the old file first and reuses its pages;
     /// this frees the same pages and keeps the old file. Only when none of
     /// its pages is dirty or being written (`cachestat`; before Linux 6.5:
     /// unchanged for ``writebackAge`` seconds): dropping those would first

@@ -4,8 +4,8 @@
 /// is first asked for, then shared by every worker's context, which only
 /// reads it.
 ///
-/// Threads: any; the digests are behind one lock (digesting one, a few
-/// milliseconds for a 110 KB dictionary, happens at most once per level).
+/// Threads: any; the digests are behind one lock (digesting one, brief
+/// next to a run, happens at most once per level).
 final class LeveledDictionaries: Sendable {
     private let dictionary: ZstdDictionary
     private let path: String

@@ -1,7 +1,7 @@
 import CFormats
 
 /// gzip members, header and trailer (CRC-32, ISIZE) checked by the library:
-/// through ISA-L's inflate (2.7× zlib's speed on the Linux tarball) when the
+/// through ISA-L's inflate (faster than zlib: docs/decompression.md) when the
 /// whole input is one mapped piece, else zlib (ISA-L, fed pieces of a few
 /// bytes that then change, fails on valid data: its CRC check catches it,
 /// but a pipe's reads may be that small); libdeflate cannot inflate piece
