@@ -191,4 +191,44 @@ struct MemberIndexCommandTests {
         try Self.expectIndex("dir/a.tar.zst", of: "dir/a.tar", in: scratch)
         #expect(try Self.index("dir/b.zst", in: scratch) == nil)
     }
+
+    @Test("""
+          --index on pzstd's tar, a concatenation, and weir's own without an index: the members appended in place, \
+          the bytes before unchanged; twice changes nothing
+          """)
+    func indexesOthers() throws {
+        let scratch = Scratch()
+        try Self.makeTree(scratch, short: false)
+        scratch.text("tree/more", size: 3_000_000, seed: 3)
+        #expect(try WeirProcess.shell("tar -cf a.tar tree", in: scratch.url).status == 0)
+        let made = "pzstd -q -p 2 -1 a.tar -o p.tar.zst"
+            + " && head -c 1000000 a.tar | zstd -q > c.tar.zst && tail -c +1000001 a.tar | zstd -q >> c.tar.zst"
+            + " && $WEIR -q -B 256K --no-member-index a.tar -o w.tar.zst"
+        #expect(try WeirProcess.shell(made, in: scratch.url).status == 0)
+        for name in ["p.tar.zst", "c.tar.zst", "w.tar.zst"] {
+            let before = try #require(scratch.data(name))
+            #expect(try Self.index(name, in: scratch) == nil)
+            let run = try WeirProcess.run(["--index", name], in: scratch.url)
+            #expect(run.status == 0 && run.stderr.contains("\(name): member index of "), "\(run.stderr)")
+            #expect(try #require(scratch.data(name)).prefix(before.count) == before, "\(name)")
+            try Self.expectIndex(name, of: "a.tar", in: scratch)
+            #expect(try scratch.zstd(["-dc", name]).stdout == scratch.data("a.tar"), "\(name)")
+            let again = try WeirProcess.run(["--index", name], in: scratch.url)
+            #expect(again.status == 0 && again.stderr.contains("\(name): already seekable"), "\(again.stderr)")
+        }
+    }
+
+    @Test("--index on a tar in one zstd frame: refused, with the way to make one that can be read in parts")
+    func oneFrame() throws {
+        let scratch = Scratch()
+        try Self.makeTree(scratch, short: false)
+        #expect(try WeirProcess.shell("tar -cf - tree | zstd -q -T0 > one.tar.zst", in: scratch.url).status == 0)
+        let before = scratch.data("one.tar.zst")
+        let run = try WeirProcess.run(["--index", "one.tar.zst"], in: scratch.url)
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("weir: one.tar.zst: is a tar in one zstd frame, which cannot be read in parts")
+                && run.stderr.contains("weir -d -c FILE | weir > new.tar.zst"), "\(run.stderr)")
+        #expect(scratch.data("one.tar.zst") == before)
+    }
 }
+
