@@ -89,6 +89,7 @@ extension RunSettings {
             streamSize: compressionSettings.streamSize,
             dictionary: dictionary, longWindowLog: dictionarySettings.long)
         options.rsyncable = compressionSettings.rsyncable
+        options.memberIndex = compressionSettings.memberIndex
         // Every run of the command reads chunks whole (DispatchIOTuning).
         options.sizesReadBuffers = true
         options.parameters = compressionSettings.parameters ?? CompressionParameters()

@@ -22,6 +22,7 @@ extension RunSettings {
                 // Another --index on the file: wait for it (then the file
                 // is indexed and this run changes nothing), saying so.
                 let outcome = try SeekTableAppender.index(path: input, options: options,
+                                                          memberIndex: compressionSettings.memberIndex,
                                                           synchronous: outputPolicy.syncs) {
                     guard reporting.quiet == 0 else { return }
                     console.write("\(name): is busy (another weir --index?), waiting for it\n")
@@ -34,6 +35,9 @@ extension RunSettings {
                     let decoded = measured == 0 ? "" : measured == 1 ? "; 1 frame decoded to measure it"
                         : "; \(measured) frames decoded to measure them"
                     console.write("\(name): seek table of \(frames) frames appended (\(bytes) bytes\(decoded))\n")
+                case .appendedMembers(let members, let frames, let bytes):
+                    console.write("\(name): member index of \(members) members and seek table of \(frames) frames "
+                                  + "appended (\(bytes) bytes; the content decoded once)\n")
                 }
             } catch {
                 failed = true

@@ -63,6 +63,8 @@ struct RunSettings: Sendable {
         var rsyncable: Bool
         /// A seek table ends the output unless `--no-seek-table`.
         var seekTable: Bool
+        /// A tar's member index precedes the seek table unless `--no-member-index`.
+        var memberIndex: Bool
         /// Frames declare their content size unless `--no-content-size`.
         var writesContentSize: Bool
         /// `--stream-size`, in bytes.

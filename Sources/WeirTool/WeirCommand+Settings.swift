@@ -25,6 +25,7 @@ extension WeirCommand {
                 level: compression.level, ultra: compression.ultra, fast: compression.fast,
                 chunkSize: compression.chunkSize?.bytes, adaptiveLevels: adaptiveLevels,
                 rsyncable: compression.rsyncable, seekTable: !compression.noSeekTable,
+                memberIndex: !compression.noMemberIndex,
                 writesContentSize: compression.writesContentSize, streamSize: compression.streamSize?.bytes,
                 sizeHint: messageFlags.sizeHint?.bytes, format: compression.format ?? .zstd,
                 parameters: compression.parameters, showsDefaultParameters: compression.showDefaultCParams),
