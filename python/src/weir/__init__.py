@@ -3,8 +3,9 @@ content of any zstd file (weir's seekable files best) as a random-access file
 that Dask, pandas and DuckDB split, and :func:`weir.dask.compress`, which
 compresses one file across a Dask cluster with the ``weir`` executable."""
 
+from weir.errors import FormatError
 from weir.filesystem import WeirFile, WeirFileSystem
-from weir.frames import FormatError, Frame, FrameIndex, build_index
+from weir.frames import Frame, FrameIndex, build_index
 
 __all__ = ["FormatError", "Frame", "FrameIndex", "WeirFile", "WeirFileSystem", "build_index"]
 __version__ = "0.1.0"

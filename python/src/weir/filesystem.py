@@ -27,7 +27,8 @@ from fsspec import AbstractFileSystem, filesystem
 from fsspec.implementations.chained import ChainedFileSystem
 from fsspec.spec import AbstractBufferedFile
 
-from weir.frames import FormatError, Frame, FrameIndex, build_index
+from weir.errors import FormatError
+from weir.frames import Frame, FrameIndex, build_index
 from weir.zstd import FrameDecoding
 
 # Indexes kept per process, by the compressed file's path, size and
