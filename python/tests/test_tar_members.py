@@ -17,6 +17,7 @@ from tar_archives import DEEP_PATH, LONG_FOLDER, add_long_names, gnu_tar, indexe
 
 from weir import FormatError, WeirFileSystem
 from weir.archive import WeirTarFileSystem
+from weir.members import parse_member_index
 
 
 def csv_bytes(rows: int) -> bytes:
@@ -202,3 +203,22 @@ def test_one_member_of_a_big_archive_reads_its_frames_not_the_archive(
     # Its frames, the index and the seek table, and the table's checks (22 bytes a frame).
     assert read <= sum(f.size for f in frames) + index_and_table + 64 * 1024
     assert read < size / 20
+
+    # Opened again (fsspec makes a new file system per URL): the index and
+    # the frame table are not read again, only the member's frames.
+    CountingFileSystem.bytes_read = 0
+    with fsspec.open(f"weir-tar://tree/m.csv::counting://{zst}", "rb") as again:
+        assert again.read() == (tree / "m.csv").read_bytes()
+    assert CountingFileSystem.bytes_read <= sum(f.size for f in frames)
+
+
+def test_a_record_list_cut_short_or_of_another_version_is_refused(tmp_path: Path) -> None:
+    tar = gnu_tar(make_tree(tmp_path, csv_bytes(10)), tmp_path / "a.tar", "gnu")
+    records = record_list(tar.read_bytes())
+    assert len(parse_member_index(records).members) > 5
+    with pytest.raises(FormatError, match=r"member \d+'s record runs past the end of the index"):
+        parse_member_index(records[:-3])
+    with pytest.raises(FormatError, match="version 2, which this reader does not know"):
+        parse_member_index(b"\x02" + records[1:])
+    with pytest.raises(FormatError, match="3 bytes follow the last member's record"):
+        parse_member_index(records + b"\x00\x00\x00")

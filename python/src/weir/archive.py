@@ -26,12 +26,14 @@ import errno
 import posixpath
 import re
 import tarfile
+import threading
+from collections import OrderedDict
 from typing import Any, ClassVar
 
 from fsspec.archive import AbstractArchiveFileSystem
 
 from weir.errors import FormatError
-from weir.filesystem import WeirFile, WeirFileSystem, _reader
+from weir.filesystem import WeirFile, WeirFileSystem, _has_fsid, _reader, _version_of
 from weir.frames import FrameIndex
 from weir.members import Member, MemberIndex, read_member_index
 
@@ -41,6 +43,12 @@ __all__ = ["MemberFile", "WeirTarFileSystem"]
 # (and "\0", "7", GNU's sparse "S"); the rest (devices, FIFOs) hold no data.
 _FOLDER, _HARD_LINK, _SYMBOLIC_LINK = b"5", b"1", b"2"
 _FILE_TYPES = {b"0", b"\0", b"7", b"S"}
+# Member indexes kept per process, by the archive's path, size and
+# modification (or ETag), as weir:: keeps frame indexes: fsspec makes a new
+# file system for each open of a URL, and parsing the index is most of an open.
+_MEMBERS_CACHE_ENTRIES = 16
+_members_cache: OrderedDict[tuple[Any, ...], tuple[MemberIndex, dict[str, Member]]] = OrderedDict()
+_members_lock = threading.Lock()
 # Links followed before giving up (tar's own limit is a cycle; this is one).
 _MAX_LINKS = 32
 
@@ -48,8 +56,8 @@ _MAX_LINKS = 32
 def _fs_name(path: bytes | str) -> str:
     """The member's name under the file system, as fsspec's ``tar://`` names
     it: no trailing slash, runs of slashes as one."""
-    text = path.decode("utf-8", "surrogateescape") if isinstance(path, bytes) else path
-    return re.sub("/+", "/", text.rstrip("/"))
+    text = (path.decode("utf-8", "surrogateescape") if isinstance(path, bytes) else path).rstrip("/")
+    return re.sub("/+", "/", text) if "//" in text else text
 
 
 class WeirTarFileSystem(AbstractArchiveFileSystem):
@@ -87,15 +95,27 @@ class WeirTarFileSystem(AbstractArchiveFileSystem):
         if details.get("type") != "file":
             raise IsADirectoryError(errno.EISDIR, "weir-tar reads a .tar.zst file, not a folder", self.fo)
         self.frames: FrameIndex = self.weir._index(self.fo, dict(details))
-        self.members = self._read_members(details["size"])
-        if self.members.content_size != self.frames.size:
-            raise FormatError(
-                f"{self.fo}: the member index at offset {self.members.offset} describes "
-                f"{self.members.content_size} bytes of content, but the archive holds {self.frames.size}"
-            )
-        # By name, the last member of a name winning, as tar x leaves it.
-        self.by_name: dict[str, Member] = {_fs_name(member.path): member for member in self.members.members}
+        key = (id(target) if not _has_fsid(target) else target.fsid, self.fo, details.get("size"), _version_of(details))
+        with _members_lock:
+            cached = _members_cache.get(key)
+            if cached is not None:
+                _members_cache.move_to_end(key)
+        if cached is None:
+            members = self._read_members(details["size"])
+            if members.content_size != self.frames.size:
+                raise FormatError(
+                    f"{self.fo}: the member index at offset {members.offset} describes "
+                    f"{members.content_size} bytes of content, but the archive holds {self.frames.size}"
+                )
+            # By name, the last member of a name winning, as tar x leaves it.
+            cached = members, {_fs_name(member.path): member for member in members.members}
+            with _members_lock:
+                _members_cache[key] = cached
+                while len(_members_cache) > _MEMBERS_CACHE_ENTRIES:
+                    _members_cache.popitem(last=False)
+        self.members, self.by_name = cached
         self.dir_cache: dict[str, dict[str, Any]] | None = None
+        self._children: dict[str, list[str]] = {}
 
     def _read_members(self, size: int) -> MemberIndex:
         with self.weir.target.open(self.fo, "rb", cache_type="none") as handle:
@@ -132,7 +152,24 @@ class WeirTarFileSystem(AbstractArchiveFileSystem):
         # Folders the archive implies (a member a/b/c without a/ listed) as fsspec's tar:// lists them.
         cache = {name: {"name": name, "size": 0, "type": "directory"} for name in self._all_dirnames(self.by_name)}
         cache.update({name: self._describe(member) for name, member in self.by_name.items()})
+        children: dict[str, list[str]] = {}
+        for name in cache:
+            children.setdefault(name.rpartition("/")[0], []).append(name)
+        self._children = {parent: sorted(names) for parent, names in children.items()}
         self.dir_cache = cache
+
+    def ls(self, path: str, detail: bool = True, **kwargs: Any) -> list[Any]:
+        """The folder's members (a file: itself), from a map of each folder's
+        children: fsspec's archive ``ls`` scans every member per call, which
+        made ``find`` over 58,000 members take many minutes."""
+        self._get_dirs()
+        assert self.dir_cache is not None
+        path = self._strip_protocol(path).rstrip("/")
+        names = self._children.get(path)
+        if names is None:
+            info = self.info(path)  # FileNotFoundError when it is not there
+            names = [] if info["type"] == "directory" else [info["name"]]
+        return [self.dir_cache[name] for name in names] if detail else list(names)
 
     def _resolve(self, member: Member) -> Member:
         """The member whose data ``member`` reads: itself, or the end of its

@@ -36,6 +36,8 @@ INDEX_TAG = b"WEIRTARI"
 INDEX_VERSION = 1
 # Flags: bit 0, the tar stream ended early.
 ENDED_EARLY = 1
+# tar's block: every header is whole blocks.
+_BLOCK = 512
 # The fewest bytes a member's record takes (13 one-byte fields and its type byte).
 _SMALLEST_RECORD = 14
 
@@ -90,59 +92,73 @@ class MemberIndex:
     """Where the index's skippable frame starts in the compressed file."""
 
 
+class _Malformed(FormatError):
+    """A varint or string of the record list that does not fit it; the
+    caller names the field's record."""
+
+
 class _Records:
-    """Reads the record list's varints and strings, refusing any that runs
-    past its end."""
+    """Reads the record list's varints and strings (kept lean: an index of
+    80,000 members is a million varints)."""
 
     def __init__(self, data: bytes) -> None:
         self.data = data
+        self.size = len(data)
         self.at = 0
 
-    def uvarint(self, what: str) -> int:
-        value, shift = 0, 0
+    def uvarint(self) -> int:
+        data, at = self.data, self.at
+        if at >= self.size:
+            raise _Malformed("runs past the end of the index")
+        byte = data[at]
+        if byte < 0x80:
+            self.at = at + 1
+            return byte
+        value, shift = byte & 0x7F, 7
         while True:
-            if self.at >= len(self.data):
-                raise FormatError(f"{what} runs past the end of the index")
-            byte = self.data[self.at]
-            self.at += 1
+            at += 1
+            if at >= self.size:
+                raise _Malformed("runs past the end of the index")
+            byte = data[at]
             value |= (byte & 0x7F) << shift
-            if not byte & 0x80:
+            if byte < 0x80:
+                self.at = at + 1
                 return value
             shift += 7
             if shift > 63:
-                raise FormatError(f"{what} is a varint of more than 64 bits")
+                raise _Malformed("holds a varint of more than 64 bits")
 
-    def svarint(self, what: str) -> int:
-        value = self.uvarint(what)
+    def svarint(self) -> int:
+        value = self.uvarint()
         return (value >> 1) ^ -(value & 1)
 
-    def raw(self, length: int, what: str) -> bytes:
-        if self.at + length > len(self.data):
-            raise FormatError(f"{what} runs past the end of the index")
-        piece = self.data[self.at : self.at + length]
-        self.at += length
-        return piece
+    def raw(self, length: int) -> bytes:
+        at = self.at
+        if at + length > self.size:
+            raise _Malformed("runs past the end of the index")
+        self.at = at + length
+        return self.data[at : at + length]
 
-    def string(self, what: str) -> bytes:
-        return self.raw(self.uvarint(f"{what}'s length"), what)
+    def string(self) -> bytes:
+        return self.raw(self.uvarint())
 
-    def front_coded(self, previous: bytes, what: str) -> bytes:
-        shared = self.uvarint(f"{what}'s shared length")
+    def front_coded(self, previous: bytes) -> bytes:
+        shared = self.uvarint()
         if shared > len(previous):
-            raise FormatError(f"{what} shares {shared} bytes with the previous one's {len(previous)}")
-        return previous[:shared] + self.string(what)
+            raise _Malformed(f"shares {shared} bytes of a name with the previous record's {len(previous)}")
+        return previous[:shared] + self.string()
 
 
 def parse_member_index(records: bytes) -> MemberIndex:
     """The members of a decoded record list (docs/members.md, "Its content")."""
     reader = _Records(records)
-    version = reader.uvarint("the version")
-    if version != INDEX_VERSION:
-        raise FormatError(f"version {version}, which this reader does not know (it reads {INDEX_VERSION})")
-    flags = reader.uvarint("the flags")
-    count = reader.uvarint("the member count")
-    end_offset = reader.uvarint("the end offset")
-    content_size = reader.uvarint("the content size")
+    try:
+        version = reader.uvarint()
+        if version != INDEX_VERSION:
+            raise FormatError(f"version {version}, which this reader does not know (it reads {INDEX_VERSION})")
+        flags, count, end_offset, content_size = reader.uvarint(), reader.uvarint(), reader.uvarint(), reader.uvarint()
+    except _Malformed as error:
+        raise FormatError(f"its header {error}") from error
     if count > len(records) // _SMALLEST_RECORD:
         raise FormatError(f"{count} members listed in {len(records)} bytes")
     if end_offset > content_size:
@@ -150,30 +166,31 @@ def parse_member_index(records: bytes) -> MemberIndex:
     members: list[Member] = []
     end = 0
     path = uname = gname = b""
+    uvarint = reader.uvarint
     for number in range(count):
-        what = f"member {number}"
-        header_offset = end + reader.uvarint(f"{what}'s header gap")
-        header_length = reader.uvarint(f"{what}'s header length")
-        data_length = reader.uvarint(f"{what}'s data length")
-        size = reader.uvarint(f"{what}'s size")
-        mtime = reader.svarint(f"{what}'s mtime")
-        mode = reader.uvarint(f"{what}'s mode")
-        uid = reader.uvarint(f"{what}'s uid")
-        gid = reader.uvarint(f"{what}'s gid")
-        kind = reader.raw(1, f"{what}'s type")
-        path = reader.front_coded(path, f"{what}'s path")
-        link = reader.string(f"{what}'s link")
-        uname = reader.front_coded(uname, f"{what}'s uname")
-        gname = reader.front_coded(gname, f"{what}'s gname")
+        try:
+            header_offset = end + uvarint()
+            header_length, data_length, size = uvarint(), uvarint(), uvarint()
+            mtime = reader.svarint()
+            mode, uid, gid = uvarint(), uvarint(), uvarint()
+            kind = reader.raw(1)
+            path = reader.front_coded(path)
+            link = reader.string()
+            uname = reader.front_coded(uname)
+            gname = reader.front_coded(gname)
+        except _Malformed as error:
+            raise FormatError(f"member {number}'s record {error}") from error
         member = Member(
             path, header_offset, header_length, data_length, size, mtime, mode, uid, gid, kind, link, uname, gname
         )
-        if member.end > end_offset:
-            raise FormatError(f"{what} ({member.name}) ends at {member.end}, past the end offset {end_offset}")
-        if header_length == 0:
-            raise FormatError(f"{what} ({member.name}) has no header block")
-        members.append(member)
         end = member.end
+        if end > end_offset:
+            raise FormatError(f"member {number} ({member.name}) ends at {end}, past the end offset {end_offset}")
+        if header_length == 0 or header_length % _BLOCK:
+            raise FormatError(
+                f"member {number} ({member.name}) has {header_length} bytes of headers, not whole tar blocks"
+            )
+        members.append(member)
     if reader.at != len(records):
         raise FormatError(f"{len(records) - reader.at} bytes follow the last member's record")
     return MemberIndex(members, end_offset, content_size, bool(flags & ENDED_EARLY))
