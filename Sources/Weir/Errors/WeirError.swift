@@ -126,6 +126,9 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
         /// The same run again goes on from what this one kept (a stopped
         /// compression's `NAME.part`).
         case resume
+        /// Decompressing the file and compressing its content again writes
+        /// frames that can be read in parts (a tar in one frame: no member index).
+        case recompress
     }
 
     /// The first words of a reason, which say what went wrong.
