@@ -189,15 +189,9 @@ class WeirTarFileSystem(AbstractArchiveFileSystem):
             member = found
         return member
 
-    def _open(
-        self,
-        path: str,
-        mode: str = "rb",
-        block_size: Any = None,
-        autocommit: bool = True,
-        cache_options: Any = None,
-        **kwargs: Any,
-    ) -> MemberFile:
+    def _open(self, path: str, mode: str = "rb", **kwargs: Any) -> MemberFile:
+        """The member ``path`` (fsspec's block size and cache options do not
+        apply: the frames read are the cache)."""
         if mode != "rb":
             raise NotImplementedError(f"weir-tar:// opens members for reading only, not {mode!r}")
         name = _fs_name(self._strip_protocol(path))
