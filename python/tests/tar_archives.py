@@ -1,11 +1,6 @@
-"""Real GNU tar archives compressed by the real weir, with their member index.
-
-``indexed_archive`` runs ``weir -c`` on a tar; when that weir writes no member
-index yet (the writer of issue 61 lands separately), the index frame is built
-here from the layout in docs/members.md, with ``tarfile`` finding the members,
-and ``weir --index`` appends the seek table that lists it, as weir's own
-``--index`` does for a tar another tool compressed.
-"""
+"""Real GNU tar archives compressed by the real weir, with the member index
+it writes; and record lists built here from docs/members.md (``tarfile``
+finding the members), edited to make indexes that lie."""
 
 from __future__ import annotations
 
@@ -20,6 +15,7 @@ from pathlib import Path
 
 from conftest import run_weir
 
+from weir.frames import SEEK_FOOTER_SIZE, SKIPPABLE_HEADER_SIZE
 from weir.members import INDEX_TAG, MEMBER_INDEX_MAGIC, read_member_index
 
 if sys.version_info >= (3, 14):
@@ -124,26 +120,34 @@ def index_frame(records: bytes) -> bytes:
     return struct.pack("<II", MEMBER_INDEX_MAGIC, len(content)) + content
 
 
-def has_member_index(path: Path) -> bool:
+def member_index_offset(path: Path) -> int:
+    """Where the member index weir wrote into ``path`` starts."""
     with path.open("rb") as handle:
 
         def read_at(offset: int, length: int) -> bytes:
             handle.seek(offset)
             return handle.read(length)
 
-        return read_member_index(read_at, path.stat().st_size, str(path)) is not None
+        index = read_member_index(read_at, path.stat().st_size, str(path))
+    assert index is not None, f"weir wrote no member index into {path}"
+    return index.offset
 
 
 def indexed_archive(weir_bin: Path, tar: Path, out: Path, *flags: str, records: bytes | None = None) -> Path:
-    """``tar`` compressed by weir (from a pipe) into ``out``, with a member
-    index (``records``: this record list instead of the tar's own)."""
+    """``tar`` compressed by weir from a pipe into ``out``, with the member
+    index weir writes; or, to make an index that lies, the index frame of
+    ``records`` in its place (the seek table's entry for it resized)."""
     out.write_bytes(run_weir(weir_bin, "-q", "-c", *flags, stdin=tar.read_bytes()))
-    if records is None and has_member_index(out):
+    start = member_index_offset(out)
+    if records is None:
         return out
-    out.write_bytes(run_weir(weir_bin, "-q", "-c", "--no-seek-table", *flags, stdin=tar.read_bytes()))
-    with out.open("ab") as handle:
-        handle.write(index_frame(records if records is not None else record_list(tar.read_bytes())))
-    run_weir(weir_bin, "-q", "--index", out)
+    archive = out.read_bytes()
+    count, descriptor, _ = struct.unpack("<IBI", archive[-SEEK_FOOTER_SIZE:])
+    entry_size = 12 if descriptor & 0x80 else 8
+    table = bytearray(archive[-(SKIPPABLE_HEADER_SIZE + count * entry_size + SEEK_FOOTER_SIZE) :])
+    frame = index_frame(records)
+    struct.pack_into("<I", table, SKIPPABLE_HEADER_SIZE + (count - 1) * entry_size, len(frame))
+    out.write_bytes(archive[:start] + frame + bytes(table))
     return out
 
 
