@@ -145,10 +145,12 @@ def test_a_damaged_index_fails_with_the_file_and_its_offset(tmp_path: Path, weir
         fsspec.filesystem("weir-tar", fo=str(zst))
 
 
-def test_an_archive_without_an_index_says_how_to_add_one(tmp_path: Path) -> None:
+@pytest.mark.parametrize("writer", ["zstd", "weir --no-member-index"])
+def test_an_archive_without_an_index_says_how_to_add_one(tmp_path: Path, weir_bin: Path, writer: str) -> None:
     tar = gnu_tar(make_tree(tmp_path, csv_bytes(10)), tmp_path / "a.tar", "gnu")
     zst = tmp_path / "a.tar.zst"
-    zst.write_bytes(subprocess.run(["zstd", "-q", "-c", str(tar)], capture_output=True, check=True).stdout)
+    command = ["zstd", "-q", "-c"] if writer == "zstd" else [str(weir_bin), "-q", "-c", "-B4K", "--no-member-index"]
+    zst.write_bytes(subprocess.run([*command, str(tar)], capture_output=True, check=True).stdout)
     with pytest.raises(FormatError, match=r"a\.tar\.zst: no member index .*weir --index a\.tar\.zst"):
         fsspec.filesystem("weir-tar", fo=str(zst))
 
