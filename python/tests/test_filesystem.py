@@ -210,3 +210,15 @@ def test_another_writers_seek_table(tmp_path: Path, content: bytes) -> None:
     index = WeirFileSystem().index(str(path))
     assert (index.source, len(index.frames)) == ("seek-table", -(-len(content) // 50_000))
     assert all(frame.checksum is None for frame in index.frames)
+
+
+def test_fsspecs_tar_over_weir_reads_the_content_once(weir_bin: Path, tmp_path: Path, content: bytes) -> None:
+    # tar:// guessed zstd from the name a.tar.zst that weir:: handed on, and
+    # decoded weir's decoded content a second time ("Unknown frame descriptor").
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "lines.txt").write_bytes(content)
+    tar = subprocess.run(["tar", "-C", str(tmp_path), "-c", "d"], capture_output=True, check=True).stdout
+    (tmp_path / "a.tar.zst").write_bytes(run_weir(weir_bin, "-c", "-B64K", stdin=tar))
+    with fsspec.open(f"tar://d/lines.txt::weir::{tmp_path / 'a.tar.zst'}", "rb") as member:
+        assert same_bytes(member.read(), content)
+    assert fsspec.filesystem("tar", fo=f"weir::{tmp_path / 'a.tar.zst'}").ls("d", detail=False) == ["d/lines.txt"]

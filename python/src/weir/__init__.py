@@ -1,10 +1,13 @@
 """weir's Python package: the ``weir`` fsspec protocol, which presents the
 content of any zstd file (weir's seekable files best) as a random-access file
-that Dask, pandas and DuckDB split, and :func:`weir.dask.compress`, which
+that Dask, pandas and DuckDB split; the ``weir-tar`` protocol, the members of a
+``.tar.zst`` read from its member index; and :func:`weir.dask.compress`, which
 compresses one file across a Dask cluster with the ``weir`` executable."""
 
+from weir.archive import WeirTarFileSystem
+from weir.errors import FormatError
 from weir.filesystem import WeirFile, WeirFileSystem
-from weir.frames import FormatError, Frame, FrameIndex, build_index
+from weir.frames import Frame, FrameIndex, build_index
 
-__all__ = ["FormatError", "Frame", "FrameIndex", "WeirFile", "WeirFileSystem", "build_index"]
+__all__ = ["FormatError", "Frame", "FrameIndex", "WeirFile", "WeirFileSystem", "WeirTarFileSystem", "build_index"]
 __version__ = "0.1.0"

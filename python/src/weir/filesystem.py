@@ -27,7 +27,8 @@ from fsspec import AbstractFileSystem, filesystem
 from fsspec.implementations.chained import ChainedFileSystem
 from fsspec.spec import AbstractBufferedFile
 
-from weir.frames import FormatError, Frame, FrameIndex, build_index
+from weir.errors import FormatError
+from weir.frames import Frame, FrameIndex, build_index
 from weir.zstd import FrameDecoding
 
 # Indexes kept per process, by the compressed file's path, size and
@@ -220,6 +221,10 @@ class WeirFile(AbstractBufferedFile):
     def __init__(self, fs: WeirFileSystem, path: str, index: FrameIndex, frame_cache: int = 2) -> None:
         """``path`` is the compressed file's path on ``fs.target``."""
         self.index = index
+        # The name of the content, which archive file systems (fsspec's
+        # tar://) guess a compression from before ``path``: ``a.tar``, not
+        # ``a.tar.zst``, whose content is not zstd (fsspec's "original").
+        self.original = fs._content_name(path)
         self._frames: OrderedDict[int, FrameDecoding] = OrderedDict()
         self._frame_cache = max(1, frame_cache)
         self._compressed = fs.target.open(path, "rb", cache_type="none")

@@ -40,6 +40,7 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from weir.errors import FormatError
 from weir.zstd import measure_frame
 
 ZSTD_MAGIC = 0xFD2FB528
@@ -57,10 +58,6 @@ ReadAt = Callable[[int, int], bytes]
 ReadMany = Callable[[list[tuple[int, int]]], list[bytes]]
 """Reads several (offset, length) pieces of the compressed file at once (an
 object store takes them as concurrent ranged requests)."""
-
-
-class FormatError(ValueError):
-    """The bytes are not a zstd file, or a table or frame does not fit it."""
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,8 @@ import bisect
 import sys
 from typing import TYPE_CHECKING
 
+from weir.errors import FormatError
+
 if TYPE_CHECKING:
     from weir.frames import Frame
 
@@ -26,8 +28,6 @@ def measure_frame(data: bytes, where: str = "a zstd frame") -> int:
     """The content size of the one frame ``data`` holds, by decoding it in
     pieces of 1 MiB (the frame may be far larger than memory allows twice);
     ``where`` names the frame in errors (``frame N at offset O``)."""
-    from weir.frames import FormatError
-
     decompressor = ZstdDecompressor()
     total = 0
     try:
@@ -84,8 +84,6 @@ class FrameDecoding:
         return parts[0] if len(parts) == 1 else b"".join(parts)
 
     def _decode(self) -> None:
-        from weir.frames import FormatError
-
         frame, where = self._frame, self._frame.where()
         decompressor = ZstdDecompressor()
         pieces, starts, total = [], [], 0

@@ -1,0 +1,190 @@
+"""Real GNU tar archives compressed by the real weir, with the member index
+it writes; and record lists built here from docs/members.md (``tarfile``
+finding the members), edited to make indexes that lie."""
+
+from __future__ import annotations
+
+import io
+import os
+import struct
+import subprocess
+import sys
+import tarfile
+from collections.abc import Callable
+from pathlib import Path
+
+from conftest import run_weir
+
+from weir.frames import SEEK_FOOTER_SIZE, SKIPPABLE_HEADER_SIZE
+from weir.members import INDEX_TAG, MEMBER_INDEX_MAGIC, read_member_index
+
+if sys.version_info >= (3, 14):
+    from compression.zstd import CompressionParameter, compress
+else:
+    from backports.zstd import CompressionParameter, compress
+
+# Names over 100 bytes (ustar's name field) and over 255 (ustar's name and prefix).
+LONG_FOLDER = "f" * 120
+DEEP_PATH = "/".join(["g" * 90] * 3) + "/deep.txt"
+
+
+def uvarint(value: int) -> bytes:
+    assert value >= 0, value
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def string(value: bytes) -> bytes:
+    return uvarint(len(value)) + value
+
+
+def front_coded(value: bytes, previous: bytes) -> bytes:
+    shared = next(
+        (n for n, (a, b) in enumerate(zip(value, previous, strict=False)) if a != b), min(len(value), len(previous))
+    )
+    return uvarint(shared) + string(value[shared:])
+
+
+def tar_members(tar: bytes) -> tuple[list[dict], int]:
+    """Each member of ``tar`` as docs/members.md records it (absolute
+    offsets), and where its end blocks begin."""
+    with tarfile.open(fileobj=io.BytesIO(tar), mode="r:") as archive:
+        infos = archive.getmembers()
+        end_offset = archive.offset
+    members = []
+    for number, info in enumerate(infos):
+        following = infos[number + 1].offset if number + 1 < len(infos) else end_offset
+        members.append(
+            {
+                "header_offset": info.offset,
+                "header_length": info.offset_data - info.offset,
+                "data_length": following - info.offset_data,
+                "size": info.size,
+                "mtime": int(info.mtime),
+                "mode": info.mode,
+                "uid": info.uid,
+                "gid": info.gid,
+                "type": info.type,
+                "path": info.name.encode("utf-8", "surrogateescape") + (b"/" if info.isdir() else b""),
+                "link": info.linkname.encode("utf-8", "surrogateescape"),
+                "uname": info.uname.encode(),
+                "gname": info.gname.encode(),
+            }
+        )
+    return members, end_offset
+
+
+def record_list(tar: bytes, edit: Callable[[list[dict]], None] | None = None) -> bytes:
+    """docs/members.md's record list of ``tar``; ``edit`` may change the
+    members first (to make an index that lies)."""
+    members, end_offset = tar_members(tar)
+    if edit is not None:
+        edit(members)
+    records = []
+    end = 0
+    previous: dict = {"path": b"", "uname": b"", "gname": b""}
+    for member in members:
+        mtime = member["mtime"]
+        records.append(
+            uvarint(member["header_offset"] - end)
+            + uvarint(member["header_length"])
+            + uvarint(member["data_length"])
+            + uvarint(member["size"])
+            + uvarint(mtime << 1 if mtime >= 0 else (-mtime << 1) - 1)
+            + uvarint(member["mode"])
+            + uvarint(member["uid"])
+            + uvarint(member["gid"])
+            + member["type"]
+            + front_coded(member["path"], previous["path"])
+            + string(member["link"])
+            + front_coded(member["uname"], previous["uname"])
+            + front_coded(member["gname"], previous["gname"])
+        )
+        previous = member
+        end = member["header_offset"] + member["header_length"] + member["data_length"]
+    header = uvarint(1) + uvarint(0) + uvarint(len(members)) + uvarint(end_offset) + uvarint(len(tar))
+    return header + b"".join(records)
+
+
+def index_frame(records: bytes) -> bytes:
+    """The skippable frame holding ``records``."""
+    frame = compress(
+        records, options={CompressionParameter.checksum_flag: 1, CompressionParameter.content_size_flag: 1}
+    )
+    content = INDEX_TAG + frame
+    return struct.pack("<II", MEMBER_INDEX_MAGIC, len(content)) + content
+
+
+def member_index_offset(path: Path) -> int:
+    """Where the member index weir wrote into ``path`` starts."""
+    with path.open("rb") as handle:
+
+        def read_at(offset: int, length: int) -> bytes:
+            handle.seek(offset)
+            return handle.read(length)
+
+        index = read_member_index(read_at, path.stat().st_size, str(path))
+    assert index is not None, f"weir wrote no member index into {path}"
+    return index.offset
+
+
+def indexed_archive(weir_bin: Path, tar: Path, out: Path, *flags: str, records: bytes | None = None) -> Path:
+    """``tar`` compressed by weir from a pipe into ``out``, with the member
+    index weir writes; or, to make an index that lies, the index frame of
+    ``records`` in its place (the seek table's entry for it resized)."""
+    out.write_bytes(run_weir(weir_bin, "-q", "-c", *flags, stdin=tar.read_bytes()))
+    start = member_index_offset(out)
+    if records is None:
+        return out
+    archive = out.read_bytes()
+    count, descriptor, _ = struct.unpack("<IBI", archive[-SEEK_FOOTER_SIZE:])
+    entry_size = 12 if descriptor & 0x80 else 8
+    table = bytearray(archive[-(SKIPPABLE_HEADER_SIZE + count * entry_size + SEEK_FOOTER_SIZE) :])
+    frame = index_frame(records)
+    struct.pack_into("<I", table, SKIPPABLE_HEADER_SIZE + (count - 1) * entry_size, len(frame))
+    out.write_bytes(archive[:start] + frame + bytes(table))
+    return out
+
+
+def make_tree(root: Path, csv: bytes) -> Path:
+    """A folder of every kind of member tar stores: files, an empty one, a
+    folder in a folder, an empty folder, long names, a symbolic and a hard
+    link, a non-ASCII name and a sparse file."""
+    tree = root / "tree"
+    (tree / "data").mkdir(parents=True)
+    (tree / "data" / "x.csv").write_bytes(csv)
+    (tree / "data" / "empty.txt").write_bytes(b"")
+    (tree / "dir" / "sub").mkdir(parents=True)
+    (tree / "dir" / "sub" / "note.txt").write_bytes(b"a note\n" * 100)
+    (tree / "nothing").mkdir()
+    (tree / "café.txt").write_bytes("déjà vu\n".encode())
+    (tree / "link.csv").symlink_to("data/x.csv")
+    os.link(tree / "data" / "x.csv", tree / "hard.csv")
+    with (tree / "sparse.bin").open("wb") as handle:
+        handle.truncate(3 << 20)
+        handle.seek(2 << 20)
+        handle.write(b"after the hole\n" * 1000)
+    return tree
+
+
+def add_long_names(tree: Path) -> None:
+    (tree / LONG_FOLDER).mkdir()
+    (tree / LONG_FOLDER / "long.txt").write_bytes(b"a long name's content\n" * 50)
+    deep = tree / DEEP_PATH
+    deep.parent.mkdir(parents=True)
+    deep.write_bytes(b"deep\n" * 3000)
+
+
+def gnu_tar(tree: Path, out: Path, fmt: str) -> Path:
+    flags = ["--sparse"] if fmt != "ustar" else []
+    subprocess.run(
+        ["tar", f"--format={fmt}", *flags, "-cf", str(out), "-C", str(tree.parent), tree.name],
+        check=True,
+        capture_output=True,
+    )
+    return out
