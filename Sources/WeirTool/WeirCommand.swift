@@ -57,6 +57,9 @@ struct WeirCommand: ParsableCommand {
     @OptionGroup(title: "Decompression")
     var decompressionFlags: DecompressionFlags
 
+    @OptionGroup(title: "Tar members")
+    var memberFlags: MemberFlags
+
     @OptionGroup(title: "Dictionaries and long-distance matching")
     var dictionaryFlags: DictionaryFlags
 
@@ -77,8 +80,8 @@ struct WeirCommand: ParsableCommand {
 
     // The parsed properties: `facts` is not one of them.
     enum CodingKeys: CodingKey {
-        case operationFlags, outputFlags, compressionFlags, decompressionFlags, dictionaryFlags, resourceFlags,
-             messageFlags, benchmarkFlags, files
+        case operationFlags, outputFlags, compressionFlags, decompressionFlags, memberFlags, dictionaryFlags,
+             resourceFlags, messageFlags, benchmarkFlags, files
     }
 
     // MARK: Entry point
@@ -162,6 +165,12 @@ struct WeirCommand: ParsableCommand {
         if gathered.nothingLeft, !operationFlags.operation.isTraining {
             if messageFlags.quiet == 0 { console.warning("no file found in the folders given -- ignored") }
             return failed ? 1 : 0
+        }
+        // --members and --member: WeirCommand+Members.swift.
+        if handlesMembers {
+            let status = runMembers(inputs, console: console)
+            if !messageFlags.json { console.staleTemporaries() }
+            return status != 0 ? status : failed ? 1 : 0
         }
         let status = switch operationFlags.operation {
             case .list:

@@ -1,0 +1,158 @@
+import ArgumentParser
+import Glibc
+import Weir
+import WeirCLI
+
+/// The flags of a `.tar.zst`'s members (issue 61, docs/members.md).
+struct MemberFlags: ParsableArguments {
+    @Flag(name: .customLong("members"), help: ArgumentHelp(HelpText.members))
+    var listMembers = false
+
+    @Option(name: .customLong("member"), help: ArgumentHelp(HelpText.member, valueName: "PATTERN"))
+    var patterns: [String] = []
+}
+
+/// `weir -l --members ARCHIVE...` and `weir -d --member=PATTERN ARCHIVE`:
+/// a `.tar.zst`'s members listed from its member index, or written as a tar
+/// stream (``TarMemberExtraction``).
+extension WeirCommand {
+    /// Whether the run is one of the members' (the flags are checked in ``validateMembers()``).
+    var handlesMembers: Bool { memberFlags.listMembers || !memberFlags.patterns.isEmpty }
+
+    /// The flags that go with `--members` and `--member`.
+    func validateMembers() throws {
+        let operation = operationFlags.operation
+        if memberFlags.listMembers, operation != .list {
+            throw ValidationError("--members lists a .tar.zst's members: it goes with -l.")
+        }
+        if !memberFlags.patterns.isEmpty {
+            guard operation == .decompress else {
+                throw ValidationError("--member=PATTERN extracts members of a .tar.zst: it goes with -d.")
+            }
+            if !decompressionFlags.ranges.isEmpty {
+                throw ValidationError("--member and --range each choose the bytes to write: give one of them.")
+            }
+            if outputFlags.removeInput || operationFlags.recursive || outputFlags.outputDirFlat != nil
+                || outputFlags.outputDirMirror != nil {
+                throw ValidationError(
+                    "--member reads one archive to one output: it cannot go with --rm, -r or an output folder.")
+            }
+        }
+    }
+
+    /// Runs `--members` or `--member`; returns the exit status.
+    func runMembers(_ inputs: [String], console: Console) -> Int32 {
+        memberFlags.listMembers ? listMembers(inputs, console: console) : extractMembers(inputs, console: console)
+    }
+
+    /// Prints the members of every input as `tar tf` (with -v `tar tvf`)
+    /// does; returns the exit status (1 if any failed).
+    func listMembers(_ inputs: [String], console: Console) -> Int32 {
+        if inputs.isEmpty || inputs.contains("-") {
+            console.error("--members reads the member index at the end of a file: it does not read standard input")
+            return 1
+        }
+        var listing = TarListing(verbose: messageFlags.verbose > 0, utf8: Self.localeIsUTF8)
+        var failed = false
+        for input in inputs {
+            do throws(WeirError) {
+                let archive = try TarArchive(path: input)
+                var output: [UInt8] = []
+                output.reserveCapacity(archive.members.count * (listing.verbose ? 120 : 60))
+                for member in archive.members { listing.append(member, to: &output) }
+                guard Self.writeStandardOutput(output) else {
+                    console.error("(stdout): write failed: \(String(cString: strerror(errno)))")
+                    return 1
+                }
+                if archive.endedEarly, messageFlags.quiet == 0 {
+                    console.warning("the tar archive ends early (no end blocks, or a member cut short)", file: input)
+                }
+            } catch {
+                failed = true
+                console.error(CommandHint.message(for: error), input: input)
+            }
+        }
+        return failed ? 1 : 0
+    }
+
+    /// Writes the tar stream of the members `--member` selects; returns the
+    /// exit status: 1 when a pattern matched nothing (the others written,
+    /// as tar does) or on any error.
+    func extractMembers(_ inputs: [String], console: Console) -> Int32 {
+        guard inputs.count == 1, let input = inputs.first else {
+            console.error("--member reads one archive, not \(inputs.count)")
+            return 1
+        }
+        guard input != "-", FileStatus.of(path: input)?.isRegularFile == true else {
+            let name = input == "-" ? "(stdin)" : FileName.displayed(input)
+            console.error("\(name): --member reads the member index at the end of a file, which a pipe cannot "
+                              + "give: use weir -dc | tar x PATTERN, or save it to a file first", input: input)
+            return 1
+        }
+        let (dictionary, unreadable) = readDictionary(console: console)
+        if unreadable { return 1 }
+        let options = decompressionOptions(toStandardOutput: true, dictionary: dictionary)
+        var file: OutputFile?
+        if let path = outputFile, path != "-" {
+            do throws(WeirError) {
+                file = try OutputFile(path: path, force: outputFlags.force)
+            } catch {
+                console.error(CommandHint.message(for: error))
+                return 1
+            }
+        }
+        let output = file?.descriptor ?? Descriptor(STDOUT_FILENO, path: "(stdout)")
+        let signals = SignalHandler(console: console)
+        signals.install()
+        defer { signals.uninstall() }
+        let patterns = memberFlags.patterns.map { TarMemberPattern($0) }
+        let outcome: TarMemberExtraction.Outcome
+        do throws(WeirError) {
+            outcome = try TarMemberExtraction.file(path: input, patterns: patterns, options: options, output: output,
+                                                   cancellation: signals.cancellation)
+            try file?.commit(copying: nil, sync: !outputFlags.noSync)
+        } catch {
+            file?.discard()
+            if let signal = signals.received { return 128 + signal }
+            console.error(CommandHint.message(for: error), input: input)
+            return 1
+        }
+        // tar's words: "tar: NAME: Not found in archive".
+        for pattern in outcome.unmatched {
+            console.error("\(FileName.displayed(input)): \(String(decoding: pattern.text, as: UTF8.self)): "
+                              + "Not found in archive", input: input)
+        }
+        if messageFlags.verbose > 0, !messageFlags.json {
+            console.write("\(FileName.displayed(input)): \(outcome.members) member\(outcome.members == 1 ? "" : "s"), "
+                              + "\(outcome.bytesOut) bytes, \(outcome.framesRead) frame"
+                              + "\(outcome.framesRead == 1 ? "" : "s") decoded\n")
+        }
+        return outcome.unmatched.isEmpty ? 0 : 1
+    }
+
+    /// Whether names print as in a UTF-8 locale (tar's quoting of bytes
+    /// above 127): LC_ALL, else LC_CTYPE, else LANG names a UTF-8 codeset.
+    static var localeIsUTF8: Bool {
+        let name = ["LC_ALL", "LC_CTYPE", "LANG"].lazy
+            .compactMap { (variable: String) -> String? in getenv(variable).map { String(cString: $0) } }
+            .first { !$0.isEmpty } ?? ""
+        let lowered = name.lowercased()
+        return lowered.contains("utf-8") || lowered.contains("utf8")
+    }
+
+    /// Writes `bytes` to standard output whole; false (errno set) on failure.
+    static func writeStandardOutput(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { all in
+            var from = 0
+            while from < all.count {
+                let wrote = write(STDOUT_FILENO, all.baseAddress! + from, all.count - from)
+                if wrote < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                from += wrote
+            }
+            return true
+        }
+    }
+}
