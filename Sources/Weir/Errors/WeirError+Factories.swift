@@ -87,6 +87,13 @@ extension WeirError {
         WeirError(.corrupt, path: path, operation: operation, lead: .corruptSeekTable, detail: detail, cause: cause)
     }
 
+    /// `corrupt member index at offset N: DETAIL`, where N is the file
+    /// offset of the index's skippable frame.
+    package static func corruptMemberIndex(path: String, offset: Int, _ detail: String) -> WeirError {
+        WeirError(.corrupt, path: path, operation: .readMemberIndex, lead: nil,
+                  detail: "corrupt member index at offset \(offset): \(detail)", offset: offset)
+    }
+
     /// A frame that decoded to `decoded` bytes of content where the index
     /// lists `listed` (`source`: "its seek table entry lists" when the size
     /// is the table's alone); `suffix` ends the detail ("; not indexed").

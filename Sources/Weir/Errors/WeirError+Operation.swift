@@ -13,6 +13,8 @@ extension WeirError {
         /// Copying input that is not zstd through (`--pass-through`).
         case copy
         case readSeekTable, writeSeekTable
+        /// The tar member index (docs/members.md).
+        case readMemberIndex, writeMemberIndex
         /// `-r`, `--filelist`, `--output-dir-mirror`.
         case openDirectory, readDirectory, createDirectory, readFileList
         case readDictionary, loadDictionary, useDictionary, readSample
@@ -46,6 +48,8 @@ extension WeirError {
             case .copy: "copy"
             case .readSeekTable: "read seek table"
             case .writeSeekTable: "write seek table"
+            case .readMemberIndex: "read member index"
+            case .writeMemberIndex: "write member index"
             case .openDirectory: "open directory"
             case .readDirectory: "read directory"
             case .createDirectory: "create directory"
