@@ -14,7 +14,8 @@ struct MemberFlags: ParsableArguments {
 
 /// `weir -l --members ARCHIVE...` and `weir -d --member=PATTERN ARCHIVE`:
 /// a `.tar.zst`'s members listed from its member index, or written as a tar
-/// stream (``TarMemberExtraction``).
+/// stream (``TarMemberExtraction``): from a file through the index, from a
+/// pipe as the stream passes.
 extension WeirCommand {
     /// Whether the run is one of the members' (the flags are checked in ``validateMembers()``).
     var handlesMembers: Bool { memberFlags.listMembers || !memberFlags.patterns.isEmpty }
@@ -83,12 +84,6 @@ extension WeirCommand {
             console.error("--member reads one archive, not \(inputs.count)")
             return 1
         }
-        guard input != "-", FileStatus.of(path: input)?.isRegularFile == true else {
-            let name = input == "-" ? "(stdin)" : FileName.displayed(input)
-            console.error("\(name): --member reads the member index at the end of a file, which a pipe cannot "
-                              + "give: use weir -dc | tar x PATTERN, or save it to a file first", input: input)
-            return 1
-        }
         let (dictionary, unreadable) = readDictionary(console: console)
         if unreadable { return 1 }
         let options = decompressionOptions(toStandardOutput: true, dictionary: dictionary)
@@ -108,8 +103,17 @@ extension WeirCommand {
         let patterns = memberFlags.patterns.map { TarMemberPattern($0) }
         let outcome: TarMemberExtraction.Outcome
         do throws(WeirError) {
-            outcome = try TarMemberExtraction.file(path: input, patterns: patterns, options: options, output: output,
-                                                   cancellation: signals.cancellation)
+            // A regular file through its member index; anything else (a pipe) decoded as it comes.
+            if input != "-", FileStatus.of(path: input)?.isRegularFile == true {
+                outcome = try TarMemberExtraction.file(path: input, patterns: patterns, options: options,
+                                                       output: output, cancellation: signals.cancellation)
+            } else {
+                let standardInput = input == "-" ? Descriptor(STDIN_FILENO, path: "(stdin)") : nil
+                let stream = if let standardInput { standardInput } else { try Descriptor.openForReading(input) }
+                defer { if standardInput == nil { stream.close() } }
+                outcome = try TarMemberExtraction.stream(input: stream, patterns: patterns, options: options,
+                                                         output: output, cancellation: signals.cancellation)
+            }
             try file?.commit(copying: nil, sync: !outputFlags.noSync)
         } catch {
             file?.discard()
@@ -117,13 +121,18 @@ extension WeirCommand {
             console.error(CommandHint.message(for: error), input: input)
             return 1
         }
+        for link in outcome.missedLinkTargets {
+            console.warning("hard link target \(String(decoding: link, as: UTF8.self)) was not selected "
+                                + "before its link: tar x cannot make the link (select it too)",
+                            file: input == "-" ? "(stdin)" : input, input: input)
+        }
         // tar's words: "tar: NAME: Not found in archive".
         for pattern in outcome.unmatched {
-            console.error("\(FileName.displayed(input)): \(String(decoding: pattern.text, as: UTF8.self)): "
+            console.error("\(FileName.displayed(input == "-" ? "(stdin)" : input)): \(String(decoding: pattern.text, as: UTF8.self)): "
                               + "Not found in archive", input: input)
         }
         if messageFlags.verbose > 0, !messageFlags.json {
-            console.write("\(FileName.displayed(input)): \(outcome.members) member\(outcome.members == 1 ? "" : "s"), "
+            console.write("\(FileName.displayed(input == "-" ? "(stdin)" : input)): \(outcome.members) member\(outcome.members == 1 ? "" : "s"), "
                               + "\(outcome.bytesOut) bytes, \(outcome.framesRead) frame"
                               + "\(outcome.framesRead == 1 ? "" : "s") decoded\n")
         }
