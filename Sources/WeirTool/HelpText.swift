@@ -154,7 +154,7 @@ enum HelpText {
     static let member = """
         With -d: write a tar stream of the members matching PATTERN (repeatable; tar's --wildcards, * matching /; \
         a folder takes everything under it), to standard output unless -o, for tar x; only the frames holding \
-        them are read and decoded. Needs the member index (weir --index adds one).
+        them are read and decoded (from a pipe: decoded, picked as they pass).
         """
 
     // DictionaryFlags
