@@ -48,6 +48,13 @@ let package = Package(
             pkgConfig: "libxxhash",
             providers: [.apt(["libxxhash-dev"])]
         ),
+        // libarchive (Debian's libarchive-dev): the tar reader that finds a
+        // tar's members while it is compressed (docs/members.md).
+        .systemLibrary(
+            name: "CArchive",
+            pkgConfig: "libarchive",
+            providers: [.apt(["libarchive-dev"])]
+        ),
         // The other formats zstd reads and writes (--format=, .gz .xz .lzma
         // .lz4 by magic): libdeflate, ISA-L, zlib, liblz4, liblzma (Sources/Weir/Formats).
         .systemLibrary(
@@ -66,7 +73,8 @@ let package = Package(
         .target(
             name: "Weir",
             dependencies: [
-                "CZstd", "CXXHash", "CFormats", "CSupport", .product(name: "DequeModule", package: "swift-collections"),
+                "CZstd", "CXXHash", "CFormats", "CArchive", "CSupport",
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),

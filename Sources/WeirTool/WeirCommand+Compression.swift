@@ -102,6 +102,7 @@ extension WeirCommand {
             streamSize: compressionFlags.streamSize?.bytes,
             dictionary: dictionary, longWindowLog: dictionaryFlags.long)
         options.rsyncable = compressionFlags.rsyncable
+        options.memberIndex = !compressionFlags.noMemberIndex
         // Every run of the command reads chunks whole (DispatchIOTuning).
         options.sizesReadBuffers = true
         options.parameters = compressionFlags.parameters ?? CompressionParameters()

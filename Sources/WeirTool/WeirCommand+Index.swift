@@ -34,6 +34,9 @@ extension WeirCommand {
                     let decoded = measured == 0 ? "" : measured == 1 ? "; 1 frame decoded to measure it"
                         : "; \(measured) frames decoded to measure them"
                     console.write("\(name): seek table of \(frames) frames appended (\(bytes) bytes\(decoded))\n")
+                case .appendedMembers(let members, let frames, let bytes):
+                    console.write("\(name): member index of \(members) members and seek table of \(frames) frames "
+                                  + "appended (\(bytes) bytes; the content decoded once)\n")
                 }
             } catch {
                 failed = true

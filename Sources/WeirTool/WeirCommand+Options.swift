@@ -128,6 +128,9 @@ struct CompressionFlags: ParsableArguments {
     @Flag(name: .customLong("no-seek-table"), help: "Do not end the output with a seek table (zstd's seekable format).")
     var noSeekTable = false
 
+    @Flag(name: .customLong("no-member-index"), help: "Do not write a tar's member index before the seek table.")
+    var noMemberIndex = false
+
     @Flag(inversion: .prefixedNo, help: ArgumentHelp(HelpText.contentSize))
     var contentSize: Bool?
 

@@ -153,7 +153,14 @@ struct MembersCommandTests {
         let plain = try WeirProcess.run(["-d", "--member=tree/dir", "plain.tar.zst"], in: scratch.url)
         #expect(plain.status == 1 && plain.stdout.isEmpty, "\(plain.stdout.count)")
         #expect(plain.stderr.contains("weir: plain.tar.zst: has no member index")
-                    && plain.stderr.contains("weir --index"), "\(plain.stderr)")
+                    && plain.stderr.contains("weir -d -c FILE | weir > new.tar.zst"), "\(plain.stderr)")
+        // Several frames (pzstd's): weir --index adds one.
+        let pzstd = try WeirProcess.run(["-q", "-p", "2", "gnu.tar", "-o", "p.tar.zst"], in: scratch.url,
+                                        executable: "/usr/bin/pzstd")
+        #expect(pzstd.status == 0, "\(pzstd.stderr)")
+        let several = try WeirProcess.run(["-d", "--member=tree/dir", "p.tar.zst"], in: scratch.url)
+        #expect(several.status == 1 && several.stderr.contains("has no member index")
+                    && several.stderr.contains("weir --index FILE adds one"), "\(several.stderr)")
         let listed = try WeirProcess.run(["-l", "--members", "plain.tar.zst"], in: scratch.url)
         #expect(listed.status == 1 && listed.stderr.contains("has no member index"), "\(listed.stderr)")
         for arguments in [["-d", "--member=x", "notes.zst"], ["-l", "--members", "notes.zst"]] {

@@ -47,6 +47,10 @@ public struct CompressionOptions: Sendable, Equatable {
     /// of an output of several frames (`--no-seek-table` leaves it out); an
     /// output of one frame has nothing to seek and never has one.
     public var seekTable: Bool
+    /// Whether a content that is a tar stream gets a member index, written
+    /// just before the seek table (docs/members.md; `--no-member-index`
+    /// leaves it out). Without a seek table there is none.
+    public var memberIndex = true
     /// Whether a regular input file is memory-mapped rather than read
     /// through DispatchIO (`--no-mmap` turns it off). Pipes are always read.
     public var mapInput: Bool

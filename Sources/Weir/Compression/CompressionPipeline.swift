@@ -161,6 +161,7 @@ package final class CompressionPipeline: Sendable {
         let seekTable = options.seekTable && options.format == .zstd
             ? SeekTableRecorder(checksums: options.checksum, path: outputName, kept: partial?.keptEntries ?? []) : nil
         let frames = Locked(0)
+        let members = seekTable == nil ? nil : MemberIndexRecorder(options: options, resumed: firstFrame > 0)
         // --adapt (zstd frames): each chunk's level, chosen as it goes to the workers.
         let observer = self.observer
         let governor = options.adaptiveLevels.flatMap { range in
@@ -267,6 +268,7 @@ package final class CompressionPipeline: Sendable {
                 }
                 let number = index
                 index += 1
+                members?.read(chunk.data, number: number)
                 // Dropped as soon as it is compressed, before its frame goes
                 // to the writer: the frame's write frees the slot the next
                 // read takes, and that read's buffer can then reuse this one.
@@ -284,9 +286,14 @@ package final class CompressionPipeline: Sendable {
         }
 
         control.activity.wait()
-        // After the last frame: the table, as one more piece, when there is
-        // something to seek (a single frame is read from its start anyway,
-        // and zstd's output of a small input is then byte for byte weir's).
+        // After the last frame: the member index of a tar, then the table, as
+        // pieces of their own. The table when there is something to seek or
+        // an index to find (a single frame is read from its start anyway, and
+        // zstd's output of a small input is then byte for byte weir's).
+        let memberIndex = members?.finish(contentSize: keptInput + bytesIn.current, failed: control.isFailed)
+        if let memberIndex, let seekTable {
+            writeMemberIndex(memberIndex, run: run, seekTable: seekTable, piece: frames.current)
+        }
         let writesTable = seekTable.map { $0.frameCount > 1 } ?? false
         if let seekTable, writesTable, !control.isFailed {
             do throws(WeirError) {
@@ -299,12 +306,26 @@ package final class CompressionPipeline: Sendable {
             }
         }
         var statistics = try run.end(bytesIn: bytesIn.current)
-        statistics.frames = frames.current - (writesTable ? 1 : 0)
+        statistics.frames = frames.current - (writesTable ? 1 : 0) - (seekTable?.skippableCount ?? 0)
         // A patch: libzstd's own workers do the work of the one pipeline worker.
         statistics.threads = options.patchReference != nil ? max(1, options.patchWorkers) : threads
         statistics.chunkBytes = options.chunkSize
         statistics.windowLog = compressor.windowLog.current
         statistics.levels = governor?.levelsUsed
         return statistics
+    }
+
+    /// Writes `index`'s skippable frame as piece `piece`, after the last
+    /// frame, and lists it in the seek table (an entry of no content); a
+    /// failure fails the run, as the table's own write would.
+    private func writeMemberIndex(_ index: MemberIndex, run: PipelineRun, seekTable: SeekTableRecorder, piece: Int) {
+        do throws(WeirError) {
+            let bytes = try index.encoded(path: outputName)
+            run.submit(piece, bytes.withUnsafeBytes { DispatchData(bytes: $0) }, ticket: control.ticket())
+            control.activity.wait()
+            if !control.isFailed { try seekTable.skippable(size: bytes.count) }
+        } catch {
+            control.fail(error)
+        }
     }
 }

@@ -2,11 +2,13 @@
 /// (docs/members.md).
 extension WeirError {
     /// A file with no member index (``Kind/noMemberIndex``) whose content
-    /// starts as a tar does.
-    package static func noMemberIndex(path: String) -> WeirError {
+    /// starts as a tar does: `weir --index` adds one, unless the file is one
+    /// zstd frame, which cannot be read in parts (then it is recompressed).
+    package static func noMemberIndex(path: String, singleFrame: Bool) -> WeirError {
         WeirError(.noMemberIndex, path: path, operation: .readMemberIndex, lead: nil,
-                  detail: "has no member index, so its tar members cannot be read one by one",
-                  hint: .addMemberIndex)
+                  detail: "has no member index, so its tar members cannot be read one by one"
+                      + (singleFrame ? " (it is one zstd frame)" : ""),
+                  hint: singleFrame ? .recompress : .addMemberIndex)
     }
 
     /// A member whose header blocks, at content offset `offset`, are not the

@@ -133,6 +133,9 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
         /// A member index, added to the file in place, makes the file's
         /// tar members readable one by one.
         case addMemberIndex
+        /// Decompressing the file and compressing its content again writes
+        /// frames that can be read in parts (a tar in one frame: no member index).
+        case recompress
     }
 
     /// The first words of a reason, which say what went wrong.

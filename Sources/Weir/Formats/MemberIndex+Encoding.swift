@@ -3,10 +3,11 @@ import CZstd
 /// Writing the index: the record list (varints, front-coded names), then
 /// the skippable frame around its zstd frame (docs/members.md).
 extension MemberIndex {
-    /// The level the record list is compressed at: names front-coded
-    /// already, a few MB for a tarball of 100,000 members, compressed once at
-    /// the end of a run (bench/results/2026-11-27-members.md).
-    package static let defaultLevel = 9
+    /// The level the record list is compressed at: it is compressed once,
+    /// at the end of a run, after the last frame, so its time adds to the
+    /// run's; level 9 would make it 11% smaller (0.16% of the archive instead
+    /// of 0.18%) at 7 times the time (bench/results/2026-11-27-members.md).
+    package static let defaultLevel = 3
 
     /// The largest content a skippable frame's u32 size field allows.
     static let maxFrameContent = Int(UInt32.max)

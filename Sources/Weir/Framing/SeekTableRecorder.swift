@@ -16,7 +16,7 @@ final class SeekTableRecorder: Sendable {
     private let checksums: Bool
     private let path: String
     private let state: Locked<(table: SeekTable, pending: [Int: (decompressed: Int, checksum: UInt32)],
-                               failure: WeirError?)>
+                               failure: WeirError?, skippable: Int)>
 
     /// - Parameters:
     ///   - checksums: whether frames end with a content checksum, which the
@@ -32,7 +32,7 @@ final class SeekTableRecorder: Sendable {
             try? table.append(compressedSize: Int(entry.compressedSize), decompressedSize: Int(entry.decompressedSize),
                               checksum: entry.checksum, path: path)
         }
-        state = Locked((table, [:], nil))
+        state = Locked((table, [:], nil, 0))
     }
 
     /// Notes frame `index`, compressed from `decompressedSize` bytes into `frame`.
@@ -62,6 +62,24 @@ final class SeekTableRecorder: Sendable {
             }
         }
     }
+
+    /// Adds the entry of a skippable frame of `size` bytes just written
+    /// after the frames (the member index): no content, no checksum.
+    func skippable(size: Int) throws(WeirError) {
+        let failure: WeirError? = state.withLock { state in
+            do throws(WeirError) {
+                try state.table.append(compressedSize: size, decompressedSize: 0, path: path)
+                state.skippable += 1
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// The skippable frames the table lists (``skippable(size:)``).
+    var skippableCount: Int { state.withLock { $0.skippable } }
 
     /// The number of frames in the table so far.
     var frameCount: Int { state.withLock { $0.table.entries.count } }

@@ -43,6 +43,11 @@ public struct SeekTableAppender: Sendable {
         /// A table of `frames` entries, `bytes` long, was appended;
         /// `measured` frames were decoded to learn their size.
         case appended(frames: Int, bytes: Int, measured: Int)
+        /// A tar's member index of `members` members and a table of
+        /// `frames` entries (the index's frame and any earlier table
+        /// included), `bytes` long together, were appended; the content was
+        /// decoded once to find the members.
+        case appendedMembers(members: Int, frames: Int, bytes: Int)
     }
 
     /// Appends a seek table to the file at `path` if it needs one.
@@ -67,17 +72,40 @@ public struct SeekTableAppender: Sendable {
         // Read under the lock: a run that waited sees the table of the one before.
         let listing = try FrameListing.read(path: path)
         try checkTables(of: listing, in: file, options: options)
-        if listing.seekTables == 1 && listing.scannedPrefix == 0 {
+        let seekable = listing.seekTables == 1 && listing.scannedPrefix == 0
+        if seekable, try hasMemberIndex(file, size: listing.fileSize) {
             return .alreadyIndexed(frames: listing.zstdFrameCount)
         }
+        // A tar gets a member index: the content is decoded once (a content
+        // that is not a tar, after its first buffer). A seekable file's
+        // table stays, one more skippable frame the new table lists.
+        let members = try TarContentScan.index(of: file, end: listing.fileSize, options: options,
+                                               wholeFile: listing.zstdFrameCount > 1)
+        if listing.zstdFrameCount == 1, members != nil { throw WeirError.singleFrameTar(path: path) }
+        if seekable && members == nil { return .alreadyIndexed(frames: listing.zstdFrameCount) }
         let (sized, measured) = try listing.measured(in: file, options: options)
         var table = SeekTable(hasChecksums: sized.frames.allSatisfy { $0.isSkippable || $0.checksum != nil })
         for frame in sized.frames {
             try table.append(compressedSize: frame.compressedSize, decompressedSize: frame.decompressedSize ?? 0,
                              checksum: frame.checksum ?? 0, path: path)
         }
-        try append(table.encoded(), to: file, at: listing.fileSize, synchronous: synchronous)
+        var bytes: [UInt8] = []
+        if let members {
+            bytes = try members.encoded(path: path)
+            try table.append(compressedSize: bytes.count, decompressedSize: 0, path: path)
+        }
+        bytes += table.encoded()
+        try append(bytes, to: file, at: listing.fileSize, synchronous: synchronous)
+        if let members {
+            return .appendedMembers(members: members.members.count, frames: table.entries.count, bytes: bytes.count)
+        }
         return .appended(frames: listing.frames.count, bytes: table.encodedSize, measured: measured)
+    }
+
+    /// Whether the seek table at the end of `file` lists a member index.
+    private static func hasMemberIndex(_ file: Descriptor, size: Int) throws(WeirError) -> Bool {
+        guard let table = try FrameListing.seekTable(in: file, fileSize: size) else { return false }
+        return try MemberIndex.location(in: file, table: table) != nil
     }
 
     /// Throws unless the file's seek tables hold what they say: a table

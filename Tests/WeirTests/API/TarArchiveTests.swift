@@ -124,7 +124,8 @@ struct TarArchiveTests {
                 Issue.record("opened")
             } catch {
                 #expect(error.kind == kind, "\(error)")
-                #expect(kind != .noMemberIndex || error.hint == .addMemberIndex)
+                // zstd's one frame cannot be read in parts: recompressed, not indexed.
+                #expect(kind != .noMemberIndex || error.hint == .recompress)
             }
         }
     }

@@ -1,0 +1,82 @@
+import CZstd
+import Dispatch
+import Glibc
+
+/// `weir --index` on a `.tar.zst` another tool wrote: decodes the file's
+/// content once, in order, and hands it to a ``TarScanner``, for the member
+/// index appended with the seek table (docs/members.md).
+///
+/// Memory: one read buffer and the decoded buffers the scanner holds (at
+/// most ``TarScanner/maxQueued`` + 2 of ``outputSize``): the content is never
+/// held whole. Decoding stops at the first block when the content does not
+/// start as a tar.
+enum TarContentScan {
+    /// Bytes of the file read at a time.
+    static let inputSize = 1 << 20
+    /// Bytes of content decoded into each buffer handed to the scanner.
+    static let outputSize = 4 << 20
+
+    /// The member index of the content of `file` (zstd and skippable
+    /// frames, its first `end` bytes decoded); nil when the content is not a
+    /// tar or no member was found. Without `wholeFile`, only whether it is a
+    /// tar: an index of no member when it is, after its first buffer.
+    ///
+    /// - Throws: ``WeirError`` when the file cannot be read or does not
+    ///   decode (corrupt, a checksum that fails).
+    static func index(of file: Descriptor, end: Int, options: DecompressionOptions,
+                      wholeFile: Bool = true) throws(WeirError) -> MemberIndex? {
+        let context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
+                                               verifyChecksum: options.verifyChecksum, path: file.path)
+        let input = UnsafeMutableRawBufferPointer.allocate(byteCount: inputSize, alignment: 16)
+        defer { input.deallocate() }
+        var scanner: TarScanner?
+        var offset = 0, produced = 0
+        var output = UnsafeMutableRawBufferPointer(start: malloc(outputSize), count: outputSize)
+        var filled = 0
+        var finished = false
+        defer { if !finished { scanner?.abandon() } }
+        /// Hands the decoded buffer to the scanner (the first decides
+        /// whether there is one); false when the content is not a tar.
+        func handOver() -> Bool {
+            guard filled > 0, scanner != nil || wholeFile || produced == 0 else { return true }
+            // A custom deallocator: `.free` crashes (swift_retain, Swift 6.3; as GzipMemberScan).
+            nonisolated(unsafe) let owned = output.baseAddress
+            let data = DispatchData(bytesNoCopy: UnsafeRawBufferPointer(rebasing: output[0 ..< filled]),
+                                    deallocator: .custom(nil, { free(owned) }))
+            output = UnsafeMutableRawBufferPointer(start: malloc(outputSize), count: outputSize)
+            produced += filled
+            filled = 0
+            if scanner == nil {
+                guard TarScanner.startsTar(data) else { return false }
+                scanner = TarScanner()
+            }
+            scanner?.feed(data)
+            return true
+        }
+        defer { free(output.baseAddress) }
+        while offset < end {
+            let span = UnsafeMutableRawBufferPointer(rebasing: input[0 ..< min(inputSize, end - offset)])
+            let count = try file.read(into: span, at: offset, operation: .readMemberIndex)
+            guard count > 0 else {
+                throw WeirError.truncated(path: file.path, operation: .readMemberIndex,
+                                          "the file ends at offset \(offset)")
+            }
+            var consumed = 0
+            let source = UnsafeRawBufferPointer(rebasing: input[0 ..< count])
+            while consumed < count {
+                _ = try context.decompressStream(source, consumed: &consumed, into: output, filled: &filled)
+                if filled == output.count, !handOver() { return nil }
+                if !wholeFile, produced > 0 { break }
+            }
+            if !wholeFile, produced > 0 { break }
+            offset += count
+        }
+        if !wholeFile {
+            guard handOver(), scanner != nil else { return nil }
+            return MemberIndex(members: [], endedEarly: true, endOffset: 0, contentSize: produced)
+        }
+        guard handOver(), let scanner else { return nil }
+        finished = true
+        return scanner.finish(contentSize: produced)
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import Testing
+
+/// The member index weir writes when it compresses a tar (issue 61,
+/// docs/members.md), read back here by hand from the file's bytes and
+/// `zstd -d`, so that the test does not trust weir's own decoder; and the
+/// archive read as before by zstd, pzstd and GNU tar.
+@Suite("Member index, written")
+struct MemberIndexCommandTests {
+    /// What the test reads of an index: the header and each member's offsets and name.
+    struct Dump {
+        var flags = 0
+        var endOffset = 0
+        var contentSize = 0
+        var members: [(offset: Int, headerLength: Int, end: Int, type: UInt8, path: String)] = []
+    }
+
+    /// The member index of the file `name`, read from its seek table (the
+    /// entry just before it, of no content, magic 0x184D2A5B); nil when there
+    /// is none. Its zstd frame is decoded by zstd.
+    static func index(_ name: String, in scratch: Scratch) throws -> Dump? {
+        let file = [UInt8](try #require(scratch.data(name)))
+        func u32(_ at: Int) -> Int { (0 ..< 4).reduce(0) { $0 | Int(file[at + $1]) << (8 * $1) } }
+        guard file.count >= 17, u32(file.count - 4) == 0x8F92_EAB1 else { return nil }
+        let count = u32(file.count - 9), entrySize = file[file.count - 5] & 0x80 != 0 ? 12 : 8
+        let table = file.count - 17 - count * entrySize
+        let last = table + 8 + (count - 1) * entrySize
+        let size = u32(last)
+        guard u32(last + 4) == 0, u32(table - size) == 0x184D_2A5B else { return nil }
+        #expect(Array(file[table - size + 8 ..< table - size + 16]) == Array("WEIRTARI".utf8))
+        try Data(file[table - size + 16 ..< table]).write(to: scratch.url.appendingPathComponent("records.zst"))
+        let decoded = try scratch.zstd(["-dc", "records.zst"])
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        let records = [UInt8](decoded.stdout)
+        var position = 0
+        func uvarint() -> Int {
+            var value = 0, shift = 0
+            while true {
+                let byte = records[position]
+                position += 1
+                value |= Int(byte & 0x7F) << shift
+                if byte < 0x80 { return value }
+                shift += 7
+            }
+        }
+        func string() -> [UInt8] {
+            let length = uvarint()
+            position += length
+            return Array(records[position - length ..< position])
+        }
+        var (previous, uname, gname): ([UInt8], [UInt8], [UInt8]) = ([], [], [])
+        func frontCoded(_ previous: [UInt8]) -> [UInt8] { Array(previous.prefix(uvarint())) + string() }
+        #expect(uvarint() == 1)
+        var dump = Dump(flags: uvarint())
+        let members = uvarint()
+        (dump.endOffset, dump.contentSize) = (uvarint(), uvarint())
+        var end = 0
+        for _ in 0 ..< members {
+            let offset = end + uvarint(), headerLength = uvarint()
+            end = offset + headerLength + uvarint()
+            for _ in 0 ..< 5 { _ = uvarint() }  // size, mtime, mode, uid, gid
+            let type = records[position]
+            position += 1
+            previous = frontCoded(previous)
+            _ = string()
+            uname = frontCoded(uname)
+            gname = frontCoded(gname)
+            dump.members.append((offset, headerLength, end, type, String(decoding: previous, as: UTF8.self)))
+        }
+        #expect(position == records.count)
+        return dump
+    }
+
+    /// A tree with a folder, a symbolic link, files over several frames,
+    /// and, unless `short`, a name over 100 bytes and a path over 255.
+    static func makeTree(_ scratch: Scratch, short: Bool) throws {
+        let deep = "tree/" + String(repeating: "d", count: 120) + "/" + String(repeating: "e", count: 110)
+        let long = short ? "" : "; mkdir -p \(deep); echo long > \(deep)/" + String(repeating: "f", count: 101)
+        let make = "mkdir -p tree/sub/empty && ln -s sub/b tree/link && echo b > tree/sub/b" + long
+        #expect(try WeirProcess.shell(make, in: scratch.url).status == 0)
+        scratch.text("tree/big", size: 300_000)
+        scratch.text("tree/sub/mid", size: 70_000, seed: 2)
+    }
+
+    /// Checks the index of `name` against `tar`, the archive it was made
+    /// from: tar's own listing, every member's bytes a tar of that member
+    /// alone, the end and the content size.
+    static func expectIndex(_ name: String, of tar: String, in scratch: Scratch,
+                            sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let dump = try #require(try index(name, in: scratch), "no member index in \(name)",
+                                sourceLocation: sourceLocation)
+        let content = try #require(scratch.data(tar))
+        let listed = try WeirProcess.shell("tar tf \(tar)", in: scratch.url)
+        let names = String(decoding: listed.stdout, as: UTF8.self).split(separator: "\n").map(String.init)
+        #expect(dump.members.map(\.path) == names, sourceLocation: sourceLocation)
+        #expect(dump.flags == 0 && dump.contentSize == content.count, sourceLocation: sourceLocation)
+        #expect(dump.endOffset == dump.members.last?.end, sourceLocation: sourceLocation)
+        #expect(content[dump.endOffset ..< dump.endOffset + 1024].allSatisfy { $0 == 0 },
+                sourceLocation: sourceLocation)
+        for member in dump.members {
+            #expect(member.headerLength % 512 == 0 && member.headerLength >= 512, sourceLocation: sourceLocation)
+            let alone = content[member.offset ..< member.end] + Data(count: 1024)
+            try alone.write(to: scratch.url.appendingPathComponent("one.tar"))
+            let one = try WeirProcess.shell("tar tf one.tar", in: scratch.url)
+            #expect(String(decoding: one.stdout, as: UTF8.self) == member.path + "\n", "\(one.stderr)",
+                    sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("""
+          GNU tar's ustar, pax and gnu archives, piped and from a file: the index lists tar tf's names and where \
+          each member lies; zstd, pzstd and tar --zstd read the archive as before
+          """,
+          arguments: ["ustar", "pax", "gnu"])
+    func tarFormats(format: String) throws {
+        let scratch = Scratch()
+        try Self.makeTree(scratch, short: format == "ustar")
+        #expect(try WeirProcess.shell("tar --format=\(format) -cf a.tar tree", in: scratch.url).status == 0)
+        // GNU tar's pax headers name its process: the same archive through a pipe is tar's file, cat.
+        let piped = try WeirProcess.shell("cat a.tar | $WEIR -q -B 64K > piped.tar.zst", in: scratch.url)
+        #expect(piped.status == 0, "\(piped.stderr)")
+        let file = try WeirProcess.run(["-q", "-B", "64K", "-T1", "-1", "a.tar", "-o", "file.tar.zst"], in: scratch.url)
+        #expect(file.status == 0, "\(file.stderr)")
+        for name in ["piped.tar.zst", "file.tar.zst"] {
+            try Self.expectIndex(name, of: "a.tar", in: scratch)
+            #expect(try scratch.zstd(["-dc", name]).stdout == scratch.data("a.tar"), "\(name)")
+            let pzstd = try WeirProcess.run(["-dc", name], in: scratch.url, executable: "/usr/bin/pzstd")
+            #expect(pzstd.status == 0 && pzstd.stdout == scratch.data("a.tar"), "\(name): \(pzstd.stderr)")
+            let extract = "rm -rf out && mkdir out && tar --zstd -xf \(name) -C out && diff -r tree out/tree"
+            let tar = try WeirProcess.shell(extract, in: scratch.url)
+            #expect(tar.status == 0, "\(name): \(tar.stderr)")
+        }
+    }
+
+    @Test("--no-member-index leaves the index out, --no-seek-table both; an input that is not a tar has none")
+    func leftOut() throws {
+        let scratch = Scratch()
+        try Self.makeTree(scratch, short: false)
+        #expect(try WeirProcess.shell("tar -cf a.tar tree", in: scratch.url).status == 0)
+        scratch.text("plain", size: 300_000)
+        for (flags, output) in [(["--no-member-index"], "none.tar.zst"), (["--no-seek-table"], "bare.tar.zst"),
+                                ([], "plain.zst")] {
+            let input = output == "plain.zst" ? "plain" : "a.tar"
+            let run = try WeirProcess.run(["-q", "-B", "64K"] + flags + [input, "-o", output], in: scratch.url)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(try Self.index(output, in: scratch) == nil, "\(flags)")
+            #expect(try scratch.zstd(["-dc", output]).stdout == scratch.data(input), "\(flags)")
+        }
+        let footer = try #require(scratch.data("bare.tar.zst")).suffix(4)
+        #expect(Array(footer) != [0xB1, 0xEA, 0x92, 0x8F], "--no-seek-table wrote a table")
+        #expect(try #require(scratch.data("none.tar.zst")).suffix(4).elementsEqual([0xB1, 0xEA, 0x92, 0x8F]))
+    }
+
+    @Test("a tar cut inside a member, and one whose stream stops being tar: what was seen, flagged; the content intact")
+    func endedEarly() throws {
+        let scratch = Scratch()
+        try Self.makeTree(scratch, short: false)
+        #expect(try WeirProcess.shell("tar -cf a.tar tree", in: scratch.url).status == 0)
+        let whole = try #require(scratch.data("a.tar"))
+        #expect(try WeirProcess.run(["-q", "-B", "64K", "a.tar", "-o", "a.tar.zst"], in: scratch.url).status == 0)
+        let listing = try #require(try Self.index("a.tar.zst", in: scratch))
+        // Cut in the middle of the largest member's data.
+        let big = try #require(listing.members.first { $0.path == "tree/big" })
+        let cut = big.offset + big.headerLength + 100_000
+        // The member after the big one overwritten with bytes that are not a header.
+        var damaged = whole
+        let next = big.end
+        damaged.replaceSubrange(next ..< next + 512, with: Data(repeating: 0x41, count: 512))
+        try whole.prefix(cut).write(to: scratch.url.appendingPathComponent("cut.tar"))
+        try damaged.write(to: scratch.url.appendingPathComponent("damaged.tar"))
+        for name in ["cut.tar", "damaged.tar"] {
+            let run = try WeirProcess.shell("cat \(name) | $WEIR -q -B 64K > \(name).zst", in: scratch.url)
+            #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+            #expect(try scratch.zstd(["-dc", "\(name).zst"]).stdout == scratch.data(name))
+            let dump = try #require(try Self.index("\(name).zst", in: scratch), "\(name)")
+            let seen = listing.members.prefix { $0.offset <= big.offset }
+            #expect(dump.members.map(\.path) == seen.map(\.path), "\(name)")
+            #expect(dump.flags == 1 && dump.endOffset == dump.contentSize, "\(name)")
+            #expect(dump.members.last?.end == (name == "cut.tar" ? cut : big.end), "\(name)")
+        }
+    }
+
+    @Test("-r: a tar among other files gets its index, the others none; any level, one thread")
+    func recursive() throws {
+        let scratch = Scratch()
+        try Self.makeTree(scratch, short: false)
+        let make = "mkdir dir && tar -cf dir/a.tar tree && cp tree/big dir/b"
+        #expect(try WeirProcess.shell(make, in: scratch.url).status == 0)
+        let run = try WeirProcess.run(["-q", "-r", "-19", "-T1", "-B", "64K", "dir"], in: scratch.url)
+        #expect(run.status == 0, "\(run.stderr)")
+        try Self.expectIndex("dir/a.tar.zst", of: "dir/a.tar", in: scratch)
+        #expect(try Self.index("dir/b.zst", in: scratch) == nil)
+    }
+
+    @Test("""
+          --index on pzstd's tar, a concatenation, and weir's own without an index: the members appended in place, \
+          the bytes before unchanged; twice changes nothing
+          """)
+    func indexesOthers() throws {
+        let scratch = Scratch()
+        try Self.makeTree(scratch, short: false)
+        scratch.text("tree/more", size: 3_000_000, seed: 3)
+        #expect(try WeirProcess.shell("tar -cf a.tar tree", in: scratch.url).status == 0)
+        let made = "pzstd -q -p 2 -1 a.tar -o p.tar.zst"
+            + " && head -c 1000000 a.tar | zstd -q > c.tar.zst && tail -c +1000001 a.tar | zstd -q >> c.tar.zst"
+            + " && $WEIR -q -B 256K --no-member-index a.tar -o w.tar.zst"
+        #expect(try WeirProcess.shell(made, in: scratch.url).status == 0)
+        for name in ["p.tar.zst", "c.tar.zst", "w.tar.zst"] {
+            let before = try #require(scratch.data(name))
+            #expect(try Self.index(name, in: scratch) == nil)
+            let run = try WeirProcess.run(["--index", name], in: scratch.url)
+            #expect(run.status == 0 && run.stderr.contains("\(name): member index of "), "\(run.stderr)")
+            #expect(try #require(scratch.data(name)).prefix(before.count) == before, "\(name)")
+            try Self.expectIndex(name, of: "a.tar", in: scratch)
+            #expect(try scratch.zstd(["-dc", name]).stdout == scratch.data("a.tar"), "\(name)")
+            let again = try WeirProcess.run(["--index", name], in: scratch.url)
+            #expect(again.status == 0 && again.stderr.contains("\(name): already seekable"), "\(again.stderr)")
+        }
+    }
+
+    @Test("--index on a tar in one zstd frame: refused, with the way to make one that can be read in parts")
+    func oneFrame() throws {
+        let scratch = Scratch()
+        try Self.makeTree(scratch, short: false)
+        #expect(try WeirProcess.shell("tar -cf - tree | zstd -q -T0 > one.tar.zst", in: scratch.url).status == 0)
+        let before = scratch.data("one.tar.zst")
+        let run = try WeirProcess.run(["--index", "one.tar.zst"], in: scratch.url)
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("weir: one.tar.zst: is a tar in one zstd frame, which cannot be read in parts")
+                && run.stderr.contains("weir -d -c FILE | weir > new.tar.zst"), "\(run.stderr)")
+        #expect(scratch.data("one.tar.zst") == before)
+    }
+}
+
