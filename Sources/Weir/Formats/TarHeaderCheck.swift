@@ -1,14 +1,15 @@
 /// The check made on a member's header blocks before a byte of the member
 /// is written (docs/members.md, "What a reader checks"): every header block
 /// must parse as tar (its checksum right), and the name they give the
-/// member — a pax `path` record, a GNU long name (`L`), else the ustar
-/// prefix and name — must be the path the member index lists. A mismatch
+/// member — a pax `GNU.sparse.name` or `path` record, a GNU long name
+/// (`L`), else the ustar prefix and name — must be the path the member index lists. A mismatch
 /// means the index points elsewhere than the member it names: the caller
 /// refuses the member rather than write another's bytes under its name.
 ///
 /// It reads only the header blocks the index gives (pax `x`, GNU `L`/`K`
 /// blocks and their data, then the member's own header, then the extension
-/// blocks of an old GNU sparse header when the index counts them there).
+/// blocks of an old GNU sparse header, or a pax sparse 1.0 member's map,
+/// when the index counts them there).
 enum TarHeaderCheck {
     static let block = 512
 
@@ -20,6 +21,7 @@ enum TarHeaderCheck {
         var at = 0
         var longName: [UInt8]?
         var paxPath: [UInt8]?
+        var paxSparseMap = false
         while at + block <= header.count {
             let one = UnsafeRawBufferPointer(rebasing: header[at ..< at + block])
             guard checksumMatches(one) else {
@@ -34,8 +36,10 @@ enum TarHeaderCheck {
                 if name != path {
                     return "its header names \(String(decoding: name, as: UTF8.self).debugDescription)"
                 }
-                // What follows the member's own header, if counted as header: old GNU sparse extension blocks.
+                // What follows the member's own header, if counted as header: old GNU sparse extension
+                // blocks; a pax sparse 1.0 member's map, which libarchive reads with the headers.
                 var next = at + block
+                if paxSparseMap, next < header.count { return nil }
                 var continues = type == UInt8(ascii: "S") && one[482] != 0
                 while next < header.count {
                     guard continues else {
@@ -58,7 +62,12 @@ enum TarHeaderCheck {
             if type == UInt8(ascii: "L") {
                 longName = Array(data.prefix { $0 != 0 })
             } else if type == UInt8(ascii: "x") || type == UInt8(ascii: "X") {
-                if let found = paxRecord(in: data, key: Array("path".utf8)) { paxPath = found }
+                // A pax sparse member's real name is GNU.sparse.name (its path is GNU's stand-in).
+                if paxRecord(in: data, key: Array("GNU.sparse.major".utf8)) == Array("1".utf8) { paxSparseMap = true }
+                if let found = paxRecord(in: data, key: Array("GNU.sparse.name".utf8))
+                    ?? paxRecord(in: data, key: Array("path".utf8)) {
+                    paxPath = found
+                }
             }
             at = dataStart + (size + block - 1) / block * block
         }

@@ -5,7 +5,8 @@
 /// extension blocks), data and padding — without tar's end blocks (the
 /// caller writes them).
 ///
-/// A member's name is the one `tar tf` prints: a pax `path` record, a GNU
+/// A member's name is the one `tar tf` prints: a pax `GNU.sparse.name` or
+/// `path` record, a GNU
 /// long name, else the ustar prefix and name; its data runs for its size
 /// (a pax `size` record, else the header's) rounded to 512 bytes, except
 /// for links, devices, folders and FIFOs, which have none. A header block
@@ -180,7 +181,11 @@ package struct TarStreamFilter {
         case UInt8(ascii: "K"): linkName = Array(data.prefix { $0 != 0 })
         case UInt8(ascii: "x"), UInt8(ascii: "X"):
             data.withUnsafeBytes { all in
-                if let path = TarHeaderCheck.paxRecord(in: all, key: Array("path".utf8)) { paxPath = path }
+                // A pax sparse member's real name is GNU.sparse.name (its path is GNU's stand-in).
+                if let path = TarHeaderCheck.paxRecord(in: all, key: Array("GNU.sparse.name".utf8))
+                    ?? TarHeaderCheck.paxRecord(in: all, key: Array("path".utf8)) {
+                    paxPath = path
+                }
                 if let link = TarHeaderCheck.paxRecord(in: all, key: Array("linkpath".utf8)) { linkName = link }
                 if let size = TarHeaderCheck.paxRecord(in: all, key: Array("size".utf8)),
                    let value = Int(String(decoding: size, as: UTF8.self)) {
