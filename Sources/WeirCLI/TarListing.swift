@@ -20,6 +20,8 @@ package struct TarListing {
     private var ownerSizeWidth = 19
     /// tar's `datewidth`.
     private var dateWidth = 16
+    /// The last date written, for members that share a time (most of a tarball's).
+    private var lastDate: (seconds: Int64, text: [UInt8])?
 
     package init(verbose: Bool, utf8: Bool) {
         self.verbose = verbose
@@ -28,6 +30,12 @@ package struct TarListing {
 
     /// Appends `member`'s line to `output`.
     package mutating func append(_ member: TarMember, to output: inout [UInt8]) {
+        append(member.record, to: &output)
+    }
+
+    /// Appends the line of the member `record` describes to `output`.
+    package mutating func append(_ record: MemberIndex.Member, to output: inout [UInt8]) {
+        let member = record
         guard verbose else {
             appendQuoted(member.path, to: &output)
             output.append(UInt8(ascii: "\n"))
@@ -35,8 +43,8 @@ package struct TarListing {
         }
         output.append(contentsOf: Self.modeString(type: member.type, mode: member.mode, path: member.path))
         output.append(UInt8(ascii: " "))
-        let user = member.userName.isEmpty ? Array(String(member.uid).utf8) : member.userName
-        let group = member.groupName.isEmpty ? Array(String(member.gid).utf8) : member.groupName
+        let user = member.uname.isEmpty ? Array(String(member.uid).utf8) : member.uname
+        let group = member.gname.isEmpty ? Array(String(member.gid).utf8) : member.gname
         let size = Array(String(member.size).utf8)
         let pad = user.count + 1 + group.count + 1 + size.count
         ownerSizeWidth = max(ownerSizeWidth, pad)
@@ -46,7 +54,8 @@ package struct TarListing {
         output.append(contentsOf: [UInt8](repeating: UInt8(ascii: " "), count: 1 + ownerSizeWidth - pad))
         output.append(contentsOf: size)
         output.append(UInt8(ascii: " "))
-        let date = Self.date(member.modificationTime)
+        let date = lastDate?.seconds == member.mtime ? lastDate?.text ?? [] : Self.date(member.mtime)
+        lastDate = (member.mtime, date)
         dateWidth = max(dateWidth, date.count)
         output.append(contentsOf: date)
         output.append(contentsOf: [UInt8](repeating: UInt8(ascii: " "), count: dateWidth - date.count))
@@ -106,6 +115,11 @@ package struct TarListing {
 
     /// `bytes` in tar's escape quoting style.
     func appendQuoted(_ bytes: [UInt8], to output: inout [UInt8]) {
+        // Most names need no quoting: printable ASCII without a backslash.
+        if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") }) {
+            output.append(contentsOf: bytes)
+            return
+        }
         var index = 0
         while index < bytes.count {
             let byte = bytes[index]

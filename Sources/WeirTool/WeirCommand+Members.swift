@@ -59,8 +59,8 @@ extension WeirCommand {
             do throws(WeirError) {
                 let archive = try TarArchive(path: input)
                 var output: [UInt8] = []
-                output.reserveCapacity(archive.members.count * (listing.verbose ? 120 : 60))
-                for member in archive.members { listing.append(member, to: &output) }
+                output.reserveCapacity(archive.records.count * (listing.verbose ? 120 : 60))
+                for record in archive.records { listing.append(record, to: &output) }
                 guard Self.writeStandardOutput(output) else {
                     console.error("(stdout): write failed: \(String(cString: strerror(errno)))")
                     return 1

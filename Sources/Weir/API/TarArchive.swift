@@ -12,8 +12,8 @@ import FoundationEssentials
 public final class TarArchive: Sendable {
     /// The file, as given.
     public let path: String
-    /// The members, in archive order.
-    public let members: [TarMember]
+    /// The index's records, in archive order.
+    package let records: [MemberIndex.Member]
     /// Whether the tar stream ended early (no end blocks, or a member cut short).
     public let endedEarly: Bool
     /// Where the index's frame stands in the file.
@@ -34,10 +34,13 @@ public final class TarArchive: Sendable {
         guard let found = try MemberIndex.read(path: path) else {
             throw try Self.missingIndex(path: path, options: options)
         }
-        members = found.index.members.enumerated().map { TarMember($1, position: $0) }
+        records = found.index.members
         endedEarly = found.index.endedEarly
         indexFrame = found.frame
     }
+
+    /// The members, in archive order (made at each call: listing reads ``records``).
+    public var members: [TarMember] { records.enumerated().map { TarMember($1, position: $0) } }
 
     /// Why a file has no index: a tar without one, or not a tar at all.
     private static func missingIndex(path: String, options: DecompressionOptions) throws(WeirError) -> WeirError {

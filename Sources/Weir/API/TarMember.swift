@@ -3,7 +3,7 @@
 /// where its bytes lie in the decompressed content.
 public struct TarMember: Sendable, Equatable {
     /// The index's record.
-    let record: MemberIndex.Member
+    package let record: MemberIndex.Member
     /// Its place in the archive (0 for the first member).
     public let position: Int
 
