@@ -129,7 +129,7 @@ public final class TarArchive: Sendable {
 
     /// The members matching `patterns` (``TarMemberSelection``).
     public func select(_ patterns: [TarMemberPattern]) -> TarMemberSelection {
-        TarMemberSelection(members: members, patterns: patterns)
+        TarMemberSelection(records: records, patterns: patterns)
     }
 
     /// Writes to `body`, in archive order, a tar stream of `selected`:

@@ -16,6 +16,10 @@ public struct TarMemberPattern: Sendable, Equatable {
     static let leadingDirectory: Int32 = 1 << 3
     /// The pattern matched: `text` without trailing slashes, NUL-terminated.
     private let matched: [CChar]
+    /// `text` without trailing slashes when it holds none of fnmatch's
+    /// special characters (`*?[\\`): then a match is that name, or a name
+    /// under it, compared as bytes (as tar compares names without wildcards).
+    private let literal: [UInt8]?
 
     /// A pattern of the bytes `text`.
     public init(_ text: [UInt8]) {
@@ -23,6 +27,7 @@ public struct TarMemberPattern: Sendable, Equatable {
         var trimmed = text[...]
         while trimmed.count > 1, trimmed.last == UInt8(ascii: "/") { trimmed = trimmed.dropLast() }
         matched = trimmed.map { CChar(bitPattern: $0) } + [0]
+        literal = trimmed.contains { "*?[\\".utf8.contains($0) } ? nil : Array(trimmed)
     }
 
     /// A pattern of the UTF-8 bytes of `text`.
@@ -32,10 +37,14 @@ public struct TarMemberPattern: Sendable, Equatable {
 
     /// Whether the member at `path` is selected.
     public func matches(_ path: [UInt8]) -> Bool {
-        var name = path.map { CChar(bitPattern: $0) }
-        name.append(0)
-        return matched.withUnsafeBufferPointer { pattern in
-            name.withUnsafeBufferPointer { name in
+        if let literal {
+            return path.starts(with: literal)
+                && (path.count == literal.count || path[literal.count] == UInt8(ascii: "/"))
+        }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: path.count + 1) { name in
+            for (index, byte) in path.enumerated() { name[index] = CChar(bitPattern: byte) }
+            name[path.count] = 0
+            return matched.withUnsafeBufferPointer { pattern in
                 fnmatch(pattern.baseAddress, name.baseAddress, Self.leadingDirectory) == 0
             }
         }

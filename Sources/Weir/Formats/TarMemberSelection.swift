@@ -13,6 +13,16 @@ public struct TarMemberSelection: Sendable, Equatable {
 
     /// The members of `members` (in archive order) that `patterns` select.
     public init(members: [TarMember], patterns: [TarMemberPattern]) {
+        self.init(records: members.map(\.record), positions: members.map(\.position), patterns: patterns)
+    }
+
+    /// The members of an archive's `records` that `patterns` select.
+    package init(records: [MemberIndex.Member], patterns: [TarMemberPattern]) {
+        self.init(records: records, positions: Array(records.indices), patterns: patterns)
+    }
+
+    /// The members of `records`, at `positions` in their archive, that `patterns` select.
+    private init(records members: [MemberIndex.Member], positions: [Int], patterns: [TarMemberPattern]) {
         var chosen = [Bool](repeating: false, count: members.count)
         var matched = [Bool](repeating: false, count: patterns.count)
         for (position, member) in members.enumerated() {
@@ -33,7 +43,7 @@ public struct TarMemberSelection: Sendable, Equatable {
                 }
             }
         }
-        self.members = members.indices.filter { chosen[$0] }.map { members[$0] }
+        self.members = members.indices.filter { chosen[$0] }.map { TarMember(members[$0], position: positions[$0]) }
         unmatched = patterns.indices.filter { !matched[$0] }.map { patterns[$0] }
     }
 }
