@@ -318,9 +318,11 @@ package final class CompressionPipeline: Sendable {
     /// Writes `index`'s skippable frame as piece `piece`, after the last
     /// frame, and lists it in the seek table (an entry of no content); a
     /// failure fails the run, as the table's own write would.
-    private func writeMemberIndex(_ index: MemberIndex, run: PipelineRun, seekTable: SeekTableRecorder, piece: Int) {
+    private func writeMemberIndex(_ index: TarScanner.Found, run: PipelineRun, seekTable: SeekTableRecorder,
+                                  piece: Int) {
         do throws(WeirError) {
-            let bytes = try index.encoded(path: outputName)
+            let bytes = try MemberIndex.frame(records: index.records, level: MemberIndex.defaultLevel,
+                                              path: outputName)
             run.submit(piece, bytes.withUnsafeBytes { DispatchData(bytes: $0) }, ticket: control.ticket())
             control.activity.wait()
             if !control.isFailed { try seekTable.skippable(size: bytes.count) }

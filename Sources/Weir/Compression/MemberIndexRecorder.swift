@@ -31,7 +31,7 @@ final class MemberIndexRecorder: Sendable {
 
     /// The index of a content of `contentSize` bytes; nil when it is not a
     /// tar, or the run failed (the scan is then abandoned, not waited for).
-    func finish(contentSize: Int, failed: Bool) -> MemberIndex? {
+    func finish(contentSize: Int, failed: Bool) -> TarScanner.Found? {
         guard let scan = scanner.withLock({ $0 }) else { return nil }
         if failed {
             scan.abandon()

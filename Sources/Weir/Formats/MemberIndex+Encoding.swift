@@ -22,7 +22,7 @@ extension MemberIndex {
     }
 
     /// The skippable frame around `records`, a record list.
-    static func frame(records: [UInt8], level: Int, path: String) throws(WeirError) -> [UInt8] {
+    package static func frame(records: [UInt8], level: Int, path: String) throws(WeirError) -> [UInt8] {
         let frame = try Self.compressed(records, level: level, path: path)
         let content = Self.contentMagic.count + frame.count
         guard content <= Self.maxFrameContent else {
@@ -40,31 +40,54 @@ extension MemberIndex {
 
     /// The record list, uncompressed: the header, then one record per member.
     func recordList() -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(64 + members.count * 48)
-        out.appendUvarint(UInt64(Self.version))
-        out.appendUvarint(endedEarly ? 1 : 0)
-        out.appendUvarint(UInt64(members.count))
-        out.appendUvarint(UInt64(endOffset))
-        out.appendUvarint(UInt64(contentSize))
-        var previous: Member?
-        for member in members {
-            out.appendUvarint(UInt64(member.headerOffset - (previous?.end ?? 0)))
-            out.appendUvarint(UInt64(member.headerLength))
-            out.appendUvarint(UInt64(member.dataLength))
-            out.appendUvarint(UInt64(member.size))
-            out.appendUvarint(UInt64(bitPattern: member.mtime << 1 ^ member.mtime >> 63))
-            out.appendUvarint(UInt64(member.mode))
-            out.appendUvarint(UInt64(member.uid))
-            out.appendUvarint(UInt64(member.gid))
-            out.append(member.type)
-            out.appendFrontCoded(member.path, after: previous?.path)
-            out.appendString(member.link)
-            out.appendFrontCoded(member.uname, after: previous?.uname)
-            out.appendFrontCoded(member.gname, after: previous?.gname)
+        var writer = RecordWriter()
+        for member in members { writer.append(member) }
+        return writer.recordList(endedEarly: endedEarly, endOffset: endOffset, contentSize: contentSize)
+    }
+
+    /// Encodes records one member at a time, as a scan finds them, so that
+    /// only the encoded bytes are kept (about 45 bytes a member, where a
+    /// ``Member`` value and its four arrays take some 300).
+    package struct RecordWriter: Sendable {
+        /// The records so far.
+        private var body: [UInt8] = []
+        /// The member before the next, which its gap and names are coded against.
+        private var previous: Member?
+        /// The members encoded.
+        package private(set) var count = 0
+
+        package init() {}
+
+        /// Encodes `member`, which follows the last one appended.
+        package mutating func append(_ member: Member) {
+            body.appendUvarint(UInt64(member.headerOffset - (previous?.end ?? 0)))
+            body.appendUvarint(UInt64(member.headerLength))
+            body.appendUvarint(UInt64(member.dataLength))
+            body.appendUvarint(UInt64(member.size))
+            body.appendUvarint(UInt64(bitPattern: member.mtime << 1 ^ member.mtime >> 63))
+            body.appendUvarint(UInt64(member.mode))
+            body.appendUvarint(UInt64(member.uid))
+            body.appendUvarint(UInt64(member.gid))
+            body.append(member.type)
+            body.appendFrontCoded(member.path, after: previous?.path)
+            body.appendString(member.link)
+            body.appendFrontCoded(member.uname, after: previous?.uname)
+            body.appendFrontCoded(member.gname, after: previous?.gname)
             previous = member
+            count += 1
         }
-        return out
+
+        /// The whole record list: the header, then the records.
+        package func recordList(endedEarly: Bool, endOffset: Int, contentSize: Int) -> [UInt8] {
+            var out: [UInt8] = []
+            out.reserveCapacity(32 + body.count)
+            out.appendUvarint(UInt64(MemberIndex.version))
+            out.appendUvarint(endedEarly ? 1 : 0)
+            out.appendUvarint(UInt64(count))
+            out.appendUvarint(UInt64(endOffset))
+            out.appendUvarint(UInt64(contentSize))
+            return out + body
+        }
     }
 
     /// `records` as one zstd frame with its content size and XXH64 checksum.

@@ -46,8 +46,10 @@ final class TarScanner: @unchecked Sendable {  // the lock guards `state`; the r
         var inputEnded = false
         /// The scan has ended: chunks are no longer wanted.
         var scanEnded = false
-        /// The members found, their data lengths running to the next header.
-        var members: [MemberIndex.Member] = []
+        /// The members found and ended (by the next header), encoded.
+        var records = MemberIndex.RecordWriter()
+        /// The last member found, whose end is not known yet.
+        var pending: MemberIndex.Member?
         /// Where the scan stopped, and whether the tar ended as a tar does.
         var stop: (offset: Int, clean: Bool)?
     }
@@ -90,12 +92,25 @@ final class TarScanner: @unchecked Sendable {  // the lock guards `state`; the r
         }
     }
 
-    /// Ends the input, waits for the scan, and returns the index of what it
-    /// found in a content of `contentSize` bytes; nil when it found no member.
-    func finish(contentSize: Int) -> MemberIndex? {
+    /// What a scan found: the record list of docs/members.md, ready to be
+    /// compressed into the index's frame, and how many members it holds.
+    struct Found: Sendable {
+        let records: [UInt8]
+        let members: Int
+    }
+
+    /// Ends the input, waits for the scan, and returns the record list of
+    /// what it found in a content of `contentSize` bytes; nil when it found
+    /// no member.
+    func finish(contentSize: Int) -> Found? {
         state.withLock(broadcast: true) { $0.inputEnded = true }
-        let (members, stop) = state.withLock(when: { $0.stop != nil }) { ($0.members, $0.stop!) }
-        return Self.index(members, stop: stop, contentSize: contentSize)
+        let (writer, pending, stop) = state.withLock(when: { $0.stop != nil }) { state in
+            // The scan has ended: its records are taken, not copied.
+            defer { state.records = MemberIndex.RecordWriter() }
+            return (state.records, state.pending, state.stop!)
+        }
+        guard let pending else { return nil }
+        return Self.found(writer, last: pending, stop: stop, contentSize: contentSize)
     }
 
     /// Ends the input after a failure: the scan ends without waiting for it.
@@ -103,20 +118,21 @@ final class TarScanner: @unchecked Sendable {  // the lock guards `state`; the r
         state.withLock(broadcast: true) { $0.inputEnded = true }
     }
 
-    /// The index of `members` found by a scan that stopped at `stop`: the
-    /// last member ends where the scan stopped, or where the content ends
-    /// when it was cut short inside that member.
-    static func index(_ members: [MemberIndex.Member], stop: (offset: Int, clean: Bool),
-                      contentSize: Int) -> MemberIndex? {
-        guard var last = members.last else { return nil }
-        var members = members
+    /// The record list of a scan that stopped at `stop`, `last` its last
+    /// member: that member ends where the scan stopped, or where the content
+    /// ends when it was cut short inside it.
+    private static func found(_ writer: MemberIndex.RecordWriter, last: MemberIndex.Member,
+                              stop: (offset: Int, clean: Bool), contentSize: Int) -> Found {
+        var writer = writer
+        var last = last
         let stopOffset = min(stop.offset, contentSize)
         let endsInside = stopOffset <= last.headerOffset || !stop.clean && stopOffset < last.dataOffset
         last.dataLength = max(0, (endsInside ? contentSize : stopOffset) - last.dataOffset)
-        members[members.count - 1] = last
+        writer.append(last)
         let ended = !stop.clean || stopOffset >= contentSize
-        return MemberIndex(members: members, endedEarly: ended, endOffset: ended ? contentSize : stopOffset,
-                           contentSize: contentSize)
+        let records = writer.recordList(endedEarly: ended, endOffset: ended ? contentSize : stopOffset,
+                                        contentSize: contentSize)
+        return Found(records: records, members: writer.count)
     }
 }
 
@@ -154,21 +170,20 @@ extension TarScanner {
         while true {
             let result = archive_read_next_header(archive, &entry)
             let position = Int(archive_read_header_position(archive))
-            state.withLock { state in
-                if var last = state.members.popLast() {
-                    // The previous member runs to this header, unless the
-                    // skip of its data failed before reaching one.
-                    if position > last.headerOffset { last.dataLength = position - last.dataOffset }
-                    state.members.append(last)
-                }
-            }
             guard result == ARCHIVE_OK || result == ARCHIVE_WARN, let entry else {
                 return (position, result == ARCHIVE_EOF)
             }
             let member = Self.member(entry, headerOffset: position,
                                      dataOffset: Int(archive_filter_bytes(archive, -1)),
                                      gnu: archive_format(archive) == ARCHIVE_FORMAT_TAR_GNUTAR)
-            state.withLock { $0.members.append(member) }
+            state.withLock { state in
+                // The previous member runs to this header; it is encoded.
+                if var previous = state.pending {
+                    previous.dataLength = max(0, position - previous.dataOffset)
+                    state.records.append(previous)
+                }
+                state.pending = member
+            }
         }
     }
 

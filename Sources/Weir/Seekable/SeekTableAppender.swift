@@ -91,13 +91,13 @@ public struct SeekTableAppender: Sendable {
         }
         var bytes: [UInt8] = []
         if let members {
-            bytes = try members.encoded(path: path)
+            bytes = try MemberIndex.frame(records: members.records, level: MemberIndex.defaultLevel, path: path)
             try table.append(compressedSize: bytes.count, decompressedSize: 0, path: path)
         }
         bytes += table.encoded()
         try append(bytes, to: file, at: listing.fileSize, synchronous: synchronous)
         if let members {
-            return .appendedMembers(members: members.members.count, frames: table.entries.count, bytes: bytes.count)
+            return .appendedMembers(members: members.members, frames: table.entries.count, bytes: bytes.count)
         }
         return .appended(frames: listing.frames.count, bytes: table.encodedSize, measured: measured)
     }

@@ -16,15 +16,15 @@ enum TarContentScan {
     /// Bytes of content decoded into each buffer handed to the scanner.
     static let outputSize = 4 << 20
 
-    /// The member index of the content of `file` (zstd and skippable
-    /// frames, its first `end` bytes decoded); nil when the content is not a
-    /// tar or no member was found. Without `wholeFile`, only whether it is a
-    /// tar: an index of no member when it is, after its first buffer.
+    /// The member index's record list of the content of `file` (zstd and
+    /// skippable frames, its first `end` bytes decoded); nil when the content
+    /// is not a tar or no member was found. Without `wholeFile`, only whether
+    /// it is a tar: an empty list when it is, after its first buffer.
     ///
     /// - Throws: ``WeirError`` when the file cannot be read or does not
     ///   decode (corrupt, a checksum that fails).
     static func index(of file: Descriptor, end: Int, options: DecompressionOptions,
-                      wholeFile: Bool = true) throws(WeirError) -> MemberIndex? {
+                      wholeFile: Bool = true) throws(WeirError) -> TarScanner.Found? {
         let context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
                                                verifyChecksum: options.verifyChecksum, path: file.path)
         let input = UnsafeMutableRawBufferPointer.allocate(byteCount: inputSize, alignment: 16)
@@ -73,7 +73,7 @@ enum TarContentScan {
         }
         if !wholeFile {
             guard handOver(), scanner != nil else { return nil }
-            return MemberIndex(members: [], endedEarly: true, endOffset: 0, contentSize: produced)
+            return TarScanner.Found(records: [], members: 0)
         }
         guard handOver(), let scanner else { return nil }
         finished = true
