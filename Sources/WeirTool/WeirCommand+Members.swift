@@ -127,12 +127,13 @@ extension WeirCommand {
                             file: input == "-" ? "(stdin)" : input, input: input)
         }
         // tar's words: "tar: NAME: Not found in archive".
+        let shown = FileName.displayed(input == "-" ? "(stdin)" : input)
         for pattern in outcome.unmatched {
-            console.error("\(FileName.displayed(input == "-" ? "(stdin)" : input)): \(String(decoding: pattern.text, as: UTF8.self)): "
-                              + "Not found in archive", input: input)
+            console.error("\(shown): \(String(decoding: pattern.text, as: UTF8.self)): Not found in archive",
+                          input: input)
         }
         if messageFlags.verbose > 0, !messageFlags.json {
-            console.write("\(FileName.displayed(input == "-" ? "(stdin)" : input)): \(outcome.members) member\(outcome.members == 1 ? "" : "s"), "
+            console.write("\(shown): \(outcome.members) member\(outcome.members == 1 ? "" : "s"), "
                               + "\(outcome.bytesOut) bytes, \(outcome.framesRead) frame"
                               + "\(outcome.framesRead == 1 ? "" : "s") decoded\n")
         }

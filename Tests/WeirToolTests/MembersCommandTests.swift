@@ -27,7 +27,8 @@ struct MembersCommandTests {
             ln tree/dir/f1.txt tree/dir/hard.txt
             ln -s f2.txt tree/dir/sym
             printf 'tab\\there' > $'tree/dir/odd\\tname\\\\x'
-            truncate -s 2000000 tree/sparse.img && printf data | dd of=tree/sparse.img bs=1 seek=1000000 conv=notrunc 2>/dev/null
+            truncate -s 2000000 tree/sparse.img
+            printf data | dd of=tree/sparse.img bs=1 seek=1000000 conv=notrunc 2>/dev/null
             mkdir -p tree/\(long)/\(long)
             echo over100 > tree/\(long)/\(long)/n.txt
             cp -a tree tree-ustar
@@ -53,7 +54,8 @@ struct MembersCommandTests {
             for archive in ["\(format).tar.zst", "\(format).piped.zst"] {
                 for verbose in ["", "v"] {
                     let compared = try WeirProcess.shell(Self.setting + """
-                        tar t\(verbose)f \(format).tar > tar.out && $WEIR -l\(verbose) --members \(archive) > weir.out &&
+                        tar t\(verbose)f \(format).tar > tar.out &&
+                        $WEIR -l\(verbose) --members \(archive) > weir.out &&
                         cmp tar.out weir.out && wc -l < weir.out
                         """, in: scratch.url)
                     #expect(compared.status == 0, "\(archive) -\(verbose): \(compared.stderr)")
@@ -173,7 +175,8 @@ struct MembersCommandTests {
         #expect(notTar.status == 1 && notTar.stdout.isEmpty, "\(notTar.stdout.count)")
         #expect(notTar.stderr.contains("weir: (stdin): its content is not a tar archive"), "\(notTar.stderr)")
         let cut = try WeirProcess.shell("head -c 200000 gnu.tar | zstd -q | $WEIR -d --member=tree", in: scratch.url)
-        #expect(cut.status == 1 && cut.stderr.contains("(stdin): truncated input: the tar archive ends inside a member"),
+        #expect(cut.status == 1
+                    && cut.stderr.contains("(stdin): truncated input: the tar archive ends inside a member"),
                 "\(cut.stderr)")
         for flags in [["-z", "--member=x"], ["-t", "--member=x"], ["-d", "--members"],
                       ["-d", "--member=x", "--range=0:1"]] {

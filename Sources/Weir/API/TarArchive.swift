@@ -47,7 +47,8 @@ public final class TarArchive: Sendable {
         let reader = try SeekableReader(path: path, options: options)
         let first = try reader.read(at: 0, count: min(reader.count, TarHeaderCheck.block))
         let isTar = first.count == TarHeaderCheck.block && first.withUnsafeBytes { TarHeaderCheck.checksumMatches($0) }
-        return isTar ? .noMemberIndex(path: path, singleFrame: reader.frameCount == 1) : .notTar(path: path, operation: .readMemberIndex, at: 0)
+        return isTar ? .noMemberIndex(path: path, singleFrame: reader.frameCount == 1)
+            : .notTar(path: path, operation: .readMemberIndex, at: 0)
     }
 
     /// The reader of the content, made once.

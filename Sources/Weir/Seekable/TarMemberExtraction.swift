@@ -92,7 +92,9 @@ package enum TarMemberExtraction {
         var ended = false
         do throws(WeirError) {
             while true {
-                if cancellation?.isCancelled == true { throw WeirError.cancelled(path: inputName, operation: .decompress) }
+                if cancellation?.isCancelled == true {
+                    throw WeirError.cancelled(path: inputName, operation: .decompress)
+                }
                 let got = try reading.readSome(into: buffer)
                 if got == 0 { break }
                 try filter.consume(UnsafeRawBufferPointer(rebasing: buffer[..<got])) { piece throws(WeirError) in
