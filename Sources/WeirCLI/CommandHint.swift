@@ -31,6 +31,7 @@ package enum CommandHint {
         case .compressionMemory(nil): " (compress it where more memory is free)"
         case .moreSamples: "; give one file per sample, or cut files into samples of a fixed size with -B SIZE"
         case .resume: ": the same command goes on from there (remove it to start over)"
+        case .addMemberIndex: "; weir --index FILE adds one in place"
         case .recompress: "; make one that can: weir -d -c FILE | weir > new.tar.zst"
         }
     }

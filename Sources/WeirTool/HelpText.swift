@@ -146,6 +146,17 @@ enum HelpText {
         them at once); from a pipe, in increasing order, the bytes before are decoded and dropped.
         """
 
+    // MemberFlags
+    static let members = """
+        With -l: list the members of a .tar.zst as tar tf does (with -v as tar tvf), from the member index weir \
+        writes when it compresses a tar; nothing is decoded.
+        """
+    static let member = """
+        With -d: write a tar stream of the members matching PATTERN (repeatable; tar's --wildcards, * matching /; \
+        a folder takes everything under it), to standard output unless -o, for tar x; only the frames holding \
+        them are read and decoded (from a pipe: decoded, picked as they pass).
+        """
+
     // DictionaryFlags
     static let dictionaryFile = """
         Compress or decompress every frame with the dictionary DICT (from zstd --train or weir --train).

@@ -38,6 +38,12 @@ extension RunSettings {
             if reporting.quiet == 0 { console.warning("no file found in the folders given -- ignored") }
             return failed ? 1 : 0
         }
+        // --members and --member: RunSettings+Members.swift.
+        if handlesMembers {
+            let status = runMembers(inputs, console: console)
+            if !reporting.json { console.staleTemporaries() }
+            return status != 0 ? status : failed ? 1 : 0
+        }
         let status = switch operation {
         case .list:
             ListReport(files: inputs, verbose: reporting.verbose > 0, console: console).run() == 0 ? Int32(0) : 1

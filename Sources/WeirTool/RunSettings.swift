@@ -79,6 +79,14 @@ struct RunSettings: Sendable {
         var showsDefaultParameters: Bool
     }
 
+    /// `--members` and `--member` (RunSettings+Members.swift).
+    struct MemberSettings: Sendable {
+        /// `-l --members`: the members listed from the member index.
+        var listsMembers: Bool
+        /// `--member=PATTERN`, in the order given.
+        var patterns: [String]
+    }
+
     /// How to decompress.
     struct DecompressionSettings: Sendable {
         /// `--[no-]pass-through`; nil for zstd's default.
@@ -162,6 +170,7 @@ struct RunSettings: Sendable {
     var outputPolicy: OutputPolicy
     var compressionSettings: CompressionSettings
     var decompressionSettings: DecompressionSettings
+    var memberSettings: MemberSettings
     var dictionarySettings: DictionarySettings
     var resourceSettings: ResourceSettings
     var reporting: Reporting

@@ -32,6 +32,7 @@ extension WeirCommand {
             decompressionSettings: .init(
                 passThrough: decompressionFlags.passThrough, sparse: decompressionFlags.sparse,
                 ranges: decompressionFlags.ranges),
+            memberSettings: .init(listsMembers: memberFlags.listMembers, patterns: memberFlags.patterns),
             dictionarySettings: .init(
                 file: dictionaryFlags.dictionaryFile, writesID: !dictionaryFlags.noDictionaryID,
                 patchFrom: dictionaryFlags.patchFrom, long: dictionaryFlags.long),

@@ -7,6 +7,7 @@ import WeirCLI
 extension WeirCommand {
     mutating func validate() throws {
         let training = operationFlags.operation.isTraining
+        try validateMembers()
         if let long = dictionaryFlags.long, !CompressionOptions.longWindowLogs.contains(long) {
             let logs = CompressionOptions.longWindowLogs
             throw ValidationError(

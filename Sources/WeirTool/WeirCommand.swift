@@ -56,6 +56,9 @@ struct WeirCommand: ParsableCommand {
     @OptionGroup(title: "Decompression")
     var decompressionFlags: DecompressionFlags
 
+    @OptionGroup(title: "Tar members")
+    var memberFlags: MemberFlags
+
     @OptionGroup(title: "Dictionaries and long-distance matching")
     var dictionaryFlags: DictionaryFlags
 
@@ -76,8 +79,8 @@ struct WeirCommand: ParsableCommand {
 
     // The parsed properties: `facts` is not one of them.
     enum CodingKeys: CodingKey {
-        case operationFlags, outputFlags, compressionFlags, decompressionFlags, dictionaryFlags, resourceFlags,
-             messageFlags, benchmarkFlags, files
+        case operationFlags, outputFlags, compressionFlags, decompressionFlags, memberFlags, dictionaryFlags,
+             resourceFlags, messageFlags, benchmarkFlags, files
     }
 
     // MARK: Entry point

@@ -55,6 +55,10 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
         /// Not a failure: the output exists and is already the finished
         /// compression of this input, so it is skipped.
         case alreadyCompressed
+        /// A `.tar.zst` without a member index, where one is needed.
+        case noMemberIndex
+        /// The content is not a tar archive where one was expected.
+        case notTar
     }
 
     /// What went wrong.
@@ -126,6 +130,9 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
         /// The same run again goes on from what this one kept (a stopped
         /// compression's `NAME.part`).
         case resume
+        /// A member index, added to the file in place, makes the file's
+        /// tar members readable one by one.
+        case addMemberIndex
         /// Decompressing the file and compressing its content again writes
         /// frames that can be read in parts (a tar in one frame: no member index).
         case recompress

@@ -144,12 +144,17 @@ extension MemberIndex {
         }
 
         mutating func string() throws(WeirError) -> [UInt8] {
+            Array(try stringBytes())
+        }
+
+        /// The next string's bytes, where they lie in the record list.
+        mutating func stringBytes() throws(WeirError) -> ArraySlice<UInt8> {
             let length = try offset()
             guard length <= bytes.count - position else {
                 throw corrupt("a string of \(length) bytes runs past the end of the record list")
             }
             position += length
-            return Array(bytes[position - length ..< position])
+            return bytes[position - length ..< position]
         }
 
         mutating func frontCoded(after previous: [UInt8]?) throws(WeirError) -> [UInt8] {
@@ -157,7 +162,14 @@ extension MemberIndex {
             guard shared <= previous?.count ?? 0 else {
                 throw corrupt("a name shares \(shared) bytes with a previous one of \(previous?.count ?? 0)")
             }
-            return Array(previous?.prefix(shared) ?? []) + (try string())
+            let rest = try stringBytes()
+            // A name equal to the previous one (an owner, a group) shares its storage: no copy.
+            if let previous, rest.isEmpty, shared == previous.count { return previous }
+            var name: [UInt8] = []
+            name.reserveCapacity(shared + rest.count)
+            if let previous { name += previous[..<shared] }
+            name += rest
+            return name
         }
 
         /// The next member's record; `index` and the offsets for the messages.

@@ -1,0 +1,150 @@
+import FoundationEssentials
+
+/// A `.tar.zst` read through its member index (docs/members.md): the
+/// members listed without decoding anything, and any member's bytes read by
+/// decoding only the frames that hold them (a ``SeekableReader``).
+///
+/// Every member read is checked first: its header blocks must parse as tar
+/// and name the path the index lists, or the read fails ("member index
+/// disagrees with the archive") before any of its bytes is handed on.
+///
+/// Safe to share across threads: reads go on at once (the reader's).
+public final class TarArchive: Sendable {
+    /// The file, as given.
+    public let path: String
+    /// The index's records, in archive order.
+    package let records: [MemberIndex.Member]
+    /// Whether the tar stream ended early (no end blocks, or a member cut short).
+    public let endedEarly: Bool
+    /// Where the index's frame stands in the file.
+    let indexFrame: Range<Int>
+    private let options: DecompressionOptions
+    /// Made at the first read: listing decodes nothing.
+    private let reader = Locked<SeekableReader?>(nil)
+
+    /// Opens `path` and reads its member index.
+    ///
+    /// - Throws: ``WeirError``: `.noMemberIndex` when the file has none
+    ///   (`.notTar` when its content is not a tar either), `.corrupt` for a
+    ///   damaged index (with the file offset of its frame), or the errors
+    ///   of opening and reading the file.
+    public init(path: String, options: DecompressionOptions = DecompressionOptions()) throws(WeirError) {
+        self.path = path
+        self.options = options
+        guard let found = try MemberIndex.read(path: path) else {
+            throw try Self.missingIndex(path: path, options: options)
+        }
+        records = found.index.members
+        endedEarly = found.index.endedEarly
+        indexFrame = found.frame
+    }
+
+    /// The members, in archive order (made at each call: listing reads ``records``).
+    public var members: [TarMember] { records.enumerated().map { TarMember($1, position: $0) } }
+
+    /// Why a file has no index: a tar without one, or not a tar at all.
+    private static func missingIndex(path: String, options: DecompressionOptions) throws(WeirError) -> WeirError {
+        let reader = try SeekableReader(path: path, options: options)
+        let first = try reader.read(at: 0, count: min(reader.count, TarHeaderCheck.block))
+        let isTar = first.count == TarHeaderCheck.block && first.withUnsafeBytes { TarHeaderCheck.checksumMatches($0) }
+        return isTar ? .noMemberIndex(path: path, singleFrame: reader.frameCount == 1)
+            : .notTar(path: path, operation: .readMemberIndex, at: 0)
+    }
+
+    /// The reader of the content, made once.
+    func contentReader() throws(WeirError) -> SeekableReader {
+        if let kept = reader.current { return kept }
+        let made = try SeekableReader(path: path, options: options)
+        return reader.withLock { kept in
+            if let kept { return kept }
+            kept = made
+            return made
+        }
+    }
+
+    /// The bytes of `member` as they stand in the archive — its header
+    /// blocks, then its data and padding — handed to `body` in order, the
+    /// header blocks checked before anything is handed on.
+    ///
+    /// - Returns: how many frames were decoded.
+    /// - Throws: ``WeirError``: `.corrupt` when the header blocks are not
+    ///   the member's, an error of decoding, or what `body` throws.
+    @discardableResult
+    public func read(_ member: TarMember,
+                     _ body: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) -> Int {
+        let record = member.record
+        let reader = try contentReader()
+        guard record.end <= reader.count else {
+            throw WeirError.memberIndexDisagrees(
+                path: path, name: member.name, offset: record.headerOffset,
+                "it ends at \(record.end), past the content's end at \(reader.count)")
+        }
+        var header: [UInt8] = []
+        header.reserveCapacity(record.headerLength)
+        return try reader.read(member.contentRange) { piece throws(WeirError) in
+            var rest = piece
+            if header.count < record.headerLength {
+                let taken = min(rest.count, record.headerLength - header.count)
+                header.append(contentsOf: rest.prefix(taken))
+                rest = UnsafeRawBufferPointer(rebasing: rest.dropFirst(taken))
+                guard header.count == record.headerLength else { return }
+                if let problem = header.withUnsafeBytes({ TarHeaderCheck.problem(in: $0, path: record.path) }) {
+                    throw WeirError.memberIndexDisagrees(path: path, name: member.name,
+                                                         offset: record.headerOffset, problem)
+                }
+                try header.withUnsafeBytes { all in Result { () throws(WeirError) in try body(all) } }.get()
+            }
+            if !rest.isEmpty { try body(rest) }
+        }
+    }
+
+    /// The contents of the regular file `member` (its data without the
+    /// header blocks and padding).
+    ///
+    /// - Throws: ``WeirError`` `.notRegularFile` for a member that is not a
+    ///   plain file (a folder, a link, a sparse file), or as ``read(_:_:)``.
+    public func contents(of member: TarMember) throws(WeirError) -> Data {
+        guard member.isPlainFile else {
+            throw WeirError.notAFile(path: path, name: member.name,
+                                     why: "is not a regular file stored whole (type \(Character(.init(member.type))))")
+        }
+        let headerLength = member.record.headerLength
+        var data = Data()
+        data.reserveCapacity(member.size)
+        var header: [UInt8] = []
+        var at = 0
+        try read(member) { piece throws(WeirError) in
+            if at < headerLength { header.append(contentsOf: piece.prefix(headerLength - at)) }
+            let from = max(at, headerLength), to = min(at + piece.count, headerLength + member.size)
+            if from < to { data.append(contentsOf: piece[(from - at) ..< (to - at)]) }
+            at += piece.count
+        }
+        // A pax sparse member is type 0 with its real size: its data leaves the holes out.
+        if header.withUnsafeBytes({ TarHeaderCheck.paxRecord(in: $0, key: Array("GNU.sparse.size".utf8)) }) != nil
+            || header.withUnsafeBytes({ TarHeaderCheck.paxRecord(in: $0, key: Array("GNU.sparse.realsize".utf8)) })
+            != nil {
+            throw WeirError.notAFile(path: path, name: member.name, why: "is a sparse file (its holes are not stored)")
+        }
+        return data
+    }
+
+    /// The members matching `patterns` (``TarMemberSelection``).
+    public func select(_ patterns: [TarMemberPattern]) -> TarMemberSelection {
+        TarMemberSelection(records: records, patterns: patterns)
+    }
+
+    /// Writes to `body`, in archive order, a tar stream of `selected`:
+    /// each member's bytes as they stand in the archive, then tar's two
+    /// zero end blocks; `tar x` reads it.
+    ///
+    /// - Returns: how many frames were decoded (a frame once per member).
+    @discardableResult
+    public func writeTar(of selected: [TarMember],
+                         _ body: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) -> Int {
+        var frames = 0
+        for member in selected { frames += try read(member, body) }
+        let end = [UInt8](repeating: 0, count: 2 * TarHeaderCheck.block)
+        try end.withUnsafeBytes { all in Result { () throws(WeirError) in try body(all) } }.get()
+        return frames
+    }
+}

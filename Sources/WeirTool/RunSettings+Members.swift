@@ -1,0 +1,139 @@
+import Glibc
+import Weir
+import WeirCLI
+
+/// `weir -l --members ARCHIVE...` and `weir -d --member=PATTERN ARCHIVE`:
+/// a `.tar.zst`'s members listed from its member index, or written as a tar
+/// stream (``TarMemberExtraction``): from a file through the index, from a
+/// pipe as the stream passes.
+extension RunSettings {
+    /// Whether the run is one of the members' (the flags are checked in
+    /// ``WeirCommand/validateMembers()``).
+    var handlesMembers: Bool { memberSettings.listsMembers || !memberSettings.patterns.isEmpty }
+
+    /// Runs `--members` or `--member`; returns the exit status.
+    func runMembers(_ inputs: [String], console: Console) -> Int32 {
+        memberSettings.listsMembers ? listMembers(inputs, console: console) : extractMembers(inputs, console: console)
+    }
+
+    /// Prints the members of every input as `tar tf` (with -v `tar tvf`)
+    /// does; returns the exit status (1 if any failed).
+    func listMembers(_ inputs: [String], console: Console) -> Int32 {
+        if inputs.isEmpty || inputs.contains("-") {
+            console.error("--members reads the member index at the end of a file: it does not read standard input")
+            return 1
+        }
+        var listing = TarListing(verbose: reporting.verbose > 0, utf8: Self.localeIsUTF8)
+        var failed = false
+        for input in inputs {
+            do throws(WeirError) {
+                let archive = try TarArchive(path: input)
+                var output: [UInt8] = []
+                output.reserveCapacity(archive.records.count * (listing.verbose ? 120 : 60))
+                for record in archive.records { listing.append(record, to: &output) }
+                guard Self.writeStandardOutput(output) else {
+                    console.error("(stdout): write failed: \(String(cString: strerror(errno)))")
+                    return 1
+                }
+                if archive.endedEarly, reporting.quiet == 0 {
+                    console.warning("the tar archive ends early (no end blocks, or a member cut short)", file: input)
+                }
+            } catch {
+                failed = true
+                console.error(CommandHint.message(for: error), input: input)
+            }
+        }
+        return failed ? 1 : 0
+    }
+
+    /// Writes the tar stream of the members `--member` selects; returns the
+    /// exit status: 1 when a pattern matched nothing (the others written,
+    /// as tar does) or on any error.
+    func extractMembers(_ inputs: [String], console: Console) -> Int32 {
+        guard inputs.count == 1, let input = inputs.first else {
+            console.error("--member reads one archive, not \(inputs.count)")
+            return 1
+        }
+        let (dictionary, unreadable) = readDictionary(console: console)
+        if unreadable { return 1 }
+        let options = decompressionOptions(toStandardOutput: true, dictionary: dictionary)
+        var file: OutputFile?
+        if let path = outputPolicy.file, path != "-" {
+            do throws(WeirError) {
+                file = try OutputFile(path: path, force: outputPolicy.force)
+            } catch {
+                console.error(CommandHint.message(for: error))
+                return 1
+            }
+        }
+        let output = file?.descriptor ?? Descriptor(STDOUT_FILENO, path: "(stdout)")
+        let signals = SignalHandler(console: console)
+        signals.install()
+        defer { signals.uninstall() }
+        let patterns = memberSettings.patterns.map { TarMemberPattern($0) }
+        let outcome: TarMemberExtraction.Outcome
+        do throws(WeirError) {
+            // A regular file through its member index; anything else (a pipe) decoded as it comes.
+            if input != "-", FileStatus.of(path: input)?.isRegularFile == true {
+                outcome = try TarMemberExtraction.file(path: input, patterns: patterns, options: options,
+                                                       output: output, cancellation: signals.cancellation)
+            } else {
+                let standardInput = input == "-" ? Descriptor(STDIN_FILENO, path: "(stdin)") : nil
+                let stream = if let standardInput { standardInput } else { try Descriptor.openForReading(input) }
+                defer { if standardInput == nil { stream.close() } }
+                outcome = try TarMemberExtraction.stream(input: stream, patterns: patterns, options: options,
+                                                         output: output, cancellation: signals.cancellation)
+            }
+            try file?.commit(copying: nil, sync: outputPolicy.syncs)
+        } catch {
+            file?.discard()
+            if let signal = signals.received { return 128 + signal }
+            console.error(CommandHint.message(for: error), input: input)
+            return 1
+        }
+        for link in outcome.missedLinkTargets {
+            console.warning("hard link target \(String(decoding: link, as: UTF8.self)) was not selected "
+                                + "before its link: tar x cannot make the link (select it too)",
+                            file: input == "-" ? "(stdin)" : input, input: input)
+        }
+        // tar's words: "tar: NAME: Not found in archive".
+        let shown = FileName.displayed(input == "-" ? "(stdin)" : input)
+        for pattern in outcome.unmatched {
+            console.error("\(shown): \(String(decoding: pattern.text, as: UTF8.self)): Not found in archive",
+                          input: input)
+        }
+        if reporting.verbose > 0, !reporting.json {
+            console.write("\(shown): \(outcome.members) member\(outcome.members == 1 ? "" : "s"), "
+                              + "\(outcome.bytesOut) bytes, \(outcome.framesRead) frame"
+                              + "\(outcome.framesRead == 1 ? "" : "s") decoded\n")
+        }
+        return outcome.unmatched.isEmpty ? 0 : 1
+    }
+
+    /// Whether names print as in a UTF-8 locale (tar's quoting of bytes
+    /// above 127): LC_ALL, else LC_CTYPE, else LANG names a UTF-8 codeset.
+    static var localeIsUTF8: Bool {
+        let name = ["LC_ALL", "LC_CTYPE", "LANG"].lazy
+            .compactMap { (variable: String) -> String? in getenv(variable).map { String(cString: $0) } }
+            .first { !$0.isEmpty } ?? ""
+        let lowered = name.lowercased()
+        return lowered.contains("utf-8") || lowered.contains("utf8")
+    }
+
+    /// Writes `bytes` to standard output whole; false (errno set) on failure.
+    static func writeStandardOutput(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { all in
+            guard let base = all.baseAddress else { return true }  // nothing to write
+            var from = 0
+            while from < all.count {
+                let wrote = write(STDOUT_FILENO, base + from, all.count - from)
+                if wrote < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                from += wrote
+            }
+            return true
+        }
+    }
+}
