@@ -27,7 +27,7 @@ struct Decoded: Equatable {
 }
 
 func decode(_ stream: UnsafeRawBufferPointer, pieces sizes: [Int], whole: Bool, passThrough: Bool = false) -> Decoded {
-    let decoder = MixedStreamDecoder(options: DecompressionOptions(passThrough: passThrough), path: "fuzz",
+    let decoder = MixedStreamDecoder(options: DecompressionOptions(passThrough: passThrough).decoding, path: "fuzz",
                                      operation: .decompress, wholeInput: whole)
     var result = Decoded()
     var position = 0

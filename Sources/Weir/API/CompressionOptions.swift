@@ -166,7 +166,7 @@ public struct CompressionOptions: Sendable, Equatable {
     public static let maximumChunkSize = 1 << 30
 
     /// The window logs `--long` accepts, libzstd's on 64-bit systems.
-    public static let longWindowLogs = 10...31
+    public static let longWindowLogs = 10...Zstd.windowLogMax
 
     /// zstd's `--long` window when none is given: 2^27 (128 MiB).
     public static let defaultLongWindowLog = 27

@@ -50,7 +50,7 @@ final class OtherFormatTail {
         self.start = start
         // As zstd words it: testing (`-t`) is its own operation.
         operation = session.run.writer == nil ? .test : .decompress
-        decoder = MixedStreamDecoder(options: session.options, path: session.path, operation: operation,
+        decoder = MixedStreamDecoder(options: session.options.decoding, path: session.path, operation: operation,
                                      wholeInput: start == 0 && session.wholeInput)
         decoder.position = start
         buffers = session.frameBuffers.pool(for: MixedStreamDecoder.blockSize)

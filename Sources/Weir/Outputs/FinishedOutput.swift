@@ -35,7 +35,7 @@ package enum FinishedOutput {
         guard let verifier = try? FrameVerifier(dictionary: dictionary, path: output) else { return false }
         let table: SeekTable?
         do throws(WeirError) {
-            table = try FrameListing.seekTable(in: file, fileSize: status.size)
+            table = try SeekTable.atEnd(of: file, fileSize: status.size)
         } catch {
             return false
         }

@@ -125,7 +125,7 @@ package struct FrameListing: Sendable {
         var table: SeekTable?
         var tableError: WeirError?
         do throws(WeirError) {
-            table = try seekTableEntries(in: file, fileSize: size)
+            table = try SeekTable.entriesAtEnd(of: file, fileSize: size)
         } catch {
             tableError = error
         }

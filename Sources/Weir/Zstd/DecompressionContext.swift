@@ -5,7 +5,7 @@ import Dispatch
 /// streaming mode so that frames of any size decode in bounded memory.
 package final class DecompressionContext {
     private let dctx: OpaquePointer
-    private let path: String
+    let path: String
     /// Held so that it outlives the context that references it.
     private let dictionary: DecompressionDictionary?
     /// The old file every frame is decoded against (`--patch-from`), held
@@ -13,7 +13,7 @@ package final class DecompressionContext {
     /// since libzstd forgets a prefix after one frame.
     private let prefix: PatchReference?
     /// Told of the compressed input the decoder has taken, as it takes it,
-    /// in steps of at most `WorkTally.step` (a frame given whole is then
+    /// in steps of at most `FrameDecoder.step` (a frame given whole is then
     /// decoded by streaming, step by step): the progress of the decoding.
     /// nil: nobody asks. Runs on the decoding thread, between two steps.
     var consumed: (@Sendable (Int) -> Void)?
@@ -107,103 +107,20 @@ package final class DecompressionContext {
         return try decompress(&input, &output)
     }
 
-    /// Decodes `source`, which must hold whole frames, in one pass straight
-    /// into `destination` (`ZSTD_decompressDCtx`: no window buffer, no copy).
-    /// Checksums are verified unless the context was made with
-    /// `verifyChecksum: false`; a frame declaring a content size must decode
-    /// to exactly that size.
-    ///
-    /// libzstd's one-pass decoder is stricter than its streaming decoder,
-    /// which `zstd -d` uses and which is the reference: it refuses a
-    /// compressed block of size 0 (a valid empty block that
-    /// `ZSTD_decompressStream` skips, issue 49). So a frame it refuses is
-    /// decoded again by the streaming decoder, and only when that fails too
-    /// is the one-pass error thrown: every frame zstd decodes, weir decodes,
-    /// and the fast path stays the common one.
-    ///
-    /// - Returns: the bytes written to `destination`.
-    /// - Throws: ``WeirError`` `.corrupt`, `.checksumMismatch`, or `.library`
-    ///   when `destination` is too small.
-    package func decompressFrame(
-        _ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer
-    ) throws(WeirError) -> Int {
-        if consumed != nil {
-            // Streamed in steps told to `consumed`, straight into
-            // `destination`, with the same checks as a frame in pieces.
-            return try decodeWhole(into: destination) { (decoder, output) throws(WeirError) in
-                try decoder.decode(source, into: &output)
-            }
-        }
-        let result = ZSTD_decompressDCtx(dctx, destination.baseAddress, destination.count,
-                                         source.baseAddress, source.count)
-        guard ZSTD_isError(result) != 0 else { return result }
-        if let streamed = streamedFrames(source, into: destination) { return streamed }
-        return try checked(result)
-    }
-
-    /// `source`, whole frames, decoded by `ZSTD_decompressStream` into
-    /// `destination`: the bytes written, or nil when it fails, does not end
-    /// at the end of a frame, or does not fit.
-    private func streamedFrames(
-        _ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer
-    ) -> Int? {
-        reset()
-        defer { reset() }
-        var decoder = FrameDecoder(context: self, path: path, followsFrames: true)
-        var output = InPlaceOutput(destination)
-        do throws(WeirError) {
-            try decoder.decode(source, into: &output)
-            try decoder.checkEnded()
-        } catch {
-            return nil
-        }
-        return output.filled
+    /// `source`, whole frames, decoded in one pass straight into
+    /// `destination` (`ZSTD_decompressDCtx`: no window buffer, no copy):
+    /// libzstd's result, the bytes written or an error code for ``checked(_:)``.
+    func decompressOnePass(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer) -> Int {
+        ZSTD_decompressDCtx(dctx, destination.baseAddress, destination.count, source.baseAddress, source.count)
     }
 
     /// `result`, unless it is an error: then the ``WeirError`` for it, where
     /// a frame whose dictionary ID is not the dictionary's says so as zstd
     /// does ("Dictionary mismatch") and which `-D` it needs.
-    private func checked(_ result: Int) throws(WeirError) -> Int {
+    func checked(_ result: Int) throws(WeirError) -> Int {
         guard ZSTD_isError(result) != 0, ZSTD_getErrorCode(result) == ZSTD_error_dictionary_wrong else {
             return try Zstd.check(result, path: path, operation: .decompress)
         }
         throw WeirError.dictionaryMismatch(path: path, operation: .decompress, dictionary: dictionary)
-    }
-
-    /// Decodes one whole frame that arrives in several pieces (the regions of
-    /// a `DispatchData`) straight into `destination`, without first copying
-    /// the pieces together: `ZSTD_decompressStream` with the whole frame's
-    /// output as one stable buffer, so it needs no window buffer either; it
-    /// copies only a block cut by the end of a piece (into its input buffer,
-    /// one block long). Needs a context made with `stableOutput: true`.
-    /// Checks as ``decompressFrame(_:into:)`` does, and that the pieces end
-    /// exactly where the frame ends.
-    ///
-    /// - Returns: the bytes written to `destination`.
-    func decompressFrame(
-        pieces source: DispatchData, into destination: UnsafeMutableRawBufferPointer
-    ) throws(WeirError) -> Int {
-        try decodeWhole(into: destination) { (decoder, output) throws(WeirError) in
-            try decoder.decode(source, into: &output)
-        }
-    }
-
-    /// Runs `feed` with a fresh decoder and `destination` as its output,
-    /// then checks that the frame ended; the bytes written.
-    private func decodeWhole(
-        into destination: UnsafeMutableRawBufferPointer,
-        _ feed: (inout FrameDecoder, inout InPlaceOutput) throws(WeirError) -> Bool
-    ) throws(WeirError) -> Int {
-        reset()
-        var decoder = FrameDecoder(context: self, path: path)
-        var output = InPlaceOutput(destination)
-        do throws(WeirError) {
-            _ = try feed(&decoder, &output)
-            try decoder.checkEnded()
-        } catch {
-            reset()
-            throw error
-        }
-        return output.filled
     }
 }

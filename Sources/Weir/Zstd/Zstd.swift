@@ -2,6 +2,10 @@ import CZstd
 
 /// Facts about the libzstd in use, and the mapping of its errors to ``WeirError``.
 package enum Zstd {
+    /// The largest window log libzstd accepts on 64-bit systems
+    /// (`ZSTD_WINDOWLOG_MAX_64`): the top of `--long`'s range.
+    package static let windowLogMax = 31
+
     /// The version of the libzstd the process loaded, such as `1.5.4`.
     package static var libraryVersion: String { String(cString: ZSTD_versionString()) }
 

@@ -113,7 +113,7 @@ struct DecompressionPipelineTests {
             _ = FileManager.default.createFile(atPath: path, contents: Data(compressed))
             let fd = open(path, O_RDONLY)
             defer { close(fd) }
-            let table = try #require(try FrameListing.seekTable(in: Descriptor(fd, path: path), fileSize: compressed.count))
+            let table = try #require(try SeekTable.atEnd(of: Descriptor(fd, path: path), fileSize: compressed.count))
             #expect(table.dataStart == 0)
             #expect(table.hasChecksums == checksum)
             #expect(table.entries.count == 10)
@@ -144,7 +144,7 @@ struct DecompressionPipelineTests {
         _ = FileManager.default.createFile(atPath: path, contents: Data(compressed))
         let fd = open(path, O_RDONLY)
         defer { close(fd) }
-        let table = try #require(try FrameListing.seekTable(in: Descriptor(fd, path: path), fileSize: compressed.count))
+        let table = try #require(try SeekTable.atEnd(of: Descriptor(fd, path: path), fileSize: compressed.count))
         var entries = table.entries
         transform(&entries)
         let replaced = try SeekTable(entries: entries, hasChecksums: checksums, path: path)

@@ -24,6 +24,10 @@ struct FrameDecoder {
     /// How much of a frame read from a file is read at once: 1 MiB.
     static let pieceSize = 1 << 20
 
+    /// The input the decoder takes between two counts told to whoever
+    /// follows the progress (256 KiB); unbounded when nobody follows.
+    static let step = 1 << 18
+
     /// What a run of the decoder over the bytes given came to.
     enum Outcome {
         /// Every byte is in and its content out: the frame wants more.
@@ -99,7 +103,7 @@ struct FrameDecoder {
         // Someone follows the progress: the decoder is given a step at a
         // time, each told once taken.
         let tell = member.consumed
-        let step = tell == nil ? Int.max : WorkTally.step
+        let step = tell == nil ? Int.max : FrameDecoder.step
         while true {
             let (buffer, start) = try output.buffer()
             let before = used

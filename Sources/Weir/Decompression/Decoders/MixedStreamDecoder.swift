@@ -31,7 +31,7 @@ final class MixedStreamDecoder {
     /// Deflate's window.
     static let history = 32 << 10
 
-    private let options: DecompressionOptions
+    private let options: DecodingOptions
     /// Whether the whole input comes in one piece (gzip then through ISA-L).
     private let wholeInput: Bool
     /// Each format's decoder, made for its first member and kept.
@@ -59,7 +59,7 @@ final class MixedStreamDecoder {
 
     /// - Parameter wholeInput: the whole input comes in one ``feed(_:emit:)``
     ///   (a mapped file), which ISA-L's inflate needs.
-    init(options: DecompressionOptions, path: String, operation: WeirError.Operation, wholeInput: Bool = false) {
+    init(options: DecodingOptions, path: String, operation: WeirError.Operation, wholeInput: Bool = false) {
         self.options = options
         self.wholeInput = wholeInput
         self.passThrough = options.passThrough

@@ -20,7 +20,7 @@ final class ZstdMemberDecoder: MemberDecoding {
     }
 
     /// A decoder with its own context, made as `options` ask (`-M`, `--no-check`, `-D`, `--patch-from`).
-    convenience init(options: DecompressionOptions, path: String, operation: WeirError.Operation) throws(WeirError) {
+    convenience init(options: DecodingOptions, path: String, operation: WeirError.Operation) throws(WeirError) {
         let dictionary = try options.dictionary.map { dictionary throws(WeirError) in
             try DecompressionDictionary(dictionary)
         }

@@ -4,7 +4,7 @@ import Testing
 @Suite("zstd frames as members, through a DecompressionContext")
 struct ZstdMemberDecoderTests {
     static func harness() throws -> MemberDecoderHarness {
-        MemberDecoderHarness(member: try ZstdMemberDecoder(options: DecompressionOptions(), path: "t",
+        MemberDecoderHarness(member: try ZstdMemberDecoder(options: DecompressionOptions().decoding, path: "t",
                                                            operation: .decompress))
     }
 

@@ -22,7 +22,7 @@ package final class FrameVerifier {
         // The frames are this process's own: any window they declare is one
         // the compressor chose, so no limit below libzstd's largest.
         context = try DecompressionContext(
-            windowLogMax: CompressionOptions.longWindowLogs.upperBound, verifyChecksum: true,
+            windowLogMax: Zstd.windowLogMax, verifyChecksum: true,
             dictionary: dictionary.map { dictionary throws(WeirError) in
                 try DecompressionDictionary(dictionary)
             }, path: path)
