@@ -63,10 +63,29 @@ let package = Package(
         // debug builds are the ones run under the sanitizers, whose own
         // allocators cannot share a process with it.
         .target(name: "CAllocator", linkerSettings: [.linkedLibrary("jemalloc", .when(configuration: .release))]),
+        // The engine, in layers the compiler keeps apart (docs/design.md,
+        // "Layers and layout"): a target imports only those below it, and
+        // what it shares upwards is `package`.
+        // The system calls, the DispatchIO readers and writers, locks, and
+        // the one error type.
+        .target(
+            name: "WeirSystem",
+            dependencies: ["CSupport", .product(name: "SystemPackage", package: "swift-system")]
+        ),
+        // The formats as codecs: zstd's framing and seek table, libzstd's
+        // contexts, the other formats' encoders and member decoders (what
+        // the fuzzers drive); no run, no pipeline.
+        .target(name: "WeirFormats", dependencies: ["WeirSystem", "CZstd", "CFormats"]),
+        // The files a run reads and writes: input trees and lists, output
+        // files and names, a stopped run's kept output.
+        .target(name: "WeirFiles", dependencies: ["WeirSystem", "WeirFormats", "CXXHash", "CSupport"]),
+        // The engine users import: the pipelines, runs, jobs, random access,
+        // planning, and the API; it re-exports the public types below it.
         .target(
             name: "Weir",
             dependencies: [
-                "CZstd", "CXXHash", "CFormats", "CSupport", .product(name: "DequeModule", package: "swift-collections"),
+                "WeirSystem", "WeirFormats", "WeirFiles", "CZstd", "CFormats",
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
@@ -75,11 +94,13 @@ let package = Package(
         // executable's side of the engine; `package` access into it.
         .target(
             name: "WeirPrograms",
-            dependencies: ["Weir", "CZstd", "CSupport", .product(name: "SystemPackage", package: "swift-system")]
+            dependencies: [
+                "Weir", "WeirFiles", "CZstd", "CSupport", .product(name: "SystemPackage", package: "swift-system"),
+            ]
         ),
         .target(
             name: "WeirCLI",
-            dependencies: ["Weir", "WeirPrograms"]
+            dependencies: ["Weir", "WeirFiles", "WeirPrograms"]
         ),
         // Every script builds it with `--static-swift-stdlib` (no toolchain
         // needed where it is installed; 3–4 MiB less resident: README,
@@ -90,6 +111,7 @@ let package = Package(
             name: "WeirTool",
             dependencies: [
                 "Weir",
+                "WeirFiles",
                 "WeirPrograms",
                 "WeirCLI",
                 "CAllocator",
@@ -110,7 +132,10 @@ let package = Package(
         .executableTarget(name: "WeirExample", dependencies: ["Weir"], path: "Examples/WeirExample"),
         .testTarget(
             name: "WeirTests",
-            dependencies: ["Weir", "CZstd", .product(name: "SystemPackage", package: "swift-system")]
+            dependencies: [
+                "Weir", "WeirFiles", "WeirFormats", "WeirSystem", "CZstd",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
         ),
         .testTarget(
             name: "WeirProgramsTests",

@@ -1,9 +1,10 @@
 import ArgumentParser
 import CAllocator
+import Glibc
 import Weir
 import WeirCLI
+import WeirFiles
 import WeirPrograms
-import Glibc
 
 /// The `weir` command: flags in, library calls, exit status out.
 @main

@@ -1,6 +1,7 @@
 import Testing
 import Weir
 import WeirCLI
+import WeirSystem
 
 @Suite("zstd's hints in weir's flags")
 struct CommandHintTests {

@@ -1,6 +1,7 @@
 import Testing
 import Weir
 import WeirCLI
+import WeirFormats
 
 /// WEIR_CLEVEL and WEIR_NBTHREADS read into the arguments that go before the command line's.
 @Suite("environment defaults")

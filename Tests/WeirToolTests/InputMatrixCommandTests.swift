@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import Glibc
+import Testing
+import WeirSystem
 
 /// Every kind of input weir may be given, each way it may work on it, into
 /// each kind of output (issue 37): the output decodes to the input exactly,

@@ -1,3 +1,7 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
+
 /// How ``Compressor`` compresses, and every compression pipeline the engine runs.
 public struct CompressionOptions: Sendable, Equatable {
     /// The default chunk (and frame) size of levels up to 6 and `--fast`

@@ -1,3 +1,7 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
+
 /// How ``Decompressor``, ``SeekableReader`` and ``SeekTableAppender`` decompress.
 public struct DecompressionOptions: Sendable, Equatable {
     /// Whether content checksums are verified (`--no-check` turns it off).

@@ -1,3 +1,7 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
+
 extension DecompressionOptions {
     /// What the member decoders of a run with these options are made with.
     package var decoding: DecodingOptions {

@@ -1,5 +1,8 @@
 import Dispatch
 import Glibc
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Cuts the compressed stream into frames as its pieces arrive and decides
 /// where each goes: a frame whose output buffer and compressed bytes fit

@@ -1,4 +1,7 @@
 import Dispatch
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Decodes what is not zstd: a stream that starts with a frame of another
 /// format, or what follows a stream's zstd frames when it is not zstd:

@@ -1,5 +1,8 @@
 import Dispatch
 import Glibc
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// One input, by name, processed to one destination with the safety habits of
 /// zstd: output under its name only when complete, never over the input,

@@ -1,4 +1,7 @@
 import Glibc
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Tells a ``ProgressObserver`` of the input a decoding run's work has
 /// taken, as decoders take it, and of each frame decoded: the progress of

@@ -1,3 +1,7 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
+
 /// The index's seek tables: read from the end of the file (``SeekTable``
 /// decodes them, from the bytes read here), followed back through a
 /// concatenation's parts, and checked against the frames they list.

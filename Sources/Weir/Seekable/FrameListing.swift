@@ -1,5 +1,8 @@
 import Glibc
 import SystemPackage
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// The index of one compressed file: its frames, without decoding. `weir -l`
 /// shows it, ``SeekableReader`` reads through it, ``SeekTableAppender``

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
-@testable import WeirPrograms
 import Weir
+import WeirFormats
+@testable import WeirPrograms
+import WeirSystem
 
 /// How training gathers its samples from files: zstd's rules.
 @Suite("Training samples")

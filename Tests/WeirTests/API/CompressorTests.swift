@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
-import Testing
-@testable import Weir
 import Glibc
 import SystemPackage
+import Testing
+@testable import Weir
+@testable import WeirSystem
 
 /// The public API: files, descriptors and streams, async and with
 /// completion handlers.

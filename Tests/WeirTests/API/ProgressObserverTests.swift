@@ -1,7 +1,8 @@
 import Foundation
+import SystemPackage
 import Testing
 @testable import Weir
-import SystemPackage
+@testable import WeirSystem
 
 /// The observer counts through DATA_ADD sources and calls its handler on its
 /// own queue, rate-limited, with a heartbeat while nothing arrives.

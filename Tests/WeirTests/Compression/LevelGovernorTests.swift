@@ -1,5 +1,6 @@
 import Testing
 @testable import Weir
+@testable import WeirSystem
 
 /// The choice of each chunk's level under --adapt, on a clock the test moves.
 @Suite("Level governor (--adapt)")

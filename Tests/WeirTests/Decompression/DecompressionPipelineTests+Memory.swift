@@ -1,9 +1,11 @@
 import CZstd
 import Foundation
-import Testing
-@testable import Weir
 import Glibc
 import SystemPackage
+import Testing
+@testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 /// The decompression pipeline's memory: frames above the budget stream,
 /// weir's own frames decode whole, pieces land in their frame's buffer, and

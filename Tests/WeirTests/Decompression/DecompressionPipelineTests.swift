@@ -1,9 +1,11 @@
 import CZstd
 import Foundation
-import Testing
-@testable import Weir
 import Glibc
 import SystemPackage
+import Testing
+@testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 @Suite("Decompression pipeline")
 struct DecompressionPipelineTests {

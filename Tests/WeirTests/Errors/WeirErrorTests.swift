@@ -1,6 +1,7 @@
+import Glibc
 import Testing
 @testable import Weir
-import Glibc
+@testable import WeirSystem
 
 @Suite("WeirError: the factories' texts, the frame and offset, the cause")
 struct WeirErrorTests {

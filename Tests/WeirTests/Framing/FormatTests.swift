@@ -1,9 +1,11 @@
 import CZstd
 import Dispatch
 import Foundation
+import Glibc
 import Testing
 @testable import Weir
-import Glibc
+@testable import WeirFormats
+@testable import WeirSystem
 
 /// The format tests' namespace (so that `--filter Format` selects them all),
 /// with their inputs and helpers: real frames from libzstd and the zstd

@@ -1,5 +1,7 @@
 import Testing
 @testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 extension FormatTests {
     @Suite("Frame scanner: what follows the zstd frames")

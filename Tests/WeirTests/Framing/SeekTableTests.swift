@@ -1,7 +1,9 @@
 import Foundation
+import Glibc
 import Testing
 @testable import Weir
-import Glibc
+@testable import WeirFormats
+@testable import WeirSystem
 
 extension FormatTests {
     @Suite("Seek table")

@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
+import Glibc
 import Testing
 @testable import Weir
-import Glibc
+@testable import WeirSystem
 
 /// Bytes handed over in memory and read as from a pipe: whole reads whatever
 /// the chunks' sizes, a feeder held back while the feed is full, and a stop

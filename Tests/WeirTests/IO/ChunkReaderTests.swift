@@ -1,9 +1,10 @@
 import CSupport
 import Dispatch
 import Foundation
+import Glibc
 import Testing
 @testable import Weir
-import Glibc
+@testable import WeirSystem
 
 /// Blocking reads of pipes through a stream channel: chunks are assembled
 /// whatever the producer's rhythm, a waiting read can be stopped, and the

@@ -1,9 +1,10 @@
+import CSupport
 import Dispatch
 import Foundation
+import Glibc
 import Testing
 @testable import Weir
-import Glibc
-import CSupport
+@testable import WeirSystem
 
 /// The ordered writer: pieces land in index order, and writes to a regular
 /// file are cut where the page cache stays cheap (see `OrderedWriter`).

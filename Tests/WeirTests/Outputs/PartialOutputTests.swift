@@ -2,6 +2,9 @@ import Foundation
 import Glibc
 import Testing
 @testable import Weir
+@testable import WeirFiles
+@testable import WeirFormats
+@testable import WeirSystem
 
 /// What an earlier run left beside an output, as a careless or hostile user
 /// leaves it: ``PartialOutput/open(for:identity:options:holds:dictionary:input:)``

@@ -1,7 +1,8 @@
 import Foundation
+import Glibc
 import Testing
 @testable import Weir
-import Glibc
+@testable import WeirFiles
 
 /// The sweep of the temporaries a weir cut short left: only weir's names,
 /// only regular files, only those no process holds locked.

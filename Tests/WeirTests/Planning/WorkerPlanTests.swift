@@ -1,5 +1,7 @@
 import Testing
 @testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 /// How many workers a run gets under the limits of a container.
 @Suite("Worker plan")

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 @testable import Weir
+@testable import WeirSystem
 
 @Suite("Frame buffers within the memory budget")
 struct FrameBuffersTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Weir
+@testable import WeirSystem
 
 /// Random access to the content of zstd files: every range read through the
 /// reader is the same bytes as that range of the whole decode.

@@ -1,5 +1,6 @@
 import Testing
 @testable import Weir
+@testable import WeirSystem
 
 /// The cores and memory a process may use, read from cgroup v1 and v2
 /// layouts given as text (the real cgroups are tested by the command line:

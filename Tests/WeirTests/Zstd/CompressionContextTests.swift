@@ -2,6 +2,8 @@ import Foundation
 import Glibc
 import Testing
 @testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 /// A mapped chunk compressed in steps (`compressFrame(mapped:into:path:)`):
 /// the frame libzstd decodes is the input, and the pages behind the window

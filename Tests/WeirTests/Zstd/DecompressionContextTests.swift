@@ -1,5 +1,7 @@
 import Testing
 @testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 /// The one-pass decoder against libzstd's streaming decoder, the reference.
 @Suite("Decompression context")

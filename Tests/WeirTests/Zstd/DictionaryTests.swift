@@ -2,6 +2,8 @@ import CZstd
 import Foundation
 import Testing
 @testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 /// Training, loading and using a dictionary through the engine; libzstd
 /// itself is the independent judge of the frames.

@@ -1,6 +1,8 @@
 import Dispatch
 import Testing
 @testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 @Suite("Frames of every format, decoded as one stream")
 struct MixedStreamDecoderTests {

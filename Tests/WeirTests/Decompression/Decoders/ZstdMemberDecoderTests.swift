@@ -1,5 +1,7 @@
 import Testing
 @testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 @Suite("zstd frames as members, through a DecompressionContext")
 struct ZstdMemberDecoderTests {
