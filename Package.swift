@@ -103,8 +103,8 @@ let package = Package(
             dependencies: ["Weir", "WeirFiles", "WeirPrograms"]
         ),
         // Every script builds it with `--static-swift-stdlib` (no toolchain
-        // needed where it is installed; 3–4 MiB less resident: README,
-        // "Building").
+        // needed where it is installed; 3–4 MiB less resident: docs/pipes.md,
+        // "The runtime linked statically").
         // The executable, named `weir` by its product; its folder's name
         // differs from the library's in more than case.
         .executableTarget(

@@ -165,15 +165,15 @@ struct WeirCommand: ParsableCommand {
             return failed ? 1 : 0
         }
         let status = switch operationFlags.operation {
-            case .list:
-                ListReport(files: inputs, verbose: messageFlags.verbose > 0, console: console).run() == 0 ? Int32(0) : 1
+        case .list:
+            ListReport(files: inputs, verbose: messageFlags.verbose > 0, console: console).run() == 0 ? Int32(0) : 1
         case .train, .trainCover, .trainFastCover, .trainLegacy: trainDictionary(inputs, console: console)
         case .benchmark: benchmark(inputs, console: console)
         case .index: index(inputs, console: console)
         case .compress, .decompress, .test:
-            // A `where` after two patterns would guard only the second.
-                decompressionFlags.ranges.isEmpty
-                    ? process(inputs, console: console) : extractRanges(inputs, console: console)
+            // --range (with -d or -t) writes the ranges asked, not whole files.
+            decompressionFlags.ranges.isEmpty
+                ? process(inputs, console: console) : extractRanges(inputs, console: console)
         }
         // Those no file's report told (-o, ranges, a dictionary); none in JSON's stream.
         if !messageFlags.json { console.staleTemporaries() }
