@@ -21,6 +21,15 @@ let releaseLinking: [LinkerSetting] = [
     ], .when(configuration: .release)),
 ]
 
+// The WEIR_TEST_* hooks (a frame damaged, a step or a frame's decode held,
+// FUSE sizes trusted) exist only where WEIR_TEST_HOOKS is defined: debug
+// builds, and the release build scripts/test makes for its command-line
+// tests and power cuts with -Xswiftc -DWEIR_TEST_HOOKS. The release binary
+// and library users get hold none. One definition, for every target that
+// reads it (the engine's options and their consumers, the executable's
+// environment).
+let testHooks: [SwiftSetting] = [.define("WEIR_TEST_HOOKS", .when(configuration: .debug))]
+
 let package = Package(
     name: "weir",
     products: [
@@ -70,7 +79,8 @@ let package = Package(
         // the one error type.
         .target(
             name: "WeirSystem",
-            dependencies: ["CSupport", .product(name: "SystemPackage", package: "swift-system")]
+            dependencies: ["CSupport", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: testHooks
         ),
         // The formats as codecs: zstd's framing and seek table, libzstd's
         // contexts, the other formats' encoders and member decoders (what
@@ -87,7 +97,8 @@ let package = Package(
                 "WeirSystem", "WeirFormats", "WeirFiles", "CZstd", "CFormats",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "SystemPackage", package: "swift-system"),
-            ]
+            ],
+            swiftSettings: testHooks
         ),
         // What zstd keeps in its programs/ rather than its library: -b's
         // benchmark, --trace's log, the loading of training samples. The
@@ -119,12 +130,7 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             exclude: ["exports.map", "startup.order"],
-            // The WEIR_TEST_* hooks (a frame damaged, a frame's decode held) are
-            // read from the environment only where WEIR_TEST_HOOKS is defined:
-            // debug builds, and the release build scripts/test makes for its
-            // command-line tests and power cuts with -Xswiftc -DWEIR_TEST_HOOKS.
-            // The release binary users run, and the packages, hold none.
-            swiftSettings: [.define("WEIR_TEST_HOOKS", .when(configuration: .debug))],
+            swiftSettings: testHooks,
             linkerSettings: releaseLinking
         ),
         // The library as a program of a user's uses it (Examples/WeirExample):
