@@ -61,15 +61,15 @@ package struct FrameScanner: Sendable {
     /// How errors name the operation (`"scan"` unless the caller says otherwise).
     package let operation: WeirError.Operation
     /// Bytes of the stream fed so far: the stream offset of the next byte.
-    package private(set) var offset = 0
+    package internal(set) var offset = 0
     /// Frames that ended so far.
-    package private(set) var frameCount = 0
+    package internal(set) var frameCount = 0
     /// The stream offset where the frame now in progress began; nil between
     /// frames (and before the first byte).
-    package private(set) var currentFrameStart: Int?
+    package internal(set) var currentFrameStart: Int?
     /// The header of the frame now in progress, once it has been read whole;
     /// nil between frames and while the header is incomplete.
-    package private(set) var currentHeader: FrameHeader?
+    package internal(set) var currentHeader: FrameHeader?
 
     /// What an unknown magic number after the first frame does: by default
     /// it fails (`.corrupt`); a decoder that reads the other formats asks
@@ -79,27 +79,27 @@ package struct FrameScanner: Sendable {
     package var tailPolicy = TailPolicy.fails
     /// Where the data the scan left to its caller starts (``tailPolicy``):
     /// ``offset`` stops there, and later feeds scan nothing.
-    package private(set) var tailStart: Int?
+    package internal(set) var tailStart: Int?
 
     /// The frames that ended in the piece whose feed threw, before the
     /// damage, in order; empty until a feed throws.
     package private(set) var endedBeforeFailure: [FrameBoundary] = []
 
-    private var state: State = .magic
+    var state: State = .magic
     /// The bytes of the field being gathered; never more than `maxBufferedBytes`.
-    private var gathered: [UInt8] = []
-    private var failure: WeirError?
+    var gathered: [UInt8] = []
+    var failure: WeirError?
     /// The current zstd frame's header descriptor byte.
-    private var descriptor: UInt8 = 0
+    var descriptor: UInt8 = 0
     /// The current frame's skippable nibble, while its size is gathered.
-    private var nibble: UInt8 = 0
+    var nibble: UInt8 = 0
     /// The current frame's Block_Maximum_Size.
-    private var blockMaximum = 0
+    var blockMaximum = 0
     /// Block headers read in the current frame.
-    private var blockCount = 0
+    var blockCount = 0
     /// The most content the current frame's blocks read so far decode to.
-    private var contentBound = 0
-    private var skippableValue: UInt32?
+    var contentBound = 0
+    var skippableValue: UInt32?
 
     /// Creates a scanner positioned at the start of a stream.
     ///
@@ -184,7 +184,7 @@ package struct FrameScanner: Sendable {
     /// Whether the stream starts with a frame of another format than zstd
     /// (`gathered` holds its first bytes), which a decoder that reads other
     /// formats takes from offset 0 (``tailStart``).
-    private var startsOtherFormat: Bool {
+    var startsOtherFormat: Bool {
         guard frameCount == 0, tailPolicy != .fails, let format = CompressedFormat.detect(gathered) else {
             return false
         }
@@ -230,131 +230,11 @@ package struct FrameScanner: Sendable {
         }
     }
 
-    /// Acts on a field gathered whole in `gathered`, which began at `fieldOffset`.
-    private mutating func process(fieldOffset: Int, into found: inout [FrameBoundary]) throws(WeirError) {
-        switch state {
-        case .magic:
-            let magic = UInt32(truncatingIfNeeded: littleEndian(0, 4))
-            switch FrameHeader.kind(ofMagic: magic) {
-            case .zstd:
-                state = .descriptor
-            case .skippable(let frameNibble):
-                nibble = frameNibble
-                state = .skippableSize
-            case nil where frameCount == 0 && !startsOtherFormat:
-                throw fail(.notZstd(path: path, operation: operation,
-                                    "unknown magic number \(Self.hex(magic)) at offset \(fieldOffset)"))
-            case nil where startsOtherFormat || (frameCount > 0 && tailPolicy == .anything)
-                || (tailPolicy == .otherFormats && CompressedFormat.detect(gathered) != nil):
-                (tailStart, offset, currentFrameStart) = (fieldOffset, fieldOffset, nil)
-            case nil:
-                let error = fail(.corrupt(path: path, operation: operation,
-                                          "unknown magic number \(Self.hex(magic)) at offset \(fieldOffset): "
-                                              + "the data after frame \(frameCount - 1) is not zstd"))
-                // A decoder that reads on past the frames gets the ones before
-                // it first (zstd writes them): thrown by the next call.
-                if tailPolicy == .fails { throw error }
-            }
-        case .descriptor:
-            let byte = gathered[0]
-            if byte & 0x08 != 0 {
-                throw fail(.corrupt(path: path, operation: operation,
-                                    "reserved bit set in the frame header descriptor \(Self.hex(byte)) "
-                                        + "at offset \(fieldOffset)"))
-            }
-            descriptor = byte
-            state = .headerFields(count: FrameHeader.fieldsSize(descriptor: byte))
-        case .headerFields:
-            let header = FrameHeader(descriptor: descriptor, fields: gathered)
-            currentHeader = header
-            blockMaximum = header.blockMaximumSize
-            state = .blockHeader
-        case .blockHeader:
-            let raw = Int(littleEndian(0, 3))
-            let isLast = raw & 1 != 0
-            let type = (raw >> 1) & 3
-            let size = raw >> 3
-            blockCount += 1
-            if type == 3 {
-                throw fail(.corrupt(path: path, operation: operation,
-                                    "block \(blockCount - 1) at offset \(fieldOffset) has the reserved block type"))
-            }
-            if size > blockMaximum {
-                throw fail(.corrupt(path: path, operation: operation,
-                                    "block \(blockCount - 1) at offset \(fieldOffset) declares \(size) bytes, "
-                                        + "more than the frame's maximum block size of \(blockMaximum)"))
-            }
-            // Raw and RLE blocks declare their decoded size; a compressed one
-            // declares its compressed size and decodes to at most the maximum.
-            contentBound += type == 2 ? blockMaximum : size
-            let payload = type == 1 ? 1 : size
-            if payload == 0 {
-                endBlock(isLast: isLast, into: &found)
-            } else {
-                state = .blockPayload(remaining: payload, isLast: isLast)
-            }
-        case .checksum:
-            let checksum = UInt32(truncatingIfNeeded: littleEndian(0, 4))
-            complete(checksum: checksum, into: &found)
-        case .skippableSize:
-            let size = Int(littleEndian(0, 4))
-            currentHeader = FrameHeader(kind: .skippable(nibble: nibble), headerSize: 8, contentSize: nil,
-                                        windowSize: 0, hasChecksum: false, dictionaryID: 0, isSingleSegment: false)
-            switch size {
-            case 0: complete(into: &found)
-            case 4: state = .skippableWord
-            default: state = .skippablePayload(remaining: size)
-            }
-        case .skippableWord:
-            skippableValue = UInt32(truncatingIfNeeded: littleEndian(0, 4))
-            complete(into: &found)
-        case .blockPayload, .skippablePayload:
-            break  // skipping states gather nothing
-        }
-    }
-
-    /// Moves past the end of a block: to the next block, the checksum, or the
-    /// end of the frame.
-    private mutating func endBlock(isLast: Bool, into found: inout [FrameBoundary]) {
-        if !isLast {
-            state = .blockHeader
-        } else if descriptor & 0x04 != 0 {
-            state = .checksum
-        } else {
-            complete(into: &found)
-        }
-    }
-
-    /// Reports the frame that just ended and readies the scanner for the next.
-    private mutating func complete(checksum: UInt32? = nil, into found: inout [FrameBoundary]) {
-        let start = currentFrameStart ?? offset
-        // The header is always known here: a frame ends only after its header.
-        let header = currentHeader ?? FrameHeader(kind: .zstd, headerSize: 0, contentSize: nil, windowSize: 0,
-                                                  hasChecksum: false, dictionaryID: 0, isSingleSegment: false)
-        found.append(FrameBoundary(index: frameCount, offset: start, compressedSize: offset - start, header: header,
-                                   blockCount: blockCount, contentBound: contentBound, contentChecksum: checksum,
-                                   skippableValue: skippableValue))
-        frameCount += 1
-        state = .magic
-        currentFrameStart = nil
-        currentHeader = nil
-        descriptor = 0
-        blockCount = 0
-        contentBound = 0
-        blockMaximum = 0
-        skippableValue = nil
-    }
-
     /// Records and returns `error`, placed in the frame in progress.
-    private mutating func fail(_ error: WeirError) -> WeirError {
+    mutating func fail(_ error: WeirError) -> WeirError {
         let error = error.located(frame: frameCount, offset: currentFrameStart ?? offset, .scanned)
         failure = error
         return error
-    }
-
-    /// The little-endian value of `count` gathered bytes from `position`.
-    private func littleEndian(_ position: Int, _ count: Int) -> UInt64 {
-        FrameHeader.littleEndian(gathered, at: position, count: count)
     }
 
     /// `0x` and the value in hexadecimal, zero-padded to its type's width.
