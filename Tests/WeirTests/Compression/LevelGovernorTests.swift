@@ -27,7 +27,9 @@ struct LevelGovernorTests {
         }
     }
 
-    @Test("workers always busy and the writer never: two levels lower per choice, skipping 0, never below min; 150 ms measures")
+    @Test(
+        "workers always busy and the writer never: two levels lower per choice, skipping 0, never below min; 150 ms measures"
+    )
     func cpuBound() {
         let harness = Harness(level: 5, range: -2...19)
         let governor = harness.begin()

@@ -54,7 +54,9 @@ extension DecompressionPipelineTests {
         #expect(outcome.output.count == 20_000_000)
     }
 
-    @Test("weir's 8 MiB frames decode whole at the default budget and from -M 24MiB; buffers, idle ones included, stay within the budget")
+    @Test(
+        "weir's 8 MiB frames decode whole at the default budget and from -M 24MiB; buffers, idle ones included, stay within the budget"
+    )
     func defaultFramesWhole() throws {
         let block = TestData.text(1 << 20, seed: 8)
         let input = (0 ..< 24).flatMap { _ in block } + block.prefix(12345)
@@ -97,7 +99,8 @@ extension DecompressionPipelineTests {
             for _ in 0 ..< 1 + round % 12 { cuts.insert(1 + Int(generator.next() % UInt64(frame.count - 1))) }
             let data = Self.pieces(frame, cutAt: cuts.sorted())
             let produced = try output.withUnsafeMutableBytes { destination in
-                try Result { () throws(WeirError) in try context.decompressFrame(pieces: data, into: destination) }.get()
+                try Result { () throws(WeirError) in try context.decompressFrame(pieces: data, into: destination) }
+                    .get()
             }
             #expect(produced == input.count, "cuts \(cuts.sorted())")
             #expect(output == input, "cuts \(cuts.sorted())")
@@ -156,7 +159,9 @@ extension DecompressionPipelineTests {
                         "\(String(describing: error))")
             }
             let allowed = DecompressionOptions(memoryLimit: size, threads: 2)
-            for outcome in [Self.decodeFile(compressed, options: allowed), Self.decodePipe(compressed, options: allowed)] {
+            for outcome in [
+                Self.decodeFile(compressed, options: allowed), Self.decodePipe(compressed, options: allowed),
+            ] {
                 _ = try outcome.result.get()
                 #expect(TestData.same(outcome.output, input), "\(size)")
             }

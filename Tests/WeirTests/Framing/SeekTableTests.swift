@@ -233,7 +233,9 @@ extension FormatTests {
 
         @Test("read errors: a bad descriptor, a file shorter than its size")
         func readErrors() throws {
-            do { _ = try SeekTable.atEnd(of: Descriptor(-1, path: "nofd"), fileSize: 100); Issue.record("no error") } catch {
+            do {
+                _ = try SeekTable.atEnd(of: Descriptor(-1, path: "nofd"), fileSize: 100); Issue.record("no error")
+            } catch {
                 #expect(error.kind == .system(errno: EBADF) && error.path == "nofd")
             }
             let table = SeekTable(hasChecksums: false).encoded()

@@ -21,7 +21,9 @@ struct ChunkFeedTests {
     }
 
     /// Reads `feed` to its end in reads of `size`, on a thread of its own.
-    private static func readAll(_ feed: ChunkFeed, size: Int) async -> Result<[(count: Int, end: Bool, bytes: [UInt8])], WeirError> {
+    private static func readAll(
+        _ feed: ChunkFeed, size: Int
+    ) async -> Result<[(count: Int, end: Bool, bytes: [UInt8])], WeirError> {
         await withCheckedContinuation { continuation in
             DedicatedThread.start(name: "reader") {
                 let reader = ChunkReader(feed: feed, path: "feed", chunkSize: size)

@@ -69,7 +69,10 @@ struct InputTreeTests {
         #expect(plain.errors.isEmpty)
 
         let followed = InputTree.expand([root + "/d"], followLinks: true)
-        #expect(Set(followed.files) == [root + "/d/f", root + "/d/.h", root + "/d/e/g", root + "/d/link", root + "/d/dirlink/g"])
+        #expect(
+            Set(followed.files) == [
+                root + "/d/f", root + "/d/.h", root + "/d/e/g", root + "/d/link", root + "/d/dirlink/g",
+            ])
         #expect(followed.warnings.isEmpty)
     }
 

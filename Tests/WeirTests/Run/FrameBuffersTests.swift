@@ -31,7 +31,9 @@ struct FrameBuffersTests {
         return nil
     }
 
-    @Test("buffers in use plus idle ones never exceed the budget: a buffer freed late delays the next frame, which reuses it")
+    @Test(
+        "buffers in use plus idle ones never exceed the budget: a buffer freed late delays the next frame, which reuses it"
+    )
     func lateFree() throws {
         let budget = ByteBudget(limit: 3 * Self.mebibyte)
         let buffers = FrameBuffers(budget: budget)
@@ -123,7 +125,10 @@ struct FrameBuffersTests {
         #expect(done.wait(timeout: .now() + .milliseconds(100)) == .timedOut)
         budget.cancel()
         #expect(done.wait(timeout: .now() + .seconds(10)) == .success)
-        if case .cancelled = result.current {} else { Issue.record("not cancelled: \(String(describing: result.current))") }
+        if case .cancelled = result.current {
+        } else {
+            Issue.record("not cancelled: \(String(describing: result.current))")
+        }
         pool.recycle(memory)
     }
 }
