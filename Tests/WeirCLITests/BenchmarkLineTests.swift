@@ -24,12 +24,14 @@ struct BenchmarkLineTests {
             BenchmarkLine.text(
                 level: 3, name: "linux-6.1-source.tar", result: weir,
                 label: BenchmarkLine.label("weir", result: weir))
-                == " 3#ux-6.1-source.tar :1363783680 -> 295311520 (x4.618), 2727.6 MB/s, 5455.1 MB/s  weir -T2, 163 frames"
+                == " 3#ux-6.1-source.tar :1363783680 -> 295311520 (x4.618), 2727.6 MB/s, 5455.1 MB/s  weir -T2, 163 "
+                    + "frames"
         )
         let one = result(compressed: 100, frames: 1)
         #expect(
             BenchmarkLine.text(level: -5, name: "a", result: one, label: BenchmarkLine.label("libzstd", result: one))
-                == "-5#a                 :1363783680 -> 295311520 (x4.618),   13.6 MB/s, 5455.1 MB/s  libzstd -T2, 1 frame"
+                == "-5#a                 :1363783680 -> 295311520 (x4.618),   13.6 MB/s, 5455.1 MB/s  libzstd -T2, 1 "
+                    + "frame"
         )
     }
 

@@ -13,7 +13,8 @@ struct CommandHintTests {
         #expect(CommandHint.message(for: exists) == "a.zst: already exists; use -f to overwrite it")
         #expect(
             CommandHint.message(for: .terminalOutput())
-                == "(stdout): stdout is a terminal, aborting: will not write compressed data to it (use -c or -f to force)"
+                == "(stdout): stdout is a terminal, aborting: will not write compressed data to it (use -c or -f to "
+                    + "force)"
         )
         #expect(CommandHint.message(for: .terminalInput(path: "(stdin)", compressing: true))
                     == "(stdin): stdin is a terminal, aborting (use -f to read it anyway)")
@@ -33,7 +34,8 @@ struct CommandHintTests {
         // --long=27's window, 128 MiB, in 64 MiB: zstd's advice would be -M128M, and an OOM kill.
         #expect(
             CommandHint.text(.windowLimit(log: 27, bytes: 128 << 20), limits: group)
-                == " (that is more than this process's memory limit of 64.00 MiB allows: decode it where more memory is free)"
+                == " (that is more than this process's memory limit of 64.00 MiB allows: decode it where more memory "
+                    + "is free)"
         )
         // A window that fits beside weir's own memory keeps zstd's advice.
         #expect(CommandHint.text(.windowLimit(log: 25, bytes: 20 << 20), limits: group) == " (use --long=25 or -M20M)")

@@ -41,7 +41,8 @@ struct ReportTests {
                                  destination: .file("linux.tar"))
         #expect(
             SummaryLine(job: decompress, statistics: statistics(200 << 20, 1_000 << 20, seconds: 0.5)).text
-                == "linux.tar.zst       : 1048576000 bytes (200.0 MiB => 1000.0 MiB, linux.tar) in 0.50 s, 1.95 GiB/s, 3 frames"
+                == "linux.tar.zst       : 1048576000 bytes (200.0 MiB => 1000.0 MiB, linux.tar) in 0.50 s, 1.95 "
+                    + "GiB/s, 3 frames"
         )
         #expect(SummaryLine(job: decompress, statistics: statistics(100, 400, seconds: 1, frames: 1)).text
                 == "linux.tar.zst       : 400 bytes (100 B => 400 B, linux.tar) in 1.00 s, 400 B/s, 1 frame")

@@ -184,7 +184,10 @@ struct AliasCommandTests {
     }
 
     @Test(
-        "-B SIZE is the chunk size, glued or apart, as zstd's job size; with --train, the sample size (see DictionaryCommandTests)"
+        """
+        -B SIZE is the chunk size, glued or apart, as zstd's job size; with --train, the sample size (see \
+        DictionaryCommandTests)
+        """
     )
     func jobSize() throws {
         let scratch = Scratch()
@@ -224,7 +227,10 @@ struct AliasCommandTests {
     }
 
     @Test(
-        "--format=zstd is accepted both ways; gzip, xz, lzma and lz4 are written (FormatsCommandTests), not with --verify"
+        """
+        --format=zstd is accepted both ways; gzip, xz, lzma and lz4 are written (FormatsCommandTests), not with \
+        --verify
+        """
     )
     func format() throws {
         let scratch = Scratch()

@@ -157,7 +157,8 @@ struct DecompressCommandTests {
             let stock = try scratch.zstd(["-q", "-t", "-M64K", file])
             #expect(stock.status != 0, "zstd refuses \(file) too")
             let hint =
-                "needs a window of \(window) bytes, more than the memory limit of 65536 bytes (use --long=\(window == "500000" ? 19 : 18) or -M\(needed))"
+                "needs a window of \(window) bytes, more than the memory limit of 65536 bytes (use "
+                    + "--long=\(window == "500000" ? 19 : 18) or -M\(needed))"
             let filed = try WeirProcess.run(["-d", "-M64K", file, "-o", "out"], in: scratch.url)
             #expect(filed.status == 1, "\(file)")
             #expect(filed.stderr.contains("weir: \(file): frame 0 at offset 0 \(hint)"), "\(filed.stderr)")
@@ -181,7 +182,8 @@ struct DecompressCommandTests {
         // weir's frames of 128 KiB (each its own window) pass a limit of exactly 128 KiB.
         try WeirProcess.run(["-q", "--chunk-size", "128K", "large", "-o", "chunked.zst"], in: scratch.url)
         let exact = try WeirProcess.shell(
-            "$WEIR -dc -M128K chunked.zst | cmp - large && cat chunked.zst | $WEIR -d -M128K | cmp - large && echo same",
+            "$WEIR -dc -M128K chunked.zst | cmp - large && cat chunked.zst | $WEIR -d -M128K | cmp - large && echo "
+                + "same",
             in: scratch.url)
         #expect(String(decoding: exact.stdout, as: UTF8.self) == "same\n", "\(exact.stderr)")
         let below = try WeirProcess.run(["-t", "-M127K", "chunked.zst"], in: scratch.url)

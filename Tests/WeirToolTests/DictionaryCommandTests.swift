@@ -10,10 +10,12 @@ struct DictionaryCommandTests {
     static func samples(_ scratch: Scratch, count: Int = 30, prefix: String = "s") -> [String] {
         (1...count).map { index in
             var text = "{\"id\": \(index), \"name\": \"user\(index)\", \"email\": \"user\(index)@example.com\", "
-                + "\"roles\": [\"reader\", \"writer\"], \"active\": \(index % 3 == 0), \"score\": \(index * 37 % 101)}\n"
+                + "\"roles\": [\"reader\", \"writer\"], \"active\": \(index % 3 == 0), \"score\": "
+                    + "\(index * 37 % 101)}\n"
             for event in 1...4 {
                 text +=
-                    "{\"user\": \(index), \"event\": \"login\", \"ok\": true, \"ts\": \(1_700_000_000 + index * 1000 + event)}\n"
+                    "{\"user\": \(index), \"event\": \"login\", \"ok\": true, \"ts\": "
+                        + "\(1_700_000_000 + index * 1000 + event)}\n"
             }
             let name = "\(prefix)\(index).json"
             _ = FileManager.default.createFile(atPath: scratch.path(name), contents: Data(text.utf8))
@@ -83,10 +85,12 @@ struct DictionaryCommandTests {
         let many = try WeirProcess.shell(
             """
             cat \(all) > all.json
-            $WEIR -q -T2 --chunk-size 1K -D weir.dict all.json -o all.zst && zstd -q -dc -D weir.dict all.zst | cmp - all.json &&
+            $WEIR -q -T2 --chunk-size 1K -D weir.dict all.json -o all.zst && zstd -q -dc -D weir.dict all.zst | cmp - \
+            all.json &&
             cat all.json | $WEIR -q -T2 --chunk-size 1K -D weir.dict | zstd -q -dc -D weir.dict | cmp - all.json &&
             $WEIR -q -dc -T2 -D weir.dict all.zst | cmp - all.json &&
-            $WEIR -q -T2 --long=20 -D weir.dict -c all.json | zstd -q -dc --long=20 -D weir.dict | cmp - all.json && echo same
+            $WEIR -q -T2 --long=20 -D weir.dict -c all.json | zstd -q -dc --long=20 -D weir.dict | cmp - all.json && \
+            echo same
             """, in: scratch.url)
         #expect(String(decoding: many.stdout, as: UTF8.self) == "same\n", "\(many.stderr)")
         let frames = String(decoding: try scratch.zstd(["-l", "all.zst"]).stdout, as: UTF8.self)
@@ -121,7 +125,8 @@ struct DictionaryCommandTests {
         #expect(wrong.status == 1)
         #expect(
             wrong.stderr.contains(
-                "weir: s3.json.zst: Dictionary mismatch: the data was compressed with another dictionary than wrong.dict"
+                "weir: s3.json.zst: Dictionary mismatch: the data was compressed with another dictionary than "
+                    + "wrong.dict"
             ),
             "\(wrong.stderr)")
         #expect(!scratch.exists("out"))
@@ -132,7 +137,8 @@ struct DictionaryCommandTests {
         #expect(none.status == 1)
         #expect(
             none.stderr.contains(
-                "weir: (stdin): Dictionary mismatch: the data was compressed with a dictionary (frame 0, at offset 0); give it with -D"
+                "weir: (stdin): Dictionary mismatch: the data was compressed with a dictionary (frame 0, at offset "
+                    + "0); give it with -D"
             ),
             "\(none.stderr)")
 
@@ -142,7 +148,10 @@ struct DictionaryCommandTests {
     }
 
     @Test(
-        "--train refuses fewer than 5 samples with zstd's exit status 14, and writes no dictionary; -B cuts the same files into enough"
+        """
+        --train refuses fewer than 5 samples with zstd's exit status 14, and writes no dictionary; -B cuts the same \
+        files into enough
+        """
     )
     func tooFewSamples() throws {
         let scratch = Scratch()
@@ -191,7 +200,10 @@ struct DictionaryCommandTests {
     }
 
     @Test(
-        "every builder and its parameters make zstd's very dictionary, which both use both ways; a search says what it chose",
+        """
+        every builder and its parameters make zstd's very dictionary, which both use both ways; a search says what it \
+        chose
+        """,
         arguments: [
             (["--train"], true), (["--train-cover=k=200,d=8"], false), (["--train-cover=steps=4,split=80"], true),
             (["--train-fastcover=k=46,d=8,f=15,split=80"], false), (["--train-fastcover=steps=1,shrink"], true),

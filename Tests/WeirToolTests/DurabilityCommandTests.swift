@@ -41,7 +41,10 @@ struct DurabilityCommandTests {
     }
 
     @Test(
-        "a run writing into a folder removes the temporaries of a weir cut short, keeps one a process holds, and says so with -v"
+        """
+        a run writing into a folder removes the temporaries of a weir cut short, keeps one a process holds, and says \
+        so with -v
+        """
     )
     func staleTemporaries() throws {
         let scratch = Scratch()

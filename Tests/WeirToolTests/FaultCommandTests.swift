@@ -29,7 +29,10 @@ struct FaultCommandTests {
     }
 
     @Test(
-        "disk full under -r: the files side by side that fit are complete, the others fail cleanly, nothing partial is left"
+        """
+        disk full under -r: the files side by side that fit are complete, the others fail cleanly, nothing partial is \
+        left
+        """
     )
     func diskFullSideBySide() throws {
         let scratch = Scratch()
@@ -90,7 +93,8 @@ struct FaultCommandTests {
 
         // A name that is not UTF-8 is that very file (more in NameCommandTests).
         let latin1 = try WeirProcess.shell(
-            "head -c 100 /dev/zero > $'caf\\xe9'; $WEIR -q $'caf\\xe9' && /usr/bin/zstd -qt $'caf\\xe9.zst'; echo \"status $?\"",
+            "head -c 100 /dev/zero > $'caf\\xe9'; $WEIR -q $'caf\\xe9' && /usr/bin/zstd -qt $'caf\\xe9.zst'; echo "
+                + "\"status $?\"",
             in: scratch.url)
         #expect(latin1.stderr == "")
         #expect(String(decoding: latin1.stdout, as: UTF8.self) == "status 0\n")
@@ -112,7 +116,8 @@ struct FaultCommandTests {
         // A copy of the binary in the scratch folder: the build folder may sit
         // where nobody cannot reach it.
         let denied = try WeirProcess.shell(
-            "cp $WEIR ./weir-copy && chmod 755 ./weir-copy && setpriv --reuid=nobody --regid=nogroup --clear-groups ./weir-copy -c secret > /dev/null",
+            "cp $WEIR ./weir-copy && chmod 755 ./weir-copy && setpriv --reuid=nobody --regid=nogroup --clear-groups "
+                + "./weir-copy -c secret > /dev/null",
             in: scratch.url)
         #expect(denied.status == 1)
         #expect(denied.stderr == "weir: secret: open failed: Permission denied\n")

@@ -7,7 +7,10 @@ import Testing
 @Suite("weir --index")
 struct IndexCommandTests {
     @Test(
-        "pzstd's file and a concatenation become seekable from their table; zstd -d decodes them the same; twice changes nothing"
+        """
+        pzstd's file and a concatenation become seekable from their table; zstd -d decodes them the same; twice \
+        changes nothing
+        """
     )
     func indexes() throws {
         let scratch = Scratch()
@@ -44,7 +47,10 @@ struct IndexCommandTests {
     }
 
     @Test(
-        "refused: standard input, --json, -c and -o, a file that is not zstd, a corrupt frame (the file unchanged, exit 1)"
+        """
+        refused: standard input, --json, -c and -o, a file that is not zstd, a corrupt frame (the file unchanged, \
+        exit 1)
+        """
     )
     func refuses() throws {
         let scratch = Scratch()
@@ -77,7 +83,10 @@ struct IndexCommandTests {
     }
 
     @Test(
-        "a seek table the frames contradict is neither vouched for nor extended: exit 1, the frame named, the file unchanged (issue 59)"
+        """
+        a seek table the frames contradict is neither vouched for nor extended: exit 1, the frame named, the file \
+        unchanged (issue 59)
+        """
     )
     func refusesLyingTables() throws {
         let scratch = Scratch()

@@ -73,7 +73,8 @@ struct PassThroughCommandTests {
     func weircat() throws {
         let scratch = try Self.mixedInputs()
         let run = try WeirProcess.shell(
-            "ln -s \"$WEIR\" weircat && ./weircat plain packed.zst two | cmp - <(zstdcat plain packed.zst two) && echo same",
+            "ln -s \"$WEIR\" weircat && ./weircat plain packed.zst two | cmp - <(zstdcat plain packed.zst two) && "
+                + "echo same",
             in: scratch.url)
         #expect(String(decoding: run.stdout, as: UTF8.self) == "same\n", "\(run.stderr)")
     }

@@ -77,7 +77,10 @@ struct ProgressCommandTests {
     }
 
     @Test(
-        "the summary: on a terminal and file → file; silent in standard-output mode when stderr is not a terminal, unless -v"
+        """
+        the summary: on a terminal and file → file; silent in standard-output mode when stderr is not a terminal, \
+        unless -v
+        """
     )
     func summaryWhen() throws {
         let scratch = Scratch()

@@ -131,7 +131,10 @@ struct ProgressJSONCommandTests {
     }
 
     @Test(
-        "-d of .gz and .xz, from a file and a pipe: bytes_in follows the decoding to the compressed size; frames decoded",
+        """
+        -d of .gz and .xz, from a file and a pipe: bytes_in follows the decoding to the compressed size; frames \
+        decoded
+        """,
         .timeLimit(.minutes(5)))
     func otherFormats() throws {
         let scratch = Scratch()

@@ -42,7 +42,10 @@ struct RangeCommandTests {
     }
 
     @Test(
-        "sizes only the seek table gives are taken; a frame that decodes to more or fewer bytes than its entry fails the range (issue 59)"
+        """
+        sizes only the seek table gives are taken; a frame that decodes to more or fewer bytes than its entry fails \
+        the range (issue 59)
+        """
     )
     func tableSizesCheckedWhenDecoded() throws {
         for change in [-5000, 5000] {

@@ -125,7 +125,8 @@ struct SafetyTests {
             """
             exec 3< <(head -c 1000 /dev/zero)
             $WEIR -c <&3 > /dev/null
-            python3 -c 'import fcntl,os; print("nonblock" if fcntl.fcntl(3, fcntl.F_GETFL) & os.O_NONBLOCK else "blocking")'
+            python3 -c 'import fcntl,os; print("nonblock" if fcntl.fcntl(3, fcntl.F_GETFL) & os.O_NONBLOCK else \
+            "blocking")'
             """, in: scratch.url)
         #expect(String(decoding: flags.stdout, as: UTF8.self) == "blocking\n", "\(flags.stderr)")
     }

@@ -9,7 +9,10 @@ struct ZstdTestHookCommandTests {
     static let slowInput = ProgressCommandTests.slowInput
 
     @Test(
-        "--fake-stderr-is-console draws the progress line and the summary on a stderr that is no terminal; -q hides them"
+        """
+        --fake-stderr-is-console draws the progress line and the summary on a stderr that is no terminal; -q hides \
+        them
+        """
     )
     func fakeConsole() throws {
         let scratch = Scratch()

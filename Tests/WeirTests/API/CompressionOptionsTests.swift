@@ -27,7 +27,10 @@ struct CompressionOptionsTests {
     }
 
     @Test(
-        "the default chunk grows with the level's window: 8 MiB to -6, 16 MiB at -7 and -8, eight windows above; a chunk given wins"
+        """
+        the default chunk grows with the level's window: 8 MiB to -6, 16 MiB at -7 and -8, eight windows above; a \
+        chunk given wins
+        """
     )
     func levelChunk() {
         for level in [-5, -1, 1, 3, 6] {

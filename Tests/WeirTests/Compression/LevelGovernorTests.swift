@@ -28,7 +28,10 @@ struct LevelGovernorTests {
     }
 
     @Test(
-        "workers always busy and the writer never: two levels lower per choice, skipping 0, never below min; 150 ms measures"
+        """
+        workers always busy and the writer never: two levels lower per choice, skipping 0, never below min; 150 ms \
+        measures
+        """
     )
     func cpuBound() {
         let harness = Harness(level: 5, range: -2...19)

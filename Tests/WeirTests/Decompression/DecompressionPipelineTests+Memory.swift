@@ -36,7 +36,8 @@ extension DecompressionPipelineTests {
     func boundedMemory() throws {
         let input = TestData.text(6_000_000, seed: 21)
         let big = try Self.weir(input, chunk: 2 << 20)  // 2 MiB frames
-        let options = DecompressionOptions(memoryLimit: 4 << 20, threads: 2)  // a 2 MiB budget: buffers above 1 MiB stream
+        // a 2 MiB budget: buffers above 1 MiB stream
+        let options = DecompressionOptions(memoryLimit: 4 << 20, threads: 2)
         #expect(options.inFlightBudget == 2 << 20)
         #expect(options.parallelFrameLimit == 1 << 20)
         let pipe = Self.decodePipe(big, options: options, pieceSize: 10_000)
@@ -55,7 +56,10 @@ extension DecompressionPipelineTests {
     }
 
     @Test(
-        "weir's 8 MiB frames decode whole at the default budget and from -M 24MiB; buffers, idle ones included, stay within the budget"
+        """
+        weir's 8 MiB frames decode whole at the default budget and from -M 24MiB; buffers, idle ones included, stay \
+        within the budget
+        """
     )
     func defaultFramesWhole() throws {
         let block = TestData.text(1 << 20, seed: 8)

@@ -169,11 +169,13 @@ struct DecompressionPipelineTests {
             ),
             (
                 "compressed size", try Self.withTable(good) { $0[3].compressedSize -= 1 },
-                "entry 3 lists a compressed size of \(frames[3].size - 1) bytes, but frame 3 at offset \(offsets[3]) is \(frames[3].size) bytes"
+                "entry 3 lists a compressed size of \(frames[3].size - 1) bytes, but frame 3 at offset \(offsets[3]) "
+                    + "is \(frames[3].size) bytes"
             ),
             (
                 "compressed size up", try Self.withTable(good) { $0[4].compressedSize += 1 },
-                "entry 4 lists a compressed size of \(frames[4].size + 1) bytes, but frame 4 at offset \(offsets[4]) is \(frames[4].size) bytes"
+                "entry 4 lists a compressed size of \(frames[4].size + 1) bytes, but frame 4 at offset \(offsets[4]) "
+                    + "is \(frames[4].size) bytes"
             ),
             (
                 "shifted",
@@ -181,7 +183,8 @@ struct DecompressionPipelineTests {
                     entries[0].compressedSize += 5
                     entries[1].compressedSize -= 5
                 },
-                "entry 0 lists a compressed size of \(frames[0].size + 5) bytes, but frame 0 at offset 0 is \(frames[0].size) bytes"
+                "entry 0 lists a compressed size of \(frames[0].size + 5) bytes, but frame 0 at offset 0 is "
+                    + "\(frames[0].size) bytes"
             ),
             ("checksum", try Self.withTable(good) { $0[3].checksum ^= 1 }, "entry 3 lists the checksum"),
             ("no footer magic", Array(good.dropLast()) + [0x00], "without the footer magic 0x8F92EAB1"),

@@ -14,7 +14,10 @@ struct LargeFrameBudgetTests {
     }
 
     @Test(
-        "the budget a frame asks for: one buffer per worker and one waiting, held to the ceiling; nil with -M or a small frame"
+        """
+        the budget a frame asks for: one buffer per worker and one waiting, held to the ceiling; nil with -M or a \
+        small frame
+        """
     )
     func budgetForFrame() {
         let two = DecompressionOptions(threads: 2)
@@ -33,7 +36,10 @@ struct LargeFrameBudgetTests {
     }
 
     @Test(
-        "frames above the default share decode whole, not streamed, from a file and from a pipe, within the grown budget"
+        """
+        frames above the default share decode whole, not streamed, from a file and from a pipe, within the grown \
+        budget
+        """
     )
     func largeFramesWhole() throws {
         let (input, compressed) = try Self.largeFrames()

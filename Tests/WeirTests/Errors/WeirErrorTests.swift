@@ -73,7 +73,8 @@ struct WeirErrorTests {
                 .memoryLimit(
                     path: "a", operation: .decompress, window: 1 << 40, limit: 1024, isDefaultLimit: true,
                     frame: 0, offset: 0),
-                "frame 0 at offset 0 needs a window of 1099511627776 bytes, more than the default memory limit of 1024 bytes "
+                "frame 0 at offset 0 needs a window of 1099511627776 bytes, more than the default memory limit of "
+                    + "1024 bytes "
                     + "(a window log above 31 is not supported)"
             ),
             (

@@ -67,7 +67,8 @@ struct FaultTests {
                                     inputName: "in", outputName: "out", options: options).result()
             }
             let context =
-                "seed \(seed) round \(round): size \(size) chunk \(chunk) threads \(threads) in-flight \(inFlight) level \(level)"
+                "seed \(seed) round \(round): size \(size) chunk \(chunk) threads \(threads) in-flight \(inFlight) "
+                    + "level \(level)"
             #expect((try? compressed.result.get()) != nil, "\(context)")
             // Decoded by libzstd directly, and by weir's own decoder read in odd pieces.
             #expect(TestData.same(TestData.zstdDecode(compressed.output), input), "\(context)")

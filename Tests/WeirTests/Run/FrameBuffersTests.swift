@@ -32,7 +32,10 @@ struct FrameBuffersTests {
     }
 
     @Test(
-        "buffers in use plus idle ones never exceed the budget: a buffer freed late delays the next frame, which reuses it"
+        """
+        buffers in use plus idle ones never exceed the budget: a buffer freed late delays the next frame, which \
+        reuses it
+        """
     )
     func lateFree() throws {
         let budget = ByteBudget(limit: 3 * Self.mebibyte)

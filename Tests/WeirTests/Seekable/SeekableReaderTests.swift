@@ -78,7 +78,10 @@ struct SeekableReaderTests {
     }
 
     @Test(
-        "a frame larger than the whole-frame limit is streamed from its start; a damaged table is ignored, with a warning"
+        """
+        a frame larger than the whole-frame limit is streamed from its start; a damaged table is ignored, with a \
+        warning
+        """
     )
     func streamedAndDamaged() async throws {
         let folder = Folder()
@@ -146,7 +149,10 @@ struct SeekableReaderTests {
     }
 
     @Test(
-        "sizes only the seek table gives are taken without decoding, and each frame decoded is checked against its entry, whole or streamed (issue 59)"
+        """
+        sizes only the seek table gives are taken without decoding, and each frame decoded is checked against its \
+        entry, whole or streamed (issue 59)
+        """
     )
     func tableSizesTrustedThenChecked() throws {
         let folder = Folder()

@@ -24,7 +24,10 @@ struct CompressionContextTests {
     }
 
     @Test(
-        "a mapped chunk larger than the window: libzstd decodes the frame to the chunk, and the pages behind the window are given back",
+        """
+        a mapped chunk larger than the window: libzstd decodes the frame to the chunk, and the pages behind the \
+        window are given back
+        """,
         arguments: [1, 3])
     func mappedChunk(level: Int) throws {
         let folder = TestData.temporaryFolder()
