@@ -30,10 +30,13 @@ package final class BufferPool: Sendable {
     private let keep: Int
     private let idle = Locked<[IdleBuffer]>([])
     private let tally: MappedTally?
-    /// A mapped buffer in the idle list. Sendable by hand: a pointer that is
-    /// idle, nobody's, and leaves the list, locked, to one taker.
-    private struct IdleBuffer: @unchecked Sendable {
-        let address: UnsafeMutableRawPointer
+    /// A mapped buffer in the idle list, kept by its address (a plain
+    /// integer, so no claim of Sendable by hand): idle, nobody's, it leaves
+    /// the list, locked, to one taker, who makes it a pointer again.
+    private struct IdleBuffer: Sendable {
+        private let bits: UInt
+        init(address: UnsafeMutableRawPointer) { bits = UInt(bitPattern: address) }
+        var address: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: bits)! }
     }
     private let onIdle: (@Sendable () -> Void)?
 

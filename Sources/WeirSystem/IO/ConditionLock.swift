@@ -13,7 +13,9 @@ import Glibc
 /// and a sleep. pthreads rather than `NSCondition` (the engine needs only
 /// FoundationEssentials) or `Synchronization.Mutex` (a futex Thread Sanitizer
 /// does not see: docs/design.md, "Locks").
-package final class ConditionLock<State: Sendable>: @unchecked Sendable {  // pthread mutex; `state` only touched with it held
+///
+/// Sendable by hand: a pthread mutex; `state` only touched with it held.
+package final class ConditionLock<State: Sendable>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
     private var state: State
@@ -52,8 +54,10 @@ package final class ConditionLock<State: Sendable>: @unchecked Sendable {  // pt
     /// access; `body` looks at the state again to know which came first.
     /// With `broadcast`, wakes every waiter after `body`.
     @discardableResult
-    package func withLock<Result>(when ready: (State) -> Bool, until deadline: DispatchTime? = nil, broadcast: Bool = false,
-                          _ body: (inout State) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(
+        when ready: (State) -> Bool, until deadline: DispatchTime? = nil, broadcast: Bool = false,
+        _ body: (inout State) throws -> Result
+    ) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer {
             if broadcast { pthread_cond_broadcast(condition) }

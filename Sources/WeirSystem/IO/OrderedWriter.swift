@@ -26,7 +26,9 @@ import CSupport
 /// Threads: everything runs on `queue` (serial), which owns `pending`,
 /// `next`, `failed`, `lastKept`, `inFlight`, `position` and `writeBackFrom`; the channel's handlers and
 /// the timer run on it too.
-package final class OrderedWriter: @unchecked Sendable {  // DispatchIO and DispatchSource; mutable state on serial `queue`
+///
+/// Sendable by hand: DispatchIO and DispatchSource; mutable state on serial `queue`.
+package final class OrderedWriter: @unchecked Sendable {
     /// The most bytes per `write()` (see the type's comment).
     static let maxWrite = 128 << 10
     /// Where writes to a regular file are cut, past each multiple of
