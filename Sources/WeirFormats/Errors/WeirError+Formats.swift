@@ -23,8 +23,10 @@ extension WeirError {
     /// Frame `frame` at `offset` needs a window of `window` bytes, more than
     /// `limit` (the default limit, or one given); a window log above 31 is
     /// not supported, a smaller one comes with the hint of its limit.
-    package static func memoryLimit(path: String, operation: Operation, window: UInt64, limit: UInt64, isDefaultLimit: Bool,
-                            frame: Int, offset: Int) -> WeirError {
+    package static func memoryLimit(
+        path: String, operation: Operation, window: UInt64, limit: UInt64, isDefaultLimit: Bool,
+        frame: Int, offset: Int
+    ) -> WeirError {
         let what = isDefaultLimit ? "the default memory limit" : "the memory limit"
         let log = WindowLimit.windowLog(window)
         let supported = log <= 31
@@ -55,7 +57,9 @@ extension WeirError {
     /// An input that ends at offset `end`, inside a frame (zstd's, lz4's) or
     /// member (gzip's, xz's, lzma's) of `format`: the one wording of that
     /// condition, whichever decoder finds it.
-    package static func endsInside(_ format: CompressedFormat, path: String, operation: Operation, at end: Int) -> WeirError {
+    package static func endsInside(
+        _ format: CompressedFormat, path: String, operation: Operation, at end: Int
+    ) -> WeirError {
         let unit = switch format {
         case .zstd: "a frame"
         case .gzip: "a gzip member"

@@ -87,7 +87,9 @@ package final class CompressionContext {
     /// `dictionary` digested for that level (a referenced CDict imposes its
     /// own level). The parameters set beside the level stay: libzstd keeps
     /// what was set by hand over what a level chooses.
-    package func setLevel(_ level: Int, windowLog: Int?, dictionary: CompressionDictionary?, path: String) throws(WeirError) {
+    package func setLevel(
+        _ level: Int, windowLog: Int?, dictionary: CompressionDictionary?, path: String
+    ) throws(WeirError) {
         guard level != self.level else { return }
         try Zstd.check(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, Int32(level)), path: path,
                        operation: .setParameter("set level"))
@@ -112,8 +114,10 @@ package final class CompressionContext {
     /// does). A chunk in several regions (a pipe read with a progress line)
     /// also copies its window into a stream buffer, not counted here; a
     /// dictionary's tables are shared by every context, not counted either.
-    package static func estimatedSize(level: Int, windowLog: Int?, longDistance: Bool, parameters: CompressionParameters,
-                              chunkSize: Int) -> Int {
+    package static func estimatedSize(
+        level: Int, windowLog: Int?, longDistance: Bool, parameters: CompressionParameters,
+        chunkSize: Int
+    ) -> Int {
         guard let params = ZSTD_createCCtxParams() else { return 0 }
         defer { ZSTD_freeCCtxParams(params) }
         let hint = Int32(clamping: max(1, chunkSize))
@@ -228,8 +232,10 @@ package final class CompressionContext {
     ///     gives its independent chunks (``CompressionOptions/resolvedWindowLog``),
     ///     which the context gets back after the frame.
     ///   - sizeHint: zstd's `--size-hint`, for this frame only.
-    package func compressStreamedFrame(_ chunk: DispatchData, into output: UnsafeMutableRawBufferPointer, windowLog: Int?,
-                               sizeHint: Int? = nil, path: String) throws(WeirError) -> Int {
+    package func compressStreamedFrame(
+        _ chunk: DispatchData, into output: UnsafeMutableRawBufferPointer, windowLog: Int?,
+        sizeHint: Int? = nil, path: String
+    ) throws(WeirError) -> Int {
         ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
         var chunkWindowLog: Int32 = 0
         ZSTD_CCtx_getParameter(cctx, ZSTD_c_windowLog, &chunkWindowLog)

@@ -195,7 +195,9 @@ extension WeirError {
     }
 
     /// A file that is not a regular file, worded as `wording` says.
-    package static func notRegularFile(path: String, operation: Operation, _ wording: NotRegularFile = .plain) -> WeirError {
+    package static func notRegularFile(
+        path: String, operation: Operation, _ wording: NotRegularFile = .plain
+    ) -> WeirError {
         switch wording {
         case .plain:
             WeirError(.notRegularFile, path: path, operation: operation, lead: nil, detail: "not a regular file")
@@ -270,7 +272,8 @@ extension WeirError {
     /// Compressing needs at least `needed` bytes, more than the process's
     /// memory `limit`, with frames of `frame` bytes; `fitting`: the window
     /// log that would fit, if any (``CompressionMemory``).
-    package static func compressionMemory(path: String, needed: Int, limit: Int, frame: Int, fitting: Int?) -> WeirError {
+    package static func compressionMemory(path: String, needed: Int, limit: Int, frame: Int, fitting: Int?) -> WeirError
+    {
         WeirError(.memoryLimit, path: path, operation: .compress, lead: nil,
                   detail: "needs at least \(mebibytes(needed)) MiB to compress (frames of \(mebibytes(frame)) MiB), "
                       + "more than this process's memory limit of \(mebibytes(limit)) MiB",

@@ -116,7 +116,8 @@ package struct Descriptor: Sendable, Equatable {
 
     /// Runs a swift-system call on this file: its `Errno` becomes a
     /// ``WeirError`` naming the file and `operation`.
-    package func checked<Value>(_ operation: WeirError.Operation, _ call: () throws -> Value) throws(WeirError) -> Value {
+    package func checked<Value>(_ operation: WeirError.Operation, _ call: () throws -> Value) throws(WeirError) -> Value
+    {
         do {
             return try call()
         } catch let error as Errno {
