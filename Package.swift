@@ -58,7 +58,7 @@ let package = Package(
             providers: [.apt(["libxxhash-dev"])]
         ),
         // The other formats zstd reads and writes (--format=, .gz .xz .lzma
-        // .lz4 by magic): libdeflate, ISA-L, zlib, liblz4, liblzma (Sources/Weir/Formats).
+        // .lz4 by magic): libdeflate, ISA-L, zlib, liblz4, liblzma (Sources/WeirFormats/Formats).
         .systemLibrary(
             name: "CFormats",
             pkgConfig: "libdeflate",

@@ -1,5 +1,7 @@
 import FuzzSupport
 @testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 // The decoders of the other formats (gzip by ISA-L and by zlib, xz and
 // .lzma by liblzma, lz4 by liblz4, zstd between them) on arbitrary bytes,

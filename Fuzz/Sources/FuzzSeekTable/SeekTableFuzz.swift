@@ -1,5 +1,7 @@
 import FuzzSupport
 @testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 // The seek table parser on arbitrary tails of files, and the check of a
 // table against the frames a scanner finds (``SeekTableCheck``).
