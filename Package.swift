@@ -18,6 +18,15 @@ let releaseLinking: [LinkerSetting] = [
     ], .when(configuration: .release)),
 ]
 
+// The WEIR_TEST_* hooks (a frame damaged, a step or a frame's decode held,
+// FUSE sizes trusted) exist only where WEIR_TEST_HOOKS is defined: debug
+// builds, and the release build scripts/test makes for its command-line
+// tests and power cuts with -Xswiftc -DWEIR_TEST_HOOKS. The release binary
+// and library users get hold none. One definition, for every target that
+// reads it (the engine's options and their consumers, the executable's
+// environment).
+let testHooks: [SwiftSetting] = [.define("WEIR_TEST_HOOKS", .when(configuration: .debug))]
+
 let package = Package(
     name: "weir",
     products: [
@@ -53,7 +62,7 @@ let package = Package(
             providers: [.apt(["libarchive-dev"])]
         ),
         // The other formats zstd reads and writes (--format=, .gz .xz .lzma
-        // .lz4 by magic): libdeflate, ISA-L, zlib, liblz4, liblzma (Sources/Weir/Formats).
+        // .lz4 by magic): libdeflate, ISA-L, zlib, liblz4, liblzma (Sources/WeirFormats/Formats).
         .systemLibrary(
             name: "CFormats",
             pkgConfig: "libdeflate",
@@ -67,34 +76,57 @@ let package = Package(
         // debug builds are the ones run under the sanitizers, whose own
         // allocators cannot share a process with it.
         .target(name: "CAllocator", linkerSettings: [.linkedLibrary("jemalloc", .when(configuration: .release))]),
+        // The engine, in layers the compiler keeps apart (docs/design.md,
+        // "Layers and layout"): a target imports only those below it, and
+        // what it shares upwards is `package`.
+        // The system calls, the DispatchIO readers and writers, locks, and
+        // the one error type.
+        .target(
+            name: "WeirSystem",
+            dependencies: ["CSupport", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: testHooks
+        ),
+        // The formats as codecs: zstd's framing and seek table, libzstd's
+        // contexts, the other formats' encoders and member decoders (what
+        // the fuzzers drive); no run, no pipeline.
+        .target(name: "WeirFormats", dependencies: ["WeirSystem", "CZstd", "CFormats", "CArchive"]),
+        // The files a run reads and writes: input trees and lists, output
+        // files and names, a stopped run's kept output.
+        .target(name: "WeirFiles", dependencies: ["WeirSystem", "WeirFormats", "CXXHash", "CSupport"]),
+        // The engine users import: the pipelines, runs, jobs, random access,
+        // planning, and the API; it re-exports the public types below it.
         .target(
             name: "Weir",
             dependencies: [
-                "CZstd", "CXXHash", "CFormats", "CArchive", "CSupport",
+                "WeirSystem", "WeirFormats", "WeirFiles", "CZstd", "CFormats",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "SystemPackage", package: "swift-system"),
-            ]
+            ],
+            swiftSettings: testHooks
         ),
         // What zstd keeps in its programs/ rather than its library: -b's
         // benchmark, --trace's log, the loading of training samples. The
         // executable's side of the engine; `package` access into it.
         .target(
             name: "WeirPrograms",
-            dependencies: ["Weir", "CZstd", "CSupport", .product(name: "SystemPackage", package: "swift-system")]
+            dependencies: [
+                "Weir", "WeirFiles", "CZstd", "CSupport", .product(name: "SystemPackage", package: "swift-system"),
+            ]
         ),
         .target(
             name: "WeirCLI",
-            dependencies: ["Weir", "WeirPrograms"]
+            dependencies: ["Weir", "WeirFiles", "WeirPrograms"]
         ),
         // Every script builds it with `--static-swift-stdlib` (no toolchain
-        // needed where it is installed; 3–4 MiB less resident: README,
-        // "Building").
+        // needed where it is installed; 3–4 MiB less resident: docs/pipes.md,
+        // "The runtime linked statically").
         // The executable, named `weir` by its product; its folder's name
         // differs from the library's in more than case.
         .executableTarget(
             name: "WeirTool",
             dependencies: [
                 "Weir",
+                "WeirFiles",
                 "WeirPrograms",
                 "WeirCLI",
                 "CAllocator",
@@ -102,12 +134,7 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             exclude: ["exports.map"],
-            // The WEIR_TEST_* hooks (a frame damaged, a frame's decode held) are
-            // read from the environment only where WEIR_TEST_HOOKS is defined:
-            // debug builds, and the release build scripts/test makes for its
-            // command-line tests and power cuts with -Xswiftc -DWEIR_TEST_HOOKS.
-            // The release binary users run, and the packages, hold none.
-            swiftSettings: [.define("WEIR_TEST_HOOKS", .when(configuration: .debug))],
+            swiftSettings: testHooks,
             linkerSettings: releaseLinking
         ),
         // The library as a program of a user's uses it (Examples/WeirExample):
@@ -115,7 +142,10 @@ let package = Package(
         .executableTarget(name: "WeirExample", dependencies: ["Weir"], path: "Examples/WeirExample"),
         .testTarget(
             name: "WeirTests",
-            dependencies: ["Weir", "CZstd", .product(name: "SystemPackage", package: "swift-system")]
+            dependencies: [
+                "Weir", "WeirFiles", "WeirFormats", "WeirSystem", "CZstd",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
         ),
         .testTarget(
             name: "WeirProgramsTests",

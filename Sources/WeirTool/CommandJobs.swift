@@ -1,4 +1,5 @@
 import Weir
+import WeirFiles
 
 /// The `weir` command's side of a run's jobs (``JobSchedulerDelegate``):
 /// each input's job made from the flags, the progress line and the report of

@@ -1,5 +1,6 @@
 import Weir
 import WeirCLI
+import WeirFiles
 
 /// Everything the command prints on stderr: errors, warnings, summaries,
 /// JSON statistics, and the progress line. stdout carries data only.

@@ -1,6 +1,7 @@
 import Glibc
 import Weir
 import WeirCLI
+import WeirFiles
 
 /// Several inputs into one `-o FILE`, as zstd writes them: one after the
 /// other into a single output, opened before the first and committed after

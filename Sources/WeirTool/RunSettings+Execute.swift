@@ -1,4 +1,5 @@
 import Weir
+import WeirFiles
 import WeirCLI
 import WeirPrograms
 import Glibc

@@ -1,5 +1,6 @@
 import Weir
 import WeirCLI
+import WeirFiles
 
 /// Which files the run processes: the names given, those of `--filelist`,
 /// and with `-r` the files under the folders among them (see InputTree).

@@ -1,7 +1,8 @@
 import ArgumentParser
+import Glibc
 import Weir
 import WeirCLI
-import Glibc
+import WeirFiles
 
 /// Where each input's output goes, and the job that takes it there: names,
 /// --exclude-compressed, standard output, and the decompression options.

@@ -1,5 +1,6 @@
 import Glibc
 import Weir
+import WeirFiles
 import WeirCLI
 
 /// `weir -l --members ARCHIVE...` and `weir -d --member=PATTERN ARCHIVE`:

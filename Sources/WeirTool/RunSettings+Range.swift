@@ -2,6 +2,7 @@ import Dispatch
 import Glibc
 import Weir
 import WeirCLI
+import WeirFiles
 
 /// `-d --range=LIST` and `-t --range=LIST`: bytes of the decompressed
 /// content of one input (``RangeExtraction``).

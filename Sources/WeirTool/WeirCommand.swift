@@ -1,8 +1,9 @@
 import ArgumentParser
 import CAllocator
+import Glibc
 import Weir
 import WeirCLI
-import Glibc
+import WeirFiles
 
 /// The `weir` command: flags in, library calls, exit status out.
 @main

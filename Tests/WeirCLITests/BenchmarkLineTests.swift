@@ -20,12 +20,19 @@ struct BenchmarkLineTests {
     @Test("a row: level, the name's last 17 characters, sizes, ratio, MB/s both ways, what ran")
     func row() {
         let weir = result()
-        #expect(BenchmarkLine.text(level: 3, name: "linux-6.1-source.tar", result: weir,
-                                   label: BenchmarkLine.label("weir", result: weir))
-                == " 3#ux-6.1-source.tar :1363783680 -> 295311520 (x4.618), 2727.6 MB/s, 5455.1 MB/s  weir -T2, 163 frames")
+        #expect(
+            BenchmarkLine.text(
+                level: 3, name: "linux-6.1-source.tar", result: weir,
+                label: BenchmarkLine.label("weir", result: weir))
+                == " 3#ux-6.1-source.tar :1363783680 -> 295311520 (x4.618), 2727.6 MB/s, 5455.1 MB/s  weir -T2, 163 "
+                    + "frames"
+        )
         let one = result(compressed: 100, frames: 1)
-        #expect(BenchmarkLine.text(level: -5, name: "a", result: one, label: BenchmarkLine.label("libzstd", result: one))
-                == "-5#a                 :1363783680 -> 295311520 (x4.618),   13.6 MB/s, 5455.1 MB/s  libzstd -T2, 1 frame")
+        #expect(
+            BenchmarkLine.text(level: -5, name: "a", result: one, label: BenchmarkLine.label("libzstd", result: one))
+                == "-5#a                 :1363783680 -> 295311520 (x4.618),   13.6 MB/s, 5455.1 MB/s  libzstd -T2, 1 "
+                    + "frame"
+        )
     }
 
     @Test("decoding only: the compressed size first, one speed")

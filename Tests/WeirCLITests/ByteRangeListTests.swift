@@ -15,8 +15,9 @@ struct ByteRangeListTests {
         #expect(ByteRangeList("2MiB:+1KB")?.ranges(size: 0) == [(2 << 20) ..< (2 << 20) + 1024])
     }
 
-    @Test("refused: no colon, an end before its start, unknown suffixes, overflow, empty parts",
-          arguments: ["", "10", "20:10", "1X:2", "a:b", "9223372036854775807:+1", "99999999999T:", "1:2,", ",1:2", "1:+"])
+    @Test(
+        "refused: no colon, an end before its start, unknown suffixes, overflow, empty parts",
+        arguments: ["", "10", "20:10", "1X:2", "a:b", "9223372036854775807:+1", "99999999999T:", "1:2,", ",1:2", "1:+"])
     func invalid(text: String) {
         #expect(ByteRangeList(text) == nil, "\(text)")
     }

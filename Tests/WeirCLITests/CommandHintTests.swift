@@ -1,6 +1,7 @@
 import Testing
 import Weir
 import WeirCLI
+import WeirSystem
 
 @Suite("zstd's hints in weir's flags")
 struct CommandHintTests {
@@ -10,8 +11,11 @@ struct CommandHintTests {
         #expect(CommandHint.message(for: exists) == "a.zst: already exists")
         exists.hint = .forceOverwrite
         #expect(CommandHint.message(for: exists) == "a.zst: already exists; use -f to overwrite it")
-        #expect(CommandHint.message(for: .terminalOutput())
-                    == "(stdout): stdout is a terminal, aborting: will not write compressed data to it (use -c or -f to force)")
+        #expect(
+            CommandHint.message(for: .terminalOutput())
+                == "(stdout): stdout is a terminal, aborting: will not write compressed data to it (use -c or -f to "
+                    + "force)"
+        )
         #expect(CommandHint.message(for: .terminalInput(path: "(stdin)", compressing: true))
                     == "(stdin): stdin is a terminal, aborting (use -f to read it anyway)")
     }
@@ -28,8 +32,11 @@ struct CommandHintTests {
     func windowBeyondTheGroup() {
         let group = ProcessLimits(onlineCores: 2, memoryLimit: 64 << 20)
         // --long=27's window, 128 MiB, in 64 MiB: zstd's advice would be -M128M, and an OOM kill.
-        #expect(CommandHint.text(.windowLimit(log: 27, bytes: 128 << 20), limits: group)
-                == " (that is more than this process's memory limit of 64.00 MiB allows: decode it where more memory is free)")
+        #expect(
+            CommandHint.text(.windowLimit(log: 27, bytes: 128 << 20), limits: group)
+                == " (that is more than this process's memory limit of 64.00 MiB allows: decode it where more memory "
+                    + "is free)"
+        )
         // A window that fits beside weir's own memory keeps zstd's advice.
         #expect(CommandHint.text(.windowLimit(log: 25, bytes: 20 << 20), limits: group) == " (use --long=25 or -M20M)")
     }

@@ -1,6 +1,7 @@
 import Testing
 import Weir
 import WeirCLI
+import WeirFormats
 
 /// WEIR_CLEVEL and WEIR_NBTHREADS read into the arguments that go before the command line's.
 @Suite("environment defaults")
@@ -23,11 +24,15 @@ struct EnvironmentDefaultsTests {
         #expect(defaults.arguments(before: ["--", "--level"]) == ["--fast=\(-Zstd.minLevel)"])
     }
 
-    @Test("what is not a level or a number of threads is ignored, with a warning that names it",
-          arguments: [("WEIR_CLEVEL", "abc"), ("WEIR_CLEVEL", "0"), ("WEIR_CLEVEL", "5x"), ("WEIR_CLEVEL", ""),
-                      ("WEIR_CLEVEL", "99999999999999999999"),
-                      ("WEIR_CLEVEL", "50000000000"), ("WEIR_CLEVEL", String(Int.min)), ("WEIR_NBTHREADS", "-1"), ("WEIR_NBTHREADS", "257"),
-                      ("WEIR_NBTHREADS", "many")])
+    @Test(
+        "what is not a level or a number of threads is ignored, with a warning that names it",
+        arguments: [
+            ("WEIR_CLEVEL", "abc"), ("WEIR_CLEVEL", "0"), ("WEIR_CLEVEL", "5x"), ("WEIR_CLEVEL", ""),
+            ("WEIR_CLEVEL", "99999999999999999999"),
+            ("WEIR_CLEVEL", "50000000000"), ("WEIR_CLEVEL", String(Int.min)), ("WEIR_NBTHREADS", "-1"),
+            ("WEIR_NBTHREADS", "257"),
+            ("WEIR_NBTHREADS", "many"),
+        ])
     func invalid(variable: String, text: String) {
         let defaults = EnvironmentDefaults(environment: [variable: text])
         #expect(defaults.level == nil && defaults.threads == nil)

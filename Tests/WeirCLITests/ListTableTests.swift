@@ -38,9 +38,10 @@ struct ListTableTests {
 
     @Test("-vv's block: sizes in bytes, unscaled, as zstd -vv -l prints them")
     func exactBlock() {
-        let block = ListTable.verboseBlock(name: "file.19.zst", frames: 1, skips: 0, dictionaryID: 0, windowSize: 8_388_608,
-                                           compressed: 20_666, decompressed: nil, check: "XXH64", checksum: 0xf53a_d43d,
-                                           exact: true)
+        let block = ListTable.verboseBlock(
+            name: "file.19.zst", frames: 1, skips: 0, dictionaryID: 0, windowSize: 8_388_608,
+            compressed: 20_666, decompressed: nil, check: "XXH64", checksum: 0xf53a_d43d,
+            exact: true)
         // zstd 1.5.4's lines for the same file.
         #expect(block == "file.19.zst \n# Zstandard Frames: 1\nDictID: 0\nWindow Size: 8388608 B (8388608 B)\n"
                 + "Compressed Size: 20666 B (20666 B)\nCheck: XXH64 f53ad43d\n")

@@ -85,11 +85,14 @@ struct ProgressMeterTests {
         #expect(meter.speed == 10)
     }
 
-    @Test("a pipe gathering a chunk: the bytes read are shown and their rate, not 0 B/s; the slower rate once both move")
+    @Test(
+        "a pipe gathering a chunk: the bytes read are shown and their rate, not 0 B/s; the slower rate once both move")
     func received() {
         var meter = ProgressMeter(name: "(stdin)", total: nil, mode: .compress, showsReceived: true)
         // 100 KiB a second arrive; nothing is compressed yet.
-        for tenth in 1 ... 30 { meter.update(bytesIn: 0, bytesOut: 0, seconds: Double(tenth) / 10, received: tenth * 10_240) }
+        for tenth in 1...30 {
+            meter.update(bytesIn: 0, bytesOut: 0, seconds: Double(tenth) / 10, received: tenth * 10_240)
+        }
         #expect(abs((meter.speed ?? 0) - 102_400) < 1)
         #expect(meter.line.received == 307_200)
         let text = meter.text(width: 120)
@@ -103,7 +106,9 @@ struct ProgressMeterTests {
         // A file mapped at once: the reading does not move after, the work's rate is the speed.
         var mapped = ProgressMeter(name: "f", total: 10 << 20, mode: .compress)
         mapped.update(bytesIn: 0, bytesOut: 0, seconds: 0.1, received: 10 << 20)
-        for tenth in 2 ... 40 { mapped.update(bytesIn: tenth << 18, bytesOut: 0, seconds: Double(tenth) / 10, received: 10 << 20) }
+        for tenth in 2...40 {
+            mapped.update(bytesIn: tenth << 18, bytesOut: 0, seconds: Double(tenth) / 10, received: 10 << 20)
+        }
         #expect(abs((mapped.speed ?? 0) - Double(10 << 18)) < 1)
         #expect(mapped.line.received == nil)  // a file: not shown
         // With a size hint in 80 columns, the bytes read give way to the bar.

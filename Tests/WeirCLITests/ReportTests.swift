@@ -33,12 +33,17 @@ struct ReportTests {
                 == "a.zst: OK, 1.00 KiB => 4.00 KiB in 1.00 s, 4.00 KiB/s, 3 frames")
     }
 
-    @Test("decompression starts with zstd's `NAME : N bytes`; its speed is of the decompressed side; one frame is 'frame'")
+    @Test(
+        "decompression starts with zstd's `NAME : N bytes`; its speed is of the decompressed side; one frame is 'frame'"
+    )
     func decompressionSummary() throws {
         let decompress = FileJob(input: "linux.tar.zst", operation: .decompress(DecompressionOptions()),
                                  destination: .file("linux.tar"))
-        #expect(SummaryLine(job: decompress, statistics: statistics(200 << 20, 1_000 << 20, seconds: 0.5)).text
-                == "linux.tar.zst       : 1048576000 bytes (200.0 MiB => 1000.0 MiB, linux.tar) in 0.50 s, 1.95 GiB/s, 3 frames")
+        #expect(
+            SummaryLine(job: decompress, statistics: statistics(200 << 20, 1_000 << 20, seconds: 0.5)).text
+                == "linux.tar.zst       : 1048576000 bytes (200.0 MiB => 1000.0 MiB, linux.tar) in 0.50 s, 1.95 "
+                    + "GiB/s, 3 frames"
+        )
         #expect(SummaryLine(job: decompress, statistics: statistics(100, 400, seconds: 1, frames: 1)).text
                 == "linux.tar.zst       : 400 bytes (100 B => 400 B, linux.tar) in 1.00 s, 400 B/s, 1 frame")
         // What zstd's own tests grep in its line (`[A-Za-z0-9._ ]+: [0-9]+ bytes`), from standard input too.
@@ -52,7 +57,9 @@ struct ReportTests {
         var totals = RunTotals(operation: .compress)
         totals.add(compress, statistics(1 << 20, 1 << 18, seconds: 1))
         totals.add(compress, statistics(3 << 20, 1 << 18, seconds: 1, threads: 4))
-        #expect(SummaryLine(totals: totals).text == "2 files: 12.50% (4.00 MiB => 512.0 KiB) in 2.00 s, 2.00 MiB/s, 4 threads")
+        #expect(
+            SummaryLine(totals: totals).text
+                == "2 files: 12.50% (4.00 MiB => 512.0 KiB) in 2.00 s, 2.00 MiB/s, 4 threads")
         totals.addFailure()
         #expect(SummaryLine(totals: totals).text.hasPrefix("3 files, 1 failed: 12.50%"))
     }
@@ -82,7 +89,8 @@ struct ReportTests {
         #expect(try JSONDecoder().decode(JSONRecord.self, from: Data(record.line().utf8)) == record)
 
         let test = FileJob(input: "-", operation: .test(DecompressionOptions()), destination: .none)
-        let failed = try self.object(JSONRecord(job: test, statistics: Statistics(), error: "(stdin): not in zstd format"))
+        let failed = try self.object(
+            JSONRecord(job: test, statistics: Statistics(), error: "(stdin): not in zstd format"))
         #expect(failed["input"] as? String == "-")
         #expect(failed["output"] is NSNull)
         #expect(failed["level"] is NSNull)
@@ -113,7 +121,8 @@ struct ReportTests {
         var small = statistics(1 << 20, 1 << 18, seconds: 1)
         small.windowLog = 20
         #expect(try object(JSONRecord(job: compress, statistics: small))["window_log"] as? Int == 20)
-        #expect(try object(JSONRecord(job: compress, statistics: Statistics(), error: "x: failed"))["window_log"] is NSNull)
+        #expect(
+            try object(JSONRecord(job: compress, statistics: Statistics(), error: "x: failed"))["window_log"] is NSNull)
         var large = small
         large.windowLog = 27
         var totals = RunTotals(operation: .compress)
@@ -125,7 +134,8 @@ struct ReportTests {
 
     @Test("a run's warnings go into its object as a \"warnings\" array, only when there are some; never into the total")
     func jsonWarnings() throws {
-        let decompress = FileJob(input: "a.zst", operation: .decompress(DecompressionOptions()), destination: .file("a"))
+        let decompress = FileJob(
+            input: "a.zst", operation: .decompress(DecompressionOptions()), destination: .file("a"))
         var warned = statistics(1 << 20, 4 << 20, seconds: 1)
         warned.warnings = ["seek table does not match the frames; ignoring it (entry 2 lists 7 bytes of content, "
                            + "but frame 2 at offset 99 declares 8)"]
@@ -134,7 +144,8 @@ struct ReportTests {
         #expect(object["warnings"] as? [String] == warned.warnings)
         #expect(object["status"] as? String == "ok")
         #expect(try JSONDecoder().decode(JSONRecord.self, from: Data(record.line().utf8)) == record)
-        #expect(try self.object(JSONRecord(job: decompress, statistics: statistics(1, 1, seconds: 1)))["warnings"] == nil)
+        #expect(
+            try self.object(JSONRecord(job: decompress, statistics: statistics(1, 1, seconds: 1)))["warnings"] == nil)
         var totals = RunTotals(operation: .decompress)
         totals.add(decompress, warned)
         #expect(try self.object(JSONRecord(totals: totals))["warnings"] == nil)

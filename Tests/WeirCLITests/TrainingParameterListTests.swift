@@ -1,6 +1,7 @@
 import Testing
 import Weir
 import WeirCLI
+import WeirFormats
 
 /// The lists of --train-cover=, --train-fastcover= and --train-legacy=, read
 /// as zstd 1.5.4's parseCoverParameters, parseFastCoverParameters and

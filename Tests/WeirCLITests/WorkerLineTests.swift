@@ -16,9 +16,12 @@ struct WorkerLineTests {
         #expect(WorkerLine.text(WorkerPlan(workers: 1, reason: .memoryLimit(128 << 20), chunkSize: 4 << 20,
                                            memoryLimit: 128 << 20, estimatedPeak: 81 << 20))
             == "1 worker, 4.00 MiB frames (memory limit 128.0 MiB, about 81.00 MiB)")
-        #expect(WorkerLine.text(WorkerPlan(workers: 2, reason: .cpuQuota(2), memoryLimit: 256 << 20, estimatedPeak: 40 << 20))
-            == "2 workers (CPU quota 2 cores, memory limit 256.0 MiB, about 40.00 MiB)")
-        var decompression = WorkerPlan(workers: 2, reason: .onlineCores(2), memoryLimit: 128 << 20, estimatedPeak: 64 << 20)
+        #expect(
+            WorkerLine.text(
+                WorkerPlan(workers: 2, reason: .cpuQuota(2), memoryLimit: 256 << 20, estimatedPeak: 40 << 20))
+                == "2 workers (CPU quota 2 cores, memory limit 256.0 MiB, about 40.00 MiB)")
+        var decompression = WorkerPlan(
+            workers: 2, reason: .onlineCores(2), memoryLimit: 128 << 20, estimatedPeak: 64 << 20)
         decompression.decompressionMemory = 48 << 20
         #expect(WorkerLine.text(decompression)
             == "2 workers (2 cores online, memory limit 128.0 MiB, about 64.00 MiB, -M 48.00 MiB)")

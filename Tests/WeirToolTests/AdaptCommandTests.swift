@@ -50,8 +50,9 @@ struct AdaptCommandTests {
         let stderr = String(decoding: raised.stdout, as: UTF8.self)
         #expect(stderr.contains("weir: in: --adapt: level 3 → 4 at "), "\(stderr)")
         #expect(try scratch.zstd(["-dc", "out.zst"]).stdout == original)
-        let capped = try WeirProcess.shell("$WEIR --adapt=max=4 --json -B1M -c in 2> err | \(Self.slowReader) > capped.zst; cat err",
-                                           in: scratch.url, timeout: 120)
+        let capped = try WeirProcess.shell(
+            "$WEIR --adapt=max=4 --json -B1M -c in 2> err | \(Self.slowReader) > capped.zst; cat err",
+            in: scratch.url, timeout: 120)
         let json = String(decoding: capped.stdout, as: UTF8.self)
         #expect(json.contains("\"level_max\":4"), "\(json)")
         #expect(try scratch.zstd(["-dc", "capped.zst"]).stdout == original)
@@ -115,8 +116,9 @@ struct AdaptCommandTests {
         let made = try WeirProcess.shell("mkdir samples && head -c 400000 in | split -b 2000 - samples/s"
                                          + " && zstd -q --train samples/* -o dict", in: scratch.url)
         #expect(made.status == 0 && scratch.exists("dict"), "\(made.stderr)")
-        let run = try WeirProcess.shell("$WEIR --adapt -v -D dict -B1M -c in 2> err | \(Self.slowReader) > out.zst; cat err",
-                                        in: scratch.url, timeout: 120)
+        let run = try WeirProcess.shell(
+            "$WEIR --adapt -v -D dict -B1M -c in 2> err | \(Self.slowReader) > out.zst; cat err",
+            in: scratch.url, timeout: 120)
         let stderr = String(decoding: run.stdout, as: UTF8.self)
         #expect(stderr.contains("--adapt: level 3 → "), "\(stderr)")
         #expect(try scratch.zstd(["-q", "-D", "dict", "-dc", "out.zst"]).stdout == original)

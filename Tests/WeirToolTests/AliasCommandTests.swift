@@ -67,8 +67,9 @@ struct AliasCommandTests {
         let scratch = Scratch()
         let original = scratch.text("in", size: 3_000_000)
         try WeirProcess.run(["-q", "--chunk-size", "1M", "--no-content-size", "in", "-o", "bare.zst"], in: scratch.url)
-        try WeirProcess.run(["-q", "--chunk-size", "1M", "--no-content-size", "--content-size", "in", "-o", "sized.zst"],
-                            in: scratch.url)
+        try WeirProcess.run(
+            ["-q", "--chunk-size", "1M", "--no-content-size", "--content-size", "in", "-o", "sized.zst"],
+            in: scratch.url)
         try scratch.zstd(["-q", "--no-content-size", "in", "-o", "stock.zst"])
         #expect(try Self.listed("Decompressed Size:", file: "bare.zst", in: scratch) == nil)
         #expect(try Self.listed("Decompressed Size:", file: "stock.zst", in: scratch) == nil)
@@ -88,7 +89,8 @@ struct AliasCommandTests {
         #expect(try scratch.zstd(["-dc", "piped.zst"]).stdout == original)
     }
 
-    @Test("--stream-size: standard input of that size compresses; another size fails, as in zstd; named files ignore it")
+    @Test(
+        "--stream-size: standard input of that size compresses; another size fails, as in zstd; named files ignore it")
     func streamSize() throws {
         let scratch = Scratch()
         let original = scratch.text("in", size: 200_000)
@@ -98,18 +100,24 @@ struct AliasCommandTests {
         for size in ["199999", "200001"] {
             let wrong = try WeirProcess.shell("cat in | $WEIR -q --stream-size=\(size) > /dev/null", in: scratch.url)
             #expect(wrong.status == 1, "\(size)")
-            #expect(wrong.stderr.contains("weir: (stdin): the input is 200000 bytes, not the \(size) declared"), "\(wrong.stderr)")
+            #expect(
+                wrong.stderr.contains("weir: (stdin): the input is 200000 bytes, not the \(size) declared"),
+                "\(wrong.stderr)")
             let stock = try WeirProcess.shell("cat in | zstd -q --stream-size=\(size) > /dev/null", in: scratch.url)
             #expect(stock.status != 0)
             // A regular file as standard input is bound by it too (zstd: error 11), from
             // its start or from an offset a script left it at.
-            for (redirect, actual) in [("< in", 200_000), ("{ dd bs=1000 count=1 of=/dev/null 2>/dev/null; $WEIR", 199_000)] {
+            for (redirect, actual) in [
+                ("< in", 200_000), ("{ dd bs=1000 count=1 of=/dev/null 2>/dev/null; $WEIR", 199_000),
+            ] {
                 let command = redirect.hasPrefix("{")
                     ? "\(redirect) -q --stream-size=\(size) > /dev/null; } < in"
                     : "$WEIR -q --stream-size=\(size) \(redirect) > /dev/null"
                 let mapped = try WeirProcess.shell(command, in: scratch.url)
                 #expect(mapped.status == 1, "\(command): \(mapped.stderr)")
-                #expect(mapped.stderr.contains("the input is \(actual) bytes, not the \(size) declared"), "\(mapped.stderr)")
+                #expect(
+                    mapped.stderr.contains("the input is \(actual) bytes, not the \(size) declared"), "\(mapped.stderr)"
+                )
             }
             let stockFile = try WeirProcess.shell("zstd -q --stream-size=\(size) < in > /dev/null", in: scratch.url)
             #expect(stockFile.status != 0)
@@ -130,8 +138,11 @@ struct AliasCommandTests {
         #expect(weir.status == 1)
         #expect(weir.stderr.contains("more than the memory limit of 65536 bytes"), "\(weir.stderr)")
         #expect(try scratch.zstd(["-t"] + arguments + ["in.zst"]).status != 0)
-        let roomy = try WeirProcess.run(["-t"] + (flag.contains("=") ? [flag.replacingOccurrences(of: "64K", with: "64M")]
-                                                                     : [flag, "64M"]) + ["in.zst"], in: scratch.url)
+        let roomy = try WeirProcess.run(
+            ["-t"]
+                + (flag.contains("=")
+                    ? [flag.replacingOccurrences(of: "64K", with: "64M")]
+                    : [flag, "64M"]) + ["in.zst"], in: scratch.url)
         #expect(roomy.status == 0, "\(roomy.stderr)")
     }
 
@@ -154,7 +165,9 @@ struct AliasCommandTests {
         #expect(weirFolder.data("back") == weirFolder.data("a.txt"))
         // Listing and training neither: the .zst is listed, and a sample.
         let listed = try WeirProcess.run(["-l", "--exclude-compressed", "a.txt.zst"], in: weirFolder.url)
-        #expect(listed.status == 0 && String(decoding: listed.stdout, as: UTF8.self).contains("a.txt.zst"), "\(listed.stderr)")
+        #expect(
+            listed.status == 0 && String(decoding: listed.stdout, as: UTF8.self).contains("a.txt.zst"),
+            "\(listed.stderr)")
         let trained = try WeirProcess.run(["--train", "--exclude-compressed", "-B100", "--maxdict=1K"] + names,
                                           in: weirFolder.url)
         #expect(trained.status == 0, "\(trained.stderr)")
@@ -170,7 +183,12 @@ struct AliasCommandTests {
         return columns.count >= 2 ? columns[0] - columns[1] : nil
     }
 
-    @Test("-B SIZE is the chunk size, glued or apart, as zstd's job size; with --train, the sample size (see DictionaryCommandTests)")
+    @Test(
+        """
+        -B SIZE is the chunk size, glued or apart, as zstd's job size; with --train, the sample size (see \
+        DictionaryCommandTests)
+        """
+    )
     func jobSize() throws {
         let scratch = Scratch()
         let original = scratch.text("in", size: 3_000_000)
@@ -208,7 +226,12 @@ struct AliasCommandTests {
         }
     }
 
-    @Test("--format=zstd is accepted both ways; gzip, xz, lzma and lz4 are written (FormatsCommandTests), not with --verify")
+    @Test(
+        """
+        --format=zstd is accepted both ways; gzip, xz, lzma and lz4 are written (FormatsCommandTests), not with \
+        --verify
+        """
+    )
     func format() throws {
         let scratch = Scratch()
         let original = scratch.text("in", size: 100_000)
@@ -219,7 +242,8 @@ struct AliasCommandTests {
         #expect(back.status == 0, "\(back.stderr)")
         #expect(scratch.data("back") == original)
         for other in ["gzip", "xz", "lzma", "lz4"] {
-            let refused = try WeirProcess.run(["-q", "--verify", "--format=\(other)", "in", "-o", "other"], in: scratch.url)
+            let refused = try WeirProcess.run(
+                ["-q", "--verify", "--format=\(other)", "in", "-o", "other"], in: scratch.url)
             #expect(refused.status == 1, "\(other)")
             #expect(refused.stderr.contains("--verify checks zstd frames only"), "\(refused.stderr)")
             #expect(scratch.data("other") == nil)
@@ -245,12 +269,15 @@ struct AliasCommandTests {
         try scratch.zstd(["-q", "--train"] + names + ["-o", "dict"])
         let original = try #require(scratch.data("s3.json"))
         try WeirProcess.run(["-q", "-D", "dict", "s3.json", "-o", "with.zst"], in: scratch.url)
-        let bare = try WeirProcess.run(["-q", "-D", "dict", "--no-dictID", "s3.json", "-o", "bare.zst"], in: scratch.url)
+        let bare = try WeirProcess.run(
+            ["-q", "-D", "dict", "--no-dictID", "s3.json", "-o", "bare.zst"], in: scratch.url)
         #expect(bare.status == 0, "\(bare.stderr)")
         try scratch.zstd(["-q", "-D", "dict", "--no-dictID", "s3.json", "-o", "stock.zst"])
         let named = try #require(try DictionaryCommandTests.dictionaryID(scratch, "with.zst"))
         #expect(!named.hasSuffix(" 0"), "\(named)")
-        #expect(try DictionaryCommandTests.dictionaryID(scratch, "bare.zst") == DictionaryCommandTests.dictionaryID(scratch, "stock.zst"))
+        #expect(
+            try DictionaryCommandTests.dictionaryID(scratch, "bare.zst")
+                == DictionaryCommandTests.dictionaryID(scratch, "stock.zst"))
         #expect(try DictionaryCommandTests.dictionaryID(scratch, "bare.zst") != named)
         #expect(try scratch.zstd(["-dc", "-D", "dict", "bare.zst"]).stdout == original)
         #expect(try WeirProcess.run(["-dc", "-D", "dict", "bare.zst"], in: scratch.url).stdout == original)

@@ -67,7 +67,8 @@ struct ArgumentCommandTests {
         #expect(try WeirProcess.run(["-q", "-d", "-f", "--", "-.zst"], in: scratch.url).status == 0)
         #expect(scratch.data("-") == file)
         // Before --, `-` is standard input.
-        #expect(try WeirProcess.run(["-q", "-c", "-"], in: scratch.url, stdin: "piped", stdoutPath: "p.zst").status == 0)
+        #expect(
+            try WeirProcess.run(["-q", "-c", "-"], in: scratch.url, stdin: "piped", stdoutPath: "p.zst").status == 0)
         #expect(try scratch.zstd(["-dc", "p.zst"]).stdout == piped)
     }
 
@@ -100,8 +101,10 @@ struct ArgumentCommandTests {
         let original = scratch.text("in", size: 20_000)
         #expect(try WeirProcess.run(["-q", "in"], in: scratch.url).status == 0)
         try FileManager.default.removeItem(atPath: scratch.path("in"))
-        try FileManager.default.createSymbolicLink(atPath: scratch.path("unweir"), withDestinationPath: WeirProcess.binary)
-        let kept = try WeirProcess.run(["-q", "--rm", "-k", "in.zst"], in: scratch.url, executable: scratch.path("unweir"))
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.path("unweir"), withDestinationPath: WeirProcess.binary)
+        let kept = try WeirProcess.run(
+            ["-q", "--rm", "-k", "in.zst"], in: scratch.url, executable: scratch.path("unweir"))
         #expect(kept.status == 0, "\(kept.stderr)")
         #expect(scratch.data("in") == original)
         #expect(scratch.exists("in.zst"))
@@ -141,7 +144,8 @@ struct ArgumentCommandTests {
         #expect(screen.contains("stdout is a terminal"), "\(screen)")
         #expect(screen.contains("status 1"), "\(screen)")
         #expect(!scratch.exists("-"))
-        let decompressing = try WeirProcess.shell("""
+        let decompressing = try WeirProcess.shell(
+            """
             echo 'plain text for the screen' > t && $WEIR -q t && rm t
             script -qec '$WEIR -qd -o - t.zst; echo status $?' /dev/null
             """, in: scratch.url)
@@ -164,11 +168,13 @@ struct ArgumentCommandTests {
         #expect(decompressed.status == 0, "\(decompressed.stderr)")
         #expect(scratch.data("b") == original)
         let listed = try WeirProcess.run(["-t", "-l", "b.zst"], in: scratch.url)
-        #expect(listed.status == 0 && String(decoding: listed.stdout, as: UTF8.self).contains("Frames"), "\(listed.stderr)")
+        #expect(
+            listed.status == 0 && String(decoding: listed.stdout, as: UTF8.self).contains("Frames"), "\(listed.stderr)")
     }
 
-    @Test("usage errors end with status 1, as in zstd, with the message and the usage on stderr",
-          arguments: [["--bogus"], ["-T", "abc"], ["--fast=0"], ["-T", "999"], ["-o"]])
+    @Test(
+        "usage errors end with status 1, as in zstd, with the message and the usage on stderr",
+        arguments: [["--bogus"], ["-T", "abc"], ["--fast=0"], ["-T", "999"], ["-o"]])
     func usageErrors(arguments: [String]) throws {
         let scratch = Scratch()
         scratch.text("a", size: 1000)

@@ -31,7 +31,9 @@ struct BenchmarkCommandTests {
         #expect(lines.count == 4, "\(lines)")
         for (index, level) in [1, 1, 2, 2].enumerated() where index < lines.count {
             #expect(lines[index].hasPrefix(" \(level)#a "), "\(lines[index])")
-            #expect(lines[index].contains(index % 2 == 0 ? "weir -T2, 2 frames" : "libzstd -T2, 1 frame"), "\(lines[index])")
+            #expect(
+                lines[index].contains(index % 2 == 0 ? "weir -T2, 2 frames" : "libzstd -T2, 1 frame"), "\(lines[index])"
+            )
             #expect(lines[index].contains(" MB/s, "), "\(lines[index])")
         }
         for (index, level) in [(0, 1), (2, 2)] where index < lines.count {
@@ -89,8 +91,10 @@ struct BenchmarkCommandTests {
         let separate = rows(try WeirProcess.run(["-bi0", "-S", "a", "b"], in: scratch.url))
         #expect(separate.map { $0.prefix(5) } == [" 3#a ", " 3#a ", " 3#b ", " 3#b "], "\(separate)")
         let blocks = rows(try WeirProcess.run(["-bi0", "-B", "100K", "-T2", "a"], in: scratch.url))
-        #expect(blocks.count == 2 && blocks[0].contains("weir -T2, 3 frames") && blocks[1].contains("libzstd -T2, 3 frames"),
-                "\(blocks)")
+        #expect(
+            blocks.count == 2 && blocks[0].contains("weir -T2, 3 frames")
+                && blocks[1].contains("libzstd -T2, 3 frames"),
+            "\(blocks)")
         let generated = try WeirProcess.run(["-bi0", "-e1", "--fast=2"], in: scratch.url)
         #expect(generated.status == 0, "\(generated.stderr)")
         let lines = rows(generated)

@@ -29,7 +29,8 @@ struct CompressCommandTests {
     func pipes() throws {
         let scratch = Scratch()
         let original = scratch.text("in", size: 2_500_000)
-        let result = try WeirProcess.shell("cat in | $WEIR -q --chunk-size 256K | zstd -dc | cmp - in && echo same", in: scratch.url)
+        let result = try WeirProcess.shell(
+            "cat in | $WEIR -q --chunk-size 256K | zstd -dc | cmp - in && echo same", in: scratch.url)
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty, "\(result.stderr)")
         #expect(String(decoding: result.stdout, as: UTF8.self) == "same\n")
@@ -44,7 +45,8 @@ struct CompressCommandTests {
         // bash's `read` stops after the first line and seeks the shared
         // descriptor back there; weir must compress the rest, and `cat` after
         // it must find nothing left.
-        let result = try WeirProcess.shell("""
+        let result = try WeirProcess.shell(
+            """
             { IFS= read -r first; $WEIR -q \(reading) -T2 > rest.zst; cat > after; } < in
             tail -n +2 in > expected
             """, in: scratch.url)
@@ -57,14 +59,17 @@ struct CompressCommandTests {
     func chunksAndLevels() throws {
         let scratch = Scratch()
         scratch.text("in", size: 1_000_000)
-        #expect(try WeirProcess.run(["-q", "--chunk-size", "100KiB", "in", "-o", "a.zst"], in: scratch.url).status == 0)
+        #expect(
+            try WeirProcess.run(["-q", "--chunk-size", "100KiB", "in", "-o", "a.zst"], in: scratch.url).status == 0)
         let list = try scratch.zstd(["-l", "a.zst"])
         let row = String(decoding: list.stdout, as: UTF8.self).split(separator: "\n")[1]
         #expect(row.split(separator: " ").first == "11")  // 1,000,000 / 102,400 → 10 frames, and the seek table
         #expect(row.contains("XXH64"))
 
-        for (flags, name) in [(["-1"], "l1"), (["-19"], "l19"), (["--fast=5"], "fast"), (["--ultra", "-22"], "l22"),
-                              (["--no-check"], "nocheck"), (["-T1"], "t1"), (["-T0"], "t0")] {
+        for (flags, name) in [
+            (["-1"], "l1"), (["-19"], "l19"), (["--fast=5"], "fast"), (["--ultra", "-22"], "l22"),
+            (["--no-check"], "nocheck"), (["-T1"], "t1"), (["-T0"], "t0"),
+        ] {
             let run = try WeirProcess.run(["-q"] + flags + ["in", "-o", name], in: scratch.url)
             #expect(run.status == 0, "\(flags): \(run.stderr)")
             #expect(try scratch.zstd(["-dc", name]).stdout == scratch.data("in"))
@@ -102,7 +107,8 @@ struct CompressCommandTests {
         scratch.text("in", size: 10_000)
         let clamped = try WeirProcess.run(["-22", "in", "-o", "x.zst"], in: scratch.url)
         #expect(clamped.status == 0)
-        #expect(clamped.stderr.contains("warning: compression level 22 is above the maximum 19 without --ultra; using 19"))
+        #expect(
+            clamped.stderr.contains("warning: compression level 22 is above the maximum 19 without --ultra; using 19"))
         for bad in [["--fast=0"], ["-T", "-1"], ["--chunk-size", "12Q"], ["--chunk-size", "10"], ["-T", "999"]] {
             let run = try WeirProcess.run(bad + ["in"], in: scratch.url)
             #expect(run.status != 0, "\(bad)")
@@ -124,8 +130,10 @@ struct CompressCommandTests {
     func levelFlag() throws {
         let scratch = Scratch()
         scratch.text("in", size: 300_000)
-        for (flags, name) in [(["-19"], "short.zst"), (["--level", "19"], "long.zst"), (["--level=19"], "equals.zst"),
-                              (["-3"], "three.zst")] {
+        for (flags, name) in [
+            (["-19"], "short.zst"), (["--level", "19"], "long.zst"), (["--level=19"], "equals.zst"),
+            (["-3"], "three.zst"),
+        ] {
             let run = try WeirProcess.run(["-q", "-T1"] + flags + ["in", "-o", name], in: scratch.url)
             #expect(run.status == 0, "\(flags): \(run.stderr)")
         }
@@ -211,8 +219,10 @@ struct CompressCommandTests {
         #expect(version.hasPrefix("weir "))
         #expect(version.contains("libzstd 1."))
         let help = String(decoding: try WeirProcess.run(["-h"], in: scratch.url).stdout, as: UTF8.self)
-        for flag in ["--decompress", "--stdout", "--output", "--force", "--rm", "--ultra", "--fast", "--threads",
-                     "--chunk-size", "--check", "--memory", "--quiet", "--verbose", "--version", "--test"] {
+        for flag in [
+            "--decompress", "--stdout", "--output", "--force", "--rm", "--ultra", "--fast", "--threads",
+            "--chunk-size", "--check", "--memory", "--quiet", "--verbose", "--version", "--test",
+        ] {
             #expect(help.contains(flag), "help lacks \(flag)")
         }
     }
@@ -229,7 +239,7 @@ struct RsyncableCommandTests {
             let fields = line.split(separator: " ")
             guard fields.count >= 6, fields.last == "zstd", let offset = Int(fields[1]), let size = Int(fields[2])
             else { return nil }
-            return file.subdata(in: offset ..< offset + size)
+            return file.subdata(in: offset..<offset + size)
         }
     }
 

@@ -33,7 +33,9 @@ struct ContainerCommandTests {
         #expect(compress.status == 0, "\(compress.stderr)")
         #expect(compress.stderr.hasPrefix("weir: 1 worker ("), "\(compress.stderr)")
         #expect(compress.stderr.contains(", 1 thread,"), "\(compress.stderr)")
-        if Self.online > 1 { #expect(compress.stderr.contains("(affinity: 1 of \(Self.online) cores"), "\(compress.stderr)") }
+        if Self.online > 1 {
+            #expect(compress.stderr.contains("(affinity: 1 of \(Self.online) cores"), "\(compress.stderr)")
+        }
         let decompress = try WeirProcess.shell(group.command("\"$WEIR\" -v -d -c in.zst > out"), in: scratch.url)
         #expect(decompress.status == 0, "\(decompress.stderr)")
         #expect(decompress.stderr.hasPrefix("weir: 1 worker ("), "\(decompress.stderr)")
@@ -122,8 +124,10 @@ struct ContainerCommandTests {
         // Without the refusal, the OOM killer stops it (the shell says 137).
         #expect(run.status == 1, "\(run.stderr)")
         #expect(run.stderr.hasPrefix("weir: in: needs at least "), "\(run.stderr)")
-        #expect(run.stderr.hasSuffix(" MiB to compress (frames of 96 MiB), more than this process's memory limit of "
-                                     + "64 MiB (--long=23 fits; or compress it where more memory is free)\n"), "\(run.stderr)")
+        #expect(
+            run.stderr.hasSuffix(
+                " MiB to compress (frames of 96 MiB), more than this process's memory limit of "
+                    + "64 MiB (--long=23 fits; or compress it where more memory is free)\n"), "\(run.stderr)")
         #expect(scratch.names == ["in"], "\(scratch.names)")
         // The advice, in the same group.
         let advised = try WeirProcess.shell(group.command("\"$WEIR\" --long=23 in"), in: scratch.url, timeout: 300)

@@ -25,7 +25,8 @@ struct ContainerLibraryTests {
         // its 64 MiB chunk halved below the 8 MiB default to fit.
         let compressed = lines.first.map(String.init) ?? ""
         #expect(compressed.contains(", 1 threads,"), "\(compressed)")
-        let chunk = compressed.components(separatedBy: "chunk ").last?.split(separator: ",").first.flatMap { Int($0) } ?? 0
+        let chunk =
+            compressed.components(separatedBy: "chunk ").last?.split(separator: ",").first.flatMap { Int($0) } ?? 0
         #expect(chunk > 0 && chunk < 8 << 20, "\(compressed)")
         // Decoding in the group too (its workers fit: frames of 4 MiB).
         #expect(scratch.data("in.out") == original)

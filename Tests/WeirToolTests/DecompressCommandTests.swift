@@ -16,7 +16,8 @@ struct DecompressCommandTests {
             #expect(run.status == 0, "\(file): \(run.stderr)")
             #expect(scratch.data(output) == original, "\(file)")
         }
-        let cat = try WeirProcess.shell("cat single.zst multi.zstd | $WEIR -dc | cmp - <(cat in in) && echo same", in: scratch.url)
+        let cat = try WeirProcess.shell(
+            "cat single.zst multi.zstd | $WEIR -dc | cmp - <(cat in in) && echo same", in: scratch.url)
         #expect(String(decoding: cat.stdout, as: UTF8.self) == "same\n", "\(cat.stderr)")
     }
 
@@ -24,7 +25,8 @@ struct DecompressCommandTests {
     func roundTrip() throws {
         let scratch = Scratch()
         scratch.text("in", size: 5_000_000)
-        let run = try WeirProcess.shell("$WEIR -q -c --chunk-size 1M in | $WEIR -q -d | cmp - in && echo same", in: scratch.url)
+        let run = try WeirProcess.shell(
+            "$WEIR -q -c --chunk-size 1M in | $WEIR -q -d | cmp - in && echo same", in: scratch.url)
         #expect(String(decoding: run.stdout, as: UTF8.self) == "same\n", "\(run.stderr)")
     }
 
@@ -99,7 +101,10 @@ struct DecompressCommandTests {
         // empty compressed last block; and "hello" in a raw block before one.
         let frames: [(String, [UInt8])] = [
             ("dict-id.zst", [0x28, 0xB5, 0x2F, 0xFD, 0x01, 0x24, 0x00, 0x05, 0x00, 0x00]),
-            ("hello.zst", [0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x00, 0x28, 0x00, 0x00] + Array("hello".utf8) + [0x05, 0x00, 0x00]),
+            (
+                "hello.zst",
+                [0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x00, 0x28, 0x00, 0x00] + Array("hello".utf8) + [0x05, 0x00, 0x00]
+            ),
         ]
         for (name, bytes) in frames {
             _ = FileManager.default.createFile(atPath: scratch.path(name), contents: Data(bytes))
@@ -151,7 +156,9 @@ struct DecompressCommandTests {
         for (file, window, needed) in refusals {
             let stock = try scratch.zstd(["-q", "-t", "-M64K", file])
             #expect(stock.status != 0, "zstd refuses \(file) too")
-            let hint = "needs a window of \(window) bytes, more than the memory limit of 65536 bytes (use --long=\(window == "500000" ? 19 : 18) or -M\(needed))"
+            let hint =
+                "needs a window of \(window) bytes, more than the memory limit of 65536 bytes (use "
+                    + "--long=\(window == "500000" ? 19 : 18) or -M\(needed))"
             let filed = try WeirProcess.run(["-d", "-M64K", file, "-o", "out"], in: scratch.url)
             #expect(filed.status == 1, "\(file)")
             #expect(filed.stderr.contains("weir: \(file): frame 0 at offset 0 \(hint)"), "\(filed.stderr)")
@@ -166,15 +173,18 @@ struct DecompressCommandTests {
             let enough = try WeirProcess.run(["-d", "-f", "-M\(needed)", file, "-o", "out"], in: scratch.url)
             #expect(enough.status == 0, "\(file): \(enough.stderr)")
             #expect(scratch.data("out") == (window == "500000" ? large : small), "\(file)")
-            let pipedEnough = try WeirProcess.shell("cat \(file) | $WEIR -d -M\(needed) | cmp - \(window == "500000" ? "large" : "small") && echo same",
-                                                    in: scratch.url)
+            let pipedEnough = try WeirProcess.shell(
+                "cat \(file) | $WEIR -d -M\(needed) | cmp - \(window == "500000" ? "large" : "small") && echo same",
+                in: scratch.url)
             #expect(String(decoding: pipedEnough.stdout, as: UTF8.self) == "same\n", "\(file): \(pipedEnough.stderr)")
             try FileManager.default.removeItem(atPath: scratch.path("out"))
         }
         // weir's frames of 128 KiB (each its own window) pass a limit of exactly 128 KiB.
         try WeirProcess.run(["-q", "--chunk-size", "128K", "large", "-o", "chunked.zst"], in: scratch.url)
-        let exact = try WeirProcess.shell("$WEIR -dc -M128K chunked.zst | cmp - large && cat chunked.zst | $WEIR -d -M128K | cmp - large && echo same",
-                                          in: scratch.url)
+        let exact = try WeirProcess.shell(
+            "$WEIR -dc -M128K chunked.zst | cmp - large && cat chunked.zst | $WEIR -d -M128K | cmp - large && echo "
+                + "same",
+            in: scratch.url)
         #expect(String(decoding: exact.stdout, as: UTF8.self) == "same\n", "\(exact.stderr)")
         let below = try WeirProcess.run(["-t", "-M127K", "chunked.zst"], in: scratch.url)
         #expect(below.status == 1)

@@ -10,9 +10,12 @@ struct DictionaryCommandTests {
     static func samples(_ scratch: Scratch, count: Int = 30, prefix: String = "s") -> [String] {
         (1...count).map { index in
             var text = "{\"id\": \(index), \"name\": \"user\(index)\", \"email\": \"user\(index)@example.com\", "
-                + "\"roles\": [\"reader\", \"writer\"], \"active\": \(index % 3 == 0), \"score\": \(index * 37 % 101)}\n"
+                + "\"roles\": [\"reader\", \"writer\"], \"active\": \(index % 3 == 0), \"score\": "
+                    + "\(index * 37 % 101)}\n"
             for event in 1...4 {
-                text += "{\"user\": \(index), \"event\": \"login\", \"ok\": true, \"ts\": \(1_700_000_000 + index * 1000 + event)}\n"
+                text +=
+                    "{\"user\": \(index), \"event\": \"login\", \"ok\": true, \"ts\": "
+                        + "\(1_700_000_000 + index * 1000 + event)}\n"
             }
             let name = "\(prefix)\(index).json"
             _ = FileManager.default.createFile(atPath: scratch.path(name), contents: Data(text.utf8))
@@ -72,22 +75,28 @@ struct DictionaryCommandTests {
             let decoded = try WeirProcess.run(["-q", "-dc", "-D", dictionary, "z.zst"], in: scratch.url)
             #expect(decoded.status == 0, "\(decoded.stderr)")
             #expect(decoded.stdout == original)
-            let piped = try WeirProcess.shell("cat z.zst | $WEIR -q -d -D \(dictionary) | cmp - \(input) && echo same", in: scratch.url)
+            let piped = try WeirProcess.shell(
+                "cat z.zst | $WEIR -q -d -D \(dictionary) | cmp - \(input) && echo same", in: scratch.url)
             #expect(String(decoding: piped.stdout, as: UTF8.self) == "same\n", "\(piped.stderr)")
         }
 
         // Many frames compressed at once share the dictionary: 1 KiB chunks on two workers.
         let all = (1...40).map { "new\($0).json" }.joined(separator: " ")
-        let many = try WeirProcess.shell("""
+        let many = try WeirProcess.shell(
+            """
             cat \(all) > all.json
-            $WEIR -q -T2 --chunk-size 1K -D weir.dict all.json -o all.zst && zstd -q -dc -D weir.dict all.zst | cmp - all.json &&
+            $WEIR -q -T2 --chunk-size 1K -D weir.dict all.json -o all.zst && zstd -q -dc -D weir.dict all.zst | cmp - \
+            all.json &&
             cat all.json | $WEIR -q -T2 --chunk-size 1K -D weir.dict | zstd -q -dc -D weir.dict | cmp - all.json &&
             $WEIR -q -dc -T2 -D weir.dict all.zst | cmp - all.json &&
-            $WEIR -q -T2 --long=20 -D weir.dict -c all.json | zstd -q -dc --long=20 -D weir.dict | cmp - all.json && echo same
+            $WEIR -q -T2 --long=20 -D weir.dict -c all.json | zstd -q -dc --long=20 -D weir.dict | cmp - all.json && \
+            echo same
             """, in: scratch.url)
         #expect(String(decoding: many.stdout, as: UTF8.self) == "same\n", "\(many.stderr)")
         let frames = String(decoding: try scratch.zstd(["-l", "all.zst"]).stdout, as: UTF8.self)
-        let frameCount = frames.split(separator: "\n").dropFirst().first?.split(separator: " ").first.flatMap { Int($0) }
+        let frameCount = frames.split(separator: "\n").dropFirst().first?.split(separator: " ").first.flatMap {
+            Int($0)
+        }
         #expect((frameCount ?? 0) > 5, "one frame per KiB: \(frames)")
     }
 
@@ -107,38 +116,56 @@ struct DictionaryCommandTests {
 
         let missing = try WeirProcess.run(["-D", "nope.dict", "s1.json"], in: scratch.url)
         #expect(missing.status == 1)
-        #expect(missing.stderr.contains("weir: nope.dict: read dictionary failed: No such file or directory"), "\(missing.stderr)")
+        #expect(
+            missing.stderr.contains("weir: nope.dict: read dictionary failed: No such file or directory"),
+            "\(missing.stderr)")
         #expect(!scratch.exists("s1.json.zst"))
 
         let wrong = try WeirProcess.run(["-d", "-D", "wrong.dict", "s3.json.zst", "-o", "out"], in: scratch.url)
         #expect(wrong.status == 1)
-        #expect(wrong.stderr.contains("weir: s3.json.zst: Dictionary mismatch: the data was compressed with another dictionary than wrong.dict"),
-                "\(wrong.stderr)")
+        #expect(
+            wrong.stderr.contains(
+                "weir: s3.json.zst: Dictionary mismatch: the data was compressed with another dictionary than "
+                    + "wrong.dict"
+            ),
+            "\(wrong.stderr)")
         #expect(!scratch.exists("out"))
         let stock = try scratch.zstd(["-d", "-D", "wrong.dict", "s3.json.zst", "-o", "out"])
         #expect(stock.status != 0 && stock.stderr.contains("Dictionary mismatch"), "zstd refuses it too")
 
         let none = try WeirProcess.shell("cat s3.json.zst | $WEIR -d > out", in: scratch.url)
         #expect(none.status == 1)
-        #expect(none.stderr.contains("weir: (stdin): Dictionary mismatch: the data was compressed with a dictionary (frame 0, at offset 0); give it with -D"),
-                "\(none.stderr)")
+        #expect(
+            none.stderr.contains(
+                "weir: (stdin): Dictionary mismatch: the data was compressed with a dictionary (frame 0, at offset "
+                    + "0); give it with -D"
+            ),
+            "\(none.stderr)")
 
         let same = try WeirProcess.run(["-D", "s2.json", "s2.json"], in: scratch.url)
         #expect(same.status == 1)
         #expect(same.stderr.contains("weir: s2.json: cannot use it as an input file and dictionary"), "\(same.stderr)")
     }
 
-    @Test("--train refuses fewer than 5 samples with zstd's exit status 14, and writes no dictionary; -B cuts the same files into enough")
+    @Test(
+        """
+        --train refuses fewer than 5 samples with zstd's exit status 14, and writes no dictionary; -B cuts the same \
+        files into enough
+        """
+    )
     func tooFewSamples() throws {
         let scratch = Scratch()
         let names = Self.samples(scratch, count: 4)
         _ = FileManager.default.createFile(atPath: scratch.path("empty"), contents: Data())
         let result = try WeirProcess.run(["--train", "-o", "d"] + names + ["empty"], in: scratch.url)
         #expect(result.status == 14)
-        #expect(result.stderr.contains("weir: d: nb of samples too low: 4 samples, training needs at least 5; "
-                                       + "give one file per sample, or cut files into samples of a fixed size with -B SIZE"),
-                "\(result.stderr)")
-        #expect(try scratch.zstd(["-q", "--train", "-o", "z"] + names + ["empty"]).status == 14, "zstd refuses them too")
+        #expect(
+            result.stderr.contains(
+                "weir: d: nb of samples too low: 4 samples, training needs at least 5; "
+                    + "give one file per sample, or cut files into samples of a fixed size with -B SIZE"),
+            "\(result.stderr)")
+        #expect(
+            try scratch.zstd(["-q", "--train", "-o", "z"] + names + ["empty"]).status == 14, "zstd refuses them too")
         #expect(!scratch.exists("d"))
         // Cut into 64-byte samples, the four files are enough, for zstd and for weir alike.
         let cut = try WeirProcess.run(["--train", "-B64", "--maxdict=1K", "-o", "d"] + names, in: scratch.url)
@@ -147,32 +174,45 @@ struct DictionaryCommandTests {
         #expect(scratch.data("d") != nil && scratch.data("d") == scratch.data("z"))
         let unreadable = try WeirProcess.run(["--train"] + Self.samples(scratch) + ["nope"], in: scratch.url)
         #expect(unreadable.status == 1)
-        #expect(unreadable.stderr.contains("weir: nope: read sample failed: No such file or directory"), "\(unreadable.stderr)")
+        #expect(
+            unreadable.stderr.contains("weir: nope: read sample failed: No such file or directory"),
+            "\(unreadable.stderr)")
     }
 
     /// Compresses `input` with `dictionary` by weir and by zstd, and checks
     /// that each decodes the other's output to `input`.
-    static func expectInteroperable(_ scratch: Scratch, dictionary: String, input: String,
-                                    sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectInteroperable(
+        _ scratch: Scratch, dictionary: String, input: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let original = try #require(scratch.data(input), sourceLocation: sourceLocation)
         let compressed = try WeirProcess.run(["-q", "-f", "-D", dictionary, input, "-o", "w.zst"], in: scratch.url)
         #expect(compressed.status == 0, "\(compressed.stderr)", sourceLocation: sourceLocation)
-        #expect(try scratch.zstd(["-q", "-dc", "-D", dictionary, "w.zst"]).stdout == original,
-                "zstd -d -D \(dictionary) decodes weir's", sourceLocation: sourceLocation)
+        #expect(
+            try scratch.zstd(["-q", "-dc", "-D", dictionary, "w.zst"]).stdout == original,
+            "zstd -d -D \(dictionary) decodes weir's", sourceLocation: sourceLocation)
         try scratch.zstd(["-q", "-f", "-D", dictionary, input, "-o", "z.zst"])
         let decoded = try WeirProcess.run(["-q", "-dc", "-D", dictionary, "z.zst"], in: scratch.url)
-        #expect(decoded.status == 0 && decoded.stdout == original, "weir -d -D \(dictionary) decodes zstd's: \(decoded.stderr)",
-                sourceLocation: sourceLocation)
+        #expect(
+            decoded.status == 0 && decoded.stdout == original,
+            "weir -d -D \(dictionary) decodes zstd's: \(decoded.stderr)",
+            sourceLocation: sourceLocation)
     }
 
-    @Test("every builder and its parameters make zstd's very dictionary, which both use both ways; a search says what it chose",
-          arguments: [(["--train"], true), (["--train-cover=k=200,d=8"], false), (["--train-cover=steps=4,split=80"], true),
-                      (["--train-fastcover=k=46,d=8,f=15,split=80"], false), (["--train-fastcover=steps=1,shrink"], true),
-                      (["--train-fastcover=shrink=5,steps=1"], true), (["--train-fastcover=k=56,d=8,accel=2"], false),
-                      (["--train-fastcover"], true), (["--train-legacy=selectivity=8"], false),
-                      (["--train-legacy", "-s5"], false), (["--train-legacy"], false),
-                      (["-19", "--train-fastcover=k=56,d=8"], false), (["--train-cover=k=200,d=8", "--train"], false),
-                      (["--train-legacy=s=3", "-s5"], false)])
+    @Test(
+        """
+        every builder and its parameters make zstd's very dictionary, which both use both ways; a search says what it \
+        chose
+        """,
+        arguments: [
+            (["--train"], true), (["--train-cover=k=200,d=8"], false), (["--train-cover=steps=4,split=80"], true),
+            (["--train-fastcover=k=46,d=8,f=15,split=80"], false), (["--train-fastcover=steps=1,shrink"], true),
+            (["--train-fastcover=shrink=5,steps=1"], true), (["--train-fastcover=k=56,d=8,accel=2"], false),
+            (["--train-fastcover"], true), (["--train-legacy=selectivity=8"], false),
+            (["--train-legacy", "-s5"], false), (["--train-legacy"], false),
+            (["-19", "--train-fastcover=k=56,d=8"], false), (["--train-cover=k=200,d=8", "--train"], false),
+            (["--train-legacy=s=3", "-s5"], false),
+        ])
     func builders(flags: [String], searches: Bool) throws {
         let scratch = Scratch()
         let names = Self.samples(scratch, count: 60)
@@ -185,7 +225,9 @@ struct DictionaryCommandTests {
         #expect(dictionary == scratch.data("zstd.dict"), "the same bytes as zstd \(flags.joined(separator: " "))")
         #expect(dictionary.count <= 4096 && dictionary.prefix(4) == Data([0x37, 0xA4, 0x30, 0xEC]))
         // zstd's lines of the parameters a search chose, k= first: the same as zstd's.
-        let chosen = trained.stderr.split(separator: "\n").filter { $0.range(of: #"^[a-z]+=\d+$"#, options: .regularExpression) != nil }
+        let chosen = trained.stderr.split(separator: "\n").filter {
+            $0.range(of: #"^[a-z]+=\d+$"#, options: .regularExpression) != nil
+        }
         #expect((chosen.first?.hasPrefix("k=") ?? false) == searches, "\(trained.stderr)")
         if searches {
             #expect(stock.stderr.contains(chosen.joined(separator: "\n") + "\n"), "\(chosen) in \(stock.stderr)")
@@ -198,12 +240,17 @@ struct DictionaryCommandTests {
     func dictionaryID() throws {
         let scratch = Scratch()
         let names = Self.samples(scratch)
-        for (flags, id) in [(["--dictID=1"], UInt32(1)), (["--dictID", "70000"], 70000),
-                            (["--train-legacy", "--dictID=2K"], 2048), (["--train-cover=k=200,d=8", "--dictID=9"], 9)] {
+        for (flags, id) in [
+            (["--dictID=1"], UInt32(1)), (["--dictID", "70000"], 70000),
+            (["--train-legacy", "--dictID=2K"], 2048), (["--train-cover=k=200,d=8", "--dictID=9"], 9),
+        ] {
             let trained = try WeirProcess.run(["-q", "--train"] + flags + ["-o", "d"] + names, in: scratch.url)
             #expect(trained.status == 0, "\(trained.stderr)")
             let header = try #require(scratch.data("d"))
-            #expect(header.dropFirst(4).prefix(4).enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * $1.offset) } == id)
+            #expect(
+                header.dropFirst(4).prefix(4).enumerated().reduce(UInt32(0)) {
+                    $0 | UInt32($1.element) << (8 * $1.offset)
+                } == id)
             try scratch.zstd(["-q", "-f", "-D", "d", "s1.json", "-o", "s1.zst"])
             #expect(try Self.dictionaryID(scratch, "s1.zst") == "DictID: \(id)")
         }
@@ -211,8 +258,12 @@ struct DictionaryCommandTests {
         try WeirProcess.run(["-q", "--train", "-o", "derived"] + names, in: scratch.url)
         try WeirProcess.run(["-q", "--train", "--dictID=1", "-o", "one"] + names, in: scratch.url)
         let derived = try #require(scratch.data("derived")), one = try #require(scratch.data("one"))
-        #expect(derived.count == one.count && derived.prefix(4) == one.prefix(4) && derived.dropFirst(8) == one.dropFirst(8))
-        let derivedID = derived.dropFirst(4).prefix(4).enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * $1.offset) }
+        #expect(
+            derived.count == one.count && derived.prefix(4) == one.prefix(4) && derived.dropFirst(8) == one.dropFirst(8)
+        )
+        let derivedID = derived.dropFirst(4).prefix(4).enumerated().reduce(UInt32(0)) {
+            $0 | UInt32($1.element) << (8 * $1.offset)
+        }
         #expect(derivedID >= 32768 && derivedID < 1 << 31)
         let overflow = try WeirProcess.run(["--train", "--dictID=4294967296"] + names, in: scratch.url)
         #expect(overflow.status == 1 && !scratch.exists("dictionary"), "\(overflow.stderr)")
@@ -224,7 +275,8 @@ struct DictionaryCommandTests {
     func cutting() throws {
         let scratch = Scratch()
         // One file of many alike records.
-        let records = (1...3000).map { "{\"id\": \($0), \"name\": \"user\($0)\", \"active\": \($0 % 3 == 0)}\n" }.joined()
+        let records = (1...3000).map { "{\"id\": \($0), \"name\": \"user\($0)\", \"active\": \($0 % 3 == 0)}\n" }
+            .joined()
         _ = FileManager.default.createFile(atPath: scratch.path("corpus"), contents: Data(records.utf8))
         let whole = try WeirProcess.run(["--train", "corpus", "-o", "w"], in: scratch.url)
         #expect(whole.status == 14, "one file, one sample (zstd: 14): \(whole.stderr)")
@@ -244,12 +296,15 @@ struct DictionaryCommandTests {
         let bounded = try WeirProcess.run(["--train", "-B2K", "corpus", "-o", "w", "--memory=1MB"], in: scratch.url)
         #expect(bounded.status == 0, "\(bounded.stderr)")
         let stock = try scratch.zstd(["--train", "-B2K", "corpus", "-o", "z", "--memory=1MB"])
-        for line in ["setting manual memory limit for dictionary training data at 1 MB",
-                     "Training samples set too large (3 MB); training on 1 MB only..."] {
+        for line in [
+            "setting manual memory limit for dictionary training data at 1 MB",
+            "Training samples set too large (3 MB); training on 1 MB only...",
+        ] {
             #expect(bounded.stderr.contains(line), "\(bounded.stderr)")
             #expect(stock.stderr.contains(line), "zstd says so too: \(stock.stderr)")
         }
-        #expect(scratch.data("w") != nil && scratch.data("w") == scratch.data("z"), "the same samples, the same dictionary")
+        #expect(
+            scratch.data("w") != nil && scratch.data("w") == scratch.data("z"), "the same samples, the same dictionary")
         // -q keeps the second (zstd shows it at its -q level too).
         let quiet = try WeirProcess.run(["-q", "--train", "-B2K", "corpus", "-o", "w", "-M1MB"], in: scratch.url)
         #expect(quiet.stderr.contains("training on 1 MB only"), "\(quiet.stderr)")
@@ -260,10 +315,13 @@ struct DictionaryCommandTests {
         #expect(try scratch.zstd(["-q", "--train", "-B2K", "corpus", "-o", "zlow", "--memory=10K"]).status != 0)
     }
 
-    @Test("invalid parameters are refused with exit 1, as zstd refuses them, and no file is written",
-          arguments: [["--train-fastcover=k=56,d=8,accel=15"], ["--train-cover=k=1,x=2"], ["--train-cover="],
-                      ["--train-fastcover=k=56,"], ["--train-legacy=s=8x"], ["--train-legacy=8"], ["--train-cover=f=20"],
-                      ["--train-fastcover=k=5000000000"], ["--train-cover=k=1,d=8", "--train-cover=k"]])
+    @Test(
+        "invalid parameters are refused with exit 1, as zstd refuses them, and no file is written",
+        arguments: [
+            ["--train-fastcover=k=56,d=8,accel=15"], ["--train-cover=k=1,x=2"], ["--train-cover="],
+            ["--train-fastcover=k=56,"], ["--train-legacy=s=8x"], ["--train-legacy=8"], ["--train-cover=f=20"],
+            ["--train-fastcover=k=5000000000"], ["--train-cover=k=1,d=8", "--train-cover=k"],
+        ])
     func invalidParameters(flags: [String]) throws {
         let scratch = Scratch()
         let names = Self.samples(scratch)
@@ -309,7 +367,8 @@ struct DictionaryCommandTests {
         #expect(listed.status == 1 && !scratch.exists("dictionary"), "-l wins: \(listed.stderr)")
         let trained = try WeirProcess.run(["-q", "-d", "--train-legacy"] + names, in: scratch.url)
         #expect(trained.status == 0 && scratch.exists("dictionary"), "\(trained.stderr)")
-        let threads = try WeirProcess.run(["--train-fastcover", "-T2", "--maxdict=4K", "-o", "t.dict"] + names, in: scratch.url)
+        let threads = try WeirProcess.run(
+            ["--train-fastcover", "-T2", "--maxdict=4K", "-o", "t.dict"] + names, in: scratch.url)
         #expect(threads.status == 0, "\(threads.stderr)")
         try Self.expectInteroperable(scratch, dictionary: "t.dict", input: "s2.json")
     }

@@ -13,7 +13,8 @@ struct DurabilityCommandTests {
         for index in 0 ..< 40 {
             let folder = "\(side)/t/\(index % 2 == 0 ? "a" : "b")"
             try FileManager.default.createDirectory(atPath: scratch.path(folder), withIntermediateDirectories: true)
-            files["\(folder)/f\(index)"] = scratch.text("\(folder)/f\(index)", size: 100 + 997 * index, seed: UInt64(index))
+            files["\(folder)/f\(index)"] = scratch.text(
+                "\(folder)/f\(index)", size: 100 + 997 * index, seed: UInt64(index))
         }
         return files
     }
@@ -39,7 +40,12 @@ struct DurabilityCommandTests {
         #expect(hidden.stdout.isEmpty, "temporary files left")
     }
 
-    @Test("a run writing into a folder removes the temporaries of a weir cut short, keeps one a process holds, and says so with -v")
+    @Test(
+        """
+        a run writing into a folder removes the temporaries of a weir cut short, keeps one a process holds, and says \
+        so with -v
+        """
+    )
     func staleTemporaries() throws {
         let scratch = Scratch()
         try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: true)
@@ -59,8 +65,10 @@ struct DurabilityCommandTests {
         while !scratch.exists("held") && holder.isRunning { usleep(20_000) }
         let run = try WeirProcess.run(["-v", "a", "-o", "out/a.zst"], in: scratch.url)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stderr.contains("weir: out: removed 1 temporary file (.weir-XXXXXX) left by a weir that was cut short\n"),
-                "\(run.stderr)")
+        #expect(
+            run.stderr.contains(
+                "weir: out: removed 1 temporary file (.weir-XXXXXX) left by a weir that was cut short\n"),
+            "\(run.stderr)")
         #expect(try scratch.zstd(["-dc", "out/a.zst"]).stdout == content)
         #expect(!scratch.exists("out/.weir-abcdef"))
         #expect(scratch.data("out/.weir-held00") == Data("held".utf8))

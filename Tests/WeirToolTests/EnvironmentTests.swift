@@ -57,8 +57,10 @@ struct EnvironmentTests {
         scratch.text("data", size: 100_000)
         let high = try Self.settings([], environment: ["WEIR_CLEVEL": "99"], in: scratch)
         #expect(high.level == 19)
-        #expect(high.stderr.contains("weir: warning: compression level 99 is above the maximum 19 without --ultra; using 19"),
-                "\(high.stderr)")
+        #expect(
+            high.stderr.contains(
+                "weir: warning: compression level 99 is above the maximum 19 without --ultra; using 19"),
+            "\(high.stderr)")
         #expect(!high.stderr.contains("ignoring"))
         let ultra = try Self.settings(["--ultra"], environment: ["WEIR_CLEVEL": "99"], in: scratch)
         #expect(ultra.level == 22)
@@ -69,11 +71,14 @@ struct EnvironmentTests {
         #expect(!flag.stderr.contains("warning"))
     }
 
-    @Test("an invalid value is ignored with a warning that names it",
-          arguments: [("WEIR_CLEVEL", "abc", "not a level"), ("WEIR_CLEVEL", "0", "not a level"),
-                      ("WEIR_CLEVEL", "5x", "not a level"), ("WEIR_CLEVEL", "99999999999999999999", "not a level"),
-                      ("WEIR_NBTHREADS", "many", "not a number of threads"),
-                      ("WEIR_NBTHREADS", "-1", "not a number of threads"), ("WEIR_NBTHREADS", "999", "not a number of threads")])
+    @Test(
+        "an invalid value is ignored with a warning that names it",
+        arguments: [
+            ("WEIR_CLEVEL", "abc", "not a level"), ("WEIR_CLEVEL", "0", "not a level"),
+            ("WEIR_CLEVEL", "5x", "not a level"), ("WEIR_CLEVEL", "99999999999999999999", "not a level"),
+            ("WEIR_NBTHREADS", "many", "not a number of threads"),
+            ("WEIR_NBTHREADS", "-1", "not a number of threads"), ("WEIR_NBTHREADS", "999", "not a number of threads"),
+        ])
     func invalid(variable: String, value: String, reason: String) throws {
         let scratch = Scratch()
         scratch.text("data", size: 100_000)

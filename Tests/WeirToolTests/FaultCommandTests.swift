@@ -28,7 +28,12 @@ struct FaultCommandTests {
         #expect(scratch.data("big")?.count == 3_000_000)
     }
 
-    @Test("disk full under -r: the files side by side that fit are complete, the others fail cleanly, nothing partial is left")
+    @Test(
+        """
+        disk full under -r: the files side by side that fit are complete, the others fail cleanly, nothing partial is \
+        left
+        """
+    )
     func diskFullSideBySide() throws {
         let scratch = Scratch()
         try FileManager.default.createDirectory(atPath: scratch.path("tree"), withIntermediateDirectories: false)
@@ -43,7 +48,9 @@ struct FaultCommandTests {
 
         let run = try WeirProcess.run(["-T2", "-r", "tree", "--output-dir-flat", "small"], in: scratch.url)
         #expect(run.status == 1)
-        let failures = run.stderr.split(separator: "\n").filter { $0.hasSuffix("write failed: No space left on device") }
+        let failures = run.stderr.split(separator: "\n").filter {
+            $0.hasSuffix("write failed: No space left on device")
+        }
         let outputs = try FileManager.default.contentsOfDirectory(atPath: scratch.path("small"))
         // Every file either failed with the disk's error or has its whole output, and nothing else is there.
         #expect(!failures.isEmpty && !outputs.isEmpty, "\(run.stderr)")
@@ -61,16 +68,21 @@ struct FaultCommandTests {
         let refused = try WeirProcess.run(["-c", "/dev/zero"], in: scratch.url)
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("/dev/zero: is not a regular file -- ignored"))
-        let zero = try WeirProcess.shell("$WEIR -q -f -c /dev/zero | head -c 1000000 | zstd -dc 2>/dev/null | head -c 500000 | wc -c", in: scratch.url, timeout: 30)
-        #expect(String(decoding: zero.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "500000")
+        let zero = try WeirProcess.shell(
+            "$WEIR -q -f -c /dev/zero | head -c 1000000 | zstd -dc 2>/dev/null | head -c 500000 | wc -c",
+            in: scratch.url, timeout: 30)
+        #expect(
+            String(decoding: zero.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "500000")
 
         let original = scratch.text("source", size: 300_000)
-        let fifo = try WeirProcess.shell("mkfifo pipe; (cat source > pipe &); $WEIR -q pipe -o fifo.zst; rm pipe", in: scratch.url)
+        let fifo = try WeirProcess.shell(
+            "mkfifo pipe; (cat source > pipe &); $WEIR -q pipe -o fifo.zst; rm pipe", in: scratch.url)
         #expect(fifo.status == 0, "\(fifo.stderr)")
         #expect(try scratch.zstd(["-dc", "fifo.zst"]).stdout == original)
 
         // A file named "-" is spelled ./- (a bare - is stdin, as in zstd).
-        for (name, spelled) in [("-", "./-"), ("-dash", "-dash"), ("with space", "with space"), ("ünïcode", "ünïcode")] {
+        for (name, spelled) in [("-", "./-"), ("-dash", "-dash"), ("with space", "with space"), ("ünïcode", "ünïcode")]
+        {
             _ = FileManager.default.createFile(atPath: scratch.path(name), contents: original)
             let run = try WeirProcess.run(["-q", "--", spelled], in: scratch.url)
             #expect(run.status == 0, "\(name): \(run.stderr)")
@@ -81,7 +93,8 @@ struct FaultCommandTests {
 
         // A name that is not UTF-8 is that very file (more in NameCommandTests).
         let latin1 = try WeirProcess.shell(
-            "head -c 100 /dev/zero > $'caf\\xe9'; $WEIR -q $'caf\\xe9' && /usr/bin/zstd -qt $'caf\\xe9.zst'; echo \"status $?\"",
+            "head -c 100 /dev/zero > $'caf\\xe9'; $WEIR -q $'caf\\xe9' && /usr/bin/zstd -qt $'caf\\xe9.zst'; echo "
+                + "\"status $?\"",
             in: scratch.url)
         #expect(latin1.stderr == "")
         #expect(String(decoding: latin1.stdout, as: UTF8.self) == "status 0\n")
@@ -102,7 +115,10 @@ struct FaultCommandTests {
         // Root reads anything: run weir as nobody to see a real EACCES.
         // A copy of the binary in the scratch folder: the build folder may sit
         // where nobody cannot reach it.
-        let denied = try WeirProcess.shell("cp $WEIR ./weir-copy && chmod 755 ./weir-copy && setpriv --reuid=nobody --regid=nogroup --clear-groups ./weir-copy -c secret > /dev/null", in: scratch.url)
+        let denied = try WeirProcess.shell(
+            "cp $WEIR ./weir-copy && chmod 755 ./weir-copy && setpriv --reuid=nobody --regid=nogroup --clear-groups "
+                + "./weir-copy -c secret > /dev/null",
+            in: scratch.url)
         #expect(denied.status == 1)
         #expect(denied.stderr == "weir: secret: open failed: Permission denied\n")
         let folder = try WeirProcess.run(["-c", "secret", "-o", "/proc/weir-test.zst"], in: scratch.url)
@@ -116,7 +132,8 @@ struct FaultCommandTests {
         let scratch = Scratch()
         scratch.text("grow", size: 30_000_000, seed: 3)
         scratch.text("shrink", size: 60_000_000, seed: 4)
-        let run = try WeirProcess.shell("""
+        let run = try WeirProcess.shell(
+            """
             ($WEIR -q -T1 \(reading) --chunk-size 64K grow & sleep 0.05; head -c 1000000 /dev/urandom >> grow; wait)
             $WEIR -q -T1 \(reading) shrink 2> shrink.err & pid=$!
             sleep 0.1; truncate -s 1000000 shrink; wait $pid; echo "$?" > shrink.status
@@ -132,7 +149,9 @@ struct FaultCommandTests {
             #expect(message == "weir: shrink: the file was truncated while it was being read\n")
             #expect(!scratch.exists("shrink.zst"))
         }
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter { $0.hasPrefix(".") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter {
+            $0.hasPrefix(".")
+        }
         #expect(leftovers.isEmpty, "temporary files left: \(leftovers)")
         for name in ["grow", "shrink"] where scratch.exists(name + ".zst") {
             let decoded = try scratch.zstd(["-dc", name + ".zst"])
@@ -141,8 +160,11 @@ struct FaultCommandTests {
             // What was written is exactly the file as it was read: a prefix of
             // the grown file, or the first bytes of the original before truncation.
             #expect(decoded.stdout.count > 0)
-            if name == "grow" { #expect(now.starts(with: decoded.stdout)) }
-            else { #expect(decoded.stdout.prefix(now.count) == now.prefix(decoded.stdout.count)) }
+            if name == "grow" {
+                #expect(now.starts(with: decoded.stdout))
+            } else {
+                #expect(decoded.stdout.prefix(now.count) == now.prefix(decoded.stdout.count))
+            }
         }
     }
 
@@ -150,7 +172,8 @@ struct FaultCommandTests {
     func signals() throws {
         let scratch = Scratch()
         for (signal, status) in [("TERM", 143), ("HUP", 129)] {
-            let run = try WeirProcess.shell("""
+            let run = try WeirProcess.shell(
+                """
                 mkfifo feed
                 (head -c 2000000 /dev/urandom; exec sleep 30) > feed & producer=$!
                 \(TestShell.asForeground)$WEIR -o out.zst < feed & pid=$!
@@ -162,7 +185,8 @@ struct FaultCommandTests {
         }
         // Output stuck on a full pipe nobody reads: the first SIGINT asks for a
         // clean stop; a second one exits at once, still removing the temporary file.
-        let twice = try WeirProcess.shell("""
+        let twice = try WeirProcess.shell(
+            """
             mkfifo feed
             (head -c 2000000 /dev/urandom; exec sleep 30) > feed & producer=$!
             \(TestShell.asForeground)$WEIR -o out.zst < feed & pid=$!

@@ -28,8 +28,10 @@ struct FormatsCommandTests {
             #expect(try Self.sh("\(reader) in.\(suffix) | cmp - in && echo same", scratch) == "same\n", "\(reader)")
         }
         // Its own weir -t, and the name it decompresses to.
-        #expect(try Self.sh("$WEIR -q -t in.\(suffix) && mv in orig && $WEIR -q -d in.\(suffix) && cmp in orig && echo same",
-                            scratch) == "same\n")
+        #expect(
+            try Self.sh(
+                "$WEIR -q -t in.\(suffix) && mv in orig && $WEIR -q -d in.\(suffix) && cmp in orig && echo same",
+                scratch) == "same\n")
     }
 
     @Test("gzip's level is zstd's: -# mapped to 1…9, 3 by default, 6 when called gzip")
@@ -48,7 +50,8 @@ struct FormatsCommandTests {
     func gzipFlags() throws {
         let scratch = Scratch()
         scratch.text("in", size: 300_000)
-        let out = try Self.sh("""
+        let out = try Self.sh(
+            """
             ln -s "$WEIR" gzip
             ./gzip -k --best in && mv in.gz best.gz && ./gzip -k -9 in && cmp in.gz best.gz && rm in.gz
             ./gzip -k --fast in && mv in.gz fast.gz && ./gzip -k -1 in && cmp in.gz fast.gz && rm in.gz
@@ -60,19 +63,23 @@ struct FormatsCommandTests {
         #expect(plain.status == 1 && plain.stderr.contains("--best"), "\(plain.stderr)")
     }
 
-    @Test("-d, -t, weircat and zstdcat read stock .gz, .tgz, .xz, .lzma and .lz4 files by magic, named as zstd names them")
+    @Test(
+        "-d, -t, weircat and zstdcat read stock .gz, .tgz, .xz, .lzma and .lz4 files by magic, named as zstd names them"
+    )
     func readByMagic() throws {
         let scratch = Scratch()
         let original = scratch.text("in", size: 500_000)
-        _ = try Self.sh("gzip -c in > a.gz && gzip -c in > b.tgz && xz -c in > c.xz && xz -c --format=lzma in > d.lzma"
-                        + " && lz4 -q -c in > e.lz4 && cp a.gz renamed.zst", scratch)
+        _ = try Self.sh(
+            "gzip -c in > a.gz && gzip -c in > b.tgz && xz -c in > c.xz && xz -c --format=lzma in > d.lzma"
+                + " && lz4 -q -c in > e.lz4 && cp a.gz renamed.zst", scratch)
         for (input, output) in [("a.gz", "a"), ("b.tgz", "b.tar"), ("c.xz", "c"), ("d.lzma", "d"), ("e.lz4", "e")] {
             let run = try WeirProcess.run(["-q", "-d", input], in: scratch.url)
             #expect(run.status == 0, "\(input): \(run.stderr)")
             #expect(scratch.data(output) == original, "\(input) → \(output)")
             #expect(try WeirProcess.run(["-q", "-t", input], in: scratch.url).status == 0, "\(input)")
         }
-        let cat = "ln -s \"$WEIR\" weircat && ln -s \"$WEIR\" zstdcat && ./weircat renamed.zst | cmp - in"
+        let cat =
+            "ln -s \"$WEIR\" weircat && ln -s \"$WEIR\" zstdcat && ./weircat renamed.zst | cmp - in"
             + " && ./zstdcat a.gz c.xz d.lzma e.lz4 in | cmp - <(cat in in in in in) && echo same"
         #expect(try Self.sh(cat, scratch) == "same\n")
     }
@@ -107,25 +114,33 @@ struct FormatsCommandTests {
 
     @Test("weir's own .gz of many members decodes on -T1 and -T2, from a file and a pipe, also followed by zstd")
     func ownGzip() throws {
-        try Self.allSame(["$WEIR -q -T2 -B 128K --format=gzip in", "zstd -q -c in > in.zst", "cat in.gz in.zst > both",
-                          "$WEIR -dc -T2 in.gz | cmp - in", "$WEIR -dc -T1 in.gz | cmp - in", "$WEIR -dc < in.gz | cmp - in",
-                          "cat in.gz | $WEIR -dc -T2 | cmp - in", "$WEIR -dc -T2 both | cmp - <(cat in in)"],
-                         size: 2_000_000)
+        try Self.allSame(
+            [
+                "$WEIR -q -T2 -B 128K --format=gzip in", "zstd -q -c in > in.zst", "cat in.gz in.zst > both",
+                "$WEIR -dc -T2 in.gz | cmp - in", "$WEIR -dc -T1 in.gz | cmp - in", "$WEIR -dc < in.gz | cmp - in",
+                "cat in.gz | $WEIR -dc -T2 | cmp - in", "$WEIR -dc -T2 both | cmp - <(cat in in)",
+            ],
+            size: 2_000_000)
     }
 
-    @Test("weir's own .lz4 and .xz of many frames decode on -T1 and -T2, from a file and a pipe, also followed by zstd",
-          arguments: [("lz4", "lz4 -dc"), ("xz", "xz -dc")])
+    @Test(
+        "weir's own .lz4 and .xz of many frames decode on -T1 and -T2, from a file and a pipe, also followed by zstd",
+        arguments: [("lz4", "lz4 -dc"), ("xz", "xz -dc")])
     func ownFrames(suffix: String, tool: String) throws {
-        try Self.allSame(["$WEIR -q -T2 -B 128K --format=\(suffix) in", "zstd -q -c in > in.zst",
-                          "cat in.\(suffix) in.zst > both", "$WEIR -dc -T2 in.\(suffix) | cmp - in",
-                          "$WEIR -dc -T1 in.\(suffix) | cmp - in", "$WEIR -dc < in.\(suffix) | cmp - in",
-                          "$WEIR -q -t -T2 in.\(suffix)", "\(tool) in.\(suffix) | cmp - in",
-                          "$WEIR -dc -T2 both | cmp - <(cat in in)"],
-                         size: 2_000_000)
+        try Self.allSame(
+            [
+                "$WEIR -q -T2 -B 128K --format=\(suffix) in", "zstd -q -c in > in.zst",
+                "cat in.\(suffix) in.zst > both", "$WEIR -dc -T2 in.\(suffix) | cmp - in",
+                "$WEIR -dc -T1 in.\(suffix) | cmp - in", "$WEIR -dc < in.\(suffix) | cmp - in",
+                "$WEIR -q -t -T2 in.\(suffix)", "\(tool) in.\(suffix) | cmp - in",
+                "$WEIR -dc -T2 both | cmp - <(cat in in)",
+            ],
+            size: 2_000_000)
     }
 
-    @Test("-t -v counts the members of weir's own .gz, .lz4 and .xz as frames, decoded in parallel or not",
-          arguments: ["gzip", "lz4", "xz"])
+    @Test(
+        "-t -v counts the members of weir's own .gz, .lz4 and .xz as frames, decoded in parallel or not",
+        arguments: ["gzip", "lz4", "xz"])
     func memberCount(format: String) throws {
         let scratch = Scratch()
         scratch.text("in", size: 2_000_000)
@@ -140,22 +155,29 @@ struct FormatsCommandTests {
 
     @Test("frames of every format one after another in a pipe decode as one stream, as zstd decodes them")
     func mixed() throws {
-        try Self.allSame(["(gzip -c in; zstd -q -c in; $WEIR -q -c -B 64K --format=lz4 in; xz -c in; gzip -c in)"
-                          + " | $WEIR -dc | cmp - <(cat in in in in in)"], size: 300_000)
+        try Self.allSame(
+            [
+                "(gzip -c in; zstd -q -c in; $WEIR -q -c -B 64K --format=lz4 in; xz -c in; gzip -c in)"
+                    + " | $WEIR -dc | cmp - <(cat in in in in in)"
+            ], size: 300_000)
     }
 
-    @Test("zstd frames followed by gzip, xz, .lzma and lz4 decode as zstd 1.5.4 decodes them, every way in and out",
-          arguments: ["zstd -q -c in", "$WEIR -q -c -T2 -B 64K in"])
+    @Test(
+        "zstd frames followed by gzip, xz, .lzma and lz4 decode as zstd 1.5.4 decodes them, every way in and out",
+        arguments: ["zstd -q -c in", "$WEIR -q -c -T2 -B 64K in"])
     func afterZstd(zstd: String) throws {
         let scratch = Scratch()
         scratch.text("in", size: 400_000)
-        _ = try Self.sh("(\(zstd); gzip -c in; xz -c in; \(zstd); xz -c --format=lzma in; lz4 -q -c in) > m.zst"
-                        + " && cat in in in in in in > want && /usr/bin/zstd -dc m.zst | cmp - want", scratch)
-        let checks = ["$WEIR -dc m.zst | cmp - want", "$WEIR -dc -T1 m.zst | cmp - want",
-                      "cat m.zst | $WEIR -dc | cmp - want", "$WEIR -q -t m.zst", "$WEIR -q -t < m.zst",
-                      "ln -s \"$WEIR\" zstdcat && ./zstdcat m.zst | cmp - want",
-                      "ln -s \"$WEIR\" weircat && ./weircat < m.zst | cmp - want",
-                      "$WEIR -q -d -k m.zst && cmp m want", "$WEIR -q -d -c < m.zst > piped && cmp piped want"]
+        _ = try Self.sh(
+            "(\(zstd); gzip -c in; xz -c in; \(zstd); xz -c --format=lzma in; lz4 -q -c in) > m.zst"
+                + " && cat in in in in in in > want && /usr/bin/zstd -dc m.zst | cmp - want", scratch)
+        let checks = [
+            "$WEIR -dc m.zst | cmp - want", "$WEIR -dc -T1 m.zst | cmp - want",
+            "cat m.zst | $WEIR -dc | cmp - want", "$WEIR -q -t m.zst", "$WEIR -q -t < m.zst",
+            "ln -s \"$WEIR\" zstdcat && ./zstdcat m.zst | cmp - want",
+            "ln -s \"$WEIR\" weircat && ./weircat < m.zst | cmp - want",
+            "$WEIR -q -d -k m.zst && cmp m want", "$WEIR -q -d -c < m.zst > piped && cmp piped want",
+        ]
         #expect(try Self.sh((checks + ["echo same"]).joined(separator: " && "), scratch) == "same\n")
     }
 
@@ -163,8 +185,9 @@ struct FormatsCommandTests {
     func afterZstdGarbage() throws {
         let scratch = Scratch()
         let original = scratch.text("in", size: 300_000)
-        _ = try Self.sh("$WEIR -q -c -T2 -B 64K in > z.zst && printf 'garbage!' >> z.zst"
-                        + " && (gzip -c in; printf 'garbage!') > g.gz", scratch)
+        _ = try Self.sh(
+            "$WEIR -q -c -T2 -B 64K in > z.zst && printf 'garbage!' >> z.zst"
+                + " && (gzip -c in; printf 'garbage!') > g.gz", scratch)
         for (input, flags) in [("z.zst", ["-dc"]), ("z.zst", ["-dc", "-T1"]), ("g.gz", ["-dc"])] {
             let run = try WeirProcess.run(["-q"] + flags + [input], in: scratch.url)
             let zstd = try WeirProcess.shell("/usr/bin/zstd -q -dc \(input)", in: scratch.url)
@@ -175,10 +198,12 @@ struct FormatsCommandTests {
         let file = try WeirProcess.run(["-q", "-d", "z.zst", "-o", "out"], in: scratch.url)
         #expect(file.status == 1 && !scratch.exists("out"))
         // Pass-through copies what decodes no further, as zstd -dcf does.
-        for line in ["$WEIR -dcf z.zst | cmp - <(/usr/bin/zstd -dcf z.zst)",
-                     "$WEIR -dcf g.gz | cmp - <(/usr/bin/zstd -dcf g.gz)",
-                     "$WEIR -d --pass-through -c < z.zst | cmp - <(cat in; printf 'garbage!')",
-                     "(cat z.zst; printf 'ab') | $WEIR -dcf | cmp - <(cat in; printf 'garbage!ab')"] {
+        for line in [
+            "$WEIR -dcf z.zst | cmp - <(/usr/bin/zstd -dcf z.zst)",
+            "$WEIR -dcf g.gz | cmp - <(/usr/bin/zstd -dcf g.gz)",
+            "$WEIR -d --pass-through -c < z.zst | cmp - <(cat in; printf 'garbage!')",
+            "(cat z.zst; printf 'ab') | $WEIR -dcf | cmp - <(cat in; printf 'garbage!ab')",
+        ] {
             #expect(try Self.sh(line + " && echo same", scratch) == "same\n", "\(line)")
         }
     }
@@ -187,8 +212,9 @@ struct FormatsCommandTests {
     func listOtherFormats() throws {
         let scratch = Scratch()
         scratch.text("in", size: 100_000)
-        _ = try Self.sh("gzip -k in && xz -k in && lz4 -q in in.lz4 && zstd -q in && (cat in.zst in.gz) > mixed.zst",
-                        scratch)
+        _ = try Self.sh(
+            "gzip -k in && xz -k in && lz4 -q in in.lz4 && zstd -q in && (cat in.zst in.gz) > mixed.zst",
+            scratch)
         for files in [["in.gz"], ["in.xz", "in.lz4"], ["mixed.zst"], ["in.gz", "in.zst"], ["-v", "in.xz"]] {
             let run = try WeirProcess.run(["-l"] + files, in: scratch.url)
             let zstd = try WeirProcess.shell("/usr/bin/zstd -l " + files.joined(separator: " "), in: scratch.url)
@@ -196,22 +222,27 @@ struct FormatsCommandTests {
             let out = String(decoding: run.stdout, as: UTF8.self)
             #expect(out == String(decoding: zstd.stdout, as: UTF8.self) || files.contains("-v"), "\(files): \(out)")
             let named = files.first { !$0.hasPrefix("-") }!
-            #expect(out.contains("File \"\(named)\" not compressed by zstd \n") && run.stderr.isEmpty,
-                    "\(files): \(out) \(run.stderr)")
+            #expect(
+                out.contains("File \"\(named)\" not compressed by zstd \n") && run.stderr.isEmpty,
+                "\(files): \(out) \(run.stderr)")
         }
     }
 
-    @Test("a damaged .gz, .xz or .lz4 fails naming the format's error and the file, and leaves no output",
-          arguments: [("gz", "gzip -c", "gzip: "), ("gz", "$WEIR -q -c -B 64K --format=gzip", "gzip: "),
-                      ("xz", "xz -c", "xz: "), ("lz4", "lz4 -q -c", "lz4: "),
-                      ("lz4", "$WEIR -q -c -B 64K --format=lz4", "lz4: "),
-                      ("xz", "$WEIR -q -c -B 64K --format=xz", "xz: ")])
+    @Test(
+        "a damaged .gz, .xz or .lz4 fails naming the format's error and the file, and leaves no output",
+        arguments: [
+            ("gz", "gzip -c", "gzip: "), ("gz", "$WEIR -q -c -B 64K --format=gzip", "gzip: "),
+            ("xz", "xz -c", "xz: "), ("lz4", "lz4 -q -c", "lz4: "),
+            ("lz4", "$WEIR -q -c -B 64K --format=lz4", "lz4: "),
+            ("xz", "$WEIR -q -c -B 64K --format=xz", "xz: "),
+        ])
     func damaged(suffix: String, writer: String, named: String) throws {
         let scratch = Scratch()
         scratch.text("in", size: 400_000)
         // A run of bytes overwritten in the middle of the data.
-        _ = try Self.sh("\(writer) in > bad.\(suffix) && printf 'XXXXXXXXXXXXXXXX' | "
-                        + "dd of=bad.\(suffix) bs=1 seek=3000 conv=notrunc status=none", scratch)
+        _ = try Self.sh(
+            "\(writer) in > bad.\(suffix) && printf 'XXXXXXXXXXXXXXXX' | "
+                + "dd of=bad.\(suffix) bs=1 seek=3000 conv=notrunc status=none", scratch)
         for flags in [["-d"], ["-t"], ["-dc"], ["-d", "-T2"]] {
             let run = try WeirProcess.run(["-q"] + flags + ["bad.\(suffix)"], in: scratch.url)
             #expect(run.status == 1, "\(flags)")
@@ -225,10 +256,13 @@ struct FormatsCommandTests {
         #expect(!scratch.exists("short"))
     }
 
-    @Test("a gzip trailer that lies reads the same from a file and a pipe: its length, or its data check (issue 59)",
-          arguments: [("gzip -c", 4, "incorrect length check"), ("gzip -c", 8, "incorrect data check"),
-                      ("$WEIR -q -c -B 64K --format=gzip", 4, "incorrect length check"),
-                      ("$WEIR -q -c -B 64K --format=gzip", 8, "incorrect data check")])
+    @Test(
+        "a gzip trailer that lies reads the same from a file and a pipe: its length, or its data check (issue 59)",
+        arguments: [
+            ("gzip -c", 4, "incorrect length check"), ("gzip -c", 8, "incorrect data check"),
+            ("$WEIR -q -c -B 64K --format=gzip", 4, "incorrect length check"),
+            ("$WEIR -q -c -B 64K --format=gzip", 8, "incorrect data check"),
+        ])
     func lyingTrailer(writer: String, fromEnd: Int, message: String) throws {
         let scratch = Scratch()
         scratch.text("in", size: 300_000)

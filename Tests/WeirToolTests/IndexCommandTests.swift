@@ -6,19 +6,29 @@ import Testing
 /// (GNU parallel), run locally.
 @Suite("weir --index")
 struct IndexCommandTests {
-    @Test("pzstd's file and a concatenation become seekable from their table; zstd -d decodes them the same; twice changes nothing")
+    @Test(
+        """
+        pzstd's file and a concatenation become seekable from their table; zstd -d decodes them the same; twice \
+        changes nothing
+        """
+    )
     func indexes() throws {
         let scratch = Scratch()
         let original = scratch.text("a", size: 3_000_000)
-        let pzstd = try WeirProcess.run(["-q", "-p", "2", "-1", "a", "-o", "p.zst"], in: scratch.url, executable: "/usr/bin/pzstd")
+        let pzstd = try WeirProcess.run(
+            ["-q", "-p", "2", "-1", "a", "-o", "p.zst"], in: scratch.url, executable: "/usr/bin/pzstd")
         #expect(pzstd.status == 0, "\(pzstd.stderr)")
-        #expect(try WeirProcess.shell("head -c 700000 a | $WEIR -q -B 64K > c.zst && tail -c +700001 a | $WEIR -q -B 64K >> c.zst",
-                                      in: scratch.url).status == 0)
+        #expect(
+            try WeirProcess.shell(
+                "head -c 700000 a | $WEIR -q -B 64K > c.zst && tail -c +700001 a | $WEIR -q -B 64K >> c.zst",
+                in: scratch.url
+            ).status == 0)
         let before = try #require(scratch.data("p.zst"))
         let run = try WeirProcess.run(["--index", "p.zst", "c.zst"], in: scratch.url)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stderr.contains("p.zst: seek table of 4 frames appended (65 bytes; 2 frames decoded to measure them)"),
-                "\(run.stderr)")
+        #expect(
+            run.stderr.contains("p.zst: seek table of 4 frames appended (65 bytes; 2 frames decoded to measure them)"),
+            "\(run.stderr)")
         // 11 + 36 frames of weir's, its two parts' tables.
         #expect(run.stderr.contains("c.zst: seek table of 49 frames appended (605 bytes)\n"), "\(run.stderr)")
         #expect(try #require(scratch.data("p.zst")).prefix(before.count) == before)
@@ -30,11 +40,18 @@ struct IndexCommandTests {
             #expect(range.stdout == original[650_000 ..< 750_000], "\(name)")
         }
         let again = try WeirProcess.run(["--index", "p.zst"], in: scratch.url)
-        #expect(again.status == 0 && again.stderr.contains("p.zst: already seekable (2 frames), unchanged"), "\(again.stderr)")
+        #expect(
+            again.status == 0 && again.stderr.contains("p.zst: already seekable (2 frames), unchanged"),
+            "\(again.stderr)")
         #expect(try WeirProcess.run(["-q", "--index", "c.zst"], in: scratch.url).stderr.isEmpty)
     }
 
-    @Test("refused: standard input, --json, -c and -o, a file that is not zstd, a corrupt frame (the file unchanged, exit 1)")
+    @Test(
+        """
+        refused: standard input, --json, -c and -o, a file that is not zstd, a corrupt frame (the file unchanged, \
+        exit 1)
+        """
+    )
     func refuses() throws {
         let scratch = Scratch()
         let original = scratch.text("a", size: 300_000)
@@ -65,7 +82,12 @@ struct IndexCommandTests {
         return Int(stderr[range].dropFirst("appended (".count).prefix { $0.isNumber })
     }
 
-    @Test("a seek table the frames contradict is neither vouched for nor extended: exit 1, the frame named, the file unchanged (issue 59)")
+    @Test(
+        """
+        a seek table the frames contradict is neither vouched for nor extended: exit 1, the frame named, the file \
+        unchanged (issue 59)
+        """
+    )
     func refusesLyingTables() throws {
         let scratch = Scratch()
         // Frames without a size (the table alone sizes them), entry 0 1,000 too large.

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import Glibc
+import Testing
+import WeirSystem
 
 /// Every kind of input weir may be given, each way it may work on it, into
 /// each kind of output (issue 37): the output decodes to the input exactly,
@@ -125,7 +126,8 @@ struct InputMatrixCommandTests {
             if direction == .compress {
                 try got.write(to: URL(fileURLWithPath: scratch.path("got.zst")))
                 let decoded = try scratch.zstd(["-dc", "got.zst"])
-                #expect(decoded.status == 0 && decoded.stdout == bytes, "\(label): decoded \(decoded.stdout.count) bytes")
+                #expect(
+                    decoded.status == 0 && decoded.stdout == bytes, "\(label): decoded \(decoded.stdout.count) bytes")
             } else {
                 #expect(got == bytes, "\(label): \(got.count) bytes, not \(bytes.count)")
             }
@@ -135,10 +137,13 @@ struct InputMatrixCommandTests {
             if kind == .device && direction == .compress {
                 // What went out before the pipe closed is /dev/zero's zeros.
                 try got.write(to: URL(fileURLWithPath: scratch.path("got.zst")))
-                let decoded = try WeirProcess.shell("zstd -dc got.zst 2>/dev/null | head -c 50000000 | tr -d '\\0' | wc -c",
-                                                    in: scratch.url)
-                #expect(String(decoding: decoded.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "0",
-                        "\(label): not zeros")
+                let decoded = try WeirProcess.shell(
+                    "zstd -dc got.zst 2>/dev/null | head -c 50000000 | tr -d '\\0' | wc -c",
+                    in: scratch.url)
+                #expect(
+                    String(decoding: decoded.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                        == "0",
+                    "\(label): not zeros")
             }
         }
     }

@@ -68,7 +68,8 @@ struct InstallTests {
         #expect(again.status == 0, "\(again.stderr)")
         #expect(Self.tree(prefix.url) == installed)
 
-        let uninstall = try WeirProcess.run(["\(script)/uninstall", prefix.url.path], in: work.url, executable: "/bin/bash")
+        let uninstall = try WeirProcess.run(
+            ["\(script)/uninstall", prefix.url.path], in: work.url, executable: "/bin/bash")
         #expect(uninstall.status == 0, "\(uninstall.stderr)")
         #expect(Self.tree(prefix.url) == ["bin", "bin/other"])
 
@@ -102,9 +103,12 @@ struct InstallTests {
         let readme = try String(contentsOfFile: Self.root.appendingPathComponent("README.md").path, encoding: .utf8)
         let install = try #require(readme.components(separatedBy: "## Install").dropFirst().first?
             .components(separatedBy: "\n## ").first)
-        let named = Set(install.components(separatedBy: "`").enumerated()
-            .filter { $0.offset % 2 == 1 && $0.element.hasPrefix("lib") || $0.offset % 2 == 1 && $0.element == "zlib1g" }
-            .map(\.element))
+        let named = Set(
+            install.components(separatedBy: "`").enumerated()
+                .filter {
+                    $0.offset % 2 == 1 && $0.element.hasPrefix("lib") || $0.offset % 2 == 1 && $0.element == "zlib1g"
+                }
+                .map(\.element))
         #expect(named == Set(packages), "README's Install section names \(named.sorted())")
         let script = try String(contentsOfFile: Self.root.appendingPathComponent("scripts/package.d/install.sh").path,
                                 encoding: .utf8)

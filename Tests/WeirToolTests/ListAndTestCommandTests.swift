@@ -101,7 +101,9 @@ struct ListAndTestCommandTests {
     static func damagingTable(_ bytes: Data, entry: Int, field: Int, by delta: Int) -> Data {
         var bytes = [UInt8](bytes)
         func u32(_ at: Int) -> UInt32 { (0 ..< 4).reduce(0) { $0 | UInt32(bytes[at + $1]) << (8 * $1) } }
-        func put(_ at: Int, _ value: UInt32) { for index in 0 ..< 4 { bytes[at + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) } }
+        func put(_ at: Int, _ value: UInt32) {
+            for index in 0..<4 { bytes[at + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
+        }
         let footer = bytes.count - 9
         precondition(u32(footer + 5) == 0x8F92_EAB1 && bytes[footer + 4] == 0x80)
         let at = entry < 0 ? footer : footer - Int(u32(footer)) * 12 + entry * 12 + field * 4
@@ -143,8 +145,9 @@ struct ListAndTestCommandTests {
             #expect(listed.stdout == (try scratch.zstd(["-l", file])).stdout, "\(file): the listing is the frames'")
 
             // -q keeps the warning, -qq hides it; stdin from the file is checked too.
-            let quiet = try WeirProcess.shell("$WEIR -q -dc < \(file) | cmp - a && $WEIR -qq -dc \(file) | cmp - a && echo same",
-                                              in: scratch.url)
+            let quiet = try WeirProcess.shell(
+                "$WEIR -q -dc < \(file) | cmp - a && $WEIR -qq -dc \(file) | cmp - a && echo same",
+                in: scratch.url)
             #expect(String(decoding: quiet.stdout, as: UTF8.self) == "same\n")
             #expect(quiet.stderr.hasPrefix("weir: (stdin): \(warning)"), "\(quiet.stderr)")
             #expect(quiet.stderr.split(separator: "\n").count == 1, "\(quiet.stderr)")
@@ -206,7 +209,8 @@ struct ListAndTestCommandTests {
             #expect(stock.stdout == original, "zstd -d, round \(round)")
             let piped = try WeirProcess.shell("cat c\(round).zst | $WEIR -d -T\(threads) | cat", in: scratch.url)
             #expect(piped.stdout == original, "pipe, round \(round)")
-            let filed = try WeirProcess.run(["-q", "-d", "-T", threads, "c\(round).zst", "-o", "out\(round)"], in: scratch.url)
+            let filed = try WeirProcess.run(
+                ["-q", "-d", "-T", threads, "c\(round).zst", "-o", "out\(round)"], in: scratch.url)
             #expect(filed.status == 0)
             #expect(scratch.data("out\(round)") == original, "file, round \(round)")
         }

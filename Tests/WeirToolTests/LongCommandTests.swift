@@ -31,8 +31,9 @@ struct LongCommandTests {
         #expect(try scratch.zstd(["-dc", "--long=23", "long.zst"]).stdout == original)
         #expect(try WeirProcess.run(["-q", "-dc", "long.zst"], in: scratch.url).stdout == original)
         // From a pipe too (chunks of 8 MiB, raised to the window).
-        let piped = try WeirProcess.shell("cat in | $WEIR -q -T2 --long=23 | zstd -q -dc --long=23 | cmp - in && echo same",
-                                          in: scratch.url)
+        let piped = try WeirProcess.shell(
+            "cat in | $WEIR -q -T2 --long=23 | zstd -q -dc --long=23 | cmp - in && echo same",
+            in: scratch.url)
         #expect(String(decoding: piped.stdout, as: UTF8.self) == "same\n", "\(piped.stderr)")
     }
 
@@ -59,11 +60,14 @@ struct LongCommandTests {
         #expect(piped.status == 0, "\(piped.stderr)")
         #expect(piped.stderr.contains("\"chunk_bytes\":134217728"), "\(piped.stderr)")
         let explicit = try WeirProcess.shell("cat in | $WEIR --json --long=20 > piped.zst", in: scratch.url)
-        #expect(explicit.stderr.contains("\"chunk_bytes\":8388608"), "a window below the chunk keeps it: \(explicit.stderr)")
+        #expect(
+            explicit.stderr.contains("\"chunk_bytes\":8388608"), "a window below the chunk keeps it: \(explicit.stderr)"
+        )
         // A file smaller than the window: one chunk of its size in 64 KiB.
         let file = try WeirProcess.run(["--json", "--long", "in", "-o", "in.zst"], in: scratch.url)
         #expect(file.status == 0, "\(file.stderr)")
-        #expect(file.stderr.contains("\"chunk_bytes\":131072") && file.stderr.contains("\"frames\":1"), "\(file.stderr)")
+        #expect(
+            file.stderr.contains("\"chunk_bytes\":131072") && file.stderr.contains("\"frames\":1"), "\(file.stderr)")
     }
 
     @Test("--json's window_log is the window the frames declare: zstd -lv shows the same, a zstd stream's is read back")
@@ -74,12 +78,14 @@ struct LongCommandTests {
         #expect(long.status == 0, "\(long.stderr)")
         // One 6 MiB frame, whose window is its content: 2^23 holds it.
         let listing = String(decoding: try scratch.zstd(["-lv", "long.zst"]).stdout, as: UTF8.self)
-        let window = try #require(listing.firstMatch(of: /Window Size: .*\((\d+) B\)/).flatMap { Int($0.1) }, "\(listing)")
+        let window = try #require(
+            listing.firstMatch(of: /Window Size: .*\((\d+) B\)/).flatMap { Int($0.1) }, "\(listing)")
         #expect(window > 1 << 22 && window <= 1 << 23, "\(listing)")
         #expect(long.stderr.contains("\"window_log\":23"), "\(long.stderr)")
         // zstd from a pipe writes no content size: the window descriptor says 2^22.
-        let decoded = try WeirProcess.shell("cat in | zstd -q --long=22 -c > z.zst && $WEIR --json -d -c z.zst > out && cmp out in",
-                                            in: scratch.url)
+        let decoded = try WeirProcess.shell(
+            "cat in | zstd -q --long=22 -c > z.zst && $WEIR --json -d -c z.zst > out && cmp out in",
+            in: scratch.url)
         #expect(decoded.status == 0, "\(decoded.stderr)")
         #expect(decoded.stderr.contains("\"window_log\":22"), "\(decoded.stderr)")
     }
@@ -91,7 +97,9 @@ struct LongCommandTests {
         for value in ["9", "32"] {
             let result = try WeirProcess.run(["--long=\(value)", "in"], in: scratch.url)
             #expect(result.status == 1)
-            #expect(result.stderr.contains("--long=\(value): the window log must be between 10 and 31."), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("--long=\(value): the window log must be between 10 and 31."), "\(result.stderr)"
+            )
             #expect(try scratch.zstd(["-q", "--long=\(value)", "-c", "in"]).status != 0)
         }
         #expect(!scratch.exists("in.zst"))
@@ -106,14 +114,17 @@ struct LongCommandTests {
         #expect(made.status == 0)
         let refused = try WeirProcess.run(["-d", "big.zst", "-o", "out"], in: scratch.url)
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains("weir: big.zst: frame 0 at offset 0 needs a window of 268435456 bytes, more than "
-                                        + "the default memory limit of 134217728 bytes (use --long=28 or -M256M)"),
-                "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains(
+                "weir: big.zst: frame 0 at offset 0 needs a window of 268435456 bytes, more than "
+                    + "the default memory limit of 134217728 bytes (use --long=28 or -M256M)"),
+            "\(refused.stderr)")
         #expect(!scratch.exists("out"))
         #expect(try scratch.zstd(["-q", "-d", "big.zst", "-o", "out"]).status != 0, "zstd refuses it too")
         #expect(try WeirProcess.run(["-q", "-dc", "--long=28", "big.zst"], in: scratch.url).stdout == original)
         #expect(try WeirProcess.run(["-q", "-dc", "-M256M", "big.zst"], in: scratch.url).stdout == original)
-        let piped = try WeirProcess.shell("cat big.zst | $WEIR -q -d --long=28 | cmp - in && echo same", in: scratch.url)
+        let piped = try WeirProcess.shell(
+            "cat big.zst | $WEIR -q -d --long=28 | cmp - in && echo same", in: scratch.url)
         #expect(String(decoding: piped.stdout, as: UTF8.self) == "same\n", "\(piped.stderr)")
         // --long=27 is not enough; -M, given, wins over --long as in zstd.
         #expect(try WeirProcess.run(["-q", "-dc", "--long=27", "big.zst"], in: scratch.url).status == 1)

@@ -77,7 +77,9 @@ struct ManualTests {
         // stats_print adds to the settings CAllocator gives (malloc_conf):
         // the table jemalloc prints at exit shows the ones in force.
         let result = try WeirProcess.run(["--version"], in: Self.root, environment: ["MALLOC_CONF": "stats_print:true"])
-        for setting in ["opt.narenas: 1\n", "opt.tcache: false\n", "opt.oversize_threshold: 0\n", "opt.dirty_decay_ms: -1 "] {
+        for setting in [
+            "opt.narenas: 1\n", "opt.tcache: false\n", "opt.oversize_threshold: 0\n", "opt.dirty_decay_ms: -1 ",
+        ] {
             #expect(result.stderr.contains(setting), "\(setting) not in force")
         }
     }
@@ -115,7 +117,9 @@ struct ManualTests {
         for flag in try Self.flags() {
             let found: Bool
             if shell == "fish" {
-                found = flag.hasPrefix("--") ? script.contains("-l '\(flag.dropFirst(2))'") : script.contains("-s '\(flag.dropFirst())'")
+                found =
+                    flag.hasPrefix("--")
+                    ? script.contains("-l '\(flag.dropFirst(2))'") : script.contains("-s '\(flag.dropFirst())'")
             } else {
                 found = script.contains(flag)
             }

@@ -87,7 +87,10 @@ struct MembersCommandTests {
         #expect(run.status == 0, "\(archive) \(patterns) from a \(input) to a \(output): \(run.stderr)")
     }
 
-    @Test("-d --member: a file, a folder, wildcards, long names, a hard link, a sparse file; tar x of weir's stream is tar's own extraction")
+    @Test("""
+          -d --member: a file, a folder, wildcards, long names, a hard link, \
+          a sparse file; tar x of weir's stream is tar's own extraction
+          """)
     func extractsAsTar() throws {
         let scratch = Scratch()
         try Self.archives(scratch)
@@ -146,7 +149,10 @@ struct MembersCommandTests {
         #expect(!scratch.exists("w/tree/nope"))
     }
 
-    @Test("refused: no member index (with how to add one), content that is not a tar (file or pipe), a tar cut short, -z or -t with --member")
+    @Test("""
+          refused: no member index (with how to add one), content that is not \
+          a tar (file or pipe), a tar cut short, -z or -t with --member
+          """)
     func refuses() throws {
         let scratch = Scratch()
         try Self.archives(scratch, formats: ["gnu"])
@@ -185,7 +191,10 @@ struct MembersCommandTests {
         }
     }
 
-    @Test("a damaged member index (a flipped byte, a cut frame) fails with the file and the index's offset, writing nothing")
+    @Test("""
+          a damaged member index (a flipped byte, a cut frame) fails \
+          with the file and the index's offset, writing nothing
+          """)
     func damagedIndex() throws {
         let scratch = Scratch()
         try Self.archives(scratch, formats: ["gnu"])

@@ -43,13 +43,17 @@ struct NameCommandTests {
         #expect(String(decoding: listed.stdout, as: UTF8.self).contains("  in\\xFFx.zst\n"))
 
         // -f replaces the .zst files, --rm then removes the inputs.
-        let replaced = try WeirProcess.run(bytes: [Array("-qf".utf8), Array("--rm".utf8), Self.invalid, Self.escapeLike],
-                                           in: scratch.url)
+        let replaced = try WeirProcess.run(
+            bytes: [Array("-qf".utf8), Array("--rm".utf8), Self.invalid, Self.escapeLike],
+            in: scratch.url)
         #expect(replaced.status == 0, "\(replaced.stderr)")
         #expect(scratch.entries == Self.sorted([Self.invalid + Self.zst, Self.escapeLike + Self.zst]))
 
-        let restored = try WeirProcess.run(bytes: [Array("-dq".utf8), Array("--rm".utf8),
-                                                   Self.invalid + Self.zst, Self.escapeLike + Self.zst], in: scratch.url)
+        let restored = try WeirProcess.run(
+            bytes: [
+                Array("-dq".utf8), Array("--rm".utf8),
+                Self.invalid + Self.zst, Self.escapeLike + Self.zst,
+            ], in: scratch.url)
         #expect(restored.status == 0, "\(restored.stderr)")
         #expect(scratch.entries == Self.sorted([Self.invalid, Self.escapeLike]))
         #expect(Self.holds(scratch, Self.invalid, 3))

@@ -26,7 +26,8 @@ struct PassThroughCommandTests {
             #expect(zstd.status == 0)
             #expect(weir.stdout == zstd.stdout, "\(inputs)")
         }
-        let piped = try WeirProcess.shell("""
+        let piped = try WeirProcess.shell(
+            """
             for f in plain packed.zst two; do cat $f | $WEIR -dcf | cmp - <(zstd -dcf < $f) || exit 1; done; echo same
             """, in: scratch.url)
         #expect(String(decoding: piped.stdout, as: UTF8.self) == "same\n", "\(piped.stderr)")
@@ -43,8 +44,10 @@ struct PassThroughCommandTests {
     @Test("without -f, with --no-pass-through, or for an empty input, plain data is refused as zstd refuses it")
     func refusals() throws {
         let scratch = try Self.mixedInputs()
-        for arguments in [["-dc", "plain"], ["-dcf", "--no-pass-through", "plain"], ["-dcf", "empty"],
-                          ["-df", "plain", "-o", "out"]] {
+        for arguments in [
+            ["-dc", "plain"], ["-dcf", "--no-pass-through", "plain"], ["-dcf", "empty"],
+            ["-df", "plain", "-o", "out"],
+        ] {
             let weir = try WeirProcess.run(arguments, in: scratch.url)
             let zstd = try scratch.zstd(arguments)
             #expect(weir.status == 1, "\(arguments)")
@@ -69,8 +72,10 @@ struct PassThroughCommandTests {
     @Test("weircat passes plain data through and decodes zstd, as zstdcat does")
     func weircat() throws {
         let scratch = try Self.mixedInputs()
-        let run = try WeirProcess.shell("ln -s \"$WEIR\" weircat && ./weircat plain packed.zst two | cmp - <(zstdcat plain packed.zst two) && echo same",
-                                        in: scratch.url)
+        let run = try WeirProcess.shell(
+            "ln -s \"$WEIR\" weircat && ./weircat plain packed.zst two | cmp - <(zstdcat plain packed.zst two) && "
+                + "echo same",
+            in: scratch.url)
         #expect(String(decoding: run.stdout, as: UTF8.self) == "same\n", "\(run.stderr)")
     }
 

@@ -27,7 +27,8 @@ struct ProgressCommandTests {
         // The producer stalls after 4 MB until the test has seen the line
         // redrawn during the stall (a heartbeat: the line does not freeze
         // when the input does).
-        let session = try TerminalSession("""
+        let session = try TerminalSession(
+            """
             (head -c 4000000 in; until [ -e go ]; do sleep 0.01; done; tail -c +4000001 in) \\
                 | $WEIR -c --size-hint 12000000 > out.zst
             """, in: scratch)
@@ -62,7 +63,9 @@ struct ProgressCommandTests {
 
         for flags in ["--no-progress", "-q"] {
             let screen = try inTerminal("\(Self.slowInput) | $WEIR -c \(flags) > out.zst", scratch)
-            #expect(!screen.contains("\r(stdin) ") && !screen.contains(Self.eraseLine), "\(flags): \(screen.debugDescription)")
+            #expect(
+                !screen.contains("\r(stdin) ") && !screen.contains(Self.eraseLine),
+                "\(flags): \(screen.debugDescription)")
         }
 
         let forced = try WeirProcess.shell("\(Self.slowInput) | $WEIR -v -c --progress > out.zst", in: scratch.url)
@@ -73,7 +76,12 @@ struct ProgressCommandTests {
         #expect(forced.stderr.hasSuffix(" MiB\n"))  // -v: the summary ends with the peak memory
     }
 
-    @Test("the summary: on a terminal and file → file; silent in standard-output mode when stderr is not a terminal, unless -v")
+    @Test(
+        """
+        the summary: on a terminal and file → file; silent in standard-output mode when stderr is not a terminal, \
+        unless -v
+        """
+    )
     func summaryWhen() throws {
         let scratch = Scratch()
         scratch.text("a", size: 100_000)
@@ -91,7 +99,8 @@ struct ProgressCommandTests {
         let verbose = try WeirProcess.run(["-v", "-c", "a", "b"], in: scratch.url)
         let lines = verbose.stderr.split(separator: "\n")
         #expect(lines.count == 3, "\(verbose.stderr)")
-        #expect(lines.first?.hasPrefix("a: ") == true && lines.last?.hasPrefix("2 files: ") == true, "\(verbose.stderr)")
+        #expect(
+            lines.first?.hasPrefix("a: ") == true && lines.last?.hasPrefix("2 files: ") == true, "\(verbose.stderr)")
         // File → file keeps its summary without a terminal.
         let files = try WeirProcess.run(["-f", "a"], in: scratch.url)
         #expect(files.stderr.hasPrefix("a: ") && files.stderr.contains("a.zst)"), "\(files.stderr)")
@@ -100,7 +109,8 @@ struct ProgressCommandTests {
         let asked = try WeirProcess.run(["-q", "--progress", "-f", "a"], in: scratch.url)
         #expect(asked.status == 0 && asked.stderr.contains("a: ") && asked.stderr.contains("a.zst)"), "\(asked.stderr)")
         // stderr on a terminal, stdout into a file: shown; -q hides it.
-        let screen = try inTerminal("$WEIR -c --no-progress a > out.zst; $WEIR -c --no-progress < b > out.zst; $WEIR -qc a > out.zst", scratch)
+        let screen = try inTerminal(
+            "$WEIR -c --no-progress a > out.zst; $WEIR -c --no-progress < b > out.zst; $WEIR -qc a > out.zst", scratch)
         #expect(screen.contains("a: ") && screen.contains("(stdin): "), "\(screen.debugDescription)")
         #expect(screen.components(separatedBy: "=> ").count == 3, "\(screen.debugDescription)")
     }
@@ -112,16 +122,17 @@ struct ProgressCommandTests {
         scratch.text("small", size: 100_000)
         let session = scratch.path("tmux.sock")  // a server of its own, its socket gone with the folder
         try """
-            mkfifo p1
-            \(Self.slowInput) > p1 &
-            '\(WeirProcess.binary)' -c p1 small > out.zst
-            echo "status $?"
-            """.write(toFile: scratch.path("job.sh"), atomically: true, encoding: .utf8)
+        mkfifo p1
+        \(Self.slowInput) > p1 &
+        '\(WeirProcess.binary)' -c p1 small > out.zst
+        echo "status $?"
+        """.write(toFile: scratch.path("job.sh"), atomically: true, encoding: .utf8)
         // remain-on-exit keeps the finished pane on screen with no process in
         // it; the server is started with only fds 0-2 (the test runner's
         // process monitor must not outlive the shell in a tmux daemon).
         try "set -g remain-on-exit on\n".write(toFile: scratch.path("tmux.conf"), atomically: true, encoding: .utf8)
-        let run = try WeirProcess.shell("""
+        let run = try WeirProcess.shell(
+            """
             (for fd in $(ls /proc/$BASHPID/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done
              exec tmux -S \(session) -f tmux.conf new-session -d -x 100 -y 20 "bash job.sh; echo finished") 2>/dev/null
             seen=no
@@ -153,7 +164,8 @@ struct ProgressCommandTests {
         let scratch = Scratch()
         for kills in ["kill -INT $pid", "kill -INT $pid; kill -INT $pid"] {
             // The signal comes once the line is on the screen (the test sees it, then says go).
-            let session = try TerminalSession("""
+            let session = try TerminalSession(
+                """
                 rm -f go; mkfifo feed
                 (head -c 3000000 /dev/urandom; exec sleep 30) > feed & producer=$!
                 \(TestShell.asForeground)$WEIR --size-hint 10M -o out.zst < feed & pid=$!
@@ -186,15 +198,18 @@ struct ProgressCommandTests {
         let numbers = ["ratio", "seconds", "cpu_seconds", "mib_per_s_in", "mib_per_s_out"]
         for key in strings { #expect(object[key] is String, "\(key)", sourceLocation: sourceLocation) }
         for key in integers {
-            #expect((object[key] as? NSNumber).map { Double(truncating: $0).rounded() == Double(truncating: $0) } == true,
-                    "\(key)", sourceLocation: sourceLocation)
+            #expect(
+                (object[key] as? NSNumber).map { Double(truncating: $0).rounded() == Double(truncating: $0) } == true,
+                "\(key)", sourceLocation: sourceLocation)
         }
         for key in numbers { #expect(object[key] as? Double != nil, "\(key)", sourceLocation: sourceLocation) }
         for key in ["input", "output"] {
             #expect(object[key] is String || object[key] is NSNull, "\(key)", sourceLocation: sourceLocation)
         }
         for key in ["level", "chunk_bytes"] {
-            #expect(compressing ? object[key] as? Int != nil : object[key] is NSNull, "\(key)", sourceLocation: sourceLocation)
+            #expect(
+                compressing ? object[key] as? Int != nil : object[key] is NSNull, "\(key)",
+                sourceLocation: sourceLocation)
         }
     }
 

@@ -6,8 +6,10 @@ import Testing
 @Suite("weir --progress=json")
 struct ProgressJSONCommandTests {
     /// Every key of a record (man weir lists each: ManualTests).
-    static let keys = ["event", "operation", "input", "file", "files", "bytes_in", "bytes_read", "bytes_out", "total_bytes",
-                       "percent", "bytes_per_second", "eta_seconds", "seconds", "level", "frames", "status"]
+    static let keys = [
+        "event", "operation", "input", "file", "files", "bytes_in", "bytes_read", "bytes_out", "total_bytes",
+        "percent", "bytes_per_second", "eta_seconds", "seconds", "level", "frames", "status",
+    ]
     /// Every key of an error, warning or note (man weir lists them).
     static let messageKeys = ["event", "input", "message", "status"]
 
@@ -42,7 +44,9 @@ struct ProgressJSONCommandTests {
         return mine
     }
 
-    @Test("files: records while each is compressed, then its end at 100%; with --json both streams", .timeLimit(.minutes(5)))
+    @Test(
+        "files: records while each is compressed, then its end at 100%; with --json both streams",
+        .timeLimit(.minutes(5)))
     func files() throws {
         let scratch = Scratch()
         scratch.text("a", size: 8_000_000)
@@ -64,7 +68,9 @@ struct ProgressJSONCommandTests {
             #expect((end["frames"] as? Int ?? 0) >= 1)
             let written = scratch.data(name + ".zst")?.count ?? 0
             #expect((end["bytes_out"] as? Int ?? 0) > 0 && (end["bytes_out"] as? Int ?? 0) <= written)
-            #expect(records.allSatisfy { ($0["percent"] as? Double ?? -1) >= 0 && ($0["percent"] as? Double ?? 101) <= 100 })
+            #expect(
+                records.allSatisfy { ($0["percent"] as? Double ?? -1) >= 0 && ($0["percent"] as? Double ?? 101) <= 100 }
+            )
         }
         // Midway, a program sees the speed and the time left.
         let midway = a.filter { ($0["percent"] as? Double).map { $0 > 0 && $0 < 100 } ?? false }
@@ -72,7 +78,8 @@ struct ProgressJSONCommandTests {
         // --json's statistics come on the same stream, each after its file's end record.
         let statistics = objects.filter { $0["event"] == nil }
         #expect(statistics.map { $0["input"] as? String } == ["a", "b", nil])
-        let endOfA = try #require(objects.firstIndex { $0["event"] as? String == "end" && $0["input"] as? String == "a" })
+        let endOfA = try #require(
+            objects.firstIndex { $0["event"] as? String == "end" && $0["input"] as? String == "a" })
         let statisticsOfA = try #require(objects.firstIndex { $0["event"] == nil && $0["input"] as? String == "a" })
         #expect(endOfA < statisticsOfA)
         #expect(objects.allSatisfy { $0["event"] != nil || $0["bytes_in"] != nil })
@@ -87,7 +94,9 @@ struct ProgressJSONCommandTests {
         #expect(piped.status == 0, "\(piped.stderr)")
         let records = self.records(of: "-", in: try objects(piped.stderr))
         #expect(!records.isEmpty)
-        #expect(records.allSatisfy { $0["total_bytes"] is NSNull && $0["percent"] is NSNull && $0["eta_seconds"] is NSNull })
+        #expect(
+            records.allSatisfy { $0["total_bytes"] is NSNull && $0["percent"] is NSNull && $0["eta_seconds"] is NSNull }
+        )
         #expect(records.last?["bytes_in"] as? Int == original.count)
 
         let decoded = try WeirProcess.shell("$WEIR -d --progress=json -c a.zst > back", in: scratch.url)
@@ -108,8 +117,9 @@ struct ProgressJSONCommandTests {
     func namesAndOff() throws {
         let scratch = Scratch()
         scratch.text("a", size: 200_000)
-        let run = try WeirProcess.shell("cp a \"$(printf 'n\\377')\" && $WEIR --json --progress=json \"$(printf 'n\\377')\"",
-                                        in: scratch.url)
+        let run = try WeirProcess.shell(
+            "cp a \"$(printf 'n\\377')\" && $WEIR --json --progress=json \"$(printf 'n\\377')\"",
+            in: scratch.url)
         #expect(run.status == 0, "\(run.stderr)")
         let objects = try self.objects(run.stderr)
         let name = try #require(objects.first { $0["event"] == nil }?["input"] as? String)
@@ -120,8 +130,12 @@ struct ProgressJSONCommandTests {
         #expect(off.status == 0 && !off.stderr.contains("\"event\""), "\(off.stderr)")
     }
 
-    @Test("-d of .gz and .xz, from a file and a pipe: bytes_in follows the decoding to the compressed size; frames decoded",
-          .timeLimit(.minutes(5)))
+    @Test(
+        """
+        -d of .gz and .xz, from a file and a pipe: bytes_in follows the decoding to the compressed size; frames \
+        decoded
+        """,
+        .timeLimit(.minutes(5)))
     func otherFormats() throws {
         let scratch = Scratch()
         let original = scratch.text("a", size: 8_000_000)

@@ -11,7 +11,8 @@ struct RangeCommandTests {
         let original = scratch.text("a", size: size)
         #expect(try WeirProcess.run(["-q", "-B", "64K", "a", "-o", "weir.zst"], in: scratch.url).status == 0)
         #expect(try scratch.zstd(["-q", "a", "-o", "zstd.zst"]).status == 0)
-        let pzstd = try WeirProcess.run(["-q", "-p", "2", "a", "-o", "pzstd.zst"], in: scratch.url, executable: "/usr/bin/pzstd")
+        let pzstd = try WeirProcess.run(
+            ["-q", "-p", "2", "a", "-o", "pzstd.zst"], in: scratch.url, executable: "/usr/bin/pzstd")
         #expect(pzstd.status == 0, "\(pzstd.stderr)")
         return original
     }
@@ -21,7 +22,8 @@ struct RangeCommandTests {
     /// second as much the other way (the total kept). Returns the content.
     static func lyingTable(_ scratch: Scratch, change: Int) throws -> Data {
         let original = scratch.text("a", size: 4_000_000)
-        let made = try WeirProcess.shell("""
+        let made = try WeirProcess.shell(
+            """
             head -c 2000000 a | zstd -q > s.zst && tail -c +2000001 a | zstd -q >> s.zst && $WEIR -q --index s.zst &&
             python3 - <<'PY'
             import struct
@@ -39,7 +41,12 @@ struct RangeCommandTests {
         return original
     }
 
-    @Test("sizes only the seek table gives are taken; a frame that decodes to more or fewer bytes than its entry fails the range (issue 59)")
+    @Test(
+        """
+        sizes only the seek table gives are taken; a frame that decodes to more or fewer bytes than its entry fails \
+        the range (issue 59)
+        """
+    )
     func tableSizesCheckedWhenDecoded() throws {
         for change in [-5000, 5000] {
             let scratch = Scratch()
@@ -47,7 +54,8 @@ struct RangeCommandTests {
             let listed = 2_000_000 + change
             // The boundary the table gives falls inside the range: frame 0 is
             // decoded to its end, which is not there; no byte is written.
-            let lie = "weir: s.zst: corrupt seek table: frame 0 at offset 0 decodes to 2000000 bytes of content, "
+            let lie =
+                "weir: s.zst: corrupt seek table: frame 0 at offset 0 decodes to 2000000 bytes of content, "
                 + "but its seek table entry lists \(listed)"
             for range in ["1990000:+20000", "0:"] {
                 let run = try WeirProcess.run(["-d", "--range=\(range)", "s.zst"], in: scratch.url)
@@ -56,15 +64,16 @@ struct RangeCommandTests {
             }
             // -t decodes every frame: the table is wrong, whatever a range saw.
             let test = try WeirProcess.run(["-t", "s.zst"], in: scratch.url)
-            #expect(test.status == 1 && test.stderr.contains("corrupt seek table: entry 0 lists \(listed) bytes"),
-                    "\(test.stderr)")
+            #expect(
+                test.status == 1 && test.stderr.contains("corrupt seek table: entry 0 lists \(listed) bytes"),
+                "\(test.stderr)")
             // A range inside frame 0: the frame is decoded to its end to be
             // checked before any byte goes out, and its size is checked too.
             let inside = try WeirProcess.run(["-d", "--range=1000:+1000", "s.zst"], in: scratch.url)
             #expect(inside.status == 1 && inside.stdout.isEmpty && inside.stderr.contains(lie), "\(inside.stderr)")
             // --no-check leaves the frame once the range is covered, as zstd's reader does.
             let unchecked = try WeirProcess.run(["-d", "--no-check", "--range=1000:+1000", "s.zst"], in: scratch.url)
-            #expect(unchecked.status == 0 && unchecked.stdout == original[1000 ..< 2000], "\(unchecked.stderr)")
+            #expect(unchecked.status == 0 && unchecked.stdout == original[1000..<2000], "\(unchecked.stderr)")
         }
     }
 
@@ -74,10 +83,10 @@ struct RangeCommandTests {
         let original = try files(scratch)
         var generator = SystemRandomNumberGenerator()
         for name in ["weir.zst", "zstd.zst", "pzstd.zst"] {
-            for _ in 0 ..< 6 {
-                let ranges = (0 ..< 3).map { _ -> Range<Int> in
-                    let start = Int.random(in: 0 ... original.count, using: &generator)
-                    return start ..< Int.random(in: start ... min(original.count, start + 200_000), using: &generator)
+            for _ in 0..<6 {
+                let ranges = (0..<3).map { _ -> Range<Int> in
+                    let start = Int.random(in: 0...original.count, using: &generator)
+                    return start..<Int.random(in: start...min(original.count, start + 200_000), using: &generator)
                 }
                 let list = ranges.map { "\($0.lowerBound):\($0.upperBound)" }.joined(separator: ",")
                 let run = try WeirProcess.run(["-d", "--range=\(list)", name], in: scratch.url)
@@ -87,7 +96,7 @@ struct RangeCommandTests {
             }
             // Both ends, an open end, a length, size suffixes, repeated flags.
             let ends = try WeirProcess.run(["-d", "--range=:10", "--range=999990:,64K:+1K", name], in: scratch.url)
-            #expect(ends.stdout == original[0 ..< 10] + original[999_990...] + original[65536 ..< 66560], "\(name)")
+            #expect(ends.stdout == original[0..<10] + original[999_990...] + original[65536..<66560], "\(name)")
         }
     }
 
@@ -96,14 +105,15 @@ struct RangeCommandTests {
         let scratch = Scratch()
         let original = try files(scratch)
         for name in ["weir.zst", "zstd.zst", "pzstd.zst"] {
-            let run = try WeirProcess.shell("cat \(name) | $WEIR -d --range=5:+100,300000:300010,999000:", in: scratch.url)
+            let run = try WeirProcess.shell(
+                "cat \(name) | $WEIR -d --range=5:+100,300000:300010,999000:", in: scratch.url)
             #expect(run.status == 0, "\(name): \(run.stderr)")
-            #expect(run.stdout == original[5 ..< 105] + original[300_000 ..< 300_010] + original[999_000...], "\(name)")
+            #expect(run.stdout == original[5..<105] + original[300_000..<300_010] + original[999_000...], "\(name)")
         }
         let backwards = try WeirProcess.shell("cat weir.zst | $WEIR -d --range=500:600,0:10", in: scratch.url)
         #expect(backwards.status == 1 && backwards.stderr.contains("increasing order"), "\(backwards.stderr)")
         let file = try WeirProcess.run(["-d", "--range=500:600,0:10", "weir.zst"], in: scratch.url)
-        #expect(file.stdout == original[500 ..< 600] + original[0 ..< 10])
+        #expect(file.stdout == original[500..<600] + original[0..<10])
     }
 
     @Test("a range past the end: exit 1, the sizes named, nothing written from a file")
@@ -123,12 +133,14 @@ struct RangeCommandTests {
     func outputsAndTests() throws {
         let scratch = Scratch()
         let original = try files(scratch)
-        #expect(try WeirProcess.run(["-d", "--range=100:+70000", "weir.zst", "-o", "part"], in: scratch.url).status == 0)
-        #expect(scratch.data("part") == original[100 ..< 70100])
+        #expect(
+            try WeirProcess.run(["-d", "--range=100:+70000", "weir.zst", "-o", "part"], in: scratch.url).status == 0)
+        #expect(scratch.data("part") == original[100..<70100])
         let again = try WeirProcess.run(["-d", "--range=0:1", "weir.zst", "-o", "part"], in: scratch.url)
         #expect(again.status == 1 && again.stderr.contains("already exists"), "\(again.stderr)")
-        #expect(try WeirProcess.run(["-d", "-f", "--range=0:1", "weir.zst", "-o", "part"], in: scratch.url).status == 0)
-        #expect(scratch.data("part") == original[0 ..< 1])
+        #expect(
+            try WeirProcess.run(["-d", "-f", "--range=0:1", "weir.zst", "-o", "part"], in: scratch.url).status == 0)
+        #expect(scratch.data("part") == original[0..<1])
 
         let tested = try WeirProcess.run(["-t", "--range=60000:+10000", "weir.zst"], in: scratch.url)
         #expect(tested.status == 0 && tested.stdout.isEmpty, "\(tested.stderr)")
@@ -143,9 +155,12 @@ struct RangeCommandTests {
         #expect(try WeirProcess.run(["-t", "--range=0:+\(original.count)", "bad.zst"], in: scratch.url).status == 1)
         #expect(try WeirProcess.run(["-t", "--range=0:+1000", "bad.zst"], in: scratch.url).status == 0)
         // Written to a file, a failure leaves nothing under its name, as every weir output.
-        let failed = try WeirProcess.run(["-d", "--range=0:+\(original.count)", "bad.zst", "-o", "cut"], in: scratch.url)
+        let failed = try WeirProcess.run(
+            ["-d", "--range=0:+\(original.count)", "bad.zst", "-o", "cut"], in: scratch.url)
         #expect(failed.status == 1 && !scratch.exists("cut"), "\(failed.stderr)")
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter { $0.hasPrefix(".weir-") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter {
+            $0.hasPrefix(".weir-")
+        }
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
@@ -153,8 +168,10 @@ struct RangeCommandTests {
     func refused() throws {
         let scratch = Scratch()
         _ = try files(scratch, size: 10_000)
-        for arguments in [["--range=0:1", "a"], ["-d", "--range=5:1", "weir.zst"], ["-d", "--range=x", "weir.zst"],
-                          ["-d", "--rm", "--range=0:1", "weir.zst"], ["-d", "--range=0:1", "weir.zst", "zstd.zst"]] {
+        for arguments in [
+            ["--range=0:1", "a"], ["-d", "--range=5:1", "weir.zst"], ["-d", "--range=x", "weir.zst"],
+            ["-d", "--rm", "--range=0:1", "weir.zst"], ["-d", "--range=0:1", "weir.zst", "zstd.zst"],
+        ] {
             let run = try WeirProcess.run(arguments, in: scratch.url)
             #expect(run.status == 1 && run.stderr.contains("range"), "\(arguments): \(run.stderr)")
         }
@@ -170,22 +187,27 @@ struct RangeCommandTests {
         bytes[500_000] ^= 0xFF
         _ = FileManager.default.createFile(atPath: scratch.path("bad.zst"), contents: bytes)
         let original = try #require(scratch.data("a"))
-        for line in ["$WEIR -d -c --range=0:+600000 bad.zst", "cat bad.zst | $WEIR -d -c --range=0:+600000",
-                     "$WEIR -t --range=0:+600000 bad.zst", "cat bad.zst | $WEIR -t --range=0:+600000"] {
+        for line in [
+            "$WEIR -d -c --range=0:+600000 bad.zst", "cat bad.zst | $WEIR -d -c --range=0:+600000",
+            "$WEIR -t --range=0:+600000 bad.zst", "cat bad.zst | $WEIR -t --range=0:+600000",
+        ] {
             let run = try WeirProcess.shell(line, in: scratch.url)
             #expect(run.status == 1 && run.stdout.isEmpty, "\(line): exit \(run.status), \(run.stdout.count) bytes")
             let named = line.hasPrefix("cat") ? "weir: (stdin): " : "weir: bad.zst: "
-            #expect(run.stderr.hasPrefix(named) && run.stderr.contains("checksum mismatch")
+            #expect(
+                run.stderr.hasPrefix(named) && run.stderr.contains("checksum mismatch")
                     && run.stderr.contains("offset"), "\(line): \(run.stderr)")
         }
         // A range in an intact frame is served; --no-check serves the damaged one, as zstd does.
         for line in ["$WEIR -d -c --range=1048576:+600000 bad.zst", "cat a.zst | $WEIR -d -c --range=1048576:+600000"] {
             let run = try WeirProcess.shell(line, in: scratch.url)
-            let right = run.stdout == original[1_048_576 ..< 1_648_576]
+            let right = run.stdout == original[1_048_576..<1_648_576]
             #expect(run.status == 0 && right, "\(line): \(run.stderr)")
         }
-        for line in ["$WEIR -d -c --no-check --range=0:+600000 bad.zst",
-                     "cat bad.zst | $WEIR -d -c --no-check --range=0:+600000"] {
+        for line in [
+            "$WEIR -d -c --no-check --range=0:+600000 bad.zst",
+            "cat bad.zst | $WEIR -d -c --no-check --range=0:+600000",
+        ] {
             let run = try WeirProcess.shell(line, in: scratch.url)
             #expect(run.status == 0 && run.stdout.count == 600_000, "\(line): \(run.stderr)")
         }

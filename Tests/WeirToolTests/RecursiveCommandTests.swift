@@ -107,12 +107,18 @@ struct RecursiveCommandTests {
     @Test("--output-dir-flat puts every output in one folder; a second file of the same name fails, as zstd")
     func flat() throws {
         let scratch = try Self.trees()
-        for side in ["w", "z"] { try FileManager.default.createDirectory(atPath: scratch.path("\(side)/flat"), withIntermediateDirectories: false) }
+        for side in ["w", "z"] {
+            try FileManager.default.createDirectory(
+                atPath: scratch.path("\(side)/flat"), withIntermediateDirectories: false)
+        }
         let weir = try Self.compare(scratch, ["-r", "t", "--output-dir-flat", "flat"], status: 1)
         #expect(weir.stderr.contains("same name f1"), "\(weir.stderr)")
         #expect(try Self.decodes(scratch, "flat/f2.zst", to: "t/a/b/f2"))
         // Without -r: the files given.
-        for side in ["w", "z"] { try FileManager.default.createDirectory(atPath: scratch.path("\(side)/flat2"), withIntermediateDirectories: false) }
+        for side in ["w", "z"] {
+            try FileManager.default.createDirectory(
+                atPath: scratch.path("\(side)/flat2"), withIntermediateDirectories: false)
+        }
         try Self.compare(scratch, ["-q", "t/a/b/f2", "t/.hidden", "--output-dir-flat", "flat2"])
         // And back.
         try Self.compare(scratch, ["-q", "-d", "flat2/f2.zst", "--output-dir-flat", "t"])
@@ -156,7 +162,9 @@ struct RecursiveCommandTests {
     func mirrorRefusesParent() throws {
         let scratch = try Self.trees()
         let weir = try Self.compare(scratch, ["-q", "../w/t/a/f1", "--output-dir-mirror", "mir"], status: 1)
-        #expect(weir.stderr.contains("weir: ../w/t/a/f1: cannot be mirrored into mir (a part of its path is ..)"), "\(weir.stderr)")
+        #expect(
+            weir.stderr.contains("weir: ../w/t/a/f1: cannot be mirrored into mir (a part of its path is ..)"),
+            "\(weir.stderr)")
     }
 
     @Test("--filelist adds the files it names, and -r expands its folders, as zstd")

@@ -31,14 +31,16 @@ struct ResumeTreeCommandTests {
     @Test("stopped by SIGTERM in the big file, the same -r skips the files done and resumes the big one")
     func skipsAndResumes() throws {
         let scratch = try Self.tree()
-        let stopped = try WeirProcess.shell("""
+        let stopped = try WeirProcess.shell(
+            """
             \(Self.command) & pid=$!
             for i in $(seq 1200); do grep -qs '^checkpoint' t/two/.big.zst.part.resume && break; sleep 0.05; done
             kill -TERM $pid; wait $pid; echo "status $?" >&2
             """, in: scratch.url, timeout: 300)
         #expect(stopped.stderr.contains("status 143"), "\(stopped.stderr)")
-        #expect(stopped.stderr.contains("weir: t/two/big: cancelled; t/two/big.zst.part keeps the first "),
-                "\(stopped.stderr)")
+        #expect(
+            stopped.stderr.contains("weir: t/two/big: cancelled; t/two/big.zst.part keeps the first "),
+            "\(stopped.stderr)")
         let done = ["t/one/a", "t/one/b", "t/one/sub/c"]
         for name in done { #expect(scratch.exists(name + ".zst"), "\(name)") }
         #expect(scratch.exists("t/two/big.zst.part"))
@@ -47,8 +49,9 @@ struct ResumeTreeCommandTests {
         let resumed = try WeirProcess.shell(Self.command, in: scratch.url, timeout: 300)
         #expect(resumed.status == 0, "\(resumed.stderr)")
         for name in done {
-            #expect(resumed.stderr.contains("weir: \(name): already compressed to \(name).zst, skipped\n"),
-                    "\(resumed.stderr)")
+            #expect(
+                resumed.stderr.contains("weir: \(name): already compressed to \(name).zst, skipped\n"),
+                "\(resumed.stderr)")
         }
         #expect(resumed.stderr.contains("t/two/big: "), "\(resumed.stderr)")
         #expect(resumed.stderr.contains(", resumed at "), "\(resumed.stderr)")
@@ -64,13 +67,15 @@ struct ResumeTreeCommandTests {
             #expect(try scratch.zstd(["-dc", name + ".zst"]).stdout == scratch.data(name), "\(name)")
         }
         let files = try WeirProcess.shell("find t -type f | sort", in: scratch.url).stdout
-        #expect(String(decoding: files, as: UTF8.self).split(separator: "\n").map(String.init)
-            == (inputs + inputs.map { $0 + ".zst" }).sorted())
+        #expect(
+            String(decoding: files, as: UTF8.self).split(separator: "\n").map(String.init)
+                == (inputs + inputs.map { $0 + ".zst" }).sorted())
 
         // Once more: nothing to do, nothing written, no NAME.zst.zst.
         let again = try WeirProcess.shell(Self.command, in: scratch.url, timeout: 300)
         #expect(again.status == 0, "\(again.stderr)")
-        #expect(again.stderr.contains("weir: t/two/big: already compressed to t/two/big.zst, skipped"), "\(again.stderr)")
+        #expect(
+            again.stderr.contains("weir: t/two/big: already compressed to t/two/big.zst, skipped"), "\(again.stderr)")
         #expect(try Self.listing(scratch) == after)
     }
 
@@ -81,7 +86,8 @@ struct ResumeTreeCommandTests {
         let first = try WeirProcess.shell("$WEIR -q -r t", in: scratch.url)
         #expect(first.status == 0, "\(first.stderr)")
         // a.zst: cut short, same stamp; b.zst: another file, same stamp.
-        let run = try WeirProcess.shell("""
+        let run = try WeirProcess.shell(
+            """
             truncate -s -5 t/one/a.zst && touch -r t/one/a t/one/a.zst
             printf 'not it' > t/one/b.zst && touch -r t/one/b t/one/b.zst
             $WEIR -r t </dev/null; echo "status $?" >&2
@@ -89,7 +95,8 @@ struct ResumeTreeCommandTests {
         #expect(run.stderr.contains("status 1"), "\(run.stderr)")
         #expect(run.stderr.contains("t/one/a.zst: already exists"), "\(run.stderr)")
         #expect(run.stderr.contains("t/one/b.zst: already exists"), "\(run.stderr)")
-        #expect(run.stderr.contains("weir: t/one/sub/c: already compressed to t/one/sub/c.zst, skipped"), "\(run.stderr)")
+        #expect(
+            run.stderr.contains("weir: t/one/sub/c: already compressed to t/one/sub/c.zst, skipped"), "\(run.stderr)")
         #expect(!scratch.exists("t/one/sub/c.zst.zst"))
         // A NAME.zst that only shares NAME's time is an input, as zstd takes it.
         #expect(scratch.exists("t/one/b.zst.zst"))
@@ -121,8 +128,9 @@ struct ResumeTreeCommandTests {
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
         }
         let inputs = objects.filter { $0["total"] as? Bool != true }
-        #expect(inputs.compactMap { $0["input"] as? String }.sorted() == ["t/one/a", "t/one/b", "t/one/sub/c"],
-                "\(again.stderr)")
+        #expect(
+            inputs.compactMap { $0["input"] as? String }.sorted() == ["t/one/a", "t/one/b", "t/one/sub/c"],
+            "\(again.stderr)")
         for object in inputs { #expect(object["status"] as? String == "skipped", "\(object)") }
         #expect(!scratch.exists("t/one/a.zst.zst"))
     }

@@ -57,7 +57,8 @@ struct SafetyTests {
         #expect(forced.status == 0)
         let readTTY = try WeirProcess.shell("script -qec '$WEIR -d -c' /dev/null < /dev/null", in: scratch.url)
         #expect(readTTY.status == 1)
-        #expect(String(decoding: readTTY.stdout, as: UTF8.self).contains("will not read compressed data from a terminal"))
+        #expect(
+            String(decoding: readTTY.stdout, as: UTF8.self).contains("will not read compressed data from a terminal"))
     }
 
     @Test("a decompression failure leaves no output file and the input intact")
@@ -66,7 +67,8 @@ struct SafetyTests {
         scratch.text("in", size: 300_000)
         #expect(try WeirProcess.run(["-q", "in"], in: scratch.url).status == 0)
         let compressed = scratch.data("in.zst")!
-        _ = FileManager.default.createFile(atPath: scratch.path("cut.zst"), contents: compressed.prefix(compressed.count - 100))
+        _ = FileManager.default.createFile(
+            atPath: scratch.path("cut.zst"), contents: compressed.prefix(compressed.count - 100))
         let truncated = try WeirProcess.run(["-d", "cut.zst"], in: scratch.url)
         #expect(truncated.status == 1)
         #expect(truncated.stderr.hasPrefix("weir: cut.zst: truncated input"))
@@ -89,10 +91,14 @@ struct SafetyTests {
     func brokenPipe() throws {
         let scratch = Scratch()
         scratch.text("big", size: 20_000_000)
-        let loud = try WeirProcess.shell("$WEIR -c big | head -c 100 > /dev/null; echo \"status ${PIPESTATUS[0]}\" >&2", in: scratch.url, timeout: 30)
+        let loud = try WeirProcess.shell(
+            "$WEIR -c big | head -c 100 > /dev/null; echo \"status ${PIPESTATUS[0]}\" >&2", in: scratch.url, timeout: 30
+        )
         #expect(loud.stderr.contains("(stdout): write failed: Broken pipe"))
         #expect(loud.stderr.contains("status 1"))
-        let quiet = try WeirProcess.shell("$WEIR -q -c big | head -c 100 > /dev/null; echo \"status ${PIPESTATUS[0]}\" >&2", in: scratch.url, timeout: 30)
+        let quiet = try WeirProcess.shell(
+            "$WEIR -q -c big | head -c 100 > /dev/null; echo \"status ${PIPESTATUS[0]}\" >&2", in: scratch.url,
+            timeout: 30)
         #expect(quiet.stderr == "status 1\n")
     }
 
@@ -100,7 +106,8 @@ struct SafetyTests {
     func interrupt() throws {
         let scratch = Scratch()
         // A producer that never finishes: weir blocks reading it, then gets SIGINT.
-        let result = try WeirProcess.shell("""
+        let result = try WeirProcess.shell(
+            """
             mkfifo feed
             (head -c 3000000 /dev/urandom; exec sleep 30) > feed & producer=$!
             \(TestShell.asForeground)$WEIR -o out.zst < feed & pid=$!
@@ -114,10 +121,12 @@ struct SafetyTests {
         #expect(scratch.names.isEmpty)
 
         // weir's stdin pipe is shared with this shell's: O_NONBLOCK must be gone after weir exits.
-        let flags = try WeirProcess.shell("""
+        let flags = try WeirProcess.shell(
+            """
             exec 3< <(head -c 1000 /dev/zero)
             $WEIR -c <&3 > /dev/null
-            python3 -c 'import fcntl,os; print("nonblock" if fcntl.fcntl(3, fcntl.F_GETFL) & os.O_NONBLOCK else "blocking")'
+            python3 -c 'import fcntl,os; print("nonblock" if fcntl.fcntl(3, fcntl.F_GETFL) & os.O_NONBLOCK else \
+            "blocking")'
             """, in: scratch.url)
         #expect(String(decoding: flags.stdout, as: UTF8.self) == "blocking\n", "\(flags.stderr)")
     }
@@ -130,7 +139,8 @@ struct SafetyTests {
         // raised again), or after (a clean stop). Never a run that goes on
         // to its end with status 0 (a signal set to SIG_IGN before its
         // dispatch source was registered was lost).
-        let result = try WeirProcess.shell("""
+        let result = try WeirProcess.shell(
+            """
             mkfifo feed
             exec 3<> feed  # a writer that never writes: weir waits for input
             for delay in 0 0.01 0.02 0.03 0.05 0.07 0.1 0.13 0.16 0.19; do
@@ -164,8 +174,10 @@ struct SafetyTests {
             var info = stat()
             return lstat(scratch.path(name), &info) == 0 && (info.st_mode & S_IFMT) == S_IFCHR
         }
-        for arguments in [["in", "-o", "null"], ["-f", "in", "-o", "null"], ["-d", "in.zst", "-o", "null"],
-                          ["-d", "-f", "in.zst", "-o", "null"], ["-f", "in", "-o", "link"], ["--rm", "-f", "in", "-o", "null"]] {
+        for arguments in [
+            ["in", "-o", "null"], ["-f", "in", "-o", "null"], ["-d", "in.zst", "-o", "null"],
+            ["-d", "-f", "in.zst", "-o", "null"], ["-f", "in", "-o", "link"], ["--rm", "-f", "in", "-o", "null"],
+        ] {
             let run = try WeirProcess.run(["-q"] + arguments, in: scratch.url)
             #expect(run.status == 0, "\(arguments): \(run.stderr)")
             #expect(isDevice("null"), "\(arguments)")
@@ -176,7 +188,8 @@ struct SafetyTests {
         // A FIFO: its reader gets the whole output, the FIFO stays a FIFO.
         #expect(mkfifo(scratch.path("fifo"), 0o644) == 0)
         for arguments in [["-d", "in.zst"], ["-d", "-f", "in.zst"]] {
-            let run = try WeirProcess.shell("""
+            let run = try WeirProcess.shell(
+                """
                 cat fifo > got & reader=$!
                 $WEIR -q \(arguments.joined(separator: " ")) -o fifo; echo "status $?" >&2
                 wait $reader

@@ -31,8 +31,11 @@ final class TestCgroup {
             if fields[dash + 1] == "cgroup2" {
                 // The root group is free of the "no internal processes" rule:
                 // a child of it may take any controller the root has.
-                let controllers = (try? String(contentsOfFile: mountPoint + "/cgroup.controllers", encoding: .utf8)) ?? ""
-                guard controllers.split(whereSeparator: \.isWhitespace).contains(Substring(controller)) else { continue }
+                let controllers =
+                    (try? String(contentsOfFile: mountPoint + "/cgroup.controllers", encoding: .utf8)) ?? ""
+                guard controllers.split(whereSeparator: \.isWhitespace).contains(Substring(controller)) else {
+                    continue
+                }
                 found = (mountPoint + "/" + name, true)
                 break
             }
@@ -59,7 +62,8 @@ final class TestCgroup {
             try? "+\(controller)".write(toFile: parent + "/cgroup.subtree_control", atomically: false, encoding: .utf8)
         }
         guard mkdir(directory, 0o755) == 0 else {
-            throw Unavailable(description: "mkdir \(directory): \(String(cString: strerror(errno))) (the tests need root)")
+            throw Unavailable(
+                description: "mkdir \(directory): \(String(cString: strerror(errno))) (the tests need root)")
         }
         if controller == "cpuset" && !isVersion2 {
             // A v1 cpuset group takes no process before it has CPUs and memory nodes.

@@ -88,7 +88,8 @@ struct UntrustedSizeCommandTests {
     static func whileChanged(_ scratch: Scratch, _ arguments: String, change: String,
                              delay: String) throws -> (WeirProcess.Result, Data) {
         let result = try WeirProcess.shell(
-            "( sleep \(delay); \(change) ) & changer=$!; $WEIR --json \(arguments); status=$?; wait $changer; exit $status",
+            "( sleep \(delay); \(change) ) & changer=$!; $WEIR --json \(arguments); status=$?; wait $changer; exit "
+                + "$status",
             in: scratch.url)
         return (result, try #require(scratch.data("input")))
     }

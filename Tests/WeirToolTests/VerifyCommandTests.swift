@@ -34,8 +34,9 @@ struct VerifyCommandTests {
         let run = try WeirProcess.run(["-B1M", "--verify", "--rm", "in"], in: scratch.url,
                                       environment: ["WEIR_TEST_DAMAGE_FRAME": "2"])
         #expect(run.status == 1)
-        #expect(run.stderr.contains("weir: in: verify failed: frame 2 (input offset 2097152) does not decode to its input"),
-                "\(run.stderr)")
+        #expect(
+            run.stderr.contains("weir: in: verify failed: frame 2 (input offset 2097152) does not decode to its input"),
+            "\(run.stderr)")
         #expect(scratch.names == ["in"], "\(scratch.names)")
         #expect(scratch.data("in") == original)
         // Through a pipe: the run fails, and frame 2 never reaches the output.

@@ -45,12 +45,16 @@ struct WeirProcess {
         process.environment = env
         process.standardInput = stdin.map { FileHandle(forReadingAtPath: resolve($0, in: folder))! }
             ?? FileHandle(forReadingAtPath: "/dev/null")!
-        let out = stdoutPath.map { resolve($0, in: folder) } ?? FileManager.default.temporaryDirectory.appendingPathComponent("weir-stdout-\(UUID())").path
+        let out =
+            stdoutPath.map { resolve($0, in: folder) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("weir-stdout-\(UUID())").path
         let err = FileManager.default.temporaryDirectory.appendingPathComponent("weir-stderr-\(UUID())").path
         // open(2), not FileManager.createFile: that would replace a device
         // such as /dev/full with a regular file.
-        let outHandle = FileHandle(fileDescriptor: open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644), closeOnDealloc: true)
-        let errHandle = FileHandle(fileDescriptor: open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644), closeOnDealloc: true)
+        let outHandle = FileHandle(
+            fileDescriptor: open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644), closeOnDealloc: true)
+        let errHandle = FileHandle(
+            fileDescriptor: open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644), closeOnDealloc: true)
         process.standardOutput = outHandle
         process.standardError = errHandle
         try process.run()

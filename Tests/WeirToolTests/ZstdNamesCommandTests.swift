@@ -14,8 +14,10 @@ struct ZstdNamesCommandTests {
         }
         try? FileManager.default.removeItem(atPath: scratch.path("w/" + name))
         try? FileManager.default.removeItem(atPath: scratch.path("z/" + name))
-        try FileManager.default.createSymbolicLink(atPath: scratch.path("w/" + name), withDestinationPath: WeirProcess.binary)
-        try FileManager.default.createSymbolicLink(atPath: scratch.path("z/" + name), withDestinationPath: "/usr/bin/zstd")
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.path("w/" + name), withDestinationPath: WeirProcess.binary)
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.path("z/" + name), withDestinationPath: "/usr/bin/zstd")
         return (scratch.path("w/" + name), scratch.path("z/" + name))
     }
 
@@ -94,11 +96,13 @@ struct ZstdNamesCommandTests {
         scratch.text("a", size: 300_000)
         let zstd = try Self.links("zstd", in: scratch)
         func level(_ environment: [String: String], _ program: String) throws -> Int? {
-            let run = try WeirProcess.run(["--json", "-f", "a", "-o", "a.zst"], in: scratch.url, environment: environment,
-                                          executable: program)
+            let run = try WeirProcess.run(
+                ["--json", "-f", "a", "-o", "a.zst"], in: scratch.url, environment: environment,
+                executable: program)
             #expect(run.status == 0, "\(run.stderr)")
             let line = try #require(run.stderr.split(separator: "\n").first { $0.hasPrefix("{") })
-            return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])["level"] as? Int
+            return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])["level"]
+                as? Int
         }
         #expect(try level(["ZSTD_CLEVEL": "12"], zstd.weir) == 12)
         #expect(try level(["ZSTD_CLEVEL": "12", "WEIR_CLEVEL": "5"], zstd.weir) == 5)
@@ -120,7 +124,8 @@ struct ZstdNamesCommandTests {
         for tool in ["w", "z"] {
             try FileManager.default.createDirectory(atPath: scratch.path(tool), withIntermediateDirectories: true)
             scratch.text(tool + "/hello", size: 1000)
-            try FileManager.default.createSymbolicLink(atPath: scratch.path(tool + "/world"), withDestinationPath: "hello")
+            try FileManager.default.createSymbolicLink(
+                atPath: scratch.path(tool + "/world"), withDestinationPath: "hello")
         }
         func both(_ arguments: [String]) throws -> (weir: WeirProcess.Result, zstd: WeirProcess.Result) {
             (try WeirProcess.run(arguments, in: scratch.url.appendingPathComponent("w")),

@@ -15,14 +15,18 @@ struct ZstdParametersCommandTests {
         for list in ["", "--zstd=mml=3,tlen=48,strat=6", "--zstd=strat=6,wlog=23,clog=23,hlog=22,slog=6",
                      "--zstd=windowLog=23,chainLog=23,hashLog=22,searchLog=6,minMatch=3,targetLength=48,strategy=6",
                      "--zstd=wlog=18,ovlog=9"] {
-            let run = try WeirProcess.run(["-q", "-f", "a", "-o", "a.zst"] + (list.isEmpty ? [] : [list]), in: scratch.url)
+            let run = try WeirProcess.run(
+                ["-q", "-f", "a", "-o", "a.zst"] + (list.isEmpty ? [] : [list]), in: scratch.url)
             #expect(run.status == 0, "\(list): \(run.stderr)")
             #expect(try scratch.zstd(["-dc", "a.zst"]).stdout == original, "\(list)")
             sizes.insert(scratch.data("a.zst")?.count ?? 0)
         }
         #expect(sizes.count >= 3, "the parameters change the frames: \(sizes)")
-        let ldm = try WeirProcess.run(["-q", "-f", "--single-thread", "--long", "--zstd=lhlog=20,lmml=64,lblog=1,lhrlog=7",
-                                       "a", "-o", "l.zst"], in: scratch.url)
+        let ldm = try WeirProcess.run(
+            [
+                "-q", "-f", "--single-thread", "--long", "--zstd=lhlog=20,lmml=64,lblog=1,lhrlog=7",
+                "a", "-o", "l.zst",
+            ], in: scratch.url)
         #expect(ldm.status == 0, "\(ldm.stderr)")
         #expect(try scratch.zstd(["-dc", "l.zst"]).stdout == original)
     }
@@ -113,8 +117,9 @@ struct ZstdParametersCommandTests {
         let theirs = String(decoding: try scratch.zstd(["-lv", "a.zst"]).stdout, as: UTF8.self)
         let block = theirs.split(separator: "\n", omittingEmptySubsequences: false).prefix { !$0.isEmpty }
         #expect(block.count >= 6)
-        #expect(Array(ours.split(separator: "\n", omittingEmptySubsequences: false).prefix(block.count)) == Array(block),
-                "\(ours)\n---\n\(theirs)")
+        #expect(
+            Array(ours.split(separator: "\n", omittingEmptySubsequences: false).prefix(block.count)) == Array(block),
+            "\(ours)\n---\n\(theirs)")
     }
 
     @Test("--[no-]row-match-finder and --target-compressed-block-size: in one frame, the bytes zstd writes with them",
@@ -173,7 +178,9 @@ struct ZstdParametersCommandTests {
         var windows: Set<String> = []
         for file in ["frames.zst", "long.zst", "piped.zst", "zlong.zst"] {
             func window(_ run: WeirProcess.Result) -> String? {
-                String(decoding: run.stdout, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("Window Size: ") }
+                String(decoding: run.stdout, as: UTF8.self).split(separator: "\n").first {
+                    $0.hasPrefix("Window Size: ")
+                }
                     .map(String.init)
             }
             let ours = window(try WeirProcess.run(["-lv", file], in: scratch.url))
@@ -228,7 +235,8 @@ struct ZstdParametersCommandTests {
                                           in: scratch.url)
         #expect(piped.status == 0, "\(piped.stderr)")
         let listed = String(decoding: try scratch.zstd(["-lv", "w.zst"]).stdout, as: UTF8.self)
-        #expect(listed.contains("Window Size: 8.00 MiB (8388608 B)") && !listed.contains("Decompressed Size"), "\(listed)")
+        #expect(
+            listed.contains("Window Size: 8.00 MiB (8388608 B)") && !listed.contains("Decompressed Size"), "\(listed)")
         // Several frames from standard input still declare their sizes (parallel decoding needs them).
         scratch.text("b", size: 3_000_000)
         try #require(try WeirProcess.run(["-q", "-B1M", "-o", "b.zst"], in: scratch.url, stdin: "b").status == 0)
@@ -246,7 +254,8 @@ struct ZstdParametersCommandTests {
         let theirs = String(decoding: try scratch.zstd(["-vv", "-l", "a.zst"]).stdout, as: UTF8.self)
         let block = theirs.split(separator: "\n", omittingEmptySubsequences: false).prefix { !$0.isEmpty }
         #expect(block.contains("Window Size: 8388608 B (8388608 B)"), "\(theirs)")
-        #expect(Array(ours.split(separator: "\n", omittingEmptySubsequences: false).prefix(block.count)) == Array(block),
-                "\(ours)")
+        #expect(
+            Array(ours.split(separator: "\n", omittingEmptySubsequences: false).prefix(block.count)) == Array(block),
+            "\(ours)")
     }
 }

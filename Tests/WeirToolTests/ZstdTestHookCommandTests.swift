@@ -8,11 +8,17 @@ struct ZstdTestHookCommandTests {
     /// A producer slow enough for the progress line to be drawn (4 MB, a pause, the rest of `in`).
     static let slowInput = ProgressCommandTests.slowInput
 
-    @Test("--fake-stderr-is-console draws the progress line and the summary on a stderr that is no terminal; -q hides them")
+    @Test(
+        """
+        --fake-stderr-is-console draws the progress line and the summary on a stderr that is no terminal; -q hides \
+        them
+        """
+    )
     func fakeConsole() throws {
         let scratch = Scratch()
         let original = scratch.text("in", size: 8_000_000)
-        let faked = try WeirProcess.shell("\(Self.slowInput) | $WEIR -c --fake-stderr-is-console > out.zst", in: scratch.url)
+        let faked = try WeirProcess.shell(
+            "\(Self.slowInput) | $WEIR -c --fake-stderr-is-console > out.zst", in: scratch.url)
         #expect(faked.status == 0)
         #expect(faked.stderr.hasPrefix("\r(stdin) "), "\(faked.stderr.debugDescription)")
         // The line is taken away before the summary, as on a terminal.

@@ -1,5 +1,7 @@
 import FuzzSupport
 @testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 // The decoders of the other formats (gzip by ISA-L and by zlib, xz and
 // .lzma by liblzma, lz4 by liblz4, zstd between them) on arbitrary bytes,
@@ -27,7 +29,7 @@ struct Decoded: Equatable {
 }
 
 func decode(_ stream: UnsafeRawBufferPointer, pieces sizes: [Int], whole: Bool, passThrough: Bool = false) -> Decoded {
-    let decoder = MixedStreamDecoder(options: DecompressionOptions(passThrough: passThrough), path: "fuzz",
+    let decoder = MixedStreamDecoder(options: DecompressionOptions(passThrough: passThrough).decoding, path: "fuzz",
                                      operation: .decompress, wholeInput: whole)
     var result = Decoded()
     var position = 0

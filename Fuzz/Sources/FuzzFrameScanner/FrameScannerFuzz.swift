@@ -1,6 +1,8 @@
 import Dispatch
 import FuzzSupport
 @testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 // The frame scanner on arbitrary bytes in arbitrary pieces.
 //

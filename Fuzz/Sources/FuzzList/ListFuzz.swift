@@ -1,5 +1,7 @@
 import FuzzSupport
 @testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 // The list (-l) path: ``FrameListing/read(path:)`` on an arbitrary file,
 // through its seek table when one describes the file, else by scanning.

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import FuzzSupport
 @testable import Weir
+@testable import WeirSystem
 
 // A round trip: compress with options chosen from the input, check the
 // frames, list them, decompress, compare.

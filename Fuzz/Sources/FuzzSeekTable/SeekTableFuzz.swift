@@ -1,5 +1,7 @@
 import FuzzSupport
 @testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 // The seek table parser on arbitrary tails of files, and the check of a
 // table against the frames a scanner finds (``SeekTableCheck``).
@@ -11,7 +13,7 @@ import FuzzSupport
 //   gives them back (but for the descriptor's two unused bits), its frames
 //   tile the bytes from `dataStart` to the table, and `read` returns the
 //   same table when `dataStart` ≥ 0 and refuses it as corrupt otherwise;
-// - `seekTableEntries` and `seekTable` (the index's reads, through
+// - `SeekTable.entriesAtEnd` and `atEnd` (the index's reads, through
 //   `SeekTable.decode`) throw the same error for a table they cannot read;
 // - the check against the scanned frames names an entry the table has.
 
@@ -25,13 +27,13 @@ public func fuzzSeekTable(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var table: SeekTable?
     var readError: WeirError?
     do throws(WeirError) {
-        table = try FrameListing.seekTableEntries(in: Descriptor(file.fd, path: "fuzz"), fileSize: count)
+        table = try SeekTable.entriesAtEnd(of: Descriptor(file.fd, path: "fuzz"), fileSize: count)
     } catch {
         readError = error
     }
     let strict: Result<SeekTable?, WeirError>
     do throws(WeirError) {
-        strict = .success(try FrameListing.seekTable(in: Descriptor(file.fd, path: "fuzz"), fileSize: count))
+        strict = .success(try SeekTable.atEnd(of: Descriptor(file.fd, path: "fuzz"), fileSize: count))
     } catch {
         strict = .failure(error)
     }

@@ -1,4 +1,7 @@
 import Dispatch
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Runs one blocking pipeline run for the public API, on a thread of its
 /// own, and hands its outcome back to a completion handler or to an `async`

@@ -1,3 +1,7 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
+
 /// What the public API needs of a pipeline: a blocking `run()` and a
 /// `cancel()` that any other thread may call.
 protocol BlockingPipeline: AnyObject, Sendable {

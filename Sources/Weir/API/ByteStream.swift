@@ -1,5 +1,8 @@
 import Dispatch
 import FoundationEssentials
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Runs a pipeline on bytes held in memory: async code feeds it a sequence
 /// of byte chunks and reads its output as an `AsyncThrowingStream`, with

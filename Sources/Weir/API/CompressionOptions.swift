@@ -1,3 +1,7 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
+
 /// How ``Compressor`` compresses, and every compression pipeline the engine runs.
 public struct CompressionOptions: Sendable, Equatable {
     /// The default chunk (and frame) size of levels up to 6 and `--fast`
@@ -131,6 +135,7 @@ public struct CompressionOptions: Sendable, Equatable {
     /// frames only; a run that adapts is not ``resumable`` (its frames'
     /// levels are not recorded).
     public var adaptiveLevels: ClosedRange<Int>?
+    #if WEIR_TEST_HOOKS
     /// For tests of ``verify`` only: flips one bit of frame N after it is
     /// compressed, before it is checked (ignored without ``verify``, which
     /// then always catches it).
@@ -142,6 +147,14 @@ public struct CompressionOptions: Sendable, Equatable {
     /// For tests of the progress line only: after each step, a worker
     /// waits while this file exists (``StepHold``).
     package var stepHoldForTesting: String?
+    #else
+    // Builds without the test hooks (the library and binary users get):
+    // constants, so that nothing is damaged or held and the code that reads
+    // them compiles away.
+    package var damagedFrameForTesting: Int? { nil }
+    package var stepDelayForTesting: Double? { nil }
+    package var stepHoldForTesting: String? { nil }
+    #endif
     /// `--patch-from=OLD`: the input is compressed against the old file, as
     /// one frame (zstd's decoder uses a prefix for one frame only), by one
     /// context whose own workers (`ZSTD_c_nbWorkers`) are ``threads``, as
@@ -170,7 +183,7 @@ public struct CompressionOptions: Sendable, Equatable {
     public static let maximumChunkSize = 1 << 30
 
     /// The window logs `--long` accepts, libzstd's on 64-bit systems.
-    public static let longWindowLogs = 10...31
+    public static let longWindowLogs = 10...Zstd.windowLogMax
 
     /// zstd's `--long` window when none is given: 2^27 (128 MiB).
     public static let defaultLongWindowLog = 27

@@ -1,6 +1,9 @@
 import Dispatch
 import FoundationEssentials
 import SystemPackage
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Compresses files, file descriptors and streams of bytes to standard zstd,
 /// in parallel and in bounded memory: the engine of the `weir` command, for

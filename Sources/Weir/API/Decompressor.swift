@@ -1,6 +1,9 @@
 import Dispatch
 import FoundationEssentials
 import SystemPackage
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Decompresses any standard zstd data — weir's own output, `zstd` and
 /// `pzstd` files, concatenations, skippable frames — from files, file

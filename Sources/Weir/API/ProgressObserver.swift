@@ -1,4 +1,7 @@
 import Dispatch
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Counts the bytes a pipeline reads and writes through two `DATA_ADD`
 /// dispatch sources and reports the running totals to a handler once per

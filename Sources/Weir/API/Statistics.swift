@@ -1,3 +1,7 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
+
 /// What one run of a pipeline did.
 public struct Statistics: Sendable, Equatable {
     /// Bytes read from the input.

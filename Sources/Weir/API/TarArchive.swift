@@ -1,3 +1,6 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
 import FoundationEssentials
 
 /// A `.tar.zst` read through its member index (docs/members.md): the

@@ -1,4 +1,7 @@
 import Dispatch
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// The workers' part of a compression run: one chunk into one frame.
 struct ChunkCompressor: Sendable {

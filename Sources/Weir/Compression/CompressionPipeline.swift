@@ -1,8 +1,11 @@
 import CZstd
 import Dispatch
-import Glibc
 import FoundationEssentials
+import Glibc
 import SystemPackage
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Compresses one input into one output as a stream of independent zstd
 /// frames, in parallel, in bounded memory. Input and output are descriptors,

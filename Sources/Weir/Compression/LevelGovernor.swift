@@ -1,4 +1,7 @@
 import Dispatch
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Chooses each chunk's compression level under `--adapt`, when the chunk
 /// is handed to the workers, from how busy the workers and the writer were

@@ -1,3 +1,6 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
 import Dispatch
 
 /// The member index of one compression run (docs/members.md): decides from

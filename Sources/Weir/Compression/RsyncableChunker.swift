@@ -1,4 +1,7 @@
 import Dispatch
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Cuts a stream into chunks at content-defined boundaries (`--rsyncable`),
 /// so that an insertion or deletion changes only the frames around it: the

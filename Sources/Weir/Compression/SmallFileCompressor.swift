@@ -1,5 +1,8 @@
 import Dispatch
 import Glibc
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Compresses a regular file that makes one frame, on the calling thread,
 /// without a pipeline: no reading thread, no worker queue, and a context kept
@@ -89,11 +92,13 @@ package final class SmallFileCompressor {
     /// Checks the frame in `output` against the `size` bytes of `input` (`verify`).
     private func verify(frameSize: Int, size: Int, options: CompressionOptions, path: String) throws(WeirError) {
         if verifier == nil { verifier = try FrameVerifier(dictionary: nil, path: path) }
+        #if WEIR_TEST_HOOKS
         if options.damagedFrameForTesting == 0 {
             output.withUnsafeMutableBytes {
                 FrameVerifier.damage(UnsafeMutableRawBufferPointer(rebasing: $0[..<frameSize]))
             }
         }
+        #endif
         try input.withUnsafeBytes { source in
             output.withUnsafeBytes { frame in
                 Result { () throws(WeirError) in

@@ -1,3 +1,7 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
+
 /// What the parts of one ``DecompressionPipeline`` run share: the input and
 /// the output, the budget and the buffers it counts, the run's control and
 /// its totals. The parts are the ``FrameFeeder`` (cutting the stream into

@@ -1,3 +1,7 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
+
 /// Tells a decompression's ``PartialOutput`` of each frame whose content is
 /// written, in file order, so that its checkpoints only ever name frames
 /// whose content is whole on disk.

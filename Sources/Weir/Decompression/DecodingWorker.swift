@@ -1,4 +1,7 @@
 import CFormats
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// What one of the pipeline's decoding workers holds: it decodes a whole
 /// zstd frame (``WholeFrameDecoder``) or a whole member of another format

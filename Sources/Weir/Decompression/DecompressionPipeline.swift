@@ -2,6 +2,9 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import SystemPackage
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Decompresses any standard zstd stream — weir's own files, one frame or
 /// many, skippable frames, pzstd files, concatenations — decoding independent

@@ -1,5 +1,8 @@
 import Dispatch
 import Glibc
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Cuts the compressed stream into frames as its pieces arrive and decides
 /// where each goes: a frame whose output buffer and compressed bytes fit
@@ -137,7 +140,9 @@ final class FrameFeeder {
             session.frameLog?.skippable(size: boundary.compressedSize)
             return
         }
+        #if WEIR_TEST_HOOKS
         if let delay = session.options.frameDelayForTesting, delay > 0 { usleep(UInt32(min(delay, 60) * 1e6)) }
+        #endif
         windowLog = max(windowLog ?? 0, boundary.header.windowLog)
         if streamer.frameStart == boundary.offset {
             try feedStreamer(upTo: boundary.end)

@@ -1,4 +1,7 @@
 import Dispatch
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Decodes one frame too large for the budget, or whose size is unknown
 /// until it ends (the single frame of `zstd -T2`), by streaming on the

@@ -1,4 +1,7 @@
 import Dispatch
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Decodes what is not zstd: a stream that starts with a frame of another
 /// format, or what follows a stream's zstd frames when it is not zstd:
@@ -50,7 +53,7 @@ final class OtherFormatTail {
         self.start = start
         // As zstd words it: testing (`-t`) is its own operation.
         operation = session.run.writer == nil ? .test : .decompress
-        decoder = MixedStreamDecoder(options: session.options, path: session.path, operation: operation,
+        decoder = MixedStreamDecoder(options: session.options.decoding, path: session.path, operation: operation,
                                      wholeInput: start == 0 && session.wholeInput)
         decoder.position = start
         buffers = session.frameBuffers.pool(for: MixedStreamDecoder.blockSize)

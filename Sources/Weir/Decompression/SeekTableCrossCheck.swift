@@ -1,3 +1,7 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
+
 /// Checks the seek table at the end of a regular file against the frames
 /// the scanner finds and the sizes they decode to. The table is never used
 /// to cut frames, so a wrong table cannot make wrong output; a mismatch is

@@ -1,4 +1,7 @@
 import Dispatch
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Decodes frames small enough to be held whole on the workers, each
 /// straight into an output buffer of its own.

@@ -1,4 +1,7 @@
 import Glibc
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Finished jobs whose outputs are committed together, durable before
 /// destructive (see ``CommitQueue``): the outputs' data goes to disk first;

@@ -1,5 +1,8 @@
 import Dispatch
 import Glibc
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Jobs' outcomes, kept in the order they are added, whose outputs are
 /// committed in groups (``CommitGroup``): durable before destructive. At

@@ -1,3 +1,7 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
+
 /// Where jobs that share the machine and jobs that need it alone meet: any
 /// number of shared holders at once, or one exclusive holder. A job waiting
 /// to go alone keeps new shared ones out, or a stream of small files would

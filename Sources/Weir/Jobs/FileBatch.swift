@@ -1,4 +1,7 @@
 import Dispatch
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Runs many file jobs side by side, reporting them in order; when they may
 /// go so, ``JobScheduler`` decides.

@@ -1,4 +1,7 @@
 import Glibc
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 extension FileJob {
     /// The resumable output (``PartialOutput``) of a run from the regular

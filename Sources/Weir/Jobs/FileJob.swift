@@ -1,5 +1,8 @@
 import Dispatch
 import Glibc
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// One input, by name, processed to one destination with the safety habits of
 /// zstd: output under its name only when complete, never over the input,
@@ -305,10 +308,8 @@ package struct FileJob: Sendable {
             let pipeline = CompressionPipeline(input: .descriptor(input), output: output ?? standardOutput,
                                                inputName: inputName, outputName: outputName,
                                                options: options, observer: observer, partial: partial)
-            let key = cancellation?.attach { pipeline.cancel() }
-            defer { if let key { cancellation?.detach(key) } }
-            var statistics = try pipeline.run()
-            if let partial { statistics.keep(partial, path: outputName) }
+            let statistics = try run(cancellation: cancellation, partial: partial, cancel: { pipeline.cancel() },
+                                     pipeline.run)
             // As zstd: --stream-size binds standard input, even a regular
             // file there (perhaps at an offset); a named file's size is its own.
             if let expected = options.streamSize, InputKind.of(input).size == nil || self.input == "-",
@@ -322,11 +323,18 @@ package struct FileJob: Sendable {
             let pipeline = DecompressionPipeline(input: .descriptor(input), output: output,
                                                  inputName: inputName, outputName: outputName,
                                                  options: options, observer: observer, partial: partial)
-            let key = cancellation?.attach { pipeline.cancel() }
-            defer { if let key { cancellation?.detach(key) } }
-            var statistics = try pipeline.run()
-            if let partial { statistics.keep(partial, path: outputName) }
-            return statistics
+            return try run(cancellation: cancellation, partial: partial, cancel: { pipeline.cancel() }, pipeline.run)
         }
+    }
+
+    /// Runs a pipeline (`body`) with `cancellation` attached to it (`cancel`
+    /// stops it), and counts the frames `partial` kept in its statistics.
+    private func run(cancellation: Cancellation?, partial: PartialOutput?, cancel: @escaping @Sendable () -> Void,
+                     _ body: () throws(WeirError) -> Statistics) throws(WeirError) -> Statistics {
+        let key = cancellation?.attach(cancel)
+        defer { if let key { cancellation?.detach(key) } }
+        var statistics = try body()
+        if let partial { statistics.keep(partial, path: outputName) }
+        return statistics
     }
 }

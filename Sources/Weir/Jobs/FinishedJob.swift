@@ -1,3 +1,7 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
+
 /// A job whose work is done: its statistics, and its output complete but not
 /// yet under its name. ``CommitQueue`` commits it (alone, or with others so
 /// that one sync serves them all), then removes the input when asked.

@@ -1,4 +1,7 @@
 import Dispatch
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Values that threads deliver in any order and one thread, the owner, takes
 /// in order, by number. The owner has more to do than wait (make jobs, report

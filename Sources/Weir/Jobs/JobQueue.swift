@@ -1,4 +1,7 @@
 import DequeModule
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Jobs made in order by one thread, their owner, and taken in order by
 /// others, at most `ahead` made and not yet taken: the list of a large tree

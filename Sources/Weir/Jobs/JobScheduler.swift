@@ -1,3 +1,7 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
+
 /// How the jobs of a run go, decided in one place: side by side
 /// (``FileBatch``) when that changes nothing a user sees, else one by one,
 /// each job with the whole machine.

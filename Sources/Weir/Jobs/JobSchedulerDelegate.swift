@@ -1,3 +1,7 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
+
 /// What ``JobScheduler`` asks of the program whose jobs it runs: the jobs,
 /// made when needed, and what to do as each starts, ends and is reported.
 /// One object, so a program keeps the state of its run (a progress line,

@@ -1,3 +1,7 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
+
 /// What one compression worker holds once its input's size is known, and
 /// whether that fits this process's memory limit (a cgroup's): a run the
 /// kernel would kill is refused before it starts, with the `--long` window

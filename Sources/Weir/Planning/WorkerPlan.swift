@@ -1,3 +1,7 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
+
 /// How many workers a run gets, and which limit chose that number: the
 /// cores the process may use (``ProcessLimits``), or the memory it may hold.
 ///

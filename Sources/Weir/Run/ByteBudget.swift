@@ -1,3 +1,7 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
+
 /// A count of bytes held with an upper bound: the memory budget of
 /// ``DecompressionPipeline``.
 ///

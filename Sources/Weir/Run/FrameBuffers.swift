@@ -1,3 +1,7 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
+
 /// The output buffers of ``DecompressionPipeline``, in size classes from
 /// 1 MiB (``bufferSize(for:)``), each class a ``BufferPool`` of mapped buffers
 /// reused without page faults. weir's own 8 MiB frames all use one class;

@@ -1,4 +1,7 @@
 import Dispatch
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Copies an input that is not zstd to the output unchanged (`-dcf`,
 /// `--pass-through`), through the same channels as every pipeline:

@@ -1,3 +1,7 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
+
 /// Where a pipeline reads from.
 enum PipelineInput: Sendable {
     /// A descriptor (a file, a pipe, stdin), the caller's to close.

@@ -1,3 +1,7 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
+
 /// Where a pipeline writes to.
 enum PipelineOutput: Sendable {
     /// A descriptor, written through an ``OrderedWriter``; the caller's to

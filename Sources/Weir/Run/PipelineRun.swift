@@ -1,4 +1,7 @@
 import Dispatch
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// The run every pipeline shares: its reader and its writer, the counters of
 /// what went out, the clock, the stop on the first failure, and the end that

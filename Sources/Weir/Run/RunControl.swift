@@ -1,4 +1,7 @@
 import Dispatch
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// The bookkeeping every pipeline run shares: the first failure, the
 /// in-flight slots, and the group of work still under way.

@@ -1,3 +1,7 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
+
 /// The ends of a run that reads one input on one thread: the input and
 /// output descriptors (the caller's to close; no output for `-t`), the
 /// names errors give them, and who is told of the bytes. What

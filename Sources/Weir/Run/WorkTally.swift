@@ -1,4 +1,7 @@
 import Glibc
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Tells a ``ProgressObserver`` of the input a decoding run's work has
 /// taken, as decoders take it, and of each frame decoded: the progress of
@@ -13,7 +16,7 @@ import Glibc
 /// Any thread: the sum is behind a lock, taken once per step (256 KiB).
 final class WorkTally: Sendable {
     /// The input a decoder takes between two counts, when someone follows.
-    static let step = 1 << 18
+    static let step = FrameDecoder.step
 
     private let observer: ProgressObserver?
     /// Microseconds a decoder waits after each step (tests of the line only).

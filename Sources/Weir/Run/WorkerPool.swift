@@ -1,5 +1,8 @@
 import DequeModule
 import Dispatch
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Runs jobs on a concurrent queue with at most `width` of them at a time,
 /// each with a context (a libzstd `ZSTD_CCtx` or `ZSTD_DCtx`) of its own.

@@ -1,33 +1,11 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
+
 /// The index's seek tables: read from the end of the file (``SeekTable``
 /// decodes them, from the bytes read here), followed back through a
 /// concatenation's parts, and checked against the frames they list.
 extension FrameListing {
-    /// The seek table at the end of `file`, of `fileSize` bytes, read
-    /// with `pread` (the file offset is neither used nor moved); nil when
-    /// the file does not end with one.
-    ///
-    /// - Throws: as ``SeekTable/decode(fileSize:path:reading:)``, and
-    ///   `.corrupt` when the table's frames add up to more than the bytes
-    ///   before it; `.system` when `pread` fails.
-    static func seekTable(in file: Descriptor, fileSize: Int) throws(WeirError) -> SeekTable? {
-        guard let table = try seekTableEntries(in: file, fileSize: fileSize) else { return nil }
-        if table.dataStart < 0 {
-            throw SeekTable.corrupt(
-                "the seek table at offset \(table.tableOffset) describes \(table.compressedTotal) "
-                    + "bytes of frames, more than the \(table.tableOffset) bytes before it", path: file.path)
-        }
-        return table
-    }
-
-    /// As ``seekTable(in:fileSize:)``, but a table whose frames add up
-    /// to more than the bytes before it is returned, with a negative
-    /// ``SeekTable/dataStart`` (for ``SeekTableCheck`` to find the entry at fault).
-    static func seekTableEntries(in file: Descriptor, fileSize: Int) throws(WeirError) -> SeekTable? {
-        try SeekTable.decode(fileSize: fileSize, path: file.path) { count, offset throws(WeirError) in
-            try file.read(count: count, at: offset, operation: .readSeekTable)
-        }
-    }
-
     /// The chain of seek tables of a concatenation of seekable files
     /// (`cat a.zst b.zst`) that ends with `last`, the file's own table, in
     /// file order: while a table's frames start after offset 0, the table
@@ -39,7 +17,7 @@ extension FrameListing {
         // Each link ends where the one after it begins: the walk ends.
         var backwards = [last]
         while let earliest = backwards.last, earliest.dataStart > 0,
-              let previous = try? seekTable(in: file, fileSize: earliest.dataStart) {
+              let previous = try? SeekTable.atEnd(of: file, fileSize: earliest.dataStart) {
             backwards.append(previous)
         }
         return backwards.reversed()

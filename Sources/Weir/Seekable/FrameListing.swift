@@ -1,5 +1,8 @@
 import Glibc
 import SystemPackage
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// The index of one compressed file: its frames, without decoding. `weir -l`
 /// shows it, ``SeekableReader`` reads through it, ``SeekTableAppender``
@@ -125,7 +128,7 @@ package struct FrameListing: Sendable {
         var table: SeekTable?
         var tableError: WeirError?
         do throws(WeirError) {
-            table = try seekTableEntries(in: file, fileSize: size)
+            table = try SeekTable.entriesAtEnd(of: file, fileSize: size)
         } catch {
             tableError = error
         }

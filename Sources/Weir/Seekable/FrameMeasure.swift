@@ -1,4 +1,7 @@
 import Dispatch
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// The content sizes of zstd frames that do not declare theirs (pzstd's
 /// frames, `zstd --no-content-size`), learnt the only way there is: by

@@ -1,5 +1,8 @@
 import Dispatch
 import Glibc
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// `weir -d --range`: byte ranges of a zstd input's decompressed content,
 /// written in the order given, through DispatchIO (a ``RangeOutput``), or

@@ -1,4 +1,7 @@
 import Dispatch
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Where range extraction writes: pieces of content (copies of 1 MiB or
 /// less) in order, through a ``PipelineRun`` whose input is empty, so the

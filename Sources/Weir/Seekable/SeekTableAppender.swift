@@ -1,5 +1,8 @@
 import Glibc
 import SystemPackage
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// `weir --index`: makes a zstd file seekable for every reader, without
 /// recompressing it, by appending one seek table that lists every frame.
@@ -67,7 +70,8 @@ public struct SeekTableAppender: Sendable {
     ///   side, which the format cannot record; the file changed while it was
     ///   read; the write or the sync failed.
     public static func index(path: String, options: DecompressionOptions = DecompressionOptions(),
-                             memberIndex: Bool = true, synchronous: Bool = true, whenBusy: () -> Void = {}) throws(WeirError) -> Outcome {
+                             memberIndex: Bool = true, synchronous: Bool = true,
+                             whenBusy: () -> Void = {}) throws(WeirError) -> Outcome {
         let file = try openForAppending(path)
         defer { file.close() }  // which releases the lock
         lockExclusively(file, whenBusy: whenBusy)
@@ -109,7 +113,7 @@ public struct SeekTableAppender: Sendable {
 
     /// Whether the seek table at the end of `file` lists a member index.
     private static func hasMemberIndex(_ file: Descriptor, size: Int) throws(WeirError) -> Bool {
-        guard let table = try FrameListing.seekTable(in: file, fileSize: size) else { return false }
+        guard let table = try SeekTable.atEnd(of: file, fileSize: size) else { return false }
         return try MemberIndex.location(in: file, table: table) != nil
     }
 

@@ -2,6 +2,9 @@ import CZstd
 import FoundationEssentials
 import Glibc
 import SystemPackage
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Random access to the decompressed content of a zstd file: any byte range,
 /// reading and decoding only the frames that hold it.

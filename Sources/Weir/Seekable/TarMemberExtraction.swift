@@ -1,3 +1,6 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
 import Dispatch
 import Glibc
 import SystemPackage

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
-@testable import WeirPrograms
 import Weir
+import WeirFormats
+@testable import WeirPrograms
+import WeirSystem
 
 /// How training gathers its samples from files: zstd's rules.
 @Suite("Training samples")
@@ -21,14 +23,18 @@ struct TrainingSamplesTests {
     func gathering() throws {
         let (folder, paths) = Self.files([1000, 0, 2000, 300_000, 1500, 700, 0, 900])
         defer { try? FileManager.default.removeItem(at: folder) }
-        let samples = try TrainingSamples.load(paths: paths, for: DictionaryTraining(maximumSize: 4096), dictionaryPath: "d")
+        let samples = try TrainingSamples.load(
+            paths: paths, for: DictionaryTraining(maximumSize: 4096), dictionaryPath: "d")
         #expect(samples.sizes.sorted() == [700, 900, 1000, 1500, 2000, 131_072])
         #expect(samples.buffer.count == samples.sizes.reduce(0, +) + TrainingSamples.guardLength)
         #expect(samples.warnings.count == 1 && samples.warnings[0].hasPrefix("some samples are very large"))
-        let small = try TrainingSamples.load(paths: paths, for: DictionaryTraining(maximumSize: 1 << 20), dictionaryPath: "d")
+        let small = try TrainingSamples.load(
+            paths: paths, for: DictionaryTraining(maximumSize: 1 << 20), dictionaryPath: "d")
         #expect(small.warnings.contains { $0.hasPrefix("data size of samples too small for target dictionary size") })
         // Four non-empty files are too few.
-        #expect { try TrainingSamples.load(paths: Array(paths.prefix(5)), for: DictionaryTraining(), dictionaryPath: "d") } throws: {
+        #expect {
+            try TrainingSamples.load(paths: Array(paths.prefix(5)), for: DictionaryTraining(), dictionaryPath: "d")
+        } throws: {
             let error = $0 as? WeirError
             return error?.description == "d: nb of samples too low: 4 samples, training needs at least 5"
                 && error?.hint == .moreSamples
@@ -39,8 +45,9 @@ struct TrainingSamplesTests {
     func cutting() throws {
         let (folder, paths) = Self.files([5000, 3000])
         defer { try? FileManager.default.removeItem(at: folder) }
-        let samples = try TrainingSamples.load(paths: paths, for: DictionaryTraining(maximumSize: 256, sampleSize: 1024),
-                                               dictionaryPath: "d")
+        let samples = try TrainingSamples.load(
+            paths: paths, for: DictionaryTraining(maximumSize: 256, sampleSize: 1024),
+            dictionaryPath: "d")
         #expect(samples.sizes.count == 5 + 3)
         let contents = paths.map { Array(FileManager.default.contents(atPath: $0)!) }
         // Whichever order the shuffle chose, the buffer is the two files one after the other, then the guard band.
@@ -65,7 +72,9 @@ struct TrainingSamplesTests {
         let (folder, paths) = Self.files([1000, 1000, 1000, 1000, 1000])
         defer { try? FileManager.default.removeItem(at: folder) }
         let missing = folder.appendingPathComponent("nope").path
-        #expect { try TrainingSamples.load(paths: paths + [missing], for: DictionaryTraining(), dictionaryPath: "d") } throws: {
+        #expect {
+            try TrainingSamples.load(paths: paths + [missing], for: DictionaryTraining(), dictionaryPath: "d")
+        } throws: {
             ($0 as? WeirError)?.description == "\(missing): read sample failed: No such file or directory"
         }
     }
@@ -79,7 +88,9 @@ struct TrainingSamplesTests {
         // 1 GiB of memory for a builder needing 11 bytes per sample byte.
         let bound = TrainingSamples.memoryBound(total: 1 << 30, perByte: 11, memory: 1 << 30)
         #expect(bound * 11 <= 1 << 30 && bound * 11 > (1 << 30) - 24 * mebibyte)
-        #expect(TrainingSamples.machineMemory(meminfo: "MemTotal:  1000 kB\nMemFree: 5 kB\nSwapTotal: 24 kB\n") == 1024 << 10)
+        #expect(
+            TrainingSamples.machineMemory(meminfo: "MemTotal:  1000 kB\nMemFree: 5 kB\nSwapTotal: 24 kB\n") == 1024
+                << 10)
         #expect(TrainingSamples.machineMemory(meminfo: "nothing") == nil)
         #expect(TrainingSamples.machineMemory > 0)
     }

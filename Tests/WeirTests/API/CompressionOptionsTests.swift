@@ -9,7 +9,8 @@ struct CompressionOptionsTests {
         let long = CompressionOptions(threads: 2, longWindowLog: 27)
         #expect(long.resolvedChunkSize == 1 << 27)
         #expect(long.resolvedWindowLog == 27)
-        #expect(CompressionOptions(threads: 2, longWindowLog: 20).resolvedChunkSize == CompressionOptions.defaultChunkSize)
+        #expect(
+            CompressionOptions(threads: 2, longWindowLog: 20).resolvedChunkSize == CompressionOptions.defaultChunkSize)
         #expect(CompressionOptions(threads: 2, chunkSize: 1 << 29, longWindowLog: 27).resolvedChunkSize == 1 << 29)
         #expect(CompressionOptions(threads: 2, longWindowLog: 31).resolvedChunkSize == 1 << 30)
         #expect(CompressionOptions(threads: 2).resolvedWindowLog == 22)
@@ -17,14 +18,24 @@ struct CompressionOptionsTests {
 
     @Test("frames get a 4 MiB window from -2 to -8; -1 and --fast keep their own, -9 and above too")
     func frameWindow() {
-        for level in [2, 3, 6, 8] { #expect(CompressionOptions(level: level, threads: 2).resolvedWindowLog == 22, "\(level)") }
-        for level in [-5, -1, 1, 9, 19] { #expect(CompressionOptions(level: level, threads: 2).resolvedWindowLog == nil, "\(level)") }
+        for level in [2, 3, 6, 8] {
+            #expect(CompressionOptions(level: level, threads: 2).resolvedWindowLog == 22, "\(level)")
+        }
+        for level in [-5, -1, 1, 9, 19] {
+            #expect(CompressionOptions(level: level, threads: 2).resolvedWindowLog == nil, "\(level)")
+        }
     }
 
-    @Test("the default chunk grows with the level's window: 8 MiB to -6, 16 MiB at -7 and -8, eight windows above; a chunk given wins")
+    @Test(
+        """
+        the default chunk grows with the level's window: 8 MiB to -6, 16 MiB at -7 and -8, eight windows above; a \
+        chunk given wins
+        """
+    )
     func levelChunk() {
         for level in [-5, -1, 1, 3, 6] {
-            #expect(CompressionOptions.defaultChunkSize(level: level) == CompressionOptions.defaultChunkSize, "\(level)")
+            #expect(
+                CompressionOptions.defaultChunkSize(level: level) == CompressionOptions.defaultChunkSize, "\(level)")
         }
         #expect(CompressionOptions.defaultChunkSize(level: 7) == 16 << 20)
         #expect(CompressionOptions.defaultChunkSize(level: 8) == 16 << 20)

@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
-import Testing
-@testable import Weir
 import Glibc
 import SystemPackage
+import Testing
+@testable import Weir
+@testable import WeirSystem
 
 /// The public API: files, descriptors and streams, async and with
 /// completion handlers.
@@ -14,7 +15,9 @@ struct CompressorTests {
         let url = TestData.temporaryFolder()
         deinit { try? FileManager.default.removeItem(at: url) }
         func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-        func write(_ name: String, _ bytes: [UInt8]) { _ = FileManager.default.createFile(atPath: path(name), contents: Data(bytes)) }
+        func write(_ name: String, _ bytes: [UInt8]) {
+            _ = FileManager.default.createFile(atPath: path(name), contents: Data(bytes))
+        }
         func read(_ name: String) -> [UInt8]? { FileManager.default.contents(atPath: path(name)).map { Array($0) } }
     }
 
@@ -28,7 +31,8 @@ struct CompressorTests {
         folder.write("data", input)
         let seen = Locked(0)
         let observer = ProgressObserver(interval: 0.001) { totals in seen.withLock { $0 = max($0, totals.bytesIn) } }
-        let compressed = try await Compressor(options: Self.options).compress(file: folder.path("data"), progress: observer)
+        let compressed = try await Compressor(options: Self.options).compress(
+            file: folder.path("data"), progress: observer)
         #expect(compressed.bytesIn == input.count)
         #expect(compressed.frames == 16)
         #expect(TestData.same(TestData.zstdDecode(try #require(folder.read("data.zst"))), input))
@@ -52,7 +56,9 @@ struct CompressorTests {
         }
         #expect(try compressed.get().bytesIn == input.count)
         let restored = await withCheckedContinuation { continuation in
-            Decompressor().decompress(file: folder.path("x.zst"), to: folder.path("copy"), queue: DispatchQueue(label: "test")) {
+            Decompressor().decompress(
+                file: folder.path("x.zst"), to: folder.path("copy"), queue: DispatchQueue(label: "test")
+            ) {
                 continuation.resume(returning: $0)
             }
         }
@@ -114,7 +120,9 @@ struct CompressorTests {
           arguments: [0, 1, 65_535, 65_536, 2_000_000])
     func streams(size: Int) async throws {
         let input = TestData.text(size, seed: UInt64(size))
-        let pieces = stride(from: 0, to: input.count, by: 10_007).map { Array(input[$0..<min($0 + 10_007, input.count)]) }
+        let pieces = stride(from: 0, to: input.count, by: 10_007).map {
+            Array(input[$0..<min($0 + 10_007, input.count)])
+        }
         let chunks = AsyncStream<[UInt8]> { continuation in
             for piece in pieces { continuation.yield(piece) }
             continuation.finish()
@@ -128,7 +136,9 @@ struct CompressorTests {
 
         let compressedChunks = AsyncStream<DispatchData> { continuation in
             for start in stride(from: 0, to: compressed.count, by: 4096) {
-                compressed[start..<min(start + 4096, compressed.count)].withUnsafeBytes { _ = continuation.yield(DispatchData(bytes: $0)) }
+                compressed[start..<min(start + 4096, compressed.count)].withUnsafeBytes {
+                    _ = continuation.yield(DispatchData(bytes: $0))
+                }
             }
             continuation.finish()
         }

@@ -1,7 +1,8 @@
 import Foundation
+import SystemPackage
 import Testing
 @testable import Weir
-import SystemPackage
+@testable import WeirSystem
 
 /// The observer counts through DATA_ADD sources and calls its handler on its
 /// own queue, rate-limited, with a heartbeat while nothing arrives.
@@ -101,9 +102,11 @@ struct ProgressObserverTests {
         let observer = ProgressObserver(interval: 0.01) { totals in calls.seen.withLock { $0.append(totals) } }
         observer.activate()
         let outcome = PipeHarness.run(input: input, pieceSize: 65536) { inFD, outFD in
-            CompressionPipeline(input: FileDescriptor(rawValue: inFD), output: FileDescriptor(rawValue: outFD),
-                                inputName: "in", outputName: "out",
-                                options: CompressionOptions(threads: 2, chunkSize: 256 << 10), observer: observer).result()
+            CompressionPipeline(
+                input: FileDescriptor(rawValue: inFD), output: FileDescriptor(rawValue: outFD),
+                inputName: "in", outputName: "out",
+                options: CompressionOptions(threads: 2, chunkSize: 256 << 10), observer: observer
+            ).result()
         }
         let last = observer.finish()
         let statistics = try outcome.result.get()

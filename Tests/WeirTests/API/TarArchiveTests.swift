@@ -81,7 +81,10 @@ struct TarArchiveTests {
         }
     }
 
-    @Test("an index whose offsets disagree with the content: the member refused with the file and offset, nothing handed on")
+    @Test("""
+          an index whose offsets disagree with the content: the member \
+          refused with the file and offset, nothing handed on
+          """)
     func refusesWrongOffsets() throws {
         let folder = TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

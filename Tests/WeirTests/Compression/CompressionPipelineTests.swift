@@ -1,8 +1,9 @@
 import CZstd
 import Foundation
+import SystemPackage
 import Testing
 @testable import Weir
-import SystemPackage
+@testable import WeirFormats
 
 @Suite("Compression pipeline")
 struct CompressionPipelineTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import Weir
+@testable import WeirSystem
 
 /// The choice of each chunk's level under --adapt, on a clock the test moves.
 @Suite("Level governor (--adapt)")
@@ -26,7 +27,12 @@ struct LevelGovernorTests {
         }
     }
 
-    @Test("workers always busy and the writer never: two levels lower per choice, skipping 0, never below min; 150 ms measures")
+    @Test(
+        """
+        workers always busy and the writer never: two levels lower per choice, skipping 0, never below min; 150 ms \
+        measures
+        """
+    )
     func cpuBound() {
         let harness = Harness(level: 5, range: -2...19)
         let governor = harness.begin()

@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
+import SystemPackage
 import Testing
 @testable import Weir
-import SystemPackage
+@testable import WeirSystem
 
 @Suite("Content-defined chunks (--rsyncable)")
 struct RsyncableChunkerTests {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Weir
+@testable import WeirFiles
+@testable import WeirFormats
 
 /// A decompression's record names only frames whose content is all
 /// written, in file order, whatever order the writer finishes pieces in.

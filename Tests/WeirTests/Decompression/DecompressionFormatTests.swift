@@ -1,8 +1,9 @@
 import CZstd
 import Foundation
+import SystemPackage
 import Testing
 @testable import Weir
-import SystemPackage
+@testable import WeirSystem
 
 /// Stock zstd inputs and the errors that tell bad input apart, read from a
 /// pipe in pieces of any size.

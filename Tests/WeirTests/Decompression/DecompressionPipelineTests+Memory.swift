@@ -1,9 +1,11 @@
 import CZstd
 import Foundation
-import Testing
-@testable import Weir
 import Glibc
 import SystemPackage
+import Testing
+@testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 /// The decompression pipeline's memory: frames above the budget stream,
 /// weir's own frames decode whole, pieces land in their frame's buffer, and
@@ -34,7 +36,8 @@ extension DecompressionPipelineTests {
     func boundedMemory() throws {
         let input = TestData.text(6_000_000, seed: 21)
         let big = try Self.weir(input, chunk: 2 << 20)  // 2 MiB frames
-        let options = DecompressionOptions(memoryLimit: 4 << 20, threads: 2)  // a 2 MiB budget: buffers above 1 MiB stream
+        // a 2 MiB budget: buffers above 1 MiB stream
+        let options = DecompressionOptions(memoryLimit: 4 << 20, threads: 2)
         #expect(options.inFlightBudget == 2 << 20)
         #expect(options.parallelFrameLimit == 1 << 20)
         let pipe = Self.decodePipe(big, options: options, pieceSize: 10_000)
@@ -52,7 +55,12 @@ extension DecompressionPipelineTests {
         #expect(outcome.output.count == 20_000_000)
     }
 
-    @Test("weir's 8 MiB frames decode whole at the default budget and from -M 24MiB; buffers, idle ones included, stay within the budget")
+    @Test(
+        """
+        weir's 8 MiB frames decode whole at the default budget and from -M 24MiB; buffers, idle ones included, stay \
+        within the budget
+        """
+    )
     func defaultFramesWhole() throws {
         let block = TestData.text(1 << 20, seed: 8)
         let input = (0 ..< 24).flatMap { _ in block } + block.prefix(12345)
@@ -95,7 +103,8 @@ extension DecompressionPipelineTests {
             for _ in 0 ..< 1 + round % 12 { cuts.insert(1 + Int(generator.next() % UInt64(frame.count - 1))) }
             let data = Self.pieces(frame, cutAt: cuts.sorted())
             let produced = try output.withUnsafeMutableBytes { destination in
-                try Result { () throws(WeirError) in try context.decompressFrame(pieces: data, into: destination) }.get()
+                try Result { () throws(WeirError) in try context.decompressFrame(pieces: data, into: destination) }
+                    .get()
             }
             #expect(produced == input.count, "cuts \(cuts.sorted())")
             #expect(output == input, "cuts \(cuts.sorted())")
@@ -154,7 +163,9 @@ extension DecompressionPipelineTests {
                         "\(String(describing: error))")
             }
             let allowed = DecompressionOptions(memoryLimit: size, threads: 2)
-            for outcome in [Self.decodeFile(compressed, options: allowed), Self.decodePipe(compressed, options: allowed)] {
+            for outcome in [
+                Self.decodeFile(compressed, options: allowed), Self.decodePipe(compressed, options: allowed),
+            ] {
                 _ = try outcome.result.get()
                 #expect(TestData.same(outcome.output, input), "\(size)")
             }

@@ -1,9 +1,11 @@
 import CZstd
 import Foundation
-import Testing
-@testable import Weir
 import Glibc
 import SystemPackage
+import Testing
+@testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 @Suite("Decompression pipeline")
 struct DecompressionPipelineTests {
@@ -62,7 +64,8 @@ struct DecompressionPipelineTests {
             let size = [0, 1, 4095, 70_000, 300_000, 1_500_000][round % 6] + Int(generator.next() % 5000)
             let chunk = [1024, 4096, 65536, 1 << 20][Int(generator.next() % 4)]
             let threads = 1 + Int(generator.next() % 4)
-            let input = round % 2 == 0 ? TestData.text(size, seed: UInt64(round)) : TestData.random(size, seed: UInt64(round))
+            let input =
+                round % 2 == 0 ? TestData.text(size, seed: UInt64(round)) : TestData.random(size, seed: UInt64(round))
             let compressed = try Self.weir(input, chunk: chunk, threads: threads, seekTable: round % 3 != 0)
             let options = DecompressionOptions(threads: 1 + Int(generator.next() % 4))
             let fromFile = Self.decodeFile(compressed, options: options)
@@ -113,7 +116,7 @@ struct DecompressionPipelineTests {
             _ = FileManager.default.createFile(atPath: path, contents: Data(compressed))
             let fd = open(path, O_RDONLY)
             defer { close(fd) }
-            let table = try #require(try FrameListing.seekTable(in: Descriptor(fd, path: path), fileSize: compressed.count))
+            let table = try #require(try SeekTable.atEnd(of: Descriptor(fd, path: path), fileSize: compressed.count))
             #expect(table.dataStart == 0)
             #expect(table.hasChecksums == checksum)
             #expect(table.entries.count == 10)
@@ -144,14 +147,15 @@ struct DecompressionPipelineTests {
         _ = FileManager.default.createFile(atPath: path, contents: Data(compressed))
         let fd = open(path, O_RDONLY)
         defer { close(fd) }
-        let table = try #require(try FrameListing.seekTable(in: Descriptor(fd, path: path), fileSize: compressed.count))
+        let table = try #require(try SeekTable.atEnd(of: Descriptor(fd, path: path), fileSize: compressed.count))
         var entries = table.entries
         transform(&entries)
         let replaced = try SeekTable(entries: entries, hasChecksums: checksums, path: path)
         return Array(compressed.prefix(table.tableOffset)) + replaced.encoded()
     }
 
-    @Test("a seek table that does not match the frames: decoding warns once and is right, testing fails naming the entry")
+    @Test(
+        "a seek table that does not match the frames: decoding warns once and is right, testing fails naming the entry")
     func hostileTables() throws {
         let input = TestData.text(600_000, seed: 12)
         let good = try Self.weir(input, chunk: 100_000)
@@ -159,16 +163,29 @@ struct DecompressionPipelineTests {
         let offsets = frames.indices.map { index in frames[..<index].reduce(0) { $0 + $1.size } }
 
         var damaged: [(String, [UInt8], String)] = [
-            ("content size", try Self.withTable(good) { $0[2].decompressedSize += 1 },
-             "entry 2 lists 100001 bytes of content, but frame 2 at offset \(offsets[2]) declares 100000"),
-            ("compressed size", try Self.withTable(good) { $0[3].compressedSize -= 1 },
-             "entry 3 lists a compressed size of \(frames[3].size - 1) bytes, but frame 3 at offset \(offsets[3]) is \(frames[3].size) bytes"),
-            ("compressed size up", try Self.withTable(good) { $0[4].compressedSize += 1 },
-             "entry 4 lists a compressed size of \(frames[4].size + 1) bytes, but frame 4 at offset \(offsets[4]) is \(frames[4].size) bytes"),
-            ("shifted", try Self.withTable(good) { entries in
-                entries[0].compressedSize += 5
-                entries[1].compressedSize -= 5
-            }, "entry 0 lists a compressed size of \(frames[0].size + 5) bytes, but frame 0 at offset 0 is \(frames[0].size) bytes"),
+            (
+                "content size", try Self.withTable(good) { $0[2].decompressedSize += 1 },
+                "entry 2 lists 100001 bytes of content, but frame 2 at offset \(offsets[2]) declares 100000"
+            ),
+            (
+                "compressed size", try Self.withTable(good) { $0[3].compressedSize -= 1 },
+                "entry 3 lists a compressed size of \(frames[3].size - 1) bytes, but frame 3 at offset \(offsets[3]) "
+                    + "is \(frames[3].size) bytes"
+            ),
+            (
+                "compressed size up", try Self.withTable(good) { $0[4].compressedSize += 1 },
+                "entry 4 lists a compressed size of \(frames[4].size + 1) bytes, but frame 4 at offset \(offsets[4]) "
+                    + "is \(frames[4].size) bytes"
+            ),
+            (
+                "shifted",
+                try Self.withTable(good) { entries in
+                    entries[0].compressedSize += 5
+                    entries[1].compressedSize -= 5
+                },
+                "entry 0 lists a compressed size of \(frames[0].size + 5) bytes, but frame 0 at offset 0 is "
+                    + "\(frames[0].size) bytes"
+            ),
             ("checksum", try Self.withTable(good) { $0[3].checksum ^= 1 }, "entry 3 lists the checksum"),
             ("no footer magic", Array(good.dropLast()) + [0x00], "without the footer magic 0x8F92EAB1"),
         ]
@@ -186,7 +203,8 @@ struct DecompressionPipelineTests {
             case .success(let statistics):
                 #expect(TestData.same(decoded.output, input), "\(name)")
                 #expect(statistics.warnings.count == 1, "\(name)")
-                #expect(statistics.warnings.first?.hasPrefix("seek table does not match the frames; ignoring it (") == true)
+                #expect(
+                    statistics.warnings.first?.hasPrefix("seek table does not match the frames; ignoring it (") == true)
                 #expect(statistics.warnings.first?.contains(detail) == true, "\(name): \(statistics.warnings)")
             case .failure(let error):
                 Issue.record("\(name): \(error)")
@@ -234,11 +252,14 @@ struct DecompressionPipelineTests {
     func decodedSizes() throws {
         let input = TestData.text(900_000, seed: 13)
         // Frames without Frame_Content_Size, as a streaming compressor writes them.
-        let pieces = stride(from: 0, to: input.count, by: 300_000).map { Array(input[$0 ..< min(input.count, $0 + 300_000)]) }
+        let pieces = stride(from: 0, to: input.count, by: 300_000).map {
+            Array(input[$0..<min(input.count, $0 + 300_000)])
+        }
         let compressed = pieces.map { FormatTests.compress($0, checksum: true, windowLog: 17, streamed: true) }
         var table = SeekTable(hasChecksums: false)
         for (index, (piece, frame)) in zip(pieces, compressed).enumerated() {
-            try table.append(compressedSize: frame.count, decompressedSize: piece.count + (index == 2 ? 1 : 0), path: "t")
+            try table.append(
+                compressedSize: frame.count, decompressedSize: piece.count + (index == 2 ? 1 : 0), path: "t")
         }
         let bytes = compressed.flatMap { $0 } + table.encoded()
         let offset = compressed[0].count + compressed[1].count
@@ -247,7 +268,8 @@ struct DecompressionPipelineTests {
         for options in [DecompressionOptions(threads: 2), DecompressionOptions(memoryLimit: 1 << 20, threads: 2)] {
             let decoded = Self.decodeFile(bytes, options: options)
             #expect(TestData.same(decoded.output, input))
-            #expect(try decoded.result.get().warnings == ["seek table does not match the frames; ignoring it (\(detail))"])
+            #expect(
+                try decoded.result.get().warnings == ["seek table does not match the frames; ignoring it (\(detail))"])
             let tested = Self.failure(Self.decodeFile(bytes, options: options, test: true))
             #expect(tested?.reason == "corrupt seek table: \(detail)")
         }
@@ -314,9 +336,13 @@ struct DecompressionPipelineTests {
             (large, DecompressionOptions(memoryLimit: 1 << 20, readSize: 7, threads: 2)),
         ]
         for (frame, options) in cases {
-            for outcome in [Self.decodeFile(frame, options: options), Self.decodePipe(frame, options: options, pieceSize: 5)] {
+            for outcome in [
+                Self.decodeFile(frame, options: options), Self.decodePipe(frame, options: options, pieceSize: 5),
+            ] {
                 let error = Self.failure(outcome)
-                #expect(error?.kind == .corrupt, "\(frame.count) bytes, read size \(options.readSize): \(String(describing: error))")
+                #expect(
+                    error?.kind == .corrupt,
+                    "\(frame.count) bytes, read size \(options.readSize): \(String(describing: error))")
                 #expect(error?.frame == 0)
             }
         }
@@ -331,8 +357,10 @@ struct DecompressionPipelineTests {
         }
         // Raw blocks declare their decoded size: the scanner's bound already
         // says that these two hold nothing.
-        #expect(Self.failure(Self.decodeFile(short, options: DecompressionOptions(readSize: 13, threads: 2)))?.reason
-                == "corrupt data: frame 0 at offset 0 declares 11 bytes of content, more than its 2 blocks can hold (0)")
+        #expect(
+            Self.failure(Self.decodeFile(short, options: DecompressionOptions(readSize: 13, threads: 2)))?.reason
+                == "corrupt data: frame 0 at offset 0 declares 11 bytes of content, more than its 2 blocks can hold (0)"
+        )
     }
 
     @Test("seeded mutation: thousands of damaged inputs give the right output or a clean error")
@@ -356,8 +384,12 @@ struct DecompressionPipelineTests {
                 case 0: bytes[position] ^= UInt8(1 << (generator.next() % 8))
                 case 1: bytes[position] = UInt8(truncatingIfNeeded: generator.next())
                 case 2: bytes.removeSubrange(position ..< min(bytes.count, position + 1 + Int(generator.next() % 64)))
-                case 3: bytes.insert(contentsOf: (0 ..< 1 + Int(generator.next() % 16)).map { _ in UInt8(truncatingIfNeeded: generator.next()) },
-                                     at: position)
+                case 3:
+                    bytes.insert(
+                        contentsOf: (0..<1 + Int(generator.next() % 16)).map { _ in
+                            UInt8(truncatingIfNeeded: generator.next())
+                        },
+                        at: position)
                 default: bytes = Array(bytes.prefix(position))
                 }
                 if bytes.isEmpty { bytes = [0] }

@@ -13,7 +13,12 @@ struct LargeFrameBudgetTests {
         return (input, try DecompressionPipelineTests.weir(input, chunk: 16 << 20, threads: 2))
     }
 
-    @Test("the budget a frame asks for: one buffer per worker and one waiting, held to the ceiling; nil with -M or a small frame")
+    @Test(
+        """
+        the budget a frame asks for: one buffer per worker and one waiting, held to the ceiling; nil with -M or a \
+        small frame
+        """
+    )
     func budgetForFrame() {
         let two = DecompressionOptions(threads: 2)
         #expect(two.budget(forFrame: 8 << 20) == nil)
@@ -30,14 +35,20 @@ struct LargeFrameBudgetTests {
         #expect(held.budget(forFrame: 32 << 20) == 40 << 20)
     }
 
-    @Test("frames above the default share decode whole, not streamed, from a file and from a pipe, within the grown budget")
+    @Test(
+        """
+        frames above the default share decode whole, not streamed, from a file and from a pipe, within the grown \
+        budget
+        """
+    )
     func largeFramesWhole() throws {
         let (input, compressed) = try Self.largeFrames()
         let options = DecompressionOptions(threads: 2)
         let grown = try #require(options.budget(forFrame: 16 << 20))
         #expect(grown > options.inFlightBudget)
         for test in [false, true] {
-            let (pipeline, statistics) = try DecompressionPipelineTests.decodeToNull(compressed, options: options, test: test)
+            let (pipeline, statistics) = try DecompressionPipelineTests.decodeToNull(
+                compressed, options: options, test: test)
             #expect(statistics.bytesOut == input.count)
             #expect(statistics.frames == 4)
             #expect(pipeline.framesStreamed == 0)

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import Weir
 import Glibc
 import SystemPackage
+import Testing
+@testable import Weir
+@testable import WeirFormats
 
 /// Inputs that are not zstd, through the one entry: weir's own gzip, lz4
 /// and xz files decode their members on the pipeline's workers, within its

@@ -1,6 +1,7 @@
+import Glibc
 import Testing
 @testable import Weir
-import Glibc
+@testable import WeirSystem
 
 @Suite("WeirError: the factories' texts, the frame and offset, the cause")
 struct WeirErrorTests {
@@ -8,21 +9,42 @@ struct WeirErrorTests {
     func texts() {
         let cases: [(WeirError, String)] = [
             (.system(ENOENT, path: "a", operation: .open), "open failed: No such file or directory"),
-            (.folderSyncFailed(EIO, output: "d/a.zst", folder: "d"),
-             "written, but syncing its folder d failed: Input/output error; it may not survive a power cut, "
-                + "so the input was kept"),
+            (
+                .folderSyncFailed(EIO, output: "d/a.zst", folder: "d"),
+                "written, but syncing its folder d failed: Input/output error; it may not survive a power cut, "
+                    + "so the input was kept"
+            ),
             (.notZstd(path: "a", operation: .decompress), "not in zstd format"),
             (.notZstd(path: "a", operation: .list, "empty file"), "not in zstd format (empty file)"),
-            (.truncated(path: "a", operation: .read, "the input ends at offset 9"), "truncated input: the input ends at offset 9"),
-            (.changedWhileRead(path: "a", operation: .read, shrank: true), "the file was truncated while it was being read"),
-            (.changedWhileRead(path: "a", operation: .read, shrank: false), "the file changed size while it was being read"),
-            (.corrupt(path: "a", operation: .decompress, "Data corruption detected"), "corrupt data: Data corruption detected"),
-            (.corrupt(path: "a", operation: .decompress, "declares 5 bytes", frame: 2, offset: 40),
-             "corrupt data: frame 2 at offset 40 declares 5 bytes"),
+            (
+                .truncated(path: "a", operation: .read, "the input ends at offset 9"),
+                "truncated input: the input ends at offset 9"
+            ),
+            (
+                .changedWhileRead(path: "a", operation: .read, shrank: true),
+                "the file was truncated while it was being read"
+            ),
+            (
+                .changedWhileRead(path: "a", operation: .read, shrank: false),
+                "the file changed size while it was being read"
+            ),
+            (
+                .corrupt(path: "a", operation: .decompress, "Data corruption detected"),
+                "corrupt data: Data corruption detected"
+            ),
+            (
+                .corrupt(path: "a", operation: .decompress, "declares 5 bytes", frame: 2, offset: 40),
+                "corrupt data: frame 2 at offset 40 declares 5 bytes"
+            ),
             (.corruptSeekTable(path: "a", "broken"), "corrupt seek table: broken"),
-            (.dictionaryMismatch(path: "a", operation: .decompress, dictionary: nil),
-             "Dictionary mismatch: the data was compressed with a dictionary"),
-            (.checksumMismatch(path: "a", operation: .decompress), "checksum mismatch: the decompressed data is corrupt"),
+            (
+                .dictionaryMismatch(path: "a", operation: .decompress, dictionary: nil),
+                "Dictionary mismatch: the data was compressed with a dictionary"
+            ),
+            (
+                .checksumMismatch(path: "a", operation: .decompress),
+                "checksum mismatch: the decompressed data is corrupt"
+            ),
             (.outputExists(path: "a"), "already exists"),
             (.sameFile(path: "a"), "output is the input file"),
             (.sameFile(path: "a", output: "b"), "output b is the input file"),
@@ -32,19 +54,33 @@ struct WeirErrorTests {
             (.notRegularFile(path: "a", operation: .open, .directory), "is a directory"),
             (.notRegularFile(path: "a", operation: .readSample, .failed), "read sample failed: not a regular file"),
             (.cancelled(path: "a", operation: .run), "cancelled"),
-            (.library(path: "a", operation: .setParameter("set level"), failed: "Unsupported parameter"),
-             "set level failed: Unsupported parameter"),
+            (
+                .library(path: "a", operation: .setParameter("set level"), failed: "Unsupported parameter"),
+                "set level failed: Unsupported parameter"
+            ),
             (.outOfMemory(path: "a", operation: .compress), "out of memory"),
-            (.outOfMemory(path: "a", operation: .compress, creating: "a zstd context"),
-             "cannot create a zstd context: out of memory"),
-            (.memoryLimit(path: "a", operation: .decompress, window: 300_000, limit: 1024, isDefaultLimit: false,
-                          frame: 0, offset: 0),
-             "frame 0 at offset 0 needs a window of 300000 bytes, more than the memory limit of 1024 bytes"),
-            (.memoryLimit(path: "a", operation: .decompress, window: 1 << 40, limit: 1024, isDefaultLimit: true,
-                          frame: 0, offset: 0),
-             "frame 0 at offset 0 needs a window of 1099511627776 bytes, more than the default memory limit of 1024 bytes "
-                + "(a window log above 31 is not supported)"),
-            (.sizeMismatch(path: "a", operation: .compress, actual: 3, declared: 4), "the input is 3 bytes, not the 4 declared"),
+            (
+                .outOfMemory(path: "a", operation: .compress, creating: "a zstd context"),
+                "cannot create a zstd context: out of memory"
+            ),
+            (
+                .memoryLimit(
+                    path: "a", operation: .decompress, window: 300_000, limit: 1024, isDefaultLimit: false,
+                    frame: 0, offset: 0),
+                "frame 0 at offset 0 needs a window of 300000 bytes, more than the memory limit of 1024 bytes"
+            ),
+            (
+                .memoryLimit(
+                    path: "a", operation: .decompress, window: 1 << 40, limit: 1024, isDefaultLimit: true,
+                    frame: 0, offset: 0),
+                "frame 0 at offset 0 needs a window of 1099511627776 bytes, more than the default memory limit of "
+                    + "1024 bytes "
+                    + "(a window log above 31 is not supported)"
+            ),
+            (
+                .sizeMismatch(path: "a", operation: .compress, actual: 3, declared: 4),
+                "the input is 3 bytes, not the 4 declared"
+            ),
             (.outsideMirror(path: "../a", root: "out"), "cannot be mirrored into out (a part of its path is ..)"),
         ]
         for (error, reason) in cases {

@@ -24,7 +24,10 @@ struct TarHeaderCheckTests {
         return Array(try Data(contentsOf: folder.appendingPathComponent("a.tar")))
     }
 
-    @Test("pax and GNU long names, ustar's prefix: the header blocks name the path; another path, a flipped byte refused")
+    @Test("""
+          pax and GNU long names, ustar's prefix: the header blocks \
+          name the path; another path, a flipped byte refused
+          """)
     func checks() throws {
         let long = String(repeating: "n", count: 120) + "/" + String(repeating: "m", count: 150) + ".txt"
         let ustarLong = String(repeating: "p", count: 120) + "/file.txt"

@@ -1,9 +1,11 @@
 import CZstd
 import Dispatch
 import Foundation
+import Glibc
 import Testing
 @testable import Weir
-import Glibc
+@testable import WeirFormats
+@testable import WeirSystem
 
 /// The format tests' namespace (so that `--filter Format` selects them all),
 /// with their inputs and helpers: real frames from libzstd and the zstd
@@ -144,7 +146,9 @@ enum FormatTests {
     /// A 3-byte block header.
     static func blockHeader(last: UInt32, type: UInt32, size: Int) -> [UInt8] {
         let raw = UInt32(size) << 3 | type << 1 | last
-        return [UInt8(truncatingIfNeeded: raw), UInt8(truncatingIfNeeded: raw >> 8), UInt8(truncatingIfNeeded: raw >> 16)]
+        return [
+            UInt8(truncatingIfNeeded: raw), UInt8(truncatingIfNeeded: raw >> 8), UInt8(truncatingIfNeeded: raw >> 16),
+        ]
     }
 
     /// `count` little-endian bytes of `value`.

@@ -1,5 +1,7 @@
 import Testing
 @testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 extension FormatTests {
     @Suite("Frame scanner: what follows the zstd frames")
@@ -27,11 +29,14 @@ extension FormatTests {
             return (frames, scanner, nil)
         }
 
-        @Test("another format after the frames ends the scan there, as zstd then decodes it", arguments: [1, 5, 1 << 20])
+        @Test(
+            "another format after the frames ends the scan there, as zstd then decodes it", arguments: [1, 5, 1 << 20])
         func otherFormat(piece: Int) {
             let frame = F.compress(F.text(5000, seed: 2), checksum: true)
             let skippable: [UInt8] = [0x50, 0x2a, 0x4d, 0x18, 0, 0, 0, 0]
-            for tail in [[0x1f, 0x8b, 8, 0, 9, 9], [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0], [0x04, 0x22, 0x4d, 0x18, 1]] as [[UInt8]] {
+            for tail in [[0x1f, 0x8b, 8, 0, 9, 9], [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0], [0x04, 0x22, 0x4d, 0x18, 1]]
+                as [[UInt8]]
+            {
                 let stream = frame + skippable + tail + frame
                 let scanned = Self.scan(stream, piece: piece, policy: .otherFormats)
                 #expect(scanned.error == nil)
@@ -49,7 +54,8 @@ extension FormatTests {
             let stream = frame + Array("garbage".utf8)
             let scanned = Self.scan(stream, piece: piece, policy: .otherFormats)
             #expect(scanned.frames.count == 1)
-            #expect(scanned.error?.kind == .corrupt && scanned.error?.reason.contains("after frame 0 is not zstd") == true)
+            #expect(
+                scanned.error?.kind == .corrupt && scanned.error?.reason.contains("after frame 0 is not zstd") == true)
             let copied = Self.scan(stream, piece: piece, policy: .anything)
             #expect(copied.error == nil && copied.frames.count == 1 && copied.scanner.tailStart == frame.count)
             // 1 to 3 bytes: too few for a magic number; pass-through's too.

@@ -3,6 +3,8 @@ import Dispatch
 import Foundation
 import Testing
 @testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 /// The frame scanner on hand-built and damaged headers: every field size,
 /// window descriptors, block size limits, truncation, wrong magic, reserved bits.

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Testing
 @testable import Weir
+@testable import WeirFormats
 
 extension FormatTests {
     @Suite("Frame scanner")

@@ -1,11 +1,15 @@
 import Testing
 @testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 extension FormatTests {
     @Suite("Seek table check")
     struct SeekTableCheckTests {
         /// A zstd frame of `size` bytes at `offset`, declaring `content` bytes (nil: no size declared).
-        static func frame(_ index: Int, at offset: Int, size: Int, content: UInt64?, checksum: UInt32? = nil) -> FrameBoundary {
+        static func frame(
+            _ index: Int, at offset: Int, size: Int, content: UInt64?, checksum: UInt32? = nil
+        ) -> FrameBoundary {
             FrameBoundary(index: index, offset: offset, compressedSize: size,
                           header: FrameHeader(kind: .zstd, headerSize: 6, contentSize: content, windowSize: 1 << 20,
                                               hasChecksum: checksum != nil, dictionaryID: 0, isSingleSegment: false),
@@ -13,15 +17,19 @@ extension FormatTests {
         }
 
         static func skippable(_ index: Int, at offset: Int, size: Int, nibble: UInt8) -> FrameBoundary {
-            FrameBoundary(index: index, offset: offset, compressedSize: size,
-                          header: FrameHeader(kind: .skippable(nibble: nibble), headerSize: 8, contentSize: nil,
-                                              windowSize: 0, hasChecksum: false, dictionaryID: 0, isSingleSegment: false),
-                          blockCount: 0)
+            FrameBoundary(
+                index: index, offset: offset, compressedSize: size,
+                header: FrameHeader(
+                    kind: .skippable(nibble: nibble), headerSize: 8, contentSize: nil,
+                    windowSize: 0, hasChecksum: false, dictionaryID: 0, isSingleSegment: false),
+                blockCount: 0)
         }
 
         /// Three frames of 100, 200 and 300 bytes after a `prefix`, then their table.
-        static func file(prefix: Int = 0, content: Bool = true,
-                         change: (inout [SeekTable.Entry]) -> Void = { _ in }) throws -> (SeekTable, [FrameBoundary], Int) {
+        static func file(
+            prefix: Int = 0, content: Bool = true,
+            change: (inout [SeekTable.Entry]) -> Void = { _ in }
+        ) throws -> (SeekTable, [FrameBoundary], Int) {
             var entries: [SeekTable.Entry] = []
             for index in 0 ..< 3 {
                 let scale = UInt32(index + 1)
@@ -31,8 +39,10 @@ extension FormatTests {
             var frames = [FrameBoundary]()
             var offset = prefix
             for (index, entry) in entries.enumerated() {
-                frames.append(Self.frame(index, at: offset, size: Int(entry.compressedSize),
-                                         content: content ? UInt64(entry.decompressedSize) : nil, checksum: entry.checksum))
+                frames.append(
+                    Self.frame(
+                        index, at: offset, size: Int(entry.compressedSize),
+                        content: content ? UInt64(entry.decompressedSize) : nil, checksum: entry.checksum))
                 offset += Int(entry.compressedSize)
             }
             change(&entries)
@@ -69,18 +79,40 @@ extension FormatTests {
         @Test("each field names its entry: compressed size either way, content size, checksum")
         func fields() throws {
             let cases: [(String, (inout [SeekTable.Entry]) -> Void, SeekTableCheck.Mismatch)] = [
-                ("smaller", { $0[1].compressedSize -= 1 },
-                 .init(entry: 1, detail: "entry 1 lists a compressed size of 199 bytes, but frame 1 at offset 100 is 200 bytes")),
-                ("larger", { $0[1].compressedSize += 1 },
-                 .init(entry: 1, detail: "entry 1 lists a compressed size of 201 bytes, but frame 1 at offset 100 is 200 bytes")),
-                ("first", { $0[0].compressedSize += 7 },
-                 .init(entry: 0, detail: "entry 0 lists a compressed size of 107 bytes, but frame 0 at offset 0 is 100 bytes")),
-                ("last", { $0[2].compressedSize -= 3 },
-                 .init(entry: 2, detail: "entry 2 lists a compressed size of 297 bytes, but frame 2 at offset 300 is 300 bytes")),
-                ("content", { $0[2].decompressedSize = 5 },
-                 .init(entry: 2, detail: "entry 2 lists 5 bytes of content, but frame 2 at offset 300 declares 3000")),
-                ("checksum", { $0[0].checksum = 0xFF },
-                 .init(entry: 0, detail: "entry 0 lists the checksum 0x000000FF, but frame 0 at offset 0 ends with 0x00000000")),
+                (
+                    "smaller", { $0[1].compressedSize -= 1 },
+                    .init(
+                        entry: 1,
+                        detail: "entry 1 lists a compressed size of 199 bytes, but frame 1 at offset 100 is 200 bytes")
+                ),
+                (
+                    "larger", { $0[1].compressedSize += 1 },
+                    .init(
+                        entry: 1,
+                        detail: "entry 1 lists a compressed size of 201 bytes, but frame 1 at offset 100 is 200 bytes")
+                ),
+                (
+                    "first", { $0[0].compressedSize += 7 },
+                    .init(
+                        entry: 0,
+                        detail: "entry 0 lists a compressed size of 107 bytes, but frame 0 at offset 0 is 100 bytes")
+                ),
+                (
+                    "last", { $0[2].compressedSize -= 3 },
+                    .init(
+                        entry: 2,
+                        detail: "entry 2 lists a compressed size of 297 bytes, but frame 2 at offset 300 is 300 bytes")
+                ),
+                (
+                    "content", { $0[2].decompressedSize = 5 },
+                    .init(entry: 2, detail: "entry 2 lists 5 bytes of content, but frame 2 at offset 300 declares 3000")
+                ),
+                (
+                    "checksum", { $0[0].checksum = 0xFF },
+                    .init(
+                        entry: 0,
+                        detail: "entry 0 lists the checksum 0x000000FF, but frame 0 at offset 0 ends with 0x00000000")
+                ),
             ]
             for (name, change, expected) in cases {
                 let (table, frames, size) = try Self.file(change: change)
@@ -109,7 +141,9 @@ extension FormatTests {
 
         @Test("a stream that starts mid-file checks only the entries it reads")
         func midFile() throws {
-            let (table, frames, size) = try Self.file { $0[0].compressedSize = 60; $0[0].checksum = 9 }  // entry 0 damaged
+            let (table, frames, size) = try Self.file {
+                $0[0].compressedSize = 60; $0[0].checksum = 9
+            }  // entry 0 damaged
             // Frame 0 is not read: the stream starts at offset 100, where frame 1 begins.
             let stream = frames.dropFirst().map { frame -> FrameBoundary in
                 var frame = frame
@@ -126,8 +160,9 @@ extension FormatTests {
         func order() {
             let table = SeekTableCheck.Mismatch(entry: nil, detail: "a")
             let early = SeekTableCheck.Mismatch(entry: 1, detail: "b")
-            let late = SeekTableCheck.decodedSize(entry: 4, listed: 10, frame: Self.frame(4, at: 40, size: 5, content: nil),
-                                                  streamBase: 100, decoded: 9)
+            let late = SeekTableCheck.decodedSize(
+                entry: 4, listed: 10, frame: Self.frame(4, at: 40, size: 5, content: nil),
+                streamBase: 100, decoded: 9)
             #expect(table.precedes(early) && early.precedes(late) && !late.precedes(early))
             #expect(late.detail == "entry 4 lists 10 bytes of content, but frame 4 at offset 140 decodes to 9")
         }

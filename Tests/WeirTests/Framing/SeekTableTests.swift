@@ -1,7 +1,9 @@
 import Foundation
+import Glibc
 import Testing
 @testable import Weir
-import Glibc
+@testable import WeirFormats
+@testable import WeirSystem
 
 extension FormatTests {
     @Suite("Seek table")
@@ -17,7 +19,7 @@ extension FormatTests {
             let fd = open(file.path, O_RDONLY)
             precondition(fd >= 0)
             defer { close(fd) }
-            return try FrameListing.seekTable(in: Descriptor(fd, path: "table.zst"), fileSize: claimedSize ?? bytes.count)
+            return try SeekTable.atEnd(of: Descriptor(fd, path: "table.zst"), fileSize: claimedSize ?? bytes.count)
         }
 
         /// Reads, expecting a `.corrupt` error whose reason contains `text`.
@@ -231,7 +233,9 @@ extension FormatTests {
 
         @Test("read errors: a bad descriptor, a file shorter than its size")
         func readErrors() throws {
-            do { _ = try FrameListing.seekTable(in: Descriptor(-1, path: "nofd"), fileSize: 100); Issue.record("no error") } catch {
+            do {
+                _ = try SeekTable.atEnd(of: Descriptor(-1, path: "nofd"), fileSize: 100); Issue.record("no error")
+            } catch {
                 #expect(error.kind == .system(errno: EBADF) && error.path == "nofd")
             }
             let table = SeekTable(hasChecksums: false).encoded()

@@ -2,6 +2,7 @@ import Dispatch
 import Glibc
 import Testing
 @testable import Weir
+@testable import WeirSystem
 
 @Suite("Buffer pool")
 struct BufferPoolTests {

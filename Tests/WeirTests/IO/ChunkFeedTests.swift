@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
+import Glibc
 import Testing
 @testable import Weir
-import Glibc
+@testable import WeirSystem
 
 /// Bytes handed over in memory and read as from a pipe: whole reads whatever
 /// the chunks' sizes, a feeder held back while the feed is full, and a stop
@@ -20,7 +21,9 @@ struct ChunkFeedTests {
     }
 
     /// Reads `feed` to its end in reads of `size`, on a thread of its own.
-    private static func readAll(_ feed: ChunkFeed, size: Int) async -> Result<[(count: Int, end: Bool, bytes: [UInt8])], WeirError> {
+    private static func readAll(
+        _ feed: ChunkFeed, size: Int
+    ) async -> Result<[(count: Int, end: Bool, bytes: [UInt8])], WeirError> {
         await withCheckedContinuation { continuation in
             DedicatedThread.start(name: "reader") {
                 let reader = ChunkReader(feed: feed, path: "feed", chunkSize: size)

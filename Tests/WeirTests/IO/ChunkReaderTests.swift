@@ -1,9 +1,10 @@
 import CSupport
 import Dispatch
 import Foundation
+import Glibc
 import Testing
 @testable import Weir
-import Glibc
+@testable import WeirSystem
 
 /// Blocking reads of pipes through a stream channel: chunks are assembled
 /// whatever the producer's rhythm, a waiting read can be stopped, and the
@@ -39,10 +40,13 @@ struct ChunkReaderTests {
         let (readEnd, writeEnd) = try Self.pipe()
         defer { close(readEnd) }
         let content = TestData.text(10_500, seed: 3)
-        let pieces = stride(from: 0, to: content.count, by: 700).map { Array(content[$0..<min($0 + 700, content.count)]) }
+        let pieces = stride(from: 0, to: content.count, by: 700).map {
+            Array(content[$0..<min($0 + 700, content.count)])
+        }
         Self.feed(writeEnd, pieces, pause: 3_000)
         let cleanup = DispatchGroup()
-        let reader = ChunkReader(input: Descriptor(readEnd, path: "pipe"), kind: .stream, chunkSize: 4096, cleanup: cleanup)
+        let reader = ChunkReader(
+            input: Descriptor(readEnd, path: "pipe"), kind: .stream, chunkSize: 4096, cleanup: cleanup)
         var sizes: [Int] = []
         var read: [UInt8] = []
         while true {
@@ -63,7 +67,8 @@ struct ChunkReaderTests {
         defer { close(readEnd); close(writeEnd) }
         #expect(weir_grow_pipe(readEnd, 0) < ChunkReader.pipeCapacity)  // 64 KiB by default
         let cleanup = DispatchGroup()
-        let reader = ChunkReader(input: Descriptor(readEnd, path: "pipe"), kind: .stream, chunkSize: 1 << 20, cleanup: cleanup)
+        let reader = ChunkReader(
+            input: Descriptor(readEnd, path: "pipe"), kind: .stream, chunkSize: 1 << 20, cleanup: cleanup)
         #expect(weir_grow_pipe(readEnd, 0) == ChunkReader.pipeCapacity)
         reader.close(stop: false)
         cleanup.wait()
@@ -74,7 +79,8 @@ struct ChunkReaderTests {
         let (readEnd, writeEnd) = try Self.pipe()
         defer { close(readEnd) }
         let cleanup = DispatchGroup()
-        let reader = ChunkReader(input: Descriptor(readEnd, path: "pipe"), kind: .stream, chunkSize: 4096, cleanup: cleanup)
+        let reader = ChunkReader(
+            input: Descriptor(readEnd, path: "pipe"), kind: .stream, chunkSize: 4096, cleanup: cleanup)
         _ = "12".withCString { write(writeEnd, $0, 2) }  // some bytes, then silence
         let outcome = Locked<WeirError?>(nil)
         let finished = DispatchSemaphore(value: 0)
@@ -101,7 +107,8 @@ struct ChunkReaderTests {
         let content = TestData.text(20_000, seed: 5)
         Self.feed(writeEnd, [Array(content.prefix(5000)), Array(content.dropFirst(5000))], pause: 20_000)
         let cleanup = DispatchGroup()
-        let reader = ChunkReader(input: Descriptor(readEnd, path: "pipe"), kind: .stream, chunkSize: 4096, cleanup: cleanup)
+        let reader = ChunkReader(
+            input: Descriptor(readEnd, path: "pipe"), kind: .stream, chunkSize: 4096, cleanup: cleanup)
         let first = try reader.start().wait()
         #expect(fcntl(readEnd, F_GETFL) & O_NONBLOCK == 0)
         var read = Self.bytes(first.data)
@@ -160,12 +167,15 @@ struct ChunkReaderTests {
         for live in [false, true] {
             let (readEnd, writeEnd) = try Self.pipe()
             defer { close(readEnd) }
-            Self.feed(writeEnd, [Array(content[..<piece]), Array(content[piece..<2 * piece]), Array(content[(2 * piece)...])],
-                      pause: 100_000)
+            Self.feed(
+                writeEnd,
+                [Array(content[..<piece]), Array(content[piece..<2 * piece]), Array(content[(2 * piece)...])],
+                pause: 100_000)
             let cleanup = DispatchGroup()
             let deliveries = Locked(0)
-            let reader = ChunkReader(input: Descriptor(readEnd, path: "pipe"), kind: .stream, chunkSize: 4 * piece, live: live,
-                                     cleanup: cleanup, onBytes: { _ in deliveries.withLock { $0 += 1 } })
+            let reader = ChunkReader(
+                input: Descriptor(readEnd, path: "pipe"), kind: .stream, chunkSize: 4 * piece, live: live,
+                cleanup: cleanup, onBytes: { _ in deliveries.withLock { $0 += 1 } })
             let chunk = try reader.start().wait()
             reader.close(stop: false)
             cleanup.wait()
@@ -191,7 +201,8 @@ struct ChunkReaderTests {
             Self.feed(writeEnd, [Array(content.prefix(content.count / 2)), Array(content.dropFirst(content.count / 2))],
                       pause: useconds_t(round % 4 * 500))
             let cleanup = DispatchGroup()
-            let reader = ChunkReader(input: Descriptor(readEnd, path: "pipe"), kind: .stream, chunkSize: 1 << 20, cleanup: cleanup)
+            let reader = ChunkReader(
+                input: Descriptor(readEnd, path: "pipe"), kind: .stream, chunkSize: 1 << 20, cleanup: cleanup)
             let chunk = try reader.start().wait()
             reader.close(stop: false)
             cleanup.wait()

@@ -1,7 +1,9 @@
 import Foundation
+import Glibc
 import Testing
 @testable import Weir
-import Glibc
+@testable import WeirFormats
+@testable import WeirSystem
 
 /// Looking at an input's first bytes without taking them from it.
 @Suite("Input peek")

@@ -1,9 +1,10 @@
+import CSupport
 import Dispatch
 import Foundation
+import Glibc
 import Testing
 @testable import Weir
-import Glibc
-import CSupport
+@testable import WeirSystem
 
 /// The ordered writer: pieces land in index order, and writes to a regular
 /// file are cut where the page cache stays cheap (see `OrderedWriter`).
@@ -84,9 +85,13 @@ struct OrderedWriterTests {
         try #require(fd >= 0)
         defer { close(fd) }
         let cleanup = DispatchGroup()
-        let writer = OrderedWriter(output: Descriptor(fd, path: "out"), cleanup: cleanup, onFinished: { _, _ in }, onError: { _ in })
+        let writer = OrderedWriter(
+            output: Descriptor(fd, path: "out"), cleanup: cleanup, onFinished: { _, _ in }, onError: { _ in })
         let k = OrderedWriter.maxWrite, phase = OrderedWriter.writePhase
-        #expect(writer.cuts(300_000) == [0..<phase, phase..<(k + phase), (k + phase)..<(2 * k + phase), (2 * k + phase)..<300_000])
+        #expect(
+            writer.cuts(300_000) == [
+                0..<phase, phase..<(k + phase), (k + phase)..<(2 * k + phase), (2 * k + phase)..<300_000,
+            ])
         // The next piece goes on from where the last one ended.
         let offset = 300_000
         let first = 2 * k + phase + k - offset
@@ -101,7 +106,8 @@ struct OrderedWriterTests {
         let ends = try #require(TestPipe.make())
         defer { ends.close() }
         let cleanup = DispatchGroup()
-        let writer = OrderedWriter(output: Descriptor(ends.write, path: "pipe"), cleanup: cleanup, onFinished: { _, _ in }, onError: { _ in })
+        let writer = OrderedWriter(
+            output: Descriptor(ends.write, path: "pipe"), cleanup: cleanup, onFinished: { _, _ in }, onError: { _ in })
         #expect(writer.cuts(5 << 20) == [0..<(5 << 20)])
         writer.close(stop: false)
         cleanup.wait()

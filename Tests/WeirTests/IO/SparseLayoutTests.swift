@@ -1,5 +1,6 @@
 import Testing
 @testable import Weir
+@testable import WeirSystem
 
 /// Which blocks of a piece of output are written when writing sparsely.
 @Suite("Sparse layout")

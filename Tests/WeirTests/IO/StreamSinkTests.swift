@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 @testable import Weir
+@testable import WeirSystem
 
 /// The output end of the streaming API: pieces in number order, in slices,
 /// each counted as written only once its consumer has taken it.

@@ -1,5 +1,6 @@
 import Testing
 import Weir
+import WeirFiles
 
 /// The names `--exclude-compressed` skips, as zstd 1.5.4 reads them.
 @Suite("Compressed names")

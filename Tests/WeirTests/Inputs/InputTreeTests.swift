@@ -1,7 +1,9 @@
 import Foundation
+import Glibc
 import Testing
 @testable import Weir
-import Glibc
+@testable import WeirFiles
+@testable import WeirSystem
 
 @Suite("Expanding -r, naming outputs in folders")
 struct InputTreeTests {
@@ -67,7 +69,10 @@ struct InputTreeTests {
         #expect(plain.errors.isEmpty)
 
         let followed = InputTree.expand([root + "/d"], followLinks: true)
-        #expect(Set(followed.files) == [root + "/d/f", root + "/d/.h", root + "/d/e/g", root + "/d/link", root + "/d/dirlink/g"])
+        #expect(
+            Set(followed.files) == [
+                root + "/d/f", root + "/d/.h", root + "/d/e/g", root + "/d/link", root + "/d/dirlink/g",
+            ])
         #expect(followed.warnings.isEmpty)
     }
 

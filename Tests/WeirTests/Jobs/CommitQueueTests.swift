@@ -1,16 +1,20 @@
 import Foundation
+import Glibc
 import Testing
 @testable import Weir
-import Glibc
+@testable import WeirSystem
 
 @Suite("Commit queue")
 struct CommitQueueTests {
     /// `count` text files in a new folder, each compressed by a finished job
     /// (its output complete, not yet committed) that removes its input.
-    private static func finishedJobs(_ count: Int, in folder: URL) -> [(input: String, finished: Result<FinishedJob, WeirError>)] {
+    private static func finishedJobs(
+        _ count: Int, in folder: URL
+    ) -> [(input: String, finished: Result<FinishedJob, WeirError>)] {
         (0 ..< count).map { index in
             let input = folder.appendingPathComponent("f\(index)").path
-            _ = FileManager.default.createFile(atPath: input, contents: Data(TestData.text(5000 + index, seed: UInt64(index))))
+            _ = FileManager.default.createFile(
+                atPath: input, contents: Data(TestData.text(5000 + index, seed: UInt64(index))))
             let job = FileJob(input: input, operation: .compress(CompressionOptions(threads: 1)),
                               destination: .file(input + ".zst"), removeInput: true)
             return (input, Result { () throws(WeirError) in try job.process(smallFiles: SmallFileCompressor()) })
@@ -28,7 +32,9 @@ struct CommitQueueTests {
             #expect(FileManager.default.fileExists(atPath: job.input))
             #expect(!FileManager.default.fileExists(atPath: job.input + ".zst"))
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".weir-") }.count == 3)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".weir-") }.count
+                == 3)
         let outcomes = queue.commitAll()
         #expect(outcomes.map(\.tag) == [10, 11, 12])
         for (index, job) in jobs.enumerated() {
@@ -37,7 +43,8 @@ struct CommitQueueTests {
             let output = try #require(FileManager.default.contents(atPath: job.input + ".zst"))
             #expect(TestData.zstdDecode([UInt8](output)) == TestData.text(5000 + index, seed: UInt64(index)))
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["f0.zst", "f1.zst", "f2.zst"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["f0.zst", "f1.zst", "f2.zst"])
         #expect(queue.isEmpty)
     }
 
@@ -60,7 +67,10 @@ struct CommitQueueTests {
         #expect(FileManager.default.fileExists(atPath: jobs[1].input))
         #expect(!FileManager.default.fileExists(atPath: jobs[0].input))
         #expect(!FileManager.default.fileExists(atPath: jobs[2].input))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["f0.zst", "f1", "f1.zst", "f2.zst"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == [
+                "f0.zst", "f1", "f1.zst", "f2.zst",
+            ])
     }
 
     @Test("a group handed off commits on a thread of its own and wakes its owner; outcomes come back in order")

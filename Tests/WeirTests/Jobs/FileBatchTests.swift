@@ -4,7 +4,8 @@ import Testing
 
 @Suite("File batches")
 struct FileBatchTests {
-    @Test("jobs are made in order as the threads need them, reported in order; a job not made is reported with its error")
+    @Test(
+        "jobs are made in order as the threads need them, reported in order; a job not made is reported with its error")
     func madeAsNeeded() throws {
         let folder = TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -13,7 +14,9 @@ struct FileBatchTests {
         var inputs: [String] = []
         for index in 0 ..< count {
             let path = folder.appendingPathComponent("f\(index)").path
-            #expect(FileManager.default.createFile(atPath: path, contents: Data(TestData.text(1000 + 37 * index, seed: UInt64(index)))))
+            #expect(
+                FileManager.default.createFile(
+                    atPath: path, contents: Data(TestData.text(1000 + 37 * index, seed: UInt64(index)))))
             inputs.append(path)
         }
         var made: [Int] = []
@@ -50,7 +53,8 @@ struct FileBatchTests {
             if index == failing {
                 #expect(output == nil)
             } else {
-                #expect(TestData.zstdDecode(try #require(output)) == TestData.text(1000 + 37 * index, seed: UInt64(index)))
+                #expect(
+                    TestData.zstdDecode(try #require(output)) == TestData.text(1000 + 37 * index, seed: UInt64(index)))
             }
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 2 * count - 1)

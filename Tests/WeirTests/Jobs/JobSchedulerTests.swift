@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Weir
+@testable import WeirSystem
 
 @Suite("Job scheduler")
 struct JobSchedulerTests {
@@ -25,12 +26,18 @@ struct JobSchedulerTests {
         #expect(!JobScheduler.goesSideBySide(inputs, width: 2, followedLive: false) { _ in
             Self.compressing("a", to: "out.zst")
         })
-        #expect(!JobScheduler.goesSideBySide(inputs, width: 2, followedLive: false) {
-            FileJob(input: inputs[$0], operation: .compress(CompressionOptions(threads: 2)), destination: .standardOutput)
-        })
-        #expect(!JobScheduler.goesSideBySide(inputs, width: 2, followedLive: false) {
-            FileJob(input: inputs[$0], operation: .decompress(DecompressionOptions()), destination: .file(inputs[$0] + ".out"))
-        })
+        #expect(
+            !JobScheduler.goesSideBySide(inputs, width: 2, followedLive: false) {
+                FileJob(
+                    input: inputs[$0], operation: .compress(CompressionOptions(threads: 2)),
+                    destination: .standardOutput)
+            })
+        #expect(
+            !JobScheduler.goesSideBySide(inputs, width: 2, followedLive: false) {
+                FileJob(
+                    input: inputs[$0], operation: .decompress(DecompressionOptions()),
+                    destination: .file(inputs[$0] + ".out"))
+            })
     }
 
     @Test("one by one: each job started and ended in turn, outcomes reported in order once committed")

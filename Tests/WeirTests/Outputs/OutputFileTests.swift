@@ -1,7 +1,9 @@
 import Foundation
+import Glibc
 import Testing
 @testable import Weir
-import Glibc
+@testable import WeirFiles
+@testable import WeirSystem
 
 @Suite("Output files")
 struct OutputFileTests {

@@ -1,5 +1,8 @@
 import Testing
 @testable import Weir
+@testable import WeirFiles
+@testable import WeirFormats
+@testable import WeirSystem
 
 @Suite("Output names")
 struct OutputNameTests {

@@ -2,6 +2,9 @@ import Foundation
 import Glibc
 import Testing
 @testable import Weir
+@testable import WeirFiles
+@testable import WeirFormats
+@testable import WeirSystem
 
 /// What an earlier run left beside an output, as a careless or hostile user
 /// leaves it: ``PartialOutput/open(for:identity:options:holds:dictionary:input:)``
@@ -27,7 +30,8 @@ struct PartialOutputTests {
             let input = TestData.text(4 * Self.frameSize, seed: seed)
             self.input = input
             frames = try (0 ..< 4).map { index in
-                try FrameVerifierTests.frame(of: Array(input[(index * Self.frameSize) ..< ((index + 1) * Self.frameSize)]))
+                try FrameVerifierTests.frame(
+                    of: Array(input[(index * Self.frameSize)..<((index + 1) * Self.frameSize)]))
             }
             folder.write("in", input)
             folder.write("out.part", Array(frames[..<kept].joined()))
@@ -49,7 +53,8 @@ struct PartialOutputTests {
         func writeRecord(kept: Int, of frames: [[UInt8]]? = nil) throws {
             var info = stat()
             #expect(lstat(part, &info) == 0)
-            let header = ResumeRecord.header(identity: try identity(), options: Self.options, part: ResumeRecord.part(info))
+            let header = ResumeRecord.header(
+                identity: try identity(), options: Self.options, part: ResumeRecord.part(info))
             let entries = self.entries((frames ?? self.frames)[..<kept])
             let hashes = (frames ?? self.frames)[..<kept].map { frame in frame.withUnsafeBytes { ContentHash.of($0) } }
             let total = entries.reduce(0) { $0 + Int($1.compressedSize) }
@@ -230,7 +235,9 @@ struct PartialOutputTests {
         var seen = Set<String>()
         for length in [242, 243, 250, 255] {
             for last in ["a", "b"] {
-                let name = String(repeating: "é", count: (length - 1) / 2) + String(repeating: "n", count: (length - 1) % 2) + last
+                let name =
+                    String(repeating: "é", count: (length - 1) / 2) + String(repeating: "n", count: (length - 1) % 2)
+                    + last
                 #expect(name.utf8.count == length)
                 let (part, record) = PartialOutput.hiddenPaths(for: "/tmp/" + name)
                 let partName = String(part.dropFirst(5)), recordName = String(record.dropFirst(5))

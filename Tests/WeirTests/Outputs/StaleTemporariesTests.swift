@@ -1,7 +1,8 @@
 import Foundation
+import Glibc
 import Testing
 @testable import Weir
-import Glibc
+@testable import WeirFiles
 
 /// The sweep of the temporaries a weir cut short left: only weir's names,
 /// only regular files, only those no process holds locked.
@@ -26,7 +27,10 @@ struct StaleTemporariesTests {
         for name in [".weir-abcdef", ".weir-A1b2C3", ".weir-000000"] {
             #expect(StaleTemporaries.isTemporaryName(Array(name.utf8)), "\(name)")
         }
-        for name in [".weir-abcde", ".weir-abcdefg", "x.weir-abcde", ".weir-ab-def", ".weir-abc.ef", "weir-abcdef", ".Weir-abcdef"] {
+        for name in [
+            ".weir-abcde", ".weir-abcdefg", "x.weir-abcde", ".weir-ab-def", ".weir-abc.ef", "weir-abcdef",
+            ".Weir-abcdef",
+        ] {
             #expect(!StaleTemporaries.isTemporaryName(Array(name.utf8)), "\(name)")
         }
     }

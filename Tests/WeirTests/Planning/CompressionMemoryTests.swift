@@ -1,5 +1,6 @@
 import Testing
 @testable import Weir
+@testable import WeirSystem
 
 /// What one compression worker surely holds once the input's size is known,
 /// and the refusal (with a window that fits) when a memory limit cannot hold it.

@@ -1,5 +1,7 @@
 import Testing
 @testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 /// How many workers a run gets under the limits of a container.
 @Suite("Worker plan")
@@ -16,11 +18,13 @@ struct WorkerPlanTests {
         #expect(plan.reason == .cpuQuota(2))
         #expect(plan.chunkSize == nil)
         #expect(plan.estimatedPeak <= 128 << 20)
-        let pinned = WorkerPlan.compression(CompressionOptions(), limits: ProcessLimits(onlineCores: 2, affinityCores: 1))
+        let pinned = WorkerPlan.compression(
+            CompressionOptions(), limits: ProcessLimits(onlineCores: 2, affinityCores: 1))
         #expect(pinned.workers == 1)
         #expect(pinned.reason == .affinity(cores: 1, online: 2))
         // --auto-threads=physical counts other cores.
-        #expect(WorkerPlan.compression(CompressionOptions(), limits: ProcessLimits(onlineCores: 8), cores: 4).workers == 4)
+        #expect(
+            WorkerPlan.compression(CompressionOptions(), limits: ProcessLimits(onlineCores: 8), cores: 4).workers == 4)
     }
 
     @Test("a memory limit: as many workers as keep the estimate under half of it")
@@ -88,8 +92,9 @@ struct WorkerPlanTests {
         #expect(plan.chunkSize == nil)
         #expect(plan.exceedsMemory)
         #expect(!WorkerPlan.compression(CompressionOptions(level: 1, threads: 1), limits: limits).exceedsMemory)
-        #expect(!WorkerPlan.compression(CompressionOptions(level: 19, threads: 4), limits: ProcessLimits(onlineCores: 2))
-            .exceedsMemory)
+        #expect(
+            !WorkerPlan.compression(CompressionOptions(level: 19, threads: 4), limits: ProcessLimits(onlineCores: 2))
+                .exceedsMemory)
     }
 
     @Test("the estimate grows with the level, the workers and the chunk; long-distance tables count")
@@ -121,7 +126,8 @@ struct WorkerPlanTests {
         #expect(WorkerPlan.decompression(DecompressionOptions(longWindowLog: 27), limits: limits)
             .decompressionMemory == nil)
         // A large limit keeps the defaults and counts the workers' buffers.
-        let large = WorkerPlan.decompression(DecompressionOptions(), limits: ProcessLimits(onlineCores: 64, memoryLimit: 256 << 20))
+        let large = WorkerPlan.decompression(
+            DecompressionOptions(), limits: ProcessLimits(onlineCores: 64, memoryLimit: 256 << 20))
         #expect(large.decompressionMemory == nil)
         #expect(large.reason == .memoryLimit(256 << 20))
         #expect(large.estimatedPeak <= 128 << 20)
@@ -129,8 +135,13 @@ struct WorkerPlanTests {
         // Large frames' budget stays within the share, and is left alone without a limit.
         #expect(plan.largeFrameBudget == 64 << 20 - WorkerPlan.processBytes - DecompressionOptions.readingReserve)
         #expect(large.largeFrameBudget == 128 << 20 - WorkerPlan.processBytes - DecompressionOptions.readingReserve)
-        #expect(WorkerPlan.decompression(DecompressionOptions(), limits: ProcessLimits(onlineCores: 2, memoryLimit: 8 << 30))
+        #expect(
+            WorkerPlan.decompression(
+                DecompressionOptions(), limits: ProcessLimits(onlineCores: 2, memoryLimit: 8 << 30)
+            )
             .largeFrameBudget == nil)
-        #expect(WorkerPlan.decompression(DecompressionOptions(), limits: ProcessLimits(onlineCores: 2)).largeFrameBudget == nil)
+        #expect(
+            WorkerPlan.decompression(DecompressionOptions(), limits: ProcessLimits(onlineCores: 2)).largeFrameBudget
+                == nil)
     }
 }

@@ -17,8 +17,10 @@ struct FaultTests {
         let input = open(folder.path, O_RDONLY)
         let output = open("/dev/null", O_WRONLY)
         defer { close(input); close(output) }
-        let result = CompressionPipeline(input: FileDescriptor(rawValue: input), output: FileDescriptor(rawValue: output),
-                                         inputName: "dir", outputName: "out").result()
+        let result = CompressionPipeline(
+            input: FileDescriptor(rawValue: input), output: FileDescriptor(rawValue: output),
+            inputName: "dir", outputName: "out"
+        ).result()
         guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
         #expect(error.kind == .system(errno: EISDIR))
         #expect(error.description == "dir: read failed: Is a directory")
@@ -56,18 +58,22 @@ struct FaultTests {
             let inFlight = 1 + Int(random.next() % 6)
             let level = Int(random.next() % 12) - 3
             let piece = 1 + Int(random.next() % 100_000)          // how the producer writes
-            let input = round % 3 == 0 ? TestData.random(size, seed: UInt64(round)) : TestData.text(size, seed: UInt64(round))
+            let input =
+                round % 3 == 0 ? TestData.random(size, seed: UInt64(round)) : TestData.text(size, seed: UInt64(round))
             let options = CompressionOptions(level: level == 0 ? 1 : level, threads: threads, chunkSize: chunk,
                                              checksum: round % 2 == 0, chunksInFlight: inFlight)
             let compressed = PipeHarness.run(input: input, pieceSize: piece) { inFD, outFD in
                 CompressionPipeline(input: FileDescriptor(rawValue: inFD), output: FileDescriptor(rawValue: outFD),
                                     inputName: "in", outputName: "out", options: options).result()
             }
-            let context = "seed \(seed) round \(round): size \(size) chunk \(chunk) threads \(threads) in-flight \(inFlight) level \(level)"
+            let context =
+                "seed \(seed) round \(round): size \(size) chunk \(chunk) threads \(threads) in-flight \(inFlight) "
+                    + "level \(level)"
             #expect((try? compressed.result.get()) != nil, "\(context)")
             // Decoded by libzstd directly, and by weir's own decoder read in odd pieces.
             #expect(TestData.same(TestData.zstdDecode(compressed.output), input), "\(context)")
-            let decoded = PipeHarness.run(input: compressed.output, pieceSize: 1 + Int(random.next() % 5000)) { inFD, outFD in
+            let decoded = PipeHarness.run(input: compressed.output, pieceSize: 1 + Int(random.next() % 5000)) {
+                inFD, outFD in
                 DecompressionPipeline(input: FileDescriptor(rawValue: inFD), output: FileDescriptor(rawValue: outFD),
                                       inputName: "in.zst", outputName: "out",
                                       options: DecompressionOptions(readSize: 1024 << Int(random.next() % 10))).result()
@@ -77,7 +83,8 @@ struct FaultTests {
         // And data compressed by the zstd binary, decoded by weir.
         for round in 0..<12 {
             let input = TestData.text(Int(random.next() % 2_000_000), seed: UInt64(round))
-            let compressed = try DecompressionFormatTests.zstd(input, round % 2 == 0 ? ["-T2", "-3"] : ["-1", "--no-check"])
+            let compressed = try DecompressionFormatTests.zstd(
+                input, round % 2 == 0 ? ["-T2", "-3"] : ["-1", "--no-check"])
             let decoded = PipeHarness.run(input: compressed, pieceSize: 4096) { inFD, outFD in
                 DecompressionPipeline(input: FileDescriptor(rawValue: inFD), output: FileDescriptor(rawValue: outFD),
                                       inputName: "in.zst", outputName: "out").result()
@@ -111,7 +118,9 @@ struct FaultTests {
                 mutated = Array(mutated.prefix(Int(random.next() % UInt64(mutated.count))))
             default:  // a random byte run overwritten (headers with absurd sizes, bad magic…)
                 let at = Int(random.next() % UInt64(mutated.count))
-                for i in at..<min(mutated.count, at + 1 + Int(random.next() % 16)) { mutated[i] = UInt8(truncatingIfNeeded: random.next()) }
+                for i in at..<min(mutated.count, at + 1 + Int(random.next() % 16)) {
+                    mutated[i] = UInt8(truncatingIfNeeded: random.next())
+                }
             }
             let decoded = PipeHarness.run(input: mutated, pieceSize: 4096) { inFD, outFD in
                 DecompressionPipeline(input: FileDescriptor(rawValue: inFD), output: FileDescriptor(rawValue: outFD),

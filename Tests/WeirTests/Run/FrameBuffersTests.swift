@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 @testable import Weir
+@testable import WeirSystem
 
 @Suite("Frame buffers within the memory budget")
 struct FrameBuffersTests {
@@ -30,7 +31,12 @@ struct FrameBuffersTests {
         return nil
     }
 
-    @Test("buffers in use plus idle ones never exceed the budget: a buffer freed late delays the next frame, which reuses it")
+    @Test(
+        """
+        buffers in use plus idle ones never exceed the budget: a buffer freed late delays the next frame, which \
+        reuses it
+        """
+    )
     func lateFree() throws {
         let budget = ByteBudget(limit: 3 * Self.mebibyte)
         let buffers = FrameBuffers(budget: budget)
@@ -122,7 +128,10 @@ struct FrameBuffersTests {
         #expect(done.wait(timeout: .now() + .milliseconds(100)) == .timedOut)
         budget.cancel()
         #expect(done.wait(timeout: .now() + .seconds(10)) == .success)
-        if case .cancelled = result.current {} else { Issue.record("not cancelled: \(String(describing: result.current))") }
+        if case .cancelled = result.current {
+        } else {
+            Issue.record("not cancelled: \(String(describing: result.current))")
+        }
         pool.recycle(memory)
     }
 }

@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
-import Testing
-@testable import Weir
 import Glibc
 import SystemPackage
+import Testing
+@testable import Weir
+@testable import WeirSystem
 
 @Suite("Run control")
 struct RunControlTests {

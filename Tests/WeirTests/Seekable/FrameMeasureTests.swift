@@ -2,6 +2,7 @@ import CZstd
 import Foundation
 import Testing
 @testable import Weir
+@testable import WeirSystem
 
 /// Frames without a content size, measured by decoding them in parallel:
 /// the sizes are the frames' real content, on every path (decoded whole,

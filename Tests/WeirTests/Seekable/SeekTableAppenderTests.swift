@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Weir
+@testable import WeirSystem
 
 /// Concatenations of seekable files keep their index (the chain of tables),
 /// and `weir --index` makes any multi-frame file seekable in place.
@@ -26,7 +27,9 @@ struct SeekTableAppenderTests {
         let folder = Folder()
         let parts = [TestData.text(300_000, seed: 5), TestData.text(150_000, seed: 6), TestData.text(450_000, seed: 7)]
         var files: [[UInt8]] = []
-        for (index, part) in parts.enumerated() { files.append(try await Self.weir(part, in: folder, name: "p\(index)")) }
+        for (index, part) in parts.enumerated() {
+            files.append(try await Self.weir(part, in: folder, name: "p\(index)"))
+        }
         folder.write("all.zst", files.flatMap { $0 })
         let listing = try FrameListing.read(path: folder.path("all.zst"))
         #expect(listing.fromSeekTable && listing.seekTables == 3 && listing.scannedPrefix == 0)

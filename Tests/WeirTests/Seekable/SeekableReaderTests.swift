@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Weir
+@testable import WeirSystem
 
 /// Random access to the content of zstd files: every range read through the
 /// reader is the same bytes as that range of the whole decode.
@@ -76,12 +77,18 @@ struct SeekableReaderTests {
         try expectRanges(all, content + content + content, seed: 20)
     }
 
-    @Test("a frame larger than the whole-frame limit is streamed from its start; a damaged table is ignored, with a warning")
+    @Test(
+        """
+        a frame larger than the whole-frame limit is streamed from its start; a damaged table is ignored, with a \
+        warning
+        """
+    )
     func streamedAndDamaged() async throws {
         let folder = Folder()
         let content = TestData.text(700_000, seed: 4)
         folder.write("big", try TestData.realTool("/usr/bin/zstd", ["-3"], input: content))
-        let streaming = try SeekableReader(path: folder.path("big"), options: DecompressionOptions(), wholeFrameLimit: 1000)
+        let streaming = try SeekableReader(
+            path: folder.path("big"), options: DecompressionOptions(), wholeFrameLimit: 1000)
         try expectRanges(streaming, content, seed: 30)
 
         folder.write("data", content)
@@ -141,7 +148,12 @@ struct SeekableReaderTests {
         return try #require(FileManager.default.contents(atPath: folder.path("plain.zst"))).map { $0 }
     }
 
-    @Test("sizes only the seek table gives are taken without decoding, and each frame decoded is checked against its entry, whole or streamed (issue 59)")
+    @Test(
+        """
+        sizes only the seek table gives are taken without decoding, and each frame decoded is checked against its \
+        entry, whole or streamed (issue 59)
+        """
+    )
     func tableSizesTrustedThenChecked() throws {
         let folder = Folder()
         let content = TestData.text(600_000, seed: 6)

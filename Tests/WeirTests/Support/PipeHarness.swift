@@ -1,6 +1,7 @@
 import Foundation
-@testable import Weir
 import Glibc
+@testable import Weir
+@testable import WeirSystem
 
 /// Runs a pipeline between real pipes: a feeder thread writes the input into
 /// one pipe (in pieces of `pieceSize`, to exercise partial reads), a drainer

@@ -1,4 +1,5 @@
 @testable import Weir
+@testable import WeirFormats
 
 extension SeekTable {
     /// Where each entry's frame lies, in the file (from ``dataStart``) and in

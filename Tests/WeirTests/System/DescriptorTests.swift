@@ -1,7 +1,8 @@
 import Foundation
+import Glibc
 import Testing
 @testable import Weir
-import Glibc
+@testable import WeirSystem
 
 @Suite("System calls on a descriptor")
 struct DescriptorTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import Weir
+@testable import WeirSystem
 
 /// The cores and memory a process may use, read from cgroup v1 and v2
 /// layouts given as text (the real cgroups are tested by the command line:
@@ -36,12 +37,14 @@ struct ProcessLimitsTests {
 
     @Test("mountinfo: cgroup mounts only, v1 controllers from the super options, escapes decoded")
     func mounts() {
-        let mounts = ProcessLimits.mounts(mountinfo: Self.hybridMountinfo + """
+        let mounts = ProcessLimits.mounts(
+            mountinfo: Self.hybridMountinfo + """
 
-            50 31 0:40 /docker/abc /sys/fs/cgroup/my\\040mem rw shared:5 master:1 - cgroup cgroup rw,memory,cpu
-            """)
+                50 31 0:40 /docker/abc /sys/fs/cgroup/my\\040mem rw shared:5 master:1 - cgroup cgroup rw,memory,cpu
+                """)
         #expect(mounts.count == 6)
-        #expect(mounts[0] == .init(isVersion2: false, controllers: ["cpu"], root: "/", mountPoint: "/sys/fs/cgroup/cpu"))
+        #expect(
+            mounts[0] == .init(isVersion2: false, controllers: ["cpu"], root: "/", mountPoint: "/sys/fs/cgroup/cpu"))
         #expect(mounts[4] == .init(isVersion2: true, controllers: [], root: "/", mountPoint: "/sys/fs/cgroup/unified"))
         #expect(mounts[5].root == "/docker/abc")
         #expect(mounts[5].mountPoint == "/sys/fs/cgroup/my mem")
@@ -52,23 +55,34 @@ struct ProcessLimitsTests {
     func directories() {
         let groups = ProcessLimits.groups(procSelfCgroup: Self.hybridCgroup)
         let mounts = ProcessLimits.mounts(mountinfo: Self.hybridMountinfo)
-        #expect(ProcessLimits.directories(controller: "memory", groups: groups, mounts: mounts) == [
-            "/sys/fs/cgroup/memory/jobs/build", "/sys/fs/cgroup/memory/jobs", "/sys/fs/cgroup/memory",
-            "/sys/fs/cgroup/unified",
-        ])
-        #expect(ProcessLimits.directories(controller: "cpu", groups: groups, mounts: mounts) == [
-            "/sys/fs/cgroup/cpu/jobs", "/sys/fs/cgroup/cpu", "/sys/fs/cgroup/unified",
-        ])
+        #expect(
+            ProcessLimits.directories(controller: "memory", groups: groups, mounts: mounts) == [
+                "/sys/fs/cgroup/memory/jobs/build", "/sys/fs/cgroup/memory/jobs", "/sys/fs/cgroup/memory",
+                "/sys/fs/cgroup/unified",
+            ])
+        #expect(
+            ProcessLimits.directories(controller: "cpu", groups: groups, mounts: mounts) == [
+                "/sys/fs/cgroup/cpu/jobs", "/sys/fs/cgroup/cpu", "/sys/fs/cgroup/unified",
+            ])
         // A container's mount of its own group: the group is the mount point.
-        let container = ProcessLimits.mounts(mountinfo: "60 1 0:40 /docker/abc /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory")
-        #expect(ProcessLimits.directories(controller: "memory",
-                                          groups: [.init(controllers: ["memory"], path: "/docker/abc/job")],
-                                          mounts: container) == ["/sys/fs/cgroup/memory/job", "/sys/fs/cgroup/memory"])
+        let container = ProcessLimits.mounts(
+            mountinfo: "60 1 0:40 /docker/abc /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory")
+        #expect(
+            ProcessLimits.directories(
+                controller: "memory",
+                groups: [.init(controllers: ["memory"], path: "/docker/abc/job")],
+                mounts: container) == ["/sys/fs/cgroup/memory/job", "/sys/fs/cgroup/memory"])
         // A group outside the mounted part (another namespace's) has none.
-        #expect(ProcessLimits.directories(controller: "memory", groups: [.init(controllers: ["memory"], path: "/docker/other")],
-                                          mounts: container).isEmpty)
-        #expect(ProcessLimits.directories(controller: "memory", groups: [.init(controllers: ["memory"], path: "/docker/abcd")],
-                                          mounts: container).isEmpty)
+        #expect(
+            ProcessLimits.directories(
+                controller: "memory", groups: [.init(controllers: ["memory"], path: "/docker/other")],
+                mounts: container
+            ).isEmpty)
+        #expect(
+            ProcessLimits.directories(
+                controller: "memory", groups: [.init(controllers: ["memory"], path: "/docker/abcd")],
+                mounts: container
+            ).isEmpty)
     }
 
     @Test("CPU quotas: v2 cpu.max and v1 cfs_quota_us over cfs_period_us, in cores; max and -1 are none")

@@ -2,6 +2,8 @@ import Foundation
 import Glibc
 import Testing
 @testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 /// A mapped chunk compressed in steps (`compressFrame(mapped:into:path:)`):
 /// the frame libzstd decodes is the input, and the pages behind the window
@@ -21,8 +23,12 @@ struct CompressionContextTests {
         return entries.map { $0 >> 63 == 1 }
     }
 
-    @Test("a mapped chunk larger than the window: libzstd decodes the frame to the chunk, and the pages behind the window are given back",
-          arguments: [1, 3])
+    @Test(
+        """
+        a mapped chunk larger than the window: libzstd decodes the frame to the chunk, and the pages behind the \
+        window are given back
+        """,
+        arguments: [1, 3])
     func mappedChunk(level: Int) throws {
         let folder = TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -48,7 +54,8 @@ struct CompressionContextTests {
 
         let pages = try Self.present(mapping, pages: size / Page.size)
         let behindWindow = (size - (4 << 20) - 2 * CompressionContext.mappedStep) / Page.size
-        #expect(pages[..<behindWindow].allSatisfy { !$0 }, "pages more than a window and two steps behind still mapped in")
+        #expect(
+            pages[..<behindWindow].allSatisfy { !$0 }, "pages more than a window and two steps behind still mapped in")
         let lastMiB = (size - (1 << 20)) / Page.size
         #expect(pages[lastMiB...].contains(true), "the last MiB was never read")
 

@@ -1,5 +1,7 @@
 import Testing
 @testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 /// The one-pass decoder against libzstd's streaming decoder, the reference.
 @Suite("Decompression context")
@@ -31,7 +33,9 @@ struct DecompressionContextTests {
     @Test("what neither decoder accepts still fails: a reserved block type, a cut frame, too small a buffer")
     func stillFails() {
         #expect(throws: WeirError.self) { try Self.decode(Self.magic + [0x00, 0x00, 0x07, 0x00, 0x00]) }
-        #expect(throws: WeirError.self) { try Self.decode(Self.magic + [0x00, 0x00, 0x28, 0x00, 0x00] + Array("hel".utf8)) }
+        #expect(throws: WeirError.self) {
+            try Self.decode(Self.magic + [0x00, 0x00, 0x28, 0x00, 0x00] + Array("hel".utf8))
+        }
         let hello = Self.magic + [0x00, 0x00, 0x28, 0x00, 0x00] + Array("hello".utf8) + [0x05, 0x00, 0x00]
         #expect(throws: WeirError.self) { try Self.decode(hello, capacity: 4) }
     }

@@ -2,6 +2,8 @@ import CZstd
 import Foundation
 import Testing
 @testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 /// Training, loading and using a dictionary through the engine; libzstd
 /// itself is the independent judge of the frames.
@@ -33,9 +35,12 @@ struct DictionaryTests {
         }
     }
 
-    static func trained(_ samples: Samples, _ training: DictionaryTraining = DictionaryTraining()) throws -> ZstdDictionary {
+    static func trained(
+        _ samples: Samples, _ training: DictionaryTraining = DictionaryTraining()
+    ) throws -> ZstdDictionary {
         let loaded = try samples.loaded()
-        return try DictionaryTrainer.train(loaded.samples, sizes: loaded.sizes, training, path: samples.path("d")).dictionary
+        return try DictionaryTrainer.train(loaded.samples, sizes: loaded.sizes, training, path: samples.path("d"))
+            .dictionary
     }
 
     @Test("a trained dictionary has zstd's magic number and an ID, within --maxdict; saved and loaded, it is the same")
@@ -91,20 +96,27 @@ struct DictionaryTests {
         let samples = Samples()
         let badAccel = DictionaryTraining(builder: .fastCover(.init(k: 56, d: 8, accel: 15)))
         let loaded = try samples.loaded()
-        #expect { try DictionaryTrainer.train(loaded.samples, sizes: loaded.sizes, badAccel, path: "out.dict") } throws: {
+        #expect {
+            try DictionaryTrainer.train(loaded.samples, sizes: loaded.sizes, badAccel, path: "out.dict")
+        } throws: {
             ($0 as? WeirError)?.description == "out.dict: dictionary training failed: Parameter is out of bound"
         }
         let tooSmall = DictionaryTraining(maximumSize: 10)
-        #expect { try DictionaryTrainer.train(loaded.samples, sizes: loaded.sizes, tooSmall, path: "d") } throws: { ($0 as? WeirError)?.kind == .library }
+        #expect { try DictionaryTrainer.train(loaded.samples, sizes: loaded.sizes, tooSmall, path: "d") } throws: {
+            ($0 as? WeirError)?.kind == .library
+        }
     }
 
     @Test("loading refuses a missing file, a directory and a file over 32 MiB, naming it")
     func loadErrors() throws {
         let samples = Samples()
         #expect { try ZstdDictionary.load(path: samples.path("missing")) } throws: {
-            ($0 as? WeirError)?.description == "\(samples.path("missing")): read dictionary failed: No such file or directory"
+            ($0 as? WeirError)?.description
+                == "\(samples.path("missing")): read dictionary failed: No such file or directory"
         }
-        #expect { try ZstdDictionary.load(path: samples.url.path) } throws: { ($0 as? WeirError)?.kind == .notRegularFile }
+        #expect { try ZstdDictionary.load(path: samples.url.path) } throws: {
+            ($0 as? WeirError)?.kind == .notRegularFile
+        }
         let big = samples.path("big")
         _ = FileManager.default.createFile(atPath: big, contents: nil)
         #expect(truncate(big, off_t(ZstdDictionary.maximumSize + 1)) == 0)  // sparse: no 32 MiB written
@@ -118,7 +130,8 @@ struct DictionaryTests {
         let samples = Samples()
         let dictionary = try Self.trained(samples)
         let input = Data(TestData.text(200_000, seed: 99))
-        let options = CompressionOptions(level: 3, threads: 2, chunkSize: 16 << 10, seekTable: false, dictionary: dictionary)
+        let options = CompressionOptions(
+            level: 3, threads: 2, chunkSize: 16 << 10, seekTable: false, dictionary: dictionary)
         let compressed = try await Compressor(options: options).compress(input)
         let frames = TestData.frames(Array(compressed))
         #expect(frames.count == 13)
@@ -131,7 +144,8 @@ struct DictionaryTests {
         // libzstd with the dictionary's bytes decodes it …
         #expect(Self.libzstdDecode(Array(compressed), dictionary: dictionary.bytes) == Array(input))
         // … and so does the engine, on every path; without it, it says why.
-        let decoded = try await Decompressor(options: DecompressionOptions(threads: 2, dictionary: dictionary)).decompress(compressed)
+        let decoded = try await Decompressor(options: DecompressionOptions(threads: 2, dictionary: dictionary))
+            .decompress(compressed)
         #expect(decoded == input)
         await #expect { try await Decompressor().decompress(compressed) } throws: {
             let error = $0 as? WeirError
@@ -139,7 +153,9 @@ struct DictionaryTests {
                 && error?.hint == .dictionary
         }
         let other = ZstdDictionary(bytes: Array(TestData.text(5000, seed: 5)), path: "other")
-        await #expect { try await Decompressor(options: DecompressionOptions(dictionary: other)).decompress(compressed) } throws: {
+        await #expect {
+            try await Decompressor(options: DecompressionOptions(dictionary: other)).decompress(compressed)
+        } throws: {
             ($0 as? WeirError)?.kind == .corrupt
         }
     }
@@ -150,13 +166,16 @@ struct DictionaryTests {
         let content = TestData.random(20_000, seed: 7)
         let dictionary = ZstdDictionary(bytes: content, path: "raw")
         let input = Data(content[1000..<6000] + TestData.random(3000, seed: 8))
-        let compressed = try await Compressor(options: CompressionOptions(threads: 1, seekTable: false, dictionary: dictionary))
+        let compressed = try await Compressor(
+            options: CompressionOptions(threads: 1, seekTable: false, dictionary: dictionary)
+        )
             .compress(input)
         let plain = try await Compressor(options: CompressionOptions(threads: 1, seekTable: false)).compress(input)
         #expect(plain.count > 8000)
         #expect(compressed.count < 3500, "its first 5000 bytes are found in the dictionary")
         #expect(Self.libzstdDecode(Array(compressed), dictionary: content) == Array(input))
-        let decoded = try await Decompressor(options: DecompressionOptions(dictionary: dictionary)).decompress(compressed)
+        let decoded = try await Decompressor(options: DecompressionOptions(dictionary: dictionary)).decompress(
+            compressed)
         #expect(decoded == input)
     }
 
@@ -167,7 +186,9 @@ struct DictionaryTests {
         _ = dictionary.withUnsafeBytes { ZSTD_DCtx_loadDictionary(dctx, $0.baseAddress, $0.count) }
         var output = [UInt8](repeating: 0, count: 1 << 20)
         let size = compressed.withUnsafeBytes { source in
-            output.withUnsafeMutableBytes { ZSTD_decompressDCtx(dctx, $0.baseAddress, $0.count, source.baseAddress, source.count) }
+            output.withUnsafeMutableBytes {
+                ZSTD_decompressDCtx(dctx, $0.baseAddress, $0.count, source.baseAddress, source.count)
+            }
         }
         guard ZSTD_isError(size) == 0 else { return nil }
         return Array(output.prefix(size))

@@ -1,6 +1,8 @@
 import Dispatch
 import Testing
 @testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 /// `verify`'s check: a frame against the input it was made from.
 @Suite("Frame verifier")

@@ -1,6 +1,9 @@
 import CFormats
 import Dispatch
 import Glibc
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Decodes the leading run of weir's own gzip members of a whole mapped
 /// file in parallel: each member's header gives its size (``GzipMember``)

@@ -1,5 +1,8 @@
 import CFormats
 import Dispatch
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Decodes the leading run of lz4 frames that declare their content size
 /// (weir writes one per chunk) of a whole mapped file in parallel: each

@@ -1,4 +1,7 @@
 import Dispatch
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Holds the members ``WholeMemberDecoder`` decoded until every member before them
 /// is handed to the run, so that a member whose stated size was wrong is

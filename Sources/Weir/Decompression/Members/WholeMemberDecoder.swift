@@ -1,4 +1,7 @@
 import Dispatch
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Decodes the members of another format that a scan found in the whole
 /// mapped file (``GzipMemberScan``, ``Lz4FrameScan``, ``XzStreamScan``), as

@@ -1,5 +1,8 @@
 import CFormats
 import Dispatch
+import WeirFiles
+import WeirFormats
+import WeirSystem
 
 /// Decodes a whole mapped file made only of .xz streams, two or more, in
 /// parallel: weir writes one stream per chunk. A stream's end is only known

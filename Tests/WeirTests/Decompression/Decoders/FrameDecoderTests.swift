@@ -1,5 +1,7 @@
 import Testing
 @testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 @Suite("The one streaming loop: its checks, for any member decoder")
 struct FrameDecoderTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import Weir
+@testable import WeirFormats
 
 @Suite("xz streams and .lzma members, through liblzma")
 struct LzmaMemberDecoderTests {

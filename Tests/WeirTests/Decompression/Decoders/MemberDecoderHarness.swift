@@ -1,5 +1,7 @@
 import Testing
 @testable import Weir
+@testable import WeirFormats
+@testable import WeirSystem
 
 /// Drives one ``MemberDecoding`` through the one streaming loop
 /// (``FrameDecoder``), as a stream of members does: a member started at

@@ -1,0 +1,52 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
+/// The members of an archive that `--member` patterns select, in archive
+/// order, as `tar x PATTERN...` selects them (``TarMemberPattern``), and the
+/// patterns that matched nothing (tar's "Not found in archive").
+///
+/// A hard link selected brings the member it links to — the last member of
+/// that name before it, which holds the data — when no pattern selected it:
+/// `tar x` cannot make the link without it.
+public struct TarMemberSelection: Sendable, Equatable {
+    /// The members selected, in archive order.
+    public let members: [TarMember]
+    /// The patterns that matched no member, in the order given.
+    public let unmatched: [TarMemberPattern]
+
+    /// The members of `members` (in archive order) that `patterns` select.
+    public init(members: [TarMember], patterns: [TarMemberPattern]) {
+        self.init(records: members.map(\.record), positions: members.map(\.position), patterns: patterns)
+    }
+
+    /// The members of an archive's `records` that `patterns` select.
+    package init(records: [MemberIndex.Member], patterns: [TarMemberPattern]) {
+        self.init(records: records, positions: Array(records.indices), patterns: patterns)
+    }
+
+    /// The members of `records`, at `positions` in their archive, that `patterns` select.
+    private init(records members: [MemberIndex.Member], positions: [Int], patterns: [TarMemberPattern]) {
+        var chosen = [Bool](repeating: false, count: members.count)
+        var matched = [Bool](repeating: false, count: patterns.count)
+        for (position, member) in members.enumerated() {
+            for (index, pattern) in patterns.enumerated() where pattern.matches(member.path) {
+                chosen[position] = true
+                matched[index] = true
+            }
+        }
+        // Hard links' targets; a target is before its link, so visited later (a link to a link, as some
+        // tars write, brings its own target too).
+        let link = UInt8(ascii: "1")
+        if members.indices.contains(where: { chosen[$0] && members[$0].type == link }) {
+            var positions: [[UInt8]: [Int]] = [:]
+            for (position, member) in members.enumerated() { positions[member.path, default: []].append(position) }
+            for position in members.indices.reversed() where chosen[position] && members[position].type == link {
+                if let target = positions[members[position].link]?.last(where: { $0 < position }) {
+                    chosen[target] = true
+                }
+            }
+        }
+        self.members = members.indices.filter { chosen[$0] }.map { TarMember(members[$0], position: positions[$0]) }
+        unmatched = patterns.indices.filter { !matched[$0] }.map { patterns[$0] }
+    }
+}

@@ -1,0 +1,55 @@
+import WeirFiles
+import WeirFormats
+import WeirSystem
+/// Finding the index in a file from the file's seek table alone
+/// (docs/members.md, "Where it is"): the entry just before the table, of
+/// decompressed size 0, whose frame's first four bytes are `0x184D2A5B`.
+extension MemberIndex {
+    /// Where the index's skippable frame stands in `file`, whose seek table
+    /// is `table`; nil when the table's last entry is not an index's frame.
+    ///
+    /// - Throws: ``WeirError`` `.system` when `pread` fails, `.truncated`
+    ///   when the file is shorter than its table says.
+    static func location(in file: Descriptor, table: SeekTable) throws(WeirError) -> Range<Int>? {
+        guard let last = table.entries.last, last.decompressedSize == 0,
+              Int(last.compressedSize) >= 8 + contentMagic.count else { return nil }
+        let start = table.tableOffset - Int(last.compressedSize)
+        let magic = try file.read(count: 4, at: start, operation: .readMemberIndex)
+        guard magic.count == 4 else {
+            throw WeirError.truncated(path: file.path, operation: .readMemberIndex,
+                                      "the file ends at offset \(start + magic.count), inside its member index")
+        }
+        let value = magic.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        return value == skippableMagic ? start ..< table.tableOffset : nil
+    }
+
+    /// The index of `file`, whose seek table is `table`, and where its frame
+    /// stands; nil when the file has none.
+    ///
+    /// - Throws: as ``location(in:table:)``; as ``decode(frame:path:offset:)``
+    ///   for a damaged index.
+    package static func read(in file: Descriptor, table: SeekTable) throws(WeirError)
+        -> (index: MemberIndex, frame: Range<Int>)? {
+        guard let range = try location(in: file, table: table) else { return nil }
+        let frame = try file.read(count: range.count, at: range.lowerBound, operation: .readMemberIndex)
+        guard frame.count == range.count else {
+            throw WeirError.truncated(path: file.path, operation: .readMemberIndex,
+                                      "the file ends at offset \(range.lowerBound + frame.count), "
+                                          + "inside its member index")
+        }
+        return (try decode(frame: frame, path: file.path, offset: range.lowerBound), range)
+    }
+
+    /// The index of the file at `path` and where its frame stands; nil when
+    /// the file has no seek table or no index before it.
+    ///
+    /// - Throws: ``WeirError`` when the file cannot be opened or read, its
+    ///   seek table is damaged, or its index is.
+    package static func read(path: String) throws(WeirError) -> (index: MemberIndex, frame: Range<Int>)? {
+        let file = try Descriptor.openForReading(path)
+        defer { file.close() }
+        let size = try file.status().size
+        guard let table = try SeekTable.atEnd(of: file, fileSize: size) else { return nil }
+        return try read(in: file, table: table)
+    }
+}

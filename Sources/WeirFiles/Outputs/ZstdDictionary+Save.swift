@@ -1,0 +1,31 @@
+import Glibc
+import WeirFormats
+import WeirSystem
+
+/// Saving a trained dictionary (`--train`) is writing an output file: here,
+/// beside ``OutputFile``, above the codecs.
+extension ZstdDictionary {
+    /// Writes the dictionary to `path`, replacing the file there as zstd
+    /// does, atomically: a reader never sees half a dictionary, nor (with
+    /// `sync`, its data on disk before it takes the name) a power cut.
+    package func save(to path: String, sync: Bool = true) throws(WeirError) {
+        let file = try OutputFile(path: path, force: true)
+        do throws(WeirError) {
+            var written = 0
+            while written < bytes.count {
+                let count = bytes.withUnsafeBytes {
+                    Glibc.write(file.descriptor.fd, $0.baseAddress! + written, $0.count - written)
+                }
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw WeirError.system(errno, path: path, operation: .write)
+                }
+                written += count
+            }
+            try file.commit(copying: nil, sync: sync)
+        } catch {
+            file.discard()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,254 @@
+import Glibc
+
+/// The one error type of the Weir library.
+///
+/// Every error carries the file it concerns (`path`, as the caller named it:
+/// `(stdin)` and `(stdout)` for the standard streams), the operation that failed, and a reason. Its `description`
+/// reads `FILE: reason`, which the command line prints after `weir: `.
+///
+/// The reason is kept in parts (a lead such as `corrupt data`, the detail,
+/// where ``frame`` and ``offset`` go) and written out when read: an error
+/// made from another takes a part, or keeps the whole as ``cause``, and no
+/// code edits or parses text. The words are all in the factories
+/// (`WeirError+Factories.swift`) and name no command-line flag: what a
+/// caller could change is a ``Hint``, which the command line words in its
+/// flags. Equality compares what callers see.
+public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// What went wrong, in a form a program can switch on.
+    public enum Kind: Equatable, Sendable {
+        /// A system call failed with this `errno`.
+        case system(errno: Int32)
+        /// The input does not start with a zstd or skippable frame magic number.
+        case notZstd
+        /// The compressed input ends in the middle of a frame.
+        case truncated
+        /// libzstd rejected the compressed data.
+        case corrupt
+        /// A frame's content checksum does not match its content.
+        case checksumMismatch
+        /// The output file exists and `force` was not given.
+        case outputExists
+        /// The output path names the input file.
+        case sameFile
+        /// Decompression cannot derive an output name from this suffix.
+        case unknownSuffix
+        /// Refused to read or write compressed data on a terminal.
+        case terminal
+        /// The input is not a regular file (a directory, for example).
+        case notRegularFile
+        /// The run was cancelled (for example by a signal).
+        case cancelled
+        /// libzstd failed for a reason other than bad data (memory, parameters).
+        case library
+        /// A frame needs more memory than the budget allows.
+        case memoryLimit
+        /// The input's size is not the one declared for it (`--stream-size`).
+        case sizeMismatch
+        /// A byte range reaches past the end of the decompressed content.
+        case outOfRange
+        /// A frame just compressed does not decode to the input it was made
+        /// from (`verify`): it was not written.
+        case verificationFailed
+        /// No output name can be derived from this input's path (a `..` part
+        /// under `--output-dir-mirror`), or a file list cannot be used.
+        case unusablePath
+        /// Not a failure: the output exists and is already the finished
+        /// compression of this input, so it is skipped.
+        case alreadyCompressed
+        /// A `.tar.zst` without a member index, where one is needed.
+        case noMemberIndex
+        /// The content is not a tar archive where one was expected.
+        case notTar
+    }
+
+    /// What went wrong.
+    public var kind: Kind
+    /// The file concerned, as the caller named it.
+    public var path: String
+    /// The operation that failed.
+    public var operation: Operation
+    /// What a caller could change to succeed, when something could: a fact
+    /// the command line words as a hint in its own terms (`use -f to
+    /// overwrite it`), which ``reason`` leaves out.
+    public var hint: Hint?
+    /// The index of the frame the error is in, when it is known.
+    public var frame: Int?
+    /// The offset in the stream where that frame starts, when it is known.
+    public var offset: Int?
+
+    /// What the reason starts with, before `: ` (none: the detail alone).
+    private(set) var lead: Lead?
+    /// The reason after the lead, without the frame and offset.
+    private(set) var detail: String
+    /// Where the reason names ``frame`` and ``offset``.
+    private(set) var placement: Placement
+    /// The cause, when there is one: at most one element (a struct cannot
+    /// hold a value of its own type, an array can).
+    private var causes: [WeirError]
+
+    /// The error this one was made from, when there is one: the seek table's
+    /// read error behind a seek table check that fails, the decoding error
+    /// behind the discovery that the file was cut while it was read.
+    public var cause: WeirError? {
+        get { causes.first }
+        set { causes = newValue.map { [$0] } ?? [] }
+    }
+
+    /// A human-readable reason, without the path (it names the frame and
+    /// offset too, when they are known). Setting it replaces the whole text.
+    public var reason: String {
+        get { text(withLead: true) }
+        set {
+            lead = nil
+            detail = newValue
+            placement = .none
+        }
+    }
+
+    /// What a caller could change to succeed.
+    public enum Hint: Equatable, Sendable {
+        /// Forcing (`force`) replaces the existing output.
+        case forceOverwrite
+        /// Forcing reads the input anyway (a terminal, a device, a socket).
+        case forceRead
+        /// Forcing, or asking for standard output, writes compressed data to the terminal.
+        case forceTerminalOutput
+        /// Naming the output, or writing to standard output, does without a name from the suffix.
+        case nameOutput
+        /// The dictionary the data was compressed with decodes it.
+        case dictionary
+        /// A window limit of `2^log` bytes, at least `bytes`, decodes the frame.
+        case windowLimit(log: Int, bytes: UInt64)
+        /// A larger window limit decodes it (how large is not known).
+        case raiseWindowLimit
+        /// Compressing needs more memory than the process may hold: a
+        /// window of `2^longWindowLog` bytes fits (nil: none smaller does).
+        case compressionMemory(longWindowLog: Int?)
+        /// More samples make a training possible: one file per sample, or
+        /// files cut into samples of a fixed size.
+        case moreSamples
+        /// The same run again goes on from what this one kept (a stopped
+        /// compression's `NAME.part`).
+        case resume
+        /// A member index, added to the file in place, makes the file's
+        /// tar members readable one by one.
+        case addMemberIndex
+        /// Decompressing the file and compressing its content again writes
+        /// frames that can be read in parts (a tar in one frame: no member index).
+        case recompress
+    }
+
+    /// The first words of a reason, which say what went wrong.
+    package enum Lead: Equatable, Sendable {
+        case corruptData, corruptSeekTable, truncatedInput
+        /// `OPERATION failed`, with the operation the error was made for.
+        case failed(Operation)
+
+        var text: String {
+            switch self {
+            case .corruptData: "corrupt data"
+            case .corruptSeekTable: "corrupt seek table"
+            case .truncatedInput: "truncated input"
+            case .failed(let operation): "\(operation) failed"
+            }
+        }
+    }
+
+    /// Where a reason names ``frame`` and ``offset`` (only when both are known).
+    package enum Placement: Equatable, Sendable {
+        /// It does not.
+        case none
+        /// Before the detail: `corrupt data: frame 3 at offset 100 DETAIL`.
+        case leading
+        /// After it, as the decoder locates a libzstd error: `DETAIL (frame 3, at offset 100)`.
+        case trailing
+        /// After it, as the frame scanner words it: `DETAIL (frame 3, which starts at offset 100)`.
+        case scanned
+    }
+
+    /// Creates an error with the given reason, as it is.
+    package init(
+        _ kind: Kind, path: String, operation: Operation, reason: String, frame: Int? = nil, offset: Int? = nil,
+        cause: WeirError? = nil
+    ) {
+        self.init(kind, path: path, operation: operation, lead: nil, detail: reason, frame: frame, offset: offset,
+                  cause: cause)
+    }
+
+    /// Creates an error from the parts of its reason (for the factories).
+    package init(_ kind: Kind, path: String, operation: Operation, lead: Lead?, detail: String,
+         placement: Placement = .none, frame: Int? = nil, offset: Int? = nil, cause: WeirError? = nil,
+         hint: Hint? = nil) {
+        self.kind = kind
+        self.hint = hint
+        self.path = path
+        self.operation = operation
+        self.lead = lead
+        self.detail = detail
+        self.placement = placement
+        self.frame = frame
+        self.offset = offset
+        self.causes = cause.map { [$0] } ?? []
+    }
+
+    /// This error in frame `index`, which starts at `offset`, named where
+    /// `placement` puts it; unchanged when it already names a frame.
+    package func located(frame index: Int, offset: Int, _ placement: Placement) -> WeirError {
+        guard frame == nil else { return self }
+        var error = self
+        error.frame = index
+        error.offset = offset
+        error.placement = placement
+        return error
+    }
+
+    /// What this error says as the problem of a seek table, inside another
+    /// message that already begins `corrupt seek table: `: its reason
+    /// without that lead.
+    package var seekTableProblem: String {
+        text(withLead: lead != .corruptSeekTable)
+    }
+
+    /// The reason, with or without its lead.
+    private func text(withLead: Bool) -> String {
+        var text = withLead ? lead.map { "\($0.text): " } ?? "" : ""
+        guard let frame, let offset else { return text + detail }
+        switch placement {
+        case .none: text += detail
+        case .leading: text += "frame \(frame) at offset \(offset) \(detail)"
+        case .trailing: text += "\(detail) (frame \(frame), at offset \(offset))"
+        case .scanned: text += "\(detail) (frame \(frame), which starts at offset \(offset))"
+        }
+        return text
+    }
+
+    /// This failure, after which the partial output `part` is kept, holding
+    /// `percent` of the input's work: the reason says so, and the same run
+    /// again goes on from there (``Hint/resume``).
+    package func keeping(_ part: String, percent: Double) -> WeirError {
+        var kept = self
+        kept.detail = text(withLead: false) + "; \(FileName.displayed(part)) keeps the first \(Int(percent))%"
+        kept.placement = .none
+        kept.hint = .resume
+        return kept
+    }
+
+    /// Equal when callers see the same: kind, path, operation, reason, frame,
+    /// offset and cause (not how the reason is put together).
+    public static func == (left: WeirError, right: WeirError) -> Bool {
+        left.kind == right.kind && left.path == right.path && left.operation == right.operation
+            && left.frame == right.frame && left.offset == right.offset && left.reason == right.reason
+            && left.cause == right.cause && left.hint == right.hint
+    }
+
+    /// `FILE: reason`, as the command line prints it after `weir: `; the
+    /// name as `FileName` shows it.
+    public var description: String {
+        "\(FileName.displayed(path)): \(reason)"
+    }
+
+    /// Whether this error means that the downstream of a pipe went away.
+    package var isBrokenPipe: Bool {
+        kind == .system(errno: EPIPE)
+    }
+}
