@@ -56,7 +56,7 @@ final class GzipMemberDecoder: MemberDecoding {
               filled: inout Int) throws(WeirError) -> Bool {
         let input = source.baseAddress.map { $0 + consumed }?.assumingMemoryBound(to: UInt8.self)
         let inputCount = source.count - consumed
-        let output = (destination.baseAddress! + filled).assumingMemoryBound(to: UInt8.self)
+        let output = destination.baseAddress.map { $0 + filled }?.assumingMemoryBound(to: UInt8.self)
         let outputCount = destination.count - filled
         if wholeInput {
             igzip.pointee.next_in = UnsafeMutablePointer(mutating: input)

@@ -35,7 +35,7 @@ final class Lz4MemberDecoder: MemberDecoding {
               filled: inout Int) throws(WeirError) -> Bool {
         var written = destination.count - filled
         var read = source.count - consumed
-        let hint = LZ4F_decompress(context, destination.baseAddress! + filled, &written,
+        let hint = LZ4F_decompress(context, destination.baseAddress.map { $0 + filled }, &written,
                                    source.baseAddress.map { $0 + consumed }, &read, nil)
         consumed += read
         filled += written

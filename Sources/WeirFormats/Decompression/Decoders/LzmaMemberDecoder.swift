@@ -49,7 +49,7 @@ package final class LzmaMemberDecoder: MemberDecoding {
         let outputCount = destination.count - filled
         stream.pointee.next_in = source.baseAddress.map { $0 + consumed }?.assumingMemoryBound(to: UInt8.self)
         stream.pointee.avail_in = inputCount
-        stream.pointee.next_out = (destination.baseAddress! + filled).assumingMemoryBound(to: UInt8.self)
+        stream.pointee.next_out = destination.baseAddress.map { $0 + filled }?.assumingMemoryBound(to: UInt8.self)
         stream.pointee.avail_out = outputCount
         let code = lzma_code(stream, LZMA_RUN)
         consumed += inputCount - stream.pointee.avail_in

@@ -103,17 +103,17 @@ package final class MixedStreamDecoder {
                 // The magic number in this piece: the member starts here.
                 memberStart = position + consumed
                 let head = UnsafeRawBufferPointer(rebasing: input[consumed..<consumed + magic.count])
-                guard try begin(CompressedFormat.detect(head)) else { continue }
+                guard try begin(CompressedFormat.detect(head)) != nil else { continue }
             }
             if current == nil {
                 if magicCount == 0 { memberStart = position + consumed }
                 let take = min(magic.count - magicCount, input.count - consumed)
-                magic.baseAddress!.advanced(by: magicCount).copyMemory(
-                    from: input.baseAddress! + consumed, byteCount: take)
+                UnsafeMutableRawBufferPointer(rebasing: magic[magicCount..<magicCount + take])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: input[consumed..<consumed + take]))
                 magicCount += take
                 consumed += take
                 guard magicCount == magic.count else { break }
-                guard try begin(CompressedFormat.detect(UnsafeRawBufferPointer(magic))) else {
+                guard let format = try begin(CompressedFormat.detect(UnsafeRawBufferPointer(magic))) else {
                     try put(UnsafeRawBufferPointer(magic), emit: emit)
                     magicCount = 0
                     continue
@@ -122,7 +122,7 @@ package final class MixedStreamDecoder {
                 var used = 0
                 magicCount = 0
                 if try decode(head, consumed: &used, emit: emit) || used < head.count {
-                    throw .endsInside(current!.member.format, path: path, operation: operation, at: position + consumed)
+                    throw .endsInside(format, path: path, operation: operation, at: position + consumed)
                 }
             }
             if try decode(input, consumed: &consumed, emit: emit) {
@@ -150,18 +150,18 @@ package final class MixedStreamDecoder {
         }
     }
 
-    /// Starts a member of `format`; false when none starts here and the
-    /// rest is copied (pass-through).
-    private func begin(_ format: CompressedFormat?) throws(WeirError) -> Bool {
+    /// Starts a member of `format` and returns it; nil when none starts
+    /// here and the rest is copied (pass-through).
+    private func begin(_ format: CompressedFormat?) throws(WeirError) -> CompressedFormat? {
         guard let format else {
             guard passThrough else { throw .unknownFrame(path: path, operation: operation, offset: memberStart) }
             copying = true
-            return false
+            return nil
         }
         let decoder = if let kept = decoders[format] { kept } else { try made(format) }
         try decoder.start(at: memberStart)
         current = FrameDecoder(member: decoder, path: path, operation: operation)
-        return true
+        return format
     }
 
     /// The decoder for members of `format`, made for the first.
@@ -183,7 +183,8 @@ package final class MixedStreamDecoder {
         var taken = 0
         while taken < bytes.count {
             let step = min(bytes.count - taken, block.count - filled)
-            (block.baseAddress! + filled).copyMemory(from: bytes.baseAddress! + taken, byteCount: step)
+            UnsafeMutableRawBufferPointer(rebasing: block[filled..<filled + step])
+                .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[taken..<taken + step]))
             (taken, filled) = (taken + step, filled + step)
             if filled == block.count {
                 try emit(UnsafeRawBufferPointer(rebasing: block[sent..<filled]), false)
@@ -194,13 +195,16 @@ package final class MixedStreamDecoder {
 
     /// Runs the member's decoder on `source` until it needs more input
     /// (false) or the member ends (true); full blocks go out on the way.
+    /// Without a member begun (``begin(_:)``), nothing is decoded (false),
+    /// and the loop of ``decodePiece(_:emit:)`` begins one.
     private func decode(_ source: UnsafeRawBufferPointer, consumed: inout Int,
                         emit: Emit) throws(WeirError) -> Bool {
         var output = BlockOutput(owner: self)
-        let outcome = try current!.decodeMember(source, consumed: &consumed, into: &output) { _ throws(WeirError) in
+        let outcome = try current?.decodeMember(source, consumed: &consumed, into: &output) { _ throws(WeirError) in
             if filled == block.count {
                 try emit(UnsafeRawBufferPointer(rebasing: block[sent..<filled]), false)
-                block.baseAddress!.copyMemory(from: block.baseAddress! + filled - Self.history, byteCount: Self.history)
+                UnsafeMutableRawBufferPointer(rebasing: block[0..<Self.history])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: block[filled - Self.history..<filled]))
                 (sent, filled) = (Self.history, Self.history)
             }
             return true
