@@ -27,7 +27,9 @@ package enum GzipMember {
     /// Writes one member of `input` into `output` (at least ``bound(_:)``).
     static func write(_ input: UnsafeRawBufferPointer, with compressor: OpaquePointer, level: Int,
                       into output: UnsafeMutableRawBufferPointer, path: String) throws(WeirError) -> Int {
-        let base = output.baseAddress!
+        guard let base = output.baseAddress, output.count >= headerSize + trailerSize else {
+            throw .formatLibrary(.gzip, path: path, operation: .compress, "the member did not fit its bound")
+        }
         let deflated = libdeflate_deflate_compress(compressor, input.baseAddress, input.count,
                                                    base + headerSize, output.count - headerSize - trailerSize)
         guard deflated > 0 else {

@@ -109,18 +109,24 @@ package final class MemberEncoder {
                             path: String) throws(WeirError) -> Int {
         var whole = regions.first ?? UnsafeRawBufferPointer(start: nil, count: 0)
         if regions.count > 1 {
-            if (scratch?.count ?? 0) < total {
+            let flat: UnsafeMutableRawBufferPointer
+            if let kept = scratch, kept.count >= total {
+                flat = kept
+            } else {
                 scratch?.deallocate()
-                scratch = .allocate(byteCount: total, alignment: 16)
+                flat = .allocate(byteCount: total, alignment: 16)
+                scratch = flat
             }
             var at = 0
             for region in regions {
-                UnsafeMutableRawBufferPointer(rebasing: scratch![at..<at + region.count]).copyMemory(from: region)
+                UnsafeMutableRawBufferPointer(rebasing: flat[at..<at + region.count]).copyMemory(from: region)
                 at += region.count
             }
-            whole = UnsafeRawBufferPointer(rebasing: scratch![0..<total])
+            whole = UnsafeRawBufferPointer(rebasing: flat[0..<total])
         }
-        return try GzipMember.write(whole, with: deflater!, level: level, into: output, path: path)
+        // The gzip encoder made its compressor in `init` (or threw there).
+        guard let deflater else { throw .outOfMemory(path: path, operation: .compress, creating: "a gzip compressor") }
+        return try GzipMember.write(whole, with: deflater, level: level, into: output, path: path)
     }
 
     private func encodeLz4(_ regions: [UnsafeRawBufferPointer], total: Int, into output: UnsafeMutableRawBufferPointer,
@@ -130,12 +136,12 @@ package final class MemberEncoder {
         var at = LZ4F_compressBegin(lz4, output.baseAddress, output.count, &preferences)
         try check(lz4: at, path: path)
         for region in regions where region.count > 0 {
-            let written = LZ4F_compressUpdate(lz4, output.baseAddress! + at, output.count - at,
+            let written = LZ4F_compressUpdate(lz4, output.baseAddress.map { $0 + at }, output.count - at,
                                               region.baseAddress, region.count, nil)
             try check(lz4: written, path: path)
             at += written
         }
-        let end = LZ4F_compressEnd(lz4, output.baseAddress! + at, output.count - at, nil)
+        let end = LZ4F_compressEnd(lz4, output.baseAddress.map { $0 + at }, output.count - at, nil)
         try check(lz4: end, path: path)
         return at + end
     }
