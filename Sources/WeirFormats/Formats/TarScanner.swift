@@ -113,9 +113,10 @@ package final class TarScanner: @unchecked Sendable {  // the lock guards `state
         let (writer, pending, stop) = state.withLock(when: { $0.stop != nil }) { state in
             // The scan has ended: its records are taken, not copied.
             defer { state.records = MemberIndex.RecordWriter() }
-            return (state.records, state.pending, state.stop!)
+            return (state.records, state.pending, state.stop)
         }
-        guard let pending else { return nil }
+        // `stop` is set (the wait is for it); no pending member: none found.
+        guard let pending, let stop else { return nil }
         return Self.found(writer, last: pending, stop: stop, contentSize: contentSize)
     }
 
@@ -164,11 +165,15 @@ extension TarScanner {
         guard let archive = archive_read_new() else { return (0, false) }
         defer { archive_read_free(archive) }
         archive_read_support_format_tar(archive)
+        // libarchive hands back the client given below and a place for the
+        // block; without them, the read fails (ARCHIVE_FATAL) and skips none.
         archive_read_set_read_callback(archive) { _, client, buffer in
-            Unmanaged<TarScanner>.fromOpaque(client!).takeUnretainedValue().nextBlock(buffer!)
+            guard let client, let buffer else { return -1 }
+            return Unmanaged<TarScanner>.fromOpaque(client).takeUnretainedValue().nextBlock(buffer)
         }
         archive_read_set_skip_callback(archive) { _, client, request in
-            Unmanaged<TarScanner>.fromOpaque(client!).takeUnretainedValue().skip(Int(request))
+            guard let client else { return 0 }
+            return Unmanaged<TarScanner>.fromOpaque(client).takeUnretainedValue().skip(Int(request))
         }
         archive_read_set_callback_data(archive, Unmanaged.passUnretained(self).toOpaque())
         guard archive_read_open1(archive) == ARCHIVE_OK else { return (0, false) }
@@ -202,7 +207,7 @@ extension TarScanner {
             return Array(UnsafeRawBufferPointer(start: text, count: strlen(text)))
         }
         var link: [UInt8] = []
-        let type: Character
+        let type: Unicode.Scalar
         if let hardlink = archive_entry_hardlink(entry) {
             type = "1"
             link = bytes(hardlink)
@@ -222,7 +227,7 @@ extension TarScanner {
             headerOffset: headerOffset, headerLength: max(512, dataOffset - headerOffset), dataLength: 0,
             size: Int(max(0, archive_entry_size(entry))), mtime: Int64(archive_entry_mtime(entry)),
             mode: UInt32(archive_entry_perm(entry)) & 0o7777, uid: Int(max(0, archive_entry_uid(entry))),
-            gid: Int(max(0, archive_entry_gid(entry))), type: type.asciiValue!, path: bytes(path),
+            gid: Int(max(0, archive_entry_gid(entry))), type: UInt8(ascii: type), path: bytes(path),
             link: link, uname: bytes(archive_entry_uname(entry)), gname: bytes(archive_entry_gname(entry)))
     }
 
