@@ -247,10 +247,10 @@ package final class CompressionPipeline: Sendable {
             while let ticket = control.takeSlot() {
                 let chunk: (data: DispatchData, endOfInput: Bool)
                 do throws(WeirError) {
-                    if chunker != nil {
-                        chunk = try chunker!.next { (length) throws(WeirError) in
-                            try reader.start(length: length).wait()
-                        }
+                    if let next = try chunker?.next({ (length) throws(WeirError) in
+                        try reader.start(length: length).wait()
+                    }) {
+                        chunk = next
                     } else {
                         chunk = try reader.start().wait()
                     }

@@ -146,7 +146,8 @@ final class OtherFormatTail {
             }
             let last = held.count - 1
             let step = min(block.count - taken, buffers.size - held[last].count)
-            (held[last].memory + held[last].count).copyMemory(from: block.baseAddress! + taken, byteCount: step)
+            UnsafeMutableRawBufferPointer(start: held[last].memory + held[last].count, count: step)
+                .copyMemory(from: UnsafeRawBufferPointer(rebasing: block[taken..<taken + step]))
             held[last].count += step
             taken += step
         }

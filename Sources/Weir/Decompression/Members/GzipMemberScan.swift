@@ -38,8 +38,8 @@ struct GzipMemberScan {
         var offset = 0
         while let size = GzipMember.recordedSize(UnsafeRawBufferPointer(rebasing: region[offset...])),
               size <= region.count - offset {
-            let trailer = region.baseAddress! + offset + size - 4
-            let content = (0..<4).reduce(0) { $0 | Int(trailer.load(fromByteOffset: $1, as: UInt8.self)) << (8 * $1) }
+            let trailer = offset + size - 4
+            let content = (0..<4).reduce(0) { $0 | Int(region[trailer + $1]) << (8 * $1) }
             guard content <= members.frameLimit else { break }
             found.append((offset, size, content))
             offset += size

@@ -71,10 +71,13 @@ struct XzStreamScan {
             streams, in: data, region: region, sequence: &sequence
         ) { _, rest, stream, output in
             var (limit, consumed, produced) = (memoryLimit, 0, 0)
-            let code = lzma_stream_buffer_decode(
-                &limit, 0, nil, rest.baseAddress!.assumingMemoryBound(to: UInt8.self), &consumed,
-                stream.size, output.assumingMemoryBound(to: UInt8.self), &produced,
-                stream.content)
+            // No input at all (no address) is a stream cut short: a data error.
+            let code = rest.baseAddress.map {
+                lzma_stream_buffer_decode(
+                    &limit, 0, nil, $0.assumingMemoryBound(to: UInt8.self), &consumed,
+                    stream.size, output.assumingMemoryBound(to: UInt8.self), &produced,
+                    stream.content)
+            } ?? LZMA_DATA_ERROR
             guard code != LZMA_OK || consumed != stream.size || produced != stream.content else { return .confirmed }
             return .failed(.lzma(code == LZMA_OK ? LZMA_DATA_ERROR : code, .xz, path: path, operation: operation,
                                  offset: stream.start))
