@@ -37,7 +37,8 @@ package final class BufferPool: Sendable {
     private struct IdleBuffer: Sendable {
         private let bits: UInt
         init(address: UnsafeMutableRawPointer) { bits = UInt(bitPattern: address) }
-        var address: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: bits)! }
+        /// Never nil: the bits are a mapping's address, not zero.
+        var address: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: bits) }
     }
     private let onIdle: (@Sendable () -> Void)?
 
@@ -54,7 +55,7 @@ package final class BufferPool: Sendable {
     }
 
     deinit {
-        for buffer in idle.current { unmap(buffer.address) }
+        for case let address? in idle.current.map(\.address) { unmap(address) }
     }
 
     /// An idle buffer, or a new mapping; nil when memory is exhausted.
@@ -84,7 +85,7 @@ package final class BufferPool: Sendable {
             defer { idle.removeAll() }
             return idle
         }
-        for buffer in buffers { unmap(buffer.address) }
+        for case let address? in buffers.map(\.address) { unmap(address) }
         return buffers.count * size
     }
 

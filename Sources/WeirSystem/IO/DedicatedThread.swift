@@ -30,7 +30,9 @@ package enum DedicatedThread {
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
         var thread = pthread_t()
         let created = pthread_create(&thread, &attributes, { argument in
-            let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
+            // The argument is the box passed below, never nil.
+            guard let argument else { return nil }
+            let box = Unmanaged<Box>.fromOpaque(argument).takeRetainedValue()
             weir_set_thread_name(box.name)
             box.body()
             return nil

@@ -27,7 +27,9 @@ package enum InputPeek {
         } else if status.isSocket {
             var buffer = [UInt8](repeating: 0, count: count)
             let n = buffer.withUnsafeMutableBytes { bytes in
-                Descriptor.retrying { recv(fd, bytes.baseAddress!, count, Int32(MSG_PEEK | MSG_WAITALL)) }
+                // No byte asked for: none to peek.
+                guard let base = bytes.baseAddress else { return 0 }
+                return Descriptor.retrying { recv(fd, base, count, Int32(MSG_PEEK | MSG_WAITALL)) }
             }
             if n < 0 { throw WeirError.system(errno, path: path, operation: .read) }
             return Array(buffer.prefix(n))
@@ -39,7 +41,7 @@ package enum InputPeek {
         let fd = input.fd
         var buffer = [UInt8](repeating: 0, count: count)
         while true {
-            let n = buffer.withUnsafeMutableBytes { weir_peek_pipe(fd, $0.baseAddress!, count) }
+            let n = buffer.withUnsafeMutableBytes { bytes in peek(fd, into: bytes) }
             if n < 0 {
                 let code = errno
                 guard code == EAGAIN else { throw WeirError.system(code, path: input.path, operation: .read) }
@@ -51,10 +53,17 @@ package enum InputPeek {
             // Some bytes, not enough: wait for more, or for the writer to go.
             var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             if poll(&entry, 1, 0) == 1, entry.revents & Int16(POLLHUP) != 0 {
-                let last = buffer.withUnsafeMutableBytes { weir_peek_pipe(fd, $0.baseAddress!, count) }
+                let last = buffer.withUnsafeMutableBytes { bytes in peek(fd, into: bytes) }
                 return Array(buffer.prefix(max(n, last)))
             }
             usleep(1000)
         }
+    }
+
+    /// Peeks at the pipe `fd` into `bytes`: their count, or -1 (errno); 0
+    /// for an empty `bytes` (no byte asked for).
+    private static func peek(_ fd: Int32, into bytes: UnsafeMutableRawBufferPointer) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
+        return weir_peek_pipe(fd, base, bytes.count)
     }
 }

@@ -15,6 +15,9 @@
 package enum FileName {
     /// The escape scalars, one for each byte 0x80…0xFF.
     package static let escapes: ClosedRange<UInt32> = 0x10FF80 ... 0x10FFFF
+    /// The scalar standing for each byte, U+10FF00 + byte (all 256 valid
+    /// scalars: none is a surrogate, none above U+10FFFF).
+    private static let escapeScalars = (UInt32(0x10FF00) ... 0x10FFFF).compactMap { Unicode.Scalar($0) }
 
     /// The name of these bytes (no NUL among them), invalid UTF-8 escaped.
     package static func string(fromBytes bytes: some Collection<UInt8>) -> String {
@@ -31,7 +34,7 @@ package enum FileName {
             } else {
                 // Only the one byte: what follows may start a valid character.
                 // A valid escape scalar's bytes are all >= 0x80 and go one by one.
-                scalars.append(Unicode.Scalar(0x10FF00 + UInt32(bytes[index]))!)
+                scalars.append(escapeScalars[Int(bytes[index])])
                 index += 1
             }
         }
@@ -57,8 +60,8 @@ package enum FileName {
     /// Calls `body` with `name` as the NUL-terminated path the system expects.
     @discardableResult
     package static func withCString<Result>(_ name: String, _ body: (UnsafePointer<CChar>) -> Result) -> Result {
-        let bytes = bytes(of: name) + [0]
-        return bytes.withUnsafeBytes { body($0.bindMemory(to: CChar.self).baseAddress!) }
+        let path = bytes(of: name).map { CChar(bitPattern: $0) } + [0]
+        return body(path)
     }
 
     /// The byte an escape scalar stands for; nil for any other scalar.
