@@ -130,14 +130,14 @@ package final class OutputFile: Sendable {
     /// - Throws: ``WeirError`` `.create` naming `path`: the `mkstemp` failure.
     static func createTemporary(in folder: [UInt8], for path: String) throws(WeirError) -> (Int32, String) {
         while true {
-            var template = folder + Array(".weir-XXXXXX".utf8) + [0]
-            let fd = template.withUnsafeMutableBytes { mkstemp($0.bindMemory(to: CChar.self).baseAddress!) }
+            var template = (folder + Array(".weir-XXXXXX".utf8)).map { CChar(bitPattern: $0) } + [0]
+            let fd = mkstemp(&template)
             guard fd >= 0 else {
                 throw WeirError.system(errno, path: path, operation: .create)
             }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             if StaleTemporaries.lockCreated(fd) {
-                return (fd, FileName.string(fromBytes: template.dropLast()))
+                return (fd, FileName.string(fromBytes: template.dropLast().map { UInt8(bitPattern: $0) }))
             }
             Glibc.close(fd)
         }

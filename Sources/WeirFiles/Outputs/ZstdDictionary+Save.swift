@@ -13,8 +13,10 @@ extension ZstdDictionary {
         do throws(WeirError) {
             var written = 0
             while written < bytes.count {
-                let count = bytes.withUnsafeBytes {
-                    Glibc.write(file.descriptor.fd, $0.baseAddress! + written, $0.count - written)
+                let count = bytes.withUnsafeBytes { buffer in
+                    // The loop runs only while bytes are left: the buffer has an address.
+                    guard let base = buffer.baseAddress else { return 0 }
+                    return Glibc.write(file.descriptor.fd, base + written, buffer.count - written)
                 }
                 if count < 0 {
                     if errno == EINTR { continue }
