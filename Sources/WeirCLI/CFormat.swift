@@ -9,15 +9,12 @@ package enum CFormat {
     package static func string(_ format: String, _ arguments: CVarArg...) -> String {
         var capacity = 128
         while true {
-            var buffer = [UInt8](repeating: 0, count: capacity)
-            let needed = buffer.withUnsafeMutableBufferPointer { bytes in
-                withVaList(arguments) { list in
-                    Int(vsnprintf(UnsafeMutableRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self),
-                                  capacity, format, list))
-                }
-            }
+            var buffer = [CChar](repeating: 0, count: capacity)
+            let needed = withVaList(arguments) { list in Int(vsnprintf(&buffer, capacity, format, list)) }
             if needed < 0 { return "" }
-            if needed < capacity { return String(decoding: buffer.prefix(needed), as: UTF8.self) }
+            if needed < capacity {
+                return String(decoding: buffer.prefix(needed).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
             capacity = needed + 1
         }
     }

@@ -81,7 +81,7 @@ struct ListReport {
         print(
             ListTable.verboseBlock(
                 name: name, frames: zstd.count, skips: listing.skippableFrameCount,
-                dictionaryID: dictionaries.count == 1 ? dictionaries.first! : 0,
+                dictionaryID: (dictionaries.count == 1 ? dictionaries.first : nil) ?? 0,
                 windowSize: Int(clamping: zstd.last?.windowSize ?? 0), compressed: listing.fileSize,
                 decompressed: listing.decompressedSize,
                 check: listing.hasChecksum ? "XXH64" : "None",

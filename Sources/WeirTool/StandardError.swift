@@ -10,11 +10,12 @@ enum StandardError {
     /// Writes `text`; gives up silently on any other error (stderr gone).
     static func write(_ text: String) {
         var bytes = Array(text.utf8)
-        guard !bytes.isEmpty else { return }
         bytes.withUnsafeMutableBytes { buffer in
+            // An empty text has no address and nothing to write.
+            guard let base = buffer.baseAddress else { return }
             var offset = 0
             while offset < buffer.count {
-                let written = Glibc.write(STDERR_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+                let written = Glibc.write(STDERR_FILENO, base + offset, buffer.count - offset)
                 if written > 0 {
                     offset += written
                 } else if written < 0 && errno == EINTR {
