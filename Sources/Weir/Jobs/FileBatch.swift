@@ -54,9 +54,9 @@ package enum FileBatch {
         startThreads(max(1, min(width, count)), queue: queue, arrivals: arrivals, running: running,
                      cancellation: cancellation, sync: sync)
         let commits = CommitQueue(sync: sync) { arrivals.wake() }
-        var made: [Int: Result<FileJob, WeirError>] = [:]
+        var made = MadeJobs()
         func reportCommitted() {
-            for (index, outcome) in commits.committed() { report(index, made.removeValue(forKey: index)!, outcome) }
+            for (index, outcome) in commits.committed() { report(index, made.take(index), outcome) }
         }
         for index in 0 ..< count {
             // Until this job's outcome: make jobs the queue wants, report
@@ -91,7 +91,7 @@ package enum FileBatch {
                 }
             }
         } else {
-            for (index, outcome) in commits.commitAll() { report(index, made.removeValue(forKey: index)!, outcome) }
+            for (index, outcome) in commits.commitAll() { report(index, made.take(index), outcome) }
         }
         // No job outlives the run.
         running.wait()

@@ -71,10 +71,10 @@ package enum JobScheduler {
                                     delegate: any JobSchedulerDelegate) {
         let smallFiles = SmallFileCompressor()
         let commits = CommitQueue(sync: sync)
-        var made: [Int: Result<FileJob, WeirError>] = [:]
+        var made = MadeJobs()
         func reportCommitted(_ outcomes: [(tag: Int, outcome: Outcome)]) {
             for (index, outcome) in outcomes {
-                delegate.report(index, made: made.removeValue(forKey: index)!, outcome: outcome)
+                delegate.report(index, made: made.take(index), outcome: outcome)
             }
         }
         jobs: for (index, input) in inputs.enumerated() {
