@@ -33,7 +33,7 @@ enum BackgroundRun {
 
     /// Runs `work` on a new thread and waits for it without blocking the
     /// caller's thread; cancelling the task cancels the run, which then
-    /// throws a `.cancelled` ``WeirError``.
+    /// throws a `.cancelled` `WeirError`.
     static func run(name: String, work: @escaping Work) async throws(WeirError) -> Statistics {
         let cancellation = Cancellation()
         let result = await withTaskCancellationHandler {

@@ -182,7 +182,7 @@ extension ByteStream {
         return try await collect(ByteStream(contents: contents, makePipeline: makePipeline).makeStream())
     }
 
-    /// Every piece of `stream`, joined; its failure as a ``WeirError``.
+    /// Every piece of `stream`, joined; its failure as a `WeirError`.
     static func collect(_ stream: AsyncThrowingStream<Data, any Error>) async throws(WeirError) -> Data {
         var result = Data()
         do {

@@ -159,7 +159,7 @@ public struct CompressionOptions: Sendable, Equatable {
     /// one frame (zstd's decoder uses a prefix for one frame only), by one
     /// context whose own workers (`ZSTD_c_nbWorkers`) are ``threads``, as
     /// `zstd -T N --patch-from` compresses, with zstd's window: one that
-    /// reaches the whole old file (``PatchReference/windowLog(newSize:)``),
+    /// reaches the whole old file (`PatchReference.windowLog(newSize:)`),
     /// with long-distance matching when zstd turns it on
     /// (`fitted(toInputSize:)`). The input's size must be known.
     public var patchReference: PatchReference?

@@ -18,7 +18,7 @@ import WeirSystem
 /// runs on a thread of its own, never on Swift concurrency's cooperative
 /// pool nor on a GCD worker, since the pipeline blocks while it waits for
 /// its channels. Cancelling the task (or calling ``Cancellation/cancel()``)
-/// stops the run, which then fails with a `.cancelled` ``WeirError``.
+/// stops the run, which then fails with a `.cancelled` `WeirError`.
 ///
 /// ```swift
 /// let compressor = Compressor(options: CompressionOptions(level: 19, threads: 4))
@@ -51,7 +51,7 @@ public struct Compressor: Sendable {
     ///   - progress: told of the bytes read and written; activated when the
     ///     run starts and finished when it ends.
     /// - Returns: what the run did.
-    /// - Throws: ``WeirError`` naming the file and the operation that failed;
+    /// - Throws: `WeirError` naming the file and the operation that failed;
     ///   `.cancelled` when the task is cancelled.
     public func compress(file path: String, to output: String? = nil, force: Bool = false,
                          progress: ProgressObserver? = nil) async throws(WeirError) -> Statistics {
@@ -67,7 +67,7 @@ public struct Compressor: Sendable {
     ///   - force: replace `output` if it exists.
     ///   - progress: told of the bytes read and written.
     ///   - queue: where `completion` runs.
-    ///   - completion: called once with the statistics or the ``WeirError``.
+    ///   - completion: called once with the statistics or the `WeirError`.
     /// - Returns: a handle that stops the run.
     @discardableResult
     public func compress(file path: String, to output: String? = nil, force: Bool = false,
@@ -89,7 +89,7 @@ public struct Compressor: Sendable {
     ///   - output: the descriptor to write.
     ///   - progress: told of the bytes read and written.
     /// - Returns: what the run did.
-    /// - Throws: ``WeirError``; `.cancelled` when the task is cancelled.
+    /// - Throws: `WeirError`; `.cancelled` when the task is cancelled.
     public func compress(from input: FileDescriptor, to output: FileDescriptor,
                          progress: ProgressObserver? = nil) async throws(WeirError) -> Statistics {
         try await BackgroundRun.run(name: "weir.compress.fd", work: descriptorWork(input, output, progress))
@@ -103,7 +103,7 @@ public struct Compressor: Sendable {
     ///   - output: the descriptor to write.
     ///   - progress: told of the bytes read and written.
     ///   - queue: where `completion` runs.
-    ///   - completion: called once with the statistics or the ``WeirError``.
+    ///   - completion: called once with the statistics or the `WeirError`.
     /// - Returns: a handle that stops the run.
     @discardableResult
     public func compress(from input: FileDescriptor, to output: FileDescriptor, progress: ProgressObserver? = nil,
@@ -127,7 +127,7 @@ public struct Compressor: Sendable {
     ///
     /// - Parameter chunks: the input, in order.
     /// - Returns: the compressed bytes, in pieces of at most 1 MiB; the
-    ///   stream throws a ``WeirError`` if the run fails.
+    ///   stream throws a `WeirError` if the run fails.
     public func compress<Chunks: AsyncSequence & Sendable>(
         _ chunks: Chunks
     ) -> AsyncThrowingStream<Data, any Error> where Chunks.Element: DataProtocol & Sendable {
@@ -142,7 +142,7 @@ public struct Compressor: Sendable {
     ///
     /// - Parameter data: the bytes to compress.
     /// - Returns: the compressed bytes.
-    /// - Throws: ``WeirError``; `.cancelled` when the task is cancelled.
+    /// - Throws: `WeirError`; `.cancelled` when the task is cancelled.
     public func compress(_ data: Data) async throws(WeirError) -> Data {
         let options = planned
         return try await ByteStream.run(data) { input, output in

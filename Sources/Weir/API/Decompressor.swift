@@ -48,7 +48,7 @@ public struct Decompressor: Sendable {
     /// - Returns: what the run did; `frames` counts the frames decoded;
     ///   ``Statistics/warnings`` says when the file's seek table does not
     ///   match its frames (the frames decode all the same).
-    /// - Throws: ``WeirError``: an unknown suffix when `output` is nil, not
+    /// - Throws: `WeirError`: an unknown suffix when `output` is nil, not
     ///   zstd, truncated, corrupt, a checksum mismatch, the memory limit, a
     ///   read or write failure; `.cancelled` when the task is cancelled.
     public func decompress(file path: String, to output: String? = nil, force: Bool = false,
@@ -66,7 +66,7 @@ public struct Decompressor: Sendable {
     ///   - force: replace `output` if it exists.
     ///   - progress: told of the bytes read and written.
     ///   - queue: where `completion` runs.
-    ///   - completion: called once with the statistics or the ``WeirError``.
+    ///   - completion: called once with the statistics or the `WeirError`.
     /// - Returns: a handle that stops the run.
     @discardableResult
     public func decompress(file path: String, to output: String? = nil, force: Bool = false,
@@ -95,7 +95,7 @@ public struct Decompressor: Sendable {
     ///   - output: the descriptor to write; nil only verifies the input.
     ///   - progress: told of the bytes read and written.
     /// - Returns: what the run did.
-    /// - Throws: ``WeirError``; `.cancelled` when the task is cancelled.
+    /// - Throws: `WeirError`; `.cancelled` when the task is cancelled.
     public func decompress(from input: FileDescriptor, to output: FileDescriptor?,
                            progress: ProgressObserver? = nil) async throws(WeirError) -> Statistics {
         try await BackgroundRun.run(name: "weir.decompress.fd", work: descriptorWork(input, output, progress))
@@ -109,7 +109,7 @@ public struct Decompressor: Sendable {
     ///   - output: the descriptor to write; nil only verifies the input.
     ///   - progress: told of the bytes read and written.
     ///   - queue: where `completion` runs.
-    ///   - completion: called once with the statistics or the ``WeirError``.
+    ///   - completion: called once with the statistics or the `WeirError`.
     /// - Returns: a handle that stops the run.
     @discardableResult
     public func decompress(from input: FileDescriptor, to output: FileDescriptor?, progress: ProgressObserver? = nil,
@@ -131,7 +131,7 @@ public struct Decompressor: Sendable {
     ///
     /// - Parameter chunks: the compressed input, in order.
     /// - Returns: the decompressed bytes, in pieces of at most 1 MiB; the
-    ///   stream throws a ``WeirError`` if the input is not valid zstd.
+    ///   stream throws a `WeirError` if the input is not valid zstd.
     public func decompress<Chunks: AsyncSequence & Sendable>(
         _ chunks: Chunks
     ) -> AsyncThrowingStream<Data, any Error> where Chunks.Element: DataProtocol & Sendable {
@@ -146,7 +146,7 @@ public struct Decompressor: Sendable {
     ///
     /// - Parameter data: the compressed bytes.
     /// - Returns: the decompressed bytes.
-    /// - Throws: ``WeirError``; `.cancelled` when the task is cancelled.
+    /// - Throws: `WeirError`; `.cancelled` when the task is cancelled.
     public func decompress(_ data: Data) async throws(WeirError) -> Data {
         let options = planned
         return try await ByteStream.run(data) { input, output in

@@ -27,7 +27,7 @@ public final class TarArchive: Sendable {
 
     /// Opens `path` and reads its member index.
     ///
-    /// - Throws: ``WeirError``: `.noMemberIndex` when the file has none
+    /// - Throws: `WeirError`: `.noMemberIndex` when the file has none
     ///   (`.notTar` when its content is not a tar either), `.corrupt` for a
     ///   damaged index (with the file offset of its frame), or the errors
     ///   of opening and reading the file.
@@ -42,7 +42,7 @@ public final class TarArchive: Sendable {
         indexFrame = found.frame
     }
 
-    /// The members, in archive order (made at each call: listing reads ``records``).
+    /// The members, in archive order (made at each call: the listing reads the records, which are not public).
     public var members: [TarMember] { records.enumerated().map { TarMember($1, position: $0) } }
 
     /// Why a file has no index: a tar without one, or not a tar at all.
@@ -70,7 +70,7 @@ public final class TarArchive: Sendable {
     /// header blocks checked before anything is handed on.
     ///
     /// - Returns: how many frames were decoded.
-    /// - Throws: ``WeirError``: `.corrupt` when the header blocks are not
+    /// - Throws: `WeirError`: `.corrupt` when the header blocks are not
     ///   the member's, an error of decoding, or what `body` throws.
     @discardableResult
     public func read(_ member: TarMember,
@@ -104,7 +104,7 @@ public final class TarArchive: Sendable {
     /// The contents of the regular file `member` (its data without the
     /// header blocks and padding).
     ///
-    /// - Throws: ``WeirError`` `.notRegularFile` for a member that is not a
+    /// - Throws: `WeirError` `.notRegularFile` for a member that is not a
     ///   plain file (a folder, a link, a sparse file), or as ``read(_:_:)``.
     public func contents(of member: TarMember) throws(WeirError) -> Data {
         guard member.isPlainFile else {

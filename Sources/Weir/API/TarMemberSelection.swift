@@ -2,7 +2,7 @@ import WeirFiles
 import WeirFormats
 import WeirSystem
 /// The members of an archive that `--member` patterns select, in archive
-/// order, as `tar x PATTERN...` selects them (``TarMemberPattern``), and the
+/// order, as `tar x PATTERN...` selects them (`TarMemberPattern`), and the
 /// patterns that matched nothing (tar's "Not found in archive").
 ///
 /// A hard link selected brings the member it links to — the last member of

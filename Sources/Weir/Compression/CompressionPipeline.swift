@@ -147,7 +147,7 @@ package final class CompressionPipeline: Sendable {
     /// Compresses until the end of the input, a failure or ``cancel()``.
     ///
     /// - Returns: what was done.
-    /// - Throws: ``WeirError`` naming the file and the operation that failed.
+    /// - Throws: `WeirError` naming the file and the operation that failed.
     package func run() throws(WeirError) -> Statistics {
         let kind = input.kind
         let options = self.options.fitted(toInputSize: kind.size ?? self.options.streamSize)

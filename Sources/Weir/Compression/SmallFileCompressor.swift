@@ -45,7 +45,7 @@ package final class SmallFileCompressor {
     /// compressor's, ready for the next file.
     ///
     /// - Returns: the statistics of the file but its time.
-    /// - Throws: ``WeirError`` naming the file: the file changed size while
+    /// - Throws: `WeirError` naming the file: the file changed size while
     ///   read, a read failed, or libzstd failed; or what `write` threw.
     func compress(_ file: Descriptor, size: Int, outputName: String, options requested: CompressionOptions,
                   observer: ProgressObserver?,

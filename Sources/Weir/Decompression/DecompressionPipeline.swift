@@ -160,7 +160,7 @@ package final class DecompressionPipeline: Sendable {
     ///
     /// - Returns: what was done; `frames` counts the zstd frames decoded;
     ///   `warnings` says when the seek table does not match the frames.
-    /// - Throws: ``WeirError``: not zstd, truncated, corrupt (naming the frame
+    /// - Throws: `WeirError`: not zstd, truncated, corrupt (naming the frame
     ///   and its offset), checksum mismatch, memory limit, read or write
     ///   failure; when testing (no output), `.corrupt` for a seek table that
     ///   does not match the frames, naming the entry and what differs.

@@ -75,7 +75,7 @@ package struct FileJob: Sendable {
     /// folder synced before the input is removed.
     ///
     /// - Returns: the pipeline's statistics.
-    /// - Throws: ``WeirError``; no output file is left behind and the input is
+    /// - Throws: `WeirError`; no output file is left behind and the input is
     ///   untouched.
     package func run(observer: ProgressObserver? = nil, cancellation: Cancellation? = nil,
                      sync: Bool = true) throws(WeirError) -> Statistics {
@@ -97,7 +97,7 @@ package struct FileJob: Sendable {
     ///     running jobs.
     ///   - sync: whether the output file will be synced when committed: a
     ///     streamed one then has its writeback started as it is written.
-    /// - Throws: ``WeirError``, after which no output file is left behind and
+    /// - Throws: `WeirError`, after which no output file is left behind and
     ///   the input is untouched.
     package func process(observer: ProgressObserver? = nil, cancellation: Cancellation? = nil,
                          smallFiles: SmallFileCompressor? = nil, sync: Bool = true) throws(WeirError) -> FinishedJob {

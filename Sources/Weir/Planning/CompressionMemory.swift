@@ -78,8 +78,8 @@ package enum CompressionMemory {
     /// ``CompressionOptions/memoryLimit``; nothing to check without one, for
     /// another format than zstd or a patch (`--patch-from`).
     ///
-    /// - Throws: ``WeirError`` `.memoryLimit` naming `path`, with the
-    ///   ``WeirError/Hint/compressionMemory(longWindowLog:)`` that fits.
+    /// - Throws: `WeirError` `.memoryLimit` naming `path`, with the
+    ///   `WeirError.Hint.compressionMemory(longWindowLog:)` that fits.
     package static func check(_ options: CompressionOptions, inputSize: Int?, regularFile: Bool,
                               path: String) throws(WeirError) {
         guard let limit = options.memoryLimit, options.format == .zstd, options.patchReference == nil else { return }

@@ -43,7 +43,7 @@ final class PassThroughCopy: Sendable {
     /// Copies until the end of the input, a failure or ``cancel()``.
     ///
     /// - Returns: the bytes read and written (`frames` is 0).
-    /// - Throws: ``WeirError`` naming the file and the operation that failed.
+    /// - Throws: `WeirError` naming the file and the operation that failed.
     func run() throws(WeirError) -> Statistics {
         let control = self.control
         // A written piece's ticket frees its slot.

@@ -112,7 +112,7 @@ package struct FrameListing: Sendable {
 
     /// Lists the frames of the file at `path`.
     ///
-    /// - Throws: ``WeirError``: the file cannot be opened or read, is not a
+    /// - Throws: `WeirError`: the file cannot be opened or read, is not a
     ///   regular file, is not zstd, is truncated or corrupt (naming the frame
     ///   and offset).
     package static func read(path: String) throws(WeirError) -> FrameListing {

@@ -59,7 +59,7 @@ package enum FrameMeasure {
     ///     when nil, it is digested here (if the options have one).
     ///   - wholeFrameLimit: the largest frame, compressed and decoded, that
     ///     is decoded whole rather than streamed (a worker's buffers).
-    /// - Throws: ``WeirError`` naming the frame and its offset: `.truncated`
+    /// - Throws: `WeirError` naming the frame and its offset: `.truncated`
     ///   when the file ends inside it; `.corrupt`, `.checksumMismatch` for
     ///   bad data (or bytes that are not the frame, when the file changed
     ///   since it was listed); `.memoryLimit` for a window above the limit;

@@ -8,7 +8,7 @@ extension MemberIndex {
     /// Where the index's skippable frame stands in `file`, whose seek table
     /// is `table`; nil when the table's last entry is not an index's frame.
     ///
-    /// - Throws: ``WeirError`` `.system` when `pread` fails, `.truncated`
+    /// - Throws: `WeirError` `.system` when `pread` fails, `.truncated`
     ///   when the file is shorter than its table says.
     static func location(in file: Descriptor, table: SeekTable) throws(WeirError) -> Range<Int>? {
         guard let last = table.entries.last, last.decompressedSize == 0,
@@ -43,7 +43,7 @@ extension MemberIndex {
     /// The index of the file at `path` and where its frame stands; nil when
     /// the file has no seek table or no index before it.
     ///
-    /// - Throws: ``WeirError`` when the file cannot be opened or read, its
+    /// - Throws: `WeirError` when the file cannot be opened or read, its
     ///   seek table is damaged, or its index is.
     package static func read(path: String) throws(WeirError) -> (index: MemberIndex, frame: Range<Int>)? {
         let file = try Descriptor.openForReading(path)

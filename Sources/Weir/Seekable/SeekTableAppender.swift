@@ -38,7 +38,7 @@ import WeirSystem
 /// the file system has no `flock`, a run that finds the file grown since it
 /// read it fails instead of appending.
 public struct SeekTableAppender: Sendable {
-    /// What ``index(path:options:synchronous:whenBusy:)`` did.
+    /// What ``index(path:options:memberIndex:synchronous:whenBusy:)`` did.
     public enum Outcome: Equatable, Sendable {
         /// The file already ends with a table that covers all of it and
         /// matches its frames: nothing was written.
@@ -64,7 +64,7 @@ public struct SeekTableAppender: Sendable {
     ///   - synchronous: wait for the disk (`fdatasync`) before returning.
     ///   - whenBusy: called once, before waiting, when another process
     ///     holds the file's lock (another `weir --index`).
-    /// - Throws: ``WeirError``: the file cannot be opened for writing or
+    /// - Throws: `WeirError`: the file cannot be opened for writing or
     ///   read, is not a regular file, is not zstd, is truncated or corrupt
     ///   (nothing is written then); a frame is 4 GiB or larger, on either
     ///   side, which the format cannot record; the file changed while it was

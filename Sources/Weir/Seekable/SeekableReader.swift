@@ -92,7 +92,7 @@ public final class SeekableReader: Sendable {
     ///   - path: a regular file of zstd frames (and skippable frames).
     ///   - options: the checksum check, the memory limit of a frame's window
     ///     when it is streamed, and the dictionary.
-    /// - Throws: ``WeirError``: the file cannot be read, is not a regular
+    /// - Throws: `WeirError`: the file cannot be read, is not a regular
     ///   file, is not zstd, is truncated or corrupt.
     public convenience init(path: String, options: DecompressionOptions = DecompressionOptions()) throws(WeirError) {
         try self.init(path: path, options: options, wholeFrameLimit: Self.cacheableFrameSize)
@@ -132,7 +132,7 @@ public final class SeekableReader: Sendable {
 
     /// The bytes of the content from `offset`, `count` of them.
     ///
-    /// - Throws: ``WeirError`` `.outOfRange` when the range ends past
+    /// - Throws: `WeirError` `.outOfRange` when the range ends past
     ///   ``count``; `.corrupt`, `.checksumMismatch`, `.truncated` for bad data.
     public func read(at offset: Int, count: Int) throws(WeirError) -> Data {
         var data = Data()
@@ -145,7 +145,7 @@ public final class SeekableReader: Sendable {
     /// order (each valid only during the call).
     ///
     /// - Returns: how many frames the range touched.
-    /// - Throws: ``WeirError`` `.outOfRange` when the range ends past
+    /// - Throws: `WeirError` `.outOfRange` when the range ends past
     ///   ``count`` (before `body` is called), an error of decoding, or what
     ///   `body` throws.
     @discardableResult

@@ -24,7 +24,7 @@ enum TarContentScan {
     /// is not a tar or no member was found. Without `wholeFile`, only whether
     /// it is a tar: an empty list when it is, after its first buffer.
     ///
-    /// - Throws: ``WeirError`` when the file cannot be read or does not
+    /// - Throws: `WeirError` when the file cannot be read or does not
     ///   decode (corrupt, a checksum that fails).
     static func index(of file: Descriptor, end: Int, options: DecompressionOptions,
                       wholeFile: Bool = true) throws(WeirError) -> TarScanner.Found? {
