@@ -80,16 +80,11 @@ import WeirSystem
 /// `run()` blocks its caller (the command line's main thread, or a thread of
 /// the async API), never a GCD worker.
 package final class CompressionPipeline: Sendable {
-    private let input: PipelineInput
-    private let output: PipelineOutput
-    private let inputName: String
-    private let outputName: String
+    /// With a partial output (resumable), its kept frames open the seek
+    /// table, and each frame written is checkpointed.
+    private let ends: PipelineEnds<PipelineOutput>
     private let options: CompressionOptions
     private let control: RunControl
-    private let observer: ProgressObserver?
-    /// The partial output this run goes on writing, if resumable: its kept
-    /// frames open the seek table, and each frame written is checkpointed.
-    private let partial: PartialOutput?
 
     /// Prepares a run. The descriptors remain the caller's to close.
     ///
@@ -114,13 +109,9 @@ package final class CompressionPipeline: Sendable {
     /// frames end at, and the output's at their end (``PartialOutput``).
     init(input: PipelineInput, output: PipelineOutput, inputName: String, outputName: String,
          options: CompressionOptions, observer: ProgressObserver? = nil, partial: PartialOutput? = nil) {
-        self.partial = partial
-        self.input = input
-        self.output = output
-        self.inputName = inputName
-        self.outputName = outputName
+        ends = PipelineEnds(input: input, output: output, inputName: inputName, outputName: outputName,
+                            observer: observer, partial: partial)
         self.options = options
-        self.observer = observer
         self.control = RunControl(slots: options.resolvedChunksInFlight)
     }
 
@@ -141,7 +132,7 @@ package final class CompressionPipeline: Sendable {
     /// Stops the run from another thread (a signal handler's queue): the
     /// channels are stopped and `run()` throws a `.cancelled` error.
     package func cancel() {
-        control.fail(.cancelled(path: inputName, operation: .compress))
+        control.fail(.cancelled(path: ends.inputName, operation: .compress))
     }
 
     /// Compresses until the end of the input, a failure or ``cancel()``.
@@ -149,26 +140,26 @@ package final class CompressionPipeline: Sendable {
     /// - Returns: what was done.
     /// - Throws: `WeirError` naming the file and the operation that failed.
     package func run() throws(WeirError) -> Statistics {
+        let (input, output, inputName, outputName) = (ends.input, ends.output, ends.inputName, ends.outputName)
         let kind = input.kind
         let options = self.options.fitted(toInputSize: kind.size ?? self.options.streamSize)
         // A .lzma file is one stream: one worker encodes its chunks in order.
         let threads = options.format == .lzma ? 1 : options.resolvedThreads
         let control = self.control
-        let inputName = self.inputName
         // One digested dictionary for every worker's context, made before
         // any channel opens.
         let dictionary = try options.dictionary.map { dictionary throws(WeirError) in
             try CompressionDictionary(dictionary, level: options.level, path: inputName)
         }
         // The seek table: entries join it as frames are written, in file order.
-        let partial = self.partial
+        let partial = ends.partial
         let firstFrame = partial?.keptEntries.count ?? 0
         let seekTable = options.seekTable && options.format == .zstd
             ? SeekTableRecorder(checksums: options.checksum, path: outputName, kept: partial?.keptEntries ?? []) : nil
         let frames = Locked(0)
         let members = seekTable == nil ? nil : MemberIndexRecorder(options: options, resumed: firstFrame > 0)
         // --adapt (zstd frames): each chunk's level, chosen as it goes to the workers.
-        let observer = self.observer
+        let observer = ends.observer
         let governor = options.adaptiveLevels.flatMap { range in
             options.format == .zstd
                 ? LevelGovernor(level: options.level, range: range, workers: threads,
@@ -327,7 +318,7 @@ package final class CompressionPipeline: Sendable {
                                   piece: Int) {
         do throws(WeirError) {
             let bytes = try MemberIndex.frame(records: index.records, level: MemberIndex.defaultLevel,
-                                              path: outputName)
+                                              path: ends.outputName)
             run.submit(piece, bytes.withUnsafeBytes { DispatchData(bytes: $0) }, ticket: control.ticket())
             control.activity.wait()
             if !control.isFailed { try seekTable.skippable(size: bytes.count) }

@@ -86,18 +86,13 @@ import WeirSystem
 /// decoding it; the writer's queue owns the reorder buffer; the frame count,
 /// the bytes written (`PipelineRun`) and the first failure are behind locks.
 package final class DecompressionPipeline: Sendable {
-    private let input: PipelineInput
-    private let output: PipelineOutput?
-    private let inputName: String
-    private let outputName: String
+    /// No output only tests the input; with a partial output (resumable),
+    /// each frame whose content is written is checkpointed.
+    private let ends: PipelineEnds<PipelineOutput?>
     private let options: DecompressionOptions
     private let control: RunControl
     private let budget: ByteBudget
     private let frameBuffers: FrameBuffers
-    private let observer: ProgressObserver?
-    /// The partial output this run goes on writing, if resumable: each
-    /// frame whose content is written is checkpointed.
-    private let partial: PartialOutput?
     /// Frames decoded by streaming on the reading thread (for tests).
     private let streamed = Locked(0)
     /// The copy of an input passed through unchanged, while it runs (``cancel()``).
@@ -127,13 +122,9 @@ package final class DecompressionPipeline: Sendable {
     /// (``PartialOutput``); the seek table is checked from there on.
     init(input: PipelineInput, output: PipelineOutput?, inputName: String, outputName: String,
          options: DecompressionOptions, observer: ProgressObserver? = nil, partial: PartialOutput? = nil) {
-        self.partial = partial
-        self.input = input
-        self.output = output
-        self.inputName = inputName
-        self.outputName = outputName
+        ends = PipelineEnds(input: input, output: output, inputName: inputName, outputName: outputName,
+                            observer: observer, partial: partial)
         self.options = options
-        self.observer = observer
         // Slots bound only the other formats' serial blocks (OtherFormatTail).
         self.control = RunControl(slots: OtherFormatTail.blocksInFlight)
         self.budget = ByteBudget(limit: options.inFlightBudget)
@@ -142,7 +133,7 @@ package final class DecompressionPipeline: Sendable {
 
     /// Stops the run from another thread; `run()` throws `.cancelled`.
     package func cancel() {
-        control.fail(.cancelled(path: inputName, operation: .decompress))
+        control.fail(.cancelled(path: ends.inputName, operation: .decompress))
         copy.withLock { $0 }?.cancel()
     }
 
@@ -165,13 +156,14 @@ package final class DecompressionPipeline: Sendable {
     ///   failure; when testing (no output), `.corrupt` for a seek table that
     ///   does not match the frames, naming the entry and what differs.
     package func run() throws(WeirError) -> Statistics {
+        let (input, output, inputName, outputName) = (ends.input, ends.output, ends.inputName, ends.outputName)
+        let observer = ends.observer
         if case .descriptor(let file) = input, try Self.passesThrough(file, options: options) {
             return try passThrough(file)
         }
         let control = self.control
         let budget = self.budget
         let options = self.options
-        let inputName = self.inputName
         let frames = Locked(0)
         let kind = input.kind
         // One digested dictionary for every decoder, made before any channel opens.
@@ -181,7 +173,7 @@ package final class DecompressionPipeline: Sendable {
 
         // A written piece's buffer stays in the budget until it is back in
         // its pool; after a failure, cancelling the budget (or a slot) wakes the thread.
-        let frameLog = partial.map { DecodedFrameLog(partial: $0) }
+        let frameLog = ends.partial.map { DecodedFrameLog(partial: $0) }
         let whole = try wholeFile(kind)
         let run = PipelineRun(
             control: control, input: input, kind: kind, inputName: inputName, readSize: whole ?? options.readSize,
@@ -282,7 +274,7 @@ package final class DecompressionPipeline: Sendable {
     /// which ISA-L's inflate decodes whole (``MixedStreamDecoder``); its
     /// pages are read as they are touched. Nil for any other input.
     private func wholeFile(_ kind: InputKind) throws(WeirError) -> Int? {
-        guard options.mapInput, partial == nil, case .descriptor(let file) = input, let size = kind.size, size > 0,
+        guard options.mapInput, ends.partial == nil, case .descriptor(let file) = ends.input, let size = kind.size, size > 0,
               lseek(file.fd, 0, SEEK_CUR) == 0,
               let first = try InputPeek.firstBytes(of: file, count: CompressedFormat.magicLength),
               let format = CompressedFormat.detect(first), format != .zstd else { return nil }
@@ -303,8 +295,8 @@ package final class DecompressionPipeline: Sendable {
 
     /// Copies an input that is not compressed through unchanged (``PassThroughCopy``).
     private func passThrough(_ file: Descriptor) throws(WeirError) -> Statistics {
-        let copy = PassThroughCopy(input: file, output: output, inputName: inputName, outputName: outputName,
-                                   options: options, observer: observer)
+        let copy = PassThroughCopy(input: file, output: ends.output, inputName: ends.inputName,
+                                   outputName: ends.outputName, options: options, observer: ends.observer)
         self.copy.withLock { $0 = copy }
         if control.failure != nil { copy.cancel() }
         return try copy.run()
