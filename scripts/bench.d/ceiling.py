@@ -1,6 +1,5 @@
 """scripts/bench's ceiling section: libzstd's one-core speed in memory (zstd -b3 -T1), N copies of it at once, and weir
--TN -> /dev/null in the same rounds. at_once and limit_run also make the lean section's limit.
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+-TN -> /dev/null in the same rounds. at_once and limit_run also make the lean section's limit."""
 
 import re
 import shlex

@@ -1,6 +1,5 @@
 """scripts/bench's compress section: level 3 on the main corpus, weir -TN, zstd -TN, pzstd -pN, zstd -T1, in each
---modes mode. by_groups() also renders the levels section.
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+--modes mode. by_groups() also renders the levels section."""
 
 import harness
 from corpus import file_size, warm

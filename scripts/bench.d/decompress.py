@@ -1,6 +1,5 @@
 """scripts/bench's decompress section: weir -d -TN, zstd -d, pzstd -d -pN on each tool's level-3 output of the main
-corpus, in each mode, beside the write limit (write_zeros.py). dec_input also makes the lean section's inputs.
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+corpus, in each mode, beside the write limit (write_zeros.py). dec_input also makes the lean section's inputs."""
 
 import os
 import re

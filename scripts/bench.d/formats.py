@@ -1,6 +1,5 @@
 """scripts/bench's formats section (issue 40): weir --format=gzip, xz, lz4 beside pigz, gzip, xz, lz4, each output
-decoded by its own tool; and decoding a stock gzip -6 file.
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+decoded by its own tool; and decoding a stock gzip -6 file."""
 
 import os
 import subprocess

@@ -1,7 +1,6 @@
 """scripts/bench's lean section (issue 31, lean at every level): level 3 on a slice from a file and through a pipe,
 decoding weir's file of it, each against the limit (N zstd -b3 -T1 at once, every round); peak RSS and speed at
-each level, on the small file and at start-up. Its report holds its own targets.
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+each level, on the small file and at start-up. Its report holds its own targets."""
 
 import os
 import shlex

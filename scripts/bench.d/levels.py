@@ -1,6 +1,5 @@
 """scripts/bench's levels section: levels 1 and 19 (--levels) on the slice, the compress section's tools, file->file
-(--level-modes).
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+(--level-modes)."""
 
 import compress
 import harness

@@ -2,7 +2,7 @@
 size with and without the index; listing (`weir -l --members` against `pixz -l`); one member out (`weir -d
 --member=PATH A | tar x` against `zstd -dc A | tar x PATH` and `pixz -x PATH < A.tpxz | tar x`); `weir --index`
 on pzstd's tar and one member from it after. Every listing is checked against `tar tf`, every member against GNU
-tar's own extraction of it. runner.py calls run(bench); report.py calls render(data)."""
+tar's own extraction of it."""
 
 import os
 import shlex

@@ -1,6 +1,5 @@
 """scripts/bench's memory section: peak RSS compressing a stream generated through a pipe (1 GB; 10 GB with
---memory-scaling), each output checked with sha256.
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+--memory-scaling), each output checked with sha256."""
 
 import os
 import shlex

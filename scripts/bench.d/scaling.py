@@ -1,5 +1,4 @@
-"""scripts/bench's scaling section: weir, zstd, pzstd with 1, 2, 4 ... N threads, level 3, main corpus -> /dev/null.
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+"""scripts/bench's scaling section: weir, zstd, pzstd with 1, 2, 4 ... N threads, level 3, main corpus -> /dev/null."""
 
 import harness
 from corpus import warm

@@ -1,6 +1,5 @@
 """scripts/bench's seek section: random access, weir -d --range from weir's file against zstd -dc | tail | head and
-decoding everything; the range from pzstd's file, weir --index, weir -l. Every range checked against the corpus.
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+decoding everything; the range from pzstd's file, weir --index, weir -l. Every range checked against the corpus."""
 
 import os
 import re

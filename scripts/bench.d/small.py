@@ -1,5 +1,4 @@
-"""scripts/bench's small section: a 5 MB file (--small-size), file->file, wall time with start-up.
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+"""scripts/bench's small section: a 5 MB file (--small-size), file->file, wall time with start-up."""
 
 import harness
 from corpus import file_size, warm

@@ -1,6 +1,5 @@
 """scripts/bench's tree section: weir -TN -r against zstd -TN -r on the files of the corpus tarball, extracted before
-every run into a fresh ext4 (as root) or folder, every output checked.
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+every run into a fresh ext4 (as root) or folder, every output checked."""
 
 import hashlib
 import os

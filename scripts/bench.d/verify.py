@@ -1,6 +1,5 @@
 """scripts/bench's verify section (issue 42): what --verify costs, weir -TN with and without it beside zstd -TN,
-file->/dev/null, level 3 on the main corpus and level 19 on the lean RSS slice.
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+file->/dev/null, level 3 on the main corpus and level 19 on the lean RSS slice."""
 
 import corpus
 import harness
