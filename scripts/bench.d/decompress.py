@@ -56,11 +56,11 @@ def write_limit(bench, size):
     writes into the page cache were slower here than weir decoding."""
     out = os.path.join(bench.work, "write_limit.out")
     argv = [sys.executable, os.path.join(HERE, "write_zeros.py"), str(size), out]
-    return {"section": "decompress", "op": "write", "family": "limit", "tool": "zeros, written as weir writes",
-            "mode": "file", "level": None, "threads": None, "group": "write limit", "input": "/dev/zero",
-            "data_bytes": size, "argv": synced(argv, [out]), "stdin": None, "stdout": None, "prefix": None,
-            "out": out, "cmd": " ".join(argv).replace(out, bench.disp_path(out)) + " && sync " + bench.disp_path(out),
-            "verify": "zeros", "orig": None, "source": "limit", "source_label": "/dev/zero"}
+    return harness.custom_case(bench, "decompress", "write-limit", "zeros, written as weir writes", "limit",
+                               "write limit", synced(argv, [out]), "zeros", "/dev/zero", None, size, out=out,
+                               cmd=" ".join(argv).replace(out, bench.disp_path(out)) + " && sync " +
+                               bench.disp_path(out), input="/dev/zero", source="limit",
+                               source_label="/dev/zero")
 
 
 def dec_input(bench, fam, base, inp, src_dir):

@@ -1,5 +1,6 @@
 """scripts/bench's patch section (issue 50): weir --patch-from against zstd --patch-from on a 200 MB slice of the
 corpus and a copy of it with 40 random edits: patch size against zstd's, wall against zstd -T2's, peak RSS; medians.
+
 Each patch is decoded by the other tool (weir's by zstd, zstd's by weir) and compared with the edited copy."""
 
 import os

@@ -79,14 +79,9 @@ def run(bench):
     rng = "--range=%d:+%s" % (offset, "1M" if length == 1 << 20 else str(length))
     pipe = "%s -dc %s | tail -c +%d | head -c %d" % (q(a.zstd), q(wz), offset + 1, length)
 
-    def case(key, label, group, family, argv, data_bytes, verify, inp, out=None, cmd=None, **extra):
-        c = {"section": "seek", "op": key.split("-")[0], "key": key, "family": family, "tool": label,
-             "case_label": label, "mode": "null" if out is None else "file", "level": None,
-             "threads": None, "group": group, "input": os.path.basename(inp), "data_bytes": data_bytes,
-             "argv": argv, "stdin": None, "stdout": None, "prefix": None, "out": out,
-             "cmd": cmd or bench.disp(argv), "verify": verify, "orig": tar, "runs": []}
-        c.update(extra)
-        return c
+    def case(key, label, group, family, argv, data_bytes, verify, inp, **extra):
+        return harness.custom_case(bench, "seek", key, label, family, group, argv, verify, inp, tar, data_bytes,
+                                   **extra)
 
     def ranged(key, label, group, family, argv, inp, cmd=None):
         return case(key, label, group, family, argv, length, "range", inp, cmd=cmd, range=(offset, length))
