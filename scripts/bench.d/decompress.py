@@ -2,17 +2,15 @@
 corpus, in each mode, beside the write limit (write_zeros.py). dec_input also makes the lean section's inputs."""
 
 import os
-import re
 import shutil
 import sys
 
 import harness
-import timing
 import verification
 from corpus import file_size, warm
 from formatting import (BASIC, COLS, MODE_TITLE, col, commands, f_bytes, f_mbps, f_ratio, find, grouped, human, med, of,
                         spec_table, table, vs)
-from timing import cmd_output, die, log, synced
+from timing import synced
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -69,19 +67,10 @@ def dec_input(bench, fam, base, inp, src_dir):
     n = bench.N
     path = os.path.join(src_dir, "%s.%s.zst" % (os.path.basename(inp), fam))
     argv = base + ["-3", "-f", inp, "-o", path]
-    log("bench: preparing decompression input: %s" % bench.disp(argv))
-    m = timing.run_timed(bench, argv)
-    if not m["ok"] or not verification.roundtrip_ok(bench, path, inp):
-        die("could not prepare %s (%s)" % (path, m["error"] or "round trip failed"))
-    frames = None
-    listing = cmd_output([bench.a.zstd, "-l", path])
-    fm = re.search(r"^\s*(\d+)\s+(\d+)\s", listing.split("\n", 2)[1] if "\n" in listing else "", re.M)
-    if fm:
-        frames = int(fm.group(1)) - int(fm.group(2))
     label = {"weir": "weir -T%d output" % n, "zstd": "zstd -T%d output (single frame)" % n,
              "pzstd": "pzstd -p%d output" % n}[fam]
-    return {"family": fam, "label": label, "path": path, "bytes": file_size(path),
-            "frames": frames, "cmd": bench.disp(argv)}
+    return {"family": fam, "label": label, "path": path} | verification.prepared(bench, argv, bench.disp(argv), path,
+                                                                                inp)
 
 
 def render(data):

@@ -2,17 +2,15 @@
 decoding everything; the range from pzstd's file, weir --index, weir -l. Every range checked against the corpus."""
 
 import os
-import re
 import shlex
 import shutil
-import subprocess
 import time
 
 import harness
 import verification
 from corpus import file_size, warm
 from formatting import commands, dash, f_bytes, f_len, f_mib, f_ms, f_ok, f_spread, find, human, med, ratio, table
-from timing import cmd_output, die, log, synced
+from timing import synced
 
 
 def seek_range(bench, size):
@@ -26,19 +24,9 @@ def seek_range(bench, size):
 
 
 def seek_prepare(bench, script, path, label, tar):
-    """Runs one preparation command (bash, untimed), checks that PATH
-    decodes to TAR (zstd -d | cmp) and returns its description."""
-    log("bench: preparing %s: %s" % (label, bench.disp_prefix(script)))
-    subprocess.run(["bash", "-c", "set -e; " + script], check=True)
-    if not verification.roundtrip_ok(bench, path, tar):
-        die("could not prepare %s: zstd -d | cmp with the corpus failed" % path)
-    frames = skips = None
-    listing = cmd_output([bench.a.zstd, "-l", path]).split("\n")
-    fm = re.match(r"\s*(\d+)\s+(\d+)\s", listing[1]) if len(listing) > 1 else None
-    if fm:
-        frames, skips = int(fm.group(1)) - int(fm.group(2)), int(fm.group(2))
-    return {"label": label, "name": os.path.basename(path), "bytes": file_size(path), "frames": frames,
-            "skippable": skips, "cmd": bench.disp_prefix(script)}
+    """One input of the section: SCRIPT (bash, untimed) makes PATH, which must decode to TAR."""
+    return {"label": label, "name": os.path.basename(path)} | verification.prepared(
+        bench, ["bash", "-c", "set -e; " + script], bench.disp_prefix(script), path, tar)
 
 
 def run(bench):

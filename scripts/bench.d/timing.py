@@ -81,8 +81,8 @@ def peak_rss_mib(pid):
     return None
 
 
-def run_timed(bench, argv, stdin=None, stdout=None, prefix=None):
-    """Run argv under /usr/bin/time.  stdout None means /dev/null.
+def run_timed(bench, argv, stdin=None, stdout=None, prefix=None, keep_stderr=False):
+    """Run argv under /usr/bin/time.  stdout None means /dev/null; keep_stderr: its standard error in m["stderr"].
 
     prefix is a shell pipeline feeding the command (e.g. a generator
     ending in '|'); the command then runs under bash.  Wall time is taken
@@ -116,9 +116,12 @@ def run_timed(bench, argv, stdin=None, stdout=None, prefix=None):
     # (/proc/stat counts in clock ticks: meaningless for runs shorter than half a second)
     if b0 is not None and b1 is not None and m["cpu"] is not None and wall >= 0.5:
         m["other_load"] = max(0.0, (b1 - b0 - m["cpu"]) / (wall * bench.ncpu))
+    with open(efile, "rb") as f:
+        err = f.read().decode("utf-8", "replace")
+    if keep_stderr:
+        m["stderr"] = err
     if p.returncode != 0 or m["exit"] != 0:
-        err = open(efile, "rb").read().decode("utf-8", "replace").strip()
-        m["error"] = (m["error"] or "") + " exit %s: %s" % (p.returncode, err[-500:])
+        m["error"] = (m["error"] or "") + " exit %s: %s" % (p.returncode, err.strip()[-500:])
     else:
         m["ok"] = m["error"] is None
     return m
