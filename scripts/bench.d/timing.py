@@ -2,6 +2,7 @@
 system CPU seconds and peak RSS from GNU time (-f TIME_FMT), and the share of the machine other processes took
 meanwhile (/proc/stat); also a command's output (cmd_output), the log and the exit on an error. Standard library."""
 
+import argparse
 import contextlib
 import json
 import os
@@ -31,6 +32,30 @@ def cmd_output(argv, stderr=True):
         return p.stdout.strip()
     except (OSError, subprocess.SubprocessError) as e:
         return "unavailable (%s)" % e
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def standalone_parser(doc: str, work: str) -> argparse.ArgumentParser:
+    """A standalone section's options (cluster_*.py): the corpus, weir, its scratch folder, the runs, where to write."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--corpus", default=os.path.join(ROOT, "bench", "corpus", "linux-6.1.tar"))
+    parser.add_argument("--weir", default=os.environ.get("WEIR_BIN", os.path.join(ROOT, ".build", "release", "weir")))
+    parser.add_argument("--work", default=os.path.join(ROOT, "bench", "work", work))
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--json", help="write every run here")
+    parser.add_argument("--report", help="write the Markdown report here (else standard output)")
+    return parser
+
+
+def packed(weir: str, corpus: str, work: str) -> str:
+    """weir -T2's file of CORPUS in WORK, made untimed: the file a standalone section's cases read."""
+    path = os.path.join(work, os.path.basename(corpus) + ".zst")
+    if os.path.exists(path):
+        os.unlink(path)
+    subprocess.run([weir, "-q", "-T2", corpus, "-o", path], check=True)
+    return path
 
 
 def standalone(data: dict, text: str, json_path: str | None, report_path: str | None) -> int:
