@@ -220,15 +220,18 @@ def custom_case(bench, section, key, label, family, group, argv, verify, inp, or
             "orig": orig, "runs": []} | extra
 
 
-def grid(bench, name, title, rows, runs, **section_kw):
-    """A section of compression cases: for each row (mode, input, tools, make_case's keywords: level, threads, group
+def grid_cases(bench, name, rows):
+    """The section NAME's cases: for each row (mode, input, tools, make_case's keywords: op, level, threads, group
     ...) each tool's case, the inputs read once first (warm page cache)."""
     for inp in dict.fromkeys(row[1] for row in rows):
         warm(inp)
-    cases = [make_case(bench, name, **{"op": "compress", **kw}, family=fam, tool=tool, base=base, mode=mode, inp=inp)
-             for mode, inp, tools, kw in rows for fam, tool, base in tools]
-    section(bench, name, title, cases, runs, **section_kw)
-    return cases
+    return [make_case(bench, name, **{"op": "compress", **kw}, family=fam, tool=tool, base=base, mode=mode, inp=inp)
+            for mode, inp, tools, kw in rows for fam, tool, base in tools]
+
+
+def grid(bench, name, title, rows, runs, **section_kw):
+    """A section of grid_cases' cases."""
+    section(bench, name, title, grid_cases(bench, name, rows), runs, **section_kw)
 
 
 def section(bench, name, title, cases, runs, notes=None, extra=None, warm_up=True, t0=None, before_round=None):
