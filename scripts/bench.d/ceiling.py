@@ -77,7 +77,7 @@ def run(bench):
     # share a physical core or its caches, less than N times one alone.
     together = []
     if bench.N > 1:
-        for rnd in range(a.runs):
+        for _ in range(a.runs):
             r = limit_run(bench, argv, bench.N)
             together.append({k: v for k, v in r.items() if not k.startswith("each_")})
             if not r["ok"]:

@@ -22,7 +22,7 @@ def run(bench):
     src_dir = os.path.join(bench.work, "dec-inputs")
     os.makedirs(src_dir, exist_ok=True)
     sources = []
-    for fam, tool, base in harness.comp_tools(bench, with_single=False):
+    for fam, _, base in harness.comp_tools(bench, with_single=False):
         if ":" in fam:
             continue  # a variant of weir: its output is weir's
         sources.append(dec_input(bench, fam, base, bench.main, src_dir))

@@ -67,7 +67,7 @@ def listed(parse):
         try:
             return [parse(t.strip()) for t in text.split(",") if t.strip()]
         except ValueError:
-            raise argparse.ArgumentTypeError("expected a comma-separated list, got %r" % text)
+            raise argparse.ArgumentTypeError("expected a comma-separated list, got %r" % text) from None
     return parse_list
 
 
