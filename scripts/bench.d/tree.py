@@ -151,9 +151,13 @@ def run(bench):
              if fs else "into a fresh folder")
     log("bench: section tree: %s extracted %s before every run (%d runs)" % (
         os.path.basename(archive), where, a.runs))
-    harness.section(bench, "tree", "A tree of small files (-r), level 3, each output beside its input", cases,
-                    a.runs, extra={"fresh_fs": fs, "archive": os.path.basename(archive),
-                                   "on_disk": bool(a.tree_on_disk), "rm": bool(a.tree_rm)})
+    try:
+        harness.section(bench, "tree", "A tree of small files (-r), level 3, each output beside its input", cases,
+                        a.runs, extra={"fresh_fs": fs, "archive": os.path.basename(archive),
+                                       "on_disk": bool(a.tree_on_disk), "rm": bool(a.tree_rm)})
+    finally:  # a run that raised before its check: its tree (and file system) still goes
+        if "cleanup" in tree:
+            tree.pop("cleanup")()
     bench.data["sections"]["tree"].update(files=tree.get("files"), bytes=cases[0].get("data_bytes"))
 
 
