@@ -1,24 +1,19 @@
 """scripts/bench's adapt section (issue 40): weir --adapt against fixed levels and zstd --adapt -TN, each writing
-to standard output through `pv -q -L RATE` into /dev/null, at several rates and unthrottled. runner.py calls
-run(bench), report.py render(data), targets.py ratios(data); no third-party modules.
+to standard output through `pv -q -L RATE` into /dev/null, at several rates and unthrottled.
 
 Each round runs every case once, in order (rate by rate, tools alternating); a case's wall is the median of its
 rounds. weir --adapt runs with -v, and its level changes ("--adapt: level A → B at SIZE (S s)") are kept per run:
 the report draws the levels over time from the median run. One untimed run per rate checks weir --adapt's output
 (zstd -d | cmp against the input)."""
 
-import os
 import re
-import resource
 import shlex
-import statistics
-import subprocess
-import sys
 import time
 
-from corpus import describe, head
+import harness
+from corpus import describe, file_size, head
 from formatting import f_num, table
-from timing import busy_seconds as machine_busy_seconds
+from timing import log, run_timed
 
 STEP = 0.25  # seconds per column of the levels over time
 CHANGE = re.compile(r"--adapt: level (-?\d+) → (-?\d+) at .*\(([\d.]+) s\)")
@@ -34,67 +29,43 @@ def shell(producer, rate):
     return "%s | pv -q%s > /dev/null" % (producer, limit)
 
 
-def run_once(script, stderr_path, busy_seconds=None):
-    """Runs SCRIPT under bash; wall seconds, the pipeline's CPU (every process of it, from getrusage) and the
-    share of the machine's CPU other processes took meanwhile (busy_seconds: timing.py's /proc/stat reader)."""
-    ncpu = os.cpu_count() or 1
-    with open(stderr_path, "wb") as err:
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        b0 = busy_seconds() if busy_seconds else None
-        t0 = time.perf_counter()
-        p = subprocess.run(["bash", "-o", "pipefail", "-c", script], stdin=subprocess.DEVNULL,
-                           stdout=subprocess.DEVNULL, stderr=err)
-        wall = time.perf_counter() - t0
-        b1 = busy_seconds() if busy_seconds else None
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    other = max(0.0, (b1 - b0 - cpu) / (wall * ncpu)) if b0 is not None and b1 is not None and wall >= 0.5 else None
-    text = open(stderr_path, "rb").read().decode("utf-8", "replace")
-    return {"wall": wall, "cpu": cpu, "ok": p.returncode == 0, "exit": p.returncode,
-            "error": None if p.returncode == 0 else text[-500:],
-            "changes": [[float(s), int(a), int(b)] for a, b, s in CHANGE.findall(text)], "other_load": other}
-
-
-def run(runner, busy_seconds=machine_busy_seconds):
-    a, n = runner.a, runner.N
-    corpus = head(runner, a.adapt_size)
-    runner.data["corpus"]["adapt"] = describe(runner, corpus, "adapt: input")
-    weir = [a.weir, "-T%d" % n] + runner.weir_extra
+def run(bench):
+    a, n = bench.a, bench.N
+    corpus = head(bench, a.adapt_size)
+    bench.data["corpus"]["adapt"] = describe(bench, corpus, "adapt: input")
+    weir = [a.weir, "-T%d" % n] + bench.weir_extra
     q = shlex.quote(corpus)
     tools = [("weir --adapt", "weir", " ".join(map(shlex.quote, weir)) + " --adapt -v -c " + q)]
     tools += [("weir -%d" % lv, "weir-fixed", " ".join(map(shlex.quote, weir)) + " -q -%d -c %s" % (lv, q))
               for lv in a.adapt_levels]
     tools.append(("zstd --adapt -T%d" % n, "zstd", "%s -q --adapt -T%d -c %s" % (shlex.quote(a.zstd), n, q)))
     cases = [{"section": "adapt", "mode": None, "rate": rate, "rate_label": rate_label(rate), "tool": tool,
-              "family": fam, "group": rate_label(rate),
+              "family": fam, "group": rate_label(rate), "data_bytes": file_size(corpus),
               "cmd": shell(producer, rate), "runs": []}
              for rate in a.adapt_rates for tool, fam, producer in tools]
-    err = os.path.join(runner.work, "adapt.stderr")
     t0 = time.time()
     for rate in a.adapt_rates:  # the output checked once per rate, untimed
         check = "%s --adapt -q -c %s | pv -q%s | %s -dcq | cmp - %s" % (
             " ".join(map(shlex.quote, weir)), q, "" if rate is None else " -L %d" % rate, shlex.quote(a.zstd), q)
-        res = run_once(check, err)
-        if not res["ok"]:
-            for c in cases:
-                if c["rate"] == rate and c["family"] == "weir":
-                    c["check_error"] = res["error"] or "zstd -d | cmp failed"
-    for rnd in range(a.runs):
-        print("bench: adapt: round %d of %d (%d cases)" % (rnd + 1, a.runs, len(cases)), file=sys.stderr, flush=True)
+        res = run_timed(bench, ["bash", "-o", "pipefail", "-c", check])
+        for c in cases if not res["ok"] else []:
+            if c["rate"] == rate and c["family"] == "weir":
+                c["check_error"] = res["error"] or "zstd -d | cmp failed"
+    for rnd in range(a.runs):  # every case in order: the rates, the tools of each alternating
+        log("bench: adapt: round %d of %d (%d cases)" % (rnd + 1, a.runs, len(cases)))
         for c in cases:
-            r = run_once(c["cmd"], err, busy_seconds)
+            r = run_timed(bench, ["bash", "-o", "pipefail", "-c", c["cmd"]], keep_stderr=True)
+            r["changes"] = [[float(s), int(x), int(y)] for x, y, s in CHANGE.findall(r.pop("stderr"))]
+            r["out_bytes"] = None
             if c.get("check_error"):
                 r["ok"], r["error"] = False, "output check: " + c["check_error"]
             c["runs"].append(r)
     for c in cases:
-        ok = [r for r in c["runs"] if r["ok"]]
-        c["n_runs"], c["ok_runs"] = len(c["runs"]), len(ok)
-        c["median"] = {"wall": statistics.median(r["wall"] for r in ok), "mbps": None} if ok else None
-        if ok:
-            c["median"]["mbps"] = runner.data["corpus"]["adapt"]["bytes"] / 1e6 / c["median"]["wall"]
-            mid = sorted(ok, key=lambda r: r["wall"])[len(ok) // 2]
-            c["median_changes"] = mid["changes"]
-    runner.data["sections"]["adapt"] = {
+        harness.summarize(c)
+        ok = sorted((r for r in c["runs"] if r["ok"]), key=lambda r: r["wall"])
+        if ok:  # the levels over time: the median run's
+            c["median_changes"] = ok[len(ok) // 2]["changes"]
+    bench.data["sections"]["adapt"] = {
         "title": "--adapt through a throttled pipe (issue 40)", "runs": a.runs, "cases": cases,
         "rates": [rate_label(r) for r in a.adapt_rates], "levels": a.adapt_levels, "notes": [],
         "seconds": time.time() - t0}

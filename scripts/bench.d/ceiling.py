@@ -1,6 +1,5 @@
 """scripts/bench's ceiling section: libzstd's one-core speed in memory (zstd -b3 -T1), N copies of it at once, and weir
--TN -> /dev/null in the same rounds. at_once and limit_run also make the lean section's limit.
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+-TN -> /dev/null in the same rounds. at_once and limit_run also make the lean section's limit."""
 
 import re
 import shlex
@@ -78,7 +77,7 @@ def run(bench):
     # share a physical core or its caches, less than N times one alone.
     together = []
     if bench.N > 1:
-        for rnd in range(a.runs):
+        for _ in range(a.runs):
             r = limit_run(bench, argv, bench.N)
             together.append({k: v for k, v in r.items() if not k.startswith("each_")})
             if not r["ok"]:

@@ -53,7 +53,7 @@ def draw(data, ps, stem):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, axes = plt.subplots(len(ps), 1, figsize=(10, 3.2 * len(ps)), squeeze=False)
-    for ax, (title, groups, series, ref) in zip(axes[:, 0], ps):
+    for ax, (title, groups, series, ref) in zip(axes[:, 0], ps, strict=True):
         width = 0.8 / len(series)
         for si, (label, fam, vs) in enumerate(series):
             ax.bar_label(ax.bar([gi - 0.4 + width * (si + 0.5) for gi in range(len(groups))], [v or 0 for v in vs],

@@ -21,7 +21,6 @@ round alternating:
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import resource
@@ -29,7 +28,8 @@ import subprocess
 import sys
 import time
 
-from timing import median, peak_rss_mib, standalone  # same folder
+import timing  # same folder
+from timing import median, peak_rss_mib, standalone
 
 MiB = 1 << 20
 GOALS = {"lines": 1.5, "seek_ms": 30.0, "compress": 0.8}
@@ -123,10 +123,7 @@ def measure(corpus, weir, work, runs=3, workers=2, blocksize=64 * MiB, seek_offs
     size = os.path.getsize(corpus)
     if seek_offset + MiB > size:
         seek_offset = size // 2  # a corpus too small for the offset (a slice): its middle
-    packed = os.path.join(work, os.path.basename(corpus) + ".zst")
-    if os.path.exists(packed):
-        os.unlink(packed)
-    subprocess.run([weir, "-q", "-T2", corpus, "-o", packed], check=True)  # untimed: the file everyone reads
+    packed = timing.packed(weir, corpus, work)
     with open(corpus, "rb") as plain:
         plain.seek(seek_offset)
         expected_range = plain.read(MiB)
@@ -301,16 +298,9 @@ def run(bench):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-    parser.add_argument("--corpus", default=os.path.join(root, "bench", "corpus", "linux-6.1.tar"))
-    parser.add_argument("--weir", default=os.path.join(root, ".build", "release", "weir"))
-    parser.add_argument("--work", default=os.path.join(root, "bench", "work", "cluster-dask"))
-    parser.add_argument("--runs", type=int, default=3)
+    parser = timing.standalone_parser(__doc__, "cluster-dask")
     parser.add_argument("--one-partition-weir", action="store_true",
                         help="also count through weir:// in one partition (slow: as dask's own zstd read)")
-    parser.add_argument("--json", help="write every run here")
-    parser.add_argument("--report", help="write the Markdown report here (else standard output)")
     args = parser.parse_args(argv)
     data = measure(os.path.abspath(args.corpus), os.path.abspath(args.weir), args.work, runs=args.runs,
                    log=lambda m: print(m, file=sys.stderr), one_partition_weir=args.one_partition_weir)

@@ -26,7 +26,8 @@ import subprocess
 import sys
 import time
 
-from timing import median, peak_rss_mib, standalone  # same folder
+import timing  # same folder
+from timing import median, peak_rss_mib, standalone
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -114,10 +115,7 @@ def measure(corpus, weir, work, jar=None, runs=3, split=None, log=print):
         jar = subprocess.run([os.path.join(ROOT, "hadoop", "build"), "--out", work], check=True,
                              capture_output=True, text=True).stdout.strip()
     size = os.path.getsize(corpus)
-    packed = os.path.join(work, os.path.basename(corpus) + ".zst")
-    if os.path.exists(packed):
-        os.unlink(packed)
-    subprocess.run([weir, "-q", "-T2", corpus, "-o", packed], check=True)  # untimed: the file everyone reads
+    packed = timing.packed(weir, corpus, work)
     expected = line_truth(corpus)
     warm = os.path.join(work, "warm.txt")  # each session's untimed first read: executors up, JIT warm
     with open(corpus, "rb") as src, open(warm, "wb") as dst:
@@ -214,15 +212,9 @@ def run(runner, busy_seconds=None):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", default=os.path.join(ROOT, "bench", "corpus", "linux-6.1.tar"))
-    parser.add_argument("--weir", default=os.environ.get("WEIR_BIN", os.path.join(ROOT, ".build", "release", "weir")))
-    parser.add_argument("--work", default=os.path.join(ROOT, "bench", "work", "cluster-spark"))
+    parser = timing.standalone_parser(__doc__, "cluster-spark")
     parser.add_argument("--jar", help="the codec's jar (default: built by hadoop/build into --work)")
     parser.add_argument("--split", help="spark.sql.files.maxPartitionBytes for every read (default: Spark's)")
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--json", help="write every run here")
-    parser.add_argument("--report", help="write the Markdown report here (else standard output)")
     parser.add_argument("--session", help=argparse.SUPPRESS)  # internal: one session, JSON in and out
     args = parser.parse_args(argv)
     if args.session:

@@ -1,22 +1,16 @@
 """scripts/bench's compress section: level 3 on the main corpus, weir -TN, zstd -TN, pzstd -pN, zstd -T1, in each
---modes mode. by_groups() also renders the levels section.
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+--modes mode. by_groups() also renders the levels section."""
 
 import harness
-from corpus import file_size, warm
+from corpus import file_size
 from formatting import (BASIC, MODE_TITLE, cases, cells, commands, f_ok, f_ratio, f_tool, grouped, human, med, of,
                         ratio, table, vs)
 
 
 def run(bench):
-    warm(bench.main)
-    cases = []
-    for mode in bench.a.modes:
-        for fam, tool, base in harness.comp_tools(bench):
-            cases.append(harness.make_case(bench, "compress", "compress", fam, tool, base, mode, bench.main,
-                                           level=3, threads=bench.N, group=mode))
-    harness.section(bench, "compress", "Compression, level 3, main corpus (%s)" % human(file_size(bench.main)),
-                    cases, bench.a.runs)
+    harness.grid(bench, "compress", "Compression, level 3, main corpus (%s)" % human(file_size(bench.main)), [
+        (mode, bench.main, harness.comp_tools(bench), {"level": 3, "threads": bench.N, "group": mode})
+        for mode in bench.a.modes], bench.a.runs)
 
 
 def variants(groups):  # weir beside its --weir-variant runs of the same case

@@ -1,19 +1,16 @@
 """scripts/bench's decompress section: weir -d -TN, zstd -d, pzstd -d -pN on each tool's level-3 output of the main
-corpus, in each mode, beside the write limit (write_zeros.py). dec_input also makes the lean section's inputs.
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+corpus, in each mode, beside the write limit (write_zeros.py). dec_input also makes the lean section's inputs."""
 
 import os
-import re
 import shutil
 import sys
 
 import harness
-import timing
 import verification
 from corpus import file_size, warm
 from formatting import (BASIC, COLS, MODE_TITLE, col, commands, f_bytes, f_mbps, f_ratio, find, grouped, human, med, of,
                         spec_table, table, vs)
-from timing import cmd_output, die, log, synced
+from timing import synced
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -25,7 +22,7 @@ def run(bench):
     src_dir = os.path.join(bench.work, "dec-inputs")
     os.makedirs(src_dir, exist_ok=True)
     sources = []
-    for fam, tool, base in harness.comp_tools(bench, with_single=False):
+    for fam, _, base in harness.comp_tools(bench, with_single=False):
         if ":" in fam:
             continue  # a variant of weir: its output is weir's
         sources.append(dec_input(bench, fam, base, bench.main, src_dir))
@@ -57,11 +54,11 @@ def write_limit(bench, size):
     writes into the page cache were slower here than weir decoding."""
     out = os.path.join(bench.work, "write_limit.out")
     argv = [sys.executable, os.path.join(HERE, "write_zeros.py"), str(size), out]
-    return {"section": "decompress", "op": "write", "family": "limit", "tool": "zeros, written as weir writes",
-            "mode": "file", "level": None, "threads": None, "group": "write limit", "input": "/dev/zero",
-            "data_bytes": size, "argv": synced(argv, [out]), "stdin": None, "stdout": None, "prefix": None,
-            "out": out, "cmd": " ".join(argv).replace(out, bench.disp_path(out)) + " && sync " + bench.disp_path(out),
-            "verify": "zeros", "orig": None, "source": "limit", "source_label": "/dev/zero"}
+    return harness.custom_case(bench, "decompress", "write-limit", "zeros, written as weir writes", "limit",
+                               "write limit", synced(argv, [out]), "zeros", "/dev/zero", None, size, out=out,
+                               cmd=" ".join(argv).replace(out, bench.disp_path(out)) + " && sync " +
+                               bench.disp_path(out), input="/dev/zero", source="limit",
+                               source_label="/dev/zero")
 
 
 def dec_input(bench, fam, base, inp, src_dir):
@@ -70,19 +67,10 @@ def dec_input(bench, fam, base, inp, src_dir):
     n = bench.N
     path = os.path.join(src_dir, "%s.%s.zst" % (os.path.basename(inp), fam))
     argv = base + ["-3", "-f", inp, "-o", path]
-    log("bench: preparing decompression input: %s" % bench.disp(argv))
-    m = timing.run_timed(bench, argv)
-    if not m["ok"] or not verification.roundtrip_ok(bench, path, inp):
-        die("could not prepare %s (%s)" % (path, m["error"] or "round trip failed"))
-    frames = None
-    listing = cmd_output([bench.a.zstd, "-l", path])
-    fm = re.search(r"^\s*(\d+)\s+(\d+)\s", listing.split("\n", 2)[1] if "\n" in listing else "", re.M)
-    if fm:
-        frames = int(fm.group(1)) - int(fm.group(2))
     label = {"weir": "weir -T%d output" % n, "zstd": "zstd -T%d output (single frame)" % n,
              "pzstd": "pzstd -p%d output" % n}[fam]
-    return {"family": fam, "label": label, "path": path, "bytes": file_size(path),
-            "frames": frames, "cmd": bench.disp(argv)}
+    return {"family": fam, "label": label, "path": path} | verification.prepared(bench, argv, bench.disp(argv), path,
+                                                                                inp)
 
 
 def render(data):

@@ -1,12 +1,11 @@
 """scripts/bench's formats section (issue 40): weir --format=gzip, xz, lz4 beside pigz, gzip, xz, lz4, each output
-decoded by its own tool; and decoding a stock gzip -6 file.
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+decoded by its own tool; and decoding a stock gzip -6 file."""
 
 import os
 import subprocess
 
 import harness
-from corpus import file_size, warm
+from corpus import file_size
 from formatting import cases, col, commands, f_ratio, grouped, in_groups, of, spec_table, vs
 from timing import log
 
@@ -32,26 +31,17 @@ def run(bench):
         ("lz4 -1", bench.main, 1, ["lz4", "-dc"], [
             ("weir", "weir -T%d --format=lz4" % n, weir + ["--format=lz4"]), ("lz4", "lz4", ["lz4", "-q"])]),
     ]
-    cases = []
-    for group, inp, level, decoder, tools in groups:
-        warm(inp)
-        for fam, tool, base in tools:
-            cases.append(harness.make_case(bench, "formats", "compress", fam, tool, base, "stdio", inp, level=level,
-                                           threads=n, group=group, verify="decoded",
-                                           extra={"decoder": decoder}))
+    rows = [("stdio", inp, tools, {"level": level, "threads": n, "group": group, "verify": "decoded",
+                                   "extra": {"decoder": decoder}}) for group, inp, level, decoder, tools in groups]
     stock = os.path.join(bench.work, "stock.gz")
     log("bench: preparing the stock gzip file: gzip -6 -c %s > %s" % (bench.disp_path(bench.main), stock))
     with open(bench.main, "rb") as fin, open(stock, "wb") as fout:
         subprocess.run(["gzip", "-6", "-c"], stdin=fin, stdout=fout, check=True)
-    warm(stock)
-    for fam, tool, base in (("weir", "weir -d -T%d" % n, weir), ("gzip", "gzip -d", ["gzip"]),
-                            ("pigz", "pigz -d -p%d" % n, ["pigz", "-p%d" % n])):
-        c = harness.make_case(bench, "formats", "decompress", fam, tool, base, "null", stock, threads=n,
-                              group="gunzip", data_bytes=file_size(bench.main), verify="plain", orig=bench.main)
-        c["input_bytes"] = file_size(stock)
-        cases.append(c)
-    harness.section(bench, "formats", "Other formats (issue 40): gzip, xz and lz4 beside their own tools", cases,
-                    a.runs)
+    rows.append(("null", stock, (("weir", "weir -d -T%d" % n, weir), ("gzip", "gzip -d", ["gzip"]),
+                                 ("pigz", "pigz -d -p%d" % n, ["pigz", "-p%d" % n])), {
+        "op": "decompress", "threads": n, "group": "gunzip", "data_bytes": file_size(bench.main), "verify": "plain",
+        "orig": bench.main, "extra": {"input_bytes": file_size(stock)}}))
+    harness.grid(bench, "formats", "Other formats (issue 40): gzip, xz and lz4 beside their own tools", rows, a.runs)
     os.unlink(stock)
 
 

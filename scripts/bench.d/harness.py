@@ -10,7 +10,7 @@ import time
 
 import timing
 import verification
-from corpus import file_size
+from corpus import file_size, warm
 from formatting import MODE_TITLE
 from timing import log, median, synced
 
@@ -48,7 +48,9 @@ def one_run(bench, case, rnd):
     m["round"] = rnd
     m["out_bytes"] = None
     m["verified"] = None
-    if m["ok"] and out:
+    if case.get("check"):
+        case["check"](m)  # a check of its own (the tree: every input's output), which also cleans up
+    elif m["ok"] and out:
         m["out_bytes"] = file_size(out)
         ok, how = verification.check(bench, case, out)
         m["verified"] = how
@@ -67,8 +69,8 @@ def one_run(bench, case, rnd):
         return
     mbps = case["data_bytes"] / 1e6 / m["wall"] if m["wall"] else 0
     log("  %-10s %-22s %-16s %7.2f s %8.1f MB/s  cpu %6.2f s  rss %7.1f MiB  other load %3.0f%%  %s" % (
-        case["section"], case["group"].replace(case["mode"], MODE_TITLE[case["mode"]]), case["tool"], m["wall"],
-        mbps, m["cpu"] or 0, (m["rss_kb"] or 0) / 1024, 100 * (m["other_load"] or 0),
+        case["section"], case["group"].replace(case["mode"], MODE_TITLE.get(case["mode"], case["mode"])),
+        case["tool"], m["wall"], mbps, m["cpu"] or 0, (m["rss_kb"] or 0) / 1024, 100 * (m["other_load"] or 0),
         "ok" if m["ok"] else "FAILED: %s" % m["error"]))
 
 
@@ -121,7 +123,7 @@ def run_cases(bench, cases, runs, warm_up=True, before_round=None):
             for c in gc[k:] + gc[:k]:
                 one_run(bench, c, rnd)
     for c in cases:
-        if c["out"] is None:
+        if c["out"] is None and not c.get("check"):
             verify_once(bench, c)
         summarize(c)
     verification.drop_refs(bench)
@@ -207,6 +209,31 @@ def make_case(bench, section, op, family, tool, base, mode, inp, level=None, thr
     return case
 
 
+def custom_case(bench, section, key, label, family, group, argv, verify, inp, orig, data_bytes, out=None,
+                cmd=None, mode=None, **extra):
+    """A case whose command make_case does not build (a pipeline, a range, a listing, the write limit): KEY names
+    it (its first word is its op), LABEL is its tool and row; its output is OUT, else stdout, sent to /dev/null."""
+    return {"section": section, "op": key.split("-")[0], "key": key, "family": family, "tool": label,
+            "case_label": label, "mode": mode or ("null" if out is None else "file"), "level": None, "threads": None,
+            "group": group, "input": os.path.basename(inp), "data_bytes": data_bytes, "argv": argv, "stdin": None,
+            "stdout": None, "prefix": None, "out": out, "cmd": cmd or bench.disp(argv), "verify": verify,
+            "orig": orig, "runs": []} | extra
+
+
+def grid_cases(bench, name, rows):
+    """The section NAME's cases: for each row (mode, input, tools, make_case's keywords: op, level, threads, group
+    ...) each tool's case, the inputs read once first (warm page cache)."""
+    for inp in dict.fromkeys(row[1] for row in rows):
+        warm(inp)
+    return [make_case(bench, name, **{"op": "compress", **kw}, family=fam, tool=tool, base=base, mode=mode, inp=inp)
+            for mode, inp, tools, kw in rows for fam, tool, base in tools]
+
+
+def grid(bench, name, title, rows, runs, **section_kw):
+    """A section of grid_cases' cases."""
+    section(bench, name, title, grid_cases(bench, name, rows), runs, **section_kw)
+
+
 def section(bench, name, title, cases, runs, notes=None, extra=None, warm_up=True, t0=None, before_round=None):
     log("bench: section %s: %s (%d cases x %d runs)" % (name, title, len(cases), runs))
     t0 = t0 or time.time()
@@ -220,7 +247,7 @@ def section(bench, name, title, cases, runs, notes=None, extra=None, warm_up=Tru
 
 def public(case):
     """The JSON view of a case: no absolute paths or internal keys."""
-    drop = {"argv", "stdin", "stdout", "prefix", "out", "orig", "verify_key", "stream_sha256", "setup",
+    drop = {"argv", "stdin", "stdout", "prefix", "out", "orig", "verify_key", "stream_sha256", "setup", "check",
             "range", "keep_as", "list_expect", "expect", "member_ref", "member_out"}
     return {k: v for k, v in case.items() if k not in drop}
 

@@ -1,7 +1,6 @@
 """scripts/bench's lean section (issue 31, lean at every level): level 3 on a slice from a file and through a pipe,
 decoding weir's file of it, each against the limit (N zstd -b3 -T1 at once, every round); peak RSS and speed at
-each level, on the small file and at start-up. Its report holds its own targets.
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+each level, on the small file and at start-up. Its report holds its own targets."""
 
 import os
 import shlex
@@ -12,7 +11,7 @@ import ceiling
 import corpus
 import decompress
 import harness
-from corpus import file_size, warm
+from corpus import file_size
 from formatting import (MODE_TITLE, commands, f_bytes, f_mbps, f_mib, f_num, f_ok, f_ratio, f_spread, f_tool, find,
                         human, med, per_round, ratio, table, target_list, vs)
 from targets import compute_targets
@@ -35,42 +34,27 @@ def run(bench):
     src_dir = os.path.join(bench.work, "lean-inputs")
     os.makedirs(src_dir, exist_ok=True)
     tools = harness.comp_tools(bench, with_single=False)
-    for path in (big, rss, small):
-        warm(path)
     # decoding: weir's file of the slice by every decoder, pzstd's own file by pzstd -d
     sources = {fam: decompress.dec_input(bench, fam, base, big, src_dir) for fam, _, base in tools
                if fam in ("weir", "pzstd")}
-    for s in sources.values():
-        warm(s["path"])
     big_bytes = file_size(big)
-    cases = []
-    for fam, tool, base in tools:
-        cases.append(harness.make_case(bench, "lean", "compress", fam, tool, base, "null", big, level=3, threads=n,
-                                       group="L3 slice", extra={"row": "file"}))
-    for fam, tool, base in tools:
-        if fam == "pzstd":
-            continue  # the pipe row compares weir with zstd -T2 (pzstd's figure: the compress section)
-        cases.append(harness.make_case(bench, "lean", "compress", fam, tool, base, "pipenull", big, level=3,
-                                       threads=n, group="L3 slice, pipe", extra={"row": "pipe"}))
-    for fam, tool, base in harness.dec_tools(bench):
-        src = sources["pzstd" if fam == "pzstd" else "weir"]
-        c = harness.make_case(bench, "lean", "decompress", fam, tool, base, "null", src["path"], threads=n,
-                              group="decode slice", data_bytes=big_bytes, verify="plain", orig=big,
-                              extra={"row": "dec", "source": src["family"], "source_label": src["label"]})
-        c["input_bytes"] = src["bytes"]
-        cases.append(c)
-    for level, flags, label in a.lean_levels:
-        for fam, tool, base in tools:
-            if fam == "pzstd" and level < 1:
-                continue  # pzstd has no --fast
-            cases.append(harness.make_case(bench, 
-                "lean", "compress", fam, tool, base, a.lean_mode, rss, level=level, threads=n,
-                group="RSS %s" % label, flags=flags, tag="L%s" % label,
-                extra={"row": "level", "level_label": label, "level_flags": " ".join(flags)}))
-    for fam, tool, base in tools:
-        cases.append(harness.make_case(bench, "lean", "compress", fam, tool, base, a.lean_mode, small, level=3,
-                                       threads=n, group="RSS small", tag="small",
-                                       extra={"row": "small", "level_label": "-3", "level_flags": "-3"}))
+    level3 = {"level": 3, "threads": n}
+    cases = harness.grid_cases(bench, "lean", [
+        ("null", big, tools, level3 | {"group": "L3 slice", "extra": {"row": "file"}}),
+        # the pipe row compares weir with zstd -T2 (pzstd's figure: the compress section)
+        ("pipenull", big, [t for t in tools if t[0] != "pzstd"], level3 | {"group": "L3 slice, pipe",
+                                                                           "extra": {"row": "pipe"}})] + [
+        ("null", src["path"], [t], {"op": "decompress", "threads": n, "group": "decode slice", "data_bytes": big_bytes,
+                                    "verify": "plain", "orig": big, "extra": {
+                                        "row": "dec", "source": src["family"], "source_label": src["label"],
+                                        "input_bytes": src["bytes"]}})
+        for t in harness.dec_tools(bench) for src in [sources["pzstd" if t[0] == "pzstd" else "weir"]]] + [
+        (a.lean_mode, rss, [t for t in tools if t[0] != "pzstd" or level >= 1], {  # pzstd has no --fast
+            "level": level, "threads": n, "group": "RSS %s" % label, "flags": flags, "tag": "L%s" % label,
+            "extra": {"row": "level", "level_label": label, "level_flags": " ".join(flags)}})
+        for level, flags, label in a.lean_levels] + [
+        (a.lean_mode, small, tools, level3 | {"group": "RSS small", "tag": "small", "extra": {
+            "row": "small", "level_label": "-3", "level_flags": "-3"}})])
     # start-up (issue 41): peak RSS of --version and of -c of an empty file, weir beside zstd
     empty = os.path.join(src_dir, "empty")
     open(empty, "wb").close()

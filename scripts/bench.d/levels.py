@@ -1,23 +1,18 @@
 """scripts/bench's levels section: levels 1 and 19 (--levels) on the slice, the compress section's tools, file->file
-(--level-modes).
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+(--level-modes)."""
 
 import compress
 import harness
-from corpus import file_size, warm
+from corpus import file_size
 from formatting import human
 
 
 def run(bench):
-    warm(bench.slice)
-    cases = []
-    for level in bench.a.levels:
-        for mode in bench.a.level_modes:
-            for fam, tool, base in harness.comp_tools(bench):
-                cases.append(harness.make_case(bench, "levels", "compress", fam, tool, base, mode, bench.slice,
-                                               level=level, threads=bench.N, group="%d/%s" % (level, mode)))
-    harness.section(bench, "levels", "Compression, levels %s, slice (%s)" % (
-        " and ".join(map(str, bench.a.levels)), human(file_size(bench.slice))), cases, bench.a.runs)
+    harness.grid(bench, "levels", "Compression, levels %s, slice (%s)" % (
+        " and ".join(map(str, bench.a.levels)), human(file_size(bench.slice))), [
+        (mode, bench.slice, harness.comp_tools(bench), {"level": level, "threads": bench.N,
+                                                        "group": "%d/%s" % (level, mode)})
+        for level in bench.a.levels for mode in bench.a.level_modes], bench.a.runs)
 
 
 def render(data):

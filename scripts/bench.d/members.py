@@ -2,7 +2,7 @@
 size with and without the index; listing (`weir -l --members` against `pixz -l`); one member out (`weir -d
 --member=PATH A | tar x` against `zstd -dc A | tar x PATH` and `pixz -x PATH < A.tpxz | tar x`); `weir --index`
 on pzstd's tar and one member from it after. Every listing is checked against `tar tf`, every member against GNU
-tar's own extraction of it. runner.py calls run(bench); report.py calls render(data)."""
+tar's own extraction of it."""
 
 import os
 import shlex
@@ -80,16 +80,11 @@ def run(bench):
         shutil.rmtree(out_dir, ignore_errors=True)
         os.makedirs(out_dir)
 
-    def case(key, label, group, family, script, verify, inp, data_bytes, out=None, argv=None, **extra):
-        c = {"section": "members", "op": key.split("-")[0], "key": key, "family": family, "tool": label,
-             "case_label": label, "mode": "null", "level": None, "threads": None, "group": group,
-             "input": os.path.basename(inp), "data_bytes": data_bytes,
-             "argv": argv or ["bash", "-c", "set -o pipefail; " + script], "stdin": None, "stdout": None,
-             "prefix": None, "out": out, "cmd": bench.disp_prefix(script), "verify": verify, "orig": tar,
-             "runs": [], "expect": listing, "member": member, "member_ref": os.path.join(ref, member),
-             "member_out": os.path.join(out_dir, member)}
-        c.update(extra)
-        return c
+    def case(key, label, group, family, script, verify, inp, data_bytes, argv=None, **extra):
+        return harness.custom_case(bench, "members", key, label, family, group, argv or [
+            "bash", "-c", "set -o pipefail; " + script], verify, inp, tar, data_bytes, mode="null",
+            cmd=bench.disp_prefix(script), expect=listing, member=member, member_ref=os.path.join(ref, member),
+            member_out=os.path.join(out_dir, member), **extra)
 
     x = "tar x -C %s" % q(out_dir)
     size = file_size(tar)

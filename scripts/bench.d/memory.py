@@ -1,13 +1,12 @@
 """scripts/bench's memory section: peak RSS compressing a stream generated through a pipe (1 GB; 10 GB with
---memory-scaling), each output checked with sha256.
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+--memory-scaling), each output checked with sha256."""
 
 import os
 import shlex
 import subprocess
 
 import harness
-from corpus import sha256_file, warm
+from corpus import sha256_file
 from formatting import col, commands, f_ratio, grouped, human, spec_table, table, vs
 from timing import log
 
@@ -16,34 +15,30 @@ def stream_prefix(bench, size):
     return "while cat %s; do :; done | head -c %d |" % (shlex.quote(bench.main), size)
 
 
+def stream_digest(bench, size: int) -> str:
+    """sha256 of the SIZE-byte stream, computed once and cached beside the corpus."""
+    cache = os.path.join(bench.corpus_dir, "stream-%s-%d-%s.sha256" % (
+        os.path.splitext(os.path.basename(bench.main))[0], size, sha256_file(bench.main)[:12]))
+    if not os.path.exists(cache):
+        log("bench: checksum of the %s generated stream (once, cached)" % human(size))
+        p = subprocess.run(["bash", "-c", stream_prefix(bench, size) + " sha256sum"], stdout=subprocess.PIPE,
+                           text=True, check=True)
+        with open(cache, "w") as f:
+            f.write(p.stdout.split()[0] + "\n")
+    with open(cache) as f:
+        return f.read().strip()
+
+
 def run(bench):
-    warm(bench.main)
-    cases = []
-    stem = os.path.splitext(os.path.basename(bench.main))[0]
-    for size in bench.a.memory_sizes:
-        prefix = stream_prefix(bench, size)
-        cache = os.path.join(bench.corpus_dir, "stream-%s-%d-%s.sha256" % (
-            stem, size, sha256_file(bench.main)[:12]))
-        if os.path.exists(cache):
-            digest = open(cache).read().strip()
-        else:
-            log("bench: checksum of the %s generated stream (once, cached)" % human(size))
-            p = subprocess.run(["bash", "-c", prefix + " sha256sum"], stdout=subprocess.PIPE, text=True,
-                               check=True)
-            digest = p.stdout.split()[0]
-            with open(cache, "w") as f:
-                f.write(digest + "\n")
-        for fam, tool, base in harness.comp_tools(bench, with_single=False):
-            c = harness.make_case(bench, "memory", "compress", fam, tool, base, "pipe", bench.main, level=3,
-                                  threads=bench.N, group="%s pipe" % human(size), data_bytes=size,
-                                  verify="stream", feed=prefix,
-                                  extra={"stream_bytes": size, "stream_sha256": digest})
-            c["input"] = "generated stream (%s)" % human(size)
-            cases.append(c)
-    harness.section(bench, "memory", "Peak memory on a generated stream through a pipe, level 3", cases,
-                    bench.a.memory_runs,
-                    notes=["The stream repeats the main corpus: `%s`." % bench.disp_prefix(
-                     "while cat %s; do :; done | head -c SIZE |" % shlex.quote(bench.main))])
+    harness.grid(bench, "memory", "Peak memory on a generated stream through a pipe, level 3", [
+        ("pipe", bench.main, harness.comp_tools(bench, with_single=False), {
+            "level": 3, "threads": bench.N, "group": "%s pipe" % human(size), "data_bytes": size, "verify": "stream",
+            "feed": stream_prefix(bench, size), "extra": {"input": "generated stream (%s)" % human(size),
+                                                          "stream_bytes": size,
+                                                          "stream_sha256": stream_digest(bench, size)}})
+        for size in bench.a.memory_sizes], bench.a.memory_runs,
+        notes=["The stream repeats the main corpus: `%s`." % bench.disp_prefix(
+            "while cat %s; do :; done | head -c SIZE |" % shlex.quote(bench.main))])
 
 
 def render(data):

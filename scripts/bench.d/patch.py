@@ -1,19 +1,19 @@
 """scripts/bench's patch section (issue 50): weir --patch-from against zstd --patch-from on a 200 MB slice of the
 corpus and a copy of it with 40 random edits: patch size against zstd's, wall against zstd -T2's, peak RSS; medians.
-runner.py calls run(bench); report.py calls render(data). Alone: python3 scripts/bench.d/patch.py WEIR ZSTD CORPUS DIR."""
+
+Each patch is decoded by the other tool (weir's by zstd, zstd's by weir) and compared with the edited copy."""
 
 import os
 import random
-import statistics
-import subprocess
-import sys
-import time
+
+import harness
+from formatting import cases, col, commands, f_bytes, f_num, f_ratio, find, spec_table, stat, vs
 
 SLICE = 200 * 1000 * 1000
 EDITS = 40
 
 
-def make_pair(corpus, folder):
+def make_pair(corpus: str, folder: str) -> tuple[str, str]:
     """OLD: the first 200 MB of the corpus; NEW: OLD with 40 edits (seeded): each replaces, inserts or deletes up to
     64 KiB at a random place. Returns their paths."""
     old, new = os.path.join(folder, "patch-old"), os.path.join(folder, "patch-new")
@@ -37,73 +37,27 @@ def make_pair(corpus, folder):
     return old, new
 
 
-def timed(command):
-    """Runs `command`; returns (wall seconds, CPU seconds, peak RSS KiB) of that child alone (wait4)."""
-    began = time.monotonic()
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(child.pid, 0)
-    wall = time.monotonic() - began
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError("failed: " + " ".join(command))
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+def run(bench) -> None:
+    a, n = bench.a, bench.N
+    old, new = make_pair(bench.main, bench.work)
+    weir, zstd = [a.weir, "-q", f"-T{n}", *bench.weir_extra], [a.zstd, "-q"]
+    patch = ["--patch-from=" + old]
+    cases = [harness.make_case(bench, "patch", "compress", fam, tool, base, "file", new, threads=n, group="patch",
+                               flags=patch, verify="decoded", extra={"decoder": [other, "-q", "-dc", *patch]})
+             for fam, tool, base, other in (("weir", f"weir -T{n}", weir, a.zstd),
+                                            ("zstd", f"zstd -T{n}", [*zstd, f"-T{n}"], a.weir),
+                                            ("zstd-T1", "zstd", zstd, a.weir))]
+    try:
+        harness.section(bench, "patch", "--patch-from (200 MB slice, 40 edits)", cases, a.runs)
+    finally:
+        for path in (old, new):
+            os.unlink(path)
 
 
-def measure(weir, zstd, corpus, folder, runs=3, threads=2):
-    """Each tool `runs` times, alternating; every patch is checked by the other tool's decoder. Returns rows."""
-    old, new = make_pair(corpus, folder)
-    tools = [(f"weir -T{threads}", [weir, "-q", "-f", f"-T{threads}"], zstd),
-             (f"zstd -T{threads}", [zstd, "-q", "-f", f"-T{threads}"], weir),
-             ("zstd", [zstd, "-q", "-f"], weir)]
-    results = {name: [] for name, _, _ in tools}
-    for _ in range(runs):
-        for name, base, other in tools:
-            out = os.path.join(folder, "patch.zst")
-            wall, cpu, rss = timed(base + ["--patch-from=" + old, new, "-o", out])
-            size = os.path.getsize(out)
-            back = os.path.join(folder, "patch.back")
-            subprocess.run([other, "-q", "-f", "-d", "--patch-from=" + old, out, "-o", back], check=True)
-            with open(back, "rb") as a, open(new, "rb") as b:
-                if a.read() != b.read():
-                    raise RuntimeError(f"{name}: the other tool decoded another file")
-            os.unlink(back)
-            results[name].append({"wall": wall, "cpu": cpu, "rss_kb": rss, "out_bytes": size})
-    rows = []
-    for name, runs_of in results.items():
-        rows.append({"tool": name, "n_runs": len(runs_of),
-                     **{key: statistics.median(r[key] for r in runs_of) for key in ("wall", "cpu", "rss_kb", "out_bytes")}})
-    for path in (old, new, os.path.join(folder, "patch.zst")):
-        os.unlink(path)
-    return rows
-
-
-def run(bench):
-    a = bench.a
-    os.makedirs(bench.work, exist_ok=True)
-    rows = measure(a.weir, a.zstd, bench.main, bench.work, runs=a.runs, threads=bench.N)
-    bench.data["sections"]["patch"] = {"title": "--patch-from (200 MB slice, 40 edits)", "rows": rows}
-
-
-def render_rows(rows):
-    zstd_t = next(r for r in rows if r["tool"].startswith("zstd -T"))
-    lines = ["| Tool | Patch bytes | vs zstd -T | Wall s | vs zstd -T (speed) | CPU s | Peak RSS MiB | vs zstd -T |",
-             "|---|--:|--:|--:|--:|--:|--:|--:|"]
-    for r in rows:
-        lines.append(f"| {r['tool']} | {r['out_bytes']:.0f} | {r['out_bytes'] / zstd_t['out_bytes']:.3f}× "
-                     f"| {r['wall']:.2f} | {zstd_t['wall'] / r['wall']:.2f}× | {r['cpu']:.2f} "
-                     f"| {r['rss_kb'] / 1024:.0f} | {r['rss_kb'] / zstd_t['rss_kb']:.2f}× |")
-    return "\n".join(lines) + "\n"
-
-
-def render(data):
-    section = data["sections"].get("patch")
-    if not section:
-        return ""
-    runs = section["rows"][0]["n_runs"]
-    return f"## {section['title']}\n\nMedians of {runs} runs each, alternating.\n\n" + render_rows(section["rows"])
-
-
-if __name__ == "__main__":
-    if len(sys.argv) != 5:
-        sys.exit(__doc__)
-    measured = measure(*sys.argv[1:5])
-    print(render_rows(measured))
+def render(data: dict) -> str:
+    cs, z = cases(data, "patch"), find(data, "patch", family="zstd")
+    return spec_table(cs, [*col("Tool"), ("Patch bytes", stat(f_bytes, "out_bytes")),
+                           ("vs zstd -T", lambda c: f_ratio(vs(c, z, "out_bytes"), 3)), ("Wall s", stat(f_num, "wall")),
+                           ("vs zstd -T (speed)", lambda c: f_ratio(vs(z, c, "wall"))), *col("CPU s", "Peak RSS MiB"),
+                           ("vs zstd -T", lambda c: f_ratio(vs(c, z, "rss_kb"))), *col("Runs ok")]) + \
+        "\n" + commands(cs)

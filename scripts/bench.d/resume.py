@@ -1,6 +1,5 @@
 """scripts/bench's resume section (issue 42): weir -TN (resumable) against --no-resume beside zstd -TN, and the same
-command run again after a run of it was stopped at 80%.
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+command run again after a run of it was stopped at 80%."""
 
 import os
 import shutil

@@ -2,14 +2,9 @@
 """Measurement runner behind scripts/bench (run `scripts/bench --help`): the arguments, the run's state (Bench) and
 the run loop; the sections it runs are modules of their own (sections.py lists them).
 
-Prepares the corpus slices (corpus.py), runs each chosen section's cases under /usr/bin/time -- tools
-alternating, repeated (harness.py, timing.py) -- verifies every output (verification.py), writes the raw
-measurements as JSON, then the markdown report (report.py) and the chart (chart.py).
-
-Python 3 standard library only.  Sizes are decimal: 1 MB = 10^6 bytes and
-MB/s is uncompressed bytes / 10^6 / wall seconds, for compression and for
-decompression alike (zstd -b uses the same unit).
-"""
+Prepares the corpus slices (corpus.py), runs each chosen section's cases (harness.py, timing.py), verifies every
+output (verification.py), writes the raw measurements as JSON, then the report (report.py) and the chart (chart.py).
+Python 3 standard library only."""
 
 import argparse
 import datetime
@@ -40,19 +35,14 @@ MODES = ["file", "null", "stdio", "pipe", "pipenull", "overwrite"]
 
 USAGE = """Benchmarks weir against zstd, pzstd and the other tools of each section on the Linux 6.1 source tarball
 and writes bench/results/DATE.md (report), DATE.json (every run) and DATE.svg and .png (the chart, by matplotlib).
-Every run: wall seconds (a monotonic clock), user+sys CPU seconds and peak RSS (/usr/bin/time -f), output bytes;
-every command that writes a file is timed until its data is on disk (`COMMAND && sync OUT`), as weir syncs its own;
-every output is verified (zstd -d | cmp, cmp, sha256) and a wrong one fails its run. The report judges the
-issues' targets (targets.json). Sizes are decimal (5M = 5,000,000 bytes); MB/s = uncompressed bytes / 10^6 / wall
-seconds, both directions. Not for CI: a full run takes about 30 minutes on 2 cores.
+How each run is timed and its output verified: scripts/bench.d/method.md (also in every report); the targets it
+judges: targets.json. Sizes are decimal (5M = 5,000,000 bytes). Not for CI: a full run takes about 30 minutes.
 
 scripts/bench only (not passed on): --no-install (fail rather than apt-get install what is missing), --no-build
 (use WEIR_BIN or the last build), --no-download (fail if the corpus is missing), --prepare-only (install, build,
-cache the corpus, stop). It installs with apt-get when missing: zstd, time, pv, pixz, pigz, lz4, diffutils,
-xz-utils, python3, python3-matplotlib (else no chart). The corpus: `apt-get download linux-source-6.1`, `dpkg-deb
--x`, `xz -d` -> bench/corpus/linux-6.1.tar (~1.36 GB, cached with its slices; BENCH_SOURCE_PKG names another).
-Environment: WEIR_BIN (default: built with `swift build -c release --static-swift-stdlib --scratch-path
-.build-bench`, stripped as the packages strip it), ZSTD_BIN, PZSTD_BIN, TIME_BIN, PYTHON.
+cache the corpus, stop). The corpus: Debian's linux-source-6.1 (BENCH_SOURCE_PKG names another), unpacked once
+into bench/corpus/linux-6.1.tar. Environment: WEIR_BIN (default: a release build in .build-bench, stripped as the
+packages strip it), ZSTD_BIN, PZSTD_BIN, TIME_BIN, PYTHON.
 
 Examples:
   scripts/bench --quick                      # harness check, ~3 minutes
@@ -77,7 +67,7 @@ def listed(parse):
         try:
             return [parse(t.strip()) for t in text.split(",") if t.strip()]
         except ValueError:
-            raise argparse.ArgumentTypeError("expected a comma-separated list, got %r" % text)
+            raise argparse.ArgumentTypeError("expected a comma-separated list, got %r" % text) from None
     return parse_list
 
 
@@ -363,17 +353,10 @@ def main():
     a.adapt_size = a.adapt_size or parse_size("50M" if a.quick else "1G")
     a.adapt_rates = [r or None for r in a.adapt_rates]  # 0: unthrottled
     a.ceiling_seconds = a.ceiling_seconds or (1 if a.quick else 3)
-    if not a.memory_sizes:
-        if a.quick:
-            a.memory_sizes = [parse_size("100M")] + ([parse_size("1G")] if a.memory_scaling else [])
-        else:
-            a.memory_sizes = [parse_size("1G")] + ([parse_size("10G")] if a.memory_scaling else [])
-    if not a.scaling_threads:
-        ts, t = [], 1
-        while t < a.threads:
-            ts.append(t)
-            t *= 2
-        a.scaling_threads = ts + [a.threads]
+    a.memory_sizes = a.memory_sizes or [parse_size(x) for x in (("100M", "1G") if a.quick else ("1G", "10G"))][
+        :1 + a.memory_scaling]
+    a.scaling_threads = a.scaling_threads or [1 << i for i in range(a.threads.bit_length()) if 1 << i < a.threads] + [
+        a.threads]
     a.sections = [s for s in a.sections if s not in a.skip]
     if a.runs < 1 or a.threads < 1:
         die("--runs and --threads must be at least 1")

@@ -1,19 +1,13 @@
-"""scripts/bench's scaling section: weir, zstd, pzstd with 1, 2, 4 ... N threads, level 3, main corpus -> /dev/null.
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+"""scripts/bench's scaling section: weir, zstd, pzstd with 1, 2, 4 ... N threads, level 3, main corpus -> /dev/null."""
 
 import harness
-from corpus import warm
 from formatting import BASIC, cases, col, commands, f_num, f_ratio, grouped, med, ratio, spec_table
 
 
 def run(bench):
-    warm(bench.main)
-    cases = []
-    for t in bench.a.scaling_threads:
-        for fam, tool, base in harness.comp_tools(bench, threads=t, with_single=False):
-            cases.append(harness.make_case(bench, "scaling", "compress", fam, tool, base, "null", bench.main,
-                                           level=3, threads=t, group="T%d" % t))
-    harness.section(bench, "scaling", "Thread scaling, level 3, main corpus → /dev/null", cases, bench.a.runs)
+    harness.grid(bench, "scaling", "Thread scaling, level 3, main corpus → /dev/null", [
+        ("null", bench.main, harness.comp_tools(bench, threads=t, with_single=False),
+         {"level": 3, "threads": t, "group": "T%d" % t}) for t in bench.a.scaling_threads], bench.a.runs)
 
 
 def render(data):

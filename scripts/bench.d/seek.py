@@ -1,19 +1,16 @@
 """scripts/bench's seek section: random access, weir -d --range from weir's file against zstd -dc | tail | head and
-decoding everything; the range from pzstd's file, weir --index, weir -l. Every range checked against the corpus.
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+decoding everything; the range from pzstd's file, weir --index, weir -l. Every range checked against the corpus."""
 
 import os
-import re
 import shlex
 import shutil
-import subprocess
 import time
 
 import harness
 import verification
 from corpus import file_size, warm
 from formatting import commands, dash, f_bytes, f_len, f_mib, f_ms, f_ok, f_spread, find, human, med, ratio, table
-from timing import cmd_output, die, log, synced
+from timing import synced
 
 
 def seek_range(bench, size):
@@ -27,19 +24,9 @@ def seek_range(bench, size):
 
 
 def seek_prepare(bench, script, path, label, tar):
-    """Runs one preparation command (bash, untimed), checks that PATH
-    decodes to TAR (zstd -d | cmp) and returns its description."""
-    log("bench: preparing %s: %s" % (label, bench.disp_prefix(script)))
-    subprocess.run(["bash", "-c", "set -e; " + script], check=True)
-    if not verification.roundtrip_ok(bench, path, tar):
-        die("could not prepare %s: zstd -d | cmp with the corpus failed" % path)
-    frames = skips = None
-    listing = cmd_output([bench.a.zstd, "-l", path]).split("\n")
-    fm = re.match(r"\s*(\d+)\s+(\d+)\s", listing[1]) if len(listing) > 1 else None
-    if fm:
-        frames, skips = int(fm.group(1)) - int(fm.group(2)), int(fm.group(2))
-    return {"label": label, "name": os.path.basename(path), "bytes": file_size(path), "frames": frames,
-            "skippable": skips, "cmd": bench.disp_prefix(script)}
+    """One input of the section: SCRIPT (bash, untimed) makes PATH, which must decode to TAR."""
+    return {"label": label, "name": os.path.basename(path)} | verification.prepared(
+        bench, ["bash", "-c", "set -e; " + script], bench.disp_prefix(script), path, tar)
 
 
 def run(bench):
@@ -80,14 +67,9 @@ def run(bench):
     rng = "--range=%d:+%s" % (offset, "1M" if length == 1 << 20 else str(length))
     pipe = "%s -dc %s | tail -c +%d | head -c %d" % (q(a.zstd), q(wz), offset + 1, length)
 
-    def case(key, label, group, family, argv, data_bytes, verify, inp, out=None, cmd=None, **extra):
-        c = {"section": "seek", "op": key.split("-")[0], "key": key, "family": family, "tool": label,
-             "case_label": label, "mode": "null" if out is None else "file", "level": None,
-             "threads": None, "group": group, "input": os.path.basename(inp), "data_bytes": data_bytes,
-             "argv": argv, "stdin": None, "stdout": None, "prefix": None, "out": out,
-             "cmd": cmd or bench.disp(argv), "verify": verify, "orig": tar, "runs": []}
-        c.update(extra)
-        return c
+    def case(key, label, group, family, argv, data_bytes, verify, inp, **extra):
+        return harness.custom_case(bench, "seek", key, label, family, group, argv, verify, inp, tar, data_bytes,
+                                   **extra)
 
     def ranged(key, label, group, family, argv, inp, cmd=None):
         return case(key, label, group, family, argv, length, "range", inp, cmd=cmd, range=(offset, length))

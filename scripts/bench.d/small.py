@@ -1,19 +1,14 @@
-"""scripts/bench's small section: a 5 MB file (--small-size), file->file, wall time with start-up.
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+"""scripts/bench's small section: a 5 MB file (--small-size), file->file, wall time with start-up."""
 
 import harness
-from corpus import file_size, warm
+from corpus import file_size
 from formatting import cases, col, commands, f_ms, f_ratio, find, human, spec_table, stat, vs
 
 
 def run(bench):
-    warm(bench.small)
-    cases = []
-    for fam, tool, base in harness.comp_tools(bench):
-        cases.append(harness.make_case(bench, "small", "compress", fam, tool, base, "file", bench.small,
-                                       level=3, threads=bench.N, group="small"))
-    harness.section(bench, "small", "Small file (%s), level 3, file→file" % human(file_size(bench.small)),
-                    cases, bench.a.small_runs)
+    harness.grid(bench, "small", "Small file (%s), level 3, file→file" % human(file_size(bench.small)), [
+        ("file", bench.small, harness.comp_tools(bench), {"level": 3, "threads": bench.N, "group": "small"})],
+        bench.a.small_runs)
 
 
 def render(data):

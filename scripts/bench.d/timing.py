@@ -2,6 +2,7 @@
 system CPU seconds and peak RSS from GNU time (-f TIME_FMT), and the share of the machine other processes took
 meanwhile (/proc/stat); also a command's output (cmd_output), the log and the exit on an error. Standard library."""
 
+import argparse
 import contextlib
 import json
 import os
@@ -31,6 +32,30 @@ def cmd_output(argv, stderr=True):
         return p.stdout.strip()
     except (OSError, subprocess.SubprocessError) as e:
         return "unavailable (%s)" % e
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def standalone_parser(doc: str, work: str) -> argparse.ArgumentParser:
+    """A standalone section's options (cluster_*.py): the corpus, weir, its scratch folder, the runs, where to write."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--corpus", default=os.path.join(ROOT, "bench", "corpus", "linux-6.1.tar"))
+    parser.add_argument("--weir", default=os.environ.get("WEIR_BIN", os.path.join(ROOT, ".build", "release", "weir")))
+    parser.add_argument("--work", default=os.path.join(ROOT, "bench", "work", work))
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--json", help="write every run here")
+    parser.add_argument("--report", help="write the Markdown report here (else standard output)")
+    return parser
+
+
+def packed(weir: str, corpus: str, work: str) -> str:
+    """weir -T2's file of CORPUS in WORK, made untimed: the file a standalone section's cases read."""
+    path = os.path.join(work, os.path.basename(corpus) + ".zst")
+    if os.path.exists(path):
+        os.unlink(path)
+    subprocess.run([weir, "-q", "-T2", corpus, "-o", path], check=True)
+    return path
 
 
 def standalone(data: dict, text: str, json_path: str | None, report_path: str | None) -> int:
@@ -81,8 +106,8 @@ def peak_rss_mib(pid):
     return None
 
 
-def run_timed(bench, argv, stdin=None, stdout=None, prefix=None):
-    """Run argv under /usr/bin/time.  stdout None means /dev/null.
+def run_timed(bench, argv, stdin=None, stdout=None, prefix=None, keep_stderr=False):
+    """Run argv under /usr/bin/time.  stdout None means /dev/null; keep_stderr: its standard error in m["stderr"].
 
     prefix is a shell pipeline feeding the command (e.g. a generator
     ending in '|'); the command then runs under bash.  Wall time is taken
@@ -116,9 +141,12 @@ def run_timed(bench, argv, stdin=None, stdout=None, prefix=None):
     # (/proc/stat counts in clock ticks: meaningless for runs shorter than half a second)
     if b0 is not None and b1 is not None and m["cpu"] is not None and wall >= 0.5:
         m["other_load"] = max(0.0, (b1 - b0 - m["cpu"]) / (wall * bench.ncpu))
+    with open(efile, "rb") as f:
+        err = f.read().decode("utf-8", "replace")
+    if keep_stderr:
+        m["stderr"] = err
     if p.returncode != 0 or m["exit"] != 0:
-        err = open(efile, "rb").read().decode("utf-8", "replace").strip()
-        m["error"] = (m["error"] or "") + " exit %s: %s" % (p.returncode, err[-500:])
+        m["error"] = (m["error"] or "") + " exit %s: %s" % (p.returncode, err.strip()[-500:])
     else:
         m["ok"] = m["error"] is None
     return m

@@ -1,16 +1,13 @@
 """scripts/bench's tree section: weir -TN -r against zstd -TN -r on the files of the corpus tarball, extracted before
-every run into a fresh ext4 (as root) or folder, every output checked.
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+every run into a fresh ext4 (as root) or folder, every output checked."""
 
 import hashlib
 import os
 import shutil
 import subprocess
-import time
 
 import compress
 import harness
-import timing
 import verification
 from corpus import file_size
 from formatting import cases, col, commands, f_bytes, f_num, f_ratio, find, spec_table, stat, vs
@@ -122,56 +119,46 @@ def run(bench):
     weir_base = [a.weir, "-q", "-T%d" % n] + bench.weir_extra
     tools = ([("weir", "weir -T%d -r" % n, weir_base)] + harness.variant_tools(bench, "weir -T%d -r" % n, weir_base)
              + [("zstd", "zstd -T%d -r" % n, [a.zstd, "-q", "-T%d" % n])])
-    cases = []
     mnt = os.path.join(bench.work, "tree")  # where fresh_tree extracts the archive
-    for fam, tool, base in tools:
-        cases.append({"section": "tree", "op": "compress", "family": fam, "tool": tool + " ".join([""] + rm),
-                      "mode": "tree", "level": 3, "threads": n, "group": "tree",
-                      "input": os.path.basename(archive),
-                      "argv": synced(base + ["-3", "-r"] + rm + [mnt], ["-f", mnt]),
-                      "cmd": bench.disp(base + ["-3", "-r"] + rm + ["TREE"]) + " && sync -f TREE",
-                      "runs": []})
+    tree = {}  # the run's tree: its folder, inputs, samples and cleanup
+
+    def extract(c):  # before each run, untimed: a fresh tree, its files listed and sampled
+        tree["folder"], tree["cleanup"] = fresh_tree(bench, archive, fs)
+        tree["inputs"] = tree_files(tree["folder"])
+        tree["sums"] = tree_samples(bench, tree["inputs"])
+        tree["files"], c["data_bytes"] = len(tree["inputs"]), sum(file_size(p) for p in tree["inputs"])
+
+    def check(m):  # after each run: every input's output; then the tree goes
+        try:
+            before = set(tree["inputs"])
+            outputs = [p for p in tree_files(tree["folder"]) if p not in before]
+            m["out_bytes"] = sum(file_size(p) for p in outputs)
+            if m["ok"]:
+                ok, how = verify_tree(bench, tree["inputs"], outputs, tree["sums"])
+                m["verified"] = how
+                if not ok:
+                    m["ok"], m["error"] = False, how
+        finally:
+            tree.pop("cleanup")()
+
+    cases = [harness.custom_case(bench, "tree", "compress", tool + " ".join([""] + rm), fam, "tree", synced(
+        base + ["-3", "-r"] + rm + [mnt], ["-f", mnt]), None, archive, None, None, mode="tree", level=3, threads=n,
+        cmd=bench.disp(base + ["-3", "-r"] + rm + ["TREE"]) + " && sync -f TREE", check=check)
+        for fam, tool, base in tools]
+    for c in cases:
+        c["setup"] = lambda c=c: extract(c)
     where = ("into a fresh ext4 on %s" % ("the disk (bench/work)" if a.tree_on_disk else "/dev/shm")
              if fs else "into a fresh folder")
     log("bench: section tree: %s extracted %s before every run (%d runs)" % (
         os.path.basename(archive), where, a.runs))
-    t0 = time.time()
-    files = data_bytes = None
-    for rnd in range(a.runs):
-        log(" round %d/%d" % (rnd + 1, a.runs))
-        k = rnd % len(cases)
-        for c in cases[k:] + cases[:k]:
-            folder, cleanup = fresh_tree(bench, archive, fs)
-            try:
-                inputs = tree_files(folder)
-                files, data_bytes = len(inputs), sum(file_size(p) for p in inputs)
-                sums = tree_samples(bench, inputs)
-                os.sync()
-                m = timing.run_timed(bench, c["argv"])
-                m["round"] = rnd
-                before = set(inputs)
-                outputs = [p for p in tree_files(folder) if p not in before]
-                m["out_bytes"] = sum(file_size(p) for p in outputs)
-                if m["ok"]:
-                    ok, how = verify_tree(bench, inputs, outputs, sums)
-                    m["verified"] = how
-                    if not ok:
-                        m["ok"], m["error"] = False, how
-            finally:
-                cleanup()
-            c["runs"].append(m)
-            c["data_bytes"] = data_bytes
-            log("  tree       %-16s %7.2f s  user %6.2f  sys %6.2f  rss %7.1f MiB  %s" % (
-                c["tool"], m["wall"], m["user"] or 0, m["sys"] or 0, (m["rss_kb"] or 0) / 1024,
-                "ok" if m["ok"] else "FAILED: %s" % m["error"]))
-    for c in cases:
-        harness.summarize(c)
-    bench.data["sections"]["tree"] = {
-        "title": "A tree of small files (-r), level 3, each output beside its input",
-        "runs": a.runs, "cases": [harness.public(c) for c in cases], "seconds": time.time() - t0,
-        "files": files, "bytes": data_bytes, "fresh_fs": fs, "archive": os.path.basename(archive),
-        "on_disk": bool(a.tree_on_disk), "rm": bool(a.tree_rm),
-        "notes": []}
+    try:
+        harness.section(bench, "tree", "A tree of small files (-r), level 3, each output beside its input", cases,
+                        a.runs, extra={"fresh_fs": fs, "archive": os.path.basename(archive),
+                                       "on_disk": bool(a.tree_on_disk), "rm": bool(a.tree_rm)})
+    finally:  # a run that raised before its check: its tree (and file system) still goes
+        if "cleanup" in tree:
+            tree.pop("cleanup")()
+    bench.data["sections"]["tree"].update(files=tree.get("files"), bytes=cases[0].get("data_bytes"))
 
 
 def render(data):

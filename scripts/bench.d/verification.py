@@ -10,7 +10,7 @@ import subprocess
 
 import members
 from corpus import file_size
-from timing import cmd_output
+from timing import cmd_output, die, log
 
 
 def piped_cmp(argv: list[str], orig: str) -> bool:
@@ -23,6 +23,18 @@ def piped_cmp(argv: list[str], orig: str) -> bool:
 
 def roundtrip_ok(bench, zpath, orig):
     return piped_cmp([bench.a.zstd, "-d", "-c", "-q", zpath], orig)
+
+
+def prepared(bench, argv: list[str], shown: str, path: str, orig: str) -> dict:
+    """An input made once, untimed, by ARGV (SHOWN in the log and the report): PATH, checked to decode to ORIG
+    (zstd -d | cmp); its bytes, and its frames and skippable frames as zstd -l counts them."""
+    log("bench: preparing %s: %s" % (os.path.basename(path), shown))
+    if subprocess.run(argv).returncode != 0 or not roundtrip_ok(bench, path, orig):
+        die("could not prepare %s: it failed, or zstd -d | cmp with %s did" % (path, orig))
+    listing = cmd_output([bench.a.zstd, "-l", path]).split("\n")
+    fm = re.match(r"\s*(\d+)\s+(\d+)\s", listing[1]) if len(listing) > 1 else None
+    return {"bytes": file_size(path), "frames": int(fm.group(1)) - int(fm.group(2)) if fm else None,
+            "skippable": int(fm.group(2)) if fm else None, "cmd": shown}
 
 
 def same_file(bench, a, b):

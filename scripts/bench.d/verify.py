@@ -1,10 +1,8 @@
 """scripts/bench's verify section (issue 42): what --verify costs, weir -TN with and without it beside zstd -TN,
-file->/dev/null, level 3 on the main corpus and level 19 on the lean RSS slice.
-runner.py calls run(bench) (bench: its Bench, the run's arguments and state); report.py calls render(data)."""
+file->/dev/null, level 3 on the main corpus and level 19 on the lean RSS slice."""
 
 import corpus
 import harness
-from corpus import warm
 from formatting import cases, col, commands, f_ratio, grouped, in_groups, of, spec_table, vs
 
 
@@ -18,13 +16,9 @@ def run(bench):
     weir = [a.weir, "-q", "-T%d" % n] + bench.weir_extra
     tools = [("weir", "weir -T%d" % n, weir), ("weir:verify", "weir -T%d --verify" % n, weir + ["--verify"]),
              ("zstd", "zstd -T%d" % n, [a.zstd, "-q", "-T%d" % n])]
-    cases = []
-    for level, inp in ((3, bench.main), (19, high)):
-        warm(inp)
-        for fam, tool, base in tools:
-            cases.append(harness.make_case(bench, "verify", "compress", fam, tool, base, "null", inp, level=level,
-                                           threads=n, group="level %d" % level))
-    harness.section(bench, "verify", "--verify: every frame decoded and compared before it is written", cases, a.runs)
+    harness.grid(bench, "verify", "--verify: every frame decoded and compared before it is written", [
+        ("null", inp, tools, {"level": level, "threads": n, "group": "level %d" % level})
+        for level, inp in ((3, bench.main), (19, high))], a.runs)
 
 
 def render(data):
