@@ -13,6 +13,13 @@ file beside DST (``copy_file_range`` on a shared file system, fsspec streams
 elsewhere), ends it with one seek table (zstd's seekable format, as weir
 writes it), syncs it and only then gives it its name.
 
+A tar SRC (``ustar`` at offset 257 of its first 512 bytes: weir's own test)
+gets weir's member index before the table, as ``weir SRC`` writes it: one
+task's weir writes both itself; with several, the join has ``weir --index``
+append both to the joined frames (the content decoded once, on that worker).
+A DST that is an fsspec URL is then joined and indexed in the join worker's
+temporary folder, which needs room for DST, and uploaded.
+
 Dask retries a failed task (``retries``) and reschedules those of a worker
 that died; a task writes its part under a temporary name and renames it, so a
 retry never sees half a part. A run that fails removes its parts and leaves
@@ -121,8 +128,8 @@ def compress(
         level: weir's level (negative: ``--fast``).
         blocksize: input bytes per task; by default SRC shared evenly between
             the workers' threads, in whole frames (one task per thread). DST
-            is byte for byte ``weir -LEVEL SRC``'s when it is a multiple of
-            ``frame``.
+            is byte for byte ``weir -LEVEL SRC``'s (a tar's member index
+            included) when it is a multiple of ``frame``.
         frame: input bytes per frame (weir's ``-B``); by default the level's.
         weir: the weir executable on the workers (a name on their PATH).
         threads: weir's ``-T`` in each task (one task per Dask thread).
