@@ -261,3 +261,19 @@ def test_no_member_index_is_weirs_flag(cluster: str, weir_bin: Path, tar_file: P
     )
     assert process.returncode == 0, process.stderr
     assert same_bytes(cli.read_bytes(), expected)
+
+
+def test_a_failed_index_leaves_no_dst(cluster: str, weir_bin: Path, tar_file: Path, tmp_path: Path) -> None:
+    # weir --index fails on the joined parts every time: no DST, no part, no temporary.
+    broken = tmp_path / "broken-weir"
+    broken.write_text(
+        f'#!/bin/sh\ncase "$*" in *--index*) echo "disk on fire" >&2; exit 1;; esac\nexec "{weir_bin}" "$@"\n'
+    )
+    broken.chmod(0o755)
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(RuntimeError, match="--index on the joined parts exited 1: disk on fire"):
+        compress(
+            str(tar_file), str(out / "t.tar.zst"), scheduler=cluster, weir=str(broken), frame=MiB, blocksize=3 * MiB
+        )
+    assert os.listdir(out) == []
