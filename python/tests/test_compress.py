@@ -103,17 +103,22 @@ def test_a_failed_attempt_is_retried(cluster: str, weir_bin: Path, text_file: Pa
     assert os.listdir(dst.parent) == ["lines.zst"]
 
 
+def failing_weir(folder: Path, weir_bin: Path, flag: str, message: str) -> Path:
+    """A weir that fails with ``message`` every time its arguments hold ``flag``."""
+    broken = folder / "broken-weir"
+    broken.write_text(
+        f'#!/bin/sh\ncase "$*" in *{flag}*) echo "{message}" >&2; exit 1;; esac\nexec "{weir_bin}" "$@"\n'
+    )
+    broken.chmod(0o755)
+    return broken
+
+
 def test_a_task_failing_every_time_leaves_no_dst(cluster: str, weir_bin: Path, text_file: Path, tmp_path: Path) -> None:
     # The last range (20,000,000 - 4 x 4 MiB bytes) fails on every attempt.
-    broken = tmp_path / "broken-weir"
     last = 20_000_000 - 4 * 4 * MiB
     src = tmp_path / "src.txt"
     src.write_bytes(text_file.read_bytes()[:20_000_000])
-    broken.write_text(
-        f'#!/bin/sh\ncase "$*" in *--stream-size={last}*) echo "no space left" >&2; exit 1;; esac\n'
-        f'exec "{weir_bin}" "$@"\n'
-    )
-    broken.chmod(0o755)
+    broken = failing_weir(tmp_path, weir_bin, f"--stream-size={last}", "no space left")
     out = tmp_path / "out"
     out.mkdir()
     with pytest.raises(RuntimeError, match="no space left"):
@@ -265,11 +270,7 @@ def test_no_member_index_is_weirs_flag(cluster: str, weir_bin: Path, tar_file: P
 
 def test_a_failed_index_leaves_no_dst(cluster: str, weir_bin: Path, tar_file: Path, tmp_path: Path) -> None:
     # weir --index fails on the joined parts every time: no DST, no part, no temporary.
-    broken = tmp_path / "broken-weir"
-    broken.write_text(
-        f'#!/bin/sh\ncase "$*" in *--index*) echo "disk on fire" >&2; exit 1;; esac\nexec "{weir_bin}" "$@"\n'
-    )
-    broken.chmod(0o755)
+    broken = failing_weir(tmp_path, weir_bin, "--index", "disk on fire")
     out = tmp_path / "out"
     out.mkdir()
     with pytest.raises(RuntimeError, match="--index on the joined parts exited 1: disk on fire"):
