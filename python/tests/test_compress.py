@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 import pytest
 from conftest import run_weir, same_bytes, text_lines
+from tar_archives import add_long_names, gnu_tar, make_tree
 
 from weir.dask import compress, default_blocksize, parse_size, seek_table
 
@@ -100,17 +103,22 @@ def test_a_failed_attempt_is_retried(cluster: str, weir_bin: Path, text_file: Pa
     assert os.listdir(dst.parent) == ["lines.zst"]
 
 
+def failing_weir(folder: Path, weir_bin: Path, flag: str, message: str) -> Path:
+    """A weir that fails with ``message`` every time its arguments hold ``flag``."""
+    broken = folder / "broken-weir"
+    broken.write_text(
+        f'#!/bin/sh\ncase "$*" in *{flag}*) echo "{message}" >&2; exit 1;; esac\nexec "{weir_bin}" "$@"\n'
+    )
+    broken.chmod(0o755)
+    return broken
+
+
 def test_a_task_failing_every_time_leaves_no_dst(cluster: str, weir_bin: Path, text_file: Path, tmp_path: Path) -> None:
     # The last range (20,000,000 - 4 x 4 MiB bytes) fails on every attempt.
-    broken = tmp_path / "broken-weir"
     last = 20_000_000 - 4 * 4 * MiB
     src = tmp_path / "src.txt"
     src.write_bytes(text_file.read_bytes()[:20_000_000])
-    broken.write_text(
-        f'#!/bin/sh\ncase "$*" in *--stream-size={last}*) echo "no space left" >&2; exit 1;; esac\n'
-        f'exec "{weir_bin}" "$@"\n'
-    )
-    broken.chmod(0o755)
+    broken = failing_weir(tmp_path, weir_bin, f"--stream-size={last}", "no space left")
     out = tmp_path / "out"
     out.mkdir()
     with pytest.raises(RuntimeError, match="no space left"):
@@ -185,3 +193,88 @@ def test_a_source_read_through_fsspec(cluster: str, weir_bin: Path, text_file: P
     dst = tmp_path / "from-url.zst"
     compress(f"blockcache::file://{text_file}", str(dst), scheduler=cluster, frame=2 * MiB, blocksize=6 * MiB)
     assert same_bytes(dst.read_bytes(), run_weir(weir_bin, "-c", "-B2M", text_file))
+
+
+# ------------------------------------------------------------------ a tar SRC
+# weir writes a tar's member index (docs/members.md) before the seek table;
+# DST must be those bytes too, and list and extract as weir's does.
+
+
+@pytest.fixture(scope="module")
+def tar_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A GNU tar of about 7 MB (folders, a long name, links, a sparse file):
+    six frames at -B1M."""
+    root = tmp_path_factory.mktemp("tar")
+    tree = make_tree(root, text_lines(6_000_000, seed=61))
+    add_long_names(tree)
+    return gnu_tar(tree, root / "tree.tar", "gnu")
+
+
+def tar_names(tar: Path) -> bytes:
+    return subprocess.run(["tar", "tf", str(tar)], capture_output=True, check=True).stdout
+
+
+@pytest.mark.parametrize(("blocksize", "parts"), [(2 * MiB, 3), (16 * MiB, 1)])
+def test_a_tar_gets_weirs_member_index(
+    cluster: str, weir_bin: Path, tar_file: Path, tmp_path: Path, blocksize: int, parts: int
+) -> None:
+    dst = tmp_path / "tree.tar.zst"
+    result = compress(str(tar_file), str(dst), scheduler=cluster, frame=MiB, blocksize=blocksize)
+    assert same_bytes(dst.read_bytes(), run_weir(weir_bin, "-T2", "-c", "-B1M", tar_file))
+    assert (result.parts, result.frames) == (parts, 6)
+    assert run_weir(weir_bin, "-l", "--members", dst) == tar_names(tar_file)
+    member = run_weir(weir_bin, "-d", "--member=tree/data/x.csv", "-c", dst)
+    with tarfile.open(fileobj=io.BytesIO(member)) as archive:
+        extracted = archive.extractfile("tree/data/x.csv")
+        assert extracted is not None and extracted.read() == text_lines(6_000_000, seed=61)
+    assert os.listdir(tmp_path) == ["tree.tar.zst"]  # no part, no temporary left
+
+
+def test_a_tar_in_one_frame_gets_its_index(cluster: str, weir_bin: Path, tmp_path: Path) -> None:
+    # One task, one frame: weir writes a table for the index all the same.
+    (tmp_path / "small" / "d").mkdir(parents=True)
+    (tmp_path / "small" / "d" / "f.txt").write_bytes(b"small\n" * 100)
+    tar = gnu_tar(tmp_path / "small", tmp_path / "small.tar", "gnu")
+    dst = tmp_path / "small.tar.zst"
+    compress(str(tar), str(dst), scheduler=cluster)
+    assert same_bytes(dst.read_bytes(), run_weir(weir_bin, "-c", tar))
+    assert run_weir(weir_bin, "-l", "--members", dst) == tar_names(tar)
+
+
+def test_a_tar_to_an_fsspec_url(cluster: str, weir_bin: Path, tar_file: Path, tmp_path: Path) -> None:
+    # Not a local path: the parts are streamed to DST's file system, and
+    # DST is still weir's own bytes, index included.
+    dst = tmp_path / "remote.tar.zst"
+    compress(str(tar_file), f"simplecache::file://{dst}", scheduler=cluster, frame=MiB, blocksize=3 * MiB)
+    assert same_bytes(dst.read_bytes(), run_weir(weir_bin, "-c", "-B1M", tar_file))
+    assert run_weir(weir_bin, "-l", "--members", dst) == tar_names(tar_file)
+    assert os.listdir(tmp_path) == ["remote.tar.zst"]
+
+
+def test_no_member_index_is_weirs_flag(cluster: str, weir_bin: Path, tar_file: Path, tmp_path: Path) -> None:
+    expected = run_weir(weir_bin, "-c", "-B1M", "--no-member-index", tar_file)
+    dst = tmp_path / "plain.tar.zst"
+    compress(str(tar_file), str(dst), scheduler=cluster, frame=MiB, blocksize=3 * MiB, member_index=False)
+    assert same_bytes(dst.read_bytes(), expected)
+    cli = tmp_path / "cli.tar.zst"
+    flags = ["--frame-size", "1M", "--blocksize", "3M", "--no-member-index", str(tar_file), str(cli)]
+    process = subprocess.run(
+        [sys.executable, "-m", "weir.dask", "compress", "--scheduler", cluster, *flags],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert process.returncode == 0, process.stderr
+    assert same_bytes(cli.read_bytes(), expected)
+
+
+def test_a_failed_index_leaves_no_dst(cluster: str, weir_bin: Path, tar_file: Path, tmp_path: Path) -> None:
+    # weir --index fails on the joined parts every time: no DST, no part, no temporary.
+    broken = failing_weir(tmp_path, weir_bin, "--index", "disk on fire")
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(RuntimeError, match="--index on the joined parts exited 1: disk on fire"):
+        compress(
+            str(tar_file), str(out / "t.tar.zst"), scheduler=cluster, weir=str(broken), frame=MiB, blocksize=3 * MiB
+        )
+    assert os.listdir(out) == []

@@ -13,6 +13,13 @@ file beside DST (``copy_file_range`` on a shared file system, fsspec streams
 elsewhere), ends it with one seek table (zstd's seekable format, as weir
 writes it), syncs it and only then gives it its name.
 
+A tar SRC (``ustar`` at offset 257 of its first 512 bytes: weir's own test)
+gets weir's member index before the table, as ``weir SRC`` writes it: one
+task's weir writes both itself; with several, the join has ``weir --index``
+append both to the joined frames (the content decoded once, on that worker).
+A DST that is an fsspec URL is then joined and indexed in the join worker's
+temporary folder, which needs room for DST, and uploaded.
+
 Dask retries a failed task (``retries``) and reschedules those of a worker
 that died; a task writes its part under a temporary name and renames it, so a
 retry never sees half a part. A run that fails removes its parts and leaves
@@ -35,7 +42,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from weir.dask_tasks import compress_range, join_parts, prepare, remove_parts, seek_table
+from weir.dask_tasks import Ending, compress_range, join_parts, prepare, remove_parts, seek_table
 
 __all__ = ["Result", "compress", "default_blocksize", "frame_size", "level_flags", "main", "parse_size", "seek_table"]
 
@@ -109,6 +116,7 @@ def compress(
     retries: int = 2,
     force: bool = False,
     storage_options: dict[str, Any] | None = None,
+    member_index: bool = True,
 ) -> Result:
     """Compresses ``src`` into ``dst`` on the Dask cluster at ``scheduler``
     (or through ``client``), each task one range of ``blocksize`` bytes.
@@ -120,13 +128,15 @@ def compress(
         level: weir's level (negative: ``--fast``).
         blocksize: input bytes per task; by default SRC shared evenly between
             the workers' threads, in whole frames (one task per thread). DST
-            is byte for byte ``weir -LEVEL SRC``'s when it is a multiple of
-            ``frame``.
+            is byte for byte ``weir -LEVEL SRC``'s (a tar's member index
+            included) when it is a multiple of ``frame``.
         frame: input bytes per frame (weir's ``-B``); by default the level's.
         weir: the weir executable on the workers (a name on their PATH).
         threads: weir's ``-T`` in each task (one task per Dask thread).
         retries: how many times Dask runs a failed task again.
         storage_options: fsspec options for ``src`` and ``dst`` URLs.
+        member_index: a tar SRC gets weir's member index (False: none, as
+            weir's ``--no-member-index``).
 
     Raises:
         FileExistsError: ``dst`` exists and ``force`` is not given.
@@ -146,11 +156,19 @@ def compress(
     try:
         token = uuid.uuid4().hex[:12]
         parts_dir = _parts_dir(dst, token)
-        size = client.submit(prepare, src, dst, parts_dir, force, options, pure=False, retries=retries).result()
+        prepared = client.submit(prepare, src, dst, parts_dir, force, options, pure=False, retries=retries)
+        size, tar = prepared.result()
         blocksize = blocksize or default_blocksize(size, frame, sum(client.nthreads().values()))
         ranges = [(offset, min(blocksize, size - offset)) for offset in range(0, size, blocksize)] or [(0, 0)]
         parts = [_join_path(parts_dir, f"part-{number:08d}") for number in range(len(ranges))]
-        command = [weir, "-c", "-q", f"-T{threads}", "--no-seek-table", "-B", str(frame), *level_flags(level)]
+        # A tar's member index is weir's to write, from the whole content:
+        # one task's weir writes it with the table; else the join has weir
+        # add both to the joined frames (docs/members.md).
+        ending: Ending = "table"
+        if tar and member_index:
+            ending = "none" if len(ranges) == 1 else "index"
+        table_flags = ["--no-seek-table"] if ending != "none" else []
+        command = [weir, "-c", "-q", f"-T{threads}", *table_flags, "-B", str(frame), *level_flags(level)]
         futures = [
             client.submit(
                 compress_range,
@@ -174,6 +192,8 @@ def compress(
             futures,
             force,
             options,
+            ending,
+            [weir, "-q", "--index"],
             key=f"weir-join-{token}",
             retries=retries,
             pure=False,
@@ -233,6 +253,9 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--threads", type=int, default=1, help="weir's -T in each task (default 1)")
     run.add_argument("--retries", type=int, default=2, help="runs of a failed task after the first (default 2)")
     run.add_argument("-f", "--force", action="store_true", help="replace DST if it exists")
+    run.add_argument(
+        "--no-member-index", action="store_true", help="no member index for a tar SRC (weir's --no-member-index)"
+    )
     args = parser.parse_args(argv)
     try:
         result = compress(
@@ -246,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
             threads=args.threads,
             retries=args.retries,
             force=args.force,
+            member_index=not args.no_member_index,
         )
     except (OSError, RuntimeError, ValueError) as error:
         print(f"weir.dask: {args.src}: {error}", file=sys.stderr)

@@ -12,7 +12,7 @@ import struct
 import subprocess
 import tempfile
 import uuid
-from typing import Any
+from typing import Any, Literal
 
 import fsspec
 from fsspec.implementations.local import LocalFileSystem
@@ -22,8 +22,14 @@ from weir.frames import SEEK_FOOTER_MAGIC, SEEK_TABLE_MAGIC, walk_frames
 # Bytes read from SRC and written to weir's standard input at a time.
 _PIPE_PIECE = 1 << 20
 
+# A tar's header block: weir looks for ``ustar`` in the first one.
+TAR_BLOCK = 512
+
 # Attempts at removing the parts' folder while late tasks write into it.
 _REMOVAL_ROUNDS = 20
+
+Ending = Literal["table", "index", "none"]
+"""What ``join_parts`` ends DST with (see there)."""
 
 Entry = tuple[int, int, int | None]
 """(compressed size, decompressed size, checksum) of one frame of a part."""
@@ -129,42 +135,77 @@ def _entries(part: str, length: int) -> list[Entry]:
     return [(frame.size, frame.length, frame.checksum) for frame in frames]
 
 
-def prepare(src: str, dst: str, parts_dir: str, force: bool, options: dict[str, Any]) -> int:
-    """On a worker: refuses an existing DST, makes the parts' folder; SRC's size."""
+def prepare(src: str, dst: str, parts_dir: str, force: bool, options: dict[str, Any]) -> tuple[int, bool]:
+    """On a worker: refuses an existing DST, makes the parts' folder; SRC's
+    size, and whether it starts as a tar (``starts_tar``)."""
     dst_fs, dst_path = fsspec.core.url_to_fs(dst, **options)
     if not force and dst_fs.exists(dst_path):
         raise FileExistsError(f"{dst} exists: give force=True (-f) to replace it")
     parts_fs, parts_path = fsspec.core.url_to_fs(parts_dir, **options)
     parts_fs.makedirs(parts_path, exist_ok=True)
     src_fs, src_path = fsspec.core.url_to_fs(src, **options)
-    return int(src_fs.info(src_path)["size"])
+    size = int(src_fs.info(src_path)["size"])
+    if size < TAR_BLOCK:
+        return size, False
+    with src_fs.open(src_path, "rb") as source:
+        return size, starts_tar(source.read(TAR_BLOCK))
+
+
+def starts_tar(head: bytes) -> bool:
+    """Whether weir's compressor takes a content starting with ``head`` for
+    a tar, and writes its member index: ``ustar`` at offset 257 of a first
+    512-byte block (weir's ``TarScanner.startsTar`` on its first chunk, at
+    least 1 KiB by -B's bounds; docs/members.md)."""
+    return len(head) >= TAR_BLOCK and head[257:262] == b"ustar"
 
 
 def join_parts(
-    dst: str, parts_dir: str, parts: list[str], entries: list[list[Entry]], force: bool, options: dict[str, Any]
+    dst: str,
+    parts_dir: str,
+    parts: list[str],
+    entries: list[list[Entry]],
+    force: bool,
+    options: dict[str, Any],
+    ending: Ending = "table",
+    index_command: list[str] | None = None,
 ) -> tuple[int, int]:
-    """On a worker: the parts in order, then one seek table, into DST."""
+    """On a worker: the parts in order into DST, then its end, by ``ending``:
+    ``"table"``, one seek table made here; ``"index"``, a tar's member index
+    and the table, which ``index_command`` (``weir -q --index``) appends to
+    the joined file, as weir's compressor writes them; ``"none"``, nothing
+    (one part that is weir's whole output already). Returns DST's size and
+    its zstd frames."""
     every = [entry for part in entries for entry in part]
     # An empty frame of an empty part is a frame only when it is the file's only one.
     frames = [entry for entry in every if entry[1] > 0] or every[:1]
-    table = seek_table(frames)
+    table = seek_table(frames) if ending == "table" else b""
     fs, path = fsspec.core.url_to_fs(dst, **options)
     folder, name = os.path.split(path)
     temporary = f"{folder}/.{name}.weir-dask-{uuid.uuid4().hex[:8]}" if folder else f".{name}.weir-dask"
     try:
         if isinstance(fs, LocalFileSystem):
             join_local(temporary, [fsspec.core.url_to_fs(p, **options)[1] for p in parts], table)
+            if ending == "index":
+                add_member_index(index_command, temporary)
             if force:
                 os.replace(temporary, path)
             else:
                 os.link(temporary, path)  # fails if DST appeared meanwhile: never replaced
                 os.unlink(temporary)
             _sync_folder(folder or ".")
+        elif ending == "index":
+            # weir appends in place to a local file: the parts are joined in
+            # this worker's temporary folder, indexed there, then uploaded.
+            with tempfile.TemporaryDirectory(prefix="weir-join-") as scratch:
+                joined = os.path.join(scratch, name or "joined")
+                with open(joined, "wb") as output:
+                    _copy_parts(parts, options, output)
+                add_member_index(index_command, joined)
+                fs.put_file(joined, temporary)
+            fs.mv(temporary, path)
         else:
             with fs.open(temporary, "wb") as output:
-                for part in parts:
-                    with fsspec.open(part, "rb", **options) as piece:
-                        shutil.copyfileobj(piece, output, 8 << 20)
+                _copy_parts(parts, options, output)
                 output.write(table)
             fs.mv(temporary, path)
     except BaseException:
@@ -173,6 +214,24 @@ def join_parts(
         raise
     remove_parts(dst, parts_dir, options)
     return int(fs.info(path)["size"]), len(frames)
+
+
+def _copy_parts(parts: list[str], options: dict[str, Any], output: Any) -> None:
+    for part in parts:
+        with fsspec.open(part, "rb", **options) as piece:
+            shutil.copyfileobj(piece, output, 8 << 20)
+
+
+def add_member_index(command: list[str] | None, path: str) -> None:
+    """Has weir append a tar's member index and the seek table to the joined
+    frames at ``path`` (``weir --index``: the content decoded once, through
+    the compressor's own scanner; the bytes ``weir SRC`` writes)."""
+    if not command:
+        raise ValueError("a tar's join needs the weir --index command")
+    process = subprocess.run([*command, path], capture_output=True, check=False)
+    if process.returncode != 0:
+        message = process.stderr.decode(errors="replace").strip()
+        raise RuntimeError(f"{' '.join(command)} on the joined parts exited {process.returncode}: {message}")
 
 
 def join_local(temporary: str, parts: list[str], table: bytes) -> None:
