@@ -1,4 +1,3 @@
-import CSupport
 import Dispatch
 import Weir
 import Glibc
@@ -13,6 +12,11 @@ import Glibc
 /// name that could be taken for a complete file. Either way the progress
 /// line is taken off the terminal first.
 ///
+/// The signals reach the sources through no handler on any thread: they are
+/// blocked on every thread (see `install`), so the kernel keeps each one
+/// pending for the process, where the signalfd libdispatch reads on its
+/// manager thread takes it.
+///
 /// Threads: used by the main thread alone (install, uninstall), so not
 /// Sendable; the handlers, on `queue`, share only `state`, `cancellation`
 /// and `console`, which are.
@@ -20,6 +24,8 @@ final class SignalHandler {
     let cancellation = Cancellation()
     private let queue = DispatchQueue(label: "weir.signals")
     private var sources: [DispatchSourceSignal] = []
+    /// The calling thread's signal mask before `install`, put back by `uninstall`.
+    private var previousMask = sigset_t()
     private let state = SignalState()
     private let console: Console
 
@@ -37,15 +43,24 @@ final class SignalHandler {
         // terminals, which the rest of the pipeline and the shell would see).
         let savedFlags = [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO].map { ($0, fcntl($0, F_GETFL)) }
         signal(SIGPIPE, SIG_IGN)
-        for number in [SIGINT, SIGTERM, SIGHUP] {
-            // Not SIG_IGN until libdispatch takes the signal over: one that
-            // arrives before the source is registered is held, and raised
-            // again once it is (see signal_hold.h).
-            _ = weir_signal_hold(number)
+        // Blocked before the sources exist, on this thread and so on every
+        // thread the run starts (a new thread inherits the mask; libdispatch's
+        // own threads block every signal; weir starts none before the run). A
+        // signal then stays pending for the process until the source's
+        // signalfd takes it, even one that arrives before the source is
+        // registered (asynchronously, on the manager thread), and no thread
+        // has to run a handler for it. Unblocked, it goes to the main thread,
+        // where libdispatch's handler would pass it on; Thread Sanitizer runs
+        // a program's handler only at the thread's next intercepted call, so
+        // a main thread asleep in DispatchGroup.wait (a futex it does not
+        // intercept) never did: a Ctrl-C while weir waited for input was lost.
+        let numbers = [SIGINT, SIGTERM, SIGHUP]
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        for number in numbers { sigaddset(&blocked, number) }
+        pthread_sigmask(SIG_BLOCK, &blocked, &previousMask)
+        for number in numbers {
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setRegistrationHandler {
-                if weir_signal_take(number) != 0 { kill(getpid(), number) }
-            }
             source.setEventHandler { [state, cancellation, console] in
                 // The progress line goes first, so the terminal is left clean
                 // whichever way the process ends.
@@ -66,6 +81,7 @@ final class SignalHandler {
     func uninstall() {
         for source in sources { source.cancel() }
         sources.removeAll()
+        pthread_sigmask(SIG_SETMASK, &previousMask, nil)
     }
 }
 
