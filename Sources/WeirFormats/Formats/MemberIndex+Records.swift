@@ -1,0 +1,195 @@
+import WeirSystem
+
+extension MemberIndex {
+    /// An index's decoded record list, checked whole when made, walked
+    /// member by member without keeping a value per member.
+    ///
+    /// A listing prints one line per member and keeps none: making every
+    /// record an array of ``Member`` values (and each name its own array)
+    /// is most of what a listing would cost. ``forEach(_:)`` hands each
+    /// record in turn as one ``Member`` that the walk updates in place —
+    /// a name front-coded against the previous one rewrites only the bytes
+    /// that differ — so a walk allocates nothing per member unless the
+    /// body keeps the value (``members()`` does).
+    package struct Records: Sendable {
+        /// The record list, header included.
+        private let bytes: [UInt8]
+        /// Where the first member's record begins in `bytes`.
+        private let start: Int
+        /// The file and the index frame's offset, for the messages.
+        private let path: String
+        private let offset: Int
+        /// How many members the list holds.
+        package let count: Int
+        /// Flags bit 0: the tar stream ended early.
+        package let endedEarly: Bool
+        /// Where the tar's end blocks begin in the content (or where it ended early).
+        package let endOffset: Int
+        /// The decoded size of the whole content the index describes.
+        package let contentSize: Int
+
+        /// The record list `bytes`, read whole once to check it; every walk
+        /// after it reads exactly what this one read.
+        ///
+        /// - Throws: ``WeirError`` `.corrupt` for another version, a varint
+        ///   that runs past the end, offsets that overflow or pass the end
+        ///   offset, a mode out of range, bytes after the last record.
+        init(checking bytes: [UInt8], path: String, offset: Int) throws(WeirError) {
+            var reader = RecordReader(bytes: bytes, path: path, offset: offset)
+            let version = try reader.uvarint()
+            guard version == UInt64(MemberIndex.version) else {
+                throw reader.corrupt("version \(version) of the record list is not one this weir reads "
+                                         + "(\(MemberIndex.version))")
+            }
+            let flags = try reader.uvarint()
+            let count = try reader.uvarint()
+            let endOffset = try reader.offset()
+            let contentSize = try reader.offset()
+            guard endOffset <= contentSize else {
+                throw reader.corrupt("the end offset \(endOffset) passes the content size \(contentSize)")
+            }
+            // A record takes at least 15 bytes: a count larger than the bytes
+            // left is a lie, refused before anything is sized by it.
+            guard count <= UInt64(bytes.count - reader.position) / 15 else {
+                throw reader.corrupt("it declares \(count) members, more than its \(bytes.count) bytes can hold")
+            }
+            (self.bytes, start, self.path, self.offset) = (bytes, reader.position, path, offset)
+            (self.count, endedEarly, self.endOffset, self.contentSize) = (Int(count), flags & 1 != 0, endOffset,
+                                                                          contentSize)
+            try forEach { _ in }
+        }
+
+        /// Calls `body` with each member's record, in archive order. The
+        /// value handed to `body` is reused for the next member: `body` keeps
+        /// a copy if it needs one (which then costs its own storage).
+        ///
+        /// - Throws: what `body` throws; a ``WeirError`` `.corrupt` only from
+        ///   the walk that checks the list when it is made.
+        package func forEach(_ body: (Member) throws(WeirError) -> Void) throws(WeirError) {
+            var reader = RecordReader(bytes: bytes, path: path, offset: offset)
+            reader.position = start
+            // Before the first record, the "previous member" ends at 0 with empty names.
+            var member = Member(headerOffset: 0, headerLength: 0, dataLength: 0, size: 0, path: [])
+            for index in 0 ..< count {
+                try reader.next(&member, endOffset: endOffset, index: index)
+                try body(member)
+            }
+            guard reader.position == bytes.count else {
+                throw reader.corrupt("\(bytes.count - reader.position) bytes follow the last member's record")
+            }
+        }
+
+        /// Every member's record, in archive order.
+        package func members() throws(WeirError) -> [Member] {
+            var members: [Member] = []
+            members.reserveCapacity(count)
+            try forEach { members.append($0) }
+            return members
+        }
+
+        /// The whole index.
+        package func index() throws(WeirError) -> MemberIndex {
+            MemberIndex(members: try members(), endedEarly: endedEarly, endOffset: endOffset,
+                        contentSize: contentSize)
+        }
+    }
+
+    /// A cursor over a record list; every read past its end, every value
+    /// too large for an `Int`, is refused.
+    private struct RecordReader {
+        let bytes: [UInt8]
+        /// The file and the index frame's offset, for the messages.
+        let path: String
+        let frameOffset: Int
+        var position = 0
+
+        init(bytes: [UInt8], path: String, offset: Int) {
+            (self.bytes, self.path, frameOffset) = (bytes, path, offset)
+        }
+
+        func corrupt(_ detail: String) -> WeirError { .corruptMemberIndex(path: path, offset: frameOffset, detail) }
+
+        mutating func uvarint() throws(WeirError) -> UInt64 {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                guard position < bytes.count else {
+                    throw corrupt("a varint runs past the end of the record list at byte \(position)")
+                }
+                let byte = bytes[position]
+                position += 1
+                guard shift < 64, shift < 63 || byte <= 1 else {
+                    throw corrupt("a varint at byte \(position - 1) is larger than 64 bits")
+                }
+                value |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { return value }
+                shift += 7
+            }
+        }
+
+        /// A uvarint that fits an `Int` (an offset, a length, a size).
+        mutating func offset() throws(WeirError) -> Int {
+            let value = try uvarint()
+            guard value <= UInt64(Int.max) else { throw corrupt("a value at byte \(position) is out of range") }
+            return Int(value)
+        }
+
+        mutating func byte() throws(WeirError) -> UInt8 {
+            guard position < bytes.count else { throw corrupt("a record runs past the end of the record list") }
+            position += 1
+            return bytes[position - 1]
+        }
+
+        /// Where the next string's bytes lie in the record list.
+        mutating func string() throws(WeirError) -> Range<Int> {
+            let length = try offset()
+            guard length <= bytes.count - position else {
+                throw corrupt("a string of \(length) bytes runs past the end of the record list")
+            }
+            position += length
+            return position - length ..< position
+        }
+
+        /// Replaces `name`, the previous member's, by the front-coded name
+        /// that comes next; one equal to the previous (an owner, a group)
+        /// is not written at all, so its storage stays shared.
+        mutating func frontCoded(_ name: inout [UInt8]) throws(WeirError) {
+            let shared = try offset()
+            guard shared <= name.count else {
+                throw corrupt("a name shares \(shared) bytes with a previous one of \(name.count)")
+            }
+            let rest = try string()
+            if rest.isEmpty, shared == name.count { return }
+            name.removeSubrange(shared...)
+            name.append(contentsOf: bytes[rest])
+        }
+
+        /// Replaces `member`, the previous member's record, by the next
+        /// one's; `index` and the offsets for the messages.
+        mutating func next(_ member: inout Member, endOffset: Int, index: Int) throws(WeirError) {
+            let (gap, headerLength, dataLength) = (try offset(), try offset(), try offset())
+            let (start, o1) = member.end.addingReportingOverflow(gap)
+            let (dataStart, o2) = start.addingReportingOverflow(headerLength)
+            let (end, o3) = dataStart.addingReportingOverflow(dataLength)
+            guard !(o1 || o2 || o3), end <= endOffset else {
+                throw corrupt("member \(index) runs past the end offset \(endOffset)")
+            }
+            guard headerLength >= 512, headerLength % 512 == 0 else {
+                throw corrupt("member \(index)'s headers are \(headerLength) bytes, not whole 512-byte blocks")
+            }
+            let size = try offset()
+            let zigzag = try uvarint()
+            let mode = try uvarint()
+            guard mode <= 0o7777 else { throw corrupt("member \(index)'s mode \(mode) is out of range") }
+            let (uid, gid, type) = (try offset(), try offset(), try byte())
+            (member.headerOffset, member.headerLength, member.dataLength) = (start, headerLength, dataLength)
+            (member.size, member.mode, member.uid, member.gid, member.type) = (size, UInt32(mode), uid, gid, type)
+            member.mtime = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
+            try frontCoded(&member.path)
+            let link = try string()
+            if !(link.isEmpty && member.link.isEmpty) { member.link = Array(bytes[link]) }
+            try frontCoded(&member.uname)
+            try frontCoded(&member.gname)
+        }
+    }
+}
