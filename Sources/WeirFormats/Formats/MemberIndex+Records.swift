@@ -35,27 +35,32 @@ extension MemberIndex {
         ///   that runs past the end, offsets that overflow or pass the end
         ///   offset, a mode out of range, bytes after the last record.
         init(checking bytes: [UInt8], path: String, offset: Int) throws(WeirError) {
-            var reader = RecordReader(bytes: bytes, path: path, offset: offset)
-            let version = try reader.uvarint()
-            guard version == UInt64(MemberIndex.version) else {
-                throw reader.corrupt("version \(version) of the record list is not one this weir reads "
-                                         + "(\(MemberIndex.version))")
-            }
-            let flags = try reader.uvarint()
-            let count = try reader.uvarint()
-            let endOffset = try reader.offset()
-            let contentSize = try reader.offset()
-            guard endOffset <= contentSize else {
-                throw reader.corrupt("the end offset \(endOffset) passes the content size \(contentSize)")
-            }
-            // A record takes at least 15 bytes: a count larger than the bytes
-            // left is a lie, refused before anything is sized by it.
-            guard count <= UInt64(bytes.count - reader.position) / 15 else {
-                throw reader.corrupt("it declares \(count) members, more than its \(bytes.count) bytes can hold")
-            }
-            (self.bytes, start, self.path, self.offset) = (bytes, reader.position, path, offset)
-            (self.count, endedEarly, self.endOffset, self.contentSize) = (Int(count), flags & 1 != 0, endOffset,
-                                                                          contentSize)
+            let header = try bytes.withUnsafeBufferPointer { buffer in
+                Result { () throws(WeirError) -> (start: Int, count: Int, flags: UInt64, end: Int, size: Int) in
+                    var reader = RecordReader(bytes: buffer, path: path, offset: offset)
+                    let version = try reader.uvarint()
+                    guard version == UInt64(MemberIndex.version) else {
+                        throw reader.corrupt("version \(version) of the record list is not one this weir reads "
+                                                 + "(\(MemberIndex.version))")
+                    }
+                    let flags = try reader.uvarint()
+                    let count = try reader.uvarint()
+                    let endOffset = try reader.offset()
+                    let contentSize = try reader.offset()
+                    guard endOffset <= contentSize else {
+                        throw reader.corrupt("the end offset \(endOffset) passes the content size \(contentSize)")
+                    }
+                    // A record takes at least 15 bytes: a count larger than the bytes
+                    // left is a lie, refused before anything is sized by it.
+                    guard count <= UInt64(bytes.count - reader.position) / 15 else {
+                        throw reader.corrupt("it declares \(count) members, more than its \(bytes.count) bytes "
+                                                 + "can hold")
+                    }
+                    return (reader.position, Int(count), flags, endOffset, contentSize)
+                }
+            }.get()
+            (self.bytes, start, self.path, self.offset) = (bytes, header.start, path, offset)
+            (count, endedEarly, endOffset, contentSize) = (header.count, header.flags & 1 != 0, header.end, header.size)
             try forEach { _ in }
         }
 
@@ -66,17 +71,21 @@ extension MemberIndex {
         /// - Throws: what `body` throws; a ``WeirError`` `.corrupt` only from
         ///   the walk that checks the list when it is made.
         package func forEach(_ body: (Member) throws(WeirError) -> Void) throws(WeirError) {
-            var reader = RecordReader(bytes: bytes, path: path, offset: offset)
-            reader.position = start
-            // Before the first record, the "previous member" ends at 0 with empty names.
-            var member = Member(headerOffset: 0, headerLength: 0, dataLength: 0, size: 0, path: [])
-            for index in 0 ..< count {
-                try reader.next(&member, endOffset: endOffset, index: index)
-                try body(member)
-            }
-            guard reader.position == bytes.count else {
-                throw reader.corrupt("\(bytes.count - reader.position) bytes follow the last member's record")
-            }
+            try bytes.withUnsafeBufferPointer { buffer in
+                Result { () throws(WeirError) in
+                    var reader = RecordReader(bytes: buffer, path: path, offset: offset)
+                    reader.position = start
+                    // Before the first record, the "previous member" ends at 0 with empty names.
+                    var member = Member(headerOffset: 0, headerLength: 0, dataLength: 0, size: 0, path: [])
+                    for index in 0 ..< count {
+                        try reader.next(&member, endOffset: endOffset, index: index)
+                        try body(member)
+                    }
+                    guard reader.position == buffer.count else {
+                        throw reader.corrupt("\(buffer.count - reader.position) bytes follow the last member's record")
+                    }
+                }
+            }.get()
         }
 
         /// Every member's record, in archive order.
@@ -97,19 +106,25 @@ extension MemberIndex {
     /// A cursor over a record list; every read past its end, every value
     /// too large for an `Int`, is refused.
     private struct RecordReader {
-        let bytes: [UInt8]
+        /// The record list, held by the caller for as long as the reader is used.
+        let bytes: UnsafeBufferPointer<UInt8>
         /// The file and the index frame's offset, for the messages.
         let path: String
         let frameOffset: Int
         var position = 0
 
-        init(bytes: [UInt8], path: String, offset: Int) {
+        init(bytes: UnsafeBufferPointer<UInt8>, path: String, offset: Int) {
             (self.bytes, self.path, frameOffset) = (bytes, path, offset)
         }
 
         func corrupt(_ detail: String) -> WeirError { .corruptMemberIndex(path: path, offset: frameOffset, detail) }
 
         mutating func uvarint() throws(WeirError) -> UInt64 {
+            // Most values (a header's length, a mode, an ID, a short name's length) take one byte.
+            if position < bytes.count, bytes[position] < 0x80 {
+                position += 1
+                return UInt64(bytes[position - 1])
+            }
             var value: UInt64 = 0
             var shift: UInt64 = 0
             while true {
@@ -160,8 +175,8 @@ extension MemberIndex {
             }
             let rest = try string()
             if rest.isEmpty, shared == name.count { return }
-            name.removeSubrange(shared...)
-            name.append(contentsOf: bytes[rest])
+            name.removeLast(name.count - shared)
+            name.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[rest]))
         }
 
         /// Replaces `member`, the previous member's record, by the next
@@ -187,7 +202,9 @@ extension MemberIndex {
             member.mtime = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
             try frontCoded(&member.path)
             let link = try string()
-            if !(link.isEmpty && member.link.isEmpty) { member.link = Array(bytes[link]) }
+            if !(link.isEmpty && member.link.isEmpty) {
+                member.link = Array(UnsafeBufferPointer(rebasing: bytes[link]))
+            }
             try frontCoded(&member.uname)
             try frontCoded(&member.gname)
         }
