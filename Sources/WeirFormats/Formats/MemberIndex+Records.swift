@@ -61,7 +61,8 @@ extension MemberIndex {
             }.get()
             (self.bytes, start, self.path, self.offset) = (bytes, header.start, path, offset)
             (count, endedEarly, endOffset, contentSize) = (header.count, header.flags & 1 != 0, header.end, header.size)
-            try forEach { _ in }
+            // The check reads every field but copies no name: their lengths are enough to check them.
+            try walk(names: false) { _ in }
         }
 
         /// Calls `body` with each member's record, in archive order. The
@@ -71,6 +72,12 @@ extension MemberIndex {
         /// - Throws: what `body` throws; a ``WeirError`` `.corrupt` only from
         ///   the walk that checks the list when it is made.
         package func forEach(_ body: (Member) throws(WeirError) -> Void) throws(WeirError) {
+            try walk(names: true, body)
+        }
+
+        /// Walks the records; without `names`, the members handed to `body`
+        /// carry empty names and link targets.
+        private func walk(names: Bool, _ body: (Member) throws(WeirError) -> Void) throws(WeirError) {
             try bytes.withUnsafeBufferPointer { buffer in
                 Result { () throws(WeirError) in
                     var reader = RecordReader(bytes: buffer, path: path, offset: offset)
@@ -78,7 +85,7 @@ extension MemberIndex {
                     // Before the first record, the "previous member" ends at 0 with empty names.
                     var member = Member(headerOffset: 0, headerLength: 0, dataLength: 0, size: 0, path: [])
                     for index in 0 ..< count {
-                        try reader.next(&member, endOffset: endOffset, index: index)
+                        try reader.next(&member, names: names, endOffset: endOffset, index: index)
                         try body(member)
                     }
                     guard reader.position == buffer.count else {
@@ -112,6 +119,8 @@ extension MemberIndex {
         let path: String
         let frameOffset: Int
         var position = 0
+        /// The lengths of the previous member's names, which the next ones are checked against.
+        var pathLength = 0, unameLength = 0, gnameLength = 0
 
         init(bytes: UnsafeBufferPointer<UInt8>, path: String, offset: Int) {
             (self.bytes, self.path, frameOffset) = (bytes, path, offset)
@@ -119,12 +128,18 @@ extension MemberIndex {
 
         func corrupt(_ detail: String) -> WeirError { .corruptMemberIndex(path: path, offset: frameOffset, detail) }
 
+        @inline(__always)
         mutating func uvarint() throws(WeirError) -> UInt64 {
             // Most values (a header's length, a mode, an ID, a short name's length) take one byte.
             if position < bytes.count, bytes[position] < 0x80 {
                 position += 1
                 return UInt64(bytes[position - 1])
             }
+            return try longUvarint()
+        }
+
+        @inline(never)
+        mutating func longUvarint() throws(WeirError) -> UInt64 {
             var value: UInt64 = 0
             var shift: UInt64 = 0
             while true {
@@ -143,6 +158,7 @@ extension MemberIndex {
         }
 
         /// A uvarint that fits an `Int` (an offset, a length, a size).
+        @inline(__always)
         mutating func offset() throws(WeirError) -> Int {
             let value = try uvarint()
             guard value <= UInt64(Int.max) else { throw corrupt("a value at byte \(position) is out of range") }
@@ -156,6 +172,7 @@ extension MemberIndex {
         }
 
         /// Where the next string's bytes lie in the record list.
+        @inline(__always)
         mutating func string() throws(WeirError) -> Range<Int> {
             let length = try offset()
             guard length <= bytes.count - position else {
@@ -166,22 +183,27 @@ extension MemberIndex {
         }
 
         /// Replaces `name`, the previous member's, by the front-coded name
-        /// that comes next; one equal to the previous (an owner, a group)
-        /// is not written at all, so its storage stays shared.
-        mutating func frontCoded(_ name: inout [UInt8]) throws(WeirError) {
+        /// that comes next (without `copying`, leaves it); one equal to the
+        /// previous (an owner, a group) is not written at all, so its storage
+        /// stays shared. Returns the new name's length; `previous` is the
+        /// previous name's.
+        @inline(__always)
+        mutating func frontCoded(_ name: inout [UInt8], previous: Int, copying: Bool) throws(WeirError) -> Int {
             let shared = try offset()
-            guard shared <= name.count else {
-                throw corrupt("a name shares \(shared) bytes with a previous one of \(name.count)")
+            guard shared <= previous else {
+                throw corrupt("a name shares \(shared) bytes with a previous one of \(previous)")
             }
             let rest = try string()
-            if rest.isEmpty, shared == name.count { return }
+            guard copying, !(rest.isEmpty && shared == name.count) else { return shared + rest.count }
             name.removeLast(name.count - shared)
             name.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[rest]))
+            return name.count
         }
 
         /// Replaces `member`, the previous member's record, by the next
-        /// one's; `index` and the offsets for the messages.
-        mutating func next(_ member: inout Member, endOffset: Int, index: Int) throws(WeirError) {
+        /// one's (without `names`, leaving its names and link as they are);
+        /// `index` and the offsets for the messages.
+        mutating func next(_ member: inout Member, names: Bool, endOffset: Int, index: Int) throws(WeirError) {
             let (gap, headerLength, dataLength) = (try offset(), try offset(), try offset())
             let (start, o1) = member.end.addingReportingOverflow(gap)
             let (dataStart, o2) = start.addingReportingOverflow(headerLength)
@@ -200,13 +222,13 @@ extension MemberIndex {
             (member.headerOffset, member.headerLength, member.dataLength) = (start, headerLength, dataLength)
             (member.size, member.mode, member.uid, member.gid, member.type) = (size, UInt32(mode), uid, gid, type)
             member.mtime = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
-            try frontCoded(&member.path)
+            pathLength = try frontCoded(&member.path, previous: pathLength, copying: names)
             let link = try string()
-            if !(link.isEmpty && member.link.isEmpty) {
+            if names, !(link.isEmpty && member.link.isEmpty) {
                 member.link = Array(UnsafeBufferPointer(rebasing: bytes[link]))
             }
-            try frontCoded(&member.uname)
-            try frontCoded(&member.gname)
+            unameLength = try frontCoded(&member.uname, previous: unameLength, copying: names)
+            gnameLength = try frontCoded(&member.gname, previous: gnameLength, copying: names)
         }
     }
 }
