@@ -36,14 +36,23 @@ public final class TarArchive: Sendable {
     ///   (`.notTar` when its content is not a tar either), `.corrupt` for a
     ///   damaged index (with the file offset of its frame), or the errors
     ///   of opening and reading the file.
-    public init(path: String, options: DecompressionOptions = DecompressionOptions()) throws(WeirError) {
+    public convenience init(path: String, options: DecompressionOptions = DecompressionOptions()) throws(WeirError) {
+        try self.init(path: path, options: options, checkingIndex: true)
+    }
+
+    /// Opens `path` and reads its member index, its records checked whole
+    /// with `checkingIndex`. Without, they are checked by the first walk,
+    /// which must be ``selecting(_:)`` (it throws what the check would
+    /// have): ``members`` and ``select(_:)`` assume a checked index. One walk
+    /// instead of two, for `weir -d --member`.
+    package init(path: String, options: DecompressionOptions, checkingIndex: Bool) throws(WeirError) {
         self.path = path
         self.options = options
         let file = try Descriptor.openForReading(path)
         do throws(WeirError) {
             let size = try file.status().size
             guard let table = try SeekTable.atEnd(of: file, fileSize: size),
-                  let found = try MemberIndex.records(in: file, table: table) else {
+                  let found = try MemberIndex.records(in: file, table: table, checking: checkingIndex) else {
                 throw try Self.missingIndex(path: path, options: options)
             }
             (self.file, self.table, records, indexFrame) = (file, table, found.records, found.frame)
@@ -150,6 +159,14 @@ public final class TarArchive: Sendable {
             throw WeirError.notAFile(path: path, name: member.name, why: "is a sparse file (its holes are not stored)")
         }
         return data
+    }
+
+    /// The members matching `patterns`, from an index opened with or
+    /// without its check.
+    ///
+    /// - Throws: `WeirError` `.corrupt` for a damaged index not checked yet.
+    package func selecting(_ patterns: [TarMemberPattern]) throws(WeirError) -> TarMemberSelection {
+        try TarMemberSelection(records: records, patterns: patterns)
     }
 
     /// The members matching `patterns` (``TarMemberSelection``).

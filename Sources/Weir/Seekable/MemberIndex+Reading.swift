@@ -35,11 +35,11 @@ extension MemberIndex {
     }
 
     /// The record list of the index of `file`, whose seek table is `table`,
-    /// checked but not made into members, and where its frame stands; nil
-    /// when the file has none.
+    /// not made into members (checked whole with `checking`, else by its
+    /// first walk), and where its frame stands; nil when the file has none.
     ///
     /// - Throws: as ``read(in:table:)``.
-    package static func records(in file: Descriptor, table: SeekTable) throws(WeirError)
+    package static func records(in file: Descriptor, table: SeekTable, checking: Bool = true) throws(WeirError)
         -> (records: Records, frame: Range<Int>)? {
         guard let range = try location(in: file, table: table) else { return nil }
         let frame = try file.read(count: range.count, at: range.lowerBound, operation: .readMemberIndex)
@@ -48,7 +48,7 @@ extension MemberIndex {
                                       "the file ends at offset \(range.lowerBound + frame.count), "
                                           + "inside its member index")
         }
-        return (try records(frame: frame, path: file.path, offset: range.lowerBound), range)
+        return (try records(frame: frame, path: file.path, offset: range.lowerBound, checking: checking), range)
     }
 
     /// The index of the file at `path` and where its frame stands; nil when

@@ -22,10 +22,13 @@ extension MemberIndex {
     }
 
     /// The record list in `frame`, checked whole as ``decode(frame:path:offset:)``
-    /// checks it, but not made into members: ``Records/forEach(_:)`` walks it.
+    /// checks it (with `checking`; without, its records are checked by the
+    /// first walk, which throws what this would have), but not made into
+    /// members: ``Records/forEach(_:)`` walks it.
     ///
     /// - Throws: as ``decode(frame:path:offset:)``.
-    package static func records(frame: [UInt8], path: String, offset: Int) throws(WeirError) -> Records {
+    package static func records(frame: [UInt8], path: String, offset: Int, checking: Bool = true)
+        throws(WeirError) -> Records {
         func corrupt(_ detail: String) -> WeirError { .corruptMemberIndex(path: path, offset: offset, detail) }
         let skippable = 8, start = skippable + contentMagic.count
         guard frame.count >= start else { throw corrupt("the frame is \(frame.count) bytes, too short") }
@@ -40,7 +43,8 @@ extension MemberIndex {
         guard Array(frame[skippable ..< start]) == contentMagic else {
             throw corrupt("the frame's content does not begin with WEIRTARI")
         }
-        return try Records(checking: decompressed(frame[start...], corrupt: corrupt), path: path, offset: offset)
+        return try Records(decompressed(frame[start...], corrupt: corrupt), checking: checking, path: path,
+                           offset: offset)
     }
 
     /// The content of the one zstd frame that `bytes` must be, exactly.

@@ -28,13 +28,15 @@ extension MemberIndex {
         /// The decoded size of the whole content the index describes.
         package let contentSize: Int
 
-        /// The record list `bytes`, read whole once to check it; every walk
-        /// after it reads exactly what this one read.
+        /// The record list `bytes`, its header checked, and with `checking`
+        /// every record too, read whole once: every walk after it reads
+        /// exactly what this one read, so cannot fail. Without `checking`,
+        /// the first walk is the check, and throws what this would have.
         ///
         /// - Throws: ``WeirError`` `.corrupt` for another version, a varint
         ///   that runs past the end, offsets that overflow or pass the end
         ///   offset, a mode out of range, bytes after the last record.
-        init(checking bytes: [UInt8], path: String, offset: Int) throws(WeirError) {
+        init(_ bytes: [UInt8], checking: Bool, path: String, offset: Int) throws(WeirError) {
             let header = try bytes.withUnsafeBufferPointer { buffer in
                 Result { () throws(WeirError) -> (start: Int, count: Int, flags: UInt64, end: Int, size: Int) in
                     var reader = RecordReader(bytes: buffer, path: path, offset: offset)
@@ -62,7 +64,7 @@ extension MemberIndex {
             (self.bytes, start, self.path, self.offset) = (bytes, header.start, path, offset)
             (count, endedEarly, endOffset, contentSize) = (header.count, header.flags & 1 != 0, header.end, header.size)
             // The check reads every field but copies no name: their lengths are enough to check them.
-            try walk(names: false) { _ in }
+            if checking { try walk(names: false) { _ in } }
         }
 
         /// Calls `body` with each member's record, in archive order. The
@@ -126,35 +128,31 @@ extension MemberIndex {
             (self.bytes, self.path, frameOffset) = (bytes, path, offset)
         }
 
+        @inline(never)
         func corrupt(_ detail: String) -> WeirError { .corruptMemberIndex(path: path, offset: frameOffset, detail) }
 
         @inline(__always)
         mutating func uvarint() throws(WeirError) -> UInt64 {
-            // Most values (a header's length, a mode, an ID, a short name's length) take one byte.
-            if position < bytes.count, bytes[position] < 0x80 {
-                position += 1
-                return UInt64(bytes[position - 1])
-            }
-            return try longUvarint()
-        }
-
-        @inline(never)
-        mutating func longUvarint() throws(WeirError) -> UInt64 {
             var value: UInt64 = 0
             var shift: UInt64 = 0
-            while true {
-                guard position < bytes.count else {
-                    throw corrupt("a varint runs past the end of the record list at byte \(position)")
-                }
+            while position < bytes.count {
                 let byte = bytes[position]
+                guard shift < 63 || shift == 63 && byte <= 1 else { throw tooLarge() }
                 position += 1
-                guard shift < 64, shift < 63 || byte <= 1 else {
-                    throw corrupt("a varint at byte \(position - 1) is larger than 64 bits")
-                }
                 value |= UInt64(byte & 0x7F) << shift
                 if byte & 0x80 == 0 { return value }
                 shift += 7
             }
+            throw runsPastEnd()
+        }
+
+        // The errors are made out of line: the walk's loop stays small.
+        @inline(never)
+        func tooLarge() -> WeirError { corrupt("a varint at byte \(position) is larger than 64 bits") }
+
+        @inline(never)
+        func runsPastEnd() -> WeirError {
+            corrupt("a varint runs past the end of the record list at byte \(position)")
         }
 
         /// A uvarint that fits an `Int` (an offset, a length, a size).

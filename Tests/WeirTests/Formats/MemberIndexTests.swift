@@ -34,16 +34,29 @@ struct MemberIndexTests {
         return Array(frame[0 ..< 4]) + (0 ..< 4).map { UInt8(truncatingIfNeeded: size >> ($0 * 8)) } + frame[8...]
     }
 
-    /// Decodes `frame` at offset 100, expecting a corrupt index whose reason says `text`.
+    /// Decodes `frame` at offset 100, expecting a corrupt index whose reason says `text`; the same from a
+    /// record list opened without its check, at its first walk (as `weir -d --member` reads it).
     static func expectCorrupt(_ frame: [UInt8], _ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        do {
-            let index = try MemberIndex.decode(frame: frame, path: "a.tar.zst", offset: 100)
-            Issue.record("expected a corrupt index, got \(index)", sourceLocation: sourceLocation)
-        } catch {
-            #expect(error.kind == .corrupt && error.operation == .readMemberIndex, sourceLocation: sourceLocation)
-            #expect(error.description.hasPrefix("a.tar.zst: corrupt member index at offset 100: "),
-                    "\(error)", sourceLocation: sourceLocation)
-            #expect(error.reason.contains(text), "\(error.reason)", sourceLocation: sourceLocation)
+        let decoders: [(String, () throws(WeirError) -> Void)] = [
+            ("decode", { () throws(WeirError) in
+                _ = try MemberIndex.decode(frame: frame, path: "a.tar.zst", offset: 100)
+            }),
+            ("unchecked walk", { () throws(WeirError) in
+                let records = try MemberIndex.records(frame: frame, path: "a.tar.zst", offset: 100, checking: false)
+                try records.forEach { _ in }
+            }),
+        ]
+        for (name, decoder) in decoders {
+            do throws(WeirError) {
+                try decoder()
+                Issue.record("\(name): expected a corrupt index", sourceLocation: sourceLocation)
+            } catch {
+                #expect(error.kind == .corrupt && error.operation == .readMemberIndex, "\(name)",
+                        sourceLocation: sourceLocation)
+                #expect(error.description.hasPrefix("a.tar.zst: corrupt member index at offset 100: "),
+                        "\(name): \(error)", sourceLocation: sourceLocation)
+                #expect(error.reason.contains(text), "\(name): \(error.reason)", sourceLocation: sourceLocation)
+            }
         }
     }
 
