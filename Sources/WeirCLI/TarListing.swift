@@ -20,8 +20,10 @@ package struct TarListing {
     private var ownerSizeWidth = 19
     /// tar's `datewidth`.
     private var dateWidth = 16
-    /// The last date written, for members that share a time (most of a tarball's).
-    private var lastDate: (seconds: Int64, text: [UInt8])?
+    /// The last date written and its text, for members that share a time
+    /// (most of a tarball's): the conversion runs once per change of time.
+    private var lastDate: Int64?
+    private var lastDateText: [UInt8] = []
 
     package init(verbose: Bool, utf8: Bool) {
         self.verbose = verbose
@@ -33,33 +35,34 @@ package struct TarListing {
         append(member.record, to: &output)
     }
 
-    /// Appends the line of the member `record` describes to `output`.
-    package mutating func append(_ record: MemberIndex.Member, to output: inout [UInt8]) {
-        let member = record
+    /// Appends the line of the member `member` describes to `output`.
+    /// Nothing is allocated per line: every field is written in place.
+    package mutating func append(_ member: MemberIndex.Member, to output: inout [UInt8]) {
         guard verbose else {
             appendQuoted(member.path, to: &output)
             output.append(UInt8(ascii: "\n"))
             return
         }
-        output.append(contentsOf: Self.modeString(type: member.type, mode: member.mode, path: member.path))
+        Self.appendMode(type: member.type, mode: member.mode, path: member.path, to: &output)
         output.append(UInt8(ascii: " "))
-        let user = member.uname.isEmpty ? Array(String(member.uid).utf8) : member.uname
-        let group = member.gname.isEmpty ? Array(String(member.gid).utf8) : member.gname
-        let size = Array(String(member.size).utf8)
-        let pad = user.count + 1 + group.count + 1 + size.count
+        let user = member.uname.isEmpty ? Self.digits(member.uid) : member.uname.count
+        let group = member.gname.isEmpty ? Self.digits(member.gid) : member.gname.count
+        let pad = user + 1 + group + 1 + Self.digits(member.size)
         ownerSizeWidth = max(ownerSizeWidth, pad)
-        output.append(contentsOf: user)
+        if member.uname.isEmpty { Self.appendDecimal(member.uid, to: &output) } else { output += member.uname }
         output.append(UInt8(ascii: "/"))
-        output.append(contentsOf: group)
-        output.append(contentsOf: [UInt8](repeating: UInt8(ascii: " "), count: 1 + ownerSizeWidth - pad))
-        output.append(contentsOf: size)
+        if member.gname.isEmpty { Self.appendDecimal(member.gid, to: &output) } else { output += member.gname }
+        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 1 + ownerSizeWidth - pad))
+        Self.appendDecimal(member.size, to: &output)
         output.append(UInt8(ascii: " "))
-        let date = lastDate?.seconds == member.mtime ? lastDate?.text ?? [] : Self.date(member.mtime)
-        lastDate = (member.mtime, date)
-        dateWidth = max(dateWidth, date.count)
-        output.append(contentsOf: date)
-        output.append(contentsOf: [UInt8](repeating: UInt8(ascii: " "), count: dateWidth - date.count))
-        output.append(UInt8(ascii: " "))
+        if lastDate != member.mtime {
+            lastDateText.removeAll(keepingCapacity: true)
+            Self.appendDate(member.mtime, to: &lastDateText)
+            lastDate = member.mtime
+        }
+        dateWidth = max(dateWidth, lastDateText.count)
+        output += lastDateText
+        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: dateWidth - lastDateText.count + 1))
         appendQuoted(member.path, to: &output)
         switch member.type {
         case UInt8(ascii: "2"):
@@ -73,12 +76,41 @@ package struct TarListing {
         output.append(UInt8(ascii: "\n"))
     }
 
+    /// How many digits `value` (not negative) has in decimal.
+    static func digits(_ value: Int) -> Int {
+        var count = 1, rest = value
+        while rest >= 10 {
+            rest /= 10
+            count += 1
+        }
+        return count
+    }
+
+    /// Appends `value` (not negative) in decimal.
+    static func appendDecimal(_ value: Int, to output: inout [UInt8]) {
+        let count = digits(value)
+        output.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count))
+        var rest = value, at = output.count
+        for _ in 0 ..< count {
+            at -= 1
+            output[at] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        }
+    }
+
     /// tar's ten-character mode string: the type (`-` file, `d` folder or a
     /// file whose name ends in `/`, `h` hard link, `l` symbolic link, `b`
     /// `c` devices, `p` FIFO, `C` contiguous, `?` other), then `rwx` three
     /// times with set-user-ID, set-group-ID and sticky as `s`/`S`, `t`/`T`.
     package static func modeString(type: UInt8, mode: UInt32, path: [UInt8]) -> [UInt8] {
-        let kind: Character = switch type {
+        var text: [UInt8] = []
+        appendMode(type: type, mode: mode, path: path, to: &text)
+        return text
+    }
+
+    /// Appends ``modeString(type:mode:path:)``.
+    static func appendMode(type: UInt8, mode: UInt32, path: [UInt8], to output: inout [UInt8]) {
+        let kind: Unicode.Scalar = switch type {
             case UInt8(ascii: "0"), 0, UInt8(ascii: "S"): path.last == UInt8(ascii: "/") ? "d" : "-"
             case UInt8(ascii: "1"): "h"
             case UInt8(ascii: "2"): "l"
@@ -89,28 +121,53 @@ package struct TarListing {
             case UInt8(ascii: "7"): "C"
             default: "?"
         }
-        func bit(_ mask: UInt32, _ letter: Character) -> Character { mode & mask != 0 ? letter : "-" }
-        func execute(_ mask: UInt32, special: UInt32, _ set: Character, _ unset: Character) -> Character {
-            mode & special != 0 ? (mode & mask != 0 ? set : unset) : (mode & mask != 0 ? "x" : "-")
+        func bit(_ mask: UInt32, _ letter: Unicode.Scalar) -> UInt8 { mode & mask != 0 ? UInt8(ascii: letter) : 0x2D }
+        func execute(_ mask: UInt32, special: UInt32, _ set: Unicode.Scalar, _ unset: Unicode.Scalar) -> UInt8 {
+            UInt8(ascii: mode & special != 0 ? (mode & mask != 0 ? set : unset) : (mode & mask != 0 ? "x" : "-"))
         }
-        let letters: [Character] = [
-            kind,
-            bit(0o400, "r"), bit(0o200, "w"), execute(0o100, special: 0o4000, "s", "S"),
-            bit(0o040, "r"), bit(0o020, "w"), execute(0o010, special: 0o2000, "s", "S"),
-            bit(0o004, "r"), bit(0o002, "w"), execute(0o001, special: 0o1000, "t", "T"),
-        ]
-        return letters.map { $0.asciiValue ?? UInt8(ascii: "?") }
+        output.append(UInt8(ascii: kind))
+        output.append(bit(0o400, "r"))
+        output.append(bit(0o200, "w"))
+        output.append(execute(0o100, special: 0o4000, "s", "S"))
+        output.append(bit(0o040, "r"))
+        output.append(bit(0o020, "w"))
+        output.append(execute(0o010, special: 0o2000, "s", "S"))
+        output.append(bit(0o004, "r"))
+        output.append(bit(0o002, "w"))
+        output.append(execute(0o001, special: 0o1000, "t", "T"))
     }
 
-    /// tar's date: `%Y-%m-%d %H:%M` in local time, or the seconds when the
-    /// local time cannot be had.
-    static func date(_ seconds: Int64) -> [UInt8] {
+    /// Appends tar's date: `%Y-%m-%d %H:%M` in local time (`localtime_r`,
+    /// so TZ is respected), or the seconds when the local time cannot be
+    /// had. Years of four digits are written here, the same digits
+    /// `strftime` writes; any other year goes through `strftime` itself.
+    static func appendDate(_ seconds: Int64, to output: inout [UInt8]) {
         var time = time_t(seconds)
         var parts = tm()
-        guard localtime_r(&time, &parts) != nil else { return Array(String(seconds).utf8) }
-        var buffer = [CChar](repeating: 0, count: 64)
-        let count = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M", &parts)
-        return buffer.prefix(count).map { UInt8(bitPattern: $0) }
+        guard localtime_r(&time, &parts) != nil else {
+            output += String(seconds).utf8
+            return
+        }
+        let year = Int(parts.tm_year) + 1900
+        guard (1000 ... 9999).contains(year) else {
+            var buffer = [CChar](repeating: 0, count: 64)
+            let count = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M", &parts)
+            output += buffer.prefix(count).map { UInt8(bitPattern: $0) }
+            return
+        }
+        func two(_ value: Int32) {
+            output.append(UInt8(ascii: "0") + UInt8(value / 10 % 10))
+            output.append(UInt8(ascii: "0") + UInt8(value % 10))
+        }
+        appendDecimal(year, to: &output)
+        output.append(UInt8(ascii: "-"))
+        two(parts.tm_mon + 1)
+        output.append(UInt8(ascii: "-"))
+        two(parts.tm_mday)
+        output.append(UInt8(ascii: " "))
+        two(parts.tm_hour)
+        output.append(UInt8(ascii: ":"))
+        two(parts.tm_min)
     }
 
     /// `bytes` in tar's escape quoting style.

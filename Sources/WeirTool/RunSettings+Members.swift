@@ -29,10 +29,18 @@ extension RunSettings {
         for input in inputs {
             do throws(WeirError) {
                 let archive = try TarArchive(path: input)
+                // Written a chunk at a time: the lines are never all in memory.
                 var output: [UInt8] = []
-                output.reserveCapacity(archive.records.count * (listing.verbose ? 120 : 60))
-                for record in archive.records { listing.append(record, to: &output) }
-                guard Self.writeStandardOutput(output) else {
+                output.reserveCapacity(Self.listingChunk + 4096)
+                var written = true
+                try archive.records.forEach { record in
+                    listing.append(record, to: &output)
+                    if output.count >= Self.listingChunk {
+                        written = written && Self.writeStandardOutput(output)
+                        output.removeAll(keepingCapacity: true)
+                    }
+                }
+                guard written, Self.writeStandardOutput(output) else {
                     console.error("(stdout): write failed: \(String(cString: strerror(errno)))")
                     return 1
                 }
@@ -110,6 +118,9 @@ extension RunSettings {
         }
         return outcome.unmatched.isEmpty ? 0 : 1
     }
+
+    /// How many bytes of a listing are gathered before they are written.
+    static let listingChunk = 256 << 10
 
     /// Whether names print as in a UTF-8 locale (tar's quoting of bytes
     /// above 127): LC_ALL, else LC_CTYPE, else LANG names a UTF-8 codeset.

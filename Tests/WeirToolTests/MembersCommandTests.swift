@@ -66,6 +66,48 @@ struct MembersCommandTests {
         }
     }
 
+    @Test("""
+          -lv --members on many members: times every 37 s across summer time's start and end in several zones, \
+          years before 1000 and after 9999, owners by name and by number, widening sizes; tar tvf's bytes
+          """)
+    func listsManyAsTar() throws {
+        let scratch = Scratch()
+        // Europe's changes of 2021 (03-28 01:00 and 10-31 01:00 UTC) and America's (03-14 07:00, 11-07 06:00).
+        let made = try WeirProcess.shell("""
+            set -e
+            mkdir many
+            i=0
+            for centre in 1616893200 1635642000 1615705200 1636264800; do
+                for step in $(seq -150 150); do
+                    name=many/f$i
+                    head -c $(( (i * 7919) % 100000 )) /dev/zero > $name
+                    touch -d @$(( centre + step * 37 )) $name
+                    if [ $(( i % 5 )) = 0 ]; then chown 4321:8765 $name; fi
+                    i=$(( i + 1 ))
+                done
+            done
+            tar -cf many.tar many
+            echo old > old.txt
+            tar --mtime=@-40000000000 -cf old.tar old.txt
+            tar --mtime=@316000000000 -cf new.tar old.txt
+            tar -Af many.tar old.tar
+            tar -Af many.tar new.tar
+            $WEIR -q -B 64K many.tar -o many.tar.zst
+            """, in: scratch.url)
+        #expect(made.status == 0, "\(made.stderr)")
+        let zones = ["Europe/Berlin", "America/New_York", "EST5EDT,M3.2.0,M11.1.0", "Australia/Lord_Howe", "UTC0"]
+        for zone in zones {
+            let compared = try WeirProcess.shell("""
+                export TZ='\(zone)' LC_ALL=C
+                tar tvf many.tar > tar.out && $WEIR -lv --members many.tar.zst > weir.out &&
+                cmp tar.out weir.out && wc -l < weir.out
+                """, in: scratch.url)
+            #expect(compared.status == 0, "\(zone): \(compared.stderr) \(compared.stdout)")
+            #expect(String(decoding: compared.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                        == "1207", "\(zone)")
+        }
+    }
+
     /// Extracts `patterns` with weir (`weir -d --member=… | tar x`) and with
     /// tar (`tar x --wildcards …`) from `format`'s archive; `diff -r` of the
     /// two, and their names, types, modes, times, sizes, links and blocks.

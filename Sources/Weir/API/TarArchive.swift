@@ -15,13 +15,18 @@ import FoundationEssentials
 public final class TarArchive: Sendable {
     /// The file, as given.
     public let path: String
-    /// The index's records, in archive order.
-    package let records: [MemberIndex.Member]
+    /// The index's record list, checked whole when the archive opened;
+    /// walked member by member, never kept as values (a listing needs none).
+    package let records: MemberIndex.Records
     /// Whether the tar stream ended early (no end blocks, or a member cut short).
     public let endedEarly: Bool
     /// Where the index's frame stands in the file.
     let indexFrame: Range<Int>
     private let options: DecompressionOptions
+    /// The file, open while the archive lives, and its seek table, read
+    /// once: the reader is made from them, not by reading the table again.
+    private let file: Descriptor
+    private let table: SeekTable
     /// Made at the first read: listing decodes nothing.
     private let reader = Locked<SeekableReader?>(nil)
 
@@ -31,19 +36,40 @@ public final class TarArchive: Sendable {
     ///   (`.notTar` when its content is not a tar either), `.corrupt` for a
     ///   damaged index (with the file offset of its frame), or the errors
     ///   of opening and reading the file.
-    public init(path: String, options: DecompressionOptions = DecompressionOptions()) throws(WeirError) {
-        self.path = path
-        self.options = options
-        guard let found = try MemberIndex.read(path: path) else {
-            throw try Self.missingIndex(path: path, options: options)
-        }
-        records = found.index.members
-        endedEarly = found.index.endedEarly
-        indexFrame = found.frame
+    public convenience init(path: String, options: DecompressionOptions = DecompressionOptions()) throws(WeirError) {
+        try self.init(path: path, options: options, checkingIndex: true)
     }
 
-    /// The members, in archive order (made at each call: the listing reads the records, which are not public).
-    public var members: [TarMember] { records.enumerated().map { TarMember($1, position: $0) } }
+    /// Opens `path` and reads its member index, its records checked whole
+    /// with `checkingIndex`. Without, they are checked by the first walk,
+    /// which must be ``selecting(_:)`` (it throws what the check would
+    /// have): ``members`` and ``select(_:)`` assume a checked index. One walk
+    /// instead of two, for `weir -d --member`.
+    package init(path: String, options: DecompressionOptions, checkingIndex: Bool) throws(WeirError) {
+        self.path = path
+        self.options = options
+        let file = try Descriptor.openForReading(path)
+        do throws(WeirError) {
+            let size = try file.status().size
+            guard let table = try SeekTable.atEnd(of: file, fileSize: size),
+                  let found = try MemberIndex.records(in: file, table: table, checking: checkingIndex) else {
+                throw try Self.missingIndex(path: path, options: options)
+            }
+            (self.file, self.table, records, indexFrame) = (file, table, found.records, found.frame)
+            endedEarly = found.records.endedEarly
+        } catch {
+            file.close()
+            throw error
+        }
+    }
+
+    deinit { file.close() }
+
+    /// The members, in archive order (made at each call: a listing walks ``records`` instead).
+    public var members: [TarMember] {
+        // The list was checked whole when the archive opened: walking it again cannot fail.
+        ((try? records.members()) ?? []).enumerated().map { TarMember($1, position: $0) }
+    }
 
     /// Why a file has no index: a tar without one, or not a tar at all.
     private static func missingIndex(path: String, options: DecompressionOptions) throws(WeirError) -> WeirError {
@@ -54,15 +80,19 @@ public final class TarArchive: Sendable {
             : .notTar(path: path, operation: .readMemberIndex, at: 0)
     }
 
-    /// The reader of the content, made once.
+    /// The reader of the content, made once, from the file and table the
+    /// archive holds.
     func contentReader() throws(WeirError) -> SeekableReader {
         if let kept = reader.current { return kept }
-        let made = try SeekableReader(path: path, options: options)
-        return reader.withLock { kept in
-            if let kept { return kept }
-            kept = made
-            return made
-        }
+        // Made under the lock: one reader, however many threads ask at once.
+        return try reader.withLock { kept in
+            Result { () throws(WeirError) -> SeekableReader in
+                if let kept { return kept }
+                let made = try SeekableReader(file: file, table: table, options: options)
+                kept = made
+                return made
+            }
+        }.get()
     }
 
     /// The bytes of `member` as they stand in the archive — its header
@@ -131,9 +161,19 @@ public final class TarArchive: Sendable {
         return data
     }
 
+    /// The members matching `patterns`, from an index opened with or
+    /// without its check.
+    ///
+    /// - Throws: `WeirError` `.corrupt` for a damaged index not checked yet.
+    package func selecting(_ patterns: [TarMemberPattern]) throws(WeirError) -> TarMemberSelection {
+        try TarMemberSelection(records: records, patterns: patterns)
+    }
+
     /// The members matching `patterns` (``TarMemberSelection``).
     public func select(_ patterns: [TarMemberPattern]) -> TarMemberSelection {
-        TarMemberSelection(records: records, patterns: patterns)
+        // The list was checked whole when the archive opened: walking it again cannot fail.
+        (try? TarMemberSelection(records: records, patterns: patterns))
+            ?? TarMemberSelection(members: [], patterns: patterns)
     }
 
     /// Writes to `body`, in archive order, a tar stream of `selected`:

@@ -24,15 +24,50 @@ public struct TarMemberSelection: Sendable, Equatable {
         self.init(records: records, positions: Array(records.indices), patterns: patterns)
     }
 
+    /// The members of an archive's record list that `patterns` select,
+    /// walked once: only the members selected are kept as values. A hard
+    /// link among them sends it to the whole list, where its target is.
+    ///
+    /// - Throws: what walking `records` throws.
+    package init(records: MemberIndex.Records, patterns: [TarMemberPattern]) throws(WeirError) {
+        var kept: [TarMember] = []
+        var matched = [Bool](repeating: false, count: patterns.count)
+        var position = 0, links = false
+        try records.forEach { member in
+            if Self.match(member.path, patterns, &matched) {
+                kept.append(TarMember(member, position: position))
+                links = links || member.type == UInt8(ascii: "1")
+            }
+            position += 1
+        }
+        if links {
+            self.init(records: try records.members(), patterns: patterns)
+        } else {
+            self.init(members: kept, unmatched: patterns.indices.filter { !matched[$0] }.map { patterns[$0] })
+        }
+    }
+
+    private init(members: [TarMember], unmatched: [TarMemberPattern]) {
+        self.members = members
+        self.unmatched = unmatched
+    }
+
+    /// Whether any of `patterns` selects `path`; each that does is marked in `matched`.
+    private static func match(_ path: [UInt8], _ patterns: [TarMemberPattern], _ matched: inout [Bool]) -> Bool {
+        var any = false
+        for (index, pattern) in patterns.enumerated() where pattern.matches(path) {
+            any = true
+            matched[index] = true
+        }
+        return any
+    }
+
     /// The members of `records`, at `positions` in their archive, that `patterns` select.
     private init(records members: [MemberIndex.Member], positions: [Int], patterns: [TarMemberPattern]) {
         var chosen = [Bool](repeating: false, count: members.count)
         var matched = [Bool](repeating: false, count: patterns.count)
-        for (position, member) in members.enumerated() {
-            for (index, pattern) in patterns.enumerated() where pattern.matches(member.path) {
-                chosen[position] = true
-                matched[index] = true
-            }
+        for (position, member) in members.enumerated() where Self.match(member.path, patterns, &matched) {
+            chosen[position] = true
         }
         // Hard links' targets; a target is before its link, so visited later (a link to a link, as some
         // tars write, brings its own target too).

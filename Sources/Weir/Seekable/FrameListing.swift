@@ -118,6 +118,16 @@ package struct FrameListing: Sendable {
     package static func read(path: String) throws(WeirError) -> FrameListing {
         let file = try Descriptor.openForReading(path)
         defer { file.close() }
+        return try read(file)
+    }
+
+    /// Lists the frames of `file`, open for reading; `known` is the seek
+    /// table at its end when the caller has read it already (it is not
+    /// read again), nil to read it here.
+    ///
+    /// - Throws: as ``read(path:)``.
+    package static func read(_ file: Descriptor, table known: SeekTable? = nil) throws(WeirError) -> FrameListing {
+        let path = file.path
         // A file of a file system whose sizes are not its files' (procfs)
         // cannot be listed by its size; an empty file lists as empty.
         let status = try file.status(operation: .list)
@@ -125,12 +135,14 @@ package struct FrameListing: Sendable {
             throw WeirError.notRegularFile(path: path, operation: .list)
         }
         let size = status.size
-        var table: SeekTable?
+        var table = known
         var tableError: WeirError?
-        do throws(WeirError) {
-            table = try SeekTable.entriesAtEnd(of: file, fileSize: size)
-        } catch {
-            tableError = error
+        if known == nil {
+            do throws(WeirError) {
+                table = try SeekTable.entriesAtEnd(of: file, fileSize: size)
+            } catch {
+                tableError = error
+            }
         }
         if let table, table.dataStart >= 0 {
             // A concatenation of seekable files: each part's table lists its own frames.

@@ -30,6 +30,17 @@ extension MemberIndex {
     ///   for a damaged index.
     package static func read(in file: Descriptor, table: SeekTable) throws(WeirError)
         -> (index: MemberIndex, frame: Range<Int>)? {
+        guard let found = try records(in: file, table: table) else { return nil }
+        return (try found.records.index(), found.frame)
+    }
+
+    /// The record list of the index of `file`, whose seek table is `table`,
+    /// not made into members (checked whole with `checking`, else by its
+    /// first walk), and where its frame stands; nil when the file has none.
+    ///
+    /// - Throws: as ``read(in:table:)``.
+    package static func records(in file: Descriptor, table: SeekTable, checking: Bool = true) throws(WeirError)
+        -> (records: Records, frame: Range<Int>)? {
         guard let range = try location(in: file, table: table) else { return nil }
         let frame = try file.read(count: range.count, at: range.lowerBound, operation: .readMemberIndex)
         guard frame.count == range.count else {
@@ -37,7 +48,7 @@ extension MemberIndex {
                                       "the file ends at offset \(range.lowerBound + frame.count), "
                                           + "inside its member index")
         }
-        return (try decode(frame: frame, path: file.path, offset: range.lowerBound), range)
+        return (try records(frame: frame, path: file.path, offset: range.lowerBound, checking: checking), range)
     }
 
     /// The index of the file at `path` and where its frame stands; nil when

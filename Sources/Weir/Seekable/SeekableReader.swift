@@ -77,6 +77,8 @@ public final class SeekableReader: Sendable {
     /// seek table that does not match the frames, and was ignored).
     public let warnings: [String]
     private let file: Descriptor
+    /// Whether the reader opened `file` (and so closes it).
+    private let ownsFile: Bool
     /// The zstd frames, each with its ``FrameListing/Frame/decompressedSize`` known.
     private let frames: [FrameListing.Frame]
     /// Where each frame's content starts in the file's content, then the
@@ -99,33 +101,48 @@ public final class SeekableReader: Sendable {
     }
 
     /// Opens `path`, decoding frames of up to `wholeFrameLimit` whole.
-    init(path: String, options: DecompressionOptions, wholeFrameLimit: Int) throws(WeirError) {
-        self.wholeFrameLimit = wholeFrameLimit
-        // Sizes from a table that matched every header are taken as the
-        // table gives them; each frame is checked against its size when decoded.
-        let listing = try FrameListing.read(path: path)
+    convenience init(path: String, options: DecompressionOptions, wholeFrameLimit: Int) throws(WeirError) {
         let file = try Descriptor.openForReading(path)
-        self.file = file
-        self.path = path
-        self.options = options
         do throws(WeirError) {
-            dictionary = try options.dictionary.map { d throws(WeirError) in try DecompressionDictionary(d) }
-            frames = try listing.measured(in: file, options: options, dictionary: dictionary,
-                                          wholeFrameLimit: wholeFrameLimit).listing.frames.filter { !$0.isSkippable }
-            var starts = [0]
-            starts.reserveCapacity(frames.count + 1)
-            for frame in frames { starts.append(starts[starts.count - 1] + (frame.decompressedSize ?? 0)) }
-            contentStarts = starts
-            count = starts[starts.count - 1]
+            try self.init(file: file, table: nil, ownsFile: true, options: options, wholeFrameLimit: wholeFrameLimit)
         } catch {
             file.close()
             throw error
         }
+    }
+
+    /// Reads the content of `file`, open for reading, whose seek table
+    /// `table` its caller has read already (nil: read here). The caller
+    /// keeps `file` open for as long as the reader lives, and closes it.
+    package convenience init(file: Descriptor, table: SeekTable?, options: DecompressionOptions) throws(WeirError) {
+        try self.init(file: file, table: table, ownsFile: false, options: options,
+                      wholeFrameLimit: Self.cacheableFrameSize)
+    }
+
+    /// Reads `file`, which the reader closes when it goes when `ownsFile`.
+    private init(file: Descriptor, table: SeekTable?, ownsFile: Bool, options: DecompressionOptions,
+                 wholeFrameLimit: Int) throws(WeirError) {
+        self.wholeFrameLimit = wholeFrameLimit
+        // Sizes from a table that matched every header are taken as the
+        // table gives them; each frame is checked against its size when decoded.
+        let listing = try FrameListing.read(file, table: table)
+        self.file = file
+        self.ownsFile = ownsFile
+        self.path = file.path
+        self.options = options
+        dictionary = try options.dictionary.map { d throws(WeirError) in try DecompressionDictionary(d) }
+        frames = try listing.measured(in: file, options: options, dictionary: dictionary,
+                                      wholeFrameLimit: wholeFrameLimit).listing.frames.filter { !$0.isSkippable }
+        var starts = [0]
+        starts.reserveCapacity(frames.count + 1)
+        for frame in frames { starts.append(starts[starts.count - 1] + (frame.decompressedSize ?? 0)) }
+        contentStarts = starts
+        count = starts[starts.count - 1]
         indexedFromSeekTable = listing.fromSeekTable
         warnings = listing.warnings
     }
 
-    deinit { file.close() }
+    deinit { if ownsFile { file.close() } }
 
     /// The zstd frames of the file.
     public var frameCount: Int { frames.count }

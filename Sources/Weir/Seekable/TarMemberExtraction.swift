@@ -40,8 +40,9 @@ package enum TarMemberExtraction {
     /// stream to `output`.
     package static func file(path: String, patterns: [TarMemberPattern], options: DecompressionOptions,
                              output: Descriptor, cancellation: Cancellation? = nil) throws(WeirError) -> Outcome {
-        let archive = try TarArchive(path: path, options: options)
-        let selection = archive.select(patterns)
+        // The index is checked by the walk that selects: one walk of it, not two.
+        let archive = try TarArchive(path: path, options: options, checkingIndex: false)
+        let selection = try archive.selecting(patterns)
         var outcome = Outcome(members: selection.members.count, unmatched: selection.unmatched)
         let sink = RangeOutput(output)
         do throws(WeirError) {

@@ -52,8 +52,13 @@ extension MemberIndex {
     package struct RecordWriter: Sendable {
         /// The records so far.
         private var body: [UInt8] = []
-        /// The member before the next, which its gap and names are coded against.
-        private var previous: Member?
+        /// Where the member before the next ends, and its names, which the
+        /// next one's gap and names are coded against: copies kept in the
+        /// writer's own storage, so a caller may rewrite its member in place.
+        private var previousEnd = 0
+        private var previousPath: [UInt8] = []
+        private var previousUname: [UInt8] = []
+        private var previousGname: [UInt8] = []
         /// The members encoded.
         package private(set) var count = 0
 
@@ -61,7 +66,7 @@ extension MemberIndex {
 
         /// Encodes `member`, which follows the last one appended.
         package mutating func append(_ member: Member) {
-            body.appendUvarint(UInt64(member.headerOffset - (previous?.end ?? 0)))
+            body.appendUvarint(UInt64(member.headerOffset - previousEnd))
             body.appendUvarint(UInt64(member.headerLength))
             body.appendUvarint(UInt64(member.dataLength))
             body.appendUvarint(UInt64(member.size))
@@ -70,12 +75,22 @@ extension MemberIndex {
             body.appendUvarint(UInt64(member.uid))
             body.appendUvarint(UInt64(member.gid))
             body.append(member.type)
-            body.appendFrontCoded(member.path, after: previous?.path)
+            body.appendFrontCoded(member.path, after: previousPath)
             body.appendString(member.link)
-            body.appendFrontCoded(member.uname, after: previous?.uname)
-            body.appendFrontCoded(member.gname, after: previous?.gname)
-            previous = member
+            body.appendFrontCoded(member.uname, after: previousUname)
+            body.appendFrontCoded(member.gname, after: previousGname)
+            previousEnd = member.end
+            Self.keep(member.path, in: &previousPath)
+            Self.keep(member.uname, in: &previousUname)
+            Self.keep(member.gname, in: &previousGname)
             count += 1
+        }
+
+        /// Copies `name` into `kept`, reusing its storage.
+        private static func keep(_ name: [UInt8], in kept: inout [UInt8]) {
+            guard name != kept else { return }
+            kept.removeAll(keepingCapacity: true)
+            kept.append(contentsOf: name)
         }
 
         /// The whole record list: the header, then the records.
@@ -129,7 +144,7 @@ extension [UInt8] {
     }
 
     /// Appends a string: its length as a varint, then its bytes.
-    package mutating func appendString(_ bytes: [UInt8]) {
+    package mutating func appendString(_ bytes: some Collection<UInt8>) {
         appendUvarint(UInt64(bytes.count))
         append(contentsOf: bytes)
     }
@@ -143,6 +158,6 @@ extension [UInt8] {
             while shared < limit, bytes[shared] == previous[shared] { shared += 1 }
         }
         appendUvarint(UInt64(shared))
-        appendString(Array(bytes[shared...]))
+        appendString(bytes[shared...])
     }
 }

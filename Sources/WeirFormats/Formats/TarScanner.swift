@@ -47,9 +47,10 @@ package final class TarScanner: @unchecked Sendable {  // the lock guards `state
         var inputEnded = false
         /// The scan has ended: chunks are no longer wanted.
         var scanEnded = false
-        /// The members found and ended (by the next header), encoded.
+        /// The members found and ended (by the next header), encoded: the
+        /// scan's own until it ends, handed over here with `stop`.
         var records = MemberIndex.RecordWriter()
-        /// The last member found, whose end is not known yet.
+        /// The last member found, whose end is not known yet (set with `stop`).
         var pending: MemberIndex.Member?
         /// Where the scan stopped, and whether the tar ended as a tar does.
         var stop: (offset: Int, clean: Bool)?
@@ -148,8 +149,12 @@ extension TarScanner {
     /// Runs libarchive's tar reader over the chunks until the tar ends or
     /// fails, then drops what is still queued.
     private func scan() {
-        let stop = readHeaders()
+        var records = MemberIndex.RecordWriter()
+        var last = MemberIndex.Member(headerOffset: 0, headerLength: 0, dataLength: 0, size: 0, path: [])
+        let (stop, found) = readHeaders(into: &records, last: &last)
         state.withLock(broadcast: true) {
+            $0.records = records
+            $0.pending = found ? last : nil
             $0.stop = stop
             $0.scanEnded = true
             $0.queue.removeAll()
@@ -158,11 +163,15 @@ extension TarScanner {
         regions = []
     }
 
-    /// Reads every header libarchive finds; where it stopped, and whether
-    /// at the tar's end blocks (or at the end of the content at a block's
-    /// boundary: `clean`, as tar reads it).
-    private func readHeaders() -> (offset: Int, clean: Bool) {
-        guard let archive = archive_read_new() else { return (0, false) }
+    /// Reads every header libarchive finds, encoding each member into
+    /// `records` once the next header ends it; `last` is the member whose
+    /// end is not known yet (rewritten in place for each header: nothing is
+    /// allocated per member). Returns where the scan stopped, whether at the
+    /// tar's end blocks (or at the end of the content at a block's
+    /// boundary: `clean`, as tar reads it), and whether it found a member.
+    private func readHeaders(into records: inout MemberIndex.RecordWriter, last: inout MemberIndex.Member)
+        -> (stop: (offset: Int, clean: Bool), found: Bool) {
+        guard let archive = archive_read_new() else { return ((0, false), false) }
         defer { archive_read_free(archive) }
         archive_read_support_format_tar(archive)
         // libarchive hands back the client given below and a place for the
@@ -176,45 +185,46 @@ extension TarScanner {
             return Unmanaged<TarScanner>.fromOpaque(client).takeUnretainedValue().skip(Int(request))
         }
         archive_read_set_callback_data(archive, Unmanaged.passUnretained(self).toOpaque())
-        guard archive_read_open1(archive) == ARCHIVE_OK else { return (0, false) }
+        guard archive_read_open1(archive) == ARCHIVE_OK else { return ((0, false), false) }
         var entry: OpaquePointer?
+        var found = false
         while true {
             let result = archive_read_next_header(archive, &entry)
             let position = Int(archive_read_header_position(archive))
             guard result == ARCHIVE_OK || result == ARCHIVE_WARN, let entry else {
-                return (position, result == ARCHIVE_EOF)
+                return ((position, result == ARCHIVE_EOF), found)
             }
-            let member = Self.member(entry, headerOffset: position,
-                                     dataOffset: Int(archive_filter_bytes(archive, -1)),
-                                     gnu: archive_format(archive) == ARCHIVE_FORMAT_TAR_GNUTAR)
-            state.withLock { state in
-                // The previous member runs to this header; it is encoded.
-                if var previous = state.pending {
-                    previous.dataLength = max(0, position - previous.dataOffset)
-                    state.records.append(previous)
-                }
-                state.pending = member
+            // The previous member runs to this header; it is encoded.
+            if found {
+                last.dataLength = max(0, position - last.dataOffset)
+                records.append(last)
             }
+            Self.read(entry, into: &last, headerOffset: position,
+                      dataOffset: Int(archive_filter_bytes(archive, -1)),
+                      gnu: archive_format(archive) == ARCHIVE_FORMAT_TAR_GNUTAR)
+            found = true
         }
     }
 
-    /// The record of the member libarchive just read (its data length set
-    /// when the next header is found).
-    private static func member(_ entry: OpaquePointer, headerOffset: Int, dataOffset: Int,
-                               gnu: Bool) -> MemberIndex.Member {
-        func bytes(_ text: UnsafePointer<CChar>?) -> [UInt8] {
-            guard let text else { return [] }
-            return Array(UnsafeRawBufferPointer(start: text, count: strlen(text)))
+    /// Rewrites `member` as the record of the member libarchive just read
+    /// (its data length set when the next header is found), reusing its
+    /// names' storage.
+    private static func read(_ entry: OpaquePointer, into member: inout MemberIndex.Member, headerOffset: Int,
+                             dataOffset: Int, gnu: Bool) {
+        func copy(_ text: UnsafePointer<CChar>?, to bytes: inout [UInt8]) {
+            bytes.removeAll(keepingCapacity: true)
+            guard let text else { return }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(start: text, count: strlen(text)))
         }
-        var link: [UInt8] = []
+        var link: UnsafePointer<CChar>?
         let type: Unicode.Scalar
         if let hardlink = archive_entry_hardlink(entry) {
             type = "1"
-            link = bytes(hardlink)
+            link = hardlink
         } else {
             // libarchive's AE_IF* (the stat modes; macros Swift does not import).
             switch archive_entry_filetype(entry) {
-            case 0o120000: type = "2"; link = bytes(archive_entry_symlink(entry))
+            case 0o120000: type = "2"; link = archive_entry_symlink(entry)
             case 0o020000: type = "3"
             case 0o060000: type = "4"
             case 0o040000: type = "5"
@@ -222,13 +232,17 @@ extension TarScanner {
             default: type = gnu && archive_entry_sparse_count(entry) > 0 ? "S" : "0"
             }
         }
-        let path = archive_entry_pathname(entry) ?? archive_entry_pathname_utf8(entry)
-        return MemberIndex.Member(
-            headerOffset: headerOffset, headerLength: max(512, dataOffset - headerOffset), dataLength: 0,
-            size: Int(max(0, archive_entry_size(entry))), mtime: Int64(archive_entry_mtime(entry)),
-            mode: UInt32(archive_entry_perm(entry)) & 0o7777, uid: Int(max(0, archive_entry_uid(entry))),
-            gid: Int(max(0, archive_entry_gid(entry))), type: UInt8(ascii: type), path: bytes(path),
-            link: link, uname: bytes(archive_entry_uname(entry)), gname: bytes(archive_entry_gname(entry)))
+        // The name as tar stored it: archive_entry_pathname converts nothing.
+        copy(archive_entry_pathname(entry) ?? archive_entry_pathname_utf8(entry), to: &member.path)
+        copy(link, to: &member.link)
+        copy(archive_entry_uname(entry), to: &member.uname)
+        copy(archive_entry_gname(entry), to: &member.gname)
+        (member.headerOffset, member.headerLength, member.dataLength) =
+            (headerOffset, max(512, dataOffset - headerOffset), 0)
+        (member.size, member.mtime) = (Int(max(0, archive_entry_size(entry))), Int64(archive_entry_mtime(entry)))
+        member.mode = UInt32(archive_entry_perm(entry)) & 0o7777
+        (member.uid, member.gid) = (Int(max(0, archive_entry_uid(entry))), Int(max(0, archive_entry_gid(entry))))
+        member.type = UInt8(ascii: type)
     }
 
     /// libarchive's read callback: the rest of the current region, or the

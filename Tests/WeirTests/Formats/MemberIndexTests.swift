@@ -34,16 +34,29 @@ struct MemberIndexTests {
         return Array(frame[0 ..< 4]) + (0 ..< 4).map { UInt8(truncatingIfNeeded: size >> ($0 * 8)) } + frame[8...]
     }
 
-    /// Decodes `frame` at offset 100, expecting a corrupt index whose reason says `text`.
+    /// Decodes `frame` at offset 100, expecting a corrupt index whose reason says `text`; the same from a
+    /// record list opened without its check, at its first walk (as `weir -d --member` reads it).
     static func expectCorrupt(_ frame: [UInt8], _ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        do {
-            let index = try MemberIndex.decode(frame: frame, path: "a.tar.zst", offset: 100)
-            Issue.record("expected a corrupt index, got \(index)", sourceLocation: sourceLocation)
-        } catch {
-            #expect(error.kind == .corrupt && error.operation == .readMemberIndex, sourceLocation: sourceLocation)
-            #expect(error.description.hasPrefix("a.tar.zst: corrupt member index at offset 100: "),
-                    "\(error)", sourceLocation: sourceLocation)
-            #expect(error.reason.contains(text), "\(error.reason)", sourceLocation: sourceLocation)
+        let decoders: [(String, () throws(WeirError) -> Void)] = [
+            ("decode", { () throws(WeirError) in
+                _ = try MemberIndex.decode(frame: frame, path: "a.tar.zst", offset: 100)
+            }),
+            ("unchecked walk", { () throws(WeirError) in
+                let records = try MemberIndex.records(frame: frame, path: "a.tar.zst", offset: 100, checking: false)
+                try records.forEach { _ in }
+            }),
+        ]
+        for (name, decoder) in decoders {
+            do throws(WeirError) {
+                try decoder()
+                Issue.record("\(name): expected a corrupt index", sourceLocation: sourceLocation)
+            } catch {
+                #expect(error.kind == .corrupt && error.operation == .readMemberIndex, "\(name)",
+                        sourceLocation: sourceLocation)
+                #expect(error.description.hasPrefix("a.tar.zst: corrupt member index at offset 100: "),
+                        "\(name): \(error)", sourceLocation: sourceLocation)
+                #expect(error.reason.contains(text), "\(name): \(error.reason)", sourceLocation: sourceLocation)
+            }
         }
     }
 
@@ -57,6 +70,38 @@ struct MemberIndexTests {
         }
         let empty = MemberIndex(members: [], endedEarly: false, endOffset: 0, contentSize: 1024)
         #expect(try MemberIndex.decode(frame: empty.encoded(path: "x"), path: "x", offset: 0) == empty)
+    }
+
+    @Test("""
+          a walk of the records hands each member as decoded, and a member kept stays as it was while the walk \
+          rewrites the next one's names in place
+          """)
+    func walkKeepsMembers() throws {
+        // Names that grow, shrink, share all or nothing with the previous one; links that come and go.
+        var generator = SystemRandomNumberGenerator()
+        var members: [MemberIndex.Member] = []
+        var end = 0
+        for position in 0 ..< 500 {
+            let depth = Int.random(in: 0 ... 4, using: &generator)
+            let path = (0 ..< depth).map { "d\($0 + position % 3)/" }.joined() + "f\(Int.random(in: 0 ... 9))"
+            let link = position % 7 == 0 ? Array("target\(position)".utf8) : []
+            let owner = position % 50 < 25 ? "alice" : "al"
+            members.append(.init(headerOffset: end, headerLength: 512, dataLength: 512 * (position % 3),
+                                 size: position, mtime: Int64(position) - 100, mode: UInt32(position % 0o7777),
+                                 uid: position % 5, gid: 7, type: UInt8(ascii: link.isEmpty ? "0" : "2"),
+                                 path: Array(path.utf8), link: link, uname: Array(owner.utf8),
+                                 gname: position % 100 == 0 ? [] : Array("staff".utf8)))
+            end = members[position].end
+        }
+        let index = MemberIndex(members: members, endedEarly: false, endOffset: end, contentSize: end + 1024)
+        let frame = try index.encoded(path: "a.tar.zst")
+        let records = try MemberIndex.records(frame: frame, path: "a.tar.zst", offset: 0)
+        #expect(records.count == members.count && records.endOffset == end && records.contentSize == end + 1024)
+        var walked: [MemberIndex.Member] = []
+        try records.forEach { walked.append($0) }
+        #expect(walked == members)
+        #expect(try records.members() == members)
+        #expect(try MemberIndex.decode(frame: frame, path: "a.tar.zst", offset: 0) == index)
     }
 
     @Test("the frame: magic 0x184D2A5B, its size, WEIRTARI, one zstd frame with content size and checksum")
