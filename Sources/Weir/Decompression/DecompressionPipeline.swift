@@ -274,8 +274,8 @@ package final class DecompressionPipeline: Sendable {
     /// which ISA-L's inflate decodes whole (``MixedStreamDecoder``); its
     /// pages are read as they are touched. Nil for any other input.
     private func wholeFile(_ kind: InputKind) throws(WeirError) -> Int? {
-        guard options.mapInput, ends.partial == nil, case .descriptor(let file) = ends.input, let size = kind.size, size > 0,
-              lseek(file.fd, 0, SEEK_CUR) == 0,
+        guard options.mapInput, ends.partial == nil, case .descriptor(let file) = ends.input,
+              let size = kind.size, size > 0, lseek(file.fd, 0, SEEK_CUR) == 0,
               let first = try InputPeek.firstBytes(of: file, count: CompressedFormat.magicLength),
               let format = CompressedFormat.detect(first), format != .zstd else { return nil }
         return size
