@@ -65,7 +65,8 @@ public final class TarArchive: Sendable {
 
     deinit { file.close() }
 
-    /// The members, in archive order (made at each call: a listing walks ``records`` instead).
+    /// The members, in archive order (made at each call; weir's own listing
+    /// walks the index's records in place instead).
     public var members: [TarMember] {
         // The list was checked whole when the archive opened: walking it again cannot fail.
         ((try? records.members()) ?? []).enumerated().map { TarMember($1, position: $0) }
