@@ -32,16 +32,19 @@ extension RunSettings {
                 // Written a chunk at a time: the lines are never all in memory.
                 var output: [UInt8] = []
                 output.reserveCapacity(Self.listingChunk + 4096)
-                var written = true
+                // The first failed write's errno, taken at once; nothing is formatted after it.
+                var writeError: Int32?
                 try archive.records.forEach { record in
+                    guard writeError == nil else { return }
                     listing.append(record, to: &output)
                     if output.count >= Self.listingChunk {
-                        written = written && Self.writeStandardOutput(output)
+                        if !Self.writeStandardOutput(output) { writeError = errno }
                         output.removeAll(keepingCapacity: true)
                     }
                 }
-                guard written, Self.writeStandardOutput(output) else {
-                    console.error("(stdout): write failed: \(String(cString: strerror(errno)))")
+                if writeError == nil, !Self.writeStandardOutput(output) { writeError = errno }
+                if let writeError {
+                    console.error("(stdout): write failed: \(String(cString: strerror(writeError)))")
                     return 1
                 }
                 if archive.endedEarly, reporting.quiet == 0 {

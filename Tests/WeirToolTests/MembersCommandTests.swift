@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// `weir -l --members` and `weir -d --member=PATTERN` on `.tar.zst` files
@@ -176,6 +177,24 @@ struct MembersCommandTests {
             cmp -n $((size - 1024)) all.tar pax.tar && tail -c 1024 all.tar | cmp - <(head -c 1024 /dev/zero)
             """, in: scratch.url)
         #expect(run.status == 0, "\(run.stderr)")
+    }
+
+    @Test("-l --members to a full disk, past the listing's first written piece: exit 1, one message, ENOSPC")
+    func listingToFullDisk() throws {
+        let scratch = Scratch()
+        // 3,000 names of ~110 bytes: a listing of ~330 KB, written in more than one piece.
+        let made = try WeirProcess.shell("""
+            set -e; mkdir -p t/\(String(repeating: "d", count: 100))
+            cd t/d*; for i in $(seq 1000 3999); do : > f$i; done; cd ../..
+            tar -cf a.tar t && $WEIR -q a.tar -o a.tar.zst
+            """, in: scratch.url)
+        #expect(made.status == 0, "\(made.stderr)")
+        // The machine's /dev/full, as a node of this folder (char 1,7).
+        #expect(mknod(scratch.path("full"), S_IFCHR | 0o600, dev_t((1 << 8) | 7)) == 0, "mknod needs root")
+        let run = try WeirProcess.run(["-l", "--members", "a.tar.zst"], in: scratch.url,
+                                      stdoutPath: scratch.path("full"))
+        #expect(run.status == 1)
+        #expect(run.stderr == "weir: (stdout): write failed: No space left on device\n", "\(run.stderr)")
     }
 
     @Test("a name not in the archive: exit 1, tar's words with the name, the other members still written")
