@@ -54,13 +54,6 @@ let package = Package(
             pkgConfig: "libxxhash",
             providers: [.apt(["libxxhash-dev"])]
         ),
-        // libarchive (Debian's libarchive-dev): the tar reader that finds a
-        // tar's members while it is compressed (docs/members.md).
-        .systemLibrary(
-            name: "CArchive",
-            pkgConfig: "libarchive",
-            providers: [.apt(["libarchive-dev"])]
-        ),
         // The other formats zstd reads and writes (--format=, .gz .xz .lzma
         // .lz4 by magic): libdeflate, ISA-L, zlib, liblz4, liblzma (Sources/WeirFormats/Formats).
         .systemLibrary(
@@ -89,7 +82,7 @@ let package = Package(
         // The formats as codecs: zstd's framing and seek table, libzstd's
         // contexts, the other formats' encoders and member decoders (what
         // the fuzzers drive); no run, no pipeline.
-        .target(name: "WeirFormats", dependencies: ["WeirSystem", "CZstd", "CFormats", "CArchive"]),
+        .target(name: "WeirFormats", dependencies: ["WeirSystem", "CZstd", "CFormats"]),
         // The files a run reads and writes: input trees and lists, output
         // files and names, a stopped run's kept output.
         .target(name: "WeirFiles", dependencies: ["WeirSystem", "WeirFormats", "CXXHash", "CSupport"]),

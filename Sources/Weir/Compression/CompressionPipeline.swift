@@ -157,7 +157,8 @@ package final class CompressionPipeline: Sendable {
         let seekTable = options.seekTable && options.format == .zstd
             ? SeekTableRecorder(checksums: options.checksum, path: outputName, kept: partial?.keptEntries ?? []) : nil
         let frames = Locked(0)
-        let members = seekTable == nil ? nil : MemberIndexRecorder(options: options, resumed: firstFrame > 0)
+        let members = seekTable == nil ? nil
+            : MemberIndexRecorder(options: options, kept: partial?.keptBytes.input ?? 0, input: input)
         // --adapt (zstd frames): each chunk's level, chosen as it goes to the workers.
         let observer = ends.observer
         let governor = options.adaptiveLevels.flatMap { range in
@@ -264,7 +265,7 @@ package final class CompressionPipeline: Sendable {
                 }
                 let number = index
                 index += 1
-                members?.read(chunk.data, number: number)
+                members?.read(chunk.data, number: number, mapped: reader.isMapped)
                 // Dropped as soon as it is compressed, before its frame goes
                 // to the writer: the frame's write frees the slot the next
                 // read takes, and that read's buffer can then reuse this one.
@@ -286,9 +287,9 @@ package final class CompressionPipeline: Sendable {
         // pieces of their own. The table when there is something to seek or
         // an index to find (a single frame is read from its start anyway, and
         // zstd's output of a small input is then byte for byte weir's).
-        let memberIndex = members?.finish(contentSize: keptInput + bytesIn.current, failed: control.isFailed)
-        if let memberIndex, let seekTable {
-            writeMemberIndex(memberIndex, run: run, seekTable: seekTable, piece: frames.current)
+        if let members, let seekTable {
+            writeMemberIndex(members, contentSize: keptInput + bytesIn.current, run: run, seekTable: seekTable,
+                             piece: frames.current)
         }
         let writesTable = seekTable.map { $0.frameCount > 1 } ?? false
         if let seekTable, writesTable, !control.isFailed {
@@ -311,14 +312,16 @@ package final class CompressionPipeline: Sendable {
         return statistics
     }
 
-    /// Writes `index`'s skippable frame as piece `piece`, after the last
-    /// frame, and lists it in the seek table (an entry of no content); a
-    /// failure fails the run, as the table's own write would.
-    private func writeMemberIndex(_ index: TarScanner.Found, run: PipelineRun, seekTable: SeekTableRecorder,
-                                  piece: Int) {
+    /// Writes the member index's skippable frame (when the content was a
+    /// whole tar) as piece `piece`, after the last frame, and lists it in
+    /// the seek table (an entry of no content); a failure fails the run, as
+    /// the table's own write would.
+    private func writeMemberIndex(_ members: MemberIndexRecorder, contentSize: Int, run: PipelineRun,
+                                  seekTable: SeekTableRecorder, piece: Int) {
         do throws(WeirError) {
-            let bytes = try MemberIndex.frame(records: index.records, level: MemberIndex.defaultLevel,
-                                              path: ends.outputName)
+            guard let index = try members.finish(contentSize: contentSize, failed: control.isFailed,
+                                                 path: ends.outputName) else { return }
+            let bytes = index.frame
             run.submit(piece, bytes.withUnsafeBytes { DispatchData(bytes: $0) }, ticket: control.ticket())
             control.activity.wait()
             if !control.isFailed { try seekTable.skippable(size: bytes.count) }

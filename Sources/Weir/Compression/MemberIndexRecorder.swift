@@ -4,42 +4,70 @@ import WeirSystem
 import Dispatch
 
 /// The member index of one compression run (docs/members.md): decides from
-/// the first chunk whether the content is a tar stream, hands every chunk
-/// to a ``TarScanner``, and gives the index at the end, for the pipeline to
-/// write just before the seek table.
+/// the content's first block whether it is a tar stream, walks every chunk
+/// through a ``TarScanner`` as it is read, and gives the index's frame at
+/// the end, for the pipeline to write just before the seek table.
 ///
-/// Only a run that writes a seek table from the content's start records
-/// one: a resumed run's kept frames were never scanned.
+/// A resumed run's kept frames hold content this run does not read: their
+/// part of the input is walked first, reading only its header blocks from
+/// the input file, so the resumed output holds the same index, byte for
+/// byte, as an uninterrupted run's.
 ///
 /// Threads: ``read(_:number:)`` on the reading thread, in chunk order;
-/// ``finish(contentSize:failed:)`` on the thread that runs the pipeline,
-/// once the reading thread is done. The scanner is behind a lock.
+/// ``finish(contentSize:failed:path:)`` on the thread that runs the
+/// pipeline, once the reading thread is done. The scanner is behind a lock.
 final class MemberIndexRecorder: Sendable {
     private let scanner = Locked<TarScanner?>(nil)
+    /// The index's compression level.
+    private let level: Int
+    /// The input's bytes a resumed run does not read (its kept frames'), and the input.
+    private let kept: Int
+    private let input: Descriptor?
 
-    /// A recorder, or nil when this run writes no index.
-    init?(options: CompressionOptions, resumed: Bool) {
-        guard options.memberIndex, options.seekTable, options.format == .zstd, !resumed else { return nil }
+    /// A recorder, or nil when this run writes no index. `kept` bytes of
+    /// the content are a resumed run's kept frames, read back from `input`.
+    init?(options: CompressionOptions, kept: Int = 0, input: PipelineInput) {
+        guard options.memberIndex, options.seekTable, options.format == .zstd else { return nil }
+        level = MemberIndex.level(forRunLevel: options.level)
+        self.kept = kept
+        if case .descriptor(let descriptor) = input { self.input = descriptor } else { self.input = nil }
+        // Without its input at hand, a resumed run cannot walk the kept part.
+        if kept > 0, self.input == nil { return nil }
     }
 
-    /// Takes chunk `number` of the content: the first decides whether a
-    /// scan starts; every chunk goes to the scan while it runs.
-    func read(_ chunk: DispatchData, number: Int) {
-        let scan = scanner.withLock { scanner -> TarScanner? in
-            if number == 0, TarScanner.startsTar(chunk) { scanner = TarScanner() }
-            return scanner
+    /// Takes chunk `number` of the content (`mapped` from the input file,
+    /// before any compressor touched it): the first decides whether a scan
+    /// starts; every chunk goes to the scan while it runs. A failure
+    /// to read a resumed run's kept part ends the scan (no index), never the run.
+    func read(_ chunk: DispatchData, number: Int, mapped: Bool) {
+        scanner.withLock { scanner in
+            if number == 0 { scanner = start(first: chunk) }
+            if let scan = scanner, scan.isScanning { scan.feed(chunk, releasingPages: mapped) }
         }
-        scan?.feed(chunk)
     }
 
-    /// The index of a content of `contentSize` bytes; nil when it is not a
-    /// tar, or the run failed (the scan is then abandoned, not waited for).
-    func finish(contentSize: Int, failed: Bool) -> TarScanner.Found? {
-        guard let scan = scanner.withLock({ $0 }) else { return nil }
-        if failed {
-            scan.abandon()
+    /// The scan of a content whose first read chunk is `first`.
+    private func start(first: DispatchData) -> TarScanner? {
+        guard kept > 0, let input else { return TarScanner.startsTar(first) ? TarScanner(level: level) : nil }
+        let scan = TarScanner(level: level)
+        do throws(WeirError) {
+            let head = try input.read(count: 512, at: 0, operation: .readMemberIndex)
+            guard head.withUnsafeBytes({ TarScanner.startsTar($0) }) else { return nil }
+            try scan.feedPrefix(upTo: kept) { (at, buffer) throws(WeirError) in
+                try input.read(into: buffer, at: at, operation: .readMemberIndex)
+            }
+        } catch {
             return nil
         }
-        return scan.finish(contentSize: contentSize)
+        return scan
+    }
+
+    /// The index's frame for a content of `contentSize` bytes; nil when it
+    /// is not a whole tar, or the run failed.
+    ///
+    /// - Throws: ``WeirError`` when libzstd fails to compress the index.
+    func finish(contentSize: Int, failed: Bool, path: String) throws(WeirError) -> TarScanner.Found? {
+        guard !failed, let scan = scanner.withLock({ $0 }) else { return nil }
+        return try scan.finish(contentSize: contentSize, path: path)
     }
 }

@@ -100,7 +100,7 @@ public struct SeekTableAppender: Sendable {
         }
         var bytes: [UInt8] = []
         if let members {
-            bytes = try MemberIndex.frame(records: members.records, level: MemberIndex.defaultLevel, path: path)
+            bytes = members.frame
             try table.append(compressedSize: bytes.count, decompressedSize: 0, path: path)
         }
         bytes += table.encoded()

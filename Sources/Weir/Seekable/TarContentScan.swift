@@ -9,9 +9,8 @@ import Glibc
 /// content once, in order, and hands it to a ``TarScanner``, for the member
 /// index appended with the seek table (docs/members.md).
 ///
-/// Memory: one read buffer and the decoded buffers the scanner holds (at
-/// most ``TarScanner/maxQueued`` + 2 of ``outputSize``): the content is never
-/// held whole. Decoding stops at the first block when the content does not
+/// Memory: one read buffer and one decoded buffer, walked as it fills: the
+/// content is never held whole. Decoding stops at the first block when the content does not
 /// start as a tar.
 enum TarContentScan {
     /// Bytes of the file read at a time.
@@ -19,15 +18,16 @@ enum TarContentScan {
     /// Bytes of content decoded into each buffer handed to the scanner.
     static let outputSize = 4 << 20
 
-    /// The member index's record list of the content of `file` (zstd and
-    /// skippable frames, its first `end` bytes decoded); nil when the content
-    /// is not a tar or no member was found. Without `wholeFile`, only whether
-    /// it is a tar: an empty list when it is, after its first buffer.
+    /// The member index of the content of `file` (zstd and skippable
+    /// frames, its first `end` bytes decoded), compressed at `level`; nil
+    /// when the content is not a whole tar. Without `wholeFile`, only
+    /// whether it starts as one: an empty frame when it does, after its
+    /// first buffer.
     ///
     /// - Throws: `WeirError` when the file cannot be read or does not
     ///   decode (corrupt, a checksum that fails).
     static func index(of file: Descriptor, end: Int, options: DecompressionOptions,
-                      wholeFile: Bool = true) throws(WeirError) -> TarScanner.Found? {
+                      level: Int = 3, wholeFile: Bool = true) throws(WeirError) -> TarScanner.Found? {
         let context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
                                                verifyChecksum: options.verifyChecksum, path: file.path)
         let input = UnsafeMutableRawBufferPointer.allocate(byteCount: inputSize, alignment: 16)
@@ -36,8 +36,6 @@ enum TarContentScan {
         var offset = 0, produced = 0
         var output = UnsafeMutableRawBufferPointer(start: malloc(outputSize), count: outputSize)
         var filled = 0
-        var finished = false
-        defer { if !finished { scanner?.abandon() } }
         /// Hands the decoded buffer to the scanner (the first decides
         /// whether there is one); false when the content is not a tar.
         func handOver() -> Bool {
@@ -51,7 +49,7 @@ enum TarContentScan {
             filled = 0
             if scanner == nil {
                 guard TarScanner.startsTar(data) else { return false }
-                scanner = TarScanner()
+                scanner = TarScanner(level: level)
             }
             scanner?.feed(data)
             return true
@@ -76,10 +74,9 @@ enum TarContentScan {
         }
         if !wholeFile {
             guard handOver(), scanner != nil else { return nil }
-            return TarScanner.Found(records: [], members: 0)
+            return TarScanner.Found(frame: [], members: 0)
         }
         guard handOver(), let scanner else { return nil }
-        finished = true
-        return scanner.finish(contentSize: produced)
+        return try scanner.finish(contentSize: produced, path: file.path)
     }
 }

@@ -30,9 +30,8 @@ struct TarScannerTests {
 
     /// The index a scan found, through its frame and back (the codec is MemberIndexTests').
     static func index(_ scanner: TarScanner, contentSize: Int) throws -> MemberIndex? {
-        guard let found = scanner.finish(contentSize: contentSize) else { return nil }
-        let frame = try MemberIndex.frame(records: found.records, level: 3, path: "a.tar.zst")
-        let index = try MemberIndex.decode(frame: frame, path: "a.tar.zst", offset: 0)
+        guard let found = try scanner.finish(contentSize: contentSize, path: "a.tar.zst") else { return nil }
+        let index = try MemberIndex.decode(frame: found.frame, path: "a.tar.zst", offset: 0)
         #expect(index.members.count == found.members)
         return index
     }
@@ -71,29 +70,86 @@ struct TarScannerTests {
         }
     }
 
-    @Test("a tar cut short: the members seen, the last one to the content's end, flagged")
+    @Test("a tar cut short, as parallel --pipepart cuts one, gets no index: only a whole tar does")
     func cutShort() throws {
         let (tar, _) = try Self.archive(format: "gnu")
         let whole = TarScanner()
         for chunk in Self.chunks(tar, size: 1000) { whole.feed(chunk) }
         let full = try #require(try Self.index(whole, contentSize: tar.count))
         let seven = try #require(full.members.first { $0.name == "t/sub/seven" })
-        let cut = seven.dataOffset + 100
-        let scanner = TarScanner()
-        for chunk in Self.chunks(Array(tar[..<cut]), size: 1000) { scanner.feed(chunk) }
-        let index = try #require(try Self.index(scanner, contentSize: cut))
-        #expect(index.endedEarly && index.endOffset == cut)
-        #expect(index.members.last?.name == "t/sub/seven" && index.members.last?.end == cut)
+        // Cut inside a member's data, inside a header, and just after a member
+        // (no end blocks: the tar did not end, it was cut).
+        for cut in [seven.dataOffset + 100, seven.headerOffset + 300, seven.end] {
+            let scanner = TarScanner()
+            for chunk in Self.chunks(Array(tar[..<cut]), size: 1000) { scanner.feed(chunk) }
+            #expect(try Self.index(scanner, contentSize: cut) == nil, "cut at \(cut)")
+        }
     }
 
-    @Test("not a tar: no scan starts; a scan abandoned ends without its input")
-    func notTar() {
+    @Test("not a tar: no scan starts; a stream that stops being tar gives no index")
+    func notTar() throws {
         #expect(!TarScanner.startsTar(DispatchData.empty))
         let text = [UInt8](repeating: 0x61, count: 4096)
         #expect(!TarScanner.startsTar(text.withUnsafeBytes { DispatchData(bytes: $0) }))
         let scanner = TarScanner()
         scanner.feed(text.withUnsafeBytes { DispatchData(bytes: $0) })
-        scanner.abandon()
-        #expect(scanner.finish(contentSize: 4096) == nil)
+        #expect(try scanner.finish(contentSize: 4096, path: "a") == nil)
+        // A tar whose second header's checksum fails.
+        var (tar, _) = try Self.archive(format: "ustar")
+        tar[512 * 3 + 148] ^= 1
+        let broken = TarScanner()
+        for chunk in Self.chunks(tar, size: 4096) { broken.feed(chunk) }
+        let index = try Self.index(broken, contentSize: tar.count)
+        #expect(index == nil || index?.members.count == 0)
+    }
+
+    @Test("every field as GNU tar lists it: sparse files (GNU and pax), devices, FIFOs, hard links, long names",
+          arguments: ["gnu", "posix", "oldgnu"])
+    func fieldsAsTarListsThem(format: String) throws {
+        let folder = TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Devices and FIFOs in a temp folder (never the machine's /dev); sparse files where tar keeps them sparse.
+        let long = String(repeating: "l", count: 120)  // past ustar's 100 bytes: a long name each way
+        let script = """
+            set -e; mkdir -p t/\(long) && echo a > t/\(long)/\(long) && truncate -s 3M t/sparse \
+            && printf data | dd of=t/sparse bs=1 seek=1048576 conv=notrunc 2>/dev/null \
+            && mknod t/char c 1 3 && mknod t/block b 7 200 && mkfifo t/fifo && ln t/sparse t/hard \
+            && ln -s \(long) t/sym && tar --format=\(format) --sparse --owner=7:7 --group=9:9 -cf a.tar t 2>/dev/null
+            """
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", script]
+        shell.currentDirectoryURL = folder
+        try shell.run()
+        shell.waitUntilExit()
+        try #require(shell.terminationStatus == 0)
+        let tar = [UInt8](try Data(contentsOf: folder.appendingPathComponent("a.tar")))
+        let listing = Process()
+        listing.executableURL = URL(fileURLWithPath: "/bin/tar")
+        listing.arguments = ["--numeric-owner", "-tvf", folder.appendingPathComponent("a.tar").path]
+        let pipe = Pipe()
+        listing.standardOutput = pipe
+        try listing.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        listing.waitUntilExit()
+        let expected = text.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
+        for size in [100, 512, 1 << 20] {
+            let scanner = TarScanner()
+            for chunk in Self.chunks(tar, size: size) { scanner.feed(chunk) }
+            let index = try #require(try Self.index(scanner, contentSize: tar.count))
+            try #require(index.members.count == expected.count, "\(format) \(size)")
+            for (member, line) in zip(index.members, expected) {
+                // tar tvf: mode, uid/gid, size (or major,minor), date, time, name…
+                #expect(line[1] == "7/9", "\(member.name)")
+                if member.type == UInt8(ascii: "3") || member.type == UInt8(ascii: "4") {
+                    #expect(line[2] == "\(member.devmajor),\(member.devminor)", "\(member.name)")
+                } else {
+                    #expect(line[2] == "\(member.size)", "\(member.name)")
+                    #expect(line[5] == member.name, "\(format) \(member.name)")
+                }
+            }
+            let sparse = try #require(index.members.first { $0.name == "t/sparse" })
+            #expect(sparse.size == 3 << 20 && sparse.dataLength < 1 << 20, "\(format)")
+        }
     }
 }

@@ -1,0 +1,245 @@
+import Glibc
+
+/// One tar header block read as GNU tar and libarchive read it: the 512
+/// bytes of a ustar, GNU or v7 header (docs/members.md, "How the writer
+/// finds members").
+///
+/// A pure reading of the fields; what a sequence of blocks means (a pax
+/// `x` record or a GNU `L`/`K` long name before a member, GNU sparse
+/// extension blocks after it) is ``TarWalk``'s. Both the writer's scan
+/// and the reader's check of a member (`weir -d --member`, `-t`) read
+/// headers through it, so they agree on every field.
+///
+/// Layout (POSIX.1-1988 ustar; GNU's differences after `gname`):
+///
+///     0 name[100]   100 mode[8]   108 uid[8]   116 gid[8]   124 size[12]
+///     136 mtime[12] 148 chksum[8] 156 typeflag 157 linkname[100]
+///     257 magic[6]  263 version[2] 265 uname[32] 297 gname[32]
+///     329 devmajor[8] 337 devminor[8] 345 prefix[155] (POSIX)
+///     GNU: 386 sparse[4] (offset[12], numbytes[12]), 482 isextended,
+///          483 realsize[12]
+///
+/// Numbers are octal text ended by a space or NUL, or, past what octal
+/// holds, base-256 (the first byte's high bit set; 0xFF: negative).
+package struct TarHeader {
+    /// The block, held by the caller while the header is read.
+    package let block: UnsafeRawBufferPointer
+
+    /// The header in `block`, its first 512 bytes.
+    package init(_ block: UnsafeRawBufferPointer) {
+        precondition(block.count >= 512, "a tar header is a 512-byte block")
+        self.block = block
+    }
+
+    /// Every byte zero: one of the two blocks that end an archive.
+    package var isZero: Bool {
+        // Eight bytes at a time: a header is checked once per member.
+        var index = 0
+        while index < 512 {
+            if block.loadUnaligned(fromByteOffset: index, as: UInt64.self) != 0 { return false }
+            index += 8
+        }
+        return true
+    }
+
+    /// The stored checksum matches the block's bytes, summed unsigned (as
+    /// POSIX says) or signed (as some old tars wrote), its own field
+    /// counted as spaces.
+    package var checksumIsValid: Bool {
+        guard let stored = number(148, 8), stored >= 0 else { return false }
+        // The unsigned sum eight bytes at a time (once per member: the
+        // walk's largest cost), the field's own bytes then counted as spaces.
+        var unsigned = 0, index = 0
+        while index < 512 {
+            let word = block.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let pairs = (word & 0x00FF_00FF_00FF_00FF) &+ (word >> 8 & 0x00FF_00FF_00FF_00FF)
+            unsigned &+= Int(truncatingIfNeeded: (pairs &* 0x0001_0001_0001_0001) >> 48)
+            index += 8
+        }
+        for index in 148 ..< 156 { unsigned += 0x20 - Int(block[index]) }
+        if stored == unsigned { return true }
+        var signed = 0
+        for index in 0 ..< 512 {
+            signed += index >= 148 && index < 156 ? 0x20 : Int(Int8(bitPattern: block[index]))
+        }
+        return stored == signed
+    }
+
+    /// The type flag (`0` file, `5` folder, `x` pax record, `L` GNU long name…).
+    package var typeflag: UInt8 { block[156] }
+
+    /// The magic at 257: `ustar\0` (POSIX ustar, pax) or `ustar ` (GNU).
+    package var isPOSIX: Bool { hasMagic(0) }
+    package var isGNU: Bool { hasMagic(0x20) }
+
+    /// `ustar` at 257, then `last`.
+    private func hasMagic(_ last: UInt8) -> Bool {
+        block.loadUnaligned(fromByteOffset: 257, as: UInt32.self) == UInt32(littleEndian: 0x6174_7375)  // "usta"
+            && block[261] == UInt8(ascii: "r") && block[262] == last
+    }
+
+    /// The name: POSIX's prefix and name joined by `/`, else the name.
+    package var path: [UInt8] {
+        let name = text(0, 100)
+        guard isPOSIX else { return Array(name) }
+        let prefix = text(345, 155)
+        return prefix.isEmpty ? Array(name) : Array(prefix) + [UInt8(ascii: "/")] + Array(name)
+    }
+
+    package var linkname: [UInt8] { Array(text(157, 100)) }
+    package var uname: [UInt8] { Array(text(265, 32)) }
+    package var gname: [UInt8] { Array(text(297, 32)) }
+    package var mode: UInt32 { UInt32(truncatingIfNeeded: max(0, number(100, 8) ?? 0)) & 0o7777 }
+    package var uid: Int { max(0, number(108, 8) ?? 0) }
+    package var gid: Int { max(0, number(116, 8) ?? 0) }
+    /// The size field: bytes of data stored after the header (nil: not a number).
+    package var size: Int? { number(124, 12).flatMap { $0 >= 0 ? $0 : nil } }
+    package var mtime: Int64 { Int64(number(136, 12) ?? 0) }
+    package var devmajor: Int { max(0, number(329, 8) ?? 0) }
+    package var devminor: Int { max(0, number(337, 8) ?? 0) }
+    /// GNU sparse (`S`): the file's real size, and whether extension blocks follow.
+    package var gnuRealSize: Int { max(0, number(483, 12) ?? 0) }
+    package var gnuSparseExtended: Bool { block[482] != 0 }
+
+    /// The bytes of field `offset ..< offset + length`.
+    package func field(_ offset: Int, _ length: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: block[offset ..< offset + length])
+    }
+
+    /// A text field up to its first NUL.
+    package func text(_ offset: Int, _ length: Int) -> UnsafeRawBufferPointer {
+        let start = block.baseAddress! + offset
+        let end = memchr(start, 0, length).map { UnsafeRawPointer($0) - UnsafeRawPointer(start) } ?? length
+        return UnsafeRawBufferPointer(start: start, count: end)
+    }
+
+    /// A numeric field: octal text (leading spaces, ended by a space or a
+    /// NUL; empty is 0) or base-256; nil when it is neither.
+    package func number(_ offset: Int, _ length: Int) -> Int? {
+        Self.number(field(offset, length))
+    }
+
+    /// A numeric field's value (as ``number(_:_:)``).
+    package static func number(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        guard let first = bytes.first else { return 0 }
+        if first & 0x80 != 0 {
+            // Base-256, two's complement, big-endian; what does not fit an Int is refused.
+            let negative = first == 0xFF
+            var value = negative ? -1 : Int(first & 0x7F)
+            for byte in bytes.dropFirst() {
+                let (shifted, overflow) = value.multipliedReportingOverflow(by: 256)
+                guard !overflow else { return nil }
+                value = shifted | Int(byte)
+            }
+            return value
+        }
+        var index = 0
+        while index < bytes.count, bytes[index] == 0x20 { index += 1 }
+        var value = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == 0 || byte == 0x20 { break }
+            guard byte >= 0x30, byte <= 0x37, value <= Int.max >> 3 else { return nil }
+            value = value << 3 | Int(byte - 0x30)
+            index += 1
+        }
+        return value
+    }
+
+    /// Bytes of data a member of type `type` with size field `size` stores
+    /// after its headers, as libarchive and GNU tar skip them: links (but
+    /// a hard link carrying data, which pax allows), devices, folders and
+    /// FIFOs store none whatever their size field says.
+    package static func storedData(type: UInt8, size: Int) -> Int {
+        switch type {
+        case UInt8(ascii: "2"), UInt8(ascii: "3"), UInt8(ascii: "4"), UInt8(ascii: "5"), UInt8(ascii: "6"): 0
+        default: size
+        }
+    }
+
+    /// `count` rounded up to whole 512-byte blocks (nil when that overflows).
+    package static func blocks(_ count: Int) -> Int? {
+        let (sum, overflow) = count.addingReportingOverflow(511)
+        return overflow ? nil : sum & ~511
+    }
+}
+
+/// The keys of a pax extended header (`x`) that change what the index
+/// records, read from its records (`LEN KEY=VALUE\n`).
+package struct PaxRecords {
+    package var path: [UInt8]?
+    package var linkpath: [UInt8]?
+    package var size: Int?
+    package var uid: Int?
+    package var gid: Int?
+    package var uname: [UInt8]?
+    package var gname: [UInt8]?
+    package var mtime: Int64?
+    /// GNU's pax sparse formats: the real name and size (0.1 and 1.0).
+    package var sparseName: [UInt8]?
+    package var sparseRealSize: Int?
+
+    package init() {}
+
+    /// The records in `data`; a malformed record ends the reading, as
+    /// libarchive ignores what it cannot parse (the member is still listed).
+    package init(_ data: UnsafeRawBufferPointer) {
+        var position = 0
+        while position < data.count {
+            // "LEN KEY=VALUE\n": LEN counts the whole record, its own digits included.
+            var length = 0, index = position
+            while index < data.count, data[index] >= 0x30, data[index] <= 0x39, length < 1 << 40 {
+                length = length * 10 + Int(data[index] - 0x30)
+                index += 1
+            }
+            guard index < data.count, data[index] == 0x20, length > index - position + 1,
+                  length <= data.count - position, data[position + length - 1] == 0x0A else { return }
+            let record = UnsafeRawBufferPointer(rebasing: data[(index + 1) ..< (position + length - 1)])
+            if let equals = record.firstIndex(of: UInt8(ascii: "=")) {
+                apply(key: UnsafeRawBufferPointer(rebasing: record[..<equals]),
+                      value: UnsafeRawBufferPointer(rebasing: record[(equals + 1)...]))
+            }
+            position += length
+        }
+    }
+
+    private mutating func apply(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        func equals(_ name: StaticString) -> Bool {
+            key.count == name.utf8CodeUnitCount
+                && key.elementsEqual(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        }
+        if equals("path") { path = Array(value) }
+        else if equals("linkpath") { linkpath = Array(value) }
+        else if equals("size") { size = Self.decimal(value).map(Int.init) }
+        else if equals("uid") { uid = Self.decimal(value).map(Int.init) }
+        else if equals("gid") { gid = Self.decimal(value).map(Int.init) }
+        else if equals("uname") { uname = Array(value) }
+        else if equals("gname") { gname = Array(value) }
+        else if equals("mtime") { mtime = Self.seconds(value) }
+        else if equals("GNU.sparse.name") { sparseName = Array(value) }
+        else if equals("GNU.sparse.realsize") || equals("GNU.sparse.size") {
+            sparseRealSize = Self.decimal(value).map(Int.init)
+        }
+    }
+
+    /// A non-negative decimal that fits an Int.
+    static func decimal(_ value: UnsafeRawBufferPointer) -> Int64? {
+        guard !value.isEmpty else { return nil }
+        var result: Int64 = 0
+        for byte in value {
+            guard byte >= 0x30, byte <= 0x39, result <= (Int64.max - 9) / 10 else { return nil }
+            result = result * 10 + Int64(byte - 0x30)
+        }
+        return result
+    }
+
+    /// A pax time's whole seconds (`-12.5` → -12, as libarchive keeps them).
+    static func seconds(_ value: UnsafeRawBufferPointer) -> Int64? {
+        var digits = value[...]
+        let negative = digits.first == UInt8(ascii: "-")
+        if negative { digits = digits.dropFirst() }
+        if let dot = digits.firstIndex(of: UInt8(ascii: ".")) { digits = digits[..<dot] }
+        guard let whole = decimal(UnsafeRawBufferPointer(rebasing: digits)) else { return nil }
+        return negative ? -whole : whole
+    }
+}

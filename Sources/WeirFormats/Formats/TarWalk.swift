@@ -1,0 +1,318 @@
+import Glibc
+
+/// What a ``TarWalk`` hands each member to once the member's end is known.
+package protocol TarMemberSink {
+    /// Takes `member`, the next member in archive order. The value is the
+    /// walk's own and rewritten for the next member: keep a copy if needed.
+    mutating func append(_ member: MemberIndex.Member)
+}
+
+/// Finds the members of a tar stream from its header blocks, as its bytes
+/// go by (docs/members.md, "How the writer finds members"): the writer's
+/// scan while it compresses, `weir --index` while it decodes, a resumed
+/// run over the input its kept frames hold.
+///
+/// A state machine over the content's offsets: ``needed`` is the next byte
+/// it must see (the next header block, or the next byte of a pax record
+/// or GNU long name); the bytes of members' data and padding before it are
+/// stepped over without being read. ``consume(_:at:)`` takes the content in
+/// pieces of any size, split anywhere (a header block split across two
+/// pieces is staged in 512 bytes of its own), and in order; a piece may
+/// start past bytes the walk does not need, so a caller with a seekable
+/// input can read just the blocks ``needed`` names.
+///
+/// Members are read as GNU tar and libarchive read them: pax `x` records
+/// (path, linkpath, size, uid, gid, uname, gname, mtime, GNU's sparse name
+/// and real size) and GNU `L`/`K` long names belong to the member whose
+/// header follows them, and count among its header blocks, as do pax `g`
+/// and GNU `V` headers (whose content the index does not keep); a GNU
+/// sparse (`S`) header's extension blocks too. Links, devices, folders and
+/// FIFOs store no data whatever their size field says.
+///
+/// The walk ends at the first all-zero block (the end of the archive:
+/// `clean`, the only clean end), at a block whose checksum fails (the
+/// stream stopped being tar), or when ``finish(contentSize:)`` says the
+/// content ended before the end blocks (cut short). It never fails: a tar
+/// that is not one ends the walk, that is all.
+///
+/// Cost: a header block's checksum and fields once per member, no
+/// allocation per member but for names longer than their storage so far.
+package struct TarWalk<Sink: TarMemberSink> {
+    /// Where the members go once their ends are known.
+    package private(set) var sink: Sink
+    /// The next content offset the walk must see; bytes before it are not read.
+    package private(set) var needed = 0
+    /// Where the walk stopped and whether the tar ended as a tar does (nil: still walking).
+    package private(set) var stop: (offset: Int, clean: Bool)?
+    /// Members found so far (the last one's end not yet known among them).
+    package private(set) var count = 0
+
+    private enum Phase {
+        /// The next 512 bytes are a header block.
+        case header
+        /// The next `remaining` bytes are the content of a pax record block
+        /// or a GNU long name or link (`kind`), then padding to `end`.
+        case extensionData(kind: UInt8, remaining: Int, end: Int)
+        /// The next block is a GNU sparse header's extension block.
+        case sparseExtension
+    }
+
+    private var phase = Phase.header
+    /// A header block split across pieces, staged.
+    private var staged = [UInt8](repeating: 0, count: 512)
+    private var stagedCount = 0
+    /// The content of the pax record or long name being read.
+    private var extensionBytes: [UInt8] = []
+    /// Where the member being read begins (its first header block, a pax or
+    /// GNU long-name one included); nil between members.
+    private var memberStart: Int?
+    /// What the blocks before the member's own header said of it.
+    private var pax = PaxRecords()
+    private var longName: [UInt8]?
+    private var longLink: [UInt8]?
+    /// The member whose header was read last: its data length is set when
+    /// the next header (or the end) is found, then it goes to the sink.
+    private var last = MemberIndex.Member(headerOffset: 0, headerLength: 0, dataLength: 0, size: 0, path: [])
+    private var lastStoredData = 0
+
+    /// A walk from the content's first byte.
+    package init(sink: Sink) {
+        self.sink = sink
+    }
+
+    /// Whether the walk wants more content.
+    package var isWalking: Bool { stop == nil }
+
+    /// Takes `bytes`, the content at `offset`: bytes before ``needed`` are
+    /// stepped over; a piece that starts past ``needed`` is a gap the walk
+    /// cannot cross, and ends it (not clean).
+    package mutating func consume(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+        guard stop == nil, !bytes.isEmpty else { return }
+        guard offset <= needed else {
+            stop = (memberStart ?? needed, false)
+            return
+        }
+        let end = offset + bytes.count
+        var position = needed
+        while position < end, stop == nil {
+            if position < needed {
+                position = min(needed, end)
+                continue
+            }
+            let at = position - offset
+            switch phase {
+            case .header, .sparseExtension:
+                if stagedCount == 0, end - position >= 512 {
+                    // The common case: the whole block lies in this piece.
+                    block(UnsafeRawBufferPointer(rebasing: bytes[at ..< at + 512]), at: position)
+                    position += 512
+                } else {
+                    let take = min(512 - stagedCount, end - position)
+                    staged.withUnsafeMutableBytes { stage in
+                        stage.baseAddress!.advanced(by: stagedCount).copyMemory(
+                            from: bytes.baseAddress!.advanced(by: at), byteCount: take)
+                    }
+                    stagedCount += take
+                    position += take
+                    needed = position
+                    if stagedCount == 512 {
+                        stagedCount = 0
+                        let copy = staged
+                        copy.withUnsafeBytes { block($0, at: position - 512) }
+                    }
+                }
+            case let .extensionData(kind, remaining, blockEnd):
+                let take = min(remaining, end - position)
+                extensionBytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[at ..< at + take]))
+                position += take
+                needed = position
+                if take == remaining {
+                    finishExtension(kind: kind)
+                    phase = .header
+                    needed = blockEnd
+                } else {
+                    phase = .extensionData(kind: kind, remaining: remaining - take, end: blockEnd)
+                }
+            }
+        }
+    }
+
+    /// Ends the walk at the content's end, `contentSize` bytes, and hands
+    /// over the last member: it runs to the end blocks, or to the content's
+    /// end when the tar was cut short inside it.
+    package mutating func finish(contentSize: Int) {
+        if stop == nil {
+            // The content ended before the tar's end blocks: cut short.
+            let atBoundary = needed == contentSize && stagedCount == 0 && memberStart == nil
+            if case .header = phase, atBoundary {
+                // No end blocks: a tar that stops between members is one
+                // cut there (a piece `parallel --pipepart` cut), not whole.
+                stop = (contentSize, false)
+            } else if case .header = phase, stagedCount > 0, memberStart == nil {
+                stop = (needed - stagedCount, false)
+            } else {
+                stop = (min(memberStart ?? contentSize, contentSize), false)
+            }
+        }
+        guard count > 0, let stop else { return }
+        // Cut short inside its headers or data: the member runs to the content's end.
+        let stopOffset = min(stop.offset, contentSize)
+        let complete = stopOffset >= last.dataOffset + Self.rounded(lastStoredData)
+        last.dataLength = max(0, (stop.clean || complete ? stopOffset : contentSize) - last.dataOffset)
+        sink.append(last)
+    }
+
+    private static func rounded(_ count: Int) -> Int { TarHeader.blocks(count) ?? Int.max }
+
+    /// One header block at `offset`.
+    private mutating func block(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+        needed = offset + 512
+        let header = TarHeader(bytes)
+        if case .sparseExtension = phase {
+            // 21 entries of 24 bytes, then whether another block follows.
+            if bytes[504] == 0 { memberRead(dataOffset: offset + 512) }
+            return
+        }
+        if header.isZero {
+            stop = (memberStart ?? offset, memberStart == nil)
+            return
+        }
+        guard header.checksumIsValid, let size = header.size else {
+            stop = (memberStart ?? offset, false)
+            return
+        }
+        if memberStart == nil { memberStart = offset }
+        let type = header.typeflag
+        switch type {
+        case UInt8(ascii: "x"), UInt8(ascii: "X"), UInt8(ascii: "L"), UInt8(ascii: "K"):
+            guard let end = TarHeader.blocks(size).map({ $0 + offset + 512 }) else {
+                stop = (memberStart ?? offset, false)
+                return
+            }
+            extensionBytes.removeAll(keepingCapacity: true)
+            if size == 0 {
+                finishExtension(kind: type)
+            } else {
+                phase = .extensionData(kind: type, remaining: size, end: end)
+            }
+        case UInt8(ascii: "g"), UInt8(ascii: "V"), UInt8(ascii: "A"):
+            // Global pax records, a volume label, Solaris ACLs: header blocks of the next member.
+            guard let data = TarHeader.blocks(size) else {
+                stop = (memberStart ?? offset, false)
+                return
+            }
+            needed = offset + 512 + data
+        default:
+            member(header, type: type, size: size, at: offset)
+        }
+    }
+
+    /// A pax record block or GNU long name read whole.
+    private mutating func finishExtension(kind: UInt8) {
+        switch kind {
+        case UInt8(ascii: "L"), UInt8(ascii: "K"):
+            let name = Array(extensionBytes.prefix { $0 != 0 })
+            if kind == UInt8(ascii: "L") { longName = name } else { longLink = name }
+        default:
+            extensionBytes.withUnsafeBytes { pax = PaxRecords($0) }
+        }
+    }
+
+    /// A member's own header block at `offset`.
+    private mutating func member(_ header: TarHeader, type raw: UInt8, size field: Int, at offset: Int) {
+        // The previous member runs to this member's first header block.
+        let start = memberStart ?? offset
+        if count > 0 {
+            last.dataLength = max(0, start - last.dataOffset)
+            sink.append(last)
+        }
+        count += 1
+        var type = raw
+        switch raw {
+        case 0, UInt8(ascii: "7"), UInt8(ascii: "M"): type = UInt8(ascii: "0")
+        case UInt8(ascii: "D"): type = UInt8(ascii: "5")
+        case UInt8(ascii: "0"), UInt8(ascii: "1"), UInt8(ascii: "2"), UInt8(ascii: "3"), UInt8(ascii: "4"),
+             UInt8(ascii: "5"), UInt8(ascii: "6"), UInt8(ascii: "S"): break
+        default: type = UInt8(ascii: "0")
+        }
+        let storedSize = pax.size ?? field
+        let stored = TarHeader.storedData(type: raw, size: storedSize)
+        if let name = pax.sparseName ?? pax.path ?? longName {
+            Self.assign(name, to: &last.path)
+        } else if header.block[345] != 0, header.isPOSIX {
+            Self.assign(header.path, to: &last.path)
+        } else {
+            Self.assign(header.text(0, 100), to: &last.path)
+        }
+        // A v7 header names a folder by a trailing slash only.
+        if type == UInt8(ascii: "0"), raw == 0, last.path.last == UInt8(ascii: "/") { type = UInt8(ascii: "5") }
+        if type == UInt8(ascii: "1") || type == UInt8(ascii: "2") {
+            if let link = pax.linkpath ?? longLink {
+                Self.assign(link, to: &last.link)
+            } else {
+                Self.assign(header.text(157, 100), to: &last.link)
+            }
+        } else {
+            last.link.removeAll(keepingCapacity: true)
+        }
+        if let uname = pax.uname { Self.assign(uname, to: &last.uname) } else {
+            Self.assign(header.text(265, 32), to: &last.uname)
+        }
+        if let gname = pax.gname { Self.assign(gname, to: &last.gname) } else {
+            Self.assign(header.text(297, 32), to: &last.gname)
+        }
+        switch type {
+        case UInt8(ascii: "2"), UInt8(ascii: "3"), UInt8(ascii: "4"), UInt8(ascii: "5"), UInt8(ascii: "6"):
+            last.size = 0
+        case UInt8(ascii: "S"):
+            last.size = pax.sparseRealSize ?? header.gnuRealSize
+        default:
+            last.size = pax.sparseRealSize ?? storedSize
+        }
+        last.mtime = pax.mtime ?? header.mtime
+        last.mode = header.mode
+        last.uid = pax.uid ?? header.uid
+        last.gid = pax.gid ?? header.gid
+        last.type = type
+        if type == UInt8(ascii: "3") || type == UInt8(ascii: "4") {
+            (last.devmajor, last.devminor) = (header.devmajor, header.devminor)
+        } else {
+            (last.devmajor, last.devminor) = (0, 0)
+        }
+        last.headerOffset = start
+        lastStoredData = stored
+        if raw == UInt8(ascii: "S"), header.gnuSparseExtended {
+            phase = .sparseExtension
+            return
+        }
+        memberRead(dataOffset: offset + 512)
+    }
+
+    /// The member's headers end at `dataOffset`: its data is stepped over.
+    private mutating func memberRead(dataOffset: Int) {
+        phase = .header
+        last.headerLength = dataOffset - last.headerOffset
+        last.dataLength = 0
+        let (end, overflow) = dataOffset.addingReportingOverflow(Self.rounded(lastStoredData))
+        needed = overflow ? Int.max : end
+        memberStart = nil
+        pax = PaxRecords()
+        longName = nil
+        longLink = nil
+    }
+
+    /// `bytes` into `target`'s storage (nothing copied when they are equal,
+    /// as an owner's name or a folder's path usually is).
+    private static func assign(_ bytes: UnsafeRawBufferPointer, to target: inout [UInt8]) {
+        let equal = target.withUnsafeBytes { held in
+            held.count == bytes.count && (bytes.isEmpty || memcmp(held.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+        }
+        guard !equal else { return }
+        target.removeAll(keepingCapacity: true)
+        target.append(contentsOf: bytes)
+    }
+
+    private static func assign(_ bytes: [UInt8], to target: inout [UInt8]) {
+        bytes.withUnsafeBytes { assign($0, to: &target) }
+    }
+}
