@@ -47,13 +47,23 @@ package struct TarListing {
         output.append(UInt8(ascii: " "))
         let user = member.uname.isEmpty ? Self.digits(member.uid) : member.uname.count
         let group = member.gname.isEmpty ? Self.digits(member.gid) : member.gname.count
-        let pad = user + 1 + group + 1 + Self.digits(member.size)
+        // A device shows "major,minor" where a file shows its size, as tar tvf does.
+        let device = member.type == UInt8(ascii: "3") || member.type == UInt8(ascii: "4")
+        let sizeWidth = device ? Self.digits(member.devmajor) + 1 + Self.digits(member.devminor)
+                               : Self.digits(member.size)
+        let pad = user + 1 + group + 1 + sizeWidth
         ownerSizeWidth = max(ownerSizeWidth, pad)
         if member.uname.isEmpty { Self.appendDecimal(member.uid, to: &output) } else { output += member.uname }
         output.append(UInt8(ascii: "/"))
         if member.gname.isEmpty { Self.appendDecimal(member.gid, to: &output) } else { output += member.gname }
         output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 1 + ownerSizeWidth - pad))
-        Self.appendDecimal(member.size, to: &output)
+        if device {
+            Self.appendDecimal(member.devmajor, to: &output)
+            output.append(UInt8(ascii: ","))
+            Self.appendDecimal(member.devminor, to: &output)
+        } else {
+            Self.appendDecimal(member.size, to: &output)
+        }
         output.append(UInt8(ascii: " "))
         if lastDate != member.mtime {
             lastDateText.removeAll(keepingCapacity: true)

@@ -43,8 +43,13 @@ extension MemberIndex {
         guard Array(frame[skippable ..< start]) == contentMagic else {
             throw corrupt("the frame's content does not begin with WEIRTARI")
         }
-        return try Records(decompressed(frame[start...], corrupt: corrupt), checking: checking, path: path,
-                           offset: offset)
+        // Version 1: a zstd frame follows at once (its magic's first byte,
+        // 0x28); version 2: its version number, then the counts, then the stream.
+        guard frame.count > start else { throw corrupt("the frame holds no record list") }
+        let stored = frame[start] == 0x28
+        let rows = stored ? try decompressed(frame[start...], corrupt: corrupt)
+                          : try Self.rows(version2: frame[start...], corrupt: corrupt)
+        return try Records(rows, checking: checking, path: path, offset: offset, converted: !stored)
     }
 
     /// The content of the one zstd frame that `bytes` must be, exactly.

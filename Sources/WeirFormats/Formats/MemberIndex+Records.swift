@@ -19,6 +19,8 @@ extension MemberIndex {
         /// The file and the index frame's offset, for the messages.
         private let path: String
         private let offset: Int
+        /// Each row ends with a device's major and minor (rows made from version 2).
+        private let devices: Bool
         /// How many members the list holds.
         package let count: Int
         /// Flags bit 0: the tar stream ended early.
@@ -28,7 +30,8 @@ extension MemberIndex {
         /// The decoded size of the whole content the index describes.
         package let contentSize: Int
 
-        /// The record list `bytes`, its header checked, and with `checking`
+        /// The record list `bytes` (`converted`: rows made from version 2's
+        /// columns, marked 2), its header checked, and with `checking`
         /// every record too, read whole once: every walk after it reads
         /// exactly what this one read, so cannot fail. Without `checking`,
         /// the first walk is the check, and throws what this would have.
@@ -36,14 +39,16 @@ extension MemberIndex {
         /// - Throws: ``WeirError`` `.corrupt` for another version, a varint
         ///   that runs past the end, offsets that overflow or pass the end
         ///   offset, a mode out of range, bytes after the last record.
-        init(_ bytes: [UInt8], checking: Bool, path: String, offset: Int) throws(WeirError) {
+        init(_ bytes: [UInt8], checking: Bool, path: String, offset: Int, converted: Bool = false) throws(WeirError) {
             let header = try bytes.withUnsafeBufferPointer { buffer in
-                Result { () throws(WeirError) -> (start: Int, count: Int, flags: UInt64, end: Int, size: Int) in
+                Result { () throws(WeirError) -> (start: Int, count: Int, flags: UInt64, end: Int, size: Int, devices: Bool) in
                     var reader = RecordReader(bytes: buffer, path: path, offset: offset)
                     let version = try reader.uvarint()
-                    guard version == UInt64(MemberIndex.version) else {
+                    // 1: a version 1 list as stored; 2: rows made from version 2's
+                    // columns (MemberIndex+Columns), which carry device numbers.
+                    guard version == (converted ? 2 : 1) else {
                         throw reader.corrupt("version \(version) of the record list is not one this weir reads "
-                                                 + "(\(MemberIndex.version))")
+                                                 + "(1 or 2)")
                     }
                     let flags = try reader.uvarint()
                     let count = try reader.uvarint()
@@ -58,10 +63,11 @@ extension MemberIndex {
                         throw reader.corrupt("it declares \(count) members, more than its \(bytes.count) bytes "
                                                  + "can hold")
                     }
-                    return (reader.position, Int(count), flags, endOffset, contentSize)
+                    return (reader.position, Int(count), flags, endOffset, contentSize, version == 2)
                 }
             }.get()
             (self.bytes, start, self.path, self.offset) = (bytes, header.start, path, offset)
+            devices = header.devices
             (count, endedEarly, endOffset, contentSize) = (header.count, header.flags & 1 != 0, header.end, header.size)
             // The check reads every field but copies no name: their lengths are enough to check them.
             if checking { try walk(names: false) { _ in } }
@@ -83,6 +89,7 @@ extension MemberIndex {
             try bytes.withUnsafeBufferPointer { buffer in
                 Result { () throws(WeirError) in
                     var reader = RecordReader(bytes: buffer, path: path, offset: offset)
+                    reader.devices = devices
                     reader.position = start
                     // Before the first record, the "previous member" ends at 0 with empty names.
                     var member = Member(headerOffset: 0, headerLength: 0, dataLength: 0, size: 0, path: [])
@@ -123,6 +130,8 @@ extension MemberIndex {
         var position = 0
         /// The lengths of the previous member's names, which the next ones are checked against.
         var pathLength = 0, unameLength = 0, gnameLength = 0
+        /// Rows end with a device's numbers.
+        var devices = false
 
         init(bytes: UnsafeBufferPointer<UInt8>, path: String, offset: Int) {
             (self.bytes, self.path, frameOffset) = (bytes, path, offset)
@@ -227,6 +236,7 @@ extension MemberIndex {
             }
             unameLength = try frontCoded(&member.uname, previous: unameLength, copying: names)
             gnameLength = try frontCoded(&member.gname, previous: gnameLength, copying: names)
+            if devices { (member.devmajor, member.devminor) = (try offset(), try offset()) }
         }
     }
 }

@@ -36,11 +36,16 @@ package struct MemberIndex: Equatable, Sendable {
         package var link: [UInt8]
         package var uname: [UInt8]
         package var gname: [UInt8]
+        /// A device's (`3`, `4`) major and minor numbers, else 0 (recorded
+        /// from version 2 of the record list: 0 in an older index).
+        package var devmajor: Int
+        package var devminor: Int
 
         /// Creates a member record.
         package init(headerOffset: Int, headerLength: Int, dataLength: Int, size: Int, mtime: Int64 = 0,
                      mode: UInt32 = 0o644, uid: Int = 0, gid: Int = 0, type: UInt8 = UInt8(ascii: "0"),
-                     path: [UInt8], link: [UInt8] = [], uname: [UInt8] = [], gname: [UInt8] = []) {
+                     path: [UInt8], link: [UInt8] = [], uname: [UInt8] = [], gname: [UInt8] = [],
+                     devmajor: Int = 0, devminor: Int = 0) {
             self.headerOffset = headerOffset
             self.headerLength = headerLength
             self.dataLength = dataLength
@@ -54,6 +59,8 @@ package struct MemberIndex: Equatable, Sendable {
             self.link = link
             self.uname = uname
             self.gname = gname
+            self.devmajor = devmajor
+            self.devminor = devminor
         }
 
         /// Where the member's data begins: just past its header blocks.

@@ -60,6 +60,62 @@ struct MemberIndexTests {
         }
     }
 
+    /// `index` written as the compressor writes it: version 2, columns compressed as they come.
+    static func version2(_ index: MemberIndex, level: Int = 3) throws -> [UInt8] {
+        let writer = MemberIndex.ColumnWriter(level: level)
+        for member in index.members { writer.append(member) }
+        return try writer.frame(endedEarly: index.endedEarly, endOffset: index.endOffset,
+                                contentSize: index.contentSize, path: "a.tar.zst")
+    }
+
+    @Test("version 2 round-trips every field, devices included, over many blocks; version 1 is still read")
+    func version2RoundTrips() throws {
+        var index = Self.sample()
+        index.members.append(.init(headerOffset: 4096, headerLength: 512, dataLength: 0, size: 0, mtime: 9,
+                                   mode: 0o600, type: UInt8(ascii: "4"), path: Array("dev/loop7".utf8),
+                                   uname: Array("root".utf8), gname: Array("disk".utf8), devmajor: 7, devminor: 263))
+        index.endOffset = 4608
+        #expect(try MemberIndex.decode(frame: try Self.version2(index), path: "a", offset: 0) == index)
+        // Old indexes (version 1, rows) read as before, devices at 0.
+        let old = try MemberIndex.decode(frame: Self.frame(Self.sample().recordList()), path: "a", offset: 0)
+        #expect(old == Self.sample())
+        // Enough members for several blocks of columns: names that share folders, sizes of every width.
+        var many: [MemberIndex.Member] = []
+        var end = 0
+        for number in 0 ..< 30_000 {
+            let size = number % 7 == 0 ? 0 : (number * 7919) % (1 << (number % 40))
+            let path = Array("root/d\(number / 100)/sub\(number % 3)/file-\(number).c".utf8)
+            let member = MemberIndex.Member(headerOffset: end, headerLength: 512,
+                                            dataLength: (size + 511) / 512 * 512, size: size,
+                                            mtime: Int64(1_600_000_000 + number % 13), mode: 0o644, uid: number % 2,
+                                            gid: 5, path: path, uname: Array("u\(number % 2)".utf8),
+                                            gname: Array("g".utf8))
+            many.append(member)
+            end = member.end
+        }
+        let big = MemberIndex(members: many, endedEarly: false, endOffset: end, contentSize: end + 1024)
+        #expect(try MemberIndex.decode(frame: try Self.version2(big), path: "a", offset: 0) == big)
+    }
+
+    @Test("a version 2 index that lies is refused with the file and offset, never half believed")
+    func version2Lies() throws {
+        let frame = try Self.version2(Self.sample())
+        // The declared member count, one more and one fewer: the columns hold three.
+        let countAt = 8 + 8 + 2
+        for count: UInt8 in [2, 4] {
+            var lie = frame
+            lie[countAt] = count
+            Self.expectCorrupt(lie, "columns hold 3")
+        }
+        var version = frame
+        version[16] = 3
+        Self.expectCorrupt(version, "version 3")
+        var flipped = frame
+        flipped[flipped.count - 6] ^= 0x40
+        Self.expectCorrupt(flipped, "does not decode")
+        Self.expectCorrupt(Self.sized(Array(frame.dropLast(3))), "cut short")
+    }
+
     @Test("an index round-trips through its frame, names' bytes as they are")
     func roundTrip() throws {
         for ended in [false, true] {

@@ -1,0 +1,475 @@
+import WeirSystem
+import CZstd
+
+/// Version 2 of the record list (docs/members.md, "Its content"): the
+/// members in blocks of columns, compressed as they come, in one zstd
+/// stream; the counts that are known only at the end stand uncompressed
+/// before it.
+///
+/// Why columns: a member's fields differ in kind (a name, a size, a time,
+/// a mode), and zstd finds far more in a run of one kind than in rows that
+/// interleave them: on the Linux tarball 6.1 bytes a member where version
+/// 1's rows took 9.1, on a 61 MB source tar 7.9 where they took 11.6 (both
+/// at level 3; pixz's index of names and offsets: 6.6 and 8.95).
+extension MemberIndex {
+    /// The columns of a block, in the order they are stored.
+    enum Column: Int, CaseIterable {
+        /// Header offset minus the previous member's end (`uvarint`).
+        case gap
+        /// Header blocks minus one (`uvarint`).
+        case headerBlocks
+        /// Data length minus what the size predicts (`svarint`, see ``predictedData(type:size:)``).
+        case dataExtra
+        /// The size's three low bytes, one column each, then the rest (`uvarint`).
+        case size0, size1, size2, sizeHigh
+        /// mtime minus the previous member's (`svarint`).
+        case mtime
+        /// The type flag (1 byte), then mode, uid, gid (`uvarint`).
+        case type, mode, uid, gid
+        /// The path: how many of the previous path's folders it leaves
+        /// (`uvarint`), then what follows the folders it keeps, ended by NUL.
+        case pathPop, pathRest
+        /// The link target, ended by NUL.
+        case link
+        /// Owner, group: 0 for the previous member's, else 1 then the name ended by NUL.
+        case uname, gname
+        /// A device's major and minor (`uvarint` each; types 3 and 4 only).
+        case device
+    }
+
+    /// The data length a member of `type` and `size` has in a well-formed
+    /// tar (its data rounded to 512): what the data column is coded against.
+    static func predictedData(type: UInt8, size: Int) -> Int {
+        switch type {
+        case UInt8(ascii: "0"), UInt8(ascii: "1"): TarHeader.blocks(size) ?? 0
+        default: 0
+        }
+    }
+
+    /// The level the record list is compressed at for a run at `level`: 3
+    /// at the fast levels, where every millisecond of a run counts, up to
+    /// 9 where a run spends seconds a gigabyte (and the index is 6% smaller).
+    package static func level(forRunLevel level: Int) -> Int { min(max(level, 3), 9) }
+
+    /// Raw column bytes gathered before a block goes to the compressor:
+    /// bounds what the writer holds uncompressed, whatever the member count.
+    static let blockBytes = 1 << 20
+    /// The compressor's window: a block and the one before it, so names
+    /// repeat across blocks, in bounded memory (about 1.5 MiB at level 3).
+    static let windowLog: Int32 = 20
+
+    /// Encodes members into version 2 as a scan finds them, compressing
+    /// each block of columns as it fills: what it holds is one block of raw
+    /// columns, the compressor, and the compressed bytes so far (about 6
+    /// bytes a member). Used by one thread at a time.
+    package final class ColumnWriter: TarMemberSink {
+        private var columns = [[UInt8]](repeating: [], count: Column.allCases.count)
+        private var raw = 0
+        private var inBlock = 0
+        package private(set) var count = 0
+        /// The stream's compressed bytes so far.
+        private var compressed: [UInt8] = []
+        private let context: OpaquePointer?
+        private let level: Int
+        /// The previous member's end, path, mtime and names, which the next is coded against.
+        private var previousEnd = 0
+        private var previousPath: [UInt8] = []
+        private var previousSlashes = 0
+        private var previousMtime: Int64 = 0
+        private var previousUname: [UInt8]?
+        private var previousGname: [UInt8]?
+        /// The first libzstd failure; reported by ``frame(endedEarly:endOffset:contentSize:path:)``.
+        private var failure: String?
+
+        /// A writer compressing at `level`.
+        package init(level: Int = 3) {
+            self.level = level
+            context = ZSTD_createCCtx()
+            if let context {
+                ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, Int32(level))
+                ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1)
+                ZSTD_CCtx_setParameter(context, ZSTD_c_windowLog, MemberIndex.windowLog)
+            }
+        }
+
+        deinit { ZSTD_freeCCtx(context) }
+
+        package func append(_ member: Member) {
+            func put(_ column: Column, _ value: UInt64) { columns[column.rawValue].appendUvarint(value) }
+            func signed(_ column: Column, _ value: Int64) {
+                columns[column.rawValue].appendUvarint(UInt64(bitPattern: value << 1 ^ value >> 63))
+            }
+            put(.gap, UInt64(max(0, member.headerOffset - previousEnd)))
+            put(.headerBlocks, UInt64(max(0, member.headerLength / 512 - 1)))
+            signed(.dataExtra, Int64(member.dataLength - MemberIndex.predictedData(type: member.type, size: member.size)))
+            let size = UInt64(max(0, member.size))
+            columns[Column.size0.rawValue].append(UInt8(truncatingIfNeeded: size))
+            columns[Column.size1.rawValue].append(UInt8(truncatingIfNeeded: size >> 8))
+            columns[Column.size2.rawValue].append(UInt8(truncatingIfNeeded: size >> 16))
+            put(.sizeHigh, size >> 24)
+            signed(.mtime, member.mtime &- previousMtime)
+            columns[Column.type.rawValue].append(member.type)
+            put(.mode, UInt64(member.mode))
+            put(.uid, UInt64(max(0, member.uid)))
+            put(.gid, UInt64(max(0, member.gid)))
+            appendPath(member.path)
+            columns[Column.link.rawValue].append(contentsOf: member.link.prefix { $0 != 0 })
+            columns[Column.link.rawValue].append(0)
+            Self.appendName(member.uname, after: &previousUname, to: &columns[Column.uname.rawValue])
+            Self.appendName(member.gname, after: &previousGname, to: &columns[Column.gname.rawValue])
+            if member.type == UInt8(ascii: "3") || member.type == UInt8(ascii: "4") {
+                put(.device, UInt64(max(0, member.devmajor)))
+                put(.device, UInt64(max(0, member.devminor)))
+            }
+            previousEnd = member.end
+            previousMtime = member.mtime
+            count += 1
+            inBlock += 1
+            raw += member.path.count + 24
+            if raw >= MemberIndex.blockBytes { flushBlock(end: false) }
+        }
+
+        /// The path coded against the previous one by folders: the folders
+        /// the two share are kept, the rest written.
+        private func appendPath(_ path: [UInt8]) {
+            path.withUnsafeBufferPointer { whole in
+                let name = UnsafeBufferPointer(rebasing: whole[0 ..< (whole.firstIndex(of: 0) ?? whole.count)])
+                var kept = 0, cut = 0, slashes = 0
+                previousPath.withUnsafeBufferPointer { previous in
+                    var index = 0
+                    let limit = min(name.count, previous.count)
+                    while index < limit, name[index] == previous[index] {
+                        // The folders kept: every '/' of the shared prefix ends one.
+                        if name[index] == UInt8(ascii: "/") {
+                            kept += 1
+                            cut = index + 1
+                        }
+                        index += 1
+                    }
+                    slashes = kept
+                    while index < name.count {
+                        if name[index] == UInt8(ascii: "/") { slashes += 1 }
+                        index += 1
+                    }
+                }
+                columns[Column.pathPop.rawValue].appendUvarint(UInt64(previousSlashes - kept))
+                columns[Column.pathRest.rawValue].append(contentsOf: UnsafeBufferPointer(rebasing: name[cut...]))
+                columns[Column.pathRest.rawValue].append(0)
+                previousPath.removeSubrange(cut...)
+                previousPath.append(contentsOf: UnsafeBufferPointer(rebasing: name[cut...]))
+                previousSlashes = slashes
+            }
+        }
+
+        private static func appendName(_ name: [UInt8], after previous: inout [UInt8]?, to column: inout [UInt8]) {
+            let bytes = name.prefix { $0 != 0 }
+            if let previous, previous.elementsEqual(bytes) {
+                column.append(0)
+                return
+            }
+            column.append(1)
+            column.append(contentsOf: bytes)
+            column.append(0)
+            previous = Array(bytes)
+        }
+
+        /// Sends the block's columns to the compressor (and, with `end`, ends its frame).
+        private func flushBlock(end: Bool) {
+            var block: [UInt8] = []
+            if inBlock > 0 {
+                block.reserveCapacity(raw + 64)
+                block.appendUvarint(UInt64(inBlock))
+                for column in columns { block.appendUvarint(UInt64(column.count)) }
+                for index in columns.indices {
+                    block += columns[index]
+                    columns[index].removeAll(keepingCapacity: true)
+                }
+            }
+            (raw, inBlock) = (0, 0)
+            guard let context, failure == nil else {
+                if failure == nil { failure = "out of memory" }
+                return
+            }
+            var output = [UInt8](repeating: 0, count: 64 << 10)
+            block.withUnsafeBytes { source in
+                var input = ZSTD_inBuffer(src: source.baseAddress, size: source.count, pos: 0)
+                while true {
+                    let (result, produced) = output.withUnsafeMutableBytes { out in
+                        var buffer = ZSTD_outBuffer(dst: out.baseAddress, size: out.count, pos: 0)
+                        let result = ZSTD_compressStream2(context, &buffer, &input, end ? ZSTD_e_end : ZSTD_e_continue)
+                        return (result, buffer.pos)
+                    }
+                    if ZSTD_isError(result) != 0 {
+                        failure = String(cString: ZSTD_getErrorName(result))
+                        return
+                    }
+                    compressed += output[0 ..< produced]
+                    if end ? result == 0 : input.pos == input.size && produced < output.count { return }
+                }
+            }
+        }
+
+        /// The index's skippable frame: magic, size, `WEIRTARI`, the
+        /// version and the counts, then the compressed stream.
+        ///
+        /// - Throws: ``WeirError`` `.library` when libzstd failed or the
+        ///   frame would pass what a skippable frame holds.
+        package func frame(endedEarly: Bool, endOffset: Int, contentSize: Int, path: String)
+            throws(WeirError) -> [UInt8] {
+            flushBlock(end: true)
+            if let failure {
+                throw WeirError.library(path: path, operation: .writeMemberIndex, "libzstd: \(failure)")
+            }
+            var head: [UInt8] = []
+            head.appendUvarint(2)
+            head.appendUvarint(endedEarly ? 1 : 0)
+            head.appendUvarint(UInt64(count))
+            head.appendUvarint(UInt64(endOffset))
+            head.appendUvarint(UInt64(contentSize))
+            let content = MemberIndex.contentMagic.count + head.count + compressed.count
+            guard content <= MemberIndex.maxFrameContent else {
+                throw WeirError.library(path: path, operation: .writeMemberIndex,
+                                        "the member index is too large for a skippable frame: \(content) bytes")
+            }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(8 + content)
+            bytes.append(littleEndian: MemberIndex.skippableMagic)
+            bytes.append(littleEndian: UInt32(content))
+            bytes += MemberIndex.contentMagic
+            bytes += head
+            bytes += compressed
+            compressed = []
+            return bytes
+        }
+    }
+}
+
+/// Reading version 2 back: the stream decoded, its columns turned into the
+/// rows ``MemberIndex/Records`` walks (version 1's fields, then a device's
+/// numbers), every column checked to hold exactly what its members need.
+extension MemberIndex {
+    /// The rows of the version 2 content `bytes` (what follows `WEIRTARI`),
+    /// `corrupt` making the error for what does not hold.
+    static func rows(version2 bytes: ArraySlice<UInt8>, corrupt: (String) -> WeirError) throws(WeirError) -> [UInt8] {
+        try bytes.withUnsafeBytes { whole in Result { () throws(WeirError) -> [UInt8] in
+            var head = ColumnCursor(bytes: UnsafeRawBufferPointer(rebasing: whole[...]))
+            func field() throws(WeirError) -> UInt64 {
+                guard let value = head.uvarint() else { throw corrupt("the record list's header is cut short") }
+                return value
+            }
+            let (version, flags, count, endOffset, contentSize) = (try field(), try field(), try field(), try field(),
+                                                                   try field())
+            guard version == 2 else {
+                throw corrupt("version \(version) of the record list is not one this weir reads (1 or 2)")
+            }
+            guard endOffset <= contentSize, contentSize <= UInt64(Int.max) else {
+                throw corrupt("the end offset \(endOffset) passes the content size \(contentSize)")
+            }
+            let stream = UnsafeRawBufferPointer(rebasing: whole[head.position...])
+            let raw = try decompressedStream(stream, corrupt: corrupt)
+            var rows: [UInt8] = []
+            rows.reserveCapacity(raw.count + 16)
+            rows.appendUvarint(2)
+            rows.appendUvarint(flags)
+            rows.appendUvarint(count)
+            rows.appendUvarint(endOffset)
+            rows.appendUvarint(contentSize)
+            let found = try raw.withUnsafeBytes { buffer in
+                Result { () throws(WeirError) in try appendRows(from: buffer, to: &rows, corrupt: corrupt) }
+            }.get()
+            guard found == count else {
+                throw corrupt("it declares \(count) members, but its columns hold \(found)")
+            }
+            return rows
+        } }.get()
+    }
+
+    /// The one zstd frame `source` must be, exactly, with its checksum;
+    /// never more than it could hold.
+    private static func decompressedStream(_ source: UnsafeRawBufferPointer, corrupt: (String) -> WeirError)
+        throws(WeirError) -> [UInt8] {
+        guard let header = FrameHeader(startOf: source) else { throw corrupt("the record list is not a zstd frame") }
+        guard header.hasChecksum else { throw corrupt("the record list's zstd frame lacks its checksum") }
+        let length = ZSTD_findFrameCompressedSize(source.baseAddress, source.count)
+        guard ZSTD_isError(length) == 0, length == source.count else {
+            throw corrupt(ZSTD_isError(length) != 0 ? "the record list's zstd frame is cut short"
+                                                    : "\(source.count - length) bytes follow the record list")
+        }
+        guard let context = ZSTD_createDCtx() else { throw corrupt("out of memory") }
+        defer { ZSTD_freeDCtx(context) }
+        let limit = source.count * maxExpansion
+        var content: [UInt8] = []
+        var output = [UInt8](repeating: 0, count: 128 << 10)
+        var input = ZSTD_inBuffer(src: source.baseAddress, size: source.count, pos: 0)
+        while true {
+            let (result, produced) = output.withUnsafeMutableBytes { out in
+                var buffer = ZSTD_outBuffer(dst: out.baseAddress, size: out.count, pos: 0)
+                let result = ZSTD_decompressStream(context, &buffer, &input)
+                return (result, buffer.pos)
+            }
+            if ZSTD_isError(result) != 0 {
+                throw corrupt("the record list does not decode: " + String(cString: ZSTD_getErrorName(result)))
+            }
+            content += output[0 ..< produced]
+            guard content.count <= limit else { throw corrupt("the record list decodes to more than it can hold") }
+            if result == 0 { return content }
+            if input.pos == input.size, produced < output.count {
+                throw corrupt("the record list's zstd frame is cut short")
+            }
+        }
+    }
+
+    /// Appends the rows of every block in `raw`; returns the member count.
+    private static func appendRows(from raw: UnsafeRawBufferPointer, to rows: inout [UInt8],
+                                   corrupt: (String) -> WeirError) throws(WeirError) -> UInt64 {
+        var cursor = ColumnCursor(bytes: raw)
+        var total: UInt64 = 0
+        var previousEnd = 0, previousMtime: Int64 = 0
+        var previousPath: [UInt8] = [], previousUname: [UInt8] = [], previousGname: [UInt8] = []
+        var path: [UInt8] = []
+        while cursor.position < raw.count {
+            guard let members = cursor.uvarint(), members > 0, members <= UInt64(raw.count) else {
+                throw corrupt("a block of the record list declares no members or more than it holds")
+            }
+            var columns: [ColumnCursor] = []
+            var start = 0
+            var lengths: [Int] = []
+            for _ in Column.allCases {
+                guard let length = cursor.uvarint(), length <= UInt64(raw.count) else {
+                    throw corrupt("a column's length runs past the record list")
+                }
+                lengths.append(Int(length))
+            }
+            start = cursor.position
+            for length in lengths {
+                guard length <= raw.count - start else { throw corrupt("a column runs past the record list") }
+                columns.append(ColumnCursor(bytes: UnsafeRawBufferPointer(rebasing: raw[start ..< start + length])))
+                start += length
+            }
+            cursor.position = start
+            func value(_ column: Column) throws(WeirError) -> UInt64 {
+                guard let value = columns[column.rawValue].uvarint() else {
+                    throw corrupt("the \(column) column ends before its members do")
+                }
+                return value
+            }
+            func byte(_ column: Column) throws(WeirError) -> UInt8 {
+                guard let value = columns[column.rawValue].byte() else {
+                    throw corrupt("the \(column) column ends before its members do")
+                }
+                return value
+            }
+            func text(_ column: Column) throws(WeirError) -> UnsafeRawBufferPointer {
+                guard let value = columns[column.rawValue].text() else {
+                    throw corrupt("the \(column) column ends before its members do")
+                }
+                return value
+            }
+            func unzigzag(_ value: UInt64) -> Int64 { Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1) }
+            for _ in 0 ..< members {
+                let gap = try value(.gap), blocks = try value(.headerBlocks), extra = unzigzag(try value(.dataExtra))
+                var size = UInt64(try byte(.size0)) | UInt64(try byte(.size1)) << 8 | UInt64(try byte(.size2)) << 16
+                let high = try value(.sizeHigh)
+                guard high < 1 << 39 else { throw corrupt("a member's size is out of range") }
+                size |= high << 24
+                let mtime = previousMtime &+ unzigzag(try value(.mtime))
+                let type = try byte(.type)
+                let (mode, uid, gid) = (try value(.mode), try value(.uid), try value(.gid))
+                guard blocks < 1 << 40, gap < 1 << 62 else { throw corrupt("a member's offsets are out of range") }
+                let headerLength = Int(blocks + 1) * 512
+                let dataLength = Int64(predictedData(type: type, size: Int(size))) + extra
+                guard dataLength >= 0, dataLength < 1 << 62 else { throw corrupt("a member's data length is out of range") }
+                // The path: the previous one's first `kept` folders, then the rest.
+                let pop = try value(.pathPop)
+                let slashes = previousPath.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) }
+                guard pop <= UInt64(slashes) else { throw corrupt("a path leaves more folders than the previous has") }
+                var keep = Int(UInt64(slashes) - pop), cut = 0
+                if keep > 0 {
+                    for (index, character) in previousPath.enumerated() where character == UInt8(ascii: "/") {
+                        keep -= 1
+                        if keep == 0 {
+                            cut = index + 1
+                            break
+                        }
+                    }
+                }
+                path.removeAll(keepingCapacity: true)
+                path.append(contentsOf: previousPath[0 ..< cut])
+                path.append(contentsOf: try text(.pathRest))
+                let link = try text(.link)
+                func name(_ column: Column, _ previous: inout [UInt8]) throws(WeirError) {
+                    switch try byte(column) {
+                    case 0: break
+                    case 1: previous = Array(try text(column))
+                    default: throw corrupt("the \(column) column holds an unknown mark")
+                    }
+                }
+                try name(.uname, &previousUname)
+                try name(.gname, &previousGname)
+                var (major, minor): (UInt64, UInt64) = (0, 0)
+                if type == UInt8(ascii: "3") || type == UInt8(ascii: "4") {
+                    (major, minor) = (try value(.device), try value(.device))
+                }
+                // The row, as version 1 writes it, then the device.
+                rows.appendUvarint(gap)
+                rows.appendUvarint(UInt64(headerLength))
+                rows.appendUvarint(UInt64(dataLength))
+                rows.appendUvarint(size)
+                rows.appendUvarint(UInt64(bitPattern: mtime << 1 ^ mtime >> 63))
+                rows.appendUvarint(mode)
+                rows.appendUvarint(uid)
+                rows.appendUvarint(gid)
+                rows.append(type)
+                rows.appendFrontCoded(path, after: previousPath)
+                rows.appendString(link)
+                rows.appendFrontCoded(previousUname, after: nil)
+                rows.appendFrontCoded(previousGname, after: nil)
+                rows.appendUvarint(major)
+                rows.appendUvarint(minor)
+                let (afterGap, o1) = previousEnd.addingReportingOverflow(Int(gap))
+                let (end, o2) = afterGap.addingReportingOverflow(headerLength + Int(dataLength))
+                guard !o1, !o2 else { throw corrupt("a member's offsets overflow") }
+                previousEnd = end
+                previousMtime = mtime
+                swap(&path, &previousPath)
+            }
+            for column in Column.allCases where columns[column.rawValue].position != lengths[column.rawValue] {
+                throw corrupt("the \(column) column holds bytes past its members")
+            }
+            total += members
+        }
+        return total
+    }
+
+    /// A read position in a column; nil past its end.
+    struct ColumnCursor {
+        let bytes: UnsafeRawBufferPointer
+        var position = 0
+
+        mutating func uvarint() -> UInt64? {
+            var value: UInt64 = 0, shift: UInt64 = 0
+            while position < bytes.count {
+                let byte = bytes[position]
+                guard shift < 63 || shift == 63 && byte <= 1 else { return nil }
+                position += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { return value }
+                shift += 7
+            }
+            return nil
+        }
+
+        mutating func byte() -> UInt8? {
+            guard position < bytes.count else { return nil }
+            position += 1
+            return bytes[position - 1]
+        }
+
+        /// Bytes up to the next NUL, which is stepped over.
+        mutating func text() -> UnsafeRawBufferPointer? {
+            guard let end = bytes[position...].firstIndex(of: 0) else { return nil }
+            defer { position = end + 1 }
+            return UnsafeRawBufferPointer(rebasing: bytes[position ..< end])
+        }
+    }
+}
