@@ -33,6 +33,33 @@ struct ResumeCommandTests {
                                           others: ["in", "ref.zst"])
     }
 
+    /// A tar of 24 MB of text in 48 members, and its uninterrupted output
+    /// (which carries a member index), made once.
+    static let tarReference: (input: Data?, output: Data?) = {
+        let scratch = Scratch()
+        for number in 0 ..< 48 { _ = scratch.text("m\(number).txt", size: 500_000, seed: UInt64(number)) }
+        let made = try? WeirProcess.shell("""
+            tar --sort=name --mtime=@0 --owner=0 --group=0 -cf in.tar m*.txt \
+            && $WEIR -q -19 -B1M -T2 --no-resume in.tar -o ref.tar.zst
+            """, in: scratch.url, timeout: 300)
+        guard made?.status == 0 else { return (nil, nil) }
+        return (scratch.data("in.tar"), scratch.data("ref.tar.zst"))
+    }()
+
+    @Test("a tar stopped and resumed gets the member index an uninterrupted run writes, byte for byte",
+          arguments: [("INT", 130), ("KILL", 137)])
+    func resumesTar(signal: String, status: Int) throws {
+        let scratch = try ResumeScenario.folder(holding: [("in.tar", Self.tarReference.input),
+                                                          ("ref.tar.zst", Self.tarReference.output)])
+        // The reference lists its 48 members from its index: what the resumed output must hold too.
+        let listed = try WeirProcess.shell("$WEIR -l --members ref.tar.zst", in: scratch.url)
+        #expect(listed.status == 0 && listed.stdout.split(separator: UInt8(ascii: "\n")).count == 48, "\(listed.stderr)")
+        let scenario = ResumeScenario(command: "$WEIR -19 -B1M -T2 in.tar -o in.tar.zst", input: "in.tar",
+                                      output: "in.tar.zst")
+        try scenario.stopsAndResumes(scratch, signal: signal, status: status, expected: scratch.data("ref.tar.zst"),
+                                     others: ["in.tar", "ref.tar.zst"])
+    }
+
     /// A way a kept `.part` or its input is changed between two runs, and
     /// the reason the second run must give for starting over.
     struct StartOver: Sendable, CustomTestStringConvertible {
