@@ -60,16 +60,16 @@ final class CommandJobs: JobSchedulerDelegate {
                     try TarArchive.checkIndex(path: job.input, options: options)
                 } catch {
                     failed = true
-                    reporter.failed(input: inputs[index], job: job, error: error, quietPipe: false)
+                    reporter.failed(input: inputs[index], file: index + 1, job: job, error: error, quietPipe: false)
                     return
                 }
             }
             reporter.succeeded(job, statistics)
         case (_, .failure(let error)) where error.kind == .alreadyCompressed:
-            reporter.skipped(input: inputs[index], error: error)
+            reporter.skipped(input: inputs[index], file: index + 1, error: error)
         case (_, .failure(let error)):
             failed = true
-            reporter.failed(input: inputs[index], job: try? made.get(), error: error,
+            reporter.failed(input: inputs[index], file: index + 1, job: try? made.get(), error: error,
                             quietPipe: error.isBrokenPipe && settings.reporting.quiet > 0)
         case (.failure, .success): break  // a job not made has no statistics
         }
