@@ -35,9 +35,11 @@ struct MemberIndexTrustCommandTests {
                     in scratch: Scratch) throws {
         let file = [UInt8](try #require(scratch.data(name)))
         func u32(_ at: Int) -> Int { (0 ..< 4).reduce(0) { $0 | Int(file[at + $1]) << (8 * $1) } }
+        try #require(file.count > 17 && u32(file.count - 4) == 0x8F92_EAB1, "\(name) has no seek table")
         let count = u32(file.count - 9), entrySize = file[file.count - 5] & 0x80 != 0 ? 12 : 8
         let tableAt = file.count - 9 - count * entrySize - 8
         let indexAt = tableAt - u32(tableAt + 8 + (count - 1) * entrySize)
+        try #require(count > 0 && indexAt >= 0 && u32(indexAt) == 0x184D_2A5B, "\(name) has no member index")
         try Data(file[(indexAt + 16) ..< tableAt]).write(to: scratch.url.appendingPathComponent("index.zst"))
         let records = [UInt8](try scratch.zstd(["-dc", "index.zst"]).stdout)
         var at = 0
@@ -71,10 +73,10 @@ struct MemberIndexTrustCommandTests {
         try Data(lying).write(to: scratch.url.appendingPathComponent(out))
     }
 
-    /// `a.tar.zst`: a.txt ("hello\n"), b.txt, c.txt in small frames, with its index.
+    /// `a.tar.zst`: a.txt ("hello\n"), b.txt, c.txt in small frames, with its index (from a pipe).
     static func archive(_ scratch: Scratch) throws {
         let make = "printf 'hello\\n' > a.txt && printf 'bee\\n' > b.txt && printf 'sea\\n' > c.txt"
-            + " && tar -cf a.tar a.txt b.txt c.txt && $WEIR -q -B 16K a.tar"
+            + " && tar -cf a.tar a.txt b.txt c.txt && $WEIR -q -B 16K < a.tar > a.tar.zst"
         let made = try WeirProcess.shell(make, in: scratch.url)
         #expect(made.status == 0, "\(made.stderr)")
     }
@@ -128,7 +130,7 @@ struct MemberIndexTrustCommandTests {
           """)
     func patternsAsTar() throws {
         let scratch = Scratch()
-        let make = "mkdir -p d/s && echo a > d/s/a && echo b > d/b && tar -cf a.tar d && $WEIR -q a.tar"
+        let make = "mkdir -p d/s && echo a > d/s/a && echo b > d/b && tar -cf a.tar d && $WEIR -q < a.tar > a.tar.zst"
         #expect(try WeirProcess.shell(make, in: scratch.url).status == 0)
         for (pattern, tarArguments) in [("d/s/*", "--wildcards 'd/s/*'"), ("d/*", "--wildcards 'd/*'"), ("", "''")] {
             let weir = try WeirProcess.shell("$WEIR -dc '--member=\(pattern)' a.tar.zst | tar tf -", in: scratch.url)
@@ -155,7 +157,7 @@ struct MemberIndexTrustCommandTests {
             with tarfile.open("later.tar", "w", format=tarfile.GNU_FORMAT) as t:
                 i = tarfile.TarInfo("b"); i.type = tarfile.LNKTYPE; i.linkname = "a"; t.addfile(i)
                 d = b"hello\\n"; i = tarfile.TarInfo("a"); i.size = len(d); t.addfile(i, io.BytesIO(d))
-            ' && $WEIR -q later.tar
+            ' && $WEIR -q < later.tar > later.tar.zst
             """
         let made = try WeirProcess.shell(make, in: scratch.url)
         #expect(made.status == 0, "\(made.stderr)")
