@@ -121,6 +121,11 @@ package enum ArgumentNormalizer {
                     lastOutput = seen
                     outputAt.append(result.count)
                     outputValueNext = argument == "--output"
+                case "--member" where argument == "--member=":
+                    // An empty pattern (GNU tar's selects every member): the parser would
+                    // take the next argument as the value of an empty one.
+                    result += ["--member", ""]
+                    continue
                 case "--keep": lastKeep = seen
                 case "--rm" where argument == "--rm":
                     lastRemove = seen

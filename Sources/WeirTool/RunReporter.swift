@@ -26,6 +26,9 @@ final class RunReporter {
     /// The observer of a run that reports level changes without a progress
     /// line (`--adapt -v`), finished with its file.
     private var levelsOnly: ProgressObserver?
+    /// The inputs (from 1) whose progress began: the others' `end` object,
+    /// under `--progress=json`, is written when they are reported.
+    private var begun: Set<Int> = []
 
     /// - Parameters:
     ///   - console: where everything is written; its progress display, if
@@ -48,6 +51,7 @@ final class RunReporter {
     /// Starts the progress line of `job`, the `file`th input (from 1, for
     /// `(n/N)`); returns the observer to give it, nil when no line is shown.
     func started(_ job: FileJob, file: Int) -> ProgressObserver? {
+        begun.insert(file)
         let levels = levelReport(for: job)
         guard let progress = console.progress else {
             guard let levels else { return nil }
@@ -107,8 +111,9 @@ final class RunReporter {
     /// input failed before its job was made (its output is then unknown).
     ///
     /// - Parameter quietPipe: a closed downstream pipe with -q: no message.
-    func failed(input: String, job: FileJob?, error: WeirError, quietPipe: Bool) {
+    func failed(input: String, file: Int, job: FileJob?, error: WeirError, quietPipe: Bool) {
         endProgress(.error)
+        endUnbegun(input: input, file: file, status: .error)
         totals.addFailure()
         switch format {
         case .human:
@@ -133,8 +138,9 @@ final class RunReporter {
     /// Ends the progress line, then reports an input skipped, not failed:
     /// its output is already its finished compression (`error` says so,
     /// hidden by -q; with `--json`, an object whose status is `"skipped"`).
-    func skipped(input: String, error: WeirError) {
+    func skipped(input: String, file: Int, error: WeirError) {
         console.progress?.end(status: .skipped)
+        endUnbegun(input: input, file: file, status: .skipped)
         switch format {
         case .human:
             if console.quietness == 0 { console.note(CommandHint.message(for: error), input: input) }
@@ -144,6 +150,17 @@ final class RunReporter {
             record.status = .skipped
             console.json(record)
         }
+    }
+
+    /// Under `--progress=json`, the `end` object of an input whose work
+    /// never began (refused or skipped before it): every input gets one.
+    private func endUnbegun(input: String, file: Int, status: ProgressRecord.Status) {
+        guard let progress = console.progress, progress.json, !begun.contains(file) else { return }
+        begun.insert(file)
+        let mode = totals.operation
+        _ = progress.begin(name: FileName.displayed(input == "-" ? "(stdin)" : input), file: file, files: inputs,
+                           total: nil, mode: mode, jsonName: input, level: mode == .compress ? compression?.level : nil)
+        progress.end(status: status)
     }
 
     /// Ends the progress line; then, after several inputs and unless a

@@ -30,14 +30,16 @@ extension RunSettings {
                 guard reporting.quiet == 0 else { continue }
                 switch outcome {
                 case .alreadyIndexed(let frames):
-                    console.write("\(name): already seekable (\(frames) frames), unchanged\n")
+                    console.write("\(name): already seekable (its seek table lists \(frames) frames, skippable ones "
+                                  + "included), unchanged\n")
                 case .appended(let frames, let bytes, let measured):
                     let decoded = measured == 0 ? "" : measured == 1 ? "; 1 frame decoded to measure it"
                         : "; \(measured) frames decoded to measure them"
-                    console.write("\(name): seek table of \(frames) frames appended (\(bytes) bytes\(decoded))\n")
+                    console.write("\(name): seek table of \(frames) frames (skippable ones included) appended "
+                                  + "(\(bytes) bytes\(decoded))\n")
                 case .appendedMembers(let members, let frames, let bytes):
                     console.write("\(name): member index of \(members) members and seek table of \(frames) frames "
-                                  + "appended (\(bytes) bytes; the content decoded once)\n")
+                                  + "(skippable ones included) appended (\(bytes) bytes; the content decoded once)\n")
                 }
             } catch {
                 failed = true

@@ -124,7 +124,8 @@ extension RunSettings {
             throw WeirError.alreadyCompressed(path: name, output: path, keepsInput: outputPolicy.removesInput)
         }
         var force = outputPolicy.force
-        if asking, !force, case .file(let path) = destination, reporting.quiet == 0,
+        // Under --progress=json stderr is a stream of JSON objects: no question in it; refused, as -q refuses.
+        if asking, !force, case .file(let path) = destination, reporting.quiet == 0, !reporting.progressJSON,
            FileStatTrace.check("UTIL_isRegularFile(\(FileName.displayed(path)))", {
                FileStatus.of(path: path)?.isRegularFile == true }) {
             guard Confirmation.ask("weir: \(FileName.displayed(path)): already exists; overwrite (y/n) ? ",

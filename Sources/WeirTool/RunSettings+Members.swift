@@ -108,6 +108,13 @@ extension RunSettings {
                                 + "before its link: tar x cannot make the link (select it too)",
                             file: input == "-" ? "(stdin)" : input, input: input)
         }
+        for link in outcome.linksToLaterMembers {
+            let path = String(decoding: link.path, as: UTF8.self)
+            let target = String(decoding: link.target, as: UTF8.self)
+            console.warning("hard link \(path) links to \(target), which comes after it in the archive: tar x "
+                                + "cannot make the link (from the whole archive either), and weir does not bring it",
+                            file: input, input: input)
+        }
         // tar's words: "tar: NAME: Not found in archive".
         let shown = FileName.displayed(input == "-" ? "(stdin)" : input)
         for pattern in outcome.unmatched {

@@ -284,6 +284,31 @@ struct MemberIndexCommandTests {
         #expect(scratch.data("w.tar.zst") == ownBefore)
     }
 
+    @Test("""
+          a tar of 1 MiB or less gets its member index from a file as from a pipe, alone and under -r (issue 67): \
+          -l --members lists it, --member extracts from it
+          """)
+    func smallTar() throws {
+        let scratch = Scratch()
+        try Self.makeTree(scratch, short: true)
+        #expect(try WeirProcess.shell("tar -cf a.tar tree && mkdir r && cp a.tar r/b.tar", in: scratch.url).status == 0)
+        #expect(try #require(scratch.data("a.tar")).count <= 1 << 20)
+        let file = try WeirProcess.run(["-q", "a.tar"], in: scratch.url)
+        #expect(file.status == 0, "\(file.stderr)")
+        let tree = try WeirProcess.run(["-q", "-r", "r"], in: scratch.url)
+        #expect(tree.status == 0, "\(tree.stderr)")
+        let piped = try WeirProcess.shell("$WEIR -q < a.tar > piped.tar.zst", in: scratch.url)
+        #expect(piped.status == 0, "\(piped.stderr)")
+        for name in ["a.tar.zst", "r/b.tar.zst", "piped.tar.zst"] {
+            try Self.expectIndex(name, of: "a.tar", in: scratch)
+            let list = try WeirProcess.run(["-l", "--members", name], in: scratch.url)
+            #expect(list.status == 0 && String(decoding: list.stdout, as: UTF8.self).contains("tree/sub/b"),
+                    "\(name): \(list.stderr)")
+            let member = try WeirProcess.shell("$WEIR -dc --member=tree/sub/b \(name) | tar xOf -", in: scratch.url)
+            #expect(member.status == 0 && member.stdout == Data("b\n".utf8), "\(name): \(member.stderr)")
+        }
+    }
+
     @Test("--index on a tar in one zstd frame: refused, with the way to make one that can be read in parts")
     func oneFrame() throws {
         let scratch = Scratch()

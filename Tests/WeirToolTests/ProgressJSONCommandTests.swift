@@ -225,6 +225,41 @@ struct ProgressJSONCommandTests {
         }
     }
 
+    @Test("""
+          every input gets exactly one end object with a true status, refused or skipped before its work began \
+          (issue 67): an output not overwritten (no prompt in the stream), an unknown suffix under -d, a file \
+          already compressed under -r
+          """)
+    func endForEveryInput() throws {
+        let scratch = Scratch()
+        scratch.text("a", size: 200_000)
+        scratch.text("a.zst", size: 10)
+        scratch.text("x.txt", size: 10)
+        try FileManager.default.createDirectory(atPath: scratch.path("tree"), withIntermediateDirectories: true)
+        scratch.text("tree/c", size: 300_000, seed: 3)
+        #expect(try WeirProcess.run(["-q", "-r", "tree"], in: scratch.url).status == 0)
+        scratch.text("tree/d", size: 300_000, seed: 4)
+        let cases: [(arguments: [String], ends: [String: String], status: Int32)] = [
+            (["a"], ["a": "error"], 1),
+            (["-d", "x.txt"], ["x.txt": "error"], 1),
+            (["-r", "tree"], ["tree/c": "skipped", "tree/d": "ok"], 0),
+        ]
+        for (arguments, expected, status) in cases {
+            let all = ["--progress=json"] + arguments
+            // Standard input a pipe with "y": a prompt would be answered.
+            let run = try WeirProcess.shell("echo y | $WEIR \(all.joined(separator: " "))", in: scratch.url)
+            #expect(run.status == status, "\(all): \(run.stderr)")
+            let objects = try self.objects(run.stderr)
+            #expect(!run.stderr.contains("overwrite (y/n)"), "\(all): \(run.stderr)")
+            for (input, want) in expected {
+                let ends = objects.filter { $0["event"] as? String == "end" && $0["input"] as? String == input }
+                #expect(ends.count == 1 && ends.first?["status"] as? String == want, "\(all): \(input): \(objects)")
+                if let end = ends.first { #expect(Set(end.keys) == Set(Self.keys), "\(end)") }
+            }
+        }
+        #expect(scratch.data("a.zst")?.count == 10, "a.zst was overwritten")
+    }
+
     @Test("a warning is a JSON object naming its input: a kept .part that cannot be resumed")
     func warnings() throws {
         let scratch = Scratch()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import struct
+import subprocess
 from pathlib import Path
 
 import fsspec
@@ -83,6 +84,70 @@ def test_sizes_only_the_table_gives_are_checked_when_their_frame_is_decoded(tmp_
         read_at(path, 4 * 64 * KiB + 500, 1000)
     with pytest.raises(FormatError, match=r"frame 4 at offset \d+ decodes to 65536 bytes of content, but its seek "):
         read_at(path, 4 * 64 * KiB + 2000, 10)
+
+
+def pyzstd_seekable(path: Path, content: bytes) -> None:
+    """pyzstd's seekable file of ``content`` in frames of 64 KiB of content,
+    which declare no size: only the table gives it."""
+    import pyzstd
+
+    with pyzstd.SeekableZstdFile(str(path), "wb", max_frame_content_size=64 * KiB) as output:
+        output.write(content)
+
+
+@pytest.mark.parametrize("change", [-64 * KiB, -64 * KiB + 100])
+def test_an_entry_of_too_little_content_for_its_frame_is_refused(tmp_path: Path, change: int) -> None:
+    # Issue 67: entry 3 lists no content (or 100 bytes) for a frame of
+    # kilobytes. No zstd frame is that large for so little: without the
+    # check, every offset after it was shifted and reads returned the wrong
+    # bytes. The frame's header declares no size to contradict it.
+    content = numbers()
+    path = tmp_path / "pyzstd.zst"
+    pyzstd_seekable(path, content)
+    frame = WeirFileSystem().index(str(path)).frames[3]
+    with_table_changed(path, {3: change})
+    refused = (
+        rf"pyzstd\.zst: the seek table does not match the frames: entry 3 lists {frame.size} compressed bytes for "
+        rf"{64 * KiB + change} bytes of content, more than any zstd frame takes for it \(at most \d+\): "
+        rf"frame 3 at offset {frame.offset} is a zstd frame"
+    )
+    with pytest.raises(FormatError, match=refused):
+        read_at(path, 5 * 64 * KiB, 100)
+    with pytest.raises(FormatError, match=refused):
+        WeirFileSystem().info(str(path))
+
+
+def test_an_entry_of_more_content_than_its_frame_holds_is_refused(tmp_path: Path) -> None:
+    content = numbers()
+    path = tmp_path / "pyzstd.zst"
+    pyzstd_seekable(path, content)
+    with_table_changed(path, {2: 3_000_000_000})
+    refused = (
+        r"pyzstd\.zst: the seek table does not match the frames: entry 2 lists 3000065536 bytes of content for "
+        r"\d+ compressed bytes, more than any zstd frame of that size holds"
+    )
+    with pytest.raises(FormatError, match=refused):
+        read_at(path, 0, 100)
+
+
+def test_skippable_entries_of_no_content_still_pass(weir_bin: Path, tmp_path: Path) -> None:
+    # pzstd's 12-byte size frames, listed by weir --index as entries of no
+    # content; and a table listing a skippable frame of 2 KiB: not zstd frames.
+    content = numbers()
+    path = tmp_path / "p.zst"
+    path.write_bytes(
+        subprocess.run(["pzstd", "-q", "-p", "2", "-1", "-c"], input=content, capture_output=True, check=True).stdout
+    )
+    run_weir(weir_bin, "-q", "--index", path)
+    assert read_at(path, 2_000_000, 1000) == content[2_000_000:2_001_000]
+    skippable = struct.pack("<II", 0x184D2A53, 2040) + bytes(2040)
+    body = subprocess.run(["zstd", "-q", "-c"], input=content, capture_output=True, check=True).stdout
+    table_body = struct.pack("<II", 2048, 0) + struct.pack("<II", len(body), len(content))
+    footer = struct.pack("<IBI", 2, 0, 0x8F92EAB1)
+    table = struct.pack("<II", 0x184D2A5E, len(table_body) + len(footer)) + table_body + footer
+    mixed = tmp_path / "mixed.zst"
+    mixed.write_bytes(skippable + body + table)
+    assert read_at(mixed, 1_000_000, 1000) == content[1_000_000:1_001_000]
 
 
 def test_a_read_that_ends_inside_a_damaged_frame_fails(weir_bin: Path, tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ tar:// chained over weir::."""
 
 from __future__ import annotations
 
+import struct
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -153,6 +154,28 @@ def test_an_archive_without_an_index_says_how_to_add_one(tmp_path: Path, weir_bi
     zst.write_bytes(subprocess.run([*command, str(tar)], capture_output=True, check=True).stdout)
     with pytest.raises(FormatError, match=r"a\.tar\.zst: no member index .*weir --index a\.tar\.zst"):
         fsspec.filesystem("weir-tar", fo=str(zst))
+
+
+@pytest.mark.parametrize("damage", ["table magic", "entry size", "reserved bit"])
+def test_a_corrupt_seek_table_is_named_not_taken_for_a_missing_index(
+    tmp_path: Path, weir_bin: Path, damage: str
+) -> None:
+    # Issue 67: weir-tar said "no member index ... add one with weir --index".
+    tar = gnu_tar(make_tree(tmp_path, csv_bytes(100)), tmp_path / "a.tar", "gnu")
+    zst = indexed_archive(weir_bin, tar, tmp_path / "a.tar.zst", "-B4K")
+    data = bytearray(zst.read_bytes())
+    count, descriptor, _ = struct.unpack("<IBI", data[-9:])
+    table_at = len(data) - 9 - count * (12 if descriptor & 0x80 else 8) - 8
+    if damage == "table magic":
+        data[table_at] ^= 0x01
+    elif damage == "entry size":
+        struct.pack_into("<I", data, table_at + 8, 0xFFFF0000)
+    else:
+        data[-5] |= 0x04
+    zst.write_bytes(bytes(data))
+    with pytest.raises(FormatError, match=r"a\.tar\.zst: corrupt seek table") as raised:
+        fsspec.filesystem("weir-tar", fo=str(zst))
+    assert "no member index" not in str(raised.value)
 
 
 class CountingFileSystem(LocalFileSystem):

@@ -122,13 +122,63 @@ public final class TarArchive: Sendable {
                 header.append(contentsOf: rest.prefix(taken))
                 rest = UnsafeRawBufferPointer(rebasing: rest.dropFirst(taken))
                 guard header.count == record.headerLength else { return }
-                if let problem = header.withUnsafeBytes({ TarHeaderCheck.problem(in: $0, path: record.path) }) {
+                if let problem = header.withUnsafeBytes({ header in
+                    TarHeaderCheck.problem(in: header, path: record.path)
+                        ?? MemberDataLengthCheck.problem(in: header, dataLength: record.dataLength, type: record.type,
+                                                         link: record.link)
+                }) {
                     throw WeirError.memberIndexDisagrees(path: path, name: member.name,
                                                          offset: record.headerOffset, problem)
                 }
                 try header.withUnsafeBytes { all in Result { () throws(WeirError) in try body(all) } }.get()
             }
             if !rest.isEmpty { try body(rest) }
+        }
+    }
+
+    /// `weir -t`'s check of the member index of the file at `path`, if it
+    /// has one (docs/members.md): the index decoded whole, then every
+    /// member's header blocks read at its offset and checked as a read
+    /// checks them — they parse as tar, name the path listed, and give the
+    /// data length listed. Decodes the frames that hold header blocks.
+    ///
+    /// - Throws: `WeirError`: `.corrupt` for a damaged index or a member it
+    ///   disagrees with ("member index disagrees with the archive"), or the
+    ///   errors of reading and decoding the file.
+    package static func checkIndex(path: String, options: DecompressionOptions) throws(WeirError) {
+        let file = try Descriptor.openForReading(path)
+        let found: Bool
+        do throws(WeirError) {
+            let size = try file.status().size
+            if let table = try SeekTable.atEnd(of: file, fileSize: size) {
+                found = try MemberIndex.location(in: file, table: table) != nil
+            } else {
+                found = false
+            }
+        } catch {
+            file.close()
+            throw error
+        }
+        file.close()
+        guard found else { return }
+        let archive = try TarArchive(path: path, options: options, checkingIndex: true)
+        let reader = try archive.contentReader()
+        try archive.records.forEach { member throws(WeirError) in
+            let name = String(decoding: member.path, as: UTF8.self)
+            guard member.end <= reader.count else {
+                throw WeirError.memberIndexDisagrees(
+                    path: path, name: name, offset: member.headerOffset,
+                    "it ends at \(member.end), past the content's end at \(reader.count)")
+            }
+            let header = try reader.read(at: member.headerOffset, count: member.headerLength)
+            let problem = header.withUnsafeBytes { header in
+                TarHeaderCheck.problem(in: header, path: member.path)
+                    ?? MemberDataLengthCheck.problem(in: header, dataLength: member.dataLength, type: member.type,
+                                                     link: member.link)
+            }
+            if let problem {
+                throw WeirError.memberIndexDisagrees(path: path, name: name, offset: member.headerOffset, problem)
+            }
         }
     }
 

@@ -7,12 +7,23 @@ import WeirSystem
 ///
 /// A hard link selected brings the member it links to — the last member of
 /// that name before it, which holds the data — when no pattern selected it:
-/// `tar x` cannot make the link without it.
+/// `tar x` cannot make the link without it. A link whose target comes only
+/// after it (no member of that name before it) cannot be made by `tar x`,
+/// from these members or from the whole archive: it is kept, and named in
+/// ``linksToLaterMembers``.
 public struct TarMemberSelection: Sendable, Equatable {
+    /// A hard link selected whose target comes after it in the archive.
+    package struct LinkToLater: Sendable, Equatable {
+        /// The link's path and the path it links to.
+        package var path: [UInt8], target: [UInt8]
+    }
+
     /// The members selected, in archive order.
     public let members: [TarMember]
     /// The patterns that matched no member, in the order given.
     public let unmatched: [TarMemberPattern]
+    /// The hard links selected whose target no member before them holds.
+    package private(set) var linksToLaterMembers: [LinkToLater] = []
 
     /// The members of `members` (in archive order) that `patterns` select.
     public init(members: [TarMember], patterns: [TarMemberPattern]) {
@@ -78,8 +89,12 @@ public struct TarMemberSelection: Sendable, Equatable {
             for position in members.indices.reversed() where chosen[position] && members[position].type == link {
                 if let target = positions[members[position].link]?.last(where: { $0 < position }) {
                     chosen[target] = true
+                } else {
+                    let member = members[position]
+                    linksToLaterMembers.append(LinkToLater(path: member.path, target: member.link))
                 }
             }
+            linksToLaterMembers.reverse()
         }
         self.members = members.indices.filter { chosen[$0] }.map { TarMember(members[$0], position: positions[$0]) }
         unmatched = patterns.indices.filter { !matched[$0] }.map { patterns[$0] }

@@ -40,6 +40,17 @@ package final class SmallFileCompressor {
             && options.patchReference == nil && options.format == .zstd
     }
 
+    /// Whether `file`, of `size` bytes, must go through the pipeline for
+    /// its member index: with `options` writing one (docs/members.md), a
+    /// content whose first block carries `ustar` at offset 257 is scanned as
+    /// a tar, which only the pipeline does (this path writes one frame and
+    /// no table). One read of 262 bytes; a failed read leaves the file here.
+    static func wantsMemberIndex(_ file: Descriptor, size: Int, options: CompressionOptions) -> Bool {
+        guard options.memberIndex, options.seekTable, size >= TarHeaderCheck.block,
+              let head = try? file.read(count: 262, at: 0, operation: .read), head.count == 262 else { return false }
+        return head[257 ..< 262].elementsEqual("ustar".utf8)
+    }
+
     /// Compresses the `size` bytes of `file` (see the type) and hands the
     /// frame to `write`, lent for the call: the buffers stay this
     /// compressor's, ready for the next file.

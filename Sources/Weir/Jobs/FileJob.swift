@@ -171,6 +171,7 @@ package struct FileJob: Sendable {
             guard case .compress(let options) = operation, !options.streamsSoleFrame, let outputFile, let inputStatus,
                   let size = InputKind.trustedSize(of: inputFD, status: inputStatus),
                   SmallFileCompressor.accepts(size: size, options: options),
+                  !SmallFileCompressor.wantsMemberIndex(inputFD, size: size, options: options),
                   cancellation?.isCancelled != true else { return nil }
             return (options, size, outputFile)
         }

@@ -35,11 +35,16 @@ extension FrameListing {
     /// content may be a skippable frame (an earlier part's table, pzstd's
     /// size frames, in a table `weir --index` wrote) whose header gives the
     /// entry's size.
+    ///
+    /// - Throws: ``WeirError`` `.corrupt` for an entry whose sizes no zstd
+    ///   frame can have (``SeekTable/impossibility(of:number:)``), where its
+    ///   offset holds a zstd frame: one of 150 KB listed with no content
+    ///   would shift every content offset after it.
     static func fromTables(_ tables: [SeekTable], after prefix: [Frame], in file: Descriptor,
-                           fileSize: Int) -> FrameListing? {
+                           fileSize: Int) throws(WeirError) -> FrameListing? {
         var frames = prefix
         for table in tables {
-            guard let described = fromTable(table, in: file, firstIndex: frames.count) else { return nil }
+            guard let described = try fromTable(table, in: file, firstIndex: frames.count) else { return nil }
             frames += described
             frames.append(Frame(index: frames.count, offset: table.tableOffset, compressedSize: table.encodedSize,
                                 decompressedSize: 0, isSkippable: true, checksum: nil, hasChecksum: false))
@@ -50,7 +55,10 @@ extension FrameListing {
 
     /// The frames one seek table describes, numbered from `firstIndex`; nil
     /// when they do not match the table (see ``fromTables(_:after:in:fileSize:)``).
-    private static func fromTable(_ table: SeekTable, in file: Descriptor, firstIndex: Int) -> [Frame]? {
+    ///
+    /// - Throws: as ``fromTables(_:after:in:fileSize:)``.
+    private static func fromTable(_ table: SeekTable, in file: Descriptor,
+                                  firstIndex: Int) throws(WeirError) -> [Frame]? {
         let entries = table.entries
         var frames: [Frame] = []
         frames.reserveCapacity(entries.count)
@@ -87,6 +95,10 @@ extension FrameListing {
             guard case .success(let ended) = fed, let parsed = scanner.currentHeader ?? ended.first?.header,
                   !parsed.isSkippable else { return nil }
             if let declared = parsed.contentSize, declared != UInt64(content) { return nil }
+            if let why = SeekTable.impossibility(of: entry, number: index) {
+                throw WeirError.corruptSeekTable(
+                    path: file.path, "\(why): frame \(firstIndex + index) at offset \(start) is a zstd frame")
+            }
             frames.append(Frame(index: firstIndex + index, offset: start, compressedSize: compressedSize,
                                 decompressedSize: content, isSkippable: false,
                                 checksum: parsed.hasChecksum && table.hasChecksums ? entry.checksum : nil,

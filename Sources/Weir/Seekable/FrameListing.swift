@@ -152,7 +152,7 @@ package struct FrameListing: Sendable {
             var none = SeekTableCheck(table: nil, readError: nil, fileSize: start)
             let prefix = start == 0 ? []
                 : (try? scanned(file, fileSize: start, check: &none, end: start))?.frames
-            if let prefix, var listing = fromTables(chain, after: prefix, in: file, fileSize: size) {
+            if let prefix, var listing = try fromTables(chain, after: prefix, in: file, fileSize: size) {
                 listing.scannedPrefix = start
                 return listing
             }

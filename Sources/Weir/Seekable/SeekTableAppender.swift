@@ -41,7 +41,9 @@ public struct SeekTableAppender: Sendable {
     /// What ``index(path:options:memberIndex:synchronous:whenBusy:)`` did.
     public enum Outcome: Equatable, Sendable {
         /// The file already ends with a table that covers all of it and
-        /// matches its frames: nothing was written.
+        /// matches its frames: nothing was written. `frames` counts the
+        /// table's entries, as ``appended(frames:bytes:measured:)`` does:
+        /// every frame, skippable ones (pzstd's, a member index) included.
         case alreadyIndexed(frames: Int)
         /// A table of `frames` entries, `bytes` long, was appended;
         /// `measured` frames were decoded to learn their size.
@@ -79,9 +81,11 @@ public struct SeekTableAppender: Sendable {
         let listing = try FrameListing.read(path: path)
         try checkTables(of: listing, in: file, options: options)
         let seekable = listing.seekTables == 1 && listing.scannedPrefix == 0
-        if seekable, !memberIndex { return .alreadyIndexed(frames: listing.zstdFrameCount) }
+        // The table's entries: every frame but the table's own.
+        let entries = listing.frames.count - 1
+        if seekable, !memberIndex { return .alreadyIndexed(frames: entries) }
         if seekable, try hasMemberIndex(file, size: listing.fileSize) {
-            return .alreadyIndexed(frames: listing.zstdFrameCount)
+            return .alreadyIndexed(frames: entries)
         }
         // A tar gets a member index: the content is decoded once (a content
         // that is not a tar, after its first buffer). A seekable file's
@@ -91,7 +95,7 @@ public struct SeekTableAppender: Sendable {
                                        wholeFile: listing.zstdFrameCount > 1)
             : nil
         if listing.zstdFrameCount == 1, members != nil { throw WeirError.singleFrameTar(path: path) }
-        if seekable && members == nil { return .alreadyIndexed(frames: listing.zstdFrameCount) }
+        if seekable && members == nil { return .alreadyIndexed(frames: entries) }
         let (sized, measured) = try listing.measured(in: file, options: options)
         var table = SeekTable(hasChecksums: sized.frames.allSatisfy { $0.isSkippable || $0.checksum != nil })
         for frame in sized.frames {

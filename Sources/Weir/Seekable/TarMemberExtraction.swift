@@ -31,6 +31,9 @@ package enum TarMemberExtraction {
         package var unmatched: [TarMemberPattern] = []
         /// From a stream: hard links kept whose target went by unselected.
         package var missedLinkTargets: [[UInt8]] = []
+        /// From a file: hard links kept whose target comes after them in the
+        /// archive, which `tar x` cannot make (from the whole archive either).
+        package var linksToLaterMembers: [TarMemberSelection.LinkToLater] = []
     }
 
     /// The tar's two zero end blocks.
@@ -43,7 +46,8 @@ package enum TarMemberExtraction {
         // The index is checked by the walk that selects: one walk of it, not two.
         let archive = try TarArchive(path: path, options: options, checkingIndex: false)
         let selection = try archive.selecting(patterns)
-        var outcome = Outcome(members: selection.members.count, unmatched: selection.unmatched)
+        var outcome = Outcome(members: selection.members.count, unmatched: selection.unmatched,
+                              linksToLaterMembers: selection.linksToLaterMembers)
         let sink = RangeOutput(output)
         do throws(WeirError) {
             outcome.framesRead = try archive.writeTar(of: selection.members) { piece throws(WeirError) in

@@ -5,7 +5,10 @@ import Glibc
 /// `FNM_PATHNAME` (so `*`, `?` and `[...]` match `/` too) and with
 /// `FNM_LEADING_DIR`, so that a folder's name takes everything under it
 /// (`dir` matches `dir/` and `dir/a/b`), as `tar x dir` does. Trailing
-/// slashes of the name given are dropped, as tar drops them.
+/// slashes of the name given are dropped, as tar drops them, and so are a
+/// member's: tar matches a folder entry `dir/` as `dir`, so `dir/*` takes
+/// what is under it and not the folder itself. The empty pattern matches
+/// every member, as tar's does.
 ///
 /// Paths and patterns are bytes, as tar stores them (not necessarily UTF-8).
 public struct TarMemberPattern: Sendable, Equatable {
@@ -37,7 +40,10 @@ public struct TarMemberPattern: Sendable, Equatable {
 
     /// Whether the member at `path` is selected.
     public func matches(_ path: [UInt8]) -> Bool {
+        var path = path[...]
+        while path.count > 1, path.last == UInt8(ascii: "/") { path = path.dropLast() }
         if let literal {
+            if literal.isEmpty { return true }
             return path.starts(with: literal)
                 && (path.count == literal.count || path[literal.count] == UInt8(ascii: "/"))
         }

@@ -263,6 +263,35 @@ package struct SeekTable: Equatable, Sendable {
         return table
     }
 
+    /// The most bytes a zstd frame of `content` bytes of content takes,
+    /// whatever wrote it: a header of at most 18 bytes, a checksum of 4,
+    /// and blocks that each hold at least one byte, except one empty last
+    /// block, a raw block costing its 3-byte header more than its content.
+    /// It is 4 × content + 25: far above zstd's `ZSTD_compressBound`, which
+    /// a frame written with a flush every few bytes (a log writer's) passes.
+    package static func mostCompressed(content: Int) -> Int { 4 * content + 25 }
+
+    /// The most content a zstd frame of `compressed` bytes holds: each
+    /// 3-byte block header stands for at most 128 KiB (an RLE block).
+    package static func mostContent(compressed: Int) -> Int { compressed * 43_691 }
+
+    /// Why no zstd frame can have the sizes `entry` lists (the entry
+    /// `number`, from 0), from the sizes alone; nil when one can. Only for
+    /// an entry whose frame is not skippable: a skippable frame (of any
+    /// size, no content) is what an entry of 0 bytes of content usually is.
+    package static func impossibility(of entry: Entry, number: Int) -> String? {
+        let compressed = Int(entry.compressedSize), content = Int(entry.decompressedSize)
+        if compressed > mostCompressed(content: content) {
+            return "entry \(number) lists \(compressed) compressed bytes for \(content) bytes of content, "
+                + "more than any zstd frame takes for it (at most \(mostCompressed(content: content)))"
+        }
+        if content > mostContent(compressed: compressed) {
+            return "entry \(number) lists \(content) bytes of content for \(compressed) compressed bytes, "
+                + "more than any zstd frame of that size holds (at most \(mostContent(compressed: compressed)))"
+        }
+        return nil
+    }
+
     /// A `.corrupt` error for a bad table.
     static func corrupt(_ detail: String, path: String) -> WeirError {
         WeirError.corruptSeekTable(path: path, detail)

@@ -34,7 +34,7 @@ from fsspec.archive import AbstractArchiveFileSystem
 
 from weir.errors import FormatError
 from weir.filesystem import WeirFile, WeirFileSystem, _has_fsid, _reader, _version_of
-from weir.frames import FrameIndex
+from weir.frames import FrameIndex, seek_table_problem
 from weir.members import Member, MemberIndex, read_member_index
 
 __all__ = ["MemberFile", "WeirTarFileSystem"]
@@ -120,6 +120,13 @@ class WeirTarFileSystem(AbstractArchiveFileSystem):
     def _read_members(self, size: int) -> MemberIndex:
         with self.weir.target.open(self.fo, "rb", cache_type="none") as handle:
             index = read_member_index(_reader(handle), size, self.fo)
+            # The index is found from the seek table: a table that is there but corrupt hides it.
+            problem = seek_table_problem(_reader(handle), size) if index is None else None
+        if problem is not None:
+            raise FormatError(
+                f"{self.fo}: corrupt seek table, so its member index cannot be found: {problem} "
+                f"(`weir -t {posixpath.basename(self.fo)}` says more)"
+            )
         if index is None:
             raise FormatError(
                 f"{self.fo}: no member index (weir writes one when it compresses a tar; add one with "

@@ -20,10 +20,13 @@ import org.apache.hadoop.fs.PositionedReadable;
  * prefix without one) becomes one block of unknown decoded size: decoded from its start, it is
  * read whole by the split that owns offset 0, so such a file is one split in effect and never
  * read wrong. A table that does not add up (sizes past the start of the file) is ignored the
- * same way.
+ * same way. A table whose entry no zstd frame could have (a frame of kilobytes listed with no
+ * content: every block after it would be placed wrong) is refused with an {@link IOException}.
  */
 final class SeekIndex {
     static final int SKIPPABLE_SEEK_MAGIC = 0x184D2A5E;
+    /** Every skippable frame's magic, its low 4 bits cleared. */
+    static final int SKIPPABLE_MAGIC_BASE = 0x184D2A50;
     static final int FOOTER_MAGIC = 0x8F92EAB1;
     static final int FOOTER_SIZE = 9;
     /** Skippable frame header: magic and frame size. */
@@ -91,7 +94,11 @@ final class SeekIndex {
         return last < 0 ? 0 : offsets[last] + sizes[last];
     }
 
-    /** Reads the index of a file of {@code length} bytes. */
+    /**
+     * Reads the index of a file of {@code length} bytes.
+     *
+     * @throws IOException a read failed, or a table lists an entry no zstd frame could have
+     */
     static SeekIndex read(PositionedReadable in, long length) throws IOException {
         List<long[]> parts = new ArrayList<>();  // each: [offset, csize, dsize] triples, flattened per part
         long end = length;
@@ -169,15 +176,57 @@ final class SeekIndex {
         long[] part = new long[1 + 3 * (int) frames];
         long offset = tableStart - total;
         part[0] = offset;
+        byte[] magic = new byte[4];
         for (int f = 0; f < frames; f++) {
             int at = SKIPPABLE_HEADER_SIZE + f * entrySize;
             long csize = le32(table, at) & 0xFFFFFFFFL;
+            long dsize = le32(table, at + 4) & 0xFFFFFFFFL;
+            // An entry of no content larger than any empty zstd frame must be a skippable frame
+            // (a member index, pzstd's size frames, an earlier table): one read of its magic.
+            boolean skippable = false;
+            if (dsize == 0 && csize > mostCompressed(0)) {
+                in.readFully(offset, magic, 0, 4);
+                skippable = (le32(magic, 0) & 0xFFFFFFF0) == SKIPPABLE_MAGIC_BASE;
+            }
+            String why = skippable ? null : impossibility(csize, dsize);
+            if (why != null) {
+                throw new IOException("the seek table at offset " + tableStart + " does not match the frames: entry "
+                        + f + " lists " + why + ": the frame at offset " + offset + " is a zstd frame");
+            }
             part[1 + 3 * f] = offset;
             part[2 + 3 * f] = csize;
-            part[3 + 3 * f] = le32(table, at + 4) & 0xFFFFFFFFL;
+            part[3 + 3 * f] = dsize;
             offset += csize;
         }
         return part;
+    }
+
+    /**
+     * The most bytes a zstd frame of {@code content} bytes of content takes, whatever wrote it: a
+     * header of at most 18 bytes, a checksum of 4, blocks of at least one byte each but one empty last
+     * block, a raw block costing its 3-byte header more than its content. Far above zstd's
+     * ZSTD_compressBound, which frames flushed every few bytes pass.
+     */
+    static long mostCompressed(long content) {
+        return 4 * content + 25;
+    }
+
+    /** The most content a zstd frame of {@code compressed} bytes holds: 128 KiB per 3-byte block header. */
+    static long mostContent(long compressed) {
+        return compressed * 43_691;
+    }
+
+    /** Why no zstd frame takes {@code compressed} bytes for {@code content} bytes of content; null if one can. */
+    static String impossibility(long compressed, long content) {
+        if (compressed > mostCompressed(content)) {
+            return compressed + " compressed bytes for " + content + " bytes of content, more than any zstd frame "
+                    + "takes for it (at most " + mostCompressed(content) + ")";
+        }
+        if (content > mostContent(compressed)) {
+            return content + " bytes of content for " + compressed + " compressed bytes, more than any zstd frame "
+                    + "of that size holds (at most " + mostContent(compressed) + ")";
+        }
+        return null;
     }
 
     static int le32(byte[] b, int at) {

@@ -63,8 +63,14 @@ public final class WeirCodec implements SplittableCompressionCodec, Configurable
                     + seekableIn.getClass().getName());
         }
         FileTail tail = FileTail.read(seekableIn, end);
-        SeekIndex index = SeekIndex.read(tail, tail.length);
-        return new FrameSplitInputStream(seekableIn, StreamName.of(seekableIn), index, start, end);
+        String name = StreamName.of(seekableIn);
+        SeekIndex index;
+        try {
+            index = SeekIndex.read(tail, tail.length);
+        } catch (IOException e) {
+            throw new IOException("weir-hadoop: " + name + ": " + e.getMessage(), e);
+        }
+        return new FrameSplitInputStream(seekableIn, name, index, start, end);
     }
 
     @Override

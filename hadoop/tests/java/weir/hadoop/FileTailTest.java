@@ -219,7 +219,53 @@ public final class FileTailTest {
         }
     }
 
+    /**
+     * Issue 67: a table entry no zstd frame could have is refused, naming the entry and its offset; a
+     * skippable frame's entry of no content passes. The file is {@code frames} zero bytes, then
+     * {@code skippable} (a frame of that magic's bytes), then the table of {@code sizes} and
+     * {@code contentSizes}.
+     */
+    static String indexProblem(long[] sizes, long[] contentSizes, byte[] skippable) throws IOException {
+        byte[] table = seekTable(sizes, contentSizes);
+        byte[] tail = new byte[skippable.length + table.length];
+        System.arraycopy(skippable, 0, tail, 0, skippable.length);
+        System.arraycopy(table, 0, tail, skippable.length, table.length);
+        long length = table.length;
+        for (long size : sizes) {
+            length += size;
+        }
+        VirtualFile file = new VirtualFile(length, tail, Available.TRUE);
+        FileTail fileTail = FileTail.read(new FSDataInputStream(file), length);
+        try {
+            SeekIndex index = SeekIndex.read(fileTail, fileTail.length);
+            return index.count() == sizes.length ? null : index.count() + " blocks, not " + sizes.length;
+        } catch (IOException e) {
+            return e.getMessage();
+        }
+    }
+
+    static void impossibleEntries() throws IOException {
+        byte[] none = new byte[0];
+        String empty = indexProblem(new long[] {100_000, 150_000, 100_000}, new long[] {300_000, 0, 300_000}, none);
+        check(empty != null && empty.contains("entry 1 lists 150000 compressed bytes for 0 bytes of content, more "
+                + "than any zstd frame takes for it (at most 25): the frame at offset 100000 is a zstd frame"),
+                "a frame of 150,000 bytes listed with no content is refused: " + empty);
+        String little = indexProblem(new long[] {100_000, 150_000}, new long[] {300_000, 100}, none);
+        check(little != null && little.contains("entry 1 lists 150000 compressed bytes for 100 bytes of content"),
+                "a frame of 150,000 bytes listed with 100 bytes of content is refused: " + little);
+        String much = indexProblem(new long[] {1000, 1000}, new long[] {3000, 100_000_000}, none);
+        check(much != null && much.contains("entry 1 lists 100000000 bytes of content for 1000 compressed bytes"),
+                "1,000 bytes listed with 100,000,000 bytes of content are refused: " + much);
+        ByteBuffer frame = ByteBuffer.allocate(2048).order(ByteOrder.LITTLE_ENDIAN);
+        frame.putInt(0x184D2A5B).putInt(2040);
+        String skippable = indexProblem(new long[] {100_000, 2048}, new long[] {300_000, 0}, frame.array());
+        check(skippable == null, "a skippable frame of 2,048 bytes listed with no content passes: " + skippable);
+        String small = indexProblem(new long[] {100_000, 12, 100_000}, new long[] {300_000, 0, 300_000}, none);
+        check(small == null, "an entry of 12 bytes and no content (pzstd's, an empty frame) passes: " + small);
+    }
+
     public static void main(String[] args) throws IOException {
+        impossibleEntries();
         virtualFiles();
         localStreams(java.nio.file.Path.of(args[0]));
         System.out.println(failures == 0 ? "all passed" : failures + " failed");

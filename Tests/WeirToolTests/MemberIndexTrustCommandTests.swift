@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+
+/// What `--member` and `-t` make of a member index that lies with a valid
+/// checksum, and `--member`'s patterns as GNU tar's (issue 67). The crafted
+/// indexes are re-encoded as weir writes one: their zstd frame's content
+/// size and checksum right, the seek table's entry resized.
+@Suite("the member index checked against the archive; --member as tar")
+struct MemberIndexTrustCommandTests {
+    /// Reads an unsigned LEB128 varint of `bytes` at `at`, moving `at` past it.
+    static func uvarint(_ bytes: [UInt8], _ at: inout Int) -> Int {
+        var value = 0, shift = 0
+        while true {
+            let byte = bytes[at]
+            at += 1
+            value |= Int(byte & 0x7F) << shift
+            shift += 7
+            if byte < 0x80 { return value }
+        }
+    }
+
+    static func encoded(_ value: Int) -> [UInt8] {
+        var value = value, out: [UInt8] = []
+        repeat {
+            out.append(UInt8(value & 0x7F) | (value > 0x7F ? 0x80 : 0))
+            value >>= 7
+        } while value > 0
+        return out
+    }
+
+    /// `name`'s member index with its first member's data length set to
+    /// `dataLength` and the second member's gap set to `secondGap`,
+    /// re-encoded with a valid checksum, written to `out`.
+    static func lie(_ name: String, dataLength: Int, secondGap: (Int) -> Int, out: String,
+                    in scratch: Scratch) throws {
+        let file = [UInt8](try #require(scratch.data(name)))
+        func u32(_ at: Int) -> Int { (0 ..< 4).reduce(0) { $0 | Int(file[at + $1]) << (8 * $1) } }
+        try #require(file.count > 17 && u32(file.count - 4) == 0x8F92_EAB1, "\(name) has no seek table")
+        let count = u32(file.count - 9), entrySize = file[file.count - 5] & 0x80 != 0 ? 12 : 8
+        let tableAt = file.count - 9 - count * entrySize - 8
+        let indexAt = tableAt - u32(tableAt + 8 + (count - 1) * entrySize)
+        try #require(count > 0 && indexAt >= 0 && u32(indexAt) == 0x184D_2A5B, "\(name) has no member index")
+        try Data(file[(indexAt + 16) ..< tableAt]).write(to: scratch.url.appendingPathComponent("index.zst"))
+        let records = [UInt8](try scratch.zstd(["-dc", "index.zst"]).stdout)
+        var at = 0
+        for _ in 0 ..< 5 { _ = uvarint(records, &at) }
+        let firstStart = at
+        let gap = uvarint(records, &at), headerLength = uvarint(records, &at)
+        let oldLength = uvarint(records, &at)
+        let firstRest = at
+        for _ in 0 ..< 5 { _ = uvarint(records, &at) }  // size, mtime, mode, uid, gid
+        at += 1  // type
+        _ = uvarint(records, &at)  // path: bytes shared, then the rest
+        at += uvarint(records, &at)
+        at += uvarint(records, &at)  // link
+        for _ in 0 ..< 2 {  // uname, gname
+            _ = uvarint(records, &at)
+            at += uvarint(records, &at)
+        }
+        let secondStart = at
+        let oldGap = uvarint(records, &at)
+        var crafted = Array(records[..<firstStart]) + encoded(gap) + encoded(headerLength) + encoded(dataLength)
+        crafted += records[firstRest ..< secondStart] + encoded(secondGap(oldGap + oldLength - dataLength))
+        crafted += records[at...]
+        try Data(crafted).write(to: scratch.url.appendingPathComponent("records"))
+        let frame = try scratch.zstd(["-q", "-c", "--check", "--content-size", "records"]).stdout
+        let content = Array("WEIRTARI".utf8) + [UInt8](frame)
+        func le32(_ value: Int) -> [UInt8] { (0 ..< 4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        var table = Array(file[tableAt...])
+        table.replaceSubrange((8 + (count - 1) * entrySize) ..< (12 + (count - 1) * entrySize),
+                              with: le32(8 + content.count))
+        let lying = Array(file[..<indexAt]) + le32(0x184D_2A5B) + le32(content.count) + content + table
+        try Data(lying).write(to: scratch.url.appendingPathComponent(out))
+    }
+
+    /// `a.tar.zst`: a.txt ("hello\n"), b.txt, c.txt in small frames, with its index (from a pipe).
+    static func archive(_ scratch: Scratch) throws {
+        let make = "printf 'hello\\n' > a.txt && printf 'bee\\n' > b.txt && printf 'sea\\n' > c.txt"
+            + " && tar -cf a.tar a.txt b.txt c.txt && $WEIR -q -B 16K < a.tar > a.tar.zst"
+        let made = try WeirProcess.shell(make, in: scratch.url)
+        #expect(made.status == 0, "\(made.stderr)")
+    }
+
+    @Test("""
+          an index whose data length for a member is 0, or a block too many, with a valid checksum: --member \
+          refuses it with the file and offset, never the header alone nor the next member's bytes
+          """)
+    func dataLengthLies() throws {
+        let scratch = Scratch()
+        try Self.archive(scratch)
+        let good = try WeirProcess.shell("$WEIR -dc --member=a.txt a.tar.zst | tar xOf -", in: scratch.url)
+        #expect(good.status == 0 && good.stdout == Data("hello\n".utf8), "\(good.stderr)")
+        // 0: b.txt keeps its offset (its gap grows); 1024: b.txt's offset moves a block into its data.
+        try Self.lie("a.tar.zst", dataLength: 0, secondGap: { $0 }, out: "zero.tar.zst", in: scratch)
+        try Self.lie("a.tar.zst", dataLength: 1024, secondGap: { _ in 0 }, out: "long.tar.zst", in: scratch)
+        let zero = try WeirProcess.run(["-dc", "--member=a.txt", "zero.tar.zst"], in: scratch.url)
+        #expect(zero.status == 1 && zero.stdout.isEmpty, "\(zero.stderr)")
+        #expect(zero.stderr.contains("weir: zero.tar.zst: member index disagrees with the archive")
+                    && zero.stderr.contains("a.txt") && zero.stderr.contains("offset 0"), "\(zero.stderr)")
+        // A block too many moves every later member: the index is refused whole, or the member.
+        let long = try WeirProcess.run(["-dc", "--member=a.txt", "long.tar.zst"], in: scratch.url)
+        #expect(long.status == 1 && long.stdout.isEmpty && long.stderr.contains("weir: long.tar.zst: "),
+                "\(long.stderr)")
+        // The index's other members still read right.
+        let other = try WeirProcess.shell("$WEIR -dc --member=c.txt zero.tar.zst | tar xOf -", in: scratch.url)
+        #expect(other.status == 0 && other.stdout == Data("sea\n".utf8), "\(other.stderr)")
+    }
+
+    @Test("-t checks the member index as it checks the seek table: a record that lies, a damaged index frame")
+    func testChecksIndex() throws {
+        let scratch = Scratch()
+        try Self.archive(scratch)
+        #expect(try WeirProcess.run(["-t", "a.tar.zst"], in: scratch.url).status == 0)
+        try Self.lie("a.tar.zst", dataLength: 0, secondGap: { $0 }, out: "zero.tar.zst", in: scratch)
+        let lying = try WeirProcess.run(["-t", "zero.tar.zst"], in: scratch.url)
+        #expect(lying.status == 1 && lying.stderr.contains("zero.tar.zst: member index disagrees with the archive"),
+                "\(lying.stderr)")
+        var damaged = try #require(scratch.data("a.tar.zst"))
+        let tag = try #require(damaged.range(of: Data("WEIRTARI".utf8)))
+        damaged[tag.upperBound + 20] ^= 0x55
+        try damaged.write(to: scratch.url.appendingPathComponent("damaged.tar.zst"))
+        let run = try WeirProcess.run(["-t", "damaged.tar.zst"], in: scratch.url)
+        #expect(run.status == 1 && run.stderr.contains("damaged.tar.zst") && run.stderr.contains("member index"),
+                "\(run.stderr)")
+    }
+
+    @Test("""
+          --member=PATTERN as tar --wildcards: dir/* leaves the folder entry dir/ out; an empty pattern \
+          selects every member, as tar's, and never takes the next argument
+          """)
+    func patternsAsTar() throws {
+        let scratch = Scratch()
+        let make = "mkdir -p d/s && echo a > d/s/a && echo b > d/b && tar -cf a.tar d && $WEIR -q < a.tar > a.tar.zst"
+        #expect(try WeirProcess.shell(make, in: scratch.url).status == 0)
+        for (pattern, tarArguments) in [("d/s/*", "--wildcards 'd/s/*'"), ("d/*", "--wildcards 'd/*'"), ("", "''")] {
+            let weir = try WeirProcess.shell("$WEIR -dc '--member=\(pattern)' a.tar.zst | tar tf -", in: scratch.url)
+            let tar = try WeirProcess.shell("tar tf a.tar \(tarArguments)", in: scratch.url)
+            #expect(weir.status == 0 && tar.status == 0, "\(pattern): \(weir.stderr) \(tar.stderr)")
+            let ours = String(decoding: weir.stdout, as: UTF8.self)
+            let theirs = String(decoding: tar.stdout, as: UTF8.self)
+            #expect(ours == theirs, "\(pattern): weir \(ours) tar \(theirs)")
+        }
+        // `--member= a.tar.zst`: the archive is the input, not the pattern (standard input stays unread).
+        let empty = try WeirProcess.run(["-dc", "--member=", "a.tar.zst"], in: scratch.url)
+        let whole = try WeirProcess.run(["-dc", "a.tar.zst"], in: scratch.url)
+        // Every member, then the end blocks: the archive's own bytes up to its end blocks (tar pads after them).
+        #expect(empty.status == 0 && empty.stdout.count > 2048 && whole.stdout.starts(with: empty.stdout),
+                "\(empty.stderr)")
+    }
+
+    @Test("a hard link read alone whose target comes after it: the link is written and a warning names both")
+    func laterLinkTarget() throws {
+        let scratch = Scratch()
+        let make = """
+            python3 -c '
+            import io, tarfile
+            with tarfile.open("later.tar", "w", format=tarfile.GNU_FORMAT) as t:
+                i = tarfile.TarInfo("b"); i.type = tarfile.LNKTYPE; i.linkname = "a"; t.addfile(i)
+                d = b"hello\\n"; i = tarfile.TarInfo("a"); i.size = len(d); t.addfile(i, io.BytesIO(d))
+            ' && $WEIR -q < later.tar > later.tar.zst
+            """
+        let made = try WeirProcess.shell(make, in: scratch.url)
+        #expect(made.status == 0, "\(made.stderr)")
+        let run = try WeirProcess.run(["-dc", "--member=b", "later.tar.zst"], in: scratch.url)
+        #expect(run.status == 0 && run.stderr.contains("later.tar.zst")
+                    && run.stderr.contains("hard link b links to a, which comes after it in the archive"),
+                "\(run.stderr)")
+    }
+}
