@@ -287,9 +287,11 @@ package final class CompressionPipeline: Sendable {
         // pieces of their own. The table when there is something to seek or
         // an index to find (a single frame is read from its start anyway, and
         // zstd's output of a small input is then byte for byte weir's).
+        // The index's pieces past its first are not frames (the count of frames and the table's piece number).
+        var extraPieces = 0
         if let members, let seekTable {
-            writeMemberIndex(members, contentSize: keptInput + bytesIn.current, run: run, seekTable: seekTable,
-                             piece: frames.current)
+            extraPieces = max(0, writeMemberIndex(members, contentSize: keptInput + bytesIn.current, run: run,
+                                                  seekTable: seekTable, piece: frames.current) - 1)
         }
         let writesTable = seekTable.map { $0.frameCount > 1 } ?? false
         if let seekTable, writesTable, !control.isFailed {
@@ -303,7 +305,7 @@ package final class CompressionPipeline: Sendable {
             }
         }
         var statistics = try run.end(bytesIn: bytesIn.current)
-        statistics.frames = frames.current - (writesTable ? 1 : 0) - (seekTable?.skippableCount ?? 0)
+        statistics.frames = frames.current - (writesTable ? 1 : 0) - (seekTable?.skippableCount ?? 0) - extraPieces
         // A patch: libzstd's own workers do the work of the one pipeline worker.
         statistics.threads = options.patchReference != nil ? max(1, options.patchWorkers) : threads
         statistics.chunkBytes = options.chunkSize
@@ -316,17 +318,26 @@ package final class CompressionPipeline: Sendable {
     /// whole tar) as piece `piece`, after the last frame, and lists it in
     /// the seek table (an entry of no content); a failure fails the run, as
     /// the table's own write would.
+    /// Returns the pieces it wrote (more than one for a large index).
     private func writeMemberIndex(_ members: MemberIndexRecorder, contentSize: Int, run: PipelineRun,
-                                  seekTable: SeekTableRecorder, piece: Int) {
+                                  seekTable: SeekTableRecorder, piece: Int) -> Int {
         do throws(WeirError) {
             guard let index = try members.finish(contentSize: contentSize, failed: control.isFailed,
-                                                 path: ends.outputName) else { return }
-            let bytes = index.frame
-            run.submit(piece, bytes.withUnsafeBytes { DispatchData(bytes: $0) }, ticket: control.ticket())
-            control.activity.wait()
-            if !control.isFailed { try seekTable.skippable(size: bytes.count) }
+                                                 path: ends.outputName) else { return 0 }
+            // A large index comes back from its spill file a piece at a time,
+            // each written before the next is read: its memory stays bounded.
+            var pieces = 0
+            try index.frame.forEachPiece(size: MemberIndex.spillBound, path: ends.outputName) { bytes throws(WeirError) in
+                run.submit(piece + pieces, bytes.withUnsafeBytes { DispatchData(bytes: $0) }, ticket: control.ticket())
+                pieces += 1
+                control.activity.wait()
+                if control.isFailed { throw WeirError.cancelled(path: ends.outputName, operation: .writeMemberIndex) }
+            }
+            try seekTable.skippable(size: index.frame.count)
+            return pieces
         } catch {
             control.fail(error)
+            return 0
         }
     }
 }

@@ -35,14 +35,23 @@ final class MemberIndexRecorder: Sendable {
         if kept > 0, self.input == nil { return nil }
     }
 
-    /// Takes chunk `number` of the content (`mapped` from the input file,
-    /// before any compressor touched it): the first decides whether a scan
-    /// starts; every chunk goes to the scan while it runs. A failure
-    /// to read a resumed run's kept part ends the scan (no index), never the run.
+    /// Takes chunk `number` of the content (`mapped` from the input file):
+    /// the first decides whether a scan starts; every chunk goes to the scan
+    /// while it runs, a mapped one walked from the file (its header blocks
+    /// read with `pread`, not through the mapping: ``TarScanner/feed(upTo:read:)``).
+    /// A failure to read ends the scan (no index), never the run.
     func read(_ chunk: DispatchData, number: Int, mapped: Bool) {
         scanner.withLock { scanner in
             if number == 0 { scanner = start(first: chunk) }
-            if let scan = scanner, scan.isScanning { scan.feed(chunk, releasingPages: mapped) }
+            guard let scan = scanner, scan.isScanning else { return }
+            guard mapped, let input else { return scan.feed(chunk) }
+            do throws(WeirError) {
+                try scan.feed(upTo: scan.position + chunk.count) { (at, buffer) throws(WeirError) in
+                    try input.read(into: buffer, at: at, operation: .readMemberIndex)
+                }
+            } catch {
+                scanner = nil
+            }
         }
     }
 
@@ -53,7 +62,7 @@ final class MemberIndexRecorder: Sendable {
         do throws(WeirError) {
             let head = try input.read(count: 512, at: 0, operation: .readMemberIndex)
             guard head.withUnsafeBytes({ TarScanner.startsTar($0) }) else { return nil }
-            try scan.feedPrefix(upTo: kept) { (at, buffer) throws(WeirError) in
+            try scan.feed(upTo: kept) { (at, buffer) throws(WeirError) in
                 try input.read(into: buffer, at: at, operation: .readMemberIndex)
             }
         } catch {

@@ -104,7 +104,7 @@ public struct SeekTableAppender: Sendable {
         }
         var bytes: [UInt8] = []
         if let members {
-            bytes = members.frame
+            bytes = try members.frame.bytes(path: path)
             try table.append(compressedSize: bytes.count, decompressedSize: 0, path: path)
         }
         bytes += table.encoded()

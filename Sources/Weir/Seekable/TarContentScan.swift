@@ -74,7 +74,7 @@ enum TarContentScan {
         }
         if !wholeFile {
             guard handOver(), scanner != nil else { return nil }
-            return TarScanner.Found(frame: [], members: 0)
+            return TarScanner.Found(frame: MemberIndex.IndexFrame(head: [], spill: nil, tail: []), members: 0)
         }
         guard handOver(), let scanner else { return nil }
         return try scanner.finish(contentSize: produced, path: file.path)

@@ -51,6 +51,62 @@ extension MemberIndex {
     /// 9 where a run spends seconds a gigabyte (and the index is 6% smaller).
     package static func level(forRunLevel level: Int) -> Int { min(max(level, 3), 9) }
 
+    /// Compressed index bytes kept in memory; past it they go to a spill
+    /// file (``IndexSpill``): about 170,000 members' worth.
+    package static let spillBound = 1 << 20
+
+    /// A member index's skippable frame, ready to write: `head`, then the
+    /// spill file's bytes, then `tail`.
+    package struct IndexFrame: Sendable {
+        package let head: [UInt8]
+        package let spill: IndexSpill?
+        package let tail: [UInt8]
+
+        package init(head: [UInt8], spill: IndexSpill?, tail: [UInt8]) {
+            (self.head, self.spill, self.tail) = (head, spill, tail)
+        }
+
+        /// The frame's size in bytes.
+        package var count: Int { head.count + (spill?.size ?? 0) + tail.count }
+
+        /// The frame's bytes in pieces of at most `size` (the first and last
+        /// may differ), read back from the spill file as they are asked for:
+        /// `body` gets each in turn, in order.
+        ///
+        /// - Throws: ``WeirError`` when the spill file cannot be read back
+        ///   (`path` names the output), or what `body` throws.
+        package func forEachPiece(size: Int, path: String,
+                                  _ body: ([UInt8]) throws(WeirError) -> Void) throws(WeirError) {
+            try body(head)
+            if let spill {
+                var offset = 0
+                while offset < spill.size {
+                    let count = min(size, spill.size - offset)
+                    var ok = false
+                    let piece = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                        ok = spill.read(into: UnsafeMutableRawBufferPointer(buffer), at: offset)
+                        initialized = ok ? count : 0
+                    }
+                    guard ok else {
+                        throw WeirError.library(path: path, operation: .writeMemberIndex,
+                                                "the member index's spill file could not be read back")
+                    }
+                    try body(piece)
+                    offset += count
+                }
+            }
+            if !tail.isEmpty { try body(tail) }
+        }
+
+        /// The whole frame in memory.
+        package func bytes(path: String) throws(WeirError) -> [UInt8] {
+            var all: [UInt8] = []
+            all.reserveCapacity(count)
+            try forEachPiece(size: 1 << 20, path: path) { all += $0 }
+            return all
+        }
+    }
+
     /// Raw column bytes gathered before a block goes to the compressor:
     /// bounds what the writer holds uncompressed, whatever the member count.
     static let blockBytes = 1 << 20
@@ -67,8 +123,13 @@ extension MemberIndex {
         private var raw = 0
         private var inBlock = 0
         package private(set) var count = 0
-        /// The stream's compressed bytes so far.
+        /// The stream's compressed bytes so far: those past ``spillBound`` in
+        /// ``spill`` (in order), the rest here.
         private var compressed: [UInt8] = []
+        private var spill: IndexSpill?
+        /// Whether bytes may still go to a spill file (false once one could
+        /// not be made or written).
+        private var spills = true
         private let context: OpaquePointer?
         private let level: Int
         /// The previous member's end, path, mtime and names, which the next is coded against.
@@ -81,9 +142,14 @@ extension MemberIndex {
         /// The first libzstd failure; reported by ``frame(endedEarly:endOffset:contentSize:path:)``.
         private var failure: String?
 
-        /// A writer compressing at `level`.
-        package init(level: Int = 3) {
+        /// Compressed bytes kept in memory before the rest go to a spill file.
+        private let spillBound: Int
+
+        /// A writer compressing at `level`, keeping `spillBound` compressed
+        /// bytes in memory (``MemberIndex/spillBound``; the tests' smaller).
+        package init(level: Int = 3, spillBound: Int = MemberIndex.spillBound) {
             self.level = level
+            self.spillBound = spillBound
             context = ZSTD_createCCtx()
             if let context {
                 ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, Int32(level))
@@ -204,18 +270,33 @@ extension MemberIndex {
                         return
                     }
                     compressed += output[0 ..< produced]
+                    if compressed.count >= spillBound { spillCompressed() }
                     if end ? result == 0 : input.pos == input.size && produced < output.count { return }
                 }
             }
         }
 
+        /// Moves the compressed bytes held in memory to the spill file.
+        private func spillCompressed() {
+            guard spills else { return }
+            if spill == nil { spill = IndexSpill() }
+            guard let spill else {
+                spills = false
+                return
+            }
+            let taken = compressed.withUnsafeBytes { spill.append($0) }
+            compressed.removeFirst(taken)
+            if !compressed.isEmpty { spills = false }
+        }
+
         /// The index's skippable frame: magic, size, `WEIRTARI`, the
-        /// version and the counts, then the compressed stream.
+        /// version and the counts, then the compressed stream (part of it,
+        /// for a large index, in a spill file, read back as it is written out).
         ///
         /// - Throws: ``WeirError`` `.library` when libzstd failed or the
         ///   frame would pass what a skippable frame holds.
         package func frame(endedEarly: Bool, endOffset: Int, contentSize: Int, path: String)
-            throws(WeirError) -> [UInt8] {
+            throws(WeirError) -> IndexFrame {
             flushBlock(end: true)
             if let failure {
                 throw WeirError.library(path: path, operation: .writeMemberIndex, "libzstd: \(failure)")
@@ -226,20 +307,21 @@ extension MemberIndex {
             head.appendUvarint(UInt64(count))
             head.appendUvarint(UInt64(endOffset))
             head.appendUvarint(UInt64(contentSize))
-            let content = MemberIndex.contentMagic.count + head.count + compressed.count
+            let spilled = spill?.size ?? 0
+            let content = MemberIndex.contentMagic.count + head.count + spilled + compressed.count
             guard content <= MemberIndex.maxFrameContent else {
                 throw WeirError.library(path: path, operation: .writeMemberIndex,
                                         "the member index is too large for a skippable frame: \(content) bytes")
             }
             var bytes: [UInt8] = []
-            bytes.reserveCapacity(8 + content)
+            bytes.reserveCapacity(8 + content - spilled)
             bytes.append(littleEndian: MemberIndex.skippableMagic)
             bytes.append(littleEndian: UInt32(content))
             bytes += MemberIndex.contentMagic
             bytes += head
-            bytes += compressed
-            compressed = []
-            return bytes
+            defer { compressed = [] }
+            guard let spill, spilled > 0 else { return IndexFrame(head: bytes + compressed, spill: nil, tail: []) }
+            return IndexFrame(head: bytes, spill: spill, tail: compressed)
         }
     }
 }

@@ -1,6 +1,5 @@
 import WeirSystem
 import Dispatch
-import Glibc
 
 /// Finds the members of a tar stream while it is compressed, and encodes
 /// them into the member index as they are found (docs/members.md, "How
@@ -10,7 +9,8 @@ import Glibc
 /// order, to ``feed(_:)``, which walks the chunk's header blocks in place
 /// (``TarWalk``: a checksum and a few fields per member; data is stepped
 /// over, never read) and returns: no thread, no queue, no chunk held past
-/// the call. Each member found goes to a ``MemberIndex/ColumnWriter``,
+/// the call. A chunk mapped from a file is walked from the file instead
+/// (``feed(upTo:read:)``: the blocks the walk needs, read by `pread`). Each member found goes to a ``MemberIndex/ColumnWriter``,
 /// which compresses the columns a block at a time, so the scan holds one
 /// block of raw columns and the compressed index so far, whatever the
 /// member count.
@@ -33,6 +33,8 @@ package final class TarScanner: @unchecked Sendable {  // one thread at a time, 
     private var walk: TarWalk<MemberIndex.ColumnWriter>
     /// Where the next chunk fed begins in the content.
     private var offset: Int
+    /// The buffer the walk reads file blocks into.
+    private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: TarScanner.fileReadSize, alignment: 16)
 
     /// Whether `chunk`, the first of a content, starts as a tar stream:
     /// `ustar` at offset 257 of its first block (POSIX ustar and pax write
@@ -50,85 +52,69 @@ package final class TarScanner: @unchecked Sendable {  // one thread at a time, 
 
     /// A scan whose index is compressed at `level` (``MemberIndex/level(forRunLevel:)``),
     /// fed from the content's offset `start` on (a resumed run's, once
-    /// ``feedPrefix(upTo:read:)`` walked what comes before).
+    /// ``feed(upTo:read:)`` walked what comes before).
     package init(level: Int = 3, start: Int = 0) {
         walk = TarWalk(sink: MemberIndex.ColumnWriter(level: level))
         offset = start
     }
 
+    /// Where the next chunk fed begins in the content.
+    package var position: Int { offset }
+
     /// Whether the scan still wants content.
     package var isScanning: Bool { walk.isWalking }
 
-    /// Walks the next chunk of the content (no copy), region by region.
-    ///
-    /// With `releasingPages` (a chunk mapped from the input file, which no
-    /// compressor has touched yet), the walk goes in steps of
-    /// ``releaseStep`` and gives each step's pages back (`MADV_DONTNEED`)
-    /// once walked: the pages a header read mapped in (the kernel maps up
-    /// to 64 KiB around each fault) would otherwise stay in memory until
-    /// the compressor reaches them — up to every chunk in flight, +17 MiB
-    /// at -1 on a source tree. The compressor maps them in again as it
-    /// would have anyway. Never for a chunk in anonymous memory (a pipe's),
-    /// whose bytes `MADV_DONTNEED` would zero.
-    package func feed(_ chunk: DispatchData, releasingPages: Bool = false) {
+    /// Walks the next chunk of the content, in memory (a pipe's), region by
+    /// region, where it lies: nothing is copied.
+    package func feed(_ chunk: DispatchData) {
         let start = offset
         offset += chunk.count
         guard walk.isWalking, start + chunk.count > walk.needed else { return }
         chunk.enumerateBytes { bytes, at, stop in
-            guard releasingPages, let base = bytes.baseAddress else {
-                walk.consume(UnsafeRawBufferPointer(bytes), at: start + at)
-                if !walk.isWalking { stop = true }
-                return
-            }
-            let address = Int(bitPattern: base)
-            var released = Page.roundDown(address)
-            var from = 0
-            while from < bytes.count, walk.isWalking {
-                let to = min(bytes.count, from + Self.releaseStep)
-                // Bytes the walk steps over are not read: only pages it read are in.
-                if start + at + to > walk.needed {
-                    walk.consume(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[from ..< to]),
-                                 at: start + at + from)
-                }
-                let end = to == bytes.count ? Page.roundUp(address + to) : Page.roundDown(address + to)
-                if end > released {
-                    madvise(UnsafeMutableRawPointer(bitPattern: released), end - released, MADV_DONTNEED)
-                    released = end
-                }
-                from = to
-            }
+            walk.consume(UnsafeRawBufferPointer(bytes), at: start + at)
             if !walk.isWalking { stop = true }
         }
     }
 
-    /// The bytes walked between two gives-back of a mapped chunk's pages.
-    static let releaseStep = 1 << 18
-
-    /// Walks the content before `end` that was compressed by an earlier run
-    /// (a resumed run's kept frames), reading only the blocks the walk
-    /// needs: `read(offset, count)` gives those bytes of the input.
+    /// Walks the content up to `end` from the input file rather than from
+    /// memory: `read(offset, buffer)` fills `buffer` with the input's bytes
+    /// at `offset` (`pread`), and only the blocks the walk needs are read,
+    /// ``fileReadSize`` bytes at a time.
+    ///
+    /// For a chunk mapped from the input file, and for a resumed run's kept
+    /// part, which no chunk holds. Why not the mapping: a header read through
+    /// it maps in the pages around it (the kernel maps up to 64 KiB per
+    /// fault) ahead of the compressor, up to every chunk in flight (+17 MiB at
+    /// -1 on a source tree), and giving them back (`MADV_DONTNEED`) made the
+    /// compressor fault them in again (+10% of CPU). A read of the page
+    /// cache into one small buffer costs neither.
     ///
     /// - Throws: what `read` throws.
-    package func feedPrefix(upTo end: Int,
-                            read: (Int, UnsafeMutableRawBufferPointer) throws(WeirError) -> Int) throws(WeirError) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
-        defer { buffer.deallocate() }
+    package func feed(upTo end: Int, read: (Int, UnsafeMutableRawBufferPointer) throws(WeirError) -> Int)
+        throws(WeirError) {
+        defer { offset = end }
         while walk.isWalking, walk.needed < end {
             let at = walk.needed
-            let count = try read(at, UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< min(buffer.count, end - at)]))
-            guard count > 0 else { break }
-            walk.consume(UnsafeRawBufferPointer(rebasing: buffer[0 ..< count]), at: at)
+            let span = UnsafeMutableRawBufferPointer(rebasing: readBuffer[0 ..< min(readBuffer.count, end - at)])
+            let count = try read(at, span)
+            guard count > 0 else { return }
+            walk.consume(UnsafeRawBufferPointer(rebasing: span[0 ..< count]), at: at)
         }
-        offset = end
     }
+
+    /// Bytes read from the file at a time: a header block with a pax record
+    /// or a GNU long name before it, in one read, where most members need one.
+    package static let fileReadSize = 2048
+
+    deinit { readBuffer.deallocate() }
 
     /// What a scan found: the index's skippable frame, ready to be written
     /// just before the seek table, and how many members it lists.
     package struct Found: Sendable {
-        package let frame: [UInt8]
+        package let frame: MemberIndex.IndexFrame
         package let members: Int
 
-        package init(frame: [UInt8], members: Int) {
+        package init(frame: MemberIndex.IndexFrame, members: Int) {
             (self.frame, self.members) = (frame, members)
         }
     }

@@ -61,11 +61,14 @@ struct MemberIndexTests {
     }
 
     /// `index` written as the compressor writes it: version 2, columns compressed as they come.
-    static func version2(_ index: MemberIndex, level: Int = 3) throws -> [UInt8] {
-        let writer = MemberIndex.ColumnWriter(level: level)
+    static func version2(_ index: MemberIndex, level: Int = 3, spillBound: Int = MemberIndex.spillBound) throws
+        -> [UInt8] {
+        let writer = MemberIndex.ColumnWriter(level: level, spillBound: spillBound)
         for member in index.members { writer.append(member) }
-        return try writer.frame(endedEarly: index.endedEarly, endOffset: index.endOffset,
-                                contentSize: index.contentSize, path: "a.tar.zst")
+        let frame = try writer.frame(endedEarly: index.endedEarly, endOffset: index.endOffset,
+                                     contentSize: index.contentSize, path: "a.tar.zst")
+        #expect((frame.spill != nil) == (spillBound < MemberIndex.spillBound))
+        return try frame.bytes(path: "a.tar.zst")
     }
 
     @Test("version 2 round-trips every field, devices included, over many blocks; version 1 is still read")
@@ -94,7 +97,10 @@ struct MemberIndexTests {
             end = member.end
         }
         let big = MemberIndex(members: many, endedEarly: false, endOffset: end, contentSize: end + 1024)
-        #expect(try MemberIndex.decode(frame: try Self.version2(big), path: "a", offset: 0) == big)
+        let kept = try Self.version2(big)
+        #expect(try MemberIndex.decode(frame: kept, path: "a", offset: 0) == big)
+        // Past its bound in memory, the compressed stream goes to a spill file and comes back the same.
+        #expect(try Self.version2(big, spillBound: 4096) == kept)
     }
 
     @Test("a version 2 index that lies is refused with the file and offset, never half believed")

@@ -1,0 +1,57 @@
+import Glibc
+
+/// Where a member index's compressed bytes go past what it keeps in
+/// memory: a file in `TMPDIR` (or /tmp), unlinked as soon as made, so that
+/// a tar of millions of members (about 6 bytes each, compressed) does not
+/// make the compression's memory grow with it (docs/members.md).
+///
+/// Appended to while the index is written, read back once when its frame
+/// goes to the output. A file that cannot be made or written to leaves the
+/// bytes where they were (in memory): the index is never lost to it.
+///
+/// Threads: one at a time (the writer's, then the pipeline's end).
+package final class IndexSpill: @unchecked Sendable {  // one thread at a time (above)
+    private let fd: Int32
+    /// Bytes in the file, all written.
+    package private(set) var size = 0
+
+    /// A file in `TMPDIR` or /tmp, already unlinked; nil when none can be made.
+    package init?() {
+        let folder = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        // A named file, unlinked at once: nothing is left behind, whatever ends the process.
+        var template = Array((folder + "/weir-index-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { return nil }
+        _ = template.withUnsafeBufferPointer { unlink($0.baseAddress!) }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        self.fd = fd
+    }
+
+    deinit { close(fd) }
+
+    /// Appends as much of `bytes` as the file takes; returns how many
+    /// bytes it took (fewer than all only when a write failed).
+    package func append(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var done = 0
+        while done < bytes.count {
+            let wrote = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(size + done))
+            if wrote < 0, errno == EINTR { continue }
+            guard wrote > 0 else { break }
+            done += wrote
+        }
+        size += done
+        return done
+    }
+
+    /// Fills `buffer` from `offset`; false when the file could not be read.
+    package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Bool {
+        var done = 0
+        while done < buffer.count {
+            let got = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+            if got < 0, errno == EINTR { continue }
+            guard got > 0 else { return false }
+            done += got
+        }
+        return true
+    }
+}
