@@ -174,10 +174,10 @@ class _Records:
         return previous[:shared] + self.string()
 
 
-def _check(member: Member, number: int, end_offset: int) -> None:
-    """What every member must hold, in either version."""
-    if member.end > end_offset:
-        raise FormatError(f"member {number} ({member.name}) ends at {member.end}, past the end offset {end_offset}")
+def _check(member: Member, number: int, end: int, end_offset: int) -> None:
+    """What every member (ending at ``end``) must hold, in either version."""
+    if end > end_offset:
+        raise FormatError(f"member {number} ({member.name}) ends at {end}, past the end offset {end_offset}")
     if member.header_length == 0 or member.header_length % _BLOCK:
         raise FormatError(
             f"member {number} ({member.name}) has {member.header_length} bytes of headers, not whole tar blocks"
@@ -224,8 +224,8 @@ def parse_member_index(records: bytes) -> MemberIndex:
         member = Member(
             path, header_offset, header_length, data_length, size, mtime, mode, uid, gid, kind, link, uname, gname
         )
-        _check(member, number, end_offset)
-        end = member.end
+        end = header_offset + header_length + data_length
+        _check(member, number, end, end_offset)
         members.append(member)
     if reader.at != len(records):
         raise FormatError(f"{len(records) - reader.at} bytes follow the last member's record")
@@ -457,8 +457,8 @@ def _parse_columns(content: bytes) -> MemberIndex:
                 major,
                 minor,
             )
-            _check(member, number, end_offset)
-            end = member.end
+            end = header_offset + member.header_length + data_length
+            _check(member, number, end, end_offset)
             members.append(member)
         block += 1
     if len(members) != count:
