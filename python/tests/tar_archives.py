@@ -1,6 +1,7 @@
 """Real GNU tar archives compressed by the real weir, with the member index
-it writes; and record lists built here from docs/members.md (``tarfile``
-finding the members), edited to make indexes that lie."""
+it writes; and indexes built here from docs/members.md (``tarfile`` finding
+the members), in version 1's rows or version 2's columns, edited to make
+indexes that lie."""
 
 from __future__ import annotations
 
@@ -74,6 +75,8 @@ def tar_members(tar: bytes) -> tuple[list[dict], int]:
                 "link": info.linkname.encode("utf-8", "surrogateescape"),
                 "uname": info.uname.encode(),
                 "gname": info.gname.encode(),
+                "devmajor": info.devmajor if info.ischr() or info.isblk() else 0,
+                "devminor": info.devminor if info.ischr() or info.isblk() else 0,
             }
         )
     return members, end_offset
@@ -112,12 +115,112 @@ def record_list(tar: bytes, edit: Callable[[list[dict]], None] | None = None) ->
 
 
 def index_frame(records: bytes) -> bytes:
-    """The skippable frame holding ``records``."""
+    """The skippable frame holding the version 1 ``records``."""
     frame = compress(
         records, options={CompressionParameter.checksum_flag: 1, CompressionParameter.content_size_flag: 1}
     )
-    content = INDEX_TAG + frame
+    return skippable_index(frame)
+
+
+def skippable_index(content: bytes) -> bytes:
+    """The index's skippable frame of ``content`` (what follows ``WEIRTARI``)."""
+    content = INDEX_TAG + content
     return struct.pack("<II", MEMBER_INDEX_MAGIC, len(content)) + content
+
+
+# Version 2's columns (docs/members.md, "Version 2"), by their numbers there.
+GAP, HEADER_BLOCKS, DATA_EXTRA, SIZE0, SIZE1, SIZE2, SIZE_HIGH, MTIME, TYPE = range(9)
+MODE, UID, GID, PATH_POP, PATH_REST, LINK, UNAME, GNAME, DEVICE = range(9, 18)
+
+
+def svarint(value: int) -> bytes:
+    return uvarint(value << 1 if value >= 0 else (-value << 1) - 1)
+
+
+def column_blocks(members: list[dict], per_block: int) -> list[tuple[int, list[bytearray]]]:
+    """Each block's member count and 18 columns, ``per_block`` members a
+    block, every member coded against the one before it (across blocks)."""
+    blocks = []
+    end = mtime = 0
+    path = b""
+    names: dict[str, bytes | None] = {"uname": None, "gname": None}
+    for first in range(0, len(members), per_block):
+        chunk = members[first : first + per_block]
+        columns = [bytearray() for _ in range(18)]
+        for member in chunk:
+            size, kind = member["size"], member["type"]
+            predicted = (size + 511) & ~511 if kind in (b"0", b"1") else 0
+            columns[GAP] += uvarint(member["header_offset"] - end)
+            columns[HEADER_BLOCKS] += uvarint(member["header_length"] // 512 - 1)
+            columns[DATA_EXTRA] += svarint(member["data_length"] - predicted)
+            for column, shift in ((SIZE0, 0), (SIZE1, 8), (SIZE2, 16)):
+                columns[column].append(size >> shift & 0xFF)
+            columns[SIZE_HIGH] += uvarint(size >> 24)
+            columns[MTIME] += svarint(member["mtime"] - mtime)
+            columns[TYPE] += kind
+            for column, key in ((MODE, "mode"), (UID, "uid"), (GID, "gid")):
+                columns[column] += uvarint(member[key])
+            # The folders both paths share are kept; the rest is written.
+            shared = 0
+            while shared < min(len(path), len(member["path"])) and path[shared] == member["path"][shared]:
+                shared += 1
+            cut = member["path"].rfind(b"/", 0, shared) + 1
+            columns[PATH_POP] += uvarint(path.count(b"/") - member["path"][:cut].count(b"/"))
+            columns[PATH_REST] += member["path"][cut:] + b"\0"
+            columns[LINK] += member["link"] + b"\0"
+            for column, key in ((UNAME, "uname"), (GNAME, "gname")):
+                if names[key] == member[key]:
+                    columns[column].append(0)
+                else:
+                    columns[column] += b"\1" + member[key] + b"\0"
+                    names[key] = member[key]
+            if kind in (b"3", b"4"):
+                columns[DEVICE] += uvarint(member["devmajor"]) + uvarint(member["devminor"])
+            end = member["header_offset"] + member["header_length"] + member["data_length"]
+            mtime, path = member["mtime"], member["path"]
+        blocks.append((len(chunk), columns))
+    return blocks
+
+
+def pack_blocks(blocks: list[tuple[int, list[bytearray]]]) -> bytes:
+    """The decoded stream of version 2: each block's count, column lengths, columns."""
+    return b"".join(
+        uvarint(count) + b"".join(uvarint(len(c)) for c in columns) + b"".join(columns) for count, columns in blocks
+    )
+
+
+def columns_content(
+    raw: bytes,
+    count: int,
+    end_offset: int,
+    content_size: int,
+    *,
+    version: int = 2,
+    checksum: bool = True,
+    with_size: bool = False,
+) -> bytes:
+    """What follows ``WEIRTARI`` in version 2: the header, then the zstd
+    frame of ``raw`` (weir writes it without its content size)."""
+    options = {
+        CompressionParameter.checksum_flag: int(checksum),
+        CompressionParameter.content_size_flag: int(with_size),
+    }
+    head = uvarint(version) + uvarint(0) + uvarint(count) + uvarint(end_offset) + uvarint(content_size)
+    return head + compress(raw, options=options)
+
+
+def with_index(archive: bytes, frame: bytes) -> bytes:
+    """``archive`` (weir's, with a member index) with ``frame`` as its index
+    frame, the seek table's entry for it resized."""
+    count, descriptor, _ = struct.unpack("<IBI", archive[-SEEK_FOOTER_SIZE:])
+    entry_size = 12 if descriptor & 0x80 else 8
+    table = bytearray(archive[-(SKIPPABLE_HEADER_SIZE + count * entry_size + SEEK_FOOTER_SIZE) :])
+    last = SKIPPABLE_HEADER_SIZE + (count - 1) * entry_size
+    old = struct.unpack_from("<I", table, last)[0]
+    struct.pack_into("<I", table, last, len(frame))
+    start = len(archive) - len(table) - old
+    assert struct.unpack_from("<I", archive, start)[0] == MEMBER_INDEX_MAGIC, "no member index before the table"
+    return archive[:start] + frame + bytes(table)
 
 
 def member_index_offset(path: Path) -> int:
@@ -138,16 +241,9 @@ def indexed_archive(weir_bin: Path, tar: Path, out: Path, *flags: str, records: 
     index weir writes; or, to make an index that lies, the index frame of
     ``records`` in its place (the seek table's entry for it resized)."""
     out.write_bytes(run_weir(weir_bin, "-q", "-c", *flags, stdin=tar.read_bytes()))
-    start = member_index_offset(out)
-    if records is None:
-        return out
-    archive = out.read_bytes()
-    count, descriptor, _ = struct.unpack("<IBI", archive[-SEEK_FOOTER_SIZE:])
-    entry_size = 12 if descriptor & 0x80 else 8
-    table = bytearray(archive[-(SKIPPABLE_HEADER_SIZE + count * entry_size + SEEK_FOOTER_SIZE) :])
-    frame = index_frame(records)
-    struct.pack_into("<I", table, SKIPPABLE_HEADER_SIZE + (count - 1) * entry_size, len(frame))
-    out.write_bytes(archive[:start] + frame + bytes(table))
+    member_index_offset(out)
+    if records is not None:
+        out.write_bytes(with_index(out.read_bytes(), index_frame(records)))
     return out
 
 

@@ -151,6 +151,8 @@ class WeirTarFileSystem(AbstractArchiveFileSystem):
             "tar_type": member.type.decode("latin-1"),
             "offset": member.header_offset,
             "offset_data": member.data_offset,
+            "devmajor": member.devmajor,
+            "devminor": member.devminor,
         }
 
     def _get_dirs(self) -> None:
