@@ -111,6 +111,7 @@ def target_list(targets):
     for t in targets:
         val = ("" if t["value"] is None else ": **%.1f ms**" % t["value"] if t.get("unit") == "ms" else
                ": **%.2f MiB**" % t["value"] if t.get("unit") == "MiB" else
+               ": **%.2f B**" % t["value"] if t.get("unit") == "B" else
                ": **%.3f×** (%+.1f%%)" % (t["value"], 100 * (t["value"] - 1)) if t["op"] == "within" else
                ": **%s**" % f_ratio(t["value"], 3))
         out.append("- %s — %s%s — %s (issue %d)\n" % (mark[t["status"]], t["target"], val, t["basis"], t["issue"]))

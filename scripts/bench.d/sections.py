@@ -29,6 +29,7 @@ SECTIONS = [
     ("tree", 8),
     ("seek", 9),
     ("members", 17),
+    ("index", 18),
     ("lean", 14),
     ("verify", 10),
     ("formats", 11),

@@ -6,7 +6,8 @@ import json
 import os
 
 import adapt
-from formatting import MODE_TITLE, cases, f_bytes, f_len, f_mbps, f_mib, f_num, find, human, med, ratio, vs
+import index
+from formatting import MODE_TITLE, cases, f_bytes, f_len, f_mbps, f_mib, f_num, f_ratio, find, human, med, ratio, vs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The issues' targets, every threshold in one table (key, issue, op, threshold, the issue's wording).
@@ -83,6 +84,26 @@ def measures(data):
         put("members-speed", vs(get("compress-index"), get("compress-none")), [get("compress-index")], **names)
         put("members-size", vs(get("compress-index"), get("compress-none"), "out_bytes"), [get("compress-index")],
             **names)
+    if "index" in secs:  # issue 68: on each input, the worst of -1 and -3, file and pipe, decides
+        ms, tars = index.measures(data), {i["role"]: i for i in secs["index"].get("inputs", [])}
+        show = {"cpu": lambda v: f_ratio(v, 3), "wall": lambda v: f_ratio(v, 3), "rss": lambda v: "%+.2f MiB" % v,
+                "per_member": lambda v: "%.2f B" % v}
+        for role in ("source", "piece", "whole"):
+            rm, i = [m for m in ms if m["role"] == role], tars.get(role, {})
+            fields = dict(input=index.ROLES[role], tar=i.get("path"), members=f_bytes(i.get("members")),
+                          frames=", ".join("-%d %s" % (m["level"], f_ratio(m["frames"], 4)) for m in rm
+                                           if m["mode"] == "file" and m["frames"] is not None) or "–")
+            for key, k, worst in (("index-cpu", "cpu", min), ("index-wall", "wall", min), ("index-rss", "rss", max),
+                                  ("index-size-" + role, "per_member", max)):
+                if key not in TARGETS:  # the 20 MB piece has no size target
+                    continue
+                have = [m for m in rm if m[k] is not None]
+                if not have:
+                    put(key, None, [], **fields, basis="not measured: %s was not in this run%s" % (
+                        index.ROLES[role], " (--quick leaves the whole tarball out)" if role == "whole" else ""))
+                    continue
+                put(key, worst(m[k] for m in have), [c for m in rm for c in (m["w"], m["x"])], **fields,
+                    cases=", ".join("%s %s" % (m["case"], show[k](m[k])) for m in have))
     for level in (3, 19):
         w, v = (find(data, "verify", group="level %d" % level, family=f) for f in ("weir", "weir:verify"))
         for key, k in (("verify-wall", "wall"), ("verify-cpu", "cpu")):

@@ -126,6 +126,13 @@ def check(bench, case, out):
                 return False, "weir -lv does not give the content size %d" % content_bytes
             how += "; weir -lv: content size %d B" % content_bytes
         return True, how
+    if kind == "tar-index":
+        # the index section: weir's output of a tar, its member index listing what tar tf does; then a round trip
+        listed = subprocess.run([bench.a.weir, "-l", "--members", out], stdout=subprocess.PIPE)
+        if listed.returncode != 0 or listed.stdout != open(case["expect"], "rb").read():
+            return False, "weir -l --members differs from tar tf (or found no index)"
+        ok, how = check(bench, dict(case, verify="compressed"), out)
+        return ok, how + "; weir -l --members equals tar tf"
     if kind.startswith("member"):
         return members.check(bench, case, out)
     raise ValueError(kind)
