@@ -3,8 +3,8 @@ import Testing
 
 /// What `--member` and `-t` make of a member index that lies with a valid
 /// checksum, and `--member`'s patterns as GNU tar's (issue 67). The crafted
-/// indexes are re-encoded as weir writes one: their zstd frame's content
-/// size and checksum right, the seek table's entry resized.
+/// indexes are re-encoded as weir writes one (version 2, its columns
+/// rewritten): their zstd frame's checksum right, the seek table's entry resized.
 @Suite("the member index checked against the archive; --member as tar")
 struct MemberIndexTrustCommandTests {
     /// Reads an unsigned LEB128 varint of `bytes` at `at`, moving `at` past it.
@@ -40,31 +40,41 @@ struct MemberIndexTrustCommandTests {
         let tableAt = file.count - 9 - count * entrySize - 8
         let indexAt = tableAt - u32(tableAt + 8 + (count - 1) * entrySize)
         try #require(count > 0 && indexAt >= 0 && u32(indexAt) == 0x184D_2A5B, "\(name) has no member index")
-        try Data(file[(indexAt + 16) ..< tableAt]).write(to: scratch.url.appendingPathComponent("index.zst"))
-        let records = [UInt8](try scratch.zstd(["-dc", "index.zst"]).stdout)
+        // Version 2 (docs/members.md): the counts uncompressed, then one zstd frame of column blocks.
+        var headEnd = indexAt + 16
+        for _ in 0 ..< 5 { _ = uvarint(file, &headEnd) }
+        try Data(file[headEnd ..< tableAt]).write(to: scratch.url.appendingPathComponent("index.zst"))
+        let blocks = [UInt8](try scratch.zstd(["-dc", "index.zst"]).stdout)
+        // The first block: its member count, 18 column lengths, the columns.
         var at = 0
-        for _ in 0 ..< 5 { _ = uvarint(records, &at) }
-        let firstStart = at
-        let gap = uvarint(records, &at), headerLength = uvarint(records, &at)
-        let oldLength = uvarint(records, &at)
-        let firstRest = at
-        for _ in 0 ..< 5 { _ = uvarint(records, &at) }  // size, mtime, mode, uid, gid
-        at += 1  // type
-        _ = uvarint(records, &at)  // path: bytes shared, then the rest
-        at += uvarint(records, &at)
-        at += uvarint(records, &at)  // link
-        for _ in 0 ..< 2 {  // uname, gname
-            _ = uvarint(records, &at)
-            at += uvarint(records, &at)
+        let members = uvarint(blocks, &at)
+        let lengths = (0 ..< 18).map { _ in uvarint(blocks, &at) }
+        var columns: [[UInt8]] = []
+        for length in lengths {
+            columns.append(Array(blocks[at ..< at + length]))
+            at += length
         }
-        let secondStart = at
-        let oldGap = uvarint(records, &at)
-        var crafted = Array(records[..<firstStart]) + encoded(gap) + encoded(headerLength) + encoded(dataLength)
-        crafted += records[firstRest ..< secondStart] + encoded(secondGap(oldGap + oldLength - dataLength))
-        crafted += records[at...]
+        let rest = blocks[at...]
+        func values(_ column: Int) -> [Int] {
+            var position = 0
+            return (0 ..< members).map { _ in uvarint(columns[column], &position) }
+        }
+        // Column 0: gaps; 2: data length minus the size rounded to 512 (zigzag); 3–6: the size.
+        var gaps = values(0), extras = values(2)
+        let size = Int(columns[3][0]) | Int(columns[4][0]) << 8 | Int(columns[5][0]) << 16 | values(6)[0] << 24
+        let predicted = (size + 511) / 512 * 512
+        let oldLength = predicted + ((extras[0] >> 1) ^ -(extras[0] & 1))
+        let extra = dataLength - predicted
+        extras[0] = extra < 0 ? (-extra) * 2 - 1 : extra * 2
+        gaps[1] = secondGap(gaps[1] + oldLength - dataLength)
+        columns[0] = gaps.flatMap(encoded)
+        columns[2] = extras.flatMap(encoded)
+        var crafted = encoded(members) + columns.flatMap { encoded($0.count) }
+        for column in columns { crafted += column }
+        crafted += rest
         try Data(crafted).write(to: scratch.url.appendingPathComponent("records"))
-        let frame = try scratch.zstd(["-q", "-c", "--check", "--content-size", "records"]).stdout
-        let content = Array("WEIRTARI".utf8) + [UInt8](frame)
+        let frame = try scratch.zstd(["-q", "-c", "--check", "records"]).stdout
+        let content = Array(file[(indexAt + 8) ..< headEnd]) + [UInt8](frame)
         func le32(_ value: Int) -> [UInt8] { (0 ..< 4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
         var table = Array(file[tableAt...])
         table.replaceSubrange((8 + (count - 1) * entrySize) ..< (12 + (count - 1) * entrySize),

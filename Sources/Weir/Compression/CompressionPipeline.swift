@@ -265,7 +265,6 @@ package final class CompressionPipeline: Sendable {
                 }
                 let number = index
                 index += 1
-                members?.read(chunk.data, number: number, mapped: reader.isMapped)
                 // Dropped as soon as it is compressed, before its frame goes
                 // to the writer: the frame's write frees the slot the next
                 // read takes, and that read's buffer can then reuse this one.
@@ -278,6 +277,9 @@ package final class CompressionPipeline: Sendable {
                     compressor.compress(&data, number: number, offset: offset, level: level, streamed: streamed,
                                         last: last, context: context, ticket: ticket)
                 }
+                // The member index walks the chunk while it is compressed, not
+                // before: the chunk goes to the workers as soon as it is read.
+                members?.read(chunk.data, number: number, mapped: reader.isMapped)
                 if last { break }
             }
         }

@@ -92,9 +92,11 @@ public struct SeekTableAppender: Sendable {
         // table stays, one more skippable frame the new table lists.
         let members = memberIndex
             ? try TarContentScan.index(of: file, end: listing.fileSize, options: options,
-                                       wholeFile: listing.zstdFrameCount > 1)
+                                       wholeFile: true)
             : nil
-        if listing.zstdFrameCount == 1, members != nil { throw WeirError.singleFrameTar(path: path) }
+        // A tar in one frame gets its index as the compressor gives one to a
+        // tar of one frame: listed without decoding, though a member is read
+        // by decoding the frame (issue 68).
         if seekable && members == nil { return .alreadyIndexed(frames: entries) }
         let (sized, measured) = try listing.measured(in: file, options: options)
         var table = SeekTable(hasChecksums: sized.frames.allSatisfy { $0.isSkippable || $0.checksum != nil })

@@ -93,13 +93,6 @@ extension WeirError {
                   detail: "corrupt member index at offset \(offset): \(detail)", offset: offset)
     }
 
-    /// A tar in one zstd frame (`zstd -T0`'s), which no index can open in parts.
-    package static func singleFrameTar(path: String) -> WeirError {
-        WeirError(.unusablePath, path: path, operation: .writeMemberIndex, lead: nil,
-                  detail: "is a tar in one zstd frame, which cannot be read in parts: no member index added",
-                  hint: .recompress)
-    }
-
     /// A frame that decoded to `decoded` bytes of content where the index
     /// lists `listed` (`source`: "its seek table entry lists" when the size
     /// is the table's alone); `suffix` ends the detail ("; not indexed").
