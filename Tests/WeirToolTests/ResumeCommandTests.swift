@@ -53,7 +53,8 @@ struct ResumeCommandTests {
                                                           ("ref.tar.zst", Self.tarReference.output)])
         // The reference lists its 48 members from its index: what the resumed output must hold too.
         let listed = try WeirProcess.shell("$WEIR -l --members ref.tar.zst", in: scratch.url)
-        #expect(listed.status == 0 && listed.stdout.split(separator: UInt8(ascii: "\n")).count == 48, "\(listed.stderr)")
+        let lines = listed.stdout.split(separator: UInt8(ascii: "\n")).count
+        #expect(listed.status == 0 && lines == 48, "\(listed.stderr)")
         let scenario = ResumeScenario(command: "$WEIR -19 -B1M -T2 in.tar -o in.tar.zst", input: "in.tar",
                                       output: "in.tar.zst")
         try scenario.stopsAndResumes(scratch, signal: signal, status: status, expected: scratch.data("ref.tar.zst"),

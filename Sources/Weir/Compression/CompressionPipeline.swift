@@ -329,7 +329,8 @@ package final class CompressionPipeline: Sendable {
             // A large index comes back from its spill file a piece at a time,
             // each written before the next is read: its memory stays bounded.
             var pieces = 0
-            try index.frame.forEachPiece(size: MemberIndex.spillBound, path: ends.outputName) { bytes throws(WeirError) in
+            let path = ends.outputName
+            try index.frame.forEachPiece(size: MemberIndex.spillBound, path: path) { bytes throws(WeirError) in
                 run.submit(piece + pieces, bytes.withUnsafeBytes { DispatchData(bytes: $0) }, ticket: control.ticket())
                 pieces += 1
                 control.activity.wait()

@@ -20,9 +20,9 @@ package final class IndexSpill: @unchecked Sendable {  // one thread at a time (
         let folder = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         // A named file, unlinked at once: nothing is left behind, whatever ends the process.
         var template = Array((folder + "/weir-index-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let fd = template.withUnsafeMutableBufferPointer { name in name.baseAddress.map { mkstemp($0) } ?? -1 }
         guard fd >= 0 else { return nil }
-        _ = template.withUnsafeBufferPointer { unlink($0.baseAddress!) }
+        template.withUnsafeBufferPointer { name in if let path = name.baseAddress { _ = unlink(path) } }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         self.fd = fd
     }
@@ -32,9 +32,10 @@ package final class IndexSpill: @unchecked Sendable {  // one thread at a time (
     /// Appends as much of `bytes` as the file takes; returns how many
     /// bytes it took (fewer than all only when a write failed).
     package func append(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
         var done = 0
         while done < bytes.count {
-            let wrote = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(size + done))
+            let wrote = pwrite(fd, base + done, bytes.count - done, off_t(size + done))
             if wrote < 0, errno == EINTR { continue }
             guard wrote > 0 else { break }
             done += wrote
@@ -45,9 +46,10 @@ package final class IndexSpill: @unchecked Sendable {  // one thread at a time (
 
     /// Fills `buffer` from `offset`; false when the file could not be read.
     package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Bool {
+        guard let base = buffer.baseAddress else { return true }
         var done = 0
         while done < buffer.count {
-            let got = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+            let got = pread(fd, base + done, buffer.count - done, off_t(offset + done))
             if got < 0, errno == EINTR { continue }
             guard got > 0 else { return false }
             done += got

@@ -167,7 +167,8 @@ extension MemberIndex {
             }
             put(.gap, UInt64(max(0, member.headerOffset - previousEnd)))
             put(.headerBlocks, UInt64(max(0, member.headerLength / 512 - 1)))
-            signed(.dataExtra, Int64(member.dataLength - MemberIndex.predictedData(type: member.type, size: member.size)))
+            let predicted = MemberIndex.predictedData(type: member.type, size: member.size)
+            signed(.dataExtra, Int64(member.dataLength - predicted))
             let size = UInt64(max(0, member.size))
             columns[Column.size0.rawValue].append(UInt8(truncatingIfNeeded: size))
             columns[Column.size1.rawValue].append(UInt8(truncatingIfNeeded: size >> 8))
@@ -460,7 +461,9 @@ extension MemberIndex {
                 guard blocks < 1 << 40, gap < 1 << 62 else { throw corrupt("a member's offsets are out of range") }
                 let headerLength = Int(blocks + 1) * 512
                 let dataLength = Int64(predictedData(type: type, size: Int(size))) + extra
-                guard dataLength >= 0, dataLength < 1 << 62 else { throw corrupt("a member's data length is out of range") }
+                guard dataLength >= 0, dataLength < 1 << 62 else {
+                    throw corrupt("a member's data length is out of range")
+                }
                 // The path: the previous one's first `kept` folders, then the rest.
                 let pop = try value(.pathPop)
                 let slashes = previousPath.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) }

@@ -41,7 +41,8 @@ extension MemberIndex {
         ///   offset, a mode out of range, bytes after the last record.
         init(_ bytes: [UInt8], checking: Bool, path: String, offset: Int, converted: Bool = false) throws(WeirError) {
             let header = try bytes.withUnsafeBufferPointer { buffer in
-                Result { () throws(WeirError) -> (start: Int, count: Int, flags: UInt64, end: Int, size: Int, devices: Bool) in
+                Result { () throws(WeirError)
+                    -> (start: Int, count: Int, flags: UInt64, end: Int, size: Int, devices: Bool) in
                     var reader = RecordReader(bytes: buffer, path: path, offset: offset)
                     let version = try reader.uvarint()
                     // 1: a version 1 list as stored; 2: rows made from version 2's

@@ -108,7 +108,8 @@ package struct TarHeader {
 
     /// A text field up to its first NUL.
     package func text(_ offset: Int, _ length: Int) -> UnsafeRawBufferPointer {
-        let start = block.baseAddress! + offset
+        guard let base = block.baseAddress else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        let start = base + offset
         let end = memchr(start, 0, length).map { UnsafeRawPointer($0) - UnsafeRawPointer(start) } ?? length
         return UnsafeRawBufferPointer(start: start, count: end)
     }

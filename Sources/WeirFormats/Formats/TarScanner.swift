@@ -10,16 +10,17 @@ import Dispatch
 /// (``TarWalk``: a checksum and a few fields per member; data is stepped
 /// over, never read) and returns: no thread, no queue, no chunk held past
 /// the call. A chunk mapped from a file is walked from the file instead
-/// (``feed(upTo:read:)``: the blocks the walk needs, read by `pread`). Each member found goes to a ``MemberIndex/ColumnWriter``,
-/// which compresses the columns a block at a time, so the scan holds one
-/// block of raw columns and the compressed index so far, whatever the
-/// member count.
+/// (``feed(upTo:read:)``: the blocks the walk needs, read by `pread`).
+/// Each member found goes to a ``MemberIndex/ColumnWriter``, which
+/// compresses the columns a block at a time, so the scan holds one block
+/// of raw columns and the compressed index so far, whatever the member
+/// count.
 ///
 /// Why inline and by hand, not libarchive on a thread of its own (as up
-/// to issue 68): libarchive's tar reader spent ~2.3 µs of CPU a member
-/// (it converts every name to wide characters), its thread held up to two
-/// chunks past their compression (+17 MiB at -1), and it loaded libxml2,
-/// ICU and nettle into every weir process. The walk costs a fraction of a
+/// to issue 68): libarchive's tar reader spent a fifth of a -1 run's CPU
+/// on a source tree (it converts every name to wide characters), its
+/// thread held up to two chunks past their compression (+17 MiB at -1),
+/// and it loaded libxml2, ICU and nettle into every weir process. The walk costs a fraction of a
 /// microsecond a member, on a thread that mostly waits for a free slot.
 ///
 /// The scan never fails the compression: a stream that stops being tar, a

@@ -109,8 +109,8 @@ package struct TarWalk<Sink: TarMemberSink> {
                 } else {
                     let take = min(512 - stagedCount, end - position)
                     staged.withUnsafeMutableBytes { stage in
-                        stage.baseAddress!.advanced(by: stagedCount).copyMemory(
-                            from: bytes.baseAddress!.advanced(by: at), byteCount: take)
+                        UnsafeMutableRawBufferPointer(rebasing: stage[stagedCount ..< stagedCount + take])
+                            .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[at ..< at + take]))
                     }
                     stagedCount += take
                     position += take
@@ -305,7 +305,9 @@ package struct TarWalk<Sink: TarMemberSink> {
     /// as an owner's name or a folder's path usually is).
     private static func assign(_ bytes: UnsafeRawBufferPointer, to target: inout [UInt8]) {
         let equal = target.withUnsafeBytes { held in
-            held.count == bytes.count && (bytes.isEmpty || memcmp(held.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+            guard held.count == bytes.count else { return false }
+            guard let kept = held.baseAddress, let new = bytes.baseAddress else { return true }
+            return memcmp(kept, new, bytes.count) == 0
         }
         guard !equal else { return }
         target.removeAll(keepingCapacity: true)

@@ -31,7 +31,8 @@ struct TarScannerTests {
     /// The index a scan found, through its frame and back (the codec is MemberIndexTests').
     static func index(_ scanner: TarScanner, contentSize: Int) throws -> MemberIndex? {
         guard let found = try scanner.finish(contentSize: contentSize, path: "a.tar.zst") else { return nil }
-        let index = try MemberIndex.decode(frame: try found.frame.bytes(path: "a.tar.zst"), path: "a.tar.zst", offset: 0)
+        let frame = try found.frame.bytes(path: "a.tar.zst")
+        let index = try MemberIndex.decode(frame: frame, path: "a.tar.zst", offset: 0)
         #expect(index.members.count == found.members)
         return index
     }
