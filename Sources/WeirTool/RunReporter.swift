@@ -19,7 +19,11 @@ final class RunReporter {
 
     private let console: Console
     private let format: Format
+    /// Every input: those the run takes, and those left out before it.
     private let inputs: Int
+    /// The inputs left out before the run (symbolic links, `--exclude-compressed`'s),
+    /// numbered first under `--progress=json`; the run's inputs come after them.
+    private let skippedBeforeRun: [String]
     private let sizeHint: Int?
     private let compression: CompressionOptions?
     private var totals: RunTotals
@@ -38,19 +42,23 @@ final class RunReporter {
     ///   - sizeHint: the size of an input whose size cannot be known (a pipe).
     ///   - compression: the options when compressing, for the JSON of an
     ///     input that failed before its job was made.
-    init(console: Console, format: Format, operation: OperationKind, inputs: Int, sizeHint: Int?,
-         compression: CompressionOptions?) {
+    ///   - skipped: the inputs left out before the run, each given its
+    ///     `end` object (status `skipped`) by ``endSkippedBeforeRun()``.
+    init(console: Console, format: Format, operation: OperationKind, inputs: Int, skipped: [String] = [],
+         sizeHint: Int?, compression: CompressionOptions?) {
         self.console = console
         self.compression = compression
         self.format = format
-        self.inputs = inputs
+        self.inputs = inputs + skipped.count
+        skippedBeforeRun = skipped
         self.sizeHint = sizeHint
         totals = RunTotals(operation: operation)
     }
 
     /// Starts the progress line of `job`, the `file`th input (from 1, for
     /// `(n/N)`); returns the observer to give it, nil when no line is shown.
-    func started(_ job: FileJob, file: Int) -> ProgressObserver? {
+    func started(_ job: FileJob, file number: Int) -> ProgressObserver? {
+        let file = number + skippedBeforeRun.count
         begun.insert(file)
         let levels = levelReport(for: job)
         guard let progress = console.progress else {
@@ -113,7 +121,7 @@ final class RunReporter {
     /// - Parameter quietPipe: a closed downstream pipe with -q: no message.
     func failed(input: String, file: Int, job: FileJob?, error: WeirError, quietPipe: Bool) {
         endProgress(.error)
-        endUnbegun(input: input, file: file, status: .error)
+        endUnbegun(input: input, file: file + skippedBeforeRun.count, status: .error)
         totals.addFailure()
         switch format {
         case .human:
@@ -140,7 +148,7 @@ final class RunReporter {
     /// hidden by -q; with `--json`, an object whose status is `"skipped"`).
     func skipped(input: String, file: Int, error: WeirError) {
         console.progress?.end(status: .skipped)
-        endUnbegun(input: input, file: file, status: .skipped)
+        endUnbegun(input: input, file: file + skippedBeforeRun.count, status: .skipped)
         switch format {
         case .human:
             if console.quietness == 0 { console.note(CommandHint.message(for: error), input: input) }
@@ -154,6 +162,14 @@ final class RunReporter {
 
     /// Under `--progress=json`, the `end` object of an input whose work
     /// never began (refused or skipped before it): every input gets one.
+    /// Under `--progress=json`, the `end` objects (status `skipped`) of the
+    /// inputs left out before the run, numbered first.
+    func endSkippedBeforeRun() {
+        for (index, input) in skippedBeforeRun.enumerated() {
+            endUnbegun(input: input, file: index + 1, status: .skipped)
+        }
+    }
+
     private func endUnbegun(input: String, file: Int, status: ProgressRecord.Status) {
         guard let progress = console.progress, progress.json, !begun.contains(file) else { return }
         begun.insert(file)

@@ -29,11 +29,30 @@ extension RunSettings {
         let console = Console(quietness: reporting.quiet, verbosity: reporting.verbose,
                               progress: showsProgress(inputs) ? ProgressDisplay(json: reporting.progressJSON) : nil,
                               summaries: showsSummaries(inputs), events: reporting.progressJSON)
-        // zstd's notes about skipped links are hidden by -q.
-        if reporting.quiet == 0 { for warning in gathered.warnings { console.warning(warning) } }
+        // zstd's notes about skipped links are hidden by -q. In the stream of
+        // events, each names its input, and every input left out gets its end
+        // object (the reporter's, numbered before the others).
+        let linked = gathered.skipped.filter { $0.warning != nil }.map(\.name)
+        if reporting.quiet == 0 {
+            if reporting.progressJSON {
+                for (name, warning) in gathered.skipped {
+                    if let warning { console.warning(warning, file: name, input: name) }
+                }
+                let named = linked.map { "\(FileName.displayed($0)) is a symbolic link" }
+                for warning in gathered.warnings where !named.contains(where: { warning.hasPrefix($0) }) {
+                    console.warning(warning)
+                }
+            } else {
+                for warning in gathered.warnings { console.warning(warning) }
+            }
+        }
         for error in gathered.errors { console.error(CommandHint.message(for: error), input: error.path) }
         let failed = !gathered.errors.isEmpty
-        if gathered.onlyLinks { return 1 }
+        let skipped = reporting.progressJSON ? gathered.skipped.map(\.name) : []
+        if gathered.onlyLinks {
+            makeReporter(console: console, inputs: 0, skipped: skipped).endSkippedBeforeRun()
+            return 1
+        }
         // As zstd, training on folders with no file fails for want of samples.
         if gathered.nothingLeft, !operation.isTraining {
             if reporting.quiet == 0 { console.warning("no file found in the folders given -- ignored") }
@@ -53,7 +72,7 @@ extension RunSettings {
         case .index: index(inputs, console: console)
         case .compress, .decompress, .test:
             decompressionSettings.ranges.isEmpty
-                ? process(inputs, console: console) : extractRanges(inputs, console: console)
+                ? process(inputs, skipped: skipped, console: console) : extractRanges(inputs, console: console)
         }
         // Those no file's report told (-o, ranges, a dictionary); none in JSON's stream.
         if !reporting.json { console.staleTemporaries() }
@@ -62,7 +81,9 @@ extension RunSettings {
 
     /// Compresses, decompresses or tests `inputs` (``JobScheduler`` decides
     /// how the jobs go); returns the exit status.
-    func process(_ inputs: [String], console: Console) -> Int32 {
+    /// `skipped`: the inputs left out before the run, whose end objects
+    /// `--progress=json` writes first.
+    func process(_ inputs: [String], skipped: [String] = [], console: Console) -> Int32 {
         // Read once, before any input: every job shares it.
         let (dictionary, unreadable) = readDictionary(console: console)
         if unreadable { return 1 }
@@ -82,7 +103,8 @@ extension RunSettings {
         }
         let signals = SignalHandler(console: console)
         signals.install()
-        let reporter = makeReporter(console: console, inputs: inputs.count)
+        let reporter = makeReporter(console: console, inputs: inputs.count, skipped: skipped)
+        reporter.endSkippedBeforeRun()
         // Resolved once (a level above the maximum warns once), shared by every job.
         let planned = operationKind == .compress
             ? compressionPlan(level: resolvedLevel(console: console), dictionary: dictionary) : nil

@@ -19,6 +19,11 @@ extension RunSettings {
         /// Every name given was a symbolic link, skipped: as zstd, the run
         /// does nothing and fails.
         var onlyLinks = false
+        /// The inputs left out before the run, each with its warning (nil
+        /// for `--exclude-compressed`'s, which go silently, as zstd's): the
+        /// symbolic links skipped and the files excluded. `--progress=json`
+        /// gives each its `end` object and counts it among the files.
+        var skipped: [(name: String, warning: String?)] = []
     }
 
     /// The names of the command line and of the file lists, expanded by
@@ -28,15 +33,17 @@ extension RunSettings {
     func gatherInputs() -> Inputs {
         var given = inputPolicy.files
         var warnings: [String] = []
+        var skipped: [(name: String, warning: String?)] = []
         if !outputPolicy.force {
             given.removeAll { name in
                 guard FileStatTrace.check("UTIL_isLink(\(FileName.displayed(name)))", { FileStatus.isLinkToSkip(name) })
                 else { return false }
                 warnings.append("\(FileName.displayed(name)) is a symbolic link, ignoring (-f follows it)")
+                skipped.append((name, "is a symbolic link, ignoring (-f follows it)"))
                 return true
             }
             if given.isEmpty && !inputPolicy.files.isEmpty {
-                return Inputs(names: [], warnings: warnings, onlyLinks: true)
+                return Inputs(names: [], warnings: warnings, onlyLinks: true, skipped: skipped)
             }
         }
         var errors: [WeirError] = []
@@ -47,17 +54,19 @@ extension RunSettings {
                 errors.append(error)
             }
         }
-        var inputs = Inputs(names: given, warnings: warnings, errors: errors)
+        var inputs = Inputs(names: given, warnings: warnings, errors: errors, skipped: skipped)
         if inputPolicy.recursive {
             let expansion = InputTree.expand(given, followLinks: outputPolicy.force)
             inputs.names = expansion.files
             inputs.warnings += expansion.warnings
             inputs.errors += expansion.errors
+            inputs.skipped += expansion.skippedLinks.map { ($0, "is a symbolic link, ignoring") }
         }
         if inputs.names.isEmpty {
             if given.isEmpty && errors.isEmpty { inputs.names = ["-"] } else { inputs.nothingLeft = true }
         }
         // Excluded inputs go silently, as zstd skips them one by one.
+        inputs.skipped += inputs.names.filter(isExcluded).map { ($0, nil) }
         inputs.names.removeAll(where: isExcluded)
         if inputPolicy.recursive { inputs.names.removeAll(where: isOutputOfInput) }
         return inputs

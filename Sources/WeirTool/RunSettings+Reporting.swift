@@ -41,12 +41,13 @@ extension RunSettings {
         }
     }
 
-    /// The reporter of a run of `inputs` inputs.
-    func makeReporter(console: Console, inputs: Int) -> RunReporter {
+    /// The reporter of a run of `inputs` inputs, after `skipped` left out.
+    func makeReporter(console: Console, inputs: Int, skipped: [String] = []) -> RunReporter {
         let compression = operationKind == .compress
             ? compressionOptions(level: resolvedLevel(console: nil))
             : nil
         return RunReporter(console: console, format: reporting.json ? .json : .human, operation: operationKind,
-                           inputs: inputs, sizeHint: compressionSettings.sizeHint, compression: compression)
+                           inputs: inputs, skipped: skipped, sizeHint: compressionSettings.sizeHint,
+                           compression: compression)
     }
 }

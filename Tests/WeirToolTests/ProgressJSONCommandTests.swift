@@ -228,7 +228,8 @@ struct ProgressJSONCommandTests {
     @Test("""
           every input gets exactly one end object with a true status, refused or skipped before its work began \
           (issue 67): an output not overwritten (no prompt in the stream), an unknown suffix under -d, a file \
-          already compressed under -r
+          already compressed under -r, a symbolic link skipped (given or found by -r; its warning names it), a file \
+          --exclude-compressed leaves out; each counted among the files
           """)
     func endForEveryInput() throws {
         let scratch = Scratch()
@@ -239,10 +240,18 @@ struct ProgressJSONCommandTests {
         scratch.text("tree/c", size: 300_000, seed: 3)
         #expect(try WeirProcess.run(["-q", "-r", "tree"], in: scratch.url).status == 0)
         scratch.text("tree/d", size: 300_000, seed: 4)
+        scratch.text("b", size: 1000, seed: 5)
+        scratch.text("c.gz", size: 1000, seed: 6)
+        let links = "ln -s b link && mkdir linked && ln -s ../b linked/inner && cp b linked/e"
+        #expect(try WeirProcess.shell(links, in: scratch.url).status == 0)
         let cases: [(arguments: [String], ends: [String: String], status: Int32)] = [
             (["a"], ["a": "error"], 1),
             (["-d", "x.txt"], ["x.txt": "error"], 1),
             (["-r", "tree"], ["tree/c": "skipped", "tree/d": "ok"], 0),
+            (["-c", "link", "b"], ["link": "skipped", "b": "ok"], 0),
+            (["-c", "link"], ["link": "skipped"], 1),
+            (["-c", "-r", "linked"], ["linked/inner": "skipped", "linked/e": "ok"], 0),
+            (["-c", "--exclude-compressed", "c.gz", "b"], ["c.gz": "skipped", "b": "ok"], 0),
         ]
         for (arguments, expected, status) in cases {
             let all = ["--progress=json"] + arguments
@@ -254,8 +263,14 @@ struct ProgressJSONCommandTests {
             for (input, want) in expected {
                 let ends = objects.filter { $0["event"] as? String == "end" && $0["input"] as? String == input }
                 #expect(ends.count == 1 && ends.first?["status"] as? String == want, "\(all): \(input): \(objects)")
-                if let end = ends.first { #expect(Set(end.keys) == Set(Self.keys), "\(end)") }
+                if let end = ends.first {
+                    #expect(Set(end.keys) == Set(Self.keys), "\(end)")
+                    #expect(end["files"] as? Int == expected.count, "\(all): \(end)")
+                }
             }
+            // No warning without its input named (a skipped link's names it).
+            let warnings = objects.filter { $0["event"] as? String == "warning" }
+            #expect(warnings.allSatisfy { $0["input"] is String }, "\(all): \(warnings)")
         }
         #expect(scratch.data("a.zst")?.count == 10, "a.zst was overwritten")
     }

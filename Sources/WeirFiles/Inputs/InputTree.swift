@@ -26,6 +26,8 @@ package enum InputTree {
         package var files: [String] = []
         /// One line per symbolic link skipped (`NAME is a symbolic link, ignoring`).
         package var warnings: [String] = []
+        /// The symbolic links skipped, in the order found (their warnings are in `warnings`).
+        package var skippedLinks: [String] = []
         /// Folders that could not be read; their files are missing.
         package var errors: [WeirError] = []
     }
@@ -68,6 +70,7 @@ package enum InputTree {
             if type == UInt8(DT_LNK) {
                 guard followLinks else {
                     expansion.warnings.append("\(FileName.displayed(path)) is a symbolic link, ignoring")
+                    expansion.skippedLinks.append(path)
                     continue
                 }
                 type = FileStatus.of(path: path)?.isDirectory == true ? UInt8(DT_DIR) : UInt8(DT_REG)
