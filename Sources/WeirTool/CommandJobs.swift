@@ -53,17 +53,6 @@ final class CommandJobs: JobSchedulerDelegate {
     func report(_ index: Int, made: Result<FileJob, WeirError>, outcome: FileJob.Outcome) {
         switch (made, outcome) {
         case (.success(let job), .success(let statistics)):
-            // -t checks a tar's member index as it checks the seek table (issue 67).
-            if case .test(let options) = job.operation, job.input != "-",
-               FileStatus.of(path: job.input)?.isRegularFile == true {
-                do throws(WeirError) {
-                    try TarArchive.checkIndex(path: job.input, options: options)
-                } catch {
-                    failed = true
-                    reporter.failed(input: inputs[index], file: index + 1, job: job, error: error, quietPipe: false)
-                    return
-                }
-            }
             reporter.succeeded(job, statistics)
         case (_, .failure(let error)) where error.kind == .alreadyCompressed:
             reporter.skipped(input: inputs[index], file: index + 1, error: error)

@@ -132,6 +132,11 @@ struct MemberIndexTrustCommandTests {
         let run = try WeirProcess.run(["-t", "damaged.tar.zst"], in: scratch.url)
         #expect(run.status == 1 && run.stderr.contains("damaged.tar.zst") && run.stderr.contains("member index"),
                 "\(run.stderr)")
+        // In the stream of events, its one end object says so (not "ok", then an error).
+        let events = try WeirProcess.run(["-t", "--progress=json", "damaged.tar.zst"], in: scratch.url)
+        let ends = events.stderr.split(separator: "\n").filter { $0.contains("\"event\":\"end\"") }
+        #expect(events.status == 1 && ends.count == 1 && ends.first?.contains("\"status\":\"error\"") == true,
+                "\(events.stderr)")
     }
 
     @Test("""

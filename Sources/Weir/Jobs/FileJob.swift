@@ -101,6 +101,19 @@ package struct FileJob: Sendable {
     ///   the input is untouched.
     package func process(observer: ProgressObserver? = nil, cancellation: Cancellation? = nil,
                          smallFiles: SmallFileCompressor? = nil, sync: Bool = true) throws(WeirError) -> FinishedJob {
+        let finished = try processed(observer: observer, cancellation: cancellation, smallFiles: smallFiles,
+                                     sync: sync)
+        // -t checks a tar's member index as it checks the seek table (issue
+        // 67), as part of the job: an index that lies fails the job, whose
+        // end then says so (not "ok", then an error).
+        if case .test(let options) = operation, input != "-", FileStatus.of(path: input)?.isRegularFile == true {
+            try TarArchive.checkIndex(path: input, options: options)
+        }
+        return finished
+    }
+
+    private func processed(observer: ProgressObserver?, cancellation: Cancellation?,
+                           smallFiles: SmallFileCompressor?, sync: Bool) throws(WeirError) -> FinishedJob {
         let started = DispatchTime.now()
         let opened = try open()
         defer { opened.closeInput() }
