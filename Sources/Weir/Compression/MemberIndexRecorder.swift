@@ -45,6 +45,13 @@ final class MemberIndexRecorder: Sendable {
             if number == 0 { scanner = start(first: chunk) }
             guard let scan = scanner, scan.isScanning else { return }
             guard mapped, let input else { return scan.feed(chunk) }
+            // A mapping of its own of the chunk's bytes, its pages given back as
+            // the walk goes (``TarScanner/feed(_:)``); read by `pread` where
+            // it cannot be made.
+            if let window = FileWindow(file: input, offset: scan.position, count: chunk.count) {
+                if !scan.feed(window) { scanner = nil }
+                return
+            }
             do throws(WeirError) {
                 try scan.feed(upTo: scan.position + chunk.count) { (at, buffer) throws(WeirError) in
                     try input.read(into: buffer, at: at, operation: .readMemberIndex)

@@ -77,6 +77,32 @@ package final class TarScanner: @unchecked Sendable {  // one thread at a time, 
         }
     }
 
+    /// Walks the next chunk of the content through `window`, a mapping of
+    /// its own of the same bytes of the input file (``FileWindow``), giving
+    /// back every ``releaseStep`` bytes the pages the walk read: the
+    /// compressor's own mapping of the chunk is never touched, so its pages
+    /// are not faulted in ahead of it, and no `pread` a header is paid.
+    /// False when a page could not be read (zeros read instead): the walk
+    /// has then ended, and the caller reads the rest otherwise or not at all.
+    package func feed(_ window: FileWindow) -> Bool {
+        let start = offset
+        let bytes = window.bytes
+        offset += bytes.count
+        var from = max(0, walk.needed - start)
+        while from < bytes.count, walk.isWalking {
+            let to = min(bytes.count, from + Self.releaseStep)
+            walk.consume(UnsafeRawBufferPointer(rebasing: bytes[from ..< to]), at: start + from)
+            window.release(upTo: to)
+            // The next block the walk wants may lie steps ahead: its data is stepped over, never mapped in.
+            from = max(to, walk.needed - start)
+        }
+        window.release(upTo: bytes.count, end: true)
+        return !window.faulted
+    }
+
+    /// The bytes walked between two gives-back of a window's pages.
+    package static let releaseStep = 1 << 18
+
     /// Walks the content up to `end` from the input file rather than from
     /// memory: `read(offset, buffer)` fills `buffer` with the input's bytes
     /// at `offset` (`pread`), and only the blocks the walk needs are read,
