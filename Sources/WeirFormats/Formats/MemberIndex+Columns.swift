@@ -123,6 +123,10 @@ extension MemberIndex {
         private var raw = 0
         private var inBlock = 0
         package private(set) var count = 0
+        /// A block's raw bytes on their way to the compressor, and what it gives back, reused.
+        private var block: [UInt8] = []
+        private var output = [UInt8](repeating: 0, count: ColumnWriter.outputSize)
+        private static let outputSize = 64 << 10
         /// The stream's compressed bytes so far: those past ``spillBound`` in
         /// ``spill`` (in order), the rest here.
         private var compressed: [UInt8] = []
@@ -150,6 +154,22 @@ extension MemberIndex {
         package init(level: Int = 3, spillBound: Int = MemberIndex.spillBound) {
             self.level = level
             self.spillBound = spillBound
+            // Every buffer at its full size at once, never grown: weir's
+            // allocator keeps one arena and never hands freed memory back,
+            // so buffers that grew as members came were carved out of a chunk
+            // buffer freed a moment before, and the next chunk's buffer then
+            // took fresh memory (+8 MiB, one chunk, in some runs through a pipe
+            // at -1). Untouched capacity costs no memory.
+            let members = MemberIndex.blockBytes / 24 + 1
+            for column in Column.allCases {
+                switch column {
+                case .pathRest: columns[column.rawValue].reserveCapacity(MemberIndex.blockBytes + 4096)
+                case .size0, .size1, .size2, .type, .uname, .gname: columns[column.rawValue].reserveCapacity(members)
+                default: columns[column.rawValue].reserveCapacity(3 * members)
+                }
+            }
+            block.reserveCapacity(2 * MemberIndex.blockBytes)
+            compressed.reserveCapacity(spillBound + Self.outputSize)
             context = ZSTD_createCCtx()
             if let context {
                 ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, Int32(level))
@@ -242,9 +262,8 @@ extension MemberIndex {
 
         /// Sends the block's columns to the compressor (and, with `end`, ends its frame).
         private func flushBlock(end: Bool) {
-            var block: [UInt8] = []
+            block.removeAll(keepingCapacity: true)
             if inBlock > 0 {
-                block.reserveCapacity(raw + 64)
                 block.appendUvarint(UInt64(inBlock))
                 for column in columns { block.appendUvarint(UInt64(column.count)) }
                 for index in columns.indices {
@@ -257,7 +276,6 @@ extension MemberIndex {
                 if failure == nil { failure = "out of memory" }
                 return
             }
-            var output = [UInt8](repeating: 0, count: 64 << 10)
             block.withUnsafeBytes { source in
                 var input = ZSTD_inBuffer(src: source.baseAddress, size: source.count, pos: 0)
                 while true {
