@@ -36,7 +36,7 @@ package enum MemberDataLengthCheck {
                 || type == UInt8(ascii: "g") || type == UInt8(ascii: "X")
             guard extended else {
                 // Links are what change a selection (a hard link brings its target): the type is compared
-                // as link or not (libarchive's scan records `0` for a v7 `\0` or a contiguous `7`).
+                // as link or not (the scan, TarWalk, records `0` for a v7 `\0` or a contiguous `7`).
                 let hard = UInt8(ascii: "1"), symbolic = UInt8(ascii: "2")
                 if (type == hard) != (recorded == hard) || (type == symbolic) != (recorded == symbolic) {
                     return "its header's type is \(String(decoding: [type], as: UTF8.self).debugDescription), "
