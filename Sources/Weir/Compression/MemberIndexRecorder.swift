@@ -37,8 +37,9 @@ final class MemberIndexRecorder: Sendable {
 
     /// Takes chunk `number` of the content (`mapped` from the input file):
     /// the first decides whether a scan starts; every chunk goes to the scan
-    /// while it runs, a mapped one walked from the file (its header blocks
-    /// read with `pread`, not through the mapping: ``TarScanner/feed(upTo:read:)``).
+    /// while it runs, a mapped one through a mapping of its own
+    /// (a ``FileWindow``; `pread` where none can be made), never
+    /// through the compressor's.
     /// A failure to read ends the scan (no index), never the run.
     func read(_ chunk: DispatchData, number: Int, mapped: Bool) {
         scanner.withLock { scanner in

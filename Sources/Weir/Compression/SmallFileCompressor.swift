@@ -44,11 +44,11 @@ package final class SmallFileCompressor {
     /// its member index: with `options` writing one (docs/members.md), a
     /// content whose first block carries `ustar` at offset 257 is scanned as
     /// a tar, which only the pipeline does (this path writes one frame and
-    /// no table). One read of 262 bytes; a failed read leaves the file here.
+    /// no table). One read of its first block; a failed read leaves the file here.
     static func wantsMemberIndex(_ file: Descriptor, size: Int, options: CompressionOptions) -> Bool {
         guard options.memberIndex, options.seekTable, size >= TarHeaderCheck.block,
-              let head = try? file.read(count: 262, at: 0, operation: .read), head.count == 262 else { return false }
-        return head[257 ..< 262].elementsEqual("ustar".utf8)
+              let head = try? file.read(count: 512, at: 0, operation: .read), head.count == 512 else { return false }
+        return head.withUnsafeBytes { TarScanner.startsTar($0) }
     }
 
     /// Compresses the `size` bytes of `file` (see the type) and hands the

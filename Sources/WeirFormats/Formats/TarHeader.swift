@@ -68,9 +68,8 @@ package struct TarHeader {
     /// The type flag (`0` file, `5` folder, `x` pax record, `L` GNU long name…).
     package var typeflag: UInt8 { block[156] }
 
-    /// The magic at 257: `ustar\0` (POSIX ustar, pax) or `ustar ` (GNU).
+    /// The magic at 257 is POSIX's `ustar\0` (ustar, pax; GNU tar writes `ustar `).
     package var isPOSIX: Bool { hasMagic(0) }
-    package var isGNU: Bool { hasMagic(0x20) }
 
     /// `ustar` at 257, then `last`.
     private func hasMagic(_ last: UInt8) -> Bool {
@@ -86,9 +85,6 @@ package struct TarHeader {
         return prefix.isEmpty ? Array(name) : Array(prefix) + [UInt8(ascii: "/")] + Array(name)
     }
 
-    package var linkname: [UInt8] { Array(text(157, 100)) }
-    package var uname: [UInt8] { Array(text(265, 32)) }
-    package var gname: [UInt8] { Array(text(297, 32)) }
     package var mode: UInt32 { UInt32(truncatingIfNeeded: max(0, number(100, 8) ?? 0)) & 0o7777 }
     package var uid: Int { max(0, number(108, 8) ?? 0) }
     package var gid: Int { max(0, number(116, 8) ?? 0) }
