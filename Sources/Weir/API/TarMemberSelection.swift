@@ -9,8 +9,8 @@ import WeirSystem
 /// that name before it, which holds the data — when no pattern selected it:
 /// `tar x` cannot make the link without it. A link whose target comes only
 /// after it (no member of that name before it) cannot be made by `tar x`,
-/// from these members or from the whole archive: it is kept, and named in
-/// ``linksToLaterMembers``.
+/// from these members or from the whole archive: it is kept, and the
+/// command names it in a warning.
 public struct TarMemberSelection: Sendable, Equatable {
     /// A hard link selected whose target comes after it in the archive.
     package struct LinkToLater: Sendable, Equatable {
