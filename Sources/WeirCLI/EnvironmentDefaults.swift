@@ -42,8 +42,9 @@ package struct EnvironmentDefaults: Equatable, Sendable {
                 // The fastest level, like --fast=N, is clamped without a word.
                 level = max(value, Zstd.minLevel)
             } else {
-                warnings.append("ignoring \(name)=\(text): not a level (a whole number: 1 to 19, "
-                                + "up to \(Zstd.maxLevel) with --ultra, or negative for --fast)")
+                warnings.append("ignoring \(name)=\(text): not a level (a whole number: 1 to "
+                                + "\(LevelPolicy.maximumWithoutUltra), up to \(Zstd.maxLevel) with --ultra, "
+                                + "or negative for --fast)")
             }
         }
         if let (name, text) = lookUp(Self.threadsVariable, "ZSTD_NBTHREADS") {

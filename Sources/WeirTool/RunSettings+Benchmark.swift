@@ -19,11 +19,8 @@ extension RunSettings {
         }
         let (dictionary, unreadable) = readDictionary(console: console)
         if unreadable { return 1 }
-        // As zstd: the levels clamped to the highest, the last never below the first.
-        let first = min(
-            compressionSettings.fast.map { -min($0, -Zstd.minLevel) } ?? compressionSettings.level ?? Zstd.defaultLevel,
-            Zstd.maxLevel)
-        let last = max(first, min(benchmarkSettings.lastLevel ?? first, Zstd.maxLevel))
+        let levels = compressionSettings.levelPolicy.benchmarkLevels(last: benchmarkSettings.lastLevel)
+        let (first, last) = (levels.lowerBound, levels.upperBound)
         if last > first, reporting.verbose > 0 {
             console.write("weir: benchmarking levels from \(first) to \(last)\n")
         }

@@ -45,17 +45,12 @@ extension RunSettings {
         }
     }
 
-    /// The compression level after `--fast`, `--ultra` and clamping.
+    /// The compression level after `--fast`, `--ultra` and clamping
+    /// (``LevelPolicy``), warning on `console` when it was clamped.
     func resolvedLevel(console: Console?) -> Int {
-        if let fast = compressionSettings.fast { return -min(fast, -Zstd.minLevel) }
-        let requested = compressionSettings.level ?? Zstd.defaultLevel
-        let maximum = compressionSettings.ultra ? Zstd.maxLevel : 19
-        if requested > maximum {
-            let hint = compressionSettings.ultra ? "" : " without --ultra"
-            console?.warning("compression level \(requested) is above the maximum \(maximum)\(hint); using \(maximum)")
-            return maximum
-        }
-        return requested
+        let (level, warning) = compressionSettings.levelPolicy.resolved
+        if let warning { console?.warning(warning) }
+        return level
     }
 
     /// The compression options of the flags, with the chunk size that

@@ -4,7 +4,7 @@ import WeirCLI
 /// The flags of one run, resolved once into plain values (as ripgrep turns
 /// its `LowArgs` into one `HiArgs`): what the modes, the jobs and the reports
 /// read. ``WeirCommand`` parses and validates the command line and makes this
-/// value (``init(_:)``); nothing after reads a flag group.
+/// value (``WeirCommand/settings``); nothing after reads a flag group.
 ///
 /// Each group is what one concern needs: a flag joins the group of the code
 /// that reads it (or a new group, as a new mode's), as the resolved value the
@@ -49,12 +49,8 @@ struct RunSettings: Sendable {
 
     /// How to compress, before the level is resolved (which may warn).
     struct CompressionSettings: Sendable {
-        /// `--level` / `-#`.
-        var level: Int?
-        /// `--ultra`.
-        var ultra: Bool
-        /// `--fast[=N]`.
-        var fast: Int?
+        /// `--level` / `-#` (or `WEIR_CLEVEL`), `--fast[=N]` and `--ultra`.
+        var levelPolicy: LevelPolicy
         /// `-B`, in bytes.
         var chunkSize: Int?
         /// `--adapt`'s range of levels, nil without it (``WeirCommand/adaptiveLevels``).

@@ -22,7 +22,7 @@ extension WeirCommand {
                 removesInput: output.removeInput, syncs: !output.noSync, resumes: !output.noResume,
                 flatFolder: output.outputDirFlat, mirrorRoot: output.outputDirMirror),
             compressionSettings: .init(
-                level: compression.level, ultra: compression.ultra, fast: compression.fast,
+                levelPolicy: levelPolicy,
                 chunkSize: compression.chunkSize?.bytes, adaptiveLevels: adaptiveLevels,
                 rsyncable: compression.rsyncable, seekTable: !compression.noSeekTable,
                 memberIndex: !compression.noMemberIndex,
@@ -51,6 +51,11 @@ extension WeirCommand {
                 separateFiles: benchmarkFlags.separateFiles, realTime: benchmarkFlags.priority == "rt",
                 decodesOnly: facts.benchmarkDecodes),
             training: dictionaryTraining)
+    }
+
+    /// The level flags (`WEIR_CLEVEL` already read into `--level`).
+    var levelPolicy: LevelPolicy {
+        LevelPolicy(level: compressionFlags.level, fast: compressionFlags.fast, ultra: compressionFlags.ultra)
     }
 
     /// `--adapt`'s range of levels: zstd's whole range, narrowed by each

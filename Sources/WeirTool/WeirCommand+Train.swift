@@ -33,8 +33,7 @@ extension WeirCommand {
             builder: dictionaryBuilder,
             maximumSize: dictionaryFlags.maxDictionary?.bytes ?? DictionaryTraining.defaultMaximumSize,
             dictionaryID: UInt32(clamping: dictionaryFlags.dictionaryID?.bytes ?? 0),
-            compressionLevel: compressionFlags.fast.map { -min($0, -Zstd.minLevel) } ?? compressionFlags.level
-                ?? Zstd.defaultLevel,
+            compressionLevel: levelPolicy.requested,
             threads: threads == 0 ? CoreCount.logical : threads,
             sampleSize: compressionFlags.chunkSize.flatMap { $0.bytes == 0 ? nil : $0.bytes },
             memoryLimit: resourceFlags.memory.flatMap { $0.bytes == 0 ? nil : $0.bytes })
