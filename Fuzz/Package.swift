@@ -5,10 +5,12 @@ import PackageDescription
 // build, tests and warnings are untouched. Built and run by `scripts/fuzz`,
 // which passes `-sanitize=fuzzer,address` and `-enable-testing`:
 //
-// Why `@testable import Weir` rather than copies of its sources: the scanner,
-// the seek table check and the pipelines' internals are `internal`, and
-// compiling Weir's files into each target would need its C modules
-// (CZstd, CSupport) and DequeModule wired up again by hand, and would drift.
+// Why `@testable import` of the engine's targets (WeirSystem, WeirFormats,
+// Weir) rather than copies of their sources: what the fuzzers drive (the
+// frame scanner, the seek table's check, the decoders) is `internal` or
+// `package` there, and compiling those files into each target would need
+// their C modules (CZstd, CFormats, CSupport) and swift-collections wired
+// up again by hand, and would drift.
 // `-enable-testing` (passed to every module by scripts/fuzz) is what a debug
 // build gets anyway; here it comes with -O and the fuzzer's coverage.
 let package = Package(
