@@ -298,3 +298,12 @@ extension ResourceFlags {
     /// Regular files are mapped unless --no-mmap.
     var mapsInput: Bool { mmap ?? true }
 }
+
+/// The flags of a `.tar.zst`'s members (issue 61, docs/members.md).
+struct MemberFlags: ParsableArguments {
+    @Flag(name: .customLong("members"), help: ArgumentHelp(HelpText.members))
+    var listMembers = false
+
+    @Option(name: .customLong("member"), help: ArgumentHelp(HelpText.member, valueName: "PATTERN"))
+    var patterns: [String] = []
+}

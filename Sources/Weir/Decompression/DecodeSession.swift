@@ -7,7 +7,7 @@ import WeirSystem
 /// its totals. The parts are the ``FrameFeeder`` (cutting the stream into
 /// frames), the ``WholeFrameDecoder`` (frames decoded on the workers), the
 /// ``FrameStreamer`` (a frame too large for the budget), the
-/// ``OtherFormatTail`` (what is not zstd) with its ``WholeMemberDecoder``,
+/// ``OtherFormatStream`` (what is not zstd) with its ``WholeMemberDecoder``,
 /// and the ``SeekTableCrossCheck``.
 ///
 /// Every member is safe to use from any thread; the parts themselves say
@@ -29,12 +29,12 @@ struct DecodeSession: Sendable {
     /// The run's dictionary (`-D`), shared by every decoder.
     let dictionary: DecompressionDictionary?
     /// Tells a resumable output of the frames whose content is written.
-    let frameLog: DecodedFrameLog?
+    let frameLog: DecompressionCheckpointFeed?
     /// Tells the progress of the input decoded and of each frame.
     let tally: WorkTally
     /// The input comes as one mapped region, the whole file, and starts
     /// with another format: its members may be decoded in parallel
-    /// (``OtherFormatTail``).
+    /// (``OtherFormatStream``).
     let wholeInput: Bool
 
     /// One more frame decoded.

@@ -10,7 +10,7 @@ import WeirSystem
 /// many, skippable frames, pzstd files, concatenations — decoding independent
 /// frames in parallel, in bounded memory, from a file or a pipe; and every
 /// other input weir decodes: one that starts with gzip, xz, .lzma or lz4
-/// (or has them after zstd frames) goes to an `OtherFormatTail`, whose
+/// (or has them after zstd frames) goes to an `OtherFormatStream`, whose
 /// weir-written members of a mapped file decode on the same workers
 /// (`WholeMemberDecoder`); with pass-through, an input of no format is
 /// copied (`PassThroughCopy`). It is the one entry for `-d` and `-t`.
@@ -125,8 +125,8 @@ package final class DecompressionPipeline: Sendable {
         ends = PipelineEnds(input: input, output: output, inputName: inputName, outputName: outputName,
                             observer: observer, partial: partial)
         self.options = options
-        // Slots bound only the other formats' serial blocks (OtherFormatTail).
-        self.control = RunControl(slots: OtherFormatTail.blocksInFlight)
+        // Slots bound only the other formats' serial blocks (OtherFormatStream).
+        self.control = RunControl(slots: OtherFormatStream.blocksInFlight)
         self.budget = ByteBudget(limit: options.inFlightBudget)
         self.frameBuffers = FrameBuffers(budget: budget)
     }
@@ -173,7 +173,7 @@ package final class DecompressionPipeline: Sendable {
 
         // A written piece's buffer stays in the budget until it is back in
         // its pool; after a failure, cancelling the budget (or a slot) wakes the thread.
-        let frameLog = ends.partial.map { DecodedFrameLog(partial: $0) }
+        let frameLog = ends.partial.map { DecompressionCheckpointFeed(partial: $0) }
         let whole = try wholeFile(kind)
         let run = PipelineRun(
             control: control, input: input, kind: kind, inputName: inputName, readSize: whole ?? options.readSize,
@@ -270,7 +270,7 @@ package final class DecompressionPipeline: Sendable {
 
     /// The size of a regular file mapped whole, as one piece, from its
     /// start: one that starts with another format than zstd, whose members
-    /// are then found and decoded in parallel (``OtherFormatTail``), and
+    /// are then found and decoded in parallel (``OtherFormatStream``), and
     /// which ISA-L's inflate decodes whole (``MixedStreamDecoder``); its
     /// pages are read as they are touched. Nil for any other input.
     private func wholeFile(_ kind: InputKind) throws(WeirError) -> Int? {

@@ -32,7 +32,7 @@ final class FrameFeeder {
     private(set) var windowLog: Int?
     /// What follows the zstd frames when it is another format (or, with
     /// pass-through, anything): from there on, every piece goes to it.
-    private var tail: OtherFormatTail?
+    private var tail: OtherFormatStream?
 
     private let pool: WorkerPool<DecodingWorker>
 
@@ -101,11 +101,11 @@ final class FrameFeeder {
         frameLimit = max(frameLimit, DecompressionOptions.parallelFrameLimit(budget: grown))
     }
 
-    /// Hands the rest of the stream, from `start` on, to an ``OtherFormatTail``.
+    /// Hands the rest of the stream, from `start` on, to an ``OtherFormatStream``.
     private func startTail(at start: Int) throws(WeirError) {
         let rest = slice(start, bufferStart + buffer.count)
         (buffer, bufferStart) = (.empty, bufferStart + buffer.count)
-        let tail = OtherFormatTail(session: session, pool: pool, start: start)
+        let tail = OtherFormatStream(session: session, pool: pool, start: start)
         self.tail = tail
         try tail.feed(rest, sequence: &sequence)
     }

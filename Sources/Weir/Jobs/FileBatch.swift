@@ -54,7 +54,7 @@ package enum FileBatch {
         startThreads(max(1, min(width, count)), queue: queue, arrivals: arrivals, running: running,
                      cancellation: cancellation, sync: sync)
         let commits = CommitQueue(sync: sync) { arrivals.wake() }
-        var made = MadeJobs()
+        var made = UncommittedJobs()
         func reportCommitted() {
             for (index, outcome) in commits.committed() { report(index, made.take(index), outcome) }
         }

@@ -71,7 +71,7 @@ package enum JobScheduler {
                                     delegate: any JobSchedulerDelegate) {
         let smallFiles = SmallFileCompressor()
         let commits = CommitQueue(sync: sync)
-        var made = MadeJobs()
+        var made = UncommittedJobs()
         func reportCommitted(_ outcomes: [(tag: Int, outcome: Outcome)]) {
             for (index, outcome) in outcomes {
                 delegate.report(index, made: made.take(index), outcome: outcome)

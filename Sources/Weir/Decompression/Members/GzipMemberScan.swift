@@ -10,7 +10,7 @@ import WeirSystem
 /// and its trailer its content's size, so members are found without
 /// inflating them and each is inflated whole by libdeflate on a worker,
 /// into a buffer of exactly its size. What follows the run (another
-/// tool's member, another format) is left to ``OtherFormatTail``'s serial decoder.
+/// tool's member, another format) is left to ``OtherFormatStream``'s serial decoder.
 ///
 /// The `Wr` field is a hint, never the truth: a member counts when
 /// libdeflate ends it exactly at the field's size with its CRC and ISIZE

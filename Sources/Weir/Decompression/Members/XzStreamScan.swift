@@ -12,7 +12,7 @@ import WeirSystem
 /// then decoded whole by liblzma's one-call decoder on a worker, into a
 /// buffer of exactly its content size. A stock single-stream .xz, a file
 /// with anything else in it (stream padding, another format) and a pipe are
-/// left to ``OtherFormatTail``'s serial decoder.
+/// left to ``OtherFormatStream``'s serial decoder.
 ///
 /// Bound and threads: ``WholeMemberDecoder``'s; a file with a stream above
 /// its `frameLimit` is left to the serial decoder. Each decoder's memory is

@@ -113,7 +113,7 @@ struct MixedStreamDecoderTests {
             try decoder.finish { (block, _) throws(WeirError) in out += block }
         }
         // The first member, whole and ended; of the second, only full blocks
-        // (which its caller holds until the member ends: OtherFormatTail).
+        // (which its caller holds until the member ends: OtherFormatStream).
         #expect(ends == [content.count])
         #expect(Array(out.prefix(content.count)) == content && out.count < 2 * content.count)
     }

@@ -7,14 +7,14 @@ import Testing
 /// A decompression's record names only frames whose content is all
 /// written, in file order, whatever order the writer finishes pieces in.
 @Suite("Decoded frame log")
-struct DecodedFrameLogTests {
+struct DecompressionCheckpointFeedTests {
     /// The record of a resumable decompression's output after `steps` and
     /// a checkpoint of everything told.
-    static func recorded(_ steps: (DecodedFrameLog) -> Void) throws -> ResumeRecord {
+    static func recorded(_ steps: (DecompressionCheckpointFeed) -> Void) throws -> ResumeRecord {
         let folder = ScratchFolder()
         let partial = try #require(try PartialOutput.open(for: folder.path("out"), identity: "1 2 3 4", options: "-",
                                                           holds: .content, dictionary: nil))
-        steps(DecodedFrameLog(partial: partial))
+        steps(DecompressionCheckpointFeed(partial: partial))
         partial.checkpointNow()
         partial.keepRecord()
         partial.descriptor.close()

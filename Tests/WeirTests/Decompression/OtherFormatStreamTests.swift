@@ -9,7 +9,7 @@ import Testing
 /// and xz files decode their members on the pipeline's workers, within its
 /// budget; other formats before and after zstd frames decode as one stream.
 @Suite("Decompression pipeline: other formats")
-struct OtherFormatTailTests {
+struct OtherFormatStreamTests {
     /// `input` written by weir in `format`, in members of `chunk` bytes.
     static func weir(_ input: [UInt8], format: CompressedFormat, chunk: Int) throws -> [UInt8] {
         var options = CompressionOptions(level: 1, threads: 2, chunkSize: chunk, seekTable: false)

@@ -19,7 +19,7 @@ import WeirSystem
 ///
 /// Threads: the reading thread and the writer's queue. The state is behind
 /// a lock, and the partial output is told under it, so in file order.
-final class DecodedFrameLog: Sendable {
+final class DecompressionCheckpointFeed: Sendable {
     private struct Waiting {
         /// The skippable frames just before it.
         var skippable: [SeekTable.Entry]

@@ -7,7 +7,7 @@ import WeirSystem
 /// the index back committed; so ``take(_:)`` always finds it. A miss is a
 /// broken run loop, not bad input: it stops the process with the index
 /// named, rather than report a file that was never made.
-struct MadeJobs {
+struct UncommittedJobs {
     private var jobs: [Int: Result<FileJob, WeirError>] = [:]
 
     /// Stores the job made for `index`.

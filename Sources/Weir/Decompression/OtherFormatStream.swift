@@ -27,7 +27,7 @@ import WeirSystem
 /// into a buffer of its own within the budget, on the run's workers
 /// (``WholeMemberDecoder``); the serial
 /// decoder goes on after them. Everything here runs on the reading thread.
-final class OtherFormatTail {
+final class OtherFormatStream {
     /// The serial decoder's blocks between decoding and written, each
     /// holding one of the run's slots: a few 1 MiB buffers, reused while
     /// still in the cache, as the one-thread engine before issue 54 had,
