@@ -89,7 +89,7 @@ def test_seek_table_vector(case: dict[str, Any]) -> None:
     with pytest.raises(FormatError) as refused:
         build_index(read_at, size)
     message = str(refused.value)
-    assert f"entry {case['entry']} lists" in message
+    assert any(f"entry {entry} lists" in message for entry in case["entries"]), message
     assert ("more than any zstd frame" in message) == (expected == "impossible-entry")
 
 

@@ -101,8 +101,11 @@ public final class SeekIndexVectorsTest {
         try {
             index = SeekIndex.read(new MemoryFile(data), data.length);
         } catch (IOException error) {
-            check(name, reading.equals("impossible-entry") && error.getMessage().contains("entry "
-                    + vector.get("entry").asInt() + " lists"), "refused: " + error.getMessage());
+            boolean named = false;
+            for (JsonNode entry : vector.path("entries")) {
+                named |= error.getMessage().contains("entry " + entry.asInt() + " lists");
+            }
+            check(name, reading.equals("impossible-entry") && named, "refused: " + error.getMessage());
             return;
         }
         List<long[]> want = new ArrayList<>();  // (offset, size, content)
