@@ -1,6 +1,7 @@
 """The shared test vectors (testdata/vectors, issue 69), read by the Python
 package: every seek-table case through ``weir.frames`` (the chain of tables
-from the end, then the index that checks them against the frames), every
+from the end, then the index that checks them against the frames; a good
+table as ``weir.dask_tasks`` writes one, the same bytes), every
 member-index case through ``weir.members`` and, where an index lies, the
 ``weir-tar://`` reader that must refuse the member. The same cases are read
 by the Swift, Java and script tests: a case added there is tested here."""
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 
 from weir import FormatError
+from weir.dask_tasks import seek_table as written_table
 from weir.frames import _seek_table, build_index
 from weir.members import read_member_index
 
@@ -85,6 +87,12 @@ def test_seek_table_vector(case: dict[str, Any]) -> None:
         listed = [(f["offset"], f["compressed"], f["content"]) for t in tables for f in t["frames"] if f["content"]]
         indexed = [(f.offset, f.size, f.length) for f in index.frames if f.offset >= first]
         assert indexed == listed
+        # The table the Dask writer would write for these frames (checksums when every frame has one,
+        # none for one frame), where that is the vector's table: the same bytes.
+        frames = tables[-1]["frames"]
+        if len(tables) == 1 and len(frames) > 1 and tables[0]["checksums"] and all(f["content"] for f in frames):
+            table = written_table([(f["compressed"], f["content"], f["checksum"]) for f in frames])
+            assert read_at(size - len(table), len(table)) == table
         return
     with pytest.raises(FormatError) as refused:
         build_index(read_at, size)
