@@ -6,6 +6,7 @@ import shutil
 import subprocess
 
 import hinted_sizes  # the hinted-size cases
+import vectors  # the shared test vectors (testdata/vectors)
 from common import LEVEL, TIMEOUT, digest, identity, record_text
 
 
@@ -188,6 +189,9 @@ class Cases:
 
         # Item 5: size fields weir wrote are hints (gzip's Wr, lz4's content size).
         hinted_sizes.cases(self)
+
+        # The shared vectors: seek tables and member indexes, good, refused and lying.
+        vectors.cases(self)
 
     def damaged_stream_cases(self):
         """Item 7's kind: whole frames, then bytes that are not a frame, then

@@ -24,15 +24,31 @@ def digest(path):
 
 
 def seek_table(data):
-    """The entries (compressed, decompressed, checksum) of weir's seek table."""
+    """The entries (compressed, decompressed, checksum) of the seek table that
+    ends `data` (checksum 0 in a table without them). ValueError when there is
+    none ("no seek table") or it is not one: the skippable frame's magic or size
+    wrong, reserved descriptor bits set, more entries or bytes than the file
+    holds (testdata/vectors/seek-table holds a case of each)."""
+    if len(data) < 9:
+        raise ValueError("no seek table")
     frames, descriptor, magic = struct.unpack("<IBI", data[-9:])
-    assert magic == 0x8F92EAB1, "no seek table"
+    if magic != 0x8F92EAB1:
+        raise ValueError("no seek table")
+    if descriptor & 0x7C:
+        raise ValueError(f"reserved bits set in the descriptor {descriptor:#04x}")
     size = 12 if descriptor & 0x80 else 8
     start = len(data) - 9 - frames * size
+    if start < 8:
+        raise ValueError(f"{frames} entries: a table larger than the file")
+    table_magic, declared = struct.unpack_from("<II", data, start - 8)
+    if table_magic != 0x184D2A5E or declared != 9 + frames * size:
+        raise ValueError(f"the table's skippable frame has the magic {table_magic:#010x} and the size {declared}")
     entries = []
     for i in range(frames):
         fields = struct.unpack("<III" if size == 12 else "<II", data[start + i * size:start + (i + 1) * size])
         entries.append((fields[0], fields[1], fields[2] if size == 12 else 0))
+    if sum(c for c, _, _ in entries) > start - 8:
+        raise ValueError("the entries list more bytes than the file holds before the table")
     return entries
 
 

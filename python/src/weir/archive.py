@@ -257,6 +257,12 @@ class WeirTarFileSystem(AbstractArchiveFileSystem):
             raise disagrees(f"but its data starts at {info.offset_data}, not {member.data_offset}")
         if info.size != member.size:
             raise disagrees(f"but its header gives it {info.size} bytes, not {member.size}")
+        # Its data and padding as they stand (a sparse member's stored data is not its size).
+        stored_data = (info.size + 511) & ~511
+        if info.sparse is None and member.type != b"S" and member.data_length != stored_data:
+            raise disagrees(
+                f"but its header gives it {stored_data} bytes of data and padding, not {member.data_length}"
+            )
         return archive, info
 
 
