@@ -1,7 +1,5 @@
 import ArgumentParser
 import Glibc
-import Weir
-import WeirCLI
 
 /// The flags of a `.tar.zst`'s members (issue 61, docs/members.md).
 struct MemberFlags: ParsableArguments {

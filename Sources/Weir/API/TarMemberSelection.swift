@@ -1,4 +1,3 @@
-import WeirFiles
 import WeirFormats
 import WeirSystem
 /// The members of an archive that `--member` patterns select, in archive

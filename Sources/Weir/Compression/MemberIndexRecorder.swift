@@ -1,7 +1,6 @@
-import WeirFiles
+import Dispatch
 import WeirFormats
 import WeirSystem
-import Dispatch
 
 /// The member index of one compression run (docs/members.md): decides from
 /// the content's first block whether it is a tar stream, walks every chunk

@@ -1,5 +1,4 @@
 import CFormats
-import WeirFiles
 import WeirFormats
 import WeirSystem
 

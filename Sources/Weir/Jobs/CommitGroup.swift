@@ -1,6 +1,5 @@
 import Glibc
 import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// Finished jobs whose outputs are committed together, durable before

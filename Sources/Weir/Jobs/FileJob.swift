@@ -1,7 +1,6 @@
 import Dispatch
 import Glibc
 import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// One input, by name, processed to one destination with the safety habits of

@@ -1,4 +1,3 @@
-import WeirFiles
 import WeirFormats
 import WeirSystem
 /// Finding the index in a file from the file's seek table alone

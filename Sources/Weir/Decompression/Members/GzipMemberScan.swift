@@ -1,7 +1,6 @@
 import CFormats
 import Dispatch
 import Glibc
-import WeirFiles
 import WeirFormats
 import WeirSystem
 

@@ -1,7 +1,5 @@
 import CFormats
 import Dispatch
-import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// Decodes the leading run of lz4 frames that declare their content size

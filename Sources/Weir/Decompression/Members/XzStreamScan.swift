@@ -1,6 +1,5 @@
 import CFormats
 import Dispatch
-import WeirFiles
 import WeirFormats
 import WeirSystem
 
