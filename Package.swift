@@ -100,7 +100,7 @@ let package = Package(
         .target(
             name: "Weir",
             dependencies: [
-                "WeirSystem", "WeirFormats", "WeirFiles", "CFormats",
+                "WeirSystem", "WeirFormats", "WeirFiles",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
