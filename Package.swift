@@ -89,6 +89,13 @@ let package = Package(
         // contexts, the other formats' encoders and member decoders (what
         // the fuzzers drive); no run, no pipeline.
         .target(name: "WeirFormats", dependencies: ["WeirSystem", "CZstd", "CFormats"], swiftSettings: checkedImports),
+        // The tar format: headers, the walk and scanner of a tar stream,
+        // member patterns, the member index's codec (docs/members.md) and
+        // tar's error codes. Reading members through the seek table
+        // (TarArchive, extraction) is random access, in Weir.
+        .target(
+            name: "WeirTar", dependencies: ["WeirSystem", "WeirFormats", "CZstd"], swiftSettings: checkedImports
+        ),
         // The files a run reads and writes: input trees and lists, output
         // files and names, a stopped run's kept output.
         .target(
@@ -100,7 +107,7 @@ let package = Package(
         .target(
             name: "Weir",
             dependencies: [
-                "WeirSystem", "WeirFormats", "WeirFiles",
+                "WeirSystem", "WeirFormats", "WeirTar", "WeirFiles",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -149,7 +156,7 @@ let package = Package(
         .testTarget(
             name: "WeirTests",
             dependencies: [
-                "Weir", "WeirFiles", "WeirFormats", "WeirSystem", "CZstd",
+                "Weir", "WeirFiles", "WeirTar", "WeirFormats", "WeirSystem", "CZstd",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),

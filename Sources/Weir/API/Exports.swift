@@ -5,3 +5,4 @@
 @_exported import WeirFiles
 @_exported import WeirFormats
 @_exported import WeirSystem
+@_exported import WeirTar

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import WeirFormats
 import WeirSystem
+import WeirTar
 
 /// A `.tar.zst` read through its member index (docs/members.md): the
 /// members listed without decoding anything, and any member's bytes read by

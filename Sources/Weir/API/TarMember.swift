@@ -1,4 +1,4 @@
-import WeirFormats
+import WeirTar
 /// One member of a `.tar.zst` as its member index records it
 /// (docs/members.md): its name and metadata as `tar tvf` shows them, and
 /// where its bytes lie in the decompressed content.

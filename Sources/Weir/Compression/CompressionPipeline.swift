@@ -5,6 +5,7 @@ import SystemPackage
 import WeirFiles
 import WeirFormats
 import WeirSystem
+import WeirTar
 
 /// Compresses one input into one output as a stream of independent zstd
 /// frames, in parallel, in bounded memory. Input and output are descriptors,

@@ -2,6 +2,7 @@ import Dispatch
 import Glibc
 import WeirFormats
 import WeirSystem
+import WeirTar
 
 /// Compresses a regular file that makes one frame, on the calling thread,
 /// without a pipeline: no reading thread, no worker queue, and a context kept

@@ -1,5 +1,4 @@
 import WeirFormats
-import WeirSystem
 
 /// What one of the pipeline's decoding workers holds: it decodes a whole
 /// zstd frame (``WholeFrameDecoder``) or a whole member of another format

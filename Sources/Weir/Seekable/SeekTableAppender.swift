@@ -2,6 +2,7 @@ import Glibc
 import SystemPackage
 import WeirFormats
 import WeirSystem
+import WeirTar
 
 /// `weir --index`: makes a zstd file seekable for every reader, without
 /// recompressing it, by appending one seek table that lists every frame.

@@ -2,6 +2,7 @@ import Dispatch
 import Glibc
 import WeirFormats
 import WeirSystem
+import WeirTar
 
 /// `weir --index` on a `.tar.zst` another tool wrote: decodes the file's
 /// content once, in order, and hands it to a ``TarScanner``, for the member

@@ -1,3 +1,4 @@
+import WeirFormats
 import WeirSystem
 
 /// The codes of tar's members read through a member index.
