@@ -27,6 +27,12 @@ let releaseLinking: [LinkerSetting] = [
 // environment).
 let testHooks: [SwiftSetting] = [.define("WEIR_TEST_HOOKS", .when(configuration: .debug))]
 
+// Every file imports the modules whose declarations it uses, members of
+// extensions too (SE-0444): an import in one file no longer lends another
+// file of the target an extension's members, so each file's imports say
+// what it depends on, and a dependency no file imports shows.
+let checkedImports: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
+
 let package = Package(
     name: "weir",
     products: [
@@ -77,25 +83,35 @@ let package = Package(
         .target(
             name: "WeirSystem",
             dependencies: ["CSupport", .product(name: "SystemPackage", package: "swift-system")],
-            swiftSettings: testHooks
+            swiftSettings: testHooks + checkedImports
         ),
         // The formats as codecs: zstd's framing and seek table, libzstd's
         // contexts, the other formats' encoders and member decoders (what
         // the fuzzers drive); no run, no pipeline.
-        .target(name: "WeirFormats", dependencies: ["WeirSystem", "CZstd", "CFormats"]),
+        .target(name: "WeirFormats", dependencies: ["WeirSystem", "CZstd", "CFormats"], swiftSettings: checkedImports),
+        // The tar format: headers, the walk and scanner of a tar stream,
+        // member patterns, the member index's codec (docs/members.md) and
+        // tar's error codes. Reading members through the seek table
+        // (TarArchive, extraction) is random access, in Weir.
+        .target(
+            name: "WeirTar", dependencies: ["WeirSystem", "WeirFormats", "CZstd"], swiftSettings: checkedImports
+        ),
         // The files a run reads and writes: input trees and lists, output
         // files and names, a stopped run's kept output.
-        .target(name: "WeirFiles", dependencies: ["WeirSystem", "WeirFormats", "CXXHash", "CSupport"]),
+        .target(
+            name: "WeirFiles", dependencies: ["WeirSystem", "WeirFormats", "CXXHash", "CSupport"],
+            swiftSettings: checkedImports
+        ),
         // The engine users import: the pipelines, runs, jobs, random access,
         // planning, and the API; it re-exports the public types below it.
         .target(
             name: "Weir",
             dependencies: [
-                "WeirSystem", "WeirFormats", "WeirFiles", "CZstd", "CFormats",
+                "WeirSystem", "WeirFormats", "WeirTar", "WeirFiles",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
-            swiftSettings: testHooks
+            swiftSettings: testHooks + checkedImports
         ),
         // What zstd keeps in its programs/ rather than its library: -b's
         // benchmark, --trace's log, the loading of training samples. The
@@ -103,12 +119,14 @@ let package = Package(
         .target(
             name: "WeirPrograms",
             dependencies: [
-                "Weir", "WeirFiles", "CZstd", "CSupport", .product(name: "SystemPackage", package: "swift-system"),
-            ]
+                "Weir", "CZstd", "CSupport", .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: checkedImports
         ),
         .target(
             name: "WeirCLI",
-            dependencies: ["Weir", "WeirFiles", "WeirPrograms"]
+            dependencies: ["Weir", "WeirPrograms"],
+            swiftSettings: checkedImports
         ),
         // Every script builds it with `--static-swift-stdlib` (no toolchain
         // needed where it is installed; 3–4 MiB less resident: docs/pipes.md,
@@ -127,16 +145,18 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             exclude: ["exports.map"],
-            swiftSettings: testHooks,
+            swiftSettings: testHooks + checkedImports,
             linkerSettings: releaseLinking
         ),
         // The library as a program of a user's uses it (Examples/WeirExample):
         // the tests run it in a container.
-        .executableTarget(name: "WeirExample", dependencies: ["Weir"], path: "Examples/WeirExample"),
+        .executableTarget(
+            name: "WeirExample", dependencies: ["Weir"], path: "Examples/WeirExample", swiftSettings: checkedImports
+        ),
         .testTarget(
             name: "WeirTests",
             dependencies: [
-                "Weir", "WeirFiles", "WeirFormats", "WeirSystem", "CZstd",
+                "Weir", "WeirFiles", "WeirTar", "WeirFormats", "WeirSystem", "CZstd",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),

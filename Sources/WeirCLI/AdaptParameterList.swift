@@ -1,5 +1,3 @@
-import Weir
-
 /// `--adapt=LIST`, read as zstd 1.5.4 reads it (`parseAdaptParameters`):
 /// `min=N` and `max=N`, comma-separated, in any order and repeatable (the
 /// last wins), N a number as zstd reads one (no digits: 0; `K`, `M`) after

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Weir
 
 /// One line of `--progress=json`: the progress of one file as another
 /// program reads it (zstd's users asked for it, facebook/zstd issue 4337;

@@ -1,4 +1,5 @@
 import Weir
+import WeirCLI
 import WeirFiles
 
 /// The `weir` command's side of a run's jobs (``JobSchedulerDelegate``):

@@ -1,5 +1,4 @@
 import Weir
-import WeirCLI
 import WeirFiles
 
 /// Which files the run processes: the names given, those of `--filelist`,

@@ -1,6 +1,5 @@
-import Weir
-import WeirCLI
 import Glibc
+import WeirCLI
 
 /// How the command reports: whether the progress line is shown, and the
 /// reporter for the run (see ``RunReporter``).

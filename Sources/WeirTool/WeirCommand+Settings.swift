@@ -1,6 +1,5 @@
 import Weir
 import WeirCLI
-import WeirPrograms
 
 /// The parsed, validated flags resolved once into ``RunSettings``, which is
 /// all the run reads.

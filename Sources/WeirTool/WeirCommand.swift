@@ -3,7 +3,6 @@ import CAllocator
 import Glibc
 import Weir
 import WeirCLI
-import WeirFiles
 
 /// The `weir` command: flags in, library calls, exit status out.
 @main

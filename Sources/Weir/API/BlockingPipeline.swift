@@ -1,5 +1,3 @@
-import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// What the public API needs of a pipeline: a blocking `run()` and a

@@ -1,7 +1,5 @@
 import Dispatch
 import FoundationEssentials
-import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// Runs a pipeline on bytes held in memory: async code feeds it a sequence

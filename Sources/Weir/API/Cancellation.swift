@@ -1,5 +1,3 @@
-import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// Lets one thread (a signal handler's queue) stop the run another thread is

@@ -2,7 +2,6 @@ import Dispatch
 import FoundationEssentials
 import SystemPackage
 import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// Compresses files, file descriptors and streams of bytes to standard zstd,

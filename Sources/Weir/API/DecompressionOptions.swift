@@ -1,6 +1,4 @@
-import WeirFiles
 import WeirFormats
-import WeirSystem
 
 /// How ``Decompressor``, ``SeekableReader`` and ``SeekTableAppender`` decompress.
 public struct DecompressionOptions: Sendable, Equatable {

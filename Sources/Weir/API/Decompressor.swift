@@ -2,7 +2,6 @@ import Dispatch
 import FoundationEssentials
 import SystemPackage
 import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// Decompresses any standard zstd data — weir's own output, `zstd` and

@@ -1,7 +1,3 @@
-import WeirFiles
-import WeirFormats
-import WeirSystem
-
 /// One change of the compression level under `--adapt`
 /// (``CompressionOptions/adaptiveLevels``): the frames from
 /// ``inputOffset`` on are compressed at ``to`` instead of ``from``.

@@ -1,6 +1,4 @@
 import Dispatch
-import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// Counts the bytes a pipeline reads and writes through two `DATA_ADD`

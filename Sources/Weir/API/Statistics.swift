@@ -1,5 +1,4 @@
 import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// What one run of a pipeline did.

@@ -1,7 +1,7 @@
-import WeirFiles
+import FoundationEssentials
 import WeirFormats
 import WeirSystem
-import FoundationEssentials
+import WeirTar
 
 /// A `.tar.zst` read through its member index (docs/members.md): the
 /// members listed without decoding anything, and any member's bytes read by

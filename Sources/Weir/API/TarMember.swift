@@ -1,6 +1,4 @@
-import WeirFiles
-import WeirFormats
-import WeirSystem
+import WeirTar
 /// One member of a `.tar.zst` as its member index records it
 /// (docs/members.md): its name and metadata as `tar tvf` shows them, and
 /// where its bytes lie in the decompressed content.

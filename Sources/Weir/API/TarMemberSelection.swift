@@ -1,6 +1,5 @@
-import WeirFiles
-import WeirFormats
 import WeirSystem
+import WeirTar
 /// The members of an archive that `--member` patterns select, in archive
 /// order, as `tar x PATTERN...` selects them (`TarMemberPattern`), and the
 /// patterns that matched nothing (tar's "Not found in archive").

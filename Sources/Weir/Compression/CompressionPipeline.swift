@@ -1,4 +1,3 @@
-import CZstd
 import Dispatch
 import FoundationEssentials
 import Glibc
@@ -6,6 +5,7 @@ import SystemPackage
 import WeirFiles
 import WeirFormats
 import WeirSystem
+import WeirTar
 
 /// Compresses one input into one output as a stream of independent zstd
 /// frames, in parallel, in bounded memory. Input and output are descriptors,

@@ -1,6 +1,4 @@
 import Dispatch
-import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// Chooses each chunk's compression level under `--adapt`, when the chunk

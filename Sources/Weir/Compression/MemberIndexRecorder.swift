@@ -1,7 +1,6 @@
-import WeirFiles
-import WeirFormats
-import WeirSystem
 import Dispatch
+import WeirSystem
+import WeirTar
 
 /// The member index of one compression run (docs/members.md): decides from
 /// the content's first block whether it is a tar stream, walks every chunk

@@ -1,6 +1,4 @@
 import Dispatch
-import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// Cuts a stream into chunks at content-defined boundaries (`--rsyncable`),

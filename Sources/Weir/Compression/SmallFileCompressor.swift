@@ -1,8 +1,8 @@
 import Dispatch
 import Glibc
-import WeirFiles
 import WeirFormats
 import WeirSystem
+import WeirTar
 
 /// Compresses a regular file that makes one frame, on the calling thread,
 /// without a pipeline: no reading thread, no worker queue, and a context kept

@@ -1,4 +1,3 @@
-import WeirFiles
 import WeirFormats
 import WeirSystem
 

@@ -1,6 +1,4 @@
-import WeirFiles
 import WeirFormats
-import WeirSystem
 
 extension DecompressionOptions {
     /// What the member decoders of a run with these options are made with.

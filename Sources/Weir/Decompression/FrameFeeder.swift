@@ -1,6 +1,5 @@
 import Dispatch
 import Glibc
-import WeirFiles
 import WeirFormats
 import WeirSystem
 

@@ -1,5 +1,4 @@
 import Dispatch
-import WeirFiles
 import WeirFormats
 import WeirSystem
 

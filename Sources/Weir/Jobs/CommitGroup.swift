@@ -1,6 +1,5 @@
 import Glibc
 import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// Finished jobs whose outputs are committed together, durable before
@@ -110,7 +109,7 @@ struct CommitGroup: Sendable {
             synced[key] = folders
             if case .failure(let error) = folders {
                 // The output keeps its name, whose durability is not known; the input stays.
-                let code = if case .system(let code) = error.kind { code } else { EIO }
+                let code = error.kind.errno ?? EIO
                 stages[index] = .settled
                 outcomes[index].outcome = .failure(.folderSyncFailed(code, output: output.path, folder: output.folder))
             }

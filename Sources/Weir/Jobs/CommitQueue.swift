@@ -1,7 +1,5 @@
 import Dispatch
 import Glibc
-import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// Jobs' outcomes, kept in the order they are added, whose outputs are

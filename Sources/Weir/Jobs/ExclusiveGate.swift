@@ -1,5 +1,3 @@
-import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// Where jobs that share the machine and jobs that need it alone meet: any

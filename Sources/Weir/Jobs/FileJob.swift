@@ -1,7 +1,6 @@
 import Dispatch
 import Glibc
 import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// One input, by name, processed to one destination with the safety habits of
@@ -279,7 +278,7 @@ package struct FileJob: Sendable {
 
     /// Whether `error` is a system call's failure to read this job's input.
     private func isInputReadFailure(_ error: WeirError) -> Bool {
-        guard case .system = error.kind else { return false }
+        guard error.kind.errno != nil else { return false }
         return error.path == inputName && (error.operation == .read || error.operation == .map)
     }
 

@@ -1,6 +1,4 @@
 import WeirFiles
-import WeirFormats
-import WeirSystem
 
 /// A job whose work is done: its statistics, and its output complete but not
 /// yet under its name. ``CommitQueue`` commits it (alone, or with others so

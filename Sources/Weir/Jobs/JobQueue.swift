@@ -1,6 +1,4 @@
 import DequeModule
-import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// Jobs made in order by one thread, their owner, and taken in order by

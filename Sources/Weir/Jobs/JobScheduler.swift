@@ -1,5 +1,3 @@
-import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// How the jobs of a run go, decided in one place: side by side

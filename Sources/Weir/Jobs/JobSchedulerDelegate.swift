@@ -1,5 +1,3 @@
-import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// What ``JobScheduler`` asks of the program whose jobs it runs: the jobs,

@@ -1,6 +1,4 @@
 import Glibc
-import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// How many cores the machine has, counted as zstd's `--auto-threads`

@@ -1,5 +1,3 @@
-import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// A count of bytes held with an upper bound: the memory budget of

@@ -1,5 +1,3 @@
-import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// The output buffers of ``DecompressionPipeline``, in size classes from

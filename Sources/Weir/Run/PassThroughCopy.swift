@@ -1,6 +1,4 @@
 import Dispatch
-import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// Copies an input that is not zstd to the output unchanged (`-dcf`,

@@ -1,5 +1,4 @@
 import WeirFiles
-import WeirSystem
 
 /// What a pipeline runs between: its input and output, the names errors
 /// give them, who is told of the bytes, and the partial output a resumed

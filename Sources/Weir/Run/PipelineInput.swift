@@ -1,5 +1,3 @@
-import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// Where a pipeline reads from.

@@ -1,7 +1,5 @@
+import Dispatch
 import Synchronization
-import WeirFiles
-import WeirFormats
-import WeirSystem
 
 /// One piece's claim on its run, from the moment it is taken until the
 /// piece is written or dropped: an entry in ``RunControl/activity`` and,

@@ -1,7 +1,4 @@
 import Glibc
-import WeirFiles
-import WeirFormats
-import WeirSystem
 
 /// A test hook (`WEIR_TEST_STEP_HOLD=PATH`): after each step of work a
 /// worker tells the progress observer of, it waits while `PATH` exists.

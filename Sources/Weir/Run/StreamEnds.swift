@@ -1,5 +1,4 @@
-import WeirFiles
-import WeirFormats
+import Dispatch
 import WeirSystem
 
 /// The ends of a run that reads one input on one thread: the input and

@@ -1,5 +1,4 @@
 import Glibc
-import WeirFiles
 import WeirFormats
 import WeirSystem
 

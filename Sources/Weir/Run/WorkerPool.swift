@@ -1,7 +1,5 @@
 import DequeModule
 import Dispatch
-import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// Runs jobs on a concurrent queue with at most `width` of them at a time,

@@ -1,6 +1,5 @@
 import Glibc
 import SystemPackage
-import WeirFiles
 import WeirFormats
 import WeirSystem
 

@@ -1,6 +1,6 @@
-import WeirFiles
 import WeirFormats
 import WeirSystem
+import WeirTar
 /// Finding the index in a file from the file's seek table alone
 /// (docs/members.md, "Where it is"): the entry just before the table, of
 /// decompressed size 0, whose frame's first four bytes are `0x184D2A5B`.

@@ -1,6 +1,4 @@
 import Dispatch
-import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// Where range extraction writes: pieces of content (copies of 1 MiB or

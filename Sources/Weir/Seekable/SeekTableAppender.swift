@@ -1,8 +1,8 @@
 import Glibc
 import SystemPackage
-import WeirFiles
 import WeirFormats
 import WeirSystem
+import WeirTar
 
 /// `weir --index`: makes a zstd file seekable for every reader, without
 /// recompressing it, by appending one seek table that lists every frame.

@@ -1,8 +1,6 @@
-import CZstd
 import FoundationEssentials
 import Glibc
 import SystemPackage
-import WeirFiles
 import WeirFormats
 import WeirSystem
 

@@ -1,9 +1,8 @@
-import WeirFiles
-import WeirFormats
-import WeirSystem
-import CZstd
 import Dispatch
 import Glibc
+import WeirFormats
+import WeirSystem
+import WeirTar
 
 /// `weir --index` on a `.tar.zst` another tool wrote: decodes the file's
 /// content once, in order, and hands it to a ``TarScanner``, for the member

@@ -1,9 +1,8 @@
-import WeirFiles
-import WeirFormats
-import WeirSystem
 import Dispatch
 import Glibc
 import SystemPackage
+import WeirSystem
+import WeirTar
 
 /// `weir -d --member=PATTERN`: a tar stream of the members of a `.tar.zst`
 /// that the patterns select (``TarMemberSelection``), in archive order, each

@@ -1,6 +1,3 @@
-import WeirFormats
-import WeirSystem
-
 /// Names that say their file is already compressed, for `--exclude-compressed`.
 package enum CompressedName {
     /// zstd 1.5.4's list (`compressedFileExtensions` in programs/fileio.c).

@@ -1,5 +1,4 @@
 import Glibc
-import WeirFormats
 import WeirSystem
 
 /// The names in a `--filelist` file: one per line, as zstd 1.5.4 reads them

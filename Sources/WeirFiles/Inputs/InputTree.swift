@@ -1,5 +1,4 @@
 import Glibc
-import WeirFormats
 import WeirSystem
 
 /// The inputs of `-r`: names given, with each folder among them replaced by

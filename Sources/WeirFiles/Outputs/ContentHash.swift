@@ -1,7 +1,6 @@
 import CSupport
 import CXXHash
 import Glibc
-import WeirFormats
 import WeirSystem
 
 /// XXH64 (seed 0) over a file's bytes or a buffer: the hash whose low 32

@@ -1,5 +1,4 @@
 import Glibc
-import WeirFormats
 import WeirSystem
 
 /// Creates the folders `--output-dir-mirror ROOT` writes into, before any

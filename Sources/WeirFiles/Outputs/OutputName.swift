@@ -1,4 +1,3 @@
-import WeirFormats
 import WeirSystem
 
 /// The output names zstd users expect.

@@ -131,7 +131,7 @@ extension PartialOutput {
                 // Nothing written yet: the record goes, and the run stops naming its output.
                 Glibc.close(record)
                 FileName.withCString(recordPath, unlink)
-                guard case .system(let code) = error.kind else { throw error }
+                guard let code = error.kind.errno else { throw error }
                 throw WeirError.recordFolderSyncFailed(code, output: path, folder: folder)
             }
             guard Self.rename(partTemporary, to: partPath) else {

@@ -1,5 +1,4 @@
 import Glibc
-import WeirFormats
 import WeirSystem
 
 extension PartialOutput {

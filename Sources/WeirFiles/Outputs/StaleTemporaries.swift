@@ -1,5 +1,4 @@
 import Glibc
-import WeirFormats
 import WeirSystem
 
 /// The hidden temporaries (`.weir-XXXXXX`) that a weir cut short left

@@ -1,6 +1,22 @@
 import CFormats
 import WeirSystem
 
+/// The codes of the codec layer: zstd's frames, their data and checksums,
+/// and the memory a frame needs.
+extension WeirError.Kind {
+    /// The input does not start with a zstd or skippable frame magic number.
+    public static let notZstd = Self("notZstd")
+    /// libzstd rejected the compressed data.
+    public static let corrupt = Self("corrupt")
+    /// A frame's content checksum does not match its content.
+    public static let checksumMismatch = Self("checksumMismatch")
+    /// A frame needs more memory than the budget allows.
+    public static let memoryLimit = Self("memoryLimit")
+    /// A frame just compressed does not decode to the input it was made
+    /// from (`verify`): it was not written.
+    public static let verificationFailed = Self("verificationFailed")
+}
+
 /// The factories of the errors that name the formats' own types (a
 /// ``CompressedFormat``, a window's ``WindowLimit``, a dictionary): beside
 /// the codecs that throw them, worded as ``WeirError``'s other factories.
@@ -102,5 +118,83 @@ extension WeirError {
             return formatLibrary(format, path: path, operation: operation, text)
         }
         return formatCorrupt(format, path: path, operation: operation, text, offset: offset)
+    }
+}
+
+/// The factories of the codec layer's codes.
+extension WeirError {
+    // MARK: notZstd
+
+    /// `not in zstd format`, with `note` in parentheses after it.
+    package static func notZstd(path: String, operation: Operation, _ note: String? = nil) -> WeirError {
+        WeirError(.notZstd, path: path, operation: operation, lead: nil,
+                  detail: "not in zstd format" + (note.map { " (\($0))" } ?? ""))
+    }
+
+    // MARK: corrupt
+
+    /// `corrupt data: DETAIL`, or `corrupt data: frame N at offset O DETAIL`
+    /// when the frame is known.
+    package static func corrupt(path: String, operation: Operation, _ detail: String,
+                        frame: Int? = nil, offset: Int? = nil) -> WeirError {
+        WeirError(.corrupt, path: path, operation: operation, lead: .corruptData, detail: detail,
+                  placement: .leading, frame: frame, offset: offset)
+    }
+
+    /// `corrupt seek table: DETAIL`; `cause` is the error the detail comes
+    /// from, when there is one (the table's read error).
+    package static func corruptSeekTable(path: String, operation: Operation = .readSeekTable, _ detail: String,
+                                 cause: WeirError? = nil) -> WeirError {
+        WeirError(.corrupt, path: path, operation: operation, lead: .corruptSeekTable, detail: detail, cause: cause)
+    }
+
+    /// A frame that decoded to `decoded` bytes of content where the index
+    /// lists `listed` (`source`: "its seek table entry lists" when the size
+    /// is the table's alone); `suffix` ends the detail ("; not indexed").
+    package static func indexMismatch(path: String, operation: Operation, frame: Int, offset: Int, decoded: Int,
+                              listed: Int, source: String = "its seek table entry lists",
+                              suffix: String = "") -> WeirError {
+        corruptSeekTable(path: path, operation: operation,
+                         "frame \(frame) at offset \(offset) decodes to \(decoded) bytes of content, but "
+                             + "\(source) \(listed)\(suffix)")
+    }
+
+    // MARK: verificationFailed
+
+    /// `verify failed: frame N (input offset O) does not decode to its input`,
+    /// then where the first byte differs, or the decoder's error as the cause.
+    package static func verificationFailed(path: String, frame: Int, offset: Int, at difference: Int?,
+                                   cause: WeirError? = nil) -> WeirError {
+        var detail = "frame \(frame) (input offset \(offset)) does not decode to its input"
+        if let difference { detail += ": the first byte that differs is at input offset \(difference)" }
+        if let cause { detail += ": \(cause.reason)" }
+        return WeirError(.verificationFailed, path: path, operation: .verify, lead: .failed(.verify), detail: detail,
+                         frame: frame, offset: offset, cause: cause)
+    }
+
+    // MARK: checksumMismatch
+
+    /// A frame whose content does not match its checksum.
+    package static func checksumMismatch(path: String, operation: Operation) -> WeirError {
+        WeirError(.checksumMismatch, path: path, operation: operation, lead: nil,
+                  detail: "checksum mismatch: the decompressed data is corrupt")
+    }
+
+    // MARK: memoryLimit
+
+    /// Compressing needs at least `needed` bytes, more than the process's
+    /// memory `limit`, with frames of `frame` bytes; `fitting`: the window
+    /// log that would fit, if any (``CompressionMemory``).
+    package static func compressionMemory(path: String, needed: Int, limit: Int, frame: Int, fitting: Int?) -> WeirError
+    {
+        WeirError(.memoryLimit, path: path, operation: .compress, lead: nil,
+                  detail: "needs at least \(mebibytes(needed)) MiB to compress (frames of \(mebibytes(frame)) MiB), "
+                      + "more than this process's memory limit of \(mebibytes(limit)) MiB",
+                  hint: .compressionMemory(longWindowLog: fitting))
+    }
+
+    /// `bytes` in whole MiB, rounded up (at least 1).
+    private static func mebibytes(_ bytes: Int) -> Int {
+        max(1, (bytes + (1 << 20) - 1) >> 20)
     }
 }

@@ -1,5 +1,3 @@
-import WeirSystem
-
 /// The formats Debian's zstd 1.5.4 reads and writes (`--format=`), and how
 /// each is told from the first bytes of a frame, as zstd's
 /// `FIO_decompressFrames` tells them: by magic number, frame after frame.

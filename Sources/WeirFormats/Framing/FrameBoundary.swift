@@ -1,5 +1,3 @@
-import WeirSystem
-
 /// One complete frame found by ``FrameScanner``: where it lies in the stream
 /// and what its header declares.
 package struct FrameBoundary: Equatable, Sendable {

@@ -1,5 +1,3 @@
-import WeirSystem
-
 /// What the header of one frame declares, read without decoding anything
 /// (RFC 8878, section 3.1).
 ///

@@ -1,5 +1,3 @@
-import WeirSystem
-
 extension FrameScanner {
     /// What an unknown magic number after the first frame does.
     package enum TailPolicy: Sendable {

@@ -1,5 +1,3 @@
-import WeirSystem
-
 /// Which of libzstd's three dictionary builders learns a dictionary, with
 /// its parameters, as zstd 1.5.4 offers them (`--train-cover`,
 /// `--train-fastcover`, `--train-legacy`): the same builder with the same

@@ -1,5 +1,3 @@
-import WeirSystem
-
 /// How a dictionary is learnt: the builder, the dictionary it should be, and
 /// how the samples are taken from the files. The defaults are zstd 1.5.4's,
 /// so that a training with them makes the dictionary `zstd --train` makes.

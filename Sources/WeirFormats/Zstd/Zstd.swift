@@ -53,7 +53,7 @@ package enum Zstd {
     ///   - operation: what was being done, for the message.
     /// - Returns: `code`, when it is not an error.
     @discardableResult
-    static func check(_ code: Int, path: String, operation: WeirError.Operation) throws(WeirError) -> Int {
+    package static func check(_ code: Int, path: String, operation: WeirError.Operation) throws(WeirError) -> Int {
         guard ZSTD_isError(code) != 0 else { return code }
         throw error(code, path: path, operation: operation)
     }

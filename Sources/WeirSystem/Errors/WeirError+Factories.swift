@@ -1,11 +1,14 @@
 import Glibc
 
-/// The factories: the one place where errors are made and their texts
-/// written, grouped by ``WeirError/Kind``. A call site gives the facts (the
-/// file, the operation, numbers, a detail that only it knows) and the
-/// factory puts the words around them: the lead (`corrupt data: `), the
+/// The factories of the system layer's errors: where errors are made and
+/// their texts written, grouped by ``WeirError/Kind``. A call site gives the
+/// facts (the file, the operation, numbers, a detail that only it knows) and
+/// the factory puts the words around them: the lead (`corrupt data: `), the
 /// frame and offset (from the fields, where the kind's messages put them),
-/// the fixed texts. Internal, except those the command line also needs.
+/// the fixed texts. Each layer keeps the factories of the codes it declares
+/// beside them, worded the same way (`WeirError+Formats.swift`,
+/// `WeirError+TarMembers.swift`, `WeirError+Files.swift`, `WeirError+Engine.swift`).
+/// Internal, except those the command line also needs.
 extension WeirError {
     // MARK: system
 
@@ -40,14 +43,6 @@ extension WeirError {
                   detail: "is being written by another weir (it holds the file's lock)")
     }
 
-    // MARK: notZstd
-
-    /// `not in zstd format`, with `note` in parentheses after it.
-    package static func notZstd(path: String, operation: Operation, _ note: String? = nil) -> WeirError {
-        WeirError(.notZstd, path: path, operation: operation, lead: nil,
-                  detail: "not in zstd format" + (note.map { " (\($0))" } ?? ""))
-    }
-
     // MARK: truncated
 
     /// `truncated input: DETAIL`, where the detail says where the input ends.
@@ -67,124 +62,6 @@ extension WeirError {
     package static func changedBeforeRemoval(path: String) -> WeirError {
         WeirError(.truncated, path: path, operation: .remove, lead: nil,
                   detail: "the file changed size after it was read; not removed")
-    }
-
-    // MARK: corrupt
-
-    /// `corrupt data: DETAIL`, or `corrupt data: frame N at offset O DETAIL`
-    /// when the frame is known.
-    package static func corrupt(path: String, operation: Operation, _ detail: String,
-                        frame: Int? = nil, offset: Int? = nil) -> WeirError {
-        WeirError(.corrupt, path: path, operation: operation, lead: .corruptData, detail: detail,
-                  placement: .leading, frame: frame, offset: offset)
-    }
-
-    /// `corrupt seek table: DETAIL`; `cause` is the error the detail comes
-    /// from, when there is one (the table's read error).
-    package static func corruptSeekTable(path: String, operation: Operation = .readSeekTable, _ detail: String,
-                                 cause: WeirError? = nil) -> WeirError {
-        WeirError(.corrupt, path: path, operation: operation, lead: .corruptSeekTable, detail: detail, cause: cause)
-    }
-
-    /// `corrupt member index at offset N: DETAIL`, where N is the file
-    /// offset of the index's skippable frame.
-    package static func corruptMemberIndex(path: String, offset: Int, _ detail: String) -> WeirError {
-        WeirError(.corrupt, path: path, operation: .readMemberIndex, lead: nil,
-                  detail: "corrupt member index at offset \(offset): \(detail)", offset: offset)
-    }
-
-    /// A frame that decoded to `decoded` bytes of content where the index
-    /// lists `listed` (`source`: "its seek table entry lists" when the size
-    /// is the table's alone); `suffix` ends the detail ("; not indexed").
-    package static func indexMismatch(path: String, operation: Operation, frame: Int, offset: Int, decoded: Int,
-                              listed: Int, source: String = "its seek table entry lists",
-                              suffix: String = "") -> WeirError {
-        corruptSeekTable(path: path, operation: operation,
-                         "frame \(frame) at offset \(offset) decodes to \(decoded) bytes of content, but "
-                             + "\(source) \(listed)\(suffix)")
-    }
-
-    // MARK: verificationFailed
-
-    /// `verify failed: frame N (input offset O) does not decode to its input`,
-    /// then where the first byte differs, or the decoder's error as the cause.
-    package static func verificationFailed(path: String, frame: Int, offset: Int, at difference: Int?,
-                                   cause: WeirError? = nil) -> WeirError {
-        var detail = "frame \(frame) (input offset \(offset)) does not decode to its input"
-        if let difference { detail += ": the first byte that differs is at input offset \(difference)" }
-        if let cause { detail += ": \(cause.reason)" }
-        return WeirError(.verificationFailed, path: path, operation: .verify, lead: .failed(.verify), detail: detail,
-                         frame: frame, offset: offset, cause: cause)
-    }
-
-    // MARK: checksumMismatch
-
-    /// A frame whose content does not match its checksum.
-    package static func checksumMismatch(path: String, operation: Operation) -> WeirError {
-        WeirError(.checksumMismatch, path: path, operation: operation, lead: nil,
-                  detail: "checksum mismatch: the decompressed data is corrupt")
-    }
-
-    // MARK: outputExists
-
-    /// An output file that exists, without `-f`.
-    package static func outputExists(path: String) -> WeirError {
-        WeirError(.outputExists, path: path, operation: .create, lead: nil,
-                  detail: "already exists", hint: .forceOverwrite)
-    }
-
-    // MARK: alreadyCompressed
-
-    /// An input whose existing `output` is already its finished compression
-    /// (``FinishedOutput``): skipped, and, when `keepsInput` (it was to be
-    /// removed), kept, since those checks do not decode the whole output.
-    package static func alreadyCompressed(path: String, output: String, keepsInput: Bool) -> WeirError {
-        WeirError(.alreadyCompressed, path: path, operation: .create, lead: nil,
-                  detail: "already compressed to \(FileName.displayed(output)), skipped"
-                      + (keepsInput ? " (and kept)" : ""))
-    }
-
-    // MARK: sameFile
-
-    /// An output that is the input `path`; `output` names it when the
-    /// message is about the input.
-    package static func sameFile(path: String, output: String? = nil) -> WeirError {
-        WeirError(
-            .sameFile, path: path, operation: .create, lead: nil,
-            detail: output.map { "output \(FileName.displayed($0)) is the input file" } ?? "output is the input file")
-    }
-
-    /// An input that is also the dictionary (`-D`), which zstd refuses too.
-    package static func inputIsDictionary(path: String) -> WeirError {
-        WeirError(.sameFile, path: path, operation: .open, lead: nil,
-                  detail: "cannot use it as an input file and dictionary")
-    }
-
-    // MARK: unknownSuffix
-
-    /// An input to decompress whose suffix gives no output name.
-    package static func unknownSuffix(path: String) -> WeirError {
-        WeirError(
-            .unknownSuffix, path: path, operation: .nameOutput, lead: nil,
-            detail: "unknown suffix (expected .zst, .zstd, .tzst, .gz, .tgz, .xz, .txz, .lzma, .lz4 or .tlz4)",
-            hint: .nameOutput)
-    }
-
-    // MARK: terminal
-
-    /// Standard input on a terminal, without `-f`.
-    package static func terminalInput(path: String, compressing: Bool) -> WeirError {
-        WeirError(
-            .terminal, path: path, operation: .read, lead: nil,
-            detail: compressing ? "stdin is a terminal, aborting" : "will not read compressed data from a terminal",
-            hint: .forceRead)
-    }
-
-    /// Compressed output to a terminal, without `-c` or `-f`.
-    package static func terminalOutput() -> WeirError {
-        WeirError(.terminal, path: "(stdout)", operation: .write, lead: nil,
-                  detail: "stdout is a terminal, aborting: will not write compressed data to it",
-                  hint: .forceTerminalOutput)
     }
 
     // MARK: notRegularFile
@@ -272,55 +149,5 @@ extension WeirError {
     /// (`Src size is incorrect`, `Parameter is out of bound`).
     package static func trainingFailed(path: String, _ name: String) -> WeirError {
         WeirError(.library, path: path, operation: .train, lead: nil, detail: "dictionary training failed: \(name)")
-    }
-
-    // MARK: memoryLimit
-
-    /// Compressing needs at least `needed` bytes, more than the process's
-    /// memory `limit`, with frames of `frame` bytes; `fitting`: the window
-    /// log that would fit, if any (``CompressionMemory``).
-    package static func compressionMemory(path: String, needed: Int, limit: Int, frame: Int, fitting: Int?) -> WeirError
-    {
-        WeirError(.memoryLimit, path: path, operation: .compress, lead: nil,
-                  detail: "needs at least \(mebibytes(needed)) MiB to compress (frames of \(mebibytes(frame)) MiB), "
-                      + "more than this process's memory limit of \(mebibytes(limit)) MiB",
-                  hint: .compressionMemory(longWindowLog: fitting))
-    }
-
-    /// `bytes` in whole MiB, rounded up (at least 1).
-    private static func mebibytes(_ bytes: Int) -> Int {
-        max(1, (bytes + (1 << 20) - 1) >> 20)
-    }
-
-    // MARK: sizeMismatch
-
-    /// An input of `actual` bytes where its size was declared `declared`.
-    package static func sizeMismatch(path: String, operation: Operation, actual: Int, declared: Int) -> WeirError {
-        WeirError(.sizeMismatch, path: path, operation: operation, lead: nil,
-                  detail: "the input is \(actual) bytes, not the \(declared) declared")
-    }
-
-    // MARK: outOfRange
-
-    /// A range of the content that ends past its `size` bytes.
-    package static func outOfRange(path: String, range: Range<Int>, size: Int) -> WeirError {
-        let which = range.lowerBound > size ? "starts" : "ends"
-        return WeirError(
-            .outOfRange, path: path, operation: .read, lead: nil,
-            detail: "the range \(range.lowerBound):\(range.upperBound) \(which) past the end of the content "
-                + "(\(size) bytes)")
-    }
-
-    // MARK: unusablePath
-
-    /// An input whose path, under `--output-dir-mirror ROOT`, has a `..` part.
-    package static func outsideMirror(path: String, root: String) -> WeirError {
-        WeirError(.unusablePath, path: path, operation: .nameOutput, lead: nil,
-                  detail: "cannot be mirrored into \(FileName.displayed(root)) (a part of its path is ..)")
-    }
-
-    /// A file list (`--filelist`) that cannot be used: the detail says why.
-    package static func unusableFileList(path: String, _ detail: String) -> WeirError {
-        WeirError(.unusablePath, path: path, operation: .readFileList, lead: nil, detail: detail)
     }
 }

@@ -14,54 +14,8 @@ import Glibc
 /// caller could change is a ``Hint``, which the command line words in its
 /// flags. Equality compares what callers see.
 public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
-    /// What went wrong, in a form a program can switch on.
-    public enum Kind: Equatable, Sendable {
-        /// A system call failed with this `errno`.
-        case system(errno: Int32)
-        /// The input does not start with a zstd or skippable frame magic number.
-        case notZstd
-        /// The compressed input ends in the middle of a frame.
-        case truncated
-        /// libzstd rejected the compressed data.
-        case corrupt
-        /// A frame's content checksum does not match its content.
-        case checksumMismatch
-        /// The output file exists and `force` was not given.
-        case outputExists
-        /// The output path names the input file.
-        case sameFile
-        /// Decompression cannot derive an output name from this suffix.
-        case unknownSuffix
-        /// Refused to read or write compressed data on a terminal.
-        case terminal
-        /// The input is not a regular file (a directory, for example).
-        case notRegularFile
-        /// The run was cancelled (for example by a signal).
-        case cancelled
-        /// libzstd failed for a reason other than bad data (memory, parameters).
-        case library
-        /// A frame needs more memory than the budget allows.
-        case memoryLimit
-        /// The input's size is not the one declared for it (`--stream-size`).
-        case sizeMismatch
-        /// A byte range reaches past the end of the decompressed content.
-        case outOfRange
-        /// A frame just compressed does not decode to the input it was made
-        /// from (`verify`): it was not written.
-        case verificationFailed
-        /// No output name can be derived from this input's path (a `..` part
-        /// under `--output-dir-mirror`), or a file list cannot be used.
-        case unusablePath
-        /// Not a failure: the output exists and is already the finished
-        /// compression of this input, so it is skipped.
-        case alreadyCompressed
-        /// A `.tar.zst` without a member index, where one is needed.
-        case noMemberIndex
-        /// The content is not a tar archive where one was expected.
-        case notTar
-    }
-
-    /// What went wrong.
+    /// What went wrong, as a code a program can compare and switch on
+    /// (``Kind``; a switch over it ends in `default:`).
     public var kind: Kind
     /// The file concerned, as the caller named it.
     public var path: String

@@ -140,4 +140,31 @@ struct WeirErrorTests {
         outer.reason = "other"
         #expect(outer.description == "a: other")
     }
+
+    @Test("the kinds: one code per name across the layers, the name as description, errno kept, a switch with default")
+    func kinds() {
+        let codes: [WeirError.Kind] = [
+            .truncated, .notRegularFile, .cancelled, .library,
+            .notZstd, .corrupt, .checksumMismatch, .memoryLimit, .verificationFailed,
+            .noMemberIndex, .notTar,
+            .outputExists, .sameFile, .unknownSuffix, .terminal, .unusablePath, .alreadyCompressed,
+            .sizeMismatch, .outOfRange,
+        ]
+        #expect(Set(codes).count == codes.count)
+        #expect(Set(codes.map(\.description)).count == codes.count)
+        #expect(codes.allSatisfy { $0.errno == nil && $0 != .system(errno: EIO) })
+        #expect(WeirError.Kind.notZstd.description == "notZstd")
+        let system = WeirError.Kind.system(errno: ENOENT)
+        #expect(system.errno == ENOENT && system.description == "system(errno: \(ENOENT))")
+        #expect(system != .system(errno: EIO) && system == .system(errno: ENOENT))
+        #expect(WeirError.system(EPIPE, path: "a", operation: .write).isBrokenPipe)
+        let handled = codes.map { code -> String in
+            switch code {
+            case .notZstd, .corrupt: "damaged"
+            case .system(errno: ENOENT): "missing"
+            default: "other"
+            }
+        }
+        #expect(handled.filter { $0 == "damaged" }.count == 2 && !handled.contains("missing"))
+    }
 }

@@ -1,7 +1,5 @@
-import CFormats
 import Dispatch
 import Glibc
-import WeirFiles
 import WeirFormats
 import WeirSystem
 
@@ -48,14 +46,15 @@ struct GzipMemberScan {
         return try members.decode(
             found, in: data, region: region, sequence: &sequence
         ) { worker, rest, member, output in
-            let inflater: OpaquePointer
-            do throws(WeirError) { inflater = try worker.inflater() } catch { return .failed(error) }
-            var (consumed, produced) = (0, 0)
-            let code = libdeflate_gzip_decompress_ex(inflater, rest.baseAddress, member.size, output,
-                                                     member.content, &consumed, &produced)
-            if code == LIBDEFLATE_SUCCESS && consumed == member.size && produced == member.content { return .confirmed }
+            let inflation: WholeMemberCodec.Inflation
+            do throws(WeirError) {
+                inflation = try worker.members.inflateGzip(
+                    UnsafeRawBufferPointer(rebasing: rest[..<member.size]), into: output, capacity: member.content)
+            } catch { return .failed(error) }
+            if case .inflated(member.size, member.content) = inflation { return .confirmed }
             // Not where the field says: the member as gzip reads it.
-            return Self.wholeMember(rest, with: inflater, from: max(member.content, 1 << 16), limit: frameLimit) {
+            return Self.wholeMember(rest, with: worker.members, from: max(member.content, 1 << 16),
+                                    limit: frameLimit) {
                 .formatCorrupt(
                     .gzip, path: path, operation: operation, "the member does not inflate to its size and CRC",
                     offset: member.start)
@@ -67,15 +66,19 @@ struct GzipMemberScan {
     /// size: `.resized` with its content and real size; `.serial` when its
     /// content is above `limit` bytes; `.failed` (`damage()`) when it does
     /// not inflate. The output buffer starts at `capacity` bytes and doubles.
-    static func wholeMember(_ rest: UnsafeRawBufferPointer, with inflater: OpaquePointer, from capacity: Int,
+    static func wholeMember(_ rest: UnsafeRawBufferPointer, with codec: WholeMemberCodec, from capacity: Int,
                             limit: Int, damage: () -> WeirError) -> WholeMemberDecoder.Outcome {
         var capacity = min(capacity, max(limit, 1))
         while true {
             guard let buffer = malloc(max(1, capacity)) else { return .serial }
-            var (consumed, produced) = (0, 0)
-            let code = libdeflate_gzip_decompress_ex(inflater, rest.baseAddress, rest.count, buffer,
-                                                     capacity, &consumed, &produced)
-            if code == LIBDEFLATE_SUCCESS {
+            let inflation: WholeMemberCodec.Inflation
+            do throws(WeirError) {
+                inflation = try codec.inflateGzip(rest, into: buffer, capacity: capacity)
+            } catch {
+                free(buffer)
+                return .failed(error)
+            }
+            if case .inflated(let consumed, let produced) = inflation {
                 // A custom deallocator: `.free` crashes here (swift_retain in a worker, Swift 6.3).
                 nonisolated(unsafe) let owned = buffer
                 let content = DispatchData(bytesNoCopy: UnsafeRawBufferPointer(start: buffer, count: produced),
@@ -83,7 +86,7 @@ struct GzipMemberScan {
                 return .resized(content, size: consumed)
             }
             free(buffer)
-            guard code == LIBDEFLATE_INSUFFICIENT_SPACE else { return .failed(damage()) }
+            guard case .outputTooSmall = inflation else { return .failed(damage()) }
             guard capacity < limit else { return .serial }
             capacity = min(limit, capacity * 2)
         }

@@ -1,7 +1,4 @@
-import CFormats
 import Dispatch
-import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// Decodes the leading run of lz4 frames that declare their content size
@@ -68,14 +65,12 @@ struct Lz4FrameScan {
         return try members.decode(
             frames, in: data, region: region, sequence: &sequence
         ) { worker, rest, frame, output in
-            let decoder: OpaquePointer
-            do throws(WeirError) { decoder = try worker.lz4Decoder() } catch { return .failed(error) }
-            var (produced, consumed) = (frame.content, frame.size)
-            let code = LZ4F_decompress(decoder, output, &produced, rest.baseAddress, &consumed, nil)
-            guard LZ4F_isError(code) != 0 || code != 0 || consumed != frame.size || produced != frame.content
-            else { return .confirmed }
-            let reason = LZ4F_isError(code) != 0 ? String(cString: LZ4F_getErrorName(code))
-                : "the frame does not decode to its declared size"
+            let problem: String?
+            do throws(WeirError) {
+                problem = try worker.members.decodeLz4Frame(rest, size: frame.size, into: output,
+                                                            content: frame.content)
+            } catch { return .failed(error) }
+            guard let reason = problem else { return .confirmed }
             return .failed(.formatCorrupt(.lz4, path: path, operation: operation, reason, offset: frame.start))
         }
     }

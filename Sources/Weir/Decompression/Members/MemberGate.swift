@@ -1,6 +1,4 @@
 import Dispatch
-import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// Holds the members ``WholeMemberDecoder`` decoded until every member before them

@@ -1,6 +1,4 @@
 import Dispatch
-import WeirFiles
-import WeirFormats
 import WeirSystem
 
 /// Decodes the members of another format that a scan found in the whole

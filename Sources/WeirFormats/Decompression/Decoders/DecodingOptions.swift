@@ -1,5 +1,3 @@
-import WeirSystem
-
 /// What the member decoders are made with: the part of a run's
 /// ``DecompressionOptions`` a decoder reads (`-M`, `--long`, `--no-check`,
 /// `-D`, `--patch-from`, `--pass-through`), so that the decoders, below the

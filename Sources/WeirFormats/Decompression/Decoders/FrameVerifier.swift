@@ -1,4 +1,3 @@
-import CZstd
 import Dispatch
 import Glibc
 import WeirSystem

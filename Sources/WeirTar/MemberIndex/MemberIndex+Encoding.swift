@@ -1,5 +1,6 @@
-import WeirSystem
 import CZstd
+import WeirFormats
+import WeirSystem
 
 /// Writing the index: the record list (varints, front-coded names), then
 /// the skippable frame around its zstd frame (docs/members.md).

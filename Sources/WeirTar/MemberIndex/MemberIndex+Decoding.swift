@@ -1,5 +1,6 @@
-import WeirSystem
 import CZstd
+import WeirFormats
+import WeirSystem
 
 /// Reading the index back from its skippable frame's bytes, refusing every
 /// frame that is not exactly what docs/members.md says, with the file and

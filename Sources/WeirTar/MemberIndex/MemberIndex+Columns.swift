@@ -1,5 +1,6 @@
-import WeirSystem
 import CZstd
+import WeirFormats
+import WeirSystem
 
 /// Version 2 of the record list (docs/members.md, "Its content"): the
 /// members in blocks of columns, compressed as they come, in one zstd

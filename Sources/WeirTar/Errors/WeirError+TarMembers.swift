@@ -1,4 +1,14 @@
+import WeirFormats
 import WeirSystem
+
+/// The codes of tar's members read through a member index.
+extension WeirError.Kind {
+    /// A `.tar.zst` without a member index, where one is needed.
+    public static let noMemberIndex = Self("noMemberIndex")
+    /// The content is not a tar archive where one was expected.
+    public static let notTar = Self("notTar")
+}
+
 /// The errors of reading a `.tar.zst`'s members through its member index
 /// (docs/members.md).
 extension WeirError {
@@ -38,5 +48,12 @@ extension WeirError {
     package static func tarEndsEarly(path: String, at offset: Int) -> WeirError {
         WeirError(.truncated, path: path, operation: .decompress, lead: .truncatedInput,
                   detail: "the tar archive ends inside a member, at content offset \(offset)")
+    }
+
+    /// `corrupt member index at offset N: DETAIL`, where N is the file
+    /// offset of the index's skippable frame.
+    package static func corruptMemberIndex(path: String, offset: Int, _ detail: String) -> WeirError {
+        WeirError(.corrupt, path: path, operation: .readMemberIndex, lead: nil,
+                  detail: "corrupt member index at offset \(offset): \(detail)", offset: offset)
     }
 }
