@@ -1,4 +1,5 @@
 import Weir
+import WeirCLI
 
 /// The flags of one run, resolved once into plain values (as ripgrep turns
 /// its `LowArgs` into one `HiArgs`): what the modes, the jobs and the reports
