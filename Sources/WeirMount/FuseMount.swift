@@ -115,8 +115,23 @@ package enum FuseMount {
         _ = fuse_set_signal_handlers(session)
         defer { fuse_remove_signal_handlers(session) }
         ready()
+        // Only this thread takes the stop signals: libfuse's handler ends the
+        // loop by waking this thread's wait, which a signal taken by another
+        // thread (a read-ahead's) would not.
+        setStopSignals(blocked: false)
         _ = weir_fuse_loop(fuse, UInt32(clamping: max(1, threads)))
         withExtendedLifetime(archive) {}
+    }
+
+    /// Blocks (or unblocks) SIGINT, SIGTERM and SIGHUP in the calling
+    /// thread; the threads it starts later inherit the mask. A mount blocks
+    /// them before anything starts a thread, and ``run(_:on:options:threads:ready:)``
+    /// unblocks them in its own thread only.
+    package static func setStopSignals(blocked: Bool) {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&signals, signal) }
+        pthread_sigmask(blocked ? SIG_BLOCK : SIG_UNBLOCK, &signals, nil)
     }
 
     /// Writes `text` to the system log, as one line (the background mount's

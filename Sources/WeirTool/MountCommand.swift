@@ -124,6 +124,10 @@ struct MountCommand: ParsableCommand {
         }
         close(ends[0])
         setsid()
+        // A daemon keeps none of its caller's descriptors (but 0, 1, 2 and
+        // the pipe): one held open would make a caller that waits for it to
+        // close (a socket, a pipe) wait as long as the mount lives.
+        closeDescriptors(keeping: ends[1])
         let told = Locked(false)
         let status = serve(path: path, threads: serving, settings: settings, log: { text in
             // In the background, standard error is gone: the system log has the messages.
@@ -147,6 +151,7 @@ struct MountCommand: ParsableCommand {
     /// could not be mounted (said on standard error).
     private func serve(path: String, threads: Int, settings: MountOptions,
                        log: @escaping @Sendable (String) -> Void, ready: () -> Void) -> Int32 {
+        FuseMount.setStopSignals(blocked: true)
         do throws(WeirError) {
             let mounted = try MountedArchive(path: path, name: archive, options: settings, log: log)
             if !quiet { for note in mounted.notes { StandardError.write("weir: \(archive): \(note)\n") } }
@@ -163,4 +168,16 @@ struct MountCommand: ParsableCommand {
             return 1
         }
     }
+}
+
+/// Closes every descriptor but 0, 1, 2 and `kept` (those /proc/self/fd lists).
+private func closeDescriptors(keeping kept: Int32) {
+    guard let folder = opendir("/proc/self/fd") else { return }
+    var open: [Int32] = []
+    while let entry = readdir(folder) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        if let fd = Int32(name), fd > 2, fd != kept, fd != dirfd(folder) { open.append(fd) }
+    }
+    closedir(folder)
+    for fd in open { close(fd) }
 }
