@@ -31,22 +31,31 @@ package enum FuseMount {
             return fuse_get_context()?.pointee.private_data
         }
         operations.getattr = { path, status, _ in
-            guard let archive = FuseMount.current(), let status, let node = FuseMount.lookup(archive, path) else { return -ENOENT }
+            guard let archive = FuseMount.current(), let status, let node = FuseMount.lookup(archive, path) else {
+                return -ENOENT
+            }
             status.pointee = FuseMount.stat(of: archive.tree.nodes[node], number: node)
             return 0
         }
         operations.readlink = { path, buffer, size in
-            guard let archive = FuseMount.current(), let buffer, let node = FuseMount.lookup(archive, path) else { return -ENOENT }
+            guard let archive = FuseMount.current(), let buffer, let node = FuseMount.lookup(archive, path) else {
+                return -ENOENT
+            }
             let entry = archive.tree.nodes[node]
             guard entry.kind == .symbolicLink else { return -EINVAL }
             guard size > 0 else { return 0 }
             let count = min(entry.link.count, size - 1)
-            entry.link.withUnsafeBytes { UnsafeMutableRawPointer(buffer).copyMemory(from: $0.baseAddress!, byteCount: count) }
+            entry.link.withUnsafeBytes { link in
+                UnsafeMutableRawBufferPointer(start: buffer, count: count).copyMemory(
+                    from: UnsafeRawBufferPointer(rebasing: link[0 ..< count]))
+            }
             buffer[count] = 0
             return 0
         }
         operations.readdir = { path, buffer, fill, _, _, _ in
-            guard let archive = FuseMount.current(), let fill, let node = FuseMount.lookup(archive, path) else { return -ENOENT }
+            guard let archive = FuseMount.current(), let fill, let node = FuseMount.lookup(archive, path) else {
+                return -ENOENT
+            }
             let folder = archive.tree.nodes[node]
             guard folder.kind == .folder else { return -ENOTDIR }
             _ = fill(buffer, ".", nil, 0, fuse_fill_dir_flags(rawValue: 0))
@@ -67,7 +76,9 @@ package enum FuseMount {
             return 0
         }
         operations.open = { path, info in
-            guard let archive = FuseMount.current(), let info, let node = FuseMount.lookup(archive, path) else { return -ENOENT }
+            guard let archive = FuseMount.current(), let info, let node = FuseMount.lookup(archive, path) else {
+                return -ENOENT
+            }
             guard info.pointee.flags & O_ACCMODE == O_RDONLY else { return -EROFS }
             let refused = archive.open(node, shownAs: FuseMount.shown(path))
             guard refused == 0 else { return -refused }
@@ -77,7 +88,9 @@ package enum FuseMount {
         }
         operations.read = { path, buffer, size, offset, info in
             guard let archive = FuseMount.current(), let buffer else { return -EIO }
-            guard let node = info.map({ Int($0.pointee.fh) }) ?? FuseMount.lookup(archive, path) else { return -ENOENT }
+            guard let node = info.map({ Int($0.pointee.fh) }) ?? FuseMount.lookup(archive, path) else {
+                return -ENOENT
+            }
             let read = archive.read(node, shownAs: FuseMount.shown(path), at: Int(offset),
                                     into: UnsafeMutableRawBufferPointer(start: buffer, count: size))
             return Int32(clamping: read)

@@ -101,8 +101,8 @@ struct MountCommand: ParsableCommand {
         let serving = threads.map { $0 == 0 ? cores : $0 } ?? max(2, cores)
         let settings = MountOptions(cacheBytes: memory?.bytes ?? MountOptions.defaultCacheBytes)
         if foreground {
-            return serve(path: path, threads: serving, settings: settings, log: { StandardError.write("weir: \($0)\n") },
-                         ready: {})
+            return serve(path: path, threads: serving, settings: settings,
+                         log: { StandardError.write("weir: \($0)\n") }, ready: {})
         }
         // The fork comes before anything starts a thread (Dispatch's
         // threads do not survive it): the child opens and mounts.

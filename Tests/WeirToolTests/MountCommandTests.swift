@@ -24,7 +24,10 @@ struct MountCommandTests {
     /// target, and a file's size and link count; `fixture` makes the
     /// source tree `src` and a second version of one file in `src2`.
     static let helpers = #"""
-        ready() { for i in $(seq 100); do mountpoint -q "$1" && return 0; sleep 0.1; done; echo "not mounted: $1"; return 1; }
+        ready() {
+            for i in $(seq 100); do mountpoint -q "$1" && return 0; sleep 0.1; done
+            echo "not mounted: $1"; return 1
+        }
         listing() { (cd "$1" && find . -mindepth 1 -printf '%p %y %m %U %G %Ts %l\n' | grep -v '^./implied ' \
             | grep -v '^./implied/deep ' | sort && find . -type f -printf '%p %s %n\n' | sort); }
         fixture() {
