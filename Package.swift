@@ -67,6 +67,13 @@ let package = Package(
             pkgConfig: "libdeflate",
             providers: [.apt(["libdeflate-dev", "libisal-dev", "zlib1g-dev", "liblz4-dev", "liblzma-dev"])]
         ),
+        // libfuse 3 (Debian's libfuse3-dev) for `weir mount`: the kernel's
+        // FUSE, and the inline helpers for its macros (Sources/CFuse/shim.h).
+        .systemLibrary(
+            name: "CFuse",
+            pkgConfig: "fuse3",
+            providers: [.apt(["libfuse3-dev"])]
+        ),
         // What Swift cannot write or reach: the SIGBUS guard of mapped input
         // files (a signal handler) and thread naming (_GNU_SOURCE).
         .target(name: "CSupport"),
@@ -113,6 +120,13 @@ let package = Package(
             ],
             swiftSettings: testHooks + checkedImports
         ),
+        // `weir mount` (docs/mount.md): an archive's tree from its member
+        // index and its files' bytes through a bounded frame cache, served on
+        // the kernel's FUSE. No terminal output, no exit: the tool's part.
+        .target(
+            name: "WeirMount",
+            dependencies: ["Weir", "WeirFiles", "WeirFormats", "WeirSystem", "CFuse"]
+        ),
         // What zstd keeps in its programs/ rather than its library: -b's
         // benchmark, --trace's log, the loading of training samples. The
         // executable's side of the engine; `package` access into it.
@@ -140,6 +154,8 @@ let package = Package(
                 "WeirFiles",
                 "WeirPrograms",
                 "WeirCLI",
+                "WeirMount",
+                "WeirSystem",
                 "CAllocator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -159,6 +175,10 @@ let package = Package(
                 "Weir", "WeirFiles", "WeirTar", "WeirFormats", "WeirSystem", "CZstd",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
+        ),
+        .testTarget(
+            name: "WeirMountTests",
+            dependencies: ["WeirMount", "Weir", "WeirFormats", "WeirSystem"]
         ),
         .testTarget(
             name: "WeirProgramsTests",

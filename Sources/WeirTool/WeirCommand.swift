@@ -35,6 +35,7 @@ struct WeirCommand: ParsableCommand {
         Exit status: 0 on success, 1 if any file failed or on a usage error,
         14 when training has too few samples (as zstd), 128+N after signal N.
         Environment: WEIR_CLEVEL (level), WEIR_NBTHREADS (threads); flags win.
+        weir mount ARCHIVE MOUNTPOINT shows a .tar.zst as a read-only folder (weir mount --help).
         unweir is weir -d, weircat is weir -dc --pass-through; linked as zstd,
         unzstd, zstdcat, zcat or zstdmt, weir acts as zstd does under that name
         (and reads ZSTD_CLEVEL, ZSTD_NBTHREADS). See man weir.
@@ -92,6 +93,10 @@ struct WeirCommand: ParsableCommand {
         } catch {
             StandardError.write("weir: \(error.reason)\n")
             Glibc.exit(1)
+        }
+        // `weir mount ARCHIVE MOUNTPOINT` is a command of its own (MountCommand).
+        if CommandLine.argc > 1, let first = CommandLine.unsafeArgv[1], strcmp(first, "mount") == 0 {
+            MountCommand.start(Array(ArgumentBytes.arguments().dropFirst(2)))
         }
         // `weir --version` alone touches none of the parser's pages nor the
         // stdlib's string handling (docs/design.md, "Start-up"); the parsed

@@ -83,7 +83,7 @@ public final class TarArchive: Sendable {
 
     /// The reader of the content, made once, from the file and table the
     /// archive holds.
-    func contentReader() throws(WeirError) -> SeekableReader {
+    package func contentReader() throws(WeirError) -> SeekableReader {
         if let kept = reader.current { return kept }
         // Made under the lock: one reader, however many threads ask at once.
         return try reader.withLock { kept in

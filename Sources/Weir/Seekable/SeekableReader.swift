@@ -255,12 +255,38 @@ public final class SeekableReader: Sendable {
         return low
     }
 
+    /// The index of the frame that holds content offset `offset`
+    /// (``frameCount`` when `offset` is the content's end or past it).
+    package func frame(containing offset: Int) -> Int {
+        offset >= count ? frames.count : firstFrame(containing: max(0, offset))
+    }
+
+    /// Where frame `index` lies in the content.
+    package func contentRange(ofFrame index: Int) -> Range<Int> { contentStarts[index] ..< contentStarts[index + 1] }
+
     /// Frame `index` decoded whole, from the cache or decoded now (outside
     /// the lock: other reads go on meanwhile) and then kept.
     private func decodedWhole(_ index: Int) throws(WeirError) -> [UInt8] {
         if let kept = cache.withLock({ cache in cache.frames.first(where: { $0.index == index })?.bytes }) {
             return kept
         }
+        let bytes = try decodeFrame(index)
+        cache.withLock { cache in
+            cache.frames.removeAll { $0.index == index }
+            cache.frames.append((index, bytes))
+            if cache.frames.count > Self.cachedFrames { cache.frames.removeFirst() }
+        }
+        return bytes
+    }
+
+    /// Frame `index` decoded whole, not kept: exactly the size its index
+    /// lists, its checksum verified (unless the options turn the check
+    /// off), as every read checks it. A caller that keeps frames (the
+    /// mount's ``FrameCache``) holds only bytes that passed.
+    ///
+    /// - Throws: `WeirError` `.corrupt`, `.checksumMismatch`, `.truncated`,
+    ///   or an index mismatch, naming the frame and its offset.
+    package func decodeFrame(_ index: Int) throws(WeirError) -> [UInt8] {
         let frame = frames[index]
         let source = try file.read(count: frame.compressedSize, at: frame.offset, operation: .read)
         guard source.count == frame.compressedSize else {
@@ -283,11 +309,6 @@ public final class SeekableReader: Sendable {
             throw failure(of: frame, listed: size, error)
         }
         guard written == size else { throw tableMismatch(frame, listed: size, decoded: written) }
-        cache.withLock { cache in
-            cache.frames.removeAll { $0.index == index }
-            cache.frames.append((index, bytes))
-            if cache.frames.count > Self.cachedFrames { cache.frames.removeFirst() }
-        }
         return bytes
     }
 

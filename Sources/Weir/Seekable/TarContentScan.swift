@@ -11,7 +11,7 @@ import WeirTar
 /// Memory: one read buffer and one decoded buffer, walked as it fills: the
 /// content is never held whole. Decoding stops at the first block when the content does not
 /// start as a tar.
-enum TarContentScan {
+package enum TarContentScan {
     /// Bytes of the file read at a time.
     static let inputSize = 1 << 20
     /// Bytes of content decoded into each buffer handed to the scanner.
@@ -77,5 +77,24 @@ enum TarContentScan {
         }
         guard handOver(), let scanner else { return nil }
         return try scanner.finish(contentSize: produced, path: file.path)
+    }
+
+    /// The record list of the tar in the file at `path`, made by one
+    /// decode of its content (a `.tar.zst` another tool wrote, for `weir
+    /// mount`); nil when the content is not a whole tar. Nothing is written.
+    ///
+    /// - Throws: `WeirError` when the file cannot be read or does not decode.
+    package static func records(path: String, options: DecompressionOptions) throws(WeirError)
+        -> MemberIndex.Records? {
+        let file = try Descriptor.openForReading(path)
+        defer { file.close() }
+        let size = try file.status().size
+        guard let found = try index(of: file, end: size, options: options) else { return nil }
+        var frame: [UInt8] = []
+        frame.reserveCapacity(found.frame.count)
+        try found.frame.forEachPiece(size: 1 << 20, path: path) { piece throws(WeirError) in
+            frame.append(contentsOf: piece)
+        }
+        return try MemberIndex.records(frame: frame, path: path, offset: 0)
     }
 }

@@ -1,0 +1,18 @@
+import Weir
+
+/// How `weir mount` reads an archive.
+package struct MountOptions: Sendable {
+    /// The decoded frames kept at most (`-M`).
+    package var cacheBytes: Int
+    /// The checksum check and the dictionary, as `weir -d` takes them.
+    package var decompression: DecompressionOptions
+
+    /// The cache's default: 32 MiB, four of weir's 8 MiB frames, so that a
+    /// mount of the default settings stays within 64 MiB resident.
+    package static let defaultCacheBytes = 32 << 20
+
+    package init(cacheBytes: Int = defaultCacheBytes, decompression: DecompressionOptions = DecompressionOptions()) {
+        self.cacheBytes = cacheBytes
+        self.decompression = decompression
+    }
+}

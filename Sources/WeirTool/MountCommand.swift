@@ -1,0 +1,183 @@
+import ArgumentParser
+import Glibc
+import Weir
+import WeirFiles
+import WeirMount
+import WeirSystem
+
+/// `weir mount ARCHIVE MOUNTPOINT`: an archive shown as a read-only folder
+/// on the kernel's FUSE (docs/mount.md). A first word of `mount` on the
+/// command line picks it (WeirCommand.main); a file named `mount` is
+/// compressed as `weir ./mount` or `weir -- mount`.
+///
+/// As sshfs and ratarmount do, it goes to the background once the mount is
+/// in place: the process forks first, before anything starts a thread, and
+/// the parent exits 0 when the child says the mount is ready, 1 when it
+/// failed (the child has said why on standard error). `-f` stays in the
+/// foreground, where SIGINT and SIGTERM unmount; `fusermount3 -u` unmounts
+/// either.
+struct MountCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "weir mount",
+        abstract: "Show a .tar.zst (or a .zst) as a read-only folder, on FUSE.",
+        discussion: """
+        A .tar.zst with a member index (weir's) mounts at once: its tree comes from the index, and a read \
+        decodes only the frames that hold its bytes, checked against the seek table and their checksums. \
+        A .tar.zst without an index is decoded once to make one in memory (weir --index adds one to the file). \
+        A .zst that is not a tar shows as one file, named as weir -d names its output.
+        A damaged frame fails the reads that need it with EIO (the message names the archive, the file \
+        and the frame), never with wrong bytes; so does an archive changed while mounted. Writes fail with EROFS.
+        Runs in the background once the mount is ready (messages then go to the system log); unmount with \
+        fusermount3 -u MOUNTPOINT. See man weir and docs/mount.md.
+        """,
+        helpNames: [.short, .long, .customShort("H")]
+    )
+
+    @Argument(help: ArgumentHelp("The archive to show: a .tar.zst, or any zstd file.", valueName: "ARCHIVE"))
+    var archive: String
+
+    @Argument(help: ArgumentHelp("The folder to show it in.", valueName: "MOUNTPOINT"))
+    var mountPoint: String
+
+    @Flag(name: .customShort("f"), help: "Stay in the foreground (SIGINT or SIGTERM unmounts).")
+    var foreground = false
+
+    @Option(name: .customShort("o"), parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("FUSE mount options, comma-separated (allow_other, …); may repeat.",
+                               valueName: "OPTIONS"))
+    var options: [String] = []
+
+    @Option(name: [.customShort("M"), .customLong("memory")],
+            help: ArgumentHelp("Memory for decoded frames (default 32MiB).", valueName: "SIZE"))
+    var memory: ByteCount?
+
+    @Option(name: [.customShort("T"), .customLong("threads")],
+            help: ArgumentHelp("Threads serving reads, each decoding its frames (0: the cores; default the cores, "
+                + "at least 2).", valueName: "N"))
+    var threads: Int?
+
+    @Flag(name: [.customShort("q"), .customLong("quiet")], help: "No notes, only errors.")
+    var quiet = false
+
+    @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Say when the mount is ready.")
+    var verbose = false
+
+    /// Parses `arguments` (those after `mount`) and mounts; exits with its
+    /// status: 1 for a usage error, as the rest of weir.
+    static func start(_ arguments: [String]) -> Never {
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+            Glibc.exit(0)
+        } catch {
+            if exitCode(for: error).isSuccess { exit(withError: error) }
+            StandardError.write(FileName.displayingEscapes(fullMessage(for: error)) + "\n")
+            Glibc.exit(1)
+        }
+    }
+
+    mutating func validate() throws {
+        if let threads, threads < 0 { throw ValidationError("-T takes 0 or more threads") }
+    }
+
+    func run() throws {
+        Glibc.exit(mount())
+    }
+
+    /// Mounts, and returns the exit status.
+    func mount() -> Int32 {
+        guard let absolute = FileName.withCString(archive, { realpath($0, nil) }) else {
+            StandardError.write("weir: \(FileName.displayingEscapes(archive)): \(String(cString: strerror(errno)))\n")
+            return 1
+        }
+        let path = String(cString: absolute)
+        free(absolute)
+        var folder = stat()
+        guard FileName.withCString(mountPoint, { stat($0, &folder) }) == 0, folder.st_mode & S_IFMT == S_IFDIR else {
+            StandardError.write("weir: \(FileName.displayingEscapes(mountPoint)): not a folder to mount on\n")
+            return 1
+        }
+        let cores = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let serving = threads.map { $0 == 0 ? cores : $0 } ?? max(2, cores)
+        let settings = MountOptions(cacheBytes: memory?.bytes ?? MountOptions.defaultCacheBytes)
+        if foreground {
+            return serve(path: path, threads: serving, settings: settings,
+                         log: { StandardError.write("weir: \($0)\n") }, ready: {})
+        }
+        // The fork comes before anything starts a thread (Dispatch's
+        // threads do not survive it): the child opens and mounts.
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else {
+            StandardError.write("weir: pipe: \(String(cString: strerror(errno)))\n")
+            return 1
+        }
+        let child = fork()
+        guard child >= 0 else {
+            StandardError.write("weir: fork: \(String(cString: strerror(errno)))\n")
+            return 1
+        }
+        if child > 0 {
+            close(ends[1])
+            var byte: UInt8 = 1
+            let got = read(ends[0], &byte, 1)
+            return got == 1 && byte == 0 ? 0 : 1
+        }
+        close(ends[0])
+        setsid()
+        // A daemon keeps none of its caller's descriptors (but 0, 1, 2 and
+        // the pipe): one held open would make a caller that waits for it to
+        // close (a socket, a pipe) wait as long as the mount lives.
+        closeDescriptors(keeping: ends[1])
+        let told = Locked(false)
+        let status = serve(path: path, threads: serving, settings: settings, log: { text in
+            // In the background, standard error is gone: the system log has the messages.
+            if told.current { FuseMount.systemLog("weir: " + text) } else { StandardError.write("weir: \(text)\n") }
+        }, ready: {
+            let null = open("/dev/null", O_RDWR)
+            if null >= 0 {
+                for fd: Int32 in [0, 1, 2] { dup2(null, fd) }
+                if null > 2 { close(null) }
+            }
+            _ = chdir("/")
+            told.withLock { $0 = true }
+            var ok: UInt8 = 0
+            _ = write(ends[1], &ok, 1)
+            close(ends[1])
+        })
+        return status
+    }
+
+    /// Opens the archive and serves it until unmounted; 0, or 1 when it
+    /// could not be mounted (said on standard error).
+    private func serve(path: String, threads: Int, settings: MountOptions,
+                       log: @escaping @Sendable (String) -> Void, ready: () -> Void) -> Int32 {
+        FuseMount.setStopSignals(blocked: true)
+        do throws(WeirError) {
+            let mounted = try MountedArchive(path: path, name: archive, options: settings, log: log)
+            if !quiet { for note in mounted.notes { StandardError.write("weir: \(archive): \(note)\n") } }
+            try FuseMount.run(mounted, on: mountPoint, options: options, threads: threads) {
+                if verbose {
+                    StandardError.write("weir: \(archive): mounted on \(mountPoint), "
+                        + "\(mounted.tree.nodes.count - 1) entries\n")
+                }
+                ready()
+            }
+            return 0
+        } catch {
+            StandardError.write("weir: \(FileName.displayingEscapes(error.path)): \(error.reason)\n")
+            return 1
+        }
+    }
+}
+
+/// Closes every descriptor but 0, 1, 2 and `kept` (those /proc/self/fd lists).
+private func closeDescriptors(keeping kept: Int32) {
+    guard let folder = opendir("/proc/self/fd") else { return }
+    var open: [Int32] = []
+    while let entry = readdir(folder) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        if let fd = Int32(name), fd > 2, fd != kept, fd != dirfd(folder) { open.append(fd) }
+    }
+    closedir(folder)
+    for fd in open { close(fd) }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+@testable import Weir
+@testable import WeirSystem
+
+/// The mount's frame cache: bytes equal to the content's at any range,
+/// frames decoded once while kept, memory within its budget, a damaged
+/// frame failing its reads only.
+@Suite("Frame cache")
+struct FrameCacheTests {
+    typealias Folder = ScratchFolder
+
+    /// A weir file of 64 KiB frames of `content`, and its reader.
+    func reader(_ folder: Folder, _ content: [UInt8]) async throws -> SeekableReader {
+        folder.write("data", content)
+        _ = try await Compressor(options: CompressionOptions(level: 3, threads: 2, chunkSize: 64 << 10))
+            .compress(file: folder.path("data"))
+        return try SeekableReader(path: folder.path("data.zst"))
+    }
+
+    @Test("random ranges read the content's bytes; a kept frame is not decoded again; the budget holds")
+    func ranges() async throws {
+        let folder = Folder()
+        let content = TestData.text(1_000_000, seed: 5)
+        let cache = FrameCache(reader: try await reader(folder, content), budget: 4 * (64 << 10))
+        var random = SeededGenerator(seed: 9)
+        for _ in 0 ..< 200 {
+            let start = Int(random.next() % UInt64(content.count))
+            let length = Int(random.next() % UInt64(min(200_000, content.count - start) + 1))
+            var buffer = [UInt8](repeating: 0, count: length)
+            try buffer.withUnsafeMutableBytes { try cache.read(start ..< start + length, into: $0) }
+            #expect(buffer == Array(content[start ..< start + length]))
+            #expect(cache.bytesHeld <= 4 * (64 << 10))
+        }
+        let before = cache.framesDecoded
+        var buffer = [UInt8](repeating: 0, count: 10)
+        try buffer.withUnsafeMutableBytes { try cache.read(5 ..< 15, into: $0) }
+        try buffer.withUnsafeMutableBytes { try cache.read(25 ..< 35, into: $0) }
+        #expect(cache.framesDecoded <= before + 1)
+        #expect(throws: WeirError.self) {
+            try buffer.withUnsafeMutableBytes { try cache.read(content.count - 5 ..< content.count + 5, into: $0) }
+        }
+    }
+
+    @Test("read-ahead decodes the next frame; parallel readers of the same frames get the same bytes")
+    func readAheadAndParallel() async throws {
+        let folder = Folder()
+        let content = TestData.text(600_000, seed: 6)
+        let cache = FrameCache(reader: try await reader(folder, content), budget: 16 << 20)
+        cache.readAhead(after: 10)
+        for _ in 0 ..< 500 where cache.framesDecoded == 0 { usleep(2000) }
+        #expect(cache.framesDecoded == 1)
+        let failures = Locked(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for step in 0 ..< 40 {
+                let start = (worker * 7919 + step * 13_331) % (content.count - 70_000)
+                var buffer = [UInt8](repeating: 0, count: 70_000)
+                let ok = (try? buffer.withUnsafeMutableBytes { try cache.read(start ..< start + 70_000, into: $0) })
+                    != nil && buffer == Array(content[start ..< start + 70_000])
+                if !ok { failures.withLock { $0 += 1 } }
+            }
+        }
+        #expect(failures.current == 0)
+        #expect(cache.framesDecoded == 10)
+    }
+
+    @Test("a damaged frame fails the reads that touch it, each time; the others read")
+    func damagedFrame() async throws {
+        let folder = Folder()
+        let content = TestData.text(300_000, seed: 7)
+        _ = try await reader(folder, content)
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: folder.path("data.zst"))))
+        let listing = try SeekableReader(path: folder.path("data.zst"))
+        #expect(listing.frameCount == 5)
+        // A byte in the middle of the file: inside frame 2 of 5 (frames of about equal size).
+        bytes[bytes.count / 2] ^= 0x55
+        folder.write("bad.zst", bytes)
+        let cache = FrameCache(reader: try SeekableReader(path: folder.path("bad.zst")), budget: 16 << 20)
+        var failed = 0
+        for frame in 0 ..< 5 {
+            let range = frame * (64 << 10) ..< frame * (64 << 10) + 100
+            var buffer = [UInt8](repeating: 0, count: 100)
+            for _ in 0 ..< 2 {
+                do {
+                    try buffer.withUnsafeMutableBytes { try cache.read(range, into: $0) }
+                    #expect(buffer == Array(content[range]))
+                } catch {
+                    failed += 1
+                }
+            }
+        }
+        #expect(failed == 2)
+    }
+}
