@@ -178,7 +178,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WeirMountTests",
-            dependencies: ["WeirMount", "Weir", "WeirFormats", "WeirSystem"]
+            dependencies: ["WeirMount", "Weir", "WeirFormats", "WeirSystem", "WeirTar"]
         ),
         .testTarget(
             name: "WeirProgramsTests",

@@ -3,6 +3,7 @@ import Testing
 @testable import WeirFormats
 @testable import WeirMount
 @testable import WeirSystem
+@testable import WeirTar
 
 /// The mount's tree from a member index: names as `tar x` leaves them.
 @Suite("Mount tree")
