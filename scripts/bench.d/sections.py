@@ -37,10 +37,12 @@ SECTIONS = [
     ("adapt", 13),
     ("cluster", 15),
     ("patch", 16),
+    ("mount", 19),
 ]
 NAMES = [name for name, _ in SECTIONS]
-# The default run: every section but cluster, which starts Spark and Dask clusters (asked for by name).
-DEFAULT = [name for name in NAMES if name != "cluster"]
+# The default run: every section but cluster, which starts Spark and Dask clusters, and mount, which mounts on FUSE
+# as root and pip-installs ratarmount (both asked for by name).
+DEFAULT = [name for name in NAMES if name not in ("cluster", "mount")]
 
 
 def module(name):
