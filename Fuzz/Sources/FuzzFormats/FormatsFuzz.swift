@@ -67,7 +67,7 @@ public func fuzzFormats(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         require(isal.bytes == zlibWhole.bytes, "ISA-L and zlib decode to different bytes")
     }
     if let frame = Lz4FrameScan.frame(stream) { require(frame.size <= stream.count, "an lz4 frame beyond the input") }
-    if let streams = XzStreamScan.streams(stream) {
+    if let streams = WholeMemberCodec.xzStreams(stream) {
         var end = 0
         for found in streams {
             require(found.start == end && found.size > 0, "xz streams that do not tile the input")
