@@ -19,7 +19,7 @@ let releaseLinking: [LinkerSetting] = [
 ]
 
 // The WEIR_TEST_* hooks (a frame damaged, a step or a frame's decode held,
-// FUSE sizes trusted) exist only where WEIR_TEST_HOOKS is defined: debug
+// FUSE sizes trusted, checkpoints sooner) exist only where WEIR_TEST_HOOKS is defined: debug
 // builds, and the release build scripts/test makes for its command-line
 // tests and power cuts with -Xswiftc -DWEIR_TEST_HOOKS. The release binary
 // and library users get hold none. One definition, for every target that
@@ -107,7 +107,7 @@ let package = Package(
         // files and names, a stopped run's kept output.
         .target(
             name: "WeirFiles", dependencies: ["WeirSystem", "WeirFormats", "CXXHash", "CSupport"],
-            swiftSettings: checkedImports
+            swiftSettings: testHooks + checkedImports
         ),
         // The engine users import: the pipelines, runs, jobs, random access,
         // planning, and the API; it re-exports the public types below it.

@@ -105,6 +105,8 @@ extension RunSettings {
         #if WEIR_TEST_HOOKS
         // The tests' way to show that --verify catches a flipped bit (test builds only).
         options.damagedFrameForTesting = getenv("WEIR_TEST_DAMAGE_FRAME").flatMap { Int(String(cString: $0)) }
+        // The tests' way to make a compression slow enough to stop after a checkpoint (test builds only).
+        options.frameDelayForTesting = getenv("WEIR_TEST_FRAME_DELAY").flatMap { Double(String(cString: $0)) }
         // The tests' way to slow a run, step by step, to watch its progress line.
         options.stepDelayForTesting = getenv("WEIR_TEST_STEP_DELAY").flatMap { Double(String(cString: $0)) }
         // The tests' way to stop a run after a step, to read its line at a known point.

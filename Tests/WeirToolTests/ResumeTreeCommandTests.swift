@@ -6,11 +6,12 @@ import Testing
 /// outputs of the first run are not compressed again.
 @Suite("weir -r resume")
 struct ResumeTreeCommandTests {
-    /// Slow enough (level 19, 1 MiB frames) for `big` to be stopped after
-    /// its first checkpoint; the small files go first (`one` is given first).
-    static let command = "$WEIR -r -19 -B1M -T2 t/one t/two"
+    /// Slow enough (1 MiB frames, the hooks of ResumeCommandTests.slow) for
+    /// `big` to be stopped after its first checkpoint; the small files go
+    /// first (`one` is given first).
+    static let command = "\(ResumeCommandTests.slow) $WEIR -r -3 -B1M -T2 t/one t/two"
 
-    /// `t/one/{a,b}`, `t/one/sub/c` (small) and `t/two/big` (24 MB), and `t/two/d`.
+    /// `t/one/{a,b}`, `t/one/sub/c` (small) and `t/two/big` (16 MB), and `t/two/d`.
     static func tree() throws -> Scratch {
         let scratch = Scratch()
         try FileManager.default.createDirectory(atPath: scratch.path("t/one/sub"), withIntermediateDirectories: true)
@@ -18,7 +19,7 @@ struct ResumeTreeCommandTests {
         for (index, name) in ["t/one/a", "t/one/b", "t/one/sub/c", "t/two/d"].enumerated() {
             _ = scratch.text(name, size: 200_000 + index * 1000, seed: UInt64(index + 1))
         }
-        _ = scratch.text("t/two/big", size: 24_000_000, seed: 9)
+        _ = scratch.text("t/two/big", size: 16_000_000, seed: 9)
         return scratch
     }
 

@@ -140,6 +140,10 @@ public struct CompressionOptions: Sendable, Equatable {
     /// compressed, before it is checked (ignored without ``verify``, which
     /// then always catches it).
     package var damagedFrameForTesting: Int?
+    /// For tests of resuming only: the reading thread waits this long
+    /// (seconds) after each chunk it reads, so that a run lasts long enough
+    /// to be stopped after a checkpoint without compressing at -19.
+    package var frameDelayForTesting: Double?
     /// For tests of the progress line only: seconds a worker waits after
     /// each step of input it compressed (``CompressionContext/consumed``),
     /// so a test can read the line at several moments of a slow run.
@@ -152,6 +156,7 @@ public struct CompressionOptions: Sendable, Equatable {
     // constants, so that nothing is damaged or held and the code that reads
     // them compiles away.
     package var damagedFrameForTesting: Int? { nil }
+    package var frameDelayForTesting: Double? { nil }
     package var stepDelayForTesting: Double? { nil }
     package var stepHoldForTesting: String? { nil }
     #endif

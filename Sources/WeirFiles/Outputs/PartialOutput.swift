@@ -73,7 +73,16 @@ package final class PartialOutput: Sendable {
     package static let minimumFrames = 8
 
     /// Checkpoints come at least this often (seconds)...
-    static let interval = 2.0
+    static let interval: Double = {
+        #if WEIR_TEST_HOOKS
+        // The tests' way to checkpoint sooner, so that a short run can be
+        // stopped after one (test builds only).
+        if let value = getenv("WEIR_TEST_CHECKPOINT_INTERVAL").flatMap({ Double(String(cString: $0)) }), value >= 0 {
+            return value
+        }
+        #endif
+        return 2.0
+    }()
     /// ...or after this many bytes of output.
     static let checkpointBytes = 1 << 30
 
