@@ -298,13 +298,8 @@ public final class SeekableReader: Sendable {
                                         index: frame.index, offset: frame.offset)
         }
         let size = contentStarts[index + 1] - contentStarts[index]
-        try source.withUnsafeBytes { bytes in
-            Result { () throws(WeirError) in
-                let hasChecksum = try checkHeader(of: frame, listed: size, head: bytes)
-                if hasChecksum, bytes.count >= 4 {
-                    try checkChecksum(of: frame, stored: UnsafeRawBufferPointer(rebasing: bytes[(bytes.count - 4)...]))
-                }
-            }
+        let header = try source.withUnsafeBytes { bytes in
+            Result { () throws(WeirError) in try checkHeader(of: frame, listed: size, head: bytes) }
         }.get()
         let context = try DecompressionContext(windowLogMax: 31, verifyChecksum: options.verifyChecksum,
                                                dictionary: dictionary, prefix: options.patchReference, path: path)
@@ -318,9 +313,17 @@ public final class SeekableReader: Sendable {
                 }
             }.get()
         } catch {
-            throw failure(of: frame, listed: size, error)
+            throw failure(of: frame, listed: size, error, declared: header?.contentSize != nil)
         }
         guard written == size else { throw tableMismatch(frame, listed: size, decoded: written) }
+        // Decoded first: a damaged stored checksum is the frame's fault, found by libzstd.
+        if header?.hasChecksum == true, source.count >= 4 {
+            try source.withUnsafeBytes { all in
+                Result { () throws(WeirError) in
+                    try checkChecksum(of: frame, stored: UnsafeRawBufferPointer(rebasing: all[(all.count - 4)...]))
+                }
+            }.get()
+        }
         return bytes
     }
 
@@ -346,15 +349,25 @@ public final class SeekableReader: Sendable {
         var produced = 0
         // The frame's header is checked against its entry before anything
         // of it is decoded; its last 4 bytes are kept for its checksum.
-        var read = 0, hasChecksum = false
+        var read = 0
+        var header: FrameHeader?
         var last: [UInt8] = []
+        // A header that contradicts the entry is the error as it is (not measured).
+        var headerError: WeirError?
         do throws(WeirError) {
             try decoder.decodeFrame(in: file, at: frame.offset,
                                     compressedSize: frame.compressedSize, buffer: input, into: &scratch,
                                     onRead: { piece throws(WeirError) in
-                if read == 0 { hasChecksum = try checkHeader(of: frame, listed: size, head: piece) }
+                if read == 0 {
+                    do throws(WeirError) {
+                        header = try checkHeader(of: frame, listed: size, head: piece)
+                    } catch {
+                        headerError = error
+                        throw error
+                    }
+                }
                 read += piece.count
-                if hasChecksum, toEnd {
+                if header?.hasChecksum == true, toEnd {
                     last = Array((last + piece.suffix(4)).suffix(4))
                 }
             }) { piece throws(WeirError) in
@@ -367,12 +380,12 @@ public final class SeekableReader: Sendable {
                 return toEnd || produced < inner.upperBound
             }
         } catch {
-            throw failure(of: frame, listed: size, error)
+            throw headerError ?? failure(of: frame, listed: size, error, declared: header?.contentSize != nil)
         }
         guard produced >= inner.upperBound, !toEnd || produced == size else {
             throw tableMismatch(frame, listed: size, decoded: produced)
         }
-        if hasChecksum, toEnd, last.count == 4 {
+        if header?.hasChecksum == true, toEnd, last.count == 4 {
             try last.withUnsafeBytes { stored in
                 Result { () throws(WeirError) in try checkChecksum(of: frame, stored: stored) }
             }.get()
@@ -382,12 +395,14 @@ public final class SeekableReader: Sendable {
     // MARK: Checks against the index
 
     /// The error for `frame`, listed as `listed` bytes, that failed to decode
-    /// with `error`: when its size is the table's alone, the frame is
+    /// with `error`: when its size is the table's alone (its header, read
+    /// now when it was taken unread, `declared` none), the frame is
     /// measured first, and a size other than the table's is the error (its
     /// content did not fit, or fell short); else `error`, naming the frame.
-    private func failure(of frame: FrameListing.Frame, listed: Int, _ error: WeirError) -> WeirError {
+    private func failure(of frame: FrameListing.Frame, listed: Int, _ error: WeirError,
+                         declared: Bool) -> WeirError {
         let located = DecodeSession.located(error, index: frame.index, offset: frame.offset)
-        guard frame.sizeFromTableOnly else { return located }
+        guard frame.sizeFromTableOnly, !declared else { return located }
         do throws(WeirError) {
             let measured = try FrameMeasure.contentSizes(of: [frame], in: file, options: options,
                                                          dictionary: dictionary)
@@ -407,11 +422,12 @@ public final class SeekableReader: Sendable {
     /// none. This is what opening the file no longer reads, checked for the
     /// frames a read decodes, before any of their content goes out.
     ///
-    /// - Returns: whether the frame ends with a checksum, as its header says.
+    /// - Returns: the header, for a frame taken unread; nil for one whose
+    ///   header was checked when the file was opened.
     /// - Throws: `WeirError` `.corrupt` (a corrupt seek table), naming the frame and its offset.
     private func checkHeader(of frame: FrameListing.Frame, listed: Int,
-                             head: UnsafeRawBufferPointer) throws(WeirError) -> Bool {
-        guard frame.headerUnread else { return false }
+                             head: UnsafeRawBufferPointer) throws(WeirError) -> FrameHeader? {
+        guard frame.headerUnread else { return nil }
         guard let header = FrameHeader(startOf: head) else {
             throw WeirError.corruptSeekTable(
                 path: path, operation: .decompress,
@@ -424,7 +440,7 @@ public final class SeekableReader: Sendable {
                 "frame \(frame.index) at offset \(frame.offset) declares \(declared) bytes of content, "
                     + "but its seek table entry lists \(listed)")
         }
-        return header.hasChecksum
+        return header
     }
 
     /// Checks the checksum `frame` ends with (`stored`, its last 4 bytes)
