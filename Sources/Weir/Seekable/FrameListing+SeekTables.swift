@@ -39,11 +39,16 @@ extension FrameListing {
     ///   frame can have (``SeekTable/impossibility(of:number:)``), where its
     ///   offset holds a zstd frame: one of 150 KB listed with no content
     ///   would shift every content offset after it.
+    ///
+    /// With `trusting`, the entries are taken as the table gives them
+    /// (``trustedTable(_:in:firstIndex:)``): no frame header is read.
     static func fromTables(_ tables: [SeekTable], after prefix: [Frame], in file: Descriptor,
-                           fileSize: Int) throws(WeirError) -> FrameListing? {
+                           fileSize: Int, trusting: Bool = false) throws(WeirError) -> FrameListing? {
         var frames = prefix
         for table in tables {
-            guard let described = try fromTable(table, in: file, firstIndex: frames.count) else { return nil }
+            let found = trusting ? try trustedTable(table, in: file, firstIndex: frames.count)
+                : try fromTable(table, in: file, firstIndex: frames.count)
+            guard let described = found else { return nil }
             frames += described
             frames.append(Frame(index: frames.count, offset: table.tableOffset, compressedSize: table.encodedSize,
                                 decompressedSize: 0, isSkippable: true, checksum: nil, hasChecksum: false))
@@ -104,6 +109,63 @@ extension FrameListing {
                                 hasChecksum: parsed.hasChecksum, windowSize: parsed.windowSize,
                                 dictionaryID: parsed.dictionaryID, sizeFromTableOnly: parsed.contentSize == nil))
             previousHasChecksum = parsed.hasChecksum
+        }
+        return frames
+    }
+
+    /// The frames one seek table describes, numbered from `firstIndex`, as
+    /// the table gives them: what the seekable format's readers do (zstd's
+    /// contrib reader, indexed_zstd, pyzstd), so that opening a file reads
+    /// its footer and table, not a header per frame. Each frame is checked
+    /// against its entry when it is decoded (``SeekableReader``: its header,
+    /// its size, its checksum); here only what the entries alone refute.
+    ///
+    /// An entry of content is a zstd frame, and must have sizes one can
+    /// have (``SeekTable/impossibility(of:number:)``). An entry of no content
+    /// is a skippable frame (an earlier part's table, a member index) or an
+    /// empty zstd frame; when its compressed size is more than any empty zstd
+    /// frame takes, its first 8 bytes are read (one `pread`, rare: weir
+    /// writes one per member index): a zstd frame there is refused, as
+    /// ``fromTable(_:in:firstIndex:)`` refuses it; a skippable frame of
+    /// another size, or no frame, returns nil (the file is scanned).
+    ///
+    /// - Throws: ``WeirError`` `.corrupt` for an impossible entry.
+    private static func trustedTable(_ table: SeekTable, in file: Descriptor,
+                                     firstIndex: Int) throws(WeirError) -> [Frame]? {
+        var frames: [Frame] = []
+        frames.reserveCapacity(table.entries.count)
+        var start = table.dataStart
+        for (index, entry) in table.entries.enumerated() {
+            defer { start += Int(entry.compressedSize) }
+            let compressedSize = Int(entry.compressedSize), content = Int(entry.decompressedSize)
+            if content == 0 {
+                if compressedSize > SeekTable.mostCompressed(content: 0) {
+                    guard let header = try? file.read(count: 8, at: start, operation: .list),
+                          header.count == 8 else { return nil }
+                    switch FrameHeader.kind(ofMagic: littleEndian32(header)) {
+                    case .skippable:
+                        guard 8 + Int(littleEndian32(Array(header[4...]))) == compressedSize else { return nil }
+                    case .zstd:
+                        let why = SeekTable.impossibility(of: entry, number: index) ?? ""
+                        throw WeirError.corruptSeekTable(
+                            path: file.path, "\(why): frame \(firstIndex + index) at offset \(start) is a zstd frame")
+                    case nil:
+                        return nil
+                    }
+                }
+                // No content either way: no read ever decodes it.
+                frames.append(Frame(index: firstIndex + index, offset: start, compressedSize: compressedSize,
+                                    decompressedSize: 0, isSkippable: true, checksum: nil, hasChecksum: false))
+                continue
+            }
+            if let why = SeekTable.impossibility(of: entry, number: index) {
+                throw WeirError.corruptSeekTable(
+                    path: file.path, "\(why): frame \(firstIndex + index) at offset \(start) would be a zstd frame")
+            }
+            frames.append(Frame(index: firstIndex + index, offset: start, compressedSize: compressedSize,
+                                decompressedSize: content, isSkippable: false,
+                                checksum: table.hasChecksums ? entry.checksum : nil,
+                                hasChecksum: table.hasChecksums, sizeFromTableOnly: true, headerUnread: true))
         }
         return frames
     }

@@ -11,8 +11,9 @@ import WeirSystem
 ///
 /// When the file ends with a seek table that describes it from offset 0, the
 /// listing comes from the table, checked against each frame's header and
-/// stored checksum (one small `pread` per frame, the body is not read);
-/// otherwise the file is read once through a ``FrameScanner``, which walks
+/// stored checksum (one small `pread` per frame, the body is not read), or,
+/// for a reader that checks each frame it decodes (``SeekableReader``),
+/// taken as the table gives it (no read per frame); otherwise the file is read once through a ``FrameScanner``, which walks
 /// frame and block headers. A table that does not match the frames is not
 /// used: the file is scanned, and ``warnings`` says how the table differs.
 package struct FrameListing: Sendable {
@@ -43,6 +44,12 @@ package struct FrameListing: Sendable {
         /// taken, and checked whenever the frame is decoded (`weir -t`
         /// checks every one; `weir --index` before it vouches for them).
         package var sizeFromTableOnly = false
+        /// Whether it was taken from a seek table without reading its
+        /// header (``read(_:table:trustingTable:)``): its header, its size
+        /// and its checksum are checked against the entry when it is decoded.
+        /// Its ``hasChecksum``, ``windowSize`` and ``dictionaryID`` are then
+        /// the table's guess (checksums when the table has them), not the header's.
+        package var headerUnread = false
     }
 
     /// The file, as given.
@@ -124,8 +131,14 @@ package struct FrameListing: Sendable {
     /// table at its end when the caller has read it already (it is not
     /// read again), nil to read it here.
     ///
+    /// With `trustingTable`, the frames of a file whose tables describe it
+    /// are taken from the tables alone (``Frame/headerUnread``), refused
+    /// only for what the entries themselves rule out; without, each entry is
+    /// checked against its frame's header and stored checksum first (`-l`).
+    ///
     /// - Throws: as ``read(path:)``.
-    package static func read(_ file: Descriptor, table known: SeekTable? = nil) throws(WeirError) -> FrameListing {
+    package static func read(_ file: Descriptor, table known: SeekTable? = nil,
+                             trustingTable: Bool = false) throws(WeirError) -> FrameListing {
         let path = file.path
         // A file of a file system whose sizes are not its files' (procfs)
         // cannot be listed by its size; an empty file lists as empty.
@@ -151,7 +164,8 @@ package struct FrameListing: Sendable {
             var none = SeekTableCheck(table: nil, readError: nil, fileSize: start)
             let prefix = start == 0 ? []
                 : (try? scanned(file, fileSize: start, check: &none, end: start))?.frames
-            if let prefix, var listing = try fromTables(chain, after: prefix, in: file, fileSize: size) {
+            if let prefix, var listing = try fromTables(chain, after: prefix, in: file, fileSize: size,
+                                                        trusting: trustingTable) {
                 listing.scannedPrefix = start
                 return listing
             }

@@ -8,21 +8,25 @@ import WeirSystem
 /// reading and decoding only the frames that hold it.
 ///
 /// The frames are indexed once, when the reader is made: from the file's
-/// seek table when it has one that matches the frames (weir's outputs, and
-/// concatenations of them through each part's table: a few small reads),
-/// otherwise by walking frame and block headers, which reads the compressed
-/// bytes but decodes nothing (pzstd's files, zstd's with content sizes).
-/// A size declared in a frame header beats the table: a table that disagrees
-/// with a header is refused (the frames are scanned instead, with a warning).
-/// Frames that declare no size take the table's, as the seekable format means
-/// (zstd's contrib reader, indexed_zstd, pyzstd do the same), and every frame
-/// decoded is checked against it: one that decodes to more or fewer bytes
-/// fails the read, naming the frame and its offset. A frame whose end falls
-/// inside a range is decoded to its end, so that no range joins bytes across
-/// a boundary the table put in the wrong place. Without a table, frames that
-/// declare no size are decoded once, side by side on the options' threads,
-/// to measure them. A table that lies about a frame no read decodes is not
-/// seen: `weir -t` decodes every frame and finds it.
+/// seek table when it has one (weir's outputs, and concatenations of them
+/// through each part's table), reading the footer and the table and no
+/// frame (issue 71), otherwise by walking frame and block headers, which
+/// reads the compressed bytes but decodes nothing (pzstd's files, zstd's
+/// with content sizes). The table is taken as the seekable format means
+/// (zstd's contrib reader, indexed_zstd, pyzstd do the same) once what its
+/// entries alone refute is ruled out (``FrameListing/read(_:table:trustingTable:)``),
+/// and every frame decoded is checked against its entry before any of its
+/// bytes go out: a zstd frame header where the entry starts, declaring the
+/// entry's content size or none, the checksum it stores the entry's (unless
+/// checksums are not verified), and exactly the entry's content decoded.
+/// One that fails fails the read, naming the frame and its offset. A frame
+/// whose end falls inside a range is decoded to its end, so that no range
+/// joins bytes across a boundary the table put in the wrong place. Without
+/// a table, frames that declare no size are decoded once, side by side on
+/// the options' threads, to measure them. A table that lies about the
+/// content size of a frame no read decodes is not seen (the content after
+/// it is shifted): `weir -t` decodes every frame and finds it, `weir -l`
+/// reads every header, and a tar member's header blocks must be the member's.
 ///
 /// Reading decodes each frame that the range touches, and no byte of a
 /// frame goes out before the frame's check passed (issue 59). The first
@@ -121,9 +125,9 @@ public final class SeekableReader: Sendable {
     private init(file: Descriptor, table: SeekTable?, ownsFile: Bool, options: DecompressionOptions,
                  wholeFrameLimit: Int) throws(WeirError) {
         self.wholeFrameLimit = wholeFrameLimit
-        // Sizes from a table that matched every header are taken as the
-        // table gives them; each frame is checked against its size when decoded.
-        let listing = try FrameListing.read(file, table: table)
+        // The table's entries are taken as it gives them (no frame header
+        // is read to open); each frame is checked against its entry when decoded.
+        let listing = try FrameListing.read(file, table: table, trustingTable: true)
         self.file = file
         self.ownsFile = ownsFile
         self.path = file.path
@@ -293,9 +297,12 @@ public final class SeekableReader: Sendable {
             throw DecodeSession.located(FrameDecoder.truncation(path: path, at: frame.offset + source.count),
                                         index: frame.index, offset: frame.offset)
         }
+        let size = contentStarts[index + 1] - contentStarts[index]
+        let header = try source.withUnsafeBytes { bytes in
+            Result { () throws(WeirError) in try checkHeader(of: frame, listed: size, head: bytes) }
+        }.get()
         let context = try DecompressionContext(windowLogMax: 31, verifyChecksum: options.verifyChecksum,
                                                dictionary: dictionary, prefix: options.patchReference, path: path)
-        let size = contentStarts[index + 1] - contentStarts[index]
         // Exactly the listed size: a frame with more content fails to fit.
         var bytes = [UInt8](repeating: 0, count: size)
         let written: Int
@@ -306,9 +313,17 @@ public final class SeekableReader: Sendable {
                 }
             }.get()
         } catch {
-            throw failure(of: frame, listed: size, error)
+            throw failure(of: frame, listed: size, error, declared: header?.contentSize != nil)
         }
         guard written == size else { throw tableMismatch(frame, listed: size, decoded: written) }
+        // Decoded first: a damaged stored checksum is the frame's fault, found by libzstd.
+        if header?.hasChecksum == true, source.count >= 4 {
+            try source.withUnsafeBytes { all in
+                Result { () throws(WeirError) in
+                    try checkChecksum(of: frame, stored: UnsafeRawBufferPointer(rebasing: all[(all.count - 4)...]))
+                }
+            }.get()
+        }
         return bytes
     }
 
@@ -332,10 +347,30 @@ public final class SeekableReader: Sendable {
         }
         var scratch = ScratchOutput(space: output)
         var produced = 0
+        // The frame's header is checked against its entry before anything
+        // of it is decoded; its last 4 bytes are kept for its checksum.
+        var read = 0
+        var header: FrameHeader?
+        var last: [UInt8] = []
+        // A header that contradicts the entry is the error as it is (not measured).
+        var headerError: WeirError?
         do throws(WeirError) {
             try decoder.decodeFrame(in: file, at: frame.offset,
                                     compressedSize: frame.compressedSize, buffer: input, into: &scratch,
-                                    onRead: { _ throws(WeirError) in }) { piece throws(WeirError) in
+                                    onRead: { piece throws(WeirError) in
+                if read == 0 {
+                    do throws(WeirError) {
+                        header = try checkHeader(of: frame, listed: size, head: piece)
+                    } catch {
+                        headerError = error
+                        throw error
+                    }
+                }
+                read += piece.count
+                if header?.hasChecksum == true, toEnd {
+                    last = Array((last + piece.suffix(4)).suffix(4))
+                }
+            }) { piece throws(WeirError) in
                 // The piece may end before the range starts: then nothing of it is wanted.
                 let from = max(produced, inner.lowerBound), to = min(produced + piece.count, inner.upperBound)
                 if from < to {
@@ -345,22 +380,29 @@ public final class SeekableReader: Sendable {
                 return toEnd || produced < inner.upperBound
             }
         } catch {
-            throw failure(of: frame, listed: size, error)
+            throw headerError ?? failure(of: frame, listed: size, error, declared: header?.contentSize != nil)
         }
         guard produced >= inner.upperBound, !toEnd || produced == size else {
             throw tableMismatch(frame, listed: size, decoded: produced)
+        }
+        if header?.hasChecksum == true, toEnd, last.count == 4 {
+            try last.withUnsafeBytes { stored in
+                Result { () throws(WeirError) in try checkChecksum(of: frame, stored: stored) }
+            }.get()
         }
     }
 
     // MARK: Checks against the index
 
     /// The error for `frame`, listed as `listed` bytes, that failed to decode
-    /// with `error`: when its size is the table's alone, the frame is
+    /// with `error`: when its size is the table's alone (its header, read
+    /// now when it was taken unread, `declared` none), the frame is
     /// measured first, and a size other than the table's is the error (its
     /// content did not fit, or fell short); else `error`, naming the frame.
-    private func failure(of frame: FrameListing.Frame, listed: Int, _ error: WeirError) -> WeirError {
+    private func failure(of frame: FrameListing.Frame, listed: Int, _ error: WeirError,
+                         declared: Bool) -> WeirError {
         let located = DecodeSession.located(error, index: frame.index, offset: frame.offset)
-        guard frame.sizeFromTableOnly else { return located }
+        guard frame.sizeFromTableOnly, !declared else { return located }
         do throws(WeirError) {
             let measured = try FrameMeasure.contentSizes(of: [frame], in: file, options: options,
                                                          dictionary: dictionary)
@@ -371,6 +413,49 @@ public final class SeekableReader: Sendable {
         } catch {
             return error
         }
+    }
+
+    /// Checks the first bytes of `frame` (its header, and more) against its
+    /// seek table entry, which lists `listed` bytes of content, when the
+    /// frame was taken from the table unread (``FrameListing/Frame/headerUnread``):
+    /// a zstd frame must start there, declaring the entry's content size or
+    /// none. This is what opening the file no longer reads, checked for the
+    /// frames a read decodes, before any of their content goes out.
+    ///
+    /// - Returns: the header, for a frame taken unread; nil for one whose
+    ///   header was checked when the file was opened.
+    /// - Throws: `WeirError` `.corrupt` (a corrupt seek table), naming the frame and its offset.
+    private func checkHeader(of frame: FrameListing.Frame, listed: Int,
+                             head: UnsafeRawBufferPointer) throws(WeirError) -> FrameHeader? {
+        guard frame.headerUnread else { return nil }
+        guard let header = FrameHeader(startOf: head) else {
+            throw WeirError.corruptSeekTable(
+                path: path, operation: .decompress,
+                "frame \(frame.index) at offset \(frame.offset) does not start with a zstd frame header, "
+                    + "but its seek table entry lists \(listed) bytes of content")
+        }
+        if let declared = header.contentSize, declared != UInt64(listed) {
+            throw WeirError.corruptSeekTable(
+                path: path, operation: .decompress,
+                "frame \(frame.index) at offset \(frame.offset) declares \(declared) bytes of content, "
+                    + "but its seek table entry lists \(listed)")
+        }
+        return header
+    }
+
+    /// Checks the checksum `frame` ends with (`stored`, its last 4 bytes)
+    /// against its seek table entry's, when the frame was taken from the
+    /// table unread and checksums are verified (`--no-check` checks neither).
+    ///
+    /// - Throws: `WeirError` `.corrupt` (a corrupt seek table), naming the frame and its offset.
+    private func checkChecksum(of frame: FrameListing.Frame, stored: UnsafeRawBufferPointer) throws(WeirError) {
+        guard frame.headerUnread, options.verifyChecksum, let listed = frame.checksum, stored.count == 4 else { return }
+        let value = stored.loadUnaligned(as: UInt32.self).littleEndian
+        guard value != listed else { return }
+        throw WeirError.corruptSeekTable(
+            path: path, operation: .decompress,
+            "frame \(frame.index) at offset \(frame.offset) ends with the checksum \(FrameScanner.hex(value)), "
+                + "but its seek table entry lists \(FrameScanner.hex(listed))")
     }
 
     /// `frame` decoded to `decoded` bytes where its index (its seek table

@@ -238,7 +238,7 @@ package struct FrameScanner: Sendable {
     }
 
     /// `0x` and the value in hexadecimal, zero-padded to its type's width.
-    static func hex<T: FixedWidthInteger>(_ value: T) -> String {
+    package static func hex<T: FixedWidthInteger>(_ value: T) -> String {
         let digits = String(value, radix: 16, uppercase: true)
         return "0x" + String(repeating: "0", count: max(0, T.bitWidth / 4 - digits.count)) + digits
     }
