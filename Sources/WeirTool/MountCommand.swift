@@ -1,4 +1,5 @@
 import ArgumentParser
+import CAllocator
 import Glibc
 import Weir
 import WeirFiles
@@ -48,7 +49,7 @@ struct MountCommand: ParsableCommand {
     var options: [String] = []
 
     @Option(name: [.customShort("M"), .customLong("memory")],
-            help: ArgumentHelp("Memory for decoded frames (default 32MiB).", valueName: "SIZE"))
+            help: ArgumentHelp("Memory for decoded frames (default 24MiB).", valueName: "SIZE"))
     var memory: ByteCount?
 
     @Option(name: [.customShort("T"), .customLong("threads")],
@@ -154,6 +155,11 @@ struct MountCommand: ParsableCommand {
         FuseMount.setStopSignals(blocked: true)
         do throws(WeirError) {
             let mounted = try MountedArchive(path: path, name: archive, options: settings, log: log)
+            // The index and the tree's building are done with: their memory goes back, for the frames.
+            // From here freed memory goes back once unused for a second: the frames come and go in
+            // sizes that jemalloc's kept runs would not all serve again, and a mount lives long.
+            weir_allocator_purge()
+            weir_allocator_keep_freed(1000)
             if !quiet { for note in mounted.notes { StandardError.write("weir: \(archive): \(note)\n") } }
             try FuseMount.run(mounted, on: mountPoint, options: options, threads: threads) {
                 if verbose {
