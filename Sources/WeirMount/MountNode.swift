@@ -16,7 +16,7 @@ package struct MountNode: Sendable {
 
     package var kind: Kind
     /// The member's tar type as the index lists it, for the check of its
-    /// header blocks at its first open.
+    /// header blocks at its first read (or open).
     package var type: UInt8
     /// A GNU sparse member (type `S`): its holes are not stored, and the
     /// mount does not read them (EIO).

@@ -27,6 +27,7 @@ package final class MountedArchive: Sendable {
     /// Whether the archive is a tar (not a single file).
     package let isTar: Bool
     /// Whether the archive is still the file mounted: checked at each open
+    /// (or each file's first read, when the kernel opens without asking)
     /// and after each frame decoded.
     private let watch: ArchiveWatch
     /// The archive whose descriptor the reader reads through, when it is
