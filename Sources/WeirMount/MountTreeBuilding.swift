@@ -25,7 +25,9 @@ struct MountTreeBuilding {
     private var byteCapacity = 1 << 16
     /// Entries by the hash of (folder, name): the hash's high half, then
     /// the entry's number plus one (0: an empty slot), so that a probe
-    /// reads an entry only when the hashes agree. Never more than half full.
+    /// reads an entry only when the hashes agree. Never more than three
+    /// quarters full: small enough to stay in the caches, the tags keeping
+    /// a probe past another name to a compare of slots.
     private var slots: [UInt64]
     /// The parts of the name being added, and of a hard link's target:
     /// ranges of `bytes`, kept to spare an allocation per member.
@@ -50,7 +52,7 @@ struct MountTreeBuilding {
         nodes.reserveCapacity(members + 1)
         entries.reserveCapacity(members)
         var capacity = 1024
-        while capacity < members * 3 { capacity *= 2 }
+        while capacity * 2 < members * 3 { capacity *= 2 }
         slots = [UInt64](repeating: 0, count: capacity)
         bytes = .allocate(capacity: byteCapacity)
     }
@@ -268,7 +270,7 @@ struct MountTreeBuilding {
         let hash = Self.hash(bytes, entry.nameStart ..< entry.nameStart + Int(entry.nameLength), Int(entry.folder))
         entries.append(entry)
         slots[slot] = UInt64(truncatingIfNeeded: hash) & 0xffff_ffff_0000_0000 | UInt64(entries.count)
-        guard entries.count * 2 > slots.count else { return }
+        guard entries.count * 4 > slots.count * 3 else { return }
         slots = [UInt64](repeating: 0, count: slots.count * 2)
         let mask = slots.count - 1
         for (number, entry) in entries.enumerated() {
