@@ -155,11 +155,6 @@ struct MountCommand: ParsableCommand {
         FuseMount.setStopSignals(blocked: true)
         do throws(WeirError) {
             let mounted = try MountedArchive(path: path, name: archive, options: settings, log: log)
-            // The index and the tree's building are done with: their memory goes back, for the frames.
-            // From here freed memory goes back once unused for a second: the frames come and go in
-            // sizes that jemalloc's kept runs would not all serve again, and a mount lives long.
-            weir_allocator_purge()
-            weir_allocator_keep_freed(1000)
             if !quiet { for note in mounted.notes { StandardError.write("weir: \(archive): \(note)\n") } }
             try FuseMount.run(mounted, on: mountPoint, options: options, threads: threads) {
                 if verbose {
@@ -167,6 +162,12 @@ struct MountCommand: ParsableCommand {
                         + "\(mounted.tree.nodes.count - 1) entries\n")
                 }
                 ready()
+                // The index and the tree's building are done with: their memory goes back, for the
+                // frames, once the mount is ready (before the first request is served). From here
+                // freed memory goes back once unused for a second: the frames come and go in sizes
+                // that jemalloc's kept runs would not all serve again, and a mount lives long.
+                weir_allocator_purge()
+                weir_allocator_keep_freed(1000)
             }
             return 0
         } catch {
