@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/types.h>
 
 // Weak: debug builds do not link jemalloc (see Package.swift), and there
 // mallctl is NULL.
@@ -52,4 +53,19 @@ const char *weir_allocator_version(void) {
     size = sizeof(version);
     if (mallctl("version", (void *)&version, &size, NULL, 0) != 0) return NULL;
     return version;
+}
+
+void weir_allocator_purge(void) {
+    if (mallctl == NULL) return;
+    // MALLCTL_ARENAS_ALL: every arena (there is one).
+    (void)mallctl("arena.4096.purge", NULL, NULL, NULL, 0);
+}
+
+void weir_allocator_keep_freed(long milliseconds) {
+    if (mallctl == NULL) return;
+    // The one arena (narenas:1): freed pages go back to the kernel after
+    // `milliseconds` unused, rather than never.
+    ssize_t decay = milliseconds;
+    (void)mallctl("arena.0.dirty_decay_ms", NULL, NULL, &decay, sizeof(decay));
+    (void)mallctl("arena.0.muzzy_decay_ms", NULL, NULL, &decay, sizeof(decay));
 }

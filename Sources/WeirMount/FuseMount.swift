@@ -20,7 +20,15 @@ package enum FuseMount {
     package static func run(_ archive: MountedArchive, on mountPoint: String, options: [String], threads: Int,
                             ready: () -> Void) throws(WeirError) {
         var operations = fuse_operations()
-        operations.`init` = { _, config in
+        operations.`init` = { connection, config in
+            // Files open without a request each (and without a release): the first read checks instead.
+            if let connection, connection.pointee.capable & UInt32(FUSE_CAP_NO_OPEN_SUPPORT) != 0 {
+                FuseMount.current()?.opensUnasked.withLock { $0 = true }
+            }
+            // No READDIRPLUS: libfuse keeps a node for every name a listing hands the kernel with its
+            // attributes, so that a `find` over the archive would cost one per member; the kernel looks
+            // up the names it needs instead (a lookup each), and no open (above).
+            connection?.pointee.want &= ~UInt32(FUSE_CAP_READDIRPLUS)
             if let config {
                 config.pointee.use_ino = 1
                 config.pointee.kernel_cache = 1
@@ -41,37 +49,45 @@ package enum FuseMount {
             guard let archive = FuseMount.current(), let buffer, let node = FuseMount.lookup(archive, path) else {
                 return -ENOENT
             }
-            let entry = archive.tree.nodes[node]
-            guard entry.kind == .symbolicLink else { return -EINVAL }
+            guard archive.tree.nodes[node].kind == .symbolicLink else { return -EINVAL }
             guard size > 0 else { return 0 }
-            let count = min(entry.link.count, size - 1)
-            entry.link.withUnsafeBytes { link in
+            let link = archive.tree.link(of: node)
+            let count = min(link.count, size - 1)
+            link.withUnsafeBytes { link in
                 UnsafeMutableRawBufferPointer(start: buffer, count: count).copyMemory(
                     from: UnsafeRawBufferPointer(rebasing: link[0 ..< count]))
             }
             buffer[count] = 0
             return 0
         }
-        operations.readdir = { path, buffer, fill, _, _, _ in
+        operations.readdir = { path, buffer, fill, offset, _, _ in
             guard let archive = FuseMount.current(), let fill, let node = FuseMount.lookup(archive, path) else {
                 return -ENOENT
             }
-            let folder = archive.tree.nodes[node]
-            guard folder.kind == .folder else { return -ENOTDIR }
-            _ = fill(buffer, ".", nil, 0, fuse_fill_dir_flags(rawValue: 0))
-            _ = fill(buffer, "..", nil, 0, fuse_fill_dir_flags(rawValue: 0))
-            for (name, child) in folder.children {
+            let tree = archive.tree
+            guard tree.nodes[node].kind == .folder else { return -ENOTDIR }
+            // Offsets: 1 after ".", 2 after "..", 3 + n after entry n: a large folder is listed in
+            // pieces, each from the last offset the kernel took, rather than whole at each call.
+            let none = fuse_fill_dir_flags(rawValue: 0)
+            if offset < 1, fill(buffer, ".", nil, 1, none) != 0 { return 0 }
+            if offset < 2, fill(buffer, "..", nil, 2, none) != 0 { return 0 }
+            let entries = tree.entries(of: node)
+            // By name, as the tree keeps them: the same order at every mount.
+            for entry in min(entries.upperBound, entries.lowerBound + max(0, Int(offset) - 2)) ..< entries.upperBound {
+                let child = Int(tree.entries[entry].node)
                 var status = Glibc.stat()
                 status.st_ino = ino_t(child + 1)
-                status.st_mode = archive.tree.nodes[child].typeBits
-                let full = name.withUnsafeBufferPointer { bytes in
-                    withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { text in
-                        for (at, byte) in bytes.enumerated() { text[at] = CChar(bitPattern: byte) }
-                        text[bytes.count] = 0
-                        return fill(buffer, text.baseAddress, &status, 0, fuse_fill_dir_flags(rawValue: 0))
+                status.st_mode = tree.nodes[child].typeBits
+                let next = off_t(3 + entry - entries.lowerBound)
+                let full = tree.withName(of: entry) { name in
+                    withUnsafeTemporaryAllocation(of: CChar.self, capacity: name.count + 1) { text in
+                        for (at, byte) in name.enumerated() { text[at] = CChar(bitPattern: byte) }
+                        text[name.count] = 0
+                        return fill(buffer, text.baseAddress, &status, next, none)
                     }
                 }
-                if full != 0 { return -ENOMEM }
+                // The buffer is full: the kernel asks again from the last offset it took.
+                if full != 0 { return 0 }
             }
             return 0
         }
@@ -80,6 +96,8 @@ package enum FuseMount {
                 return -ENOENT
             }
             guard info.pointee.flags & O_ACCMODE == O_RDONLY else { return -EROFS }
+            // The kernel then opens every file without asking (its page cache kept, as keep_cache).
+            if archive.opensUnasked.current { return -ENOSYS }
             let refused = archive.open(node, shownAs: FuseMount.shown(path))
             guard refused == 0 else { return -refused }
             info.pointee.fh = UInt64(node)
@@ -88,7 +106,9 @@ package enum FuseMount {
         }
         operations.read = { path, buffer, size, offset, info in
             guard let archive = FuseMount.current(), let buffer else { return -EIO }
-            guard let node = info.map({ Int($0.pointee.fh) }) ?? FuseMount.lookup(archive, path) else {
+            // No handle (0) when the kernel opened the file without asking: found by its path.
+            guard let node = info.flatMap({ $0.pointee.fh == 0 ? nil : Int($0.pointee.fh) })
+                ?? FuseMount.lookup(archive, path) else {
                 return -ENOENT
             }
             let read = archive.read(node, shownAs: FuseMount.shown(path), at: Int(offset),

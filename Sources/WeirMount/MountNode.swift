@@ -4,62 +4,75 @@ import Glibc
 /// link, a device or a FIFO, with the metadata tar stored for it. A hard
 /// link is not a node of its own: its name leads to its target's node,
 /// whose `links` counts the names.
+///
+/// A node holds no array of its own: its member's name and link target are
+/// ranges of the tree's one byte buffer, and a folder's entries a range of
+/// the tree's entry list, so that a tree of a million members is a few
+/// flat arrays rather than millions of small allocations.
 package struct MountNode: Sendable {
-    package enum Kind: Sendable, Equatable {
+    package enum Kind: UInt8, Sendable, Equatable {
         case folder, file, symbolicLink, characterDevice, blockDevice, fifo
     }
 
     package var kind: Kind
+    /// The member's tar type as the index lists it, for the check of its
+    /// header blocks at its first read (or open).
+    package var type: UInt8
+    /// A GNU sparse member (type `S`): its holes are not stored, and the
+    /// mount does not read them (EIO).
+    package var sparse: Bool
     /// Permission bits (07777).
     package var mode: UInt32
-    package var uid: Int
-    package var gid: Int
+    package var uid: UInt32
+    package var gid: UInt32
+    /// Names that lead here; a folder's is 2 and its sub-folders.
+    package var links: Int32
     /// Seconds since the epoch.
     package var mtime: Int64
     /// The size `stat` shows: a file's bytes, a link's target length.
     package var size: Int
     /// Where a file's bytes begin in the decompressed content.
     package var dataOffset: Int
-    /// Where the member's header blocks lie in the content (empty: none to
-    /// check, a plain `.zst` or a folder the tar implies).
-    package var header: Range<Int>
     /// The bytes of data the archive holds for the member (less than
     /// `size` for a member cut short, or a sparse one).
     package var dataLength: Int
-    /// The member's tar type and name as the index lists them, for the
-    /// check of its header blocks at its first open.
-    package var type: UInt8
-    package var memberPath: [UInt8]
-    /// A symbolic link's target, a hard link's in the index (for the check).
-    package var link: [UInt8]
+    /// The bytes of header blocks before `dataOffset` (0: none to check, a
+    /// plain `.zst` or a folder the tar implies).
+    package var headerLength: Int
     /// A device's numbers.
-    package var device: (major: Int, minor: Int)
-    /// Names that lead here; a folder's is 2 and its sub-folders.
-    package var links: Int
-    /// A folder's entries: name → node.
-    package var children: [[UInt8]: Int]
-    /// A GNU sparse member (type `S`): its holes are not stored, and the
-    /// mount does not read them (EIO).
-    package var sparse: Bool
+    package var device: (major: UInt32, minor: UInt32)
+    /// Where the member's name as the index lists it begins in the tree's
+    /// bytes, and its length; a link target follows it there.
+    var pathStart: Int
+    var pathLength: UInt32
+    var linkLength: UInt32
+    /// A folder's entries: a range of the tree's entry list, sorted by name.
+    var firstEntry: UInt32
+    var entryCount: UInt32
 
-    init(kind: Kind, mode: UInt32, uid: Int, gid: Int, mtime: Int64) {
+    init(kind: Kind, mode: UInt32, uid: UInt32, gid: UInt32, mtime: Int64) {
         self.kind = kind
         self.mode = mode
         self.uid = uid
         self.gid = gid
         self.mtime = mtime
+        type = 0
+        sparse = false
+        links = 1
         size = 0
         dataOffset = 0
-        header = 0 ..< 0
         dataLength = 0
-        type = 0
-        memberPath = []
-        link = []
+        headerLength = 0
         device = (0, 0)
-        links = 1
-        children = [:]
-        sparse = false
+        pathStart = 0
+        pathLength = 0
+        linkLength = 0
+        firstEntry = 0
+        entryCount = 0
     }
+
+    /// Where the member's header blocks lie in the content (empty: none to check).
+    package var header: Range<Int> { dataOffset - headerLength ..< dataOffset }
 
     /// The `st_mode` file-type bits of the node's kind.
     package var typeBits: UInt32 {

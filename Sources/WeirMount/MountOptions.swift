@@ -7,9 +7,11 @@ package struct MountOptions: Sendable {
     /// The checksum check and the dictionary, as `weir -d` takes them.
     package var decompression: DecompressionOptions
 
-    /// The cache's default: 32 MiB, four of weir's 8 MiB frames, so that a
-    /// mount of the default settings stays within 64 MiB resident.
-    package static let defaultCacheBytes = 32 << 20
+    /// The cache's default: 24 MiB, three of weir's 8 MiB frames (the one
+    /// read, the next one read ahead, one more), so that a mount of the
+    /// default settings stays within 64 MiB resident with the tree of a
+    /// large archive (docs/mount.md).
+    package static let defaultCacheBytes = 24 << 20
 
     package init(cacheBytes: Int = defaultCacheBytes, decompression: DecompressionOptions = DecompressionOptions()) {
         self.cacheBytes = cacheBytes

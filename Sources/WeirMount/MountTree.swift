@@ -1,3 +1,4 @@
+import Glibc
 import Weir
 import WeirFormats
 import WeirSystem
@@ -15,9 +16,27 @@ import WeirSystem
 /// - Names are taken as `tar x` takes them: leading `/` and `./` parts
 ///   dropped, empty and `.` parts skipped; a member whose name has a `..`
 ///   part is left out, as GNU tar refuses it.
+///
+/// Three flat arrays, whatever the number of members: the nodes; the
+/// entries, each folder's a contiguous run sorted by name (by bytes, so a
+/// listing's order is the same at every mount), found by binary search;
+/// and one byte buffer holding the members' names as the index lists them
+/// (an entry's name is a part of one of them) and the link targets.
 package struct MountTree: Sendable {
+    /// A name in a folder, and the node it leads to.
+    package struct Entry: Sendable {
+        /// Where the name begins in the tree's bytes, and its length.
+        var nameStart: Int
+        var nameLength: UInt32
+        package var node: UInt32
+    }
+
     /// Node 0 is the root folder.
     package private(set) var nodes: [MountNode]
+    /// Every folder's entries, each folder's a run sorted by name.
+    package private(set) var entries: [Entry]
+    /// The members' names and link targets the nodes and entries point into.
+    private var bytes: [UInt8]
     /// Members left out (a `..` name, a hard link to nothing).
     package private(set) var skipped = 0
 
@@ -30,166 +49,129 @@ package struct MountTree: Sendable {
         package init(uid: Int, gid: Int, mtime: Int64) {
             (self.uid, self.gid, self.mtime) = (uid, gid, mtime)
         }
-    }
 
-    private let implied: Implied
-
-    /// An empty tree: its root folder only.
-    package init(implied: Implied) {
-        self.implied = implied
-        nodes = [MountNode(kind: .folder, mode: 0o755, uid: implied.uid, gid: implied.gid, mtime: implied.mtime)]
+        /// A folder of these.
+        var folder: MountNode {
+            MountNode(kind: .folder, mode: 0o755, uid: UInt32(clamping: uid), gid: UInt32(clamping: gid),
+                      mtime: mtime)
+        }
     }
 
     /// The tree of the members `records` lists.
     ///
     /// - Throws: `WeirError` `.corrupt` for a record list that does not walk.
     package init(records: MemberIndex.Records, implied: Implied) throws(WeirError) {
-        self.init(implied: implied)
-        try records.forEach { member throws(WeirError) in add(member) }
-        countFolderLinks()
+        var building = MountTreeBuilding(implied: implied, members: records.count)
+        do throws(WeirError) {
+            try records.forEach { member throws(WeirError) in building.add(member) }
+        } catch {
+            building.discard()
+            throw error
+        }
+        (nodes, entries, bytes, skipped) = building.finish()
     }
 
     /// A tree of one file, `name`, holding the whole content of `size`
     /// bytes (a `.zst` that is not a tar).
     package init(singleFile name: [UInt8], size: Int, mode: UInt32, implied: Implied) {
-        self.init(implied: implied)
-        var file = MountNode(kind: .file, mode: mode, uid: implied.uid, gid: implied.gid, mtime: implied.mtime)
+        var root = implied.folder
+        root.links = 2
+        root.entryCount = 1
+        var file = MountNode(kind: .file, mode: mode, uid: UInt32(clamping: implied.uid),
+                             gid: UInt32(clamping: implied.gid), mtime: implied.mtime)
         file.size = size
         file.dataLength = size
-        nodes.append(file)
-        nodes[0].children[name] = 1
-        countFolderLinks()
+        nodes = [root, file]
+        entries = [Entry(nameStart: 0, nameLength: UInt32(clamping: name.count), node: 1)]
+        bytes = name
     }
 
     /// The node of `path` ("/", "/a/b"), nil when there is none.
     package func lookup(_ path: UnsafeRawBufferPointer) -> Int? {
         var node = 0
-        for part in path.split(separator: UInt8(ascii: "/")) where !part.isEmpty {
-            guard nodes[node].kind == .folder, let child = nodes[node].children[Array(part)] else { return nil }
+        var at = 0
+        while at < path.count {
+            if path[at] == UInt8(ascii: "/") {
+                at += 1
+                continue
+            }
+            var end = at + 1
+            while end < path.count, path[end] != UInt8(ascii: "/") { end += 1 }
+            guard let child = child(of: node, named: UnsafeRawBufferPointer(rebasing: path[at ..< end])) else {
+                return nil
+            }
             node = child
+            at = end
         }
         return node
     }
 
     /// The node of `path` given as a string (tests).
     package func lookup(_ path: String) -> Int? {
-        var bytes = Array(path.utf8)
-        return bytes.withUnsafeMutableBytes { lookup(UnsafeRawBufferPointer($0)) }
+        let bytes = Array(path.utf8)
+        return bytes.withUnsafeBytes { lookup($0) }
     }
 
-    /// The parts of a member's name as `tar x` takes it; nil for a name
-    /// with a `..` part.
-    static func parts(of name: [UInt8]) -> [[UInt8]]? {
-        var parts: [[UInt8]] = []
-        for part in name.split(separator: UInt8(ascii: "/")) where !part.isEmpty && !part.elementsEqual([46]) {
-            if part.elementsEqual([46, 46]) { return nil }
-            parts.append(Array(part))
-        }
-        return parts
-    }
-
-    private mutating func add(_ member: MemberIndex.Member) {
-        guard let parts = Self.parts(of: member.path) else {
-            skipped += 1
-            return
-        }
-        let isFolder = member.type == UInt8(ascii: "5")
-        guard let last = parts.last else {
-            // The archive's own root ("./"): its metadata is the mount's root's.
-            if isFolder { setMetadata(of: 0, from: member) }
-            return
-        }
-        let parent = folder(parts.dropLast())
-        let existing = nodes[parent].children[last]
-        if isFolder, let existing, nodes[existing].kind == .folder {
-            setMetadata(of: existing, from: member)
-            return
-        }
-        let node: Int
-        if member.type == UInt8(ascii: "1") {
-            guard let target = Self.parts(of: member.link).flatMap({ find($0) }), nodes[target].kind != .folder else {
-                skipped += 1
-                return
+    /// The node that `name` leads to in folder `folder`: a binary search of
+    /// its entries; nil when it has none of that name (or is no folder).
+    package func child(of folder: Int, named name: UnsafeRawBufferPointer) -> Int? {
+        let node = nodes[folder]
+        guard node.kind == .folder else { return nil }
+        var low = Int(node.firstEntry), high = low + Int(node.entryCount)
+        return bytes.withUnsafeBytes { all in
+            while low < high {
+                let middle = (low + high) / 2
+                let order = Self.compare(UnsafeRawBufferPointer(rebasing: all[entries[middle].names]), name)
+                if order == 0 { return Int(entries[middle].node) }
+                if order < 0 { low = middle + 1 } else { high = middle }
             }
-            node = target
-            nodes[node].links += 1
-        } else {
-            node = nodes.count
-            nodes.append(Self.node(of: member))
+            return nil
         }
-        // The name leaves its old node (the same one, for a hard link to itself).
-        if let existing { nodes[existing].links -= 1 }
-        nodes[parent].children[last] = node
     }
 
-    /// The node of the names `parts`, nil when there is none.
-    private func find(_ parts: [[UInt8]]) -> Int? {
-        var node = 0
-        for part in parts {
-            guard nodes[node].kind == .folder, let child = nodes[node].children[part] else { return nil }
-            node = child
-        }
-        return node
+    /// The entries of folder `folder`, sorted by name (none for another node).
+    package func entries(of folder: Int) -> Range<Int> {
+        let node = nodes[folder]
+        guard node.kind == .folder else { return 0 ..< 0 }
+        return Int(node.firstEntry) ..< Int(node.firstEntry) + Int(node.entryCount)
     }
 
-    /// The folder of the names `parts`, made (and its parents) when the tar
-    /// did not list it; a name that is not a folder there is replaced by one.
-    private mutating func folder(_ parts: ArraySlice<[UInt8]>) -> Int {
-        var node = 0
-        for part in parts {
-            if let child = nodes[node].children[part], nodes[child].kind == .folder {
-                node = child
-                continue
-            }
-            if let child = nodes[node].children[part] { nodes[child].links -= 1 }
-            let made = nodes.count
-            nodes.append(MountNode(kind: .folder, mode: 0o755, uid: implied.uid, gid: implied.gid,
-                                   mtime: implied.mtime))
-            nodes[node].children[part] = made
-            node = made
-        }
-        return node
+    /// Calls `body` with the name of entry `entry`, as bytes.
+    package func withName<Result>(of entry: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[entries[entry].names])) }
     }
 
-    private mutating func setMetadata(of index: Int, from member: MemberIndex.Member) {
-        nodes[index].mode = member.mode & 0o7777
-        nodes[index].uid = member.uid
-        nodes[index].gid = member.gid
-        nodes[index].mtime = member.mtime
+    /// The names in folder `folder`, in the order a listing shows them (tests).
+    package func names(in folder: Int) -> [[UInt8]] {
+        entries(of: folder).map { entry in withName(of: entry) { Array($0) } }
     }
 
-    /// The node of a member that is not a hard link.
-    private static func node(of member: MemberIndex.Member) -> MountNode {
-        let kind: MountNode.Kind = switch member.type {
-        case UInt8(ascii: "2"): .symbolicLink
-        case UInt8(ascii: "3"): .characterDevice
-        case UInt8(ascii: "4"): .blockDevice
-        case UInt8(ascii: "5"): .folder
-        case UInt8(ascii: "6"): .fifo
-        default: .file
-        }
-        var node = MountNode(kind: kind, mode: member.mode & 0o7777, uid: member.uid, gid: member.gid,
-                             mtime: member.mtime)
-        node.type = member.type
-        node.memberPath = member.path
-        node.link = member.link
-        node.header = member.headerOffset ..< member.dataOffset
-        node.dataOffset = member.dataOffset
-        node.dataLength = member.dataLength
-        node.device = (member.devmajor, member.devminor)
-        node.sparse = member.type == UInt8(ascii: "S")
-        switch kind {
-        case .file: node.size = member.size
-        case .symbolicLink: node.size = member.link.count
-        default: break
-        }
-        return node
+    /// The member's name of `node` as the index lists it (empty for a
+    /// node the tar implies).
+    package func memberPath(of node: Int) -> ArraySlice<UInt8> {
+        let start = nodes[node].pathStart
+        return bytes[start ..< start + Int(nodes[node].pathLength)]
     }
 
-    /// Sets each folder's link count: 2, and one per folder in it.
-    private mutating func countFolderLinks() {
-        for index in nodes.indices where nodes[index].kind == .folder {
-            nodes[index].links = 2 + nodes[index].children.values.count { nodes[$0].kind == .folder }
-        }
+    /// The link target of `node` (a symbolic link's; empty for others).
+    package func link(of node: Int) -> ArraySlice<UInt8> {
+        let start = nodes[node].pathStart + Int(nodes[node].pathLength)
+        return bytes[start ..< start + Int(nodes[node].linkLength)]
     }
+
+    /// Bytes order, a shorter name first when one begins the other:
+    /// negative, zero or positive as `memcmp`.
+    static func compare(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Int {
+        let common = min(left.count, right.count)
+        if common > 0, let a = left.baseAddress, let b = right.baseAddress {
+            let order = memcmp(a, b, common)
+            if order != 0 { return Int(order) }
+        }
+        return left.count - right.count
+    }
+}
+
+extension MountTree.Entry {
+    /// Where the name lies in the tree's bytes.
+    var names: Range<Int> { nameStart ..< nameStart + Int(nameLength) }
 }

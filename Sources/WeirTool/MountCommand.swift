@@ -1,4 +1,5 @@
 import ArgumentParser
+import CAllocator
 import Glibc
 import Weir
 import WeirFiles
@@ -48,7 +49,7 @@ struct MountCommand: ParsableCommand {
     var options: [String] = []
 
     @Option(name: [.customShort("M"), .customLong("memory")],
-            help: ArgumentHelp("Memory for decoded frames (default 32MiB).", valueName: "SIZE"))
+            help: ArgumentHelp("Memory for decoded frames (default 24MiB).", valueName: "SIZE"))
     var memory: ByteCount?
 
     @Option(name: [.customShort("T"), .customLong("threads")],
@@ -161,6 +162,12 @@ struct MountCommand: ParsableCommand {
                         + "\(mounted.tree.nodes.count - 1) entries\n")
                 }
                 ready()
+                // The index and the tree's building are done with: their memory goes back, for the
+                // frames, once the mount is ready (before the first request is served). From here
+                // freed memory goes back once unused for a second: the frames come and go in sizes
+                // that jemalloc's kept runs would not all serve again, and a mount lives long.
+                weir_allocator_purge()
+                weir_allocator_keep_freed(1000)
             }
             return 0
         } catch {

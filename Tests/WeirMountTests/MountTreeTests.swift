@@ -33,17 +33,55 @@ struct MountTreeTests {
         #expect(tree.skipped == 2)
         let root = tree.nodes[0]
         #expect(root.mtime == 0 && root.uid == 7 && root.mode == 0o640)
-        #expect(Set(root.children.keys) == [Array("a".utf8), Array("x".utf8)])
+        #expect(tree.names(in: 0) == [Array("a".utf8), Array("x".utf8)])
         let file = try #require(tree.lookup("/a/b/file"))
         #expect(tree.lookup("/a/hard") == file && tree.nodes[file].links == 2 && tree.nodes[file].size == 2)
         let a = try #require(tree.lookup("/a"))
         #expect(tree.nodes[a].uid == 1 && tree.nodes[a].mode == 0o755 && tree.nodes[a].links == 3)
         let b = try #require(tree.lookup("/a/b"))
-        #expect(tree.nodes[b].mtime == 6 && tree.nodes[b].children.count == 1)
+        #expect(tree.nodes[b].mtime == 6 && tree.entries(of: b).count == 1)
         let link = try #require(tree.lookup("/a/link"))
-        #expect(tree.nodes[link].kind == .symbolicLink && tree.nodes[link].link == Array("b/file".utf8))
+        #expect(tree.nodes[link].kind == .symbolicLink && Array(tree.link(of: link)) == Array("b/file".utf8))
         #expect(tree.lookup("/x/y/z") != nil && tree.lookup("/evil") == nil && tree.lookup("/a/gone") == nil)
         #expect(tree.lookup("/") == 0)
+    }
+
+    @Test("a folder lists its names sorted by bytes, whatever the archive's order")
+    func order() throws {
+        let names = ["b", "a", "B", "a.c", "ab", "é", "a-", "_"]
+        let tree = try MountTree(records: records(names.map { ("d/" + $0, "0", "") } + [("d", "5", "")]),
+                                 implied: .init(uid: 0, gid: 0, mtime: 0))
+        let d = try #require(tree.lookup("/d"))
+        #expect(tree.names(in: d) == names.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) })
+        #expect(tree.names(in: 0) == [Array("d".utf8)])
+        for name in names { #expect(tree.lookup("/d/" + name) != nil) }
+        #expect(tree.lookup("/d/c") == nil && tree.lookup("/d/a/x") == nil && tree.lookup("/e") == nil)
+    }
+
+    @Test("many members in many folders: every name found, every folder's count and link count right")
+    func many() throws {
+        var members: [(String, Character, String)] = []
+        for folder in (0 ..< 60).reversed() {
+            for file in 0 ..< 50 { members.append(("top/f\(folder)/s\(file % 3)/file\(file)", "0", "")) }
+            members.append(("top/f\(folder)/link", "1", "top/f\(folder)/s0/file0"))
+        }
+        members.append(("top/f7/s1/file1", "0", ""))
+        let tree = try MountTree(records: records(members), implied: .init(uid: 0, gid: 0, mtime: 0))
+        #expect(tree.skipped == 0)
+        let top = try #require(tree.lookup("/top"))
+        #expect(tree.entries(of: top).count == 60 && tree.nodes[top].links == 62)
+        let sortedNames = (0 ..< 60).map { Array("f\($0)".utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+        #expect(tree.names(in: top) == sortedNames)
+        for folder in 0 ..< 60 {
+            let f = try #require(tree.lookup("/top/f\(folder)"))
+            #expect(tree.entries(of: f).count == 4 && tree.nodes[f].links == 5)
+            for file in 0 ..< 50 { #expect(tree.lookup("/top/f\(folder)/s\(file % 3)/file\(file)") != nil) }
+            let first = try #require(tree.lookup("/top/f\(folder)/s0/file0"))
+            #expect(tree.lookup("/top/f\(folder)/link") == first && tree.nodes[first].links == 2)
+        }
+        // The name stored twice is its last member's.
+        let again = try #require(tree.lookup("/top/f7/s1/file1"))
+        #expect(Array(tree.memberPath(of: again)) == Array("top/f7/s1/file1".utf8) && again == tree.nodes.count - 1)
     }
 
     @Test("a single file: the whole content under one name")

@@ -226,4 +226,32 @@ struct MountCommandTests {
         #expect(result.status == 0 && String(decoding: result.stdout, as: UTF8.self).hasSuffix("done\n"),
                 "\(result.stderr) \(String(decoding: result.stdout, as: UTF8.self))")
     }
+
+    @Test("a folder lists its names sorted by bytes, the same at every mount, whatever the tar's order; big folders")
+    func listingOrder() throws {
+        let scratch = Scratch()
+        let result = try run(scratch, """
+            mkdir -p src/big
+            for i in $(seq 1 3000); do : > src/big/f$i; done
+            for n in b a B a.c ab _ Z; do : > src/$n; done
+            # The tar's order: as the names were given, not sorted.
+            (cd src && tar -cf ../t.tar b Z big a B _ ab a.c)
+            $WEIR -q t.tar
+            mkdir mnt
+            for round in 1 2; do
+                $WEIR mount t.tar.zst mnt
+                ls -f mnt | grep -v '^\\.\\.\\?$' > got-$round
+                ls -f mnt/big | grep -v '^\\.\\.\\?$' > big-$round
+                fusermount3 -u mnt
+            done
+            cmp got-1 got-2; cmp big-1 big-2
+            printf '%s\\n' B Z _ a a.c ab b big > want
+            cmp got-1 want || { cat got-1; exit 1; }
+            LC_ALL=C sort big-1 | cmp - big-1
+            [ $(wc -l < big-1) = 3000 ]
+            echo done
+            """)
+        #expect(result.status == 0 && String(decoding: result.stdout, as: UTF8.self).hasSuffix("done\n"),
+                "\(result.stderr) \(String(decoding: result.stdout, as: UTF8.self))")
+    }
 }

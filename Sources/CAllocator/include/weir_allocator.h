@@ -6,4 +6,16 @@
 /// ASan/TSan, whose malloc takes precedence).
 const char *weir_allocator_version(void);
 
+/// Gives the kernel back the pages of freed memory jemalloc keeps for
+/// reuse (its settings keep them otherwise): for a long-lived process
+/// after a peak of memory it will not need again (`weir mount`, once its
+/// tree is built). Nothing under another allocator.
+void weir_allocator_purge(void);
+
+/// Lets jemalloc give the kernel back freed pages left unused for
+/// `milliseconds` (0: at once), where its settings keep them for reuse: for
+/// a long-lived process whose memory must stay near what it holds (`weir
+/// mount`, whose frames come and go). Nothing under another allocator.
+void weir_allocator_keep_freed(long milliseconds);
+
 #endif

@@ -39,12 +39,20 @@ package final class FrameCache: Sendable {
     package let reader: SeekableReader
     /// The bytes of decoded frames kept at most.
     package let budget: Int
+    /// Called after each frame is decoded, before its bytes are kept or
+    /// handed on: an error it throws fails the frame as a decoding error
+    /// would (the mount's check that the archive is still the one it read).
+    private let decoded: @Sendable () throws(WeirError) -> Void
     private let state = ConditionLock(State())
 
-    /// A cache of `reader`'s frames of up to `budget` bytes.
-    package init(reader: SeekableReader, budget: Int) {
+    /// A cache of `reader`'s frames of up to `budget` bytes; `decoded` is
+    /// called after each decode (and each streamed read), before its bytes
+    /// are kept or handed on.
+    package init(reader: SeekableReader, budget: Int,
+                 decoded: @escaping @Sendable () throws(WeirError) -> Void = {}) {
         self.reader = reader
         self.budget = max(0, budget)
+        self.decoded = decoded
     }
 
     /// How many frames were decoded into the cache so far.
@@ -82,6 +90,7 @@ package final class FrameCache: Sendable {
                         UnsafeMutableRawBufferPointer(rebasing: target[at ..< at + piece.count]).copyMemory(from: piece)
                         at += piece.count
                     }
+                    try decoded()
                 }
             }
             index += 1
@@ -125,6 +134,7 @@ package final class FrameCache: Sendable {
         let bytes: [UInt8]
         do throws(WeirError) {
             bytes = try reader.decodeFrame(index)
+            try decoded()
         } catch {
             // Nothing kept: the next read of the frame decodes it again, and fails again.
             state.withLock(broadcast: true) { state in

@@ -91,4 +91,30 @@ struct FrameCacheTests {
         }
         #expect(failed == 2)
     }
+
+    @Test("the check after each decode: a frame it refuses fails its read and is not kept; cache hits skip it")
+    func decodedCheck() async throws {
+        let folder = Folder()
+        let content = TestData.text(300_000, seed: 8)
+        let refusing = Locked(false)
+        let checks = Locked(0)
+        let cache = FrameCache(reader: try await reader(folder, content), budget: 16 << 20) { () throws(WeirError) in
+            checks.withLock { $0 += 1 }
+            if refusing.current { throw WeirError.changedWhileRead(path: "data.zst", operation: .read, shrank: false) }
+        }
+        var buffer = [UInt8](repeating: 0, count: 100)
+        try buffer.withUnsafeMutableBytes { try cache.read(0 ..< 100, into: $0) }
+        #expect(buffer == Array(content[0 ..< 100]) && checks.current == 1)
+        refusing.withLock { $0 = true }
+        // Frame 0 is kept: no decode, no check, its bytes as they were.
+        try buffer.withUnsafeMutableBytes { try cache.read(200 ..< 300, into: $0) }
+        #expect(buffer == Array(content[200 ..< 300]) && checks.current == 1)
+        // Frame 1 is decoded, then refused: its read fails, each time, and nothing is kept.
+        for _ in 0 ..< 2 {
+            #expect(throws: WeirError.self) {
+                try buffer.withUnsafeMutableBytes { try cache.read(70_000 ..< 70_100, into: $0) }
+            }
+        }
+        #expect(checks.current == 3 && cache.framesDecoded == 1)
+    }
 }

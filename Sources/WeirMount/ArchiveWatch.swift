@@ -1,0 +1,55 @@
+import Glibc
+import WeirSystem
+
+/// Whether a mounted archive is still the file it was when mounted: its
+/// descriptor's identity (a file written in place changes its size or
+/// time) and its path's (a file renamed over it is another inode). Once a
+/// change is seen, it stays seen: every read after it fails, and the change
+/// is told once.
+///
+/// A frame is decoded from the descriptor and then checked here before its
+/// bytes are kept or handed on, and every open checks too: frames kept from
+/// before a change are the old archive's whole, never bytes of two.
+///
+/// Safe to share across threads.
+final class ArchiveWatch: Sendable {
+    /// The archive as messages name it, and its absolute path.
+    private let name: String
+    private let path: String
+    /// A descriptor of the archive, open while mounted: its `fstat` is the
+    /// file the mount reads, whatever the path holds now.
+    private let file: Descriptor
+    private let identity: ArchiveIdentity
+    private let log: @Sendable (String) -> Void
+    private let seen = Locked(false)
+
+    /// Watches `file`, open on `path`, as it is now.
+    init(name: String, path: String, file: Descriptor, identity: ArchiveIdentity,
+         log: @escaping @Sendable (String) -> Void) {
+        (self.name, self.path, self.file, self.identity, self.log) = (name, path, file, identity, log)
+    }
+
+    deinit { file.close() }
+
+    /// Whether a change was seen already (no system call).
+    var changeSeen: Bool { seen.current }
+
+    /// Why reads fail now: the archive changed since it was mounted; nil
+    /// while it is the same file. The first change seen is told.
+    func changed() -> String? {
+        let change = identity.change(to: (try? file.status()).map(ArchiveIdentity.init))
+            ?? identity.change(to: FileStatus.of(path: path).map(ArchiveIdentity.init))
+        guard let change else { return seen.current ? "it changed" : nil }
+        let first = seen.withLock { seen in
+            defer { seen = true }
+            return !seen
+        }
+        if first { log("\(name): changed since it was mounted (\(change)): reads fail with EIO") }
+        return change
+    }
+
+    /// Throws when the archive changed (the check after each decoded frame).
+    func check() throws(WeirError) {
+        if changed() != nil { throw WeirError.changedWhileRead(path: name, operation: .read, shrank: false) }
+    }
+}

@@ -1,0 +1,326 @@
+import Glibc
+import Weir
+import WeirFormats
+
+/// A ``MountTree`` while its members are added, in archive order: every
+/// name in a folder is found through one open-addressing table keyed by
+/// (folder, name), whose names are ranges of the tree's byte buffer, so
+/// that no name is a key or an array of its own. ``finish()`` sorts each
+/// folder's entries by name into one contiguous run and drops the table.
+struct MountTreeBuilding {
+    /// An entry while building: its folder too.
+    private struct Entry {
+        var folder: UInt32
+        var node: UInt32
+        var nameStart: Int
+        var nameLength: UInt32
+    }
+
+    private var nodes: [MountNode]
+    private var entries: [Entry] = []
+    /// The names and link targets, grown by doubling: raw, so that the
+    /// lookups compare and hash them without a bounds check or a retain.
+    private var bytes: UnsafeMutablePointer<UInt8>
+    private var byteCount = 0
+    private var byteCapacity = 1 << 16
+    /// Entries by the hash of (folder, name): the hash's high half, then
+    /// the entry's number plus one (0: an empty slot), so that a probe
+    /// reads an entry only when the hashes agree. Never more than three
+    /// quarters full: small enough to stay in the caches, the tags keeping
+    /// a probe past another name to a compare of slots.
+    private var slots: [UInt64]
+    /// The parts of the name being added, and of a hard link's target:
+    /// ranges of `bytes`, kept to spare an allocation per member.
+    private var parts: [Range<Int>] = []
+    private var targetParts: [Range<Int>] = []
+    /// The folders of the last member added (its parent's, and its own if
+    /// a folder): their names' ranges of `bytes`, and their nodes. A tar
+    /// lists a folder's members together, so the next member's folders
+    /// are mostly these, compared by bytes rather than found in the table.
+    /// Every folder here is still the one its name leads to: a member only
+    /// ever replaces the entry of its own last name, which is deeper than
+    /// its folders and is dropped from here before it changes.
+    private var chainNames: [Range<Int>] = []
+    private var chainNodes: [Int] = []
+    private var skipped = 0
+    private let implied: MountTree.Implied
+
+    /// Ready for the members of an index of `members` members.
+    init(implied: MountTree.Implied, members: Int) {
+        self.implied = implied
+        nodes = [implied.folder]
+        nodes.reserveCapacity(members + 1)
+        entries.reserveCapacity(members)
+        var capacity = 1024
+        while capacity * 2 < members * 3 { capacity *= 2 }
+        slots = [UInt64](repeating: 0, count: capacity)
+        bytes = .allocate(capacity: byteCapacity)
+    }
+
+    /// Frees the bytes, when the tree is not finished (an index that failed its walk).
+    func discard() { bytes.deallocate() }
+
+    /// Appends `more` to the bytes; returns where they begin.
+    @discardableResult
+    private mutating func append(_ more: [UInt8]) -> Int {
+        let start = byteCount
+        if byteCount + more.count > byteCapacity {
+            while byteCount + more.count > byteCapacity { byteCapacity *= 2 }
+            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: byteCapacity)
+            grown.update(from: bytes, count: byteCount)
+            bytes.deallocate()
+            bytes = grown
+        }
+        more.withUnsafeBufferPointer { more in
+            if let source = more.baseAddress { (bytes + byteCount).update(from: source, count: more.count) }
+        }
+        byteCount += more.count
+        return start
+    }
+
+    /// Adds one member, as `tar x` would take it after those added before.
+    mutating func add(_ member: MemberIndex.Member) {
+        let start = append(member.path)
+        guard Self.split(bytes, start ..< byteCount, into: &parts) else {
+            byteCount = start
+            skipped += 1
+            return
+        }
+        let isFolder = member.type == UInt8(ascii: "5")
+        guard let last = parts.last else {
+            // The archive's own root ("./"): its metadata is the mount's root's.
+            if isFolder { setMetadata(of: 0, from: member) }
+            byteCount = start
+            return
+        }
+        let parent = folder(parts.count - 1)
+        let (existing, slot) = find(last, in: parent)
+        if isFolder, let existing, nodes[Int(entries[existing].node)].kind == .folder {
+            setMetadata(of: Int(entries[existing].node), from: member)
+            chainNames.append(last)
+            chainNodes.append(Int(entries[existing].node))
+            return
+        }
+        let node: Int
+        if member.type == UInt8(ascii: "1") {
+            let linkStart = append(member.link)
+            let target = Self.split(bytes, linkStart ..< byteCount, into: &targetParts) ? find(targetParts) : nil
+            byteCount = linkStart
+            guard let target, nodes[target].kind != .folder else {
+                skipped += 1
+                return
+            }
+            node = target
+            nodes[node].links += 1
+        } else {
+            node = nodes.count
+            nodes.append(Self.node(of: member, pathStart: start, implied: implied))
+            if nodes[node].kind == .symbolicLink {
+                append(member.link)
+                nodes[node].linkLength = UInt32(clamping: member.link.count)
+            }
+        }
+        if let existing {
+            // The name leaves its old node (the same one, for a hard link to itself).
+            nodes[Int(entries[existing].node)].links -= 1
+            entries[existing].node = UInt32(node)
+        } else {
+            insert(Entry(folder: UInt32(parent), node: UInt32(node), nameStart: last.lowerBound,
+                         nameLength: UInt32(clamping: last.count)), at: slot)
+        }
+        if nodes[node].kind == .folder {
+            chainNames.append(last)
+            chainNodes.append(node)
+        }
+    }
+
+    /// The tree: each folder's entries sorted by name into one run, each
+    /// folder's link count set (2, and one per folder in it).
+    /// The builder is done with after it.
+    mutating func finish() -> (nodes: [MountNode], entries: [MountTree.Entry], bytes: [UInt8], skipped: Int) {
+        slots = []
+        var nodes = self.nodes
+        self.nodes = []
+        // Each folder's run begins where the runs of the folders before it end.
+        var starts = [Int](repeating: 0, count: nodes.count + 1)
+        for entry in entries { starts[Int(entry.folder) + 1] += 1 }
+        for folder in 0 ..< nodes.count { starts[folder + 1] += starts[folder] }
+        var placed = starts
+        var sorted = [MountTree.Entry](repeating: MountTree.Entry(nameStart: 0, nameLength: 0, node: 0),
+                                       count: entries.count)
+        for entry in entries {
+            sorted[placed[Int(entry.folder)]] = MountTree.Entry(nameStart: entry.nameStart,
+                                                                nameLength: entry.nameLength, node: entry.node)
+            placed[Int(entry.folder)] += 1
+        }
+        entries = []
+        placed = []
+        let all = UnsafeRawBufferPointer(start: bytes, count: byteCount)
+        do {
+            for folder in 0 ..< nodes.count {
+                let run = starts[folder] ..< starts[folder + 1]
+                nodes[folder].firstEntry = UInt32(run.lowerBound)
+                nodes[folder].entryCount = UInt32(run.count)
+                if run.count > 1 {
+                    sorted[run].sort { left, right in
+                        MountTree.compare(UnsafeRawBufferPointer(rebasing: all[left.names]),
+                                          UnsafeRawBufferPointer(rebasing: all[right.names])) < 0
+                    }
+                }
+            }
+        }
+        for folder in nodes.indices where nodes[folder].kind == .folder {
+            let run = starts[folder] ..< starts[folder + 1]
+            nodes[folder].links = 2 + Int32(sorted[run].count { nodes[Int($0.node)].kind == .folder })
+        }
+        let kept = Array(UnsafeBufferPointer(start: bytes, count: byteCount))
+        bytes.deallocate()
+        return (nodes, sorted, kept, skipped)
+    }
+
+    /// The parts of the name at `range` of `bytes`, as `tar x` takes them,
+    /// into `parts`; false for a name with a `..` part.
+    private static func split(_ bytes: UnsafeMutablePointer<UInt8>, _ range: Range<Int>,
+                              into parts: inout [Range<Int>]) -> Bool {
+        parts.removeAll(keepingCapacity: true)
+        var at = range.lowerBound
+        while at < range.upperBound {
+            var end = at
+            while end < range.upperBound, bytes[end] != UInt8(ascii: "/") { end += 1 }
+            let count = end - at
+            if count == 2, bytes[at] == UInt8(ascii: "."), bytes[at + 1] == UInt8(ascii: ".") { return false }
+            if count > 0, !(count == 1 && bytes[at] == UInt8(ascii: ".")) { parts.append(at ..< end) }
+            at = end + 1
+        }
+        return true
+    }
+
+    /// The entry named `name` (a range of `bytes`) in `folder`, if any,
+    /// and the slot it is in or would go in.
+    private func find(_ name: Range<Int>, in folder: Int) -> (entry: Int?, slot: Int) {
+        let mask = slots.count - 1
+        let hash = Self.hash(bytes, name, folder)
+        let tag = UInt64(truncatingIfNeeded: hash) >> 32
+        var slot = hash & mask
+        while true {
+            let taken = slots[slot]
+            if taken == 0 { return (nil, slot) }
+            if taken >> 32 == tag {
+                let found = Int(taken & 0xffff_ffff) - 1
+                let entry = entries[found]
+                if Int(entry.folder) == folder, Int(entry.nameLength) == name.count,
+                   memcmp(bytes + entry.nameStart, bytes + name.lowerBound, name.count) == 0 {
+                    return (found, slot)
+                }
+            }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// The node of the names `parts`, nil when there is none.
+    private func find(_ parts: [Range<Int>]) -> Int? {
+        var node = 0
+        for part in parts {
+            guard nodes[node].kind == .folder, let entry = find(part, in: node).entry else { return nil }
+            node = Int(entries[entry].node)
+        }
+        return node
+    }
+
+    /// The folder of the first `count` of `parts`, made (and its parents)
+    /// when the tar did not list it; a name that is not a folder there is
+    /// replaced by one.
+    private mutating func folder(_ count: Int) -> Int {
+        var node = 0
+        var kept = 0
+        while kept < count, kept < chainNames.count, chainNames[kept].count == parts[kept].count,
+              memcmp(bytes + chainNames[kept].lowerBound, bytes + parts[kept].lowerBound, parts[kept].count) == 0 {
+            node = chainNodes[kept]
+            kept += 1
+        }
+        chainNames.removeSubrange(kept...)
+        chainNodes.removeSubrange(kept...)
+        for index in kept ..< count {
+            defer {
+                chainNames.append(parts[index])
+                chainNodes.append(node)
+            }
+            let part = parts[index]
+            let (existing, slot) = find(part, in: node)
+            if let existing, nodes[Int(entries[existing].node)].kind == .folder {
+                node = Int(entries[existing].node)
+                continue
+            }
+            let made = nodes.count
+            nodes.append(implied.folder)
+            if let existing {
+                nodes[Int(entries[existing].node)].links -= 1
+                entries[existing].node = UInt32(made)
+            } else {
+                insert(Entry(folder: UInt32(node), node: UInt32(made), nameStart: part.lowerBound,
+                             nameLength: UInt32(clamping: part.count)), at: slot)
+            }
+            node = made
+        }
+        return node
+    }
+
+    /// Adds `entry` in `slot` (empty), growing the table once half full.
+    private mutating func insert(_ entry: Entry, at slot: Int) {
+        let hash = Self.hash(bytes, entry.nameStart ..< entry.nameStart + Int(entry.nameLength), Int(entry.folder))
+        entries.append(entry)
+        slots[slot] = UInt64(truncatingIfNeeded: hash) & 0xffff_ffff_0000_0000 | UInt64(entries.count)
+        guard entries.count * 4 > slots.count * 3 else { return }
+        slots = [UInt64](repeating: 0, count: slots.count * 2)
+        let mask = slots.count - 1
+        for (number, entry) in entries.enumerated() {
+            let hash = Self.hash(bytes, entry.nameStart ..< entry.nameStart + Int(entry.nameLength), Int(entry.folder))
+            var slot = hash & mask
+            while slots[slot] != 0 { slot = (slot + 1) & mask }
+            slots[slot] = UInt64(truncatingIfNeeded: hash) & 0xffff_ffff_0000_0000 | UInt64(number + 1)
+        }
+    }
+
+    /// FNV-1a of the name's bytes, seeded by the folder.
+    private static func hash(_ bytes: UnsafeMutablePointer<UInt8>, _ name: Range<Int>, _ folder: Int) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ (UInt64(folder) &* 0x9e37_79b9_7f4a_7c15)
+        for index in name { hash = (hash ^ UInt64(bytes[index])) &* 0x100_0000_01b3 }
+        return Int(truncatingIfNeeded: hash ^ hash >> 32)
+    }
+
+    private mutating func setMetadata(of index: Int, from member: MemberIndex.Member) {
+        nodes[index].mode = member.mode & 0o7777
+        nodes[index].uid = UInt32(clamping: member.uid)
+        nodes[index].gid = UInt32(clamping: member.gid)
+        nodes[index].mtime = member.mtime
+    }
+
+    /// The node of a member that is not a hard link, its name at `pathStart`.
+    private static func node(of member: MemberIndex.Member, pathStart: Int,
+                             implied: MountTree.Implied) -> MountNode {
+        let kind: MountNode.Kind = switch member.type {
+        case UInt8(ascii: "2"): .symbolicLink
+        case UInt8(ascii: "3"): .characterDevice
+        case UInt8(ascii: "4"): .blockDevice
+        case UInt8(ascii: "5"): .folder
+        case UInt8(ascii: "6"): .fifo
+        default: .file
+        }
+        var node = MountNode(kind: kind, mode: member.mode & 0o7777, uid: UInt32(clamping: member.uid),
+                             gid: UInt32(clamping: member.gid), mtime: member.mtime)
+        node.type = member.type
+        node.pathStart = pathStart
+        node.pathLength = UInt32(clamping: member.path.count)
+        node.headerLength = member.dataOffset - member.headerOffset
+        node.dataOffset = member.dataOffset
+        node.dataLength = member.dataLength
+        node.device = (UInt32(clamping: member.devmajor), UInt32(clamping: member.devminor))
+        node.sparse = member.type == UInt8(ascii: "S")
+        switch kind {
+        case .file: node.size = member.size
+        case .symbolicLink: node.size = member.link.count
+        default: break
+        }
+        return node
+    }
+}
