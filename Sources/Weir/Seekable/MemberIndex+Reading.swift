@@ -23,6 +23,10 @@ extension MemberIndex {
         return value == skippableMagic ? start ..< table.tableOffset : nil
     }
 
+    /// The largest last frame read whole before its magic is known: an
+    /// index of some 2.5 million members.
+    static let wholeFrameRead = 16 << 20
+
     /// The index of `file`, whose seek table is `table`, and where its frame
     /// stands; nil when the file has none.
     ///
@@ -41,8 +45,21 @@ extension MemberIndex {
     /// - Throws: as ``read(in:table:)``.
     package static func records(in file: Descriptor, table: SeekTable, checking: Bool = true) throws(WeirError)
         -> (records: Records, frame: Range<Int>)? {
-        guard let range = try location(in: file, table: table) else { return nil }
+        guard let last = table.entries.last, last.decompressedSize == 0,
+              Int(last.compressedSize) >= 8 + contentMagic.count else { return nil }
+        // One read when the frame is small enough to take whole: its first
+        // four bytes then say whether it is an index. A larger one is
+        // located first, so that another kind of frame is never read whole.
+        let range: Range<Int>
+        if Int(last.compressedSize) <= wholeFrameRead {
+            range = table.tableOffset - Int(last.compressedSize) ..< table.tableOffset
+        } else {
+            guard let located = try location(in: file, table: table) else { return nil }
+            range = located
+        }
         let frame = try file.read(count: range.count, at: range.lowerBound, operation: .readMemberIndex)
+        let magic = frame.prefix(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        if frame.count >= 4, magic != skippableMagic { return nil }
         guard frame.count == range.count else {
             throw WeirError.truncated(path: file.path, operation: .readMemberIndex,
                                       "the file ends at offset \(range.lowerBound + frame.count), "

@@ -346,14 +346,17 @@ extension MemberIndex {
     }
 }
 
-/// Reading version 2 back: the stream decoded, its columns turned into the
-/// rows ``MemberIndex/Records`` walks (version 1's fields, then a device's
-/// numbers), every column checked to hold exactly what its members need.
+/// Reading version 2 back: the stream decoded, its columns walked as they
+/// stand by ``MemberIndex/Records`` (no row is made of them: selecting one
+/// member of many makes a value of the members it keeps only), every column
+/// checked to hold exactly what its members need.
 extension MemberIndex {
-    /// The rows of the version 2 content `bytes` (what follows `WEIRTARI`),
-    /// `corrupt` making the error for what does not hold.
-    static func rows(version2 bytes: ArraySlice<UInt8>, corrupt: (String) -> WeirError) throws(WeirError) -> [UInt8] {
-        try bytes.withUnsafeBytes { whole in Result { () throws(WeirError) -> [UInt8] in
+    /// The version 2 content `bytes` (what follows `WEIRTARI`) decoded but
+    /// not made into rows: its header's counts and its blocks of columns,
+    /// which ``Records`` walks in place (``walkColumns(_:declared:endOffset:names:corrupt:_:)``).
+    static func columns(version2 bytes: ArraySlice<UInt8>, corrupt: (String) -> WeirError) throws(WeirError)
+        -> (flags: UInt64, count: UInt64, endOffset: Int, contentSize: Int, raw: [UInt8]) {
+        try bytes.withUnsafeBytes { whole in Result { () throws(WeirError) in
             var head = ColumnCursor(bytes: UnsafeRawBufferPointer(rebasing: whole[...]))
             func field() throws(WeirError) -> UInt64 {
                 guard let value = head.uvarint() else { throw corrupt("the record list's header is cut short") }
@@ -369,26 +372,152 @@ extension MemberIndex {
             }
             let stream = UnsafeRawBufferPointer(rebasing: whole[head.position...])
             let raw = try decompressedStream(stream, corrupt: corrupt)
-            var rows: [UInt8] = []
-            rows.reserveCapacity(raw.count + 16)
-            rows.appendUvarint(2)
-            rows.appendUvarint(flags)
-            rows.appendUvarint(count)
-            rows.appendUvarint(endOffset)
-            rows.appendUvarint(contentSize)
-            let found = try raw.withUnsafeBytes { buffer in
-                Result { () throws(WeirError) in try appendRows(from: buffer, to: &rows, corrupt: corrupt) }
-            }.get()
-            guard found == count else {
-                throw corrupt("it declares \(count) members, but its columns hold \(found)")
-            }
-            return rows
+            return (flags, count, Int(endOffset), Int(contentSize), raw)
         } }.get()
+    }
+
+    /// The fewest column bytes a member takes: one for each of its columns
+    /// but the device's. A count above the bytes over this is a lie.
+    static let leastMemberBytes = 17
+
+    /// Walks the blocks of columns `raw`, handing `body` each member in
+    /// turn as one ``Member`` updated in place (its path's kept folders are
+    /// not rewritten); without `names`, link targets and owner names are
+    /// not copied. Checks what turning them into rows and walking those
+    /// checked: every column holding exactly what its members need, the
+    /// offsets in range and within `endOffset`, modes, and `declared`
+    /// members in all.
+    static func walkColumns(_ raw: UnsafeRawBufferPointer, declared: UInt64, endOffset: Int, names: Bool,
+                            corrupt: (String) -> WeirError,
+                            _ body: (Member) throws(WeirError) -> Void) throws(WeirError) {
+        var cursor = ColumnCursor(bytes: raw)
+        var total: UInt64 = 0
+        var member = Member(headerOffset: 0, headerLength: 0, dataLength: 0, size: 0, path: [])
+        // Where each '/' of the current path stands: the folders the next path may keep.
+        var slashes: [Int] = []
+        var lengths = [Int](repeating: 0, count: Column.allCases.count)
+        var columns = [ColumnCursor](repeating: ColumnCursor(bytes: UnsafeRawBufferPointer(start: nil, count: 0)),
+                                     count: Column.allCases.count)
+        while cursor.position < raw.count {
+            guard let members = cursor.uvarint(), members > 0, members <= UInt64(raw.count) else {
+                throw corrupt("a block of the record list declares no members or more than it holds")
+            }
+            for column in Column.allCases {
+                guard let length = cursor.uvarint(), length <= UInt64(raw.count) else {
+                    throw corrupt("a column's length runs past the record list")
+                }
+                lengths[column.rawValue] = Int(length)
+            }
+            var start = cursor.position
+            for column in Column.allCases {
+                let length = lengths[column.rawValue]
+                guard length <= raw.count - start else { throw corrupt("a column runs past the record list") }
+                let bytes = UnsafeRawBufferPointer(rebasing: raw[start ..< start + length])
+                columns[column.rawValue] = ColumnCursor(bytes: bytes)
+                start += length
+            }
+            cursor.position = start
+            for _ in 0 ..< members {
+                try nextFromColumns(&member, &columns, &slashes, names: names, endOffset: endOffset,
+                                    index: Int(total), corrupt: corrupt)
+                total += 1
+                try body(member)
+            }
+            for column in Column.allCases where columns[column.rawValue].position != lengths[column.rawValue] {
+                throw corrupt("the \(column) column holds bytes past its members")
+            }
+        }
+        guard total == declared else {
+            throw corrupt("it declares \(declared) members, but its columns hold \(total)")
+        }
+    }
+
+    /// Replaces `member`, the previous member, by the next one of `columns`.
+    @inline(__always)
+    private static func nextFromColumns(_ member: inout Member, _ columns: inout [ColumnCursor], _ slashes: inout [Int],
+                                        names: Bool, endOffset: Int, index: Int,
+                                        corrupt: (String) -> WeirError) throws(WeirError) {
+        func value(_ column: Column) throws(WeirError) -> UInt64 {
+            guard let value = columns[column.rawValue].uvarint() else {
+                throw corrupt("the \(column) column ends before its members do")
+            }
+            return value
+        }
+        func byte(_ column: Column) throws(WeirError) -> UInt8 {
+            guard let value = columns[column.rawValue].byte() else {
+                throw corrupt("the \(column) column ends before its members do")
+            }
+            return value
+        }
+        func text(_ column: Column) throws(WeirError) -> UnsafeRawBufferPointer {
+            guard let value = columns[column.rawValue].text() else {
+                throw corrupt("the \(column) column ends before its members do")
+            }
+            return value
+        }
+        func unzigzag(_ value: UInt64) -> Int64 { Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1) }
+        let gap = try value(.gap), blocks = try value(.headerBlocks), extra = unzigzag(try value(.dataExtra))
+        var size = UInt64(try byte(.size0)) | UInt64(try byte(.size1)) << 8 | UInt64(try byte(.size2)) << 16
+        let high = try value(.sizeHigh)
+        guard high < 1 << 39 else { throw corrupt("a member's size is out of range") }
+        size |= high << 24
+        let mtime = member.mtime &+ unzigzag(try value(.mtime))
+        let type = try byte(.type)
+        let (mode, uid, gid) = (try value(.mode), try value(.uid), try value(.gid))
+        guard blocks < 1 << 40, gap < 1 << 62 else { throw corrupt("a member's offsets are out of range") }
+        let headerLength = Int(blocks + 1) * 512
+        let dataLength = Int64(predictedData(type: type, size: Int(size))) + extra
+        guard dataLength >= 0, dataLength < 1 << 62 else { throw corrupt("a member's data length is out of range") }
+        // The path: the previous one's first `kept` folders, then the rest.
+        let pop = try value(.pathPop)
+        guard pop <= UInt64(slashes.count) else { throw corrupt("a path leaves more folders than the previous has") }
+        let keep = slashes.count - Int(pop)
+        let cut = keep == 0 ? 0 : slashes[keep - 1] + 1
+        let rest = try text(.pathRest)
+        slashes.removeLast(Int(pop))
+        for (offset, character) in rest.enumerated() where character == UInt8(ascii: "/") {
+            slashes.append(cut + offset)
+        }
+        if !(cut == member.path.count && rest.isEmpty) {
+            member.path.removeLast(member.path.count - cut)
+            member.path.append(contentsOf: rest)
+        }
+        let link = try text(.link)
+        if names, !(link.isEmpty && member.link.isEmpty) { member.link = Array(link) }
+        func name(_ column: Column, _ previous: inout [UInt8]) throws(WeirError) {
+            switch try byte(column) {
+            case 0: break
+            case 1:
+                let text = try text(column)
+                if names { previous = Array(text) }
+            default: throw corrupt("the \(column) column holds an unknown mark")
+            }
+        }
+        try name(.uname, &member.uname)
+        try name(.gname, &member.gname)
+        var (major, minor): (UInt64, UInt64) = (0, 0)
+        if type == UInt8(ascii: "3") || type == UInt8(ascii: "4") {
+            (major, minor) = (try value(.device), try value(.device))
+        }
+        // What a row's reader checks of the same member.
+        guard uid <= UInt64(Int.max), gid <= UInt64(Int.max), major <= UInt64(Int.max), minor <= UInt64(Int.max) else {
+            throw corrupt("member \(index)'s owner or device number is out of range")
+        }
+        guard mode <= 0o7777 else { throw corrupt("member \(index)'s mode \(mode) is out of range") }
+        let (start, o1) = member.end.addingReportingOverflow(Int(gap))
+        let (end, o2) = start.addingReportingOverflow(headerLength + Int(dataLength))
+        guard !o1, !o2 else { throw corrupt("a member's offsets overflow") }
+        guard end <= endOffset else { throw corrupt("member \(index) runs past the end offset \(endOffset)") }
+        (member.headerOffset, member.headerLength, member.dataLength) = (start, headerLength, Int(dataLength))
+        (member.size, member.mode, member.uid, member.gid) = (Int(size), UInt32(mode), Int(uid), Int(gid))
+        member.type = type
+        member.mtime = mtime
+        (member.devmajor, member.devminor) = (Int(major), Int(minor))
     }
 
     /// The one zstd frame `source` must be, exactly, with its checksum;
     /// never more than it could hold.
-    private static func decompressedStream(_ source: UnsafeRawBufferPointer, corrupt: (String) -> WeirError)
+    static func decompressedStream(_ source: UnsafeRawBufferPointer, corrupt: (String) -> WeirError)
         throws(WeirError) -> [UInt8] {
         guard let header = FrameHeader(startOf: source) else { throw corrupt("the record list is not a zstd frame") }
         guard header.hasChecksum else { throw corrupt("the record list's zstd frame lacks its checksum") }
@@ -419,130 +548,6 @@ extension MemberIndex {
                 throw corrupt("the record list's zstd frame is cut short")
             }
         }
-    }
-
-    /// Appends the rows of every block in `raw`; returns the member count.
-    private static func appendRows(from raw: UnsafeRawBufferPointer, to rows: inout [UInt8],
-                                   corrupt: (String) -> WeirError) throws(WeirError) -> UInt64 {
-        var cursor = ColumnCursor(bytes: raw)
-        var total: UInt64 = 0
-        var previousEnd = 0, previousMtime: Int64 = 0
-        var previousPath: [UInt8] = [], previousUname: [UInt8] = [], previousGname: [UInt8] = []
-        var path: [UInt8] = []
-        while cursor.position < raw.count {
-            guard let members = cursor.uvarint(), members > 0, members <= UInt64(raw.count) else {
-                throw corrupt("a block of the record list declares no members or more than it holds")
-            }
-            var columns: [ColumnCursor] = []
-            var start = 0
-            var lengths: [Int] = []
-            for _ in Column.allCases {
-                guard let length = cursor.uvarint(), length <= UInt64(raw.count) else {
-                    throw corrupt("a column's length runs past the record list")
-                }
-                lengths.append(Int(length))
-            }
-            start = cursor.position
-            for length in lengths {
-                guard length <= raw.count - start else { throw corrupt("a column runs past the record list") }
-                columns.append(ColumnCursor(bytes: UnsafeRawBufferPointer(rebasing: raw[start ..< start + length])))
-                start += length
-            }
-            cursor.position = start
-            func value(_ column: Column) throws(WeirError) -> UInt64 {
-                guard let value = columns[column.rawValue].uvarint() else {
-                    throw corrupt("the \(column) column ends before its members do")
-                }
-                return value
-            }
-            func byte(_ column: Column) throws(WeirError) -> UInt8 {
-                guard let value = columns[column.rawValue].byte() else {
-                    throw corrupt("the \(column) column ends before its members do")
-                }
-                return value
-            }
-            func text(_ column: Column) throws(WeirError) -> UnsafeRawBufferPointer {
-                guard let value = columns[column.rawValue].text() else {
-                    throw corrupt("the \(column) column ends before its members do")
-                }
-                return value
-            }
-            func unzigzag(_ value: UInt64) -> Int64 { Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1) }
-            for _ in 0 ..< members {
-                let gap = try value(.gap), blocks = try value(.headerBlocks), extra = unzigzag(try value(.dataExtra))
-                var size = UInt64(try byte(.size0)) | UInt64(try byte(.size1)) << 8 | UInt64(try byte(.size2)) << 16
-                let high = try value(.sizeHigh)
-                guard high < 1 << 39 else { throw corrupt("a member's size is out of range") }
-                size |= high << 24
-                let mtime = previousMtime &+ unzigzag(try value(.mtime))
-                let type = try byte(.type)
-                let (mode, uid, gid) = (try value(.mode), try value(.uid), try value(.gid))
-                guard blocks < 1 << 40, gap < 1 << 62 else { throw corrupt("a member's offsets are out of range") }
-                let headerLength = Int(blocks + 1) * 512
-                let dataLength = Int64(predictedData(type: type, size: Int(size))) + extra
-                guard dataLength >= 0, dataLength < 1 << 62 else {
-                    throw corrupt("a member's data length is out of range")
-                }
-                // The path: the previous one's first `kept` folders, then the rest.
-                let pop = try value(.pathPop)
-                let slashes = previousPath.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) }
-                guard pop <= UInt64(slashes) else { throw corrupt("a path leaves more folders than the previous has") }
-                var keep = Int(UInt64(slashes) - pop), cut = 0
-                if keep > 0 {
-                    for (index, character) in previousPath.enumerated() where character == UInt8(ascii: "/") {
-                        keep -= 1
-                        if keep == 0 {
-                            cut = index + 1
-                            break
-                        }
-                    }
-                }
-                path.removeAll(keepingCapacity: true)
-                path.append(contentsOf: previousPath[0 ..< cut])
-                path.append(contentsOf: try text(.pathRest))
-                let link = try text(.link)
-                func name(_ column: Column, _ previous: inout [UInt8]) throws(WeirError) {
-                    switch try byte(column) {
-                    case 0: break
-                    case 1: previous = Array(try text(column))
-                    default: throw corrupt("the \(column) column holds an unknown mark")
-                    }
-                }
-                try name(.uname, &previousUname)
-                try name(.gname, &previousGname)
-                var (major, minor): (UInt64, UInt64) = (0, 0)
-                if type == UInt8(ascii: "3") || type == UInt8(ascii: "4") {
-                    (major, minor) = (try value(.device), try value(.device))
-                }
-                // The row, as version 1 writes it, then the device.
-                rows.appendUvarint(gap)
-                rows.appendUvarint(UInt64(headerLength))
-                rows.appendUvarint(UInt64(dataLength))
-                rows.appendUvarint(size)
-                rows.appendUvarint(UInt64(bitPattern: mtime << 1 ^ mtime >> 63))
-                rows.appendUvarint(mode)
-                rows.appendUvarint(uid)
-                rows.appendUvarint(gid)
-                rows.append(type)
-                rows.appendFrontCoded(path, after: previousPath)
-                rows.appendString(link)
-                rows.appendFrontCoded(previousUname, after: nil)
-                rows.appendFrontCoded(previousGname, after: nil)
-                rows.appendUvarint(major)
-                rows.appendUvarint(minor)
-                let (afterGap, o1) = previousEnd.addingReportingOverflow(Int(gap))
-                let (end, o2) = afterGap.addingReportingOverflow(headerLength + Int(dataLength))
-                guard !o1, !o2 else { throw corrupt("a member's offsets overflow") }
-                previousEnd = end
-                previousMtime = mtime
-                swap(&path, &previousPath)
-            }
-            for column in Column.allCases where columns[column.rawValue].position != lengths[column.rawValue] {
-                throw corrupt("the \(column) column holds bytes past its members")
-            }
-            total += members
-        }
-        return total
     }
 
     /// A read position in a column; nil past its end.

@@ -47,10 +47,14 @@ extension MemberIndex {
         // Version 1: a zstd frame follows at once (its magic's first byte,
         // 0x28); version 2: its version number, then the counts, then the stream.
         guard frame.count > start else { throw corrupt("the frame holds no record list") }
-        let stored = frame[start] == 0x28
-        let rows = stored ? try decompressed(frame[start...], corrupt: corrupt)
-                          : try Self.rows(version2: frame[start...], corrupt: corrupt)
-        return try Records(rows, checking: checking, path: path, offset: offset, converted: !stored)
+        guard frame[start] != 0x28 else {
+            return try Records(try decompressed(frame[start...], corrupt: corrupt), checking: checking, path: path,
+                               offset: offset)
+        }
+        // Version 2's columns are walked as they stand: no row is made of them.
+        let list = try columns(version2: frame[start...], corrupt: corrupt)
+        return try Records(columns: list.raw, flags: list.flags, count: list.count, endOffset: list.endOffset,
+                           contentSize: list.contentSize, checking: checking, path: path, offset: offset)
     }
 
     /// The content of the one zstd frame that `bytes` must be, exactly.

@@ -19,8 +19,9 @@ extension MemberIndex {
         /// The file and the index frame's offset, for the messages.
         private let path: String
         private let offset: Int
-        /// Each row ends with a device's major and minor (rows made from version 2).
-        private let devices: Bool
+        /// `bytes` are version 2's blocks of columns, walked as they stand
+        /// (``MemberIndex/walkColumns(_:declared:endOffset:names:corrupt:_:)``), not rows.
+        private let columnar: Bool
         /// How many members the list holds.
         package let count: Int
         /// Flags bit 0: the tar stream ended early.
@@ -30,8 +31,7 @@ extension MemberIndex {
         /// The decoded size of the whole content the index describes.
         package let contentSize: Int
 
-        /// The record list `bytes` (`converted`: rows made from version 2's
-        /// columns, marked 2), its header checked, and with `checking`
+        /// The version 1 record list `bytes`, its header checked, and with `checking`
         /// every record too, read whole once: every walk after it reads
         /// exactly what this one read, so cannot fail. Without `checking`,
         /// the first walk is the check, and throws what this would have.
@@ -39,15 +39,14 @@ extension MemberIndex {
         /// - Throws: ``WeirError`` `.corrupt` for another version, a varint
         ///   that runs past the end, offsets that overflow or pass the end
         ///   offset, a mode out of range, bytes after the last record.
-        init(_ bytes: [UInt8], checking: Bool, path: String, offset: Int, converted: Bool = false) throws(WeirError) {
+        init(_ bytes: [UInt8], checking: Bool, path: String, offset: Int) throws(WeirError) {
             let header = try bytes.withUnsafeBufferPointer { buffer in
                 Result { () throws(WeirError)
-                    -> (start: Int, count: Int, flags: UInt64, end: Int, size: Int, devices: Bool) in
+                    -> (start: Int, count: Int, flags: UInt64, end: Int, size: Int) in
                     var reader = RecordReader(bytes: buffer, path: path, offset: offset)
                     let version = try reader.uvarint()
-                    // 1: a version 1 list as stored; 2: rows made from version 2's
-                    // columns (MemberIndex+Columns), which carry device numbers.
-                    guard version == (converted ? 2 : 1) else {
+                    // Rows are version 1's only: version 2's columns are walked as they stand.
+                    guard version == 1 else {
                         throw reader.corrupt("version \(version) of the record list is not one this weir reads "
                                                  + "(1 or 2)")
                     }
@@ -64,13 +63,34 @@ extension MemberIndex {
                         throw reader.corrupt("it declares \(count) members, more than its \(bytes.count) bytes "
                                                  + "can hold")
                     }
-                    return (reader.position, Int(count), flags, endOffset, contentSize, version == 2)
+                    return (reader.position, Int(count), flags, endOffset, contentSize)
                 }
             }.get()
             (self.bytes, start, self.path, self.offset) = (bytes, header.start, path, offset)
-            devices = header.devices
+            columnar = false
             (count, endedEarly, endOffset, contentSize) = (header.count, header.flags & 1 != 0, header.end, header.size)
             // The check reads every field but copies no name: their lengths are enough to check them.
+            if checking { try walk(names: false) { _ in } }
+        }
+
+        /// Version 2's blocks of columns `raw` and its header's counts, walked
+        /// in place: no row is made of them. With `checking`, walked whole
+        /// once as the rows' init does; without, the first walk is the check.
+        ///
+        /// - Throws: as the rows' init, and what a column that lies makes.
+        init(columns raw: [UInt8], flags: UInt64, count: UInt64, endOffset: Int, contentSize: Int, checking: Bool,
+             path: String, offset: Int) throws(WeirError) {
+            (bytes, start, self.path, self.offset) = (raw, 0, path, offset)
+            columnar = true
+            // A member takes at least `leastMemberBytes` of its columns: a count above that is a lie, refused
+            // before anything is sized by it.
+            guard count <= UInt64(raw.count / MemberIndex.leastMemberBytes) else {
+                throw WeirError.corruptMemberIndex(path: path, offset: offset,
+                                                   "it declares \(count) members, more than its \(raw.count) bytes "
+                                                       + "can hold")
+            }
+            (self.count, endedEarly, self.endOffset, self.contentSize) = (Int(count), flags & 1 != 0, endOffset,
+                                                                          contentSize)
             if checking { try walk(names: false) { _ in } }
         }
 
@@ -87,10 +107,17 @@ extension MemberIndex {
         /// Walks the records; without `names`, the members handed to `body`
         /// carry empty names and link targets.
         private func walk(names: Bool, _ body: (Member) throws(WeirError) -> Void) throws(WeirError) {
+            if columnar {
+                let (path, offset) = (path, offset)
+                try bytes.withUnsafeBytes { raw in Result { () throws(WeirError) in
+                    try MemberIndex.walkColumns(raw, declared: UInt64(count), endOffset: endOffset, names: names,
+                                                corrupt: { .corruptMemberIndex(path: path, offset: offset, $0) }, body)
+                } }.get()
+                return
+            }
             try bytes.withUnsafeBufferPointer { buffer in
                 Result { () throws(WeirError) in
                     var reader = RecordReader(bytes: buffer, path: path, offset: offset)
-                    reader.devices = devices
                     reader.position = start
                     // Before the first record, the "previous member" ends at 0 with empty names.
                     var member = Member(headerOffset: 0, headerLength: 0, dataLength: 0, size: 0, path: [])
@@ -131,8 +158,6 @@ extension MemberIndex {
         var position = 0
         /// The lengths of the previous member's names, which the next ones are checked against.
         var pathLength = 0, unameLength = 0, gnameLength = 0
-        /// Rows end with a device's numbers.
-        var devices = false
 
         init(bytes: UnsafeBufferPointer<UInt8>, path: String, offset: Int) {
             (self.bytes, self.path, frameOffset) = (bytes, path, offset)
@@ -237,7 +262,6 @@ extension MemberIndex {
             }
             unameLength = try frontCoded(&member.uname, previous: unameLength, copying: names)
             gnameLength = try frontCoded(&member.gname, previous: gnameLength, copying: names)
-            if devices { (member.devmajor, member.devminor) = (try offset(), try offset()) }
         }
     }
 }
