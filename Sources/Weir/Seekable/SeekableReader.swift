@@ -14,7 +14,7 @@ import WeirSystem
 /// reads the compressed bytes but decodes nothing (pzstd's files, zstd's
 /// with content sizes). The table is taken as the seekable format means
 /// (zstd's contrib reader, indexed_zstd, pyzstd do the same) once what its
-/// entries alone refute is ruled out (``FrameListing/read(_:table:trustingTable:)``),
+/// entries alone refute is ruled out (sizes no frame can have, entries past the file),
 /// and every frame decoded is checked against its entry before any of its
 /// bytes go out: a zstd frame header where the entry starts, declaring the
 /// entry's content size or none, the checksum it stores the entry's (unless
