@@ -58,7 +58,8 @@ struct LyingTableRangeCommandTests {
         let made = try WeirProcess.shell("tar --sort=name -cf t.tar tree && $WEIR -q -B 64K t.tar", in: scratch.url)
         #expect(made.status == 0, "\(made.stderr)")
         let member = try WeirProcess.run(["-dc", "--member=tree/sub/b", "t.tar.zst"], in: scratch.url)
-        #expect(member.status == 0 && member.stdout.prefix(100).range(of: Data("tree/sub/b".utf8)) != nil, "\(member.stderr)")
+        #expect(member.status == 0 && member.stdout.prefix(100).range(of: Data("tree/sub/b".utf8)) != nil,
+                "\(member.stderr)")
         let memberReads = try Self.preads("$WEIR -dc --member=tree/sub/b t.tar.zst", in: scratch)
         #expect(memberReads > 0 && memberReads <= 12, "\(memberReads) preads")
     }

@@ -13,9 +13,10 @@ import WeirSystem
 /// listing comes from the table, checked against each frame's header and
 /// stored checksum (one small `pread` per frame, the body is not read), or,
 /// for a reader that checks each frame it decodes (``SeekableReader``),
-/// taken as the table gives it (no read per frame); otherwise the file is read once through a ``FrameScanner``, which walks
-/// frame and block headers. A table that does not match the frames is not
-/// used: the file is scanned, and ``warnings`` says how the table differs.
+/// taken as the table gives it (no read per frame); otherwise the file is
+/// read once through a ``FrameScanner``, which walks frame and block
+/// headers. A table that does not match the frames is not used: the file is
+/// scanned, and ``warnings`` says how the table differs.
 package struct FrameListing: Sendable {
     /// One frame of the file: where it lies, and what its header or its
     /// table entry says of it.
