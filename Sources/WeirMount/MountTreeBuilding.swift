@@ -120,14 +120,7 @@ struct MountTreeBuilding {
                 nodes[node].linkLength = UInt32(clamping: member.link.count)
             }
         }
-        if let existing {
-            // The name leaves its old node (the same one, for a hard link to itself).
-            nodes[Int(entries[existing].node)].links -= 1
-            entries[existing].node = UInt32(node)
-        } else {
-            insert(Entry(folder: UInt32(parent), node: UInt32(node), nameStart: last.lowerBound,
-                         nameLength: UInt32(clamping: last.count)), at: slot)
-        }
+        bind(last, in: parent, to: node, replacing: existing, at: slot)
         if nodes[node].kind == .folder {
             chainNames.append(last)
             chainNodes.append(node)
@@ -253,19 +246,27 @@ struct MountTreeBuilding {
             }
             let made = nodes.count
             nodes.append(implied.folder)
-            if let existing {
-                nodes[Int(entries[existing].node)].links -= 1
-                entries[existing].node = UInt32(made)
-            } else {
-                insert(Entry(folder: UInt32(node), node: UInt32(made), nameStart: part.lowerBound,
-                             nameLength: UInt32(clamping: part.count)), at: slot)
-            }
+            bind(part, in: node, to: made, replacing: existing, at: slot)
             node = made
         }
         return node
     }
 
     /// Adds `entry` in `slot` (empty), growing the table once half full.
+    /// Points the name `name` in `folder` at `node`: the entry `existing` if
+    /// the folder has one (the name leaves its old node, the same one for a
+    /// hard link to itself), else a new entry at `slot`.
+    private mutating func bind(_ name: Range<Int>, in folder: Int, to node: Int, replacing existing: Int?,
+                               at slot: Int) {
+        if let existing {
+            nodes[Int(entries[existing].node)].links -= 1
+            entries[existing].node = UInt32(node)
+        } else {
+            insert(Entry(folder: UInt32(folder), node: UInt32(node), nameStart: name.lowerBound,
+                         nameLength: UInt32(clamping: name.count)), at: slot)
+        }
+    }
+
     private mutating func insert(_ entry: Entry, at slot: Int) {
         let hash = Self.hash(bytes, entry.nameStart ..< entry.nameStart + Int(entry.nameLength), Int(entry.folder))
         entries.append(entry)
