@@ -110,7 +110,7 @@ extension MemberIndex {
 
     /// Raw column bytes gathered before a block goes to the compressor:
     /// bounds what the writer holds uncompressed, whatever the member count.
-    static let blockBytes = 1 << 20
+    package static let blockBytes = 1 << 20
     /// The compressor's window: a block and the one before it, so names
     /// repeat across blocks, in bounded memory (about 1.5 MiB at level 3).
     static let windowLog: Int32 = 20
@@ -149,12 +149,17 @@ extension MemberIndex {
 
         /// Compressed bytes kept in memory before the rest go to a spill file.
         private let spillBound: Int
+        /// Raw column bytes that close a block (``MemberIndex/blockBytes``).
+        private let blockBytes: Int
 
         /// A writer compressing at `level`, keeping `spillBound` compressed
-        /// bytes in memory (``MemberIndex/spillBound``; the tests' smaller).
-        package init(level: Int = 3, spillBound: Int = MemberIndex.spillBound) {
+        /// bytes in memory (``MemberIndex/spillBound``) and closing a block at
+        /// `blockBytes` (``MemberIndex/blockBytes``): the tests' are smaller.
+        package init(level: Int = 3, spillBound: Int = MemberIndex.spillBound,
+                     blockBytes: Int = MemberIndex.blockBytes) {
             self.level = level
             self.spillBound = spillBound
+            self.blockBytes = blockBytes
             // Every buffer at its full size at once, never grown: weir's
             // allocator keeps one arena and never hands freed memory back,
             // so buffers that grew as members came were carved out of a chunk
@@ -214,7 +219,7 @@ extension MemberIndex {
             count += 1
             inBlock += 1
             raw += member.path.count + 24
-            if raw >= MemberIndex.blockBytes { flushBlock(end: false) }
+            if raw >= blockBytes { flushBlock(end: false) }
         }
 
         /// The path coded against the previous one by folders: the folders

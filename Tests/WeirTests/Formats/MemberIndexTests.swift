@@ -61,9 +61,9 @@ struct MemberIndexTests {
     }
 
     /// `index` written as the compressor writes it: version 2, columns compressed as they come.
-    static func version2(_ index: MemberIndex, level: Int = 3, spillBound: Int = MemberIndex.spillBound) throws
-        -> [UInt8] {
-        let writer = MemberIndex.ColumnWriter(level: level, spillBound: spillBound)
+    static func version2(_ index: MemberIndex, level: Int = 3, spillBound: Int = MemberIndex.spillBound,
+                         blockBytes: Int = MemberIndex.blockBytes) throws -> [UInt8] {
+        let writer = MemberIndex.ColumnWriter(level: level, spillBound: spillBound, blockBytes: blockBytes)
         for member in index.members { writer.append(member) }
         let frame = try writer.frame(endedEarly: index.endedEarly, endOffset: index.endOffset,
                                      contentSize: index.contentSize, path: "a.tar.zst")
