@@ -47,4 +47,11 @@ struct CommandHintTests {
                 == " (--long=23 fits; or compress it where more memory is free)")
         #expect(CommandHint.text(.compressionMemory(longWindowLog: nil)) == " (compress it where more memory is free)")
     }
+
+    @Test("every hint the library gives has its own words")
+    func everyHint() {
+        let texts = WeirError.Hint.every.map { CommandHint.text($0, limits: ProcessLimits(onlineCores: 2)) }
+        #expect(!texts.contains(""))
+        #expect(Set(texts).count == texts.count)
+    }
 }

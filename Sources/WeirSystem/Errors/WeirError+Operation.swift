@@ -1,66 +1,62 @@
 extension WeirError {
-    /// What weir was doing: one of a fixed set, so that a program can switch
-    /// on it; its description is the word messages use.
-    public enum Operation: Equatable, Sendable, CustomStringConvertible {
-        case open, create, read, write, stat, map, pipe, rename, remove, truncate
-        /// Making written data or a folder entry durable (`fdatasync`, `fsync`, `syncfs`).
-        case sync
-        /// Deriving an output name from an input name.
-        case nameOutput
-        case compress, decompress, test, list, scan, run, train
-        /// Decoding a frame just compressed and comparing it with its input.
-        case verify
-        /// Copying input that is not zstd through (`--pass-through`).
-        case copy
-        case readSeekTable, writeSeekTable
-        /// The tar member index (docs/members.md).
-        case readMemberIndex, writeMemberIndex
-        /// `-r`, `--filelist`, `--output-dir-mirror`.
-        case openDirectory, readDirectory, createDirectory, readFileList
-        case readDictionary, loadDictionary, useDictionary, readSample
-        /// Reading the old file of `--patch-from=OLD`.
-        case readPatchReference
-        /// Setting a libzstd parameter; the text says which (`set level`).
-        case setParameter(String)
+    /// What weir was doing, a code a program can compare (`== .read`) and
+    /// switch on; its description is the word messages use.
+    ///
+    /// A struct of codes, as ``Kind`` is: a later version adds operations
+    /// without breaking a caller's `switch`, which ends in `default:`.
+    public struct Operation: Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, as its static member is spelled.
+        private let name: String
+        /// The words messages use (`read seek table`).
+        public let description: String
 
-        public var description: String {
-            switch self {
-            case .open: "open"
-            case .create: "create"
-            case .read: "read"
-            case .write: "write"
-            case .stat: "stat"
-            case .map: "map"
-            case .pipe: "pipe"
-            case .rename: "rename"
-            case .remove: "remove"
-            case .truncate: "truncate"
-            case .sync: "sync"
-            case .nameOutput: "name output"
-            case .compress: "compress"
-            case .decompress: "decompress"
-            case .test: "test"
-            case .list: "list"
-            case .scan: "scan"
-            case .run: "run"
-            case .train: "train"
-            case .verify: "verify"
-            case .copy: "copy"
-            case .readSeekTable: "read seek table"
-            case .writeSeekTable: "write seek table"
-            case .readMemberIndex: "read member index"
-            case .writeMemberIndex: "write member index"
-            case .openDirectory: "open directory"
-            case .readDirectory: "read directory"
-            case .createDirectory: "create directory"
-            case .readFileList: "read file list"
-            case .readDictionary: "read dictionary"
-            case .loadDictionary: "load dictionary"
-            case .useDictionary: "use the dictionary"
-            case .readSample: "read sample"
-            case .readPatchReference: "read the --patch-from file"
-            case .setParameter(let what): what
-            }
+        private init(_ name: String, _ description: String) {
+            self.name = name
+            self.description = description
         }
+
+        public static let open = Self("open", "open")
+        public static let create = Self("create", "create")
+        public static let read = Self("read", "read")
+        public static let write = Self("write", "write")
+        public static let stat = Self("stat", "stat")
+        public static let map = Self("map", "map")
+        public static let pipe = Self("pipe", "pipe")
+        public static let rename = Self("rename", "rename")
+        public static let remove = Self("remove", "remove")
+        public static let truncate = Self("truncate", "truncate")
+        /// Making written data or a folder entry durable (`fdatasync`, `fsync`, `syncfs`).
+        public static let sync = Self("sync", "sync")
+        /// Deriving an output name from an input name.
+        public static let nameOutput = Self("nameOutput", "name output")
+        public static let compress = Self("compress", "compress")
+        public static let decompress = Self("decompress", "decompress")
+        public static let test = Self("test", "test")
+        public static let list = Self("list", "list")
+        public static let scan = Self("scan", "scan")
+        public static let run = Self("run", "run")
+        public static let train = Self("train", "train")
+        /// Decoding a frame just compressed and comparing it with its input.
+        public static let verify = Self("verify", "verify")
+        /// Copying input that is not zstd through (`--pass-through`).
+        public static let copy = Self("copy", "copy")
+        public static let readSeekTable = Self("readSeekTable", "read seek table")
+        public static let writeSeekTable = Self("writeSeekTable", "write seek table")
+        /// The tar member index (docs/members.md).
+        public static let readMemberIndex = Self("readMemberIndex", "read member index")
+        public static let writeMemberIndex = Self("writeMemberIndex", "write member index")
+        /// `-r`, `--filelist`, `--output-dir-mirror`.
+        public static let openDirectory = Self("openDirectory", "open directory")
+        public static let readDirectory = Self("readDirectory", "read directory")
+        public static let createDirectory = Self("createDirectory", "create directory")
+        public static let readFileList = Self("readFileList", "read file list")
+        public static let readDictionary = Self("readDictionary", "read dictionary")
+        public static let loadDictionary = Self("loadDictionary", "load dictionary")
+        public static let useDictionary = Self("useDictionary", "use the dictionary")
+        public static let readSample = Self("readSample", "read sample")
+        /// Reading the old file of `--patch-from=OLD`.
+        public static let readPatchReference = Self("readPatchReference", "read the --patch-from file")
+        /// Setting a libzstd parameter; the text says which (`set level`).
+        public static func setParameter(_ what: String) -> Self { Self("setParameter", what) }
     }
 }

@@ -60,36 +60,80 @@ public struct WeirError: Error, CustomStringConvertible, Equatable, Sendable {
     }
 
     /// What a caller could change to succeed.
-    public enum Hint: Equatable, Sendable {
+    ///
+    /// A struct of codes, as ``Kind`` is: a later version adds hints without
+    /// breaking a caller's `switch`, which ends in `default:`. The hints that
+    /// carry numbers give them as properties (``windowLog``, ``windowBytes``,
+    /// ``fittingLongWindowLog``).
+    public struct Hint: Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, as its static member is spelled.
+        private let name: String
+        /// ``windowLimit(log:bytes:)``'s window limit, as a log of 2.
+        public let windowLog: Int?
+        /// ``windowLimit(log:bytes:)``'s window, in bytes.
+        public let windowBytes: UInt64?
+        /// ``compressionMemory(longWindowLog:)``'s window that fits.
+        public let fittingLongWindowLog: Int?
+
+        private init(_ name: String, windowLog: Int? = nil, windowBytes: UInt64? = nil,
+                     fittingLongWindowLog: Int? = nil) {
+            self.name = name
+            self.windowLog = windowLog
+            self.windowBytes = windowBytes
+            self.fittingLongWindowLog = fittingLongWindowLog
+        }
+
+        /// The code's name (`forceOverwrite`), with its numbers.
+        public var description: String {
+            let numbers = [windowLog, windowBytes.map { Int(clamping: $0) }, fittingLongWindowLog].compactMap { $0 }
+            return numbers.isEmpty ? name : "\(name)(\(numbers.map(String.init).joined(separator: ", ")))"
+        }
+
+        /// Whether this is the same hint as `other`, whatever its numbers
+        /// (`hint.isKind(of: .windowLimit(log: 0, bytes: 0))`).
+        public func isKind(of other: Hint) -> Bool { name == other.name }
+
         /// Forcing (`force`) replaces the existing output.
-        case forceOverwrite
+        public static let forceOverwrite = Self("forceOverwrite")
         /// Forcing reads the input anyway (a terminal, a device, a socket).
-        case forceRead
+        public static let forceRead = Self("forceRead")
         /// Forcing, or asking for standard output, writes compressed data to the terminal.
-        case forceTerminalOutput
+        public static let forceTerminalOutput = Self("forceTerminalOutput")
         /// Naming the output, or writing to standard output, does without a name from the suffix.
-        case nameOutput
+        public static let nameOutput = Self("nameOutput")
         /// The dictionary the data was compressed with decodes it.
-        case dictionary
+        public static let dictionary = Self("dictionary")
         /// A window limit of `2^log` bytes, at least `bytes`, decodes the frame.
-        case windowLimit(log: Int, bytes: UInt64)
+        public static func windowLimit(log: Int, bytes: UInt64) -> Self {
+            Self("windowLimit", windowLog: log, windowBytes: bytes)
+        }
         /// A larger window limit decodes it (how large is not known).
-        case raiseWindowLimit
+        public static let raiseWindowLimit = Self("raiseWindowLimit")
         /// Compressing needs more memory than the process may hold: a
         /// window of `2^longWindowLog` bytes fits (nil: none smaller does).
-        case compressionMemory(longWindowLog: Int?)
+        public static func compressionMemory(longWindowLog: Int?) -> Self {
+            Self("compressionMemory", fittingLongWindowLog: longWindowLog)
+        }
         /// More samples make a training possible: one file per sample, or
         /// files cut into samples of a fixed size.
-        case moreSamples
+        public static let moreSamples = Self("moreSamples")
         /// The same run again goes on from what this one kept (a stopped
         /// compression's `NAME.part`).
-        case resume
+        public static let resume = Self("resume")
         /// A member index, added to the file in place, makes the file's
         /// tar members readable one by one.
-        case addMemberIndex
+        public static let addMemberIndex = Self("addMemberIndex")
         /// Decompressing the file and compressing its content again writes
         /// frames that can be read in parts (a tar in one frame: no member index).
-        case recompress
+        public static let recompress = Self("recompress")
+
+        /// Every hint this version gives (those with numbers, with some), so
+        /// that a caller's wording of each can be tested.
+        package static let every: [Hint] = [
+            .forceOverwrite, .forceRead, .forceTerminalOutput, .nameOutput, .dictionary,
+            .windowLimit(log: 20, bytes: 1 << 20), .raiseWindowLimit, .compressionMemory(longWindowLog: 23),
+            .compressionMemory(longWindowLog: nil), .moreSamples, .resume, .addMemberIndex, .recompress,
+        ]
     }
 
     /// The first words of a reason, which say what went wrong.
