@@ -117,6 +117,15 @@ struct WeirCommand: ParsableCommand {
             _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
         }
         let arguments = invocation.arguments
+        // A part read of one file (--range, --member) skips the parser: its
+        // settings are made from a closed grammar (PartReadShortcut).
+        if let settings = PartReadShortcut.settings(arguments, facts: invocation.facts) {
+            #if WEIR_TEST_HOOKS
+            PartReadShortcut.checkAgainstParser(settings, arguments, facts: invocation.facts)
+            #endif
+            invocation.reportWarnings(quietness: settings.reporting.quiet)
+            Glibc.exit(settings.execute())
+        }
         do {
             var command = try parseAsRoot(arguments)
             if var weir = command as? WeirCommand {

@@ -65,7 +65,8 @@ public struct TarMemberSelection: Sendable, Equatable {
     /// Whether any of `patterns` selects `path`; each that does is marked in `matched`.
     private static func match(_ path: [UInt8], _ patterns: [TarMemberPattern], _ matched: inout [Bool]) -> Bool {
         var any = false
-        for (index, pattern) in patterns.enumerated() where pattern.matches(path) {
+        // By index, each pattern borrowed: asked of every member of an archive.
+        for index in patterns.indices where patterns[index].matches(path) {
             any = true
             matched[index] = true
         }

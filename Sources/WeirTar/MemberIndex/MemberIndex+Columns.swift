@@ -1,4 +1,5 @@
 import CZstd
+import Glibc
 import WeirFormats
 import WeirSystem
 
@@ -401,8 +402,12 @@ extension MemberIndex {
         // Where each '/' of the current path stands: the folders the next path may keep.
         var slashes: [Int] = []
         var lengths = [Int](repeating: 0, count: Column.allCases.count)
-        var columns = [ColumnCursor](repeating: ColumnCursor(bytes: UnsafeRawBufferPointer(start: nil, count: 0)),
-                                     count: Column.allCases.count)
+        // The cursors in memory of their own, not an array: neither checked
+        // for uniqueness nor captured by a closure at each of a member's reads.
+        let columns = UnsafeMutableBufferPointer<ColumnCursor>.allocate(capacity: Column.allCases.count)
+        columns.initialize(repeating: ColumnCursor(bytes: UnsafeRawBufferPointer(start: nil, count: 0)))
+        defer { columns.deallocate() }
+        slashes.reserveCapacity(64)
         while cursor.position < raw.count {
             guard let members = cursor.uvarint(), members > 0, members <= UInt64(raw.count) else {
                 throw corrupt("a block of the record list declares no members or more than it holds")
@@ -423,7 +428,7 @@ extension MemberIndex {
             }
             cursor.position = start
             for _ in 0 ..< members {
-                try nextFromColumns(&member, &columns, &slashes, names: names, endOffset: endOffset,
+                try nextFromColumns(&member, columns, &slashes, names: names, endOffset: endOffset,
                                     index: Int(total), corrupt: corrupt)
                 total += 1
                 try body(member)
@@ -438,71 +443,67 @@ extension MemberIndex {
     }
 
     /// Replaces `member`, the previous member, by the next one of `columns`.
+    ///
+    /// Written out read by read, each cursor reached through the buffer at a
+    /// constant index: this runs once per member of the archive for every
+    /// selection and listing.
     @inline(__always)
-    private static func nextFromColumns(_ member: inout Member, _ columns: inout [ColumnCursor], _ slashes: inout [Int],
+    private static func nextFromColumns(_ member: inout Member, _ columns: UnsafeMutableBufferPointer<ColumnCursor>,
+                                        _ slashes: inout [Int],
                                         names: Bool, endOffset: Int, index: Int,
                                         corrupt: (String) -> WeirError) throws(WeirError) {
-        func value(_ column: Column) throws(WeirError) -> UInt64 {
-            guard let value = columns[column.rawValue].uvarint() else {
-                throw corrupt("the \(column) column ends before its members do")
-            }
-            return value
-        }
-        func byte(_ column: Column) throws(WeirError) -> UInt8 {
-            guard let value = columns[column.rawValue].byte() else {
-                throw corrupt("the \(column) column ends before its members do")
-            }
-            return value
-        }
-        func text(_ column: Column) throws(WeirError) -> UnsafeRawBufferPointer {
-            guard let value = columns[column.rawValue].text() else {
-                throw corrupt("the \(column) column ends before its members do")
-            }
-            return value
-        }
         func unzigzag(_ value: UInt64) -> Int64 { Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1) }
-        let gap = try value(.gap), blocks = try value(.headerBlocks), extra = unzigzag(try value(.dataExtra))
-        var size = UInt64(try byte(.size0)) | UInt64(try byte(.size1)) << 8 | UInt64(try byte(.size2)) << 16
-        let high = try value(.sizeHigh)
+        guard let gap = columns[Column.gap.rawValue].uvarint() else { throw ended(.gap, corrupt) }
+        guard let blocks = columns[Column.headerBlocks.rawValue].uvarint() else { throw ended(.headerBlocks, corrupt) }
+        guard let extraBits = columns[Column.dataExtra.rawValue].uvarint() else { throw ended(.dataExtra, corrupt) }
+        let extra = unzigzag(extraBits)
+        guard let size0 = columns[Column.size0.rawValue].byte() else { throw ended(.size0, corrupt) }
+        guard let size1 = columns[Column.size1.rawValue].byte() else { throw ended(.size1, corrupt) }
+        guard let size2 = columns[Column.size2.rawValue].byte() else { throw ended(.size2, corrupt) }
+        guard let high = columns[Column.sizeHigh.rawValue].uvarint() else { throw ended(.sizeHigh, corrupt) }
         guard high < 1 << 39 else { throw corrupt("a member's size is out of range") }
-        size |= high << 24
-        let mtime = member.mtime &+ unzigzag(try value(.mtime))
-        let type = try byte(.type)
-        let (mode, uid, gid) = (try value(.mode), try value(.uid), try value(.gid))
+        let size = UInt64(size0) | UInt64(size1) << 8 | UInt64(size2) << 16 | high << 24
+        guard let mtimeBits = columns[Column.mtime.rawValue].uvarint() else { throw ended(.mtime, corrupt) }
+        let mtime = member.mtime &+ unzigzag(mtimeBits)
+        guard let type = columns[Column.type.rawValue].byte() else { throw ended(.type, corrupt) }
+        guard let mode = columns[Column.mode.rawValue].uvarint() else { throw ended(.mode, corrupt) }
+        guard let uid = columns[Column.uid.rawValue].uvarint() else { throw ended(.uid, corrupt) }
+        guard let gid = columns[Column.gid.rawValue].uvarint() else { throw ended(.gid, corrupt) }
         guard blocks < 1 << 40, gap < 1 << 62 else { throw corrupt("a member's offsets are out of range") }
         let headerLength = Int(blocks + 1) * 512
         let dataLength = Int64(predictedData(type: type, size: Int(size))) + extra
         guard dataLength >= 0, dataLength < 1 << 62 else { throw corrupt("a member's data length is out of range") }
         // The path: the previous one's first `kept` folders, then the rest.
-        let pop = try value(.pathPop)
+        guard let pop = columns[Column.pathPop.rawValue].uvarint() else { throw ended(.pathPop, corrupt) }
         guard pop <= UInt64(slashes.count) else { throw corrupt("a path leaves more folders than the previous has") }
         let keep = slashes.count - Int(pop)
         let cut = keep == 0 ? 0 : slashes[keep - 1] + 1
-        let rest = try text(.pathRest)
-        slashes.removeLast(Int(pop))
-        for (offset, character) in rest.enumerated() where character == UInt8(ascii: "/") {
-            slashes.append(cut + offset)
-        }
-        if !(cut == member.path.count && rest.isEmpty) {
-            member.path.removeLast(member.path.count - cut)
-            member.path.append(contentsOf: rest)
-        }
-        let link = try text(.link)
-        if names, !(link.isEmpty && member.link.isEmpty) { member.link = Array(link) }
-        func name(_ column: Column, _ previous: inout [UInt8]) throws(WeirError) {
-            switch try byte(column) {
-            case 0: break
-            case 1:
-                let text = try text(column)
-                if names { previous = Array(text) }
-            default: throw corrupt("the \(column) column holds an unknown mark")
+        guard let rest = columns[Column.pathRest.rawValue].text() else { throw ended(.pathRest, corrupt) }
+        if pop > 0 { slashes.removeLast(Int(pop)) }
+        let restBytes = UnsafeBufferPointer(start: rest.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                            count: rest.count)
+        if let base = restBytes.baseAddress {
+            var from = 0
+            while from < restBytes.count,
+                  let found = memchr(base + from, Int32(UInt8(ascii: "/")), restBytes.count - from) {
+                let offset = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                slashes.append(cut + offset)
+                from = offset + 1
             }
         }
-        try name(.uname, &member.uname)
-        try name(.gname, &member.gname)
+        if !(cut == member.path.count && rest.isEmpty) {
+            if cut < member.path.count { member.path.removeSubrange(cut...) }
+            member.path.append(contentsOf: restBytes)
+        }
+        guard let link = columns[Column.link.rawValue].text() else { throw ended(.link, corrupt) }
+        if names, !(link.isEmpty && member.link.isEmpty) { member.link = Array(link) }
+        try name(columns, .uname, &member.uname, names: names, corrupt)
+        try name(columns, .gname, &member.gname, names: names, corrupt)
         var (major, minor): (UInt64, UInt64) = (0, 0)
         if type == UInt8(ascii: "3") || type == UInt8(ascii: "4") {
-            (major, minor) = (try value(.device), try value(.device))
+            guard let first = columns[Column.device.rawValue].uvarint(),
+                  let second = columns[Column.device.rawValue].uvarint() else { throw ended(.device, corrupt) }
+            (major, minor) = (first, second)
         }
         // What a row's reader checks of the same member.
         guard uid <= UInt64(Int.max), gid <= UInt64(Int.max), major <= UInt64(Int.max), minor <= UInt64(Int.max) else {
@@ -513,11 +514,39 @@ extension MemberIndex {
         let (end, o2) = start.addingReportingOverflow(headerLength + Int(dataLength))
         guard !o1, !o2 else { throw corrupt("a member's offsets overflow") }
         guard end <= endOffset else { throw corrupt("member \(index) runs past the end offset \(endOffset)") }
-        (member.headerOffset, member.headerLength, member.dataLength) = (start, headerLength, Int(dataLength))
-        (member.size, member.mode, member.uid, member.gid) = (Int(size), UInt32(mode), Int(uid), Int(gid))
+        member.headerOffset = start
+        member.headerLength = headerLength
+        member.dataLength = Int(dataLength)
+        member.size = Int(size)
+        member.mode = UInt32(mode)
+        member.uid = Int(uid)
+        member.gid = Int(gid)
         member.type = type
         member.mtime = mtime
-        (member.devmajor, member.devminor) = (Int(major), Int(minor))
+        member.devmajor = Int(major)
+        member.devminor = Int(minor)
+    }
+
+    /// An owner or group name of `column`: 0 keeps the previous member's,
+    /// 1 then a name ended by NUL replaces it (copied only with `names`).
+    @inline(__always)
+    private static func name(_ columns: UnsafeMutableBufferPointer<ColumnCursor>, _ column: Column,
+                             _ previous: inout [UInt8], names: Bool,
+                             _ corrupt: (String) -> WeirError) throws(WeirError) {
+        switch columns[column.rawValue].byte() {
+        case 0: return
+        case 1:
+            guard let text = columns[column.rawValue].text() else { throw ended(column, corrupt) }
+            if names { previous = Array(text) }
+        case nil: throw ended(column, corrupt)
+        default: throw corrupt("the \(column) column holds an unknown mark")
+        }
+    }
+
+    /// The error of `column` ending before its members do.
+    @inline(never)
+    private static func ended(_ column: Column, _ corrupt: (String) -> WeirError) -> WeirError {
+        corrupt("the \(column) column ends before its members do")
     }
 
     /// The one zstd frame `source` must be, exactly, with its checksum;
@@ -560,7 +589,13 @@ extension MemberIndex {
         let bytes: UnsafeRawBufferPointer
         var position = 0
 
+        @inline(__always)
         mutating func uvarint() -> UInt64? {
+            // One byte, the common case (a value under 128).
+            if position < bytes.count, bytes[position] & 0x80 == 0 {
+                position += 1
+                return UInt64(bytes[position - 1])
+            }
             var value: UInt64 = 0, shift: UInt64 = 0
             while position < bytes.count {
                 let byte = bytes[position]
@@ -573,6 +608,7 @@ extension MemberIndex {
             return nil
         }
 
+        @inline(__always)
         mutating func byte() -> UInt8? {
             guard position < bytes.count else { return nil }
             position += 1
@@ -581,7 +617,9 @@ extension MemberIndex {
 
         /// Bytes up to the next NUL, which is stepped over.
         mutating func text() -> UnsafeRawBufferPointer? {
-            guard let end = bytes[position...].firstIndex(of: 0) else { return nil }
+            guard position < bytes.count, let base = bytes.baseAddress,
+                  let found = memchr(base + position, 0, bytes.count - position) else { return nil }
+            let end = base.distance(to: UnsafeRawPointer(found))
             defer { position = end + 1 }
             return UnsafeRawBufferPointer(rebasing: bytes[position ..< end])
         }
