@@ -137,10 +137,15 @@ package struct FrameListing: Sendable {
     /// only for what the entries themselves rule out; without, each entry is
     /// checked against its frame's header and stored checksum first (`-l`).
     ///
+    /// A remote file (a ``Descriptor`` on a ``PositionalSource``) is always
+    /// read trusting its table: checking each entry would be a request per
+    /// frame; its frames are checked when decoded (`-t`, a read).
+    ///
     /// - Throws: as ``read(path:)``.
     package static func read(_ file: Descriptor, table known: SeekTable? = nil,
                              trustingTable: Bool = false) throws(WeirError) -> FrameListing {
         let path = file.path
+        let trustingTable = trustingTable || file.source != nil
         // A file of a file system whose sizes are not its files' (procfs)
         // cannot be listed by its size; an empty file lists as empty.
         let status = try file.status(operation: .list)
