@@ -100,8 +100,9 @@ package final class RemoteObject: PositionalSource {
                 kept = Locked(Kept(tailStart: part.lowerBound, tail: body))
                 return
             }
-            // An empty object has no last bytes to send.
-            if head.status == 416, let parsed = head.contentRange, parsed.total == 0 {
+            // An empty object has no last bytes to send: a 416 says so, or a 200 of none (nginx).
+            if head.status == 416 && head.contentRange?.total == 0
+                || outcome.code == CURLE_OK && head.status == 200 && head.fields["content-length"] == "0" {
                 size = 0
                 identity = ObjectIdentity(head: head, size: 0)
                 kept = Locked(Kept(tailStart: 0, tail: []))
