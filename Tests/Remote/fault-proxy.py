@@ -13,6 +13,7 @@ for the requests a FAULT names (requests count from 1, in arrival order):
   short:N   request N: a Content-Length of the whole, half the body, then closed
   etag:N    from request N on, the object is another: its ETag is "changed",
             and a request with If-Match is answered 412 Precondition Failed
+  delay:MS  every request waits MS milliseconds before it is forwarded
 
 Each request is logged to LOG as one line: N METHOD RANGE IF-MATCH STATUS.
 """
@@ -22,11 +23,16 @@ import socket
 import socketserver
 import sys
 import threading
+import time
 import urllib.parse
 
 port, upstream, log_path = int(sys.argv[1]), urllib.parse.urlsplit(sys.argv[2]), sys.argv[3]
 faults = []
+delay = 0.0
 for spec in sys.argv[4:]:
+    if spec.startswith("delay:"):
+        delay = int(spec[6:]) / 1000
+        continue
     kind, _, when = spec.partition(":")
     faults.append((kind, int(when.rstrip("+")), when.endswith("+")))
 lock = threading.Lock()
@@ -62,6 +68,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             count[0] += 1
             number = count[0]
         fault = fault_for(number)
+        if delay:
+            time.sleep(delay)
         if fault == "503":
             return self.plain(number, 503, "Service Unavailable")
         if fault == "etag" and self.headers.get("If-Match"):

@@ -126,6 +126,25 @@ struct RemoteCommandTests {
         #expect(untrusted.stderr.contains("SSL") || untrusted.stderr.contains("certificate"))
     }
 
+    @Test("A redirect is followed; http_proxy from the environment is the proxy asked")
+    func redirectAndProxy() throws {
+        let scratch = Scratch()
+        let servers = try Self.archive(scratch)
+        let local = try WeirProcess.run(["-dc", "--member=src/f2.txt", "root/a.tar.zst"], in: scratch.url)
+        let moved = try WeirProcess.run(["-dc", "--member=src/f2.txt", servers.url + "/moved.tar.zst"],
+                                        in: scratch.url)
+        #expect(moved.status == 0, "\(moved.stderr)")
+        #expect(moved.stdout == local.stdout)
+        // The fault proxy without faults forwards a proxy's request (its absolute URL) to nginx.
+        let proxy = try servers.faultProxy([])
+        let proxied = try WeirProcess.run(["-dc", "--member=src/f2.txt", servers.url + "/a.tar.zst"], in: scratch.url,
+                                          environment: ["http_proxy": proxy.url, "no_proxy": ""])
+        #expect(proxied.status == 0, "\(proxied.stderr)")
+        #expect(proxied.stdout == local.stdout)
+        let log = try String(contentsOfFile: proxy.log, encoding: .utf8).split(separator: "\n")
+        #expect(log.count == 2, "\(log)")
+    }
+
     @Test("404 and 403: one line naming the URL and the status, exit 1, for each reading")
     func errorStatuses() throws {
         let scratch = Scratch()

@@ -5,7 +5,7 @@ import Glibc
 /// stopped when the value goes: Debian's nginx serving `root` over HTTP
 /// and over HTTPS (a certificate made here with openssl, which the client
 /// is given through CURL_CA_BUNDLE), every request logged with its Range
-/// and If-Match; `/forbidden/` answers 403. On demand, Python's
+/// and If-Match; `/forbidden/` answers 403, `/moved.tar.zst` redirects to `/a.tar.zst`. On demand, Python's
 /// `http.server` on the same folder (a server without Range) and the
 /// tests' fault-injecting proxy (Tests/Remote/fault-proxy.py) in front of nginx.
 final class RemoteServers {
@@ -47,6 +47,7 @@ final class RemoteServers {
                 ssl_certificate_key \(folder)/key.pem;
                 root \(root);
                 location /forbidden/ { deny all; }
+                location = /moved.tar.zst { return 302 /a.tar.zst; }
               }
             }
             """
