@@ -125,7 +125,22 @@ package struct FrameListing: Sendable {
     package static func read(path: String) throws(WeirError) -> FrameListing {
         let file = try Descriptor.openForReading(path)
         defer { file.close() }
-        return try read(file)
+        var listing = try read(file)
+        if file.source != nil { try listing.readLastHeader(in: file) }
+        return listing
+    }
+
+    /// The window and dictionary of the last zstd frame (what `-lv`
+    /// shows) from its header, in a listing of a remote file taken from its
+    /// table: one small read (a request), not one per frame. A header that
+    /// does not parse leaves the table's guess (decoding it fails).
+    mutating func readLastHeader(in file: Descriptor) throws(WeirError) {
+        guard let last = frames.lastIndex(where: { !$0.isSkippable && $0.headerUnread }) else { return }
+        let head = try file.read(count: min(18, frames[last].compressedSize), at: frames[last].offset,
+                                 operation: .list)
+        guard let header = head.withUnsafeBytes({ FrameHeader(startOf: $0) }) else { return }
+        frames[last].windowSize = header.windowSize
+        frames[last].dictionaryID = header.dictionaryID
     }
 
     /// Lists the frames of `file`, open for reading; `known` is the seek
