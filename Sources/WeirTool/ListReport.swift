@@ -23,7 +23,7 @@ struct ListReport {
         if !verbose { print(ListTable.header) }
         for file in files {
             do throws(WeirError) {
-                let listing = try FrameListing.read(path: file)
+                let listing = try FrameListing.read(path: file, windowShown: verbose)
                 for warning in listing.warnings { console.warning(warning, file: file) }
                 noteUnchecked(listing, file: file)
                 listed.append(listing)

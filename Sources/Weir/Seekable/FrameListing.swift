@@ -122,11 +122,13 @@ package struct FrameListing: Sendable {
     /// - Throws: `WeirError`: the file cannot be opened or read, is not a
     ///   regular file, is not zstd, is truncated or corrupt (naming the frame
     ///   and offset).
-    package static func read(path: String) throws(WeirError) -> FrameListing {
+    /// With `windowShown` (`-lv`), a remote file's last frame header is read
+    /// too (``readLastHeader(in:)``).
+    package static func read(path: String, windowShown: Bool = false) throws(WeirError) -> FrameListing {
         let file = try Descriptor.openForReading(path)
         defer { file.close() }
         var listing = try read(file)
-        if file.source != nil { try listing.readLastHeader(in: file) }
+        if windowShown, file.source != nil { try listing.readLastHeader(in: file) }
         return listing
     }
 
@@ -156,7 +158,7 @@ package struct FrameListing: Sendable {
     /// read trusting its table: checking each entry would be a request per
     /// frame; its frames are checked when decoded (`-t`, a read).
     ///
-    /// - Throws: as ``read(path:)``.
+    /// - Throws: as ``read(path:windowShown:)``.
     package static func read(_ file: Descriptor, table known: SeekTable? = nil,
                              trustingTable: Bool = false) throws(WeirError) -> FrameListing {
         let path = file.path
