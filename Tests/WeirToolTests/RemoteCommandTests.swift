@@ -205,7 +205,7 @@ struct RemoteCommandTests {
         }
     }
 
-    @Test("A 503 every time: the error after the retries; a changed ETag mid-read: the read fails, nothing written")
+    @Test("503s that stay: the error after the retries, for a member and a stream cut; a changed ETag: the read fails; nothing written")
     func failuresThatStay() throws {
         let scratch = Scratch()
         let servers = try Self.archive(scratch)
@@ -221,5 +221,15 @@ struct RemoteCommandTests {
         #expect(replaced.status == 1)
         #expect(replaced.stderr.contains("the object changed while it was read"), "\(replaced.stderr)")
         #expect(!scratch.exists("out.tar"))
+        // A stream cut, then 503s: what the server said, not the truncated input; no output left.
+        let cut = try servers.faultProxy(["drop:1", "503:2+"])
+        try FileManager.default.createDirectory(atPath: scratch.path("cut"), withIntermediateDirectories: true)
+        let stream = cut.url + "/a.tar.zst"
+        let ended = try WeirProcess.run(["-d", stream], in: scratch.url.appendingPathComponent("cut"),
+                                        environment: fast)
+        #expect(ended.status == 1)
+        #expect(ended.stderr == "weir: \(stream): the server answered 503 Service Unavailable (after 6 tries)\n")
+        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.path("cut"))
+        #expect(left.isEmpty, "\(left)")
     }
 }
