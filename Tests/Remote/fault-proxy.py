@@ -13,6 +13,9 @@ for the requests a FAULT names (requests count from 1, in arrival order):
   short:N   request N: a Content-Length of the whole, half the body, then closed
   etag:N    from request N on, the object is another: its ETag is "changed",
             and a request with If-Match is answered 412 Precondition Failed
+  stall:N   request N: the head and half the body, then nothing for 20 s, then
+            closed, logged as the line `N stall-ended` (after a retry's, if the
+            client timed out first)
   delay:MS  every request waits MS milliseconds before it is forwarded
 
 Each request is logged to LOG as one line: N METHOD RANGE IF-MATCH STATUS.
@@ -89,9 +92,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.log(number, answer.status)
-        if fault in ("drop", "short"):
+        if fault in ("drop", "short", "stall"):
             self.wfile.write(body[: len(body) // 2])
             self.wfile.flush()
+            if fault == "stall":
+                time.sleep(20)
+                with lock, open(log_path, "a") as log:
+                    log.write(f"{number} stall-ended\n")
             if fault == "drop":
                 # A reset, not a clean close: linger 0.
                 self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")

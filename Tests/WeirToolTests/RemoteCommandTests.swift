@@ -181,7 +181,7 @@ struct RemoteCommandTests {
         #expect(streamed.stdout == scratch.data("a.tar"))
     }
 
-    @Test("A 503, a short body, a dropped connection: retried from the byte reached, the bytes the file's")
+    @Test("A 503, a short body, a reset, a stall: retried from the byte reached, the bytes the file's")
     func retries() throws {
         let scratch = Scratch()
         let servers = try Self.archive(scratch)
@@ -197,11 +197,18 @@ struct RemoteCommandTests {
                 #expect(starts[0] != starts[1], "\(fault): \(log)")
             }
         }
-        for fault in ["short:1", "drop:1"] {
+        // A stall: no byte for WEIR_HTTP_STALL_SECONDS is a timeout, retried from the byte reached.
+        for fault in ["short:1", "drop:1", "stall:1"] {
             let proxy = try servers.faultProxy([fault])
-            let streamed = try WeirProcess.run(["-dc", proxy.url + "/a.tar.zst"], in: scratch.url, environment: fast)
+            let streamed = try WeirProcess.run(["-dc", proxy.url + "/a.tar.zst"], in: scratch.url,
+                                               environment: fast.merging(["WEIR_HTTP_STALL_SECONDS": "1"]) { $1 })
             #expect(streamed.status == 0, "\(fault): \(streamed.stderr)")
             #expect(streamed.stdout == scratch.data("a.tar"), "\(fault)")
+            if fault == "stall:1" {
+                // The retry came while the first answer still stalled: the client timed out.
+                let log = try String(contentsOfFile: proxy.log, encoding: .utf8).split(separator: "\n")
+                #expect(log.count >= 2 && log[1].hasPrefix("2 GET "), "\(log)")
+            }
         }
     }
 
