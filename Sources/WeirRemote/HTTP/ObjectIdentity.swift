@@ -9,7 +9,8 @@ struct ObjectIdentity: Sendable, Equatable {
     var etag: String?
     /// The Last-Modified date as the server wrote it.
     var lastModified: String?
-    /// The object's size in bytes.
+    /// The object's size in bytes; -1 when the first answer did not say
+    /// (a body sent in chunks, without Content-Length).
     var size: Int
 
     init(head: HTTPHead, size: Int) {
@@ -35,7 +36,7 @@ struct ObjectIdentity: Sendable, Equatable {
         if etag == nil, let lastModified, let other = head.fields["last-modified"], other != lastModified {
             return "its Last-Modified was \(lastModified), now \(other)"
         }
-        if let total = head.contentRange?.total, total != size {
+        if size >= 0, let total = head.contentRange?.total, total != size {
             return "its size was \(size) bytes, now \(total)"
         }
         return nil
