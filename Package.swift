@@ -74,6 +74,13 @@ let package = Package(
             pkgConfig: "fuse3",
             providers: [.apt(["libfuse3-dev"])]
         ),
+        // libcurl (Debian's libcurl4-openssl-dev) for inputs over HTTP(S)
+        // (WeirRemote), with typed helpers for its variadic calls (Sources/CCurl/shim.h).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         // What Swift cannot write or reach: the SIGBUS guard of mapped input
         // files (a signal handler) and thread naming (_GNU_SOURCE).
         .target(name: "CSupport"),
@@ -127,6 +134,15 @@ let package = Package(
             name: "WeirMount",
             dependencies: ["Weir", "WeirFiles", "WeirFormats", "WeirSystem", "CFuse"]
         ),
+        // Inputs over HTTP(S) (docs/remote.md): an object read at offsets
+        // through range requests, as the engine reads a file (a Descriptor
+        // on a PositionalSource), or streamed into a pipe; retried, and held
+        // to its first answer's identity. No terminal output, no exit.
+        .target(
+            name: "WeirRemote",
+            dependencies: ["WeirSystem", "CCurl", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: checkedImports
+        ),
         // What zstd keeps in its programs/ rather than its library: -b's
         // benchmark, --trace's log, the loading of training samples. The
         // executable's side of the engine; `package` access into it.
@@ -155,6 +171,7 @@ let package = Package(
                 "WeirPrograms",
                 "WeirCLI",
                 "WeirMount",
+                "WeirRemote",
                 "WeirSystem",
                 "CAllocator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -183,6 +200,10 @@ let package = Package(
         .testTarget(
             name: "WeirProgramsTests",
             dependencies: ["WeirPrograms", "Weir"]
+        ),
+        .testTarget(
+            name: "WeirRemoteTests",
+            dependencies: ["WeirRemote", "WeirSystem"]
         ),
         .testTarget(
             name: "WeirToolTests",

@@ -23,7 +23,7 @@ struct ListReport {
         if !verbose { print(ListTable.header) }
         for file in files {
             do throws(WeirError) {
-                let listing = try FrameListing.read(path: file)
+                let listing = try FrameListing.read(path: file, windowShown: verbose)
                 for warning in listing.warnings { console.warning(warning, file: file) }
                 noteUnchecked(listing, file: file)
                 listed.append(listing)
@@ -68,6 +68,12 @@ struct ListReport {
     private func noteUnchecked(_ listing: FrameListing, file: String) {
         let unchecked = listing.tableOnlySizes.count
         guard unchecked > 0, console.quietness == 0 else { return }
+        if listing.frames.contains(where: \.headerUnread) {
+            // Over HTTP the seek table is taken as it stands: a frame header checked is a request.
+            console.write("weir: \(FileName.displayed(file)): note: read over HTTP, the listing is the seek table's, "
+                          + "not checked against the frames' headers; weir -t decodes them to check\n")
+            return
+        }
         let frames = unchecked == 1 ? "1 frame" : "\(unchecked) frames"
         console.write("weir: \(FileName.displayed(file)): note: the content sizes of \(frames) come from the seek "
                       + "table alone (their headers declare none) and are not checked by -l; "

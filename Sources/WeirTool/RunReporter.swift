@@ -1,4 +1,5 @@
 import Weir
+import WeirRemote
 import WeirCLI
 import Glibc
 import SystemPackage
@@ -120,6 +121,8 @@ final class RunReporter {
     ///
     /// - Parameter quietPipe: a closed downstream pipe with -q: no message.
     func failed(input: String, file: Int, job: FileJob?, error: WeirError, quietPipe: Bool) {
+        // A URL's stream ended early by the network: what the server said, not the truncation seen.
+        let error = RemoteInputs.failure(for: input) ?? error
         endProgress(.error)
         endUnbegun(input: input, file: file + skippedBeforeRun.count, status: .error)
         totals.addFailure()

@@ -2,6 +2,7 @@ import Weir
 import WeirFiles
 import WeirCLI
 import WeirPrograms
+import WeirRemote
 import Glibc
 
 /// A run of the command: its inputs gathered, then the operation on them
@@ -58,6 +59,7 @@ extension RunSettings {
             if reporting.quiet == 0 { console.warning("no file found in the folders given -- ignored") }
             return failed ? 1 : 0
         }
+        registerURLs(inputs)
         // --members and --member: RunSettings+Members.swift.
         if handlesMembers {
             let status = runMembers(inputs, console: console)
@@ -175,5 +177,22 @@ extension RunSettings {
             console.error(CommandHint.message(for: error))
             return (nil, true)
         }
+    }
+
+    /// Registers the URLs among `inputs` (http://, https://) as the engine's
+    /// inputs (docs/remote.md): read at offsets for a listing, members or
+    /// ranges, streamed for `-d`, `-dc` and `-t`. Compression, `--index`,
+    /// `-b` and training take no URL: theirs stay names of files.
+    private func registerURLs(_ inputs: [String]) {
+        let reading: RemoteInputs.Reading
+        switch operation {
+        case .list: reading = .atOffsets
+        case .decompress, .test:
+            reading = handlesMembers || !decompressionSettings.ranges.isEmpty ? .atOffsets : .stream
+        case .compress, .train, .trainCover, .trainFastCover, .trainLegacy, .benchmark, .index:
+            guard handlesMembers else { return }
+            reading = .atOffsets
+        }
+        for input in inputs where RemoteInputs.isURL(input) { RemoteInputs.register(input, reading: reading) }
     }
 }

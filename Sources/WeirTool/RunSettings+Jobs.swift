@@ -3,6 +3,7 @@ import Glibc
 import Weir
 import WeirCLI
 import WeirFiles
+import WeirRemote
 
 /// Where each input's output goes, and the job that takes it there: names,
 /// --exclude-compressed, standard output, and the decompression options.
@@ -112,7 +113,9 @@ extension RunSettings {
                 try placed(
                     OutputName.compressed(for: input, suffix: compressionSettings.format.suffix), input: input))
         } else {
-            destination = .file(try placed(try OutputName.decompressed(for: input), input: input))
+            // A URL's output is named from the object's name, in the current folder.
+            let named = RemoteInputs.isURL(input) ? RemoteInputs.objectName(input) ?? input : input
+            destination = .file(try placed(try OutputName.decompressed(for: named), input: input))
         }
         // Compared as scalars: `==` on Strings would call two spellings of
         // "é" equal, which are two names.
@@ -135,7 +138,7 @@ extension RunSettings {
             force = true
         }
         let removes: Bool = switch destination {
-        case .file: outputPolicy.removesInput && input != "-"
+        case .file: outputPolicy.removesInput && input != "-" && !RemoteInputs.isURL(input)
         case .standardOutput, .shared, .none: false
         }
         return FileJob(input: input, operation: operation, destination: destination, force: force, removeInput: removes)

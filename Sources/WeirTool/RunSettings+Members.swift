@@ -2,6 +2,7 @@ import Glibc
 import Weir
 import WeirFiles
 import WeirCLI
+import WeirRemote
 
 /// `weir -l --members ARCHIVE...` and `weir -d --member=PATTERN ARCHIVE`:
 /// a `.tar.zst`'s members listed from its member index, or written as a tar
@@ -86,7 +87,7 @@ extension RunSettings {
         let outcome: TarMemberExtraction.Outcome
         do throws(WeirError) {
             // A regular file through its member index; anything else (a pipe) decoded as it comes.
-            if input != "-", FileStatus.of(path: input)?.isRegularFile == true {
+            if input != "-", RemoteInputs.isURL(input) || FileStatus.of(path: input)?.isRegularFile == true {
                 outcome = try TarMemberExtraction.file(path: input, patterns: patterns, options: options,
                                                        output: output, cancellation: signals.cancellation)
             } else {

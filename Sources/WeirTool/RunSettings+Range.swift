@@ -3,6 +3,7 @@ import Glibc
 import Weir
 import WeirCLI
 import WeirFiles
+import WeirRemote
 
 /// `-d --range=LIST` and `-t --range=LIST`: bytes of the decompressed
 /// content of one input (``RangeExtraction``).
@@ -57,8 +58,8 @@ extension RunSettings {
         do throws(WeirError) {
             let standardInput = input == "-" ? Descriptor(STDIN_FILENO, path: inputName) : nil
             // A file whose size is not its content's (procfs) is read as a stream.
-            let isFile = standardInput == nil && FileStatus.of(path: input)?.isRegularFile == true
-                && !InputKind.sizeIsUntrusted(path: input)
+            let isFile = standardInput == nil && (RemoteInputs.isURL(input)
+                || FileStatus.of(path: input)?.isRegularFile == true && !InputKind.sizeIsUntrusted(path: input))
             if isFile {
                 outcome = try RangeExtraction.file(path: input, ranges: ranges, options: options, output: output,
                                                    cancellation: signals.cancellation, observer: observer)

@@ -36,6 +36,10 @@ struct WeirCommand: ParsableCommand {
         14 when training has too few samples (as zstd), 128+N after signal N.
         Environment: WEIR_CLEVEL (level), WEIR_NBTHREADS (threads); flags win.
         weir mount ARCHIVE MOUNTPOINT shows a .tar.zst as a read-only folder (weir mount --help).
+        An http:// or https:// URL is an input of -l, -l --members, -d --member and
+        --range (range requests: the archive's end, then the frames read), and of -d,
+        -dc and -t (the body streamed); failures that may pass are retried; TLS is
+        verified (CURL_CA_BUNDLE; proxies from the environment). See docs/remote.md.
         unweir is weir -d, weircat is weir -dc --pass-through; linked as zstd,
         unzstd, zstdcat, zcat or zstdmt, weir acts as zstd does under that name
         (and reads ZSTD_CLEVEL, ZSTD_NBTHREADS). See man weir.

@@ -122,10 +122,27 @@ package struct FrameListing: Sendable {
     /// - Throws: `WeirError`: the file cannot be opened or read, is not a
     ///   regular file, is not zstd, is truncated or corrupt (naming the frame
     ///   and offset).
-    package static func read(path: String) throws(WeirError) -> FrameListing {
+    /// With `windowShown` (`-lv`), a remote file's last frame header is read
+    /// too (``readLastHeader(in:)``).
+    package static func read(path: String, windowShown: Bool = false) throws(WeirError) -> FrameListing {
         let file = try Descriptor.openForReading(path)
         defer { file.close() }
-        return try read(file)
+        var listing = try read(file)
+        if windowShown, file.source != nil { try listing.readLastHeader(in: file) }
+        return listing
+    }
+
+    /// The window and dictionary of the last zstd frame (what `-lv`
+    /// shows) from its header, in a listing of a remote file taken from its
+    /// table: one small read (a request), not one per frame. A header that
+    /// does not parse leaves the table's guess (decoding it fails).
+    mutating func readLastHeader(in file: Descriptor) throws(WeirError) {
+        guard let last = frames.lastIndex(where: { !$0.isSkippable && $0.headerUnread }) else { return }
+        let head = try file.read(count: min(18, frames[last].compressedSize), at: frames[last].offset,
+                                 operation: .list)
+        guard let header = head.withUnsafeBytes({ FrameHeader(startOf: $0) }) else { return }
+        frames[last].windowSize = header.windowSize
+        frames[last].dictionaryID = header.dictionaryID
     }
 
     /// Lists the frames of `file`, open for reading; `known` is the seek
@@ -137,10 +154,15 @@ package struct FrameListing: Sendable {
     /// only for what the entries themselves rule out; without, each entry is
     /// checked against its frame's header and stored checksum first (`-l`).
     ///
-    /// - Throws: as ``read(path:)``.
+    /// A remote file (a ``Descriptor`` on a ``PositionalSource``) is always
+    /// read trusting its table: checking each entry would be a request per
+    /// frame; its frames are checked when decoded (`-t`, a read).
+    ///
+    /// - Throws: as ``read(path:windowShown:)``.
     package static func read(_ file: Descriptor, table known: SeekTable? = nil,
                              trustingTable: Bool = false) throws(WeirError) -> FrameListing {
         let path = file.path
+        let trustingTable = trustingTable || file.source != nil
         // A file of a file system whose sizes are not its files' (procfs)
         // cannot be listed by its size; an empty file lists as empty.
         let status = try file.status(operation: .list)

@@ -175,6 +175,7 @@ public final class SeekableReader: Sendable {
         }
         guard !range.isEmpty else { return 0 }
         var index = firstFrame(containing: range.lowerBound)
+        if file.source != nil { try prefetch(from: index, to: range.upperBound) }
         var touched = 0
         while index < frames.count, contentStarts[index] < range.upperBound {
             let start = contentStarts[index], size = contentStarts[index + 1] - start
@@ -248,6 +249,23 @@ public final class SeekableReader: Sendable {
     }
 
     // MARK: Frames
+
+    /// Tells a remote source (``Descriptor/prefetch(_:)``) which frames a
+    /// read of the content up to `end` decodes, from frame `index`, those kept
+    /// decoded left out: it fetches them together, one request for
+    /// neighbouring frames, instead of a request each.
+    private func prefetch(from index: Int, to end: Int) throws(WeirError) {
+        let decoded = cache.withLock { $0.frames.map(\.index) }
+        var spans: [Range<Int>] = []
+        var frame = index
+        while frame < frames.count, contentStarts[frame] < end {
+            if !decoded.contains(frame) {
+                spans.append(frames[frame].offset ..< frames[frame].offset + frames[frame].compressedSize)
+            }
+            frame += 1
+        }
+        try file.prefetch(spans)
+    }
 
     /// The index of the frame that holds content offset `offset` (binary search).
     private func firstFrame(containing offset: Int) -> Int {

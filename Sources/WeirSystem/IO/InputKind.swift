@@ -35,7 +35,7 @@ package enum InputKind: Equatable, Sendable {
     /// Whether `descriptor` is on a file system whose file sizes are not
     /// their contents' (`statfs(2)` magic numbers from linux/magic.h).
     package static func sizeIsUntrusted(_ descriptor: Descriptor) -> Bool {
-        untrustedFileSystems.contains(weir_fs_magic(descriptor.fd))
+        descriptor.source == nil && untrustedFileSystems.contains(weir_fs_magic(descriptor.fd))
     }
 
     /// Whether the file at `path` is on such a file system (`statfs`).

@@ -12,15 +12,40 @@ import SystemPackage
 /// C (DispatchIO, the CSupport shims, Glibc). The public API takes
 /// swift-system's `FileDescriptor` and makes one of these once.
 /// It does not own the descriptor: whoever opened it closes it.
+///
+/// One made on a ``PositionalSource`` (a remote object) has no number
+/// (`fd` is -1): its ``status(operation:)`` is a regular file's of the
+/// source's size, and its positional reads are the source's.
 package struct Descriptor: Sendable, Equatable {
-    /// The number, for a call into C.
+    /// The number, for a call into C; -1 for a descriptor on a ``source``.
     package let fd: Int32
     /// How errors name the file.
     package let path: String
+    /// Where the positional reads go instead of `pread`, when it is not a file.
+    package let source: (any PositionalSource)?
 
     package init(_ fd: Int32, path: String) {
         self.fd = fd
         self.path = path
+        source = nil
+    }
+
+    /// A descriptor whose positional reads are `source`'s, named `path`.
+    package init(source: any PositionalSource, path: String) {
+        fd = -1
+        self.path = path
+        self.source = source
+    }
+
+    package static func == (left: Descriptor, right: Descriptor) -> Bool {
+        left.fd == right.fd && left.path == right.path
+            && left.source.map(ObjectIdentifier.init) == right.source.map(ObjectIdentifier.init)
+    }
+
+    /// Says that `ranges` of the file are about to be read (a remote
+    /// source fetches them together); nothing for a file.
+    package func prefetch(_ ranges: [Range<Int>]) throws(WeirError) {
+        try source?.prefetch(ranges)
     }
 
     private var system: FileDescriptor { FileDescriptor(rawValue: fd) }
@@ -30,7 +55,8 @@ package struct Descriptor: Sendable, Equatable {
     package static func openForReading(
         _ path: String, operation: WeirError.Operation = .open
     ) throws(WeirError) -> Descriptor {
-        try open(path, .readOnly, operation: operation)
+        if let opener = NamedInputs.opener(for: path) { return try opener(path) }
+        return try open(path, .readOnly, operation: operation)
     }
 
     /// Opens an existing `path` in `mode`, close-on-exec, as ``openForReading(_:operation:)``.
@@ -44,10 +70,11 @@ package struct Descriptor: Sendable, Equatable {
     }
 
     /// Closes the descriptor (for one ``open(_:_:operation:)`` opened).
-    package func close() { try? system.close() }
+    package func close() { if source == nil { try? system.close() } }
 
     /// `fstat`.
     package func status(operation: WeirError.Operation = .stat) throws(WeirError) -> FileStatus {
+        if let source { return FileStatus(regularFileOfSize: source.size) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw WeirError.system(errno, path: path, operation: operation) }
         return FileStatus(info)
@@ -58,6 +85,7 @@ package struct Descriptor: Sendable, Equatable {
     package func read(
         into buffer: UnsafeMutableRawBufferPointer, at offset: Int, operation: WeirError.Operation
     ) throws(WeirError) -> Int {
+        if let source { return try source.read(into: buffer, at: offset) }
         var done = 0
         while done < buffer.count {
             let got = try checked(operation) {

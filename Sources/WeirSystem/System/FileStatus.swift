@@ -36,6 +36,16 @@ package struct FileStatus: Sendable {
         group = info.st_gid
     }
 
+    /// What a regular file of `size` bytes, read-only, would show: a remote
+    /// object's status (``Descriptor/init(source:path:)``).
+    package init(regularFileOfSize size: Int) {
+        mode = S_IFREG | 0o444
+        (device, inode, blockSize) = (0, 0, 1 << 16)
+        self.size = size
+        (accessTime, modificationTime, changeTime) = (timespec(), timespec(), timespec())
+        (owner, group) = (0, 0)
+    }
+
     /// `stat` of a path (following links), or nil when it does not exist.
     package static func of(path: String) -> FileStatus? {
         var info = stat()

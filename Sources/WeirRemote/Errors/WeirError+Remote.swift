@@ -1,0 +1,60 @@
+import WeirSystem
+
+/// The codes of inputs read over HTTP (docs/remote.md).
+extension WeirError.Kind {
+    /// The server answered with an error status (404, 403, 5xx after the
+    /// retries), or the transfer failed (a refused connection, a TLS
+    /// failure, a timeout after the retries).
+    public static let remoteFailed = Self("remoteFailed")
+    /// The server sends the whole object where a part was asked (it ignores
+    /// `Range`): a member or a range cannot be read from it.
+    public static let rangesUnsupported = Self("rangesUnsupported")
+    /// The object changed while it was read (another ETag, Last-Modified or
+    /// size): nothing of two versions is mixed.
+    public static let remoteChanged = Self("remoteChanged")
+}
+
+/// The errors of inputs read over HTTP. Each names the URL (as the path)
+/// and what the server or libcurl said, in one line.
+extension WeirError {
+    /// The server answered `status` (`reason`, its phrase), after `attempts` tries.
+    package static func httpStatus(url: String, status: Int, reason: String, attempts: Int) -> WeirError {
+        let phrase = reason.isEmpty ? "" : " \(reason)"
+        return WeirError(.remoteFailed, path: url, operation: .read, lead: nil,
+                         detail: "the server answered \(status)\(phrase)" + tries(attempts))
+    }
+
+    /// The transfer failed in libcurl: `message` is its words (curl_easy_strerror and its error buffer).
+    package static func transferFailed(url: String, message: String, attempts: Int) -> WeirError {
+        WeirError(.remoteFailed, path: url, operation: .read, lead: nil,
+                  detail: "transfer failed: \(message)" + tries(attempts))
+    }
+
+    /// The body ended before the bytes asked for, every try.
+    package static func shortBody(url: String, at offset: Int, attempts: Int) -> WeirError {
+        WeirError(.remoteFailed, path: url, operation: .read, lead: nil,
+                  detail: "the server's answer ended early, at offset \(offset)" + tries(attempts))
+    }
+
+    /// A server that answered a range request with the whole object (`status`, 200).
+    package static func rangesUnsupported(url: String, status: Int) -> WeirError {
+        WeirError(.rangesUnsupported, path: url, operation: .read, lead: nil,
+                  detail: "the server cannot serve parts of it (it answered a range request with \(status) "
+                      + "and the whole object): members and ranges need range requests")
+    }
+
+    /// The object is no longer the one first read: `what` says how.
+    package static func remoteChanged(url: String, _ what: String) -> WeirError {
+        WeirError(.remoteChanged, path: url, operation: .read, lead: nil,
+                  detail: "the object changed while it was read (\(what)); nothing of two versions is used")
+    }
+
+    /// An answer weir cannot read: `what` says how.
+    package static func badAnswer(url: String, _ what: String) -> WeirError {
+        WeirError(.remoteFailed, path: url, operation: .read, lead: nil, detail: "unreadable answer: \(what)")
+    }
+
+    private static func tries(_ attempts: Int) -> String {
+        attempts > 1 ? " (after \(attempts) tries)" : ""
+    }
+}
