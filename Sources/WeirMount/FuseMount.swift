@@ -3,148 +3,200 @@ import Glibc
 import WeirSystem
 
 /// A ``MountedArchive`` served on the kernel's FUSE through libfuse 3's
-/// high-level API: read-only (`-o ro`, so the kernel itself refuses every
-/// write with EROFS), inode numbers of the archive's tree (a hard link's
-/// names share one), and the kernel's page cache kept between opens, as the
+/// low-level API: read-only (`-o ro`, so the kernel itself refuses every
+/// write with EROFS), and the kernel's page cache kept between opens, as the
 /// archive's content cannot change while it is mounted (a change fails the
 /// reads instead).
+///
+/// The inode numbers the kernel asks by are the tree's node numbers plus
+/// one (the root, node 0, is FUSE's inode 1; a hard link's names share
+/// their node's): every request finds its node without a table, so the
+/// mount keeps nothing per name the kernel looked up, and its memory does
+/// not grow with the names visited. The kernel's forgets need no answer
+/// but their acknowledgement.
 package enum FuseMount {
+    /// How long the kernel may keep names, attributes and names found
+    /// missing: the archive's tree does not change while it is mounted.
+    private static let timeout = 86400.0
+
     /// Mounts `archive` on `mountPoint`, calls `ready` once the mount is in
     /// place, then serves the kernel's requests on up to `threads` threads
     /// until it is unmounted (`fusermount3 -u`) or SIGINT, SIGTERM or
     /// SIGHUP come (then it unmounts).
     ///
-    /// - Parameter options: FUSE's `-o` options the user gave, passed on.
+    /// - Parameter options: FUSE's `-o` options the user gave, passed on
+    ///   (the mount's own: `allow_other`, `default_permissions`, …).
     /// - Throws: `WeirError` when libfuse refuses the options or the mount
     ///   (libfuse has said why on standard error).
     package static func run(_ archive: MountedArchive, on mountPoint: String, options: [String], threads: Int,
                             ready: () -> Void) throws(WeirError) {
-        var operations = fuse_operations()
-        operations.`init` = { connection, config in
+        var operations = fuse_lowlevel_ops()
+        operations.`init` = { data, connection in
+            guard let data, let connection else { return }
             // Files open without a request each (and without a release): the first read checks instead.
-            if let connection, connection.pointee.capable & UInt32(FUSE_CAP_NO_OPEN_SUPPORT) != 0 {
-                FuseMount.current()?.opensUnasked.withLock { $0 = true }
+            if connection.pointee.capable & UInt32(FUSE_CAP_NO_OPEN_SUPPORT) != 0 {
+                Unmanaged<MountedArchive>.fromOpaque(data).takeUnretainedValue().opensUnasked.withLock { $0 = true }
             }
-            // No READDIRPLUS: libfuse keeps a node for every name a listing hands the kernel with its
-            // attributes, so that a `find` over the archive would cost one per member; the kernel looks
-            // up the names it needs instead (a lookup each), and no open (above).
-            connection?.pointee.want &= ~UInt32(FUSE_CAP_READDIRPLUS)
-            if let config {
-                config.pointee.use_ino = 1
-                config.pointee.kernel_cache = 1
-                config.pointee.entry_timeout = 86400
-                config.pointee.attr_timeout = 86400
-                config.pointee.negative_timeout = 86400
-            }
-            return fuse_get_context()?.pointee.private_data
         }
-        operations.getattr = { path, status, _ in
-            guard let archive = FuseMount.current(), let status, let node = FuseMount.lookup(archive, path) else {
-                return -ENOENT
+        operations.lookup = { request, parent, name in
+            guard let archive = FuseMount.mounted(request), let name,
+                  let folder = FuseMount.node(parent, in: archive) else {
+                fuse_reply_err(request, ENOENT)
+                return
             }
-            status.pointee = FuseMount.stat(of: archive.tree.nodes[node], number: node)
-            return 0
+            var entry = fuse_entry_param()
+            // A name missing is kept by the kernel as missing (inode 0) as long as a name found.
+            entry.entry_timeout = FuseMount.timeout
+            entry.attr_timeout = FuseMount.timeout
+            let tree = archive.tree
+            if let child = tree.child(of: folder, named: UnsafeRawBufferPointer(start: name, count: strlen(name))) {
+                entry.ino = fuse_ino_t(child + 1)
+                entry.attr = FuseMount.stat(of: tree.nodes[child], number: child)
+            } else if tree.nodes[folder].kind != .folder {
+                fuse_reply_err(request, ENOTDIR)
+                return
+            }
+            fuse_reply_entry(request, &entry)
         }
-        operations.readlink = { path, buffer, size in
-            guard let archive = FuseMount.current(), let buffer, let node = FuseMount.lookup(archive, path) else {
-                return -ENOENT
+        operations.forget = { request, _, _ in fuse_reply_none(request) }
+        operations.forget_multi = { request, _, _ in fuse_reply_none(request) }
+        operations.getattr = { request, inode, _ in
+            guard let archive = FuseMount.mounted(request), let node = FuseMount.node(inode, in: archive) else {
+                fuse_reply_err(request, ENOENT)
+                return
             }
-            guard archive.tree.nodes[node].kind == .symbolicLink else { return -EINVAL }
-            guard size > 0 else { return 0 }
-            let link = archive.tree.link(of: node)
-            let count = min(link.count, size - 1)
-            link.withUnsafeBytes { link in
-                UnsafeMutableRawBufferPointer(start: buffer, count: count).copyMemory(
-                    from: UnsafeRawBufferPointer(rebasing: link[0 ..< count]))
-            }
-            buffer[count] = 0
-            return 0
+            var status = FuseMount.stat(of: archive.tree.nodes[node], number: node)
+            fuse_reply_attr(request, &status, FuseMount.timeout)
         }
-        operations.readdir = { path, buffer, fill, offset, _, _ in
-            guard let archive = FuseMount.current(), let fill, let node = FuseMount.lookup(archive, path) else {
-                return -ENOENT
+        operations.readlink = { request, inode in
+            guard let archive = FuseMount.mounted(request), let node = FuseMount.node(inode, in: archive) else {
+                fuse_reply_err(request, ENOENT)
+                return
+            }
+            guard archive.tree.nodes[node].kind == .symbolicLink else {
+                fuse_reply_err(request, EINVAL)
+                return
+            }
+            var link = archive.tree.link(of: node)
+            // A target holding a NUL is cut there, as a C string is.
+            link.append(0)
+            link.withUnsafeBufferPointer { link in
+                link.withMemoryRebound(to: CChar.self) { _ = fuse_reply_readlink(request, $0.baseAddress) }
+            }
+        }
+        operations.readdir = { request, inode, size, offset, _ in
+            guard let archive = FuseMount.mounted(request), let node = FuseMount.node(inode, in: archive) else {
+                fuse_reply_err(request, ENOENT)
+                return
             }
             let tree = archive.tree
-            guard tree.nodes[node].kind == .folder else { return -ENOTDIR }
+            guard tree.nodes[node].kind == .folder else {
+                fuse_reply_err(request, ENOTDIR)
+                return
+            }
             // Offsets: 1 after ".", 2 after "..", 3 + n after entry n: a large folder is listed in
             // pieces, each from the last offset the kernel took, rather than whole at each call.
-            let none = fuse_fill_dir_flags(rawValue: 0)
-            if offset < 1, fill(buffer, ".", nil, 1, none) != 0 { return 0 }
-            if offset < 2, fill(buffer, "..", nil, 2, none) != 0 { return 0 }
+            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(size, 1))
+            defer { buffer.deallocate() }
+            var used = 0
+            func add(_ name: UnsafePointer<CChar>, _ number: Int, _ next: Int) -> Bool {
+                var status = Glibc.stat()
+                status.st_ino = ino_t(number + 1)
+                status.st_mode = tree.nodes[number].typeBits
+                let needed = fuse_add_direntry(request, buffer + used, size - used, name, &status, off_t(next))
+                guard needed <= size - used else { return false }
+                used += needed
+                return true
+            }
+            if offset < 1, !add(".", node, 1) { return FuseMount.send(request, buffer, used) }
+            // The parent is not kept: ".." gives the folder's own number, as the kernel does not use it.
+            if offset < 2, !add("..", node, 2) { return FuseMount.send(request, buffer, used) }
             let entries = tree.entries(of: node)
             // By name, as the tree keeps them: the same order at every mount.
             for entry in min(entries.upperBound, entries.lowerBound + max(0, Int(offset) - 2)) ..< entries.upperBound {
-                let child = Int(tree.entries[entry].node)
-                var status = Glibc.stat()
-                status.st_ino = ino_t(child + 1)
-                status.st_mode = tree.nodes[child].typeBits
-                let next = off_t(3 + entry - entries.lowerBound)
-                let full = tree.withName(of: entry) { name in
+                let next = 3 + entry - entries.lowerBound
+                let added = tree.withName(of: entry) { name in
                     withUnsafeTemporaryAllocation(of: CChar.self, capacity: name.count + 1) { text in
                         for (at, byte) in name.enumerated() { text[at] = CChar(bitPattern: byte) }
                         text[name.count] = 0
-                        return fill(buffer, text.baseAddress, &status, next, none)
+                        return add(UnsafePointer(text.baseAddress ?? buffer), Int(tree.entries[entry].node), next)
                     }
                 }
                 // The buffer is full: the kernel asks again from the last offset it took.
-                if full != 0 { return 0 }
+                if !added { break }
             }
-            return 0
+            FuseMount.send(request, buffer, used)
         }
-        operations.open = { path, info in
-            guard let archive = FuseMount.current(), let info, let node = FuseMount.lookup(archive, path) else {
-                return -ENOENT
+        operations.open = { request, inode, info in
+            guard let archive = FuseMount.mounted(request), let info,
+                  let node = FuseMount.node(inode, in: archive) else {
+                fuse_reply_err(request, ENOENT)
+                return
             }
-            guard info.pointee.flags & O_ACCMODE == O_RDONLY else { return -EROFS }
+            guard info.pointee.flags & O_ACCMODE == O_RDONLY else {
+                fuse_reply_err(request, EROFS)
+                return
+            }
             // The kernel then opens every file without asking (its page cache kept, as keep_cache).
-            if archive.opensUnasked.current { return -ENOSYS }
-            let refused = archive.open(node, shownAs: FuseMount.shown(path))
-            guard refused == 0 else { return -refused }
-            info.pointee.fh = UInt64(node)
-            info.pointee.keep_cache = 1
-            return 0
-        }
-        operations.read = { path, buffer, size, offset, info in
-            guard let archive = FuseMount.current(), let buffer else { return -EIO }
-            // No handle (0) when the kernel opened the file without asking: found by its path.
-            guard let node = info.flatMap({ $0.pointee.fh == 0 ? nil : Int($0.pointee.fh) })
-                ?? FuseMount.lookup(archive, path) else {
-                return -ENOENT
+            if archive.opensUnasked.current {
+                fuse_reply_err(request, ENOSYS)
+                return
             }
-            let read = archive.read(node, shownAs: FuseMount.shown(path), at: Int(offset),
-                                    into: UnsafeMutableRawBufferPointer(start: buffer, count: size))
-            return Int32(clamping: read)
+            let refused = archive.open(node, shownAs: archive.tree.shownPath(of: node))
+            guard refused == 0 else {
+                fuse_reply_err(request, refused)
+                return
+            }
+            info.pointee.keep_cache = 1
+            fuse_reply_open(request, info)
         }
-        operations.statfs = { _, status in
-            guard let archive = FuseMount.current(), let status else { return -EIO }
-            status.pointee = statvfs()
-            status.pointee.f_bsize = 4096
-            status.pointee.f_frsize = 4096
-            status.pointee.f_blocks = fsblkcnt_t((archive.cache.reader.count + 4095) / 4096)
-            status.pointee.f_files = fsfilcnt_t(archive.tree.nodes.count)
-            status.pointee.f_namemax = 255
-            status.pointee.f_flag = UInt(ST_RDONLY)
-            return 0
+        operations.read = { request, inode, size, offset, _ in
+            guard let archive = FuseMount.mounted(request), let node = FuseMount.node(inode, in: archive) else {
+                fuse_reply_err(request, ENOENT)
+                return
+            }
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, 1), alignment: 16)
+            defer { buffer.deallocate() }
+            let read = archive.read(node, shownAs: archive.tree.shownPath(of: node), at: Int(offset),
+                                    into: UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< size]))
+            guard read >= 0 else {
+                fuse_reply_err(request, Int32(clamping: -read))
+                return
+            }
+            fuse_reply_buf(request, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), read)
+        }
+        operations.statfs = { request, _ in
+            guard let archive = FuseMount.mounted(request) else {
+                fuse_reply_err(request, EIO)
+                return
+            }
+            var status = statvfs()
+            status.f_bsize = 4096
+            status.f_frsize = 4096
+            status.f_blocks = fsblkcnt_t((archive.cache.reader.count + 4095) / 4096)
+            status.f_files = fsfilcnt_t(archive.tree.nodes.count)
+            status.f_namemax = 255
+            status.f_flag = UInt(ST_RDONLY)
+            fuse_reply_statfs(request, &status)
         }
         let mountOptions = (["ro", "default_permissions", "subtype=weir", "fsname=" + fsname(archive.name)] + options)
             .joined(separator: ",")
         let arguments = ["weir", "-o", mountOptions]
         var pointers = arguments.map { strdup($0) }
         defer { pointers.forEach { free($0) } }
-        let fuse: OpaquePointer? = pointers.withUnsafeMutableBufferPointer { argv in
+        let session: OpaquePointer? = pointers.withUnsafeMutableBufferPointer { argv in
             var list = fuse_args(argc: Int32(argv.count), argv: argv.baseAddress, allocated: 0)
             defer { fuse_opt_free_args(&list) }
-            return weir_fuse_new(&list, &operations, Unmanaged.passUnretained(archive).toOpaque())
+            return weir_fuse_session_new(&list, &operations, Unmanaged.passUnretained(archive).toOpaque())
         }
-        guard let fuse else {
+        guard let session else {
             throw WeirError.library(path: archive.name, operation: .open, "FUSE refused the options \(mountOptions)")
         }
-        defer { fuse_destroy(fuse) }
-        guard FileName.withCString(mountPoint, { fuse_mount(fuse, $0) }) == 0 else {
+        defer { fuse_session_destroy(session) }
+        guard FileName.withCString(mountPoint, { fuse_session_mount(session, $0) }) == 0 else {
             throw WeirError.library(path: mountPoint, operation: .open, "FUSE could not mount it")
         }
-        defer { fuse_unmount(fuse) }
-        let session = fuse_get_session(fuse)
+        defer { fuse_session_unmount(session) }
         _ = fuse_set_signal_handlers(session)
         defer { fuse_remove_signal_handlers(session) }
         ready()
@@ -152,7 +204,7 @@ package enum FuseMount {
         // loop by waking this thread's wait, which a signal taken by another
         // thread (a read-ahead's) would not.
         setStopSignals(blocked: false)
-        _ = weir_fuse_loop(fuse, UInt32(clamping: max(1, threads)))
+        _ = weir_fuse_session_loop(session, UInt32(clamping: max(1, threads)))
         withExtendedLifetime(archive) {}
     }
 
@@ -173,20 +225,21 @@ package enum FuseMount {
         text.withCString { weir_syslog($0) }
     }
 
-    /// The archive of the mount whose request this thread serves.
-    private static func current() -> MountedArchive? {
-        guard let data = fuse_get_context()?.pointee.private_data else { return nil }
+    /// The archive of the mount `request` is for.
+    private static func mounted(_ request: fuse_req_t?) -> MountedArchive? {
+        guard let data = fuse_req_userdata(request) else { return nil }
         return Unmanaged<MountedArchive>.fromOpaque(data).takeUnretainedValue()
     }
 
-    private static func lookup(_ archive: MountedArchive, _ path: UnsafePointer<CChar>?) -> Int? {
-        guard let path else { return nil }
-        return archive.tree.lookup(UnsafeRawBufferPointer(start: path, count: strlen(path)))
+    /// The node of inode number `inode`; nil for a number the tree does not have.
+    private static func node(_ inode: fuse_ino_t, in archive: MountedArchive) -> Int? {
+        guard inode >= 1, inode <= fuse_ino_t(archive.tree.nodes.count) else { return nil }
+        return Int(inode) - 1
     }
 
-    /// The path of a request as messages show it.
-    private static func shown(_ path: UnsafePointer<CChar>?) -> String {
-        path.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) } ?? "?"
+    /// Answers a listing with the first `count` bytes of `buffer`.
+    private static func send(_ request: fuse_req_t?, _ buffer: UnsafeMutablePointer<CChar>, _ count: Int) {
+        fuse_reply_buf(request, buffer, count)
     }
 
     /// The archive's name as `mount` lists the file system: its last part,

@@ -27,6 +27,11 @@ package struct MountNode: Sendable {
     package var gid: UInt32
     /// Names that lead here; a folder's is 2 and its sub-folders.
     package var links: Int32
+    /// The bytes of header blocks before `dataOffset` (0: none to check, a
+    /// plain `.zst` or a folder the tar implies); here, not with the other
+    /// lengths, so that it fills the room before `mtime` (a node of 88
+    /// bytes, not 96: a tree of a million members is a million nodes).
+    var headerBlockBytes: UInt32
     /// Seconds since the epoch.
     package var mtime: Int64
     /// The size `stat` shows: a file's bytes, a link's target length.
@@ -36,9 +41,12 @@ package struct MountNode: Sendable {
     /// The bytes of data the archive holds for the member (less than
     /// `size` for a member cut short, or a sparse one).
     package var dataLength: Int
-    /// The bytes of header blocks before `dataOffset` (0: none to check, a
-    /// plain `.zst` or a folder the tar implies).
-    package var headerLength: Int
+    /// The bytes of header blocks before `dataOffset` (4 GiB or more, which
+    /// no tar writes, is kept as less: the check of the blocks then fails).
+    package var headerLength: Int {
+        get { Int(headerBlockBytes) }
+        set { headerBlockBytes = UInt32(clamping: newValue) }
+    }
     /// A device's numbers.
     package var device: (major: UInt32, minor: UInt32)
     /// Where the member's name as the index lists it begins in the tree's
@@ -62,7 +70,7 @@ package struct MountNode: Sendable {
         size = 0
         dataOffset = 0
         dataLength = 0
-        headerLength = 0
+        headerBlockBytes = 0
         device = (0, 0)
         pathStart = 0
         pathLength = 0

@@ -36,7 +36,7 @@ package struct MountTree: Sendable {
     /// Every folder's entries, each folder's a run sorted by name.
     package private(set) var entries: [Entry]
     /// The members' names and link targets the nodes and entries point into.
-    private var bytes: [UInt8]
+    private var bytes: MountBytes
     /// Members left out (a `..` name, a hard link to nothing).
     package private(set) var skipped = 0
 
@@ -83,7 +83,7 @@ package struct MountTree: Sendable {
         file.dataLength = size
         nodes = [root, file]
         entries = [Entry(nameStart: 0, nameLength: UInt32(clamping: name.count), node: 1)]
-        bytes = name
+        bytes = MountBytes(name)
     }
 
     /// The node of `path` ("/", "/a/b"), nil when there is none.
@@ -118,7 +118,8 @@ package struct MountTree: Sendable {
         let node = nodes[folder]
         guard node.kind == .folder else { return nil }
         var low = Int(node.firstEntry), high = low + Int(node.entryCount)
-        return bytes.withUnsafeBytes { all in
+        return withExtendedLifetime(bytes) {
+            let all = bytes.all
             while low < high {
                 let middle = (low + high) / 2
                 let order = Self.compare(UnsafeRawBufferPointer(rebasing: all[entries[middle].names]), name)
@@ -138,7 +139,7 @@ package struct MountTree: Sendable {
 
     /// Calls `body` with the name of entry `entry`, as bytes.
     package func withName<Result>(of entry: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-        bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[entries[entry].names])) }
+        withExtendedLifetime(bytes) { body(UnsafeRawBufferPointer(rebasing: bytes.all[entries[entry].names])) }
     }
 
     /// The names in folder `folder`, in the order a listing shows them (tests).
@@ -148,13 +149,29 @@ package struct MountTree: Sendable {
 
     /// The member's name of `node` as the index lists it (empty for a
     /// node the tar implies).
-    package func memberPath(of node: Int) -> ArraySlice<UInt8> {
+    package func memberPath(of node: Int) -> [UInt8] {
         let start = nodes[node].pathStart
         return bytes[start ..< start + Int(nodes[node].pathLength)]
     }
 
+    /// The path of `node` as messages show it ("/dir/file"): its member's
+    /// name as `tar x` takes it, else (a plain `.zst`'s one file, a folder
+    /// the tar implies) the name the root lists it by, if any.
+    package func shownPath(of node: Int) -> String {
+        var shown: [UInt8] = []
+        for part in memberPath(of: node).split(separator: UInt8(ascii: "/")) {
+            guard !(part.count == 1 && part.first == UInt8(ascii: ".")) else { continue }
+            shown.append(UInt8(ascii: "/"))
+            shown += part
+        }
+        if shown.isEmpty, let entry = entries(of: 0).first(where: { Int(entries[$0].node) == node }) {
+            shown = [UInt8(ascii: "/")] + withName(of: entry) { Array($0) }
+        }
+        return shown.isEmpty ? "/" : String(decoding: shown, as: UTF8.self)
+    }
+
     /// The link target of `node` (a symbolic link's; empty for others).
-    package func link(of node: Int) -> ArraySlice<UInt8> {
+    package func link(of node: Int) -> [UInt8] {
         let start = nodes[node].pathStart + Int(nodes[node].pathLength)
         return bytes[start ..< start + Int(nodes[node].linkLength)]
     }

@@ -22,7 +22,7 @@ struct MountTreeBuilding {
     /// lookups compare and hash them without a bounds check or a retain.
     private var bytes: UnsafeMutablePointer<UInt8>
     private var byteCount = 0
-    private var byteCapacity = 1 << 16
+    private var byteCapacity: Int
     /// Entries by the hash of (folder, name): the hash's high half, then
     /// the entry's number plus one (0: an empty slot), so that a probe
     /// reads an entry only when the hashes agree. Never more than three
@@ -54,6 +54,8 @@ struct MountTreeBuilding {
         var capacity = 1024
         while capacity * 2 < members * 3 { capacity *= 2 }
         slots = [UInt64](repeating: 0, count: capacity)
+        // Room for names of the usual length: the pages are not touched, so not taken, until written.
+        byteCapacity = max(1 << 16, members * 128)
         bytes = .allocate(capacity: byteCapacity)
     }
 
@@ -94,7 +96,7 @@ struct MountTreeBuilding {
             return
         }
         let parent = folder(parts.count - 1)
-        let (existing, slot) = find(last, in: parent)
+        let (existing, slot, hash) = find(last, in: parent)
         if isFolder, let existing, nodes[Int(entries[existing].node)].kind == .folder {
             setMetadata(of: Int(entries[existing].node), from: member)
             chainNames.append(last)
@@ -120,7 +122,7 @@ struct MountTreeBuilding {
                 nodes[node].linkLength = UInt32(clamping: member.link.count)
             }
         }
-        bind(last, in: parent, to: node, replacing: existing, at: slot)
+        bind(last, in: parent, to: node, replacing: existing, at: slot, hash: hash)
         if nodes[node].kind == .folder {
             chainNames.append(last)
             chainNodes.append(node)
@@ -130,7 +132,7 @@ struct MountTreeBuilding {
     /// The tree: each folder's entries sorted by name into one run, each
     /// folder's link count set (2, and one per folder in it).
     /// The builder is done with after it.
-    mutating func finish() -> (nodes: [MountNode], entries: [MountTree.Entry], bytes: [UInt8], skipped: Int) {
+    mutating func finish() -> (nodes: [MountNode], entries: [MountTree.Entry], bytes: MountBytes, skipped: Int) {
         slots = []
         var nodes = self.nodes
         self.nodes = []
@@ -166,9 +168,7 @@ struct MountTreeBuilding {
             let run = starts[folder] ..< starts[folder + 1]
             nodes[folder].links = 2 + Int32(sorted[run].count { nodes[Int($0.node)].kind == .folder })
         }
-        let kept = Array(UnsafeBufferPointer(start: bytes, count: byteCount))
-        bytes.deallocate()
-        return (nodes, sorted, kept, skipped)
+        return (nodes, sorted, MountBytes(taking: bytes, count: byteCount), skipped)
     }
 
     /// The parts of the name at `range` of `bytes`, as `tar x` takes them,
@@ -189,21 +189,21 @@ struct MountTreeBuilding {
     }
 
     /// The entry named `name` (a range of `bytes`) in `folder`, if any,
-    /// and the slot it is in or would go in.
-    private func find(_ name: Range<Int>, in folder: Int) -> (entry: Int?, slot: Int) {
+    /// the slot it is in or would go in, and the hash of (folder, name).
+    private func find(_ name: Range<Int>, in folder: Int) -> (entry: Int?, slot: Int, hash: Int) {
         let mask = slots.count - 1
         let hash = Self.hash(bytes, name, folder)
         let tag = UInt64(truncatingIfNeeded: hash) >> 32
         var slot = hash & mask
         while true {
             let taken = slots[slot]
-            if taken == 0 { return (nil, slot) }
+            if taken == 0 { return (nil, slot, hash) }
             if taken >> 32 == tag {
                 let found = Int(taken & 0xffff_ffff) - 1
                 let entry = entries[found]
                 if Int(entry.folder) == folder, Int(entry.nameLength) == name.count,
                    memcmp(bytes + entry.nameStart, bytes + name.lowerBound, name.count) == 0 {
-                    return (found, slot)
+                    return (found, slot, hash)
                 }
             }
             slot = (slot + 1) & mask
@@ -239,36 +239,36 @@ struct MountTreeBuilding {
                 chainNodes.append(node)
             }
             let part = parts[index]
-            let (existing, slot) = find(part, in: node)
+            let (existing, slot, hash) = find(part, in: node)
             if let existing, nodes[Int(entries[existing].node)].kind == .folder {
                 node = Int(entries[existing].node)
                 continue
             }
             let made = nodes.count
             nodes.append(implied.folder)
-            bind(part, in: node, to: made, replacing: existing, at: slot)
+            bind(part, in: node, to: made, replacing: existing, at: slot, hash: hash)
             node = made
         }
         return node
     }
 
-    /// Adds `entry` in `slot` (empty), growing the table once half full.
     /// Points the name `name` in `folder` at `node`: the entry `existing` if
     /// the folder has one (the name leaves its old node, the same one for a
     /// hard link to itself), else a new entry at `slot`.
     private mutating func bind(_ name: Range<Int>, in folder: Int, to node: Int, replacing existing: Int?,
-                               at slot: Int) {
+                               at slot: Int, hash: Int) {
         if let existing {
             nodes[Int(entries[existing].node)].links -= 1
             entries[existing].node = UInt32(node)
         } else {
             insert(Entry(folder: UInt32(folder), node: UInt32(node), nameStart: name.lowerBound,
-                         nameLength: UInt32(clamping: name.count)), at: slot)
+                         nameLength: UInt32(clamping: name.count)), at: slot, hash: hash)
         }
     }
 
-    private mutating func insert(_ entry: Entry, at slot: Int) {
-        let hash = Self.hash(bytes, entry.nameStart ..< entry.nameStart + Int(entry.nameLength), Int(entry.folder))
+    /// Adds `entry`, whose (folder, name) hashes to `hash`, in `slot` (empty),
+    /// growing the table once three quarters full.
+    private mutating func insert(_ entry: Entry, at slot: Int, hash: Int) {
         entries.append(entry)
         slots[slot] = UInt64(truncatingIfNeeded: hash) & 0xffff_ffff_0000_0000 | UInt64(entries.count)
         guard entries.count * 4 > slots.count * 3 else { return }

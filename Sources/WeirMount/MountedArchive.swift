@@ -148,9 +148,9 @@ package final class MountedArchive: Sendable {
         }
         guard header.count == entry.header.count else { return EIO }
         let problem: String? = header.withUnsafeBytes { all in
-            if let problem = TarHeaderCheck.problem(in: all, path: Array(tree.memberPath(of: node)))
+            if let problem = TarHeaderCheck.problem(in: all, path: tree.memberPath(of: node))
                 ?? MemberDataLengthCheck.problem(in: all, dataLength: entry.dataLength, type: entry.type,
-                                                 link: Array(tree.link(of: node))) {
+                                                 link: tree.link(of: node)) {
                 return "member index disagrees with the archive: \(problem)"
             }
             // A pax sparse member is type 0 with its real size: its data leaves the holes out.
