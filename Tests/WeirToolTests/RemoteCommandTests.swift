@@ -76,7 +76,7 @@ struct RemoteCommandTests {
         #expect(lines(remoteFrames) == lines(localFrames))
     }
 
-    @Test("-d --member of a URL writes the file's tar stream, in at most 3 requests, each after the first with If-Match")
+    @Test("-d --member of a URL writes the file's tar stream, in at most 3 requests, the later ones If-Match")
     func member() throws {
         let scratch = Scratch()
         let servers = try Self.archive(scratch)
@@ -212,7 +212,7 @@ struct RemoteCommandTests {
         }
     }
 
-    @Test("503s that stay: the error after the retries, for a member and a stream cut; a changed ETag: the read fails; nothing written")
+    @Test("503s that stay: an error after the retries, member or stream; a changed ETag fails; nothing written")
     func failuresThatStay() throws {
         let scratch = Scratch()
         let servers = try Self.archive(scratch)
