@@ -19,6 +19,13 @@ struct MountCommandTests {
         return try WeirProcess.shell("set -e\n" + Self.helpers + "\n" + script, in: scratch.url, timeout: 180)
     }
 
+    /// A script that ran to its end: status 0 and `done` last; what it said otherwise.
+    func expectDone(_ result: WeirProcess.Result, sourceLocation: SourceLocation = #_sourceLocation) {
+        let stdout = String(decoding: result.stdout, as: UTF8.self)
+        #expect(result.status == 0 && stdout.hasSuffix("done\n"), "\(result.stderr) \(stdout)",
+                sourceLocation: sourceLocation)
+    }
+
     /// The scripts' helpers: `ready MNT` waits for a mount (10 s at most);
     /// `listing DIR` prints each entry's type, mode, owner, time, link
     /// target, and a file's size and link count; `fixture` makes the
@@ -76,8 +83,7 @@ struct MountCommandTests {
             done
             echo done
             """)
-        #expect(result.status == 0 && String(decoding: result.stdout, as: UTF8.self).hasSuffix("done\n"),
-                "\(result.stderr) \(String(decoding: result.stdout, as: UTF8.self))")
+        expectDone(result)
     }
 
     @Test("hard links are one inode with its link count; random preads and parallel readers get the original bytes")
@@ -118,8 +124,7 @@ struct MountCommandTests {
             for f in big.txt numbers.txt sub/random.bin; do cmp mnt/dir/$f src/dir/$f & done; wait
             echo done
             """)
-        #expect(result.status == 0 && String(decoding: result.stdout, as: UTF8.self).hasSuffix("done\n"),
-                "\(result.stderr) \(String(decoding: result.stdout, as: UTF8.self))")
+        expectDone(result)
     }
 
     @Test("a plain .zst is one file named as weir -d names it; a tar without an index is indexed in memory")
@@ -147,8 +152,7 @@ struct MountCommandTests {
             diff -r --no-dereference --exclude=fifo x mnt4
             echo done
             """)
-        #expect(result.status == 0 && String(decoding: result.stdout, as: UTF8.self).hasSuffix("done\n"),
-                "\(result.stderr) \(String(decoding: result.stdout, as: UTF8.self))")
+        expectDone(result)
     }
 
     @Test("not zstd: an error and nothing mounted; writes fail with EROFS; SIGTERM unmounts a foreground mount")
@@ -174,8 +178,7 @@ struct MountCommandTests {
             ! mountpoint -q mnt
             echo done
             """)
-        #expect(result.status == 0 && String(decoding: result.stdout, as: UTF8.self).hasSuffix("done\n"),
-                "\(result.stderr) \(String(decoding: result.stdout, as: UTF8.self))")
+        expectDone(result)
     }
 
     @Test("FUSE's -o options are passed on (allow_other, fsname); one FUSE does not know: an error, nothing mounted")
@@ -195,8 +198,7 @@ struct MountCommandTests {
             grep -q no_such_option err; ! mountpoint -q mnt
             echo done
             """)
-        #expect(result.status == 0 && String(decoding: result.stdout, as: UTF8.self).hasSuffix("done\n"),
-                "\(result.stderr) \(String(decoding: result.stdout, as: UTF8.self))")
+        expectDone(result)
     }
 
     @Test("names looked up keep nothing in the mount: ls -lR of 24,000 names leaves its resident memory flat")
@@ -220,8 +222,7 @@ struct MountCommandTests {
             kill -TERM $pid; wait $pid
             echo done
             """)
-        #expect(result.status == 0 && String(decoding: result.stdout, as: UTF8.self).hasSuffix("done\n"),
-                "\(result.stderr) \(String(decoding: result.stdout, as: UTF8.self))")
+        expectDone(result)
     }
 
     @Test("a damaged frame: EIO for the file it holds and a message naming archive, file and frame; others read")
@@ -247,8 +248,7 @@ struct MountCommandTests {
             kill -INT $pid; wait $pid
             echo done
             """)
-        #expect(result.status == 0 && String(decoding: result.stdout, as: UTF8.self).hasSuffix("done\n"),
-                "\(result.stderr) \(String(decoding: result.stdout, as: UTF8.self))")
+        expectDone(result)
     }
 
     @Test("the archive replaced while mounted: reads fail with EIO and a message, never bytes of the other")
@@ -269,8 +269,7 @@ struct MountCommandTests {
             kill -TERM $pid; wait $pid
             echo done
             """)
-        #expect(result.status == 0 && String(decoding: result.stdout, as: UTF8.self).hasSuffix("done\n"),
-                "\(result.stderr) \(String(decoding: result.stdout, as: UTF8.self))")
+        expectDone(result)
     }
 
     @Test("a folder lists its names sorted by bytes, the same at every mount, whatever the tar's order; big folders")
@@ -297,7 +296,6 @@ struct MountCommandTests {
             [ $(wc -l < big-1) = 3000 ]
             echo done
             """)
-        #expect(result.status == 0 && String(decoding: result.stdout, as: UTF8.self).hasSuffix("done\n"),
-                "\(result.stderr) \(String(decoding: result.stdout, as: UTF8.self))")
+        expectDone(result)
     }
 }
