@@ -74,13 +74,12 @@ let package = Package(
             pkgConfig: "fuse3",
             providers: [.apt(["libfuse3-dev"])]
         ),
-        // libcurl (Debian's libcurl4-openssl-dev) for inputs over HTTP(S)
-        // (WeirRemote), with typed helpers for its variadic calls (Sources/CCurl/shim.h).
-        .systemLibrary(
-            name: "CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
-        ),
+        // libcurl for inputs over HTTP(S) (WeirRemote): its header from
+        // Debian's libcurl4-openssl-dev, the library loaded when a URL is
+        // first read, not linked (each command's start would pay for its
+        // 22 libraries), with typed wrappers for its variadic calls
+        // (Sources/CCurl/include/curl_loader.h).
+        .target(name: "CCurl"),
         // What Swift cannot write or reach: the SIGBUS guard of mapped input
         // files (a signal handler) and thread naming (_GNU_SOURCE).
         .target(name: "CSupport"),

@@ -32,7 +32,7 @@ package final class HTTPClient: Sendable {
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
         init?() {
-            guard HTTPClient.initialized, let curl = curl_easy_init() else { return nil }
+            guard HTTPClient.initialized, let curl = weir_curl_easy_init() else { return nil }
             self.curl = curl
             errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
             weir_curl_set_long(curl, CURLOPT_FOLLOWLOCATION, 1)
@@ -54,7 +54,7 @@ package final class HTTPClient: Sendable {
         }
 
         deinit {
-            curl_easy_cleanup(curl)
+            weir_curl_easy_cleanup(curl)
             errorBuffer.deallocate()
         }
     }
@@ -87,14 +87,16 @@ package final class HTTPClient: Sendable {
     package func get(_ url: String, range: String?, headers: [String],
                      body: @escaping (HTTPHead, UnsafeRawBufferPointer) -> Bool) -> Outcome {
         guard let handle = idle.withLock({ $0.popLast() }) ?? Handle() else {
-            return Outcome(head: HTTPHead(), code: CURLE_FAILED_INIT, message: "cannot start libcurl", stopped: false)
+            let why = String(cString: weir_curl_load_error())
+            return Outcome(head: HTTPHead(), code: CURLE_FAILED_INIT, message: why.isEmpty ? "cannot start libcurl" : why,
+                           stopped: false)
         }
         defer { idle.withLock { $0.append(handle) } }
         let curl = handle.curl
         let transfer = Transfer(body: body)
         var list: UnsafeMutablePointer<curl_slist>?
-        for header in headers { list = curl_slist_append(list, header) }
-        defer { curl_slist_free_all(list) }
+        for header in headers { list = weir_curl_slist_append(list, header) }
+        defer { weir_curl_slist_free_all(list) }
         handle.errorBuffer[0] = 0
         weir_curl_set_string(curl, CURLOPT_URL, url)
         weir_curl_set_string(curl, CURLOPT_RANGE, range)
@@ -118,12 +120,12 @@ package final class HTTPClient: Sendable {
             }
             return size * count
         }
-        let code = withExtendedLifetime(transfer) { curl_easy_perform(curl) }
+        let code = withExtendedLifetime(transfer) { weir_curl_easy_perform(curl) }
         weir_curl_set_pointer(curl, CURLOPT_HTTPHEADER, nil)
         var message = ""
         if code != CURLE_OK {
             let detail = String(cString: handle.errorBuffer)
-            message = String(cString: curl_easy_strerror(code)) + (detail.isEmpty ? "" : ": \(detail)")
+            message = String(cString: weir_curl_easy_strerror(code)) + (detail.isEmpty ? "" : ": \(detail)")
         }
         return Outcome(head: transfer.head, code: code, message: message, stopped: transfer.stopped)
     }

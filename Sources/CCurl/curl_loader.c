@@ -1,0 +1,99 @@
+#include "curl_loader.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+
+// The functions of libcurl weir calls, resolved once by load(); read only
+// after weir_curl_global_init returned CURLE_OK (pthread_once orders them).
+static struct {
+    CURLcode (*global_init)(long flags);
+    CURL *(*easy_init)(void);
+    void (*easy_cleanup)(CURL *handle);
+    CURLcode (*easy_perform)(CURL *handle);
+    const char *(*easy_strerror)(CURLcode code);
+    CURLcode (*easy_setopt)(CURL *handle, CURLoption option, ...);
+    CURLcode (*easy_getinfo)(CURL *handle, CURLINFO info, ...);
+    struct curl_slist *(*slist_append)(struct curl_slist *list, const char *line);
+    void (*slist_free_all)(struct curl_slist *list);
+} curl;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static CURLcode loaded = CURLE_FAILED_INIT;
+static char why[512];
+
+static void load(void) {
+    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) {
+        snprintf(why, sizeof why, "cannot load libcurl (Debian's libcurl4): %s", dlerror());
+        return;
+    }
+#define RESOLVE(field, name)                                                                    \
+    if ((*(void **)&curl.field = dlsym(library, name)) == NULL) {                               \
+        snprintf(why, sizeof why, "libcurl.so.4 has no %s: %s", name, dlerror());               \
+        return;                                                                                 \
+    }
+    RESOLVE(global_init, "curl_global_init")
+    RESOLVE(easy_init, "curl_easy_init")
+    RESOLVE(easy_cleanup, "curl_easy_cleanup")
+    RESOLVE(easy_perform, "curl_easy_perform")
+    RESOLVE(easy_strerror, "curl_easy_strerror")
+    RESOLVE(easy_setopt, "curl_easy_setopt")
+    RESOLVE(easy_getinfo, "curl_easy_getinfo")
+    RESOLVE(slist_append, "curl_slist_append")
+    RESOLVE(slist_free_all, "curl_slist_free_all")
+#undef RESOLVE
+    loaded = curl.global_init(CURL_GLOBAL_DEFAULT);
+    if (loaded != CURLE_OK) {
+        snprintf(why, sizeof why, "curl_global_init failed: %s", curl.easy_strerror(loaded));
+    }
+}
+
+CURLcode weir_curl_global_init(void) {
+    pthread_once(&once, load);
+    return loaded;
+}
+
+const char *weir_curl_load_error(void) {
+    pthread_once(&once, load);
+    return why;
+}
+
+CURL *weir_curl_easy_init(void) { return curl.easy_init(); }
+void weir_curl_easy_cleanup(CURL *handle) { curl.easy_cleanup(handle); }
+CURLcode weir_curl_easy_perform(CURL *handle) { return curl.easy_perform(handle); }
+const char *weir_curl_easy_strerror(CURLcode code) { return curl.easy_strerror(code); }
+
+struct curl_slist *weir_curl_slist_append(struct curl_slist *list, const char *line) {
+    return curl.slist_append(list, line);
+}
+
+void weir_curl_slist_free_all(struct curl_slist *list) { curl.slist_free_all(list); }
+
+CURLcode weir_curl_set_long(CURL *handle, CURLoption option, long value) {
+    return curl.easy_setopt(handle, option, value);
+}
+
+CURLcode weir_curl_set_string(CURL *handle, CURLoption option, const char *value) {
+    return curl.easy_setopt(handle, option, value);
+}
+
+CURLcode weir_curl_set_pointer(CURL *handle, CURLoption option, void *value) {
+    return curl.easy_setopt(handle, option, value);
+}
+
+CURLcode weir_curl_set_callback(CURL *handle, CURLoption option, weir_curl_data_callback value) {
+    return curl.easy_setopt(handle, option, value);
+}
+
+long weir_curl_response_code(CURL *handle) {
+    long code = 0;
+    curl.easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &code);
+    return code;
+}
+
+const char *weir_curl_effective_url(CURL *handle) {
+    char *url = NULL;
+    curl.easy_getinfo(handle, CURLINFO_EFFECTIVE_URL, &url);
+    return url;
+}
