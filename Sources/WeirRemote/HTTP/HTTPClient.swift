@@ -88,8 +88,8 @@ package final class HTTPClient: Sendable {
                      body: @escaping (HTTPHead, UnsafeRawBufferPointer) -> Bool) -> Outcome {
         guard let handle = idle.withLock({ $0.popLast() }) ?? Handle() else {
             let why = String(cString: weir_curl_load_error())
-            return Outcome(head: HTTPHead(), code: CURLE_FAILED_INIT, message: why.isEmpty ? "cannot start libcurl" : why,
-                           stopped: false)
+            return Outcome(head: HTTPHead(), code: CURLE_FAILED_INIT,
+                           message: why.isEmpty ? "cannot start libcurl" : why, stopped: false)
         }
         defer { idle.withLock { $0.append(handle) } }
         let curl = handle.curl
