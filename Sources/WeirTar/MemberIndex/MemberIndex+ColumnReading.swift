@@ -1,0 +1,278 @@
+import CZstd
+import Glibc
+import WeirFormats
+import WeirSystem
+
+/// Reading version 2 back: the stream decoded, its columns walked as they
+/// stand by ``MemberIndex/Records`` (no row is made of them: selecting one
+/// member of many makes a value of the members it keeps only), every column
+/// checked to hold exactly what its members need.
+extension MemberIndex {
+    /// The version 2 content `bytes` (what follows `WEIRTARI`) decoded but
+    /// not made into rows: its header's counts and its blocks of columns,
+    /// which ``Records`` walks in place (``walkColumns(_:declared:endOffset:names:corrupt:_:)``).
+    static func columns(version2 bytes: ArraySlice<UInt8>, corrupt: (String) -> WeirError) throws(WeirError)
+        -> (flags: UInt64, count: UInt64, endOffset: Int, contentSize: Int, raw: [UInt8]) {
+        try bytes.withUnsafeBytes { whole in Result { () throws(WeirError) in
+            var head = ColumnCursor(bytes: UnsafeRawBufferPointer(rebasing: whole[...]))
+            func field() throws(WeirError) -> UInt64 {
+                guard let value = head.uvarint() else { throw corrupt("the record list's header is cut short") }
+                return value
+            }
+            let (version, flags, count, endOffset, contentSize) = (try field(), try field(), try field(), try field(),
+                                                                   try field())
+            guard version == 2 else {
+                throw corrupt("version \(version) of the record list is not one this weir reads (1 or 2)")
+            }
+            guard endOffset <= contentSize, contentSize <= UInt64(Int.max) else {
+                throw corrupt("the end offset \(endOffset) passes the content size \(contentSize)")
+            }
+            let stream = UnsafeRawBufferPointer(rebasing: whole[head.position...])
+            let raw = try decompressedStream(stream, corrupt: corrupt)
+            return (flags, count, Int(endOffset), Int(contentSize), raw)
+        } }.get()
+    }
+
+    /// The fewest column bytes a member takes: one for each of its columns
+    /// but the device's. A count above the bytes over this is a lie.
+    static let leastMemberBytes = 17
+
+    /// Walks the blocks of columns `raw`, handing `body` each member in
+    /// turn as one ``Member`` updated in place (its path's kept folders are
+    /// not rewritten); without `names`, link targets and owner names are
+    /// not copied. Checks what turning them into rows and walking those
+    /// checked: every column holding exactly what its members need, the
+    /// offsets in range and within `endOffset`, modes, and `declared`
+    /// members in all.
+    static func walkColumns(_ raw: UnsafeRawBufferPointer, declared: UInt64, endOffset: Int, names: Bool,
+                            corrupt: (String) -> WeirError,
+                            _ body: (Member) throws(WeirError) -> Void) throws(WeirError) {
+        var cursor = ColumnCursor(bytes: raw)
+        var total: UInt64 = 0
+        var member = Member(headerOffset: 0, headerLength: 0, dataLength: 0, size: 0, path: [])
+        // Where each '/' of the current path stands: the folders the next path may keep.
+        var slashes: [Int] = []
+        var lengths = [Int](repeating: 0, count: Column.allCases.count)
+        // The cursors in memory of their own, not an array: neither checked
+        // for uniqueness nor captured by a closure at each of a member's reads.
+        let columns = UnsafeMutableBufferPointer<ColumnCursor>.allocate(capacity: Column.allCases.count)
+        columns.initialize(repeating: ColumnCursor(bytes: UnsafeRawBufferPointer(start: nil, count: 0)))
+        defer { columns.deallocate() }
+        slashes.reserveCapacity(64)
+        while cursor.position < raw.count {
+            guard let members = cursor.uvarint(), members > 0, members <= UInt64(raw.count) else {
+                throw corrupt("a block of the record list declares no members or more than it holds")
+            }
+            for column in Column.allCases {
+                guard let length = cursor.uvarint(), length <= UInt64(raw.count) else {
+                    throw corrupt("a column's length runs past the record list")
+                }
+                lengths[column.rawValue] = Int(length)
+            }
+            var start = cursor.position
+            for column in Column.allCases {
+                let length = lengths[column.rawValue]
+                guard length <= raw.count - start else { throw corrupt("a column runs past the record list") }
+                let bytes = UnsafeRawBufferPointer(rebasing: raw[start ..< start + length])
+                columns[column.rawValue] = ColumnCursor(bytes: bytes)
+                start += length
+            }
+            cursor.position = start
+            for _ in 0 ..< members {
+                try nextFromColumns(&member, columns, &slashes, names: names, endOffset: endOffset,
+                                    index: Int(total), corrupt: corrupt)
+                total += 1
+                try body(member)
+            }
+            for column in Column.allCases where columns[column.rawValue].position != lengths[column.rawValue] {
+                throw corrupt("the \(column) column holds bytes past its members")
+            }
+        }
+        guard total == declared else {
+            throw corrupt("it declares \(declared) members, but its columns hold \(total)")
+        }
+    }
+
+    /// Replaces `member`, the previous member, by the next one of `columns`.
+    ///
+    /// Written out read by read, each cursor reached through the buffer at a
+    /// constant index: this runs once per member of the archive for every
+    /// selection and listing.
+    @inline(__always)
+    private static func nextFromColumns(_ member: inout Member, _ columns: UnsafeMutableBufferPointer<ColumnCursor>,
+                                        _ slashes: inout [Int],
+                                        names: Bool, endOffset: Int, index: Int,
+                                        corrupt: (String) -> WeirError) throws(WeirError) {
+        func unzigzag(_ value: UInt64) -> Int64 { Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1) }
+        guard let gap = columns[Column.gap.rawValue].uvarint() else { throw ended(.gap, corrupt) }
+        guard let blocks = columns[Column.headerBlocks.rawValue].uvarint() else { throw ended(.headerBlocks, corrupt) }
+        guard let extraBits = columns[Column.dataExtra.rawValue].uvarint() else { throw ended(.dataExtra, corrupt) }
+        let extra = unzigzag(extraBits)
+        guard let size0 = columns[Column.size0.rawValue].byte() else { throw ended(.size0, corrupt) }
+        guard let size1 = columns[Column.size1.rawValue].byte() else { throw ended(.size1, corrupt) }
+        guard let size2 = columns[Column.size2.rawValue].byte() else { throw ended(.size2, corrupt) }
+        guard let high = columns[Column.sizeHigh.rawValue].uvarint() else { throw ended(.sizeHigh, corrupt) }
+        guard high < 1 << 39 else { throw corrupt("a member's size is out of range") }
+        let size = UInt64(size0) | UInt64(size1) << 8 | UInt64(size2) << 16 | high << 24
+        guard let mtimeBits = columns[Column.mtime.rawValue].uvarint() else { throw ended(.mtime, corrupt) }
+        let mtime = member.mtime &+ unzigzag(mtimeBits)
+        guard let type = columns[Column.type.rawValue].byte() else { throw ended(.type, corrupt) }
+        guard let mode = columns[Column.mode.rawValue].uvarint() else { throw ended(.mode, corrupt) }
+        guard let uid = columns[Column.uid.rawValue].uvarint() else { throw ended(.uid, corrupt) }
+        guard let gid = columns[Column.gid.rawValue].uvarint() else { throw ended(.gid, corrupt) }
+        guard blocks < 1 << 40, gap < 1 << 62 else { throw corrupt("a member's offsets are out of range") }
+        let headerLength = Int(blocks + 1) * 512
+        let dataLength = Int64(predictedData(type: type, size: Int(size))) + extra
+        guard dataLength >= 0, dataLength < 1 << 62 else { throw corrupt("a member's data length is out of range") }
+        // The path: the previous one's first `kept` folders, then the rest.
+        guard let pop = columns[Column.pathPop.rawValue].uvarint() else { throw ended(.pathPop, corrupt) }
+        guard pop <= UInt64(slashes.count) else { throw corrupt("a path leaves more folders than the previous has") }
+        let keep = slashes.count - Int(pop)
+        let cut = keep == 0 ? 0 : slashes[keep - 1] + 1
+        guard let rest = columns[Column.pathRest.rawValue].text() else { throw ended(.pathRest, corrupt) }
+        if pop > 0 { slashes.removeLast(Int(pop)) }
+        let restBytes = UnsafeBufferPointer(start: rest.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                            count: rest.count)
+        if let base = restBytes.baseAddress {
+            var from = 0
+            while from < restBytes.count,
+                  let found = memchr(base + from, Int32(UInt8(ascii: "/")), restBytes.count - from) {
+                let offset = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                slashes.append(cut + offset)
+                from = offset + 1
+            }
+        }
+        if !(cut == member.path.count && rest.isEmpty) {
+            if cut < member.path.count { member.path.removeSubrange(cut...) }
+            member.path.append(contentsOf: restBytes)
+        }
+        guard let link = columns[Column.link.rawValue].text() else { throw ended(.link, corrupt) }
+        if names, !(link.isEmpty && member.link.isEmpty) { member.link = Array(link) }
+        try name(columns, .uname, &member.uname, names: names, corrupt)
+        try name(columns, .gname, &member.gname, names: names, corrupt)
+        var (major, minor): (UInt64, UInt64) = (0, 0)
+        if type == UInt8(ascii: "3") || type == UInt8(ascii: "4") {
+            guard let first = columns[Column.device.rawValue].uvarint(),
+                  let second = columns[Column.device.rawValue].uvarint() else { throw ended(.device, corrupt) }
+            (major, minor) = (first, second)
+        }
+        // What a row's reader checks of the same member.
+        guard uid <= UInt64(Int.max), gid <= UInt64(Int.max), major <= UInt64(Int.max), minor <= UInt64(Int.max) else {
+            throw corrupt("member \(index)'s owner or device number is out of range")
+        }
+        guard mode <= 0o7777 else { throw corrupt("member \(index)'s mode \(mode) is out of range") }
+        let (start, o1) = member.end.addingReportingOverflow(Int(gap))
+        let (end, o2) = start.addingReportingOverflow(headerLength + Int(dataLength))
+        guard !o1, !o2 else { throw corrupt("a member's offsets overflow") }
+        guard end <= endOffset else { throw corrupt("member \(index) runs past the end offset \(endOffset)") }
+        member.headerOffset = start
+        member.headerLength = headerLength
+        member.dataLength = Int(dataLength)
+        member.size = Int(size)
+        member.mode = UInt32(mode)
+        member.uid = Int(uid)
+        member.gid = Int(gid)
+        member.type = type
+        member.mtime = mtime
+        member.devmajor = Int(major)
+        member.devminor = Int(minor)
+    }
+
+    /// An owner or group name of `column`: 0 keeps the previous member's,
+    /// 1 then a name ended by NUL replaces it (copied only with `names`).
+    @inline(__always)
+    private static func name(_ columns: UnsafeMutableBufferPointer<ColumnCursor>, _ column: Column,
+                             _ previous: inout [UInt8], names: Bool,
+                             _ corrupt: (String) -> WeirError) throws(WeirError) {
+        switch columns[column.rawValue].byte() {
+        case 0: return
+        case 1:
+            guard let text = columns[column.rawValue].text() else { throw ended(column, corrupt) }
+            if names { previous = Array(text) }
+        case nil: throw ended(column, corrupt)
+        default: throw corrupt("the \(column) column holds an unknown mark")
+        }
+    }
+
+    /// The error of `column` ending before its members do.
+    @inline(never)
+    private static func ended(_ column: Column, _ corrupt: (String) -> WeirError) -> WeirError {
+        corrupt("the \(column) column ends before its members do")
+    }
+
+    /// The one zstd frame `source` must be, exactly, with its checksum;
+    /// never more than it could hold.
+    static func decompressedStream(_ source: UnsafeRawBufferPointer, corrupt: (String) -> WeirError)
+        throws(WeirError) -> [UInt8] {
+        guard let header = FrameHeader(startOf: source) else { throw corrupt("the record list is not a zstd frame") }
+        guard header.hasChecksum else { throw corrupt("the record list's zstd frame lacks its checksum") }
+        let length = ZSTD_findFrameCompressedSize(source.baseAddress, source.count)
+        guard ZSTD_isError(length) == 0, length == source.count else {
+            throw corrupt(ZSTD_isError(length) != 0 ? "the record list's zstd frame is cut short"
+                                                    : "\(source.count - length) bytes follow the record list")
+        }
+        guard let context = ZSTD_createDCtx() else { throw corrupt("out of memory") }
+        defer { ZSTD_freeDCtx(context) }
+        let limit = source.count * maxExpansion
+        var content: [UInt8] = []
+        var output = [UInt8](repeating: 0, count: 128 << 10)
+        var input = ZSTD_inBuffer(src: source.baseAddress, size: source.count, pos: 0)
+        while true {
+            let (result, produced) = output.withUnsafeMutableBytes { out in
+                var buffer = ZSTD_outBuffer(dst: out.baseAddress, size: out.count, pos: 0)
+                let result = ZSTD_decompressStream(context, &buffer, &input)
+                return (result, buffer.pos)
+            }
+            if ZSTD_isError(result) != 0 {
+                throw corrupt("the record list does not decode: " + String(cString: ZSTD_getErrorName(result)))
+            }
+            content += output[0 ..< produced]
+            guard content.count <= limit else { throw corrupt("the record list decodes to more than it can hold") }
+            if result == 0 { return content }
+            if input.pos == input.size, produced < output.count {
+                throw corrupt("the record list's zstd frame is cut short")
+            }
+        }
+    }
+
+    /// A read position in a column; nil past its end.
+    struct ColumnCursor {
+        let bytes: UnsafeRawBufferPointer
+        var position = 0
+
+        @inline(__always)
+        mutating func uvarint() -> UInt64? {
+            // One byte, the common case (a value under 128).
+            if position < bytes.count, bytes[position] & 0x80 == 0 {
+                position += 1
+                return UInt64(bytes[position - 1])
+            }
+            var value: UInt64 = 0, shift: UInt64 = 0
+            while position < bytes.count {
+                let byte = bytes[position]
+                guard shift < 63 || shift == 63 && byte <= 1 else { return nil }
+                position += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { return value }
+                shift += 7
+            }
+            return nil
+        }
+
+        @inline(__always)
+        mutating func byte() -> UInt8? {
+            guard position < bytes.count else { return nil }
+            position += 1
+            return bytes[position - 1]
+        }
+
+        /// Bytes up to the next NUL, which is stepped over.
+        mutating func text() -> UnsafeRawBufferPointer? {
+            guard position < bytes.count, let base = bytes.baseAddress,
+                  let found = memchr(base + position, 0, bytes.count - position) else { return nil }
+            let end = base.distance(to: UnsafeRawPointer(found))
+            defer { position = end + 1 }
+            return UnsafeRawBufferPointer(rebasing: bytes[position ..< end])
+        }
+    }
+}
