@@ -108,25 +108,8 @@ package final class RemoteObject: PositionalSource {
                 kept = Locked(Kept(tailStart: 0, tail: []))
                 return
             }
-            let status = head.status
-            if status != 0, status != 206, let failure = RemoteTransfer.failure(status: status, head: head, url: url,
-                                                                             tries: tries) {
-                throw failure
-            }
-            if status == 0, !RemoteTransfer.passing.contains(outcome.code.rawValue) {
-                throw WeirError.transferFailed(url: url, message: outcome.message, attempts: tries)
-            }
-            guard tries < RemoteTransfer.triesInARow else {
-                if status == 0 || outcome.code != CURLE_OK {
-                    throw WeirError.transferFailed(url: url, message: outcome.message, attempts: tries)
-                }
-                if status == 206 {
-                    let start = head.contentRange?.range?.lowerBound ?? 0
-                    throw WeirError.shortBody(url: url, at: start + body.count, attempts: tries)
-                }
-                throw WeirError.httpStatus(url: url, status: status, reason: head.reason, attempts: tries)
-            }
-            usleep(UInt32(min(RemoteTransfer.longestPause, RemoteTransfer.firstPause << (tries - 1))) * 1000)
+            let reached = (head.contentRange?.range?.lowerBound ?? 0) + body.count
+            try RemoteTransfer.retryOrThrow(outcome, tries: tries, attempts: tries, reached: reached, url: url)
         }
     }
 

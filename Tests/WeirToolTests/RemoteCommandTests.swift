@@ -197,6 +197,13 @@ struct RemoteCommandTests {
                 #expect(starts[0] != starts[1], "\(fault): \(log)")
             }
         }
+        // The first request (the archive's last MiB) is retried as the others are.
+        for fault in ["503:1", "drop:1"] {
+            let proxy = try servers.faultProxy([fault])
+            _ = try Self.same(["-dc", "--member=src/f2.txt"], servers, base: proxy.url, environment: fast)
+            let log = try String(contentsOfFile: proxy.log, encoding: .utf8).split(separator: "\n")
+            #expect(log.count == 3, "\(fault): \(log)")
+        }
         // A stall: no byte for WEIR_HTTP_STALL_SECONDS is a timeout, retried from the byte reached.
         for fault in ["short:1", "drop:1", "stall:1"] {
             let proxy = try servers.faultProxy([fault])

@@ -85,26 +85,36 @@ struct RemoteTransfer {
             if let stopError { throw stopError }
             if position > before { tries = 1 }
             let status = outcome.head.status
-            let complete = outcome.code == CURLE_OK && (status == 200 || status == 206)
-            if complete, end == nil || position == end { return position }
-            if !complete, status != 0, status != 200, status != 206 {
-                // The answer was a status of its own (the body callback stopped it, or none came).
-                if let failure = Self.failure(status: status, head: outcome.head, url: url, tries: total) {
-                    throw failure
-                }
-            } else if !complete, !Self.passing.contains(outcome.code.rawValue) {
-                throw WeirError.transferFailed(url: url, message: outcome.message, attempts: total)
+            if outcome.code == CURLE_OK, status == 200 || status == 206, end == nil || position == end {
+                return position
             }
-            guard tries < Self.triesInARow else {
-                if !complete, status == 200 || status == 206 || status == 0 {
-                    throw WeirError.transferFailed(url: url, message: outcome.message, attempts: total)
-                }
-                if complete { throw WeirError.shortBody(url: url, at: position, attempts: total) }
-                throw WeirError.httpStatus(url: url, status: status, reason: outcome.head.reason, attempts: total)
-            }
-            let pause = min(Self.longestPause, Self.firstPause << min(tries - 1, 10))
-            usleep(UInt32(pause) * 1000)
+            try Self.retryOrThrow(outcome, tries: tries, attempts: total, reached: position, url: url)
         }
+    }
+
+    /// After a try that did not bring all it asked for (`reached`: the
+    /// offset its bytes came to): throws what ends the transfer — a status
+    /// that does not pass, a libcurl failure that does not, the last of
+    /// ``triesInARow`` tries in a row — else waits before the next try
+    /// (``firstPause``, doubling up to ``longestPause``).
+    static func retryOrThrow(_ outcome: HTTPClient.Outcome, tries: Int, attempts: Int, reached: Int,
+                             url: String) throws(WeirError) {
+        let status = outcome.head.status
+        let complete = outcome.code == CURLE_OK && (status == 200 || status == 206)
+        if !complete, status != 0, status != 200, status != 206 {
+            // The answer was a status of its own (the body callback stopped it, or none came).
+            if let failure = failure(status: status, head: outcome.head, url: url, tries: attempts) { throw failure }
+        } else if !complete, !passing.contains(outcome.code.rawValue) {
+            throw WeirError.transferFailed(url: url, message: outcome.message, attempts: attempts)
+        }
+        guard tries < triesInARow else {
+            if !complete, status == 200 || status == 206 || status == 0 {
+                throw WeirError.transferFailed(url: url, message: outcome.message, attempts: attempts)
+            }
+            if complete { throw WeirError.shortBody(url: url, at: reached, attempts: attempts) }
+            throw WeirError.httpStatus(url: url, status: status, reason: outcome.head.reason, attempts: attempts)
+        }
+        usleep(UInt32(min(longestPause, firstPause << min(tries - 1, 10))) * 1000)
     }
 
     /// The error of an answer's first piece that cannot be used: another
