@@ -16,8 +16,8 @@ from pathlib import Path
 
 from conftest import run_weir
 
-from weir.frames import SEEK_FOOTER_SIZE, SKIPPABLE_HEADER_SIZE
 from weir.members import INDEX_TAG, MEMBER_INDEX_MAGIC, read_member_index
+from weir.seek_table import SEEK_FOOTER_SIZE, SKIPPABLE_HEADER_SIZE
 
 if sys.version_info >= (3, 14):
     from compression.zstd import CompressionParameter, compress

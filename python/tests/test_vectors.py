@@ -17,8 +17,9 @@ import pytest
 
 from weir import FormatError
 from weir.dask_tasks import seek_table as written_table
-from weir.frames import _seek_table, build_index
+from weir.frames import build_index
 from weir.members import read_member_index
+from weir.seek_table import find_seek_table
 
 VECTORS = Path(__file__).resolve().parents[2] / "testdata" / "vectors"
 
@@ -44,7 +45,7 @@ def chain(read_at, size: int) -> tuple[str, list[dict[str, Any]]]:
     tables = []
     end = size
     while True:
-        found = _seek_table(read_at, end)
+        found = find_seek_table(read_at, end)
         if found is None or isinstance(found, str):
             if tables:  # the chain stops where no valid table ends
                 break

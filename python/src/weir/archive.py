@@ -34,8 +34,9 @@ from fsspec.archive import AbstractArchiveFileSystem
 
 from weir.errors import FormatError
 from weir.filesystem import WeirFile, WeirFileSystem, _has_fsid, _reader, _version_of
-from weir.frames import FrameIndex, seek_table_problem
+from weir.frames import FrameIndex
 from weir.members import Member, MemberIndex, read_member_index
+from weir.seek_table import seek_table_problem
 
 __all__ = ["MemberFile", "WeirTarFileSystem"]
 

@@ -17,7 +17,8 @@ from typing import Any, Literal
 import fsspec
 from fsspec.implementations.local import LocalFileSystem
 
-from weir.frames import SEEK_FOOTER_MAGIC, SEEK_TABLE_MAGIC, walk_frames
+from weir.frames import walk_frames
+from weir.seek_table import SEEK_FOOTER_MAGIC, SEEK_TABLE_MAGIC
 
 # Bytes read from SRC and written to weir's standard input at a time.
 _PIPE_PIECE = 1 << 20

@@ -27,9 +27,9 @@ from __future__ import annotations
 import struct
 
 from weir.errors import FormatError
-from weir.frames import SKIPPABLE_HEADER_SIZE, ReadAt, read_seek_table
 from weir.member_columns import parse_columns
 from weir.member_records import INDEX_TAG, Member, MemberIndex, decode_record_frame, parse_member_index
+from weir.seek_table import SKIPPABLE_HEADER_SIZE, ReadAt, read_seek_table
 
 __all__ = [
     "INDEX_TAG",
