@@ -114,3 +114,18 @@ def client(cluster: str) -> Iterator[object]:
 
     with Client(cluster, timeout=CLUSTER_START_TIMEOUT) as connected:
         yield connected
+
+
+@pytest.fixture(scope="module", params=["ustar", "pax", "gnu"])
+def archive(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, weir_bin: Path) -> dict:
+    # tar_archives imports this module: imported here, once both exist.
+    from tar_archives import add_long_names, csv_bytes, gnu_tar, indexed_archive, make_tree
+
+    fmt = request.param
+    root = tmp_path_factory.mktemp(fmt)
+    tree = make_tree(root, csv_bytes(20_000))
+    if fmt != "ustar":  # ustar holds no name over 255 bytes: GNU tar refuses them
+        add_long_names(tree)
+    tar = gnu_tar(tree, root / "a.tar", fmt)
+    zst = indexed_archive(weir_bin, tar, root / "a.tar.zst", "-B64K")
+    return {"format": fmt, "tree": tree, "tar": tar, "zst": zst}

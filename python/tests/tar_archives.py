@@ -284,3 +284,16 @@ def gnu_tar(tree: Path, out: Path, fmt: str) -> Path:
         capture_output=True,
     )
     return out
+
+
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
+def csv_bytes(rows: int) -> bytes:
+    lines = [b"id,name,score"] + [f"{n},name{n % 97},{n * 7 % 1000}".encode() for n in range(rows)]
+    return b"\n".join(lines) + b"\n"
+
+
+def files_under(tree: Path) -> dict[str, Path]:
+    """Each regular file and link in ``tree``, by its name in the archive."""
+    return {str(p.relative_to(tree.parent)): p for p in sorted(tree.rglob("*")) if p.is_file()}
