@@ -12,7 +12,7 @@ import Glibc
 /// Bounds, and why: a block is claimed only while fewer than ``depth``
 /// blocks are held (being fetched, or fetched and not yet handed out
 /// whole), so at most `depth` blocks of at most ``largestBlock`` are held
-/// here whatever the object's size; a block handed out lives on only in the
+/// here whatever the object's size (more only for a read that spans more); a block handed out lives on only in the
 /// pieces the pipeline holds (slices of it, no copy), which its budget
 /// bounds as it bounds a mapped file's pieces. Blocks are a fraction of the
 /// object (``blockSize(forObjectOf:)``), so that a small object is fetched
@@ -52,6 +52,9 @@ package final class PositionalReadAhead: Sendable {
         var position = 0
         /// The read waiting to be served.
         var read: PendingRead?
+        /// The blocks up to which the read waiting needs: claimed even past
+        /// the depth, so that a read longer than `depth` blocks is served.
+        var needed = 0
         var started = false
         var stopped = false
     }
@@ -93,10 +96,11 @@ package final class PositionalReadAhead: Sendable {
     /// bytes than asked only at the object's end); the first request starts
     /// the fetching threads. One read at a time.
     package func request(_ read: PendingRead) {
-        let (startsThreads, stopped) = state.withLock { state in
+        let (startsThreads, stopped) = state.withLock(broadcast: true) { state in
             if state.stopped { return (false, true) }
             precondition(state.read == nil, "one read at a time")
             state.read = read
+            state.needed = (min(size, state.position + read.requested) + block - 1) / block
             defer { state.started = true }
             return (!state.started, false)
         }
@@ -130,7 +134,7 @@ package final class PositionalReadAhead: Sendable {
         while true {
             let next: Int? = state.withLock(when: { state in
                 state.stopped || state.failure != nil || state.claimed >= blockCount
-                    || state.claimed < state.held + Self.depth
+                    || state.claimed < max(state.held + Self.depth, state.needed)
             }) { state in
                 guard !state.stopped, state.failure == nil, state.claimed < blockCount else { return nil }
                 defer { state.claimed += 1 }

@@ -81,6 +81,13 @@ struct PositionalReadAheadTests {
         #expect(source.mostAtOnce > 1 && source.mostAtOnce <= PositionalReadAhead.depth, "\(source.mostAtOnce)")
     }
 
+    @Test("a read that spans more blocks than the depth is served")
+    func longReads() throws {
+        let source = SlowSource([UInt8](repeating: 9, count: 1_700_000))
+        let reads = try Self.readAll(source, size: 1_200_000).get()
+        #expect(reads.map(\.count) == [1_200_000, 500_000])
+    }
+
     @Test("a failed block's error is the reader's")
     func failure() {
         let source = SlowSource([UInt8](repeating: 1, count: 1_000_000), failingAt: 600_000)
