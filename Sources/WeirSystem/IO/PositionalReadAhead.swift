@@ -33,9 +33,11 @@ package final class PositionalReadAhead: Sendable {
     /// flight for a connection's latency to hide behind the others', few
     /// enough that the held bytes stay small beside the decoding's.
     package static let depth = 4
-    /// The largest block: few requests for a large object (48 for the
-    /// Linux tarball's 200 MB), each long beside its round trip.
-    package static let largestBlock = 4 << 20
+    /// The largest block: few requests for a large object (96 for the
+    /// Linux tarball's 200 MB), each long beside its round trip; 4 MiB
+    /// held 13 MB more at its peak for no speed on loopback
+    /// (bench/results/LOG.md, 2026-11-28).
+    package static let largestBlock = 2 << 20
     /// The smallest block, below which a request costs more than its bytes.
     static let smallestBlock = 128 << 10
 

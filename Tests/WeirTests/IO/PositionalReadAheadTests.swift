@@ -99,11 +99,11 @@ struct PositionalReadAheadTests {
         #expect(error.kind.errno == EIO)
     }
 
-    @Test("blocks are an eighth of the object, from 128 KiB to 4 MiB, in whole 64 KiB")
+    @Test("blocks are an eighth of the object, from 128 KiB to 2 MiB, in whole 64 KiB")
     func blockSizes() {
         #expect(PositionalReadAhead.blockSize(forObjectOf: 100_000) == 128 << 10)
         #expect(PositionalReadAhead.blockSize(forObjectOf: 8 << 20) == 1 << 20)
         #expect(PositionalReadAhead.blockSize(forObjectOf: (8 << 20) + 8) == (1 << 20) + (64 << 10))
-        #expect(PositionalReadAhead.blockSize(forObjectOf: 1 << 40) == 4 << 20)
+        #expect(PositionalReadAhead.blockSize(forObjectOf: 1 << 40) == 2 << 20)
     }
 }
