@@ -106,6 +106,25 @@ struct RemoteReadAheadCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")).isEmpty)
     }
 
+    @Test("-d URL stopped keeps nothing: its output is not resumed (a file's would be kept as .part)")
+    func notResumed() throws {
+        let scratch = Scratch()
+        let servers = try RemoteCommandTests.archive(scratch)
+        try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: true)
+        let stopped = try WeirProcess.shell("""
+            cd out
+            WEIR_TEST_FRAME_DELAY=0.1 $WEIR -d \(servers.url)/a.tar.zst & pid=$!
+            for i in $(seq 1200); do
+                [ "$(stat -c %s .weir-* 2>/dev/null | sort -n | tail -1)" -gt 0 ] 2>/dev/null && break
+                sleep 0.05
+            done
+            sleep 0.5; kill -TERM $pid; wait $pid; echo "status $?" >&2
+            """, in: scratch.url, timeout: 300)
+        #expect(stopped.stderr.contains("status 143"), "\(stopped.stderr)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.path("out"))
+        #expect(left.isEmpty, "\(left)")
+    }
+
     @Test("Peak memory of -dc URL does not grow with the archive: 32 MB and 128 MB within 8 MiB")
     func memoryFlat() throws {
         let scratch = Scratch()
