@@ -139,7 +139,9 @@ let package = Package(
         // to its first answer's identity. No terminal output, no exit.
         .target(
             name: "WeirRemote",
-            dependencies: ["WeirSystem", "CCurl", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: [
+                "WeirSystem", "WeirFormats", "CCurl", .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: checkedImports
         ),
         // What zstd keeps in its programs/ rather than its library: -b's

@@ -1,3 +1,4 @@
+import WeirFormats
 import WeirSystem
 
 /// The URLs the command line takes as inputs (http:// and https://), and
@@ -8,8 +9,12 @@ package enum RemoteInputs {
     package enum Reading: Sendable {
         /// At offsets (``RemoteObject``): listings, members, ranges.
         case atOffsets
-        /// From start to end, as a pipe (``RemoteStream``): `-d`, `-dc`, `-t`.
-        case stream
+        /// From start to end (`-d`, `-dc`, `-t`): a seekable archive (its
+        /// seek table in the tail ``RemoteObject`` opens with) on a server
+        /// that serves ranges, at offsets, which the engine reads ahead by
+        /// several range requests at once (`PositionalReadAhead`) and
+        /// decodes as a file; anything else as a pipe (``RemoteStream``).
+        case whole
     }
 
     /// The client every remote input shares: its idle connections are reused.
@@ -47,9 +52,29 @@ package enum RemoteInputs {
                 opened.withLock { $0 = object }
                 return Descriptor(source: object, path: name)
             }
-        case .stream:
-            NamedInputs.register(url) { name throws(WeirError) in try RemoteStream.open(name, client: client) }
+        case .whole:
+            NamedInputs.register(url) { name throws(WeirError) in try openWhole(name) }
         }
+    }
+
+    /// Opens `url` to be read from start to end: on a ``RemoteObject`` when
+    /// the server serves ranges and the object ends with a seek table, else
+    /// streamed. The object's tail (one request) tells both; a server that
+    /// answers it with the whole object is stopped at its first bytes.
+    private static func openWhole(_ url: String) throws(WeirError) -> Descriptor {
+        let object: RemoteObject
+        do {
+            object = try RemoteObject(url: url, client: client)
+        } catch where error.kind == .rangesUnsupported {
+            return try RemoteStream.open(url, client: client)
+        }
+        // A table that cannot be read (corrupt, or cut) leaves the stream to say what is wrong.
+        let file = Descriptor(source: object, path: url)
+        let table: SeekTable? = (try? SeekTable.decode(fileSize: object.size, path: url) {
+            count, offset throws(WeirError) in try file.read(count: count, at: offset, operation: .readSeekTable)
+        }) ?? nil
+        guard let table, !table.entries.isEmpty else { return try RemoteStream.open(url, client: client) }
+        return file
     }
 
     /// The failure that ended the stream of `url` early, if any.

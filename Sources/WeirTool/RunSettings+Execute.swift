@@ -181,14 +181,15 @@ extension RunSettings {
 
     /// Registers the URLs among `inputs` (http://, https://) as the engine's
     /// inputs (docs/remote.md): read at offsets for a listing, members or
-    /// ranges, streamed for `-d`, `-dc` and `-t`. Compression, `--index`,
+    /// ranges; for `-d`, `-dc` and `-t`, read ahead by parallel range
+    /// requests when the object is a seekable archive, else streamed. Compression, `--index`,
     /// `-b` and training take no URL: theirs stay names of files.
     private func registerURLs(_ inputs: [String]) {
         let reading: RemoteInputs.Reading
         switch operation {
         case .list: reading = .atOffsets
         case .decompress, .test:
-            reading = handlesMembers || !decompressionSettings.ranges.isEmpty ? .atOffsets : .stream
+            reading = handlesMembers || !decompressionSettings.ranges.isEmpty ? .atOffsets : .whole
         case .compress, .train, .trainCover, .trainFastCover, .trainLegacy, .benchmark, .index:
             guard handlesMembers else { return }
             reading = .atOffsets

@@ -246,4 +246,29 @@ struct RemoteCommandTests {
         let left = try FileManager.default.contentsOfDirectory(atPath: scratch.path("cut"))
         #expect(left.isEmpty, "\(left)")
     }
+
+    @Test("Without libcurl (an empty file where the loader finds it): a URL is one line naming it, exit 1")
+    func missingLibcurl() throws {
+        let scratch = Scratch()
+        // A mount namespace of its own: the empty file hides libcurl.so.4 from this command alone.
+        let result = try WeirProcess.shell("""
+            set -e
+            head -c 100000 /dev/urandom > f
+            $WEIR -q f -o f.zst
+            : > empty
+            library=$(ldconfig -p | awk '$1 == "libcurl.so.4" && /x86-64/ { print $NF; exit }')
+            test -n "$library"
+            unshare -m --propagation private sh -c "mount --bind empty $library
+                $WEIR -l http://127.0.0.1:9/a.tar.zst 2> url.err; echo \\$? > url.status
+                $WEIR -dc f.zst > f.out; echo \\$? > file.status"
+            """, in: scratch.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(String(decoding: scratch.data("url.status") ?? Data(), as: UTF8.self) == "1\n")
+        let message = String(decoding: scratch.data("url.err") ?? Data(), as: UTF8.self)
+        let lines = message.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].hasPrefix("weir: http://127.0.0.1:9/a.tar.zst: "), "\(message)")
+        #expect(message.contains("cannot load libcurl"), "\(message)")
+        #expect(String(decoding: scratch.data("file.status") ?? Data(), as: UTF8.self) == "0\n")
+        #expect(scratch.data("f.out") == scratch.data("f"))
+    }
 }

@@ -38,11 +38,12 @@ SECTIONS = [
     ("cluster", 15),
     ("patch", 16),
     ("mount", 19),
+    ("remote", 20),
 ]
 NAMES = [name for name, _ in SECTIONS]
-# The default run: every section but cluster, which starts Spark and Dask clusters, and mount, which mounts on FUSE
-# as root and pip-installs ratarmount (both asked for by name).
-DEFAULT = [name for name in NAMES if name not in ("cluster", "mount")]
+# The default run: every section but cluster, which starts Spark and Dask clusters, mount, which mounts on FUSE
+# as root and pip-installs ratarmount, and remote, which starts nginx (all asked for by name).
+DEFAULT = [name for name in NAMES if name not in ("cluster", "mount", "remote")]
 
 
 def module(name):

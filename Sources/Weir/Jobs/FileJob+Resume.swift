@@ -25,7 +25,10 @@ extension FileJob {
     /// stopped, it would keep nothing.
     static func resumableOutput(_ path: String, force: Bool, operation: Operation, input: Descriptor,
                                 status: FileStatus?) throws(WeirError) -> (output: OutputFile?, notice: String?) {
-        guard let status, let size = InputKind.trustedSize(of: input, status: status) else { return (nil, nil) }
+        // A remote object has no identity a later run could check (a file's device, inode and times).
+        guard let status, input.source == nil, let size = InputKind.trustedSize(of: input, status: status) else {
+            return (nil, nil)
+        }
         let output: OutputFile?
         switch operation {
         case .compress(let options):

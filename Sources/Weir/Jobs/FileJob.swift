@@ -306,7 +306,9 @@ package struct FileJob: Sendable {
         if cancellation?.isCancelled == true {
             throw WeirError.cancelled(path: inputName, operation: .run)
         }
-        opened.outputFile?.stamp(copying: opened.inputStatus?.isRegularFile == true ? opened.inputStatus : nil)
+        // A remote object's status is made up (its size only): the output gets the umask's mode, the time now.
+        let copied = opened.inputStatus?.isRegularFile == true && opened.inputFD.source == nil
+        opened.outputFile?.stamp(copying: copied ? opened.inputStatus : nil)
         var statistics = statistics
         if let notice = opened.notice { statistics.warnings.append(notice) }
         return FinishedJob(statistics: statistics, output: opened.outputFile, input: input, removesInput: removeInput)

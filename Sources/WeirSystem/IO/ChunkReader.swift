@@ -5,7 +5,9 @@ import Glibc
 /// Reads an input descriptor one bounded chunk at a time: pipes and other
 /// streams (and regular files with `--no-mmap`) through a `DispatchIO` stream
 /// channel, regular files by default as memory mappings (``MappedInput``),
-/// and bytes handed over in memory from a ``ChunkFeed``.
+/// a descriptor on a ``PositionalSource`` (a remote object) in blocks
+/// fetched several at once (``PositionalReadAhead``), and bytes handed over
+/// in memory from a ``ChunkFeed``.
 ///
 /// Back-pressure: DispatchIO has none (an open-ended read keeps reading),
 /// so the reader issues one read of one chunk when its caller — a pipeline
@@ -46,6 +48,8 @@ package final class ChunkReader: @unchecked Sendable {  // DispatchIO: thread-sa
         /// A stream or an unmapped file: one channel read per chunk.
         case channel(DispatchIO, DispatchQueue)
         case mapped(MappedInput)
+        /// A positional source, read ahead in blocks.
+        case positional(PositionalReadAhead)
         /// Bytes handed over in memory.
         case feed(ChunkFeed)
     }
@@ -69,6 +73,11 @@ package final class ChunkReader: @unchecked Sendable {  // DispatchIO: thread-sa
         self.path = input.path
         self.chunkSize = chunkSize
         self.onBytes = onBytes
+        if let positional = input.source {
+            // No number to map or read: the source's reads, several at once.
+            source = .positional(PositionalReadAhead(source: positional, path: input.path, onBytes: onBytes))
+            return
+        }
         if mapFiles, kind.size != nil, let mapped = MappedInput(input) {
             source = .mapped(mapped)
             return
@@ -132,6 +141,8 @@ package final class ChunkReader: @unchecked Sendable {  // DispatchIO: thread-sa
                 }
                 if done { pending.finish(error: error) }
             }
+        case .positional(let readAhead):
+            readAhead.request(pending)
         case .feed(let feed):
             feed.request(pending)
         }
@@ -148,6 +159,9 @@ package final class ChunkReader: @unchecked Sendable {  // DispatchIO: thread-sa
             channel.close(flags: stop ? .stop : [])
         case .mapped:
             break
+        case .positional(let readAhead):
+            // No read follows a close: the fetching threads stop either way.
+            readAhead.stop()
         case .feed(let feed):
             if stop { feed.stop() }
         }
