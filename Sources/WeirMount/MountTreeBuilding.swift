@@ -64,7 +64,7 @@ struct MountTreeBuilding {
 
     /// Appends `more` to the bytes; returns where they begin.
     @discardableResult
-    private mutating func append(_ more: [UInt8]) -> Int {
+    private mutating func append(_ more: UnsafeRawBufferPointer) -> Int {
         let start = byteCount
         if byteCount + more.count > byteCapacity {
             while byteCount + more.count > byteCapacity { byteCapacity *= 2 }
@@ -73,15 +73,15 @@ struct MountTreeBuilding {
             bytes.deallocate()
             bytes = grown
         }
-        more.withUnsafeBufferPointer { more in
-            if let source = more.baseAddress { (bytes + byteCount).update(from: source, count: more.count) }
+        if let source = more.baseAddress {
+            UnsafeMutableRawPointer(bytes + byteCount).copyMemory(from: source, byteCount: more.count)
         }
         byteCount += more.count
         return start
     }
 
     /// Adds one member, as `tar x` would take it after those added before.
-    mutating func add(_ member: MemberIndex.Member) {
+    mutating func add(_ member: MemberIndex.Record) {
         let start = append(member.path)
         guard Self.split(bytes, start ..< byteCount, into: &parts) else {
             byteCount = start
@@ -289,7 +289,7 @@ struct MountTreeBuilding {
         return Int(truncatingIfNeeded: hash ^ hash >> 32)
     }
 
-    private mutating func setMetadata(of index: Int, from member: MemberIndex.Member) {
+    private mutating func setMetadata(of index: Int, from member: MemberIndex.Record) {
         nodes[index].mode = member.mode & 0o7777
         nodes[index].uid = UInt32(clamping: member.uid)
         nodes[index].gid = UInt32(clamping: member.gid)
@@ -297,7 +297,7 @@ struct MountTreeBuilding {
     }
 
     /// The node of a member that is not a hard link, its name at `pathStart`.
-    private static func node(of member: MemberIndex.Member, pathStart: Int,
+    private static func node(of member: MemberIndex.Record, pathStart: Int,
                              implied: MountTree.Implied) -> MountNode {
         let kind: MountNode.Kind = switch member.type {
         case UInt8(ascii: "2"): .symbolicLink

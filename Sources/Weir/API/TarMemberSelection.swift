@@ -43,10 +43,10 @@ public struct TarMemberSelection: Sendable, Equatable {
         var kept: [TarMember] = []
         var matched = [Bool](repeating: false, count: patterns.count)
         var position = 0, links = false
-        try records.forEach { member in
-            if Self.match(member.path, patterns, &matched) {
-                kept.append(TarMember(member, position: position))
-                links = links || member.type == UInt8(ascii: "1")
+        try records.forEachRecord { record in
+            if Self.match(record.path, patterns, &matched) {
+                kept.append(TarMember(record.member(), position: position))
+                links = links || record.type == UInt8(ascii: "1")
             }
             position += 1
         }
@@ -64,6 +64,12 @@ public struct TarMemberSelection: Sendable, Equatable {
 
     /// Whether any of `patterns` selects `path`; each that does is marked in `matched`.
     private static func match(_ path: [UInt8], _ patterns: [TarMemberPattern], _ matched: inout [Bool]) -> Bool {
+        path.withUnsafeBytes { match($0, patterns, &matched) }
+    }
+
+    /// Whether any of `patterns` selects `path`; each that does is marked in `matched`.
+    private static func match(_ path: UnsafeRawBufferPointer, _ patterns: [TarMemberPattern],
+                              _ matched: inout [Bool]) -> Bool {
         var any = false
         // By index, each pattern borrowed: asked of every member of an archive.
         for index in patterns.indices where patterns[index].matches(path) {
