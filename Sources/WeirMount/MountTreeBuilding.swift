@@ -59,8 +59,13 @@ struct MountTreeBuilding {
     /// Every folder here is still the one its name leads to: a member only
     /// ever replaces the entry of its own last name, which is deeper than
     /// its folders and is dropped from here before it changes.
-    private var chainNames: [Range<Int>] = []
-    private var chainNodes: [Int] = []
+    private var chain: [(name: Range<Int>, node: Int)] = []
+    /// Where the last member's name was appended, and whether `parts` are
+    /// its parts: the next name's parts that lie in the bytes it shares
+    /// with it (``MemberIndex/Record/sharedPrefix``) are those, found
+    /// again without a byte read, and their folders are the chain's.
+    private var partsStart = 0
+    private var partsValid = false
     private var skipped = 0
     private let implied: MountTree.Implied
 
@@ -101,7 +106,19 @@ struct MountTreeBuilding {
     /// Adds one member, as `tar x` would take it after those added before.
     mutating func add(_ member: MemberIndex.Record) {
         let start = append(member.path)
-        guard Self.split(bytes, start ..< byteCount, into: &parts) else {
+        // The parts that lie before a '/' of the bytes shared with the previous member's name, moved to this copy.
+        var reused = 0
+        if partsValid, member.sharedPrefix > 0 {
+            let shift = start - partsStart
+            while reused < parts.count, parts[reused].upperBound - partsStart < member.sharedPrefix {
+                parts[reused] = parts[reused].lowerBound + shift ..< parts[reused].upperBound + shift
+                reused += 1
+            }
+        }
+        let resume = reused == 0 ? start : parts[reused - 1].upperBound + 1
+        partsStart = start
+        partsValid = Self.split(bytes, resume ..< byteCount, into: &parts, keeping: reused)
+        guard partsValid else {
             byteCount = start
             skipped += 1
             return
@@ -113,13 +130,12 @@ struct MountTreeBuilding {
             byteCount = start
             return
         }
-        let parent = folder(parts.count - 1)
+        let parent = folder(parts.count - 1, known: reused)
         if member.type == UInt8(ascii: "1"), !complete { completeTable() }
         let (existing, slot, hash) = find(last, in: parent)
         if isFolder, let existing, nodes[Int(entries[existing].node)].kind == .folder {
             setMetadata(of: Int(entries[existing].node), from: member)
-            chainNames.append(last)
-            chainNodes.append(Int(entries[existing].node))
+            chain.append((last, Int(entries[existing].node)))
             return
         }
         let node: Int
@@ -143,8 +159,7 @@ struct MountTreeBuilding {
         }
         bind(last, in: parent, to: node, replacing: existing, at: slot, hash: hash)
         if nodes[node].kind == .folder {
-            chainNames.append(last)
-            chainNodes.append(node)
+            chain.append((last, node))
         }
     }
 
@@ -205,10 +220,10 @@ struct MountTreeBuilding {
     }
 
     /// The parts of the name at `range` of `bytes`, as `tar x` takes them,
-    /// into `parts`; false for a name with a `..` part.
+    /// into `parts` after its first `kept`; false for a name with a `..` part.
     private static func split(_ bytes: UnsafeMutablePointer<UInt8>, _ range: Range<Int>,
-                              into parts: inout [Range<Int>]) -> Bool {
-        parts.removeAll(keepingCapacity: true)
+                              into parts: inout [Range<Int>], keeping kept: Int = 0) -> Bool {
+        parts.removeLast(parts.count - kept)
         var at = range.lowerBound
         while at < range.upperBound {
             let end = memchr(bytes + at, Int32(UInt8(ascii: "/")), range.upperBound - at)
@@ -256,22 +271,19 @@ struct MountTreeBuilding {
 
     /// The folder of the first `count` of `parts`, made (and its parents)
     /// when the tar did not list it; a name that is not a folder there is
-    /// replaced by one.
-    private mutating func folder(_ count: Int) -> Int {
-        var node = 0
-        var kept = 0
-        while kept < count, kept < chainNames.count, chainNames[kept].count == parts[kept].count,
-              memcmp(bytes + chainNames[kept].lowerBound, bytes + parts[kept].lowerBound, parts[kept].count) == 0 {
-            node = chainNodes[kept]
+    /// replaced by one. The first `known` parts are the last member's, whose
+    /// folders the chain holds.
+    private mutating func folder(_ count: Int, known: Int) -> Int {
+        var kept = min(known, count, chain.count)
+        var node = kept == 0 ? 0 : chain[kept - 1].node
+        while kept < count, kept < chain.count, chain[kept].name.count == parts[kept].count,
+              memcmp(bytes + chain[kept].name.lowerBound, bytes + parts[kept].lowerBound, parts[kept].count) == 0 {
+            node = chain[kept].node
             kept += 1
         }
-        chainNames.removeSubrange(kept...)
-        chainNodes.removeSubrange(kept...)
+        chain.removeLast(chain.count - kept)
         for index in kept ..< count {
-            defer {
-                chainNames.append(parts[index])
-                chainNodes.append(node)
-            }
+            defer { chain.append((parts[index], node)) }
             let part = parts[index]
             let (existing, slot, hash) = find(part, in: node)
             if let existing, nodes[Int(entries[existing].node)].kind == .folder {

@@ -190,6 +190,7 @@ extension MemberIndex {
                 }
             }
             record.path = UnsafeRawBufferPointer(start: path, count: cut + rest.count)
+            record.sharedPrefix = cut
             guard let link = columns[Column.link.rawValue].text() else { throw ended(.link) }
             record.link = link
             try name(columns, .uname, &record.uname)

@@ -30,12 +30,16 @@ extension MemberIndex {
         package var link: UnsafeRawBufferPointer
         package var uname: UnsafeRawBufferPointer
         package var gname: UnsafeRawBufferPointer
+        /// How many of the path's first bytes are the previous record's (its
+        /// folders that the next path keeps, each with its '/'): what a
+        /// body that splits paths need not split again. 0 when not known.
+        package var sharedPrefix: Int
 
         /// A record of nothing yet: the "previous member" before the first,
         /// which ends at 0 with empty names.
         init() {
             (headerOffset, headerLength, dataLength, size, mtime, mode) = (0, 0, 0, 0, 0, 0)
-            (uid, gid, type, devmajor, devminor) = (0, 0, 0, 0, 0)
+            (uid, gid, type, devmajor, devminor, sharedPrefix) = (0, 0, 0, 0, 0, 0)
             let empty = UnsafeRawBufferPointer(start: nil, count: 0)
             (path, link, uname, gname) = (empty, empty, empty, empty)
         }
