@@ -37,14 +37,18 @@ public struct TarMemberSelection: Sendable, Equatable {
     /// The members of an archive's record list that `patterns` select,
     /// walked once: only the members selected are kept as values. A hard
     /// link among them sends it to the whole list, where its target is.
+    /// `found` is told where each member selected lies in the content as
+    /// the walk meets it.
     ///
     /// - Throws: what walking `records` throws.
-    package init(records: MemberIndex.Records, patterns: [TarMemberPattern]) throws(WeirError) {
+    package init(records: MemberIndex.Records, patterns: [TarMemberPattern],
+                 found: (Range<Int>) -> Void = { _ in }) throws(WeirError) {
         var kept: [TarMember] = []
         var matched = [Bool](repeating: false, count: patterns.count)
         var position = 0, links = false
         try records.forEachRecord { record in
             if Self.match(record.path, patterns, &matched) {
+                found(record.headerOffset ..< record.end)
                 kept.append(TarMember(record.member(), position: position))
                 links = links || record.type == UInt8(ascii: "1")
             }
