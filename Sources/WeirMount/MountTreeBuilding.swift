@@ -1,6 +1,7 @@
 import Glibc
 import Weir
 import WeirFormats
+import WeirSystem
 
 /// A ``MountTree`` while its members are added, in archive order: the
 /// names of folders are found through one open-addressing table keyed by
@@ -35,6 +36,10 @@ struct MountTreeBuilding {
     private var bytes: UnsafeMutablePointer<UInt8>
     private var byteCount = 0
     private var byteCapacity: Int
+    /// The bytes whose pages are made (``Page/populate(_:_:)``): a step
+    /// ahead of what is written, as it grows.
+    private var populated = 0
+    private static let populateStep = 1 << 20
     /// Entries by the hash of (folder, name): the hash's high half, then
     /// the entry's number plus one (0: an empty slot), so that a probe
     /// reads an entry only when the hashes agree. Never more than three
@@ -73,8 +78,9 @@ struct MountTreeBuilding {
     init(implied: MountTree.Implied, members: Int) {
         self.implied = implied
         nodes = [implied.folder]
-        nodes.reserveCapacity(members + 1)
-        entries.reserveCapacity(members)
+        // Their pages made at once (most of the memory the building writes), not by a fault at each.
+        Page.populate(&nodes, capacity: members + 1)
+        Page.populate(&entries, capacity: members)
         // The folders' names: grown as they come, mostly far fewer than the members.
         slots = [UInt64](repeating: 0, count: 1024)
         // Room for names of the usual length: the pages are not touched, so not taken, until written.
@@ -92,15 +98,25 @@ struct MountTreeBuilding {
         if byteCount + more.count > byteCapacity {
             while byteCount + more.count > byteCapacity { byteCapacity *= 2 }
             let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: byteCapacity)
+            populated = 0
+            populate(grown, upTo: byteCount + more.count)
             grown.update(from: bytes, count: byteCount)
             bytes.deallocate()
             bytes = grown
         }
+        if byteCount + more.count > populated { populate(bytes, upTo: byteCount + more.count) }
         if let source = more.baseAddress {
             UnsafeMutableRawPointer(bytes + byteCount).copyMemory(from: source, byteCount: more.count)
         }
         byteCount += more.count
         return start
+    }
+
+    /// Makes the pages of `buffer` (the bytes' room) up to a step past `end`.
+    private mutating func populate(_ buffer: UnsafeMutablePointer<UInt8>, upTo end: Int) {
+        let upTo = min(byteCapacity, end + Self.populateStep)
+        Page.populate(UnsafeMutableRawPointer(buffer + populated), upTo - populated)
+        populated = upTo
     }
 
     /// Adds one member, as `tar x` would take it after those added before.

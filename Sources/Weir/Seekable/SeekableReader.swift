@@ -338,15 +338,21 @@ public final class SeekableReader: Sendable {
         }.get()
         let context = try DecompressionContext(windowLogMax: 31, verifyChecksum: options.verifyChecksum,
                                                dictionary: dictionary, prefix: options.patchReference, path: path)
-        // Exactly the listed size: a frame with more content fails to fit.
-        var bytes = [UInt8](repeating: 0, count: size)
+        // Exactly the listed size: a frame with more content fails to fit. Not zeroed first, its pages made at
+        // once: libzstd writes every byte it reports, and only those are kept.
+        var outcome: Result<Int, WeirError> = .success(0)
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { output, initialized in
+            if let base = output.baseAddress { Page.populate(UnsafeMutableRawPointer(base), size) }
+            outcome = source.withUnsafeBytes { input in
+                Result { () throws(WeirError) in
+                    try context.decompressFrame(input, into: UnsafeMutableRawBufferPointer(output))
+                }
+            }
+            initialized = (try? outcome.get()).map { min($0, size) } ?? 0
+        }
         let written: Int
         do throws(WeirError) {
-            written = try source.withUnsafeBytes { input in
-                bytes.withUnsafeMutableBytes { output in
-                    Result { () throws(WeirError) in try context.decompressFrame(input, into: output) }
-                }
-            }.get()
+            written = try outcome.get()
         } catch {
             throw failure(of: frame, listed: size, error, declared: header?.contentSize != nil)
         }

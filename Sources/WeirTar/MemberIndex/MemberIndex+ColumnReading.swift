@@ -269,28 +269,46 @@ extension MemberIndex {
         guard let context = ZSTD_createDCtx() else { throw corrupt("out of memory") }
         defer { ZSTD_freeDCtx(context) }
         let limit = source.count * maxExpansion
+        // Decoded straight into the content's room, made for what such a list usually decodes to (its columns
+        // shrink about fivefold) and grown (copied) only past it; its pages made a step ahead of the decoder.
+        var capacity = min(limit + 1, max(source.count * 6, 1 << 16))
         var content: [UInt8] = []
-        // Room at once for what such a list usually decodes to (its columns shrink about fivefold): grown in
-        // steps, the content would be copied and its pages touched again at each.
-        content.reserveCapacity(min(limit, source.count * 6))
-        var output = [UInt8](repeating: 0, count: 128 << 10)
         var input = ZSTD_inBuffer(src: source.baseAddress, size: source.count, pos: 0)
-        while true {
-            let (result, produced) = output.withUnsafeMutableBytes { out in
-                var buffer = ZSTD_outBuffer(dst: out.baseAddress, size: out.count, pos: 0)
-                let result = ZSTD_decompressStream(context, &buffer, &input)
-                return (result, buffer.pos)
+        var failure: String?
+        var finished = false
+        while !finished {
+            let previous = content
+            content = [UInt8](unsafeUninitializedCapacity: capacity) { room, filled in
+                guard let base = room.baseAddress else { return }
+                previous.withUnsafeBufferPointer { old in
+                    if let from = old.baseAddress { base.update(from: from, count: old.count) }
+                }
+                filled = previous.count
+                while filled < room.count {
+                    let step = min(room.count - filled, 256 << 10)
+                    Page.populate(UnsafeMutableRawPointer(base + filled), step)
+                    var output = ZSTD_outBuffer(dst: base + filled, size: step, pos: 0)
+                    let result = ZSTD_decompressStream(context, &output, &input)
+                    filled += output.pos
+                    if ZSTD_isError(result) != 0 {
+                        failure = "the record list does not decode: " + String(cString: ZSTD_getErrorName(result))
+                        return
+                    }
+                    if result == 0 {
+                        finished = true
+                        return
+                    }
+                    if input.pos == input.size, output.pos < output.size {
+                        failure = "the record list's zstd frame is cut short"
+                        return
+                    }
+                }
             }
-            if ZSTD_isError(result) != 0 {
-                throw corrupt("the record list does not decode: " + String(cString: ZSTD_getErrorName(result)))
-            }
-            content += output[0 ..< produced]
+            if let failure { throw corrupt(failure) }
             guard content.count <= limit else { throw corrupt("the record list decodes to more than it can hold") }
-            if result == 0 { return content }
-            if input.pos == input.size, produced < output.count {
-                throw corrupt("the record list's zstd frame is cut short")
-            }
+            if !finished { capacity = min(limit + 1, capacity * 2) }
         }
+        return content
     }
 
     /// A read position in a column; nil past its end.
