@@ -206,15 +206,21 @@ struct MountTreeBuilding {
         var kept = 0
         for folder in 0 ..< nodes.count {
             let run = starts[folder] ..< starts[folder + 1]
-            // By name, then in archive order: an entry's name lies in its member's, appended as they came.
-            if run.count > 1 {
-                sorted[run].sort { left, right in
-                    let order = MountTree.compare(UnsafeRawBufferPointer(rebasing: all[left.names]),
-                                                  UnsafeRawBufferPointer(rebasing: all[right.names]))
-                    return order < 0 || order == 0 && left.nameStart < right.nameStart
-                }
-            }
             nodes[folder].firstEntry = UInt32(kept)
+            // A tar made with its names sorted lists each folder's in order, each name once: nothing to sort nor
+            // to drop, found by one compare of each pair.
+            if Self.ordered(sorted, run, all) {
+                if kept < run.lowerBound { for index in run { sorted[kept + index - run.lowerBound] = sorted[index] } }
+                kept += run.count
+                nodes[folder].entryCount = UInt32(run.count)
+                continue
+            }
+            // By name, then in archive order: an entry's name lies in its member's, appended as they came.
+            sorted[run].sort { left, right in
+                let order = MountTree.compare(UnsafeRawBufferPointer(rebasing: all[left.names]),
+                                              UnsafeRawBufferPointer(rebasing: all[right.names]))
+                return order < 0 || order == 0 && left.nameStart < right.nameStart
+            }
             for index in run {
                 if index + 1 < run.upperBound,
                    MountTree.compare(UnsafeRawBufferPointer(rebasing: all[sorted[index].names]),
@@ -233,6 +239,17 @@ struct MountTreeBuilding {
             nodes[folder].links = 2 + Int32(sorted[run].count { nodes[Int($0.node)].kind == .folder })
         }
         return (nodes, sorted, MountBytes(taking: bytes, count: byteCount), skipped)
+    }
+
+    /// Whether the names of `entries` at `run` are in order, each once.
+    private static func ordered(_ entries: [MountTree.Entry], _ run: Range<Int>,
+                                _ all: UnsafeRawBufferPointer) -> Bool {
+        for index in run.dropLast() {
+            let left = UnsafeRawBufferPointer(rebasing: all[entries[index].names])
+            let right = UnsafeRawBufferPointer(rebasing: all[entries[index + 1].names])
+            if MountTree.compare(left, right) >= 0 { return false }
+        }
+        return true
     }
 
     /// The parts of the name at `range` of `bytes`, as `tar x` takes them,

@@ -178,18 +178,19 @@ extension MemberIndex {
             let cut = keep == 0 ? 0 : slashes[keep - 1] + 1
             guard let rest = columns[Column.pathRest.rawValue].text() else { throw ended(.pathRest) }
             slashCount = keep
-            if let base = rest.baseAddress, rest.count > 0 {
-                if cut + rest.count > pathCapacity { growPath(to: cut + rest.count, keeping: cut) }
-                (path + cut).update(from: base.assumingMemoryBound(to: UInt8.self), count: rest.count)
+            let restCount = rest.count
+            if let base = rest.baseAddress, restCount > 0 {
+                if cut + restCount > pathCapacity { growPath(to: cut + restCount, keeping: cut) }
+                (path + cut).update(from: base.assumingMemoryBound(to: UInt8.self), count: restCount)
                 var from = 0
-                while from < rest.count,
-                      let found = memchr(base + from, Int32(UInt8(ascii: "/")), rest.count - from) {
+                while from < restCount,
+                      let found = memchr(base + from, Int32(UInt8(ascii: "/")), restCount - from) {
                     let offset = base.distance(to: UnsafeRawPointer(found))
                     appendSlash(cut + offset)
                     from = offset + 1
                 }
             }
-            record.path = UnsafeRawBufferPointer(start: path, count: cut + rest.count)
+            record.path = UnsafeRawBufferPointer(start: path, count: cut + restCount)
             record.sharedPrefix = cut
             guard let link = columns[Column.link.rawValue].text() else { throw ended(.link) }
             record.link = link
@@ -343,9 +344,16 @@ extension MemberIndex {
         }
 
         /// Bytes up to the next NUL, which is stepped over.
+        @inline(__always)
         mutating func text() -> UnsafeRawBufferPointer? {
-            guard position < bytes.count, let base = bytes.baseAddress,
-                  let found = memchr(base + position, 0, bytes.count - position) else { return nil }
+            let count = bytes.count
+            guard position < count, let base = bytes.baseAddress else { return nil }
+            // Empty, the common case of a link target: no search.
+            if base.load(fromByteOffset: position, as: UInt8.self) == 0 {
+                position += 1
+                return UnsafeRawBufferPointer(start: base + position - 1, count: 0)
+            }
+            guard let found = memchr(base + position, 0, count - position) else { return nil }
             let end = base.distance(to: UnsafeRawPointer(found))
             defer { position = end + 1 }
             return UnsafeRawBufferPointer(rebasing: bytes[position ..< end])
