@@ -36,8 +36,13 @@ package struct TarListing {
     }
 
     /// Appends the line of the member `member` describes to `output`.
-    /// Nothing is allocated per line: every field is written in place.
     package mutating func append(_ member: MemberIndex.Member, to output: inout [UInt8]) {
+        MemberIndex.Record.with(member) { append($0, to: &output) }
+    }
+
+    /// Appends the line of the member `member` describes to `output`.
+    /// Nothing is allocated per line: every field is written in place.
+    package mutating func append(_ member: MemberIndex.Record, to output: inout [UInt8]) {
         guard verbose else {
             appendQuoted(member.path, to: &output)
             output.append(UInt8(ascii: "\n"))
@@ -53,9 +58,17 @@ package struct TarListing {
                                : Self.digits(member.size)
         let pad = user + 1 + group + 1 + sizeWidth
         ownerSizeWidth = max(ownerSizeWidth, pad)
-        if member.uname.isEmpty { Self.appendDecimal(member.uid, to: &output) } else { output += member.uname }
+        if member.uname.isEmpty {
+            Self.appendDecimal(member.uid, to: &output)
+        } else {
+            output.append(contentsOf: member.uname)
+        }
         output.append(UInt8(ascii: "/"))
-        if member.gname.isEmpty { Self.appendDecimal(member.gid, to: &output) } else { output += member.gname }
+        if member.gname.isEmpty {
+            Self.appendDecimal(member.gid, to: &output)
+        } else {
+            output.append(contentsOf: member.gname)
+        }
         output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 1 + ownerSizeWidth - pad))
         if device {
             Self.appendDecimal(member.devmajor, to: &output)
@@ -114,12 +127,12 @@ package struct TarListing {
     /// times with set-user-ID, set-group-ID and sticky as `s`/`S`, `t`/`T`.
     package static func modeString(type: UInt8, mode: UInt32, path: [UInt8]) -> [UInt8] {
         var text: [UInt8] = []
-        appendMode(type: type, mode: mode, path: path, to: &text)
+        path.withUnsafeBytes { appendMode(type: type, mode: mode, path: $0, to: &text) }
         return text
     }
 
     /// Appends ``modeString(type:mode:path:)``.
-    static func appendMode(type: UInt8, mode: UInt32, path: [UInt8], to output: inout [UInt8]) {
+    static func appendMode(type: UInt8, mode: UInt32, path: UnsafeRawBufferPointer, to output: inout [UInt8]) {
         let kind: Unicode.Scalar = switch type {
             case UInt8(ascii: "0"), 0, UInt8(ascii: "S"): path.last == UInt8(ascii: "/") ? "d" : "-"
             case UInt8(ascii: "1"): "h"
@@ -181,7 +194,7 @@ package struct TarListing {
     }
 
     /// `bytes` in tar's escape quoting style.
-    func appendQuoted(_ bytes: [UInt8], to output: inout [UInt8]) {
+    func appendQuoted(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
         // Most names need no quoting: printable ASCII without a backslash.
         if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") }) {
             output.append(contentsOf: bytes)
@@ -217,7 +230,7 @@ package struct TarListing {
 
     /// The length of the valid UTF-8 sequence at `index` when it encodes a
     /// printable character (U+00A0 and above), else nil.
-    static func printableUTF8(_ bytes: [UInt8], at index: Int) -> Int? {
+    static func printableUTF8(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Int? {
         let lead = bytes[index]
         let length = lead >= 0xF0 && lead < 0xF5 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 && lead < 0xE0 ? 2 : 0
         guard length > 0, index + length <= bytes.count else { return nil }

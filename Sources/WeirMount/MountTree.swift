@@ -63,7 +63,7 @@ package struct MountTree: Sendable {
     package init(records: MemberIndex.Records, implied: Implied) throws(WeirError) {
         var building = MountTreeBuilding(implied: implied, members: records.count)
         do throws(WeirError) {
-            try records.forEach { member throws(WeirError) in building.add(member) }
+            try records.forEachRecord { member in building.add(member) }
         } catch {
             building.discard()
             throw error

@@ -1,19 +1,32 @@
 import Glibc
 import Weir
 import WeirFormats
+import WeirSystem
 
-/// A ``MountTree`` while its members are added, in archive order: every
-/// name in a folder is found through one open-addressing table keyed by
+/// A ``MountTree`` while its members are added, in archive order: the
+/// names of folders are found through one open-addressing table keyed by
 /// (folder, name), whose names are ranges of the tree's byte buffer, so
 /// that no name is a key or an array of its own. ``finish()`` sorts each
 /// folder's entries by name into one contiguous run and drops the table.
+///
+/// Only the names that are or were folders' are in the table until the
+/// first hard link: a member's folders must be found as it is added, but
+/// another name stored twice can wait for ``finish()``, whose sort puts
+/// its entries side by side, where the last one is kept. A table of the
+/// folders alone (a twentieth of a source tree's names) stays in the
+/// caches; one of every name would not. A hard link may name anything, so
+/// at the first one every entry goes in the table, which from then on has
+/// every name (``completeTable()``).
 struct MountTreeBuilding {
-    /// An entry while building: its folder too.
+    /// An entry while building: its folder too, and whether it is in the table.
     private struct Entry {
         var folder: UInt32
         var node: UInt32
         var nameStart: Int
         var nameLength: UInt32
+        var tabled: Bool
+
+        var names: Range<Int> { nameStart ..< nameStart + Int(nameLength) }
     }
 
     private var nodes: [MountNode]
@@ -23,12 +36,23 @@ struct MountTreeBuilding {
     private var bytes: UnsafeMutablePointer<UInt8>
     private var byteCount = 0
     private var byteCapacity: Int
+    /// The bytes whose pages are made (``Page/populate(_:_:)``): a step
+    /// ahead of what is written, as it grows.
+    private var populated = 0
+    private static let populateStep = 1 << 20
     /// Entries by the hash of (folder, name): the hash's high half, then
     /// the entry's number plus one (0: an empty slot), so that a probe
     /// reads an entry only when the hashes agree. Never more than three
     /// quarters full: small enough to stay in the caches, the tags keeping
     /// a probe past another name to a compare of slots.
     private var slots: [UInt64]
+    /// The entries in the table.
+    private var tabledCount = 0
+    /// Whether every entry is in the table (from the first hard link on).
+    private var complete = false
+    /// An entry's `folder` once a later entry of the same name replaced it
+    /// (``completeTable()``): it matches no folder, and is not kept.
+    private static let replaced = UInt32.max
     /// The parts of the name being added, and of a hard link's target:
     /// ranges of `bytes`, kept to spare an allocation per member.
     private var parts: [Range<Int>] = []
@@ -40,8 +64,13 @@ struct MountTreeBuilding {
     /// Every folder here is still the one its name leads to: a member only
     /// ever replaces the entry of its own last name, which is deeper than
     /// its folders and is dropped from here before it changes.
-    private var chainNames: [Range<Int>] = []
-    private var chainNodes: [Int] = []
+    private var chain: [(name: Range<Int>, node: Int)] = []
+    /// Where the last member's name was appended, and whether `parts` are
+    /// its parts: the next name's parts that lie in the bytes it shares
+    /// with it (``MemberIndex/Record/sharedPrefix``) are those, found
+    /// again without a byte read, and their folders are the chain's.
+    private var partsStart = 0
+    private var partsValid = false
     private var skipped = 0
     private let implied: MountTree.Implied
 
@@ -49,11 +78,11 @@ struct MountTreeBuilding {
     init(implied: MountTree.Implied, members: Int) {
         self.implied = implied
         nodes = [implied.folder]
-        nodes.reserveCapacity(members + 1)
-        entries.reserveCapacity(members)
-        var capacity = 1024
-        while capacity * 2 < members * 3 { capacity *= 2 }
-        slots = [UInt64](repeating: 0, count: capacity)
+        // Their pages made at once (most of the memory the building writes), not by a fault at each.
+        Page.populate(&nodes, capacity: members + 1)
+        Page.populate(&entries, capacity: members)
+        // The folders' names: grown as they come, mostly far fewer than the members.
+        slots = [UInt64](repeating: 0, count: 1024)
         // Room for names of the usual length: the pages are not touched, so not taken, until written.
         byteCapacity = max(1 << 16, members * 128)
         bytes = .allocate(capacity: byteCapacity)
@@ -64,26 +93,48 @@ struct MountTreeBuilding {
 
     /// Appends `more` to the bytes; returns where they begin.
     @discardableResult
-    private mutating func append(_ more: [UInt8]) -> Int {
+    private mutating func append(_ more: UnsafeRawBufferPointer) -> Int {
         let start = byteCount
         if byteCount + more.count > byteCapacity {
             while byteCount + more.count > byteCapacity { byteCapacity *= 2 }
             let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: byteCapacity)
+            populated = 0
+            populate(grown, upTo: byteCount + more.count)
             grown.update(from: bytes, count: byteCount)
             bytes.deallocate()
             bytes = grown
         }
-        more.withUnsafeBufferPointer { more in
-            if let source = more.baseAddress { (bytes + byteCount).update(from: source, count: more.count) }
+        if byteCount + more.count > populated { populate(bytes, upTo: byteCount + more.count) }
+        if let source = more.baseAddress {
+            UnsafeMutableRawPointer(bytes + byteCount).copyMemory(from: source, byteCount: more.count)
         }
         byteCount += more.count
         return start
     }
 
+    /// Makes the pages of `buffer` (the bytes' room) up to a step past `end`.
+    private mutating func populate(_ buffer: UnsafeMutablePointer<UInt8>, upTo end: Int) {
+        let upTo = min(byteCapacity, end + Self.populateStep)
+        Page.populate(UnsafeMutableRawPointer(buffer + populated), upTo - populated)
+        populated = upTo
+    }
+
     /// Adds one member, as `tar x` would take it after those added before.
-    mutating func add(_ member: MemberIndex.Member) {
+    mutating func add(_ member: MemberIndex.Record) {
         let start = append(member.path)
-        guard Self.split(bytes, start ..< byteCount, into: &parts) else {
+        // The parts that lie before a '/' of the bytes shared with the previous member's name, moved to this copy.
+        var reused = 0
+        if partsValid, member.sharedPrefix > 0 {
+            let shift = start - partsStart
+            while reused < parts.count, parts[reused].upperBound - partsStart < member.sharedPrefix {
+                parts[reused] = parts[reused].lowerBound + shift ..< parts[reused].upperBound + shift
+                reused += 1
+            }
+        }
+        let resume = reused == 0 ? start : parts[reused - 1].upperBound + 1
+        partsStart = start
+        partsValid = Self.split(bytes, resume ..< byteCount, into: &parts, keeping: reused)
+        guard partsValid else {
             byteCount = start
             skipped += 1
             return
@@ -95,12 +146,12 @@ struct MountTreeBuilding {
             byteCount = start
             return
         }
-        let parent = folder(parts.count - 1)
+        let parent = folder(parts.count - 1, known: reused)
+        if member.type == UInt8(ascii: "1"), !complete { completeTable() }
         let (existing, slot, hash) = find(last, in: parent)
         if isFolder, let existing, nodes[Int(entries[existing].node)].kind == .folder {
             setMetadata(of: Int(entries[existing].node), from: member)
-            chainNames.append(last)
-            chainNodes.append(Int(entries[existing].node))
+            chain.append((last, Int(entries[existing].node)))
             return
         }
         let node: Int
@@ -124,13 +175,13 @@ struct MountTreeBuilding {
         }
         bind(last, in: parent, to: node, replacing: existing, at: slot, hash: hash)
         if nodes[node].kind == .folder {
-            chainNames.append(last)
-            chainNodes.append(node)
+            chain.append((last, node))
         }
     }
 
-    /// The tree: each folder's entries sorted by name into one run, each
-    /// folder's link count set (2, and one per folder in it).
+    /// The tree: each folder's entries sorted by name into one run, of a
+    /// name stored twice its last entry only (the others' nodes one name
+    /// fewer), each folder's link count set (2, and one per folder in it).
     /// The builder is done with after it.
     mutating func finish() -> (nodes: [MountNode], entries: [MountTree.Entry], bytes: MountBytes, skipped: Int) {
         slots = []
@@ -138,12 +189,12 @@ struct MountTreeBuilding {
         self.nodes = []
         // Each folder's run begins where the runs of the folders before it end.
         var starts = [Int](repeating: 0, count: nodes.count + 1)
-        for entry in entries { starts[Int(entry.folder) + 1] += 1 }
+        for entry in entries where entry.folder != Self.replaced { starts[Int(entry.folder) + 1] += 1 }
         for folder in 0 ..< nodes.count { starts[folder + 1] += starts[folder] }
         var placed = starts
         var sorted = [MountTree.Entry](repeating: MountTree.Entry(nameStart: 0, nameLength: 0, node: 0),
-                                       count: entries.count)
-        for entry in entries {
+                                       count: starts[nodes.count])
+        for entry in entries where entry.folder != Self.replaced {
             sorted[placed[Int(entry.folder)]] = MountTree.Entry(nameStart: entry.nameStart,
                                                                 nameLength: entry.nameLength, node: entry.node)
             placed[Int(entry.folder)] += 1
@@ -151,35 +202,65 @@ struct MountTreeBuilding {
         entries = []
         placed = []
         let all = UnsafeRawBufferPointer(start: bytes, count: byteCount)
-        do {
-            for folder in 0 ..< nodes.count {
-                let run = starts[folder] ..< starts[folder + 1]
-                nodes[folder].firstEntry = UInt32(run.lowerBound)
-                nodes[folder].entryCount = UInt32(run.count)
-                if run.count > 1 {
-                    sorted[run].sort { left, right in
-                        MountTree.compare(UnsafeRawBufferPointer(rebasing: all[left.names]),
-                                          UnsafeRawBufferPointer(rebasing: all[right.names])) < 0
-                    }
-                }
-            }
-        }
-        for folder in nodes.indices where nodes[folder].kind == .folder {
+        // Where the runs go once the names stored twice are dropped: never after where they stand.
+        var kept = 0
+        for folder in 0 ..< nodes.count {
             let run = starts[folder] ..< starts[folder + 1]
+            nodes[folder].firstEntry = UInt32(kept)
+            // A tar made with its names sorted lists each folder's in order, each name once: nothing to sort nor
+            // to drop, found by one compare of each pair.
+            if Self.ordered(sorted, run, all) {
+                if kept < run.lowerBound { for index in run { sorted[kept + index - run.lowerBound] = sorted[index] } }
+                kept += run.count
+                nodes[folder].entryCount = UInt32(run.count)
+                continue
+            }
+            // By name, then in archive order: an entry's name lies in its member's, appended as they came.
+            sorted[run].sort { left, right in
+                let order = MountTree.compare(UnsafeRawBufferPointer(rebasing: all[left.names]),
+                                              UnsafeRawBufferPointer(rebasing: all[right.names]))
+                return order < 0 || order == 0 && left.nameStart < right.nameStart
+            }
+            for index in run {
+                if index + 1 < run.upperBound,
+                   MountTree.compare(UnsafeRawBufferPointer(rebasing: all[sorted[index].names]),
+                                     UnsafeRawBufferPointer(rebasing: all[sorted[index + 1].names])) == 0 {
+                    nodes[Int(sorted[index].node)].links -= 1
+                    continue
+                }
+                sorted[kept] = sorted[index]
+                kept += 1
+            }
+            nodes[folder].entryCount = UInt32(kept) - nodes[folder].firstEntry
+        }
+        sorted.removeLast(sorted.count - kept)
+        for folder in nodes.indices where nodes[folder].kind == .folder {
+            let run = Int(nodes[folder].firstEntry) ..< Int(nodes[folder].firstEntry + nodes[folder].entryCount)
             nodes[folder].links = 2 + Int32(sorted[run].count { nodes[Int($0.node)].kind == .folder })
         }
         return (nodes, sorted, MountBytes(taking: bytes, count: byteCount), skipped)
     }
 
+    /// Whether the names of `entries` at `run` are in order, each once.
+    private static func ordered(_ entries: [MountTree.Entry], _ run: Range<Int>,
+                                _ all: UnsafeRawBufferPointer) -> Bool {
+        for index in run.dropLast() {
+            let left = UnsafeRawBufferPointer(rebasing: all[entries[index].names])
+            let right = UnsafeRawBufferPointer(rebasing: all[entries[index + 1].names])
+            if MountTree.compare(left, right) >= 0 { return false }
+        }
+        return true
+    }
+
     /// The parts of the name at `range` of `bytes`, as `tar x` takes them,
-    /// into `parts`; false for a name with a `..` part.
+    /// into `parts` after its first `kept`; false for a name with a `..` part.
     private static func split(_ bytes: UnsafeMutablePointer<UInt8>, _ range: Range<Int>,
-                              into parts: inout [Range<Int>]) -> Bool {
-        parts.removeAll(keepingCapacity: true)
+                              into parts: inout [Range<Int>], keeping kept: Int = 0) -> Bool {
+        parts.removeLast(parts.count - kept)
         var at = range.lowerBound
         while at < range.upperBound {
-            var end = at
-            while end < range.upperBound, bytes[end] != UInt8(ascii: "/") { end += 1 }
+            let end = memchr(bytes + at, Int32(UInt8(ascii: "/")), range.upperBound - at)
+                .map { bytes.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? range.upperBound
             let count = end - at
             if count == 2, bytes[at] == UInt8(ascii: "."), bytes[at + 1] == UInt8(ascii: ".") { return false }
             if count > 0, !(count == 1 && bytes[at] == UInt8(ascii: ".")) { parts.append(at ..< end) }
@@ -190,6 +271,7 @@ struct MountTreeBuilding {
 
     /// The entry named `name` (a range of `bytes`) in `folder`, if any,
     /// the slot it is in or would go in, and the hash of (folder, name).
+    /// In the table: a folder's name, or any name once it is complete.
     private func find(_ name: Range<Int>, in folder: Int) -> (entry: Int?, slot: Int, hash: Int) {
         let mask = slots.count - 1
         let hash = Self.hash(bytes, name, folder)
@@ -222,22 +304,19 @@ struct MountTreeBuilding {
 
     /// The folder of the first `count` of `parts`, made (and its parents)
     /// when the tar did not list it; a name that is not a folder there is
-    /// replaced by one.
-    private mutating func folder(_ count: Int) -> Int {
-        var node = 0
-        var kept = 0
-        while kept < count, kept < chainNames.count, chainNames[kept].count == parts[kept].count,
-              memcmp(bytes + chainNames[kept].lowerBound, bytes + parts[kept].lowerBound, parts[kept].count) == 0 {
-            node = chainNodes[kept]
+    /// replaced by one. The first `known` parts are the last member's, whose
+    /// folders the chain holds.
+    private mutating func folder(_ count: Int, known: Int) -> Int {
+        var kept = min(known, count, chain.count)
+        var node = kept == 0 ? 0 : chain[kept - 1].node
+        while kept < count, kept < chain.count, chain[kept].name.count == parts[kept].count,
+              memcmp(bytes + chain[kept].name.lowerBound, bytes + parts[kept].lowerBound, parts[kept].count) == 0 {
+            node = chain[kept].node
             kept += 1
         }
-        chainNames.removeSubrange(kept...)
-        chainNodes.removeSubrange(kept...)
+        chain.removeLast(chain.count - kept)
         for index in kept ..< count {
-            defer {
-                chainNames.append(parts[index])
-                chainNodes.append(node)
-            }
+            defer { chain.append((parts[index], node)) }
             let part = parts[index]
             let (existing, slot, hash) = find(part, in: node)
             if let existing, nodes[Int(entries[existing].node)].kind == .folder {
@@ -260,26 +339,70 @@ struct MountTreeBuilding {
         if let existing {
             nodes[Int(entries[existing].node)].links -= 1
             entries[existing].node = UInt32(node)
+            return
+        }
+        let entry = Entry(folder: UInt32(folder), node: UInt32(node), nameStart: name.lowerBound,
+                          nameLength: UInt32(clamping: name.count), tabled: false)
+        if complete || nodes[node].kind == .folder {
+            insert(entry, at: slot, hash: hash)
         } else {
-            insert(Entry(folder: UInt32(folder), node: UInt32(node), nameStart: name.lowerBound,
-                         nameLength: UInt32(clamping: name.count)), at: slot, hash: hash)
+            // Not looked up again but by ``finish()``: if the name comes again, its later entry wins there.
+            entries.append(entry)
         }
     }
 
     /// Adds `entry`, whose (folder, name) hashes to `hash`, in `slot` (empty),
     /// growing the table once three quarters full.
     private mutating func insert(_ entry: Entry, at slot: Int, hash: Int) {
+        var entry = entry
+        entry.tabled = true
         entries.append(entry)
         slots[slot] = UInt64(truncatingIfNeeded: hash) & 0xffff_ffff_0000_0000 | UInt64(entries.count)
-        guard entries.count * 4 > slots.count * 3 else { return }
-        slots = [UInt64](repeating: 0, count: slots.count * 2)
-        let mask = slots.count - 1
-        for (number, entry) in entries.enumerated() {
-            let hash = Self.hash(bytes, entry.nameStart ..< entry.nameStart + Int(entry.nameLength), Int(entry.folder))
+        tabledCount += 1
+        guard tabledCount * 4 > slots.count * 3 else { return }
+        rehash(slots: slots.count * 2)
+    }
+
+    /// A table of `count` slots (a power of two) holding the tabled entries.
+    private mutating func rehash(slots count: Int) {
+        slots = [UInt64](repeating: 0, count: count)
+        let mask = count - 1
+        for number in entries.indices where entries[number].tabled {
+            let entry = entries[number]
+            let hash = Self.hash(bytes, entry.names, Int(entry.folder))
             var slot = hash & mask
             while slots[slot] != 0 { slot = (slot + 1) & mask }
             slots[slot] = UInt64(truncatingIfNeeded: hash) & 0xffff_ffff_0000_0000 | UInt64(number + 1)
         }
+    }
+
+    /// Puts every entry in the table, as if each had been looked up when
+    /// added: of the entries of one name, in archive order, each but the
+    /// last is replaced (its node one name fewer, the entry not kept).
+    private mutating func completeTable() {
+        complete = true
+        var count = 1024
+        while count * 3 < entries.count * 4 + 4 { count *= 2 }
+        // The table's entries, then the others in turn, each found among those before it.
+        rehash(slots: count)
+        for number in entries.indices where !entries[number].tabled {
+            let (other, slot, hash) = find(entries[number].names, in: Int(entries[number].folder))
+            let tag = UInt64(truncatingIfNeeded: hash) & 0xffff_ffff_0000_0000 | UInt64(number + 1)
+            guard let other else {
+                slots[slot] = tag
+                entries[number].tabled = true
+                tabledCount += 1
+                continue
+            }
+            // The later of the two was bound last: the earlier's node loses the name.
+            let (earlier, later) = (min(other, number), max(other, number))
+            nodes[Int(entries[earlier].node)].links -= 1
+            entries[earlier].folder = Self.replaced
+            entries[earlier].tabled = false
+            entries[later].tabled = true
+            if later == number { slots[slot] = tag }
+        }
+        if tabledCount * 4 > slots.count * 3 { rehash(slots: slots.count * 2) }
     }
 
     /// FNV-1a of the name's bytes, seeded by the folder.
@@ -289,7 +412,7 @@ struct MountTreeBuilding {
         return Int(truncatingIfNeeded: hash ^ hash >> 32)
     }
 
-    private mutating func setMetadata(of index: Int, from member: MemberIndex.Member) {
+    private mutating func setMetadata(of index: Int, from member: MemberIndex.Record) {
         nodes[index].mode = member.mode & 0o7777
         nodes[index].uid = UInt32(clamping: member.uid)
         nodes[index].gid = UInt32(clamping: member.gid)
@@ -297,7 +420,7 @@ struct MountTreeBuilding {
     }
 
     /// The node of a member that is not a hard link, its name at `pathStart`.
-    private static func node(of member: MemberIndex.Member, pathStart: Int,
+    private static func node(of member: MemberIndex.Record, pathStart: Int,
                              implied: MountTree.Implied) -> MountNode {
         let kind: MountNode.Kind = switch member.type {
         case UInt8(ascii: "2"): .symbolicLink

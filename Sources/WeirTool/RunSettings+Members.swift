@@ -35,7 +35,7 @@ extension RunSettings {
                 output.reserveCapacity(Self.listingChunk + 4096)
                 // The first failed write's errno, taken at once; nothing is formatted after it.
                 var writeError: Int32?
-                try archive.records.forEach { record in
+                try archive.records.forEachRecord { record in
                     guard writeError == nil else { return }
                     listing.append(record, to: &output)
                     if output.count >= Self.listingChunk {

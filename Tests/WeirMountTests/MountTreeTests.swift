@@ -84,6 +84,40 @@ struct MountTreeTests {
         #expect(Array(tree.memberPath(of: again)) == Array("top/f7/s1/file1".utf8) && again == tree.nodes.count - 1)
     }
 
+    /// With and without a hard link, which puts every name in the builder's table.
+    @Test("names stored twice, files, folders and links in any order: the tree `tar x` leaves")
+    func storedTwice() throws {
+        var generator = SeededGenerator(seed: 70)
+        for round in 0 ..< 300 {
+            var members: [(String, Character, String)] = []
+            let withHardLinks = round % 2 == 1
+            for _ in 0 ..< Int.random(in: 1 ... 24, using: &generator) {
+                let depth = Int.random(in: 1 ... 3, using: &generator)
+                let path = (0 ..< depth).map { _ in ["a", "b", "c"].randomElement(using: &generator) ?? "a" }
+                    .joined(separator: "/")
+                let types: [Character] = withHardLinks ? ["0", "0", "5", "2", "1"] : ["0", "0", "5", "2"]
+                let type = types.randomElement(using: &generator) ?? "0"
+                let target = type == "1" ? (members.randomElement(using: &generator)?.0 ?? "a") : ""
+                members.append((type == "5" && Bool.random(using: &generator) ? path + "/" : path, type, target))
+            }
+            let tree = try MountTree(records: records(members), implied: .init(uid: 0, gid: 0, mtime: -1))
+            let model = TarExtractionModel(members)
+            #expect(tree.skipped == model.skipped, "\(members)")
+            // Every name the model has, the tree has, with the same member (its mtime is its position) and
+            // link count; and no other.
+            var pending: [(path: String, node: Int)] = [("", 0)]
+            while let (path, node) = pending.popLast() {
+                let found = try #require(tree.lookup(path.isEmpty ? "/" : path), "\(path) in \(members)")
+                #expect(tree.nodes[found].kind == model.nodes[node].kind, "\(path) in \(members)")
+                #expect(tree.nodes[found].mtime == model.nodes[node].mtime, "\(path) in \(members)")
+                #expect(tree.nodes[found].links == model.links(of: node), "\(path) in \(members)")
+                let names = model.nodes[node].children.keys.sorted { Array($0.utf8).lexicographicallyPrecedes($1.utf8) }
+                #expect(tree.names(in: found) == names.map { Array($0.utf8) }, "\(path) in \(members)")
+                for name in names { pending.append((path + "/" + name, model.nodes[node].children[name] ?? 0)) }
+            }
+        }
+    }
+
     @Test("a single file: the whole content under one name")
     func single() {
         let tree = MountTree(singleFile: Array("data".utf8), size: 42, mode: 0o444,
@@ -102,5 +136,101 @@ struct MountTreeTests {
         after.inode += 1
         #expect(before.change(to: after) == "another file took its name")
         #expect(before.change(to: nil) == "it is gone")
+    }
+}
+
+/// What `tar x` leaves of members (name, type, link), one member at a time,
+/// in dictionaries: the reference the tree is held to. A member's mtime is
+/// its position; a folder the tar implies has -1.
+private struct TarExtractionModel {
+    struct Node {
+        var kind: MountNode.Kind
+        var mtime: Int64
+        var links: Int32 = 1
+        var children: [String: Int] = [:]
+    }
+
+    var nodes = [Node(kind: .folder, mtime: -1)]
+    var skipped = 0
+
+    init(_ members: [(String, Character, String)]) {
+        for (position, (name, type, link)) in members.enumerated() { add(position, name, type, link) }
+    }
+
+    static func parts(_ name: String) -> [String]? {
+        let parts = name.split(separator: "/", omittingEmptySubsequences: true).map(String.init).filter { $0 != "." }
+        return parts.contains("..") ? nil : parts
+    }
+
+    /// The node `parts` lead to, nil when there is none.
+    func find(_ parts: [String]) -> Int? {
+        var node = 0
+        for part in parts {
+            guard nodes[node].kind == .folder, let child = nodes[node].children[part] else { return nil }
+            node = child
+        }
+        return node
+    }
+
+    mutating func bind(_ name: String, in folder: Int, to node: Int) {
+        if let old = nodes[folder].children[name] { nodes[old].links -= 1 }
+        nodes[folder].children[name] = node
+    }
+
+    mutating func add(_ position: Int, _ name: String, _ type: Character, _ link: String) {
+        guard let parts = Self.parts(name) else {
+            skipped += 1
+            return
+        }
+        guard let last = parts.last else { return }
+        var parent = 0
+        for part in parts.dropLast() {
+            if let child = nodes[parent].children[part], nodes[child].kind == .folder {
+                parent = child
+                continue
+            }
+            nodes.append(Node(kind: .folder, mtime: -1))
+            bind(part, in: parent, to: nodes.count - 1)
+            parent = nodes.count - 1
+        }
+        let existing = nodes[parent].children[last]
+        if type == "5", let existing, nodes[existing].kind == .folder {
+            nodes[existing].mtime = Int64(position)
+            return
+        }
+        let node: Int
+        if type == "1" {
+            guard let targetParts = Self.parts(link), let target = find(targetParts),
+                  nodes[target].kind != .folder else {
+                skipped += 1
+                return
+            }
+            node = target
+            nodes[node].links += 1
+        } else {
+            let kind: MountNode.Kind = type == "5" ? .folder : type == "2" ? .symbolicLink : .file
+            nodes.append(Node(kind: kind, mtime: Int64(position)))
+            node = nodes.count - 1
+        }
+        bind(last, in: parent, to: node)
+    }
+
+    /// A folder's link count (2 and one per folder in it); another node's names.
+    func links(of node: Int) -> Int32 {
+        guard nodes[node].kind == .folder else { return nodes[node].links }
+        return 2 + Int32(nodes[node].children.values.count { nodes[$0].kind == .folder })
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so failures reproduce.
+private struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

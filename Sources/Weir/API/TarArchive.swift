@@ -1,3 +1,4 @@
+import Dispatch
 import FoundationEssentials
 import WeirFormats
 import WeirSystem
@@ -224,6 +225,27 @@ public final class TarArchive: Sendable {
     /// - Throws: `WeirError` `.corrupt` for a damaged index not checked yet.
     package func selecting(_ patterns: [TarMemberPattern]) throws(WeirError) -> TarMemberSelection {
         try TarMemberSelection(records: records, patterns: patterns)
+    }
+
+    /// The members matching `patterns`, as ``selecting(_:)``, the frames of
+    /// the first one found decoded on another thread while the walk goes on
+    /// (``SeekableReader/warm(_:)``): the read that follows finds them
+    /// decoded. Returns once that decoding is done.
+    ///
+    /// - Throws: as ``selecting(_:)``.
+    package func selectingAhead(_ patterns: [TarMemberPattern]) throws(WeirError) -> TarMemberSelection {
+        let group = DispatchGroup()
+        defer { group.wait() }
+        var started = false
+        return try TarMemberSelection(records: records, patterns: patterns) { range in
+            guard !started else { return }
+            started = true
+            group.enter()
+            DispatchQueue.global().async {
+                (try? self.contentReader())?.warm(range)
+                group.leave()
+            }
+        }
     }
 
     /// The members matching `patterns` (``TarMemberSelection``).

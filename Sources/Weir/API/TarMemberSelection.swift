@@ -37,16 +37,20 @@ public struct TarMemberSelection: Sendable, Equatable {
     /// The members of an archive's record list that `patterns` select,
     /// walked once: only the members selected are kept as values. A hard
     /// link among them sends it to the whole list, where its target is.
+    /// `found` is told where each member selected lies in the content as
+    /// the walk meets it.
     ///
     /// - Throws: what walking `records` throws.
-    package init(records: MemberIndex.Records, patterns: [TarMemberPattern]) throws(WeirError) {
+    package init(records: MemberIndex.Records, patterns: [TarMemberPattern],
+                 found: (Range<Int>) -> Void = { _ in }) throws(WeirError) {
         var kept: [TarMember] = []
         var matched = [Bool](repeating: false, count: patterns.count)
         var position = 0, links = false
-        try records.forEach { member in
-            if Self.match(member.path, patterns, &matched) {
-                kept.append(TarMember(member, position: position))
-                links = links || member.type == UInt8(ascii: "1")
+        try records.forEachRecord { record in
+            if Self.match(record.path, patterns, &matched) {
+                found(record.headerOffset ..< record.end)
+                kept.append(TarMember(record.member(), position: position))
+                links = links || record.type == UInt8(ascii: "1")
             }
             position += 1
         }
@@ -64,6 +68,12 @@ public struct TarMemberSelection: Sendable, Equatable {
 
     /// Whether any of `patterns` selects `path`; each that does is marked in `matched`.
     private static func match(_ path: [UInt8], _ patterns: [TarMemberPattern], _ matched: inout [Bool]) -> Bool {
+        path.withUnsafeBytes { match($0, patterns, &matched) }
+    }
+
+    /// Whether any of `patterns` selects `path`; each that does is marked in `matched`.
+    private static func match(_ path: UnsafeRawBufferPointer, _ patterns: [TarMemberPattern],
+                              _ matched: inout [Bool]) -> Bool {
         var any = false
         // By index, each pattern borrowed: asked of every member of an archive.
         for index in patterns.indices where patterns[index].matches(path) {

@@ -212,6 +212,23 @@ public final class SeekableReader: Sendable {
         return touched
     }
 
+    /// Decodes and keeps the frames that `range` of the content lies in, as
+    /// a read of them to their end does, so that the read that follows finds
+    /// them decoded: run on another thread while the caller still works out
+    /// what to read. Nothing when the frames are more than are kept or larger
+    /// than are kept whole, when checksums are not verified (a read then
+    /// stops where its range ends), or from a remote source (whose requests a
+    /// read merges). A failure is left to that read, which meets it again.
+    package func warm(_ range: Range<Int>) {
+        guard options.verifyChecksum, file.source == nil, range.lowerBound >= 0, range.upperBound <= count,
+              !range.isEmpty else { return }
+        let first = firstFrame(containing: range.lowerBound), last = firstFrame(containing: range.upperBound - 1)
+        guard last - first < Self.cachedFrames else { return }
+        for index in first ... last where contentStarts[index + 1] - contentStarts[index] <= wholeFrameLimit {
+            _ = try? decodedWhole(index)
+        }
+    }
+
     /// The bytes of `range` of the content, as an asynchronous sequence of
     /// pieces of at most 1 MiB; the stream throws what ``read(_:_:)`` throws.
     public func bytes(in range: Range<Int>) -> AsyncThrowingStream<Data, any Error> {
@@ -321,15 +338,21 @@ public final class SeekableReader: Sendable {
         }.get()
         let context = try DecompressionContext(windowLogMax: 31, verifyChecksum: options.verifyChecksum,
                                                dictionary: dictionary, prefix: options.patchReference, path: path)
-        // Exactly the listed size: a frame with more content fails to fit.
-        var bytes = [UInt8](repeating: 0, count: size)
+        // Exactly the listed size: a frame with more content fails to fit. Not zeroed first, its pages made at
+        // once: libzstd writes every byte it reports, and only those are kept.
+        var outcome: Result<Int, WeirError> = .success(0)
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { output, initialized in
+            if let base = output.baseAddress { Page.populate(UnsafeMutableRawPointer(base), size) }
+            outcome = source.withUnsafeBytes { input in
+                Result { () throws(WeirError) in
+                    try context.decompressFrame(input, into: UnsafeMutableRawBufferPointer(output))
+                }
+            }
+            initialized = (try? outcome.get()).map { min($0, size) } ?? 0
+        }
         let written: Int
         do throws(WeirError) {
-            written = try source.withUnsafeBytes { input in
-                bytes.withUnsafeMutableBytes { output in
-                    Result { () throws(WeirError) in try context.decompressFrame(input, into: output) }
-                }
-            }.get()
+            written = try outcome.get()
         } catch {
             throw failure(of: frame, listed: size, error, declared: header?.contentSize != nil)
         }

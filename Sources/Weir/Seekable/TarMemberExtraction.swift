@@ -42,9 +42,10 @@ package enum TarMemberExtraction {
     /// stream to `output`.
     package static func file(path: String, patterns: [TarMemberPattern], options: DecompressionOptions,
                              output: Descriptor, cancellation: Cancellation? = nil) throws(WeirError) -> Outcome {
-        // The index is checked by the walk that selects: one walk of it, not two.
+        // The index is checked by the walk that selects: one walk of it, not two. The first member's frames
+        // are decoded meanwhile.
         let archive = try TarArchive(path: path, options: options, checkingIndex: false)
-        let selection = try archive.selecting(patterns)
+        let selection = try archive.selectingAhead(patterns)
         var outcome = Outcome(members: selection.members.count, unmatched: selection.unmatched,
                               linksToLaterMembers: selection.linksToLaterMembers)
         let sink = RangeOutput(output)

@@ -10,7 +10,7 @@ import WeirSystem
 extension MemberIndex {
     /// The version 2 content `bytes` (what follows `WEIRTARI`) decoded but
     /// not made into rows: its header's counts and its blocks of columns,
-    /// which ``Records`` walks in place (``walkColumns(_:declared:endOffset:names:corrupt:_:)``).
+    /// which ``Records`` walks in place (``walkColumns(_:declared:endOffset:corrupt:_:)``).
     static func columns(version2 bytes: ArraySlice<UInt8>, corrupt: (String) -> WeirError) throws(WeirError)
         -> (flags: UInt64, count: UInt64, endOffset: Int, contentSize: Int, raw: [UInt8]) {
         try bytes.withUnsafeBytes { whole in Result { () throws(WeirError) in
@@ -38,27 +38,25 @@ extension MemberIndex {
     static let leastMemberBytes = 17
 
     /// Walks the blocks of columns `raw`, handing `body` each member in
-    /// turn as one ``Member`` updated in place (its path's kept folders are
-    /// not rewritten); without `names`, link targets and owner names are
-    /// not copied. Checks what turning them into rows and walking those
-    /// checked: every column holding exactly what its members need, the
-    /// offsets in range and within `endOffset`, modes, and `declared`
-    /// members in all.
-    static func walkColumns(_ raw: UnsafeRawBufferPointer, declared: UInt64, endOffset: Int, names: Bool,
+    /// turn as a ``Record`` that points into the walk's own path buffer and
+    /// into `raw` (its path's kept folders are not rewritten; nothing is
+    /// copied but the path's new part). Checks what turning them into rows
+    /// and walking those checked: every column holding exactly what its
+    /// members need, the offsets in range and within `endOffset`, modes,
+    /// and `declared` members in all.
+    static func walkColumns(_ raw: UnsafeRawBufferPointer, declared: UInt64, endOffset: Int,
                             corrupt: (String) -> WeirError,
-                            _ body: (Member) throws(WeirError) -> Void) throws(WeirError) {
+                            _ body: (Record) throws(WeirError) -> Void) throws(WeirError) {
         var cursor = ColumnCursor(bytes: raw)
         var total: UInt64 = 0
-        var member = Member(headerOffset: 0, headerLength: 0, dataLength: 0, size: 0, path: [])
-        // Where each '/' of the current path stands: the folders the next path may keep.
-        var slashes: [Int] = []
+        var walk = ColumnWalk()
+        defer { walk.free() }
         var lengths = [Int](repeating: 0, count: Column.allCases.count)
         // The cursors in memory of their own, not an array: neither checked
         // for uniqueness nor captured by a closure at each of a member's reads.
         let columns = UnsafeMutableBufferPointer<ColumnCursor>.allocate(capacity: Column.allCases.count)
         columns.initialize(repeating: ColumnCursor(bytes: UnsafeRawBufferPointer(start: nil, count: 0)))
         defer { columns.deallocate() }
-        slashes.reserveCapacity(64)
         while cursor.position < raw.count {
             guard let members = cursor.uvarint(), members > 0, members <= UInt64(raw.count) else {
                 throw corrupt("a block of the record list declares no members or more than it holds")
@@ -79,10 +77,13 @@ extension MemberIndex {
             }
             cursor.position = start
             for _ in 0 ..< members {
-                try nextFromColumns(&member, columns, &slashes, names: names, endOffset: endOffset,
-                                    index: Int(total), corrupt: corrupt)
+                do throws(ColumnFailure) {
+                    try walk.next(columns, endOffset: endOffset, index: Int(total))
+                } catch {
+                    throw corrupt(error.detail)
+                }
                 total += 1
-                try body(member)
+                try body(walk.record)
             }
             for column in Column.allCases where columns[column.rawValue].position != lengths[column.rawValue] {
                 throw corrupt("the \(column) column holds bytes past its members")
@@ -93,111 +94,166 @@ extension MemberIndex {
         }
     }
 
-    /// Replaces `member`, the previous member, by the next one of `columns`.
-    ///
-    /// Written out read by read, each cursor reached through the buffer at a
-    /// constant index: this runs once per member of the archive for every
-    /// selection and listing.
-    @inline(__always)
-    private static func nextFromColumns(_ member: inout Member, _ columns: UnsafeMutableBufferPointer<ColumnCursor>,
-                                        _ slashes: inout [Int],
-                                        names: Bool, endOffset: Int, index: Int,
-                                        corrupt: (String) -> WeirError) throws(WeirError) {
-        func unzigzag(_ value: UInt64) -> Int64 { Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1) }
-        guard let gap = columns[Column.gap.rawValue].uvarint() else { throw ended(.gap, corrupt) }
-        guard let blocks = columns[Column.headerBlocks.rawValue].uvarint() else { throw ended(.headerBlocks, corrupt) }
-        guard let extraBits = columns[Column.dataExtra.rawValue].uvarint() else { throw ended(.dataExtra, corrupt) }
-        let extra = unzigzag(extraBits)
-        guard let size0 = columns[Column.size0.rawValue].byte() else { throw ended(.size0, corrupt) }
-        guard let size1 = columns[Column.size1.rawValue].byte() else { throw ended(.size1, corrupt) }
-        guard let size2 = columns[Column.size2.rawValue].byte() else { throw ended(.size2, corrupt) }
-        guard let high = columns[Column.sizeHigh.rawValue].uvarint() else { throw ended(.sizeHigh, corrupt) }
-        guard high < 1 << 39 else { throw corrupt("a member's size is out of range") }
-        let size = UInt64(size0) | UInt64(size1) << 8 | UInt64(size2) << 16 | high << 24
-        guard let mtimeBits = columns[Column.mtime.rawValue].uvarint() else { throw ended(.mtime, corrupt) }
-        let mtime = member.mtime &+ unzigzag(mtimeBits)
-        guard let type = columns[Column.type.rawValue].byte() else { throw ended(.type, corrupt) }
-        guard let mode = columns[Column.mode.rawValue].uvarint() else { throw ended(.mode, corrupt) }
-        guard let uid = columns[Column.uid.rawValue].uvarint() else { throw ended(.uid, corrupt) }
-        guard let gid = columns[Column.gid.rawValue].uvarint() else { throw ended(.gid, corrupt) }
-        guard blocks < 1 << 40, gap < 1 << 62 else { throw corrupt("a member's offsets are out of range") }
-        let headerLength = Int(blocks + 1) * 512
-        let dataLength = Int64(predictedData(type: type, size: Int(size))) + extra
-        guard dataLength >= 0, dataLength < 1 << 62 else { throw corrupt("a member's data length is out of range") }
-        // The path: the previous one's first `kept` folders, then the rest.
-        guard let pop = columns[Column.pathPop.rawValue].uvarint() else { throw ended(.pathPop, corrupt) }
-        guard pop <= UInt64(slashes.count) else { throw corrupt("a path leaves more folders than the previous has") }
-        let keep = slashes.count - Int(pop)
-        let cut = keep == 0 ? 0 : slashes[keep - 1] + 1
-        guard let rest = columns[Column.pathRest.rawValue].text() else { throw ended(.pathRest, corrupt) }
-        if pop > 0 { slashes.removeLast(Int(pop)) }
-        let restBytes = UnsafeBufferPointer(start: rest.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                                            count: rest.count)
-        if let base = restBytes.baseAddress {
-            var from = 0
-            while from < restBytes.count,
-                  let found = memchr(base + from, Int32(UInt8(ascii: "/")), restBytes.count - from) {
-                let offset = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-                slashes.append(cut + offset)
-                from = offset + 1
+    /// The state of a walk of the columns: the current member's record, its
+    /// path in a buffer of the walk's own (the next path keeps a prefix of
+    /// it), and where each '/' of that path stands (the folders the next
+    /// path may keep). Raw memory, not arrays: written at every member, it
+    /// is neither checked for uniqueness nor reference counted.
+    private struct ColumnWalk {
+        var record = Record()
+        var path = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+        var pathCapacity = 256
+        var slashes = UnsafeMutablePointer<Int>.allocate(capacity: 64)
+        var slashCount = 0
+        var slashCapacity = 64
+
+        func free() {
+            path.deallocate()
+            slashes.deallocate()
+        }
+
+        /// Room for `count` bytes of path, the first `kept` of them kept.
+        @inline(never)
+        mutating func growPath(to count: Int, keeping kept: Int) {
+            while pathCapacity < count { pathCapacity *= 2 }
+            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: pathCapacity)
+            grown.update(from: path, count: kept)
+            path.deallocate()
+            path = grown
+        }
+
+        /// Appends a slash's position, growing the room for them.
+        @inline(__always)
+        mutating func appendSlash(_ position: Int) {
+            if slashCount == slashCapacity {
+                slashCapacity *= 2
+                let grown = UnsafeMutablePointer<Int>.allocate(capacity: slashCapacity)
+                grown.update(from: slashes, count: slashCount)
+                slashes.deallocate()
+                slashes = grown
             }
+            slashes[slashCount] = position
+            slashCount += 1
         }
-        if !(cut == member.path.count && rest.isEmpty) {
-            if cut < member.path.count { member.path.removeSubrange(cut...) }
-            member.path.append(contentsOf: restBytes)
+
+        /// Replaces the record, the previous member's, by the next one of `columns`.
+        ///
+        /// Written out read by read, each cursor reached through the buffer at a
+        /// constant index: this runs once per member of the archive for every
+        /// selection and listing.
+        @inline(__always)
+        mutating func next(_ columns: UnsafeMutableBufferPointer<ColumnCursor>, endOffset: Int,
+                           index: Int) throws(ColumnFailure) {
+            func unzigzag(_ value: UInt64) -> Int64 { Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1) }
+            guard let gap = columns[Column.gap.rawValue].uvarint() else { throw ended(.gap) }
+            guard let blocks = columns[Column.headerBlocks.rawValue].uvarint() else {
+                throw ended(.headerBlocks)
+            }
+            guard let extraBits = columns[Column.dataExtra.rawValue].uvarint() else { throw ended(.dataExtra) }
+            let extra = unzigzag(extraBits)
+            guard let size0 = columns[Column.size0.rawValue].byte() else { throw ended(.size0) }
+            guard let size1 = columns[Column.size1.rawValue].byte() else { throw ended(.size1) }
+            guard let size2 = columns[Column.size2.rawValue].byte() else { throw ended(.size2) }
+            guard let high = columns[Column.sizeHigh.rawValue].uvarint() else { throw ended(.sizeHigh) }
+            guard high < 1 << 39 else { throw ColumnFailure("a member's size is out of range") }
+            let size = UInt64(size0) | UInt64(size1) << 8 | UInt64(size2) << 16 | high << 24
+            guard let mtimeBits = columns[Column.mtime.rawValue].uvarint() else { throw ended(.mtime) }
+            let mtime = record.mtime &+ unzigzag(mtimeBits)
+            guard let type = columns[Column.type.rawValue].byte() else { throw ended(.type) }
+            guard let mode = columns[Column.mode.rawValue].uvarint() else { throw ended(.mode) }
+            guard let uid = columns[Column.uid.rawValue].uvarint() else { throw ended(.uid) }
+            guard let gid = columns[Column.gid.rawValue].uvarint() else { throw ended(.gid) }
+            guard blocks < 1 << 40, gap < 1 << 62 else { throw ColumnFailure("a member's offsets are out of range") }
+            let headerLength = Int(blocks + 1) * 512
+            let dataLength = Int64(predictedData(type: type, size: Int(size))) + extra
+            guard dataLength >= 0, dataLength < 1 << 62 else {
+                throw ColumnFailure("a member's data length is out of range")
+            }
+            // The path: the previous one's first `kept` folders, then the rest.
+            guard let pop = columns[Column.pathPop.rawValue].uvarint() else { throw ended(.pathPop) }
+            guard pop <= UInt64(slashCount) else {
+                throw ColumnFailure("a path leaves more folders than the previous has")
+            }
+            let keep = slashCount - Int(pop)
+            let cut = keep == 0 ? 0 : slashes[keep - 1] + 1
+            guard let rest = columns[Column.pathRest.rawValue].text() else { throw ended(.pathRest) }
+            slashCount = keep
+            let restCount = rest.count
+            if let base = rest.baseAddress, restCount > 0 {
+                if cut + restCount > pathCapacity { growPath(to: cut + restCount, keeping: cut) }
+                (path + cut).update(from: base.assumingMemoryBound(to: UInt8.self), count: restCount)
+                var from = 0
+                while from < restCount,
+                      let found = memchr(base + from, Int32(UInt8(ascii: "/")), restCount - from) {
+                    let offset = base.distance(to: UnsafeRawPointer(found))
+                    appendSlash(cut + offset)
+                    from = offset + 1
+                }
+            }
+            record.path = UnsafeRawBufferPointer(start: path, count: cut + restCount)
+            record.sharedPrefix = cut
+            guard let link = columns[Column.link.rawValue].text() else { throw ended(.link) }
+            record.link = link
+            try name(columns, .uname, &record.uname)
+            try name(columns, .gname, &record.gname)
+            var (major, minor): (UInt64, UInt64) = (0, 0)
+            if type == UInt8(ascii: "3") || type == UInt8(ascii: "4") {
+                guard let first = columns[Column.device.rawValue].uvarint(),
+                      let second = columns[Column.device.rawValue].uvarint() else { throw ended(.device) }
+                (major, minor) = (first, second)
+            }
+            // What a row's reader checks of the same member.
+            guard uid <= UInt64(Int.max), gid <= UInt64(Int.max), major <= UInt64(Int.max),
+                  minor <= UInt64(Int.max) else {
+                throw ColumnFailure("member \(index)'s owner or device number is out of range")
+            }
+            guard mode <= 0o7777 else { throw ColumnFailure("member \(index)'s mode \(mode) is out of range") }
+            let (start, o1) = record.end.addingReportingOverflow(Int(gap))
+            let (end, o2) = start.addingReportingOverflow(headerLength + Int(dataLength))
+            guard !o1, !o2 else { throw ColumnFailure("a member's offsets overflow") }
+            guard end <= endOffset else { throw ColumnFailure("member \(index) runs past the end offset \(endOffset)") }
+            record.headerOffset = start
+            record.headerLength = headerLength
+            record.dataLength = Int(dataLength)
+            record.size = Int(size)
+            record.mode = UInt32(mode)
+            record.uid = Int(uid)
+            record.gid = Int(gid)
+            record.type = type
+            record.mtime = mtime
+            record.devmajor = Int(major)
+            record.devminor = Int(minor)
         }
-        guard let link = columns[Column.link.rawValue].text() else { throw ended(.link, corrupt) }
-        if names, !(link.isEmpty && member.link.isEmpty) { member.link = Array(link) }
-        try name(columns, .uname, &member.uname, names: names, corrupt)
-        try name(columns, .gname, &member.gname, names: names, corrupt)
-        var (major, minor): (UInt64, UInt64) = (0, 0)
-        if type == UInt8(ascii: "3") || type == UInt8(ascii: "4") {
-            guard let first = columns[Column.device.rawValue].uvarint(),
-                  let second = columns[Column.device.rawValue].uvarint() else { throw ended(.device, corrupt) }
-            (major, minor) = (first, second)
-        }
-        // What a row's reader checks of the same member.
-        guard uid <= UInt64(Int.max), gid <= UInt64(Int.max), major <= UInt64(Int.max), minor <= UInt64(Int.max) else {
-            throw corrupt("member \(index)'s owner or device number is out of range")
-        }
-        guard mode <= 0o7777 else { throw corrupt("member \(index)'s mode \(mode) is out of range") }
-        let (start, o1) = member.end.addingReportingOverflow(Int(gap))
-        let (end, o2) = start.addingReportingOverflow(headerLength + Int(dataLength))
-        guard !o1, !o2 else { throw corrupt("a member's offsets overflow") }
-        guard end <= endOffset else { throw corrupt("member \(index) runs past the end offset \(endOffset)") }
-        member.headerOffset = start
-        member.headerLength = headerLength
-        member.dataLength = Int(dataLength)
-        member.size = Int(size)
-        member.mode = UInt32(mode)
-        member.uid = Int(uid)
-        member.gid = Int(gid)
-        member.type = type
-        member.mtime = mtime
-        member.devmajor = Int(major)
-        member.devminor = Int(minor)
     }
 
     /// An owner or group name of `column`: 0 keeps the previous member's,
-    /// 1 then a name ended by NUL replaces it (copied only with `names`).
+    /// 1 then a name ended by NUL replaces it.
     @inline(__always)
     private static func name(_ columns: UnsafeMutableBufferPointer<ColumnCursor>, _ column: Column,
-                             _ previous: inout [UInt8], names: Bool,
-                             _ corrupt: (String) -> WeirError) throws(WeirError) {
+                             _ previous: inout UnsafeRawBufferPointer) throws(ColumnFailure) {
         switch columns[column.rawValue].byte() {
         case 0: return
         case 1:
-            guard let text = columns[column.rawValue].text() else { throw ended(column, corrupt) }
-            if names { previous = Array(text) }
-        case nil: throw ended(column, corrupt)
-        default: throw corrupt("the \(column) column holds an unknown mark")
+            guard let text = columns[column.rawValue].text() else { throw ended(column) }
+            previous = text
+        case nil: throw ended(column)
+        default: throw ColumnFailure("the \(column) column holds an unknown mark")
         }
     }
 
     /// The error of `column` ending before its members do.
     @inline(never)
-    private static func ended(_ column: Column, _ corrupt: (String) -> WeirError) -> WeirError {
-        corrupt("the \(column) column ends before its members do")
+    private static func ended(_ column: Column) -> ColumnFailure {
+        ColumnFailure("the \(column) column ends before its members do")
+    }
+
+    /// What is wrong with a member's columns: the walk's failure, made into
+    /// a ``WeirError`` naming the file by ``walkColumns(_:declared:endOffset:corrupt:_:)``
+    /// (the walk of each member takes no closure, nor the file's name).
+    private struct ColumnFailure: Error {
+        let detail: String
+
+        init(_ detail: String) { self.detail = detail }
     }
 
     /// The one zstd frame `source` must be, exactly, with its checksum;
@@ -214,25 +270,46 @@ extension MemberIndex {
         guard let context = ZSTD_createDCtx() else { throw corrupt("out of memory") }
         defer { ZSTD_freeDCtx(context) }
         let limit = source.count * maxExpansion
+        // Decoded straight into the content's room, made for what such a list usually decodes to (its columns
+        // shrink about fivefold) and grown (copied) only past it; its pages made a step ahead of the decoder.
+        var capacity = min(limit + 1, max(source.count * 6, 1 << 16))
         var content: [UInt8] = []
-        var output = [UInt8](repeating: 0, count: 128 << 10)
         var input = ZSTD_inBuffer(src: source.baseAddress, size: source.count, pos: 0)
-        while true {
-            let (result, produced) = output.withUnsafeMutableBytes { out in
-                var buffer = ZSTD_outBuffer(dst: out.baseAddress, size: out.count, pos: 0)
-                let result = ZSTD_decompressStream(context, &buffer, &input)
-                return (result, buffer.pos)
+        var failure: String?
+        var finished = false
+        while !finished {
+            let previous = content
+            content = [UInt8](unsafeUninitializedCapacity: capacity) { room, filled in
+                guard let base = room.baseAddress else { return }
+                previous.withUnsafeBufferPointer { old in
+                    if let from = old.baseAddress { base.update(from: from, count: old.count) }
+                }
+                filled = previous.count
+                while filled < room.count {
+                    let step = min(room.count - filled, 256 << 10)
+                    Page.populate(UnsafeMutableRawPointer(base + filled), step)
+                    var output = ZSTD_outBuffer(dst: base + filled, size: step, pos: 0)
+                    let result = ZSTD_decompressStream(context, &output, &input)
+                    filled += output.pos
+                    if ZSTD_isError(result) != 0 {
+                        failure = "the record list does not decode: " + String(cString: ZSTD_getErrorName(result))
+                        return
+                    }
+                    if result == 0 {
+                        finished = true
+                        return
+                    }
+                    if input.pos == input.size, output.pos < output.size {
+                        failure = "the record list's zstd frame is cut short"
+                        return
+                    }
+                }
             }
-            if ZSTD_isError(result) != 0 {
-                throw corrupt("the record list does not decode: " + String(cString: ZSTD_getErrorName(result)))
-            }
-            content += output[0 ..< produced]
+            if let failure { throw corrupt(failure) }
             guard content.count <= limit else { throw corrupt("the record list decodes to more than it can hold") }
-            if result == 0 { return content }
-            if input.pos == input.size, produced < output.count {
-                throw corrupt("the record list's zstd frame is cut short")
-            }
+            if !finished { capacity = min(limit + 1, capacity * 2) }
         }
+        return content
     }
 
     /// A read position in a column; nil past its end.
@@ -267,9 +344,16 @@ extension MemberIndex {
         }
 
         /// Bytes up to the next NUL, which is stepped over.
+        @inline(__always)
         mutating func text() -> UnsafeRawBufferPointer? {
-            guard position < bytes.count, let base = bytes.baseAddress,
-                  let found = memchr(base + position, 0, bytes.count - position) else { return nil }
+            let count = bytes.count
+            guard position < count, let base = bytes.baseAddress else { return nil }
+            // Empty, the common case of a link target: no search.
+            if base.load(fromByteOffset: position, as: UInt8.self) == 0 {
+                position += 1
+                return UnsafeRawBufferPointer(start: base + position - 1, count: 0)
+            }
+            guard let found = memchr(base + position, 0, count - position) else { return nil }
             let end = base.distance(to: UnsafeRawPointer(found))
             defer { position = end + 1 }
             return UnsafeRawBufferPointer(rebasing: bytes[position ..< end])

@@ -20,7 +20,7 @@ extension MemberIndex {
         private let path: String
         private let offset: Int
         /// `bytes` are version 2's blocks of columns, walked as they stand
-        /// (``MemberIndex/walkColumns(_:declared:endOffset:names:corrupt:_:)``), not rows.
+        /// (``MemberIndex/walkColumns(_:declared:endOffset:corrupt:_:)``), not rows.
         private let columnar: Bool
         /// How many members the list holds.
         package let count: Int
@@ -101,20 +101,49 @@ extension MemberIndex {
         /// - Throws: what `body` throws; a ``WeirError`` `.corrupt` only from
         ///   the walk that checks the list when it is made.
         package func forEach(_ body: (Member) throws(WeirError) -> Void) throws(WeirError) {
-            try walk(names: true, body)
+            if columnar {
+                // Version 2's records are made into one member, updated in place (only the path's new part is
+                // written): what the walk of rows hands.
+                var member = Member(headerOffset: 0, headerLength: 0, dataLength: 0, size: 0, path: [])
+                try forEachRecord { record throws(WeirError) in
+                    member.update(from: record)
+                    try body(member)
+                }
+                return
+            }
+            try walkRows(names: true, body)
         }
 
-        /// Walks the records; without `names`, the members handed to `body`
-        /// carry empty names and link targets.
-        private func walk(names: Bool, _ body: (Member) throws(WeirError) -> Void) throws(WeirError) {
+        /// Calls `body` with each member, in archive order, as a ``Record``
+        /// valid during the call only: nothing is copied or counted per
+        /// member. The walk of a listing, a selection, a mount's tree.
+        ///
+        /// - Throws: as ``forEach(_:)``.
+        package func forEachRecord(_ body: (Record) throws(WeirError) -> Void) throws(WeirError) {
             if columnar {
                 let (path, offset) = (path, offset)
                 try bytes.withUnsafeBytes { raw in Result { () throws(WeirError) in
-                    try MemberIndex.walkColumns(raw, declared: UInt64(count), endOffset: endOffset, names: names,
+                    try MemberIndex.walkColumns(raw, declared: UInt64(count), endOffset: endOffset,
                                                 corrupt: { .corruptMemberIndex(path: path, offset: offset, $0) }, body)
                 } }.get()
                 return
             }
+            try walkRows(names: true) { member throws(WeirError) in try Record.with(member, body) }
+        }
+
+        /// Walks the records, checking them (the walk a record list made
+        /// without `checking` leaves to its first walk).
+        private func walk(names: Bool, _ body: (Member) throws(WeirError) -> Void) throws(WeirError) {
+            if columnar {
+                try forEachRecord { _ in }
+            } else {
+                try walkRows(names: names, body)
+            }
+        }
+
+        /// Walks version 1's rows; without `names`, the members handed to
+        /// `body` carry empty names and link targets.
+        private func walkRows(names: Bool, _ body: (Member) throws(WeirError) -> Void) throws(WeirError) {
             try bytes.withUnsafeBufferPointer { buffer in
                 Result { () throws(WeirError) in
                     var reader = RecordReader(bytes: buffer, path: path, offset: offset)

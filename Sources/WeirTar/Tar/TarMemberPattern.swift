@@ -40,25 +40,26 @@ public struct TarMemberPattern: Sendable, Equatable {
 
     /// Whether the member at `path` is selected.
     public func matches(_ path: [UInt8]) -> Bool {
+        path.withUnsafeBytes { matches($0) }
+    }
+
+    /// Whether the member at `path` (bytes valid during the call) is selected.
+    package func matches(_ whole: UnsafeRawBufferPointer) -> Bool {
+        var count = whole.count
+        while count > 1, whole[count - 1] == UInt8(ascii: "/") { count -= 1 }
         if let literal {
             if literal.isEmpty { return true }
             // Compared in place: a selection asks this of every member of an archive.
-            return path.withUnsafeBufferPointer { whole in
-                var count = whole.count
-                while count > 1, whole[count - 1] == UInt8(ascii: "/") { count -= 1 }
-                guard count >= literal.count, whole[0] == literal[0] else { return false }
-                let same = literal.withUnsafeBufferPointer { prefix in
-                    guard let name = whole.baseAddress, let wanted = prefix.baseAddress else { return false }
-                    return memcmp(name, wanted, prefix.count) == 0
-                }
-                return same && (count == literal.count || whole[literal.count] == UInt8(ascii: "/"))
+            guard count >= literal.count, whole[0] == literal[0] else { return false }
+            let same = literal.withUnsafeBufferPointer { prefix in
+                guard let name = whole.baseAddress, let wanted = prefix.baseAddress else { return false }
+                return memcmp(name, wanted, prefix.count) == 0
             }
+            return same && (count == literal.count || whole[literal.count] == UInt8(ascii: "/"))
         }
-        var path = path[...]
-        while path.count > 1, path.last == UInt8(ascii: "/") { path = path.dropLast() }
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: path.count + 1) { name in
-            for (index, byte) in path.enumerated() { name[index] = CChar(bitPattern: byte) }
-            name[path.count] = 0
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { name in
+            for index in 0 ..< count { name[index] = CChar(bitPattern: whole[index]) }
+            name[count] = 0
             return matched.withUnsafeBufferPointer { pattern in
                 fnmatch(pattern.baseAddress, name.baseAddress, Self.leadingDirectory) == 0
             }
