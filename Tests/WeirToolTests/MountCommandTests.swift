@@ -127,6 +127,57 @@ struct MountCommandTests {
         expectDone(result)
     }
 
+    @Test("sparse files (GNU tar --sparse: gnu, pax 0.0, 0.1, 1.0): tar x's bytes and size, holes as zeros")
+    func sparse() throws {
+        let scratch = Scratch()
+        let result = try run(scratch, """
+            mkdir src
+            # 30 runs of data between holes (more than an old GNU header holds), ending in a hole; one
+            # ending in data; one all hole; a plain file after them.
+            python3 -c "
+            import os
+            f = open('src/runs.bin', 'wb')
+            for i in range(30): f.seek(i * 200000 + i * 777 % 5000); f.write(os.urandom(3000 + i * 100))
+            f.truncate(30 * 200000 + 123457); f.close()
+            f = open('src/tail.bin', 'wb'); f.seek(3000000); f.write(os.urandom(70000)); f.close()"
+            truncate -s 5000000 src/hole.bin
+            seq 1 20000 > src/plain.txt
+            for v in gnu 0.0 0.1 1.0; do
+                if [ $v = gnu ]; then flags=--format=gnu; else flags="--format=pax --sparse-version=$v"; fi
+                tar $flags --sparse -cf t-$v.tar -C src runs.bin tail.bin hole.bin plain.txt
+                $WEIR -q -B 64K t-$v.tar
+                mkdir x-$v mnt-$v
+                tar -xf t-$v.tar -C x-$v
+                $WEIR mount t-$v.tar.zst mnt-$v; ready mnt-$v
+                for f in runs.bin tail.bin hole.bin plain.txt; do
+                    cmp x-$v/$f mnt-$v/$f
+                    test "$(stat -c %s mnt-$v/$f)" = "$(stat -c %s src/$f)"
+                done
+                # The blocks stat shows are the data's, not the holes'.
+                [ "$(stat -c %b mnt-$v/hole.bin)" -lt 100 ]
+                python3 - mnt-$v <<'PY'
+            import os, random, sys
+            rng = random.Random(3)
+            for name in ["runs.bin", "tail.bin"]:
+                want = open("src/" + name, "rb").read()
+                fd = os.open(sys.argv[1] + "/" + name, os.O_RDONLY)
+                for _ in range(200):
+                    start = rng.randrange(len(want)); length = rng.randrange(1, 400000)
+                    assert os.pread(fd, length, start) == want[start:start + length], (name, start, length)
+                os.close(fd)
+            PY
+                fusermount3 -u mnt-$v
+            done
+            # Without an index (indexed in memory by one decode), the same.
+            zstd -q t-1.0.tar -o plain.tar.zst
+            mkdir mnt
+            $WEIR mount -q plain.tar.zst mnt; ready mnt
+            diff -r x-1.0 mnt
+            echo done
+            """)
+        expectDone(result)
+    }
+
     @Test("a plain .zst is one file named as weir -d names it; a tar without an index is indexed in memory")
     func otherArchives() throws {
         let scratch = Scratch()
