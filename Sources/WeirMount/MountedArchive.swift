@@ -92,7 +92,9 @@ package final class MountedArchive: Sendable {
                 archive = opened
             } catch where error.kind == .noMemberIndex {
                 reader = try SeekableReader(path: path, options: options.decompression)
-                records = try TarContentScan.records(path: path, options: options.decompression)
+                let observer = options.indexing?(status.size)
+                defer { if observer != nil { options.indexed?() } }
+                records = try TarContentScan.records(path: path, options: options.decompression, observer: observer)
                 if records != nil {
                     notes.append("no member index: made one in memory by decoding the archive once; "
                         + "weir --index adds one to the file, and the next mount reads no content")

@@ -3,6 +3,7 @@ import CAllocator
 import Glibc
 import Weir
 import WeirFiles
+import WeirCLI
 import WeirMount
 import WeirSystem
 
@@ -153,6 +154,14 @@ struct MountCommand: ParsableCommand {
     private func serve(path: String, threads: Int, settings: MountOptions,
                        log: @escaping @Sendable (String) -> Void, ready: () -> Void) -> Int32 {
         FuseMount.setStopSignals(blocked: true)
+        var settings = settings
+        if !quiet, StandardError.isTerminal {
+            // A tar without an index is decoded once before the mount is ready: its progress line, as -d's.
+            let display = ProgressDisplay(), shown = FileName.displayingEscapes(archive)
+            settings.indexing = { total in display.begin(name: shown, file: 1, files: 1, total: total,
+                                                         mode: .decompress) }
+            settings.indexed = { display.end() }
+        }
         do throws(WeirError) {
             let mounted = try MountedArchive(path: path, name: archive, options: settings, log: log)
             if !quiet { for note in mounted.notes { StandardError.write("weir: \(archive): \(note)\n") } }

@@ -206,6 +206,45 @@ struct MountCommandTests {
         expectDone(result)
     }
 
+    @Test("a tar without an index: on a terminal, the decode's progress line, cleared, then the weir --index note")
+    func indexingProgress() throws {
+        let scratch = Scratch()
+        let made = try run(scratch, """
+            mkdir src; head -c 6000000 /dev/urandom | base64 > src/a.txt; seq 1 300000 > src/b.txt
+            tar -cf t.tar -C src a.txt b.txt
+            zstd -q t.tar -o plain.tar.zst
+            mkdir mnt
+            echo done
+            """)
+        expectDone(made)
+        defer { _ = try? WeirProcess.shell("mountpoint -q mnt && fusermount3 -u -z mnt; true", in: scratch.url) }
+        let session = try TerminalSession("""
+            \(Self.helpers)
+            $WEIR mount plain.tar.zst mnt; ready mnt; cmp mnt/b.txt src/b.txt; fusermount3 -u mnt
+            echo '== redirected'
+            $WEIR mount plain.tar.zst mnt 2> err; ready mnt; fusermount3 -u mnt
+            echo '== quiet'
+            $WEIR mount -q plain.tar.zst mnt; ready mnt; fusermount3 -u mnt
+            echo '== end'
+            """, in: scratch)
+        let screen = session.finish()
+        let parts = screen.components(separatedBy: "== redirected")
+        try #require(parts.count == 2 && screen.contains("== end"), "\(screen.debugDescription)")
+        // The line, drawn in place, the content's bytes made: cleared before the note.
+        let terminal = parts[0]
+        let line = try #require(terminal.range(of: "\rplain.tar.zst "), "\(terminal.debugDescription)")
+        let clear = try #require(terminal.range(of: "\r" + ProgressCommandTests.eraseLine, options: .backwards))
+        let note = try #require(terminal.range(of: "weir --index adds one"), "\(terminal.debugDescription)")
+        #expect(line.upperBound <= clear.lowerBound && clear.upperBound <= note.lowerBound)
+        #expect(terminal.contains("MiB"), "\(terminal.debugDescription)")
+        // Not on a file, nor with -q; the note still goes to the file.
+        let rest = parts[1]
+        #expect(!rest.contains("\r" + ProgressCommandTests.eraseLine) && !rest.contains("weir --index"),
+                "\(rest.debugDescription)")
+        let err = try String(contentsOfFile: scratch.path("err"), encoding: .utf8)
+        #expect(!err.contains("\r") && err.contains("weir --index adds one"), "\(err.debugDescription)")
+    }
+
     @Test("not zstd: an error and nothing mounted; writes fail with EROFS; SIGTERM unmounts a foreground mount")
     func refusals() throws {
         let scratch = Scratch()
