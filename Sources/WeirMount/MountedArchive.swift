@@ -2,6 +2,7 @@ import Glibc
 import Weir
 import WeirFiles
 import WeirFormats
+import WeirRemote
 import WeirSystem
 
 /// An archive as `weir mount` shows it (docs/mount.md): its tree, and
@@ -71,8 +72,11 @@ package final class MountedArchive: Sendable {
         guard status.mode & S_IFMT == S_IFREG else {
             throw WeirError.notRegularFile(path: name, operation: .open)
         }
-        let implied = MountTree.Implied(uid: Int(status.owner), gid: Int(status.group),
-                                        mtime: Int64(status.modificationTime.tv_sec))
+        // A remote archive has no owner nor time of its own: the folders it implies are the mount's user's, now.
+        let implied = file.source == nil
+            ? MountTree.Implied(uid: Int(status.owner), gid: Int(status.group),
+                                mtime: Int64(status.modificationTime.tv_sec))
+            : MountTree.Implied(uid: Int(getuid()), gid: Int(getgid()), mtime: Int64(time(nil)))
         var notes: [String] = []
         let reader: SeekableReader
         var records: MemberIndex.Records?
@@ -223,9 +227,14 @@ package final class MountedArchive: Sendable {
         return nil
     }
 
-    /// Tells why a read of `shown` failed: a change is told once, when seen.
+    /// Tells why a read of `shown` failed: a remote archive replaced is a
+    /// change (told once, as a local one); a change is told once, when seen.
     private func failed(_ error: WeirError, shownAs shown: String) {
-        if !watch.changeSeen { log("\(name): \(shown): \(error.reason)") }
+        if error.kind == .remoteChanged {
+            watch.remoteChanged(error.reason)
+        } else if !watch.changeSeen {
+            log("\(name): \(shown): \(error.reason)")
+        }
     }
 
     private func isChecked(_ node: Int) -> Bool {
