@@ -65,7 +65,8 @@ struct MountCommand: ParsableCommand {
     @Flag(name: [.customShort("q"), .customLong("quiet")], help: "No notes, only errors.")
     var quiet = false
 
-    @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Say when the mount is ready.")
+    @Flag(name: [.customShort("v"), .customLong("verbose")],
+          help: "Say when the mount is ready, and the frames decoded when it is unmounted.")
     var verbose = false
 
     /// Parses `arguments` (those after `mount`) and mounts; exits with its
@@ -191,6 +192,8 @@ struct MountCommand: ParsableCommand {
                 weir_allocator_purge()
                 weir_allocator_keep_freed(1000)
             }
+            // In the foreground, on standard error; in the background, the system log.
+            if verbose { log("\(archive): unmounted; \(mounted.cache.framesDecoded) frames decoded") }
             return 0
         } catch {
             StandardError.write("weir: \(FileName.displayingEscapes(error.path)): \(error.reason)\n")

@@ -315,7 +315,7 @@ struct MountCommandTests {
         expectDone(result)
     }
 
-    @Test("a damaged frame: EIO for the file it holds and a message naming archive, file and frame; others read")
+    @Test("a damaged frame: EIO for its file, a message naming archive, file and frame; others read; -v's frames")
     func damaged() throws {
         let scratch = Scratch()
         let result = try run(scratch, """
@@ -329,13 +329,15 @@ struct MountCommandTests {
             f = open('t.tar.zst', 'r+b'); f.seek($size // 4); b = f.read(1); f.seek($size // 4)
             f.write(bytes([b[0] ^ 0x5a])); f.close()"
             mkdir mnt
-            \(TestShell.asForeground)$WEIR mount -f t.tar.zst mnt 2> log & pid=$!
+            \(TestShell.asForeground)$WEIR mount -f -v t.tar.zst mnt 2> log & pid=$!
             ready mnt
             if cat mnt/a.txt > /dev/null 2> err; then echo "read a damaged file"; exit 1; fi
             grep -q 'Input/output error' err
             cmp mnt/b.txt src/b.txt
             grep 't.tar.zst' log | grep '/a.txt' | grep -q 'frame'
             kill -INT $pid; wait $pid
+            # -v: the frames decoded, once unmounted.
+            grep -q '^weir: t.tar.zst: unmounted; [1-9][0-9]* frames decoded$' log
             echo done
             """)
         expectDone(result)
