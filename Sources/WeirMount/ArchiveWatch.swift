@@ -11,6 +11,11 @@ import WeirSystem
 /// bytes are kept or handed on, and every open checks too: frames kept from
 /// before a change are the old archive's whole, never bytes of two.
 ///
+/// An archive read over HTTP (a descriptor on a remote source) has no
+/// path nor status to watch: its source checks the object's identity on
+/// every request and fails one to another version; ``remoteChanged(_:)``
+/// is told of that failure, and from then on it is a change seen.
+///
 /// Safe to share across threads.
 final class ArchiveWatch: Sendable {
     /// The archive as messages name it, and its absolute path.
@@ -37,6 +42,7 @@ final class ArchiveWatch: Sendable {
     /// Why reads fail now: the archive changed since it was mounted; nil
     /// while it is the same file. The first change seen is told.
     func changed() -> String? {
+        if file.source != nil { return seen.current ? "it changed" : nil }
         let change = identity.change(to: (try? file.status()).map(ArchiveIdentity.init))
             ?? identity.change(to: FileStatus.of(path: path).map(ArchiveIdentity.init))
         guard let change else { return seen.current ? "it changed" : nil }
@@ -46,6 +52,16 @@ final class ArchiveWatch: Sendable {
         }
         if first { log("\(name): changed since it was mounted (\(change)): reads fail with EIO") }
         return change
+    }
+
+    /// A remote archive's source found another version of the object
+    /// (`reason`, its error's words): a change seen, told once.
+    func remoteChanged(_ reason: String) {
+        let first = seen.withLock { seen in
+            defer { seen = true }
+            return !seen
+        }
+        if first { log("\(name): changed since it was mounted (\(reason)): reads fail with EIO") }
     }
 
     /// Throws when the archive changed (the check after each decoded frame).

@@ -259,7 +259,8 @@ package enum FuseMount {
         status.st_gid = gid_t(clamping: node.gid)
         status.st_size = off_t(node.size)
         status.st_blksize = 4096
-        status.st_blocks = blkcnt_t((node.size + 511) / 512)
+        // A sparse member stores less than its size (its holes), as `du` of tar x's file shows.
+        status.st_blocks = blkcnt_t((min(node.size, node.kind == .file ? node.dataLength : node.size) + 511) / 512)
         let time = timespec(tv_sec: Int(node.mtime), tv_nsec: 0)
         (status.st_mtim, status.st_atim, status.st_ctim) = (time, time, time)
         if node.kind == .characterDevice || node.kind == .blockDevice {

@@ -18,8 +18,8 @@ package struct MountNode: Sendable {
     /// The member's tar type as the index lists it, for the check of its
     /// header blocks at its first read (or open).
     package var type: UInt8
-    /// A GNU sparse member (type `S`): its holes are not stored, and the
-    /// mount does not read them (EIO).
+    /// A GNU sparse member (type `S`): its holes are not stored; its reads
+    /// go through its map, read at its check (``MountedArchive``).
     package var sparse: Bool
     /// Permission bits (07777).
     package var mode: UInt32

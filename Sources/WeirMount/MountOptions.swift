@@ -13,6 +13,13 @@ package struct MountOptions: Sendable {
     /// large archive (docs/mount.md).
     package static let defaultCacheBytes = 24 << 20
 
+    /// The progress of the decode that makes an index in memory (a tar
+    /// without one): called with the archive's size when it starts, it
+    /// returns the observer the decode feeds; `indexed` is called when the
+    /// decode ends, however it ends. Nil: nothing shown.
+    package var indexing: (@Sendable (Int) -> ProgressObserver)?
+    package var indexed: (@Sendable () -> Void)?
+
     package init(cacheBytes: Int = defaultCacheBytes, decompression: DecompressionOptions = DecompressionOptions()) {
         self.cacheBytes = cacheBytes
         self.decompression = decompression

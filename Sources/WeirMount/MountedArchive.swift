@@ -2,6 +2,7 @@ import Glibc
 import Weir
 import WeirFiles
 import WeirFormats
+import WeirRemote
 import WeirSystem
 
 /// An archive as `weir mount` shows it (docs/mount.md): its tree, and
@@ -43,6 +44,10 @@ package final class MountedArchive: Sendable {
     /// first: a read that starts at one of them or just past it (a file
     /// read on, or the next member after its header blocks) is sequential.
     private let recentEnds = Locked((ends: [Int](repeating: -1, count: 4), next: 0))
+    /// The maps of the sparse members opened so far, by node, and where
+    /// their stored segments begin in the content (past a pax 1.0 map):
+    /// made at a member's check, kept while mounted.
+    private let sparseMaps = Locked([Int: (map: TarSparseMap, stored: Int)]())
     /// Set when the kernel opens files without asking (FUSE's no-open):
     /// the checks of ``open(_:shownAs:)`` are made at a file's first read.
     package let opensUnasked = Locked(false)
@@ -67,8 +72,11 @@ package final class MountedArchive: Sendable {
         guard status.mode & S_IFMT == S_IFREG else {
             throw WeirError.notRegularFile(path: name, operation: .open)
         }
-        let implied = MountTree.Implied(uid: Int(status.owner), gid: Int(status.group),
-                                        mtime: Int64(status.modificationTime.tv_sec))
+        // A remote archive has no owner nor time of its own: the folders it implies are the mount's user's, now.
+        let implied = file.source == nil
+            ? MountTree.Implied(uid: Int(status.owner), gid: Int(status.group),
+                                mtime: Int64(status.modificationTime.tv_sec))
+            : MountTree.Implied(uid: Int(getuid()), gid: Int(getgid()), mtime: Int64(time(nil)))
         var notes: [String] = []
         let reader: SeekableReader
         var records: MemberIndex.Records?
@@ -88,7 +96,9 @@ package final class MountedArchive: Sendable {
                 archive = opened
             } catch where error.kind == .noMemberIndex {
                 reader = try SeekableReader(path: path, options: options.decompression)
-                records = try TarContentScan.records(path: path, options: options.decompression)
+                let observer = options.indexing?(status.size)
+                defer { if observer != nil { options.indexed?() } }
+                records = try TarContentScan.records(path: path, options: options.decompression, observer: observer)
                 if records != nil {
                     notes.append("no member index: made one in memory by decoding the archive once; "
                         + "weir --index adds one to the file, and the next mount reads no content")
@@ -128,10 +138,6 @@ package final class MountedArchive: Sendable {
         let entry = tree.nodes[node]
         guard entry.kind == .file else { return 0 }
         if changed() != nil { return EIO }
-        if entry.sparse {
-            log("\(name): \(shown): a sparse member: the mount does not read it (weir -d --member does)")
-            return EIO
-        }
         guard !isChecked(node) else { return 0 }
         guard !entry.header.isEmpty else {
             checked.withLock { $0[node / 64] |= 1 << UInt64(node % 64) }
@@ -143,29 +149,92 @@ package final class MountedArchive: Sendable {
                 try cache.read(entry.header, into: UnsafeMutableRawBufferPointer(buffer))
                 count = entry.header.count
             } catch {
-                log("\(name): \(shown): \(error.reason)")
+                failed(error, shownAs: shown)
             }
         }
         guard header.count == entry.header.count else { return EIO }
+        var sparse = TarSparseMap.Found.notSparse
         let problem: String? = header.withUnsafeBytes { all in
             if let problem = TarHeaderCheck.problem(in: all, path: tree.memberPath(of: node))
                 ?? MemberDataLengthCheck.problem(in: all, dataLength: entry.dataLength, type: entry.type,
                                                  link: tree.link(of: node)) {
                 return "member index disagrees with the archive: \(problem)"
             }
-            // A pax sparse member is type 0 with its real size: its data leaves the holes out.
-            if TarHeaderCheck.paxRecord(in: all, key: Array("GNU.sparse.size".utf8)) != nil
-                || TarHeaderCheck.paxRecord(in: all, key: Array("GNU.sparse.realsize".utf8)) != nil {
-                return "a sparse member: the mount does not read it (weir -d --member does)"
-            }
+            sparse = TarSparseMap.parse(header: all)
             return nil
         }
-        if let problem {
-            log("\(name): \(shown): \(problem)")
+        if let problem = problem ?? sparseProblem(sparse, of: node, shownAs: shown) {
+            if !problem.isEmpty { log("\(name): \(shown): \(problem)") }
             return EIO
         }
         checked.withLock { $0[node / 64] |= 1 << UInt64(node % 64) }
         return 0
+    }
+
+    /// Keeps the map of sparse member `node` (`found` from its header
+    /// blocks; a pax 1.0 map read from its data's start).
+    ///
+    /// - Returns: why its map cannot be read or does not fit its stored
+    ///   data (empty when a read failed: told already); nil when kept, or
+    ///   not a sparse member.
+    private func sparseProblem(_ found: TarSparseMap.Found, of node: Int, shownAs shown: String) -> String? {
+        let entry = tree.nodes[node]
+        var map: TarSparseMap
+        var length = 0
+        switch found {
+        case .notSparse: return nil
+        case let .damaged(why): return "a sparse member: \(why)"
+        case let .map(whole): map = whole
+        case let .mapInData(size):
+            // The map's lines, read a block more at a time (a map of a few segments takes one).
+            var count = min(entry.dataLength, TarHeaderCheck.block)
+            while true {
+                var failure: WeirError?
+                let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, filled in
+                    filled = 0
+                    do throws(WeirError) {
+                        try cache.read(entry.dataOffset ..< entry.dataOffset + count,
+                                       into: UnsafeMutableRawBufferPointer(buffer))
+                        filled = count
+                    } catch {
+                        failure = error
+                    }
+                }
+                if let failure {
+                    failed(failure, shownAs: shown)
+                    return ""
+                }
+                switch bytes.withUnsafeBytes({ TarSparseMap.inData($0, size: size) }) {
+                case let .map(found, mapLength):
+                    (map, length) = (found, mapLength)
+                case .needsMore where count < entry.dataLength:
+                    count = min(entry.dataLength, count * 4)
+                    continue
+                case .needsMore: return "a sparse member: its map runs past its data"
+                case let .damaged(why): return "a sparse member: \(why)"
+                }
+                break
+            }
+        }
+        guard map.size == entry.size else {
+            return "member index disagrees with the archive: its sparse map gives \(map.size) bytes, "
+                + "the index \(entry.size)"
+        }
+        guard length + map.storedLength <= entry.dataLength else {
+            return "a sparse member: its map holds \(map.storedLength) bytes, its data \(entry.dataLength - length)"
+        }
+        sparseMaps.withLock { $0[node] = (map, entry.dataOffset + length) }
+        return nil
+    }
+
+    /// Tells why a read of `shown` failed: a remote archive replaced is a
+    /// change (told once, as a local one); a change is told once, when seen.
+    private func failed(_ error: WeirError, shownAs shown: String) {
+        if error.kind == .remoteChanged {
+            watch.remoteChanged(error.reason)
+        } else if !watch.changeSeen {
+            log("\(name): \(shown): \(error.reason)")
+        }
     }
 
     private func isChecked(_ node: Int) -> Bool {
@@ -185,34 +254,53 @@ package final class MountedArchive: Sendable {
         guard offset < entry.size else { return 0 }
         let count = min(buffer.count, entry.size - offset)
         // A change seen fails every read; a frame decoded for this one is checked once decoded.
-        if entry.sparse || watch.changeSeen { return -Int(EIO) }
+        if watch.changeSeen { return -Int(EIO) }
         if !isChecked(node), opensUnasked.current {
             let refused = open(node, shownAs: shown)
             if refused != 0 { return -Int(refused) }
         }
-        guard offset + count <= entry.dataLength else {
+        let sparse = sparseMaps.withLock { $0.isEmpty ? nil : $0[node] }
+        guard sparse != nil || offset + count <= entry.dataLength else {
             log("\(name): \(shown): the archive holds \(entry.dataLength) of its \(entry.size) bytes (cut short)")
             return -Int(EIO)
         }
-        let start = entry.dataOffset + offset
+        var start = entry.dataOffset + offset
+        var end = start + count
         do throws(WeirError) {
-            try cache.read(start ..< start + count, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< count]))
+            if let sparse {
+                // Holes are zeros; the segments' bytes are read where the member stores them.
+                (start, end) = (-1, -1)
+                for piece in sparse.map.pieces(of: offset ..< offset + count) {
+                    let into = UnsafeMutableRawBufferPointer(
+                        rebasing: buffer[piece.offset - offset ..< piece.offset - offset + piece.count])
+                    guard let stored = piece.stored else {
+                        into.initializeMemory(as: UInt8.self, repeating: 0)
+                        continue
+                    }
+                    let at = sparse.stored + stored
+                    try cache.read(at ..< at + piece.count, into: into)
+                    if start < 0 { start = at }
+                    end = at + piece.count
+                }
+                if start < 0 { return count }
+            } else {
+                try cache.read(start ..< end, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< count]))
+            }
         } catch {
-            // The change was told once, when seen.
-            if !watch.changeSeen { log("\(name): \(shown): \(error.reason)") }
+            failed(error, shownAs: shown)
             return -Int(EIO)
         }
         let sequential = recentEnds.withLock { recent in
             // Header blocks of up to 64 KiB (long names, pax records) may lie between two members.
             if let stream = recent.ends.firstIndex(where: { $0 >= 0 && $0 <= start && start - $0 <= 64 << 10 }) {
-                recent.ends[stream] = start + count
+                recent.ends[stream] = end
                 return true
             }
-            recent.ends[recent.next] = start + count
+            recent.ends[recent.next] = end
             recent.next = (recent.next + 1) % recent.ends.count
             return false
         }
-        if sequential { cache.readAhead(after: start + count - 1) }
+        if sequential { cache.readAhead(after: end - 1) }
         return count
     }
 }

@@ -3,7 +3,9 @@ import CAllocator
 import Glibc
 import Weir
 import WeirFiles
+import WeirCLI
 import WeirMount
+import WeirRemote
 import WeirSystem
 
 /// `weir mount ARCHIVE MOUNTPOINT`: an archive shown as a read-only folder
@@ -26,6 +28,8 @@ struct MountCommand: ParsableCommand {
         decodes only the frames that hold its bytes, checked against the seek table and their checksums. \
         A .tar.zst without an index is decoded once to make one in memory (weir --index adds one to the file). \
         A .zst that is not a tar shows as one file, named as weir -d names its output.
+        ARCHIVE may be an http:// or https:// URL (a server that serves ranges): its tail is fetched at mount, \
+        its frames as reads need them, and every request checks the object is the one mounted (docs/remote.md).
         A damaged frame fails the reads that need it with EIO (the message names the archive, the file \
         and the frame), never with wrong bytes; so does an archive changed while mounted. Writes fail with EROFS.
         Runs in the background once the mount is ready (messages then go to the system log); unmount with \
@@ -34,7 +38,8 @@ struct MountCommand: ParsableCommand {
         helpNames: [.short, .long, .customShort("H")]
     )
 
-    @Argument(help: ArgumentHelp("The archive to show: a .tar.zst, or any zstd file.", valueName: "ARCHIVE"))
+    @Argument(help: ArgumentHelp("The archive to show: a .tar.zst, or any zstd file; a file, or an http(s) URL.",
+                                 valueName: "ARCHIVE"))
     var archive: String
 
     @Argument(help: ArgumentHelp("The folder to show it in.", valueName: "MOUNTPOINT"))
@@ -60,7 +65,8 @@ struct MountCommand: ParsableCommand {
     @Flag(name: [.customShort("q"), .customLong("quiet")], help: "No notes, only errors.")
     var quiet = false
 
-    @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Say when the mount is ready.")
+    @Flag(name: [.customShort("v"), .customLong("verbose")],
+          help: "Say when the mount is ready, and the frames decoded when it is unmounted.")
     var verbose = false
 
     /// Parses `arguments` (those after `mount`) and mounts; exits with its
@@ -87,12 +93,21 @@ struct MountCommand: ParsableCommand {
 
     /// Mounts, and returns the exit status.
     func mount() -> Int32 {
-        guard let absolute = FileName.withCString(archive, { realpath($0, nil) }) else {
-            StandardError.write("weir: \(FileName.displayingEscapes(archive)): \(String(cString: strerror(errno)))\n")
-            return 1
+        let path: String
+        if RemoteInputs.isURL(archive) {
+            // Opened at offsets (docs/remote.md): frames fetched as reads need them, the object's identity
+            // checked on every request. Only registered here: the child opens it, after the fork.
+            RemoteInputs.register(archive, reading: .atOffsets)
+            path = archive
+        } else {
+            guard let absolute = FileName.withCString(archive, { realpath($0, nil) }) else {
+                StandardError.write("weir: \(FileName.displayingEscapes(archive)): "
+                    + "\(String(cString: strerror(errno)))\n")
+                return 1
+            }
+            path = String(cString: absolute)
+            free(absolute)
         }
-        let path = String(cString: absolute)
-        free(absolute)
         var folder = stat()
         guard FileName.withCString(mountPoint, { stat($0, &folder) }) == 0, folder.st_mode & S_IFMT == S_IFDIR else {
             StandardError.write("weir: \(FileName.displayingEscapes(mountPoint)): not a folder to mount on\n")
@@ -153,6 +168,14 @@ struct MountCommand: ParsableCommand {
     private func serve(path: String, threads: Int, settings: MountOptions,
                        log: @escaping @Sendable (String) -> Void, ready: () -> Void) -> Int32 {
         FuseMount.setStopSignals(blocked: true)
+        var settings = settings
+        if !quiet, StandardError.isTerminal {
+            // A tar without an index is decoded once before the mount is ready: its progress line, as -d's.
+            let display = ProgressDisplay(), shown = FileName.displayingEscapes(archive)
+            settings.indexing = { total in display.begin(name: shown, file: 1, files: 1, total: total,
+                                                         mode: .decompress) }
+            settings.indexed = { display.end() }
+        }
         do throws(WeirError) {
             let mounted = try MountedArchive(path: path, name: archive, options: settings, log: log)
             if !quiet { for note in mounted.notes { StandardError.write("weir: \(archive): \(note)\n") } }
@@ -169,6 +192,8 @@ struct MountCommand: ParsableCommand {
                 weir_allocator_purge()
                 weir_allocator_keep_freed(1000)
             }
+            // In the foreground, on standard error; in the background, the system log.
+            if verbose { log("\(archive): unmounted; \(mounted.cache.framesDecoded) frames decoded") }
             return 0
         } catch {
             StandardError.write("weir: \(FileName.displayingEscapes(error.path)): \(error.reason)\n")

@@ -127,6 +127,57 @@ struct MountCommandTests {
         expectDone(result)
     }
 
+    @Test("sparse files (GNU tar --sparse: gnu, pax 0.0, 0.1, 1.0): tar x's bytes and size, holes as zeros")
+    func sparse() throws {
+        let scratch = Scratch()
+        let result = try run(scratch, """
+            mkdir src
+            # 30 runs of data between holes (more than an old GNU header holds), ending in a hole; one
+            # ending in data; one all hole; a plain file after them.
+            python3 -c "
+            import os
+            f = open('src/runs.bin', 'wb')
+            for i in range(30): f.seek(i * 200000 + i * 777 % 5000); f.write(os.urandom(3000 + i * 100))
+            f.truncate(30 * 200000 + 123457); f.close()
+            f = open('src/tail.bin', 'wb'); f.seek(3000000); f.write(os.urandom(70000)); f.close()"
+            truncate -s 5000000 src/hole.bin
+            seq 1 20000 > src/plain.txt
+            for v in gnu 0.0 0.1 1.0; do
+                if [ $v = gnu ]; then flags=--format=gnu; else flags="--format=pax --sparse-version=$v"; fi
+                tar $flags --sparse -cf t-$v.tar -C src runs.bin tail.bin hole.bin plain.txt
+                $WEIR -q -B 64K t-$v.tar
+                mkdir x-$v mnt-$v
+                tar -xf t-$v.tar -C x-$v
+                $WEIR mount t-$v.tar.zst mnt-$v; ready mnt-$v
+                for f in runs.bin tail.bin hole.bin plain.txt; do
+                    cmp x-$v/$f mnt-$v/$f
+                    test "$(stat -c %s mnt-$v/$f)" = "$(stat -c %s src/$f)"
+                done
+                # The blocks stat shows are the data's, not the holes'.
+                [ "$(stat -c %b mnt-$v/hole.bin)" -lt 100 ]
+                python3 - mnt-$v <<'PY'
+            import os, random, sys
+            rng = random.Random(3)
+            for name in ["runs.bin", "tail.bin"]:
+                want = open("src/" + name, "rb").read()
+                fd = os.open(sys.argv[1] + "/" + name, os.O_RDONLY)
+                for _ in range(200):
+                    start = rng.randrange(len(want)); length = rng.randrange(1, 400000)
+                    assert os.pread(fd, length, start) == want[start:start + length], (name, start, length)
+                os.close(fd)
+            PY
+                fusermount3 -u mnt-$v
+            done
+            # Without an index (indexed in memory by one decode), the same.
+            zstd -q t-1.0.tar -o plain.tar.zst
+            mkdir mnt
+            $WEIR mount -q plain.tar.zst mnt; ready mnt
+            diff -r x-1.0 mnt
+            echo done
+            """)
+        expectDone(result)
+    }
+
     @Test("a plain .zst is one file named as weir -d names it; a tar without an index is indexed in memory")
     func otherArchives() throws {
         let scratch = Scratch()
@@ -153,6 +204,45 @@ struct MountCommandTests {
             echo done
             """)
         expectDone(result)
+    }
+
+    @Test("a tar without an index: on a terminal, the decode's progress line, cleared, then the weir --index note")
+    func indexingProgress() throws {
+        let scratch = Scratch()
+        let made = try run(scratch, """
+            mkdir src; head -c 6000000 /dev/urandom | base64 > src/a.txt; seq 1 300000 > src/b.txt
+            tar -cf t.tar -C src a.txt b.txt
+            zstd -q t.tar -o plain.tar.zst
+            mkdir mnt
+            echo done
+            """)
+        expectDone(made)
+        defer { _ = try? WeirProcess.shell("mountpoint -q mnt && fusermount3 -u -z mnt; true", in: scratch.url) }
+        let session = try TerminalSession("""
+            \(Self.helpers)
+            $WEIR mount plain.tar.zst mnt; ready mnt; cmp mnt/b.txt src/b.txt; fusermount3 -u mnt
+            echo '== redirected'
+            $WEIR mount plain.tar.zst mnt 2> err; ready mnt; fusermount3 -u mnt
+            echo '== quiet'
+            $WEIR mount -q plain.tar.zst mnt; ready mnt; fusermount3 -u mnt
+            echo '== end'
+            """, in: scratch)
+        let screen = session.finish()
+        let parts = screen.components(separatedBy: "== redirected")
+        try #require(parts.count == 2 && screen.contains("== end"), "\(screen.debugDescription)")
+        // The line, drawn in place, the content's bytes made: cleared before the note.
+        let terminal = parts[0]
+        let line = try #require(terminal.range(of: "\rplain.tar.zst "), "\(terminal.debugDescription)")
+        let clear = try #require(terminal.range(of: "\r" + ProgressCommandTests.eraseLine, options: .backwards))
+        let note = try #require(terminal.range(of: "weir --index adds one"), "\(terminal.debugDescription)")
+        #expect(line.upperBound <= clear.lowerBound && clear.upperBound <= note.lowerBound)
+        #expect(terminal.contains("MiB"), "\(terminal.debugDescription)")
+        // Not on a file, nor with -q; the note still goes to the file.
+        let rest = parts[1]
+        #expect(!rest.contains("\r" + ProgressCommandTests.eraseLine) && !rest.contains("weir --index"),
+                "\(rest.debugDescription)")
+        let err = try String(contentsOfFile: scratch.path("err"), encoding: .utf8)
+        #expect(!err.contains("\r") && err.contains("weir --index adds one"), "\(err.debugDescription)")
     }
 
     @Test("not zstd: an error and nothing mounted; writes fail with EROFS; SIGTERM unmounts a foreground mount")
@@ -225,7 +315,7 @@ struct MountCommandTests {
         expectDone(result)
     }
 
-    @Test("a damaged frame: EIO for the file it holds and a message naming archive, file and frame; others read")
+    @Test("a damaged frame: EIO for its file, a message naming archive, file and frame; others read; -v's frames")
     func damaged() throws {
         let scratch = Scratch()
         let result = try run(scratch, """
@@ -239,13 +329,15 @@ struct MountCommandTests {
             f = open('t.tar.zst', 'r+b'); f.seek($size // 4); b = f.read(1); f.seek($size // 4)
             f.write(bytes([b[0] ^ 0x5a])); f.close()"
             mkdir mnt
-            \(TestShell.asForeground)$WEIR mount -f t.tar.zst mnt 2> log & pid=$!
+            \(TestShell.asForeground)$WEIR mount -f -v t.tar.zst mnt 2> log & pid=$!
             ready mnt
             if cat mnt/a.txt > /dev/null 2> err; then echo "read a damaged file"; exit 1; fi
             grep -q 'Input/output error' err
             cmp mnt/b.txt src/b.txt
             grep 't.tar.zst' log | grep '/a.txt' | grep -q 'frame'
             kill -INT $pid; wait $pid
+            # -v: the frames decoded, once unmounted.
+            grep -q '^weir: t.tar.zst: unmounted; [1-9][0-9]* frames decoded$' log
             echo done
             """)
         expectDone(result)

@@ -190,31 +190,61 @@ public final class TarArchive: Sendable {
     }
 
     /// The contents of the regular file `member` (its data without the
-    /// header blocks and padding).
+    /// header blocks and padding); a sparse file's (GNU tar's `--sparse`:
+    /// ``TarSparseMap``) with its holes as zeros, as `tar x` writes it.
     ///
     /// - Throws: `WeirError` `.notRegularFile` for a member that is not a
-    ///   plain file (a folder, a link, a sparse file), or as ``read(_:_:)``.
+    ///   file (a folder, a link), one cut short, or a sparse file whose
+    ///   map cannot be read; or as ``read(_:_:)``.
     public func contents(of member: TarMember) throws(WeirError) -> Data {
-        guard member.isPlainFile else {
+        let type = member.type
+        guard type == UInt8(ascii: "0") || type == 0 || type == UInt8(ascii: "7") || type == UInt8(ascii: "S") else {
             throw WeirError.notAFile(path: path, name: member.name,
-                                     why: "is not a regular file stored whole (type \(Character(.init(member.type))))")
+                                     why: "is not a regular file stored whole (type \(Character(.init(type))))")
         }
         let headerLength = member.record.headerLength
-        var data = Data()
-        data.reserveCapacity(member.size)
+        var stored: [UInt8] = []
+        stored.reserveCapacity(member.record.dataLength)
         var header: [UInt8] = []
         var at = 0
         try read(member) { piece throws(WeirError) in
             if at < headerLength { header.append(contentsOf: piece.prefix(headerLength - at)) }
-            let from = max(at, headerLength), to = min(at + piece.count, headerLength + member.size)
-            if from < to { data.append(contentsOf: piece[(from - at) ..< (to - at)]) }
+            let from = max(at, headerLength), to = min(at + piece.count, headerLength + member.record.dataLength)
+            if from < to { stored.append(contentsOf: piece[(from - at) ..< (to - at)]) }
             at += piece.count
         }
-        // A pax sparse member is type 0 with its real size: its data leaves the holes out.
-        if header.withUnsafeBytes({ TarHeaderCheck.paxRecord(in: $0, key: Array("GNU.sparse.size".utf8)) }) != nil
-            || header.withUnsafeBytes({ TarHeaderCheck.paxRecord(in: $0, key: Array("GNU.sparse.realsize".utf8)) })
-            != nil {
-            throw WeirError.notAFile(path: path, name: member.name, why: "is a sparse file (its holes are not stored)")
+        var map: TarSparseMap
+        var mapLength = 0
+        switch header.withUnsafeBytes({ TarSparseMap.parse(header: $0) }) {
+        case .notSparse:
+            guard stored.count >= member.size, type != UInt8(ascii: "S") else {
+                throw WeirError.notAFile(path: path, name: member.name, why: "is not a regular file stored whole "
+                    + "(\(stored.count) of its \(member.size) bytes stored)")
+            }
+            return Data(stored.prefix(member.size))
+        case let .map(found): map = found
+        case let .mapInData(size):
+            guard case let .map(found, length) = stored.withUnsafeBytes({ TarSparseMap.inData($0, size: size) }) else {
+                throw WeirError.notAFile(path: path, name: member.name, why: "is a sparse file whose map is unreadable")
+            }
+            (map, mapLength) = (found, length)
+        case let .damaged(why):
+            throw WeirError.notAFile(path: path, name: member.name, why: "is a sparse file: \(why)")
+        }
+        guard map.size == member.size, mapLength + map.storedLength <= stored.count else {
+            throw WeirError.notAFile(path: path, name: member.name,
+                                     why: "is a sparse file whose map does not fit its stored data")
+        }
+        var data = Data(count: map.size)
+        data.withUnsafeMutableBytes { all in
+            for piece in map.pieces(of: 0 ..< map.size) {
+                guard let at = piece.stored else { continue }
+                stored.withUnsafeBytes { source in
+                    UnsafeMutableRawBufferPointer(rebasing: all[piece.offset ..< piece.offset + piece.count])
+                        .copyMemory(from: UnsafeRawBufferPointer(
+                            rebasing: source[mapLength + at ..< mapLength + at + piece.count]))
+                }
+            }
         }
         return data
     }

@@ -12,11 +12,25 @@ import WeirSystem
 /// size, its checksum): only frames that passed are kept or handed on. Two
 /// reads that need the same frame decode it once: the second waits for the
 /// first. Reads of different frames decode at once, on their own threads.
-/// The least recently used frames go first when the budget is full; a
-/// frame being decoded counts against the budget, and the budget may be
-/// passed by the frames decoding at once (never refused: a read that waits
-/// for memory could wait for itself). A frame larger than half the budget
-/// is never kept: its reads stream it through the reader, checked as well.
+/// When the budget is full, frames a read reached the end of go first (a
+/// sequential reader is done with them; a read that goes back into one,
+/// well before where reads of it reached, makes it unfinished again), least
+/// recently used first, then
+/// the others the same way. A frame being decoded counts against the
+/// budget, and the budget may be passed by the frames decoding at once
+/// (never refused: a read that waits for memory could wait for itself). A
+/// frame larger than half the budget is never kept: its reads stream it
+/// through the reader, checked as well.
+///
+/// A frame read ahead (``readAhead(after:)``) makes its room only of frames
+/// read to their end, and leaves room for one frame more (a reader's next:
+/// a frame being decoded cannot give way to it), or is not read ahead:
+/// two sequential readers in a budget of three frames keep each its frame
+/// and its next when they cross into it, rather than one reader's next
+/// taking the frame the other is in (then every frame decoded again, as
+/// often as the readers took turns). A read that needs room when no frame
+/// is finished drops a frame read ahead and not read before a frame a
+/// reader is in.
 ///
 /// Safe to share across threads.
 package final class FrameCache: Sendable {
@@ -24,6 +38,13 @@ package final class FrameCache: Sendable {
         /// Nil while the frame is decoded.
         var bytes: [UInt8]?
         var lastUse: UInt64
+        /// Where the furthest read of it ended (a content offset): it is
+        /// finished once that is within ``finishedWithin`` of its end. A read
+        /// that starts more than ``backJump`` before it goes back into the
+        /// frame, and starts it again.
+        var reached = 0
+        /// Read since it was kept: false for a frame read ahead and not read yet.
+        var read = true
     }
 
     private struct State {
@@ -39,6 +60,17 @@ package final class FrameCache: Sendable {
     package let reader: SeekableReader
     /// The bytes of decoded frames kept at most.
     package let budget: Int
+    /// A read that ends this close to its frame's end (or within a 16th
+    /// of a smaller frame) finishes the frame: what is left is, in a tar,
+    /// the next member's header blocks (up to 64 KiB with long names and
+    /// pax records), which a file system does not read.
+    static let finishedWithin = 64 << 10
+    /// A read that starts this far before the furthest read of its frame
+    /// goes back into it (`tar c` of a folder reads it in the mount's order,
+    /// which differs here and there from the archive's); reads of one file
+    /// that the file system's threads serve out of order lie closer, within
+    /// the kernel's read-ahead.
+    static let backJump = 1 << 20
     /// Called after each frame is decoded, before its bytes are kept or
     /// handed on: an error it throws fails the frame as a decoding error
     /// would (the mount's check that the archive is still the one it read).
@@ -79,7 +111,7 @@ package final class FrameCache: Sendable {
                 let target = UnsafeMutableRawBufferPointer(
                     rebasing: buffer[(from - range.lowerBound) ..< (to - range.lowerBound)])
                 if keeps(frame.count) {
-                    let bytes = try frameBytes(index)
+                    let bytes = try frameBytes(index, from: from, to: to)
                     bytes.withUnsafeBytes { all in
                         target.copyMemory(from: UnsafeRawBufferPointer(
                             rebasing: all[(from - frame.lowerBound) ..< (to - frame.lowerBound)]))
@@ -102,11 +134,22 @@ package final class FrameCache: Sendable {
     /// too large to keep: a sequential reader finds it ready.
     package func readAhead(after offset: Int) {
         let index = reader.frame(containing: offset) + 1
-        guard index < reader.frameCount, keeps(reader.contentRange(ofFrame: index).count),
-              !state.withLock({ $0.entries[index] != nil }) else { return }
+        guard index < reader.frameCount else { return }
+        let size = reader.contentRange(ofFrame: index).count
+        guard keeps(size), state.withLock({ state in
+            // Room for it and for one more frame as large: a reader's next frame, which a frame being
+            // decoded (this one) could not give way to.
+            guard state.entries[index] == nil, makeRoom(for: 2 * size, &state, finishedOnly: true) else {
+                return false
+            }
+            state.clock += 1
+            state.entries[index] = Entry(bytes: nil, lastUse: state.clock, read: false)
+            state.used += size
+            return true
+        }) else { return }
         DispatchQueue.global(qos: .utility).async { [self] in
             // A frame that fails here fails again, with its error, for the read that needs it.
-            _ = try? frameBytes(index)
+            _ = try? decode(index, size: size)
         }
     }
 
@@ -115,22 +158,31 @@ package final class FrameCache: Sendable {
 
     /// Frame `index`, kept or decoded now; a frame another thread is
     /// decoding is waited for.
-    private func frameBytes(_ index: Int) throws(WeirError) -> [UInt8] {
+    /// `from ..< to`: the content the read takes from it.
+    private func frameBytes(_ index: Int, from: Int, to: Int) throws(WeirError) -> [UInt8] {
         let size = reader.contentRange(ofFrame: index).count
         enum Found { case kept([UInt8]), mine }
         let found: Found = state.withLock(when: { $0.entries[index].map { $0.bytes != nil } ?? true }) { state in
             state.clock += 1
             if var entry = state.entries[index], let bytes = entry.bytes {
                 entry.lastUse = state.clock
+                entry.reached = from < entry.reached - Self.backJump ? to : max(entry.reached, to)
+                entry.read = true
                 state.entries[index] = entry
                 return .kept(bytes)
             }
-            state.entries[index] = Entry(bytes: nil, lastUse: state.clock)
+            _ = makeRoom(for: size, &state, finishedOnly: false)
+            state.entries[index] = Entry(bytes: nil, lastUse: state.clock, reached: to)
             state.used += size
-            evict(&state)
             return .mine
         }
         if case .kept(let bytes) = found { return bytes }
+        return try decode(index, size: size)
+    }
+
+    /// Decodes frame `index` (`size` bytes), whose entry this thread made,
+    /// and keeps it.
+    private func decode(_ index: Int, size: Int) throws(WeirError) -> [UInt8] {
         let bytes: [UInt8]
         do throws(WeirError) {
             bytes = try reader.decodeFrame(index)
@@ -150,14 +202,35 @@ package final class FrameCache: Sendable {
         return bytes
     }
 
-    /// Drops the least recently used decoded frames until the entries fit
-    /// the budget, or only frames being decoded are left.
-    private func evict(_ state: inout State) {
-        while state.used > budget {
-            guard let oldest = state.entries.filter({ $0.value.bytes != nil })
-                .min(by: { $0.value.lastUse < $1.value.lastUse }) else { return }
+    /// Drops decoded frames until `size` bytes more fit the budget: those
+    /// read to their end first, least recently used first, then (unless
+    /// `finishedOnly`) those read ahead and not read yet (a guess, where
+    /// the others are frames readers are in), then the others the same
+    /// way, until only frames being decoded are left.
+    ///
+    /// - Returns: whether the room is made; with `finishedOnly`, nothing is
+    ///   dropped unless the frames read to their end make it all.
+    private func makeRoom(for size: Int, _ state: inout State, finishedOnly: Bool) -> Bool {
+        let finished = { (index: Int, entry: Entry) in
+            let frame = self.reader.contentRange(ofFrame: index)
+            return entry.reached > frame.upperBound - min(Self.finishedWithin, frame.count / 16)
+        }
+        if finishedOnly {
+            let freeable = state.entries.reduce(0) { $0 + (finished($1.key, $1.value) ? $1.value.bytes?.count ?? 0 : 0) }
+            guard state.used + size - freeable <= budget else { return false }
+        }
+        while state.used + size > budget {
+            let kept = state.entries.filter { $0.value.bytes != nil }
+            let older = { (one: (key: Int, value: Entry), other: (key: Int, value: Entry)) in
+                one.value.lastUse < other.value.lastUse
+            }
+            let done = kept.filter { finished($0.key, $0.value) }.min(by: older)
+            let oldest = finishedOnly ? done : done ?? kept.filter({ !$0.value.read }).min(by: older)
+                    ?? kept.min(by: older)
+            guard let oldest else { return !finishedOnly }
             state.used -= oldest.value.bytes?.count ?? 0
             state.entries[oldest.key] = nil
         }
+        return true
     }
 }

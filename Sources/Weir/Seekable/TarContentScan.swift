@@ -21,12 +21,14 @@ package enum TarContentScan {
     /// frames, its first `end` bytes decoded), compressed at `level`; nil
     /// when the content is not a whole tar. Without `wholeFile`, only
     /// whether it starts as one: an empty frame when it does, after its
-    /// first buffer.
+    /// first buffer. `observer`, if any, is told the file's bytes decoded
+    /// and the content's bytes made, as a decompression's.
     ///
     /// - Throws: `WeirError` when the file cannot be read or does not
     ///   decode (corrupt, a checksum that fails).
     static func index(of file: Descriptor, end: Int, options: DecompressionOptions,
-                      level: Int = 3, wholeFile: Bool = true) throws(WeirError) -> TarScanner.Found? {
+                      level: Int = 3, wholeFile: Bool = true,
+                      observer: ProgressObserver? = nil) throws(WeirError) -> TarScanner.Found? {
         let context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
                                                verifyChecksum: options.verifyChecksum, path: file.path)
         let input = UnsafeMutableRawBufferPointer.allocate(byteCount: inputSize, alignment: 16)
@@ -45,6 +47,7 @@ package enum TarContentScan {
                                     deallocator: .custom(nil, { free(owned) }))
             output = UnsafeMutableRawBufferPointer(start: malloc(outputSize), count: outputSize)
             produced += filled
+            observer?.bytesWritten(filled)
             filled = 0
             if scanner == nil {
                 guard TarScanner.startsTar(data) else { return false }
@@ -69,6 +72,7 @@ package enum TarContentScan {
                 if !wholeFile, produced > 0 { break }
             }
             if !wholeFile, produced > 0 { break }
+            observer?.bytesRead(count)
             offset += count
         }
         if !wholeFile {
@@ -82,14 +86,15 @@ package enum TarContentScan {
     /// The record list of the tar in the file at `path`, made by one
     /// decode of its content (a `.tar.zst` another tool wrote, for `weir
     /// mount`); nil when the content is not a whole tar. Nothing is written.
+    /// `observer`, if any, follows the decode (the file's bytes as input).
     ///
     /// - Throws: `WeirError` when the file cannot be read or does not decode.
-    package static func records(path: String, options: DecompressionOptions) throws(WeirError)
-        -> MemberIndex.Records? {
+    package static func records(path: String, options: DecompressionOptions,
+                                observer: ProgressObserver? = nil) throws(WeirError) -> MemberIndex.Records? {
         let file = try Descriptor.openForReading(path)
         defer { file.close() }
         let size = try file.status().size
-        guard let found = try index(of: file, end: size, options: options) else { return nil }
+        guard let found = try index(of: file, end: size, options: options, observer: observer) else { return nil }
         var frame: [UInt8] = []
         frame.reserveCapacity(found.frame.count)
         try found.frame.forEachPiece(size: 1 << 20, path: path) { piece throws(WeirError) in

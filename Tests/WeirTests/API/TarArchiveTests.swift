@@ -81,6 +81,23 @@ struct TarArchiveTests {
         }
     }
 
+    @Test("a sparse file's contents (GNU tar's gnu, pax 0.0, 0.1, 1.0 formats): the file, holes as zeros")
+    func sparseContents() async throws {
+        let (file, tars) = try TarSparseMapTests.archives()
+        for (format, tar) in tars {
+            let folder = TestData.temporaryFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let path = folder.appendingPathComponent("s.tar").path
+            try Data(tar).write(to: URL(fileURLWithPath: path))
+            _ = try await Compressor(options: CompressionOptions(level: 1, threads: 2, chunkSize: 64 << 10))
+                .compress(file: path)
+            let archive = try TarArchive(path: path + ".zst")
+            let member = try #require(archive.members.first, "\(format)")
+            #expect(!member.isPlainFile && member.size == file.count, "\(format)")
+            #expect(try archive.contents(of: member) == Data(file), "\(format)")
+        }
+    }
+
     @Test("""
           an index whose offsets disagree with the content: the member \
           refused with the file and offset, nothing handed on

@@ -64,6 +64,32 @@ struct FrameCacheTests {
         #expect(cache.framesDecoded == 10)
     }
 
+    @Test("two sequential readers, a budget of three frames: no frame decoded twice (read-ahead takes none in use)")
+    func twoSequentialReaders() async throws {
+        let folder = Folder()
+        let content = TestData.text(13 * (64 << 10), seed: 8)
+        let reader = try await reader(folder, content)
+        #expect(reader.frameCount == 13)
+        let cache = FrameCache(reader: reader, budget: 3 * (64 << 10))
+        // A reads frames 0-4, B frames 8-12, 4 KiB at a time in turns, each read followed by the
+        // mount's read-ahead after it.
+        let streams = [reader.contentRange(ofFrame: 0).lowerBound ..< reader.contentRange(ofFrame: 4).upperBound,
+                       reader.contentRange(ofFrame: 8).lowerBound ..< reader.contentRange(ofFrame: 12).upperBound]
+        var at = streams.map(\.lowerBound)
+        while zip(at, streams).contains(where: { $0 < $1.upperBound }) {
+            for stream in 0 ..< 2 where at[stream] < streams[stream].upperBound {
+                let range = at[stream] ..< min(at[stream] + 4096, streams[stream].upperBound)
+                var buffer = [UInt8](repeating: 0, count: range.count)
+                try buffer.withUnsafeMutableBytes { try cache.read(range, into: $0) }
+                #expect(buffer == Array(content[range]))
+                cache.readAhead(after: range.upperBound - 1)
+                at[stream] = range.upperBound
+            }
+        }
+        // The ten frames read, and at most the one after each stream's last (read ahead, not read).
+        #expect(cache.framesDecoded >= 10 && cache.framesDecoded <= 12, "\(cache.framesDecoded) frames decoded")
+    }
+
     @Test("a damaged frame fails the reads that touch it, each time; the others read")
     func damagedFrame() async throws {
         let folder = Folder()
