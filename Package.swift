@@ -131,7 +131,7 @@ let package = Package(
         // the kernel's FUSE. No terminal output, no exit: the tool's part.
         .target(
             name: "WeirMount",
-            dependencies: ["Weir", "WeirFiles", "WeirFormats", "WeirRemote", "WeirSystem", "CCurl", "CFuse"]
+            dependencies: ["Weir", "WeirFiles", "WeirFormats", "WeirRemote", "WeirSystem", "CFuse"]
         ),
         // Inputs over HTTP(S) (docs/remote.md): an object read at offsets
         // through range requests, as the engine reads a file (a Descriptor

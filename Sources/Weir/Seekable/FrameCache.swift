@@ -216,7 +216,9 @@ package final class FrameCache: Sendable {
             return entry.reached > frame.upperBound - min(Self.finishedWithin, frame.count / 16)
         }
         if finishedOnly {
-            let freeable = state.entries.reduce(0) { $0 + (finished($1.key, $1.value) ? $1.value.bytes?.count ?? 0 : 0) }
+            let freeable = state.entries.reduce(0) { total, entry in
+                total + (finished(entry.key, entry.value) ? entry.value.bytes?.count ?? 0 : 0)
+            }
             guard state.used + size - freeable <= budget else { return false }
         }
         while state.used + size > budget {
