@@ -191,7 +191,7 @@ public final class TarArchive: Sendable {
 
     /// The contents of the regular file `member` (its data without the
     /// header blocks and padding); a sparse file's (GNU tar's `--sparse`:
-    /// ``TarSparseMap``) with its holes as zeros, as `tar x` writes it.
+    /// `TarSparseMap`) with its holes as zeros, as `tar x` writes it.
     ///
     /// - Throws: `WeirError` `.notRegularFile` for a member that is not a
     ///   file (a folder, a link), one cut short, or a sparse file whose
