@@ -203,25 +203,34 @@ public final class TarArchive: Sendable {
                                      why: "is not a regular file stored whole (type \(Character(.init(type))))")
         }
         let headerLength = member.record.headerLength
-        var stored: [UInt8] = []
-        stored.reserveCapacity(member.record.dataLength)
         var header: [UInt8] = []
+        // Told by the header blocks, which come first: a file's contents are its first `size` stored bytes,
+        // kept as they come (no copy after); a sparse file's map needs all of them.
+        var found: TarSparseMap.Found?
+        var keep = member.record.dataLength
+        var stored = Data()
         var at = 0
         try read(member) { piece throws(WeirError) in
             if at < headerLength { header.append(contentsOf: piece.prefix(headerLength - at)) }
-            let from = max(at, headerLength), to = min(at + piece.count, headerLength + member.record.dataLength)
+            if found == nil, header.count == headerLength {
+                let parsed = header.withUnsafeBytes { TarSparseMap.parse(header: $0) }
+                if parsed == .notSparse { keep = min(keep, member.size) }
+                stored.reserveCapacity(keep)
+                found = parsed
+            }
+            let from = max(at, headerLength), to = min(at + piece.count, headerLength + keep)
             if from < to { stored.append(contentsOf: piece[(from - at) ..< (to - at)]) }
             at += piece.count
         }
         var map: TarSparseMap
         var mapLength = 0
-        switch header.withUnsafeBytes({ TarSparseMap.parse(header: $0) }) {
+        switch found ?? header.withUnsafeBytes({ TarSparseMap.parse(header: $0) }) {
         case .notSparse:
-            guard stored.count >= member.size, type != UInt8(ascii: "S") else {
+            guard stored.count == member.size, type != UInt8(ascii: "S") else {
                 throw WeirError.notAFile(path: path, name: member.name, why: "is not a regular file stored whole "
                     + "(\(stored.count) of its \(member.size) bytes stored)")
             }
-            return Data(stored.prefix(member.size))
+            return stored
         case let .map(found): map = found
         case let .mapInData(size):
             guard case let .map(found, length) = stored.withUnsafeBytes({ TarSparseMap.inData($0, size: size) }) else {
