@@ -29,17 +29,18 @@ import WeirSystem
 /// reads every header, and a tar member's header blocks must be the member's.
 ///
 /// Reading decodes each frame that the range touches, and no byte of a
-/// frame goes out before the frame's check passed (issue 59). The first
-/// read that ends inside a frame streams it from its start to its end, its
-/// checksum verified, holding the range's bytes until then (at most
+/// frame goes out before the frame's check passed (issue 59): verifying
+/// checksums, every frame a read touches is decoded to its end. A frame of
+/// up to `cacheableFrameSize` is decoded whole, in one call into memory of
+/// its own, and kept, the last `cachedFrames` of them, so that neighbouring
+/// reads decode nothing again. A larger frame is streamed from its start to
+/// its end, holding the range's bytes until then (at most
 /// `cacheableFrameSize` of them; more, and the frame is streamed once to
 /// verify it, then again for the range). Without checksum verification
-/// (`--no-check`, as zstd's), it leaves the frame as soon as the range is
-/// covered. A frame of up to
-/// `cacheableFrameSize` that is read again, or read to its end, is
-/// decoded whole (its checksum verified) and kept, the last
-/// `cachedFrames` of them, so that neighbouring reads decode nothing
-/// again; a larger frame is always streamed. Memory:
+/// (`--no-check`, as zstd's), the first read that ends inside a frame
+/// streams it and leaves it as soon as the range is covered; a frame of up
+/// to `cacheableFrameSize` read again, or read to its end, is decoded whole
+/// and kept. Memory:
 /// at most `cachedFrames` × `cacheableFrameSize` of decoded frames, and a
 /// frame's compressed bytes while it is decoded.
 ///
@@ -182,7 +183,9 @@ public final class SeekableReader: Sendable {
             let inner = max(range.lowerBound, start) - start ..< min(range.upperBound, start + size) - start
             if !inner.isEmpty {
                 touched += 1
-                if size <= wholeFrameLimit, inner.upperBound == size
+                // Checked, a frame is decoded to its end anyway: whole, in one call, is the same work less
+                // libzstd's window and its copy out of it.
+                if size <= wholeFrameLimit, options.verifyChecksum || inner.upperBound == size
                     || cache.withLock({ $0.frames.contains { $0.index == index } || $0.streamedBefore(index) }) {
                     let bytes = try decodedWhole(index)
                     try bytes.withUnsafeBytes { all in
@@ -191,8 +194,8 @@ public final class SeekableReader: Sendable {
                 } else if !options.verifyChecksum {
                     try stream(frames[index], size: size, inner, body)
                 } else if inner.count <= wholeFrameLimit {
-                    // No byte goes out before its frame's check passed (issue 59):
-                    // the frame is decoded to its end, the range's bytes held.
+                    // No byte goes out before its frame's check passed (issue 59): the frame, too large to decode
+                    // whole, is streamed to its end, the range's bytes held.
                     var held: [UInt8] = []
                     held.reserveCapacity(inner.count)
                     try stream(frames[index], size: size, inner, toEnd: true) { piece throws(WeirError) in
@@ -339,10 +342,13 @@ public final class SeekableReader: Sendable {
         let context = try DecompressionContext(windowLogMax: 31, verifyChecksum: options.verifyChecksum,
                                                dictionary: dictionary, prefix: options.patchReference, path: path)
         // Exactly the listed size: a frame with more content fails to fit. Not zeroed first, its pages made at
-        // once: libzstd writes every byte it reports, and only those are kept.
+        // once, huge where they fit: libzstd writes every byte it reports, and only those are kept.
         var outcome: Result<Int, WeirError> = .success(0)
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { output, initialized in
-            if let base = output.baseAddress { Page.populate(UnsafeMutableRawPointer(base), size) }
+            if let base = output.baseAddress {
+                Page.preferHuge(UnsafeMutableRawPointer(base), size)
+                Page.populate(UnsafeMutableRawPointer(base), size)
+            }
             outcome = source.withUnsafeBytes { input in
                 Result { () throws(WeirError) in
                     try context.decompressFrame(input, into: UnsafeMutableRawBufferPointer(output))
