@@ -45,7 +45,8 @@ public final class TarArchive: Sendable {
     /// with `checkingIndex`. Without, they are checked by the first walk,
     /// which must be ``selecting(_:)`` (it throws what the check would
     /// have): ``members`` and ``select(_:)`` assume a checked index. One walk
-    /// instead of two, for `weir -d --member`.
+    /// instead of two, for `weir -d --member`, and it reads the index as it
+    /// is decoded on another thread (``MemberIndex/ColumnStream``).
     package init(path: String, options: DecompressionOptions, checkingIndex: Bool) throws(WeirError) {
         self.path = path
         self.options = options
@@ -53,7 +54,8 @@ public final class TarArchive: Sendable {
         do throws(WeirError) {
             let size = try file.status().size
             guard let table = try SeekTable.atEnd(of: file, fileSize: size),
-                  let found = try MemberIndex.records(in: file, table: table, checking: checkingIndex) else {
+                  let found = try MemberIndex.records(in: file, table: table, checking: checkingIndex,
+                                                      walkingAsDecoded: !checkingIndex) else {
                 throw try Self.missingIndex(path: path, options: options)
             }
             (self.file, self.table, records, indexFrame) = (file, table, found.records, found.frame)

@@ -40,10 +40,13 @@ extension MemberIndex {
 
     /// The record list of the index of `file`, whose seek table is `table`,
     /// not made into members (checked whole with `checking`, else by its
-    /// first walk), and where its frame stands; nil when the file has none.
+    /// first walk, which with `walkingAsDecoded` reads it as it is decoded:
+    /// ``records(frame:path:offset:checking:walkingAsDecoded:)``), and where
+    /// its frame stands; nil when the file has none.
     ///
     /// - Throws: as ``read(in:table:)``.
-    package static func records(in file: Descriptor, table: SeekTable, checking: Bool = true) throws(WeirError)
+    package static func records(in file: Descriptor, table: SeekTable, checking: Bool = true,
+                                walkingAsDecoded: Bool = false) throws(WeirError)
         -> (records: Records, frame: Range<Int>)? {
         guard let last = table.entries.last, last.decompressedSize == 0,
               Int(last.compressedSize) >= 8 + contentMagic.count else { return nil }
@@ -65,7 +68,8 @@ extension MemberIndex {
                                       "the file ends at offset \(range.lowerBound + frame.count), "
                                           + "inside its member index")
         }
-        return (try records(frame: frame, path: file.path, offset: range.lowerBound, checking: checking), range)
+        return (try records(frame: frame, path: file.path, offset: range.lowerBound, checking: checking,
+                            walkingAsDecoded: walkingAsDecoded), range)
     }
 
     /// The index of the file at `path` and where its frame stands; nil when

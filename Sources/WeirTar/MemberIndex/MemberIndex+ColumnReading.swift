@@ -13,6 +13,17 @@ extension MemberIndex {
     /// which ``Records`` walks in place (``walkColumns(_:declared:endOffset:corrupt:_:)``).
     static func columns(version2 bytes: ArraySlice<UInt8>, corrupt: (String) -> WeirError) throws(WeirError)
         -> (flags: UInt64, count: UInt64, endOffset: Int, contentSize: Int, raw: [UInt8]) {
+        let head = try columnsHead(version2: bytes, corrupt: corrupt)
+        let raw = try bytes[head.stream...].withUnsafeBytes { stream in Result { () throws(WeirError) in
+            try decompressedStream(stream, corrupt: corrupt)
+        } }.get()
+        return (head.flags, head.count, head.endOffset, head.contentSize, raw)
+    }
+
+    /// The header of the version 2 content `bytes`, checked, and where in
+    /// `bytes` the zstd stream of its blocks starts.
+    static func columnsHead(version2 bytes: ArraySlice<UInt8>, corrupt: (String) -> WeirError) throws(WeirError)
+        -> (flags: UInt64, count: UInt64, endOffset: Int, contentSize: Int, stream: Int) {
         try bytes.withUnsafeBytes { whole in Result { () throws(WeirError) in
             var head = ColumnCursor(bytes: UnsafeRawBufferPointer(rebasing: whole[...]))
             func field() throws(WeirError) -> UInt64 {
@@ -27,9 +38,7 @@ extension MemberIndex {
             guard endOffset <= contentSize, contentSize <= UInt64(Int.max) else {
                 throw corrupt("the end offset \(endOffset) passes the content size \(contentSize)")
             }
-            let stream = UnsafeRawBufferPointer(rebasing: whole[head.position...])
-            let raw = try decompressedStream(stream, corrupt: corrupt)
-            return (flags, count, Int(endOffset), Int(contentSize), raw)
+            return (flags, count, Int(endOffset), Int(contentSize), bytes.startIndex + head.position)
         } }.get()
     }
 
@@ -47,7 +56,23 @@ extension MemberIndex {
     static func walkColumns(_ raw: UnsafeRawBufferPointer, declared: UInt64, endOffset: Int,
                             corrupt: (String) -> WeirError,
                             _ body: (Record) throws(WeirError) -> Void) throws(WeirError) {
-        var cursor = ColumnCursor(bytes: raw)
+        try walkColumns(declared: declared, endOffset: endOffset, corrupt: corrupt, body) { _ throws(WeirError) in raw }
+    }
+
+    /// The most bytes a block's head takes: its member count and 18 column
+    /// lengths, a `uvarint` of at most 10 bytes each.
+    static let blockHeadBytes = 19 * 10
+
+    /// Walks the blocks of columns that `bytes` gives as ``walkColumns(_:declared:endOffset:corrupt:_:)``
+    /// walks them, with the same checks and errors: `bytes(n)` is the record
+    /// list from its start, at least `n` bytes of it when it holds that many,
+    /// else all of it (a list still being decoded: ``ColumnStream``). Every
+    /// check against the list's size asks for the bytes it needs, so that
+    /// one made on part of the list finds what it would on the whole.
+    static func walkColumns(declared: UInt64, endOffset: Int, corrupt: (String) -> WeirError,
+                            _ body: (Record) throws(WeirError) -> Void,
+                            bytes: (Int) throws(WeirError) -> UnsafeRawBufferPointer) throws(WeirError) {
+        var position = 0
         var total: UInt64 = 0
         var walk = ColumnWalk()
         defer { walk.free() }
@@ -57,12 +82,20 @@ extension MemberIndex {
         let columns = UnsafeMutableBufferPointer<ColumnCursor>.allocate(capacity: Column.allCases.count)
         columns.initialize(repeating: ColumnCursor(bytes: UnsafeRawBufferPointer(start: nil, count: 0)))
         defer { columns.deallocate() }
-        while cursor.position < raw.count {
-            guard let members = cursor.uvarint(), members > 0, members <= UInt64(raw.count) else {
+        /// Whether the list holds at least `count` bytes.
+        func holds(_ count: UInt64) throws(WeirError) -> Bool {
+            let have = try bytes(Int(clamping: count)).count
+            return count <= UInt64(have)
+        }
+        while try position < bytes(position + 1).count {
+            // A head is read whole from what is decoded, never from a part of it that cuts a length short.
+            var cursor = ColumnCursor(bytes: try bytes(position + blockHeadBytes))
+            cursor.position = position
+            guard let members = cursor.uvarint(), members > 0, try holds(members) else {
                 throw corrupt("a block of the record list declares no members or more than it holds")
             }
             for column in Column.allCases {
-                guard let length = cursor.uvarint(), length <= UInt64(raw.count) else {
+                guard let length = cursor.uvarint(), try holds(length) else {
                     throw corrupt("a column's length runs past the record list")
                 }
                 lengths[column.rawValue] = Int(length)
@@ -70,12 +103,21 @@ extension MemberIndex {
             var start = cursor.position
             for column in Column.allCases {
                 let length = lengths[column.rawValue]
-                guard length <= raw.count - start else { throw corrupt("a column runs past the record list") }
-                let bytes = UnsafeRawBufferPointer(rebasing: raw[start ..< start + length])
-                columns[column.rawValue] = ColumnCursor(bytes: bytes)
+                let have = try bytes(start + length).count
+                guard length <= have - start else {
+                    throw corrupt("a column runs past the record list")
+                }
                 start += length
             }
-            cursor.position = start
+            let raw = try bytes(start)
+            start = cursor.position
+            for column in Column.allCases {
+                let length = lengths[column.rawValue]
+                columns[column.rawValue] = ColumnCursor(
+                    bytes: UnsafeRawBufferPointer(rebasing: raw[start ..< start + length]))
+                start += length
+            }
+            position = start
             for _ in 0 ..< members {
                 do throws(ColumnFailure) {
                     try walk.next(columns, endOffset: endOffset, index: Int(total))
@@ -260,13 +302,7 @@ extension MemberIndex {
     /// never more than it could hold.
     static func decompressedStream(_ source: UnsafeRawBufferPointer, corrupt: (String) -> WeirError)
         throws(WeirError) -> [UInt8] {
-        guard let header = FrameHeader(startOf: source) else { throw corrupt("the record list is not a zstd frame") }
-        guard header.hasChecksum else { throw corrupt("the record list's zstd frame lacks its checksum") }
-        let length = ZSTD_findFrameCompressedSize(source.baseAddress, source.count)
-        guard ZSTD_isError(length) == 0, length == source.count else {
-            throw corrupt(ZSTD_isError(length) != 0 ? "the record list's zstd frame is cut short"
-                                                    : "\(source.count - length) bytes follow the record list")
-        }
+        try checkStream(source, corrupt: corrupt)
         guard let context = ZSTD_createDCtx() else { throw corrupt("out of memory") }
         defer { ZSTD_freeDCtx(context) }
         let limit = source.count * maxExpansion
@@ -310,6 +346,18 @@ extension MemberIndex {
             if !finished { capacity = min(limit + 1, capacity * 2) }
         }
         return content
+    }
+
+    /// Checks that `source` is one zstd frame, exactly, with its checksum:
+    /// what is refused before anything of it is decoded.
+    static func checkStream(_ source: UnsafeRawBufferPointer, corrupt: (String) -> WeirError) throws(WeirError) {
+        guard let header = FrameHeader(startOf: source) else { throw corrupt("the record list is not a zstd frame") }
+        guard header.hasChecksum else { throw corrupt("the record list's zstd frame lacks its checksum") }
+        let length = ZSTD_findFrameCompressedSize(source.baseAddress, source.count)
+        guard ZSTD_isError(length) == 0, length == source.count else {
+            throw corrupt(ZSTD_isError(length) != 0 ? "the record list's zstd frame is cut short"
+                                                    : "\(source.count - length) bytes follow the record list")
+        }
     }
 
     /// A read position in a column; nil past its end.

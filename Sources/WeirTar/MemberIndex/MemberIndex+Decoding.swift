@@ -28,8 +28,12 @@ extension MemberIndex {
     /// members: ``Records/forEach(_:)`` walks it.
     ///
     /// - Throws: as ``decode(frame:path:offset:)``.
-    package static func records(frame: [UInt8], path: String, offset: Int, checking: Bool = true)
-        throws(WeirError) -> Records {
+    /// With `walkingAsDecoded` (and without `checking`), version 2's blocks
+    /// are decoded on another thread while the first walk reads them
+    /// (``ColumnStream``): that walk throws what decoding would have, and
+    /// nothing may be sized by the member count before it.
+    package static func records(frame: [UInt8], path: String, offset: Int, checking: Bool = true,
+                                walkingAsDecoded: Bool = false) throws(WeirError) -> Records {
         func corrupt(_ detail: String) -> WeirError { .corruptMemberIndex(path: path, offset: offset, detail) }
         let skippable = 8, start = skippable + contentMagic.count
         guard frame.count >= start else { throw corrupt("the frame is \(frame.count) bytes, too short") }
@@ -52,6 +56,13 @@ extension MemberIndex {
                                offset: offset)
         }
         // Version 2's columns are walked as they stand: no row is made of them.
+        if walkingAsDecoded, !checking {
+            let head = try columnsHead(version2: frame[start...], corrupt: corrupt)
+            let stream = try ColumnStream(frame: frame, stream: head.stream, declared: head.count, path: path,
+                                          offset: offset)
+            return Records(stream: stream, flags: head.flags, endOffset: head.endOffset,
+                           contentSize: head.contentSize, path: path, offset: offset)
+        }
         let list = try columns(version2: frame[start...], corrupt: corrupt)
         return try Records(columns: list.raw, flags: list.flags, count: list.count, endOffset: list.endOffset,
                            contentSize: list.contentSize, checking: checking, path: path, offset: offset)

@@ -22,6 +22,9 @@ extension MemberIndex {
         /// `bytes` are version 2's blocks of columns, walked as they stand
         /// (``MemberIndex/walkColumns(_:declared:endOffset:corrupt:_:)``), not rows.
         private let columnar: Bool
+        /// Version 2's blocks still being decoded, which a walk reads as they
+        /// come (``ColumnStream``): then `bytes` is empty.
+        private let stream: ColumnStream?
         /// How many members the list holds.
         package let count: Int
         /// Flags bit 0: the tar stream ended early.
@@ -67,7 +70,7 @@ extension MemberIndex {
                 }
             }.get()
             (self.bytes, start, self.path, self.offset) = (bytes, header.start, path, offset)
-            columnar = false
+            (columnar, stream) = (false, nil)
             (count, endedEarly, endOffset, contentSize) = (header.count, header.flags & 1 != 0, header.end, header.size)
             // The check reads every field but copies no name: their lengths are enough to check them.
             if checking { try walk(names: false) { _ in } }
@@ -81,7 +84,7 @@ extension MemberIndex {
         init(columns raw: [UInt8], flags: UInt64, count: UInt64, endOffset: Int, contentSize: Int, checking: Bool,
              path: String, offset: Int) throws(WeirError) {
             (bytes, start, self.path, self.offset) = (raw, 0, path, offset)
-            columnar = true
+            (columnar, stream) = (true, nil)
             // A member takes at least `leastMemberBytes` of its columns: a count above that is a lie, refused
             // before anything is sized by it.
             guard count <= UInt64(raw.count / MemberIndex.leastMemberBytes) else {
@@ -92,6 +95,17 @@ extension MemberIndex {
             (self.count, endedEarly, self.endOffset, self.contentSize) = (Int(count), flags & 1 != 0, endOffset,
                                                                           contentSize)
             if checking { try walk(names: false) { _ in } }
+        }
+
+        /// Version 2's blocks as `stream` decodes them, unchecked: the first
+        /// walk checks them, the member count among the rest
+        /// (``ColumnStream/settled(_:)``), and throws what the check of the
+        /// whole would have. Nothing may be sized by ``count`` before it.
+        init(stream: ColumnStream, flags: UInt64, endOffset: Int, contentSize: Int, path: String, offset: Int) {
+            (bytes, start, self.path, self.offset) = ([], 0, path, offset)
+            (columnar, self.stream) = (true, stream)
+            (count, endedEarly, self.endOffset, self.contentSize) = (Int(clamping: stream.declared), flags & 1 != 0,
+                                                                     endOffset, contentSize)
         }
 
         /// Calls `body` with each member's record, in archive order. The
@@ -120,6 +134,17 @@ extension MemberIndex {
         ///
         /// - Throws: as ``forEach(_:)``.
         package func forEachRecord(_ body: (Record) throws(WeirError) -> Void) throws(WeirError) {
+            if let stream {
+                let (path, offset) = (path, offset)
+                do throws(WeirError) {
+                    try MemberIndex.walkColumns(declared: stream.declared, endOffset: endOffset,
+                                                corrupt: { .corruptMemberIndex(path: path, offset: offset, $0) },
+                                                body) { count throws(WeirError) in try stream.bytes(atLeast: count) }
+                } catch {
+                    throw stream.settled(error)
+                }
+                return
+            }
             if columnar {
                 let (path, offset) = (path, offset)
                 try bytes.withUnsafeBytes { raw in Result { () throws(WeirError) in
@@ -164,7 +189,8 @@ extension MemberIndex {
         /// Every member's record, in archive order.
         package func members() throws(WeirError) -> [Member] {
             var members: [Member] = []
-            members.reserveCapacity(count)
+            // A list walked as it is decoded has its count checked by that walk only.
+            if stream == nil { members.reserveCapacity(count) }
             try forEach { members.append($0) }
             return members
         }

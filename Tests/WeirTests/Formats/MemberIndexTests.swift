@@ -35,7 +35,8 @@ struct MemberIndexTests {
     }
 
     /// Decodes `frame` at offset 100, expecting a corrupt index whose reason says `text`; the same from a
-    /// record list opened without its check, at its first walk (as `weir -d --member` reads it).
+    /// record list opened without its check, at its first walk, and from one walked as it is decoded on another
+    /// thread (as `weir -d --member` reads it).
     static func expectCorrupt(_ frame: [UInt8], _ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
         let decoders: [(String, () throws(WeirError) -> Void)] = [
             ("decode", { () throws(WeirError) in
@@ -43,6 +44,11 @@ struct MemberIndexTests {
             }),
             ("unchecked walk", { () throws(WeirError) in
                 let records = try MemberIndex.records(frame: frame, path: "a.tar.zst", offset: 100, checking: false)
+                try records.forEach { _ in }
+            }),
+            ("walk as decoded", { () throws(WeirError) in
+                let records = try MemberIndex.records(frame: frame, path: "a.tar.zst", offset: 100, checking: false,
+                                                      walkingAsDecoded: true)
                 try records.forEach { _ in }
             }),
         ]
@@ -99,6 +105,15 @@ struct MemberIndexTests {
         let big = MemberIndex(members: many, endedEarly: false, endOffset: end, contentSize: end + 1024)
         let kept = try Self.version2(big)
         #expect(try MemberIndex.decode(frame: kept, path: "a", offset: 0) == big)
+        // Walked as it is decoded on another thread, block by block: the same members, and again once decoded.
+        let streamed = try MemberIndex.records(frame: kept, path: "a", offset: 0, checking: false,
+                                               walkingAsDecoded: true)
+        #expect(try streamed.members() == big.members)
+        #expect(try streamed.members() == big.members)
+        // Its last block damaged: the blocks before it walk, then the stream's failure is what the walk throws.
+        var late = kept
+        late[late.count - 6] ^= 0x40
+        Self.expectCorrupt(late, "does not decode")
         // Past its bound in memory, the compressed stream goes to a spill file and comes back the same.
         #expect(try Self.version2(big, spillBound: 4096) == kept)
     }
