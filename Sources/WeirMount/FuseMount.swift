@@ -53,6 +53,7 @@ package enum FuseMount {
             if let child = tree.child(of: folder, named: UnsafeRawBufferPointer(start: name, count: strlen(name))) {
                 entry.ino = fuse_ino_t(child + 1)
                 entry.attr = FuseMount.stat(of: tree.nodes[child], number: child)
+                if tree.nodes[child].kind != .folder { archive.fileTouched(lookedUp: true) }
             } else if tree.nodes[folder].kind != .folder {
                 fuse_reply_err(request, ENOTDIR)
                 return
@@ -89,9 +90,10 @@ package enum FuseMount {
             FuseMount.list(request, inode, size: size, from: offset, plus: false)
         }
         // Listings with each name's attributes, where the kernel asks for them (its adaptive READDIRPLUS:
-        // the first part of a folder's listing, and the rest once names of the folder were looked up):
-        // `tar c` or `ls -l` of a folder then looks up no name, one request for a folder's names rather
-        // than one for each name.
+        // the first part of a folder's listing, and the rest once names of the folder were looked up)
+        // while the reader wants files' attributes (MountedArchive.listingGivesAttributes): `tar c` or
+        // `ls -l` of a folder then looks up no name, one request for a folder's names rather than one
+        // for each name.
         operations.readdirplus = { request, inode, size, offset, _ in
             FuseMount.list(request, inode, size: size, from: offset, plus: true)
         }
@@ -209,14 +211,22 @@ package enum FuseMount {
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(size, 1))
         defer { buffer.deallocate() }
         var used = 0
+        // Without attributes (inode 0 in a READDIRPLUS answer: the kernel makes nothing of the name) unless
+        // the reader wants the files': a walk that only lists would have an inode made for every name.
+        let attributes = plus && archive.listingGivesAttributes()
         func add(_ name: UnsafePointer<CChar>, _ number: Int, _ next: Int) -> Bool {
             let needed: Int
             if plus {
                 var entry = fuse_entry_param()
-                entry.ino = fuse_ino_t(number + 1)
-                entry.attr = FuseMount.stat(of: tree.nodes[number], number: number)
-                entry.entry_timeout = FuseMount.timeout
-                entry.attr_timeout = FuseMount.timeout
+                if attributes {
+                    entry.ino = fuse_ino_t(number + 1)
+                    entry.attr = FuseMount.stat(of: tree.nodes[number], number: number)
+                    entry.entry_timeout = FuseMount.timeout
+                    entry.attr_timeout = FuseMount.timeout
+                } else {
+                    entry.attr.st_ino = ino_t(number + 1)
+                    entry.attr.st_mode = tree.nodes[number].typeBits
+                }
                 needed = fuse_add_direntry_plus(request, buffer + used, size - used, name, &entry, off_t(next))
             } else {
                 var status = Glibc.stat()

@@ -54,6 +54,31 @@ package final class MountedArchive: Sendable {
     /// Names the kernel looked up so far, for the tests and `-v`: a listing
     /// with attributes (READDIRPLUS) spares a lookup of each name listed.
     package let namesLookedUp = Locked(0)
+    /// Whether listings give each name's attributes (READDIRPLUS): from a
+    /// lookup of a file (not a folder: the reader, `tar c`, `ls -l`,
+    /// `cp -r`, wants the files' attributes) until 16 listings in a row
+    /// were given them with no file looked up or read in between. A walk
+    /// that only lists (`find -type f`) gets listings without, as the
+    /// kernel would make an inode of every name given with its attributes.
+    private let attributesWanted = Locked((wanted: false, idleListings: 0))
+
+    /// A file was looked up (`lookedUp`), or read or opened the first time.
+    package func fileTouched(lookedUp: Bool) {
+        attributesWanted.withLock { state in
+            if lookedUp { state.wanted = true }
+            state.idleListings = 0
+        }
+    }
+
+    /// Whether the listing asked now gives each name's attributes.
+    package func listingGivesAttributes() -> Bool {
+        attributesWanted.withLock { state in
+            guard state.wanted else { return false }
+            state.idleListings += 1
+            if state.idleListings >= 16 { state.wanted = false }
+            return true
+        }
+    }
 
     /// Opens the archive at `path` (absolute), named `name` in messages.
     ///
@@ -140,6 +165,7 @@ package final class MountedArchive: Sendable {
     package func open(_ node: Int) -> Int32 {
         let entry = tree.nodes[node]
         guard entry.kind == .file else { return 0 }
+        fileTouched(lookedUp: false)
         if watch.changed(unlessCheckedWithin: 1_000_000) != nil { return EIO }
         guard !isChecked(node) else { return 0 }
         guard !entry.header.isEmpty else {

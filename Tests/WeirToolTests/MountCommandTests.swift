@@ -315,14 +315,15 @@ struct MountCommandTests {
         expectDone(result)
     }
 
-    @Test("listings give each name's attributes: tar c of folders looks no name up; stat as tar x leaves them")
+    @Test("listings give each name's attributes to a reader of files: tar c looks few names up; stat as tar x")
     func listingsWithAttributes() throws {
         let scratch = Scratch()
-        // Without them, the kernel looks up each of the 200 names tar reads: one request more a name.
+        // Without them, the kernel looks up each of the 320 names tar reads: one request more a name. The
+        // first folder's files are looked up (nothing read before), the other folders' are listed with them.
         let result = try run(scratch, """
             mkdir src
-            for d in 1 2 3 4; do
-                mkdir src/folder-$d; for f in $(seq 1 50); do echo $d $f > src/folder-$d/file-$f; done
+            for d in $(seq 1 8); do
+                mkdir src/folder-$d; for f in $(seq 1 40); do echo $d $f > src/folder-$d/file-$f; done
             done
             chmod 0600 src/folder-2/file-7; touch -d '2001-02-03 04:05:06' src/folder-3/file-9
             tar -cf t.tar -C src .
@@ -334,7 +335,7 @@ struct MountCommandTests {
             tar -cf copy.tar -C mnt .
             kill -INT $pid; wait $pid
             looked=$(sed -n 's/^weir: t.tar.zst: unmounted; .* decoded, \\([0-9]*\\) names looked up$/\\1/p' log)
-            [ -n "$looked" ] && [ "$looked" -lt 10 ] || { echo "names looked up: $looked"; cat log; exit 1; }
+            [ -n "$looked" ] && [ "$looked" -lt 80 ] || { echo "names looked up: $looked"; cat log; exit 1; }
             mkdir y; tar -xf copy.tar -C y
             diff -r x y
             for t in x y; do (cd $t && find . -mindepth 1 -printf '%p %y %m %s %Ts\\n' | sort) > $t.list; done
