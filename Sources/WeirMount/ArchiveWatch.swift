@@ -27,6 +27,10 @@ final class ArchiveWatch: Sendable {
     private let identity: ArchiveIdentity
     private let log: @Sendable (String) -> Void
     private let seen = Locked(false)
+    /// When the archive was last found unchanged (CLOCK_MONOTONIC, in
+    /// nanoseconds): ``changed(unlessCheckedWithin:)`` checks again only
+    /// past that.
+    private let lastUnchanged = Locked(UInt64(0))
 
     /// Watches `file`, open on `path`, as it is now.
     init(name: String, path: String, file: Descriptor, identity: ArchiveIdentity,
@@ -41,17 +45,39 @@ final class ArchiveWatch: Sendable {
 
     /// Why reads fail now: the archive changed since it was mounted; nil
     /// while it is the same file. The first change seen is told.
-    func changed() -> String? {
+    func changed() -> String? { changed(unlessCheckedWithin: 0) }
+
+    /// ``changed()``, unless the archive was found unchanged less than
+    /// `nanoseconds` ago (then nil, without a system call but the clock's):
+    /// a file's first read checks at most once a millisecond, not a `stat`
+    /// of the archive's path for each of the thousands of small files a
+    /// `tar c` reads a second. A change is seen within that time; the
+    /// check after each decoded frame is made every time.
+    func changed(unlessCheckedWithin nanoseconds: UInt64) -> String? {
         if file.source != nil { return seen.current ? "it changed" : nil }
+        if seen.current { return "it changed" }
+        let start = Self.now()
+        if nanoseconds > 0, start &- lastUnchanged.current < nanoseconds { return nil }
         let change = identity.change(to: (try? file.status()).map(ArchiveIdentity.init))
             ?? identity.change(to: FileStatus.of(path: path).map(ArchiveIdentity.init))
-        guard let change else { return seen.current ? "it changed" : nil }
+        guard let change else {
+            // The time before the check: a change made during it is seen by the next one.
+            lastUnchanged.withLock { $0 = max($0, start) }
+            return nil
+        }
         let first = seen.withLock { seen in
             defer { seen = true }
             return !seen
         }
         if first { log("\(name): changed since it was mounted (\(change)): reads fail with EIO") }
         return change
+    }
+
+    /// CLOCK_MONOTONIC now, in nanoseconds.
+    private static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 
     /// A remote archive's source found another version of the object

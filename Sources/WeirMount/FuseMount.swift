@@ -44,6 +44,7 @@ package enum FuseMount {
                 fuse_reply_err(request, ENOENT)
                 return
             }
+            archive.namesLookedUp.withLock { $0 += 1 }
             var entry = fuse_entry_param()
             // A name missing is kept by the kernel as missing (inode 0) as long as a name found.
             entry.entry_timeout = FuseMount.timeout
@@ -52,6 +53,7 @@ package enum FuseMount {
             if let child = tree.child(of: folder, named: UnsafeRawBufferPointer(start: name, count: strlen(name))) {
                 entry.ino = fuse_ino_t(child + 1)
                 entry.attr = FuseMount.stat(of: tree.nodes[child], number: child)
+                if tree.nodes[child].kind != .folder { archive.fileTouched(lookedUp: true) }
             } else if tree.nodes[folder].kind != .folder {
                 fuse_reply_err(request, ENOTDIR)
                 return
@@ -85,47 +87,15 @@ package enum FuseMount {
             }
         }
         operations.readdir = { request, inode, size, offset, _ in
-            guard let archive = FuseMount.mounted(request), let node = FuseMount.node(inode, in: archive) else {
-                fuse_reply_err(request, ENOENT)
-                return
-            }
-            let tree = archive.tree
-            guard tree.nodes[node].kind == .folder else {
-                fuse_reply_err(request, ENOTDIR)
-                return
-            }
-            // Offsets: 1 after ".", 2 after "..", 3 + n after entry n: a large folder is listed in
-            // pieces, each from the last offset the kernel took, rather than whole at each call.
-            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(size, 1))
-            defer { buffer.deallocate() }
-            var used = 0
-            func add(_ name: UnsafePointer<CChar>, _ number: Int, _ next: Int) -> Bool {
-                var status = Glibc.stat()
-                status.st_ino = ino_t(number + 1)
-                status.st_mode = tree.nodes[number].typeBits
-                let needed = fuse_add_direntry(request, buffer + used, size - used, name, &status, off_t(next))
-                guard needed <= size - used else { return false }
-                used += needed
-                return true
-            }
-            if offset < 1, !add(".", node, 1) { return FuseMount.send(request, buffer, used) }
-            // The parent is not kept: ".." gives the folder's own number, as the kernel does not use it.
-            if offset < 2, !add("..", node, 2) { return FuseMount.send(request, buffer, used) }
-            let entries = tree.entries(of: node)
-            // By name, as the tree keeps them: the same order at every mount.
-            for entry in min(entries.upperBound, entries.lowerBound + max(0, Int(offset) - 2)) ..< entries.upperBound {
-                let next = 3 + entry - entries.lowerBound
-                let added = tree.withName(of: entry) { name in
-                    withUnsafeTemporaryAllocation(of: CChar.self, capacity: name.count + 1) { text in
-                        for (at, byte) in name.enumerated() { text[at] = CChar(bitPattern: byte) }
-                        text[name.count] = 0
-                        return add(UnsafePointer(text.baseAddress ?? buffer), Int(tree.entries[entry].node), next)
-                    }
-                }
-                // The buffer is full: the kernel asks again from the last offset it took.
-                if !added { break }
-            }
-            FuseMount.send(request, buffer, used)
+            FuseMount.list(request, inode, size: size, from: offset, plus: false)
+        }
+        // Listings with each name's attributes, where the kernel asks for them (its adaptive READDIRPLUS:
+        // the first part of a folder's listing, and the rest once names of the folder were looked up)
+        // while the reader wants files' attributes (MountedArchive.listingGivesAttributes): `tar c` or
+        // `ls -l` of a folder then looks up no name, one request for a folder's names rather than one
+        // for each name.
+        operations.readdirplus = { request, inode, size, offset, _ in
+            FuseMount.list(request, inode, size: size, from: offset, plus: true)
         }
         operations.open = { request, inode, info in
             guard let archive = FuseMount.mounted(request), let info,
@@ -142,7 +112,7 @@ package enum FuseMount {
                 fuse_reply_err(request, ENOSYS)
                 return
             }
-            let refused = archive.open(node, shownAs: archive.tree.shownPath(of: node))
+            let refused = archive.open(node)
             guard refused == 0 else {
                 fuse_reply_err(request, refused)
                 return
@@ -155,15 +125,11 @@ package enum FuseMount {
                 fuse_reply_err(request, ENOENT)
                 return
             }
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, 1), alignment: 16)
-            defer { buffer.deallocate() }
-            let read = archive.read(node, shownAs: archive.tree.shownPath(of: node), at: Int(offset),
-                                    into: UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< size]))
-            guard read >= 0 else {
-                fuse_reply_err(request, Int32(clamping: -read))
-                return
+            // The bytes go out as the cache holds them (libfuse writes them to the kernel at once).
+            let refused = archive.read(node, at: Int(offset), count: size) { bytes in
+                _ = fuse_reply_buf(request, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
             }
-            fuse_reply_buf(request, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), read)
+            if refused != 0 { fuse_reply_err(request, refused) }
         }
         operations.statfs = { request, _ in
             guard let archive = FuseMount.mounted(request) else {
@@ -223,6 +189,73 @@ package enum FuseMount {
     /// messages: its standard error is gone).
     package static func systemLog(_ text: String) {
         text.withCString { weir_syslog($0) }
+    }
+
+    /// Answers a listing of folder `inode` from `offset` in at most `size`
+    /// bytes; with `plus`, each name with its attributes (as a lookup of it
+    /// answers).
+    ///
+    /// Offsets: 1 after ".", 2 after "..", 3 + n after entry n: a large
+    /// folder is listed in pieces, each from the last offset the kernel
+    /// took, rather than whole at each call.
+    private static func list(_ request: fuse_req_t?, _ inode: fuse_ino_t, size: Int, from offset: off_t, plus: Bool) {
+        guard let archive = FuseMount.mounted(request), let node = FuseMount.node(inode, in: archive) else {
+            fuse_reply_err(request, ENOENT)
+            return
+        }
+        let tree = archive.tree
+        guard tree.nodes[node].kind == .folder else {
+            fuse_reply_err(request, ENOTDIR)
+            return
+        }
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(size, 1))
+        defer { buffer.deallocate() }
+        var used = 0
+        // Without attributes (inode 0 in a READDIRPLUS answer: the kernel makes nothing of the name) unless
+        // the reader wants the files': a walk that only lists would have an inode made for every name.
+        let attributes = plus && archive.listingGivesAttributes()
+        func add(_ name: UnsafePointer<CChar>, _ number: Int, _ next: Int) -> Bool {
+            let needed: Int
+            if plus {
+                var entry = fuse_entry_param()
+                if attributes {
+                    entry.ino = fuse_ino_t(number + 1)
+                    entry.attr = FuseMount.stat(of: tree.nodes[number], number: number)
+                    entry.entry_timeout = FuseMount.timeout
+                    entry.attr_timeout = FuseMount.timeout
+                } else {
+                    entry.attr.st_ino = ino_t(number + 1)
+                    entry.attr.st_mode = tree.nodes[number].typeBits
+                }
+                needed = fuse_add_direntry_plus(request, buffer + used, size - used, name, &entry, off_t(next))
+            } else {
+                var status = Glibc.stat()
+                status.st_ino = ino_t(number + 1)
+                status.st_mode = tree.nodes[number].typeBits
+                needed = fuse_add_direntry(request, buffer + used, size - used, name, &status, off_t(next))
+            }
+            guard needed <= size - used else { return false }
+            used += needed
+            return true
+        }
+        if offset < 1, !add(".", node, 1) { return send(request, buffer, used) }
+        // The parent is not kept: ".." gives the folder's own number, as the kernel does not use it.
+        if offset < 2, !add("..", node, 2) { return send(request, buffer, used) }
+        let entries = tree.entries(of: node)
+        // By name, as the tree keeps them: the same order at every mount.
+        for entry in min(entries.upperBound, entries.lowerBound + max(0, Int(offset) - 2)) ..< entries.upperBound {
+            let next = 3 + entry - entries.lowerBound
+            let added = tree.withName(of: entry) { name in
+                withUnsafeTemporaryAllocation(of: CChar.self, capacity: name.count + 1) { text in
+                    for (at, byte) in name.enumerated() { text[at] = CChar(bitPattern: byte) }
+                    text[name.count] = 0
+                    return add(UnsafePointer(text.baseAddress ?? buffer), Int(tree.entries[entry].node), next)
+                }
+            }
+            // The buffer is full: the kernel asks again from the last offset it took.
+            if !added { break }
+        }
+        send(request, buffer, used)
     }
 
     /// The archive of the mount `request` is for.

@@ -36,7 +36,7 @@ package final class MountedArchive: Sendable {
     private let archive: TarArchive?
     /// Where messages go: standard error, or the system log once in the background.
     private let log: @Sendable (String) -> Void
-    /// Nodes whose first read (or open) passed ``open(_:shownAs:)``'s
+    /// Nodes whose first read (or open) passed ``open(_:)``'s
     /// checks, one bit each; a failed check is not kept (it fails again,
     /// with its message).
     private let checked: Locked<[UInt64]>
@@ -49,8 +49,36 @@ package final class MountedArchive: Sendable {
     /// made at a member's check, kept while mounted.
     private let sparseMaps = Locked([Int: (map: TarSparseMap, stored: Int)]())
     /// Set when the kernel opens files without asking (FUSE's no-open):
-    /// the checks of ``open(_:shownAs:)`` are made at a file's first read.
+    /// the checks of ``open(_:)`` are made at a file's first read.
     package let opensUnasked = Locked(false)
+    /// Names the kernel looked up so far, for the tests and `-v`: a listing
+    /// with attributes (READDIRPLUS) spares a lookup of each name listed.
+    package let namesLookedUp = Locked(0)
+    /// Whether listings give each name's attributes (READDIRPLUS): from a
+    /// lookup of a file (not a folder: the reader, `tar c`, `ls -l`,
+    /// `cp -r`, wants the files' attributes) until 16 listings in a row
+    /// were given them with no file looked up or read in between. A walk
+    /// that only lists (`find -type f`) gets listings without, as the
+    /// kernel would make an inode of every name given with its attributes.
+    private let attributesWanted = Locked((wanted: false, idleListings: 0))
+
+    /// A file was looked up (`lookedUp`), or read or opened the first time.
+    package func fileTouched(lookedUp: Bool) {
+        attributesWanted.withLock { state in
+            if lookedUp { state.wanted = true }
+            state.idleListings = 0
+        }
+    }
+
+    /// Whether the listing asked now gives each name's attributes.
+    package func listingGivesAttributes() -> Bool {
+        attributesWanted.withLock { state in
+            guard state.wanted else { return false }
+            state.idleListings += 1
+            if state.idleListings >= 16 { state.wanted = false }
+            return true
+        }
+    }
 
     /// Opens the archive at `path` (absolute), named `name` in messages.
     ///
@@ -134,10 +162,11 @@ package final class MountedArchive: Sendable {
     /// its first open, or its first read when opens are not asked).
     ///
     /// - Returns: 0, or the errno to answer.
-    package func open(_ node: Int, shownAs shown: String) -> Int32 {
+    package func open(_ node: Int) -> Int32 {
         let entry = tree.nodes[node]
         guard entry.kind == .file else { return 0 }
-        if changed() != nil { return EIO }
+        fileTouched(lookedUp: false)
+        if watch.changed(unlessCheckedWithin: 1_000_000) != nil { return EIO }
         guard !isChecked(node) else { return 0 }
         guard !entry.header.isEmpty else {
             checked.withLock { $0[node / 64] |= 1 << UInt64(node % 64) }
@@ -149,7 +178,7 @@ package final class MountedArchive: Sendable {
                 try cache.read(entry.header, into: UnsafeMutableRawBufferPointer(buffer))
                 count = entry.header.count
             } catch {
-                failed(error, shownAs: shown)
+                failed(error, node: node)
             }
         }
         guard header.count == entry.header.count else { return EIO }
@@ -163,8 +192,8 @@ package final class MountedArchive: Sendable {
             sparse = TarSparseMap.parse(header: all)
             return nil
         }
-        if let problem = problem ?? sparseProblem(sparse, of: node, shownAs: shown) {
-            if !problem.isEmpty { log("\(name): \(shown): \(problem)") }
+        if let problem = problem ?? sparseProblem(sparse, of: node) {
+            if !problem.isEmpty { log("\(name): \(tree.shownPath(of: node)): \(problem)") }
             return EIO
         }
         checked.withLock { $0[node / 64] |= 1 << UInt64(node % 64) }
@@ -177,7 +206,7 @@ package final class MountedArchive: Sendable {
     /// - Returns: why its map cannot be read or does not fit its stored
     ///   data (empty when a read failed: told already); nil when kept, or
     ///   not a sparse member.
-    private func sparseProblem(_ found: TarSparseMap.Found, of node: Int, shownAs shown: String) -> String? {
+    private func sparseProblem(_ found: TarSparseMap.Found, of node: Int) -> String? {
         let entry = tree.nodes[node]
         var map: TarSparseMap
         var length = 0
@@ -201,7 +230,7 @@ package final class MountedArchive: Sendable {
                     }
                 }
                 if let failure {
-                    failed(failure, shownAs: shown)
+                    failed(failure, node: node)
                     return ""
                 }
                 switch bytes.withUnsafeBytes({ TarSparseMap.inData($0, size: size) }) {
@@ -227,13 +256,14 @@ package final class MountedArchive: Sendable {
         return nil
     }
 
-    /// Tells why a read of `shown` failed: a remote archive replaced is a
-    /// change (told once, as a local one); a change is told once, when seen.
-    private func failed(_ error: WeirError, shownAs shown: String) {
+    /// Tells why a read of file `node` failed: a remote archive replaced is
+    /// a change (told once, as a local one); a change is told once, when
+    /// seen. The file's path is made here only: not at each read.
+    private func failed(_ error: WeirError, node: Int) {
         if error.kind == .remoteChanged {
             watch.remoteChanged(error.reason)
         } else if !watch.changeSeen {
-            log("\(name): \(shown): \(error.reason)")
+            log("\(name): \(tree.shownPath(of: node)): \(error.reason)")
         }
     }
 
@@ -241,66 +271,103 @@ package final class MountedArchive: Sendable {
         checked.withLock { $0[node / 64] & 1 << UInt64(node % 64) != 0 }
     }
 
-    /// Reads the bytes of file `node` from `offset` into `buffer`.
+    /// Reads up to `count` bytes of file `node` from `offset`, and hands
+    /// them to `reply` (fewer at the file's end; none past it). A read
+    /// within one kept frame hands the frame's own bytes, not a copy.
     ///
-    /// - Returns: the bytes read (fewer at the file's end), or minus the
-    ///   errno to answer: EIO when a frame fails its checks or the archive
-    ///   changed; no byte is handed on that did not pass.
-    package func read(_ node: Int, shownAs shown: String, at offset: Int,
-                      into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    /// - Returns: 0 once `reply` had the bytes, or the errno to answer
+    ///   (then `reply` is not called): EIO when a frame fails its checks or
+    ///   the archive changed; no byte is handed on that did not pass.
+    package func read(_ node: Int, at offset: Int, count asked: Int,
+                      reply: (UnsafeRawBufferPointer) -> Void) -> Int32 {
         let entry = tree.nodes[node]
-        guard entry.kind == .file else { return -Int(EISDIR) }
-        guard offset >= 0 else { return -Int(EINVAL) }
-        guard offset < entry.size else { return 0 }
-        let count = min(buffer.count, entry.size - offset)
+        guard entry.kind == .file else { return EISDIR }
+        guard offset >= 0 else { return EINVAL }
+        guard offset < entry.size, asked > 0 else {
+            reply(UnsafeRawBufferPointer(start: nil, count: 0))
+            return 0
+        }
+        let count = min(asked, entry.size - offset)
         // A change seen fails every read; a frame decoded for this one is checked once decoded.
-        if watch.changeSeen { return -Int(EIO) }
+        if watch.changeSeen { return EIO }
         if !isChecked(node), opensUnasked.current {
-            let refused = open(node, shownAs: shown)
-            if refused != 0 { return -Int(refused) }
+            let refused = open(node)
+            if refused != 0 { return refused }
         }
         let sparse = sparseMaps.withLock { $0.isEmpty ? nil : $0[node] }
         guard sparse != nil || offset + count <= entry.dataLength else {
-            log("\(name): \(shown): the archive holds \(entry.dataLength) of its \(entry.size) bytes (cut short)")
-            return -Int(EIO)
+            log("\(name): \(tree.shownPath(of: node)): the archive holds \(entry.dataLength) of its \(entry.size) "
+                + "bytes (cut short)")
+            return EIO
         }
-        var start = entry.dataOffset + offset
-        var end = start + count
+        let start = entry.dataOffset + offset
         do throws(WeirError) {
-            if let sparse {
-                // Holes are zeros; the segments' bytes are read where the member stores them.
-                (start, end) = (-1, -1)
-                for piece in sparse.map.pieces(of: offset ..< offset + count) {
-                    let into = UnsafeMutableRawBufferPointer(
-                        rebasing: buffer[piece.offset - offset ..< piece.offset - offset + piece.count])
-                    guard let stored = piece.stored else {
-                        into.initializeMemory(as: UInt8.self, repeating: 0)
-                        continue
-                    }
-                    let at = sparse.stored + stored
-                    try cache.read(at ..< at + piece.count, into: into)
-                    if start < 0 { start = at }
-                    end = at + piece.count
-                }
-                if start < 0 { return count }
-            } else {
-                try cache.read(start ..< end, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< count]))
+            if sparse == nil, let handed = try cache.withBytes(start ..< start + count, { bytes -> Int32 in
+                // Read ahead first: its decode then overlaps the reply.
+                readAhead(ifSequential: start ..< start + count)
+                reply(bytes)
+                return 0
+            }) {
+                return handed
             }
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 16)
+            defer { buffer.deallocate() }
+            let read = try copy(node, at: offset, into: buffer, sparse: sparse)
+            if let read { readAhead(ifSequential: read) }
+            reply(UnsafeRawBufferPointer(buffer))
+            return 0
         } catch {
-            failed(error, shownAs: shown)
-            return -Int(EIO)
+            failed(error, node: node)
+            return EIO
         }
+    }
+
+    /// Copies the bytes of file `node` from `offset` into all of `buffer`
+    /// (within its size, and within its stored data unless sparse).
+    ///
+    /// - Returns: the content's bytes read (from the first stored byte to
+    ///   the last); nil when the read fell in holes only.
+    private func copy(_ node: Int, at offset: Int, into buffer: UnsafeMutableRawBufferPointer,
+                      sparse: (map: TarSparseMap, stored: Int)?) throws(WeirError) -> Range<Int>? {
+        let count = buffer.count
+        guard let sparse else {
+            let start = tree.nodes[node].dataOffset + offset
+            try cache.read(start ..< start + count, into: buffer)
+            return start ..< start + count
+        }
+        // Holes are zeros; the segments' bytes are read where the member stores them.
+        var (start, end) = (-1, -1)
+        for piece in sparse.map.pieces(of: offset ..< offset + count) {
+            let into = UnsafeMutableRawBufferPointer(
+                rebasing: buffer[piece.offset - offset ..< piece.offset - offset + piece.count])
+            guard let stored = piece.stored else {
+                into.initializeMemory(as: UInt8.self, repeating: 0)
+                continue
+            }
+            let at = sparse.stored + stored
+            try cache.read(at ..< at + piece.count, into: into)
+            if start < 0 { start = at }
+            end = at + piece.count
+        }
+        return start < 0 ? nil : start ..< end
+    }
+
+    /// Starts the decode of the frame after `read` (content offsets) when
+    /// the read goes on from where one of the last few ended, or just past
+    /// it (the next member, after its header blocks).
+    private func readAhead(ifSequential read: Range<Int>) {
         let sequential = recentEnds.withLock { recent in
             // Header blocks of up to 64 KiB (long names, pax records) may lie between two members.
-            if let stream = recent.ends.firstIndex(where: { $0 >= 0 && $0 <= start && start - $0 <= 64 << 10 }) {
-                recent.ends[stream] = end
+            if let stream = recent.ends.firstIndex(where: {
+                $0 >= 0 && $0 <= read.lowerBound && read.lowerBound - $0 <= 64 << 10
+            }) {
+                recent.ends[stream] = read.upperBound
                 return true
             }
-            recent.ends[recent.next] = end
+            recent.ends[recent.next] = read.upperBound
             recent.next = (recent.next + 1) % recent.ends.count
             return false
         }
-        if sequential { cache.readAhead(after: end - 1) }
-        return count
+        if sequential { cache.readAhead(after: read.upperBound - 1) }
     }
 }

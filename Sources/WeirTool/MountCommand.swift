@@ -66,7 +66,7 @@ struct MountCommand: ParsableCommand {
     var quiet = false
 
     @Flag(name: [.customShort("v"), .customLong("verbose")],
-          help: "Say when the mount is ready, and the frames decoded when it is unmounted.")
+          help: "Say when the mount is ready; once unmounted, the frames decoded and names looked up.")
     var verbose = false
 
     /// Parses `arguments` (those after `mount`) and mounts; exits with its
@@ -193,7 +193,10 @@ struct MountCommand: ParsableCommand {
                 weir_allocator_keep_freed(1000)
             }
             // In the foreground, on standard error; in the background, the system log.
-            if verbose { log("\(archive): unmounted; \(mounted.cache.framesDecoded) frames decoded") }
+            if verbose {
+                log("\(archive): unmounted; \(mounted.cache.framesDecoded) frames decoded, "
+                    + "\(mounted.namesLookedUp.current) names looked up")
+            }
             return 0
         } catch {
             StandardError.write("weir: \(FileName.displayingEscapes(error.path)): \(error.reason)\n")

@@ -129,6 +129,32 @@ package final class FrameCache: Sendable {
         }
     }
 
+    /// Hands `body` the content's bytes of `range` where the cache keeps
+    /// them, decoding their frame if it is not kept: no copy, for a reply
+    /// that writes them out at once. The frame stays alive while `body`
+    /// runs, even if the cache drops it meanwhile.
+    ///
+    /// - Returns: what `body` returns; nil (and `body` is not called) when
+    ///   `range` is empty, is not within one frame, or its frame is too
+    ///   large to keep: ``read(_:into:)`` then.
+    /// - Throws: `WeirError` `.outOfRange` when the range ends past the
+    ///   content; the reader's errors of a frame that fails its checks.
+    package func withBytes<Result>(_ range: Range<Int>,
+                                   _ body: (UnsafeRawBufferPointer) -> Result) throws(WeirError) -> Result? {
+        guard range.lowerBound >= 0, range.upperBound <= reader.count else {
+            throw WeirError.outOfRange(path: reader.path, range: range, size: reader.count)
+        }
+        guard !range.isEmpty else { return nil }
+        let index = reader.frame(containing: range.lowerBound)
+        let frame = reader.contentRange(ofFrame: index)
+        guard range.upperBound <= frame.upperBound, keeps(frame.count) else { return nil }
+        let bytes = try frameBytes(index, from: range.lowerBound, to: range.upperBound)
+        return bytes.withUnsafeBytes { all in
+            body(UnsafeRawBufferPointer(
+                rebasing: all[(range.lowerBound - frame.lowerBound) ..< (range.upperBound - frame.lowerBound)]))
+        }
+    }
+
     /// Starts decoding, on another thread, the frame after the one that
     /// holds content offset `offset`, unless it is kept, being decoded, or
     /// too large to keep: a sequential reader finds it ready.

@@ -42,6 +42,28 @@ struct FrameCacheTests {
         }
     }
 
+    @Test("bytes handed in place: a range within one frame as read gives it, decoded once; across frames: nil")
+    func bytesInPlace() async throws {
+        let folder = Folder()
+        let content = TestData.text(300_000, seed: 8)
+        let cache = FrameCache(reader: try await reader(folder, content), budget: 4 * (64 << 10))
+        for range in [0 ..< 10, 100 ..< 65536, 70_000 ..< 131_072, 296_000 ..< 300_000] {
+            let handed = try cache.withBytes(range) { Array($0) }
+            #expect(handed == Array(content[range]), "\(range)")
+        }
+        #expect(cache.framesDecoded == 3)
+        _ = try cache.withBytes(200 ..< 300) { $0.count }
+        #expect(cache.framesDecoded == 3)
+        var called = false
+        #expect(try cache.withBytes(65_000 ..< 66_000) { _ in called = true } == nil)
+        #expect(try cache.withBytes(10 ..< 10) { _ in called = true } == nil)
+        #expect(!called)
+        #expect(throws: WeirError.self) { try cache.withBytes(299_990 ..< 300_010) { $0.count } }
+        // A frame too large to keep is not handed in place (read(_:into:) streams it).
+        let small = FrameCache(reader: try await reader(Folder(), content), budget: 64 << 10)
+        #expect(try small.withBytes(0 ..< 10) { $0.count } == nil)
+    }
+
     @Test("read-ahead decodes the next frame; parallel readers of the same frames get the same bytes")
     func readAheadAndParallel() async throws {
         let folder = Folder()
