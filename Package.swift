@@ -19,13 +19,17 @@ let releaseLinking: [LinkerSetting] = [
 ]
 
 // The WEIR_TEST_* hooks (a frame damaged, a step or a frame's decode held,
-// FUSE sizes trusted, checkpoints sooner) exist only where WEIR_TEST_HOOKS is defined: debug
-// builds, and the release build scripts/test makes for its command-line
-// tests and power cuts with -Xswiftc -DWEIR_TEST_HOOKS. The release binary
-// and library users get hold none. One definition, for every target that
-// reads it (the engine's options and their consumers, the executable's
-// environment).
-let testHooks: [SwiftSetting] = [.define("WEIR_TEST_HOOKS", .when(configuration: .debug))]
+// FUSE sizes trusted, checkpoints sooner) are read from the environment only
+// where WEIR_TEST_HOOKS is defined: debug builds, and the release build
+// scripts/test makes for its command-line tests and power cuts, with
+// WEIR_TEST_HOOKS=1 in the environment of `swift build`. The release binary
+// and library users get no way to set one. The engine holds the hooks'
+// settings as package fields, nil unless the executable's hooked start sets
+// them, so the definition is the executable's alone: the hooked build in the
+// release build's folder recompiles one module and links again, where a
+// definition on every target was a second build of everything.
+let testHooks: [SwiftSetting] = Context.environment["WEIR_TEST_HOOKS"] == "1"
+    ? [.define("WEIR_TEST_HOOKS")] : [.define("WEIR_TEST_HOOKS", .when(configuration: .debug))]
 
 // Every file imports the modules whose declarations it uses, members of
 // extensions too (SE-0444): an import in one file no longer lends another
@@ -96,7 +100,7 @@ let package = Package(
         .target(
             name: "WeirSystem",
             dependencies: ["CSupport", .product(name: "SystemPackage", package: "swift-system")],
-            swiftSettings: testHooks + checkedImports
+            swiftSettings: checkedImports
         ),
         // The formats as codecs: zstd's framing and seek table, libzstd's
         // contexts, the other formats' encoders and member decoders (what
@@ -113,7 +117,7 @@ let package = Package(
         // files and names, a stopped run's kept output.
         .target(
             name: "WeirFiles", dependencies: ["WeirSystem", "WeirFormats", "CXXHash", "CSupport"],
-            swiftSettings: testHooks + checkedImports
+            swiftSettings: checkedImports
         ),
         // The engine users import: the pipelines, runs, jobs, random access,
         // planning, and the API; it re-exports the public types below it.
@@ -124,7 +128,7 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
-            swiftSettings: testHooks + checkedImports
+            swiftSettings: checkedImports
         ),
         // `weir mount` (docs/mount.md): an archive's tree from its member
         // index and its files' bytes through a bounded frame cache, served on

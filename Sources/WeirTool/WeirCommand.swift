@@ -91,6 +91,9 @@ struct WeirCommand: ParsableCommand {
     // MARK: Entry point
 
     static func main() {
+        #if WEIR_TEST_HOOKS
+        ProcessTestHooks.install()
+        #endif
         // libzstd's advanced API is fixed only within one version.
         do throws(WeirError) {
             try Zstd.checkLibraryVersion(path: "weir", operation: .run)

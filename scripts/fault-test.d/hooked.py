@@ -1,5 +1,5 @@
 """The cases of inputs whose size weir trusts, run by the hooked weir (built
-with -DWEIR_TEST_HOOKS) with WEIR_TEST_TRUST_FUSE_SIZES=1: weir then maps a
+with WEIR_TEST_HOOKS=1) with WEIR_TEST_TRUST_FUSE_SIZES=1: weir then maps a
 faultfs input, resumes from it and indexes it, as on a local disk, where a
 page of a mapped input that fails to read raises SIGBUS.
 

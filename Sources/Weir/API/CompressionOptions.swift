@@ -135,7 +135,9 @@ public struct CompressionOptions: Sendable, Equatable {
     /// frames only; a run that adapts is not ``resumable`` (its frames'
     /// levels are not recorded).
     public var adaptiveLevels: ClosedRange<Int>?
-    #if WEIR_TEST_HOOKS
+    // The test hooks: nil unless the executable's test build sets them from
+    // its WEIR_TEST_* environment (Package.swift, `testHooks`); nothing
+    // else can.
     /// For tests of ``verify`` only: flips one bit of frame N after it is
     /// compressed, before it is checked (ignored without ``verify``, which
     /// then always catches it).
@@ -151,15 +153,6 @@ public struct CompressionOptions: Sendable, Equatable {
     /// For tests of the progress line only: after each step, a worker
     /// waits while this file exists (``StepHold``).
     package var stepHoldForTesting: String?
-    #else
-    // Builds without the test hooks (the library and binary users get):
-    // constants, so that nothing is damaged or held and the code that reads
-    // them compiles away.
-    package var damagedFrameForTesting: Int? { nil }
-    package var frameDelayForTesting: Double? { nil }
-    package var stepDelayForTesting: Double? { nil }
-    package var stepHoldForTesting: String? { nil }
-    #endif
     /// `--patch-from=OLD`: the input is compressed against the old file, as
     /// one frame (zstd's decoder uses a prefix for one frame only), by one
     /// context whose own workers (`ZSTD_c_nbWorkers`) are ``threads``, as

@@ -58,7 +58,9 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// record beside it, `.NAME.part.resume`. Only for an input that weir
     /// wrote in 8 frames or more, which its seek table says.
     public var resumable = false
-    #if WEIR_TEST_HOOKS
+    // The test hooks: nil unless the executable's test build sets them from
+    // its WEIR_TEST_* environment (Package.swift, `testHooks`); nothing
+    // else can.
     /// For tests of resuming only: the reading thread waits this long
     /// (seconds) after each frame it cuts, so that a run lasts long enough
     /// to be stopped after a checkpoint.
@@ -70,14 +72,6 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// For tests of the progress line only: after each step, a decoder
     /// waits while this file exists (``StepHold``).
     package var stepHoldForTesting: String?
-    #else
-    // Builds without the test hooks (the library and binary users get):
-    // constants, so that nothing waits and the code that reads them
-    // compiles away.
-    package var frameDelayForTesting: Double? { nil }
-    package var stepDelayForTesting: Double? { nil }
-    package var stepHoldForTesting: String? { nil }
-    #endif
 
     /// Creates options; every parameter has zstd's default.
     public init(verifyChecksum: Bool = true, memoryLimit: Int? = nil, readSize: Int = 256 << 10, threads: Int = 0,

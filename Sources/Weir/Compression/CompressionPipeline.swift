@@ -265,9 +265,7 @@ package final class CompressionPipeline: Sendable {
                 }
                 let number = index
                 index += 1
-                #if WEIR_TEST_HOOKS
                 if let delay = options.frameDelayForTesting, delay > 0 { usleep(UInt32(min(delay, 60) * 1e6)) }
-                #endif
                 // Dropped as soon as it is compressed, before its frame goes
                 // to the writer: the frame's write frees the slot the next
                 // read takes, and that read's buffer can then reuse this one.

@@ -103,13 +103,11 @@ package final class SmallFileCompressor {
     /// Checks the frame in `output` against the `size` bytes of `input` (`verify`).
     private func verify(frameSize: Int, size: Int, options: CompressionOptions, path: String) throws(WeirError) {
         if verifier == nil { verifier = try FrameVerifier(dictionary: nil, path: path) }
-        #if WEIR_TEST_HOOKS
         if options.damagedFrameForTesting == 0 {
             output.withUnsafeMutableBytes {
                 FrameVerifier.damage(UnsafeMutableRawBufferPointer(rebasing: $0[..<frameSize]))
             }
         }
-        #endif
         try input.withUnsafeBytes { source in
             output.withUnsafeBytes { frame in
                 Result { () throws(WeirError) in

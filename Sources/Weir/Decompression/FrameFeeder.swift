@@ -139,9 +139,7 @@ final class FrameFeeder {
             session.frameLog?.skippable(size: boundary.compressedSize)
             return
         }
-        #if WEIR_TEST_HOOKS
         if let delay = session.options.frameDelayForTesting, delay > 0 { usleep(UInt32(min(delay, 60) * 1e6)) }
-        #endif
         windowLog = max(windowLog ?? 0, boundary.header.windowLog)
         if streamer.frameStart == boundary.offset {
             try feedStreamer(upTo: boundary.end)

@@ -73,16 +73,12 @@ package final class PartialOutput: Sendable {
     package static let minimumFrames = 8
 
     /// Checkpoints come at least this often (seconds)...
-    static let interval: Double = {
-        #if WEIR_TEST_HOOKS
-        // The tests' way to checkpoint sooner, so that a short run can be
-        // stopped after one (test builds only).
-        if let value = getenv("WEIR_TEST_CHECKPOINT_INTERVAL").flatMap({ Double(String(cString: $0)) }), value >= 0 {
-            return value
-        }
-        #endif
-        return 2.0
-    }()
+    static let interval: Double = intervalForTesting ?? 2.0
+    /// The tests' way to checkpoint sooner, so that a short run can be
+    /// stopped after one: set only by the executable's test build, from
+    /// WEIR_TEST_CHECKPOINT_INTERVAL, at its start, before any thread of
+    /// the run exists and before ``interval`` is first read (so unguarded).
+    package nonisolated(unsafe) static var intervalForTesting: Double?
     /// ...or after this many bytes of output.
     static let checkpointBytes = 1 << 30
 
