@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Weir
+@testable import WeirTestSupport
 
 /// ``TarArchive`` on a `.tar.zst` built here from a tar GNU tar made: its
 /// content in zstd frames, then a member index (``MemberIndex``, listing the
