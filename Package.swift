@@ -213,7 +213,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WeirFilesTests",
-            dependencies: ["WeirFiles", "WeirFormats", "WeirSystem", "WeirTestSupport"]
+            dependencies: ["WeirFiles", "WeirFormats", "WeirSystem", "WeirTestSupport", "WeirFormatsTestSupport"]
         ),
         .testTarget(
             name: "WeirTests",

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 @testable import WeirFiles
 @testable import WeirFormats
+@testable import WeirFormatsTestSupport
 @testable import WeirSystem
 @testable import WeirTestSupport
 
@@ -30,7 +31,7 @@ struct PartialOutputTests {
             let input = TestData.text(4 * Self.frameSize, seed: seed)
             self.input = input
             frames = try (0 ..< 4).map { index in
-                try FrameVerifierTests.frame(
+                try TestFrames.frame(
                     of: Array(input[(index * Self.frameSize)..<((index + 1) * Self.frameSize)]))
             }
             folder.write("in", input)

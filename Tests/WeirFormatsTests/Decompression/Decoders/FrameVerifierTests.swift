@@ -1,22 +1,17 @@
 import Dispatch
 import Testing
 @testable import WeirFormats
+@testable import WeirFormatsTestSupport
 @testable import WeirSystem
 @testable import WeirTestSupport
 
 /// `verify`'s check: a frame against the input it was made from.
 @Suite("Frame verifier")
 struct FrameVerifierTests {
-    /// `input` compressed as one frame at level 3, with a checksum.
+    /// `input` compressed as one frame at level 3, with a checksum (TestFrames,
+    /// which the files' tests share).
     static func frame(of input: [UInt8]) throws -> [UInt8] {
-        let context = try CompressionContext(level: 3, checksum: true, path: "in")
-        var frame = [UInt8](repeating: 0, count: Zstd.compressBound(input.count))
-        let size = try input.withUnsafeBytes { source in
-            try frame.withUnsafeMutableBytes { destination in
-                try context.compressFrame(source, into: destination, path: "in")
-            }
-        }
-        return Array(frame[..<size])
+        try TestFrames.frame(of: input)
     }
 
     /// What checking `frame` against `input`, given in `pieces` regions, throws.

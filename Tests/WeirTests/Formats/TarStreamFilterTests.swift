@@ -1,6 +1,5 @@
 import Testing
-@testable import WeirSystem
-@testable import WeirTar
+@testable import Weir
 
 @Suite("Tar stream filter")
 struct TarStreamFilterTests {

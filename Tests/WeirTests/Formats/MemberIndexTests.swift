@@ -2,9 +2,7 @@ import CZstd
 import Foundation
 import Glibc
 import Testing
-@testable import WeirFormats
-@testable import WeirSystem
-@testable import WeirTar
+@testable import Weir
 @testable import WeirTestSupport
 
 @Suite("Member index codec")
