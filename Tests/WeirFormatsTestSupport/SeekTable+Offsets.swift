@@ -1,4 +1,4 @@
-@testable import WeirFormats
+import WeirFormats
 
 extension SeekTable {
     /// Where each entry's frame lies, in the file (from ``dataStart``) and in

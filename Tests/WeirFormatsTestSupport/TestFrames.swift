@@ -1,4 +1,4 @@
-@testable import WeirFormats
+import WeirFormats
 
 /// Frames made by weir's own compression context, for the tests of the layers that read them.
 enum TestFrames {
