@@ -191,11 +191,39 @@ let package = Package(
         .executableTarget(
             name: "WeirExample", dependencies: ["Weir"], path: "Examples/WeirExample", swiftSettings: checkedImports
         ),
+        // The engine's tests, one target for each engine target: a test is
+        // held to its layer, the compiler refusing it a target above the one
+        // it tests. Their shared helpers are libraries of their own (in no
+        // product): WeirTestSupport (inputs, scratch folders, pipes, rounds;
+        // Foundation, Glibc and libzstd only) and WeirFormatsTestSupport
+        // (what needs WeirFormats).
+        .target(name: "WeirTestSupport", dependencies: ["CZstd"], path: "Tests/WeirTestSupport"),
+        .target(
+            name: "WeirFormatsTestSupport", dependencies: ["WeirFormats"], path: "Tests/WeirFormatsTestSupport"
+        ),
+        .testTarget(
+            name: "WeirSystemTests",
+            dependencies: [
+                "WeirSystem", "WeirTestSupport", "CSupport", .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        .testTarget(
+            name: "WeirFormatsTests",
+            dependencies: ["WeirFormats", "WeirSystem", "WeirTestSupport", "WeirFormatsTestSupport", "CZstd"]
+        ),
+        .testTarget(
+            name: "WeirTarTests",
+            dependencies: ["WeirTar", "WeirFormats", "WeirSystem", "WeirTestSupport", "CZstd"]
+        ),
+        .testTarget(
+            name: "WeirFilesTests",
+            dependencies: ["WeirFiles", "WeirFormats", "WeirSystem", "WeirTestSupport", "WeirFormatsTestSupport"]
+        ),
         .testTarget(
             name: "WeirTests",
             dependencies: [
-                "Weir", "WeirFiles", "WeirTar", "WeirFormats", "WeirSystem", "CZstd",
-                .product(name: "SystemPackage", package: "swift-system"),
+                "Weir", "WeirFiles", "WeirTar", "WeirFormats", "WeirSystem", "WeirTestSupport",
+                "WeirFormatsTestSupport", "CZstd", .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         .testTarget(

@@ -5,6 +5,7 @@ import SystemPackage
 import Testing
 @testable import Weir
 @testable import WeirSystem
+@testable import WeirTestSupport
 
 /// The public API: files, descriptors and streams, async and with
 /// completion handlers.

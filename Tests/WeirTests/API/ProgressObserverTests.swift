@@ -3,6 +3,7 @@ import SystemPackage
 import Testing
 @testable import Weir
 @testable import WeirSystem
+@testable import WeirTestSupport
 
 /// The observer counts through DATA_ADD sources and calls its handler on its
 /// own queue, rate-limited, with a heartbeat while nothing arrives.

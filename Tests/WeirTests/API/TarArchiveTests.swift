@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Weir
+@testable import WeirTestSupport
 
 /// ``TarArchive`` on a `.tar.zst` built here from a tar GNU tar made: its
 /// content in zstd frames, then a member index (``MemberIndex``, listing the
@@ -83,7 +84,7 @@ struct TarArchiveTests {
 
     @Test("a sparse file's contents (GNU tar's gnu, pax 0.0, 0.1, 1.0 formats): the file, holes as zeros")
     func sparseContents() async throws {
-        let (file, tars) = try TarSparseMapTests.archives()
+        let (file, tars) = try TestData.sparseArchives()
         for (format, tar) in tars {
             let folder = TestData.temporaryFolder()
             defer { try? FileManager.default.removeItem(at: folder) }

@@ -4,6 +4,7 @@ import SystemPackage
 import Testing
 @testable import Weir
 @testable import WeirFormats
+@testable import WeirTestSupport
 
 @Suite("Compression pipeline")
 struct CompressionPipelineTests {

@@ -4,6 +4,7 @@ import SystemPackage
 import Testing
 @testable import Weir
 @testable import WeirSystem
+@testable import WeirTestSupport
 
 @Suite("Content-defined chunks (--rsyncable)")
 struct RsyncableChunkerTests {

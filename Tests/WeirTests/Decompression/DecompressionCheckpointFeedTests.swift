@@ -3,6 +3,7 @@ import Testing
 @testable import Weir
 @testable import WeirFiles
 @testable import WeirFormats
+@testable import WeirTestSupport
 
 /// A decompression's record names only frames whose content is all
 /// written, in file order, whatever order the writer finishes pieces in.

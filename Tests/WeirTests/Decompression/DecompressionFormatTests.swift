@@ -4,6 +4,7 @@ import SystemPackage
 import Testing
 @testable import Weir
 @testable import WeirSystem
+@testable import WeirTestSupport
 
 /// Stock zstd inputs and the errors that tell bad input apart, read from a
 /// pipe in pieces of any size.

@@ -6,6 +6,7 @@ import Testing
 @testable import Weir
 @testable import WeirFormats
 @testable import WeirSystem
+@testable import WeirTestSupport
 
 /// The decompression pipeline's memory: frames above the budget stream,
 /// weir's own frames decode whole, pieces land in their frame's buffer, and
@@ -95,7 +96,7 @@ extension DecompressionPipelineTests {
     func framesInPieces() throws {
         var generator = SeededGenerator(seed: 15)
         let input = TestData.text(700_000, seed: 15)
-        let frame = FormatTests.compress(input, checksum: true, windowLog: 17, streamed: false)
+        let frame = TestData.compress(input, checksum: true, windowLog: 17, streamed: false)
         let context = try DecompressionContext(windowLogMax: 27, verifyChecksum: true, stableOutput: true, path: "x")
         var output = [UInt8](repeating: 0, count: input.count)
         for round in 0 ..< 40 {

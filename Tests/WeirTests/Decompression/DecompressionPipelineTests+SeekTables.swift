@@ -5,7 +5,9 @@ import SystemPackage
 import Testing
 @testable import Weir
 @testable import WeirFormats
+@testable import WeirFormatsTestSupport
 @testable import WeirSystem
+@testable import WeirTestSupport
 
 /// The decompression pipeline and the seek table: the table weir writes, the
 /// tables that lie (refused, named, or checked once a frame is decoded), and
@@ -162,7 +164,7 @@ extension DecompressionPipelineTests {
         let pieces = stride(from: 0, to: input.count, by: 300_000).map {
             Array(input[$0..<min(input.count, $0 + 300_000)])
         }
-        let compressed = pieces.map { FormatTests.compress($0, checksum: true, windowLog: 17, streamed: true) }
+        let compressed = pieces.map { TestData.compress($0, checksum: true, windowLog: 17, streamed: true) }
         var table = SeekTable(hasChecksums: false)
         for (index, (piece, frame)) in zip(pieces, compressed).enumerated() {
             try table.append(

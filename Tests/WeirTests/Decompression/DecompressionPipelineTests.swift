@@ -6,6 +6,7 @@ import Testing
 @testable import Weir
 @testable import WeirFormats
 @testable import WeirSystem
+@testable import WeirTestSupport
 
 @Suite("Decompression pipeline")
 struct DecompressionPipelineTests {

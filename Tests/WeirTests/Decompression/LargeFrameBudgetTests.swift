@@ -1,5 +1,6 @@
 import Testing
 @testable import Weir
+@testable import WeirTestSupport
 
 /// Frames larger than the default budget holds (weir's own from -9 up)
 /// grow the budget so that they still decode side by side, within its bounds.

@@ -4,6 +4,7 @@ import SystemPackage
 import Testing
 @testable import Weir
 @testable import WeirFormats
+@testable import WeirTestSupport
 
 /// Inputs that are not zstd, through the one entry: weir's own gzip, lz4
 /// and xz files decode their members on the pipeline's workers, within its

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import Weir
+@testable import WeirTestSupport
 
 @Suite("Member index codec")
 struct MemberIndexTests {

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 @testable import Weir
 @testable import WeirSystem
+@testable import WeirTestSupport
 
 @Suite("Commit queue")
 struct CommitQueueTests {

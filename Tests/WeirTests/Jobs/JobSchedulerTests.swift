@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Weir
 @testable import WeirSystem
+@testable import WeirTestSupport
 
 @Suite("Job scheduler")
 struct JobSchedulerTests {

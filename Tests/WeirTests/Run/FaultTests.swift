@@ -1,9 +1,10 @@
 import CZstd
 import Foundation
-import Testing
-@testable import Weir
 import Glibc
 import SystemPackage
+import Testing
+@testable import Weir
+@testable import WeirTestSupport
 
 /// Read and write failures, hostile compressed input, and many random round
 /// trips: every one ends in correct output or a clean error, never a crash,

@@ -5,6 +5,7 @@ import SystemPackage
 import Testing
 @testable import Weir
 @testable import WeirSystem
+@testable import WeirTestSupport
 
 @Suite("Run control")
 struct RunControlTests {

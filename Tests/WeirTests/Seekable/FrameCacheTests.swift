@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Weir
 @testable import WeirSystem
+@testable import WeirTestSupport
 
 /// The mount's frame cache: bytes equal to the content's at any range,
 /// frames decoded once while kept, memory within its budget, a damaged

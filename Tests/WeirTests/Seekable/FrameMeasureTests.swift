@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import Weir
 @testable import WeirSystem
+@testable import WeirTestSupport
 
 /// Frames without a content size, measured by decoding them in parallel:
 /// the sizes are the frames' real content, on every path (decoded whole,

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Weir
 @testable import WeirSystem
+@testable import WeirTestSupport
 
 /// Concatenations of seekable files keep their index (the chain of tables),
 /// and `weir --index` makes any multi-frame file seekable in place.

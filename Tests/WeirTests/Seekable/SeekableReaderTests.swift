@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Weir
 @testable import WeirSystem
+@testable import WeirTestSupport
 
 /// Random access to the content of zstd files: every range read through the
 /// reader is the same bytes as that range of the whole decode.

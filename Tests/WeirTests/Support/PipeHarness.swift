@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 @testable import Weir
 @testable import WeirSystem
+@testable import WeirTestSupport
 
 /// Runs a pipeline between real pipes: a feeder thread writes the input into
 /// one pipe (in pieces of `pieceSize`, to exercise partial reads), a drainer

@@ -4,6 +4,7 @@ import Testing
 @testable import Weir
 @testable import WeirFormats
 @testable import WeirSystem
+@testable import WeirTestSupport
 
 /// Training, loading and using a dictionary through the engine; libzstd
 /// itself is the independent judge of the frames.

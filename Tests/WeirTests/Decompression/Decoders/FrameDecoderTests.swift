@@ -2,6 +2,7 @@ import Testing
 @testable import Weir
 @testable import WeirFormats
 @testable import WeirSystem
+@testable import WeirTestSupport
 
 @Suite("The one streaming loop: its checks, for any member decoder")
 struct FrameDecoderTests {

@@ -2,6 +2,7 @@ import Testing
 @testable import Weir
 @testable import WeirFormats
 @testable import WeirSystem
+@testable import WeirTestSupport
 
 /// Drives one ``MemberDecoding`` through the one streaming loop
 /// (``FrameDecoder``), as a stream of members does: a member started at

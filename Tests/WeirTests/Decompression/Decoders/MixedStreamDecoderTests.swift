@@ -3,6 +3,7 @@ import Testing
 @testable import Weir
 @testable import WeirFormats
 @testable import WeirSystem
+@testable import WeirTestSupport
 
 @Suite("Frames of every format, decoded as one stream")
 struct MixedStreamDecoderTests {
