@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import WeirSystem
 
@@ -27,8 +28,8 @@ final class ArchiveWatch: Sendable {
     private let identity: ArchiveIdentity
     private let log: @Sendable (String) -> Void
     private let seen = Locked(false)
-    /// When the archive was last found unchanged (CLOCK_MONOTONIC, in
-    /// nanoseconds): ``changed(unlessCheckedWithin:)`` checks again only
+    /// When the archive was last found unchanged (`DispatchTime`'s
+    /// uptime, in nanoseconds): ``changed(unlessCheckedWithin:)`` checks again only
     /// past that.
     private let lastUnchanged = Locked(UInt64(0))
 
@@ -56,7 +57,7 @@ final class ArchiveWatch: Sendable {
     func changed(unlessCheckedWithin nanoseconds: UInt64) -> String? {
         if file.source != nil { return seen.current ? "it changed" : nil }
         if seen.current { return "it changed" }
-        let start = Self.now()
+        let start = DispatchTime.now().uptimeNanoseconds
         if nanoseconds > 0, start &- lastUnchanged.current < nanoseconds { return nil }
         let change = identity.change(to: (try? file.status()).map(ArchiveIdentity.init))
             ?? identity.change(to: FileStatus.of(path: path).map(ArchiveIdentity.init))
@@ -71,13 +72,6 @@ final class ArchiveWatch: Sendable {
         }
         if first { log("\(name): changed since it was mounted (\(change)): reads fail with EIO") }
         return change
-    }
-
-    /// CLOCK_MONOTONIC now, in nanoseconds.
-    private static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 
     /// A remote archive's source found another version of the object

@@ -26,10 +26,7 @@ package enum Page {
     /// page. A kernel without it refuses (EINVAL), and the pages are then
     /// made by faults as before; no failure is reported.
     package static func populate(_ start: UnsafeMutableRawPointer, _ count: Int) {
-        guard count > 0 else { return }
-        let from = roundDown(Int(bitPattern: start))
-        guard let base = UnsafeMutableRawPointer(bitPattern: from) else { return }
-        _ = madvise(base, Int(bitPattern: start) + count - from, populateWrite)
+        advise(start, count, populateWrite)
     }
 
     /// Linux's `MADV_HUGEPAGE`.
@@ -47,10 +44,16 @@ package enum Page {
     /// memory in the fault. The bytes are unchanged; a kernel without THP
     /// refuses (EINVAL) and the pages stay small; no failure is reported.
     package static func preferHuge(_ start: UnsafeMutableRawPointer, _ count: Int) {
+        advise(start, count, hugePage)
+    }
+
+    /// `madvise(advice)` on the pages that `count` bytes at `start` lie in;
+    /// a refusal is not reported (the callers' advice only saves work).
+    private static func advise(_ start: UnsafeMutableRawPointer, _ count: Int, _ advice: Int32) {
         guard count > 0 else { return }
         let from = roundDown(Int(bitPattern: start))
         guard let base = UnsafeMutableRawPointer(bitPattern: from) else { return }
-        _ = madvise(base, Int(bitPattern: start) + count - from, hugePage)
+        _ = madvise(base, Int(bitPattern: start) + count - from, advice)
     }
 
     /// Reserves room in `array` for `capacity` elements and makes its pages (``populate(_:_:)``).
