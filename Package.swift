@@ -195,12 +195,14 @@ let package = Package(
         // held to its layer, the compiler refusing it a target above the one
         // it tests. Their shared helpers are libraries of their own (in no
         // product): WeirTestSupport (inputs, scratch folders, pipes, rounds;
-        // Foundation, Glibc and libzstd only) and WeirFormatsTestSupport
-        // (what needs WeirFormats).
+        // Foundation, Glibc and libzstd only), WeirFormatsTestSupport
+        // (what needs WeirFormats) and WeirTarTestSupport (member indexes
+        // and a tar: what needs WeirTar).
         .target(name: "WeirTestSupport", dependencies: ["CZstd"], path: "Tests/WeirTestSupport"),
         .target(
             name: "WeirFormatsTestSupport", dependencies: ["WeirFormats"], path: "Tests/WeirFormatsTestSupport"
         ),
+        .target(name: "WeirTarTestSupport", dependencies: ["WeirTar"], path: "Tests/WeirTarTestSupport"),
         .testTarget(
             name: "WeirSystemTests",
             dependencies: [
@@ -213,7 +215,9 @@ let package = Package(
         ),
         .testTarget(
             name: "WeirTarTests",
-            dependencies: ["WeirTar", "WeirFormats", "WeirSystem", "WeirTestSupport", "CZstd"]
+            dependencies: [
+                "WeirTar", "WeirFormats", "WeirSystem", "WeirTestSupport", "WeirTarTestSupport", "CZstd",
+            ]
         ),
         .testTarget(
             name: "WeirFilesTests",
@@ -223,7 +227,8 @@ let package = Package(
             name: "WeirTests",
             dependencies: [
                 "Weir", "WeirFiles", "WeirTar", "WeirFormats", "WeirSystem", "WeirTestSupport",
-                "WeirFormatsTestSupport", "CZstd", .product(name: "SystemPackage", package: "swift-system"),
+                "WeirFormatsTestSupport", "WeirTarTestSupport", "CZstd",
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         .testTarget(

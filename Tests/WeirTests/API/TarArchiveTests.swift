@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Weir
+import WeirTar
+@testable import WeirTarTestSupport
 @testable import WeirTestSupport
 
 /// ``TarArchive`` on a `.tar.zst` built here from a tar GNU tar made: its
@@ -11,34 +13,7 @@ import Testing
 struct TarArchiveTests {
     /// The tar of a folder `d` holding `a.txt` and `b.txt` (pax format), and its members' records.
     static func tar() throws -> (bytes: [UInt8], members: [MemberIndex.Member]) {
-        let folder = TestData.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try FileManager.default.createDirectory(at: folder.appendingPathComponent("d"),
-                                                withIntermediateDirectories: true)
-        try Data("alpha\n".utf8).write(to: folder.appendingPathComponent("d/a.txt"))
-        try Data(TestData.text(3000)).write(to: folder.appendingPathComponent("d/b.txt"))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/tar")
-        process.arguments = ["--format=pax", "--sort=name", "-cf", "a.tar", "d"]
-        process.currentDirectoryURL = folder
-        try process.run()
-        process.waitUntilExit()
-        let bytes = Array(try Data(contentsOf: folder.appendingPathComponent("a.tar")))
-        // The members where GNU tar put them: pax headers (x block + records) before each.
-        var members: [MemberIndex.Member] = []
-        var at = 0
-        for (name, size) in [("d/", 0), ("d/a.txt", 6), ("d/b.txt", 3000)] {
-            let own = bytes.withUnsafeBytes { all in
-                TarHeaderCheck.number(UnsafeRawBufferPointer(rebasing: all[at + 124 ..< at + 136])) ?? 0
-            }
-            let headerLength = 512 + (own + 511) / 512 * 512 + 512
-            members.append(MemberIndex.Member(headerOffset: at, headerLength: headerLength,
-                                              dataLength: (size + 511) / 512 * 512, size: size,
-                                              type: UInt8(ascii: name.hasSuffix("/") ? "5" : "0"),
-                                              path: Array(name.utf8)))
-            at = members[members.count - 1].end
-        }
-        return (bytes, members)
+        try TestTar.paxFolder(b: TestData.text(3000))
     }
 
     /// Writes `tar` as one zstd frame (zstd's), `index`, and a seek table to a file; its path.

@@ -1,5 +1,7 @@
 import Testing
 @testable import Weir
+import WeirTar
+@testable import WeirTarTestSupport
 
 /// Selecting from a version 2 index walks its columns in place, making no
 /// row of them: what it selects must be what the members as values select
@@ -59,7 +61,7 @@ struct TarMemberSelectionColumnsTests {
         // block's end several times in a thousand members.
         let blockBytes = 16 << 10
         #expect(index.members.reduce(0) { $0 + $1.path.count + 24 } > 4 * blockBytes, "the members fill blocks")
-        let frame = try MemberIndexTests.version2(index, blockBytes: blockBytes)
+        let frame = try MemberIndex.version2(index, blockBytes: blockBytes)
         for checking in [true, false] {
             let records = try MemberIndex.records(frame: frame, path: "a.tar.zst", offset: 0, checking: checking)
             for texts in Self.patterns {

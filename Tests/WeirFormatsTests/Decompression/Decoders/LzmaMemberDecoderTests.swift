@@ -1,11 +1,10 @@
 import Testing
-@testable import Weir
 @testable import WeirFormats
 
 @Suite("xz streams and .lzma members, through liblzma")
 struct LzmaMemberDecoderTests {
     static func harness(_ format: CompressedFormat) -> MemberDecoderHarness {
-        MemberDecoderHarness(member: LzmaMemberDecoder(format: format, windowLimit: DecompressionOptions().windowLimit,
+        MemberDecoderHarness(member: LzmaMemberDecoder(format: format, windowLimit: WindowLimit(memoryLimit: nil),
                                                        path: "t", operation: .decompress))
     }
 

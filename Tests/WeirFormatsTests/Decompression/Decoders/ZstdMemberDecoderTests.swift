@@ -1,12 +1,11 @@
 import Testing
-@testable import Weir
 @testable import WeirFormats
 @testable import WeirSystem
 
 @Suite("zstd frames as members, through a DecompressionContext")
 struct ZstdMemberDecoderTests {
     static func harness() throws -> MemberDecoderHarness {
-        MemberDecoderHarness(member: try ZstdMemberDecoder(options: DecompressionOptions().decoding, path: "t",
+        MemberDecoderHarness(member: try ZstdMemberDecoder(options: MemberDecoderHarness.options(), path: "t",
                                                            operation: .decompress))
     }
 

@@ -1,5 +1,8 @@
 import Testing
-@testable import Weir
+import WeirSystem
+@testable import WeirTar
+@testable import WeirTarTestSupport
+@testable import WeirTestSupport
 
 @Suite("Tar stream filter")
 struct TarStreamFilterTests {
@@ -21,7 +24,7 @@ struct TarStreamFilterTests {
 
     @Test("picks the members as the stream passes, their pax headers included, whatever the pieces")
     func picks() throws {
-        let (tar, members) = try TarArchiveTests.tar()
+        let (tar, members) = try TestTar.paxFolder(b: TestData.text(3000))
         for size in [1, 7, 512, 1000, tar.count] {
             let (kept, filter) = try Self.filter(tar, ["d/b*", "none"], pieces: size)
             #expect(kept == Array(tar[members[2].headerOffset ..< members[2].end]), "pieces of \(size)")
@@ -36,7 +39,7 @@ struct TarStreamFilterTests {
 
     @Test("a block that is not a tar header stops the stream with its offset")
     func refusesNonTar() throws {
-        let (tar, members) = try TarArchiveTests.tar()
+        let (tar, members) = try TestTar.paxFolder(b: TestData.text(3000))
         var damaged = tar
         let own = members[1].dataOffset - 512  // the member's own header, after its pax blocks
         damaged[own + 5] ^= 0x20

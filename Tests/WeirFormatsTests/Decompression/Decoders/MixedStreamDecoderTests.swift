@@ -1,6 +1,5 @@
 import Dispatch
 import Testing
-@testable import Weir
 @testable import WeirFormats
 @testable import WeirSystem
 @testable import WeirTestSupport
@@ -20,7 +19,7 @@ struct MixedStreamDecoderTests {
     /// Decodes `stream` fed `piece` bytes at a time (gzip through ISA-L when
     /// that is the whole stream, else zlib).
     static func decode(_ stream: [UInt8], piece: Int, passThrough: Bool = false) throws -> [UInt8] {
-        let decoder = MixedStreamDecoder(options: DecompressionOptions(passThrough: passThrough).decoding, path: "t",
+        let decoder = MixedStreamDecoder(options: MemberDecoderHarness.options(passThrough: passThrough), path: "t",
                                          operation: .decompress, wholeInput: piece >= stream.count)
         var out: [UInt8] = []
         var at = 0
@@ -80,7 +79,7 @@ struct MixedStreamDecoderTests {
     func decodedBeforeFailure() throws {
         let content = TestData.text(100_000)
         let stream = try Self.member(.gzip, content) + Array("garbage!".utf8)
-        let decoder = MixedStreamDecoder(options: DecompressionOptions().decoding, path: "t", operation: .decompress)
+        let decoder = MixedStreamDecoder(options: MemberDecoderHarness.options(), path: "t", operation: .decompress)
         var out: [UInt8] = []
         #expect(throws: WeirError.self) {
             try stream.withUnsafeBytes { try decoder.feed($0) { (block, _) throws(WeirError) in out += block } }
@@ -95,7 +94,7 @@ struct MixedStreamDecoderTests {
         var damaged = try Self.member(format, content)
         damaged[damaged.count - 2] ^= 0x01  // its trailer or checksum
         let stream = try Self.member(format, content) + damaged
-        let decoder = MixedStreamDecoder(options: DecompressionOptions().decoding, path: "t", operation: .decompress,
+        let decoder = MixedStreamDecoder(options: MemberDecoderHarness.options(), path: "t", operation: .decompress,
                                          wholeInput: piece >= stream.count)
         var out: [UInt8] = []
         var ends: [Int] = []

@@ -1,5 +1,4 @@
 import Testing
-@testable import Weir
 @testable import WeirFormats
 @testable import WeirSystem
 @testable import WeirTestSupport
@@ -10,6 +9,12 @@ import Testing
 struct MemberDecoderHarness {
     /// The content every member holds.
     static let content = TestData.text(200_000)
+
+    /// What the decoders of a run with the default options are made with
+    /// (`DecompressionOptions()`: libzstd's window limit, checksums verified).
+    static func options(passThrough: Bool = false) -> DecodingOptions {
+        DecodingOptions(windowLimit: WindowLimit(memoryLimit: nil), passThrough: passThrough)
+    }
 
     let member: any MemberDecoding
 

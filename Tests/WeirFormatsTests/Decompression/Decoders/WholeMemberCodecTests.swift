@@ -1,5 +1,4 @@
 import Testing
-@testable import Weir
 @testable import WeirFormats
 
 @Suite("whole members in one call: libdeflate, liblz4, liblzma behind WholeMemberCodec")

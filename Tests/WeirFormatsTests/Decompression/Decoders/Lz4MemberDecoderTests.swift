@@ -1,5 +1,4 @@
 import Testing
-@testable import Weir
 @testable import WeirFormats
 
 @Suite("lz4 frames, through liblz4's frame API")

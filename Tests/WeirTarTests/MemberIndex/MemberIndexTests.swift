@@ -1,29 +1,12 @@
 import CZstd
-import Foundation
-import Glibc
 import Testing
-@testable import Weir
-@testable import WeirTestSupport
+import WeirFormats
+import WeirSystem
+@testable import WeirTar
+@testable import WeirTarTestSupport
 
 @Suite("Member index codec")
 struct MemberIndexTests {
-    /// Three members as GNU tar lays them out: a folder, a file whose name
-    /// needs a pax header, a symbolic link; names that share a prefix, a
-    /// name that is not UTF-8, an mtime before the epoch.
-    static func sample() -> MemberIndex {
-        let long = Array(("dir/" + String(repeating: "n", count: 300)).utf8)
-        return MemberIndex(members: [
-            .init(headerOffset: 0, headerLength: 512, dataLength: 0, size: 0, mtime: 1_700_000_000, mode: 0o755,
-                  uid: 1000, gid: 1000, type: UInt8(ascii: "5"), path: Array("dir/".utf8),
-                  uname: Array("alice".utf8), gname: Array("staff".utf8)),
-            .init(headerOffset: 512, headerLength: 1536, dataLength: 1024, size: 700, mtime: -86400, mode: 0o4644,
-                  uid: 1000, gid: 1000, path: long, uname: Array("alice".utf8), gname: Array("staff".utf8)),
-            .init(headerOffset: 3584, headerLength: 512, dataLength: 0, size: 0, mtime: 5, mode: 0o777,
-                  uid: 0, gid: 0, type: UInt8(ascii: "2"), path: Array("dir/l\u{e9}".utf8.dropLast()) + [0xE9],
-                  link: long, uname: Array("root".utf8), gname: []),
-        ], endedEarly: false, endOffset: 4096, contentSize: 10240)
-    }
-
     /// The skippable frame around a hand-made record list.
     static func frame(_ records: [UInt8]) -> [UInt8] {
         try! MemberIndex.frame(records: records, level: 3, path: "a.tar.zst")
@@ -67,28 +50,17 @@ struct MemberIndexTests {
         }
     }
 
-    /// `index` written as the compressor writes it: version 2, columns compressed as they come.
-    static func version2(_ index: MemberIndex, level: Int = 3, spillBound: Int = MemberIndex.spillBound,
-                         blockBytes: Int = MemberIndex.blockBytes) throws -> [UInt8] {
-        let writer = MemberIndex.ColumnWriter(level: level, spillBound: spillBound, blockBytes: blockBytes)
-        for member in index.members { writer.append(member) }
-        let frame = try writer.frame(endedEarly: index.endedEarly, endOffset: index.endOffset,
-                                     contentSize: index.contentSize, path: "a.tar.zst")
-        #expect((frame.spill != nil) == (spillBound < MemberIndex.spillBound))
-        return try frame.bytes(path: "a.tar.zst")
-    }
-
     @Test("version 2 round-trips every field, devices included, over many blocks; version 1 is still read")
     func version2RoundTrips() throws {
-        var index = Self.sample()
+        var index = MemberIndex.sample()
         index.members.append(.init(headerOffset: 4096, headerLength: 512, dataLength: 0, size: 0, mtime: 9,
                                    mode: 0o600, type: UInt8(ascii: "4"), path: Array("dev/loop7".utf8),
                                    uname: Array("root".utf8), gname: Array("disk".utf8), devmajor: 7, devminor: 263))
         index.endOffset = 4608
-        #expect(try MemberIndex.decode(frame: try Self.version2(index), path: "a", offset: 0) == index)
+        #expect(try MemberIndex.decode(frame: try MemberIndex.version2(index), path: "a", offset: 0) == index)
         // Old indexes (version 1, rows) read as before, devices at 0.
-        let old = try MemberIndex.decode(frame: Self.frame(Self.sample().recordList()), path: "a", offset: 0)
-        #expect(old == Self.sample())
+        let old = try MemberIndex.decode(frame: Self.frame(MemberIndex.sample().recordList()), path: "a", offset: 0)
+        #expect(old == MemberIndex.sample())
         // Enough members for several blocks of columns: names that share folders, sizes of every width.
         var many: [MemberIndex.Member] = []
         var end = 0
@@ -104,7 +76,7 @@ struct MemberIndexTests {
             end = member.end
         }
         let big = MemberIndex(members: many, endedEarly: false, endOffset: end, contentSize: end + 1024)
-        let kept = try Self.version2(big)
+        let kept = try MemberIndex.version2(big)
         #expect(try MemberIndex.decode(frame: kept, path: "a", offset: 0) == big)
         // Walked as it is decoded on another thread, block by block: the same members, and again once decoded.
         let streamed = try MemberIndex.records(frame: kept, path: "a", offset: 0, checking: false,
@@ -116,12 +88,12 @@ struct MemberIndexTests {
         late[late.count - 6] ^= 0x40
         Self.expectCorrupt(late, "does not decode")
         // Past its bound in memory, the compressed stream goes to a spill file and comes back the same.
-        #expect(try Self.version2(big, spillBound: 4096) == kept)
+        #expect(try MemberIndex.version2(big, spillBound: 4096) == kept)
     }
 
     @Test("a version 2 index that lies is refused with the file and offset, never half believed")
     func version2Lies() throws {
-        let frame = try Self.version2(Self.sample())
+        let frame = try MemberIndex.version2(MemberIndex.sample())
         // The declared member count, one more and one fewer: the columns hold three.
         let countAt = 8 + 8 + 2
         for count: UInt8 in [2, 4] {
@@ -141,7 +113,7 @@ struct MemberIndexTests {
     @Test("an index round-trips through its frame, names' bytes as they are")
     func roundTrip() throws {
         for ended in [false, true] {
-            var index = Self.sample()
+            var index = MemberIndex.sample()
             index.endedEarly = ended
             let bytes = try index.encoded(path: "a.tar.zst")
             #expect(try MemberIndex.decode(frame: bytes, path: "a.tar.zst", offset: 0) == index)
@@ -184,7 +156,7 @@ struct MemberIndexTests {
 
     @Test("the frame: magic 0x184D2A5B, its size, WEIRTARI, one zstd frame with content size and checksum")
     func frameLayout() throws {
-        let index = Self.sample()
+        let index = MemberIndex.sample()
         let bytes = try index.encoded(path: "a.tar.zst")
         #expect(Array(bytes[0 ..< 4]) == [0x5B, 0x2A, 0x4D, 0x18])
         let size = bytes[4 ..< 8].reversed().reduce(0) { $0 << 8 | Int($1) }
@@ -221,7 +193,7 @@ struct MemberIndexTests {
 
     @Test("a damaged frame is refused with the file and the index's offset")
     func damagedFrames() throws {
-        let good = try Self.sample().encoded(path: "a.tar.zst")
+        let good = try MemberIndex.sample().encoded(path: "a.tar.zst")
         var magic = good
         magic[0] = 0x5C
         Self.expectCorrupt(magic, "not 0x184D2A5B")
@@ -239,7 +211,7 @@ struct MemberIndexTests {
 
     @Test("a zstd frame without its checksum or content size is refused")
     func innerFrameFlags() throws {
-        let records = Self.sample().recordList()
+        let records = MemberIndex.sample().recordList()
         for (checksum, size) in [(0, 1), (1, 0)] {
             let context = ZSTD_createCCtx()
             defer { ZSTD_freeCCtx(context) }
@@ -264,7 +236,7 @@ struct MemberIndexTests {
 
     @Test("a record list that lies is refused, never half believed")
     func lyingRecordLists() {
-        let valid = Self.sample().recordList()
+        let valid = MemberIndex.sample().recordList()
         Self.expectCorrupt(Self.frame([2, 0, 0, 0, 0]), "version 2")
         Self.expectCorrupt(Self.frame(Array(valid.dropLast())), "past the end")
         Self.expectCorrupt(Self.frame(valid + [0]), "1 bytes follow the last member's record")
@@ -287,48 +259,5 @@ struct MemberIndexTests {
         var shared = member
         shared[11] = 1
         Self.expectCorrupt(Self.frame([1, 0, 1, 0x80, 0x08, 0x80, 0x08] + shared), "shares 1 bytes")
-    }
-
-    @Test("found from the seek table: the entry just before it, of decompressed size 0, magic 0x184D2A5B")
-    func findsIndexFromTable() throws {
-        let folder = TestData.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let data = [UInt8](repeating: 7, count: 10240)
-        var zstdFrame = [UInt8](repeating: 0, count: ZSTD_compressBound(data.count))
-        let written = ZSTD_compress(&zstdFrame, zstdFrame.count, data, data.count, 3)
-        zstdFrame.removeSubrange(written...)
-        let index = Self.sample()
-        let indexFrame = try index.encoded(path: "a.tar.zst")
-        // Another skippable frame (pzstd's magic) of the same size as an index's smallest.
-        let other: [UInt8] = [0x50, 0x2A, 0x4D, 0x18, 8, 0, 0, 0] + [UInt8](repeating: 1, count: 8)
-        func file(_ frames: [[UInt8]], sizes: [Int]) throws -> String {
-            var table = SeekTable(hasChecksums: false)
-            for (frame, size) in zip(frames, sizes) {
-                try table.append(compressedSize: frame.count, decompressedSize: size, path: "t")
-            }
-            let url = folder.appendingPathComponent(UUID().uuidString)
-            try Data(frames.joined() + table.encoded()).write(to: url)
-            return url.path
-        }
-        let indexed = try file([zstdFrame, indexFrame], sizes: [10240, 0])
-        let found = try #require(try MemberIndex.read(path: indexed))
-        #expect(found.index == index)
-        #expect(found.frame == zstdFrame.count ..< zstdFrame.count + indexFrame.count)
-        #expect(try MemberIndex.read(path: try file([zstdFrame], sizes: [10240])) == nil)
-        #expect(try MemberIndex.read(path: try file([zstdFrame, other], sizes: [10240, 0])) == nil)
-        #expect(try MemberIndex.read(path: try file([indexFrame, zstdFrame], sizes: [0, 10240])) == nil)
-        let plain = folder.appendingPathComponent("plain.zst")
-        try Data(zstdFrame).write(to: plain)
-        #expect(try MemberIndex.read(path: plain.path) == nil)
-        // A damaged index is an error naming its offset, not "no index".
-        var damaged = indexFrame
-        damaged[damaged.count - 3] ^= 1
-        let damagedFile = try file([zstdFrame, damaged], sizes: [10240, 0])
-        do {
-            _ = try MemberIndex.read(path: damagedFile)
-            Issue.record("a damaged index was read")
-        } catch {
-            #expect(error.reason.hasPrefix("corrupt member index at offset \(zstdFrame.count): "))
-        }
     }
 }

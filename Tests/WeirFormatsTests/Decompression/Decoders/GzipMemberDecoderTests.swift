@@ -1,5 +1,4 @@
 import Testing
-@testable import Weir
 @testable import WeirFormats
 
 @Suite("gzip members, through ISA-L (whole input) or zlib (pieces)")

@@ -1,5 +1,4 @@
 import Testing
-@testable import Weir
 @testable import WeirFormats
 @testable import WeirSystem
 
@@ -54,7 +53,7 @@ struct WindowLimitTests {
         try long.check(Self.header(window: 1 << 28), index: 0, offset: 0, path: "x")
         #expect(throws: WeirError.self) { try long.check(Self.header(window: 1 << 29), index: 0, offset: 0, path: "x") }
         #expect(WindowLimit(memoryLimit: 1 << 20, longWindowLog: 28).bytes == 1 << 20)
-        #expect(DecompressionOptions(longWindowLog: 30).windowLimit.bytes == 1 << 30)
+        #expect(WindowLimit(memoryLimit: nil, longWindowLog: 30).bytes == 1 << 30)
         // A window no --long can give is named as such.
         do throws(WeirError) {
             try long.check(Self.header(window: 1 << 33), index: 0, offset: 0, path: "x")

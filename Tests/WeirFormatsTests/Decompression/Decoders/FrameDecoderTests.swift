@@ -1,5 +1,4 @@
 import Testing
-@testable import Weir
 @testable import WeirFormats
 @testable import WeirSystem
 @testable import WeirTestSupport
@@ -85,7 +84,7 @@ struct FrameDecoderTests {
 
     @Test("a decoder followed by progress is given its input a step at a time, each step told")
     func progressSteps() throws {
-        let count = 3 * WorkTally.step + 5
+        let count = 3 * FrameDecoder.step + 5
         let member = CopyMember(.zstd, length: count)
         let told = Locked<[Int]>([])
         member.consumed = { step in told.withLock { $0.append(step) } }
@@ -97,7 +96,7 @@ struct FrameDecoderTests {
         try decoder.checkEnded()
         let steps = told.withLock { $0 }
         #expect(steps.reduce(0, +) == count)
-        #expect(steps.allSatisfy { $0 <= WorkTally.step })
+        #expect(steps.allSatisfy { $0 <= FrameDecoder.step })
         #expect(steps.count >= 4)
     }
 }
