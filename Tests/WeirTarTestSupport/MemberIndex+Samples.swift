@@ -23,13 +23,16 @@ extension MemberIndex {
     }
 
     /// `index` written as the compressor writes it: version 2, columns compressed as they come.
+    /// Its files go in `spillFolder` (nil: /tmp); the blocks' file takes `blocksCapacity` bytes at most.
     static func version2(_ index: MemberIndex, level: Int = 3, spillBound: Int = MemberIndex.spillBound,
-                         blockBytes: Int = MemberIndex.blockBytes) throws -> [UInt8] {
-        let writer = MemberIndex.ColumnWriter(level: level, spillBound: spillBound, blockBytes: blockBytes)
+                         blockBytes: Int = MemberIndex.blockBytes, spillFolder: String? = nil,
+                         blocksCapacity: Int = .max) throws -> [UInt8] {
+        let writer = MemberIndex.ColumnWriter(level: level, spillBound: spillBound, blockBytes: blockBytes,
+                                              spillFolder: spillFolder, blocksCapacity: blocksCapacity)
         for member in index.members { writer.append(member) }
         let frame = try writer.frame(endedEarly: index.endedEarly, endOffset: index.endOffset,
                                      contentSize: index.contentSize, path: "a.tar.zst")
-        #expect((frame.spill != nil) == (spillBound < MemberIndex.spillBound))
+        if spillFolder == nil { #expect((frame.spill != nil) == (spillBound < MemberIndex.spillBound)) }
         return try frame.bytes(path: "a.tar.zst")
     }
 }

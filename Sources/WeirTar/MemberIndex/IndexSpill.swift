@@ -1,23 +1,28 @@
 import Glibc
 
-/// Where a member index's compressed bytes go past what it keeps in
-/// memory: a file in `TMPDIR` (or /tmp), unlinked as soon as made, so that
-/// a tar of millions of members (about 6 bytes each, compressed) does not
-/// make the compression's memory grow with it (docs/members.md).
+/// Where a member index's bytes wait outside memory: its filled blocks of
+/// raw columns until the end of the compression, and its compressed bytes
+/// past what it keeps in memory. A file in `TMPDIR` (or /tmp), unlinked as
+/// soon as made, so that a tar of millions of members does not make the
+/// compression's memory grow with it (docs/members.md).
 ///
-/// Appended to while the index is written, read back once when its frame
-/// goes to the output. A file that cannot be made or written to leaves the
-/// bytes where they were (in memory): the index is never lost to it.
+/// Appended to while the index is written, read back once. A file that
+/// cannot be made or written to leaves the bytes where they were (in
+/// memory): the index is never lost to it.
 ///
 /// Threads: one at a time (the writer's, then the pipeline's end).
 package final class IndexSpill: @unchecked Sendable {  // one thread at a time (above)
     private let fd: Int32
     /// Bytes in the file, all written.
     package private(set) var size = 0
+    /// Bytes the file takes at most: past them a write stops short, as on a
+    /// full disk (the tests' bound; a real file's is the disk's).
+    private let capacity: Int
 
-    /// A file in `TMPDIR` or /tmp, already unlinked; nil when none can be made.
-    package init?() {
-        let folder = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    /// A file in `folder` (else `TMPDIR`, else /tmp), already unlinked; nil
+    /// when none can be made.
+    package init?(folder: String? = nil, capacity: Int = .max) {
+        let folder = folder ?? getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         // A named file, unlinked at once: nothing is left behind, whatever ends the process.
         var template = Array((folder + "/weir-index-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { name in name.baseAddress.map { mkstemp($0) } ?? -1 }
@@ -25,6 +30,7 @@ package final class IndexSpill: @unchecked Sendable {  // one thread at a time (
         template.withUnsafeBufferPointer { name in if let path = name.baseAddress { _ = unlink(path) } }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         self.fd = fd
+        self.capacity = capacity
     }
 
     deinit { close(fd) }
@@ -34,8 +40,9 @@ package final class IndexSpill: @unchecked Sendable {  // one thread at a time (
     package func append(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard let base = bytes.baseAddress else { return 0 }
         var done = 0
-        while done < bytes.count {
-            let wrote = pwrite(fd, base + done, bytes.count - done, off_t(size + done))
+        let wanted = min(bytes.count, max(0, capacity - size))
+        while done < wanted {
+            let wrote = pwrite(fd, base + done, wanted - done, off_t(size + done))
             if wrote < 0, errno == EINTR { continue }
             guard wrote > 0 else { break }
             done += wrote

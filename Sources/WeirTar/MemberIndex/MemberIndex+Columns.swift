@@ -53,8 +53,8 @@ extension MemberIndex {
     package static func level(forRunLevel level: Int) -> Int { min(max(level, 3), 9) }
 
     /// Compressed index bytes kept in memory; past it they go to a spill
-    /// file (``IndexSpill``): about 170,000 members' worth.
-    package static let spillBound = 1 << 20
+    /// file (``IndexSpill``): about 40,000 members' worth.
+    package static let spillBound = 256 << 10
 
     /// A member index's skippable frame, ready to write: `head`, then the
     /// spill file's bytes, then `tail`.
@@ -115,19 +115,34 @@ extension MemberIndex {
     /// repeat across blocks, in bounded memory (about 1.5 MiB at level 3).
     static let windowLog: Int32 = 20
 
-    /// Encodes members into version 2 as a scan finds them, compressing
-    /// each block of columns as it fills: what it holds is one block of raw
-    /// columns, the compressor, and the compressed bytes so far (about 6
-    /// bytes a member). Used by one thread at a time.
+    /// Encodes members into version 2 as a scan finds them. While the
+    /// compression runs it holds one block of raw columns: each block that
+    /// fills goes as it is to a file (``IndexSpill``), and the blocks are
+    /// compressed at the end, from the file, when the run's chunks are no
+    /// longer in flight, so the compressor's memory is not added to theirs
+    /// (it was, +2.5 MiB at -3 through a pipe, and more at -9). Where no file
+    /// can be made or written, blocks are compressed as they fill, as before.
+    /// Used by one thread at a time.
     package final class ColumnWriter: TarMemberSink {
         private var columns = [[UInt8]](repeating: [], count: Column.allCases.count)
         private var raw = 0
         private var inBlock = 0
         package private(set) var count = 0
-        /// A block's raw bytes on their way to the compressor, and what it gives back, reused.
-        private var block: [UInt8] = []
-        private var output = [UInt8](repeating: 0, count: ColumnWriter.outputSize)
+        /// A block's head (member count, column lengths), and what the compressor gives back, reused.
+        private var head: [UInt8] = []
+        /// Whether the compressor has been given anything yet.
+        private var started = false
+        /// Blocks that filled, raw, in order, waiting for the end; nil before
+        /// the first or when they are compressed as they fill.
+        private var blocks: IndexSpill?
+        /// Whether filled blocks may still wait in ``blocks`` (false once a
+        /// file could not be made or written).
+        private var defers = true
+        private var output: [UInt8] = []
         private static let outputSize = 64 << 10
+        /// The compressor's table sizes at most (level 3's).
+        private static let largestHashLog: UInt32 = 17
+        private static let largestChainLog: UInt32 = 16
         /// The stream's compressed bytes so far: those past ``spillBound`` in
         /// ``spill`` (in order), the rest here.
         private var compressed: [UInt8] = []
@@ -144,21 +159,30 @@ extension MemberIndex {
         private var previousMtime: Int64 = 0
         private var previousUname: [UInt8]?
         private var previousGname: [UInt8]?
-        /// The first libzstd failure; reported by ``frame(endedEarly:endOffset:contentSize:path:)``.
+        /// The first failure (libzstd's, or reading the blocks back); reported by ``frame(endedEarly:endOffset:contentSize:path:)``.
         private var failure: String?
 
         /// Compressed bytes kept in memory before the rest go to a spill file.
         private let spillBound: Int
         /// Raw column bytes that close a block (``MemberIndex/blockBytes``).
         private let blockBytes: Int
+        /// Where the spill files go (nil: `TMPDIR`, else /tmp), and what the blocks' file takes at most.
+        private let spillFolder: String?
+        private let blocksCapacity: Int
 
         /// A writer compressing at `level`, keeping `spillBound` compressed
         /// bytes in memory (``MemberIndex/spillBound``) and closing a block at
         /// `blockBytes` (``MemberIndex/blockBytes``): the tests' are smaller.
+        /// Its files go in `spillFolder` (else `TMPDIR`, else /tmp); the one
+        /// its blocks wait in takes `blocksCapacity` bytes at most (the tests',
+        /// to stop it short as a full disk would).
         package init(level: Int = 3, spillBound: Int = MemberIndex.spillBound,
-                     blockBytes: Int = MemberIndex.blockBytes) {
+                     blockBytes: Int = MemberIndex.blockBytes, spillFolder: String? = nil,
+                     blocksCapacity: Int = .max) {
             self.level = level
             self.spillBound = spillBound
+            self.spillFolder = spillFolder
+            self.blocksCapacity = blocksCapacity
             self.blockBytes = blockBytes
             // Every buffer at its full size at once, never grown: weir's
             // allocator keeps one arena and never hands freed memory back,
@@ -174,13 +198,23 @@ extension MemberIndex {
                 default: columns[column.rawValue].reserveCapacity(3 * members)
                 }
             }
-            block.reserveCapacity(2 * MemberIndex.blockBytes)
+            head.reserveCapacity(64)
             compressed.reserveCapacity(spillBound + Self.outputSize)
             context = ZSTD_createCCtx()
             if let context {
                 ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, Int32(level))
                 ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1)
                 ZSTD_CCtx_setParameter(context, ZSTD_c_windowLog, MemberIndex.windowLog)
+                // Tables no larger than level 3's: above it libzstd's grow to
+                // several MiB (about 12 at 9) for a window of 1 MiB; capped,
+                // the Linux tarball's index at -9 is 0.8% larger.
+                let tables = ZSTD_getCParams(Int32(level), 0, 0)
+                if tables.hashLog > Self.largestHashLog {
+                    ZSTD_CCtx_setParameter(context, ZSTD_c_hashLog, Int32(Self.largestHashLog))
+                }
+                if tables.chainLog > Self.largestChainLog {
+                    ZSTD_CCtx_setParameter(context, ZSTD_c_chainLog, Int32(Self.largestChainLog))
+                }
             }
         }
 
@@ -266,45 +300,137 @@ extension MemberIndex {
             previous = Array(bytes)
         }
 
-        /// Sends the block's columns to the compressor (and, with `end`, ends its frame).
+        /// Sends the block's columns to the compressor (and, with `end`, ends
+        /// its frame); a block that fills before the end waits in ``blocks``.
+        ///
+        /// The block's head (its member count and column lengths) and then
+        /// each column go to the compressor from where they are, not joined
+        /// into one buffer first: a joined block would be one more MiB held
+        /// (a peak through a pipe that grew with a tar past a block's
+        /// members). libzstd's streaming output does not depend on how its
+        /// input is cut into calls, so the frame's bytes are the same.
         private func flushBlock(end: Bool) {
-            block.removeAll(keepingCapacity: true)
-            if inBlock > 0 {
-                block.appendUvarint(UInt64(inBlock))
-                for column in columns { block.appendUvarint(UInt64(column.count)) }
-                for index in columns.indices {
-                    block += columns[index]
-                    columns[index].removeAll(keepingCapacity: true)
-                }
+            head.removeAll(keepingCapacity: true)
+            let hasMembers = inBlock > 0
+            if hasMembers {
+                head.appendUvarint(UInt64(inBlock))
+                for column in columns { head.appendUvarint(UInt64(column.count)) }
             }
             (raw, inBlock) = (0, 0)
-            guard let context, failure == nil else {
-                if failure == nil { failure = "out of memory" }
+            guard context != nil, failure == nil else {
+                if failure == nil { failure = "libzstd: out of memory" }
                 return
             }
-            block.withUnsafeBytes { source in
-                var input = ZSTD_inBuffer(src: source.baseAddress, size: source.count, pos: 0)
-                while true {
-                    let (result, produced) = output.withUnsafeMutableBytes { out in
-                        var buffer = ZSTD_outBuffer(dst: out.baseAddress, size: out.count, pos: 0)
-                        let result = ZSTD_compressStream2(context, &buffer, &input, end ? ZSTD_e_end : ZSTD_e_continue)
-                        return (result, buffer.pos)
-                    }
-                    if ZSTD_isError(result) != 0 {
-                        failure = String(cString: ZSTD_getErrorName(result))
-                        return
-                    }
-                    compressed += output[0 ..< produced]
-                    if compressed.count >= spillBound { spillCompressed() }
-                    if end ? result == 0 : input.pos == input.size && produced < output.count { return }
+            if !end, defers, deferBlock() { return }
+            if end, let blocks {
+                // The blocks that waited go first, read back a piece at a time.
+                self.blocks = nil
+                compressWaiting(blocks, from: 0)
+            }
+            if end, !started, hasMembers {
+                // An index of one block goes to libzstd in one call that ends
+                // the frame, as it always has: libzstd then sizes its tables
+                // to it and writes its content size, and the bytes stay those
+                // of the versions before.
+                var whole = head
+                whole.reserveCapacity(head.count + columns.reduce(0) { $0 + $1.count })
+                for index in columns.indices {
+                    whole += columns[index]
+                    columns[index].removeAll(keepingCapacity: true)
                 }
+                whole.withUnsafeBytes { compress($0, end: true) }
+                return
+            }
+            let pieces = hasMembers ? columns.count : 0
+            head.withUnsafeBytes { compress($0, end: end && pieces == 0) }
+            for index in 0 ..< pieces {
+                columns[index].withUnsafeBytes { compress($0, end: end && index == pieces - 1) }
+                columns[index].removeAll(keepingCapacity: true)
+            }
+        }
+
+        /// Writes the block (head and columns) to ``blocks``; true when all of
+        /// it went there. When a write falls short, the blocks already there
+        /// and the part of this one written are compressed now, and the
+        /// block's columns are left for the caller to compress: from then on
+        /// blocks are compressed as they fill.
+        private func deferBlock() -> Bool {
+            if blocks == nil { blocks = IndexSpill(folder: spillFolder, capacity: blocksCapacity) }
+            guard let blocks else {
+                defers = false
+                return false
+            }
+            let before = blocks.size
+            var whole = head.withUnsafeBytes { blocks.append($0) } == head.count
+            for index in columns.indices where whole {
+                whole = columns[index].withUnsafeBytes { blocks.append($0) } == columns[index].count
+            }
+            if whole {
+                for index in columns.indices { columns[index].removeAll(keepingCapacity: true) }
+                return true
+            }
+            // The part of this block that went to the file is compressed with
+            // the blocks before it, then dropped from what is left to compress.
+            defers = false
+            self.blocks = nil
+            compressWaiting(blocks, from: 0)
+            var written = blocks.size - before
+            let cut = min(written, head.count)
+            head.removeFirst(cut)
+            written -= cut
+            for index in columns.indices where written > 0 {
+                let cut = min(written, columns[index].count)
+                columns[index].removeFirst(cut)
+                written -= cut
+            }
+            return false
+        }
+
+        /// Compresses the bytes of `waiting` from `offset` on, read back a
+        /// piece at a time; a read that fails is the writer's failure.
+        private func compressWaiting(_ waiting: IndexSpill, from offset: Int) {
+            var piece = [UInt8](repeating: 0, count: min(MemberIndex.spillBound, max(0, waiting.size - offset)))
+            var at = offset
+            while at < waiting.size, failure == nil {
+                let count = min(piece.count, waiting.size - at)
+                let read = piece.withUnsafeMutableBytes {
+                    waiting.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[0 ..< count]), at: at)
+                }
+                guard read else {
+                    failure = "the member index's blocks could not be read back from their file"
+                    return
+                }
+                piece.withUnsafeBytes { compress(UnsafeRawBufferPointer(rebasing: $0[0 ..< count]), end: false) }
+                at += count
+            }
+        }
+
+        /// Compresses `source` into the stream; with `end`, ends the frame.
+        private func compress(_ source: UnsafeRawBufferPointer, end: Bool) {
+            guard let context, failure == nil else { return }
+            started = true
+            if output.isEmpty { output = [UInt8](repeating: 0, count: Self.outputSize) }
+            var input = ZSTD_inBuffer(src: source.baseAddress, size: source.count, pos: 0)
+            while true {
+                let (result, produced) = output.withUnsafeMutableBytes { out in
+                    var buffer = ZSTD_outBuffer(dst: out.baseAddress, size: out.count, pos: 0)
+                    let result = ZSTD_compressStream2(context, &buffer, &input, end ? ZSTD_e_end : ZSTD_e_continue)
+                    return (result, buffer.pos)
+                }
+                if ZSTD_isError(result) != 0 {
+                    failure = "libzstd: " + String(cString: ZSTD_getErrorName(result))
+                    return
+                }
+                compressed += output[0 ..< produced]
+                if compressed.count >= spillBound { spillCompressed() }
+                if end ? result == 0 : input.pos == input.size && produced < output.count { return }
             }
         }
 
         /// Moves the compressed bytes held in memory to the spill file.
         private func spillCompressed() {
             guard spills else { return }
-            if spill == nil { spill = IndexSpill() }
+            if spill == nil { spill = IndexSpill(folder: spillFolder) }
             guard let spill else {
                 spills = false
                 return
@@ -324,7 +450,7 @@ extension MemberIndex {
             throws(WeirError) -> IndexFrame {
             flushBlock(end: true)
             if let failure {
-                throw WeirError.library(path: path, operation: .writeMemberIndex, "libzstd: \(failure)")
+                throw WeirError.library(path: path, operation: .writeMemberIndex, failure)
             }
             var head: [UInt8] = []
             head.appendUvarint(2)

@@ -89,6 +89,16 @@ struct MemberIndexTests {
         Self.expectCorrupt(late, "does not decode")
         // Past its bound in memory, the compressed stream goes to a spill file and comes back the same.
         #expect(try MemberIndex.version2(big, spillBound: 4096) == kept)
+        // Filled blocks wait raw in a file and are compressed at the end; where no file can be made they are
+        // compressed as they fill, and where the file stops short (a full disk) in the first block or a later
+        // one, what went there is compressed, then the rest: the same bytes each way.
+        #expect(try MemberIndex.version2(big, spillFolder: "/nonexistent/weir-test") == kept)
+        #expect(try MemberIndex.version2(big, blocksCapacity: 1000) == kept)
+        let small = try MemberIndex.version2(big, blockBytes: 64 << 10)
+        #expect(try MemberIndex.decode(frame: small, path: "a", offset: 0) == big)
+        for capacity in [0, 100, 150_000, 64 << 10] {
+            #expect(try MemberIndex.version2(big, blockBytes: 64 << 10, blocksCapacity: capacity) == small)
+        }
     }
 
     @Test("a version 2 index that lies is refused with the file and offset, never half believed")
