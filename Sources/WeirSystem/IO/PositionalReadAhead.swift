@@ -7,10 +7,11 @@ import Glibc
 /// many range requests in flight, each thread's on a connection it reuses),
 /// and each read is served in order from the bytes that arrived: a block's
 /// first bytes are handed out while the rest of it comes, so the reader
-/// waits for the bytes it asks for, never for a whole block (the blocks in
-/// flight share the connection's speed, and a block held until whole came
-/// with the next ones in bursts). The decompression pipeline then decodes a
-/// remote archive's frames in parallel as it decodes a mapped file's.
+/// waits for the bytes it asks for, never for a whole block (a block
+/// fetched beside the next ones, as the first is, would otherwise keep the
+/// decoders waiting for its last byte). The decompression pipeline then
+/// decodes a remote archive's frames in parallel as it decodes a mapped
+/// file's.
 ///
 /// Bounds, and why: a block is claimed only while fewer than ``depth``
 /// blocks are held (being fetched, or fetched and not yet handed out
