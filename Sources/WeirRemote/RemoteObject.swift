@@ -114,11 +114,21 @@ package final class RemoteObject: PositionalSource {
     }
 
     package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(WeirError) -> Int {
+        try read(into: buffer, at: offset) { _ in }
+    }
+
+    /// Tells `arrived` of the bytes of a request as they come (a kept
+    /// piece's at once): the read-ahead hands them out before the rest.
+    package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int,
+                      arrived: (Int) -> Void) throws(WeirError) -> Int {
         let wanted = max(0, min(buffer.count, size - offset))
         guard wanted > 0 else { return 0 }
         let target = UnsafeMutableRawBufferPointer(rebasing: buffer[..<wanted])
         let tailStart = kept.withLock { $0.tailStart }
-        if kept.withLock({ $0.copy(into: target, at: offset) }) { return wanted }
+        if kept.withLock({ $0.copy(into: target, at: offset) }) {
+            arrived(wanted)
+            return wanted
+        }
         if offset < tailStart, offset + wanted > tailStart {
             // Before the tail and into it (a seek table or member index
             // larger than the tail): the bytes between, joined to the tail.
@@ -129,13 +139,19 @@ package final class RemoteObject: PositionalSource {
                     kept.tailStart = offset
                 }
             }
-            if kept.withLock({ $0.copy(into: target, at: offset) }) { return wanted }
+            if kept.withLock({ $0.copy(into: target, at: offset) }) {
+                arrived(wanted)
+                return wanted
+            }
         }
         var filled = 0
         var identity: ObjectIdentity? = self.identity
+        // Every piece is of the object the identity names (checked before
+        // the first), so what arrived stays good if a later piece fails.
         try transfer.run(from: offset, to: offset + wanted, identity: &identity) { piece in
             UnsafeMutableRawBufferPointer(rebasing: target[filled...]).copyMemory(from: piece)
             filled += piece.count
+            arrived(filled)
             return true
         }
         return filled

@@ -45,6 +45,7 @@ package final class HTTPClient: Sendable {
             weir_curl_set_long(curl, CURLOPT_LOW_SPEED_LIMIT, 1)
             weir_curl_set_long(curl, CURLOPT_LOW_SPEED_TIME, HTTPClient.stallSeconds)
             weir_curl_set_string(curl, CURLOPT_USERAGENT, "weir")
+            weir_curl_set_long(curl, CURLOPT_BUFFERSIZE, HTTPClient.receiveBufferSize)
             let environment = ProcessEnvironment.self
             if let bundle = environment.value("CURL_CA_BUNDLE") ?? environment.value("SSL_CERT_FILE") {
                 weir_curl_set_string(curl, CURLOPT_CAINFO, bundle)
@@ -72,6 +73,12 @@ package final class HTTPClient: Sendable {
     /// Seconds without a byte before a connection or a transfer is given up
     /// (then retried): `WEIR_HTTP_STALL_SECONDS`, else 30.
     static let stallSeconds: Int = ProcessEnvironment.value("WEIR_HTTP_STALL_SECONDS").flatMap { Int($0) } ?? 30
+
+    /// The bytes a handle receives at once: libcurl's 16 KiB cost a poll,
+    /// a receive and a wake-up per 16 KiB of a body, on the cores the
+    /// decoders need (the curl program takes 100 KiB). One such buffer per
+    /// handle, a handle per fetching thread.
+    static let receiveBufferSize = 256 << 10
 
     /// libcurl's global set-up, done once before the first handle.
     private static let initialized = weir_curl_global_init() == CURLE_OK

@@ -5,16 +5,21 @@ import Glibc
 /// ``ChunkReader``'s input: the object is cut into blocks, ``depth`` of
 /// them fetched at once by threads of their own (for a remote object, that
 /// many range requests in flight, each thread's on a connection it reuses),
-/// and each read is served in order from the blocks that arrived. The
-/// decompression pipeline then decodes a remote archive's frames in
-/// parallel as it decodes a mapped file's.
+/// and each read is served in order from the bytes that arrived: a block's
+/// first bytes are handed out while the rest of it comes, so the reader
+/// waits for the bytes it asks for, never for a whole block (a block
+/// fetched beside the next ones, as the first is, would otherwise keep the
+/// decoders waiting for its last byte). The decompression pipeline then
+/// decodes a remote archive's frames in parallel as it decodes a mapped
+/// file's.
 ///
 /// Bounds, and why: a block is claimed only while fewer than ``depth``
 /// blocks are held (being fetched, or fetched and not yet handed out
 /// whole), so at most `depth` blocks of at most ``largestBlock`` are held
-/// here whatever the object's size (more only for a read that spans more); a block handed out lives on only in the
-/// pieces the pipeline holds (slices of it, no copy), which its budget
-/// bounds as it bounds a mapped file's pieces. Blocks are a fraction of the
+/// here whatever the object's size (more only for a read that spans more);
+/// a block handed out lives on only in the pieces the pipeline holds
+/// (slices of it, no copy), which its budget bounds as it bounds a mapped
+/// file's pieces. Blocks are a fraction of the
 /// object (``blockSize(forObjectOf:)``), so that a small object is fetched
 /// in parallel too, and never above ``largestBlock``.
 ///
@@ -22,8 +27,10 @@ import Glibc
 /// read waiting or the next one: the run stops, and nothing after the
 /// bytes already handed out is handed out.
 ///
-/// Threads: the fetching threads block in the source's reads and store the
-/// block under the lock; the pipeline's reading thread asks for reads
+/// Threads: the fetching threads block in the source's reads and say under
+/// the lock how far their block arrived (every ``arrivalStep`` bytes and at
+/// its end), each writing only past what it said; the pipeline's reading
+/// thread asks for reads
 /// (``request(_:)``, never blocking). A read is served under the lock by
 /// whichever of them completes what it waits for, and finished outside it.
 /// ``stop()`` ends the reads; a fetch in progress ends on its own, its
@@ -40,14 +47,27 @@ package final class PositionalReadAhead: Sendable {
     package static let largestBlock = 2 << 20
     /// The smallest block, below which a request costs more than its bytes.
     static let smallestBlock = 128 << 10
+    /// The bytes after which a fetching thread says how far its block
+    /// arrived (the lock taken, a read waiting served): a fraction of a
+    /// read of the pipeline.
+    static let arrivalStep = 64 << 10
+
+    /// A block claimed: its buffer, wrapped whole from the start so that
+    /// its first bytes can be handed out (sliced) while the rest comes.
+    private struct Block {
+        var data: DispatchData
+        /// The bytes at its start that arrived.
+        var arrived = 0
+    }
 
     private struct State {
         /// The next block to claim.
         var claimed = 0
         /// The first block still held (not yet handed out whole).
         var held = 0
-        /// The fetched blocks not yet handed out whole, by number.
-        var blocks: [Int: DispatchData] = [:]
+        /// The blocks being fetched, or fetched and not yet handed out
+        /// whole, by number.
+        var blocks: [Int: Block] = [:]
         /// The first failure of a fetch.
         var failure: WeirError?
         /// The next byte to hand out.
@@ -131,7 +151,8 @@ package final class PositionalReadAhead: Sendable {
     }
 
     /// One fetching thread's loop: claims the next block while fewer than
-    /// ``depth`` are held, fetches it, stores it, serves the read waiting.
+    /// ``depth`` are held, fetches it (serving the read waiting as its bytes
+    /// arrive), and serves the read waiting once it ends.
     private func fetchBlocks() {
         while true {
             let next: Int? = state.withLock(when: { state in
@@ -143,47 +164,70 @@ package final class PositionalReadAhead: Sendable {
                 return state.claimed
             }
             guard let index = next else { return }
-            let fetched = fetch(index)
-            state.withLock { state in
-                guard !state.stopped else { return }
-                switch fetched {
-                case .success(let data): state.blocks[index] = data
-                case .failure(let error): state.failure = state.failure ?? error
+            if let failure = fetch(index) {
+                state.withLock(broadcast: true) { state in
+                    guard !state.stopped else { return }
+                    state.blocks[index] = nil
+                    state.failure = state.failure ?? failure
                 }
             }
             serveAndFinish()
         }
     }
 
-    /// Block `index`'s bytes, read from the source into a buffer of ``buffers``.
-    private func fetch(_ index: Int) -> Result<DispatchData, WeirError> {
+    /// Reads block `index` from the source into a buffer of ``buffers``,
+    /// held in the state from the start and said to arrive as it does; the
+    /// failure, if it fails.
+    private func fetch(_ index: Int) -> WeirError? {
         let start = index * block
         let count = min(block, size - start)
-        guard let buffer = buffers.take() else {
-            return .failure(WeirError.system(ENOMEM, path: path, operation: .read))
+        guard let buffer = buffers.take() else { return WeirError.system(ENOMEM, path: path, operation: .read) }
+        // Back to the pool when the last slice of the block goes (this
+        // thread's reference the last while it writes); its pages kept, as
+        // the next block fills them.
+        let data = buffers.wrap(buffer, count: count, keepsPages: true)
+        let held = state.withLock { state in
+            if !state.stopped { state.blocks[index] = Block(data: data) }
+            return !state.stopped
         }
-        do throws(WeirError) {
-            let got = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: count), at: start)
-            guard got == count else {
-                buffers.recycle(buffer)
-                return .failure(WeirError.changedWhileRead(path: path, operation: .read, shrank: true))
+        guard held else { return nil }
+        return withExtendedLifetime(data) { () -> WeirError? in
+            var told = 0
+            do throws(WeirError) {
+                let got = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: count),
+                                          at: start) { arrived in
+                    guard arrived >= told + Self.arrivalStep, arrived < count else { return }
+                    told = arrived
+                    serveAndFinish(arrived: arrived, of: index)
+                }
+                guard got == count else {
+                    return WeirError.changedWhileRead(path: path, operation: .read, shrank: true)
+                }
+            } catch {
+                return error
             }
-        } catch {
-            buffers.recycle(buffer)
-            return .failure(error)
+            serveAndFinish(arrived: count, of: index)
+            return nil
         }
-        // Back to the pool when the last slice of the block goes; its pages kept, as the next block fills them.
-        return .success(buffers.wrap(buffer, count: count, keepsPages: true))
     }
 
-    /// Serves the read waiting if it can be, then finishes it outside the lock.
-    private func serveAndFinish() {
-        let (read, failure) = state.withLock(broadcast: true) { state in serve(&state) }
+    /// Serves the read waiting if it can be (after block `index`'s first
+    /// `arrived` bytes came, if given), then finishes it outside the lock.
+    /// The fetching threads that wait to claim a block are woken only when
+    /// a block was let go (not at every step of a block's arrival).
+    private func serveAndFinish(arrived: Int? = nil, of index: Int = 0) {
+        let (read, failure, letGo) = state.withLock { state in
+            if let arrived { state.blocks[index]?.arrived = arrived }
+            let held = state.held
+            let (read, failure) = serve(&state)
+            return (read, failure, state.held != held)
+        }
+        if letGo { state.withLock(broadcast: true) { _ in } }
         read?.finish(failure: failure)
     }
 
     /// Under the lock: the read waiting, its pieces appended, when the
-    /// blocks it covers are here (or the first failure, which it then
+    /// bytes it covers arrived (or the first failure, which it then
     /// carries); the blocks it handed out whole are let go.
     private func serve(_ state: inout State) -> (PendingRead?, WeirError?) {
         guard let read = state.read else { return (nil, nil) }
@@ -193,12 +237,15 @@ package final class PositionalReadAhead: Sendable {
         }
         let end = min(size, state.position + read.requested)
         if end > state.position {
-            let last = (end - 1) / block
-            for index in state.position / block ... last where state.blocks[index] == nil { return (nil, nil) }
+            for index in state.position / block ... (end - 1) / block {
+                guard let got = state.blocks[index], got.arrived >= min(end - index * block, got.data.count) else {
+                    return (nil, nil)
+                }
+            }
         }
         while state.position < end {
             let index = state.position / block
-            guard let data = state.blocks[index] else { break }
+            guard let data = state.blocks[index]?.data else { break }
             let from = state.position - index * block
             let upTo = min(data.count, end - index * block)
             let piece = from == 0 && upTo == data.count ? data : data.subdata(in: from ..< upTo)

@@ -17,8 +17,27 @@ package protocol PositionalSource: AnyObject, Sendable {
     /// - Throws: `WeirError` naming the object, when it cannot be read.
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(WeirError) -> Int
 
+    /// Fills `buffer` from `offset` as ``read(into:at:)`` does, telling
+    /// `arrived` how many bytes at its start are in, as they come (growing,
+    /// never taken back): a reader may use those while the rest comes.
+    ///
+    /// - Throws: `WeirError` naming the object, when it cannot be read; the
+    ///   bytes told of before stay good.
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int,
+              arrived: (Int) -> Void) throws(WeirError) -> Int
+
     /// Says that `ranges` (offsets of the object) are about to be read, so
     /// that they can be fetched together, neighbours merged, before the
     /// reads that ask for them piece by piece.
     func prefetch(_ ranges: [Range<Int>]) throws(WeirError)
+}
+
+extension PositionalSource {
+    /// Reads the whole buffer, then tells of it at once.
+    package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int,
+                      arrived: (Int) -> Void) throws(WeirError) -> Int {
+        let got = try read(into: buffer, at: offset)
+        arrived(got)
+        return got
+    }
 }

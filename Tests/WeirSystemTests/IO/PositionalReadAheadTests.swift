@@ -47,6 +47,47 @@ struct PositionalReadAheadTests {
         func prefetch(_ ranges: [Range<Int>]) throws(WeirError) {}
     }
 
+    /// Bytes in memory whose first block comes in two halves: the second
+    /// only once the reader has the first (``gate`` signalled), or after a
+    /// long wait that says the first half was held back (``heldBack``).
+    final class HalvesSource: PositionalSource {
+        let bytes: [UInt8]
+        let gate = DispatchSemaphore(value: 0)
+        private let waited = Locked(false)
+
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        var size: Int { bytes.count }
+        var heldBack: Bool { waited.current }
+
+        func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(WeirError) -> Int {
+            try read(into: buffer, at: offset) { _ in }
+        }
+
+        func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int,
+                  arrived: (Int) -> Void) throws(WeirError) -> Int {
+            let count = min(buffer.count, bytes.count - offset)
+            let half = offset == 0 ? count / 2 : count
+            bytes.withUnsafeBytes { all in
+                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: all[offset ..< offset + half]))
+            }
+            guard half < count else {
+                arrived(count)
+                return count
+            }
+            arrived(half)
+            if gate.wait(timeout: .now() + .seconds(20)) == .timedOut { waited.withLock { $0 = true } }
+            bytes.withUnsafeBytes { all in
+                UnsafeMutableRawBufferPointer(rebasing: buffer[half...])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: all[offset + half ..< offset + count]))
+            }
+            arrived(count)
+            return count
+        }
+
+        func prefetch(_ ranges: [Range<Int>]) throws(WeirError) {}
+    }
+
     /// Reads `source` to its end through a ChunkReader in reads of `size`.
     private static func readAll(_ source: SlowSource, size: Int) -> Result<[(count: Int, end: Bool)], WeirError> {
         let reader = ChunkReader(input: Descriptor(source: source, path: "slow"), kind: .regularFile(size: source.size),
@@ -79,6 +120,28 @@ struct PositionalReadAheadTests {
         #expect(reads.last.map { $0.end && $0.count < 100_000 } == true)
         #expect(source.reads == (source.size + block - 1) / block)
         #expect(source.mostAtOnce > 1 && source.mostAtOnce <= PositionalReadAhead.depth, "\(source.mostAtOnce)")
+    }
+
+    @Test("a block's first bytes are handed out before the rest of it arrives")
+    func arrivedPrefix() throws {
+        let source = HalvesSource((0 ..< 1_000_000).map { UInt8(truncatingIfNeeded: $0 &* 40_503 >> 7) })
+        let block = PositionalReadAhead.blockSize(forObjectOf: source.size)
+        #expect(block == 128 << 10)
+        let reader = ChunkReader(input: Descriptor(source: source, path: "halves"),
+                                 kind: .regularFile(size: source.size), chunkSize: block / 2, cleanup: DispatchGroup())
+        var got: [UInt8] = []
+        let first = try reader.start().wait()
+        // The rest of block 0 comes only now: had the read waited for the whole block, it had waited for the gate.
+        source.gate.signal()
+        first.data.enumerateBytes { region, _, _ in got += region }
+        #expect(!source.heldBack && first.data.count == block / 2)
+        while true {
+            let chunk = try reader.start().wait()
+            chunk.data.enumerateBytes { region, _, _ in got += region }
+            if chunk.endOfInput { break }
+        }
+        reader.close(stop: false)
+        #expect(got == source.bytes)
     }
 
     @Test("a read that spans more blocks than the depth is served")
