@@ -159,7 +159,8 @@ extension MemberIndex {
         private var previousMtime: Int64 = 0
         private var previousUname: [UInt8]?
         private var previousGname: [UInt8]?
-        /// The first failure (libzstd's, or reading the blocks back); reported by ``frame(endedEarly:endOffset:contentSize:path:)``.
+        /// The first failure (libzstd's, or reading the blocks back);
+        /// reported by ``frame(endedEarly:endOffset:contentSize:path:)``.
         private var failure: String?
 
         /// Compressed bytes kept in memory before the rest go to a spill file.
