@@ -81,6 +81,12 @@ struct ContainerCommandTests {
         if level.contains(where: { $0.hasPrefix("--long") }) {
             return scratch.text("in", size: memoryInputSize)
         }
+        return try framedMemoryInput(in: scratch)
+    }
+
+    /// `in`: 13 MB of random bytes, the input of the memory runs whose
+    /// frames the limit cuts (``memoryInput(for:in:)`` says why).
+    static func framedMemoryInput(in scratch: Scratch) throws -> Data {
         let made = try WeirProcess.shell("head -c 13000000 /dev/urandom > in", in: scratch.url)
         #expect(made.status == 0, "\(made.stderr)")
         return try #require(scratch.data("in"))
