@@ -132,7 +132,8 @@ struct AliasCommandTests {
     func memoryLimit(flag: String) throws {
         let scratch = Scratch()
         scratch.text("in", size: 500_000)
-        try scratch.zstd(["-q", "-19", "in", "-o", "in.zst"])
+        // One single-segment frame: its window is its 500,000 bytes at any level.
+        try scratch.zstd(["-q", "-3", "in", "-o", "in.zst"])
         let arguments = flag.contains("=") ? [flag] : [flag, "64K"]
         let weir = try WeirProcess.run(["-t"] + arguments + ["in.zst"], in: scratch.url)
         #expect(weir.status == 1)
@@ -215,7 +216,8 @@ struct AliasCommandTests {
             #expect(try Self.frames("in.zst", in: scratch) == 3, "\(size)")
         }
         #expect(try scratch.zstd(["-dc", "in.zst"]).stdout == original)
-        try scratch.zstd(["-q", "-19", "in", "-o", "z.zst"])
+        // A window of 2 MiB: above 64K, below 1G.
+        try scratch.zstd(["-q", "-3", "in", "-o", "z.zst"])
         for size in ["64K", "64KB", "64KiB"] {
             let run = try WeirProcess.run(["-t", "-M", size, "z.zst"], in: scratch.url)
             #expect(run.status == 1 && run.stderr.contains("memory limit of 65536 bytes"), "\(size): \(run.stderr)")

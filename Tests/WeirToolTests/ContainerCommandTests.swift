@@ -66,11 +66,37 @@ struct ContainerCommandTests {
     /// 20 MB of text, as the file.
     static let memoryInputSize = 20_000_000
 
+    /// The input of the memory runs at `level`. Under `--long=27` the frame
+    /// is the whole file, its window sized to it: the 20 MB of text
+    /// (122 MiB of the 128 measured, bench/results/2026-11-25-containers.md).
+    /// At -19 and -22 the limit cuts frames of 4 and 2 MiB (`-v` says so),
+    /// and one worker holds its context and two chunks in flight whatever
+    /// the file's size: 13 MB is more than three frames at either level, so
+    /// the run reaches that peak. Random bytes, not text: every page of the
+    /// match tables is touched (text's few distinct words touch few hash
+    /// buckets) and each output buffer fills to its bound, the peak the
+    /// plan's estimate counts; and they compress three times faster than
+    /// the text at these levels (bench/results/2026-11-28-inner-loop.md).
+    static func memoryInput(for level: [String], in scratch: Scratch) throws -> Data {
+        if level.contains(where: { $0.hasPrefix("--long") }) {
+            return scratch.text("in", size: memoryInputSize)
+        }
+        return try framedMemoryInput(in: scratch)
+    }
+
+    /// `in`: 13 MB of random bytes, the input of the memory runs whose
+    /// frames the limit cuts (``memoryInput(for:in:)`` says why).
+    static func framedMemoryInput(in scratch: Scratch) throws -> Data {
+        let made = try WeirProcess.shell("head -c 13000000 /dev/urandom > in", in: scratch.url)
+        #expect(made.status == 0, "\(made.stderr)")
+        return try #require(scratch.data("in"))
+    }
+
     @Test("128 MiB: -19, --ultra -22 and --long=27 -19 finish with one worker, and decompress in the group too",
           arguments: [["-19"], ["--ultra", "-22"], ["--long=27", "-19"]])
     func memoryLimit(_ level: [String]) throws {
         let scratch = Scratch()
-        let original = scratch.text("in", size: Self.memoryInputSize)
+        let original = try Self.memoryInput(for: level, in: scratch)
         let limit = 128 << 20
         let group = try TestCgroup(controller: "memory")
         try group.limitMemory(limit)

@@ -115,18 +115,37 @@ final class Scratch {
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 
     /// Writes compressible text of `size` bytes (seeded) to `name`.
+    ///
+    /// Words drawn by a linear congruential generator, each followed by a
+    /// space. Each word is copied whole from a table of 16-byte slots: the
+    /// tests are built unoptimized, where appending a word's bytes one by one
+    /// made writing the tens of MB some tests take a large part of their CPU
+    /// (bench/results/2026-11-28-inner-loop.md). The bytes are the same.
     @discardableResult
     func text(_ name: String, size: Int, seed: UInt64 = 1) -> Data {
         let words = ["weir", "river", "stream", "dispatch", "queue", "frame", "chunk", "zstd", "\n", "data"]
-        var state = seed
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(size + 16)
-        while bytes.count < size {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            bytes += Array(words[Int((state >> 33) % UInt64(words.count))].utf8)
-            bytes.append(32)
+        var table = [UInt8](repeating: 0, count: 16 * words.count)
+        var lengths = [Int](repeating: 0, count: words.count)
+        for (index, word) in words.enumerated() {
+            let bytes = Array(word.utf8) + [32]
+            table.replaceSubrange(16 * index ..< 16 * index + bytes.count, with: bytes)
+            lengths[index] = bytes.count
         }
-        let data = Data(bytes.prefix(size))
+        // 16 bytes of room past the end: a slot is copied whole.
+        var data = Data(count: size + 16)
+        data.withUnsafeMutableBytes { output in
+            table.withUnsafeBytes { slots in
+                guard let target = output.baseAddress, let source = slots.baseAddress else { return }
+                var state = seed, count = 0
+                while count < size {
+                    state = state &* 6364136223846793005 &+ 1442695040888963407
+                    let word = Int((state >> 33) % UInt64(words.count))
+                    (target + count).copyMemory(from: source + 16 * word, byteCount: 16)
+                    count += lengths[word]
+                }
+            }
+        }
+        data.count = size
         _ = FileManager.default.createFile(atPath: path(name), contents: data)
         return data
     }
