@@ -40,6 +40,8 @@ events {}
 http {
   log_format weir '$request_method $uri $status $body_bytes_sent "$http_range" "$http_if_match"';
   access_log %(d)s/access.log weir;
+  # As Debian's nginx.conf has it; nginx's own default is off (a read and a write of each buffer).
+  sendfile on;
   client_body_temp_path %(d)s/t1; proxy_temp_path %(d)s/t2; fastcgi_temp_path %(d)s/t3;
   uwsgi_temp_path %(d)s/t4; scgi_temp_path %(d)s/t5;
   server { listen 127.0.0.1:%(port)d; root %(root)s; }
