@@ -6,10 +6,15 @@ import Testing
 /// outputs of the first run are not compressed again.
 @Suite("weir -r resume")
 struct ResumeTreeCommandTests {
-    /// Slow enough (1 MiB frames, the hooks of ResumeCommandTests.slow) for
-    /// `big` to be stopped after its first checkpoint; the small files go
-    /// first (`one` is given first).
-    static let command = "\(ResumeCommandTests.slow) $WEIR -r -3 -B1M -T2 t/one t/two"
+    /// Slow enough (1 MiB frames, the test builds' hooks: a pause after
+    /// each chunk read, a checkpoint every 0.1 s) for `big` to be stopped
+    /// after its first checkpoint; the small files go first (`one` is
+    /// given first). The pause is longer than ResumeCommandTests.slow's:
+    /// the polling shell must get the CPU while `big` runs, and under load
+    /// (three test processes on two cores, load 22) 16 pauses of 0.08 s
+    /// were too short a window; waiting costs no CPU.
+    static let command =
+        "WEIR_TEST_FRAME_DELAY=0.2 WEIR_TEST_CHECKPOINT_INTERVAL=0.1 $WEIR -r -3 -B1M -T2 t/one t/two"
 
     /// `t/one/{a,b}`, `t/one/sub/c` (small) and `t/two/big` (16 MB), and `t/two/d`.
     static func tree() throws -> Scratch {
