@@ -51,6 +51,24 @@ package final class IndexSpill: @unchecked Sendable {  // one thread at a time (
         return done
     }
 
+    /// Hands `body` the file's bytes in order, in pieces of at most `size`
+    /// read into one buffer (valid only during the call); false when the
+    /// file could not be read back, or what `body` throws.
+    package func forEachPiece<Failure: Error>(size: Int, _ body: (UnsafeRawBufferPointer) throws(Failure) -> Void)
+        throws(Failure) -> Bool {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, min(size, self.size)), alignment: 16)
+        defer { buffer.deallocate() }
+        var offset = 0
+        while offset < self.size {
+            let count = min(buffer.count, self.size - offset)
+            let piece = UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< count])
+            guard read(into: piece, at: offset) else { return false }
+            try body(UnsafeRawBufferPointer(piece))
+            offset += count
+        }
+        return true
+    }
+
     /// Fills `buffer` from `offset`; false when the file could not be read.
     package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Bool {
         guard let base = buffer.baseAddress else { return true }

@@ -1,0 +1,357 @@
+import CZstd
+import WeirFormats
+import WeirSystem
+
+extension MemberIndex {
+    /// Encodes members into version 2 as a scan finds them. While the
+    /// compression runs it holds one block of raw columns: each block that
+    /// fills goes as it is to a file (``IndexSpill``), and the blocks are
+    /// compressed at the end, from the file, when the run's chunks are no
+    /// longer in flight, so the compressor's memory is not added to theirs
+    /// (it was, +2.5 MiB at -3 through a pipe, and more at -9). Where no file
+    /// can be made or written, blocks are compressed as they fill, as before.
+    /// Used by one thread at a time.
+    package final class ColumnWriter: TarMemberSink {
+        private var columns = [[UInt8]](repeating: [], count: Column.allCases.count)
+        private var raw = 0
+        private var inBlock = 0
+        package private(set) var count = 0
+        /// A block's head (member count, column lengths), reused.
+        private var head: [UInt8] = []
+        /// Whether the compressor has been given anything yet.
+        private var started = false
+        /// Blocks that filled, raw, in order, waiting for the end; nil before
+        /// the first or when they are compressed as they fill.
+        private var blocks: IndexSpill?
+        /// Whether filled blocks may still wait in ``blocks`` (false once a
+        /// file could not be made or written).
+        private var defers = true
+        /// What the compressor gives back, reused (made at its first call).
+        private var output: [UInt8] = []
+        private static let outputSize = 64 << 10
+        /// The compressor's table sizes at most (level 3's).
+        private static let largestHashLog: UInt32 = 17
+        private static let largestChainLog: UInt32 = 16
+        /// The stream's compressed bytes so far: those past ``spillBound`` in
+        /// ``spill`` (in order), the rest here.
+        private var compressed: [UInt8] = []
+        private var spill: IndexSpill?
+        /// Whether bytes may still go to a spill file (false once one could
+        /// not be made or written).
+        private var spills = true
+        private let context: OpaquePointer?
+        private let level: Int
+        /// The previous member's end, path, mtime and names, which the next is coded against.
+        private var previousEnd = 0
+        private var previousPath: [UInt8] = []
+        private var previousSlashes = 0
+        private var previousMtime: Int64 = 0
+        private var previousUname: [UInt8]?
+        private var previousGname: [UInt8]?
+        /// The first failure (libzstd's, or reading the blocks back);
+        /// reported by ``frame(endedEarly:endOffset:contentSize:path:)``.
+        private var failure: String?
+
+        /// Compressed bytes kept in memory before the rest go to a spill file.
+        private let spillBound: Int
+        /// Raw column bytes that close a block (``MemberIndex/blockBytes``).
+        private let blockBytes: Int
+        /// Where the spill files go (nil: `TMPDIR`, else /tmp), and what the blocks' file takes at most.
+        private let spillFolder: String?
+        private let blocksCapacity: Int
+
+        /// A writer compressing at `level`, keeping `spillBound` compressed
+        /// bytes in memory (``MemberIndex/spillBound``) and closing a block at
+        /// `blockBytes` (``MemberIndex/blockBytes``): the tests' are smaller.
+        /// Its files go in `spillFolder` (else `TMPDIR`, else /tmp); the one
+        /// its blocks wait in takes `blocksCapacity` bytes at most (the tests',
+        /// to stop it short as a full disk would).
+        package init(level: Int = 3, spillBound: Int = MemberIndex.spillBound,
+                     blockBytes: Int = MemberIndex.blockBytes, spillFolder: String? = nil,
+                     blocksCapacity: Int = .max) {
+            self.level = level
+            self.spillBound = spillBound
+            self.spillFolder = spillFolder
+            self.blocksCapacity = blocksCapacity
+            self.blockBytes = blockBytes
+            // Every buffer at its full size at once, never grown: weir's
+            // allocator keeps one arena and never hands freed memory back,
+            // so buffers that grew as members came were carved out of a chunk
+            // buffer freed a moment before, and the next chunk's buffer then
+            // took fresh memory (+8 MiB, one chunk, in some runs through a pipe
+            // at -1). Untouched capacity costs no memory.
+            let members = MemberIndex.blockBytes / 24 + 1
+            for column in Column.allCases {
+                switch column {
+                case .pathRest: columns[column.rawValue].reserveCapacity(MemberIndex.blockBytes + 4096)
+                case .size0, .size1, .size2, .type, .uname, .gname: columns[column.rawValue].reserveCapacity(members)
+                default: columns[column.rawValue].reserveCapacity(3 * members)
+                }
+            }
+            head.reserveCapacity(64)
+            compressed.reserveCapacity(spillBound + Self.outputSize)
+            context = ZSTD_createCCtx()
+            if let context {
+                ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, Int32(level))
+                ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1)
+                ZSTD_CCtx_setParameter(context, ZSTD_c_windowLog, MemberIndex.windowLog)
+                // Tables no larger than level 3's: above it libzstd's grow to
+                // several MiB (about 12 at 9) for a window of 1 MiB; capped,
+                // the Linux tarball's index at -9 is 0.8% larger.
+                let tables = ZSTD_getCParams(Int32(level), 0, 0)
+                if tables.hashLog > Self.largestHashLog {
+                    ZSTD_CCtx_setParameter(context, ZSTD_c_hashLog, Int32(Self.largestHashLog))
+                }
+                if tables.chainLog > Self.largestChainLog {
+                    ZSTD_CCtx_setParameter(context, ZSTD_c_chainLog, Int32(Self.largestChainLog))
+                }
+            }
+        }
+
+        deinit { ZSTD_freeCCtx(context) }
+
+        package func append(_ member: Member) {
+            func put(_ column: Column, _ value: UInt64) { columns[column.rawValue].appendUvarint(value) }
+            func signed(_ column: Column, _ value: Int64) {
+                columns[column.rawValue].appendUvarint(UInt64(bitPattern: value << 1 ^ value >> 63))
+            }
+            put(.gap, UInt64(max(0, member.headerOffset - previousEnd)))
+            put(.headerBlocks, UInt64(max(0, member.headerLength / 512 - 1)))
+            let predicted = MemberIndex.predictedData(type: member.type, size: member.size)
+            signed(.dataExtra, Int64(member.dataLength - predicted))
+            let size = UInt64(max(0, member.size))
+            columns[Column.size0.rawValue].append(UInt8(truncatingIfNeeded: size))
+            columns[Column.size1.rawValue].append(UInt8(truncatingIfNeeded: size >> 8))
+            columns[Column.size2.rawValue].append(UInt8(truncatingIfNeeded: size >> 16))
+            put(.sizeHigh, size >> 24)
+            signed(.mtime, member.mtime &- previousMtime)
+            columns[Column.type.rawValue].append(member.type)
+            put(.mode, UInt64(member.mode))
+            put(.uid, UInt64(max(0, member.uid)))
+            put(.gid, UInt64(max(0, member.gid)))
+            appendPath(member.path)
+            columns[Column.link.rawValue].append(contentsOf: member.link.prefix { $0 != 0 })
+            columns[Column.link.rawValue].append(0)
+            Self.appendName(member.uname, after: &previousUname, to: &columns[Column.uname.rawValue])
+            Self.appendName(member.gname, after: &previousGname, to: &columns[Column.gname.rawValue])
+            if member.type == UInt8(ascii: "3") || member.type == UInt8(ascii: "4") {
+                put(.device, UInt64(max(0, member.devmajor)))
+                put(.device, UInt64(max(0, member.devminor)))
+            }
+            previousEnd = member.end
+            previousMtime = member.mtime
+            count += 1
+            inBlock += 1
+            raw += member.path.count + 24
+            if raw >= blockBytes { flushBlock(end: false) }
+        }
+
+        /// The path coded against the previous one by folders: the folders
+        /// the two share are kept, the rest written.
+        private func appendPath(_ path: [UInt8]) {
+            path.withUnsafeBufferPointer { whole in
+                let name = UnsafeBufferPointer(rebasing: whole[0 ..< (whole.firstIndex(of: 0) ?? whole.count)])
+                var kept = 0, cut = 0, slashes = 0
+                previousPath.withUnsafeBufferPointer { previous in
+                    var index = 0
+                    let limit = min(name.count, previous.count)
+                    while index < limit, name[index] == previous[index] {
+                        // The folders kept: every '/' of the shared prefix ends one.
+                        if name[index] == UInt8(ascii: "/") {
+                            kept += 1
+                            cut = index + 1
+                        }
+                        index += 1
+                    }
+                    slashes = kept
+                    while index < name.count {
+                        if name[index] == UInt8(ascii: "/") { slashes += 1 }
+                        index += 1
+                    }
+                }
+                columns[Column.pathPop.rawValue].appendUvarint(UInt64(previousSlashes - kept))
+                columns[Column.pathRest.rawValue].append(contentsOf: UnsafeBufferPointer(rebasing: name[cut...]))
+                columns[Column.pathRest.rawValue].append(0)
+                previousPath.removeSubrange(cut...)
+                previousPath.append(contentsOf: UnsafeBufferPointer(rebasing: name[cut...]))
+                previousSlashes = slashes
+            }
+        }
+
+        private static func appendName(_ name: [UInt8], after previous: inout [UInt8]?, to column: inout [UInt8]) {
+            let bytes = name.prefix { $0 != 0 }
+            if let previous, previous.elementsEqual(bytes) {
+                column.append(0)
+                return
+            }
+            column.append(1)
+            column.append(contentsOf: bytes)
+            column.append(0)
+            previous = Array(bytes)
+        }
+
+        /// Sends the block's columns to the compressor (and, with `end`, ends
+        /// its frame); a block that fills before the end waits in ``blocks``.
+        ///
+        /// The block's head (its member count and column lengths) and then
+        /// each column go to the compressor from where they are, not joined
+        /// into one buffer first: a joined block would be one more MiB held
+        /// (a peak through a pipe that grew with a tar past a block's
+        /// members). libzstd's streaming output does not depend on how its
+        /// input is cut into calls, so the frame's bytes are the same.
+        private func flushBlock(end: Bool) {
+            head.removeAll(keepingCapacity: true)
+            let hasMembers = inBlock > 0
+            if hasMembers {
+                head.appendUvarint(UInt64(inBlock))
+                for column in columns { head.appendUvarint(UInt64(column.count)) }
+            }
+            (raw, inBlock) = (0, 0)
+            guard context != nil, failure == nil else {
+                if failure == nil { failure = "libzstd: out of memory" }
+                return
+            }
+            if !end, defers, deferBlock() { return }
+            if end, let blocks {
+                // The blocks that waited go first, read back a piece at a time.
+                self.blocks = nil
+                compressWaiting(blocks)
+            }
+            if end, !started, hasMembers {
+                // An index of one block goes to libzstd in one call that ends
+                // the frame, as it always has: libzstd then sizes its tables
+                // to it and writes its content size, and the bytes stay those
+                // of the versions before.
+                var whole = head
+                whole.reserveCapacity(head.count + columns.reduce(0) { $0 + $1.count })
+                for index in columns.indices {
+                    whole += columns[index]
+                    columns[index].removeAll(keepingCapacity: true)
+                }
+                whole.withUnsafeBytes { compress($0, end: true) }
+                return
+            }
+            let pieces = hasMembers ? columns.count : 0
+            head.withUnsafeBytes { compress($0, end: end && pieces == 0) }
+            for index in 0 ..< pieces {
+                columns[index].withUnsafeBytes { compress($0, end: end && index == pieces - 1) }
+                columns[index].removeAll(keepingCapacity: true)
+            }
+        }
+
+        /// Writes the block (head and columns) to ``blocks``; true when all of
+        /// it went there. When a write falls short, the blocks already there
+        /// and the part of this one written are compressed now, and the
+        /// block's columns are left for the caller to compress: from then on
+        /// blocks are compressed as they fill.
+        private func deferBlock() -> Bool {
+            if blocks == nil { blocks = IndexSpill(folder: spillFolder, capacity: blocksCapacity) }
+            guard let blocks else {
+                defers = false
+                return false
+            }
+            let before = blocks.size
+            var whole = head.withUnsafeBytes { blocks.append($0) } == head.count
+            for index in columns.indices where whole {
+                whole = columns[index].withUnsafeBytes { blocks.append($0) } == columns[index].count
+            }
+            if whole {
+                for index in columns.indices { columns[index].removeAll(keepingCapacity: true) }
+                return true
+            }
+            // The part of this block that went to the file is compressed with
+            // the blocks before it, then dropped from what is left to compress.
+            defers = false
+            self.blocks = nil
+            compressWaiting(blocks)
+            var written = blocks.size - before
+            let cut = min(written, head.count)
+            head.removeFirst(cut)
+            written -= cut
+            for index in columns.indices where written > 0 {
+                let cut = min(written, columns[index].count)
+                columns[index].removeFirst(cut)
+                written -= cut
+            }
+            return false
+        }
+
+        /// Compresses the blocks that waited in `waiting`, read back a piece
+        /// at a time; a read that fails is the writer's failure.
+        private func compressWaiting(_ waiting: IndexSpill) {
+            if !waiting.forEachPiece(size: MemberIndex.spillBound, { compress($0, end: false) }) {
+                failure = failure ?? "the member index's blocks could not be read back from their file"
+            }
+        }
+
+        /// Compresses `source` into the stream; with `end`, ends the frame.
+        private func compress(_ source: UnsafeRawBufferPointer, end: Bool) {
+            guard let context, failure == nil else { return }
+            started = true
+            if output.isEmpty { output = [UInt8](repeating: 0, count: Self.outputSize) }
+            var input = ZSTD_inBuffer(src: source.baseAddress, size: source.count, pos: 0)
+            while true {
+                let (result, produced) = output.withUnsafeMutableBytes { out in
+                    var buffer = ZSTD_outBuffer(dst: out.baseAddress, size: out.count, pos: 0)
+                    let result = ZSTD_compressStream2(context, &buffer, &input, end ? ZSTD_e_end : ZSTD_e_continue)
+                    return (result, buffer.pos)
+                }
+                if ZSTD_isError(result) != 0 {
+                    failure = "libzstd: " + String(cString: ZSTD_getErrorName(result))
+                    return
+                }
+                compressed += output[0 ..< produced]
+                if compressed.count >= spillBound { spillCompressed() }
+                if end ? result == 0 : input.pos == input.size && produced < output.count { return }
+            }
+        }
+
+        /// Moves the compressed bytes held in memory to the spill file.
+        private func spillCompressed() {
+            guard spills else { return }
+            if spill == nil { spill = IndexSpill(folder: spillFolder) }
+            guard let spill else {
+                spills = false
+                return
+            }
+            let taken = compressed.withUnsafeBytes { spill.append($0) }
+            compressed.removeFirst(taken)
+            if !compressed.isEmpty { spills = false }
+        }
+
+        /// The index's skippable frame: magic, size, `WEIRTARI`, the
+        /// version and the counts, then the compressed stream (part of it,
+        /// for a large index, in a spill file, read back as it is written out).
+        ///
+        /// - Throws: ``WeirError`` `.library` when libzstd failed or the
+        ///   frame would pass what a skippable frame holds.
+        package func frame(endedEarly: Bool, endOffset: Int, contentSize: Int, path: String)
+            throws(WeirError) -> IndexFrame {
+            flushBlock(end: true)
+            if let failure {
+                throw WeirError.library(path: path, operation: .writeMemberIndex, failure)
+            }
+            var head: [UInt8] = []
+            head.appendUvarint(2)
+            head.appendUvarint(endedEarly ? 1 : 0)
+            head.appendUvarint(UInt64(count))
+            head.appendUvarint(UInt64(endOffset))
+            head.appendUvarint(UInt64(contentSize))
+            let spilled = spill?.size ?? 0
+            let content = MemberIndex.contentMagic.count + head.count + spilled + compressed.count
+            guard content <= MemberIndex.maxFrameContent else {
+                throw WeirError.library(path: path, operation: .writeMemberIndex,
+                                        "the member index is too large for a skippable frame: \(content) bytes")
+            }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(8 + content - spilled)
+            bytes.append(littleEndian: MemberIndex.skippableMagic)
+            bytes.append(littleEndian: UInt32(content))
+            bytes += MemberIndex.contentMagic
+            bytes += head
+            defer { compressed = [] }
+            guard let spill, spilled > 0 else { return IndexFrame(head: bytes + compressed, spill: nil, tail: []) }
+            return IndexFrame(head: bytes, spill: spill, tail: compressed)
+        }
+    }
+}
