@@ -32,4 +32,24 @@ struct RemoteInputsTests {
         #expect(head.contentRange?.total == 100)
         #expect(ObjectIdentity(head: head, size: 100).conditions == ["If-Match: \"abc\""])
     }
+
+    @Test func headLinesAsServersSendThem() {
+        var head = HTTPHead()
+        head.take(line: "HTTP/2 200\r\n")
+        #expect(head.status == 200)
+        #expect(head.reason == "")
+        head.take(line: "HTTP/1.1  404   Not  Found \r\n")
+        #expect(head.status == 404)
+        #expect(head.reason == "Not  Found")
+        // Names in any case, the value trimmed of spaces and tabs, a colon in the value kept.
+        head.take(line: "Last-MODIFIED:\t Tue, 03 Nov 2026 10:00:00 GMT \t\r\n")
+        head.take(line: "x-empty:\r\n")
+        head.take(line: "no colon here\r\n")
+        head.take(line: "\r\n")
+        #expect(head.fields == ["last-modified": "Tue, 03 Nov 2026 10:00:00 GMT", "x-empty": ""])
+        // A line that is not UTF-8 is taken as it decodes, never refused.
+        let bytes: [UInt8] = Array("ETag: \"".utf8) + [0xFF] + Array("\"\r\n".utf8)
+        bytes.withUnsafeBytes { head.take(line: $0) }
+        #expect(head.fields["etag"] == "\"\u{FFFD}\"")
+    }
 }

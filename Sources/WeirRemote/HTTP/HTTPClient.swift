@@ -114,8 +114,7 @@ package final class HTTPClient: Sendable {
         weir_curl_set_callback(curl, CURLOPT_HEADERFUNCTION) { data, size, count, user in
             guard let data, let user else { return 0 }
             let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
-            let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
-            transfer.head.take(line: String(decoding: bytes, as: UTF8.self))
+            transfer.head.take(line: UnsafeRawBufferPointer(start: data, count: size * count))
             return size * count
         }
         weir_curl_set_callback(curl, CURLOPT_WRITEFUNCTION) { data, size, count, user in

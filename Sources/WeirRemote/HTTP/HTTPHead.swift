@@ -11,15 +11,39 @@ package struct HTTPHead: Sendable, Equatable {
     /// Takes one header line as libcurl hands it (with its CR LF): a status
     /// line starts a new response (a redirect's head is forgotten).
     mutating func take(line: String) {
-        let trimmed = line.trimmingCharacters(in: " \r\n")
-        if trimmed.hasPrefix("HTTP/") {
-            let parts = trimmed.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-            self = HTTPHead(status: parts.count > 1 ? Int(parts[1]) ?? 0 : 0,
-                            reason: parts.count > 2 ? String(parts[2]) : "", fields: [:])
-        } else if let colon = trimmed.firstIndex(of: ":") {
-            let name = trimmed[..<colon].lowercased()
-            fields[name] = String(trimmed[trimmed.index(after: colon)...]).trimmingCharacters(in: " \t")
+        var line = line
+        line.withUTF8 { take(line: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Takes one header line's bytes, as ``take(line:)-(String)``. Read as
+    /// bytes: a field's name and the status line are ASCII (RFC 9110), and
+    /// the same lines walked as Characters (grapheme breaks, generic slices
+    /// unspecialized across modules) made them a measurable share of a
+    /// `-dc URL`'s CPU, a hundred responses' worth (bench/results/2026-11-29-url-cpu.md).
+    mutating func take(line bytes: UnsafeRawBufferPointer) {
+        let line = Self.trimming(bytes, of: [.space, .carriageReturn, .lineFeed])
+        if line.starts(with: "HTTP/".utf8) {
+            // HTTP/VERSION SP STATUS SP REASON
+            let words = line.split(separator: .space, maxSplits: 2, omittingEmptySubsequences: true)
+            self = HTTPHead(status: words.count > 1 ? Int(String(decoding: words[1], as: UTF8.self)) ?? 0 : 0,
+                            reason: words.count > 2 ? Self.text(words[2], trimming: [.space]) : "", fields: [:])
+        } else if let colon = line.firstIndex(of: .colon) {
+            let name = line[..<colon].map { $0 >= .upperA && $0 <= .upperZ ? $0 | 0x20 : $0 }
+            fields[String(decoding: name, as: UTF8.self)] = Self.text(line[(colon + 1)...], trimming: [.space, .tab])
         }
+    }
+
+    /// The text of `bytes` without the bytes of `unwanted` at either end.
+    private static func text(_ bytes: Slice<UnsafeRawBufferPointer>, trimming unwanted: [UInt8]) -> String {
+        String(decoding: trimming(UnsafeRawBufferPointer(rebasing: bytes), of: unwanted), as: UTF8.self)
+    }
+
+    /// `bytes` without the bytes of `unwanted` at either end.
+    private static func trimming(_ bytes: UnsafeRawBufferPointer, of unwanted: [UInt8]) -> UnsafeRawBufferPointer {
+        var low = bytes.startIndex, high = bytes.endIndex
+        while low < high, unwanted.contains(bytes[low]) { low += 1 }
+        while high > low, unwanted.contains(bytes[high - 1]) { high -= 1 }
+        return UnsafeRawBufferPointer(rebasing: bytes[low ..< high])
     }
 
     /// `Content-Range: bytes FIRST-LAST/TOTAL` (or `bytes */TOTAL`), parsed:
@@ -37,11 +61,8 @@ package struct HTTPHead: Sendable, Equatable {
     }
 }
 
-extension String {
-    /// The string without the characters of `set` at either end.
-    func trimmingCharacters(in set: String) -> String {
-        let unwanted = Set(set)
-        return String(self.drop(while: { unwanted.contains($0) }).reversed()
-            .drop(while: { unwanted.contains($0) }).reversed())
-    }
+private extension UInt8 {
+    static let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t"), colon = UInt8(ascii: ":")
+    static let carriageReturn = UInt8(ascii: "\r"), lineFeed = UInt8(ascii: "\n")
+    static let upperA = UInt8(ascii: "A"), upperZ = UInt8(ascii: "Z")
 }
