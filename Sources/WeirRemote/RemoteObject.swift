@@ -80,14 +80,18 @@ package final class RemoteObject: PositionalSource {
         var tries = 0
         while true {
             tries += 1
+            // Room for the whole tail at once: grown as it came, the array
+            // was copied and faulted in again at each doubling, on the path
+            // to a command's first byte.
             var body: [UInt8] = []
+            body.reserveCapacity(Self.tailSize)
             var stopError: WeirError?
             let outcome = client.get(url, range: "-\(Self.tailSize)", headers: []) { head, piece in
                 guard head.status == 206 else {
                     if head.status == 200 { stopError = .rangesUnsupported(url: url, status: 200) }
                     return false
                 }
-                body.append(contentsOf: piece)
+                piece.withMemoryRebound(to: UInt8.self) { body.append(contentsOf: $0) }
                 return body.count <= Self.tailSize
             }
             if let stopError { throw stopError }
@@ -190,7 +194,7 @@ package final class RemoteObject: PositionalSource {
         bytes.reserveCapacity(range.count)
         var identity: ObjectIdentity? = self.identity
         try transfer.run(from: range.lowerBound, to: range.upperBound, identity: &identity) { piece in
-            bytes.append(contentsOf: piece)
+            piece.withMemoryRebound(to: UInt8.self) { bytes.append(contentsOf: $0) }
             return true
         }
         guard bytes.count == range.count else {
