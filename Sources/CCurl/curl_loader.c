@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 
 // The functions of libcurl weir calls, resolved once by load(); read only
@@ -52,6 +53,28 @@ static void load(void) {
 CURLcode weir_curl_global_init(void) {
     pthread_once(&once, load);
     return loaded;
+}
+
+static void *load_on_thread(void *unused) {
+    (void)unused;
+    pthread_once(&once, load);
+    return NULL;
+}
+
+void weir_curl_load_in_background(void) {
+    // The new thread takes the mask it is made with: all blocked, so no
+    // signal meant for weir's own handling is ever delivered to it.
+    sigset_t all, previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &previous);
+    pthread_attr_t attributes;
+    pthread_t thread;
+    if (pthread_attr_init(&attributes) == 0) {
+        pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+        (void)pthread_create(&thread, &attributes, load_on_thread, NULL);
+        pthread_attr_destroy(&attributes);
+    }
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
 }
 
 const char *weir_curl_load_error(void) {

@@ -1,3 +1,5 @@
+import CCurl
+import Glibc
 import WeirFormats
 import WeirSystem
 
@@ -19,6 +21,21 @@ package enum RemoteInputs {
 
     /// The client every remote input shares: its idle connections are reused.
     static let client = HTTPClient()
+
+    /// Starts loading libcurl on a thread of its own when one of `arguments`
+    /// is a URL, so that the load (libcurl and the 25 libraries it needs)
+    /// overlaps the rest of the start. Not for a command that
+    /// forks (`weir mount` goes to the background): a child forked during
+    /// the load would wait for it forever.
+    package static func startLoadingClient(ifAnyOf arguments: UnsafeBufferPointer<UnsafeMutablePointer<CChar>?>) {
+        for argument in arguments {
+            guard let argument else { continue }
+            if strncasecmp(argument, "http://", 7) == 0 || strncasecmp(argument, "https://", 8) == 0 {
+                weir_curl_load_in_background()
+                return
+            }
+        }
+    }
 
     /// Whether `name` is a URL weir reads (http:// or https://, any case).
     package static func isURL(_ name: String) -> Bool {

@@ -3,6 +3,7 @@ import CAllocator
 import Glibc
 import Weir
 import WeirCLI
+import WeirRemote
 
 /// The `weir` command: flags in, library calls, exit status out.
 @main
@@ -105,6 +106,9 @@ struct WeirCommand: ParsableCommand {
         if CommandLine.argc > 1, let first = CommandLine.unsafeArgv[1], strcmp(first, "mount") == 0 {
             MountCommand.start(Array(ArgumentBytes.arguments().dropFirst(2)))
         }
+        // A URL among the arguments: libcurl loads while the rest starts.
+        RemoteInputs.startLoadingClient(ifAnyOf: UnsafeBufferPointer(start: CommandLine.unsafeArgv,
+                                                                     count: Int(CommandLine.argc)))
         // `weir --version` alone touches none of the parser's pages nor the
         // stdlib's string handling (docs/design.md, "Start-up"); the parsed
         // flag prints the same line.

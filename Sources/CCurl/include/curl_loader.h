@@ -17,6 +17,12 @@
 CURLcode weir_curl_global_init(void);
 /// Why weir_curl_global_init failed (dlerror's words, or libcurl's), or "".
 const char *weir_curl_load_error(void);
+/// Starts weir_curl_global_init's work on a thread of its own (every signal
+/// blocked on it, detached), so that loading libcurl and its libraries
+/// overlaps the rest of the start; the first weir_curl_global_init waits for
+/// it. Nothing happens if the thread cannot be made. Not before a fork: a
+/// child forked while the load runs would wait for it forever.
+void weir_curl_load_in_background(void);
 
 /// The libcurl calls WeirRemote makes, valid once weir_curl_global_init
 /// returned CURLE_OK.
