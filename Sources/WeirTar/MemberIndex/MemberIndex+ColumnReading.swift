@@ -1,6 +1,4 @@
-import CZstd
 import Glibc
-import WeirFormats
 import WeirSystem
 
 /// Reading version 2 back: the stream decoded, its columns walked as they
@@ -296,68 +294,6 @@ extension MemberIndex {
         let detail: String
 
         init(_ detail: String) { self.detail = detail }
-    }
-
-    /// The one zstd frame `source` must be, exactly, with its checksum;
-    /// never more than it could hold.
-    static func decompressedStream(_ source: UnsafeRawBufferPointer, corrupt: (String) -> WeirError)
-        throws(WeirError) -> [UInt8] {
-        try checkStream(source, corrupt: corrupt)
-        guard let context = ZSTD_createDCtx() else { throw corrupt("out of memory") }
-        defer { ZSTD_freeDCtx(context) }
-        let limit = source.count * maxExpansion
-        // Decoded straight into the content's room, made for what such a list usually decodes to (its columns
-        // shrink about fivefold) and grown (copied) only past it; its pages made a step ahead of the decoder.
-        var capacity = min(limit + 1, max(source.count * 6, 1 << 16))
-        var content: [UInt8] = []
-        var input = ZSTD_inBuffer(src: source.baseAddress, size: source.count, pos: 0)
-        var failure: String?
-        var finished = false
-        while !finished {
-            let previous = content
-            content = [UInt8](unsafeUninitializedCapacity: capacity) { room, filled in
-                guard let base = room.baseAddress else { return }
-                previous.withUnsafeBufferPointer { old in
-                    if let from = old.baseAddress { base.update(from: from, count: old.count) }
-                }
-                filled = previous.count
-                while filled < room.count {
-                    let step = min(room.count - filled, 256 << 10)
-                    Page.populate(UnsafeMutableRawPointer(base + filled), step)
-                    var output = ZSTD_outBuffer(dst: base + filled, size: step, pos: 0)
-                    let result = ZSTD_decompressStream(context, &output, &input)
-                    filled += output.pos
-                    if ZSTD_isError(result) != 0 {
-                        failure = "the record list does not decode: " + String(cString: ZSTD_getErrorName(result))
-                        return
-                    }
-                    if result == 0 {
-                        finished = true
-                        return
-                    }
-                    if input.pos == input.size, output.pos < output.size {
-                        failure = "the record list's zstd frame is cut short"
-                        return
-                    }
-                }
-            }
-            if let failure { throw corrupt(failure) }
-            guard content.count <= limit else { throw corrupt("the record list decodes to more than it can hold") }
-            if !finished { capacity = min(limit + 1, capacity * 2) }
-        }
-        return content
-    }
-
-    /// Checks that `source` is one zstd frame, exactly, with its checksum:
-    /// what is refused before anything of it is decoded.
-    static func checkStream(_ source: UnsafeRawBufferPointer, corrupt: (String) -> WeirError) throws(WeirError) {
-        guard let header = FrameHeader(startOf: source) else { throw corrupt("the record list is not a zstd frame") }
-        guard header.hasChecksum else { throw corrupt("the record list's zstd frame lacks its checksum") }
-        let length = ZSTD_findFrameCompressedSize(source.baseAddress, source.count)
-        guard ZSTD_isError(length) == 0, length == source.count else {
-            throw corrupt(ZSTD_isError(length) != 0 ? "the record list's zstd frame is cut short"
-                                                    : "\(source.count - length) bytes follow the record list")
-        }
     }
 
     /// A read position in a column; nil past its end.
