@@ -28,19 +28,16 @@ package enum RemoteInputs {
     /// forks (`weir mount` goes to the background): a child forked during
     /// the load would wait for it forever.
     package static func startLoadingClient(ifAnyOf arguments: UnsafeBufferPointer<UnsafeMutablePointer<CChar>?>) {
-        for argument in arguments {
-            guard let argument else { continue }
-            if strncasecmp(argument, "http://", 7) == 0 || strncasecmp(argument, "https://", 8) == 0 {
-                weir_curl_load_in_background()
-                return
-            }
-        }
+        // On argv as the kernel gave it: no String made before the parser.
+        if arguments.contains(where: { $0.map { isURL(cString: $0) } ?? false }) { weir_curl_load_in_background() }
     }
 
     /// Whether `name` is a URL weir reads (http:// or https://, any case).
-    package static func isURL(_ name: String) -> Bool {
-        let lower = name.prefix(8).lowercased()
-        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
+    package static func isURL(_ name: String) -> Bool { name.withCString { isURL(cString: $0) } }
+
+    /// ``isURL(_:)`` of a C string: the one rule both read.
+    private static func isURL(cString name: UnsafePointer<CChar>) -> Bool {
+        strncasecmp(name, "http://", 7) == 0 || strncasecmp(name, "https://", 8) == 0
     }
 
     /// The name of the object in `url`: its path's last part, without the

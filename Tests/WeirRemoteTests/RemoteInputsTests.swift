@@ -53,3 +53,11 @@ struct RemoteInputsTests {
         #expect(head.fields["etag"] == "\"\u{FFFD}\"")
     }
 }
+
+extension HTTPHead {
+    /// Takes one header line written as text, as the client takes its bytes.
+    mutating func take(line: String) {
+        var line = line
+        line.withUTF8 { take(line: UnsafeRawBufferPointer($0)) }
+    }
+}

@@ -8,15 +8,9 @@ package struct HTTPHead: Sendable, Equatable {
     /// The header fields, names lowercased; a repeated field keeps its last value.
     package var fields: [String: String] = [:]
 
-    /// Takes one header line as libcurl hands it (with its CR LF): a status
-    /// line starts a new response (a redirect's head is forgotten).
-    mutating func take(line: String) {
-        var line = line
-        line.withUTF8 { take(line: UnsafeRawBufferPointer($0)) }
-    }
-
-    /// Takes one header line's bytes, as ``take(line:)-(String)``. Read as
-    /// bytes: a field's name and the status line are ASCII (RFC 9110), and
+    /// Takes one header line's bytes as libcurl hands them (with its CR LF):
+    /// a status line starts a new response (a redirect's head is forgotten).
+    /// Read as bytes: a field's name and the status line are ASCII (RFC 9110), and
     /// the same lines walked as Characters (grapheme breaks, generic slices
     /// unspecialized across modules) made them a measurable share of a
     /// `-dc URL`'s CPU, a hundred responses' worth (bench/results/2026-11-29-url-cpu.md).
