@@ -35,6 +35,9 @@ struct DecodeSession: Sendable {
     /// with another format: its members may be decoded in parallel
     /// (``OtherFormatStream``).
     let wholeInput: Bool
+    /// The file's seek table lists more than one frame: its frames are
+    /// independent chunks, decoded side by side whatever their size.
+    let tableListsSeveral: Bool
 
     /// One more frame decoded.
     func frameDecoded() {

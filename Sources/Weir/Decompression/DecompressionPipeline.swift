@@ -65,10 +65,13 @@ import WeirSystem
 ///   (idle in its pool or freed late by libdispatch included), and a
 ///   streamed frame's decoder window. A slow consumer stops the reading
 ///   thread, which stops the reader. The parallel frame limit is half the
-///   budget, so a frame decoded whole always fits. Without `-M`, the first
-///   frame that declares more than 8 MiB raises both, once per size, to hold
-///   one such frame per worker and one more (`budget(forFrame:)`, at most
-///   256 MiB): weir's frames from `-9` up are 32–64 MiB.
+///   budget, so a frame decoded whole always fits. Without `-M`, a frame
+///   that declares more than 8 MiB raises both, once per size, to hold one
+///   such frame per worker and one more (`budget(forFrame:)`, at most
+///   256 MiB), when the input shows frames of that size (a seek table that
+///   lists several, or the frame before it of the same size): weir's frames
+///   from `-9` up are 32–64 MiB. One large frame, as `zstd FILE` writes it,
+///   streams instead (issue 81).
 /// - outside it: the parts of read pieces that frames in flight share (at
 ///   most one piece more than frames), the frame being read until it is
 ///   handed out (at most the parallel frame limit) and the next read, the
@@ -206,6 +209,7 @@ package final class DecompressionPipeline: Sendable {
 
         var tableCheck: SeekTableCheck?
         var streamBase = 0
+        var tableListsSeveral = false
         if case .regularFile(let size) = kind, let file = input.descriptor {
             streamBase = max(0, Int(lseek(file.fd, 0, SEEK_CUR)))
             do throws(WeirError) {
@@ -213,6 +217,7 @@ package final class DecompressionPipeline: Sendable {
                     try file.read(count: count, at: offset, operation: .readSeekTable)
                 }
                 tableCheck = SeekTableCheck(table: table, readError: nil, fileSize: size, streamBase: streamBase)
+                tableListsSeveral = (table?.entries.filter { $0.decompressedSize > 0 }.count ?? 0) > 1
             } catch {
                 tableCheck = SeekTableCheck(table: nil, readError: error, fileSize: size, streamBase: streamBase)
             }
@@ -224,7 +229,8 @@ package final class DecompressionPipeline: Sendable {
         let session = DecodeSession(path: inputName, options: options, control: control, budget: budget,
                                     frameBuffers: frameBuffers, run: run, frames: frames,
                                     streamed: streamed, crossCheck: crossCheck, dictionary: dictionary,
-                                    frameLog: frameLog, tally: tally, wholeInput: whole != nil)
+                                    frameLog: frameLog, tally: tally, wholeInput: whole != nil,
+                                    tableListsSeveral: tableListsSeveral)
         control.startThread(name: "weir.decoder") {
             let feeder = FrameFeeder(session: session, pool: pool)
             do throws(WeirError) {

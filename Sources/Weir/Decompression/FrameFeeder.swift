@@ -6,8 +6,18 @@ import WeirSystem
 /// Cuts the compressed stream into frames as its pieces arrive and decides
 /// where each goes: a frame whose output buffer and compressed bytes fit
 /// within the parallel frame limit to the ``WholeFrameDecoder``; a larger
-/// one, or one that does not say its size, to the ``FrameStreamer`` as soon
-/// as that is known. Numbers the output pieces in stream order.
+/// one to the ``FrameStreamer`` as soon as that is known: from its header
+/// when it declares its size, from its blocks or its bytes so far when it
+/// does not. Numbers the output pieces in stream order.
+///
+/// The budget grows for a frame that declares more than it holds only when
+/// the input shows frames of that size (issue 81): the file's seek table
+/// lists several, or the frame before it declared the same size, as weir's
+/// frames from `-9` do. One large frame as `zstd FILE` writes it streams
+/// from its header on, in its window and 1 MiB buffers: decoded whole, it
+/// was held in one buffer of its size before its first byte went out
+/// (149 MiB for 120 MB, where zstd takes 11), and there is no other frame
+/// to decode beside it.
 ///
 /// A frame's buffer is the size its header declares only when that is no
 /// more than its blocks can hold (block count × Block_Maximum_Size, known
@@ -27,6 +37,8 @@ final class FrameFeeder {
     private var sequence = 0
     /// The frame whose header last grew the budget (each is looked at once).
     private var grownAt: Int?
+    /// The content size the last zstd frame that ended declared, if any.
+    private var lastDeclared: UInt64?
     /// The largest ``FrameHeader/windowLog`` of the zstd frames seen.
     private(set) var windowLog: Int?
     /// What follows the zstd frames when it is another format (or, with
@@ -70,10 +82,15 @@ final class FrameFeeder {
         }
         if let start = scanner.tailStart { return try startTail(at: start) }
         if let start = scanner.currentFrameStart, let header = scanner.currentHeader, !header.isSkippable {
-            if !streamer.isActive, let size = header.contentSize { grow(forFrame: size, index: scanner.frameCount) }
             if !streamer.isActive {
+                if let size = header.contentSize, growsBudget(forFrame: size) {
+                    grow(forFrame: size, index: scanner.frameCount)
+                }
+                // Streamed as soon as it cannot be decoded whole: its declared size, or (declaring none) the
+                // content its blocks so far can hold, or its compressed bytes, past the parallel frame limit.
                 let declared = header.contentSize.map { $0 > UInt64(frameLimit) || !fitsWhole(Int($0)) } ?? false
-                if declared || scanner.currentFrameBytes > frameLimit {
+                let bound = header.contentSize == nil && !fitsWhole(scanner.currentContentBound)
+                if declared || bound || scanner.currentFrameBytes > frameLimit {
                     try streamer.begin(index: scanner.frameCount, start: start, header: header)
                 }
             }
@@ -85,6 +102,15 @@ final class FrameFeeder {
             buffer = buffer.subdata(in: (keep - bufferStart) ..< buffer.count)
             bufferStart = keep
         }
+    }
+
+    /// Whether a frame that declares `size` bytes may grow the budget to be
+    /// decoded whole: when the input shows frames of that size, independent
+    /// chunks decoded side by side (its seek table lists several, or the
+    /// frame before it declared the same size, as weir's frames from `-9`).
+    /// Otherwise, past the parallel frame limit, it streams (issue 81).
+    private func growsBudget(forFrame size: UInt64) -> Bool {
+        session.tableListsSeveral || lastDeclared == size
     }
 
     /// Raises the budget for a frame larger than the default budget holds,
@@ -140,6 +166,7 @@ final class FrameFeeder {
             return
         }
         if let delay = session.options.frameDelayForTesting, delay > 0 { usleep(UInt32(min(delay, 60) * 1e6)) }
+        defer { lastDeclared = boundary.header.contentSize }
         windowLog = max(windowLog ?? 0, boundary.header.windowLog)
         if streamer.frameStart == boundary.offset {
             try feedStreamer(upTo: boundary.end)
@@ -153,7 +180,9 @@ final class FrameFeeder {
                                   + "blocks can hold (\(bound))")
         }
         let capacity = boundary.header.contentSize.map { Int($0) } ?? bound
-        if let declared = boundary.header.contentSize { grow(forFrame: declared, index: boundary.index) }
+        if let declared = boundary.header.contentSize, growsBudget(forFrame: declared) {
+            grow(forFrame: declared, index: boundary.index)
+        }
         if !fitsWhole(capacity) || boundary.compressedSize > frameLimit {
             try streamer.begin(index: boundary.index, start: boundary.offset, header: boundary.header)
             try feedStreamer(upTo: boundary.end)

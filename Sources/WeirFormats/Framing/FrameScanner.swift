@@ -117,6 +117,13 @@ package struct FrameScanner: Sendable {
         currentFrameStart.map { offset - $0 } ?? 0
     }
 
+    /// The most content the blocks of the frame in progress read so far
+    /// decode to (0 between frames): a raw or RLE block's size, the block
+    /// maximum for a compressed one. It only grows as the frame goes on.
+    package var currentContentBound: Int {
+        currentFrameStart == nil ? 0 : contentBound
+    }
+
     /// Header bytes kept from earlier pieces (for tests of the memory bound).
     var bufferedByteCount: Int { gathered.count }
 

@@ -60,6 +60,37 @@ struct LargeFrameBudgetTests {
         #expect(TestData.same(piped.output, input))
     }
 
+    @Test(
+        """
+        one large frame, as zstd FILE writes it, streams within the default budget (issue 81); frames of one size \
+        without a table: the first streams, the rest decode whole
+        """
+    )
+    func loneFrameStreams() throws {
+        let (input, _) = try Self.largeFrames()
+        let options = DecompressionOptions(threads: 2)
+        // 20 MiB in one frame that declares its size (level 1: the smallest that crosses the limit).
+        let one = Array(input.prefix(20 << 20))
+        for contentSize in [true, false] {
+            let single = TestData.compress(one, level: 1, checksum: true, contentSize: contentSize)
+            for test in [false, true] {
+                let (pipeline, statistics) = try DecompressionPipelineTests.decodeToNull(
+                    single, options: options, test: test)
+                #expect(statistics.bytesOut == one.count)
+                #expect(pipeline.framesStreamed == 1, "size declared: \(contentSize)")
+                #expect(pipeline.peakBytesInFlight <= options.inFlightBudget)
+                #expect(pipeline.peakBufferBytes <= options.inFlightBudget)
+            }
+        }
+        let bare = try DecompressionPipelineTests.weir(input, chunk: 16 << 20, threads: 2, seekTable: false)
+        let (pipeline, statistics) = try DecompressionPipelineTests.decodeToNull(bare, options: options)
+        #expect(statistics.bytesOut == input.count)
+        #expect(statistics.frames == 4)
+        #expect(pipeline.framesStreamed == 1)
+        let piped = DecompressionPipelineTests.decodePipe(bare, options: options, pieceSize: 100_000)
+        #expect(TestData.same(piped.output, input))
+    }
+
     @Test("with -M, or a ceiling below two frames, large frames stream through one decoder within the budget")
     func boundedBudgetStreams() throws {
         let (input, compressed) = try Self.largeFrames()
