@@ -40,6 +40,12 @@ package enum RangeExtraction {
     /// frame's check passed: the seekable reader's largest frame decoded whole.
     static let heldLimit = SeekableReader.cacheableFrameSize
 
+    /// The largest frame of a file of one frame that a range decodes whole:
+    /// a larger one (one frame as `zstd FILE` writes it) streams through its
+    /// window, the range's bytes held until its check passed, instead of the
+    /// whole frame in memory of its size (issue 81).
+    static let loneFrameLimit = DecompressionOptions.defaultBudgetPerThread
+
     /// What an extraction did.
     package struct Outcome: Sendable, Equatable {
         /// Bytes of content written (or, testing, decoded for the ranges).
@@ -58,7 +64,9 @@ package enum RangeExtraction {
     package static func file(path: String, ranges: [Range], options: DecompressionOptions, output: Descriptor?,
                              cancellation: Cancellation? = nil,
                              observer: ProgressObserver? = nil) throws(WeirError) -> Outcome {
-        let reader = try SeekableReader(path: path, options: options)
+        let reader = try SeekableReader(path: path, options: options,
+                                        wholeFrameLimit: SeekableReader.cacheableFrameSize,
+                                        loneFrameLimit: loneFrameLimit)
         let resolved = ranges.map { $0.start ..< max($0.start, $0.end ?? reader.count) }
         if let past = resolved.first(where: { $0.upperBound > reader.count }) {
             throw WeirError.outOfRange(path: path, range: past, size: reader.count)

@@ -67,8 +67,13 @@ public final class SeekableReader: Sendable {
     /// The largest frame decoded whole and kept: 64 MiB (weir's frames are
     /// 8 MiB by default).
     package static let cacheableFrameSize = 64 << 20
-    /// This reader's `cacheableFrameSize` (smaller in tests, to stream).
+    /// The largest frame decoded whole (or measured whole): this reader's
+    /// `cacheableFrameSize` (smaller in tests, to stream), or, in a file of
+    /// one frame, its `loneFrameLimit` when smaller (`--range`'s: issue 81).
     let wholeFrameLimit: Int
+    /// The most bytes of a range held until its frame's check passed: the
+    /// reader's `cacheableFrameSize`.
+    let heldLimit: Int
 
     /// The file, as given.
     public let path: String
@@ -103,11 +108,16 @@ public final class SeekableReader: Sendable {
         try self.init(path: path, options: options, wholeFrameLimit: Self.cacheableFrameSize)
     }
 
-    /// Opens `path`, decoding frames of up to `wholeFrameLimit` whole.
-    convenience init(path: String, options: DecompressionOptions, wholeFrameLimit: Int) throws(WeirError) {
+    /// Opens `path`, decoding frames of up to `wholeFrameLimit` whole, or
+    /// up to `loneFrameLimit` when the file holds one frame: a range of one
+    /// large frame then streams through its window, its bytes held, rather
+    /// than the frame decoded whole into memory of its size.
+    convenience init(path: String, options: DecompressionOptions, wholeFrameLimit: Int,
+                     loneFrameLimit: Int? = nil) throws(WeirError) {
         let file = try Descriptor.openForReading(path)
         do throws(WeirError) {
-            try self.init(file: file, table: nil, ownsFile: true, options: options, wholeFrameLimit: wholeFrameLimit)
+            try self.init(file: file, table: nil, ownsFile: true, options: options, wholeFrameLimit: wholeFrameLimit,
+                          loneFrameLimit: loneFrameLimit)
         } catch {
             file.close()
             throw error
@@ -124,18 +134,21 @@ public final class SeekableReader: Sendable {
 
     /// Reads `file`, which the reader closes when it goes when `ownsFile`.
     private init(file: Descriptor, table: SeekTable?, ownsFile: Bool, options: DecompressionOptions,
-                 wholeFrameLimit: Int) throws(WeirError) {
-        self.wholeFrameLimit = wholeFrameLimit
+                 wholeFrameLimit: Int, loneFrameLimit: Int? = nil) throws(WeirError) {
         // The table's entries are taken as it gives them (no frame header
         // is read to open); each frame is checked against its entry when decoded.
         let listing = try FrameListing.read(file, table: table, trustingTable: true)
+        let lone = listing.frames.lazy.filter { !$0.isSkippable }.count == 1
+        let decodedWhole = lone ? min(wholeFrameLimit, loneFrameLimit ?? wholeFrameLimit) : wholeFrameLimit
+        self.wholeFrameLimit = decodedWhole
+        self.heldLimit = wholeFrameLimit
         self.file = file
         self.ownsFile = ownsFile
         self.path = file.path
         self.options = options
         dictionary = try options.dictionary.map { d throws(WeirError) in try DecompressionDictionary(d) }
         frames = try listing.measured(in: file, options: options, dictionary: dictionary,
-                                      wholeFrameLimit: wholeFrameLimit).listing.frames.filter { !$0.isSkippable }
+                                      wholeFrameLimit: decodedWhole).listing.frames.filter { !$0.isSkippable }
         var starts = [0]
         starts.reserveCapacity(frames.count + 1)
         for frame in frames { starts.append(starts[starts.count - 1] + (frame.decompressedSize ?? 0)) }
@@ -193,7 +206,7 @@ public final class SeekableReader: Sendable {
                     }.get()
                 } else if !options.verifyChecksum {
                     try stream(frames[index], size: size, inner, body)
-                } else if inner.count <= wholeFrameLimit {
+                } else if inner.count <= heldLimit {
                     // No byte goes out before its frame's check passed (issue 59): the frame, too large to decode
                     // whole, is streamed to its end, the range's bytes held.
                     var held: [UInt8] = []
