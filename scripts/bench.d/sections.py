@@ -23,6 +23,7 @@ SECTIONS = [
     ("compress", 1),
     ("levels", 2),
     ("decompress", 4),
+    ("oneframe", 21),
     ("scaling", 5),
     ("small", 6),
     ("memory", 7),
