@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+
+/// One frame as `zstd` writes it (issue 81): `zstd FILE` declares the
+/// content size in the header, `cat FILE | zstd` does not. weir streams such
+/// a frame, from a file and from a pipe, whatever its header declares: its
+/// first bytes go out before its end is read, and its memory is the frame's
+/// window and a bounded number of 1 MiB buffers, not the frame. Before, a
+/// frame that declared up to ~128 MiB was decoded whole into one buffer:
+/// 40 MB of text took ~70 MiB against zstd's ~6.
+@Suite("weir -d of one frame written by zstd")
+struct OneFrameCommandTests {
+    /// 40 MB of text (~3 MB compressed at -3): far above the 8–12 MiB a frame
+    /// may take to be decoded whole on a worker, so that decoding it whole
+    /// shows in the peak; `sized.zst` declares its size, `unsized.zst` not.
+    static let size = 40_000_000
+
+    /// The peak RSS weir may reach above `zstd -d`'s on the same file (issue 81's bound).
+    static let marginKiB = 32 << 10
+
+    static func files(_ scratch: Scratch) throws {
+        scratch.text("src", size: size, seed: 81)
+        _ = try FormatsCommandTests.sh("zstd -q -3 src -o sized.zst && cat src | zstd -q -3 > unsized.zst", scratch)
+        let sized = try WeirProcess.shell("zstd -lv sized.zst; zstd -lv unsized.zst", in: scratch.url)
+        #expect(sized.status == 0)
+        // zstd -lv names the declared size only for the first.
+        #expect(String(decoding: sized.stdout, as: UTF8.self).components(separatedBy: "Decompressed Size").count == 2)
+    }
+
+    /// The peak RSS in KiB that `/usr/bin/time -f %M -o NAME` wrote.
+    static func peak(_ name: String, _ scratch: Scratch) throws -> Int {
+        let text = String(decoding: try #require(scratch.data(name)), as: UTF8.self)
+        return try #require(Int(text.split(separator: "\n").last { !$0.isEmpty }.map(String.init) ?? ""), "\(text)")
+    }
+
+    @Test("-d, -dc, cat | -dc, -t, --range: the source's bytes, at -T1 and -T2, peak RSS within zstd -d's + 32 MiB",
+          arguments: ["sized.zst", "unsized.zst"])
+    func decodes(file: String) throws {
+        let scratch = Scratch()
+        try Self.files(scratch)
+        _ = try FormatsCommandTests.sh("/usr/bin/time -f %M -o zstd.rss zstd -q -dc \(file) > /dev/null", scratch)
+        let zstdPeak = try Self.peak("zstd.rss", scratch)
+        // The range: 4 MB from the middle, its bytes held until the frame's checksum passed.
+        let slice = "tail -c +20000001 src | head -c 4000000 | cmp -s out -"
+        let lines = [
+            "dc": "$T $WEIR -dc $F > out && cmp -s out src",
+            "dcT1": "$T $WEIR -dc -T1 $F > out && cmp -s out src",
+            "d": "$T $WEIR -q -d $F -o out.file && cmp -s out.file src",
+            "pipe": "cat $F | $T $WEIR -dc > out && cmp -s out src",
+            "pipeT1": "cat $F | $T $WEIR -dc -T1 > out && cmp -s out src",
+            "t": "$T $WEIR -t $F",
+            "range": "$T $WEIR -dc --range=20000000:+4000000 $F > out && " + slice,
+            "rangePipe": "cat $F | $T $WEIR -dc --range=20000000:+4000000 > out && " + slice,
+        ]
+        for (name, line) in lines.sorted(by: { $0.key < $1.key }) {
+            let command = "rm -f out out.file; T='/usr/bin/time -f %M -o weir.rss'; F=\(file); " + line
+            let run = try WeirProcess.shell(command, in: scratch.url, timeout: 120)
+            #expect(run.status == 0, "\(file) \(name): \(run.status) \(run.stderr)")
+            let weirPeak = try Self.peak("weir.rss", scratch)
+            #expect(weirPeak <= zstdPeak + Self.marginKiB,
+                    "\(file) \(name): weir \(weirPeak) KiB, zstd -d \(zstdPeak) KiB")
+        }
+    }
+
+    @Test("a damaged frame: exit 1 naming the file, and only bytes zstd -d writes too",
+          arguments: ["sized.zst", "unsized.zst"], ["flip", "cut"])
+    func damaged(file: String, damage: String) throws {
+        let scratch = Scratch()
+        try Self.files(scratch)
+        var bytes = try #require(scratch.data(file))
+        if damage == "flip" {
+            // Mid-frame: libzstd meets it in a block, or the checksum at the end does.
+            bytes[bytes.count / 2] ^= 0x5A
+        } else {
+            bytes = bytes.prefix(bytes.count / 2)
+        }
+        _ = FileManager.default.createFile(atPath: scratch.path("bad.zst"), contents: bytes)
+        let reference = try WeirProcess.shell("zstd -dc bad.zst", in: scratch.url, timeout: 120)
+        #expect(reference.status != 0)
+        let source = try #require(scratch.data("src"))
+        for line in ["$WEIR -dc bad.zst", "$WEIR -dc -T1 bad.zst", "cat bad.zst | $WEIR -dc", "$WEIR -t bad.zst",
+                     "$WEIR -dc --range=1000000:+1000 bad.zst"] {
+            let run = try WeirProcess.shell(line, in: scratch.url, timeout: 120)
+            let named = line.hasPrefix("cat") ? "weir: (stdin): " : "weir: bad.zst: "
+            #expect(run.status == 1 && run.stderr.hasPrefix(named), "\(file) \(damage) \(line): \(run.stderr)")
+            // What is written is what libzstd decoded before it found the damage: what zstd writes (a
+            // Bool: a failed `==` of large Data would be diffed in the report).
+            let prefix = run.stdout.count <= reference.stdout.count
+                && run.stdout == reference.stdout.prefix(run.stdout.count)
+            #expect(line.contains("--range") ? run.stdout.isEmpty : prefix,
+                    "\(file) \(damage) \(line): \(run.stdout.count) bytes, zstd \(reference.stdout.count)")
+            if damage == "cut" {
+                #expect(run.stdout == source.prefix(run.stdout.count), "\(file) \(line)")
+                #expect(run.stderr.contains("inside a frame") || run.stderr.contains("truncated"),
+                        "\(file) \(line): \(run.stderr)")
+            }
+        }
+    }
+}
