@@ -128,7 +128,7 @@ package final class DecompressionPipeline: Sendable {
         ends = PipelineEnds(input: input, output: output, inputName: inputName, outputName: outputName,
                             observer: observer, partial: partial)
         self.options = options
-        // Slots bound only the other formats' serial blocks (OtherFormatStream).
+        // Slots bound the serial decoders' buffers: a streamed frame's, the other formats' (OtherFormatStream).
         self.control = RunControl(slots: OtherFormatStream.blocksInFlight)
         self.budget = ByteBudget(limit: options.inFlightBudget)
         self.frameBuffers = FrameBuffers(budget: budget)

@@ -5,7 +5,8 @@ import WeirSystem
 /// Decodes one frame too large for the budget, or whose size is unknown
 /// until it ends (the single frame of `zstd -T2`), by streaming on the
 /// reading thread as its bytes arrive, into 1 MiB buffers that each go to
-/// the writer as an output piece of their own.
+/// the writer as an output piece of their own, each holding one of the
+/// run's slots until written (``OtherFormatStream/blocksInFlight``).
 ///
 /// Its decoder's window counts in the budget while it streams (at most the
 /// budget less one output buffer, so the frame can always go on); the
@@ -65,7 +66,13 @@ final class FrameStreamer {
             current = nil
             filled = 0
             if count > 0 {
-                session.send(memory, count: count, from: buffers, number: sequence, ticket: session.control.ticket())
+                // One of the run's few slots, as the other formats' serial blocks: a buffer or two ahead of
+                // the writer keep both busy, and the rest of the budget would only pile up behind a slow output.
+                guard let ticket = session.control.takeSlot() else {
+                    buffers.recycle(memory)
+                    throw session.control.failure ?? session.cancelled
+                }
+                session.send(memory, count: count, from: buffers, number: sequence, ticket: ticket)
                 sequence += 1
             } else {
                 buffers.recycle(memory)
