@@ -104,6 +104,15 @@ def measures(data):
                     continue
                 put(key, worst(m[k] for m in have), [c for m in rm for c in (m["w"], m["x"])], **fields,
                     cases=", ".join("%s %s" % (m["case"], show[k](m[k])) for m in have))
+    if "oneframe" in secs:  # issue 81: the input and mode where weir's peak is furthest above zstd -d's
+        above = []
+        for c in cases(data, "oneframe"):
+            z = find(data, "oneframe", group=c["group"], family="zstd")
+            if c["family"] == "weir" and med(c, "rss_kb") is not None and med(z, "rss_kb") is not None:
+                above.append(((med(c, "rss_kb") - med(z, "rss_kb")) / 1024, c))
+        put("oneframe-rss", max(a for a, _ in above) if above else None,
+            [c for c in cases(data, "oneframe") if c["family"] == "weir"],
+            cases=", ".join("%s %+.1f MiB" % (c["group"], a) for a, c in above) or "–")
     for level in (3, 19):
         w, v = (find(data, "verify", group="level %d" % level, family=f) for f in ("weir", "weir:verify"))
         for key, k in (("verify-wall", "wall"), ("verify-cpu", "cpu")):
