@@ -15,9 +15,9 @@ import WeirSystem
 /// lists several, or the frame before it declared the same size, as weir's
 /// frames from `-9` do. One large frame as `zstd FILE` writes it streams
 /// from its header on, in its window and 1 MiB buffers: decoded whole, it
-/// was held in one buffer of its size before its first byte went out
-/// (149 MiB for 120 MB, where zstd takes 11), and there is no other frame
-/// to decode beside it.
+/// was held in one buffer of its size before its first byte went out, and
+/// there is no other frame to decode beside it (docs/decompression.md,
+/// "One frame from zstd", has the peaks).
 ///
 /// A frame's buffer is the size its header declares only when that is no
 /// more than its blocks can hold (block count × Block_Maximum_Size, known
