@@ -3,7 +3,9 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 // The functions of libcurl weir calls, resolved once by load(); read only
 // after weir_curl_global_init returned CURLE_OK (pthread_once orders them).
@@ -44,6 +46,16 @@ static void load(void) {
     RESOLVE(slist_append, "curl_slist_append")
     RESOLVE(slist_free_all, "curl_slist_free_all")
 #undef RESOLVE
+    // OpenSSL registers its clean-up with atexit() as its initialization
+    // starts, so an exit() during curl_global_init (a command that fails
+    // before it reads its URL, while this runs on its own thread) ran the
+    // clean-up under the initialization: SIGSEGV in about a third of such
+    // runs of the release build (issue 80). The process's end frees all it
+    // holds: OpenSSL is told to register none, by the first initialization
+    // (the one that decides), when libcurl's is OpenSSL.
+    int (*init_crypto)(uint64_t options, const void *settings) = NULL;
+    *(void **)&init_crypto = dlsym(library, "OPENSSL_init_crypto");
+    if (init_crypto != NULL) (void)init_crypto(0x00080000L /* OPENSSL_INIT_NO_ATEXIT */, NULL);
     loaded = curl.global_init(CURL_GLOBAL_DEFAULT);
     if (loaded != CURLE_OK) {
         snprintf(why, sizeof why, "curl_global_init failed: %s", curl.easy_strerror(loaded));
@@ -61,7 +73,15 @@ static void *load_on_thread(void *unused) {
     return NULL;
 }
 
+// An exit() while the loading thread is inside libcurl's libraries: their
+// destructors (run by the dynamic loader's exit handler, registered before
+// main) must not run under their initialization. Registered before the
+// thread starts, this handler runs before that one and after any the load
+// registers, and waits for the load to end.
+static void finish_load_at_exit(void) { pthread_once(&once, load); }
+
 void weir_curl_load_in_background(void) {
+    if (atexit(finish_load_at_exit) != 0) return;
     // The new thread takes the mask it is made with: all blocked, so no
     // signal meant for weir's own handling is ever delivered to it.
     sigset_t all, previous;
