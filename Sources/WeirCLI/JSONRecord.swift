@@ -142,7 +142,7 @@ package struct JSONRecord: Codable, Equatable, Sendable {
     package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(operation, forKey: .operation)
-        try container.encode(input, forKey: .input)
+        try container.encode(input.map(FileName.withoutPassword), forKey: .input)
         try container.encode(output, forKey: .output)
         try container.encode(bytesIn, forKey: .bytesIn)
         try container.encode(bytesOut, forKey: .bytesOut)

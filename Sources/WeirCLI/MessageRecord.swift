@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Weir
 
 /// A message as one line of `--progress=json`: under it, every line on
 /// stderr is one JSON object, so an error, a warning and any other note
@@ -37,7 +38,7 @@ package struct MessageRecord: Encodable, Equatable, Sendable {
     package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(event, forKey: .event)
-        try container.encode(input, forKey: .input)
+        try container.encode(input.map(FileName.withoutPassword), forKey: .input)
         try container.encode(message, forKey: .message)
         try container.encode(status, forKey: .status)
     }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Weir
 
 /// One line of `--progress=json`: the progress of one file as another
 /// program reads it (zstd's users asked for it, facebook/zstd issue 4337;
@@ -116,7 +117,7 @@ package struct ProgressRecord: Encodable, Equatable, Sendable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(event, forKey: .event)
         try container.encode(operation, forKey: .operation)
-        try container.encode(input, forKey: .input)
+        try container.encode(FileName.withoutPassword(input), forKey: .input)
         try container.encode(file, forKey: .file)
         try container.encode(files, forKey: .files)
         try container.encode(bytesIn, forKey: .bytesIn)

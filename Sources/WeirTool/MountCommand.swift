@@ -171,17 +171,21 @@ struct MountCommand: ParsableCommand {
         var settings = settings
         if !quiet, StandardError.isTerminal {
             // A tar without an index is decoded once before the mount is ready: its progress line, as -d's.
-            let display = ProgressDisplay(), shown = FileName.displayingEscapes(archive)
+            let display = ProgressDisplay(), shown = FileName.displayed(archive)
             settings.indexing = { total in display.begin(name: shown, file: 1, files: 1, total: total,
                                                          mode: .decompress) }
             settings.indexed = { display.end() }
         }
         do throws(WeirError) {
-            let mounted = try MountedArchive(path: path, name: archive, options: settings, log: log)
-            if !quiet { for note in mounted.notes { StandardError.write("weir: \(archive): \(note)\n") } }
+            // Named without a URL's password: its messages go to the terminal and the system log.
+            let mounted = try MountedArchive(path: path, name: FileName.withoutPassword(archive), options: settings,
+                                             log: log)
+            if !quiet {
+                for note in mounted.notes { StandardError.write("weir: \(FileName.displayed(archive)): \(note)\n") }
+            }
             try FuseMount.run(mounted, on: mountPoint, options: options, threads: threads) {
                 if verbose {
-                    StandardError.write("weir: \(archive): mounted on \(mountPoint), "
+                    StandardError.write("weir: \(FileName.displayed(archive)): mounted on \(mountPoint), "
                         + "\(mounted.tree.nodes.count - 1) entries\n")
                 }
                 ready()
@@ -194,12 +198,12 @@ struct MountCommand: ParsableCommand {
             }
             // In the foreground, on standard error; in the background, the system log.
             if verbose {
-                log("\(archive): unmounted; \(mounted.cache.framesDecoded) frames decoded, "
+                log("\(FileName.displayed(archive)): unmounted; \(mounted.cache.framesDecoded) frames decoded, "
                     + "\(mounted.namesLookedUp.current) names looked up")
             }
             return 0
         } catch {
-            StandardError.write("weir: \(FileName.displayingEscapes(error.path)): \(error.reason)\n")
+            StandardError.write("weir: \(FileName.displayed(error.path)): \(error.reason)\n")
             return 1
         }
     }

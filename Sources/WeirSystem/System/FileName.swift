@@ -73,9 +73,51 @@ package enum FileName {
     /// byte that is not valid UTF-8, and each control character, shows as
     /// `\xFF`; the rest as it is.
     package static func displayed(_ name: String) -> String {
-        escaping(name) { scalar in
+        escaping(withoutPassword(name)) { scalar in
             escapedByte(scalar) ?? (scalar.value < 0x20 || scalar.value == 0x7F ? UInt8(scalar.value) : nil)
         }
+    }
+
+    /// `name` as any text shows it: a URL (http:// or https://, any case)
+    /// with a password in its credentials shows `***` in its place, as curl
+    /// and wget print one (`http://user:SECRET@host/a` gives
+    /// `http://user:***@host/a`); any other name as it is. The one place a
+    /// password is taken out: ``displayed(_:)`` calls it, and so does every
+    /// record that names an input without it (the JSON lines).
+    package static func withoutPassword(_ name: String) -> String {
+        let bytes = name.utf8
+        let schemeEnd: String.UTF8View.Index
+        if let end = afterPrefix(bytes, "http://") ?? afterPrefix(bytes, "https://") {
+            schemeEnd = end
+        } else {
+            return name
+        }
+        // The authority ends at the path, the query or the fragment (RFC 3986);
+        // its credentials end at its last `@`, the user at their first `:`.
+        let authority = bytes[schemeEnd...].prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?")
+            && $0 != UInt8(ascii: "#") }
+        guard let at = authority.lastIndex(of: UInt8(ascii: "@")) else { return name }
+        let credentials = bytes[schemeEnd ..< at]
+        // The user ends at the first `:`, or at a `%3A` (which a server's Basic
+        // authentication reads as one): what follows is taken for the password.
+        if let colon = credentials.firstIndex(of: UInt8(ascii: ":")) {
+            return String(name[..<bytes.index(after: colon)]) + "***" + String(name[at...])
+        }
+        if let percent = credentials.indices.first(where: { index in
+            credentials[index...].prefix(3).map { $0 | 0x20 } == Array("%3a".utf8) }) {
+            return String(name[..<percent]) + "%3A***" + String(name[at...])
+        }
+        return name
+    }
+
+    /// The index after `prefix` (ASCII, any case) at the start of `bytes`; nil when it is not there.
+    private static func afterPrefix(_ bytes: String.UTF8View, _ prefix: StaticString) -> String.UTF8View.Index? {
+        var index = bytes.startIndex
+        for expected in UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount) {
+            guard index < bytes.endIndex, bytes[index] | 0x20 == expected | 0x20 else { return nil }
+            index = bytes.index(after: index)
+        }
+        return index
     }
 
     /// `text` with only the escape scalars shown as `\xFF`: for whole

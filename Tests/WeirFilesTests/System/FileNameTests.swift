@@ -100,4 +100,27 @@ struct FileNameTests {
         #expect(try OutputName.decompressed(for: "\u{600}.zst") == "\u{600}")
         #expect(throws: WeirError.self) { try OutputName.decompressed(for: "dir/.zst") }
     }
+
+    @Test("a URL's password is never displayed; the rest of any name is as it was")
+    func withoutPassword() {
+        let cases: [(String, String)] = [
+            ("http://user:S3CRET@host/a.zst", "http://user:***@host/a.zst"),
+            ("HTTPS://user:S3CRET@host:8443/a.zst?x=1", "HTTPS://user:***@host:8443/a.zst?x=1"),
+            ("http://:S3CRET@host/", "http://:***@host/"),
+            ("http://user:p@ss@S3CRET@host/a", "http://user:***@host/a"),
+            ("http://user%3AS3CRET@host/a", "http://user%3A***@host/a"),
+            ("http://user@host/a@b:c", "http://user@host/a@b:c"),
+            ("http://host/a.zst?u=x:y@z", "http://host/a.zst?u=x:y@z"),
+            ("http://host/p#x:y@z", "http://host/p#x:y@z"),
+            ("user:S3CRET@host/a.zst", "user:S3CRET@host/a.zst"),
+            ("ftp://user:pw@host/a", "ftp://user:pw@host/a"),
+            ("http://", "http://"),
+        ]
+        for (name, shown) in cases {
+            #expect(FileName.withoutPassword(name) == shown, "\(name)")
+        }
+        #expect(FileName.displayed("http://u:S3CRET@h/\u{7}x") == "http://u:***@h/\\x07x")
+        let odd = FileName.string(fromBytes: Array("http://u:S3CRET@h/".utf8) + [0xFF])
+        #expect(FileName.displayed(odd) == "http://u:***@h/\\xFF")
+    }
 }
