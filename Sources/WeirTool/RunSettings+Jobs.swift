@@ -112,10 +112,19 @@ extension RunSettings {
             destination = .file(
                 try placed(
                     OutputName.compressed(for: input, suffix: compressionSettings.format.suffix), input: input))
+        } else if !RemoteInputs.isURL(input) {
+            destination = .file(try placed(try OutputName.decompressed(for: input), input: input))
         } else {
-            // A URL's output is named from the object's name, in the current folder.
-            let named = RemoteInputs.isURL(input) ? RemoteInputs.objectName(input) ?? input : input
-            destination = .file(try placed(try OutputName.decompressed(for: named), input: input))
+            // A URL's output is named from the object's name, in the current
+            // folder; a URL whose path has no last part names nothing (never its query).
+            guard let object = RemoteInputs.objectName(input) else { throw WeirError.unnamedObject(url: input) }
+            do {
+                destination = .file(try placed(try OutputName.decompressed(for: object), input: input))
+            } catch var error {
+                // The message names the URL the user gave, not the name taken from it.
+                if error.path == object { error.path = input }
+                throw error
+            }
         }
         // Compared as scalars: `==` on Strings would call two spellings of
         // "é" equal, which are two names.

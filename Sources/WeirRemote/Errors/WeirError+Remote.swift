@@ -1,3 +1,4 @@
+import CCurl
 import WeirSystem
 
 /// The codes of inputs read over HTTP (docs/remote.md).
@@ -12,6 +13,9 @@ extension WeirError.Kind {
     /// The object changed while it was read (another ETag, Last-Modified or
     /// size): nothing of two versions is mixed.
     public static let remoteChanged = Self("remoteChanged")
+    /// `-d URL` without `-o` where the URL's path has no last part to name
+    /// the output (it ends with `/`, or is empty): a query never names it.
+    public static let remoteUnnamed = Self("remoteUnnamed")
 }
 
 /// The errors of inputs read over HTTP. Each names the URL (as the path)
@@ -52,6 +56,36 @@ extension WeirError {
     /// An answer weir cannot read: `what` says how.
     package static func badAnswer(url: String, _ what: String) -> WeirError {
         WeirError(.remoteFailed, path: url, operation: .read, lead: nil, detail: "unreadable answer: \(what)")
+    }
+
+    /// A body coded (`coding`: the field and its value, `Content-Encoding: gzip`) where the
+    /// object's own bytes were asked for (`Accept-Encoding: identity`).
+    package static func codedBody(url: String, _ coding: String) -> WeirError {
+        WeirError(.remoteFailed, path: url, operation: .read, lead: nil,
+                  detail: "the server sent the object coded (\(coding)) though asked for its own bytes "
+                      + "(Accept-Encoding: identity): a coded body is not read")
+    }
+
+    /// A redirect that was not followed (the last answer's `head`, a 3xx):
+    /// too many in a row (a loop), or to a scheme other than http and
+    /// https; libcurl's `code` and `message` say which.
+    package static func redirectFailed(url: String, head: HTTPHead, code: CURLcode, message: String) -> WeirError {
+        let status = "\(head.status)" + (head.reason.isEmpty ? "" : " \(head.reason)")
+        let target = head.fields["location"].map { " to \(FileName.withoutPassword($0))" } ?? ""
+        let what = code == CURLE_TOO_MANY_REDIRECTS
+            ? "the server redirected more than \(HTTPClient.redirectsFollowed) times in a row (a loop?), the last "
+                + "(\(status))\(target)"
+            : "the server redirected (\(status))\(target), which is not followed: only http:// and https:// are"
+                + (message.isEmpty ? "" : " (\(message))")
+        return WeirError(.remoteFailed, path: url, operation: .read, lead: nil, detail: what)
+    }
+
+    /// A URL whose path has no last part (`http://host/`, `http://host/a/?f=x.zst`):
+    /// nothing names the output of `-d`, and no part of a query ever does.
+    package static func unnamedObject(url: String) -> WeirError {
+        WeirError(.remoteUnnamed, path: url, operation: .create, lead: nil,
+                  detail: "the URL's path has no last part to name the output (a query never names it): "
+                      + "name the output with -o, or write it with -c")
     }
 
     private static func tries(_ attempts: Int) -> String {

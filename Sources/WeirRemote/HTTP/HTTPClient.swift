@@ -36,7 +36,7 @@ package final class HTTPClient: Sendable {
             self.curl = curl
             errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
             weir_curl_set_long(curl, CURLOPT_FOLLOWLOCATION, 1)
-            weir_curl_set_long(curl, CURLOPT_MAXREDIRS, 20)
+            weir_curl_set_long(curl, CURLOPT_MAXREDIRS, HTTPClient.redirectsFollowed)
             weir_curl_set_string(curl, CURLOPT_PROTOCOLS_STR, "http,https")
             weir_curl_set_string(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
             // Threads: no signal for timeouts (libcurl's resolver then blocks them).
@@ -74,6 +74,9 @@ package final class HTTPClient: Sendable {
     /// (then retried): `WEIR_HTTP_STALL_SECONDS`, else 30.
     static let stallSeconds: Int = ProcessEnvironment.value("WEIR_HTTP_STALL_SECONDS").flatMap { Int($0) } ?? 30
 
+    /// The most redirects followed in a row (libcurl's CURLOPT_MAXREDIRS).
+    static let redirectsFollowed = 20
+
     /// The bytes a handle receives at once: libcurl's 16 KiB cost a poll,
     /// a receive and a wake-up per 16 KiB of a body, on the cores the
     /// decoders need (the curl program takes 100 KiB). One such buffer per
@@ -101,7 +104,10 @@ package final class HTTPClient: Sendable {
         defer { idle.withLock { $0.append(handle) } }
         let curl = handle.curl
         let transfer = Transfer(body: body)
-        var list: UnsafeMutablePointer<curl_slist>?
+        // The object's own bytes, never a coding of them (RFC 9110 12.5.3: a
+        // request without the field accepts any): a range of a coded body
+        // is not a range of the object. An answer coded all the same is refused.
+        var list = weir_curl_slist_append(nil, "Accept-Encoding: identity")
         for header in headers { list = weir_curl_slist_append(list, header) }
         defer { weir_curl_slist_free_all(list) }
         handle.errorBuffer[0] = 0
