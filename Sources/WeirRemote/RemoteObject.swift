@@ -77,6 +77,7 @@ package final class RemoteObject: PositionalSource {
     package init(url: String, client: HTTPClient = HTTPClient()) throws(WeirError) {
         self.url = url
         transfer = RemoteTransfer(client: client, url: url)
+        let asked = "-\(Self.tailSize)"
         var tries = 0
         while true {
             tries += 1
@@ -86,22 +87,56 @@ package final class RemoteObject: PositionalSource {
             var body: [UInt8] = []
             body.reserveCapacity(Self.tailSize)
             var stopError: WeirError?
-            let outcome = client.get(url, range: "-\(Self.tailSize)", headers: []) { head, piece in
-                guard head.status == 206 else {
-                    if head.status == 200 { stopError = .rangesUnsupported(url: url, status: 200) }
+            var part: (range: Range<Int>, total: Int)?
+            let outcome = client.get(url, range: asked, headers: []) { head, piece in
+                if part == nil {
+                    guard head.status == 206 else {
+                        if head.status == 200 {
+                            stopError = head.coding.map { .codedBody(url: url, $0) }
+                                ?? .rangesUnsupported(url: url, status: 200)
+                        }
+                        return false
+                    }
+                    do throws(WeirError) {
+                        part = try Self.tail(of: head, url: url)
+                    } catch {
+                        stopError = error
+                        return false
+                    }
+                }
+                guard let part else { return false }
+                guard body.count + piece.count <= part.range.count else {
+                    stopError = .badAnswer(url: url, "more bytes than its Content-Range (\(Self.described(part)))")
                     return false
                 }
                 piece.withMemoryRebound(to: UInt8.self) { body.append(contentsOf: $0) }
-                return body.count <= Self.tailSize
+                return true
             }
             if let stopError { throw stopError }
             let head = outcome.head
-            if outcome.code == CURLE_OK, head.status == 206, let parsed = head.contentRange,
-               let part = parsed.range, let total = parsed.total, part.count == body.count,
-               part.upperBound == total {
-                size = total
-                identity = ObjectIdentity(head: head, size: total)
-                kept = Locked(Kept(tailStart: part.lowerBound, tail: body))
+            if part == nil, outcome.code == CURLE_OK, head.status == 206 {
+                // A 206 without a body: its head, checked as the first piece's would have been.
+                part = try Self.tail(of: head, url: url)
+            }
+            if let part {
+                var identity: ObjectIdentity? = ObjectIdentity(head: head, size: part.total)
+                if body.count < part.range.count {
+                    // Cut: the rest of the tail from the byte reached, as any transfer is resumed.
+                    if outcome.code != CURLE_OK, !RemoteTransfer.passing.contains(outcome.code.rawValue) {
+                        throw WeirError.transferFailed(url: url, message: outcome.message, attempts: tries)
+                    }
+                    try transfer.run(from: part.range.lowerBound + body.count, to: part.range.upperBound,
+                                     identity: &identity) { piece in
+                        piece.withMemoryRebound(to: UInt8.self) { body.append(contentsOf: $0) }
+                        return true
+                    }
+                }
+                guard body.count == part.range.count else {
+                    throw WeirError.shortBody(url: url, at: part.range.lowerBound + body.count, attempts: tries)
+                }
+                size = part.total
+                self.identity = ObjectIdentity(head: head, size: part.total)
+                kept = Locked(Kept(tailStart: part.range.lowerBound, tail: body))
                 return
             }
             // An empty object has no last bytes to send: a 416 says so, or a 200 of none (nginx).
@@ -112,9 +147,37 @@ package final class RemoteObject: PositionalSource {
                 kept = Locked(Kept(tailStart: 0, tail: []))
                 return
             }
-            let reached = (head.contentRange?.range?.lowerBound ?? 0) + body.count
-            try RemoteTransfer.retryOrThrow(outcome, tries: tries, attempts: tries, reached: reached, url: url)
+            if head.status == 416 {
+                // The first request: nothing was known that could have changed.
+                let total = head.contentRange?.total.map { ", and a Content-Range of */\($0)" } ?? ""
+                throw WeirError.badAnswer(url: url, "the server answered 416 \(head.reason) to a request for the "
+                    + "object's last \(Self.tailSize) bytes (Range: bytes=\(asked))\(total)")
+            }
+            try RemoteTransfer.retryOrThrow(outcome, tries: tries, attempts: tries, reached: 0, url: url)
         }
+    }
+
+    /// The part of the object a 206 to the tail's request holds (its
+    /// Content-Range): it must end at the object's end and hold at most
+    /// the ``tailSize`` bytes asked for.
+    private static func tail(of head: HTTPHead, url: String) throws(WeirError) -> (range: Range<Int>, total: Int) {
+        if let coding = head.coding { throw WeirError.codedBody(url: url, coding) }
+        guard let parsed = head.contentRange, let range = parsed.range, let total = parsed.total else {
+            let field = head.fields["content-range"].map { "Content-Range: \($0)" } ?? "no Content-Range"
+            throw WeirError.badAnswer(url: url, "a 206 with \(field) to a request for the object's last "
+                + "\(tailSize) bytes")
+        }
+        guard range.upperBound == total, range.count <= tailSize else {
+            let what = range.count == total ? "the whole object" : "another part"
+            throw WeirError.badAnswer(url: url, "asked for the object's last \(tailSize) bytes, the server sent "
+                + "\(what) (206, \(described((range, total))))")
+        }
+        return (range, total)
+    }
+
+    /// A part as Content-Range writes it: `bytes FIRST-LAST/TOTAL`.
+    private static func described(_ part: (range: Range<Int>, total: Int)) -> String {
+        "Content-Range: bytes \(part.range.lowerBound)-\(part.range.upperBound - 1)/\(part.total)"
     }
 
     package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(WeirError) -> Int {

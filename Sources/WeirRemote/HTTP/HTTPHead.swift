@@ -40,6 +40,28 @@ package struct HTTPHead: Sendable, Equatable {
         return UnsafeRawBufferPointer(rebasing: bytes[low ..< high])
     }
 
+    /// How the body is coded when it is not the object's own bytes: the
+    /// field and its value (`Content-Encoding: gzip`, or a Transfer-Encoding
+    /// other than chunked, which libcurl undoes); nil for none or `identity`.
+    var coding: String? {
+        if let value = fields["content-encoding"], !Self.isIdentity(value, besides: []) {
+            return "Content-Encoding: \(value)"
+        }
+        if let value = fields["transfer-encoding"], !Self.isIdentity(value, besides: ["chunked"]) {
+            return "Transfer-Encoding: \(value)"
+        }
+        return nil
+    }
+
+    /// Whether every coding the list `value` names is `identity` or one of `plain`, any case.
+    private static func isIdentity(_ value: String, besides plain: Set<String>) -> Bool {
+        value.split(separator: ",").allSatisfy { coding in
+            // A coding is a token: no space within it.
+            let name = coding.filter { $0 != " " && $0 != "\t" }.lowercased()
+            return name == "identity" || plain.contains(name)
+        }
+    }
+
     /// `Content-Range: bytes FIRST-LAST/TOTAL` (or `bytes */TOTAL`), parsed:
     /// the range (nil for `*`) and the total (nil for `*`).
     var contentRange: (range: Range<Int>?, total: Int?)? {

@@ -101,6 +101,10 @@ struct RemoteTransfer {
                              url: String) throws(WeirError) {
         let status = outcome.head.status
         let complete = outcome.code == CURLE_OK && (status == 200 || status == 206)
+        if !complete, (300 ... 399).contains(status) {
+            // A redirect libcurl did not follow: a loop, or a scheme other than http and https.
+            throw WeirError.redirectFailed(url: url, head: outcome.head, code: outcome.code, message: outcome.message)
+        }
         if !complete, status != 0, status != 200, status != 206 {
             // The answer was a status of its own (the body callback stopped it, or none came).
             if let failure = failure(status: status, head: outcome.head, url: url, tries: attempts) { throw failure }
@@ -122,6 +126,7 @@ struct RemoteTransfer {
     /// start where asked. Sets `identity` from the first answer.
     private func check(_ head: HTTPHead, asked range: String?, at position: Int,
                        identity: inout ObjectIdentity?) -> WeirError? {
+        if head.status == 200 || head.status == 206, let coding = head.coding { return .codedBody(url: url, coding) }
         switch head.status {
         case 206:
             guard let parsed = head.contentRange, let part = parsed.range else {
