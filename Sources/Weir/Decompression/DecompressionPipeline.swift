@@ -55,7 +55,8 @@ import WeirSystem
 ///
 /// The seek table of a regular file is checked, never used to cut frames:
 /// a table that does not match is a warning in ``Statistics/warnings``
-/// when decoding, a `.corrupt` error when only testing (no output).
+/// when decoding, a `.corrupt` error when only testing (no output) or
+/// when the input is read by name (``NamedInputs``: a URL).
 ///
 /// Bounds, and why:
 /// - the ByteBudget (``DecompressionOptions/inFlightBudget``: `-M` less a
@@ -265,9 +266,16 @@ package final class DecompressionPipeline: Sendable {
         statistics.windowLog = read.current.windowLog
         statistics.threads = options.resolvedThreads
         if let mismatch = crossCheck.mismatch {
+            // An input read by name (a URL: NamedInputs) may have been
+            // replaced between its requests without a validator that says so
+            // (docs/remote.md): a table that stops matching is its only sign.
             if output == nil {
                 throw WeirError.corruptSeekTable(path: inputName, operation: .test, mismatch.detail,
                                                  cause: mismatch.cause)
+            }
+            if NamedInputs.isRegistered(inputName) {
+                throw WeirError.corruptSeekTable(path: inputName, operation: .read, mismatch.detail
+                    + " (read in several requests: the object may have changed between them)", cause: mismatch.cause)
             }
             statistics.warnings.append("seek table does not match the frames; ignoring it (\(mismatch.detail))")
         }

@@ -1,11 +1,13 @@
 /// What makes an object over HTTP the same object from one request to the
-/// next, taken from the first response: its strong ETag, else its
-/// Last-Modified date; and its size (Content-Range's total). Every later
-/// request carries it (`If-Match: ETAG`, else `If-Range: DATE`), and every
-/// answer is compared with it: a replaced object fails the read that meets
-/// it, so no read mixes bytes of two versions.
+/// next, taken from the first response: its ETag (strong or weak), its
+/// Last-Modified date, and its size (Content-Range's total). Every later
+/// request carries what HTTP lets it carry (`If-Match: ETAG` for a strong
+/// ETag, else `If-Range: DATE`; a weak ETag in neither, RFC 9110 13.1.1 and
+/// 13.1.5), and every answer is compared with all of it: a replaced object
+/// fails the read that meets it, so no read mixes bytes of two versions
+/// that the server tells apart.
 struct ObjectIdentity: Sendable, Equatable {
-    /// The strong ETag, quotes included; nil when the server gave none or a weak one.
+    /// The ETag, quotes (and a weak one's `W/`) included; nil when the server gave none.
     var etag: String?
     /// The Last-Modified date as the server wrote it.
     var lastModified: String?
@@ -14,26 +16,30 @@ struct ObjectIdentity: Sendable, Equatable {
     var size: Int
 
     init(head: HTTPHead, size: Int) {
-        let tag = head.fields["etag"]
-        etag = tag.flatMap { $0.hasPrefix("W/") ? nil : $0 }
+        etag = head.fields["etag"]
         lastModified = head.fields["last-modified"]
         self.size = size
     }
 
+    /// Whether the ETag is strong (not `W/`): only a strong one is a precondition.
+    private var strongETag: String? { etag.flatMap { Self.isWeak($0) ? nil : $0 } }
+
     /// The header lines a request for part of the object carries.
     var conditions: [String] {
-        if let etag { return ["If-Match: \(etag)"] }
+        if let strongETag { return ["If-Match: \(strongETag)"] }
         if let lastModified { return ["If-Range: \(lastModified)"] }
         return []
     }
 
     /// How the answer `head` shows another object, nil when it shows this
-    /// one (a field it lacks is not held against it; its total is).
+    /// one (a field it lacks is not held against it; its total is). ETags
+    /// are compared as RFC 9110 13.1.2's weak comparison does (the opaque
+    /// tags alike, `W/` or not): two versions a weak ETag names apart are two.
     func difference(from head: HTTPHead) -> String? {
-        if let etag, let other = head.fields["etag"], other != etag {
+        if let etag, let other = head.fields["etag"], Self.opaque(other) != Self.opaque(etag) {
             return "its ETag was \(etag), now \(other)"
         }
-        if etag == nil, let lastModified, let other = head.fields["last-modified"], other != lastModified {
+        if strongETag == nil, let lastModified, let other = head.fields["last-modified"], other != lastModified {
             return "its Last-Modified was \(lastModified), now \(other)"
         }
         if size >= 0, let total = head.contentRange?.total, total != size {
@@ -41,4 +47,9 @@ struct ObjectIdentity: Sendable, Equatable {
         }
         return nil
     }
+
+    private static func isWeak(_ tag: String) -> Bool { tag.hasPrefix("W/") }
+
+    /// The opaque tag: the ETag without a weak one's `W/`.
+    private static func opaque(_ tag: String) -> Substring { isWeak(tag) ? tag.dropFirst(2) : tag[...] }
 }
