@@ -6,8 +6,9 @@ import Glibc
 /// and over HTTPS (a certificate made here with openssl, which the client
 /// is given through CURL_CA_BUNDLE), every request logged with its Range
 /// and If-Match; `/forbidden/` answers 403, `/moved.tar.zst` redirects to `/a.tar.zst`. On demand, Python's
-/// `http.server` on the same folder (a server without Range) and the
-/// tests' fault-injecting proxy (Tests/Remote/fault-proxy.py) in front of nginx.
+/// `http.server` on the same folder (a server without Range), the
+/// tests' fault-injecting proxy (Tests/Remote/fault-proxy.py) in front of nginx,
+/// and their lying server on the same folder (Tests/Remote/lying-server.py).
 final class RemoteServers {
     let scratch: Scratch
     /// The folder served.
@@ -103,6 +104,18 @@ final class RemoteServers {
             .appendingPathComponent("Remote/fault-proxy.py").path
         let log = scratch.path("proxy-\(port).log")
         try start("/usr/bin/env", ["python3", script, String(port), url, log] + faults, port: port)
+        return ("http://127.0.0.1:\(port)", log)
+    }
+
+    /// Starts the tests' lying server (Tests/Remote/lying-server.py) on the
+    /// folder served: its base URL (each way of lying a path's first part)
+    /// and its log's path.
+    func lyingServer() throws -> (url: String, log: String) {
+        let port = Self.freePort()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Remote/lying-server.py").path
+        let log = scratch.path("lying-\(port).log")
+        try start("/usr/bin/env", ["python3", script, String(port), root, log], port: port)
         return ("http://127.0.0.1:\(port)", log)
     }
 
