@@ -4,7 +4,11 @@ import WeirSystem
 
 /// Whether a mounted archive is still the file it was when mounted: its
 /// descriptor's identity (a file written in place changes its size or
-/// time) and its path's (a file renamed over it is another inode). Once a
+/// time) and its name's in its folder (a file renamed over it is another
+/// inode). The name is looked up in the folder as opened at mount, not
+/// along its path: the path may lead into the mount itself (`weir mount
+/// DIR/a.tar.zst DIR`), where a look-up would wait on the mount's own
+/// threads, or fail. Once a
 /// change is seen, it stays seen: every read after it fails, and the change
 /// is told once.
 ///
@@ -22,6 +26,10 @@ final class ArchiveWatch: Sendable {
     /// The archive as messages name it, and its absolute path.
     private let name: String
     private let path: String
+    /// The archive's folder, open from before the mount (-1 when it could
+    /// not be opened: its path is looked up then), and the archive's name in it.
+    private let folder: Int32
+    private let base: String
     /// A descriptor of the archive, open while mounted: its `fstat` is the
     /// file the mount reads, whatever the path holds now.
     private let file: Descriptor
@@ -37,9 +45,18 @@ final class ArchiveWatch: Sendable {
     init(name: String, path: String, file: Descriptor, identity: ArchiveIdentity,
          log: @escaping @Sendable (String) -> Void) {
         (self.name, self.path, self.file, self.identity, self.log) = (name, path, file, identity, log)
+        let slash = path.lastIndex(of: "/")
+        base = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let parent = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        // O_PATH (a folder that may be searched but not read), O_DIRECTORY, O_CLOEXEC.
+        let flags = 0o10_000_000 | O_DIRECTORY | O_CLOEXEC
+        folder = file.source != nil ? -1 : FileName.withCString(parent) { open($0, flags) }
     }
 
-    deinit { file.close() }
+    deinit {
+        file.close()
+        if folder >= 0 { close(folder) }
+    }
 
     /// Whether a change was seen already (no system call).
     var changeSeen: Bool { seen.current }
@@ -59,8 +76,9 @@ final class ArchiveWatch: Sendable {
         if seen.current { return "it changed" }
         let start = DispatchTime.now().uptimeNanoseconds
         if nanoseconds > 0, start &- lastUnchanged.current < nanoseconds { return nil }
+        let named = folder >= 0 ? FileStatus.of(name: base, inFolder: folder) : FileStatus.of(path: path)
         let change = identity.change(to: (try? file.status()).map(ArchiveIdentity.init))
-            ?? identity.change(to: FileStatus.of(path: path).map(ArchiveIdentity.init))
+            ?? identity.change(to: named.map(ArchiveIdentity.init))
         guard let change else {
             // The time before the check: a change made during it is seen by the next one.
             lastUnchanged.withLock { $0 = max($0, start) }

@@ -53,6 +53,14 @@ package struct FileStatus: Sendable {
         return FileStatus(info)
     }
 
+    /// `stat` of `name` in the folder open as `folder` (following links),
+    /// or nil when it does not exist.
+    package static func of(name: String, inFolder folder: Int32) -> FileStatus? {
+        var info = stat()
+        guard FileName.withCString(name, { fstatat(folder, $0, &info, 0) }) == 0 else { return nil }
+        return FileStatus(info)
+    }
+
     /// Whether anything, even a dangling link, is at `path`.
     package static func exists(_ path: String) -> Bool {
         var info = stat()
