@@ -12,6 +12,7 @@
 #include "weir_allocator.h"
 
 #include <jemalloc/jemalloc.h>
+#include <malloc.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -68,4 +69,9 @@ void weir_allocator_keep_freed(long milliseconds) {
     ssize_t decay = milliseconds;
     (void)mallctl("arena.0.dirty_decay_ms", NULL, NULL, &decay, sizeof(decay));
     (void)mallctl("arena.0.muzzy_decay_ms", NULL, NULL, &decay, sizeof(decay));
+}
+
+void weir_allocator_return_large_at_once(void) {
+    if (mallctl != NULL) return;
+    (void)mallopt(M_MMAP_THRESHOLD, 128 << 10);
 }

@@ -195,6 +195,9 @@ struct MountCommand: ParsableCommand {
                 // that jemalloc's kept runs would not all serve again, and a mount lives long.
                 weir_allocator_purge()
                 weir_allocator_keep_freed(1000)
+        // The frames and the decoders' windows, freed, go back at once (glibc's allocator, in debug builds):
+        // the mount's memory is then what it holds, within -M.
+        weir_allocator_return_large_at_once()
             }
             // In the foreground, on standard error; in the background, the system log.
             if verbose {

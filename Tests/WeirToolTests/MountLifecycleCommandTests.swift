@@ -48,4 +48,43 @@ struct MountLifecycleCommandTests {
             """)
         expectDone(result)
     }
+
+    @Test("-M bounds the mount: 32 MiB frames, -M 16M -T 8, 8 random readers: peak within -M and 8 MiB")
+    func memoryBound() throws {
+        let scratch = Scratch()
+        // Random bytes: stored blocks, the cheapest to make and decode; three frames of 32 MiB and a rest,
+        // each larger than -M, so every read streams (the old code decoded each whole on each thread).
+        let result = try run(scratch, """
+            mkdir -p src mnt; head -c 100M /dev/urandom > src/r.bin
+            tar -cf t.tar -C src r.bin; $WEIR -q -1 -B 32M t.tar; rm t.tar
+            $WEIR mount -M 16M -T 8 t.tar.zst mnt; ready mnt
+            pid=$(pgrep -f -- "mount -M 16M -T 8 t.tar.zst mnt\\$")
+            # The peak from here: what reads add.
+            echo 5 > /proc/$pid/clear_refs
+            before=$(awk '/^VmHWM/ {print $2}' /proc/$pid/status)
+            python3 - <<'PY'
+            import os, random, threading
+            size = os.path.getsize("src/r.bin")
+            bad = []
+            def reader(seed):
+                rng = random.Random(seed)
+                fd, want = os.open("mnt/r.bin", os.O_RDONLY), os.open("src/r.bin", os.O_RDONLY)
+                for _ in range(12):
+                    start = rng.randrange(size - 131072)
+                    if os.pread(fd, 131072, start) != os.pread(want, 131072, start): bad.append(start)
+                os.close(fd); os.close(want)
+            threads = [threading.Thread(target=reader, args=(seed,)) for seed in range(8)]
+            for thread in threads: thread.start()
+            for thread in threads: thread.join()
+            assert not bad, bad
+            PY
+            peak=$(awk '/^VmHWM/ {print $2}' /proc/$pid/status)
+            echo "peak $peak KiB, $before KiB before the reads" >&2
+            # -M (16384 KiB) and 8 MiB for the rest: threads' buffers, libzstd's tables, the allocator's.
+            test $((peak - before)) -le $((16384 + 8192)) || { echo "peak $peak KiB, $before before"; exit 1; }
+            fusermount3 -u mnt
+            echo done
+            """)
+        expectDone(result)
+    }
 }

@@ -18,4 +18,12 @@ void weir_allocator_purge(void);
 /// mount`, whose frames come and go). Nothing under another allocator.
 void weir_allocator_keep_freed(long milliseconds);
 
+/// Under glibc's allocator (no jemalloc linked: the debug builds), every
+/// block of 128 KiB or more mapped on its own and unmapped when freed: a
+/// fixed threshold, not glibc's default that rises with each large block
+/// freed and then keeps freed frames and decoders in each thread's arena,
+/// resident (a mount's memory would be its threads' past peaks, not what it
+/// holds). Under jemalloc, nothing (its decay settings decide).
+void weir_allocator_return_large_at_once(void);
+
 #endif

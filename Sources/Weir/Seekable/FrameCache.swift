@@ -16,11 +16,23 @@ import WeirSystem
 /// sequential reader is done with them; a read that goes back into one,
 /// well before where reads of it reached, makes it unfinished again), least
 /// recently used first, then
-/// the others the same way. A frame being decoded counts against the
-/// budget, and the budget may be passed by the frames decoding at once
-/// (never refused: a read that waits for memory could wait for itself). A
-/// frame larger than half the budget is never kept: its reads stream it
-/// through the reader, checked as well.
+/// the others the same way.
+///
+/// Every decoded byte the cache's readers hold counts against the budget:
+/// frames kept, frames being decoded, frames handed to a reader (which
+/// are not dropped until it is done with them), and each stream's decoder
+/// (its window and buffers). A read that needs more room than dropping
+/// frames makes waits for it (frames being decoded and streams end, readers
+/// finish with theirs), never passes it: a read waits holding nothing, so
+/// it never waits for itself. One need larger than the whole budget (a
+/// stream's window past `-M`) goes alone, when nothing else is held.
+///
+/// A frame larger than half the budget is never kept: a read streams it
+/// through the reader into its own buffer, from the frame's start to the
+/// read's end. The first read of such a frame streams it to its end, for
+/// its checks (the checksum, its size); once they passed, the frame is
+/// known good (the archive's identity is checked after each stream, as
+/// after each decode), and later reads stop at their end.
 ///
 /// A frame read ahead (``readAhead(after:)``) makes its room only of frames
 /// read to their end, and leaves room for one frame more (a reader's next:
@@ -45,6 +57,9 @@ package final class FrameCache: Sendable {
         var reached = 0
         /// Read since it was kept: false for a frame read ahead and not read yet.
         var read = true
+        /// Readers holding its bytes now: it is not dropped until they are
+        /// done (its memory would stay theirs, outside the budget).
+        var pins = 0
     }
 
     private struct State {
@@ -54,6 +69,20 @@ package final class FrameCache: Sendable {
         var clock: UInt64 = 0
         /// Frames decoded, for the tests and `-v`.
         var decoded = 0
+        /// The most `used` ever was, for the tests.
+        var peak = 0
+        /// Frames too large to keep that were streamed to their end and
+        /// passed their checks: later reads stream them only to their end.
+        var verified = Set<Int>()
+        /// The decoder's window of each frame too large to keep, from its
+        /// header, read once (the room a stream of it takes).
+        var windows: [Int: Int] = [:]
+
+        /// Adds `bytes` to those held.
+        mutating func take(_ bytes: Int) {
+            used += bytes
+            peak = max(peak, used)
+        }
     }
 
     /// The reader whose frames are kept.
@@ -90,8 +119,15 @@ package final class FrameCache: Sendable {
     /// How many frames were decoded into the cache so far.
     package var framesDecoded: Int { state.withLock { $0.decoded } }
 
-    /// The bytes the cache holds now (frames being decoded included).
+    /// The bytes the cache holds now (frames being decoded and streams included).
     package var bytesHeld: Int { state.withLock { $0.used } }
+
+    /// The most bytes the cache ever held at once.
+    package var peakBytesHeld: Int { state.withLock { $0.peak } }
+
+    /// What a stream's decoder holds beside its window: the reader's input
+    /// and output pieces, libzstd's block buffers and tables.
+    static let streamOverhead = 2 * FrameDecoder.pieceSize + (512 << 10)
 
     /// Copies the content's bytes of `range` into `buffer` (at least
     /// `range.count` bytes), decoding the frames not kept.
@@ -111,18 +147,12 @@ package final class FrameCache: Sendable {
                 let target = UnsafeMutableRawBufferPointer(
                     rebasing: buffer[(from - range.lowerBound) ..< (to - range.lowerBound)])
                 if keeps(frame.count) {
-                    let bytes = try frameBytes(index, from: from, to: to)
-                    bytes.withUnsafeBytes { all in
+                    try withFrame(index, from: from, to: to) { all in
                         target.copyMemory(from: UnsafeRawBufferPointer(
                             rebasing: all[(from - frame.lowerBound) ..< (to - frame.lowerBound)]))
                     }
                 } else {
-                    var at = 0
-                    try reader.read(from ..< to) { piece throws(WeirError) in
-                        UnsafeMutableRawBufferPointer(rebasing: target[at ..< at + piece.count]).copyMemory(from: piece)
-                        at += piece.count
-                    }
-                    try decoded()
+                    try stream(index, from: from, to: to, into: target)
                 }
             }
             index += 1
@@ -148,11 +178,24 @@ package final class FrameCache: Sendable {
         let index = reader.frame(containing: range.lowerBound)
         let frame = reader.contentRange(ofFrame: index)
         guard range.upperBound <= frame.upperBound, keeps(frame.count) else { return nil }
-        let bytes = try frameBytes(index, from: range.lowerBound, to: range.upperBound)
-        return bytes.withUnsafeBytes { all in
+        return try withFrame(index, from: range.lowerBound, to: range.upperBound) { all in
             body(UnsafeRawBufferPointer(
                 rebasing: all[(range.lowerBound - frame.lowerBound) ..< (range.upperBound - frame.lowerBound)]))
         }
+    }
+
+    /// Hands `body` all of frame `index`'s bytes, kept or decoded now, and
+    /// holds them (they are not dropped) until it returns. `from ..< to`:
+    /// the content the read takes from it.
+    private func withFrame<Result>(_ index: Int, from: Int, to: Int,
+                                   _ body: (UnsafeRawBufferPointer) -> Result) throws(WeirError) -> Result {
+        // The bytes' last reference goes with this closure, before the frame is unpinned: once unpinned, a
+        // drop counts its memory as free, and another decode may take it.
+        let result = try { () throws(WeirError) -> Result in
+            try frameBytes(index, from: from, to: to).withUnsafeBytes(body)
+        }()
+        unpin(index)
+        return result
     }
 
     /// Starts decoding, on another thread, the frame after the one that
@@ -161,54 +204,114 @@ package final class FrameCache: Sendable {
     package func readAhead(after offset: Int) {
         let index = reader.frame(containing: offset) + 1
         guard index < reader.frameCount else { return }
-        let size = reader.contentRange(ofFrame: index).count
+        let size = reader.contentRange(ofFrame: index).count, input = reader.frames[index].compressedSize
         guard keeps(size), state.withLock({ state in
-            // Room for it and for one more frame as large: a reader's next frame, which a frame being
-            // decoded (this one) could not give way to.
-            guard state.entries[index] == nil, makeRoom(for: 2 * size, &state, finishedOnly: true) else {
+            // Room for it (its input too, while decoded) and for one more frame as large: a reader's next
+            // frame, which a frame being decoded (this one) could not give way to.
+            guard state.entries[index] == nil, makeRoom(for: 2 * size + input, &state, finishedOnly: true) else {
                 return false
             }
             state.clock += 1
             state.entries[index] = Entry(bytes: nil, lastUse: state.clock, read: false)
-            state.used += size
+            state.take(size + input)
             return true
         }) else { return }
         DispatchQueue.global(qos: .utility).async { [self] in
             // A frame that fails here fails again, with its error, for the read that needs it.
-            _ = try? decode(index, size: size)
+            _ = try? decode(index, size: size, input: input)
         }
     }
 
     /// Whether a frame of `size` bytes is kept.
     private func keeps(_ size: Int) -> Bool { size <= budget / 2 }
 
-    /// Frame `index`, kept or decoded now; a frame another thread is
-    /// decoding is waited for.
+    /// Frame `index`, kept or decoded now, pinned for the caller (who
+    /// calls ``unpin(_:)`` once done with the bytes); a frame another
+    /// thread is decoding is waited for, and so is room for a decode.
     /// `from ..< to`: the content the read takes from it.
     private func frameBytes(_ index: Int, from: Int, to: Int) throws(WeirError) -> [UInt8] {
-        let size = reader.contentRange(ofFrame: index).count
+        let size = reader.contentRange(ofFrame: index).count, input = reader.frames[index].compressedSize
         enum Found { case kept([UInt8]), mine }
-        let found: Found = state.withLock(when: { $0.entries[index].map { $0.bytes != nil } ?? true }) { state in
+        let found: Found = state.withLock(when: { state in
+            state.entries[index].map { $0.bytes != nil } ?? fits(size + input, state)
+        }) { state in
             state.clock += 1
             if var entry = state.entries[index], let bytes = entry.bytes {
                 entry.lastUse = state.clock
                 entry.reached = from < entry.reached - Self.backJump ? to : max(entry.reached, to)
                 entry.read = true
+                entry.pins += 1
                 state.entries[index] = entry
                 return .kept(bytes)
             }
-            _ = makeRoom(for: size, &state, finishedOnly: false)
-            state.entries[index] = Entry(bytes: nil, lastUse: state.clock, reached: to)
-            state.used += size
+            _ = makeRoom(for: size + input, &state, finishedOnly: false)
+            state.entries[index] = Entry(bytes: nil, lastUse: state.clock, reached: to, pins: 1)
+            state.take(size + input)
             return .mine
         }
         if case .kept(let bytes) = found { return bytes }
-        return try decode(index, size: size)
+        return try decode(index, size: size, input: input)
     }
 
-    /// Decodes frame `index` (`size` bytes), whose entry this thread made,
-    /// and keeps it.
-    private func decode(_ index: Int, size: Int) throws(WeirError) -> [UInt8] {
+    /// A reader is done with the bytes of frame `index` that
+    /// ``frameBytes(_:from:to:)`` handed it.
+    private func unpin(_ index: Int) {
+        state.withLock(broadcast: true) { state in state.entries[index]?.pins -= 1 }
+    }
+
+    /// Whether `need` bytes fit once the frames no reader holds are
+    /// dropped; or, larger than the budget, whether nothing else is held.
+    private func fits(_ need: Int, _ state: State) -> Bool {
+        let freeable = state.entries.values.reduce(0) { total, entry in
+            total + (entry.pins == 0 ? entry.bytes?.count ?? 0 : 0)
+        }
+        return state.used - freeable + need <= budget || state.used == freeable
+    }
+
+    /// Streams frame `index`, too large to keep, from its start to content
+    /// offset `to`, copying `from ..< to` into `target`: to its end, for
+    /// its checks, until a stream of it passed them. Waits for room for its
+    /// decoder first.
+    private func stream(_ index: Int, from: Int, to: Int, into target: UnsafeMutableRawBufferPointer)
+        throws(WeirError)
+    {
+        let frame = reader.contentRange(ofFrame: index)
+        let need = try window(of: index) + Self.streamOverhead
+        let checked = state.withLock(when: { fits(need, $0) }) { state in
+            _ = makeRoom(for: need, &state, finishedOnly: false)
+            state.take(need)
+            return state.verified.contains(index) || !reader.options.verifyChecksum
+        }
+        defer { state.withLock(broadcast: true) { $0.used -= need } }
+        var at = 0
+        try reader.stream(reader.frames[index], size: frame.count,
+                          (from - frame.lowerBound) ..< (to - frame.lowerBound), toEnd: !checked) {
+            piece throws(WeirError) in
+            UnsafeMutableRawBufferPointer(rebasing: target[at ..< at + piece.count]).copyMemory(from: piece)
+            at += piece.count
+        }
+        try decoded()
+        if !checked { state.withLock { _ = $0.verified.insert(index) } }
+    }
+
+    /// The window of frame `index` as its decoder holds it: at most its
+    /// content (a frame of one segment has no window but its content),
+    /// read from its header once.
+    private func window(of index: Int) throws(WeirError) -> Int {
+        if let known = state.withLock({ $0.windows[index] }) { return known }
+        let frame = reader.frames[index], size = reader.contentRange(ofFrame: index).count
+        // A frame header is 18 bytes at most (RFC 8878: magic, descriptor, window, dictionary, content size).
+        let head = try reader.file.read(count: min(frame.compressedSize, 18), at: frame.offset, operation: .read)
+        // A header that cannot be read is the stream's to report; till then, the content is the bound.
+        let window = head.withUnsafeBytes { FrameHeader(startOf: $0) }.map { min(Int($0.windowSize), size) } ?? size
+        state.withLock { $0.windows[index] = window }
+        return window
+    }
+
+    /// Decodes frame `index` (`size` bytes, from `input` bytes read whole:
+    /// both held, in the budget, while it is decoded), whose entry this
+    /// thread made, and keeps it.
+    private func decode(_ index: Int, size: Int, input: Int) throws(WeirError) -> [UInt8] {
         let bytes: [UInt8]
         do throws(WeirError) {
             bytes = try reader.decodeFrame(index)
@@ -217,12 +320,13 @@ package final class FrameCache: Sendable {
             // Nothing kept: the next read of the frame decodes it again, and fails again.
             state.withLock(broadcast: true) { state in
                 state.entries[index] = nil
-                state.used -= size
+                state.used -= size + input
             }
             throw error
         }
         state.withLock(broadcast: true) { state in
             state.entries[index]?.bytes = bytes
+            state.used -= input
             state.decoded += 1
         }
         return bytes
@@ -232,7 +336,7 @@ package final class FrameCache: Sendable {
     /// read to their end first, least recently used first, then (unless
     /// `finishedOnly`) those read ahead and not read yet (a guess, where
     /// the others are frames readers are in), then the others the same
-    /// way, until only frames being decoded are left.
+    /// way, until only frames being decoded or held by readers are left.
     ///
     /// - Returns: whether the room is made; with `finishedOnly`, nothing is
     ///   dropped unless the frames read to their end make it all.
@@ -243,12 +347,12 @@ package final class FrameCache: Sendable {
         }
         if finishedOnly {
             let freeable = state.entries.reduce(0) { total, entry in
-                total + (finished(entry.key, entry.value) ? entry.value.bytes?.count ?? 0 : 0)
+                total + (finished(entry.key, entry.value) && entry.value.pins == 0 ? entry.value.bytes?.count ?? 0 : 0)
             }
             guard state.used + size - freeable <= budget else { return false }
         }
         while state.used + size > budget {
-            let kept = state.entries.filter { $0.value.bytes != nil }
+            let kept = state.entries.filter { $0.value.bytes != nil && $0.value.pins == 0 }
             let older = { (one: (key: Int, value: Entry), other: (key: Int, value: Entry)) in
                 one.value.lastUse < other.value.lastUse
             }
