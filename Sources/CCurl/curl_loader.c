@@ -129,6 +129,21 @@ CURLcode weir_curl_set_callback(CURL *handle, CURLoption option, weir_curl_data_
     return curl.easy_setopt(handle, option, value);
 }
 
+static volatile sig_atomic_t abandoned;
+
+void weir_curl_abandon_all(void) { abandoned = 1; }
+
+static int abandon_check(void *user, curl_off_t down_total, curl_off_t down_now, curl_off_t up_total,
+                         curl_off_t up_now) {
+    (void)user, (void)down_total, (void)down_now, (void)up_total, (void)up_now;
+    return abandoned ? 1 : 0;
+}
+
+CURLcode weir_curl_watch_abandon(CURL *handle) {
+    CURLcode code = curl.easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, abandon_check);
+    return code != CURLE_OK ? code : curl.easy_setopt(handle, CURLOPT_NOPROGRESS, 0L);
+}
+
 long weir_curl_response_code(CURL *handle) {
     long code = 0;
     curl.easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &code);

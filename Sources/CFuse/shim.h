@@ -5,6 +5,12 @@
 #include <fuse_lowlevel.h>
 #include <stddef.h>
 #include <syslog.h>
+#include <fcntl.h>
+#include <linux/stat.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /// fuse_session_new with the operations' own size.
 static inline struct fuse_session *weir_fuse_session_new(struct fuse_args *args,
@@ -26,3 +32,27 @@ static inline int weir_fuse_session_loop(struct fuse_session *session, unsigned 
 
 /// One line to the system log, as is (no format).
 static inline void weir_syslog(const char *message) { syslog(LOG_ERR, "%s", message); }
+
+/// The device of the file system at `path` (`st_dev`, as major << 32 | minor)
+/// in `device`; 0, or -1 with errno. The kernel answers from what it has
+/// (statx's AT_STATX_DONT_SYNC): no request goes to a FUSE file system there,
+/// so its own daemon may ask while it serves none (before its loop, after it).
+static inline int weir_mount_device(const char *path, unsigned long long *device) {
+    struct statx status;
+    if (syscall(SYS_statx, AT_FDCWD, path, 0x4000 /* AT_STATX_DONT_SYNC */, STATX_TYPE, &status) != 0) return -1;
+    *device = (unsigned long long)status.stx_dev_major << 32 | status.stx_dev_minor;
+    return 0;
+}
+
+/// prctl(PR_SET_PDEATHSIG, signal): `signal` comes to the calling process
+/// when its parent ends (0: nothing comes). 0, or -1 with errno.
+static inline int weir_parent_death_signal(int signal) {
+    return prctl(PR_SET_PDEATHSIG, (unsigned long)signal, 0UL, 0UL, 0UL);
+}
+
+/// signalfd(-1, signals, SFD_CLOEXEC): a descriptor from which each of
+/// `signals` (blocked by the caller) is read as a 128-byte record, its
+/// number in the first 4 bytes. The descriptor, or -1 with errno.
+static inline int weir_signal_descriptor(const sigset_t *signals) {
+    return signalfd(-1, signals, SFD_CLOEXEC);
+}

@@ -1,5 +1,6 @@
 import CFuse
 import Glibc
+import WeirRemote
 import WeirSystem
 
 /// A ``MountedArchive`` served on the kernel's FUSE through libfuse 3's
@@ -19,7 +20,8 @@ package enum FuseMount {
     /// missing: the archive's tree does not change while it is mounted.
     private static let timeout = 86400.0
 
-    /// Mounts `archive` on `mountPoint`, calls `ready` once the mount is in
+    /// Mounts `archive` on `mountPoint` (absolute: libfuse unmounts by the
+    /// name it was given, and a daemon's folder is `/`), calls `ready` once the mount is in
     /// place, then serves the kernel's requests on up to `threads` threads
     /// until it is unmounted (`fusermount3 -u`) or SIGINT, SIGTERM or
     /// SIGHUP come (then it unmounts).
@@ -28,8 +30,11 @@ package enum FuseMount {
     ///   (the mount's own: `allow_other`, `default_permissions`, …).
     /// - Throws: `WeirError` when libfuse refuses the options or the mount
     ///   (libfuse has said why on standard error).
+    /// - Parameter mayMount: asked just before mounting; false (or a stop
+    ///   signal pending) cancels: nothing is mounted, and `run` returns false.
+    @discardableResult
     package static func run(_ archive: MountedArchive, on mountPoint: String, options: [String], threads: Int,
-                            ready: () -> Void) throws(WeirError) {
+                            mayMount: () -> Bool = { true }, ready: () -> Void) throws(WeirError) -> Bool {
         var operations = fuse_lowlevel_ops()
         operations.`init` = { data, connection in
             guard let data, let connection else { return }
@@ -145,8 +150,10 @@ package enum FuseMount {
             status.f_flag = UInt(ST_RDONLY)
             fuse_reply_statfs(request, &status)
         }
-        let mountOptions = (["ro", "default_permissions", "subtype=weir", "fsname=" + fsname(archive.name)] + options)
-            .joined(separator: ",")
+        // `ro` last: a user's `-o rw` would otherwise make the mount writable (its writes then ENOSYS, not the
+        // EROFS the kernel gives on a read-only mount).
+        let mountOptions = (["default_permissions", "subtype=weir", "fsname=" + fsname(archive.name)] + options
+            + ["ro"]).joined(separator: ",")
         let arguments = ["weir", "-o", mountOptions]
         var pointers = arguments.map { strdup($0) }
         defer { pointers.forEach { free($0) } }
@@ -159,12 +166,23 @@ package enum FuseMount {
             throw WeirError.library(path: archive.name, operation: .open, "FUSE refused the options \(mountOptions)")
         }
         defer { fuse_session_destroy(session) }
+        // A stop signal taken while the archive was opened (a tar without an index is decoded first) cancels
+        // the mount rather than making one only to unmount it.
+        guard mayMount(), !stopSignalPending() else { return false }
         guard FileName.withCString(mountPoint, { fuse_session_mount(session, $0) }) == 0 else {
             throw WeirError.library(path: mountPoint, operation: .open, "FUSE could not mount it")
         }
-        defer { fuse_session_unmount(session) }
+        // The file system this mount made, by its device: unmounted at the end only if the mount point still
+        // shows it. Unmounted already (`fusermount3 -u`), with another file system mounted there since, that
+        // one is not this mount's to unmount.
+        let made = device(at: mountPoint)
+        defer {
+            if let made, device(at: mountPoint) == made { fuse_session_unmount(session) }
+        }
         _ = fuse_set_signal_handlers(session)
         defer { fuse_remove_signal_handlers(session) }
+        setStopHandler(for: session)
+        defer { setStopHandler(for: nil) }
         ready()
         // Only this thread takes the stop signals: libfuse's handler ends the
         // loop by waking this thread's wait, which a signal taken by another
@@ -172,6 +190,49 @@ package enum FuseMount {
         setStopSignals(blocked: false)
         _ = weir_fuse_session_loop(session, UInt32(clamping: max(1, threads)))
         withExtendedLifetime(archive) {}
+        return true
+    }
+
+    /// The session a stop signal ends: set by ``setStopHandler(for:)``
+    /// before the handler is, read only by the handler.
+    nonisolated(unsafe) private static var stopping: OpaquePointer?
+
+    /// SIGINT, SIGTERM and SIGHUP end `session`'s loop, as libfuse's own
+    /// handler does, and abandon every HTTP transfer under way (a URL's
+    /// frame waited for on a stalled server would hold its thread, and the
+    /// loop's end, until the stall timeout: 30 s); nil: their default again.
+    private static func setStopHandler(for session: OpaquePointer?) {
+        var action = sigaction()
+        sigemptyset(&action.sa_mask)
+        if let session {
+            stopping = session
+            action.__sigaction_handler.sa_handler = { _ in
+                if let session = FuseMount.stopping { fuse_session_exit(session) }
+                HTTPClient.abandonAll()
+            }
+        } else {
+            // Blocked first on this thread, the one that takes them: a second signal while unmounting must
+            // not end the process before it has unmounted.
+            setStopSignals(blocked: true)
+            action.__sigaction_handler.sa_handler = SIG_DFL
+        }
+        for signal in [SIGINT, SIGTERM, SIGHUP] { sigaction(signal, &action, nil) }
+    }
+
+    /// Whether SIGINT, SIGTERM or SIGHUP is pending for this thread or the
+    /// process (blocked, as a mount blocks them until it serves).
+    package static func stopSignalPending() -> Bool {
+        var pending = sigset_t()
+        sigpending(&pending)
+        return [SIGINT, SIGTERM, SIGHUP].contains { sigismember(&pending, $0) == 1 }
+    }
+
+    /// The device of the file system at `path`, as the kernel knows it
+    /// without asking the file system (no request to a FUSE mount whose
+    /// daemon serves none); nil when it cannot be told.
+    private static func device(at path: String) -> UInt64? {
+        var device: UInt64 = 0
+        return FileName.withCString(path, { weir_mount_device($0, &device) }) == 0 ? device : nil
     }
 
     /// Blocks (or unblocks) SIGINT, SIGTERM and SIGHUP in the calling

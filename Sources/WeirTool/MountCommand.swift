@@ -93,6 +93,14 @@ struct MountCommand: ParsableCommand {
 
     /// Mounts, and returns the exit status.
     func mount() -> Int32 {
+        // The mount point as an absolute path, before anything else: a background mount's folder is `/`, and
+        // libfuse unmounts by the name it mounted (`mnt` from `/` is `/mnt`, another file system).
+        var folder = stat()
+        guard let mountPath = Self.realPath(mountPoint),
+              FileName.withCString(mountPath, { stat($0, &folder) }) == 0, folder.st_mode & S_IFMT == S_IFDIR else {
+            StandardError.write("weir: \(FileName.displayingEscapes(mountPoint)): not a folder to mount on\n")
+            return 1
+        }
         let path: String
         if RemoteInputs.isURL(archive) {
             // Opened at offsets (docs/remote.md): frames fetched as reads need them, the object's identity
@@ -100,55 +108,48 @@ struct MountCommand: ParsableCommand {
             RemoteInputs.register(archive, reading: .atOffsets)
             path = archive
         } else {
-            guard let absolute = FileName.withCString(archive, { realpath($0, nil) }) else {
+            guard let absolute = Self.realPath(archive) else {
                 StandardError.write("weir: \(FileName.displayingEscapes(archive)): "
                     + "\(String(cString: strerror(errno)))\n")
                 return 1
             }
-            path = String(cString: absolute)
-            free(absolute)
-        }
-        var folder = stat()
-        guard FileName.withCString(mountPoint, { stat($0, &folder) }) == 0, folder.st_mode & S_IFMT == S_IFDIR else {
-            StandardError.write("weir: \(FileName.displayingEscapes(mountPoint)): not a folder to mount on\n")
-            return 1
+            path = absolute
         }
         let cores = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         let serving = threads.map { $0 == 0 ? cores : $0 } ?? max(2, cores)
         let settings = MountOptions(cacheBytes: memory?.bytes ?? MountOptions.defaultCacheBytes)
         if foreground {
-            return serve(path: path, threads: serving, settings: settings,
+            return serve(path: path, on: mountPath, threads: serving, settings: settings,
                          log: { StandardError.write("weir: \($0)\n") }, ready: {})
         }
         // The fork comes before anything starts a thread (Dispatch's
         // threads do not survive it): the child opens and mounts.
-        var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else {
-            StandardError.write("weir: pipe: \(String(cString: strerror(errno)))\n")
+        let daemon: MountDaemon.Child
+        switch MountDaemon.fork() {
+        case let .failed(why):
+            StandardError.write("weir: \(why)\n")
             return 1
+        case .parent(.status(let status)):
+            return status
+        case .parent(.signal(let number)):
+            MountDaemon.end(by: number)
+        case let .child(child):
+            daemon = child
         }
-        let child = fork()
-        guard child >= 0 else {
-            StandardError.write("weir: fork: \(String(cString: strerror(errno)))\n")
-            return 1
-        }
-        if child > 0 {
-            close(ends[1])
-            var byte: UInt8 = 1
-            let got = read(ends[0], &byte, 1)
-            return got == 1 && byte == 0 ? 0 : 1
-        }
-        close(ends[0])
-        setsid()
         // A daemon keeps none of its caller's descriptors (but 0, 1, 2 and
-        // the pipe): one held open would make a caller that waits for it to
-        // close (a socket, a pipe) wait as long as the mount lives.
-        closeDescriptors(keeping: ends[1])
+        // its end of the socket pair): one held open would make a caller
+        // that waits for it to close (a socket, a pipe) wait as long as the
+        // mount lives.
+        closeDescriptors(keeping: daemon.descriptor)
         let told = Locked(false)
-        let status = serve(path: path, threads: serving, settings: settings, log: { text in
+        let status = serve(path: path, on: mountPath, threads: serving, settings: settings, log: { text in
             // In the background, standard error is gone: the system log has the messages.
             if told.current { FuseMount.systemLog("weir: " + text) } else { StandardError.write("weir: \(text)\n") }
+        }, mayMount: {
+            Self.pauseForTests("WEIR_TEST_MOUNT_PAUSE_BEFORE")
+            return daemon.mayMount()
         }, ready: {
+            Self.pauseForTests("WEIR_TEST_MOUNT_PAUSE_READY")
             let null = open("/dev/null", O_RDWR)
             if null >= 0 {
                 for fd: Int32 in [0, 1, 2] { dup2(null, fd) }
@@ -156,18 +157,43 @@ struct MountCommand: ParsableCommand {
             }
             _ = chdir("/")
             told.withLock { $0 = true }
-            var ok: UInt8 = 0
-            _ = write(ends[1], &ok, 1)
-            close(ends[1])
+            daemon.ready()
         })
         return status
     }
 
+    /// The tests' pauses of a background mount's child (only where the
+    /// hooks are built): where `variable` names a file, writes its process
+    /// id there and waits until the file is gone. `..._BEFORE`: before it
+    /// asks to mount (where a tar without an index is decoded); `..._READY`:
+    /// mounted, before it reports ready.
+    private static func pauseForTests(_ variable: String) {
+        #if WEIR_TEST_HOOKS
+        guard let name = getenv(variable) else { return }
+        let file = fopen(name, "w")
+        fputs("\(getpid())\n", file)
+        fclose(file)
+        while access(name, F_OK) == 0 { usleep(10_000) }
+        #endif
+    }
+
+    /// The absolute path `name` leads to (links resolved), its bytes kept
+    /// as they are (a name need not be UTF-8); nil with errno set.
+    private static func realPath(_ name: String) -> String? {
+        guard let absolute = FileName.withCString(name, { realpath($0, nil) }) else { return nil }
+        defer { free(absolute) }
+        return FileName.string(fromBytes: UnsafeRawBufferPointer(start: absolute, count: strlen(absolute)))
+    }
+
     /// Opens the archive and serves it until unmounted; 0, or 1 when it
     /// could not be mounted (said on standard error).
-    private func serve(path: String, threads: Int, settings: MountOptions,
-                       log: @escaping @Sendable (String) -> Void, ready: () -> Void) -> Int32 {
+    private func serve(path: String, on mountPath: String, threads: Int, settings: MountOptions,
+                       log: @escaping @Sendable (String) -> Void, mayMount: () -> Bool = { true },
+                       ready: () -> Void) -> Int32 {
         FuseMount.setStopSignals(blocked: true)
+        // The frames and the decoders' windows, freed, go back at once (glibc's allocator, in debug builds):
+        // the mount's memory is then what it holds, within -M.
+        weir_allocator_return_large_at_once()
         var settings = settings
         if !quiet, StandardError.isTerminal {
             // A tar without an index is decoded once before the mount is ready: its progress line, as -d's.
@@ -183,7 +209,8 @@ struct MountCommand: ParsableCommand {
             if !quiet {
                 for note in mounted.notes { StandardError.write("weir: \(FileName.displayed(archive)): \(note)\n") }
             }
-            try FuseMount.run(mounted, on: mountPoint, options: options, threads: threads) {
+            let served = try FuseMount.run(mounted, on: mountPath, options: options, threads: threads,
+                                           mayMount: mayMount) {
                 if verbose {
                     StandardError.write("weir: \(FileName.displayed(archive)): mounted on \(mountPoint), "
                         + "\(mounted.tree.nodes.count - 1) entries\n")
@@ -195,10 +222,9 @@ struct MountCommand: ParsableCommand {
                 // that jemalloc's kept runs would not all serve again, and a mount lives long.
                 weir_allocator_purge()
                 weir_allocator_keep_freed(1000)
-        // The frames and the decoders' windows, freed, go back at once (glibc's allocator, in debug builds):
-        // the mount's memory is then what it holds, within -M.
-        weir_allocator_return_large_at_once()
             }
+            // Cancelled before mounting (a stop signal): nothing to say, the parent ends by the signal.
+            guard served else { return 1 }
             // In the foreground, on standard error; in the background, the system log.
             if verbose {
                 log("\(FileName.displayed(archive)): unmounted; \(mounted.cache.framesDecoded) frames decoded, "

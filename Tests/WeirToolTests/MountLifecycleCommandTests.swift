@@ -24,6 +24,43 @@ struct MountLifecycleCommandTests {
         $WEIR -q -B 64K t.tar
         """
 
+    @Test("a relative mount point, SIGTERM, SIGINT or SIGHUP to the daemon: its own mount unmounted, no other")
+    func relativeMountPoint() throws {
+        let scratch = Scratch()
+        // The daemon's folder is `/`: the same relative name from there is this test's own tmpfs, which an
+        // unmount by that name would take away (lazily: as root, the old code did).
+        let result = try run(scratch, Self.small + """
+
+            rel=${PWD#/}/mntfs
+            mkdir -p mntfs "$rel"
+            mount -t tmpfs weir-test mntfs
+            trap '{ fusermount3 -u -z "$rel"; umount -l mntfs; } 2> /dev/null || true' EXIT
+            echo kept > mntfs/kept
+            for signal in TERM INT HUP; do
+                $WEIR mount t.tar.zst "$rel"; ready "$rel"
+                cmp "$rel/a.txt" src/a.txt
+                pid=$(pgrep -f -- "mount t.tar.zst $rel\\$")
+                kill -$signal $pid
+                while kill -0 $pid 2> /dev/null; do sleep 0.05; done
+                # The tmpfs is still there; weir's mount is gone, not left dead (ENOTCONN).
+                mountpoint -q mntfs || { echo "$signal: the tmpfs was unmounted"; exit 1; }
+                test "$(cat mntfs/kept)" = kept
+                if mountpoint -q "$rel"; then echo "$signal: still mounted"; exit 1; fi
+                ls "$rel" > /dev/null
+            done
+            # Unmounted by the user, then another file system mounted there: weir, stopped, leaves it.
+            $WEIR mount t.tar.zst "$rel"; ready "$rel"
+            pid=$(pgrep -f -- "mount t.tar.zst $rel\\$")
+            fusermount3 -u "$rel"; mount -t tmpfs weir-test2 "$rel"
+            kill -TERM $pid 2> /dev/null || true
+            while kill -0 $pid 2> /dev/null; do sleep 0.05; done
+            mountpoint -q "$rel" && mountpoint -q mntfs
+            umount "$rel"
+            echo done
+            """)
+        expectDone(result)
+    }
+
     @Test("the archive under its own mount point (weir mount DIR/a.tar.zst DIR): reads, with 1 thread and more")
     func archiveUnderMountPoint() throws {
         let scratch = Scratch()
@@ -44,6 +81,79 @@ struct MountLifecycleCommandTests {
                 kill -TERM $pid; wait $pid
             done
             ls mnt | grep -qx t.tar.zst
+            echo done
+            """)
+        expectDone(result)
+    }
+
+    @Test("archives and mount points whose names hold bytes not UTF-8, a newline, a leading '-'")
+    func oddNames() throws {
+        let scratch = Scratch()
+        let result = try run(scratch, Self.small + """
+
+            names=($'arch\\xff.tar.zst' $'new\\nline.tar.zst' '-dash.tar.zst' $'\\xe9t\\xe9 \\x80.tar.zst')
+            folders=($'mnt\\xff' $'mnt\\nnl' 'mnt-dash' $'mnt \\xe9')
+            for i in 0 1 2 3; do
+                cp t.tar.zst "./${names[$i]}"; mkdir -- "${folders[$i]}"
+                $WEIR mount -- "${names[$i]}" "${folders[$i]}" || { echo "not mounted: ${names[$i]}"; exit 1; }
+                cmp "${folders[$i]}/a.txt" src/a.txt
+                fusermount3 -u "${folders[$i]}"
+            done
+            echo done
+            """)
+        expectDone(result)
+    }
+
+    @Test("-o rw: still read-only, every write EROFS")
+    func readOnlyAlways() throws {
+        let scratch = Scratch()
+        let result = try run(scratch, Self.small + """
+
+            mkdir mnt
+            $WEIR mount -o rw t.tar.zst mnt; ready mnt
+            grep " $PWD/mnt " /proc/mounts | grep -q ' fuse.weir ro,'
+            for action in 'touch mnt/new' 'mkdir mnt/d' 'echo x >> mnt/a.txt' 'ln -s a mnt/l'; do
+                if bash -c "$action" 2> err; then echo "allowed: $action"; exit 1; fi
+                grep -q 'Read-only file system' err || { echo "$action: $(cat err)"; exit 1; }
+            done
+            fusermount3 -u mnt
+            echo done
+            """)
+        expectDone(result)
+    }
+
+    @Test("a background mount cancelled (SIGINT, SIGTERM, SIGHUP to weir) before or once mounted: none left")
+    func cancelled() throws {
+        let scratch = Scratch()
+        // The child's pauses (WEIR_TEST_MOUNT_PAUSE_*) hold it where a user's Ctrl-C could come: deciding
+        // before the mount (a tar without an index is decoded there), and mounted, not yet reported.
+        let result = try run(scratch, Self.small + """
+
+            mkdir mnt
+            for stage in BEFORE READY; do
+                for signal in INT TERM HUP; do
+                    rm -f pause
+                    env --default-signal=INT WEIR_TEST_MOUNT_PAUSE_$stage=$PWD/pause \\
+                        $WEIR mount t.tar.zst mnt 2> err & parent=$!
+                    while ! test -s pause; do sleep 0.02; done
+                    child=$(cat pause)
+                    kill -$signal $parent
+                    rm pause
+                    status=0; wait $parent || status=$?
+                    test $status = $((128 + $(kill -l $signal))) || { echo "$stage $signal: $status"; exit 1; }
+                    # Nothing mounted now, nor later: the child is gone, or it would mount.
+                    for i in $(seq 200); do
+                        grep -q " $PWD/mnt " /proc/mounts && break
+                        kill -0 $child 2> /dev/null || break
+                        sleep 0.05
+                    done
+                    if grep -q " $PWD/mnt " /proc/mounts; then echo "$stage $signal: mounted"; exit 1; fi
+                    if kill -0 $child 2> /dev/null; then echo "$stage $signal: the child lives on"; exit 1; fi
+                done
+            done
+            # Not cancelled: mounted, the parent's status 0.
+            $WEIR mount t.tar.zst mnt; cmp mnt/a.txt src/a.txt
+            fusermount3 -u mnt
             echo done
             """)
         expectDone(result)
@@ -85,6 +195,30 @@ struct MountLifecycleCommandTests {
             fusermount3 -u mnt
             echo done
             """)
+        expectDone(result)
+    }
+
+    @Test("SIGTERM while a URL mount waits on a stalled server: unmounted at once, not at the stall's end")
+    func stalledServer() throws {
+        let scratch = Scratch()
+        let servers = try RemoteCommandTests.archive(scratch)
+        // Request 1 is the object's last MiB, at mount; request 2, the first frame (f1.txt's), stalls: half
+        // its body, then nothing for 20 s (the proxy logs `2 stall-ended` then).
+        let proxy = try servers.faultProxy(["stall:2"])
+        let result = try withExtendedLifetime(servers) {
+            try run(scratch, """
+                mkdir mnt
+                \(TestShell.asForeground)$WEIR mount -f '\(proxy.url)/a.tar.zst' mnt 2> log & pid=$!
+                ready mnt
+                cat mnt/src/f1.txt > /dev/null 2>&1 & reader=$!
+                while ! grep -q '^2 ' '\(proxy.log)'; do sleep 0.05; done
+                kill -TERM $pid; wait $pid
+                if grep -q 'stall-ended' '\(proxy.log)'; then echo "weir waited for the stall's end"; exit 1; fi
+                if mountpoint -q mnt; then echo "still mounted"; exit 1; fi
+                wait $reader || true
+                echo done
+                """)
+        }
         expectDone(result)
     }
 }

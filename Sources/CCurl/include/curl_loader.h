@@ -45,6 +45,15 @@ typedef size_t (*weir_curl_data_callback)(char *data, size_t size, size_t count,
 /// curl_easy_setopt with a body or header callback.
 CURLcode weir_curl_set_callback(CURL *handle, CURLoption option, weir_curl_data_callback value);
 
+/// Makes every transfer of `handle` end (CURLE_ABORTED_BY_CALLBACK) once
+/// weir_curl_abandon_all was called: libcurl asks at least once a second,
+/// a stalled transfer included.
+CURLcode weir_curl_watch_abandon(CURL *handle);
+/// Ends every transfer under way and each one started later, at once
+/// rather than at the stall timeout: a process that is stopping (`weir
+/// mount` unmounting on SIGTERM). Async-signal-safe: it sets a flag.
+void weir_curl_abandon_all(void);
+
 /// The last response's status code (0 before one).
 long weir_curl_response_code(CURL *handle);
 /// The URL of the last request (after redirects).

@@ -52,6 +52,7 @@ package final class HTTPClient: Sendable {
             }
             if let folder = environment.value("SSL_CERT_DIR") { weir_curl_set_string(curl, CURLOPT_CAPATH, folder) }
             weir_curl_set_pointer(curl, CURLOPT_ERRORBUFFER, errorBuffer)
+            weir_curl_watch_abandon(curl)
         }
 
         deinit {
@@ -89,6 +90,12 @@ package final class HTTPClient: Sendable {
     private let idle = Locked<[Handle]>([])
 
     package init() {}
+
+    /// Ends every transfer under way, and each one started later, within
+    /// a second (a stalled one too, rather than at its stall timeout): it
+    /// fails, and is not tried again. For a process that is stopping
+    /// (`weir mount` on SIGTERM); async-signal-safe.
+    package static func abandonAll() { weir_curl_abandon_all() }
 
     /// GETs `url`, with `Range: bytes=RANGE` when `range` is given and the
     /// extra header lines `headers`; hands `body` each piece of the final
