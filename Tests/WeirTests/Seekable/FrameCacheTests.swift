@@ -166,4 +166,34 @@ struct FrameCacheTests {
         }
         #expect(checks.current == 3 && cache.framesDecoded == 1)
     }
+
+    @Test("frames larger than half the budget: streamed, never kept; 8 readers at once hold at most the budget")
+    func streamedWithinBudget() async throws {
+        let folder = Folder()
+        // Three frames of 4 MiB (level 1: a window of 512 KiB), a budget of 7 MiB: none kept (half: 3.5 MiB),
+        // two streams at once (each its window and 2.5 MiB of buffers), the third waits.
+        let content = TestData.text(12 << 20, seed: 3)
+        folder.write("data", content)
+        _ = try await Compressor(options: CompressionOptions(level: 1, threads: 2, chunkSize: 4 << 20))
+            .compress(file: folder.path("data"))
+        let reader = try SeekableReader(path: folder.path("data.zst"))
+        #expect(reader.frameCount == 3)
+        let budget = 7 << 20
+        let cache = FrameCache(reader: reader, budget: budget)
+        let failures = Locked(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            var random = SeededGenerator(seed: UInt64(worker + 1))
+            for _ in 0 ..< 6 {
+                let start = Int(random.next() % UInt64(content.count - (128 << 10)))
+                var buffer = [UInt8](repeating: 0, count: 128 << 10)
+                let range = start ..< start + buffer.count
+                let ok = (try? buffer.withUnsafeMutableBytes { try cache.read(range, into: $0) }) != nil
+                    && buffer[...] == content[range]
+                if !ok { failures.withLock { $0 += 1 } }
+            }
+        }
+        #expect(failures.current == 0)
+        #expect(cache.framesDecoded == 0 && cache.bytesHeld == 0)
+        #expect(cache.peakBytesHeld > 0 && cache.peakBytesHeld <= budget, "\(cache.peakBytesHeld) bytes held")
+    }
 }
