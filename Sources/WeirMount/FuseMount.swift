@@ -215,8 +215,25 @@ package enum FuseMount {
             // not end the process before it has unmounted.
             setStopSignals(blocked: true)
             action.__sigaction_handler.sa_handler = SIG_DFL
+            stopping = nil
         }
         for signal in [SIGINT, SIGTERM, SIGHUP] { sigaction(signal, &action, nil) }
+    }
+
+    /// Ends the process by SIGINT, SIGTERM or SIGHUP if one is pending
+    /// (blocked), as it would have ended had the signal not been blocked;
+    /// returns when none is.
+    package static func endByPendingStopSignal() {
+        var pending = sigset_t()
+        sigpending(&pending)
+        for number in [SIGINT, SIGTERM, SIGHUP] where sigismember(&pending, number) == 1 {
+            signal(number, SIG_DFL)
+            var only = sigset_t()
+            sigemptyset(&only)
+            sigaddset(&only, number)
+            // Delivered to this thread as it is unblocked.
+            pthread_sigmask(SIG_UNBLOCK, &only, nil)
+        }
     }
 
     /// Whether SIGINT, SIGTERM or SIGHUP is pending for this thread or the

@@ -120,7 +120,10 @@ struct MountCommand: ParsableCommand {
         let settings = MountOptions(cacheBytes: memory?.bytes ?? MountOptions.defaultCacheBytes)
         if foreground {
             return serve(path: path, on: mountPath, threads: serving, settings: settings,
-                         log: { StandardError.write("weir: \($0)\n") }, ready: {})
+                         log: { StandardError.write("weir: \($0)\n") }, mayMount: {
+                Self.pauseForTests("WEIR_TEST_MOUNT_PAUSE_BEFORE")
+                return true
+            }, ready: {})
         }
         // The fork comes before anything starts a thread (Dispatch's
         // threads do not survive it): the child opens and mounts.
@@ -223,8 +226,12 @@ struct MountCommand: ParsableCommand {
                 weir_allocator_purge()
                 weir_allocator_keep_freed(1000)
             }
-            // Cancelled before mounting (a stop signal): nothing to say, the parent ends by the signal.
-            guard served else { return 1 }
+            // Cancelled before mounting by a stop signal: nothing to say; ended by it, as the parent of a
+            // background mount is (1 when the parent said no).
+            guard served else {
+                FuseMount.endByPendingStopSignal()
+                return 1
+            }
             // In the foreground, on standard error; in the background, the system log.
             if verbose {
                 log("\(FileName.displayed(archive)): unmounted; \(mounted.cache.framesDecoded) frames decoded, "

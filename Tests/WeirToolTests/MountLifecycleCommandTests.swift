@@ -151,6 +151,16 @@ struct MountLifecycleCommandTests {
                     if kill -0 $child 2> /dev/null; then echo "$stage $signal: the child lives on"; exit 1; fi
                 done
             done
+            # In the foreground (-f), a stop signal while the archive is opened: nothing mounted, ended by it.
+            rm -f pause
+            export WEIR_TEST_MOUNT_PAUSE_BEFORE=$PWD/pause
+            \(TestShell.asForeground)$WEIR mount -f t.tar.zst mnt 2> err & pid=$!
+            unset WEIR_TEST_MOUNT_PAUSE_BEFORE
+            while ! test -s pause; do sleep 0.02; done
+            kill -INT $pid; rm pause
+            status=0; wait $pid || status=$?
+            test $status = 130 || { echo "-f: $status $(cat err)"; exit 1; }
+            if grep -q " $PWD/mnt " /proc/mounts; then echo "-f: mounted"; exit 1; fi
             # Not cancelled: mounted, the parent's status 0.
             $WEIR mount t.tar.zst mnt; cmp mnt/a.txt src/a.txt
             fusermount3 -u mnt
