@@ -91,6 +91,14 @@ package enum MountDaemon {
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
             return .failed("socketpair: \(String(cString: strerror(errno)))")
         }
+        // Above 0, 1 and 2, which a caller may have closed (then the pair takes them): the child puts
+        // /dev/null there once mounted, which would cut the parent off from the report it waits for.
+        for end in 0 ..< 2 where ends[end] <= STDERR_FILENO {
+            let moved = fcntl(ends[end], F_DUPFD_CLOEXEC, STDERR_FILENO + 1)
+            guard moved >= 0 else { return .failed("fcntl: \(String(cString: strerror(errno)))") }
+            close(ends[end])
+            ends[end] = moved
+        }
         // Blocked from before the fork: a Ctrl-C at any moment after it is read by the parent (the child's
         // mask is blocked too, as the mount blocks them in every thread it starts).
         var stops = stopSignals
@@ -108,6 +116,15 @@ package enum MountDaemon {
             _ = weir_parent_death_signal(SIGKILL)
             // The parent ended before the death signal was set: nobody waits, nor may anything mount.
             if getppid() != parent { _exit(1) }
+            // 0, 1 and 2 open (on /dev/null where the caller had closed them): once mounted, the child puts
+            // /dev/null there, which would replace a descriptor the mount opened in their place (the archive).
+            for fd in STDIN_FILENO ... STDERR_FILENO where fcntl(fd, F_GETFD) < 0 {
+                let null = open("/dev/null", O_RDWR)
+                if null >= 0, null != fd {
+                    dup2(null, fd)
+                    close(null)
+                }
+            }
             return .child(Child(descriptor: ends[1]))
         }
         close(ends[1])

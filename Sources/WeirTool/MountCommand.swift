@@ -16,7 +16,8 @@ import WeirSystem
 /// As sshfs and ratarmount do, it goes to the background once the mount is
 /// in place: the process forks first, before anything starts a thread, and
 /// the parent exits 0 when the child says the mount is ready, 1 when it
-/// failed (the child has said why on standard error). `-f` stays in the
+/// failed (the child has said why on standard error); a stop signal to the
+/// parent cancels the mount (``MountDaemon``). `-f` stays in the
 /// foreground, where SIGINT and SIGTERM unmount; `fusermount3 -u` unmounts
 /// either.
 struct MountCommand: ParsableCommand {

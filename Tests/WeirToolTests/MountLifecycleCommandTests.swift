@@ -86,7 +86,7 @@ struct MountLifecycleCommandTests {
         expectDone(result)
     }
 
-    @Test("archives and mount points whose names hold bytes not UTF-8, a newline, a leading '-'")
+    @Test("names with bytes not UTF-8, a newline, a leading '-'; started with 0, 1 and 2 closed")
     func oddNames() throws {
         let scratch = Scratch()
         let result = try run(scratch, Self.small + """
@@ -99,6 +99,12 @@ struct MountLifecycleCommandTests {
                 cmp "${folders[$i]}/a.txt" src/a.txt
                 fusermount3 -u "${folders[$i]}"
             done
+            # Started with standard input, output and error closed: the descriptors weir opens take 0, 1, 2,
+            # where the daemon puts /dev/null once mounted; mounted, and the archive's bytes read.
+            mkdir mnt-closed
+            $WEIR mount t.tar.zst mnt-closed <&- >&- 2>&-
+            cmp mnt-closed/a.txt src/a.txt
+            fusermount3 -u mnt-closed
             echo done
             """)
         expectDone(result)
@@ -169,7 +175,7 @@ struct MountLifecycleCommandTests {
         expectDone(result)
     }
 
-    @Test("-M bounds the mount: 32 MiB frames, -M 16M -T 8, 8 random readers: peak within -M and 8 MiB")
+    @Test("-M bounds the mount: 32 MiB frames, -M 16M -T 8, 8 random readers: peak within -M and 16 MiB")
     func memoryBound() throws {
         let scratch = Scratch()
         // Random bytes: stored blocks, the cheapest to make and decode; three frames of 32 MiB and a rest,
@@ -200,8 +206,10 @@ struct MountLifecycleCommandTests {
             PY
             peak=$(awk '/^VmHWM/ {print $2}' /proc/$pid/status)
             echo "peak $peak KiB, $before KiB before the reads" >&2
-            # -M (16384 KiB) and 8 MiB for the rest: threads' buffers, libzstd's tables, the allocator's.
-            test $((peak - before)) -le $((16384 + 8192)) || { echo "peak $peak KiB, $before before"; exit 1; }
+            # -M (16384 KiB) and 16 MiB for the rest: threads' buffers, libzstd's tables, and the allocator's
+            # freed pages (jemalloc, in release builds, keeps them up to a second: 23 MiB more in all, by hand;
+            # debug builds 17). The old code: about 570 MiB more.
+            test $((peak - before)) -le $((16384 + 16384)) || { echo "peak $peak KiB, $before before"; exit 1; }
             fusermount3 -u mnt
             echo done
             """)
