@@ -19,7 +19,8 @@ import WeirSystem
 /// the others the same way.
 ///
 /// Every decoded byte the cache's readers hold counts against the budget:
-/// frames kept, frames being decoded, frames handed to a reader (which
+/// frames kept, frames being decoded (and their compressed input, read
+/// whole for the decode), frames handed to a reader (which
 /// are not dropped until it is done with them), and each stream's decoder
 /// (its window and buffers). A read that needs more room than dropping
 /// frames makes waits for it (frames being decoded and streams end, readers
