@@ -1,6 +1,8 @@
 // libfuse 3's low-level API (Debian's libfuse3-dev, 3.12 or later: the
 // loop's configuration object) for `weir mount`, and what Swift cannot
-// call: the macros that pick a versioned symbol, and syslog's varargs.
+// call: the macros that pick a versioned symbol, and syslog's varargs; and
+// for the mount's life, the calls glibc declares only under _GNU_SOURCE or
+// not at all (statx, prctl's parent-death signal, signalfd).
 #define FUSE_USE_VERSION 312
 #include <fuse_lowlevel.h>
 #include <stddef.h>
