@@ -12,6 +12,12 @@ package struct MountOptions: Sendable {
     /// default settings stays within 64 MiB resident with the tree of a
     /// large archive (docs/mount.md).
     package static let defaultCacheBytes = 24 << 20
+    /// Whether the cache grows to three of the archive's largest frames
+    /// when they are larger than a third of ``cacheBytes`` (the default,
+    /// when `-M` is not given): a frame larger than half the cache is
+    /// streamed from its start at every read (weir's frames are 32 MiB at
+    /// -9 to -16, 64 MiB at -17 to -19). With `-M`, the cache is `-M`.
+    package var cacheFitsFrames = false
 
     /// The progress of the decode that makes an index in memory (a tar
     /// without one): called with the archive's size when it starts, it

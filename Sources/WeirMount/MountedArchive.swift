@@ -147,7 +147,9 @@ package final class MountedArchive: Sendable {
                              implied: implied)
             isTar = false
         }
-        cache = FrameCache(reader: reader, budget: options.cacheBytes) { () throws(WeirError) in try watch.check() }
+        let largest = (0 ..< reader.frameCount).reduce(0) { max($0, reader.contentRange(ofFrame: $1).count) }
+        let budget = options.cacheFitsFrames ? max(options.cacheBytes, 3 * largest) : options.cacheBytes
+        cache = FrameCache(reader: reader, budget: budget) { () throws(WeirError) in try watch.check() }
         checked = Locked([UInt64](repeating: 0, count: (tree.nodes.count + 63) / 64))
         self.archive = archive
         self.notes = notes

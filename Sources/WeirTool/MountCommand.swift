@@ -55,7 +55,8 @@ struct MountCommand: ParsableCommand {
     var options: [String] = []
 
     @Option(name: [.customShort("M"), .customLong("memory")],
-            help: ArgumentHelp("Memory for decoded frames (default 24MiB).", valueName: "SIZE"))
+            help: ArgumentHelp("Memory for decoded frames (default 24MiB, or three of the archive's largest frames).",
+                               valueName: "SIZE"))
     var memory: ByteCount?
 
     @Option(name: [.customShort("T"), .customLong("threads")],
@@ -118,7 +119,9 @@ struct MountCommand: ParsableCommand {
         }
         let cores = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         let serving = threads.map { $0 == 0 ? cores : $0 } ?? max(2, cores)
-        let settings = MountOptions(cacheBytes: memory?.bytes ?? MountOptions.defaultCacheBytes)
+        var settings = MountOptions(cacheBytes: memory?.bytes ?? MountOptions.defaultCacheBytes)
+        // Without -M, room for three of the archive's frames, however large (docs/mount.md).
+        settings.cacheFitsFrames = memory == nil
         if foreground {
             return serve(path: path, on: mountPath, threads: serving, settings: settings,
                          log: { StandardError.write("weir: \($0)\n") }, mayMount: {
