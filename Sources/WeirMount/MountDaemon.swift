@@ -51,8 +51,7 @@ package enum MountDaemon {
         /// False when the parent is gone, said no, or a stop signal is
         /// pending for the child (blocked, as the mount blocks them).
         package func mayMount() -> Bool {
-            var byte = Message.mayMount
-            guard write(descriptor, &byte, 1) == 1 else { return false }
+            guard MountDaemon.say(Message.mayMount, on: descriptor) else { return false }
             var answer: UInt8 = 0
             while true {
                 let got = read(descriptor, &answer, 1)
@@ -69,8 +68,7 @@ package enum MountDaemon {
         /// on alone (no parent-death signal).
         package func ready() {
             _ = weir_parent_death_signal(0)
-            var byte = Message.ready
-            _ = write(descriptor, &byte, 1)
+            _ = MountDaemon.say(Message.ready, on: descriptor)
             close(descriptor)
         }
     }
@@ -158,7 +156,8 @@ package enum MountDaemon {
                 var record = [UInt8](repeating: 0, count: 128)
                 guard read(taken, &record, 128) == 128 else { continue }
                 let number = Int32(record.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
-                // Nothing mounted yet: nothing to undo, and the decode before a mount ends at once.
+                // Before the yes nothing is mounted: killed, a decode before the mount ends at once. After
+                // it, SIGTERM: the child unmounts (or, seeing it pending, does not mount).
                 kill(child, permitted ? SIGTERM : SIGKILL)
                 _ = ended(1)
                 return .signal(number)
@@ -172,14 +171,20 @@ package enum MountDaemon {
             case Message.mayMount:
                 // Permitted before the answer is sent: a signal from here is passed on, not a kill.
                 permitted = true
-                var yes = Message.yes
-                guard write(socket, &yes, 1) == 1 else { return ended(1) }
+                guard say(Message.yes, on: socket) else { return ended(1) }
             case Message.ready:
                 return .status(0)
             default:
                 return ended(1)
             }
         }
+    }
+
+    /// Sends `byte` on `socket`; false when the other end is gone (no
+    /// SIGPIPE: a child that dies, or a parent, must not end the other).
+    private static func say(_ byte: UInt8, on socket: Int32) -> Bool {
+        var byte = byte
+        return send(socket, &byte, 1, Int32(MSG_NOSIGNAL)) == 1
     }
 
     /// Ends the process by `signal`, as it would have ended had it not
