@@ -1,0 +1,979 @@
+// The two-phase zstd frame decoder of zsplit.h, written from RFC 8878.
+//
+// Where RFC 8878 leaves a damaged frame's reading open, this decoder reads
+// it as libzstd 1.5.4's streaming decoder (ZSTD_decompressContinue, which
+// ZSTD_decompressStream drives) does, so that a differential test can ask for
+// the same bytes and the same success or failure on every input
+// (scripts/zstd-split-check, Fuzz/zsplit):
+// - a sequences bitstream: the three states are updated after the last
+//   sequence too, and the block is accepted when that reading reaches or
+//   passes the stream's start; bits read past the start are the ones
+//   libzstd's 64-bit register gives there (bwd_read, bwd_read_fast);
+// - a repeat offset of 0 (Repeated_Offset1 - 1 when it is 1) is read as 1;
+// - a compressed block of size 0 is an empty block;
+// - Huffman tables up to 12 bits, a block's regenerated size at most
+//   min(Window_Size, 128 KiB), its compressed size too (an RLE block counts 1).
+// What differs, and why, is in bench/results/2026-11-29-one-frame-split.md.
+#include "zsplit.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "zsplit reads little-endian words: x86-64 and arm64"
+#endif
+
+#ifdef ZS_TRACE
+int zs_trace_line;     // the line of the last error, for the differential tool's reports
+int zs_trace_huf_end;  // 1: the last error was a Huffman stream's end (see bench/results)
+#define FAIL(e) (zs_trace_line = __LINE__, zs_trace_huf_end = 0, (e))
+#define FAIL_HUF_END(e) (zs_trace_line = __LINE__, zs_trace_huf_end = 1, (e))
+#else
+#define FAIL(e) (e)
+#define FAIL_HUF_END(e) (e)
+#endif
+
+#define MAGIC 0xFD2FB528u
+#define MAX_SEQS (ZS_BLOCK_MAX / 3 + 1)  // each sequence regenerates 3 bytes or more
+#define HUF_LOG_MAX 12                   // libzstd takes 12; RFC 8878 says 11
+#define LL_MAX 35
+#define ML_MAX 52
+#define OF_MAX 31
+#define LL_LOG_MAX 9
+#define ML_LOG_MAX 9
+#define OF_LOG_MAX 8
+
+static inline uint64_t rd64(const uint8_t *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+static inline uint32_t rd32(const uint8_t *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+static inline uint32_t rd16(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8; }
+static inline uint32_t rd24(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16; }
+static inline unsigned highbit32(uint32_t v) { return 31u - (unsigned)__builtin_clz(v); }  // v > 0
+
+// ---- tables ----------------------------------------------------------------
+
+// One FSE state of a sequence table: the symbol's baseline and extra bits,
+// and how to reach the next state.
+typedef struct {
+    uint32_t base;   // literal or match length baseline; for offsets 1 << code
+    uint16_t next;   // next state's baseline
+    uint8_t nb;      // bits read for the next state
+    uint8_t extra;   // extra bits of the value (the offset code itself)
+} seq_cell;
+
+typedef struct {
+    uint16_t next;
+    uint8_t nb;
+    uint8_t sym;
+} fse_cell;
+
+typedef struct {
+    uint8_t sym;
+    uint8_t nb;
+} huf_cell;
+
+static const uint32_t ll_base[LL_MAX + 1] = {
+    0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,  12,  13,  14,  15,   16,   18,
+    20, 22, 24, 28, 32, 40, 48, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536};
+static const uint8_t ll_bits[LL_MAX + 1] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,  1,
+                                            1, 1, 2, 2, 3, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+static const uint32_t ml_base[ML_MAX + 1] = {
+    3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16,  17,  18,  19,   20,   21,   22,   23,    24,    25,   26,
+    27, 28, 29, 30, 31, 32, 33, 34, 35, 37, 39, 41, 43, 47, 51, 59, 67, 83, 99, 131, 259, 515, 1027, 2051, 4099, 8195,
+    16387, 32771, 65539};
+static const uint8_t ml_bits[ML_MAX + 1] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1,
+                                            2, 2, 3, 3, 4, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+// RFC 8878 "Default Distributions".
+static const int16_t ll_default[LL_MAX + 1] = {4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 2,
+                                               2, 2, 2, 2, 2, 2, 2, 3, 2, 1, 1, 1, 1, 1, -1, -1, -1, -1};
+static const int16_t ml_default[ML_MAX + 1] = {1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                                               1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                                               1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1};
+static const int16_t of_default[29] = {1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1,
+                                       1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1};
+
+struct zs_frame {
+    zs_frame_header h;
+    uint64_t produced;  // bytes the blocks decoded so far regenerate
+    uint32_t rep[3];
+    int have_huf;       // a Huffman table was described in this frame
+    int have_seq;       // a block with sequences set the three tables
+    int ended;          // the last block was decoded
+    unsigned huf_log;
+    unsigned ll_log, of_log, ml_log;
+    const seq_cell *ll, *of, *ml;  // the tables in use: the defaults or the storage below
+    huf_cell huf[1 << HUF_LOG_MAX];
+    seq_cell ll_t[1 << LL_LOG_MAX], of_t[1 << OF_LOG_MAX], ml_t[1 << ML_LOG_MAX];
+    seq_cell ll_def[64], of_def[32], ml_def[64];
+};
+
+// Spreads a normalized distribution (RFC 8878, "From normalized distribution
+// to decoding tables") into `sym`, `nb`, `next` for 1 << log states.
+// The distribution sums to 1 << log (read_ncount checks it).
+static int fse_spread(uint8_t *sym, uint8_t *nb, uint16_t *next, const int16_t *norm, unsigned nsym, unsigned log) {
+    uint32_t size = 1u << log, high = size - 1, mask = size - 1;
+    uint32_t step = (size >> 1) + (size >> 3) + 3, pos = 0;
+    uint16_t count[256];
+    for (unsigned s = 0; s < nsym; s++) {
+        if (norm[s] == -1) {
+            sym[high--] = (uint8_t)s;
+            count[s] = 1;
+        } else {
+            count[s] = (uint16_t)norm[s];
+        }
+    }
+    for (unsigned s = 0; s < nsym; s++) {
+        for (int i = 0; i < norm[s]; i++) {
+            sym[pos] = (uint8_t)s;
+            do pos = (pos + step) & mask;
+            while (pos > high);
+        }
+    }
+    if (pos != 0) return FAIL(ZS_ERR_CORRUPT);
+    for (uint32_t u = 0; u < size; u++) {
+        uint32_t x = count[sym[u]]++;
+        unsigned bits = log - highbit32(x);
+        nb[u] = (uint8_t)bits;
+        next[u] = (uint16_t)((x << bits) - size);
+    }
+    return 0;
+}
+
+static int seq_table(seq_cell *t, const int16_t *norm, unsigned nsym, unsigned log, const uint32_t *base,
+                     const uint8_t *bits) {
+    uint8_t sym[512], nb[512];
+    uint16_t next[512];
+    int r = fse_spread(sym, nb, next, norm, nsym, log);
+    if (r) return r;
+    for (uint32_t u = 0; u < (1u << log); u++) {
+        unsigned s = sym[u];
+        t[u].nb = nb[u];
+        t[u].next = next[u];
+        if (base) {
+            t[u].base = base[s];
+            t[u].extra = bits[s];
+        } else {  // offsets: Offset_Value = (1 << code) + code extra bits
+            t[u].base = 1u << s;
+            t[u].extra = (uint8_t)s;
+        }
+    }
+    return 0;
+}
+
+// ---- bitstreams --------------------------------------------------------------
+
+// A forward bitstream (FSE table descriptions): bits past the end read as 0.
+static inline uint32_t fwd_peek32(const uint8_t *s, size_t len, size_t bitpos) {
+    size_t o = bitpos >> 3;
+    uint64_t v = 0;
+    if (o + 8 <= len) {
+        v = rd64(s + o);
+    } else {
+        for (size_t i = 0; i < 8 && o + i < len; i++) v |= (uint64_t)s[o + i] << (8 * i);
+    }
+    return (uint32_t)(v >> (bitpos & 7));
+}
+
+// Reads an FSE table description (RFC 8878, "FSE Table Description") of at
+// most *maxsym + 1 symbols. *maxsym gets the last symbol, *log the accuracy,
+// *used the bytes read.
+static int read_ncount(int16_t *norm, unsigned *maxsym, unsigned *log, const uint8_t *s, size_t len, size_t *used) {
+    if (len == 0) return FAIL(ZS_ERR_CORRUPT);
+    unsigned limit = *maxsym + 1;
+    memset(norm, 0, limit * sizeof(norm[0]));
+    size_t bit = 0;
+    uint32_t v = fwd_peek32(s, len, bit);
+    unsigned al = (v & 15) + 5;
+    if (al > 15) return FAIL(ZS_ERR_CORRUPT);
+    bit += 4;
+    int remaining = (1 << al) + 1, threshold = 1 << al, nbits = (int)al + 1;
+    unsigned n = 0;
+    int previous0 = 0;
+    for (;;) {
+        if (previous0) {
+            // 2-bit repeat flags: each 3 adds three zeros and another flag follows.
+            for (;;) {
+                uint32_t flag = fwd_peek32(s, len, bit) & 3;
+                bit += 2;
+                n += flag;
+                if (flag != 3) break;
+                if (bit > 8 * len + 64) break;  // zeros past the end stop it; this bounds a hostile run
+            }
+            if (n >= limit) break;
+        }
+        v = fwd_peek32(s, len, bit);
+        int max = (2 * threshold - 1) - remaining, count;
+        if ((int)(v & (uint32_t)(threshold - 1)) < max) {
+            count = (int)(v & (uint32_t)(threshold - 1));
+            bit += (size_t)nbits - 1;
+        } else {
+            count = (int)(v & (uint32_t)(2 * threshold - 1));
+            if (count >= threshold) count -= max;
+            bit += (size_t)nbits;
+        }
+        count--;
+        remaining -= count < 0 ? -count : count;
+        norm[n++] = (int16_t)count;
+        previous0 = count == 0;
+        if (remaining < threshold) {
+            if (remaining <= 1) break;
+            nbits = (int)highbit32((uint32_t)remaining) + 1;
+            threshold = 1 << (nbits - 1);
+        }
+        if (n >= limit) break;
+    }
+    if (remaining != 1 || n > limit || bit > 8 * len) return FAIL(ZS_ERR_CORRUPT);
+    *maxsym = n - 1;
+    *log = al;
+    *used = (bit + 7) >> 3;
+    return 0;
+}
+
+// A backward bitstream (RFC 8878, "Huffman-coded Streams", "FSE"): bits
+// [0, p) are unread; the next value is read from the top.
+typedef struct {
+    const uint8_t *s;
+    size_t len;
+    size_t avail;  // bytes readable from s (the block's end), for whole-word loads
+    int64_t p;     // negative once read past the start
+    uint64_t c0;   // the first (up to) 8 bytes: what libzstd's register holds at the start
+} bwd_t;
+
+static int bwd_init(bwd_t *b, const uint8_t *s, size_t len, size_t avail) {
+    if (len == 0 || s[len - 1] == 0) return FAIL(ZS_ERR_CORRUPT);
+    b->s = s;
+    b->len = len;
+    b->avail = avail;
+    b->p = 8 * (int64_t)(len - 1) + highbit32(s[len - 1]);
+    uint64_t c = 0;
+    for (size_t i = 0; i < 8 && i < len; i++) c |= (uint64_t)s[i] << (8 * i);
+    b->c0 = c;
+    return 0;
+}
+
+// Bits [q, q + nb) of the stream; 0 <= q, q + nb <= 8 * len, nb <= 56.
+static inline uint64_t bwd_bits_at(const bwd_t *b, int64_t q, unsigned nb) {
+    size_t o = (size_t)q >> 3;
+    uint64_t v;
+    if (o + 8 <= b->avail) {
+        v = rd64(b->s + o);
+    } else {
+        v = 0;
+        for (size_t i = 0; i < 8 && o + i < b->len; i++) v |= (uint64_t)b->s[o + i] << (8 * i);
+    }
+    return (v >> (q & 7)) & ((1ull << nb) - 1);
+}
+
+// Reads nb bits (nb <= 31). Past the start, what libzstd's BIT_readBits
+// gives from its register there (a damaged stream only).
+static inline uint32_t bwd_read(bwd_t *b, unsigned nb) {
+    if (nb == 0) return 0;
+    int64_t q = b->p - (int64_t)nb;
+    uint64_t v;
+    if (q >= 0) v = bwd_bits_at(b, q, nb);
+    else v = (b->c0 >> ((uint64_t)q & 63)) & ((1ull << nb) - 1);
+    b->p = q;
+    return (uint32_t)v;
+}
+
+// The same for the extra bits of a value (nb >= 1): libzstd's BIT_readBitsFast.
+static inline uint32_t bwd_read_fast(bwd_t *b, unsigned nb) {
+    int64_t q = b->p - (int64_t)nb;
+    uint64_t v;
+    if (q >= 0) {
+        v = bwd_bits_at(b, q, nb);
+    } else {
+        uint64_t consumed = (uint64_t)(64 - b->p);
+        v = (b->c0 << (consumed & 63)) >> ((64 - nb) & 63);
+    }
+    b->p = q;
+    return (uint32_t)v;
+}
+
+// ---- Huffman -------------------------------------------------------------------
+
+// FSE-compressed Huffman weights: two interleaved states over one table; the
+// stream's end is found by reading past it (RFC 8878, "FSE compression of
+// Huffman weights"). At most 255 weights.
+static int huf_fse_weights(uint8_t *w, size_t *nw, const uint8_t *s, size_t len, size_t avail) {
+    int16_t norm[256];
+    unsigned maxsym = 255, log;
+    size_t used;
+    int r = read_ncount(norm, &maxsym, &log, s, len, &used);
+    if (r) return r;
+    if (log > 6) return FAIL(ZS_ERR_CORRUPT);
+    uint8_t sym[64], nb[64];
+    uint16_t next[64];
+    r = fse_spread(sym, nb, next, norm, maxsym + 1, log);
+    if (r) return r;
+    bwd_t b;
+    if (used > len || bwd_init(&b, s + used, len - used, avail - used)) return FAIL(ZS_ERR_CORRUPT);
+    uint32_t s1 = bwd_read(&b, log), s2 = bwd_read(&b, log);
+    size_t n = 0;
+    for (;;) {
+        if (n > 253) return FAIL(ZS_ERR_CORRUPT);
+        w[n++] = sym[s1];
+        s1 = next[s1] + bwd_read(&b, nb[s1]);
+        if (b.p < 0) {
+            w[n++] = sym[s2];
+            break;
+        }
+        if (n > 253) return FAIL(ZS_ERR_CORRUPT);
+        w[n++] = sym[s2];
+        s2 = next[s2] + bwd_read(&b, nb[s2]);
+        if (b.p < 0) {
+            w[n++] = sym[s1];
+            break;
+        }
+    }
+    *nw = n;
+    return 0;
+}
+
+// Reads a Huffman tree description into f->huf; *used gets its bytes.
+static int huf_read_table(zs_frame *f, const uint8_t *s, size_t len, size_t avail, size_t *used) {
+    if (len == 0) return FAIL(ZS_ERR_CORRUPT);
+    uint8_t w[256];
+    size_t nw;
+    unsigned hb = s[0];
+    if (hb >= 128) {
+        nw = hb - 127;
+        size_t bytes = (nw + 1) / 2;
+        if (bytes + 1 > len) return FAIL(ZS_ERR_CORRUPT);
+        for (size_t i = 0; i < nw; i++) w[i] = (i & 1) ? (s[1 + i / 2] & 15) : (s[1 + i / 2] >> 4);
+        *used = bytes + 1;
+    } else {
+        if ((size_t)hb + 1 > len) return FAIL(ZS_ERR_CORRUPT);
+        int r = huf_fse_weights(w, &nw, s + 1, hb, avail - 1);
+        if (r) return r;
+        *used = (size_t)hb + 1;
+    }
+    uint32_t total = 0, rank1 = 0;
+    for (size_t i = 0; i < nw; i++) {
+        if (w[i] > HUF_LOG_MAX) return FAIL(ZS_ERR_CORRUPT);
+        if (w[i]) total += 1u << (w[i] - 1);
+        rank1 += w[i] == 1;
+    }
+    if (total == 0) return FAIL(ZS_ERR_CORRUPT);
+    unsigned log = highbit32(total) + 1;
+    if (log > HUF_LOG_MAX) return FAIL(ZS_ERR_CORRUPT);
+    uint32_t rest = (1u << log) - total;
+    if (rest & (rest - 1)) return FAIL(ZS_ERR_CORRUPT);  // the last weight's share is a power of 2
+    w[nw] = (uint8_t)(highbit32(rest) + 1);
+    rank1 += w[nw] == 1;
+    if (rank1 < 2 || (rank1 & 1)) return FAIL(ZS_ERR_CORRUPT);
+    size_t nsym = nw + 1;
+    // Codes go by weight, then symbol: a symbol of weight k fills 2^(k-1)
+    // consecutive states of the 2^log table, indexed by the next log bits.
+    uint32_t pos = 0;
+    for (unsigned k = 1; k <= log; k++) {
+        for (size_t sy = 0; sy < nsym; sy++) {
+            if (w[sy] != k) continue;
+            uint32_t n = 1u << (k - 1);
+            huf_cell c = {(uint8_t)sy, (uint8_t)(log + 1 - k)};
+            for (uint32_t i = 0; i < n; i++) f->huf[pos + i] = c;
+            pos += n;
+        }
+    }
+    f->huf_log = log;
+    f->have_huf = 1;
+    return 0;
+}
+
+// Decodes n symbols from one Huffman stream; it must end exactly at its start.
+static int huf_stream(const zs_frame *f, uint8_t *out, size_t n, const uint8_t *s, size_t len, size_t avail) {
+    bwd_t b;
+    if (bwd_init(&b, s, len, avail)) return FAIL_HUF_END(ZS_ERR_CORRUPT);
+    const huf_cell *t = f->huf;
+    const unsigned L = f->huf_log;
+    const uint64_t mask = (1ull << L) - 1;
+    int64_t p = b.p;
+    size_t i = 0;
+    // Whole-word loads while every symbol of the step has its bits in the
+    // block: 4 symbols take at most 4 * 12 bits.
+    while (n - i >= 4 && p >= 4 * (int64_t)L) {
+        int64_t q = p - (int64_t)L;
+        if (((size_t)q >> 3) + 8 > avail) break;
+        for (int k = 0; k < 4; k++) {
+            q = p - (int64_t)L;
+            huf_cell c = t[(rd64(s + ((size_t)q >> 3)) >> (q & 7)) & mask];
+            out[i++] = c.sym;
+            p -= c.nb;
+        }
+    }
+    for (; i < n; i++) {
+        uint32_t idx;
+        if (p >= (int64_t)L) {
+            b.p = p;
+            idx = (uint32_t)bwd_bits_at(&b, p - (int64_t)L, L);
+        } else if (p > 0) {
+            idx = (uint32_t)(bwd_bits_at(&b, 0, (unsigned)p) << (L - (unsigned)p));
+        } else {
+            return FAIL_HUF_END(ZS_ERR_CORRUPT);  // past the start before the last symbol
+        }
+        out[i] = t[idx].sym;
+        p -= t[idx].nb;
+    }
+    return p == 0 ? 0 : FAIL_HUF_END(ZS_ERR_CORRUPT);
+}
+
+// ---- blocks --------------------------------------------------------------------
+
+// The literals section at s (the block's len bytes): into b->lits.
+static int literals(zs_frame *f, const uint8_t *s, size_t len, zs_block *b, size_t *used) {
+    if (len < 2) return FAIL(ZS_ERR_CORRUPT);
+    unsigned type = s[0] & 3, sf = (s[0] >> 2) & 3;
+    size_t lh, n;
+    if (type <= 1) {  // raw, RLE
+        switch (sf) {
+        case 1:
+            lh = 2;
+            n = rd16(s) >> 4;
+            break;
+        case 3:
+            lh = 3;
+            if (len < 3) return FAIL(ZS_ERR_CORRUPT);
+            n = rd24(s) >> 4;
+            break;
+        default:
+            lh = 1;
+            n = s[0] >> 3;
+        }
+        if (n > f->h.block_max) return FAIL(ZS_ERR_CORRUPT);
+        if (type == 0) {
+            if (lh + n > len) return FAIL(ZS_ERR_CORRUPT);
+            memcpy(b->lits, s + lh, n);
+            *used = lh + n;
+        } else {
+            if (lh + 1 > len) return FAIL(ZS_ERR_CORRUPT);
+            memset(b->lits, s[lh], n);
+            *used = lh + 1;
+        }
+        b->nlits = (uint32_t)n;
+        return 0;
+    }
+    // Huffman: 2 = a tree described, 3 = the last one ("treeless").
+    if (len < 5) return FAIL(ZS_ERR_CORRUPT);
+    size_t csize;
+    int four = sf != 0;
+    uint32_t h = rd32(s);
+    switch (sf) {
+    case 0:
+    case 1:
+        lh = 3;
+        n = (h >> 4) & 0x3FF;
+        csize = (h >> 14) & 0x3FF;
+        break;
+    case 2:
+        lh = 4;
+        n = (h >> 4) & 0x3FFF;
+        csize = h >> 18;
+        break;
+    default:
+        lh = 5;
+        n = (h >> 4) & 0x3FFFF;
+        csize = (h >> 22) | ((size_t)s[4] << 10);
+    }
+    if (n > f->h.block_max) return FAIL(ZS_ERR_CORRUPT);
+    if (four && n < 6) return FAIL(ZS_ERR_CORRUPT);
+    if (lh + csize > len) return FAIL(ZS_ERR_CORRUPT);
+    if (type == 3 && !f->have_huf) return FAIL(ZS_ERR_CORRUPT);
+    const uint8_t *p = s + lh;
+    size_t avail = len - lh;  // the block's bytes from p: whole-word loads stay in them
+    if (type == 2) {
+        size_t tl;
+        int r = huf_read_table(f, p, csize, avail, &tl);
+        if (r) return r;
+        if (tl >= csize) return FAIL(ZS_ERR_CORRUPT);
+        p += tl;
+        avail -= tl;
+        csize -= tl;
+    }
+    if (!four) {
+        int r = huf_stream(f, b->lits, n, p, csize, avail);
+        if (r) return r;
+    } else {
+        if (csize < 10) return FAIL(ZS_ERR_CORRUPT);
+        size_t l1 = rd16(p), l2 = rd16(p + 2), l3 = rd16(p + 4);
+        if (6 + l1 + l2 + l3 > csize) return FAIL(ZS_ERR_CORRUPT);
+        size_t l4 = csize - 6 - l1 - l2 - l3, seg = (n + 3) / 4;
+        if (3 * seg > n) return FAIL(ZS_ERR_CORRUPT);
+        const uint8_t *q = p + 6;
+        size_t av = avail - 6;
+        int r = huf_stream(f, b->lits, seg, q, l1, av);
+        if (!r) r = huf_stream(f, b->lits + seg, seg, q + l1, l2, av - l1);
+        if (!r) r = huf_stream(f, b->lits + 2 * seg, seg, q + l1 + l2, l3, av - l1 - l2);
+        if (!r) r = huf_stream(f, b->lits + 3 * seg, n - 3 * seg, q + l1 + l2 + l3, l4, av - l1 - l2 - l3);
+        if (r) return r;
+    }
+    b->nlits = (uint32_t)n;
+    *used = lh + (size_t)(p - (s + lh)) + csize;
+    return 0;
+}
+
+// One of the three tables of a sequences section, by its mode.
+static int seq_mode(zs_frame *f, unsigned mode, int which, const uint8_t *s, size_t len, size_t *used) {
+    static const unsigned maxs[3] = {LL_MAX, OF_MAX, ML_MAX};
+    static const unsigned maxlog[3] = {LL_LOG_MAX, OF_LOG_MAX, ML_LOG_MAX};
+    const uint32_t *base = which == 0 ? ll_base : which == 2 ? ml_base : NULL;
+    const uint8_t *bits = which == 0 ? ll_bits : which == 2 ? ml_bits : NULL;
+    seq_cell *store = which == 0 ? f->ll_t : which == 1 ? f->of_t : f->ml_t;
+    const seq_cell **tp = which == 0 ? &f->ll : which == 1 ? &f->of : &f->ml;
+    unsigned *logp = which == 0 ? &f->ll_log : which == 1 ? &f->of_log : &f->ml_log;
+    *used = 0;
+    switch (mode) {
+    case 0:  // predefined
+        *tp = which == 0 ? f->ll_def : which == 1 ? f->of_def : f->ml_def;
+        *logp = which == 1 ? 5 : 6;
+        return 0;
+    case 1: {  // RLE: one symbol, a table of one state that reads no bits
+        if (len < 1) return FAIL(ZS_ERR_CORRUPT);
+        unsigned sy = s[0];
+        if (sy > maxs[which]) return FAIL(ZS_ERR_CORRUPT);
+        store[0].nb = 0;
+        store[0].next = 0;
+        store[0].base = base ? base[sy] : 1u << sy;
+        store[0].extra = bits ? bits[sy] : (uint8_t)sy;
+        *tp = store;
+        *logp = 0;
+        *used = 1;
+        return 0;
+    }
+    case 2: {  // FSE table description
+        int16_t norm[ML_MAX + 1];
+        unsigned maxsym = maxs[which], log;
+        int r = read_ncount(norm, &maxsym, &log, s, len, used);
+        if (r) return r;
+        if (log > maxlog[which]) return FAIL(ZS_ERR_CORRUPT);
+        r = seq_table(store, norm, maxsym + 1, log, base, bits);
+        if (r) return r;
+        *tp = store;
+        *logp = log;
+        return 0;
+    }
+    default:  // repeat: the last tables of a block with sequences
+        if (!f->have_seq) return FAIL(ZS_ERR_CORRUPT);
+        return 0;
+    }
+}
+
+// The sequences section at s (the rest of the block): into b->seqs, the
+// offsets made absolute, every bound of their execution checked.
+static int sequences(zs_frame *f, const uint8_t *s, size_t len, zs_block *b) {
+    if (len < 1) return FAIL(ZS_ERR_CORRUPT);
+    size_t n = s[0], pos = 1;
+    b->nseqs = 0;
+    uint64_t start = f->produced;
+    if (n == 0) {
+        if (len != 1) return FAIL(ZS_ERR_CORRUPT);
+        if (b->nlits > f->h.block_max) return FAIL(ZS_ERR_CORRUPT);
+        b->size = b->nlits;
+        return 0;
+    }
+    if (n == 255) {
+        if (len < 3) return FAIL(ZS_ERR_CORRUPT);
+        n = rd16(s + 1) + 0x7F00;
+        pos = 3;
+    } else if (n >= 128) {
+        if (len < 2) return FAIL(ZS_ERR_CORRUPT);
+        n = ((n - 128) << 8) + s[1];
+        pos = 2;
+    }
+    if (pos + 1 > len) return FAIL(ZS_ERR_CORRUPT);
+    unsigned modes = s[pos++];
+    for (int which = 0; which < 3; which++) {
+        size_t used;
+        int r = seq_mode(f, (modes >> (6 - 2 * which)) & 3, which, s + pos, len - pos, &used);
+        if (r) return r;
+        pos += used;
+    }
+    if (n == 0) {  // a count of 0 in the long form: tables read, the rest ignored
+        b->size = b->nlits;
+        return b->nlits > f->h.block_max ? FAIL(ZS_ERR_CORRUPT) : 0;
+    }
+    f->have_seq = 1;
+    if (n > f->h.block_max / 3) return FAIL(ZS_ERR_CORRUPT);  // 3 bytes a sequence at least
+    bwd_t bs;
+    if (bwd_init(&bs, s + pos, len - pos, len - pos)) return FAIL(ZS_ERR_CORRUPT);
+    const seq_cell *llt = f->ll, *oft = f->of, *mlt = f->ml;
+    uint32_t sll = bwd_read(&bs, f->ll_log);
+    uint32_t sof = bwd_read(&bs, f->of_log);
+    uint32_t sml = bwd_read(&bs, f->ml_log);
+    uint32_t r0 = f->rep[0], r1 = f->rep[1], r2 = f->rep[2];
+    uint64_t lits_left = b->nlits, out = 0, max = f->h.block_max;
+    zs_seq *q = b->seqs;
+    size_t i = 0;
+    // One sequence: offset extra bits, match length's, literal length's, then
+    // the three states (libzstd updates them after the last sequence too).
+    // READ_EXTRA(nb) with nb >= 1, READ_STATE(nb) with nb >= 0.
+#define SEQUENCE(READ_EXTRA, READ_STATE, REFILL)                                  \
+    {                                                                            \
+        seq_cell cl = llt[sll], co = oft[sof], cm = mlt[sml];                    \
+        uint32_t off;                                                            \
+        if (co.extra > 1) {                                                      \
+            off = (uint32_t)((uint64_t)co.base + READ_EXTRA(co.extra) - 3);      \
+            r2 = r1;                                                             \
+            r1 = r0;                                                             \
+            r0 = off;                                                            \
+        } else {                                                                 \
+            unsigned ll0 = cl.base == 0;                                         \
+            if (co.extra == 0) {                                                 \
+                off = ll0 ? r1 : r0;                                             \
+                if (ll0) {                                                       \
+                    r1 = r0;                                                     \
+                    r0 = off;                                                    \
+                }                                                                \
+            } else {                                                             \
+                unsigned k = 1 + ll0 + READ_EXTRA(1);                            \
+                uint32_t t = k == 3 ? r0 - 1 : k == 2 ? r2 : r1;                 \
+                t += t == 0; /* libzstd reads a repeat offset of 0 as 1 */      \
+                if (k != 1) r2 = r1;                                             \
+                r1 = r0;                                                         \
+                r0 = off = t;                                                    \
+            }                                                                    \
+        }                                                                        \
+        uint32_t ml = cm.base + (cm.extra ? READ_EXTRA(cm.extra) : 0);           \
+        REFILL;                                                                  \
+        uint32_t ll = cl.base + (cl.extra ? READ_EXTRA(cl.extra) : 0);           \
+        sll = cl.next + READ_STATE(cl.nb);                                       \
+        sml = cm.next + READ_STATE(cm.nb);                                       \
+        sof = co.next + READ_STATE(co.nb);                                       \
+        if (ll > lits_left) return FAIL(ZS_ERR_CORRUPT);                         \
+        lits_left -= ll;                                                         \
+        out += ll;                                                               \
+        if (off > start + out) return FAIL(ZS_ERR_CORRUPT);                      \
+        out += ml;                                                               \
+        if (out > max) return FAIL(ZS_ERR_CORRUPT);                              \
+        q[i].ll = ll;                                                            \
+        q[i].ml = ml;                                                            \
+        q[i].off = off;                                                          \
+    }
+    {
+        // Whole-word reads while no read of the sequence can reach the
+        // stream's start: a sequence reads at most 31 + 16 (then a refill)
+        // + 16 + 9 + 9 + 8 bits, and a refill leaves 56 or more bits in `c`.
+        const uint8_t *src = bs.s;
+        int64_t p = bs.p, base;
+        uint64_t c;
+#define FAST_REFILL (base = 8 * ((p >> 3) - 7), c = rd64(src + (base >> 3)))
+#define FAST_READ(nb) (p -= (nb), (uint32_t)((c >> (p - base)) & ((1ull << (nb)) - 1)))
+        while (i < n && p >= 160) {
+            FAST_REFILL;
+            SEQUENCE(FAST_READ, FAST_READ, FAST_REFILL)
+            i++;
+        }
+#undef FAST_READ
+#undef FAST_REFILL
+        bs.p = p;
+    }
+#define CAREFUL_EXTRA(nb) bwd_read_fast(&bs, (nb))
+#define CAREFUL_STATE(nb) bwd_read(&bs, (nb))
+    for (; i < n; i++) SEQUENCE(CAREFUL_EXTRA, CAREFUL_STATE, (void)0)
+#undef CAREFUL_EXTRA
+#undef CAREFUL_STATE
+#undef SEQUENCE
+    if (bs.p > 0) return FAIL(ZS_ERR_CORRUPT);  // bits left unread
+    out += lits_left;
+    if (out > max) return FAIL(ZS_ERR_CORRUPT);
+    f->rep[0] = r0;
+    f->rep[1] = r1;
+    f->rep[2] = r2;
+    b->nseqs = (uint32_t)n;
+    b->size = (uint32_t)out;
+    return 0;
+}
+
+// ---- the interface ---------------------------------------------------------------
+
+zs_frame *zs_frame_create(void) {
+    zs_frame *f = calloc(1, sizeof(*f));
+    if (!f) return NULL;
+    if (seq_table(f->ll_def, ll_default, LL_MAX + 1, 6, ll_base, ll_bits) ||
+        seq_table(f->ml_def, ml_default, ML_MAX + 1, 6, ml_base, ml_bits) ||
+        seq_table(f->of_def, of_default, 29, 5, NULL, NULL)) {
+        free(f);
+        return NULL;
+    }
+    return f;
+}
+
+void zs_frame_free(zs_frame *f) { free(f); }
+
+int zs_block_init(zs_block *b) {
+    memset(b, 0, sizeof(*b));
+    b->lits = calloc(ZS_BLOCK_MAX + ZS_WILDCOPY, 1);
+    b->seqs = calloc(MAX_SEQS, sizeof(zs_seq));
+    if (!b->lits || !b->seqs) {
+        zs_block_free(b);
+        return ZS_ERR_MEMORY;
+    }
+    return 0;
+}
+
+void zs_block_free(zs_block *b) {
+    free(b->lits);
+    free(b->seqs);
+    b->lits = NULL;
+    b->seqs = NULL;
+}
+
+int zs_frame_begin(zs_frame *f, const uint8_t *s, size_t len, zs_frame_header *out) {
+    if (len < 5) return ZS_ERR_TRUNCATED;
+    uint32_t magic = rd32(s);
+    if (magic == 0xFD2FB51Eu || (magic >= 0xFD2FB522u && magic <= 0xFD2FB527u)) return ZS_ERR_UNSUPPORTED;
+    if (magic != MAGIC) return FAIL(ZS_ERR_CORRUPT);
+    unsigned fhd = s[4], did = fhd & 3, single = (fhd >> 5) & 1, fcs = fhd >> 6;
+    static const unsigned did_size[4] = {0, 1, 2, 4}, fcs_size[4] = {0, 2, 4, 8};
+    size_t hs = 5 + !single + did_size[did] + fcs_size[fcs] + (single && !fcs);
+    if (len < hs) return ZS_ERR_TRUNCATED;
+    if (fhd & 0x08) return FAIL(ZS_ERR_CORRUPT);  // reserved bit
+    zs_frame_header h = {0};
+    size_t pos = 5;
+    if (!single) {
+        unsigned wd = s[pos++], wlog = (wd >> 3) + 10;
+        if (wlog > 31) return FAIL(ZS_ERR_CORRUPT);
+        uint64_t base = 1ull << wlog;
+        h.window_size = base + (base >> 3) * (wd & 7);
+    }
+    switch (did) {
+    case 1:
+        h.dict_id = s[pos];
+        break;
+    case 2:
+        h.dict_id = rd16(s + pos);
+        break;
+    case 3:
+        h.dict_id = rd32(s + pos);
+        break;
+    }
+    pos += did_size[did];
+    switch (fcs) {
+    case 0:
+        h.content_size = single ? s[pos] : ZS_CONTENT_SIZE_UNKNOWN;
+        break;
+    case 1:
+        h.content_size = rd16(s + pos) + 256;
+        break;
+    case 2:
+        h.content_size = rd32(s + pos);
+        break;
+    default:
+        h.content_size = rd64(s + pos);
+    }
+    if (single) h.window_size = h.content_size;
+    h.block_max = (uint32_t)(h.window_size < ZS_BLOCK_MAX ? h.window_size : ZS_BLOCK_MAX);
+    h.checksum = (fhd >> 2) & 1;
+    h.header_size = (uint8_t)hs;
+    if (h.dict_id != 0) return ZS_ERR_UNSUPPORTED;
+    f->h = h;
+    f->produced = 0;
+    f->rep[0] = 1;
+    f->rep[1] = 4;
+    f->rep[2] = 8;
+    f->have_huf = f->have_seq = f->ended = 0;
+    f->ll = f->ll_def;
+    f->of = f->of_def;
+    f->ml = f->ml_def;
+    f->ll_log = f->ml_log = 6;
+    f->of_log = 5;
+    if (out) *out = h;
+    return 0;
+}
+
+// Not inlined: the phases stay apart in profiles (callgrind's inclusive costs).
+__attribute__((noinline)) int zs_decode_block(zs_frame *f, const uint8_t *s, size_t len, size_t *consumed,
+                                              zs_block *b) {
+    if (f->ended) return FAIL(ZS_ERR_CORRUPT);
+    if (len < 3) return ZS_ERR_TRUNCATED;
+    uint32_t bh = rd24(s);
+    unsigned type = (bh >> 1) & 3;
+    size_t size = bh >> 3;
+    b->last = bh & 1;
+    b->position = f->produced;
+    b->nseqs = 0;
+    b->nlits = 0;
+    if (type == 3) return FAIL(ZS_ERR_CORRUPT);
+    size_t csize = type == 1 ? 1 : size;
+    if (csize > f->h.block_max) return FAIL(ZS_ERR_CORRUPT);
+    if (len - 3 < csize) return ZS_ERR_TRUNCATED;
+    const uint8_t *p = s + 3;
+    if (type == 0 || (type == 2 && csize == 0)) {
+        // A compressed block of 0 bytes: empty, as libzstd's streaming decoder
+        // takes it (its one-shot decoder and RFC 8878 want a literals section).
+        b->kind = ZS_BLOCK_RAW;
+        b->raw = p;
+        b->size = (uint32_t)size;
+    } else if (type == 1) {
+        if (size > f->h.block_max) return FAIL(ZS_ERR_CORRUPT);
+        b->kind = ZS_BLOCK_RLE;
+        b->rle_byte = p[0];
+        b->size = (uint32_t)size;
+    } else {
+        b->kind = ZS_BLOCK_COMPRESSED;
+        size_t lused;
+        int r = literals(f, p, csize, b, &lused);
+        if (r) return r;
+        r = sequences(f, p + lused, csize - lused, b);
+        if (r) return r;
+    }
+    f->produced += b->size;
+    f->ended = b->last;
+    *consumed = 3 + csize;
+    return 0;
+}
+
+// Copies at least n bytes 16 at a time: up to 15 past the end, read and
+// written (the buffers' ZS_WILDCOPY slack). dst - src >= 16 or src after dst + n.
+static inline void wild16(uint8_t *d, const uint8_t *s, size_t n) {
+    uint8_t *e = d + n;
+    do {
+        memcpy(d, s, 16);
+        d += 16;
+        s += 16;
+    } while (d < e);
+}
+
+__attribute__((noinline)) void zs_execute(const zs_block *b, uint8_t *frame_out) {
+    uint8_t *op = frame_out + b->position;
+    if (b->kind == ZS_BLOCK_RAW) {
+        memcpy(op, b->raw, b->size);
+        return;
+    }
+    if (b->kind == ZS_BLOCK_RLE) {
+        memset(op, b->rle_byte, b->size);
+        return;
+    }
+    const uint8_t *lp = b->lits;
+    const zs_seq *q = b->seqs, *qe = q + b->nseqs;
+    for (; q < qe; q++) {
+        uint32_t ll = q->ll, ml = q->ml;
+        size_t off = q->off;
+        if (ll) wild16(op, lp, ll);
+        op += ll;
+        lp += ll;
+        const uint8_t *m = op - off;
+        if (off >= 16) {
+            wild16(op, m, ml);
+            op += ml;
+        } else {
+            // The match overlaps itself: copy its first period, which doubles
+            // the distance to copy from (the bytes repeat every `off`).
+            uint8_t *d = op, *e = op + ml;
+            while ((size_t)(d - m) < 16 && d < e) {
+                size_t k = (size_t)(d - m);
+                if (k > (size_t)(e - d)) k = (size_t)(e - d);
+                memcpy(d, m, k);
+                d += k;
+            }
+            if (d < e) wild16(d, m, (size_t)(e - d));  // d - m >= 16, a multiple of off
+            op = e;
+        }
+    }
+    memcpy(op, lp, b->nlits - (size_t)(lp - b->lits));
+}
+
+int zs_frame_end(zs_frame *f, uint64_t produced, uint64_t hash, const uint8_t *s, size_t len, size_t *consumed) {
+    *consumed = 0;
+    if (!f->ended) return FAIL(ZS_ERR_CORRUPT);
+    if (f->h.content_size != ZS_CONTENT_SIZE_UNKNOWN && produced != f->h.content_size) return FAIL(ZS_ERR_CORRUPT);
+    if (f->h.checksum) {
+        if (len < 4) return ZS_ERR_TRUNCATED;
+        if (rd32(s) != (uint32_t)hash) return ZS_ERR_CHECKSUM;
+        *consumed = 4;
+    }
+    return 0;
+}
+
+int zs_decompress(const uint8_t *src, size_t len, uint8_t *dst, size_t cap, size_t *out_len) {
+    zs_frame *f = zs_frame_create();
+    zs_block b;
+    size_t pos = 0, out = 0;
+    int r = 0;
+    *out_len = 0;
+    if (!f) return ZS_ERR_MEMORY;
+    if (zs_block_init(&b)) {
+        zs_frame_free(f);
+        return ZS_ERR_MEMORY;
+    }
+    XXH64_state_t *xs = XXH64_createState();
+    if (!xs) r = ZS_ERR_MEMORY;
+    while (!r && pos < len) {
+        if (len - pos < 5) {
+            r = ZS_ERR_TRUNCATED;
+            break;
+        }
+        uint32_t magic = rd32(src + pos);
+        if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) {  // skippable frame
+            if (len - pos < 8) {
+                r = ZS_ERR_TRUNCATED;
+                break;
+            }
+            uint64_t sz = rd32(src + pos + 4);
+            if (sz > len - pos - 8) {
+                r = ZS_ERR_TRUNCATED;
+                break;
+            }
+            pos += 8 + sz;
+            continue;
+        }
+        zs_frame_header h;
+        r = zs_frame_begin(f, src + pos, len - pos, &h);
+        if (r) break;
+        pos += h.header_size;
+        size_t frame_start = out;
+        XXH64_reset(xs, 0);
+        for (;;) {
+            size_t used;
+            r = zs_decode_block(f, src + pos, len - pos, &used, &b);
+            if (r) break;
+            pos += used;
+            if (b.size > cap - out) {
+                r = ZS_ERR_DST_SIZE;
+                break;
+            }
+            zs_execute(&b, dst + frame_start);
+            if (h.checksum) XXH64_update(xs, dst + out, b.size);
+            out += b.size;
+            if (b.last) break;
+        }
+        if (r) break;
+        size_t used;
+        r = zs_frame_end(f, out - frame_start, h.checksum ? XXH64_digest(xs) : 0, src + pos, len - pos, &used);
+        pos += used;
+    }
+    if (xs) XXH64_freeState(xs);
+    zs_block_free(&b);
+    zs_frame_free(f);
+    *out_len = out;
+    return r;
+}
+
+const char *zs_error_name(int code) {
+    switch (code) {
+    case ZS_OK:
+        return "ok";
+    case ZS_ERR_CORRUPT:
+        return "corrupt";
+    case ZS_ERR_TRUNCATED:
+        return "truncated";
+    case ZS_ERR_UNSUPPORTED:
+        return "unsupported";
+    case ZS_ERR_DST_SIZE:
+        return "output too large";
+    case ZS_ERR_CHECKSUM:
+        return "checksum";
+    case ZS_ERR_MEMORY:
+        return "memory";
+    default:
+        return "unknown";
+    }
+}
