@@ -87,6 +87,15 @@ let package = Package(
         // What Swift cannot write or reach: the SIGBUS guard of mapped input
         // files (a signal handler) and thread naming (_GNU_SOURCE).
         .target(name: "CSupport"),
+        // A zstd frame decoder in two phases (issue 81): blocks entropy-decoded
+        // into records, then executed, so that the two run on different
+        // cores. Not wired to the engine yet; scripts/zstd-split-check and
+        // scripts/zstd-split-fuzz hold it to libzstd. C11; XXH64 from libxxhash.
+        .target(
+            name: "CZstdSplit",
+            dependencies: ["CXXHash"],
+            cSettings: [.unsafeFlags(["-std=c11", "-O2"])]
+        ),
         // The executable's allocator (jemalloc, Debian's libjemalloc-dev) and
         // its settings; only the executable links it, in release builds: the
         // debug builds are the ones run under the sanitizers, whose own

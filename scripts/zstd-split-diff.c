@@ -7,6 +7,7 @@
 //                                     --long=27), decoded by both
 //   zstd-split-diff check FILE.zst    one compressed file, decoded by both
 //   zstd-split-diff fuzz-one FILE     one (possibly damaged) input, the oracle below
+//                                     (built with -DZSPLIT_FUZZ: the libFuzzer target)
 //   zstd-split-diff bench FILE.zst zsplit|libzstd|libzstd1   one decode, for callgrind
 //
 // The oracle: libzstd's buffer-less streaming decoder
@@ -115,6 +116,7 @@ static int compare(const uint8_t *src, size_t len, size_t cap, int valid, const 
     return 0;
 bad:
     n_diff++;
+#ifndef ZSPLIT_FUZZ
     {
         static int dumped;
         char name[64];
@@ -126,6 +128,7 @@ bad:
         }
         fprintf(stderr, "(zsplit's error at zsplit.c:%d; input in %s)\n", zs_trace_line, name);
     }
+#endif
     fprintf(stderr, "DIFF %s: libzstd %s (%zu bytes), zsplit %s (%zu bytes), input %zu bytes\n", what,
             ref == 0 ? "ok" : "error", ref == 0 ? ref_len : 0, zs_error_name(ours), our_len, len);
     return 1;
@@ -355,6 +358,15 @@ static int bench(const char *path, const char *which) {
     return r != 0;
 }
 
+#ifdef ZSPLIT_FUZZ
+// The libFuzzer target (scripts/zstd-split-fuzz): every input, the oracle
+// above; a difference aborts, and libFuzzer keeps the input.
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (!dctx) dctx = ZSTD_createDCtx();
+    if (compare(data, size, FUZZ_CAP, 0, "fuzz input")) abort();
+    return 0;
+}
+#else
 int main(int argc, char **argv) {
     dctx = ZSTD_createDCtx();
     if (argc >= 2 && strcmp(argv[1], "gen") == 0) return gen(argc > 2 ? strtoull(argv[2], 0, 10) : 1);
@@ -379,3 +391,4 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: see the header of scripts/zstd-split-diff.c\n");
     return 2;
 }
+#endif
