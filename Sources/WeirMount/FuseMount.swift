@@ -56,6 +56,14 @@ package enum FuseMount {
             entry.attr_timeout = FuseMount.timeout
             let tree = archive.tree
             if let child = tree.child(of: folder, named: UnsafeRawBufferPointer(start: name, count: strlen(name))) {
+                // The kernel opens a device or a FIFO itself, never asking: its record is checked here.
+                if FuseMount.checkedAtLookup(tree.nodes[child].kind) {
+                    let refused = archive.check(child)
+                    guard refused == 0 else {
+                        fuse_reply_err(request, refused)
+                        return
+                    }
+                }
                 entry.ino = fuse_ino_t(child + 1)
                 entry.attr = FuseMount.stat(of: tree.nodes[child], number: child)
                 if tree.nodes[child].kind != .folder { archive.fileTouched(lookedUp: true) }
@@ -84,12 +92,32 @@ package enum FuseMount {
                 fuse_reply_err(request, EINVAL)
                 return
             }
+            let refused = archive.check(node)
+            guard refused == 0 else {
+                fuse_reply_err(request, refused)
+                return
+            }
             var link = archive.tree.link(of: node)
             // A target holding a NUL is cut there, as a C string is.
             link.append(0)
             link.withUnsafeBufferPointer { link in
                 link.withMemoryRebound(to: CChar.self) { _ = fuse_reply_readlink(request, $0.baseAddress) }
             }
+        }
+        // A folder's record is checked at its first listing (what it lists are the other members', each
+        // checked when served).
+        operations.opendir = { request, inode, info in
+            guard let archive = FuseMount.mounted(request), let info,
+                  let node = FuseMount.node(inode, in: archive) else {
+                fuse_reply_err(request, ENOENT)
+                return
+            }
+            let refused = archive.check(node)
+            guard refused == 0 else {
+                fuse_reply_err(request, refused)
+                return
+            }
+            fuse_reply_open(request, info)
         }
         operations.readdir = { request, inode, size, offset, _ in
             FuseMount.list(request, inode, size: size, from: offset, plus: false)
@@ -296,7 +324,8 @@ package enum FuseMount {
             let needed: Int
             if plus {
                 var entry = fuse_entry_param()
-                if attributes {
+                // A device or FIFO not checked yet: the kernel looks it up (and the lookup checks it).
+                if attributes, !checkedAtLookup(tree.nodes[number].kind) || archive.isChecked(number) {
                     entry.ino = fuse_ino_t(number + 1)
                     entry.attr = FuseMount.stat(of: tree.nodes[number], number: number)
                     entry.entry_timeout = FuseMount.timeout
@@ -334,6 +363,13 @@ package enum FuseMount {
             if !added { break }
         }
         send(request, buffer, used)
+    }
+
+    /// Whether a node of `kind` is checked at its lookup: a device or a
+    /// FIFO, which the kernel opens without a request (files are checked at
+    /// their first read, links at their reading, folders at their listing).
+    private static func checkedAtLookup(_ kind: MountNode.Kind) -> Bool {
+        kind == .characterDevice || kind == .blockDevice || kind == .fifo
     }
 
     /// The archive of the mount `request` is for.

@@ -39,6 +39,27 @@ package struct MountTree: Sendable {
     private var bytes: MountBytes
     /// Members left out (a `..` name, a hard link to nothing).
     package private(set) var skipped = 0
+    /// The hard links' own records, by the node they lead to: a name that
+    /// leads to a node is served only once its record, as well as the
+    /// node's, passed the check against its own header blocks (a record
+    /// that calls a file a hard link would show another member's bytes).
+    package private(set) var hardLinks: [HardLink] = []
+
+    /// A hard link's record: where its header blocks lie in the content,
+    /// what it lists, and its name and target, ranges of the tree's bytes.
+    package struct HardLink: Sendable {
+        package var node: UInt32
+        package var headerStart: Int
+        var headerLength: UInt32
+        package var dataLength: Int
+        package var size: Int
+        var pathStart: Int
+        var pathLength: UInt32
+        var linkLength: UInt32
+
+        /// Where its header blocks lie in the content.
+        package var header: Range<Int> { headerStart ..< headerStart + Int(headerLength) }
+    }
 
     /// The owner, group and time of folders the tar implies.
     package struct Implied: Sendable {
@@ -68,7 +89,7 @@ package struct MountTree: Sendable {
             building.discard()
             throw error
         }
-        (nodes, entries, bytes, skipped) = building.finish()
+        (nodes, entries, bytes, skipped, hardLinks) = building.finish()
     }
 
     /// A tree of one file, `name`, holding the whole content of `size`
@@ -174,6 +195,24 @@ package struct MountTree: Sendable {
     package func link(of node: Int) -> [UInt8] {
         let start = nodes[node].pathStart + Int(nodes[node].pathLength)
         return bytes[start ..< start + Int(nodes[node].linkLength)]
+    }
+
+    /// The hard links' records that lead to `node`, in archive order.
+    package func hardLinks(to node: Int) -> ArraySlice<HardLink> {
+        var low = 0, high = hardLinks.count
+        while low < high {
+            let middle = (low + high) / 2
+            if Int(hardLinks[middle].node) < node { low = middle + 1 } else { high = middle }
+        }
+        var end = low
+        while end < hardLinks.count, Int(hardLinks[end].node) == node { end += 1 }
+        return hardLinks[low ..< end]
+    }
+
+    /// A hard link's name as its record lists it, and its target.
+    package func names(of link: HardLink) -> (path: [UInt8], target: [UInt8]) {
+        let pathEnd = link.pathStart + Int(link.pathLength)
+        return (bytes[link.pathStart ..< pathEnd], bytes[pathEnd ..< pathEnd + Int(link.linkLength)])
     }
 
     /// Bytes order, a shorter name first when one begins the other:

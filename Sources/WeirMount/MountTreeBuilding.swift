@@ -72,6 +72,8 @@ struct MountTreeBuilding {
     private var partsStart = 0
     private var partsValid = false
     private var skipped = 0
+    /// The hard links bound so far, in archive order.
+    private var hardLinks: [MountTree.HardLink] = []
     private let implied: MountTree.Implied
 
     /// Ready for the members of an index of `members` members.
@@ -158,13 +160,19 @@ struct MountTreeBuilding {
         if member.type == UInt8(ascii: "1") {
             let linkStart = append(member.link)
             let target = Self.split(bytes, linkStart ..< byteCount, into: &targetParts) ? find(targetParts) : nil
-            byteCount = linkStart
             guard let target, nodes[target].kind != .folder else {
+                byteCount = linkStart
                 skipped += 1
                 return
             }
             node = target
             nodes[node].links += 1
+            // Its own record, checked against its own header blocks with its target's (its name and link kept).
+            hardLinks.append(MountTree.HardLink(
+                node: UInt32(node), headerStart: member.headerOffset,
+                headerLength: UInt32(clamping: member.dataOffset - member.headerOffset), dataLength: member.dataLength,
+                size: member.size, pathStart: start, pathLength: UInt32(clamping: member.path.count),
+                linkLength: UInt32(clamping: member.link.count)))
         } else {
             node = nodes.count
             nodes.append(Self.node(of: member, pathStart: start, implied: implied))
@@ -183,7 +191,8 @@ struct MountTreeBuilding {
     /// name stored twice its last entry only (the others' nodes one name
     /// fewer), each folder's link count set (2, and one per folder in it).
     /// The builder is done with after it.
-    mutating func finish() -> (nodes: [MountNode], entries: [MountTree.Entry], bytes: MountBytes, skipped: Int) {
+    mutating func finish() -> (nodes: [MountNode], entries: [MountTree.Entry], bytes: MountBytes, skipped: Int,
+                               hardLinks: [MountTree.HardLink]) {
         slots = []
         var nodes = self.nodes
         self.nodes = []
@@ -238,7 +247,10 @@ struct MountTreeBuilding {
             let run = Int(nodes[folder].firstEntry) ..< Int(nodes[folder].firstEntry + nodes[folder].entryCount)
             nodes[folder].links = 2 + Int32(sorted[run].count { nodes[Int($0.node)].kind == .folder })
         }
-        return (nodes, sorted, MountBytes(taking: bytes, count: byteCount), skipped)
+        // By the node they lead to, each node's in archive order: its check finds them by a binary search.
+        let links = hardLinks.enumerated().sorted { ($0.element.node, $0.offset) < ($1.element.node, $1.offset) }
+            .map(\.element)
+        return (nodes, sorted, MountBytes(taking: bytes, count: byteCount), skipped, links)
     }
 
     /// Whether the names of `entries` at `run` are in order, each once.

@@ -159,47 +159,92 @@ package final class MountedArchive: Sendable {
     /// while it is the same file.
     package func changed() -> String? { watch.changed() }
 
-    /// Checks that `node` may be read: the archive is the same, and the
-    /// member's header blocks are what the index says (once per node: at
-    /// its first open, or its first read when opens are not asked).
+    /// Checks that file `node` may be read: the archive is the same, and
+    /// its records are what their header blocks say (``check(_:)``).
     ///
     /// - Returns: 0, or the errno to answer.
     package func open(_ node: Int) -> Int32 {
-        let entry = tree.nodes[node]
-        guard entry.kind == .file else { return 0 }
+        guard tree.nodes[node].kind == .file else { return 0 }
         fileTouched(lookedUp: false)
         if watch.changed(unlessCheckedWithin: 1_000_000) != nil { return EIO }
+        return check(node)
+    }
+
+    /// Checks, once per node, that what the mount serves of `node` is what
+    /// the member's own header blocks say, as `weir -d --member` checks a
+    /// member (``MemberRecordCheck``: its name, type, link target, data
+    /// length and size), and so is the record of each hard link that leads
+    /// to it; a sparse file's map is read then. Made before a file's first
+    /// read (its open, or its first read when opens are not asked), a
+    /// symbolic link's first reading, a folder's first listing, and a
+    /// device's or FIFO's first lookup (the kernel opens those itself).
+    ///
+    /// - Returns: 0, or EIO (with a message naming the archive, the name
+    ///   and what disagrees).
+    package func check(_ node: Int) -> Int32 {
         guard !isChecked(node) else { return 0 }
-        guard !entry.header.isEmpty else {
-            checked.withLock { $0[node / 64] |= 1 << UInt64(node % 64) }
-            return 0
-        }
-        let header = [UInt8](unsafeUninitializedCapacity: entry.header.count) { buffer, count in
-            count = 0
-            do throws(WeirError) {
-                try cache.read(entry.header, into: UnsafeMutableRawBufferPointer(buffer))
-                count = entry.header.count
-            } catch {
-                failed(error, node: node)
-            }
-        }
-        guard header.count == entry.header.count else { return EIO }
+        let entry = tree.nodes[node]
         var sparse = TarSparseMap.Found.notSparse
-        let problem: String? = header.withUnsafeBytes { all in
-            if let problem = TarHeaderCheck.problem(in: all, path: tree.memberPath(of: node))
-                ?? MemberDataLengthCheck.problem(in: all, dataLength: entry.dataLength, type: entry.type,
-                                                 link: tree.link(of: node)) {
-                return "member index disagrees with the archive: \(problem)"
+        if !entry.header.isEmpty {
+            // What is served of the node: a symbolic link's size is its target's length, not its record's.
+            let size = entry.kind == .symbolicLink ? 0 : entry.size
+            let problem = recordProblem(node: node, header: entry.header, path: tree.memberPath(of: node),
+                                        type: entry.type, link: tree.link(of: node), dataLength: entry.dataLength,
+                                        size: size) { header in
+                if entry.kind == .file { sparse = TarSparseMap.parse(header: header) }
             }
-            sparse = TarSparseMap.parse(header: all)
-            return nil
+            if let problem {
+                if !problem.isEmpty { log("\(name): \(tree.shownPath(of: node)): \(problem)") }
+                return EIO
+            }
         }
-        if let problem = problem ?? sparseProblem(sparse, of: node) {
+        for link in tree.hardLinks(to: node) {
+            let (path, target) = tree.names(of: link)
+            if let problem = recordProblem(node: node, header: link.header, path: path, type: UInt8(ascii: "1"),
+                                           link: target, dataLength: link.dataLength, size: link.size) {
+                if !problem.isEmpty { log("\(name): /\(String(decoding: path, as: UTF8.self)): \(problem)") }
+                return EIO
+            }
+        }
+        if let problem = sparseProblem(sparse, of: node) {
             if !problem.isEmpty { log("\(name): \(tree.shownPath(of: node)): \(problem)") }
             return EIO
         }
         checked.withLock { $0[node / 64] |= 1 << UInt64(node % 64) }
         return 0
+    }
+
+    /// Why the record of `path` — its `type`, `link`, `dataLength` and
+    /// `size` — is not what its header blocks at `header` (content
+    /// offsets) say; `body` is handed the blocks once they passed.
+    ///
+    /// - Returns: nil when it is; empty when the blocks could not be read
+    ///   (told already, naming `node`'s file).
+    private func recordProblem(node: Int, header range: Range<Int>, path: [UInt8], type: UInt8, link: [UInt8],
+                               dataLength: Int, size: Int,
+                               _ body: (UnsafeRawBufferPointer) -> Void = { _ in }) -> String? {
+        guard range.upperBound <= cache.reader.count else {
+            return "member index disagrees with the archive: its header blocks end at \(range.upperBound), "
+                + "past the content's end at \(cache.reader.count)"
+        }
+        let header = [UInt8](unsafeUninitializedCapacity: range.count) { buffer, count in
+            count = 0
+            do throws(WeirError) {
+                try cache.read(range, into: UnsafeMutableRawBufferPointer(buffer))
+                count = range.count
+            } catch {
+                failed(error, node: node)
+            }
+        }
+        guard header.count == range.count else { return "" }
+        return header.withUnsafeBytes { all in
+            if let problem = MemberRecordCheck.problem(in: all, path: path, type: type, link: link,
+                                                       dataLength: dataLength, size: size) {
+                return "member index disagrees with the archive: \(problem)"
+            }
+            body(all)
+            return nil
+        }
     }
 
     /// Keeps the map of sparse member `node` (`found` from its header
@@ -269,7 +314,8 @@ package final class MountedArchive: Sendable {
         }
     }
 
-    private func isChecked(_ node: Int) -> Bool {
+    /// Whether `node` passed ``check(_:)``.
+    package func isChecked(_ node: Int) -> Bool {
         checked.withLock { $0[node / 64] & 1 << UInt64(node % 64) != 0 }
     }
 

@@ -9,7 +9,8 @@ import WeirTar
 /// decoding only the frames that hold them (a ``SeekableReader``).
 ///
 /// Every member read is checked first: its header blocks must parse as tar
-/// and name the path the index lists, or the read fails ("member index
+/// and give the record the index lists (``MemberRecordCheck``: its path,
+/// type, link, data length and size), or the read fails ("member index
 /// disagrees with the archive") before any of its bytes is handed on.
 ///
 /// Safe to share across threads: reads go on at once (the reader's).
@@ -125,11 +126,7 @@ public final class TarArchive: Sendable {
                 header.append(contentsOf: rest.prefix(taken))
                 rest = UnsafeRawBufferPointer(rebasing: rest.dropFirst(taken))
                 guard header.count == record.headerLength else { return }
-                if let problem = header.withUnsafeBytes({ header in
-                    TarHeaderCheck.problem(in: header, path: record.path)
-                        ?? MemberDataLengthCheck.problem(in: header, dataLength: record.dataLength, type: record.type,
-                                                         link: record.link)
-                }) {
+                if let problem = header.withUnsafeBytes({ MemberRecordCheck.problem(in: $0, of: record) }) {
                     throw WeirError.memberIndexDisagrees(path: path, name: member.name,
                                                          offset: record.headerOffset, problem)
                 }
@@ -180,11 +177,7 @@ public final class TarArchive: Sendable {
                     "it ends at \(member.end), past the content's end at \(reader.count)")
             }
             let header = try reader.read(at: member.headerOffset, count: member.headerLength)
-            let problem = header.withUnsafeBytes { header in
-                TarHeaderCheck.problem(in: header, path: member.path)
-                    ?? MemberDataLengthCheck.problem(in: header, dataLength: member.dataLength, type: member.type,
-                                                     link: member.link)
-            }
+            let problem = header.withUnsafeBytes { MemberRecordCheck.problem(in: $0, of: member) }
             if let problem {
                 throw WeirError.memberIndexDisagrees(path: path, name: name, offset: member.headerOffset, problem)
             }

@@ -154,6 +154,37 @@ package struct TarHeader {
         }
     }
 
+    /// The type the member index records for a member whose own header's
+    /// type flag is `raw` and whose name is `path`, as GNU tar reads it: a
+    /// v7 file (`\0`), a contiguous one (`7`) or a multi-volume piece (`M`)
+    /// is a file (`0`); GNU's dump folder (`D`) a folder (`5`), as is a v7
+    /// file whose name ends with `/`; a type tar does not know, a file. The
+    /// walk that makes the index (``TarWalk``) and the check of a record
+    /// against its header blocks (``MemberRecordCheck``) both ask it.
+    package static func indexedType(_ raw: UInt8, path: some BidirectionalCollection<UInt8>) -> UInt8 {
+        switch raw {
+        case 0: path.last == UInt8(ascii: "/") ? UInt8(ascii: "5") : UInt8(ascii: "0")
+        case UInt8(ascii: "7"), UInt8(ascii: "M"): UInt8(ascii: "0")
+        case UInt8(ascii: "D"): UInt8(ascii: "5")
+        case UInt8(ascii: "0"), UInt8(ascii: "1"), UInt8(ascii: "2"), UInt8(ascii: "3"), UInt8(ascii: "4"),
+             UInt8(ascii: "5"), UInt8(ascii: "6"), UInt8(ascii: "S"): raw
+        default: UInt8(ascii: "0")
+        }
+    }
+
+    /// The size the member index records for a member of indexed `type`
+    /// (``indexedType(_:path:)``) storing `stored` bytes of data: none for a
+    /// symbolic link, a device, a folder or a FIFO; a sparse member's real
+    /// size (pax `GNU.sparse.realsize` or `.size`, else GNU's `S` header's);
+    /// else what it stores.
+    package static func indexedSize(type: UInt8, stored: Int, sparseRealSize: Int?, gnuRealSize: Int) -> Int {
+        switch type {
+        case UInt8(ascii: "2"), UInt8(ascii: "3"), UInt8(ascii: "4"), UInt8(ascii: "5"), UInt8(ascii: "6"): 0
+        case UInt8(ascii: "S"): sparseRealSize ?? gnuRealSize
+        default: sparseRealSize ?? stored
+        }
+    }
+
     /// `count` rounded up to whole 512-byte blocks (nil when that overflows).
     package static func blocks(_ count: Int) -> Int? {
         let (sum, overflow) = count.addingReportingOverflow(511)

@@ -227,14 +227,6 @@ package struct TarWalk<Sink: TarMemberSink> {
             sink.append(last)
         }
         count += 1
-        var type = raw
-        switch raw {
-        case 0, UInt8(ascii: "7"), UInt8(ascii: "M"): type = UInt8(ascii: "0")
-        case UInt8(ascii: "D"): type = UInt8(ascii: "5")
-        case UInt8(ascii: "0"), UInt8(ascii: "1"), UInt8(ascii: "2"), UInt8(ascii: "3"), UInt8(ascii: "4"),
-             UInt8(ascii: "5"), UInt8(ascii: "6"), UInt8(ascii: "S"): break
-        default: type = UInt8(ascii: "0")
-        }
         let storedSize = pax.size ?? field
         let stored = TarHeader.storedData(type: raw, size: storedSize)
         if let name = pax.sparseName ?? pax.path ?? longName {
@@ -245,7 +237,7 @@ package struct TarWalk<Sink: TarMemberSink> {
             Self.assign(header.text(0, 100), to: &last.path)
         }
         // A v7 header names a folder by a trailing slash only.
-        if type == UInt8(ascii: "0"), raw == 0, last.path.last == UInt8(ascii: "/") { type = UInt8(ascii: "5") }
+        let type = TarHeader.indexedType(raw, path: last.path)
         if type == UInt8(ascii: "1") || type == UInt8(ascii: "2") {
             if let link = pax.linkpath ?? longLink {
                 Self.assign(link, to: &last.link)
@@ -261,14 +253,8 @@ package struct TarWalk<Sink: TarMemberSink> {
         if let gname = pax.gname { Self.assign(gname, to: &last.gname) } else {
             Self.assign(header.text(297, 32), to: &last.gname)
         }
-        switch type {
-        case UInt8(ascii: "2"), UInt8(ascii: "3"), UInt8(ascii: "4"), UInt8(ascii: "5"), UInt8(ascii: "6"):
-            last.size = 0
-        case UInt8(ascii: "S"):
-            last.size = pax.sparseRealSize ?? header.gnuRealSize
-        default:
-            last.size = pax.sparseRealSize ?? storedSize
-        }
+        last.size = TarHeader.indexedSize(type: type, stored: storedSize, sparseRealSize: pax.sparseRealSize,
+                                          gnuRealSize: header.gnuRealSize)
         last.mtime = pax.mtime ?? header.mtime
         last.mode = header.mode
         last.uid = pax.uid ?? header.uid
