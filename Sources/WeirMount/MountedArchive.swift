@@ -80,6 +80,9 @@ package final class MountedArchive: Sendable {
         }
     }
 
+    /// The most header blocks a member's check reads: 16 MiB.
+    static let headerBlocksMost = 16 << 20
+
     /// Opens the archive at `path` (absolute), named `name` in messages.
     ///
     /// - Throws: `WeirError` for a file that is not zstd, or cannot be read,
@@ -111,9 +114,10 @@ package final class MountedArchive: Sendable {
         var archive: TarArchive?
         if let table = try SeekTable.atEnd(of: file, fileSize: status.size),
            let found = try MemberIndex.records(in: file, table: table, checking: false) {
-            // weir's archives: the table and the index read once, through the watched descriptor;
-            // the records are checked by the tree's walk of them, and not kept after it.
-            reader = try SeekableReader(file: file, table: table, options: options.decompression)
+            // weir's archives: the table and the index read once, through the watched descriptor, the table
+            // checked against the frames' headers (a file's: any frame's bytes are served without the frames
+            // before it decoded); the records are checked by the tree's walk of them, and not kept after it.
+            reader = try SeekableReader(file: file, table: table, options: options.decompression, checkingTable: true)
             records = found.records
         } else {
             do throws(WeirError) {
@@ -123,7 +127,7 @@ package final class MountedArchive: Sendable {
                 records = opened.records
                 archive = opened
             } catch where error.kind == .noMemberIndex {
-                reader = try SeekableReader(path: path, options: options.decompression)
+                reader = try SeekableReader(path: path, options: options.decompression, checkingTable: true)
                 let observer = options.indexing?(status.size)
                 defer { if observer != nil { options.indexed?() } }
                 records = try TarContentScan.records(path: path, options: options.decompression, observer: observer)
@@ -132,7 +136,7 @@ package final class MountedArchive: Sendable {
                         + "weir --index adds one to the file, and the next mount reads no content")
                 }
             } catch where error.kind == .notTar {
-                reader = try SeekableReader(path: path, options: options.decompression)
+                reader = try SeekableReader(path: path, options: options.decompression, checkingTable: true)
             }
         }
         notes += reader.warnings
@@ -226,6 +230,12 @@ package final class MountedArchive: Sendable {
         guard range.upperBound <= cache.reader.count else {
             return "member index disagrees with the archive: its header blocks end at \(range.upperBound), "
                 + "past the content's end at \(cache.reader.count)"
+        }
+        // No tar writes header blocks of this size (pax records of a few KiB, a sparse map of a few blocks):
+        // an index that says so is not believed with the memory it would take.
+        guard range.count <= Self.headerBlocksMost else {
+            return "member index disagrees with the archive: it lists \(range.count) bytes of header blocks, "
+                + "more than the \(Self.headerBlocksMost) a mount reads"
         }
         let header = [UInt8](unsafeUninitializedCapacity: range.count) { buffer, count in
             count = 0

@@ -76,9 +76,11 @@ public final class TarArchive: Sendable {
         ((try? records.members()) ?? []).enumerated().map { TarMember($1, position: $0) }
     }
 
-    /// Why a file has no index: a tar without one, or not a tar at all.
+    /// Why a file has no index: a tar without one, or not a tar at all (its
+    /// first frame read through a table checked against the frames: a table
+    /// that lies about it is ignored, not an error of the first frame).
     private static func missingIndex(path: String, options: DecompressionOptions) throws(WeirError) -> WeirError {
-        let reader = try SeekableReader(path: path, options: options)
+        let reader = try SeekableReader(path: path, options: options, checkingTable: true)
         let first = try reader.read(at: 0, count: min(reader.count, TarHeaderCheck.block))
         let isTar = first.count == TarHeaderCheck.block && first.withUnsafeBytes { TarHeaderCheck.checksumMatches($0) }
         return isTar ? .noMemberIndex(path: path, singleFrame: reader.frameCount == 1)
@@ -93,7 +95,7 @@ public final class TarArchive: Sendable {
         return try reader.withLock { kept in
             Result { () throws(WeirError) -> SeekableReader in
                 if let kept { return kept }
-                let made = try SeekableReader(file: file, table: table, options: options)
+                let made = try SeekableReader(file: file, table: table, options: options, checkingTable: false)
                 kept = made
                 return made
             }

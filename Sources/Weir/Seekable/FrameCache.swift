@@ -106,6 +106,13 @@ package final class FrameCache: Sendable {
     /// would (the mount's check that the archive is still the one it read).
     private let decoded: @Sendable () throws(WeirError) -> Void
     private let state = ConditionLock(State())
+    /// The frames whose content size only their seek table entry gives
+    /// (their headers, read when the reader opened, declare none), in
+    /// order: each is decoded, and so its size checked, before any byte of
+    /// a frame after it is served (a size that lies would serve the content
+    /// after it from the wrong offsets); then `sizesChecked` counts it.
+    private let tableSized: [Int]
+    private let sizesChecked = Locked(0)
 
     /// A cache of `reader`'s frames of up to `budget` bytes; `decoded` is
     /// called after each decode (and each streamed read), before its bytes
@@ -115,6 +122,9 @@ package final class FrameCache: Sendable {
         self.reader = reader
         self.budget = max(0, budget)
         self.decoded = decoded
+        tableSized = reader.frames.indices.filter { index in
+            reader.frames[index].sizeFromTableOnly && !reader.frames[index].headerUnread
+        }
     }
 
     /// How many frames were decoded into the cache so far.
@@ -139,6 +149,8 @@ package final class FrameCache: Sendable {
         guard range.lowerBound >= 0, range.upperBound <= reader.count else {
             throw WeirError.outOfRange(path: reader.path, range: range, size: reader.count)
         }
+        guard !range.isEmpty else { return }
+        try checkSizes(before: reader.frame(containing: range.upperBound - 1))
         var index = reader.frame(containing: range.lowerBound)
         while index < reader.frameCount, range.lowerBound < range.upperBound {
             let frame = reader.contentRange(ofFrame: index)
@@ -179,6 +191,7 @@ package final class FrameCache: Sendable {
         let index = reader.frame(containing: range.lowerBound)
         let frame = reader.contentRange(ofFrame: index)
         guard range.upperBound <= frame.upperBound, keeps(frame.count) else { return nil }
+        try checkSizes(before: index)
         return try withFrame(index, from: range.lowerBound, to: range.upperBound) { all in
             body(UnsafeRawBufferPointer(
                 rebasing: all[(range.lowerBound - frame.lowerBound) ..< (range.upperBound - frame.lowerBound)]))
@@ -220,6 +233,32 @@ package final class FrameCache: Sendable {
         DispatchQueue.global(qos: .utility).async { [self] in
             // A frame that fails here fails again, with its error, for the read that needs it.
             _ = try? decode(index, size: size, input: input)
+        }
+    }
+
+    /// Decodes, once, each frame before frame `index` whose size only its
+    /// seek table entry gives, in order, checking it (``tableSized``).
+    ///
+    /// - Throws: the reader's error for a frame that fails (its size not
+    ///   the entry's): every read past it fails the same way.
+    private func checkSizes(before index: Int) throws(WeirError) {
+        guard let first = tableSized.first, first < index else { return }
+        while true {
+            let next = sizesChecked.current
+            guard next < tableSized.count, tableSized[next] < index else { return }
+            let frame = tableSized[next], content = reader.contentRange(ofFrame: frame)
+            if content.isEmpty {
+                // No content listed: decoded whole, it must have none.
+                _ = try reader.decodeFrame(frame)
+                try decoded()
+            } else if keeps(content.count) {
+                try withFrame(frame, from: content.upperBound - 1, to: content.upperBound) { _ in }
+            } else {
+                // Read to its end, a frame is decoded to its end and checked there.
+                try reader.read(content.upperBound - 1 ..< content.upperBound) { _ throws(WeirError) in }
+                try decoded()
+            }
+            sizesChecked.withLock { $0 = max($0, next + 1) }
         }
     }
 

@@ -42,12 +42,15 @@ extension FrameListing {
     ///
     /// With `trusting`, the entries are taken as the table gives them
     /// (``trustedTable(_:in:firstIndex:)``): no frame header is read.
+    /// With `walkingBlocks`, each entry's compressed size must be where its
+    /// frame ends too (``frameEnd(in:at:header:before:)``).
     static func fromTables(_ tables: [SeekTable], after prefix: [Frame], in file: Descriptor,
-                           fileSize: Int, trusting: Bool = false) throws(WeirError) -> FrameListing? {
+                           fileSize: Int, trusting: Bool = false,
+                           walkingBlocks: Bool = false) throws(WeirError) -> FrameListing? {
         var frames = prefix
         for table in tables {
             let found = trusting ? try trustedTable(table, in: file, firstIndex: frames.count)
-                : try fromTable(table, in: file, firstIndex: frames.count)
+                : try fromTable(table, in: file, firstIndex: frames.count, walkingBlocks: walkingBlocks)
             guard let described = found else { return nil }
             frames += described
             frames.append(Frame(index: frames.count, offset: table.tableOffset, compressedSize: table.encodedSize,
@@ -61,8 +64,8 @@ extension FrameListing {
     /// when they do not match the table (see ``fromTables(_:after:in:fileSize:)``).
     ///
     /// - Throws: as ``fromTables(_:after:in:fileSize:)``.
-    private static func fromTable(_ table: SeekTable, in file: Descriptor,
-                                  firstIndex: Int) throws(WeirError) -> [Frame]? {
+    private static func fromTable(_ table: SeekTable, in file: Descriptor, firstIndex: Int,
+                                  walkingBlocks: Bool) throws(WeirError) -> [Frame]? {
         let entries = table.entries
         var frames: [Frame] = []
         frames.reserveCapacity(entries.count)
@@ -99,6 +102,11 @@ extension FrameListing {
             guard case .success(let ended) = fed, let parsed = scanner.currentHeader ?? ended.first?.header,
                   !parsed.isSkippable else { return nil }
             if let declared = parsed.contentSize, declared != UInt64(content) { return nil }
+            if walkingBlocks,
+               frameEnd(in: file, at: start, header: parsed, before: start + compressedSize + 1)
+                != start + compressedSize {
+                return nil
+            }
             if let why = SeekTable.impossibility(of: entry, number: index) {
                 throw WeirError.corruptSeekTable(
                     path: file.path, "\(why): frame \(firstIndex + index) at offset \(start) is a zstd frame")
@@ -168,6 +176,35 @@ extension FrameListing {
                                 hasChecksum: table.hasChecksums, sizeFromTableOnly: true, headerUnread: true))
         }
         return frames
+    }
+
+    /// Where the zstd frame at `offset`, whose header is `header`, ends in
+    /// `file`: its block headers read one by one (3 bytes each: a block's
+    /// type and size give where the next begins), to the last block, then
+    /// its checksum. Nil when a block header cannot be read or is not one
+    /// (a reserved type, a size past the frame's block maximum), or the walk
+    /// reaches `limit` first.
+    static func frameEnd(in file: Descriptor, at offset: Int, header: FrameHeader, before limit: Int) -> Int? {
+        var at = offset + header.headerSize
+        while at + 3 <= limit {
+            guard let bytes = try? file.read(count: 3, at: at, operation: .list), bytes.count == 3 else { return nil }
+            let value = Int(bytes[0]) | Int(bytes[1]) << 8 | Int(bytes[2]) << 16
+            let size = value >> 3
+            let stored: Int
+            switch value >> 1 & 3 {
+            case 0: stored = size  // raw
+            case 1: stored = 1  // RLE: one byte, repeated
+            case 2: stored = size  // compressed
+            default: return nil
+            }
+            guard size <= header.blockMaximumSize else { return nil }
+            at += 3 + stored
+            if value & 1 != 0 {
+                let end = at + (header.hasChecksum ? 4 : 0)
+                return end <= limit ? end : nil
+            }
+        }
+        return nil
     }
 
     /// The little-endian u32 that `bytes` begins with.

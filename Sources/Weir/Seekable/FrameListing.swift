@@ -154,13 +154,19 @@ package struct FrameListing: Sendable {
     /// only for what the entries themselves rule out; without, each entry is
     /// checked against its frame's header and stored checksum first (`-l`).
     ///
+    /// With `walkingBlocks` too (a mount), each entry's compressed size must
+    /// also be where its frame ends, found by walking the frame's block
+    /// headers (3 bytes a block): an entry that ends inside its frame, where
+    /// the frame's data happens to hold another frame, would otherwise serve
+    /// that frame's content in the place of the rest of its own.
+    ///
     /// A remote file (a ``Descriptor`` on a ``PositionalSource``) is always
     /// read trusting its table: checking each entry would be a request per
     /// frame; its frames are checked when decoded (`-t`, a read).
     ///
     /// - Throws: as ``read(path:windowShown:)``.
-    package static func read(_ file: Descriptor, table known: SeekTable? = nil,
-                             trustingTable: Bool = false) throws(WeirError) -> FrameListing {
+    package static func read(_ file: Descriptor, table known: SeekTable? = nil, trustingTable: Bool = false,
+                             walkingBlocks: Bool = false) throws(WeirError) -> FrameListing {
         let path = file.path
         let trustingTable = trustingTable || file.source != nil
         // A file of a file system whose sizes are not its files' (procfs)
@@ -188,7 +194,7 @@ package struct FrameListing: Sendable {
             let prefix = start == 0 ? []
                 : (try? scanned(file, fileSize: start, check: &none, end: start))?.frames
             if let prefix, var listing = try fromTables(chain, after: prefix, in: file, fileSize: size,
-                                                        trusting: trustingTable) {
+                                                        trusting: trustingTable, walkingBlocks: walkingBlocks) {
                 listing.scannedPrefix = start
                 return listing
             }

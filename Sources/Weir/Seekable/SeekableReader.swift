@@ -114,10 +114,24 @@ public final class SeekableReader: Sendable {
     /// than the frame decoded whole into memory of its size.
     convenience init(path: String, options: DecompressionOptions, wholeFrameLimit: Int,
                      loneFrameLimit: Int? = nil) throws(WeirError) {
+        try self.init(path: path, options: options, wholeFrameLimit: wholeFrameLimit, loneFrameLimit: loneFrameLimit,
+                      checkingTable: false)
+    }
+
+    /// Opens `path`; with `checkingTable`, its seek table checked first, as
+    /// ``init(file:table:options:checkingTable:)`` checks it.
+    package convenience init(path: String, options: DecompressionOptions, checkingTable: Bool) throws(WeirError) {
+        try self.init(path: path, options: options, wholeFrameLimit: Self.cacheableFrameSize, loneFrameLimit: nil,
+                      checkingTable: checkingTable)
+    }
+
+    /// Opens `path`, decoding frames of up to `wholeFrameLimit` whole (`loneFrameLimit`: above).
+    private convenience init(path: String, options: DecompressionOptions, wholeFrameLimit: Int,
+                             loneFrameLimit: Int?, checkingTable: Bool) throws(WeirError) {
         let file = try Descriptor.openForReading(path)
         do throws(WeirError) {
             try self.init(file: file, table: nil, ownsFile: true, options: options, wholeFrameLimit: wholeFrameLimit,
-                          loneFrameLimit: loneFrameLimit)
+                          loneFrameLimit: loneFrameLimit, checkingTable: checkingTable)
         } catch {
             file.close()
             throw error
@@ -127,17 +141,31 @@ public final class SeekableReader: Sendable {
     /// Reads the content of `file`, open for reading, whose seek table
     /// `table` its caller has read already (nil: read here). The caller
     /// keeps `file` open for as long as the reader lives, and closes it.
-    package convenience init(file: Descriptor, table: SeekTable?, options: DecompressionOptions) throws(WeirError) {
+    ///
+    /// With `checkingTable` (a mount, which serves any frame's bytes without
+    /// decoding the frames before it), the table is checked against the
+    /// frames first, when the file is local: each entry's offset must hold a
+    /// zstd frame header declaring the entry's content size, if it declares
+    /// one, ending where the entry ends (its block headers walked) with the
+    /// entry's checksum (``FrameListing/read(_:table:trustingTable:walkingBlocks:)``).
+    /// A table that does not match is ignored, as `weir -d` and `-l` ignore
+    /// it: the frames are scanned (and those that declare no size measured),
+    /// and ``warnings`` says so. A frame whose header declares no size keeps
+    /// its entry's until decoded (``FrameCache`` decodes it before serving
+    /// any byte after it).
+    package convenience init(file: Descriptor, table: SeekTable?, options: DecompressionOptions,
+                             checkingTable: Bool) throws(WeirError) {
         try self.init(file: file, table: table, ownsFile: false, options: options,
-                      wholeFrameLimit: Self.cacheableFrameSize)
+                      wholeFrameLimit: Self.cacheableFrameSize, checkingTable: checkingTable)
     }
 
     /// Reads `file`, which the reader closes when it goes when `ownsFile`.
     private init(file: Descriptor, table: SeekTable?, ownsFile: Bool, options: DecompressionOptions,
-                 wholeFrameLimit: Int, loneFrameLimit: Int? = nil) throws(WeirError) {
-        // The table's entries are taken as it gives them (no frame header
-        // is read to open); each frame is checked against its entry when decoded.
-        let listing = try FrameListing.read(file, table: table, trustingTable: true)
+                 wholeFrameLimit: Int, loneFrameLimit: Int? = nil, checkingTable: Bool) throws(WeirError) {
+        // Unless checked, the table's entries are taken as it gives them (no
+        // frame header is read to open); each frame is checked against its entry when decoded.
+        let listing = try FrameListing.read(file, table: table, trustingTable: !checkingTable,
+                                            walkingBlocks: checkingTable)
         let lone = listing.frames.lazy.filter { !$0.isSkippable }.count == 1
         let decodedWhole = lone ? min(wholeFrameLimit, loneFrameLimit ?? wholeFrameLimit) : wholeFrameLimit
         self.wholeFrameLimit = decodedWhole
