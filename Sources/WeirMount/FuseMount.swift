@@ -58,7 +58,7 @@ package enum FuseMount {
             if let child = tree.child(of: folder, named: UnsafeRawBufferPointer(start: name, count: strlen(name))) {
                 // The kernel opens a device or a FIFO itself, never asking: its record is checked here.
                 if FuseMount.checkedAtLookup(tree.nodes[child].kind) {
-                    let refused = archive.check(child)
+                    let refused = archive.checkNear(child)
                     guard refused == 0 else {
                         fuse_reply_err(request, refused)
                         return
@@ -92,7 +92,7 @@ package enum FuseMount {
                 fuse_reply_err(request, EINVAL)
                 return
             }
-            let refused = archive.check(node)
+            let refused = archive.checkNear(node)
             guard refused == 0 else {
                 fuse_reply_err(request, refused)
                 return
@@ -112,7 +112,7 @@ package enum FuseMount {
                 fuse_reply_err(request, ENOENT)
                 return
             }
-            let refused = archive.check(node)
+            let refused = archive.checkNear(node)
             guard refused == 0 else {
                 fuse_reply_err(request, refused)
                 return

@@ -160,19 +160,28 @@ struct MountTreeBuilding {
         if member.type == UInt8(ascii: "1") {
             let linkStart = append(member.link)
             let target = Self.split(bytes, linkStart ..< byteCount, into: &targetParts) ? find(targetParts) : nil
+            // Its own record, checked against its own header blocks with the node its name shows (its name and
+            // link kept): its target's; or, for a link tar x cannot make, which leaves the name as it was, the
+            // node the name had (a record that calls a later copy of a name such a link hides that copy).
+            let record = { (node: Int) in
+                MountTree.HardLink(
+                    node: UInt32(node), headerStart: member.headerOffset,
+                    headerLength: UInt32(clamping: member.dataOffset - member.headerOffset),
+                    dataLength: member.dataLength, size: member.size, pathStart: start,
+                    pathLength: UInt32(clamping: member.path.count), linkLength: UInt32(clamping: member.link.count))
+            }
             guard let target, nodes[target].kind != .folder else {
-                byteCount = linkStart
+                if let existing, nodes[Int(entries[existing].node)].kind != .folder {
+                    hardLinks.append(record(Int(entries[existing].node)))
+                } else {
+                    byteCount = linkStart
+                }
                 skipped += 1
                 return
             }
             node = target
             nodes[node].links += 1
-            // Its own record, checked against its own header blocks with its target's (its name and link kept).
-            hardLinks.append(MountTree.HardLink(
-                node: UInt32(node), headerStart: member.headerOffset,
-                headerLength: UInt32(clamping: member.dataOffset - member.headerOffset), dataLength: member.dataLength,
-                size: member.size, pathStart: start, pathLength: UInt32(clamping: member.path.count),
-                linkLength: UInt32(clamping: member.link.count)))
+            hardLinks.append(record(node))
         } else {
             node = nodes.count
             nodes.append(Self.node(of: member, pathStart: start, implied: implied))

@@ -48,6 +48,11 @@ package final class MountedArchive: Sendable {
     /// their stored segments begin in the content (past a pax 1.0 map):
     /// made at a member's check, kept while mounted.
     private let sparseMaps = Locked([Int: (map: TarSparseMap, stored: Int)]())
+    /// The nodes other than files with header blocks of their own (folders,
+    /// links, devices, FIFOs), by where their header blocks begin: checked
+    /// by the frame (``checkNear(_:)``), as a walk lists folders and reads
+    /// links in the tree's order, not the archive's.
+    private let others: [UInt32]
     /// Set when the kernel opens files without asking (FUSE's no-open):
     /// the checks of ``open(_:)`` are made at a file's first read.
     package let opensUnasked = Locked(false)
@@ -155,6 +160,9 @@ package final class MountedArchive: Sendable {
         let budget = options.cacheFitsFrames ? max(options.cacheBytes, 3 * largest) : options.cacheBytes
         cache = FrameCache(reader: reader, budget: budget) { () throws(WeirError) in try watch.check() }
         checked = Locked([UInt64](repeating: 0, count: (tree.nodes.count + 63) / 64))
+        let tree = tree
+        others = tree.nodes.indices.filter { tree.nodes[$0].kind != .file && tree.nodes[$0].headerLength > 0 }
+            .sorted { tree.nodes[$0].dataOffset < tree.nodes[$1].dataOffset }.map { UInt32($0) }
         self.archive = archive
         self.notes = notes
     }
@@ -216,6 +224,52 @@ package final class MountedArchive: Sendable {
         }
         checked.withLock { $0[node / 64] |= 1 << UInt64(node % 64) }
         return 0
+    }
+
+    /// Checks `node` (a folder, a link, a device or a FIFO: ``check(_:)``),
+    /// with, first, every other node of those kinds whose header blocks lie
+    /// in the same frame, from the frame's bytes: a walk of the tree (`find`,
+    /// `ls -lR`) lists folders and reads links in the tree's order, which is
+    /// not the archive's, and a frame decoded for each would be decoded again
+    /// and again (a tree of 3,187 folders in 70 frames: 18 s for `find`, not
+    /// 2). A node whose check fails here, or whose header blocks cross a
+    /// frame, is checked alone, with its message.
+    ///
+    /// - Returns: 0, or EIO.
+    package func checkNear(_ node: Int) -> Int32 {
+        let header = tree.nodes[node].header
+        let reader = cache.reader
+        if !isChecked(node), !header.isEmpty, header.upperBound <= reader.count {
+            let frame = reader.contentRange(ofFrame: reader.frame(containing: header.lowerBound))
+            var low = 0, high = others.count
+            while low < high {
+                let middle = (low + high) / 2
+                if tree.nodes[Int(others[middle])].header.lowerBound < frame.lowerBound {
+                    low = middle + 1
+                } else {
+                    high = middle
+                }
+            }
+            var passed: [Int] = []
+            _ = try? cache.withBytes(frame) { all in
+                for other in others[low...].lazy.map({ Int($0) }) {
+                    let entry = tree.nodes[other], at = entry.header
+                    guard at.upperBound <= frame.upperBound else { break }
+                    guard tree.hardLinks(to: other).isEmpty else { continue }
+                    let blocks = UnsafeRawBufferPointer(
+                        rebasing: all[(at.lowerBound - frame.lowerBound) ..< (at.upperBound - frame.lowerBound)])
+                    if MemberRecordCheck.problem(in: blocks, path: tree.memberPath(of: other), type: entry.type,
+                                                 link: tree.link(of: other), dataLength: entry.dataLength,
+                                                 size: 0) == nil {
+                        passed.append(other)
+                    }
+                }
+            }
+            checked.withLock { bits in
+                for other in passed { bits[other / 64] |= 1 << UInt64(other % 64) }
+            }
+        }
+        return check(node)
     }
 
     /// Why the record of `path` — its `type`, `link`, `dataLength` and
