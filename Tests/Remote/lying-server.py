@@ -10,6 +10,8 @@ starts a count of its own), in arrival order:
   plain/NAME      the truth: Range served, strong ETag "1"
   gzip/NAME       every answer 200, the file gzipped, Content-Encoding: gzip
   gzip206/NAME    Range served on the gzipped file, Content-Encoding: gzip
+  gzip2/NAME      as gzip, the coding in two Content-Encoding fields: gzip,
+                  then identity (RFC 9110 5.3: one list, "gzip, identity")
   weak/NAME       request 1 from NAME, the later ones from NAME.v2 (same size):
                   ETag W/"1", then W/"2"; no Last-Modified
   swap/NAME       as weak, without any ETag or Last-Modified
@@ -18,6 +20,11 @@ starts a count of its own), in arrival order:
   elsewhere/NAME  a range request answered 206 with the file's first MiB
   half/NAME       every answer's head (Content-Length of the whole), half its
                   body (rounded up), then the connection closed
+  short206/NAME?b=B  a GET without Range: the whole file's head, half its body
+                  (rounded up), then the connection closed; a suffix range
+                  served; a range from an offset (the resumption) answered 206
+                  with the bytes from it to B only, Content-Range saying so
+                  (fewer bytes than asked, the total the file's): ETag "1"
   loop/NAME       302 to itself, forever
   file/NAME       302 to file:///etc/passwd
 
@@ -30,6 +37,7 @@ import re
 import socketserver
 import sys
 import threading
+from urllib.parse import parse_qs
 
 port, root, log_path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 lock = threading.Lock()
@@ -100,6 +108,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.ranged(data, [("ETag", '"1"')])
         if mode == "gzip":
             return self.answer(200, [("Content-Encoding", "gzip")], gzip.compress(data, mtime=0))
+        if mode == "gzip2":
+            return self.answer(200, [("Content-Encoding", "gzip"), ("Content-Encoding", "identity")],
+                               gzip.compress(data, mtime=0))
         if mode == "gzip206":
             return self.ranged(gzip.compress(data, mtime=0), [("Content-Encoding", "gzip")])
         if mode == "weak":
@@ -113,6 +124,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if mode == "elsewhere" and asked:
             part = data[: 1 << 20]
             return self.answer(206, [("Content-Range", f"bytes 0-{len(part) - 1}/{len(data)}")], part)
+        if mode == "short206":
+            fields = [("ETag", '"1"')]
+            if not asked:
+                return self.answer(200, fields, data, send=(len(data) + 1) // 2)
+            start = re.fullmatch(r"bytes=(\d+)-\d*", self.headers.get("Range"))
+            if start is None:
+                return self.ranged(data, fields)
+            first, last = int(start.group(1)), int(parse_qs(self.path.partition("?")[2])["b"][0])
+            return self.answer(206, fields + [("Content-Range", f"bytes {first}-{last - 1}/{len(data)}")],
+                               data[first:last])
         if mode == "half":
             return self.ranged(data, [("ETag", '"1"')], send_half=True)
         self.ranged(data, [])
