@@ -92,7 +92,8 @@ package final class RemoteObject: PositionalSource {
                 if part == nil {
                     guard head.status == 206 else {
                         if head.status == 200 {
-                            stopError = head.coding.map { .codedBody(url: url, $0) }
+                            stopError = head.unreadable.map { .badAnswer(url: url, $0) }
+                                ?? head.coding.map { .codedBody(url: url, $0) }
                                 ?? .rangesUnsupported(url: url, status: 200)
                         }
                         return false
@@ -141,7 +142,7 @@ package final class RemoteObject: PositionalSource {
             }
             // An empty object has no last bytes to send: a 416 says so, or a 200 of none (nginx).
             if head.status == 416 && head.contentRange?.total == 0
-                || outcome.code == CURLE_OK && head.status == 200 && head.fields["content-length"] == "0" {
+                || outcome.code == CURLE_OK && head.status == 200 && head.contentLength == 0 {
                 size = 0
                 identity = ObjectIdentity(head: head, size: 0)
                 kept = Locked(Kept(tailStart: 0, tail: []))
@@ -161,6 +162,7 @@ package final class RemoteObject: PositionalSource {
     /// Content-Range): it must end at the object's end and hold at most
     /// the ``tailSize`` bytes asked for.
     private static func tail(of head: HTTPHead, url: String) throws(WeirError) -> (range: Range<Int>, total: Int) {
+        if let problem = head.unreadable { throw WeirError.badAnswer(url: url, problem) }
         if let coding = head.coding { throw WeirError.codedBody(url: url, coding) }
         guard let parsed = head.contentRange, let range = parsed.range, let total = parsed.total else {
             let field = head.fields["content-range"].map { "Content-Range: \($0)" } ?? "no Content-Range"

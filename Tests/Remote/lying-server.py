@@ -27,6 +27,8 @@ starts a count of its own), in arrival order:
                   (fewer bytes than asked, the total the file's): ETag "1"
   loop/NAME       302 to itself, forever
   file/NAME       302 to file:///etc/passwd
+  spaced/NAME     as gzip, the field written `Content-Encoding : gzip` (a
+                  space before the colon: RFC 9112 5.1, a response to reject)
 
 Each request is logged to LOG as one line: PATH RANGE ACCEPT-ENCODING IF-MATCH STATUS.
 """
@@ -108,6 +110,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.ranged(data, [("ETag", '"1"')])
         if mode == "gzip":
             return self.answer(200, [("Content-Encoding", "gzip")], gzip.compress(data, mtime=0))
+        if mode == "spaced":
+            return self.answer(200, [("Content-Encoding ", "gzip")], gzip.compress(data, mtime=0))
         if mode == "gzip2":
             return self.answer(200, [("Content-Encoding", "gzip"), ("Content-Encoding", "identity")],
                                gzip.compress(data, mtime=0))

@@ -52,6 +52,31 @@ struct RemoteInputsTests {
         bytes.withUnsafeBytes { head.take(line: $0) }
         #expect(head.fields["etag"] == "\"\u{FFFD}\"")
     }
+
+    /// RFC 9110 5.3: a field in two lines is one list; RFC 9112 5.1: a
+    /// field name with whitespace before its colon makes the response one
+    /// to reject (it is not read as the field the name would be).
+    @Test func repeatedFieldsAreOneListAndSpaceBeforeColonIsUnreadable() {
+        var head = HTTPHead()
+        head.take(line: "HTTP/1.1 200 OK\r\n")
+        head.take(line: "Content-Encoding: gzip\r\n")
+        head.take(line: "content-encoding: identity\r\n")
+        head.take(line: "Content-Length: 7\r\n")
+        head.take(line: "Content-Length: 7\r\n")
+        #expect(head.fields["content-encoding"] == "gzip, identity")
+        #expect(head.coding == "Content-Encoding: gzip, identity")
+        #expect(head.contentLength == 7)
+        #expect(head.unreadable == nil)
+        head.take(line: "Content-Length: 8\r\n")
+        #expect(head.contentLength == nil)
+        var spaced = HTTPHead()
+        spaced.take(line: "HTTP/1.1 200 OK\r\n")
+        spaced.take(line: "Content-Encoding : gzip\r\n")
+        #expect(spaced.unreadable?.contains("Content-Encoding : gzip") == true)
+        spaced.take(line: "HTTP/1.1 200 OK\r\n")
+        spaced.take(line: "Content-Encoding\t: gzip\r\n")
+        #expect(spaced.unreadable != nil)
+    }
 }
 
 extension HTTPHead {

@@ -5,8 +5,15 @@ package struct HTTPHead: Sendable, Equatable {
     package var status = 0
     /// The reason phrase (`Not Found`), empty over HTTP/2.
     package var reason = ""
-    /// The header fields, names lowercased; a repeated field keeps its last value.
+    /// The header fields, names lowercased; a repeated field's values
+    /// joined with `, ` in arrival order, as RFC 9110 5.3 reads them (two
+    /// lines `Content-Encoding: gzip` and `Content-Encoding: identity` are
+    /// `gzip, identity`).
     package var fields: [String: String] = [:]
+    /// The first header line whose field name is followed by whitespace
+    /// before its colon (`Content-Encoding : gzip`), which RFC 9112 5.1
+    /// says a server must not send and a client must reject: nil when none.
+    package var malformed: String?
 
     /// Takes one header line's bytes as libcurl hands them (with its CR LF):
     /// a status line starts a new response (a redirect's head is forgotten).
@@ -22,8 +29,13 @@ package struct HTTPHead: Sendable, Equatable {
             self = HTTPHead(status: words.count > 1 ? Int(String(decoding: words[1], as: UTF8.self)) ?? 0 : 0,
                             reason: words.count > 2 ? Self.text(words[2], trimming: [.space]) : "", fields: [:])
         } else if let colon = line.firstIndex(of: .colon) {
-            let name = line[..<colon].map { $0 >= .upperA && $0 <= .upperZ ? $0 | 0x20 : $0 }
-            fields[String(decoding: name, as: UTF8.self)] = Self.text(line[(colon + 1)...], trimming: [.space, .tab])
+            if malformed == nil, colon > line.startIndex, line[colon - 1] == .space || line[colon - 1] == .tab {
+                malformed = String(decoding: line.prefix(200), as: UTF8.self)
+            }
+            let name = String(decoding: line[..<colon].map { $0 >= .upperA && $0 <= .upperZ ? $0 | 0x20 : $0 },
+                              as: UTF8.self)
+            let value = Self.text(line[(colon + 1)...], trimming: [.space, .tab])
+            fields[name] = fields[name].map { "\($0), \(value)" } ?? value
         }
     }
 
@@ -60,6 +72,25 @@ package struct HTTPHead: Sendable, Equatable {
             let name = coding.filter { $0 != " " && $0 != "\t" }.lowercased()
             return name == "identity" || plain.contains(name)
         }
+    }
+
+    /// The Content-Length: a list of one value repeated (`5, 5`, two
+    /// fields alike) is that value (RFC 9112 6.3); nil when absent or not
+    /// one number.
+    var contentLength: Int? {
+        guard let value = fields["content-length"] else { return nil }
+        // Each element one word of digits, and all alike.
+        let values = Set(value.split(separator: ",").map { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }) })
+        guard values.count == 1, let words = values.first, words.count == 1,
+              words[0].utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return Int(words[0])
+    }
+
+    /// Why the head cannot be read (a field name with whitespace before
+    /// its colon: the line), nil when it can.
+    var unreadable: String? {
+        malformed.map { "a header line with whitespace between the field name and the colon (\($0)): "
+            + "RFC 9112 5.1 says such a response is rejected" }
     }
 
     /// `Content-Range: bytes FIRST-LAST/TOTAL` (or `bytes */TOTAL`), parsed:

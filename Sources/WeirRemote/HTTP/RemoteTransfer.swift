@@ -126,7 +126,10 @@ struct RemoteTransfer {
     /// start where asked. Sets `identity` from the first answer.
     private func check(_ head: HTTPHead, asked range: String?, at position: Int,
                        identity: inout ObjectIdentity?) -> WeirError? {
-        if head.status == 200 || head.status == 206, let coding = head.coding { return .codedBody(url: url, coding) }
+        if head.status == 200 || head.status == 206 {
+            if let problem = head.unreadable { return .badAnswer(url: url, problem) }
+            if let coding = head.coding { return .codedBody(url: url, coding) }
+        }
         switch head.status {
         case 206:
             guard let parsed = head.contentRange, let part = parsed.range else {
@@ -145,7 +148,7 @@ struct RemoteTransfer {
                 return .rangesUnsupported(url: url, status: 200)
             }
             if identity == nil {
-                identity = ObjectIdentity(head: head, size: head.fields["content-length"].flatMap { Int($0) } ?? -1)
+                identity = ObjectIdentity(head: head, size: head.contentLength ?? -1)
             }
         default:
             break
