@@ -87,7 +87,9 @@ package enum RemoteInputs {
         let table: SeekTable? = (try? SeekTable.decode(fileSize: object.size, path: url) {
             count, offset throws(WeirError) in try file.read(count: count, at: offset, operation: .readSeekTable)
         }) ?? nil
-        guard let table, !table.entries.isEmpty else { return try RemoteStream.open(url, client: client) }
+        guard let table, !table.entries.isEmpty else {
+            return try RemoteStream.open(url, client: client, known: object.identity)
+        }
         return file
     }
 

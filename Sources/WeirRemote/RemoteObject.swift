@@ -65,7 +65,8 @@ package final class RemoteObject: PositionalSource {
     /// The URL, as given.
     package let url: String
     package let size: Int
-    private let identity: ObjectIdentity
+    /// What the first answer said the object is: a stream of it (``RemoteStream``) is checked against it.
+    let identity: ObjectIdentity
     private let transfer: RemoteTransfer
     private let kept: Locked<Kept>
 

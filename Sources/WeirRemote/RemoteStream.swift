@@ -11,9 +11,10 @@ import WeirSystem
 ///
 /// The read end is handed over once the answer's first bytes came (an
 /// error status or a failed connection is the open's error, in one line).
-/// A failure after that ends the pipe early, and is kept
-/// (``failure(for:)``) for the command to report instead of the truncated
-/// input the decoder then sees.
+/// A failure after that ends the pipe early, with a truncated frame's first
+/// bytes so that the decoder never takes the bytes so far for the whole
+/// input (they may end where a frame does), and is kept (``failure(for:)``)
+/// for the command to report instead of the truncated input the decoder sees.
 package enum RemoteStream {
     private static let failures = Locked<[String: WeirError]>([:])
 
@@ -22,9 +23,12 @@ package enum RemoteStream {
 
     /// Starts reading `url`; returns the pipe's read end, named `url`, once
     /// the body started (the caller closes it: the reading thread then stops).
+    /// `known` is what an earlier answer said of the object (its size, its
+    /// ETag): the stream must be that object and end at that size; else
+    /// the first answer tells them.
     ///
     /// - Throws: `WeirError` naming the URL, when the object cannot be read.
-    package static func open(_ url: String, client: HTTPClient) throws(WeirError) -> Descriptor {
+    static func open(_ url: String, client: HTTPClient, known: ObjectIdentity? = nil) throws(WeirError) -> Descriptor {
         let ends: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
         do {
             ends = try FileDescriptor.pipe()
@@ -43,7 +47,7 @@ package enum RemoteStream {
             sigaddset(&blocked, SIGPIPE)
             pthread_sigmask(SIG_BLOCK, &blocked, nil)
             var begun = false
-            var identity: ObjectIdentity?
+            var identity = known
             do throws(WeirError) {
                 try RemoteTransfer(client: client, url: url).run(from: 0, to: nil, identity: &identity) { piece in
                     if !begun {
@@ -61,7 +65,17 @@ package enum RemoteStream {
                     return true
                 }
             } catch {
-                if begun { failures.withLock { $0[url] = error } } else { early.withLock { $0 = error } }
+                if begun {
+                    failures.withLock { $0[url] = error }
+                    // The bytes so far may end where a frame does: the decoder
+                    // must not see a clean end. A zstd frame's magic number
+                    // alone is a truncated frame: its error makes the command
+                    // report the failure kept above (never exit 0 short).
+                    let cut: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD]
+                    _ = cut.withUnsafeBytes { Glibc.write(writing, $0.baseAddress, $0.count) }
+                } else {
+                    early.withLock { $0 = error }
+                }
             }
             Glibc.close(writing)
             if !begun { started.signal() }

@@ -34,10 +34,17 @@ extension WeirError {
                   detail: "transfer failed: \(message)" + tries(attempts))
     }
 
-    /// The body ended before the bytes asked for, every try.
-    package static func shortBody(url: String, at offset: Int, attempts: Int) -> WeirError {
-        WeirError(.remoteFailed, path: url, operation: .read, lead: nil,
-                  detail: "the server's answer ended early, at offset \(offset)" + tries(attempts))
+    /// The body ended before the bytes asked for, every try: for a stream,
+    /// short of the object's `size` (the first answer's), the last answer's `head` saying how.
+    package static func shortBody(url: String, at offset: Int, size: Int? = nil, head: HTTPHead? = nil,
+                                  attempts: Int) -> WeirError {
+        var detail = "the server's answer ended early, at offset \(offset)"
+        if let size { detail += " of the object's \(size) bytes" }
+        if let head, head.status != 0 {
+            let range = head.fields["content-range"].map { ", Content-Range: \($0)" } ?? ""
+            detail += " (its last answer: \(head.status)\(range))"
+        }
+        return WeirError(.remoteFailed, path: url, operation: .read, lead: nil, detail: detail + tries(attempts))
     }
 
     /// A server that answered a range request with the whole object (`status`, 200).

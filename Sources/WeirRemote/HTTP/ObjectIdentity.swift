@@ -32,7 +32,8 @@ struct ObjectIdentity: Sendable, Equatable {
     }
 
     /// How the answer `head` shows another object, nil when it shows this
-    /// one (a field it lacks is not held against it; its total is). ETags
+    /// one (a field it lacks is not held against it; its total is, and a
+    /// 200's Content-Length). ETags
     /// are compared as RFC 9110 13.1.2's weak comparison does (the opaque
     /// tags alike, `W/` or not): two versions a weak ETag names apart are two.
     func difference(from head: HTTPHead) -> String? {
@@ -44,6 +45,9 @@ struct ObjectIdentity: Sendable, Equatable {
         }
         if size >= 0, let total = head.contentRange?.total, total != size {
             return "its size was \(size) bytes, now \(total)"
+        }
+        if size >= 0, head.status == 200, let length = head.contentLength, length != size {
+            return "its size was \(size) bytes, now a whole answer of \(length) (Content-Length)"
         }
         return nil
     }

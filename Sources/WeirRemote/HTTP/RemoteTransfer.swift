@@ -46,7 +46,10 @@ struct RemoteTransfer {
         while true {
             tries += 1
             total += 1
-            let whole = identity == nil && start == 0 && end == nil
+            // The first request of a stream from 0 is a plain GET, which a
+            // server without ranges answers too (checked against `identity`
+            // when one is known); every later one asks from the byte reached.
+            let whole = start == 0 && end == nil && position == 0
             let range: String? = whole ? nil : "\(position)-" + (end.map { String($0 - 1) } ?? "")
             if let end, position >= end { return position }
             var stopError: WeirError?
@@ -72,6 +75,10 @@ struct RemoteTransfer {
                         }
                         piece = UnsafeRawBufferPointer(rebasing: piece[..<(end - position)])
                     }
+                    if let limit = Self.limit(of: head, size: known?.size), position + piece.count > limit {
+                        stopError = .badAnswer(url: url, "more bytes than \(Self.described(head, size: known?.size))")
+                        return false
+                    }
                     position += piece.count
                     if !deliver(piece) {
                         readerGone = true
@@ -85,10 +92,15 @@ struct RemoteTransfer {
             if let stopError { throw stopError }
             if position > before { tries = 1 }
             let status = outcome.head.status
-            if outcome.code == CURLE_OK, status == 200 || status == 206, end == nil || position == end {
-                return position
+            // A stream ends at the object's size (the first answer's), when it said one.
+            let last = end ?? identity.flatMap { $0.size >= 0 ? $0.size : nil }
+            if outcome.code == CURLE_OK, status == 200 || status == 206 {
+                if last == nil || position == last { return position }
+                // Fewer bytes than asked, and some (a server may send less): the rest asked at once.
+                if position > before { continue }
             }
-            try Self.retryOrThrow(outcome, tries: tries, attempts: total, reached: position, url: url)
+            try Self.retryOrThrow(outcome, tries: tries, attempts: total, reached: position, url: url,
+                                  size: end == nil ? last : nil)
         }
     }
 
@@ -98,7 +110,7 @@ struct RemoteTransfer {
     /// ``triesInARow`` tries in a row — else waits before the next try
     /// (``firstPause``, doubling up to ``longestPause``).
     static func retryOrThrow(_ outcome: HTTPClient.Outcome, tries: Int, attempts: Int, reached: Int,
-                             url: String) throws(WeirError) {
+                             url: String, size: Int? = nil) throws(WeirError) {
         let status = outcome.head.status
         let complete = outcome.code == CURLE_OK && (status == 200 || status == 206)
         if !complete, (300 ... 399).contains(status) {
@@ -115,7 +127,9 @@ struct RemoteTransfer {
             if !complete, status == 200 || status == 206 || status == 0 {
                 throw WeirError.transferFailed(url: url, message: outcome.message, attempts: attempts)
             }
-            if complete { throw WeirError.shortBody(url: url, at: reached, attempts: attempts) }
+            if complete {
+                throw WeirError.shortBody(url: url, at: reached, size: size, head: outcome.head, attempts: attempts)
+            }
             throw WeirError.httpStatus(url: url, status: status, reason: outcome.head.reason, attempts: attempts)
         }
         usleep(UInt32(min(longestPause, firstPause << min(tries - 1, 10))) * 1000)
@@ -133,7 +147,9 @@ struct RemoteTransfer {
         switch head.status {
         case 206:
             guard let parsed = head.contentRange, let part = parsed.range else {
-                return .badAnswer(url: url, "206 without a Content-Range")
+                let field = head.fields["content-range"].map { "an unreadable Content-Range: \($0)" }
+                return .badAnswer(url: url, "206 with " + (field ?? "no Content-Range")
+                    + " to Range: bytes=\(range ?? "")")
             }
             if let identity, let what = identity.difference(from: head) { return .remoteChanged(url: url, what) }
             guard part.lowerBound == position else {
@@ -147,13 +163,29 @@ struct RemoteTransfer {
                 }
                 return .rangesUnsupported(url: url, status: 200)
             }
-            if identity == nil {
+            if let identity {
+                // A stream of an object whose size an earlier answer said.
+                if let what = identity.difference(from: head) { return .remoteChanged(url: url, what) }
+            } else {
                 identity = ObjectIdentity(head: head, size: head.contentLength ?? -1)
             }
         default:
             break
         }
         return nil
+    }
+
+    /// The offset an answer's body must not go past: a 206's Content-Range
+    /// end, else the object's `size` when known; nil when neither says.
+    private static func limit(of head: HTTPHead, size: Int?) -> Int? {
+        if head.status == 206, let part = head.contentRange?.range { return part.upperBound }
+        return size.flatMap { $0 >= 0 ? $0 : nil }
+    }
+
+    /// What ``limit(of:size:)`` took the end from, for a message.
+    private static func described(_ head: HTTPHead, size: Int?) -> String {
+        if head.status == 206, let value = head.fields["content-range"] { return "its Content-Range: \(value)" }
+        return "the object's size, \(size ?? -1) bytes"
     }
 
     /// The error of a status: nil for those that may pass (408, 429, 5xx).
