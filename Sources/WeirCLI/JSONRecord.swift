@@ -143,7 +143,7 @@ package struct JSONRecord: Codable, Equatable, Sendable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(operation, forKey: .operation)
         try container.encode(input.map(FileName.withoutPassword), forKey: .input)
-        try container.encode(output, forKey: .output)
+        try container.encode(output.map(FileName.withoutPassword), forKey: .output)
         try container.encode(bytesIn, forKey: .bytesIn)
         try container.encode(bytesOut, forKey: .bytesOut)
         try container.encode(ratio, forKey: .ratio)

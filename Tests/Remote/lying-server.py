@@ -27,6 +27,9 @@ starts a count of its own), in arrival order:
                   (fewer bytes than asked, the total the file's): ETag "1"
   loop/NAME       302 to itself, forever
   file/NAME       302 to file:///etc/passwd
+  ftpcred/NAME    302 to ftp://weir:S3cr3tPassw0rd@127.0.0.1/NAME
+  netloop/NAME    302 to //weir:S3cr3tPassw0rd@HOST/netloop/NAME (HOST the
+                  request's Host), forever: a network-path reference
   spaced/NAME     as gzip, the field written `Content-Encoding : gzip` (a
                   space before the colon: RFC 9112 5.1, a response to reject)
 
@@ -98,6 +101,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             path += ".v2"
         if mode == "loop":
             return self.answer(302, [("Location", self.path)], b"")
+        if mode == "ftpcred":
+            return self.answer(302, [("Location", f"ftp://weir:S3cr3tPassw0rd@127.0.0.1/{name}")], b"")
+        if mode == "netloop":
+            return self.answer(302, [("Location", f"//weir:S3cr3tPassw0rd@{self.headers.get('Host')}{self.path}")],
+                               b"")
         if mode == "file":
             return self.answer(302, [("Location", "file:///etc/passwd")], b"")
         try:

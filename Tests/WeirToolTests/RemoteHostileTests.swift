@@ -95,4 +95,29 @@ extension RemoteHostileTests {
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")).isEmpty)
     }
+
+    /// A password in a redirect's Location of another scheme (`ftp://`) or
+    /// without one (`//user:password@host/…`), and in `--json`'s `output`
+    /// (a name given with `-o`), is shown as `***`.
+    @Test("A password is never shown: a Location of any scheme or none, --json's output")
+    func passwordsElsewhere() throws {
+        let scratch = Scratch()
+        let (servers, lying, _) = try RemoteLyingServerTests.servers(scratch)
+        defer { withExtendedLifetime(servers) {} }
+        let secret = "S3cr3tPassw0rd"
+        for mode in ["ftpcred", "netloop"] {
+            let url = "\(lying)/\(mode)/a.tar.zst"
+            let result = try WeirProcess.run(["-dc", url], in: scratch.url, environment: RemoteLyingServerTests.fast)
+            RemoteLyingServerTests.refused(result, url, ["weir:***@"])
+            #expect(!result.stderr.contains(secret), "\(mode): \(result.stderr)")
+        }
+        scratch.text("f", size: 1000)
+        try FileManager.default.createDirectory(atPath: scratch.path("http:/weir:\(secret)@h"),
+                                                withIntermediateDirectories: true)
+        let output = "http://weir:\(secret)@h/o.zst"
+        let json = try WeirProcess.run(["-z", "f", "-o", output, "--json"], in: scratch.url)
+        let text = String(decoding: json.stdout, as: UTF8.self) + json.stderr
+        #expect(!text.contains(secret), "\(text)")
+        #expect(text.contains("http://weir:***@h/o.zst"), "\(text)")
+    }
 }

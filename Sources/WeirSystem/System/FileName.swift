@@ -78,20 +78,16 @@ package enum FileName {
         }
     }
 
-    /// `name` as any text shows it: a URL (http:// or https://, any case)
-    /// with a password in its credentials shows `***` in its place, as curl
+    /// `name` as any text shows it: a URL (any `SCHEME://`, any case, or a
+    /// `//host/…` reference as a `Location` may hold) with a password in
+    /// its credentials shows `***` in its place, as curl
     /// and wget print one (`http://user:SECRET@host/a` gives
     /// `http://user:***@host/a`); any other name as it is. The one place a
     /// password is taken out: ``displayed(_:)`` calls it, and so does every
     /// record that names an input without it (the JSON lines).
     package static func withoutPassword(_ name: String) -> String {
         let bytes = name.utf8
-        let schemeEnd: String.UTF8View.Index
-        if let end = afterPrefix(bytes, "http://") ?? afterPrefix(bytes, "https://") {
-            schemeEnd = end
-        } else {
-            return name
-        }
+        guard let schemeEnd = authorityStart(bytes) else { return name }
         // The authority ends at the path, the query or the fragment (RFC 3986);
         // its credentials end at its last `@`, the user at their first `:`.
         let authority = bytes[schemeEnd...].prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?")
@@ -110,11 +106,24 @@ package enum FileName {
         return name
     }
 
-    /// The index after `prefix` (ASCII, any case) at the start of `bytes`; nil when it is not there.
-    private static func afterPrefix(_ bytes: String.UTF8View, _ prefix: StaticString) -> String.UTF8View.Index? {
+    /// Where the authority of a URL (`SCHEME://`, any scheme, RFC 3986 3.1)
+    /// or of a network-path reference (`//host/…`, what a `Location` may
+    /// hold) starts in `bytes`; nil for any other name.
+    private static func authorityStart(_ bytes: String.UTF8View) -> String.UTF8View.Index? {
+        let slash = UInt8(ascii: "/")
         var index = bytes.startIndex
-        for expected in UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount) {
-            guard index < bytes.endIndex, bytes[index] | 0x20 == expected | 0x20 else { return nil }
+        if let first = bytes.first, first != slash {
+            // SCHEME = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), then ":".
+            guard first | 0x20 >= UInt8(ascii: "a") && first | 0x20 <= UInt8(ascii: "z") else { return nil }
+            guard let colon = bytes.firstIndex(where: { byte in
+                !(byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z")
+                    || byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+                    || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "."))
+            }), bytes[colon] == UInt8(ascii: ":") else { return nil }
+            index = bytes.index(after: colon)
+        }
+        for _ in 0 ..< 2 {
+            guard index < bytes.endIndex, bytes[index] == slash else { return nil }
             index = bytes.index(after: index)
         }
         return index

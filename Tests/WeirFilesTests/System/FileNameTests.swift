@@ -113,7 +113,14 @@ struct FileNameTests {
             ("http://host/a.zst?u=x:y@z", "http://host/a.zst?u=x:y@z"),
             ("http://host/p#x:y@z", "http://host/p#x:y@z"),
             ("user:S3CRET@host/a.zst", "user:S3CRET@host/a.zst"),
-            ("ftp://user:pw@host/a", "ftp://user:pw@host/a"),
+            ("ftp://user:pw@host/a", "ftp://user:***@host/a"),
+            ("svn+ssh://user:pw@host/a", "svn+ssh://user:***@host/a"),
+            ("//user:pw@host/a", "//user:***@host/a"),
+            ("//host/a:b@c", "//host/a:b@c"),
+            ("/user:pw@host/a", "/user:pw@host/a"),
+            ("dir/x://user:pw@host", "dir/x://user:pw@host"),
+            ("1a://user:pw@host", "1a://user:pw@host"),
+            ("a:/user:pw@host", "a:/user:pw@host"),
             ("http://", "http://"),
         ]
         for (name, shown) in cases {
