@@ -48,6 +48,8 @@ struct RemoteReadAheadCommandTests {
         #expect(modified.timeIntervalSinceNow > -600)
     }
 
+    /// The GET carries the tail's identity (If-Match): the stream must be
+    /// the object the tail was, and end at its size.
     @Test("An archive without a seek table is streamed: one plain GET after the tail's")
     func withoutTable() throws {
         let scratch = Scratch()
@@ -59,7 +61,8 @@ struct RemoteReadAheadCommandTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == scratch.data("a.tar"))
         let requests = servers.requests
-        #expect(requests.count == 2 && requests[1].hasSuffix("\"-\" \"-\""), "\(requests)")
+        #expect(requests.count == 2 && requests[1].contains(" \"-\" ") && !requests[1].hasSuffix(" \"-\""),
+                "\(requests)")
     }
 
     @Test("A 503, a reset, a short body in one of the parallel ranges: retried, the bytes the file's")
