@@ -12,10 +12,28 @@ extension MemberIndex {
     /// can be made or written, blocks are compressed as they fill, as before.
     /// Used by one thread at a time.
     package final class ColumnWriter: TarMemberSink {
-        private var columns = [[UInt8]](repeating: [], count: Column.allCases.count)
-        private var raw = 0
-        private var inBlock = 0
-        package private(set) var count = 0
+        /// The block's columns and what each member is coded against, behind
+        /// pointers of their own: a member's appends pay no dynamic
+        /// exclusivity check on the class's fields (issue 82).
+        private let columns: UnsafeMutablePointer<ColumnBytes>
+        private let state: UnsafeMutablePointer<State>
+        private static let columnCount = Column.allCases.count
+
+        /// What changes with every member.
+        private struct State {
+            var raw = 0
+            var inBlock = 0
+            var count = 0
+            /// The previous member's end, path, mtime and names, which the next is coded against.
+            var previousEnd = 0
+            var previousPath: [UInt8] = []
+            var previousSlashes = 0
+            var previousMtime: Int64 = 0
+            var previousUname: [UInt8]?
+            var previousGname: [UInt8]?
+        }
+
+        package var count: Int { state.pointee.count }
         /// A block's head (member count, column lengths), reused.
         private var head: [UInt8] = []
         /// Whether the compressor has been given anything yet.
@@ -41,13 +59,6 @@ extension MemberIndex {
         private var spills = true
         private let context: OpaquePointer?
         private let level: Int
-        /// The previous member's end, path, mtime and names, which the next is coded against.
-        private var previousEnd = 0
-        private var previousPath: [UInt8] = []
-        private var previousSlashes = 0
-        private var previousMtime: Int64 = 0
-        private var previousUname: [UInt8]?
-        private var previousGname: [UInt8]?
         /// The first failure (libzstd's, or reading the blocks back);
         /// reported by ``frame(endedEarly:endOffset:contentSize:path:)``.
         private var failure: String?
@@ -81,13 +92,18 @@ extension MemberIndex {
             // took fresh memory (+8 MiB, one chunk, in some runs through a pipe
             // at -1). Untouched capacity costs no memory.
             let members = MemberIndex.blockBytes / 24 + 1
+            let columns = UnsafeMutablePointer<ColumnBytes>.allocate(capacity: Self.columnCount)
             for column in Column.allCases {
-                switch column {
-                case .pathRest: columns[column.rawValue].reserveCapacity(MemberIndex.blockBytes + 4096)
-                case .size0, .size1, .size2, .type, .uname, .gname: columns[column.rawValue].reserveCapacity(members)
-                default: columns[column.rawValue].reserveCapacity(3 * members)
+                let capacity = switch column {
+                case .pathRest: MemberIndex.blockBytes + 4096
+                case .size0, .size1, .size2, .type, .uname, .gname: members
+                default: 3 * members
                 }
+                (columns + column.rawValue).initialize(to: ColumnBytes(capacity: capacity))
             }
+            self.columns = columns
+            state = .allocate(capacity: 1)
+            state.initialize(to: State())
             head.reserveCapacity(64)
             compressed.reserveCapacity(spillBound + Self.outputSize)
             context = ZSTD_createCCtx()
@@ -108,14 +124,21 @@ extension MemberIndex {
             }
         }
 
-        deinit { ZSTD_freeCCtx(context) }
+        deinit {
+            ZSTD_freeCCtx(context)
+            for index in 0 ..< Self.columnCount { columns[index].deallocate() }
+            columns.deinitialize(count: Self.columnCount).deallocate()
+            state.deinitialize(count: 1).deallocate()
+        }
 
         package func append(_ member: Member) {
-            func put(_ column: Column, _ value: UInt64) { columns[column.rawValue].appendUvarint(value) }
-            func signed(_ column: Column, _ value: Int64) {
+            let columns = columns
+            @inline(__always) func put(_ column: Column, _ value: UInt64) { columns[column.rawValue].appendUvarint(value) }
+            @inline(__always) func signed(_ column: Column, _ value: Int64) {
                 columns[column.rawValue].appendUvarint(UInt64(bitPattern: value << 1 ^ value >> 63))
             }
-            put(.gap, UInt64(max(0, member.headerOffset - previousEnd)))
+            let state = state
+            put(.gap, UInt64(max(0, member.headerOffset - state.pointee.previousEnd)))
             put(.headerBlocks, UInt64(max(0, member.headerLength / 512 - 1)))
             let predicted = MemberIndex.predictedData(type: member.type, size: member.size)
             signed(.dataExtra, Int64(member.dataLength - predicted))
@@ -124,35 +147,40 @@ extension MemberIndex {
             columns[Column.size1.rawValue].append(UInt8(truncatingIfNeeded: size >> 8))
             columns[Column.size2.rawValue].append(UInt8(truncatingIfNeeded: size >> 16))
             put(.sizeHigh, size >> 24)
-            signed(.mtime, member.mtime &- previousMtime)
+            signed(.mtime, member.mtime &- state.pointee.previousMtime)
             columns[Column.type.rawValue].append(member.type)
             put(.mode, UInt64(member.mode))
             put(.uid, UInt64(max(0, member.uid)))
             put(.gid, UInt64(max(0, member.gid)))
             appendPath(member.path)
-            columns[Column.link.rawValue].append(contentsOf: member.link.prefix { $0 != 0 })
+            member.link.withUnsafeBytes { link in
+                let end = link.firstIndex(of: 0) ?? link.count
+                columns[Column.link.rawValue].append(UnsafeRawBufferPointer(rebasing: link[0 ..< end]))
+            }
             columns[Column.link.rawValue].append(0)
-            Self.appendName(member.uname, after: &previousUname, to: &columns[Column.uname.rawValue])
-            Self.appendName(member.gname, after: &previousGname, to: &columns[Column.gname.rawValue])
+            Self.appendName(member.uname, after: &state.pointee.previousUname, to: &columns[Column.uname.rawValue])
+            Self.appendName(member.gname, after: &state.pointee.previousGname, to: &columns[Column.gname.rawValue])
             if member.type == UInt8(ascii: "3") || member.type == UInt8(ascii: "4") {
                 put(.device, UInt64(max(0, member.devmajor)))
                 put(.device, UInt64(max(0, member.devminor)))
             }
-            previousEnd = member.end
-            previousMtime = member.mtime
-            count += 1
-            inBlock += 1
-            raw += member.path.count + 24
-            if raw >= blockBytes { flushBlock(end: false) }
+            state.pointee.previousEnd = member.end
+            state.pointee.previousMtime = member.mtime
+            state.pointee.count += 1
+            state.pointee.inBlock += 1
+            state.pointee.raw += member.path.count + 24
+            if state.pointee.raw >= blockBytes { flushBlock(end: false) }
         }
 
         /// The path coded against the previous one by folders: the folders
         /// the two share are kept, the rest written.
         private func appendPath(_ path: [UInt8]) {
+            let columns = columns
+            let state = state
             path.withUnsafeBufferPointer { whole in
                 let name = UnsafeBufferPointer(rebasing: whole[0 ..< (whole.firstIndex(of: 0) ?? whole.count)])
                 var kept = 0, cut = 0, slashes = 0
-                previousPath.withUnsafeBufferPointer { previous in
+                state.pointee.previousPath.withUnsafeBufferPointer { previous in
                     var index = 0
                     let limit = min(name.count, previous.count)
                     while index < limit, name[index] == previous[index] {
@@ -169,25 +197,28 @@ extension MemberIndex {
                         index += 1
                     }
                 }
-                columns[Column.pathPop.rawValue].appendUvarint(UInt64(previousSlashes - kept))
-                columns[Column.pathRest.rawValue].append(contentsOf: UnsafeBufferPointer(rebasing: name[cut...]))
+                let rest = UnsafeBufferPointer(rebasing: name[cut...])
+                columns[Column.pathPop.rawValue].appendUvarint(UInt64(state.pointee.previousSlashes - kept))
+                columns[Column.pathRest.rawValue].append(UnsafeRawBufferPointer(rest))
                 columns[Column.pathRest.rawValue].append(0)
-                previousPath.removeSubrange(cut...)
-                previousPath.append(contentsOf: UnsafeBufferPointer(rebasing: name[cut...]))
-                previousSlashes = slashes
+                state.pointee.previousPath.removeSubrange(cut...)
+                state.pointee.previousPath.append(contentsOf: rest)
+                state.pointee.previousSlashes = slashes
             }
         }
 
-        private static func appendName(_ name: [UInt8], after previous: inout [UInt8]?, to column: inout [UInt8]) {
-            let bytes = name.prefix { $0 != 0 }
-            if let previous, previous.elementsEqual(bytes) {
+        private static func appendName(_ name: [UInt8], after previous: inout [UInt8]?, to column: inout ColumnBytes) {
+            name.withUnsafeBytes { name in
+                let bytes = UnsafeRawBufferPointer(rebasing: name[0 ..< (name.firstIndex(of: 0) ?? name.count)])
+                if let previous, previous.elementsEqual(bytes) {
+                    column.append(0)
+                    return
+                }
+                column.append(1)
+                column.append(bytes)
                 column.append(0)
-                return
+                previous = Array(bytes)
             }
-            column.append(1)
-            column.append(contentsOf: bytes)
-            column.append(0)
-            previous = Array(bytes)
         }
 
         /// Sends the block's columns to the compressor (and, with `end`, ends
@@ -201,12 +232,12 @@ extension MemberIndex {
         /// input is cut into calls, so the frame's bytes are the same.
         private func flushBlock(end: Bool) {
             head.removeAll(keepingCapacity: true)
-            let hasMembers = inBlock > 0
+            let hasMembers = state.pointee.inBlock > 0
             if hasMembers {
-                head.appendUvarint(UInt64(inBlock))
-                for column in columns { head.appendUvarint(UInt64(column.count)) }
+                head.appendUvarint(UInt64(state.pointee.inBlock))
+                for index in 0 ..< Self.columnCount { head.appendUvarint(UInt64(columns[index].count)) }
             }
-            (raw, inBlock) = (0, 0)
+            (state.pointee.raw, state.pointee.inBlock) = (0, 0)
             guard context != nil, failure == nil else {
                 if failure == nil { failure = "libzstd: out of memory" }
                 return
@@ -223,19 +254,19 @@ extension MemberIndex {
                 // to it and writes its content size, and the bytes stay those
                 // of the versions before.
                 var whole = head
-                whole.reserveCapacity(head.count + columns.reduce(0) { $0 + $1.count })
-                for index in columns.indices {
-                    whole += columns[index]
-                    columns[index].removeAll(keepingCapacity: true)
+                whole.reserveCapacity(head.count + (0 ..< Self.columnCount).reduce(0) { $0 + columns[$1].count })
+                for index in 0 ..< Self.columnCount {
+                    whole.append(contentsOf: columns[index].bytes)
+                    columns[index].removeAll()
                 }
                 whole.withUnsafeBytes { compress($0, end: true) }
                 return
             }
-            let pieces = hasMembers ? columns.count : 0
+            let pieces = hasMembers ? Self.columnCount : 0
             head.withUnsafeBytes { compress($0, end: end && pieces == 0) }
             for index in 0 ..< pieces {
-                columns[index].withUnsafeBytes { compress($0, end: end && index == pieces - 1) }
-                columns[index].removeAll(keepingCapacity: true)
+                compress(columns[index].bytes, end: end && index == pieces - 1)
+                columns[index].removeAll()
             }
         }
 
@@ -252,11 +283,11 @@ extension MemberIndex {
             }
             let before = blocks.size
             var whole = head.withUnsafeBytes { blocks.append($0) } == head.count
-            for index in columns.indices where whole {
-                whole = columns[index].withUnsafeBytes { blocks.append($0) } == columns[index].count
+            for index in 0 ..< Self.columnCount where whole {
+                whole = blocks.append(columns[index].bytes) == columns[index].count
             }
             if whole {
-                for index in columns.indices { columns[index].removeAll(keepingCapacity: true) }
+                for index in 0 ..< Self.columnCount { columns[index].removeAll() }
                 return true
             }
             // The part of this block that went to the file is compressed with
@@ -268,7 +299,7 @@ extension MemberIndex {
             let cut = min(written, head.count)
             head.removeFirst(cut)
             written -= cut
-            for index in columns.indices where written > 0 {
+            for index in 0 ..< Self.columnCount where written > 0 {
                 let cut = min(written, columns[index].count)
                 columns[index].removeFirst(cut)
                 written -= cut
