@@ -133,7 +133,9 @@ extension MemberIndex {
 
         package func append(_ member: Member) {
             let columns = columns
-            @inline(__always) func put(_ column: Column, _ value: UInt64) { columns[column.rawValue].appendUvarint(value) }
+            @inline(__always) func put(_ column: Column, _ value: UInt64) {
+                columns[column.rawValue].appendUvarint(value)
+            }
             @inline(__always) func signed(_ column: Column, _ value: Int64) {
                 columns[column.rawValue].appendUvarint(UInt64(bitPattern: value << 1 ^ value >> 63))
             }
