@@ -9,7 +9,7 @@ import WeirTar
 /// decoding only the frames that hold them (a ``SeekableReader``).
 ///
 /// Every member read is checked first: its header blocks must parse as tar
-/// and give the record the index lists (``MemberRecordCheck``: its path,
+/// and give the record the index lists (`MemberRecordCheck`, WeirTar's: its path,
 /// type, link, data length and size), or the read fails ("member index
 /// disagrees with the archive") before any of its bytes is handed on.
 ///
