@@ -154,6 +154,15 @@ package struct TarHeader {
         }
     }
 
+    /// The name the blocks before a member's own header give it, as GNU
+    /// tar and libarchive read them: a pax name (`GNU.sparse.name`, else
+    /// `path`) over a GNU long name (`L`), in either order; nil for
+    /// the header's own. The index writer (``TarWalk``) and the reader's
+    /// check (``TarHeaderCheck``) both ask it, so they cannot disagree.
+    package static func extendedName(pax: [UInt8]?, longName: [UInt8]?) -> [UInt8]? {
+        pax ?? longName
+    }
+
     /// The type the member index records for a member whose own header's
     /// type flag is `raw` and whose name is `path`, as GNU tar reads it: a
     /// v7 file (`\0`), a contiguous one (`7`) or a multi-volume piece (`M`)

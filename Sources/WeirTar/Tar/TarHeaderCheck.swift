@@ -32,7 +32,7 @@ package enum TarHeaderCheck {
             let extended = type == UInt8(ascii: "x") || type == UInt8(ascii: "L") || type == UInt8(ascii: "K")
                 || type == UInt8(ascii: "g") || type == UInt8(ascii: "X")
             guard extended else {
-                let name = longName ?? paxPath ?? ustarName(one)
+                let name = TarHeader.extendedName(pax: paxPath, longName: longName) ?? ustarName(one)
                 if name != path {
                     return "its header names \(String(decoding: name, as: UTF8.self).debugDescription)"
                 }

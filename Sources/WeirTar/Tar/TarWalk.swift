@@ -229,7 +229,7 @@ package struct TarWalk<Sink: TarMemberSink> {
         count += 1
         let storedSize = pax.size ?? field
         let stored = TarHeader.storedData(type: raw, size: storedSize)
-        if let name = pax.sparseName ?? pax.path ?? longName {
+        if let name = TarHeader.extendedName(pax: pax.sparseName ?? pax.path, longName: longName) {
             Self.assign(name, to: &last.path)
         } else if header.block[345] != 0, header.isPOSIX {
             Self.assign(header.path, to: &last.path)
