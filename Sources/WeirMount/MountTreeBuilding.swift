@@ -74,6 +74,8 @@ struct MountTreeBuilding {
     private var skipped = 0
     /// The hard links bound so far, in archive order.
     private var hardLinks: [MountTree.HardLink] = []
+    /// Where the last member added ends: the next one's header blocks begin there.
+    private var previousEnd = 0
     private let implied: MountTree.Implied
 
     /// Ready for the members of an index of `members` members.
@@ -123,6 +125,11 @@ struct MountTreeBuilding {
 
     /// Adds one member, as `tar x` would take it after those added before.
     mutating func add(_ member: MemberIndex.Record) {
+        // Its header blocks run from the previous member's end, as tar reads
+        // them: a gap the index leaves (none in a tar written end to end) may
+        // hold the member's own pax or long-name headers, checked with it.
+        let blocksStart = min(previousEnd, member.headerOffset)
+        previousEnd = member.end
         let start = append(member.path)
         // The parts that lie before a '/' of the bytes shared with the previous member's name, moved to this copy.
         var reused = 0
@@ -165,8 +172,8 @@ struct MountTreeBuilding {
             // node the name had (a record that calls a later copy of a name such a link hides that copy).
             let record = { (node: Int) in
                 MountTree.HardLink(
-                    node: UInt32(node), headerStart: member.headerOffset,
-                    headerLength: UInt32(clamping: member.dataOffset - member.headerOffset),
+                    node: UInt32(node), headerStart: blocksStart,
+                    headerLength: UInt32(clamping: member.dataOffset - blocksStart),
                     dataLength: member.dataLength, size: member.size, pathStart: start,
                     pathLength: UInt32(clamping: member.path.count), linkLength: UInt32(clamping: member.link.count))
             }
@@ -184,7 +191,7 @@ struct MountTreeBuilding {
             hardLinks.append(record(node))
         } else {
             node = nodes.count
-            nodes.append(Self.node(of: member, pathStart: start, implied: implied))
+            nodes.append(Self.node(of: member, blocksStart: blocksStart, pathStart: start, implied: implied))
             if nodes[node].kind == .symbolicLink {
                 append(member.link)
                 nodes[node].linkLength = UInt32(clamping: member.link.count)
@@ -356,8 +363,9 @@ struct MountTreeBuilding {
         nodes[index].mtime = member.mtime
     }
 
-    /// The node of a member that is not a hard link, its name at `pathStart`.
-    private static func node(of member: MemberIndex.Record, pathStart: Int,
+    /// The node of a member that is not a hard link, its header blocks from
+    /// `blocksStart`, its name at `pathStart`.
+    private static func node(of member: MemberIndex.Record, blocksStart: Int, pathStart: Int,
                              implied: MountTree.Implied) -> MountNode {
         let kind: MountNode.Kind = switch member.type {
         case UInt8(ascii: "2"): .symbolicLink
@@ -372,7 +380,7 @@ struct MountTreeBuilding {
         node.type = member.type
         node.pathStart = pathStart
         node.pathLength = UInt32(clamping: member.path.count)
-        node.headerLength = member.dataOffset - member.headerOffset
+        node.headerLength = member.dataOffset - blocksStart
         node.dataOffset = member.dataOffset
         node.dataLength = member.dataLength
         node.device = (UInt32(clamping: member.devmajor), UInt32(clamping: member.devminor))

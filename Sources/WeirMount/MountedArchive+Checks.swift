@@ -120,11 +120,8 @@ extension MountedArchive {
             return "member index disagrees with the archive: its header blocks end at \(range.upperBound), "
                 + "past the content's end at \(cache.reader.count)"
         }
-        // No tar writes header blocks of this size (pax records of a few KiB, a sparse map of a few blocks):
-        // an index that says so is not believed with the memory it would take.
-        guard range.count <= Self.headerBlocksMost else {
-            return "member index disagrees with the archive: it lists \(range.count) bytes of header blocks, "
-                + "more than the \(Self.headerBlocksMost) a mount reads"
+        if let problem = MemberRecordCheck.headerBlocksProblem(range.count) {
+            return "member index disagrees with the archive: \(problem)"
         }
         let header = [UInt8](unsafeUninitializedCapacity: range.count) { buffer, count in
             count = 0

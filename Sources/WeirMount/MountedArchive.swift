@@ -85,9 +85,6 @@ package final class MountedArchive: Sendable {
         }
     }
 
-    /// The most header blocks a member's check reads: 16 MiB.
-    static let headerBlocksMost = 16 << 20
-
     /// Opens the archive at `path` (absolute), named `name` in messages.
     ///
     /// - Throws: `WeirError` for a file that is not zstd, or cannot be read,

@@ -25,7 +25,7 @@ struct TarListingTests {
         TarMember(MemberIndex.Member(headerOffset: 0, headerLength: 512, dataLength: 512, size: size,
                                      mtime: 0, mode: 0o644, uid: 1000, gid: 100, type: type.asciiValue!, path: path,
                                      link: Array(link.utf8), uname: Array(user.utf8), gname: Array(group.utf8)),
-                  position: 0)
+                  position: 0, previousEnd: 0)
     }
 
     @Test("names quoted in tar's escape style; the owner/size column widens as tar's, never narrowing")

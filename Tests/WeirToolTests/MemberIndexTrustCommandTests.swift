@@ -139,6 +139,49 @@ struct MemberIndexTrustCommandTests {
                 "\(events.stderr)")
     }
 
+    /// `p.tar.zst`: a.txt, then b.txt behind a pax header that renames it
+    /// secret.txt (as `tar x` names it), then c.txt; and `gap.tar.zst`, its
+    /// index lying with a valid checksum: b.txt's record starts at its ustar
+    /// block, past its pax header (a gap no tar written end to end has),
+    /// and names it b.txt, as that block alone does.
+    static func paxGap(_ scratch: Scratch) throws {
+        let make = MountCommandTests.lieFunction + """
+
+            printf 'hello\\n' > a.txt; printf 'bee\\n' > b.txt; printf 'sea\\n' > c.txt
+            tar --format=pax -cf p.tar a.txt
+            tar --format=pax --pax-option='path:=secret.txt' -rf p.tar b.txt
+            tar --format=pax -rf p.tar c.txt
+            $WEIR -q -B 16K p.tar
+            # Each member: a pax header, its records, the ustar block, the data. secret.txt: 2048 to 4096.
+            lie p.tar.zst gap.tar.zst secret.txt offset=3072 header_length=512 path=b.txt
+            """
+        let made = try WeirProcess.shell(make, in: scratch.url)
+        #expect(made.status == 0, "\(made.stderr)")
+    }
+
+    @Test("""
+          a record that starts past its member's own pax header (a gap), named as the ustar block alone names \
+          it: --member and -t refuse it, never another name for the member's bytes; the honest archive reads
+          """)
+    func recordPastItsPaxHeader() throws {
+        let scratch = Scratch()
+        try Self.paxGap(scratch)
+        let honest = try WeirProcess.shell("$WEIR -dc --member=secret.txt p.tar.zst | tar xvOf -", in: scratch.url)
+        #expect(honest.status == 0 && honest.stdout == Data("bee\n".utf8)
+                    && honest.stderr.contains("secret.txt"), "\(honest.stderr)")
+        let lying = try WeirProcess.run(["-dc", "--member=b.txt", "gap.tar.zst"], in: scratch.url)
+        #expect(lying.status == 1 && lying.stdout.isEmpty
+                    && lying.stderr.contains("weir: gap.tar.zst: member index disagrees with the archive")
+                    && lying.stderr.contains("b.txt") && lying.stderr.contains("offset 2048")
+                    && lying.stderr.contains("secret.txt"), "\(lying.stderr)")
+        let test = try WeirProcess.run(["-t", "gap.tar.zst"], in: scratch.url)
+        #expect(test.status == 1 && test.stderr.contains("gap.tar.zst: member index disagrees with the archive"),
+                "\(test.stderr)")
+        // The members around it read as they are.
+        let other = try WeirProcess.shell("$WEIR -dc --member=c.txt gap.tar.zst | tar xOf -", in: scratch.url)
+        #expect(other.status == 0 && other.stdout == Data("sea\n".utf8), "\(other.stderr)")
+    }
+
     @Test("""
           --member=PATTERN as tar --wildcards: dir/* leaves the folder entry dir/ out; an empty pattern \
           selects every member, as tar's, and never takes the next argument

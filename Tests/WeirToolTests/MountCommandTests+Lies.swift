@@ -63,6 +63,32 @@ extension MountCommandTests {
         expectDone(result)
     }
 
+    @Test("an index whose record starts past its member's own pax header, named as its ustar block: EIO")
+    func lyingPastPaxHeader() throws {
+        let scratch = Scratch()
+        try MemberIndexTrustCommandTests.paxGap(scratch)
+        let result = try run(scratch, """
+            mkdir mnt
+            \(TestShell.asForeground)$WEIR mount -f gap.tar.zst mnt 2> log & pid=$!
+            trap "kill -TERM $pid 2> /dev/null" EXIT
+            ready mnt
+            if cat mnt/b.txt > out 2> err; then echo "read: $(od -c out | head -3)"; exit 1; fi
+            grep -q 'Input/output error' err
+            cmp mnt/c.txt c.txt
+            kill -TERM $pid; wait $pid; trap - EXIT
+            grep -q 'gap.tar.zst: /b.txt: member index disagrees with the archive: its header names "secret.txt"' log \
+                || { cat log; exit 1; }
+            # The honest archive: the name tar x gives.
+            \(TestShell.asForeground)$WEIR mount -f p.tar.zst mnt 2> log & pid=$!
+            trap "kill -TERM $pid 2> /dev/null" EXIT
+            ready mnt
+            cmp mnt/secret.txt b.txt
+            kill -TERM $pid; wait $pid; trap - EXIT
+            echo done
+            """)
+        expectDone(result)
+    }
+
     @Test("""
           an index that calls a file a hard link, a folder, a FIFO or a symbolic link, or changes a link's \
           target: EIO for what it would show, never another member's bytes
@@ -92,8 +118,9 @@ extension MountCommandTests {
                 ready mnt
                 if "$@" > out 2> err; then echo "$lie: $* gave: $(head -c 100 out)"; exit 1; fi
                 grep -q 'Input/output error' err || { echo "$lie: $*: $(cat err)"; exit 1; }
-                # What the lie does not touch reads as it is (a hard link's lie fails its target's name too).
-                cmp mnt/c.txt src/c.txt
+                # What the lie does not touch reads as it is (a hard link's lie fails its target's name too;
+                # a record cut short, l2, leaves a gap before the next member: c.txt is refused with it).
+                if [ $lie = l2 ]; then ! cat mnt/c.txt 2> /dev/null; else cmp mnt/c.txt src/c.txt; fi
                 kill -TERM $pid; wait $pid; trap - EXIT
                 grep -q "$lie.tar.zst: .*member index disagrees with the archive" log-$lie \\
                     || { echo "$lie: $(cat log-$lie)"; exit 1; }

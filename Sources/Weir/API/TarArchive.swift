@@ -73,7 +73,7 @@ public final class TarArchive: Sendable {
     /// walks the index's records in place instead).
     public var members: [TarMember] {
         // The list was checked whole when the archive opened: walking it again cannot fail.
-        ((try? records.members()) ?? []).enumerated().map { TarMember($1, position: $0) }
+        TarMember.list((try? records.members()) ?? [])
     }
 
     /// Why a file has no index: a tar without one, or not a tar at all (its
@@ -116,21 +116,25 @@ public final class TarArchive: Sendable {
         let reader = try contentReader()
         guard record.end <= reader.count else {
             throw WeirError.memberIndexDisagrees(
-                path: path, name: member.name, offset: record.headerOffset,
+                path: path, name: member.name, offset: member.blocksStart,
                 "it ends at \(record.end), past the content's end at \(reader.count)")
         }
+        let headerLength = member.headerBlocksLength
+        if let problem = MemberRecordCheck.headerBlocksProblem(headerLength) {
+            throw WeirError.memberIndexDisagrees(path: path, name: member.name, offset: member.blocksStart, problem)
+        }
         var header: [UInt8] = []
-        header.reserveCapacity(record.headerLength)
+        header.reserveCapacity(headerLength)
         return try reader.read(member.contentRange) { piece throws(WeirError) in
             var rest = piece
-            if header.count < record.headerLength {
-                let taken = min(rest.count, record.headerLength - header.count)
+            if header.count < headerLength {
+                let taken = min(rest.count, headerLength - header.count)
                 header.append(contentsOf: rest.prefix(taken))
                 rest = UnsafeRawBufferPointer(rebasing: rest.dropFirst(taken))
-                guard header.count == record.headerLength else { return }
+                guard header.count == headerLength else { return }
                 if let problem = header.withUnsafeBytes({ MemberRecordCheck.problem(in: $0, of: record) }) {
                     throw WeirError.memberIndexDisagrees(path: path, name: member.name,
-                                                         offset: record.headerOffset, problem)
+                                                         offset: member.blocksStart, problem)
                 }
                 try header.withUnsafeBytes { all in Result { () throws(WeirError) in try body(all) } }.get()
             }
@@ -171,17 +175,27 @@ public final class TarArchive: Sendable {
         guard found else { return }
         let archive = try TarArchive(path: path, options: options, checkingIndex: true)
         let reader = try archive.contentReader()
+        // Each member's header blocks from where the previous one ends: every
+        // byte of the content up to the last member's end is checked as tar
+        // reads it, so the records are the members a walk from 0 finds.
+        var previousEnd = 0
         try archive.records.forEach { member throws(WeirError) in
             let name = String(decoding: member.path, as: UTF8.self)
+            let start = previousEnd
+            previousEnd = member.end
             guard member.end <= reader.count else {
                 throw WeirError.memberIndexDisagrees(
-                    path: path, name: name, offset: member.headerOffset,
+                    path: path, name: name, offset: start,
                     "it ends at \(member.end), past the content's end at \(reader.count)")
             }
-            let header = try reader.read(at: member.headerOffset, count: member.headerLength)
+            let length = member.dataOffset - start
+            if let problem = MemberRecordCheck.headerBlocksProblem(length) {
+                throw WeirError.memberIndexDisagrees(path: path, name: name, offset: start, problem)
+            }
+            let header = try reader.read(at: start, count: length)
             let problem = header.withUnsafeBytes { MemberRecordCheck.problem(in: $0, of: member) }
             if let problem {
-                throw WeirError.memberIndexDisagrees(path: path, name: name, offset: member.headerOffset, problem)
+                throw WeirError.memberIndexDisagrees(path: path, name: name, offset: start, problem)
             }
         }
     }
@@ -199,7 +213,7 @@ public final class TarArchive: Sendable {
             throw WeirError.notAFile(path: path, name: member.name,
                                      why: "is not a regular file stored whole (type \(Character(.init(type))))")
         }
-        let headerLength = member.record.headerLength
+        let headerLength = member.headerBlocksLength
         var header: [UInt8] = []
         // Told by the header blocks, which come first: a file's contents are its first `size` stored bytes,
         // kept as they come (no copy after); a sparse file's map needs all of them.

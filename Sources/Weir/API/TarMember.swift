@@ -7,10 +7,28 @@ public struct TarMember: Sendable, Equatable {
     package let record: MemberIndex.Member
     /// Its place in the archive (0 for the first member).
     public let position: Int
+    /// Where its header blocks begin as tar reads them: where the previous
+    /// member ends (0 for the first). The record's own offset lies past it
+    /// only when the index leaves a gap, which a tar written end to end
+    /// never has: the gap may hold the member's own pax or long-name
+    /// headers, which override the fields of the block the record points
+    /// at, so a member is checked, and written, from here.
+    package let blocksStart: Int
 
-    init(_ record: MemberIndex.Member, position: Int) {
+    /// `record`, the member at `position`, after a member that ends at `previousEnd`.
+    init(_ record: MemberIndex.Member, position: Int, previousEnd: Int) {
         self.record = record
+        self.blocksStart = min(previousEnd, record.headerOffset)
         self.position = position
+    }
+
+    /// Every member of `records`, the whole list in archive order.
+    static func list(_ records: [MemberIndex.Member]) -> [TarMember] {
+        var previousEnd = 0
+        return records.enumerated().map { position, record in
+            defer { previousEnd = record.end }
+            return TarMember(record, position: position, previousEnd: previousEnd)
+        }
     }
 
     /// The full name as tar stores it (pax `path` or GNU long name
@@ -34,8 +52,11 @@ public struct TarMember: Sendable, Equatable {
     /// The owner's and group's names (empty when the archive has none).
     public var userName: [UInt8] { record.uname }
     public var groupName: [UInt8] { record.gname }
-    /// Where the member's header blocks, data and padding lie in the content.
-    public var contentRange: Range<Int> { record.headerOffset ..< record.end }
+    /// Where the member's header blocks, data and padding lie in the
+    /// content, its header blocks from where the previous member ends.
+    public var contentRange: Range<Int> { blocksStart ..< record.end }
+    /// How many bytes of header blocks are read and checked before its data.
+    package var headerBlocksLength: Int { record.dataOffset - blocksStart }
 
     /// Whether the member is a regular file whose data is its contents (not
     /// a GNU sparse member, whose stored data leaves the holes out).

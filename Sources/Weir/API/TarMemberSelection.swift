@@ -26,12 +26,12 @@ public struct TarMemberSelection: Sendable, Equatable {
 
     /// The members of `members` (in archive order) that `patterns` select.
     public init(members: [TarMember], patterns: [TarMemberPattern]) {
-        self.init(records: members.map(\.record), positions: members.map(\.position), patterns: patterns)
+        self.init(list: members, patterns: patterns)
     }
 
     /// The members of an archive's `records` that `patterns` select.
     package init(records: [MemberIndex.Member], patterns: [TarMemberPattern]) {
-        self.init(records: records, positions: Array(records.indices), patterns: patterns)
+        self.init(list: TarMember.list(records), patterns: patterns)
     }
 
     /// The members of an archive's record list that `patterns` select,
@@ -45,14 +45,16 @@ public struct TarMemberSelection: Sendable, Equatable {
                  found: (Range<Int>) -> Void = { _ in }) throws(WeirError) {
         var kept: [TarMember] = []
         var matched = [Bool](repeating: false, count: patterns.count)
-        var position = 0, links = false
+        var position = 0, links = false, previousEnd = 0
         try records.forEachRecord { record in
             if Self.match(record.path, patterns, &matched) {
-                found(record.headerOffset ..< record.end)
-                kept.append(TarMember(record.member(), position: position))
+                let member = TarMember(record.member(), position: position, previousEnd: previousEnd)
+                found(member.contentRange)
+                kept.append(member)
                 links = links || record.type == UInt8(ascii: "1")
             }
             position += 1
+            previousEnd = record.end
         }
         if links {
             self.init(records: try records.members(), patterns: patterns)
@@ -83,8 +85,9 @@ public struct TarMemberSelection: Sendable, Equatable {
         return any
     }
 
-    /// The members of `records`, at `positions` in their archive, that `patterns` select.
-    private init(records members: [MemberIndex.Member], positions: [Int], patterns: [TarMemberPattern]) {
+    /// The members of `list` (in archive order) that `patterns` select.
+    private init(list: [TarMember], patterns: [TarMemberPattern]) {
+        let members = list.map(\.record)
         var chosen = [Bool](repeating: false, count: members.count)
         var matched = [Bool](repeating: false, count: patterns.count)
         for (position, member) in members.enumerated() where Self.match(member.path, patterns, &matched) {
@@ -106,7 +109,7 @@ public struct TarMemberSelection: Sendable, Equatable {
             }
             linksToLaterMembers.reverse()
         }
-        self.members = members.indices.filter { chosen[$0] }.map { TarMember(members[$0], position: positions[$0]) }
+        self.members = list.indices.filter { chosen[$0] }.map { list[$0] }
         unmatched = patterns.indices.filter { !matched[$0] }.map { patterns[$0] }
     }
 }

@@ -26,6 +26,18 @@
 /// What it does not compare: mode, owner, times and device numbers (shown
 /// as the index lists them; version 1 of the index keeps no device numbers).
 package enum MemberRecordCheck {
+    /// The most bytes of header blocks a reader takes for one member. No
+    /// tar writes more (pax records of a few KiB, a sparse map of a few
+    /// blocks): an index that says so is not believed with the memory it
+    /// would take.
+    package static let headerBlocksMost = 16 << 20
+
+    /// Why a record's `count` bytes of header blocks are not read: nil when they are.
+    package static func headerBlocksProblem(_ count: Int) -> String? {
+        count <= headerBlocksMost ? nil
+            : "it lists \(count) bytes of header blocks, more than the \(headerBlocksMost) a reader takes"
+    }
+
     /// Why the record — `path`, `type`, `link`, `dataLength`, `size` — is
     /// not what the header blocks `header` give; nil when it is.
     package static func problem(in header: UnsafeRawBufferPointer, path: [UInt8], type recorded: UInt8,

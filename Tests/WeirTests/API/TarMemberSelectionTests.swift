@@ -7,7 +7,7 @@ struct TarMemberSelectionTests {
     static func member(_ position: Int, _ path: String, type: Character = "0", link: String = "") -> TarMember {
         TarMember(MemberIndex.Member(headerOffset: position * 1024, headerLength: 512, dataLength: 512, size: 10,
                                      type: type.asciiValue!, path: Array(path.utf8), link: Array(link.utf8)),
-                  position: position)
+                  position: position, previousEnd: position * 1024)
     }
 
     @Test("the selection keeps archive order, names the patterns that matched nothing, brings hard links' targets")
