@@ -56,4 +56,24 @@ struct TarHeaderCheckTests {
             }
         }
     }
+
+    @Test("a GNU long name and a pax path on one member: the pax path names it, for the walk and the check alike")
+    func paxPathOverLongName() throws {
+        let gnuName = String(repeating: "g", count: 120) + ".txt"
+        let paxName = String(repeating: "x", count: 130) + ".txt"
+        // GNU's L header and its name block, then pax's x header, its record block, the ustar block, the data.
+        let gnu = try Self.archive(format: "gnu", name: gnuName)
+        let pax = try Self.archive(format: "pax", name: paxName)
+        let tar = Array(gnu.prefix(1024)) + Array(pax.prefix(2048)) + [UInt8](repeating: 0, count: 1024)
+        var walk = TarWalk(sink: TarSparseMapTests.Collector())
+        tar.withUnsafeBytes { walk.consume($0, at: 0) }
+        walk.finish(contentSize: tar.count)
+        let member = try #require(walk.sink.members.first)
+        #expect(member.path == Array(paxName.utf8) && member.headerLength == 2560)
+        tar.prefix(2560).withUnsafeBytes { header in
+            #expect(TarHeaderCheck.problem(in: header, path: Array(paxName.utf8)) == nil)
+            let long = TarHeaderCheck.problem(in: header, path: Array(gnuName.utf8))
+            #expect(long?.contains("its header names \"\(paxName)\"") == true, "\(long ?? "")")
+        }
+    }
 }
