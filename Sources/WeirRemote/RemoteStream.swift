@@ -11,15 +11,13 @@ import WeirSystem
 ///
 /// The read end is handed over once the answer's first bytes came (an
 /// error status or a failed connection is the open's error, in one line).
-/// A failure after that ends the pipe early, with a truncated frame's first
-/// bytes so that the decoder never takes the bytes so far for the whole
-/// input (they may end where a frame does), and is kept (``failure(for:)``)
-/// for the command to report instead of the truncated input the decoder sees.
+/// A failure after that ends the pipe early, and is kept first
+/// (``NamedInputs/keepFailure(_:for:)``): the bytes so far may end where a
+/// frame, a gzip member or any copied input could, so whatever reads the
+/// pipe to its end fails with it rather than take them for the whole.
 package enum RemoteStream {
-    private static let failures = Locked<[String: WeirError]>([:])
-
     /// The failure that ended the stream of `url` early, if one did.
-    package static func failure(for url: String) -> WeirError? { failures.withLock { $0[url] } }
+    package static func failure(for url: String) -> WeirError? { NamedInputs.failure(for: url) }
 
     /// Starts reading `url`; returns the pipe's read end, named `url`, once
     /// the body started (the caller closes it: the reading thread then stops).
@@ -66,13 +64,8 @@ package enum RemoteStream {
                 }
             } catch {
                 if begun {
-                    failures.withLock { $0[url] = error }
-                    // The bytes so far may end where a frame does: the decoder
-                    // must not see a clean end. A zstd frame's magic number
-                    // alone is a truncated frame: its error makes the command
-                    // report the failure kept above (never exit 0 short).
-                    let cut: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD]
-                    _ = cut.withUnsafeBytes { Glibc.write(writing, $0.baseAddress, $0.count) }
+                    // Kept before the pipe ends: its reader asks at the end.
+                    NamedInputs.keepFailure(error, for: url)
                 } else {
                     early.withLock { $0 = error }
                 }

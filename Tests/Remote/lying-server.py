@@ -25,6 +25,8 @@ starts a count of its own), in arrival order:
                   served; a range from an offset (the resumption) answered 206
                   with the bytes from it to B only, Content-Range saying so
                   (fewer bytes than asked, the total the file's): ETag "1"
+  cut/NAME?b=B    every answer 200 (no Range served): the whole file's head,
+                  its first B bytes, then the connection closed
   loop/NAME       302 to itself, forever
   file/NAME       302 to file:///etc/passwd
   ftpcred/NAME    302 to ftp://weir:S3cr3tPassw0rd@127.0.0.1/NAME
@@ -146,6 +148,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             first, last = int(start.group(1)), int(parse_qs(self.path.partition("?")[2])["b"][0])
             return self.answer(206, fields + [("Content-Range", f"bytes {first}-{last - 1}/{len(data)}")],
                                data[first:last])
+        if mode == "cut":
+            # No Range served: every answer the whole file's head, its body cut at byte ?b=.
+            return self.answer(200, [], data, send=int(parse_qs(self.path.partition("?")[2])["b"][0]))
         if mode == "half":
             return self.ranged(data, [("ETag", '"1"')], send_half=True)
         self.ranged(data, [])

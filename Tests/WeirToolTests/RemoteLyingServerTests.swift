@@ -195,4 +195,37 @@ struct RemoteLyingServerTests {
         #expect(tail.first == "bytes=-1048576", "\(requests)")
         #expect(tail.count == Set(tail).count, "a range asked twice: \(requests)")
     }
+
+    @Test("""
+          A stream cut where a gzip member, a copied input or a zstd frame ends, no resume possible: exit 1 \
+          with the server's failure, nothing after the cut written, no output file left
+          """)
+    func streamCutAtBoundary() throws {
+        let scratch = Scratch()
+        let (servers, lying, _) = try Self.servers(scratch)
+        defer { withExtendedLifetime(servers) {} }
+        let made = try WeirProcess.shell("""
+            set -e
+            seq 1 20000 > one; seq 20001 40000 > two
+            gzip -c one > root/two.gz; gzip -c two >> root/two.gz; gzip -c one | wc -c > gz.cut
+            cat one two > root/plain.txt; wc -c < one > plain.cut
+            $WEIR -q -c one > root/two.zst; $WEIR -q -c two >> root/two.zst; $WEIR -q -c one | wc -c > zst.cut
+            """, in: scratch.url)
+        #expect(made.status == 0, "\(made.stderr)")
+        let one = try #require(scratch.data("one"))
+        for (name, cut, flags) in [("two.gz", "gz.cut", ["-dc"]), ("plain.txt", "plain.cut", ["-dcf"]),
+                                   ("two.zst", "zst.cut", ["-dc"])] {
+            let text = String(decoding: scratch.data(cut) ?? Data(), as: UTF8.self)
+            let at = try #require(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), "\(cut): \(text)")
+            let url = "\(lying)/cut/\(name)?b=\(at)"
+            let result = try WeirProcess.run(flags + [url], in: scratch.url, environment: Self.fast)
+            #expect(result.status == 1 && !result.signaled && result.stderr.contains("weir: \(url): ")
+                        && result.stderr.contains("answered a range request with 200"), "\(name): \(result.stderr)")
+            // What came before the cut may be out (as zstd writes what it decoded), never a byte after it.
+            #expect(one.starts(with: result.stdout), "\(name): \(result.stdout.count) bytes written")
+            let file = try WeirProcess.run(flags.map { $0 == "-dc" ? "-d" : "-df" } + [url, "-o", "out"],
+                                           in: scratch.url, environment: Self.fast)
+            #expect(file.status == 1 && scratch.data("out") == nil, "\(name): \(file.stderr)")
+        }
+    }
 }

@@ -160,6 +160,22 @@ package final class DecompressionPipeline: Sendable {
     ///   failure; when testing (no output), `.corrupt` for a seek table that
     ///   does not match the frames, naming the entry and what differs.
     package func run() throws(WeirError) -> Statistics {
+        let statistics: Statistics
+        do throws(WeirError) {
+            statistics = try decode()
+        } catch {
+            // What ended the input early (a URL's stream: NamedInputs), not the truncation it left.
+            throw NamedInputs.failure(for: ends.inputName) ?? error
+        }
+        // An input read by name whose stream ended early may end where a
+        // frame, a gzip member or a copied input could: never a success,
+        // whatever the decoder made of it (its output is not committed).
+        if let failure = NamedInputs.failure(for: ends.inputName) { throw failure }
+        return statistics
+    }
+
+    /// ``run()``'s work: the input decoded, or copied through.
+    private func decode() throws(WeirError) -> Statistics {
         let (input, output, inputName, outputName) = (ends.input, ends.output, ends.inputName, ends.outputName)
         let observer = ends.observer
         if case .descriptor(let file) = input, try Self.passesThrough(file, options: options) {

@@ -11,6 +11,7 @@ package enum NamedInputs {
     package typealias Opener = @Sendable (String) throws(WeirError) -> Descriptor
 
     private static let openers = Locked<[String: Opener]>([:])
+    private static let failures = Locked<[String: WeirError]>([:])
 
     /// Registers `opener` for the input named `name`, replacing any other.
     package static func register(_ name: String, _ opener: @escaping Opener) {
@@ -24,4 +25,15 @@ package enum NamedInputs {
 
     /// Whether `name` has an opener.
     package static func isRegistered(_ name: String) -> Bool { opener(for: name) != nil }
+
+    /// Keeps `error` as what ended the input named `name` early: its opener
+    /// handed over a pipe that then ended before the input did (a network
+    /// failure past the first bytes). Kept before the pipe's end is closed.
+    package static func keepFailure(_ error: WeirError, for name: String) {
+        failures.withLock { $0[name] = error }
+    }
+
+    /// The failure that ended the input named `name` early, if one did: a
+    /// reader that reached its end must not take what it read for the whole.
+    package static func failure(for name: String) -> WeirError? { failures.withLock { $0[name] } }
 }
