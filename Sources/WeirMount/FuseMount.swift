@@ -56,8 +56,9 @@ package enum FuseMount {
             entry.attr_timeout = FuseMount.timeout
             let tree = archive.tree
             if let child = tree.child(of: folder, named: UnsafeRawBufferPointer(start: name, count: strlen(name))) {
-                // The kernel opens a device or a FIFO itself, never asking: its record is checked here.
-                if FuseMount.checkedAtLookup(tree.nodes[child].kind) {
+                // What the answer shows whole (a device or FIFO the kernel opens itself, an empty file, a
+                // folder's or a link's kind): its record is checked here.
+                if FuseMount.checkedAtLookup(tree.nodes[child]) {
                     let refused = archive.checkNear(child)
                     guard refused == 0 else {
                         fuse_reply_err(request, refused)
@@ -324,8 +325,8 @@ package enum FuseMount {
             let needed: Int
             if plus {
                 var entry = fuse_entry_param()
-                // A device or FIFO not checked yet: the kernel looks it up (and the lookup checks it).
-                if attributes, !checkedAtLookup(tree.nodes[number].kind) || archive.isChecked(number) {
+                // A node checked at lookup and not checked yet: the kernel looks it up (the lookup checks it).
+                if attributes, !checkedAtLookup(tree.nodes[number]) || archive.isChecked(number) {
                     entry.ino = fuse_ino_t(number + 1)
                     entry.attr = FuseMount.stat(of: tree.nodes[number], number: number)
                     entry.entry_timeout = FuseMount.timeout
@@ -365,11 +366,14 @@ package enum FuseMount {
         send(request, buffer, used)
     }
 
-    /// Whether a node of `kind` is checked at its lookup: a device or a
-    /// FIFO, which the kernel opens without a request (files are checked at
-    /// their first read, links at their reading, folders at their listing).
-    private static func checkedAtLookup(_ kind: MountNode.Kind) -> Bool {
-        kind == .characterDevice || kind == .blockDevice || kind == .fifo
+    /// Whether `node` is checked at its lookup: every node but a file with
+    /// bytes to read, which is checked at its open or first read. What a
+    /// lookup answers shows the rest whole: a device or a FIFO the kernel
+    /// opens without a request; an empty file it never reads (when opens
+    /// are not asked, nothing else would check a record that calls a file
+    /// of 2 bytes an empty one); a folder's or a link's kind in `stat`.
+    private static func checkedAtLookup(_ node: MountNode) -> Bool {
+        node.kind != .file || node.size == 0
     }
 
     /// The archive of the mount `request` is for.

@@ -25,6 +25,9 @@ starts a count of its own), in arrival order:
                   served; a range from an offset (the resumption) answered 206
                   with the bytes from it to B only, Content-Range saying so
                   (fewer bytes than asked, the total the file's): ETag "1"
+  noetag/NAME?b=B  the last MiB and the stream with ETag "1", the stream
+                  chunked and ending cleanly after its first B bytes; a
+                  resumption answered 206 from NAME.v2, with no ETag
   cut/NAME?b=B    every answer 200 (no Range served): the whole file's head,
                   its first B bytes, then the connection closed
   loop/NAME       302 to itself, forever
@@ -148,6 +151,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
             first, last = int(start.group(1)), int(parse_qs(self.path.partition("?")[2])["b"][0])
             return self.answer(206, fields + [("Content-Range", f"bytes {first}-{last - 1}/{len(data)}")],
                                data[first:last])
+        if mode == "noetag":
+            # The tail and the stream with ETag "1" (the stream chunked, ending cleanly at ?b=); a resumption
+            # answered 206 from NAME.v2 with no ETag at all.
+            if asked and not self.headers.get("Range").startswith("bytes=-"):
+                with open(path + ".v2", "rb") as file:
+                    return self.ranged(file.read(), [])
+            if asked:
+                return self.ranged(data, [("ETag", '"1"')])
+            cut = int(parse_qs(self.path.partition("?")[2])["b"][0])
+            self.send_response(200)
+            self.send_header("ETag", '"1"')
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self.wfile.write(b"%x\r\n" % cut + data[:cut] + b"\r\n0\r\n\r\n")
+            return None
         if mode == "cut":
             # No Range served: every answer the whole file's head, its body cut at byte ?b=.
             return self.answer(200, [], data, send=int(parse_qs(self.path.partition("?")[2])["b"][0]))

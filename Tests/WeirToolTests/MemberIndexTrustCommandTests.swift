@@ -183,6 +183,43 @@ struct MemberIndexTrustCommandTests {
     }
 
     @Test("""
+          -t refuses an index whose last record was left out (a later copy of a name with it), its end offset \
+          kept or moved back to the last record's end: the records must end where the tar's end blocks are
+          """)
+    func testChecksIndexEnd() throws {
+        let scratch = Scratch()
+        let suite = ManualTests.root.appendingPathComponent("scripts/member-index-test").path
+        let made = try WeirProcess.shell("""
+            set -e
+            printf 'old\\n' > a.txt; printf 'x\\n' > b.txt; tar -cf dup.tar a.txt b.txt
+            printf 'NEW\\n' > a.txt; tar -rf dup.tar a.txt
+            $WEIR -q -B 16K < dup.tar > dup.tar.zst
+            python3 - <<'PY'
+            import importlib.machinery, importlib.util
+            loader = importlib.machinery.SourceFileLoader("suite", "\(suite)")
+            suite = importlib.util.module_from_spec(importlib.util.spec_from_loader("suite", loader))
+            loader.exec_module(suite)
+            archive = suite.Archive(open("dup.tar.zst", "rb").read())
+            members = [dict(m) for m in archive.members][:-1]
+            header = list(archive.header)
+            header[2] = len(members)
+            open("kept.tar.zst", "wb").write(archive.with_content(suite.encode_columns(header, members)))
+            last = members[-1]
+            header[3] = last["offset"] + last["header_length"] + last["data_length"]
+            open("moved.tar.zst", "wb").write(archive.with_content(suite.encode_columns(header, members)))
+            PY
+            """, in: scratch.url)
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(try WeirProcess.run(["-t", "dup.tar.zst"], in: scratch.url).status == 0)
+        for (name, words) in [("kept", "its last member ends at 2048, its end blocks are said to begin at 3072"),
+                              ("moved", "no end block at 2048")] {
+            let run = try WeirProcess.run(["-t", "\(name).tar.zst"], in: scratch.url)
+            #expect(run.status == 1 && run.stderr.contains("weir: \(name).tar.zst: member index disagrees with "
+                + "the archive: \(words)"), "\(run.stderr)")
+        }
+    }
+
+    @Test("""
           --member=PATTERN as tar --wildcards: dir/* leaves the folder entry dir/ out; an empty pattern \
           selects every member, as tar's, and never takes the next argument
           """)

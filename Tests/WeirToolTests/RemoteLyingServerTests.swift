@@ -228,4 +228,33 @@ struct RemoteLyingServerTests {
             #expect(file.status == 1 && scratch.data("out") == nil, "\(name): \(file.stderr)")
         }
     }
+
+    @Test("A resumption answered without the ETag the first answer gave: refused, never two versions' bytes")
+    func resumptionWithoutETag() throws {
+        let scratch = Scratch()
+        let (servers, lying, _) = try Self.servers(scratch)
+        defer { withExtendedLifetime(servers) {} }
+        // Frames without a seek table (no table to catch a mix); the second version differs after frame 2.
+        let made = try WeirProcess.shell("""
+            set -e
+            head -c 600000 /dev/urandom > p1; head -c 600000 /dev/urandom > p2; head -c 600000 /dev/urandom > p3
+            zstd -q -c p1 > root/p.zst; zstd -q -c p2 >> root/p.zst; zstd -q -c p3 >> root/p.zst
+            at=$(( $(zstd -q -c p1 | wc -c) + $(zstd -q -c p2 | wc -c) ))
+            echo $at > at
+            # Version 2: the same first two frames, then another valid frame and a skippable frame to the size.
+            python3 - $at <<'PY'
+            import struct, subprocess, sys
+            at, data = int(sys.argv[1]), open("root/p.zst", "rb").read()
+            other = subprocess.run(["zstd", "-q", "-c"], input=b"SECOND VERSION\\n" * 1000, capture_output=True).stdout
+            pad = len(data) - at - len(other) - 8
+            open("root/p.zst.v2", "wb").write(data[:at] + other + struct.pack("<II", 0x184D2A50, pad) + bytes(pad))
+            PY
+            """, in: scratch.url)
+        #expect(made.status == 0, "\(made.stderr)")
+        let at = String(decoding: scratch.data("at") ?? Data(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let url = "\(lying)/noetag/p.zst?b=\(at)"
+        let result = try WeirProcess.run(["-dc", url], in: scratch.url, environment: Self.fast)
+        Self.refused(result, url, ["the object changed", "its ETag was \"1\", now none"])
+    }
 }

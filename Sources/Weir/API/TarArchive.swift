@@ -198,6 +198,26 @@ public final class TarArchive: Sendable {
                 throw WeirError.memberIndexDisagrees(path: path, name: name, offset: start, problem)
             }
         }
+        // The last member ends where the index says the tar's end blocks
+        // begin, and they are there: an index that leaves out the members
+        // after its last record (a later copy of a name among them) lists
+        // what a walk would not end with.
+        let records = archive.records
+        if !records.endedEarly {
+            let problem: String?
+            if previousEnd != records.endOffset {
+                problem = "its last member ends at \(previousEnd), its end blocks are said to begin at "
+                    + "\(records.endOffset)"
+            } else if records.endOffset + TarHeaderCheck.block > reader.count {
+                problem = "its end blocks are said to begin at \(records.endOffset), past the content's end "
+                    + "at \(reader.count)"
+            } else {
+                let end = try reader.read(at: records.endOffset, count: TarHeaderCheck.block)
+                problem = end.allSatisfy({ $0 == 0 }) ? nil
+                    : "no end block at \(records.endOffset), where it says the tar ends: a member's header"
+            }
+            if let problem { throw WeirError.memberIndexDisagrees(path: path, problem) }
+        }
     }
 
     /// The contents of the regular file `member` (its data without the

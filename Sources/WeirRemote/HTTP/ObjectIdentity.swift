@@ -32,13 +32,17 @@ struct ObjectIdentity: Sendable, Equatable {
     }
 
     /// How the answer `head` shows another object, nil when it shows this
-    /// one (a field it lacks is not held against it; its total is, and a
-    /// 200's Content-Length). ETags
-    /// are compared as RFC 9110 13.1.2's weak comparison does (the opaque
-    /// tags alike, `W/` or not): two versions a weak ETag names apart are two.
+    /// one. ETags are compared as RFC 9110 13.1.2's weak comparison does
+    /// (the opaque tags alike, `W/` or not): two versions a weak ETag names
+    /// apart are two. An ETag the first answer gave must be in every answer
+    /// (RFC 9110 15.3.7: a 206 carries the ETag a 200 would): without it,
+    /// nothing says the bytes are the same object's. A Last-Modified it
+    /// lacks is not held against it (a 206 need not carry one); its total
+    /// is, and a 200's Content-Length.
     func difference(from head: HTTPHead) -> String? {
-        if let etag, let other = head.fields["etag"], Self.opaque(other) != Self.opaque(etag) {
-            return "its ETag was \(etag), now \(other)"
+        if let etag {
+            guard let other = head.fields["etag"] else { return "its ETag was \(etag), now none" }
+            if Self.opaque(other) != Self.opaque(etag) { return "its ETag was \(etag), now \(other)" }
         }
         if strongETag == nil, let lastModified, let other = head.fields["last-modified"], other != lastModified {
             return "its Last-Modified was \(lastModified), now \(other)"

@@ -31,6 +31,12 @@ extension WeirError {
                       + "offset \(offset): \(problem); nothing of it written")
     }
 
+    /// A member index whose records end otherwise than the tar (`weir -t`'s check, in the engine).
+    package static func memberIndexDisagrees(path: String, _ problem: String) -> WeirError {
+        WeirError(.corrupt, path: path, operation: .test, lead: nil,
+                  detail: "member index disagrees with the archive: \(problem)")
+    }
+
     /// A member whose bytes are not a file's contents (`TarMember.contents`, in the engine).
     package static func notAFile(path: String, name: String, why: String) -> WeirError {
         WeirError(.notRegularFile, path: path, operation: .decompress, lead: nil,
