@@ -59,7 +59,10 @@ package enum MemberRecordCheck {
                 || raw == UInt8(ascii: "g") || raw == UInt8(ascii: "X")
             guard extended else {
                 let type = TarHeader.indexedType(raw, path: path)
-                if type != TarHeader.indexedType(recorded, path: path) {
+                // A folder's record says so itself: readers make a file of a record of type 0 whatever
+                // its name (the writer records the type it indexes, never 0 for a name with a slash).
+                let listed = TarHeader.indexedType(recorded, path: path)
+                if type != listed || (type == UInt8(ascii: "5") && recorded != type) {
                     return "its header's type is \(shown([raw])), the index's \(shown([recorded]))"
                 }
                 if type == UInt8(ascii: "1") || type == UInt8(ascii: "2") {
@@ -67,6 +70,10 @@ package enum MemberRecordCheck {
                     if stored != link { return "its header links to \(shown(stored)), the index to \(shown(link))" }
                 }
                 let stored = TarHeader.storedData(type: raw, size: paxSize ?? size)
+                if TarHeader.isAmbiguousFolder(raw: raw, indexed: type, stored: stored) {
+                    return "its header gives a file's type, a folder's name and \(stored) bytes of data, "
+                        + "which tars read otherwise"
+                }
                 // A pax sparse 1.0 member's map begins its stored data; the index counts it as header.
                 let map = paxSparseMap ? header.count - (at + block) : 0
                 let expected = (stored + block - 1) / block * block - map

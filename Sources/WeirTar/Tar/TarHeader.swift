@@ -172,13 +172,24 @@ package struct TarHeader {
     /// against its header blocks (``MemberRecordCheck``) both ask it.
     package static func indexedType(_ raw: UInt8, path: some BidirectionalCollection<UInt8>) -> UInt8 {
         switch raw {
-        case 0: path.last == UInt8(ascii: "/") ? UInt8(ascii: "5") : UInt8(ascii: "0")
+        case 0, UInt8(ascii: "0"): path.last == UInt8(ascii: "/") ? UInt8(ascii: "5") : UInt8(ascii: "0")
         case UInt8(ascii: "7"), UInt8(ascii: "M"): UInt8(ascii: "0")
         case UInt8(ascii: "D"): UInt8(ascii: "5")
-        case UInt8(ascii: "0"), UInt8(ascii: "1"), UInt8(ascii: "2"), UInt8(ascii: "3"), UInt8(ascii: "4"),
+        case UInt8(ascii: "1"), UInt8(ascii: "2"), UInt8(ascii: "3"), UInt8(ascii: "4"),
              UInt8(ascii: "5"), UInt8(ascii: "6"), UInt8(ascii: "S"): raw
         default: UInt8(ascii: "0")
         }
+    }
+
+    /// Whether a member of type `raw` whose indexed type is `indexed`
+    /// (``indexedType(_:path:)``) and which stores `stored` bytes is read
+    /// otherwise by different tars: a file's type (`0`, or NUL) with a
+    /// folder's name (a trailing slash) and data. GNU tar makes a folder
+    /// and reads what follows its header as the next headers; others skip
+    /// the data as a file's. The writer's walk ends there (no index is
+    /// written) and the reader's check refuses such a record.
+    package static func isAmbiguousFolder(raw: UInt8, indexed: UInt8, stored: Int) -> Bool {
+        indexed == UInt8(ascii: "5") && (raw == 0 || raw == UInt8(ascii: "0")) && stored > 0
     }
 
     /// The size the member index records for a member of indexed `type`

@@ -238,6 +238,12 @@ package struct TarWalk<Sink: TarMemberSink> {
         }
         // A v7 header names a folder by a trailing slash only.
         let type = TarHeader.indexedType(raw, path: last.path)
+        if TarHeader.isAmbiguousFolder(raw: raw, indexed: type, stored: stored) {
+            // Tars disagree on what follows it: the walk ends, not clean (no index is written);
+            // the member half made here is past the end and never kept.
+            stop = (start, false)
+            return
+        }
         if type == UInt8(ascii: "1") || type == UInt8(ascii: "2") {
             if let link = pax.linkpath ?? longLink {
                 Self.assign(link, to: &last.link)

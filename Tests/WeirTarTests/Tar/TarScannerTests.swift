@@ -88,6 +88,56 @@ struct TarScannerTests {
         }
     }
 
+    /// A ustar header block: `name`, `size` bytes of data, type `type`, its checksum right.
+    static func header(_ name: String, size: Int, type: UInt8) -> [UInt8] {
+        var block = [UInt8](repeating: 0, count: 512)
+        block.replaceSubrange(0 ..< name.utf8.count, with: name.utf8)
+        for (at, field) in [(100, "0000644"), (108, "0000000"), (116, "0000000"), (136, "14530327600")] {
+            block.replaceSubrange(at ..< at + field.utf8.count, with: field.utf8)
+        }
+        let octal = String(size, radix: 8)
+        block.replaceSubrange(124 ..< 135, with: (String(repeating: "0", count: 11 - octal.count) + octal).utf8)
+        block[156] = type
+        block.replaceSubrange(257 ..< 265, with: Array("ustar\u{0}00".utf8))
+        block.replaceSubrange(148 ..< 156, with: Array("        ".utf8))
+        let sum = String(block.reduce(0) { $0 + Int($1) }, radix: 8)
+        block.replaceSubrange(148 ..< 155, with: (String(repeating: "0", count: 6 - sum.count) + sum + "\u{0}").utf8)
+        return block
+    }
+
+    @Test("""
+          a file's type with a folder's name and data (which GNU tar makes a folder, its data read as headers): \
+          no index, and the reader's check refuses such a record; an empty one is a folder
+          """)
+    func fileTypedFolder() throws {
+        func member(_ name: String, _ data: [UInt8], type: UInt8) -> [UInt8] {
+            Self.header(name, size: data.count, type: type) + data
+                + [UInt8](repeating: 0, count: (512 - data.count % 512) % 512)
+        }
+        let inner = member("evil.txt", Array("EVIL\n".utf8), type: UInt8(ascii: "0"))
+        for type in [UInt8(ascii: "0"), 0] {
+            let tar = member("x.txt", Array("x\n".utf8), type: UInt8(ascii: "0")) + member("dir/", inner, type: type)
+                + member("after.txt", Array("after\n".utf8), type: UInt8(ascii: "0"))
+                + [UInt8](repeating: 0, count: 1024)
+            let scanner = TarScanner()
+            for chunk in Self.chunks(tar, size: 700) { scanner.feed(chunk) }
+            #expect(try Self.index(scanner, contentSize: tar.count) == nil, "type \(type)")
+            let blocks = Array(tar[1024 ..< 1536])
+            let problem = blocks.withUnsafeBytes {
+                MemberRecordCheck.problem(in: $0, path: Array("dir/".utf8), type: UInt8(ascii: "5"), link: [],
+                                          dataLength: 1024, size: 0)
+            }
+            #expect(problem?.contains("a file's type, a folder's name") == true, "\(problem ?? "")")
+            // Without data it is a folder, as tar makes it.
+            let empty = member("x.txt", Array("x\n".utf8), type: UInt8(ascii: "0")) + member("dir/", [], type: type)
+                + [UInt8](repeating: 0, count: 1024)
+            let plain = TarScanner()
+            for chunk in Self.chunks(empty, size: 700) { plain.feed(chunk) }
+            let index = try #require(try Self.index(plain, contentSize: empty.count))
+            #expect(index.members.map(\.type) == [UInt8(ascii: "0"), UInt8(ascii: "5")], "type \(type)")
+        }
+    }
+
     @Test("not a tar: no scan starts; a stream that stops being tar gives no index")
     func notTar() throws {
         #expect(!TarScanner.startsTar(DispatchData.empty))
