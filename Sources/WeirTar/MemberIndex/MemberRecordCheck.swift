@@ -52,11 +52,12 @@ package enum MemberRecordCheck {
         while at + block <= header.count {
             let one = UnsafeRawBufferPointer(rebasing: header[at ..< at + block])
             let raw = one[156]
-            guard let size = TarHeaderCheck.number(UnsafeRawBufferPointer(rebasing: one[124 ..< 136])) else {
+            guard let size = TarHeader(one).size else {
                 return "the header block at +\(at) has no valid size"
             }
             let extended = raw == UInt8(ascii: "x") || raw == UInt8(ascii: "L") || raw == UInt8(ascii: "K")
-                || raw == UInt8(ascii: "g") || raw == UInt8(ascii: "X")
+                || raw == UInt8(ascii: "g") || raw == UInt8(ascii: "X") || raw == UInt8(ascii: "V")
+                || raw == UInt8(ascii: "A")
             guard extended else {
                 let type = TarHeader.indexedType(raw, path: path)
                 // A folder's record says so itself: readers make a file of a record of type 0 whatever
@@ -90,7 +91,11 @@ package enum MemberRecordCheck {
             }
             let dataEnd = at + block + size
             guard dataEnd <= header.count else { return nil }  // TarHeaderCheck refused it
-            if raw == UInt8(ascii: "x") || raw == UInt8(ascii: "X") {
+            if raw == UInt8(ascii: "g") {
+                if PaxRecords(UnsafeRawBufferPointer(rebasing: header[at + block ..< dataEnd])).setsIndexedField {
+                    return "a pax global header before it changes what tar makes of the members after it"
+                }
+            } else if raw == UInt8(ascii: "x") || raw == UInt8(ascii: "X") {
                 let data = UnsafeRawBufferPointer(rebasing: header[at + block ..< dataEnd])
                 if let found = TarHeaderCheck.paxRecord(in: data, key: Array("size".utf8)) {
                     guard let value = Int(String(decoding: found, as: UTF8.self)), value >= 0 else {

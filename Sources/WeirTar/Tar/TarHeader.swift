@@ -229,6 +229,17 @@ package struct PaxRecords {
 
     package init() {}
 
+    /// Whether any field the index records is set: in a pax global header
+    /// (`g`), which GNU tar applies to every later member, that makes the
+    /// members other than their own headers say (a global `path` names them
+    /// all alike, a global `size` empties them). The writer's walk ends at
+    /// such a header (no index) and the reader's check refuses one. A
+    /// `comment` (`git archive`'s commit) or any other key changes nothing.
+    package var setsIndexedField: Bool {
+        path != nil || linkpath != nil || size != nil || uid != nil || gid != nil || uname != nil || gname != nil
+            || mtime != nil || sparseName != nil || sparseRealSize != nil
+    }
+
     /// The records in `data`; a malformed record ends the reading, as
     /// libarchive ignores what it cannot parse (the member is still listed).
     package init(_ data: UnsafeRawBufferPointer) {

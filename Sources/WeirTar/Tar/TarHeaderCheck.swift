@@ -30,7 +30,8 @@ package enum TarHeaderCheck {
             }
             let type = one[156]
             let extended = type == UInt8(ascii: "x") || type == UInt8(ascii: "L") || type == UInt8(ascii: "K")
-                || type == UInt8(ascii: "g") || type == UInt8(ascii: "X")
+                || type == UInt8(ascii: "g") || type == UInt8(ascii: "X") || type == UInt8(ascii: "V")
+                || type == UInt8(ascii: "A")
             guard extended else {
                 let name = TarHeader.extendedName(pax: paxPath, longName: longName) ?? ustarName(one)
                 if name != path {
@@ -50,7 +51,8 @@ package enum TarHeaderCheck {
                 }
                 return nil
             }
-            guard let size = number(UnsafeRawBufferPointer(rebasing: one[124 ..< 136])) else {
+            // Read as the walk reads it (``TarHeader``): the writer and the check cannot disagree on a size.
+            guard let size = TarHeader(one).size else {
                 return "the header block at +\(at) has no valid size"
             }
             let dataStart = at + block

@@ -184,7 +184,7 @@ package struct TarWalk<Sink: TarMemberSink> {
         if memberStart == nil { memberStart = offset }
         let type = header.typeflag
         switch type {
-        case UInt8(ascii: "x"), UInt8(ascii: "X"), UInt8(ascii: "L"), UInt8(ascii: "K"):
+        case UInt8(ascii: "x"), UInt8(ascii: "X"), UInt8(ascii: "L"), UInt8(ascii: "K"), UInt8(ascii: "g"):
             guard let end = TarHeader.blocks(size).map({ $0 + offset + 512 }) else {
                 stop = (memberStart ?? offset, false)
                 return
@@ -195,8 +195,8 @@ package struct TarWalk<Sink: TarMemberSink> {
             } else {
                 phase = .extensionData(kind: type, remaining: size, end: end)
             }
-        case UInt8(ascii: "g"), UInt8(ascii: "V"), UInt8(ascii: "A"):
-            // Global pax records, a volume label, Solaris ACLs: header blocks of the next member.
+        case UInt8(ascii: "V"), UInt8(ascii: "A"):
+            // A volume label, Solaris ACLs: header blocks of the next member.
             guard let data = TarHeader.blocks(size) else {
                 stop = (memberStart ?? offset, false)
                 return
@@ -210,6 +210,12 @@ package struct TarWalk<Sink: TarMemberSink> {
     /// A pax record block or GNU long name read whole.
     private mutating func finishExtension(kind: UInt8) {
         switch kind {
+        case UInt8(ascii: "g"):
+            // Global pax records: header blocks of the next member, read only to see that they change
+            // no member (PaxRecords.setsIndexedField); one that does ends the walk, not clean.
+            if extensionBytes.withUnsafeBytes({ PaxRecords($0).setsIndexedField }) {
+                stop = (memberStart ?? needed, false)
+            }
         case UInt8(ascii: "L"), UInt8(ascii: "K"):
             let name = Array(extensionBytes.prefix { $0 != 0 })
             if kind == UInt8(ascii: "L") { longName = name } else { longLink = name }

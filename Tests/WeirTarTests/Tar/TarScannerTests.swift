@@ -138,6 +138,62 @@ struct TarScannerTests {
         }
     }
 
+    @Test("""
+          a pax global header that sets a field the index records (GNU tar applies it to every later member): \
+          no index, the check refuses it; one that holds a comment only (git archive's) changes nothing
+          """)
+    func globalHeader() throws {
+        func member(_ name: String, _ data: [UInt8], type: UInt8) -> [UInt8] {
+            Self.header(name, size: data.count, type: type) + data
+                + [UInt8](repeating: 0, count: (512 - data.count % 512) % 512)
+        }
+        for (record, indexed) in [("17 path=glob.txt\n", false), ("10 size=0\n", false), ("15 comment=abc\n", true)] {
+            let global = member("pax_global_header", Array(record.utf8), type: UInt8(ascii: "g"))
+            let tar = global + member("a.txt", Array("hello\n".utf8), type: UInt8(ascii: "0"))
+                + member("b.txt", Array("bee\n".utf8), type: UInt8(ascii: "0")) + [UInt8](repeating: 0, count: 1024)
+            let scanner = TarScanner()
+            for chunk in Self.chunks(tar, size: 300) { scanner.feed(chunk) }
+            let index = try Self.index(scanner, contentSize: tar.count)
+            #expect((index != nil) == indexed, "\(record)")
+            let problem = tar[0 ..< 1536].withUnsafeBytes {
+                MemberRecordCheck.problem(in: $0, path: Array("a.txt".utf8), type: UInt8(ascii: "0"), link: [],
+                                          dataLength: 512, size: 6)
+            }
+            #expect((problem == nil) == indexed, "\(record): \(problem ?? "")")
+            if let index { #expect(index.members.map(\.name) == ["a.txt", "b.txt"]) }
+        }
+    }
+
+    @Test("""
+          what tar reads and the walk indexes, the check takes too: a GNU volume label before a member, a size \
+          field with text after its digits
+          """)
+    func checkAgreesWithWalk() throws {
+        func member(_ name: String, _ data: [UInt8], type: UInt8) -> [UInt8] {
+            Self.header(name, size: data.count, type: type) + data
+                + [UInt8](repeating: 0, count: (512 - data.count % 512) % 512)
+        }
+        var odd = member("a.txt", Array(repeating: 0x61, count: 600), type: UInt8(ascii: "0"))
+        // "00001130 X": GNU tar and the walk read 600 up to the space.
+        odd.replaceSubrange(124 ..< 136, with: Array("00001130 X\u{0}\u{0}".utf8))
+        odd.replaceSubrange(148 ..< 156, with: Array("        ".utf8))
+        let sum = String(odd[0 ..< 512].reduce(0) { $0 + Int($1) }, radix: 8)
+        odd.replaceSubrange(148 ..< 155, with: (String(repeating: "0", count: 6 - sum.count) + sum + "\u{0}").utf8)
+        let tar = odd + member("label", [], type: UInt8(ascii: "V")) + member("m.txt", Array("m\n".utf8),
+                                                                               type: UInt8(ascii: "0"))
+            + [UInt8](repeating: 0, count: 1024)
+        let scanner = TarScanner()
+        for chunk in Self.chunks(tar, size: 512) { scanner.feed(chunk) }
+        let index = try #require(try Self.index(scanner, contentSize: tar.count))
+        #expect(index.members.map(\.name) == ["a.txt", "m.txt"])
+        for record in index.members {
+            let problem = tar[record.headerOffset ..< record.dataOffset].withUnsafeBytes {
+                MemberRecordCheck.problem(in: $0, of: record)
+            }
+            #expect(problem == nil, "\(record.name): \(problem ?? "")")
+        }
+    }
+
     @Test("not a tar: no scan starts; a stream that stops being tar gives no index")
     func notTar() throws {
         #expect(!TarScanner.startsTar(DispatchData.empty))
