@@ -66,18 +66,24 @@ let package = Package(
         ),
         // The other formats zstd reads and writes (--format=, .gz .xz .lzma
         // .lz4 by magic): libdeflate, ISA-L, zlib, liblz4, liblzma (Sources/WeirFormats/Formats).
+        // Their headers only: the libraries are loaded at first use (CLibraries).
         .systemLibrary(
             name: "CFormats",
-            pkgConfig: "libdeflate",
             providers: [.apt(["libdeflate-dev", "libisal-dev", "zlib1g-dev", "liblz4-dev", "liblzma-dev"])]
         ),
         // libfuse 3 (Debian's libfuse3-dev) for `weir mount`: the kernel's
-        // FUSE, and the inline helpers for its macros (Sources/CFuse/shim.h).
+        // FUSE, and the inline helpers for its macros (Sources/CFuse/shim.h);
+        // its header only, the library loaded at first use (CLibraries).
         .systemLibrary(
             name: "CFuse",
-            pkgConfig: "fuse3",
             providers: [.apt(["libfuse3-dev"])]
         ),
+        // The libraries only some commands use (libfuse 3, ISA-L, libdeflate,
+        // zlib, liblz4, liblzma), loaded at their first call rather than
+        // linked: mapped at every start they cost ~1 MiB of resident memory
+        // (issue 82). Each function weir calls, under its own name and
+        // prototype, forwards to the library's (Sources/CLibraries).
+        .target(name: "CLibraries"),
         // libcurl for inputs over HTTP(S) (WeirRemote): its header from
         // Debian's libcurl4-openssl-dev, the library loaded when a URL is
         // first read, not linked (each command's start would pay for its
@@ -114,7 +120,8 @@ let package = Package(
         // The formats as codecs: zstd's framing and seek table, libzstd's
         // contexts, the other formats' encoders and member decoders (what
         // the fuzzers drive); no run, no pipeline.
-        .target(name: "WeirFormats", dependencies: ["WeirSystem", "CZstd", "CFormats"], swiftSettings: checkedImports),
+        .target(name: "WeirFormats", dependencies: ["WeirSystem", "CZstd", "CFormats", "CLibraries"],
+                swiftSettings: checkedImports),
         // The tar format: headers, the walk and scanner of a tar stream,
         // member patterns, the member index's codec (docs/members.md) and
         // tar's error codes. Reading members through the seek table
@@ -144,7 +151,7 @@ let package = Package(
         // the kernel's FUSE. No terminal output, no exit: the tool's part.
         .target(
             name: "WeirMount",
-            dependencies: ["Weir", "WeirFiles", "WeirFormats", "WeirRemote", "WeirSystem", "CFuse"]
+            dependencies: ["Weir", "WeirFiles", "WeirFormats", "WeirRemote", "WeirSystem", "CFuse", "CLibraries"]
         ),
         // Inputs over HTTP(S) (docs/remote.md): an object read at offsets
         // through range requests, as the engine reads a file (a Descriptor

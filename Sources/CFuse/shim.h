@@ -4,7 +4,7 @@
 // for the mount's life, the calls glibc declares only under _GNU_SOURCE or
 // not at all (statx, prctl's parent-death signal, signalfd).
 #define FUSE_USE_VERSION 312
-#include <fuse_lowlevel.h>
+#include <fuse3/fuse_lowlevel.h>
 #include <stddef.h>
 #include <syslog.h>
 #include <fcntl.h>

@@ -1,4 +1,5 @@
 import CFuse
+import CLibraries
 import Glibc
 import WeirRemote
 import WeirSystem
@@ -28,13 +29,17 @@ package enum FuseMount {
     ///
     /// - Parameter options: FUSE's `-o` options the user gave, passed on
     ///   (the mount's own: `allow_other`, `default_permissions`, …).
-    /// - Throws: `WeirError` when libfuse refuses the options or the mount
-    ///   (libfuse has said why on standard error).
+    /// - Throws: `WeirError` when libfuse cannot be loaded, or refuses the
+    ///   options or the mount (libfuse has said why on standard error).
     /// - Parameter mayMount: asked just before mounting; false (or a stop
     ///   signal pending) cancels: nothing is mounted, and `run` returns false.
     @discardableResult
     package static func run(_ archive: MountedArchive, on mountPoint: String, options: [String], threads: Int,
                             mayMount: () -> Bool = { true }, ready: () -> Void) throws(WeirError) -> Bool {
+        // libfuse is loaded at its first use (CLibraries): one that cannot be is this error, not an exit.
+        if let why = weir_library_load(WEIR_LIBRARY_FUSE) {
+            throw WeirError.library(path: archive.name, operation: .open, String(cString: why))
+        }
         var operations = fuse_lowlevel_ops()
         operations.`init` = { data, connection in
             guard let data, let connection else { return }
