@@ -4,6 +4,8 @@ markdown tables, the commands of a section, the targets as a list. Standard libr
 
 from collections.abc import Callable
 
+from weirtools.tables import render
+
 MODE_TITLE = {"file": "file→file", "null": "file→/dev/null", "stdio": "stdin→stdout", "pipe": "pipe→stdout",
               "pipenull": "pipe→/dev/null", "overwrite": "file→existing file (-f)",
               "disk": "file→file, then sync"}  # disk: before every file output was synced (old results)
@@ -79,17 +81,12 @@ def col(*names: str) -> list[Column]:
 
 def spec_table(cs: list[dict], spec: list[Column]) -> str:
     """A markdown table of the cases CS, one row each, its columns declared by SPEC."""
-    return table([header for header, _ in spec], [[cell(c) for _, cell in spec] for c in cs])
+    return render([header for header, _ in spec], [[cell(c) for _, cell in spec] for c in cs])
 
 
 def in_groups(cs: list[dict], key: Callable[[dict], object]) -> list[dict]:
     """CS ordered group by group (key), the groups in the order they first appear."""
     return [c for gc in grouped(cs, key).values() for c in gc]
-
-
-def table(header, rows):
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * 2 + ["--:"] * (len(header) - 2)) + "|"]
-    return "\n".join(lines + ["| " + " | ".join(str(x) for x in r) + " |" for r in rows]) + "\n"
 
 
 def grouped(cs, key):  # {group: its cases}, in the order the groups first appear

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """Markdown report for scripts/bench: `report.py RESULTS.json > RESULTS.md`. Standard library only.
 The run's header (machine, corpus, load), the targets (targets.py), the method (method.md), then each section's
-render() (sections.py lists them)."""
+report() (sections.py lists them)."""
 
 import json
 import os
 import sys
 
-import sections
-from formatting import MODE_TITLE, cases, f_bytes, human, table, target_list
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))  # weirtools
+
+import sections  # noqa: E402  (same folder)
+from formatting import MODE_TITLE, cases, f_bytes, human, target_list
+from weirtools.tables import render
 from targets import compute_targets
 
 MODE_HOW = {"pipe": "`cat IN | TOOL > OUT`", "pipenull": "`cat IN | TOOL > /dev/null`", "overwrite": "`TOOL -f IN "
@@ -22,7 +25,7 @@ SYNC = {True: "Every command that writes a file, for every tool, is timed until 
         False: "File outputs were timed until the tool exited, not until on disk"}
 
 
-def render(data, json_name, chart_files, json_rel=None):
+def document(data, json_name, chart_files, json_rel=None):
     m, corpus, secs = data["meta"], data.get("corpus", {}), data.get("sections", {})
     n = m["threads"]  # the issues state their targets for 2
     L = ["# weir benchmark — %s%s\n\n" % (m["date"], " (quick run)" if m.get("quick") else "")]
@@ -54,7 +57,7 @@ def render(data, json_name, chart_files, json_rel=None):
              ["Runs", "median of %d per case (small file: %d, memory: %d); tools alternate within each round" % (
                  m["runs"], m["small_runs"], m["memory_runs"])],
              ["Command", "`%s` (took %.0f min)" % (m["command"], m.get("elapsed_seconds", 0) / 60)]]
-    L.append(table(["", ""], rows) + "\n")
+    L.append(render(["", ""], rows) + "\n")
     failed = [c for s in secs.values() for c in s.get("cases", []) if c.get("ok_runs", 0) < c.get("n_runs", 0)]
     if failed:
         L.append("> **%d case(s) failed or produced wrong output; their medians leave the failed runs out:** %s\n\n"
@@ -82,7 +85,7 @@ def render(data, json_name, chart_files, json_rel=None):
         if loads:
             L.append("_Other processes used a median %.0f%% (max %.0f%%) of the machine's CPU during these runs._"
                      "\n\n" % (100 * loads[len(loads) // 2], 100 * loads[-1]))
-        L.append(sections.module(name).render(data) + "\n")
+        L.append(sections.module(name).report(data) + "\n")
     L.append("---\nRaw measurements (every run): [%s](%s). Regenerate this page with "
              "`scripts/bench --report-only %s`.\n" % (json_name, json_name, json_rel or json_name))
     return "".join(L)
@@ -91,4 +94,4 @@ def render(data, json_name, chart_files, json_rel=None):
 if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit("usage: report.py RESULTS.json > RESULTS.md")
-    sys.stdout.write(render(json.load(open(sys.argv[1])), os.path.basename(sys.argv[1]), []))
+    sys.stdout.write(document(json.load(open(sys.argv[1])), os.path.basename(sys.argv[1]), []))

@@ -20,7 +20,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
+sys.path[:0] = [HERE, os.path.join(ROOT, "scripts", "lib")]
 sys.dont_write_bytecode = True  # no __pycache__ in scripts/
 import corpus  # noqa: E402  (same folder)
 import report  # noqa: E402
@@ -28,7 +28,8 @@ import sections  # noqa: E402
 from corpus import file_size  # noqa: E402
 from formatting import human  # noqa: E402
 from targets import compute_targets  # noqa: E402
-from timing import TIME_FMT, cmd_output, die, log, median  # noqa: E402
+from timing import TIME_FMT, die, log, median  # noqa: E402
+from weirtools.proc import output  # noqa: E402
 
 MODES = ["file", "null", "stdio", "pipe", "pipenull", "overwrite"]
 
@@ -173,8 +174,8 @@ class Bench:
             field("/etc/os-release", "PRETTY_NAME=", "=")
         cpu, mem = cpu or "unknown", int(mem.split()[0]) * 1024 if mem else None
         osname = osname.strip('"') if osname else platform.system()
-        git = cmd_output(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], stderr=False)
-        dirty = cmd_output(["git", "-C", ROOT, "status", "--porcelain", "--", "Sources", "Package.swift"],
+        git = output(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], stderr=False)
+        dirty = output(["git", "-C", ROOT, "status", "--porcelain", "--", "Sources", "Package.swift"],
                            stderr=False)
         now = datetime.datetime.now(datetime.timezone.utc)
         return {
@@ -185,9 +186,9 @@ class Bench:
             "mem_bytes": mem,
             "kernel": platform.release(),
             "os": osname,
-            "zstd_version": cmd_output([a.zstd, "-V"]),
-            "pzstd_version": cmd_output([a.pzstd, "-V"]),
-            "weir_version": cmd_output([a.weir, "--version"]),
+            "zstd_version": output([a.zstd, "-V"]),
+            "pzstd_version": output([a.pzstd, "-V"]),
+            "weir_version": output([a.weir, "--version"]),
             "weir_bin": os.path.relpath(a.weir, ROOT) if a.weir.startswith(ROOT + os.sep) else a.weir,
             "weir_args": a.weir_args or "",
             "git_commit": git + (" (Sources/ modified)" if dirty else ""),
@@ -214,7 +215,7 @@ class Bench:
         try:
             for name in sections.NAMES:
                 if name in a.sections:
-                    sections.module(name).run(self)
+                    sections.module(name).measure(self)
         finally:
             if not a.keep_work:
                 shutil.rmtree(self.work, ignore_errors=True)
@@ -236,7 +237,7 @@ def unique_stem(out_dir, base):
     return stem
 
 
-def render(data, json_path, args):
+def publish(data, json_path, args):
     """Write the markdown report and the chart next to the JSON."""
     stem = os.path.splitext(json_path)[0]
     chart_files = []
@@ -250,7 +251,7 @@ def render(data, json_path, args):
     md_path = stem + ".md"
     with open(md_path, "w") as f:
         rel = os.path.relpath(json_path, ROOT) if json_path.startswith(ROOT + os.sep) else json_path
-        f.write(report.render(data, os.path.basename(json_path), chart_files, json_rel=rel))
+        f.write(report.document(data, os.path.basename(json_path), chart_files, json_rel=rel))
     return md_path, [os.path.join(os.path.dirname(stem), c) for c in chart_files]
 
 
@@ -339,7 +340,7 @@ def main():
 
     if a.report_only:
         data = json.load(open(a.report_only))
-        md, charts = render(data, os.path.abspath(a.report_only), a)
+        md, charts = publish(data, os.path.abspath(a.report_only), a)
         print(md)
         for c in charts:
             print(c)
@@ -378,7 +379,7 @@ def main():
     with open(json_path, "w") as f:
         json.dump(data, f, indent=1, sort_keys=False)
         f.write("\n")
-    md, charts = render(data, json_path, a)
+    md, charts = publish(data, json_path, a)
     log("bench: done in %.0f s" % data["meta"]["elapsed_seconds"])
     failed = [c for s in data["sections"].values() for c in s.get("cases", []) if c["ok_runs"] < c["n_runs"]]
     for c in failed:

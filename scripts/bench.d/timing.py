@@ -1,9 +1,10 @@
 """Running one command and measuring it, for scripts/bench: wall seconds from a monotonic clock around it, user and
 system CPU seconds and peak RSS from GNU time (-f TIME_FMT), and the share of the machine other processes took
-meanwhile (/proc/stat); also a command's output (cmd_output), the log and the exit on an error. Standard library."""
+meanwhile (/proc/stat); also the log and the exit on an error (weirtools.log's, named "bench"). Standard library."""
 
 import argparse
 import contextlib
+import functools
 import json
 import os
 import shlex
@@ -12,36 +13,24 @@ import subprocess
 import sys
 import time
 
+import weirtools.log
+from weirtools import ROOT as ROOT_PATH
+from weirtools.binaries import add_weir_option
+from weirtools.corpora import LINUX
+
 TIME_FMT = "%e %U %S %M %x"
 
+log = weirtools.log.say
+die = functools.partial(weirtools.log.die, "bench")
 
-def log(msg):
-    print(msg, file=sys.stderr, flush=True)
-
-
-def die(msg):
-    log("bench: error: " + msg)
-    sys.exit(2)
-
-
-def cmd_output(argv, stderr=True):
-    try:
-        p = subprocess.run(argv, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT if stderr else subprocess.DEVNULL,
-                           text=True, timeout=60)
-        return p.stdout.strip()
-    except (OSError, subprocess.SubprocessError) as e:
-        return "unavailable (%s)" % e
-
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = str(ROOT_PATH)
 
 
 def standalone_parser(doc: str, work: str) -> argparse.ArgumentParser:
     """A standalone section's options (cluster_*.py): the corpus, weir, its scratch folder, the runs, where to write."""
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
-    parser.add_argument("--corpus", default=os.path.join(ROOT, "bench", "corpus", "linux-6.1.tar"))
-    parser.add_argument("--weir", default=os.environ.get("WEIR_BIN", os.path.join(ROOT, ".build", "release", "weir")))
+    parser.add_argument("--corpus", default=LINUX)
+    add_weir_option(parser)
     parser.add_argument("--work", default=os.path.join(ROOT, "bench", "work", work))
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--json", help="write every run here")

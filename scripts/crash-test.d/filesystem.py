@@ -1,13 +1,15 @@
-"""The file systems the crash suite cuts (ext4, XFS, btrfs on a loop file)
-and the helpers every part of it uses."""
+"""The file systems the crash suite cuts (ext4, XFS, btrfs on a loop file),
+the suite's modes and its corpus."""
 import fcntl
-import hashlib
 import os
 import shutil
 import struct
 import subprocess
-import sys
 import time
+
+from weirtools import ROOT as ROOT_PATH
+from weirtools.log import logger
+from weirtools.proc import run as run_command
 
 EXT4_IOC_SHUTDOWN = 0x8004587D  # _IOR('X', 125, __u32): XFS_IOC_GOINGDOWN, BTRFS_IOC_SHUTDOWN are this one
 EXT4_GOING_FLAGS_NOLOGFLUSH = 2  # XFS_FSOP_GOING_FLAGS_NOLOGFLUSH, BTRFS_SHUTDOWN_FLAGS_NO_SYNC likewise
@@ -17,23 +19,19 @@ FILE_SYSTEMS = {  # mkfs, mount options
     "btrfs": (["mkfs.btrfs", "-q", "-f"], "loop,commit=1"),
 }
 XFS_SYNC_INTERVAL = "/proc/sys/fs/xfs/xfssyncd_centisecs"
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = str(ROOT_PATH)
 MODES = ["rm", "keep", "f", "d-f-rm", "d-rm", "r-rm", "d-r-rm", "mirror-rm"]
 # Not in the rotation: their own cuts (--resume-cuts, --d-resume-cuts), each a few seconds long.
 RESUME = "resume"
 RESUME_D = "d-resume"
 
 
-def log(message):
-    print("crash-test: " + message, file=sys.stderr, flush=True)
+log = logger("crash-test")
 
 
-def sha(data):
-    return hashlib.sha256(data).hexdigest()
-
-
-def run(*command, **kwargs):
-    return subprocess.run(list(command), check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs)
+def run(*command):
+    """A system tool (mkfs, mount, losetup) that must succeed."""
+    return run_command(command, check=True)
 
 
 class Corpus:
@@ -122,13 +120,3 @@ class FileSystem:
             else:
                 os.unlink(path)
 
-
-def read(path):
-    with open(path, "rb") as f:
-        return f.read()
-
-
-def decode(path):
-    """The real zstd's decoding of `path`, or None when it refuses it."""
-    result = subprocess.run(["zstd", "-q", "-d", "-c", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    return result.stdout if result.returncode == 0 else None

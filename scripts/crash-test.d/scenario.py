@@ -5,7 +5,10 @@ import re
 import subprocess
 import tempfile
 
-from filesystem import RESUME, RESUME_D, decode, read, sha
+from filesystem import RESUME, RESUME_D
+
+from weirtools.files import read, sha
+from weirtools.proc import decode
 
 
 class Entry:

@@ -4,7 +4,9 @@ import os
 import shutil
 import subprocess
 
-from faultfs import CASE, ERRNOS, read, sha
+from faultfs import CASE, ERRNOS
+
+from weirtools.files import read, sha
 
 
 class Entry:

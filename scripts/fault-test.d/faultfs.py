@@ -1,38 +1,22 @@
 """faultfs, the FUSE file system that fails chosen calls (faultfs.c), as the
 fault suite drives it: built, mounted, its rules set and its log read."""
-import hashlib
 import os
 import shutil
 import subprocess
-import sys
-import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SOURCE = os.path.join(ROOT, "scripts", "fault-test.d", "faultfs.c")
+from weirtools import ROOT as ROOT_PATH
+from weirtools.log import logger
+from weirtools.mounts import fuse_unmount
+
+ROOT = str(ROOT_PATH)
+SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "faultfs.c")
 WORDS = {"EIO": "Input/output error", "ENOSPC": "No space left on device", "EDQUOT": "Disk quota exceeded",
          "EROFS": "Read-only file system"}
 ERRNOS = ["EIO", "ENOSPC", "EDQUOT", "EROFS"]
 CASE = "c"  # every case's folder under the mount (and under the source)
 
 
-def log(message):
-    print("fault-test: " + message, file=sys.stderr, flush=True)
-
-
-def sha(data):
-    return hashlib.sha256(data).hexdigest()
-
-
-def read(path):
-    with open(path, "rb") as f:
-        return f.read()
-
-
-def decode(path, gzip=False):
-    """The real zstd's (or gzip's) decoding of `path`, or None when it refuses it."""
-    command = ["gzip", "-dc", path] if gzip else ["zstd", "-q", "-d", "-c", path]
-    result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    return result.stdout if result.returncode == 0 else None
+log = logger("fault-test")
 
 
 class Mount:
@@ -76,12 +60,7 @@ class Mount:
 
     def unmount(self):
         if self.process.poll() is None:
-            for attempt in range(100):
-                if subprocess.run(["fusermount3", "-u", self.point], stderr=subprocess.DEVNULL).returncode == 0:
-                    break
-                time.sleep(0.1)
-            else:
-                subprocess.run(["umount", "-l", self.point], stderr=subprocess.DEVNULL)
+            fuse_unmount(self.point)
             try:
                 self.process.wait(timeout=30)
             except subprocess.TimeoutExpired:

@@ -18,7 +18,10 @@ import shutil
 import subprocess
 
 from cases import Entry, Mode
-from faultfs import CASE, ERRNOS, decode, log, read
+from faultfs import CASE, ERRNOS, log
+
+from weirtools.files import read
+from weirtools.proc import decode
 
 
 class Hooked:

@@ -8,7 +8,9 @@ import subprocess
 import time
 
 from cases import Entry, Mode
-from faultfs import CASE, log, read
+from faultfs import CASE, log
+
+from weirtools.files import read
 
 
 class Resume:

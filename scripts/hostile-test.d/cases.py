@@ -3,11 +3,14 @@ looks (kept .part files and records, links, damaged streams, edited inputs,
 long names), each run and judged by the Suite."""
 import os
 import shutil
-import subprocess
 
 import hinted_sizes  # the hinted-size cases
 import vectors  # the shared test vectors (testdata/vectors)
-from common import LEVEL, TIMEOUT, digest, identity, record_text
+from common import LEVEL, identity, record_text
+
+from weirtools.binaries import TIMEOUT
+from weirtools.files import digest
+from weirtools.proc import run, run_bounded
 
 
 class Cases:
@@ -200,8 +203,8 @@ class Cases:
         rule is (docs/zstd.md)."""
         pieces = {
             "weir": (self.x_zst[:sum(e[0] for e in self.x_entries)], self.content),  # frames, no table
-            "zstd": (subprocess.run(["zstd", "-q", "-c", "-3"], input=self.other[:300_000],
-                                    capture_output=True, check=True).stdout, self.other[:300_000]),
+            "zstd": (run(["zstd", "-q", "-c", "-3"], input=self.other[:300_000], check=True).stdout,
+                     self.other[:300_000]),
         }
         weir_frames = []
         at = 0
@@ -229,9 +232,8 @@ class Cases:
                     f.write(stream)
                 for how, command in (("pipe", f"'{self.weir}' -dc < m.zst"), ("file", f"'{self.weir}' -dc m.zst"),
                                      ("-T1", f"'{self.weir}' -T1 -dc m.zst")):
-                    try:
-                        run = subprocess.run(["bash", "-c", command], cwd=folder, capture_output=True, timeout=TIMEOUT)
-                    except subprocess.TimeoutExpired:
+                    run = run_bounded(["bash", "-c", command], TIMEOUT, cwd=folder)
+                    if run is None:
                         self.verdict(f"{name} {how}", "timed out (hung)")
                         continue
                     if run.returncode == 0:

@@ -1,11 +1,12 @@
 """What the hostile suite's parts share: the level it runs at, a record's
-hashes and lines, a file's seek table."""
-import hashlib
+hashes and lines, a file's seek table's entries (read by python/'s reader,
+weirtools.formats)."""
 import os
 import struct
 
+from weirtools.formats import read_seek_table
+
 LEVEL = ["-3", "-B128K", "-T2"]
-TIMEOUT = 60
 
 
 def fnv(data, h=0xCBF29CE484222325):
@@ -15,41 +16,12 @@ def fnv(data, h=0xCBF29CE484222325):
     return h
 
 
-def digest(path):
-    try:
-        with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()
-    except OSError:
-        return None
-
-
 def seek_table(data):
     """The entries (compressed, decompressed, checksum) of the seek table that
-    ends `data` (checksum 0 in a table without them). ValueError when there is
-    none ("no seek table") or it is not one: the skippable frame's magic or size
-    wrong, reserved descriptor bits set, more entries or bytes than the file
-    holds (testdata/vectors/seek-table holds a case of each)."""
-    if len(data) < 9:
-        raise ValueError("no seek table")
-    frames, descriptor, magic = struct.unpack("<IBI", data[-9:])
-    if magic != 0x8F92EAB1:
-        raise ValueError("no seek table")
-    if descriptor & 0x7C:
-        raise ValueError(f"reserved bits set in the descriptor {descriptor:#04x}")
-    size = 12 if descriptor & 0x80 else 8
-    start = len(data) - 9 - frames * size
-    if start < 8:
-        raise ValueError(f"{frames} entries: a table larger than the file")
-    table_magic, declared = struct.unpack_from("<II", data, start - 8)
-    if table_magic != 0x184D2A5E or declared != 9 + frames * size:
-        raise ValueError(f"the table's skippable frame has the magic {table_magic:#010x} and the size {declared}")
-    entries = []
-    for i in range(frames):
-        fields = struct.unpack("<III" if size == 12 else "<II", data[start + i * size:start + (i + 1) * size])
-        entries.append((fields[0], fields[1], fields[2] if size == 12 else 0))
-    if sum(c for c, _, _ in entries) > start - 8:
-        raise ValueError("the entries list more bytes than the file holds before the table")
-    return entries
+    ends `data` (checksum 0 in a table without them), as a record lists its
+    frames. ValueError when there is none ("no seek table") or it is not one
+    (why: python/src/weir/seek_table.py's find_seek_table)."""
+    return [(c, d, k or 0) for c, d, k in read_seek_table(data).entries]
 
 
 def identity(path):

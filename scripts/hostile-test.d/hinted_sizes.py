@@ -12,9 +12,9 @@ with gzip's bytes); nothing hangs."""
 import os
 import shutil
 import struct
-import subprocess
 
-TIMEOUT = 60
+from weirtools.binaries import TIMEOUT
+from weirtools.proc import run, run_bounded
 P1, P2, P3, P4, P5 = 2654435761, 2246822519, 3266489917, 668265263, 374761393
 MASK = 0xFFFFFFFF
 
@@ -113,10 +113,10 @@ class HintedSizes:
 
     def cases(self):
         for i in range(26):
-            self.suite.case(f"gzip size hint #{i}", lambda i=i: self.run(f"gzip size hint #{i}", "x.gz",
+            self.suite.case(f"gzip size hint #{i}", lambda i=i: self.read_case(f"gzip size hint #{i}", "x.gz",
                                                                         self.gzip_case(i), ["gzip", "-dc"]))
         for i in range(14):
-            self.suite.case(f"lz4 size hint #{i}", lambda i=i: self.run(f"lz4 size hint #{i}", "x.lz4",
+            self.suite.case(f"lz4 size hint #{i}", lambda i=i: self.read_case(f"lz4 size hint #{i}", "x.lz4",
                                                                        self.lz4_case(i), ["lz4", "-dc"]))
 
     def gzip_case(self, i: int):
@@ -148,8 +148,7 @@ class HintedSizes:
             elif kind == 7:  # a bit of deflate data
                 data[r.randrange(start + 24, start + size - 8)] ^= 1 << r.randrange(8)
             elif kind in (8, 9):  # gzip's own member in front, with a Wr field, true or not
-                stock = subprocess.run(["gzip", "-c", "-6"], input=self.suite.content[:200_000],
-                                       capture_output=True, check=True).stdout
+                stock = run(["gzip", "-c", "-6"], input=self.suite.content[:200_000], check=True).stdout
                 stated = len(stock) + 14 + (0 if kind == 8 else r.choice([-100, 7, size]))
                 return with_wr(stock, stated) + bytes(data)
             elif kind == 10:  # the last member claims two
@@ -186,19 +185,18 @@ class HintedSizes:
             elif kind == 5:  # no size at all
                 frames[k] = lz4_with_size(frames[k], None)
             else:  # lz4's own frame in front
-                stock = subprocess.run(["lz4", "-q", "-c"], input=self.suite.content[:200_000],
-                                       capture_output=True, check=True).stdout
+                stock = run(["lz4", "-q", "-c"], input=self.suite.content[:200_000], check=True).stdout
                 frames.insert(0, stock)
             return b"".join(frames)
         return make
 
-    def run(self, name: str, file: str, make, tool: list[str]) -> None:
+    def read_case(self, name: str, file: str, make, tool: list[str]) -> None:
         suite = self.suite
         folder = suite.folder(name)
         path = os.path.join(folder, file)
         with open(path, "wb") as f:
             f.write(make())
-        reference = subprocess.run(tool + [file], cwd=folder, capture_output=True, timeout=TIMEOUT, check=False)
+        reference = run(tool + [file], cwd=folder, timeout=TIMEOUT)
         # gzip's 2 is a warning (trailing garbage): its bytes are all there.
         reads = reference.returncode == 0 or (tool[0] == "gzip" and reference.returncode == 2)
         weir = f"'{suite.weir}'"
@@ -208,23 +206,21 @@ class HintedSizes:
             label = f"{name} {how}"
             if os.path.exists(os.path.join(folder, "out")):
                 os.unlink(os.path.join(folder, "out"))
-            try:
-                run = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=folder,
-                                     capture_output=True, timeout=TIMEOUT, check=False)
-            except subprocess.TimeoutExpired:
+            ran = run_bounded(["bash", "-o", "pipefail", "-c", command], TIMEOUT, cwd=folder)
+            if ran is None:
                 suite.verdict(label, "timed out (hung)")
                 continue
-            stderr = run.stderr.decode(errors="replace")
-            if run.returncode == 0 and not reads:
+            stderr = ran.stderr.decode(errors="replace")
+            if ran.returncode == 0 and not reads:
                 suite.verdict(label, f"exit 0 where {tool[0]} fails", stderr)
-            elif run.returncode == 0 and how != "-t" and run.stdout != reference.stdout:
-                suite.verdict(label, f"exit 0 with {len(run.stdout)} bytes where {tool[0]} gives "
+            elif ran.returncode == 0 and how != "-t" and ran.stdout != reference.stdout:
+                suite.verdict(label, f"exit 0 with {len(ran.stdout)} bytes where {tool[0]} gives "
                                      f"{len(reference.stdout)}", stderr)
-            elif run.returncode != 0 and reference.returncode == 0:
+            elif ran.returncode != 0 and reference.returncode == 0:
                 suite.verdict(label, f"refused a file {tool[0]} reads", stderr)
-            elif run.returncode != 0 and "weir:" not in stderr:
-                suite.verdict(label, f"exit {run.returncode} without a message", stderr)
-            elif run.returncode != 0 and how == "-o" and os.path.exists(os.path.join(folder, "out")):
+            elif ran.returncode != 0 and "weir:" not in stderr:
+                suite.verdict(label, f"exit {ran.returncode} without a message", stderr)
+            elif ran.returncode != 0 and how == "-o" and os.path.exists(os.path.join(folder, "out")):
                 suite.verdict(label, "a failed run left its output", stderr)
             else:
                 suite.verdict(label, None)

@@ -5,12 +5,13 @@ pass or fail as the case's "weir-t" says (with a message when it fails); a good
 table's file must decode as zstd decodes it, and a member an index lies about
 must be refused. A case added to the folder is run here too."""
 import json
-import pathlib
-import subprocess
 
-from common import TIMEOUT, seek_table
+from common import seek_table
 
-VECTORS = pathlib.Path(__file__).resolve().parents[2] / "testdata" / "vectors"
+from weirtools import ROOT
+from weirtools.proc import decode
+
+VECTORS = ROOT / "testdata" / "vectors"
 
 
 def vectors(folder):
@@ -30,12 +31,10 @@ class Vectors:
             self.suite.case(f"vector member-index/{name}", lambda n=name, c=case: self.member_case(n, c))
 
     def weir(self, label, arguments):
-        try:
-            return subprocess.run([self.suite.weir] + arguments, stdin=subprocess.DEVNULL, capture_output=True,
-                                  timeout=TIMEOUT, check=False)
-        except subprocess.TimeoutExpired:
+        run = self.suite.binary.run(arguments)
+        if run is None:
             self.suite.verdict(label, "timed out (hung)")
-            return None
+        return run
 
     def judge_test(self, label, path, case):
         """`weir -t` passes or fails as the case says."""
@@ -69,13 +68,14 @@ class Vectors:
         self.suite.verdict(f"{label} read", wrong)
         self.judge_test(label, path, case)
         if case["reading"] == "ok" and data:
-            reference = subprocess.run(["zstd", "-dc", str(path)], capture_output=True, timeout=TIMEOUT, check=False)
+            reference = decode(str(path))
             run = self.weir(f"{label} -dc", ["-dc", str(path)])
             if run is not None:
-                same = run.returncode == 0 and reference.returncode == 0 and run.stdout == reference.stdout
+                same = run.returncode == 0 and reference is not None and run.stdout == reference
                 self.suite.verdict(f"{label} -dc", None if same else
                                    f"exit {run.returncode}, {len(run.stdout)} bytes where zstd gives "
-                                   f"{len(reference.stdout)}", run.stderr.decode(errors="replace"))
+                                   f"{'none' if reference is None else len(reference)}",
+                                   run.stderr.decode(errors="replace"))
 
     def member_case(self, name, case):
         label = f"vector member-index/{name}"

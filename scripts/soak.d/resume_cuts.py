@@ -37,7 +37,13 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "lib"))
+
+from weirtools import ROOT as ROOT_PATH  # noqa: E402
+from weirtools import corpora  # noqa: E402
+from weirtools.binaries import add_weir_option  # noqa: E402
+
+ROOT = str(ROOT_PATH)
 SIGNALS = [("INT", signal.SIGINT), ("TERM", signal.SIGTERM), ("KILL", signal.SIGKILL)]
 
 
@@ -47,10 +53,7 @@ def size_arg(text):
 
 
 def default_input():
-    for path in ("/work/corpus/s300", os.path.join(ROOT, "bench/corpus/linux-6.1.tar")):
-        if os.path.exists(path):
-            return path
-    return None
+    return corpora.first_present(corpora.LARGE_TEXT, corpora.LINUX)
 
 
 def make_input(path, source, size):
@@ -109,7 +112,7 @@ def main():
                         help="level (default 12: a 200 MB run lasts ~10 s on 2 shared cores, so that every "
                              "signal meets runs with checkpoints, made every 2 s)")
     parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--weir", default=os.path.join(ROOT, ".build", "release", "weir"))
+    add_weir_option(parser, default=os.path.join(ROOT, ".build", "release", "weir"))
     parser.add_argument("--input", default=default_input())
     parser.add_argument("--report", default=None)
     parser.add_argument("--frame-delay", type=float, default=0.4,
