@@ -13,8 +13,8 @@ import time
 import harness
 from corpus import describe, file_size, head
 from formatting import f_num
-from weirtools.tables import render
 from timing import log, run_timed
+from weirtools.tables import render
 
 STEP = 0.25  # seconds per column of the levels over time
 CHANGE = re.compile(r"--adapt: level (-?\d+) → (-?\d+) at .*\(([\d.]+) s\)")

@@ -10,8 +10,8 @@ import harness
 import verification
 from corpus import warm
 from formatting import MODE_TITLE, f_mbps, f_num, find, med, per_round, ratio
-from weirtools.tables import render
 from timing import log, median
+from weirtools.tables import render
 
 CEILING_PAT = re.compile(r"(\d+)\s*->\s*(\d+)\s*\(x?\s*([\d.]+)\)\s*,\s*([\d.]+)\s*MB/s\s*,\s*([\d.]+)\s*MB/s")
 

@@ -8,7 +8,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))  # weirtools
 
-from formatting import MODE_TITLE, f_mbps, med  # noqa: E402  (same folder)
+from formatting import MODE_TITLE, f_mbps, med
 
 COLORS = {"weir": "#e8590c", "zstd": "#1c7ed6", "pzstd": "#2f9e44", "zstd-T1": "#868e96"}
 

@@ -28,8 +28,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))  # weirtools
 
-import timing  # noqa: E402  (same folder)
-from timing import median, peak_rss_mib, standalone  # noqa: E402
+import timing
+from timing import median, peak_rss_mib, standalone
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))

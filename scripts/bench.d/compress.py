@@ -3,8 +3,22 @@
 
 import harness
 from corpus import file_size
-from formatting import (BASIC, MODE_TITLE, cases, cells, commands, f_ok, f_ratio, f_tool, grouped, human, med, of,
-                        ratio, vs)
+from formatting import (
+    BASIC,
+    MODE_TITLE,
+    cases,
+    cells,
+    commands,
+    f_ok,
+    f_ratio,
+    f_tool,
+    grouped,
+    human,
+    med,
+    of,
+    ratio,
+    vs,
+)
 from weirtools.tables import render
 
 

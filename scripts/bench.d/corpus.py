@@ -13,11 +13,11 @@ from formatting import human
 from timing import die, log
 
 
-def file_size(path):
+def file_size(path: str) -> int:
     return os.stat(path).st_size
 
 
-def sha256_file(path, cache=True):
+def sha256_file(path: str, cache: bool = True) -> str:
     """sha256 of a file, cached next to it as FILE.sha256 (keyed by size+mtime)."""
     st = os.stat(path)
     stamp = "%d %d" % (st.st_size, int(st.st_mtime))
@@ -37,14 +37,14 @@ def sha256_file(path, cache=True):
     return digest
 
 
-def warm(path):
+def warm(path: str) -> None:
     """Read a file once so that every tool sees it in the page cache."""
     with open(path, "rb") as f:
         while f.read(1 << 23):
             pass
 
 
-def head_file(bench, src, n, dest):
+def head_file(bench, src: str, n: int, dest: str) -> str:
     """dest = the first n bytes of src (cached)."""
     if os.path.exists(dest) and file_size(dest) == n:
         return dest
@@ -144,7 +144,7 @@ def head(bench, n):
 USR = ("/usr/include", "/usr/share/doc", "/usr/lib/python3", "/usr/share/man", "/usr/share/perl")
 
 
-def members_tar(bench):
+def members_tar(bench) -> str:
     """The tarball when the run measures it whole; else (--quick, --corpus) a tar of /usr (its headers and docs
     with --quick), made once: a cut of the tarball is not a whole tar."""
     a, q = bench.a, shlex.quote
@@ -160,7 +160,7 @@ def members_tar(bench):
     return dest
 
 
-def pick_member(tar):
+def pick_member(tar: str) -> str:
     """linux-source-*/MAINTAINERS when there is one, else the largest regular file in the tar's middle third."""
     infos = [m for m in tarfile.open(tar) if m.isreg()]
     if not infos:

@@ -8,10 +8,25 @@ import sys
 import harness
 import verification
 from corpus import file_size, warm
-from formatting import (BASIC, COLS, MODE_TITLE, col, commands, f_bytes, f_mbps, f_ratio, find, grouped, human, med, of,
-                        spec_table, vs)
-from weirtools.tables import render
+from formatting import (
+    BASIC,
+    COLS,
+    MODE_TITLE,
+    col,
+    commands,
+    f_bytes,
+    f_mbps,
+    f_ratio,
+    find,
+    grouped,
+    human,
+    med,
+    of,
+    spec_table,
+    vs,
+)
 from timing import synced
+from weirtools.tables import render
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

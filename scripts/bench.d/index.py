@@ -12,12 +12,12 @@ import shutil
 import subprocess
 import tarfile
 
-import harness
 import corpus
+import harness
 from corpus import file_size
 from formatting import MODE_TITLE, commands, f_bytes, f_mib, f_num, f_ok, f_ratio, find, human, med, vs
-from weirtools.tables import render
 from timing import die, log
+from weirtools.tables import render
 
 LEVELS, MODES, PIECE = (1, 3), ("file", "pipe"), 20_000_000
 SOURCE_DIRS = ("Documentation", "kernel")
@@ -101,8 +101,8 @@ def measure(bench):
                     "source": open(tar + ".source").read().strip() if os.path.exists(tar + ".source") else None})
         peers = [("zstd", "zstd -T%d" % n, [a.zstd, "-q", "-T%d" % n])] + (
             [("pzstd", "pzstd -p%d" % n, [a.pzstd, "-q", "-p%d" % n])] if role == "whole" else [])
-        rows += [(mode, tar, tools + (peers if mode == "file" else []), {"level": level, "threads": n, "group": "%s -%d %s" % (
-                                          role, level, mode), "extra": {"role": role}})
+        rows += [(mode, tar, tools + (peers if mode == "file" else []),
+                  {"level": level, "threads": n, "group": "%s -%d %s" % (role, level, mode), "extra": {"role": role}})
                  for level in LEVELS for mode in MODES]
     cases = harness.grid_cases(bench, "index", rows)
     listings = {i["role"]: i.pop("listing") for i in ins}

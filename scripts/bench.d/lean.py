@@ -12,11 +12,28 @@ import corpus
 import decompress
 import harness
 from corpus import file_size
-from formatting import (MODE_TITLE, commands, f_bytes, f_mbps, f_mib, f_num, f_ok, f_ratio, f_spread, f_tool, find,
-                        human, med, per_round, ratio, target_list, vs)
-from weirtools.tables import render
+from formatting import (
+    MODE_TITLE,
+    commands,
+    f_bytes,
+    f_mbps,
+    f_mib,
+    f_num,
+    f_ok,
+    f_ratio,
+    f_spread,
+    f_tool,
+    find,
+    human,
+    med,
+    per_round,
+    ratio,
+    target_list,
+    vs,
+)
 from targets import compute_targets
 from timing import log, median
+from weirtools.tables import render
 
 
 def measure(bench):
@@ -89,7 +106,7 @@ def measure(bench):
 
     mode_title = MODE_TITLE[a.lean_mode]
     try:
-        harness.section(bench, 
+        harness.section(bench,
             "lean", "Lean at every level (issue 31)", cases, a.runs, t0=t0, before_round=limit,
             notes=[
                 "The limit: %d copies of `%s` started together at the start of every round, their MB/s "

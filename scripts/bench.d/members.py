@@ -13,8 +13,9 @@ import time
 import harness
 from corpus import file_size, members_tar, pick_member, warm
 from formatting import commands, f_bytes, f_mbps, f_mib, f_ms, f_num, f_ok, f_spread, find, human, med, ratio
-from weirtools.tables import render
 from timing import log, synced
+from weirtools.tables import render
+
 
 def measure(bench):
     a, q, n = bench.a, shlex.quote, bench.N

@@ -8,8 +8,8 @@ import subprocess
 import harness
 from corpus import sha256_file
 from formatting import col, commands, f_ratio, grouped, human, spec_table, vs
-from weirtools.tables import render
 from timing import log
+from weirtools.tables import render
 
 
 def stream_prefix(bench, size):

@@ -17,10 +17,9 @@ import time
 import harness
 from corpus import file_size, members_tar, pick_member, warm
 from formatting import commands, f_mib, f_ms, f_ok, f_spread, find, human, med, ratio
-from weirtools.tables import render
 from timing import die, log
-
 from weirtools.mounts import fuse_unmount
+from weirtools.tables import render
 
 RATARMOUNT = "ratarmount==1.3.0"
 

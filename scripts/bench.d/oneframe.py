@@ -12,8 +12,7 @@ import shutil
 import harness
 import verification
 from corpus import file_size, head, warm
-from formatting import BASIC, COLS, MODE_TITLE, col, commands, f_bytes, f_num, f_ratio, grouped, med, of, spec_table, \
-    vs
+from formatting import BASIC, COLS, MODE_TITLE, col, commands, f_bytes, f_num, f_ratio, grouped, med, of, spec_table, vs
 from weirtools.tables import render
 
 SLICES = (30 * 1000 * 1000, 120 * 1000 * 1000)

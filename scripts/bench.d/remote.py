@@ -16,8 +16,8 @@ import uuid
 import harness
 from corpus import file_size, members_tar, pick_member, warm
 from formatting import commands, f_mib, f_ms, f_ok, f_spread, find, human, med, ratio
-from weirtools.tables import render
 from timing import die, log
+from weirtools.tables import render
 
 
 def free_port():

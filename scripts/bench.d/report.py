@@ -9,10 +9,10 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))  # weirtools
 
-import sections  # noqa: E402  (same folder)
+import sections
 from formatting import MODE_TITLE, cases, f_bytes, human, target_list
-from weirtools.tables import render
 from targets import compute_targets
+from weirtools.tables import render
 
 MODE_HOW = {"pipe": "`cat IN | TOOL > OUT`", "pipenull": "`cat IN | TOOL > /dev/null`", "overwrite": "`TOOL -f IN "
             "-o OUT` where OUT is the same command's output, made untimed before each run (then `sync`)",

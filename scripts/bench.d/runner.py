@@ -177,7 +177,7 @@ class Bench:
         git = output(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], stderr=False)
         dirty = output(["git", "-C", ROOT, "status", "--porcelain", "--", "Sources", "Package.swift"],
                            stderr=False)
-        now = datetime.datetime.now(datetime.timezone.utc)
+        now = datetime.datetime.now(datetime.UTC)
         return {
             "date": now.strftime("%Y-%m-%d"),
             "datetime_utc": now.strftime("%Y-%m-%d %H:%M:%S UTC"),

@@ -10,8 +10,8 @@ import harness
 import verification
 from corpus import file_size, warm
 from formatting import commands, dash, f_bytes, f_len, f_mib, f_ms, f_ok, f_spread, find, human, med, ratio
-from weirtools.tables import render
 from timing import synced
+from weirtools.tables import render
 
 
 def seek_range(bench, size):
@@ -60,7 +60,7 @@ def measure(bench):
     inputs.append(seek_prepare(bench, script, cz, "8 weir files concatenated (8 equal pieces)", tar))
     inputs[-1]["made"] = ("8 pieces of P = %s bytes, `tail -c +$((i*P+1)) | head -c $P` (the last: to the "
                           "end), `%s` each, `cat` (the script is under Commands)" % (
-                              "{:,}".format(piece), bench.disp_prefix(weir_c)))
+                              f"{piece:,}", bench.disp_prefix(weir_c)))
     for x in inputs:
         warm(os.path.join(d, x["name"]))
     prep_seconds = time.time() - t0
@@ -101,9 +101,9 @@ def measure(bench):
              "listing", pz, list_expect=(pz, None)),
     ]
     try:
-        harness.section(bench, 
+        harness.section(bench,
             "seek", "Random access: 1 MiB at byte %s of the main corpus (%s)" % (
-                "{:,}".format(offset), human(size)), cases, a.runs, warm_up=False, t0=t0,
+                f"{offset:,}", human(size)), cases, a.runs, warm_up=False, t0=t0,
             notes=[
                 "Inputs made once, untimed, and checked with `zstd -d | cmp` against the corpus; read once "
                 "before the rounds (warm page cache).",

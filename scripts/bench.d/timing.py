@@ -58,7 +58,7 @@ def standalone(data: dict, text: str, json_path: str | None, report_path: str | 
     return 1 if data["checks"] else 0
 
 
-def busy_seconds():
+def busy_seconds() -> float | None:
     """CPU seconds the whole machine has spent busy (all cores; steal included)."""
     try:
         with open("/proc/stat") as f:
@@ -71,19 +71,19 @@ def busy_seconds():
 CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def synced(argv, target):
+def synced(argv: list[str], target: list[str]) -> list[str]:
     """argv, then `sync TARGET` (fsync of a file; `-f FOLDER`: syncfs), as one
     command: every tool's timed run lasts until its output is on disk (weir
     syncs its outputs itself; zstd and pzstd leave them in the page cache)."""
     return ["sh", "-c", shlex.join(argv) + " && exec sync " + shlex.join(target)]
 
 
-def median(values):
+def median(values: list[float | None]) -> float | None:
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
 
 
-def peak_rss_mib(pid):
+def peak_rss_mib(pid: int) -> float | None:
     """A running process's peak RSS in MiB (VmHWM), or None."""
     try:
         with open(f"/proc/{pid}/status") as status:
@@ -95,7 +95,8 @@ def peak_rss_mib(pid):
     return None
 
 
-def run_timed(bench, argv, stdin=None, stdout=None, prefix=None, keep_stderr=False):
+def run_timed(bench, argv: list[str], stdin: str | None = None, stdout: str | None = None, prefix: str | None = None,
+              keep_stderr: bool = False) -> dict:
     """Run argv under /usr/bin/time.  stdout None means /dev/null; keep_stderr: its standard error in m["stderr"].
 
     prefix is a shell pipeline feeding the command (e.g. a generator
@@ -117,7 +118,7 @@ def run_timed(bench, argv, stdin=None, stdout=None, prefix=None, keep_stderr=Fal
     m = {"wall": wall, "user": None, "sys": None, "cpu": None, "rss_kb": None,
          "exit": p.returncode, "time_e": None, "ok": False, "error": None, "other_load": None}
     try:
-        lines = [l for l in open(tfile).read().splitlines() if l.strip()]
+        lines = [line for line in open(tfile).read().splitlines() if line.strip()]
         e, u, s, rss, x = lines[-1].split()
         m.update(time_e=float(e), user=float(u), sys=float(s),
                  cpu=float(u) + float(s), rss_kb=int(rss), exit=int(x))

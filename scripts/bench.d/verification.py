@@ -10,7 +10,6 @@ import subprocess
 
 from corpus import file_size
 from timing import die, log
-
 from weirtools.proc import output
 
 

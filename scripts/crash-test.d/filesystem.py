@@ -83,7 +83,7 @@ class FileSystem:
         self.mounted = True
 
     def unmount(self):
-        for attempt in range(50):
+        for _ in range(50):
             if subprocess.run(["umount", self.mount_point], stderr=subprocess.DEVNULL).returncode == 0:
                 break
             time.sleep(0.1)
@@ -95,7 +95,7 @@ class FileSystem:
         # namespace copied while it was mounted), and the next mount would
         # get that same shut-down file system back: every write EIO, every
         # check meaningless.
-        for attempt in range(100):
+        for _ in range(100):
             if not run("losetup", "-j", self.image).stdout.strip():
                 return
             time.sleep(0.05)

@@ -6,7 +6,6 @@ import subprocess
 import tempfile
 
 from filesystem import RESUME, RESUME_D
-
 from weirtools.files import read, sha
 from weirtools.proc import decode
 
@@ -247,7 +246,7 @@ def sweep_run(weir, root):
     return problems, found - len(left)
 
 
-def weir_bytes(weir, data, cache={}):
+def weir_bytes(weir, data, cache={}):  # noqa: B006  (the cache lives as long as the suite, on purpose)
     """weir's file of `data` in 512 KiB frames, with its seek table: one
     weir -d resumes."""
     key = sha(data)

@@ -5,7 +5,6 @@ import shutil
 import subprocess
 
 from faultfs import CASE, ERRNOS
-
 from weirtools.files import read, sha
 
 
@@ -101,8 +100,7 @@ class Layout:
                 f.write(data)
             weir = self.hooked_weir if hooked else self.weir
             result = subprocess.run([weir, "-q", "-c"] + flags + [os.path.join(self.mount.point, "clean", "x")],
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    env=self.hooked_env() if hooked else None)
+                                    capture_output=True, env=self.hooked_env() if hooked else None)
             if result.returncode != 0:
                 raise SystemExit("fault-test: a clean run failed: " + result.stderr.decode())
             shutil.rmtree(folder)

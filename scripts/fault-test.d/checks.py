@@ -5,7 +5,6 @@ import re
 import subprocess
 
 from faultfs import CASE, WORDS
-
 from weirtools.files import read
 from weirtools.proc import decode
 
@@ -151,9 +150,8 @@ class Checks:
             if still:
                 problems.append("temporary files left, and not swept by one more run: " +
                                 ", ".join(os.path.relpath(p, self.case_root()) for p in still))
-        for folder, _, names in os.walk(self.case_root()):
+        for _, _, names in os.walk(self.case_root()):
             for name in names:
-                if name.endswith(".part") or name.endswith(".part.resume"):
-                    if not mode.resumable:
-                        problems.append("%s left by a run that cannot be resumed" % name)
+                if name.endswith((".part", ".part.resume")) and not mode.resumable:
+                    problems.append("%s left by a run that cannot be resumed" % name)
         return problems

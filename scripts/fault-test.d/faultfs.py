@@ -80,8 +80,7 @@ def build_faultfs(folder):
     for tool in ("fusermount3", "pkg-config", "zstd", "gzip"):
         if shutil.which(tool) is None:
             return None, "%s is missing (apt-get install fuse3 libfuse3-dev pkg-config zstd gzip)" % tool
-    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "fuse3"], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE)
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "fuse3"], capture_output=True)
     if flags.returncode != 0:
         return None, "libfuse3-dev is missing (pkg-config fuse3)"
     compiler = shutil.which("cc") or shutil.which("clang") or shutil.which("gcc")

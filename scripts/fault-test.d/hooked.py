@@ -19,7 +19,6 @@ import subprocess
 
 from cases import Entry, Mode
 from faultfs import CASE, ERRNOS, log
-
 from weirtools.files import read
 from weirtools.proc import decode
 

@@ -9,7 +9,6 @@ import time
 
 from cases import Entry, Mode
 from faultfs import CASE, log
-
 from weirtools.files import read
 
 

@@ -7,7 +7,6 @@ import shutil
 import hinted_sizes  # the hinted-size cases
 import vectors  # the shared test vectors (testdata/vectors)
 from common import LEVEL, identity, record_text
-
 from weirtools.binaries import TIMEOUT
 from weirtools.files import digest
 from weirtools.proc import run, run_bounded
@@ -137,10 +136,12 @@ class Cases:
                     for _ in range(self.rng.randint(1, 4)):
                         data[self.rng.randrange(len(data))] = self.rng.randrange(256)
                 elif mode == 1:
-                    data = data[:self.rng.randrange(len(data))] + bytes(self.rng.randrange(256) for _ in range(self.rng.randint(1, 40)))
+                    noise = bytes(self.rng.randrange(256) for _ in range(self.rng.randint(1, 40)))
+                    data = data[:self.rng.randrange(len(data))] + noise
                 else:
                     cut = self.rng.randrange(len(data))
-                    data = data[:cut] + bytes(self.rng.randrange(256) for _ in range(self.rng.randint(1, 20))) + data[cut:]
+                    noise = bytes(self.rng.randrange(256) for _ in range(self.rng.randint(1, 20)))
+                    data = data[:cut] + noise + data[cut:]
                 with open(record, "wb") as f:
                     f.write(data)
             if i % 2:
@@ -169,7 +170,8 @@ class Cases:
                 with open(record, "wb") as f:
                     # A compression's record hashes the .part's bytes as the
                     # lying sizes cut them: the liar knows the hash too.
-                    f.write(record_text(identity(source), self.compress_options if holds_frames else self.decompress_options,
+                    options = self.compress_options if holds_frames else self.decompress_options
+                    f.write(record_text(identity(source), options,
                                         f"{s.st_dev} {s.st_ino}", [tuple(e) for e in entries],
                                         frames=data if holds_frames else None))
             if i % 2:
@@ -208,7 +210,7 @@ class Cases:
         }
         weir_frames = []
         at = 0
-        for c, d, _ in self.x_entries:
+        for c, _, _ in self.x_entries:
             weir_frames.append(self.x_zst[at:at + c])
             at += c
         for i in range(24):
@@ -249,7 +251,7 @@ class Cases:
 
     def edited_case(self, name, flags):
         folder = self.folder(name)
-        x, part, record = self.kept_compression(folder, len(self.x_entries) // 2)
+        x, _, _ = self.kept_compression(folder, len(self.x_entries) // 2)
         s = os.stat(x)
         with open(x, "r+b") as f:
             f.seek(1000)

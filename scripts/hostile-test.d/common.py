@@ -51,7 +51,7 @@ def xxh64(data, seed=0):
         v = [(seed + _P1 + _P2) & _M, (seed + _P2) & _M, seed, (seed - _P1) & _M]
         while i + 32 <= n:
             lanes = struct.unpack_from("<4Q", data, i)
-            v = [_round(a, b) for a, b in zip(v, lanes)]
+            v = [_round(a, b) for a, b in zip(v, lanes, strict=True)]
             i += 32
         h = (_rotl(v[0], 1) + _rotl(v[1], 7) + _rotl(v[2], 12) + _rotl(v[3], 18)) & _M
         for a in v:

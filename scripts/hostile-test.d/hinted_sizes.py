@@ -15,6 +15,7 @@ import struct
 
 from weirtools.binaries import TIMEOUT
 from weirtools.proc import run, run_bounded
+
 P1, P2, P3, P4, P5 = 2654435761, 2246822519, 3266489917, 668265263, 374761393
 MASK = 0xFFFFFFFF
 

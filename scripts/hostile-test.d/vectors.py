@@ -7,7 +7,6 @@ must be refused. A case added to the folder is run here too."""
 import json
 
 from common import seek_table
-
 from weirtools import ROOT
 from weirtools.proc import decode
 

@@ -39,9 +39,9 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "lib"))
 
-from weirtools import ROOT as ROOT_PATH  # noqa: E402
-from weirtools import corpora  # noqa: E402
-from weirtools.binaries import add_weir_option  # noqa: E402
+from weirtools import ROOT as ROOT_PATH
+from weirtools import corpora
+from weirtools.binaries import add_weir_option
 
 ROOT = str(ROOT_PATH)
 SIGNALS = [("INT", signal.SIGINT), ("TERM", signal.SIGTERM), ("KILL", signal.SIGKILL)]
@@ -211,12 +211,14 @@ def run(args, rng, seed, work):
 def write_report(args, rows, verdict, size, full, seed, command):
     load = open("/proc/loadavg").read().split()[:3]
     with open(args.report, "w") as out:
-        out.write("# Resume: a %s stopped at %d random moments (issue 42)\n\n" % ("compression" if args.direction == "compress" else "decompression", len(rows)))
+        what = "compression" if args.direction == "compress" else "decompression"
+        out.write("# Resume: a %s stopped at %d random moments (issue 42)\n\n" % (what, len(rows)))
         out.write("`scripts/soak --resume %s --cuts %d --seed %d` on %s: %d bytes of %s, `%s`%s, "
                   "reference run %.2f s; %d cores, load %s after the run (shared machine).\n\n"
                   % (args.direction, len(rows), seed, time.strftime("%Y-%m-%d"), size, args.input or "generated text",
                      " ".join(["weir"] + command[1:]),
-                     "" if args.direction == "compress" else " with WEIR_TEST_FRAME_DELAY=%g" % args.frame_delay, full, os.cpu_count(), " ".join(load)))
+                     "" if args.direction == "compress" else " with WEIR_TEST_FRAME_DELAY=%g" % args.frame_delay,
+                     full, os.cpu_count(), " ".join(load)))
         out.write("Each cut: the command, stopped by the signal at the moment; then the same command "
                   "again, to the end; its output compared byte for byte with the uninterrupted run's "
                   "(`--no-resume`), and the folder checked for leftovers. \"kept\" is the share of the "

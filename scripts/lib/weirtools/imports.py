@@ -118,8 +118,9 @@ def main() -> int:
         if PACKAGE in path.parents:
             for name in names:
                 top = name.split(".")[0]
-                if top not in stdlib and top != "weirtools" and top != "__future__":
-                    problems.append(f"{path.relative_to(ROOT)} imports {name}: weirtools uses only the standard library")
+                if top not in stdlib and top not in ("weirtools", "__future__"):
+                    where = path.relative_to(ROOT)
+                    problems.append(f"{where} imports {name}: weirtools needs the standard library alone")
     for component in loops(graph):
         problems.append("an import loop: " + " → ".join(str(p.relative_to(ROOT)) for p in component))
     edges = sum(len(targets) for targets in graph.values())

@@ -22,7 +22,6 @@ def columns(rows: Sequence[Sequence[object]], left: int = 1) -> str:
     widths = [max(len(row[i]) for row in cells if i < len(row)) for i in range(max(map(len, cells), default=0))]
     lines = []
     for row in cells:
-        lines.append(
-            " ".join(cell.ljust(widths[i]) if i < left else cell.rjust(widths[i]) for i, cell in enumerate(row)).rstrip()
-        )
+        aligned = (cell.ljust(widths[i]) if i < left else cell.rjust(widths[i]) for i, cell in enumerate(row))
+        lines.append(" ".join(aligned).rstrip())
     return "\n".join(lines) + "\n"
