@@ -9,7 +9,7 @@ import time
 
 from weirtools import ROOT as ROOT_PATH
 from weirtools.log import logger
-from weirtools.proc import run as run_command
+from weirtools.proc import run
 
 EXT4_IOC_SHUTDOWN = 0x8004587D  # _IOR('X', 125, __u32): XFS_IOC_GOINGDOWN, BTRFS_IOC_SHUTDOWN are this one
 EXT4_GOING_FLAGS_NOLOGFLUSH = 2  # XFS_FSOP_GOING_FLAGS_NOLOGFLUSH, BTRFS_SHUTDOWN_FLAGS_NO_SYNC likewise
@@ -27,11 +27,6 @@ RESUME_D = "d-resume"
 
 
 log = logger("crash-test")
-
-
-def run(*command):
-    """A system tool (mkfs, mount, losetup) that must succeed."""
-    return run_command(command, check=True)
 
 
 class Corpus:
@@ -75,11 +70,11 @@ class FileSystem:
         os.mkdir(self.mount_point)
         with open(self.image, "wb") as image:
             image.truncate(1 << 30)
-        run(*FILE_SYSTEMS[kind][0], self.image)
+        run([*FILE_SYSTEMS[kind][0], self.image], check=True)
         self.mounted = False
 
     def mount(self):
-        run("mount", "-o", FILE_SYSTEMS[self.kind][1], self.image, self.mount_point)
+        run(["mount", "-o", FILE_SYSTEMS[self.kind][1], self.image, self.mount_point], check=True)
         self.mounted = True
 
     def unmount(self):
@@ -88,7 +83,7 @@ class FileSystem:
                 break
             time.sleep(0.1)
         else:
-            run("umount", self.mount_point)
+            run(["umount", self.mount_point], check=True)
         self.mounted = False
         # The loop device goes when the file system's last user does. If it
         # stays, something else holds the shut-down file system (a mount
@@ -96,11 +91,11 @@ class FileSystem:
         # get that same shut-down file system back: every write EIO, every
         # check meaningless.
         for _ in range(100):
-            if not run("losetup", "-j", self.image).stdout.strip():
+            if not run(["losetup", "-j", self.image], check=True).stdout.strip():
                 return
             time.sleep(0.05)
         raise RuntimeError("the file system is still in use after its unmount (held by another mount namespace?): "
-                           + run("losetup", "-j", self.image).stdout.decode().strip())
+                           + run(["losetup", "-j", self.image], check=True).stdout.decode().strip())
 
     def cut(self):
         """The power cut: nothing more reaches the disk, the log included."""
