@@ -73,6 +73,7 @@ def draw(data, ps, stem):
     fig.suptitle("weir benchmark %s%s — %s, %d cores" % (m["date"], " (quick)" * bool(m.get("quick")), m["cpu_model"],
                                                         m["nproc"]))
     fig.tight_layout()
+    os.makedirs(os.path.dirname(stem) or ".", exist_ok=True)  # bench/work/charts/ when drawn again by hand
     for ext in (".svg", ".png"):
         fig.savefig(stem + ext, dpi=110)
         print(stem + ext)

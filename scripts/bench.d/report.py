@@ -25,6 +25,13 @@ SYNC = {True: "Every command that writes a file, for every tool, is timed until 
         False: "File outputs were timed until the tool exited, not until on disk"}
 
 
+def chart_section(json_rel):
+    """Where the chart is: drawn on demand from the JSON, into bench/work/charts/, never kept in git."""
+    stem = os.path.splitext(os.path.basename(json_rel))[0]
+    return ("## Chart\n\nThroughput per tool, drawn from this run's JSON on demand (pictures are not kept in git): "
+            "`scripts/bench.d/chart.py %s bench/work/charts/%s` writes its SVG and PNG.\n\n" % (json_rel, stem))
+
+
 def document(data, json_name, chart_files, json_rel=None):
     m, corpus, secs = data["meta"], data.get("corpus", {}), data.get("sections", {})
     n = m["threads"]  # the issues state their targets for 2
@@ -70,10 +77,8 @@ def document(data, json_name, chart_files, json_rel=None):
     L.append("## Targets%s\n\n%s%s\n" % (" (lean at every level, issue 31: in its section)" if "lean" in secs else "",
                                         "" if n == 2 else "The targets are stated for 2 cores; this run used N = %d."
                                         "\n\n" % n, target_list(top)))
-    if chart_files:  # the SVG first
-        charts = sorted(chart_files, key=lambda c: not c.endswith(".svg"))
-        L.append("## Chart\n\n![Throughput per tool](%s)\n\n%s" % (charts[0], "Also: %s.\n\n" % ", ".join(
-            "[%s](%s)" % (c, c) for c in charts[1:]) if charts[1:] else ""))
+    if chart_files:
+        L.append(chart_section(json_rel or json_name))
     modes = "".join("; %s is %s" % (MODE_TITLE[k], MODE_HOW[k]) for k in MODE_HOW if k in m.get("modes", []))
     L.append(METHOD.format(time_format=m.get("time_format", "%e %U %S %M %x"), modes=modes, sync=SYNC[
         bool(m.get("outputs_synced"))]))

@@ -35,7 +35,7 @@ MODES = ["file", "null", "stdio", "pipe", "pipenull", "overwrite"]
 
 
 USAGE = """Benchmarks weir against zstd, pzstd and the other tools of each section on the Linux 6.1 source tarball
-and writes bench/results/DATE.md (report), DATE.json (every run) and DATE.svg and .png (the chart, by matplotlib).
+and writes bench/results/DATE.md (report) and DATE.json (every run); the chart (matplotlib) goes to bench/work/charts/.
 How each run is timed and its output verified: scripts/bench.d/method.md (also in every report); the targets it
 judges: targets.json. Sizes are decimal (5M = 5,000,000 bytes). Not for CI: a full run takes about 30 minutes.
 
@@ -238,13 +238,16 @@ def unique_stem(out_dir, base):
 
 
 def publish(data, json_path, args):
-    """Write the markdown report and the chart next to the JSON."""
+    """Write the markdown report next to the JSON, and the chart into bench/work/charts/ (pictures stay out of
+    git: the report says how to draw them again)."""
     stem = os.path.splitext(json_path)[0]
+    chart_stem = os.path.join(ROOT, "bench", "work", "charts", os.path.basename(stem))
+    os.makedirs(os.path.dirname(chart_stem), exist_ok=True)
     chart_files = []
-    chart_cmd = [args.chart_python or sys.executable, os.path.join(HERE, "chart.py"), json_path, stem]
+    chart_cmd = [args.chart_python or sys.executable, os.path.join(HERE, "chart.py"), json_path, chart_stem]
     p = subprocess.run(chart_cmd, stdout=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
     if p.returncode == 0:
-        chart_files = [os.path.basename(x) for x in p.stdout.split() if x]
+        chart_files = [x for x in p.stdout.split() if x]
     else:
         log("bench: warning: the chart failed (%s; it needs python3-matplotlib); the report is written anyway"
             % " ".join(chart_cmd))
@@ -252,7 +255,7 @@ def publish(data, json_path, args):
     with open(md_path, "w") as f:
         rel = os.path.relpath(json_path, ROOT) if json_path.startswith(ROOT + os.sep) else json_path
         f.write(report.document(data, os.path.basename(json_path), chart_files, json_rel=rel))
-    return md_path, [os.path.join(os.path.dirname(stem), c) for c in chart_files]
+    return md_path, chart_files
 
 
 def main():
