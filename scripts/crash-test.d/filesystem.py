@@ -8,6 +8,7 @@ import subprocess
 import time
 
 from weirtools import ROOT as ROOT_PATH
+from weirtools.corpora import Words
 from weirtools.log import logger
 from weirtools.proc import run
 
@@ -29,22 +30,11 @@ RESUME_D = "d-resume"
 log = logger("crash-test")
 
 
-class Corpus:
-    """Deterministic, compressible contents (words on lines), so that any
-    failure is reproducible from the seed."""
+class Corpus(Words):
+    """weirtools' generated words, at least 24 MiB of them, and data past that."""
 
     def __init__(self, rng):
-        letters = "abcdefghijklmnopqrstuvwxyz"
-        words = ["".join(rng.choice(letters) for _ in range(rng.randint(2, 9))) for _ in range(3000)]
-        lines = [" ".join(rng.choices(words, k=rng.randint(4, 14))) for _ in range(60000)]
-        self.text = ("\n".join(lines) + "\n").encode()
-        while len(self.text) < 24 << 20:
-            self.text += self.text
-        self.rng = rng
-
-    def piece(self, size):
-        start = self.rng.randrange(0, len(self.text) - size)
-        return self.text[start:start + size]
+        super().__init__(rng, lines=60000, at_least=24 << 20)
 
     def data(self, size):
         """`size` bytes: text, or for sizes past the text, text and random
