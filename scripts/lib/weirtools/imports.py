@@ -4,8 +4,9 @@ weirtools.imports`` (with scripts/lib on PYTHONPATH; scripts/test runs it).
 Every Python file under scripts/ (``*.py``, and the harnesses without a
 suffix whose first line names python3) is read with :mod:`ast`, never run;
 each import, at the top or inside a function, becomes an edge when it names
-a module of the repository: a sibling in the file's own folder (a harness's
-``NAME.d/`` for ``scripts/NAME``), or one of :mod:`weirtools`. Fails (exit 1)
+a module of the repository: a package of scripts/lib (weirtools, a harness's
+own, ``from .cases import`` within it), or a sibling in the file's own folder
+(bench.d's modules, a harness's ``NAME.d/`` for ``scripts/NAME``). Fails (exit 1)
 on a loop (a strongly connected set of two or more modules, or a module
 importing itself), and on a module of weirtools importing anything but the
 standard library and weirtools (what the harnesses share must not need them).
@@ -39,22 +40,38 @@ def python_files() -> list[Path]:
     return found
 
 
+def package_of(path: Path) -> str | None:
+    """The dotted name of the package ``path`` is in, when it is one under scripts/lib."""
+    if LIB not in path.parents:
+        return None
+    return ".".join(path.parent.relative_to(LIB).parts) or None
+
+
 def imported_names(path: Path) -> list[str]:
-    """Every module name ``path`` imports (``a.b`` for ``from a.b import c``, and ``a.b.c`` when c is a module)."""
+    """Every module name ``path`` imports (``a.b`` for ``from a.b import c``, and ``a.b.c`` when c is a
+    module), relative imports made absolute."""
     names = []
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             names += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.append(node.module)
-            names += [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module
+            if node.level:
+                package = package_of(path)
+                if package is None:
+                    continue
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            if module:
+                names.append(module)
+                names += [f"{module}.{alias.name}" for alias in node.names]
     return names
 
 
 def resolve(name: str, path: Path) -> Path | None:
     """The repository's module ``name`` means when ``path`` imports it, or None (the standard library, a package)."""
     parts = name.split(".")
-    if parts[0] == "weirtools":
+    if (LIB / parts[0] / "__init__.py").is_file() or (LIB / parts[0]).is_dir():
         target = LIB.joinpath(*parts)
         if target.with_suffix(".py").is_file():
             return target.with_suffix(".py")

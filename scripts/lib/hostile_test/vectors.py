@@ -6,9 +6,10 @@ table's file must decode as zstd decodes it, and a member an index lies about
 must be refused. A case added to the folder is run here too."""
 import json
 
-from common import seek_table
 from weirtools import ROOT
 from weirtools.proc import decode
+
+from .common import seek_table
 
 VECTORS = ROOT / "testdata" / "vectors"
 

@@ -7,9 +7,10 @@ import signal
 import subprocess
 import time
 
-from cases import Entry, Mode
-from faultfs import CASE, log
 from weirtools.files import read
+
+from .cases import Entry, Mode
+from .faultfs import CASE, log
 
 
 class Resume:

@@ -4,9 +4,10 @@ import os
 import re
 import subprocess
 
-from faultfs import CASE, WORDS
 from weirtools.files import read
 from weirtools.proc import decode
+
+from .faultfs import CASE, WORDS
 
 
 class Checks:

@@ -4,12 +4,15 @@ long names), each run and judged by the Suite."""
 import os
 import shutil
 
-import hinted_sizes  # the hinted-size cases
-import vectors  # the shared test vectors (testdata/vectors)
-from common import LEVEL, identity, record_text
 from weirtools.binaries import TIMEOUT
 from weirtools.files import digest
 from weirtools.proc import run, run_bounded
+
+from . import (
+    hinted_sizes,  # the hinted-size cases
+    vectors,  # the shared test vectors (testdata/vectors)
+)
+from .common import LEVEL, identity, record_text
 
 
 class Cases:

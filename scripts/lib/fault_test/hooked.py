@@ -17,10 +17,11 @@ import os
 import shutil
 import subprocess
 
-from cases import Entry, Mode
-from faultfs import CASE, ERRNOS, log
 from weirtools.files import read
 from weirtools.proc import decode
+
+from .cases import Entry, Mode
+from .faultfs import CASE, ERRNOS, log
 
 
 class Hooked:

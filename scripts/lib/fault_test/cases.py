@@ -4,9 +4,10 @@ import os
 import shutil
 import subprocess
 
-from faultfs import CASE, ERRNOS
 from weirtools.corpora import Words
 from weirtools.files import read, sha
+
+from .faultfs import CASE, ERRNOS
 
 
 class Entry:

@@ -37,7 +37,7 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "lib"))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(__file__))))  # scripts/lib: weirtools
 
 from weirtools import ROOT as ROOT_PATH
 from weirtools import corpora

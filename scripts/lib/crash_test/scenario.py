@@ -5,9 +5,10 @@ import re
 import subprocess
 import tempfile
 
-from filesystem import RESUME, RESUME_D
 from weirtools.files import read, sha
 from weirtools.proc import decode
+
+from .filesystem import RESUME, RESUME_D
 
 
 class Entry:
