@@ -1,21 +1,13 @@
 """The shared test vectors (testdata/vectors, issue 69) as hostile files: each
-seek-table case read by this suite's own table reader (common.seek_table), and
+seek-table case read by the suite's table reader (common.seek_table: python/'s), and
 every case of both folders given to the weir under test, whose `weir -t` must
 pass or fail as the case's "weir-t" says (with a message when it fails); a good
 table's file must decode as zstd decodes it, and a member an index lies about
 must be refused. A case added to the folder is run here too."""
-import json
-
-from weirtools import ROOT
+from weirtools import vectors
 from weirtools.proc import decode
 
 from .common import seek_table
-
-VECTORS = ROOT / "testdata" / "vectors"
-
-
-def vectors(folder):
-    return [(path.stem, json.loads(path.read_text())) for path in sorted((VECTORS / folder).glob("*.json"))]
 
 
 class Vectors:
@@ -23,8 +15,8 @@ class Vectors:
         self.suite = suite
 
     def cases(self):
-        seek, members = vectors("seek-table"), vectors("member-index")
-        assert seek and members, f"no vectors in {VECTORS}"
+        seek, members = vectors.cases("seek-table"), vectors.cases("member-index")
+        assert seek and members, f"no vectors in {vectors.FOLDER}"
         for name, case in seek:
             self.suite.case(f"vector seek-table/{name}", lambda n=name, c=case: self.seek_case(n, c))
         for name, case in members:
@@ -52,7 +44,7 @@ class Vectors:
 
     def seek_case(self, name, case):
         label = f"vector seek-table/{name}"
-        path = VECTORS / "seek-table" / case["file"]
+        path = vectors.file("seek-table", case)
         data = path.read_bytes()
         try:
             entries = seek_table(data)
@@ -79,7 +71,7 @@ class Vectors:
 
     def member_case(self, name, case):
         label = f"vector member-index/{name}"
-        path = VECTORS / "member-index" / case["file"]
+        path = vectors.file("member-index", case)
         self.judge_test(label, path, case)
         lie = case.get("lies-about")
         if lie is None:

@@ -2,14 +2,15 @@
 (:mod:`weirtools.proc`), their log lines (:mod:`weirtools.log`), the files they
 hash and read (:mod:`weirtools.files`), Markdown tables (:mod:`weirtools.tables`),
 the seek table as python/'s package reads it (:mod:`weirtools.formats`), the
-corpora (:mod:`weirtools.corpora`), FUSE mounts and private mount namespaces
+shared test vectors (:mod:`weirtools.vectors`), the corpora
+(:mod:`weirtools.corpora`), FUSE mounts and private mount namespaces
 (:mod:`weirtools.mounts`), a suite's verdicts (:mod:`weirtools.verdicts`) and the
 weir binary a harness runs (:mod:`weirtools.binaries`).
 
 A harness puts ``scripts/lib`` on ``sys.path`` (one line: the harnesses are run
-as files, not installed) and imports from here; this package imports nothing of
-a harness's, and its modules import each other only downwards (``log`` and
-``proc`` at the bottom), which scripts/lib/import-check holds.
+as files, not installed) and imports from here. This package imports only the
+standard library and itself, nothing of a harness's, and no module of scripts/
+imports another in a loop: :mod:`weirtools.imports` checks both (scripts/test).
 """
 
 from __future__ import annotations
