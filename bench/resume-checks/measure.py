@@ -4,8 +4,8 @@ run. One stopped state, copied for every resume, so that each resume starts
 from the same kept frames; CPU time (user + system, os.wait4) beside wall time
 (the machine is shared: CPU time is the steadier). usage: measure2.py WEIR INPUT FOLDER"""
 import json, os, re, shutil, signal, statistics, subprocess, sys, time
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts/hostile-test.d"))
-from common import fnv
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts/lib"))
+from hostile_test.common import fnv
 
 weir, source, folder = sys.argv[1:4]
 size = os.path.getsize(source)

@@ -12,8 +12,9 @@ import time
 
 import harness
 from corpus import describe, file_size, head
-from formatting import f_num, table
+from formatting import f_num
 from timing import log, run_timed
+from weirtools.tables import render
 
 STEP = 0.25  # seconds per column of the levels over time
 CHANGE = re.compile(r"--adapt: level (-?\d+) → (-?\d+) at .*\(([\d.]+) s\)")
@@ -29,7 +30,7 @@ def shell(producer, rate):
     return "%s | pv -q%s > /dev/null" % (producer, limit)
 
 
-def run(bench):
+def measure(bench):
     a, n = bench.a, bench.N
     corpus = head(bench, a.adapt_size)
     bench.data["corpus"]["adapt"] = describe(bench, corpus, "adapt: input")
@@ -103,7 +104,7 @@ def levels_over_time(changes, start, end, step):
     return out
 
 
-def render(data):
+def report(data):
     """The section's markdown: walls per rate and tool, the ratios, the levels weir chose over time."""
     sec = data["sections"]["adapt"]
     cs = _cases(data)
@@ -117,7 +118,7 @@ def render(data):
         r = ratios(data).get(label)
         row += ["%.3f (%s)" % (r[0], r[1]) if r else "–", "%.3f" % r[2] if r and r[2] else "–"]
         rows.append(row)
-    out = [table(["Rate"] + ["%s, s" % t for t in tools] + ["weir --adapt ÷ best fixed", "÷ zstd --adapt"], rows)]
+    out = [render(["Rate"] + ["%s, s" % t for t in tools] + ["weir --adapt ÷ best fixed", "÷ zstd --adapt"], rows)]
     out.append("\nWall seconds, median of %d rounds, of `TOOL -c INPUT | pv -q -L RATE > /dev/null` (MB = 10^6 "
                "bytes of compressed output per second; the input is %s bytes).\n\n" % (
                    sec["runs"], "{:,}".format(data["corpus"]["adapt"]["bytes"])))

@@ -9,8 +9,9 @@ import time
 import harness
 import verification
 from corpus import warm
-from formatting import MODE_TITLE, f_mbps, f_num, find, med, per_round, ratio, table
+from formatting import MODE_TITLE, f_mbps, f_num, find, med, per_round, ratio
 from timing import log, median
+from weirtools.tables import render
 
 CEILING_PAT = re.compile(r"(\d+)\s*->\s*(\d+)\s*\(x?\s*([\d.]+)\)\s*,\s*([\d.]+)\s*MB/s\s*,\s*([\d.]+)\s*MB/s")
 
@@ -44,7 +45,7 @@ def limit_run(bench, argv, count):
             "each_comp_mbps": [float(f[3]) for f in found], "each_dec_mbps": [float(f[4]) for f in found]}
 
 
-def run(bench):
+def measure(bench):
     a = bench.a
     argv = ceiling_argv(bench, bench.main)
     log("bench: section ceiling: %s" % " ".join(map(bench.disp_path, argv)))
@@ -99,7 +100,7 @@ def run(bench):
     }
 
 
-def render(data):
+def report(data):
     s = data["sections"]["ceiling"]
     n, single, dsingle = s["threads"], s.get("single_comp_mbps"), s.get("single_dec_mbps")
     ceil, dceil = n * single if single else None, n * dsingle if dsingle else None
@@ -120,7 +121,7 @@ def render(data):
             [[label, f_mbps(v), f_num(ratio(v, ceil))] for label, v in comp] +
             [["Decompression ceiling, %d cores (weir's own frames)" % n, f_mbps(dceil), "1.00"]] +
             [[label, f_mbps(v), f_num(ratio(v, dceil))] for label, v in dec])
-    return (table(["", "MB/s", "Fraction of ceiling"], rows) +
+    return (render(["", "MB/s", "Fraction of ceiling"], rows) +
             "\nSingle-core figures are the median over %d run(s) of `%s` (compress/decompress MB/s per run: %s)%s.\n"
             % (len(s["runs"]), s["cmd"], per_round(s["runs"]), "; the at-the-same-time rows, %d copies of it started "
                "together, their figures added up (%s)" % (n, per_round(s["together_runs"])) if s.get("together_runs")

@@ -3,9 +3,12 @@
 by matplotlib (Debian's python3-matplotlib). MB/s per tool: compression per mode, decompression, scaling, levels."""
 
 import json
+import os
 import sys
 
-from formatting import MODE_TITLE, f_mbps, med  # same folder (PYTHONDONTWRITEBYTECODE=1: no __pycache__)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))  # weirtools
+
+from formatting import MODE_TITLE, f_mbps, med
 
 COLORS = {"weir": "#e8590c", "zstd": "#1c7ed6", "pzstd": "#2f9e44", "zstd-T1": "#868e96"}
 
@@ -70,6 +73,7 @@ def draw(data, ps, stem):
     fig.suptitle("weir benchmark %s%s — %s, %d cores" % (m["date"], " (quick)" * bool(m.get("quick")), m["cpu_model"],
                                                         m["nproc"]))
     fig.tight_layout()
+    os.makedirs(os.path.dirname(stem) or ".", exist_ok=True)  # bench/work/charts/ when drawn again by hand
     for ext in (".svg", ".png"):
         fig.savefig(stem + ext, dpi=110)
         print(stem + ext)

@@ -10,17 +10,17 @@ import cluster_dask
 import cluster_spark
 
 
-def run(bench):
-    cluster_spark.run(bench)
-    cluster_dask.run(bench)
+def measure(bench):
+    cluster_spark.measure(bench)
+    cluster_dask.measure(bench)
     bench.data["sections"]["cluster"] = {"title": "Past one machine: Spark and Dask on weir's files"}
 
 
-def render(data):
+def report(data):
     sections = data["sections"]
     out = []
     if "cluster_spark" in sections:
-        out += ["### Spark", "", cluster_spark.render(sections["cluster_spark"]), ""]
+        out += ["### Spark", "", cluster_spark.report(sections["cluster_spark"]), ""]
     if "cluster_dask" in sections:
-        out += ["### Dask", "", cluster_dask.render(data), ""]
+        out += ["### Dask", "", cluster_dask.report(data), ""]
     return "\n".join(out)

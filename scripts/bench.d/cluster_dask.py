@@ -4,7 +4,7 @@ random access in an open process, and one file compressed on two Dask workers. S
     python3 scripts/bench.d/cluster_dask.py --corpus bench/corpus/linux-6.1.tar --weir .build/release/weir \\
         --runs 3 --json bench/results/DATE-cluster-dask.json --report bench/results/DATE-cluster-dask.md
 
-or a section of scripts/bench (sections.py: run(bench), render(data)). Needs the weir Python package and Dask
+or a section of scripts/bench (sections.py: measure(bench), report(data)). Needs the weir Python package and Dask
 (scripts/python-test installs them). The cluster is real processes on 127.0.0.1: `dask scheduler` and `dask worker
 --nworkers 2 --nthreads 1` (weir.localcluster), started once and stopped at the end.
 
@@ -28,7 +28,9 @@ import subprocess
 import sys
 import time
 
-import timing  # same folder
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))  # weirtools
+
+import timing
 from timing import median, peak_rss_mib, standalone
 
 MiB = 1 << 20
@@ -113,9 +115,9 @@ def timed_process(command):
     return wall, after.ru_maxrss / 1024, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def measure(corpus, weir, work, runs=3, workers=2, blocksize=64 * MiB, seek_offset=10 ** 9, log=print,
+def measure_cases(corpus, weir, work, runs=3, workers=2, blocksize=64 * MiB, seek_offset=10 ** 9, log=print,
             one_partition_weir=False):
-    """Every case of the section, `runs` rounds; returns the data render() draws."""
+    """Every case of the section, `runs` rounds; returns the data report() draws."""
     from weir.dask import compress
     from weir.localcluster import LocalProcessCluster
 
@@ -230,9 +232,9 @@ def measure(corpus, weir, work, runs=3, workers=2, blocksize=64 * MiB, seek_offs
     return data
 
 
-def render(data):
+def report(data):
     """The section's part of the report, in Markdown, from data["sections"]["cluster_dask"] (or, standalone, from
-    what measure() returned)."""
+    what measure_cases() returned)."""
     data = data["sections"]["cluster_dask"] if "sections" in data else data
     goals = data["goals"]
 
@@ -287,10 +289,10 @@ def render(data):
     return "\n".join(out) + "\n"
 
 
-def run(bench):
+def measure(bench):
     """For runner.py (sections.py): measures on bench.main with bench.a.weir, bench.a.runs rounds, into
     bench.data["sections"]["cluster_dask"]."""
-    results = measure(os.path.abspath(bench.main), os.path.abspath(bench.a.weir),
+    results = measure_cases(os.path.abspath(bench.main), os.path.abspath(bench.a.weir),
                       os.path.join(bench.work, "cluster-dask"), runs=bench.a.runs,
                       log=lambda message: print("bench: " + message, file=sys.stderr, flush=True))
     bench.data["sections"]["cluster_dask"] = {"title": "Dask: weir's files split, and compressed on 2 workers",
@@ -304,7 +306,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     data = measure(os.path.abspath(args.corpus), os.path.abspath(args.weir), args.work, runs=args.runs,
                    log=lambda m: print(m, file=sys.stderr), one_partition_weir=args.one_partition_weir)
-    return standalone(data, render(data), args.json, args.report)
+    return standalone(data, report(data), args.json, args.report)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ Spark cluster through weir's Hadoop codec. Standalone:
     python3 scripts/bench.d/cluster_spark.py --corpus bench/corpus/linux-6.1.tar --weir .build/release/weir \\
         --runs 3 --json bench/results/DATE-cluster-spark.json --report bench/results/DATE-cluster-spark.md
 
-or imported by runner.py (run(runner)) and report.py (render(data)). Needs pyspark and a JDK (scripts/spark-test
+or imported by runner.py (measure(runner)) and report.py (report(data)). Needs pyspark and a JDK (scripts/spark-test
 installs pyspark); builds the jar with hadoop/build. The cluster is real processes on 127.0.0.1: a Spark
 standalone master and one worker with 2 cores (hadoop/tests/spark_cluster.py), started once and stopped at the end.
 
@@ -26,7 +26,9 @@ import subprocess
 import sys
 import time
 
-import timing  # same folder
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))  # weirtools
+
+import timing
 from timing import median, peak_rss_mib, standalone
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -106,8 +108,8 @@ def session_main(master_url, jar, worker_pid, split, warm, cases):
     print(json.dumps(out), flush=True)
 
 
-def measure(corpus, weir, work, jar=None, runs=3, split=None, log=print):
-    """Every case of the section, `runs` rounds; returns the data render() draws."""
+def measure_cases(corpus, weir, work, jar=None, runs=3, split=None, log=print):
+    """Every case of the section, `runs` rounds; returns the data report() draws."""
     from spark_cluster import StandaloneCluster
 
     os.makedirs(work, exist_ok=True)
@@ -168,7 +170,7 @@ def measure(corpus, weir, work, jar=None, runs=3, split=None, log=print):
     return data
 
 
-def render(data):
+def report(data):
     """The section's report, in Markdown."""
     goals = data["goals"]
     builtin_met = goals["builtin"] >= GOALS["builtin"]
@@ -203,11 +205,11 @@ def render(data):
     return "\n".join(out) + "\n"
 
 
-def run(runner, busy_seconds=None):
+def measure(runner, busy_seconds=None):
     """For runner.py: measures on its corpus and weir, into runner.data['sections']['cluster_spark']."""
     a = runner.a
     corpus = getattr(a, "corpus", None) or os.path.join(ROOT, "bench", "corpus", "linux-6.1.tar")
-    runner.data["sections"]["cluster_spark"] = measure(corpus, a.weir, os.path.join(runner.work, "cluster-spark"),
+    runner.data["sections"]["cluster_spark"] = measure_cases(corpus, a.weir, os.path.join(runner.work, "cluster-spark"),
                                                        runs=a.runs)
 
 
@@ -222,9 +224,9 @@ def main(argv=None):
         session_main(spec["master_url"], spec["jar"], spec["worker_pid"], spec["split"], spec["warm"],
                      [tuple(case) for case in spec["cases"]])
         return 0
-    data = measure(args.corpus, args.weir, args.work, jar=args.jar, runs=args.runs, split=args.split,
+    data = measure_cases(args.corpus, args.weir, args.work, jar=args.jar, runs=args.runs, split=args.split,
                    log=lambda m: print(m, file=sys.stderr, flush=True))
-    return standalone(data, render(data), args.json, args.report)
+    return standalone(data, report(data), args.json, args.report)
 
 
 if __name__ == "__main__":

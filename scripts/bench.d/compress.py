@@ -3,11 +3,26 @@
 
 import harness
 from corpus import file_size
-from formatting import (BASIC, MODE_TITLE, cases, cells, commands, f_ok, f_ratio, f_tool, grouped, human, med, of,
-                        ratio, table, vs)
+from formatting import (
+    BASIC,
+    MODE_TITLE,
+    cases,
+    cells,
+    commands,
+    f_ok,
+    f_ratio,
+    f_tool,
+    grouped,
+    human,
+    med,
+    of,
+    ratio,
+    vs,
+)
+from weirtools.tables import render
 
 
-def run(bench):
+def measure(bench):
     harness.grid(bench, "compress", "Compression, level 3, main corpus (%s)" % human(file_size(bench.main)), [
         (mode, bench.main, harness.comp_tools(bench), {"level": 3, "threads": bench.N, "group": mode})
         for mode in bench.a.modes], bench.a.runs)
@@ -16,7 +31,7 @@ def run(bench):
 def variants(groups):  # weir beside its --weir-variant runs of the same case
     rows = [[label, c["tool"]] + [f_ratio(ratio(med(of(gc, "weir"), k), med(c, k))) for k in ("wall", "cpu", "rss_kb")]
             for label, gc in groups.items() for c in gc if of(gc, "weir") and c["family"].startswith("weir:")]
-    return ("\nweir ÷ its variants, same run (wall: >1 means weir as shipped takes longer):\n\n" + table(
+    return ("\nweir ÷ its variants, same run (wall: >1 means weir as shipped takes longer):\n\n" + render(
         ["Case", "Variant", "Wall ÷ variant", "CPU ÷ variant", "RSS ÷ variant"], rows)) if rows else ""
 
 
@@ -33,12 +48,12 @@ def by_groups(data, section, keys):  # keys: the groups (mode, or level and mode
     peers = [[label] + [f_ratio(vs(of(gc, "weir"), of(gc, f), k), 4 if k == "out_bytes" else 2) for _, k, f in spec]
              for label, gc in groups.items() if of(gc, "weir")]
     return "".join([
-        table(["Case", "Tool", "MB/s", "Wall s", "Spread", "CPU s", "Peak RSS MiB", "Output bytes",
+        render(["Case", "Tool", "MB/s", "Wall s", "Spread", "CPU s", "Peak RSS MiB", "Output bytes",
                "Size ÷ zstd -T%d" % n, "Runs ok"], rows),
         "\nweir ÷ peers, same run (speed: >1 means weir is faster; CPU, RSS, size: <1 means weir uses less):\n\n",
-        table(["Case"] + ["%s ÷ %s" % (what, peer[f]) for what, _, f in spec], peers),
+        render(["Case"] + ["%s ÷ %s" % (what, peer[f]) for what, _, f in spec], peers),
         variants(groups), "\n", commands(cs)])
 
 
-def render(data):
+def report(data):
     return by_groups(data, "compress", ["mode"])

@@ -7,16 +7,17 @@ import os
 import re
 import shlex
 import subprocess
+import tarfile
 
 from formatting import human
 from timing import die, log
 
 
-def file_size(path):
+def file_size(path: str) -> int:
     return os.stat(path).st_size
 
 
-def sha256_file(path, cache=True):
+def sha256_file(path: str, cache: bool = True) -> str:
     """sha256 of a file, cached next to it as FILE.sha256 (keyed by size+mtime)."""
     st = os.stat(path)
     stamp = "%d %d" % (st.st_size, int(st.st_mtime))
@@ -36,14 +37,14 @@ def sha256_file(path, cache=True):
     return digest
 
 
-def warm(path):
+def warm(path: str) -> None:
     """Read a file once so that every tool sees it in the page cache."""
     with open(path, "rb") as f:
         while f.read(1 << 23):
             pass
 
 
-def head_file(bench, src, n, dest):
+def head_file(bench, src: str, n: int, dest: str) -> str:
     """dest = the first n bytes of src (cached)."""
     if os.path.exists(dest) and file_size(dest) == n:
         return dest
@@ -138,3 +139,34 @@ def head(bench, n):
     if n == file_size(bench.main):
         return bench.main
     return head_file(bench, base, n, os.path.join(bench.corpus_dir, "%s.head-%d.tar" % (bstem, n)))
+
+
+USR = ("/usr/include", "/usr/share/doc", "/usr/lib/python3", "/usr/share/man", "/usr/share/perl")
+
+
+def members_tar(bench) -> str:
+    """The tarball when the run measures it whole; else (--quick, --corpus) a tar of /usr (its headers and docs
+    with --quick), made once: a cut of the tarball is not a whole tar."""
+    a, q = bench.a, shlex.quote
+    if bench.main == a.tarball:
+        return a.tarball
+    dest = os.path.join(bench.corpus_dir, "usr-quick.tar" if a.quick else "usr.tar")
+    if not os.path.exists(dest):
+        dirs = [d for d in (USR[:2] if a.quick else ("/usr",)) if os.path.isdir(d)]
+        log("bench: members: writing %s (tar of %s)" % (bench.disp_path(dest), " ".join(dirs)))
+        script = "tar --sort=name -cf %s.tmp %s 2>/dev/null; [ -s %s.tmp ] && mv %s.tmp %s" % (
+            q(dest), " ".join(map(q, dirs)), q(dest), q(dest), q(dest))
+        subprocess.run(["bash", "-c", script], check=True)
+    return dest
+
+
+def pick_member(tar: str) -> str:
+    """linux-source-*/MAINTAINERS when there is one, else the largest regular file in the tar's middle third."""
+    infos = [m for m in tarfile.open(tar) if m.isreg()]
+    if not infos:
+        die("members: %s holds no regular file" % tar)
+    named = [m for m in infos if m.name.endswith("/MAINTAINERS") and m.name.count("/") == 1]
+    if named:
+        return named[0].name
+    third = infos[len(infos) // 3: 2 * len(infos) // 3] or infos
+    return max(third, key=lambda m: m.size).name

@@ -8,14 +8,30 @@ import sys
 import harness
 import verification
 from corpus import file_size, warm
-from formatting import (BASIC, COLS, MODE_TITLE, col, commands, f_bytes, f_mbps, f_ratio, find, grouped, human, med, of,
-                        spec_table, table, vs)
+from formatting import (
+    BASIC,
+    COLS,
+    MODE_TITLE,
+    col,
+    commands,
+    f_bytes,
+    f_mbps,
+    f_ratio,
+    find,
+    grouped,
+    human,
+    med,
+    of,
+    spec_table,
+    vs,
+)
 from timing import synced
+from weirtools.tables import render
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def run(bench):
+def measure(bench):
     """Decode each tool's level-3 output with each decoder."""
     warm(bench.main)
     n = bench.N
@@ -73,7 +89,7 @@ def dec_input(bench, fam, base, inp, src_dir):
                                                                                 inp)
 
 
-def render(data):
+def report(data):
     n, s, lim = data["meta"]["threads"], data["sections"]["decompress"], find(data, "decompress", family="limit")
 
     def row_label(c: dict) -> str:
@@ -84,12 +100,12 @@ def render(data):
         ("mbps", "zstd"), ("mbps", "pzstd"), ("cpu", "zstd"), ("rss_kb", "zstd"))] + (
         [f_ratio(vs(of(gc, "weir"), lim) if gc[0]["mode"] == "file" else None)] if lim else [])
         for label, gc in groups.items()]
-    out = [table(["Input", "Bytes", "Frames (zstd -l)", "Made with"], [
+    out = [render(["Input", "Bytes", "Frames (zstd -l)", "Made with"], [
         [x["label"], f_bytes(x["bytes"]), x.get("frames") or "–", "`%s`" % x["cmd"]] for x in s.get("sources", [])]),
         "\n", spec_table([c for gc in groups.values() for c in gc] + ([lim] if lim else []), [
             ("Input, mode", row_label), ("Decoder", COLS["Tool"]), *col(*BASIC, "Runs ok")]),
         "\nweir -d ÷ peers on the same input (speed: >1 means weir is faster):\n\n",
-        table(["Input, mode", "Speed ÷ zstd -d", "Speed ÷ pzstd -d -p%d" % n, "CPU ÷ zstd -d", "RSS ÷ zstd -d"] + (
+        render(["Input, mode", "Speed ÷ zstd -d", "Speed ÷ pzstd -d -p%d" % n, "CPU ÷ zstd -d", "RSS ÷ zstd -d"] + (
             ["Speed ÷ the write limit"] if lim else []), peers)]
     if lim:
         dsingle = data.get("sections", {}).get("ceiling", {}).get("single_dec_mbps")

@@ -10,7 +10,7 @@ from formatting import cases, col, commands, f_ratio, grouped, in_groups, of, sp
 from timing import log
 
 
-def run(bench):
+def measure(bench):
     """Issue 40: the other formats, weir -TN --format=… beside each format's
     own tools, stdin->stdout (gzip, xz and lz4 write only to stdout with a
     name of their choosing), each output decoded by the format's own tool;
@@ -45,7 +45,7 @@ def run(bench):
     os.unlink(stock)
 
 
-def render(data):
+def report(data):
     """Issue 40: each format's group, speed and size beside weir's."""
     cs = in_groups(cases(data, "formats"), lambda c: c["group"])
     weir = {g: of(gc, "weir") for g, gc in grouped(cs, lambda c: c["group"]).items()}

@@ -62,7 +62,7 @@ def one_run(bench, case, rnd):
     if out and os.path.exists(out) and not bench.a.keep_work:
         os.unlink(out)
     case["runs"].append(m)
-    if case["section"] == "seek" or case["section"] == "members" and case["group"] != "compress":
+    if case["section"] == "seek" or (case["section"] == "members" and case["group"] != "compress"):
         log("  %-10s %-34s %9.1f ms  rss %7.1f MiB  %s" % (
             case["section"], case["case_label"], m["wall"] * 1000, (m["rss_kb"] or 0) / 1024,
             "ok" if m["ok"] else "FAILED: %s" % m["error"]))

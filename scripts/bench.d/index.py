@@ -12,11 +12,12 @@ import shutil
 import subprocess
 import tarfile
 
+import corpus
 import harness
-import members
 from corpus import file_size
-from formatting import MODE_TITLE, commands, f_bytes, f_mib, f_num, f_ok, f_ratio, find, human, med, table, vs
+from formatting import MODE_TITLE, commands, f_bytes, f_mib, f_num, f_ok, f_ratio, find, human, med, vs
 from timing import die, log
+from weirtools.tables import render
 
 LEVELS, MODES, PIECE = (1, 3), ("file", "pipe"), 20_000_000
 SOURCE_DIRS = ("Documentation", "kernel")
@@ -58,10 +59,10 @@ def derived(bench, name, source, pick):
 
 def inputs(bench):
     """[(role, path)]: the three tars of issue 68 (--quick: not the whole tarball), or, without the tarball, a tar
-    of /usr (members.py's)."""
+    of /usr (corpus.py's members_tar)."""
     a, stem = bench.a, os.path.splitext(os.path.basename(bench.a.tarball))[0]
     if not os.path.exists(a.tarball):
-        return [("tar", members.members_tar(bench))]
+        return [("tar", corpus.members_tar(bench))]
     top = next(iter(tarfile.open(a.tarball))).name.rstrip("/")  # linux-source-6.1
     dirs = tuple("%s/%s" % (top, d) for d in SOURCE_DIRS)
     source = derived(bench, "%s.src-%s.tar" % (stem, "-".join(d.lower() for d in SOURCE_DIRS)),
@@ -81,7 +82,7 @@ def inputs(bench):
     return [("source", source), ("piece", piece), ("cut", cut)] + ([] if a.quick else [("whole", a.tarball)])
 
 
-def run(bench):
+def measure(bench):
     a, n = bench.a, bench.N
     d = os.path.join(bench.work, "index")
     shutil.rmtree(d, ignore_errors=True)
@@ -100,8 +101,8 @@ def run(bench):
                     "source": open(tar + ".source").read().strip() if os.path.exists(tar + ".source") else None})
         peers = [("zstd", "zstd -T%d" % n, [a.zstd, "-q", "-T%d" % n])] + (
             [("pzstd", "pzstd -p%d" % n, [a.pzstd, "-q", "-p%d" % n])] if role == "whole" else [])
-        rows += [(mode, tar, tools + (peers if mode == "file" else []), {"level": level, "threads": n, "group": "%s -%d %s" % (
-                                          role, level, mode), "extra": {"role": role}})
+        rows += [(mode, tar, tools + (peers if mode == "file" else []),
+                  {"level": level, "threads": n, "group": "%s -%d %s" % (role, level, mode), "extra": {"role": role}})
                  for level in LEVELS for mode in MODES]
     cases = harness.grid_cases(bench, "index", rows)
     listings = {i["role"]: i.pop("listing") for i in ins}
@@ -147,9 +148,9 @@ def measures(data):
     return out
 
 
-def render(data):
+def report(data):
     s, n = data["sections"]["index"], data["meta"]["threads"]
-    ins = table(["Input", "Bytes", "Members (`tar tf`)", "Made"], [
+    ins = render(["Input", "Bytes", "Members (`tar tf`)", "Made"], [
         ["%s: `%s`" % (ROLES[i["role"]], i["path"]), f_bytes(i["bytes"]), f_bytes(i["members"]), i["source"] or "–"]
         for i in s["inputs"]])
     rows = [[m["label"], f_num(med(m["w"], "cpu")), f_num(med(m["x"], "cpu")), f_ratio(m["cpu"], 3),
@@ -163,13 +164,13 @@ def render(data):
     ps = [["%s, -%d" % (ROLES[m["role"]], m["level"]), f_num(med(m["p"], "wall"), "%.3f"),
            f_num(med(m["w"], "wall"), "%.3f"), f_ratio(m["pzstd"], 3), f_mib(med(m["p"], "rss_kb")), f_ok(m["p"])]
           for m in measures(data) if m.get("pzstd") is not None]
-    return (ins + "\n" + table(
+    return (ins + "\n" + render(
         ["weir -T%d with the index / without" % n, "CPU s with", "without", "CPU speed with ÷ without", "Wall s with",
          "without", "Wall speed with ÷ without", "Peak RSS MiB with", "without", "Difference MiB", "Bytes with",
          "without", "Index bytes a member", "Frames ÷ zstd -T%d" % n, "Runs ok"], rows) +
-        "\nzstd -T%d, file→file, for reference:\n\n" % n + table(
+        "\nzstd -T%d, file→file, for reference:\n\n" % n + render(
             ["Input", "CPU s", "Wall s", "Peak RSS MiB", "Bytes", "Runs ok"], zs) +
-        ("\npzstd -p%d against weir -T%d with the index, file→file (issue 82's goal: ≥ 1.05×):\n\n" % (n, n) + table(
+        ("\npzstd -p%d against weir -T%d with the index, file→file (issue 82's goal: ≥ 1.05×):\n\n" % (n, n) + render(
             ["Input", "pzstd wall s", "weir wall s", "weir speed ÷ pzstd", "pzstd peak RSS MiB", "Runs ok"], ps)
          if ps else "") +
         "".join("\n- " + note for note in s.get("notes", [])) + "\n\n" + commands(s["cases"]))

@@ -12,13 +12,31 @@ import corpus
 import decompress
 import harness
 from corpus import file_size
-from formatting import (MODE_TITLE, commands, f_bytes, f_mbps, f_mib, f_num, f_ok, f_ratio, f_spread, f_tool, find,
-                        human, med, per_round, ratio, table, target_list, vs)
+from formatting import (
+    MODE_TITLE,
+    commands,
+    f_bytes,
+    f_mbps,
+    f_mib,
+    f_num,
+    f_ok,
+    f_ratio,
+    f_spread,
+    f_tool,
+    find,
+    human,
+    med,
+    per_round,
+    ratio,
+    target_list,
+    vs,
+)
 from targets import compute_targets
 from timing import log, median
+from weirtools.tables import render
 
 
-def run(bench):
+def measure(bench):
     """Issue 31's table from one run: level 3 on a 300 MB slice from a file
     and through a pipe, decoding weir's file of it, each against the limit
     (N zstd -b3 -T1 at once on the slice, measured at the start of every
@@ -88,7 +106,7 @@ def run(bench):
 
     mode_title = MODE_TITLE[a.lean_mode]
     try:
-        harness.section(bench, 
+        harness.section(bench,
             "lean", "Lean at every level (issue 31)", cases, a.runs, t0=t0, before_round=limit,
             notes=[
                 "The limit: %d copies of `%s` started together at the start of every round, their MB/s "
@@ -174,12 +192,12 @@ def by_targets(data, targets):
                f_mbps(med(c, "mbps")), f_num(med(c, "wall"), "%.3f"), f_spread(c), f_num(med(c, "cpu"), "%.3f"),
                f_mib(med(c, "rss_kb")), f_bytes(med(c, "out_bytes")), f_ok(c)] for c in cs]
     return "".join([
-        table(["Case", "weir -T%d" % n, "zstd -T%d" % n, "pzstd -p%d" % n, "The limit",
+        render(["Case", "weir -T%d" % n, "zstd -T%d" % n, "pzstd -p%d" % n, "The limit",
                "Size ÷ zstd -T%d" % n], rows),
         "\nMedians of %d run(s) per case, tools alternating; the limit measured at the start of every round; peak "
         "RSS from GNU time. The RSS rows are %s; MB/s in brackets.\n\n" % (s["runs"], mode),
         "Targets (issues 31 and 41):\n\n" + target_list(targets) + "\n",
-        "Every case:\n\n" + table(["Case", "Tool", "Mode", "MB/s", "Wall s", "Spread", "CPU s", "Peak RSS MiB",
+        "Every case:\n\n" + render(["Case", "Tool", "Mode", "MB/s", "Wall s", "Spread", "CPU s", "Peak RSS MiB",
                                    "Output bytes", "Runs ok"], detail),
         "\nThe limit per round (compression/decompression MB/s, together): %s.\n" % per_round(s.get("limit_runs", [])),
         "".join("\n- " + note for note in s.get("notes", [])), "\n\n",
@@ -187,5 +205,5 @@ def by_targets(data, targets):
             "# the limit, %d at once, at the start of every round" % n, s.get("limit_cmd", ""), "# timed"])])
 
 
-def render(data):
+def report(data):
     return by_targets(data, [t for t in compute_targets(data) if t["section"] == "lean"])

@@ -7,7 +7,7 @@ from corpus import file_size
 from formatting import human
 
 
-def run(bench):
+def measure(bench):
     harness.grid(bench, "levels", "Compression, levels %s, slice (%s)" % (
         " and ".join(map(str, bench.a.levels)), human(file_size(bench.slice))), [
         (mode, bench.slice, harness.comp_tools(bench), {"level": level, "threads": bench.N,
@@ -15,5 +15,5 @@ def run(bench):
         for level in bench.a.levels for mode in bench.a.level_modes], bench.a.runs)
 
 
-def render(data):
+def report(data):
     return compress.by_groups(data, "levels", ["level", "mode"])

@@ -8,46 +8,16 @@ import os
 import shlex
 import shutil
 import subprocess
-import tarfile
 import time
 
 import harness
-from corpus import file_size, warm
-from formatting import commands, f_bytes, f_mbps, f_mib, f_ms, f_num, f_ok, f_spread, find, human, med, ratio, table
-from timing import die, log, synced
-
-USR = ("/usr/include", "/usr/share/doc", "/usr/lib/python3", "/usr/share/man", "/usr/share/perl")
-
-
-def members_tar(bench):
-    """The tarball when the run measures it whole; else (--quick, --corpus) a tar of /usr (its headers and docs
-    with --quick), made once: a cut of the tarball is not a whole tar."""
-    a, q = bench.a, shlex.quote
-    if bench.main == a.tarball:
-        return a.tarball
-    dest = os.path.join(bench.corpus_dir, "usr-quick.tar" if a.quick else "usr.tar")
-    if not os.path.exists(dest):
-        dirs = [d for d in (USR[:2] if a.quick else ("/usr",)) if os.path.isdir(d)]
-        log("bench: members: writing %s (tar of %s)" % (bench.disp_path(dest), " ".join(dirs)))
-        script = "tar --sort=name -cf %s.tmp %s 2>/dev/null; [ -s %s.tmp ] && mv %s.tmp %s" % (
-            q(dest), " ".join(map(q, dirs)), q(dest), q(dest), q(dest))
-        subprocess.run(["bash", "-c", script], check=True)
-    return dest
+from corpus import file_size, members_tar, pick_member, warm
+from formatting import commands, f_bytes, f_mbps, f_mib, f_ms, f_num, f_ok, f_spread, find, human, med, ratio
+from timing import log, synced
+from weirtools.tables import render
 
 
-def pick_member(tar):
-    """linux-source-*/MAINTAINERS when there is one, else the largest regular file in the tar's middle third."""
-    infos = [m for m in tarfile.open(tar) if m.isreg()]
-    if not infos:
-        die("members: %s holds no regular file" % tar)
-    named = [m for m in infos if m.name.endswith("/MAINTAINERS") and m.name.count("/") == 1]
-    if named:
-        return named[0].name
-    third = infos[len(infos) // 3: 2 * len(infos) // 3] or infos
-    return max(third, key=lambda m: m.size).name
-
-
-def run(bench):
+def measure(bench):
     a, q, n = bench.a, shlex.quote, bench.N
     t0 = time.time()
     tar = members_tar(bench)
@@ -127,28 +97,7 @@ def run(bench):
             shutil.rmtree(d, ignore_errors=True)
 
 
-def check(bench, case, out):
-    """verification.check's kinds for this section. Returns (ok, how)."""
-    kind = case["verify"]
-    if kind == "member-indexed":
-        p = subprocess.run([bench.a.weir, "-l", "--members", out], stdout=subprocess.PIPE)
-        if p.returncode != 0 or p.stdout != open(case["expect"], "rb").read():
-            return False, "weir -l --members after --index differs from tar tf"
-        return True, "weir -l --members equals tar tf"
-    if kind == "member-list":
-        got = [line.rstrip(b"/") for line in open(out, "rb").read().splitlines()]
-        want = [line.rstrip(b"/") for line in open(case["expect"], "rb").read().splitlines()]
-        if got == want:
-            return True, "equal to tar tf"
-        return False, "LISTING DIFFERS from tar tf (%d names against %d)" % (len(got), len(want))
-    if kind == "member":
-        if subprocess.run(["cmp", "-s", case["member_out"], case["member_ref"]]).returncode == 0:
-            return True, "cmp with tar's own extraction of %s" % case["member"]
-        return False, "MEMBER DIFFERS from tar's own extraction (or is missing)"
-    raise ValueError(kind)
-
-
-def render(data):
+def report(data):
     s = data["sections"]["members"]
     cs = s["cases"]
     get = lambda key: find(data, "members", key=key)  # noqa: E731
@@ -168,10 +117,10 @@ def render(data):
                                                                                          or 0), f_ok(c)])
     return ("Tar: `%s`, %s bytes (%s), %s members; member `%s`.\n\n" % (
         s["tar"], f_bytes(s["tar_bytes"]), human(s["tar_bytes"]), f_bytes(s["members"]), s["member"]) +
-        table(["Compression, level 3, file→file", "MB/s", "CPU s", "Peak RSS MiB", "Bytes", "Runs ok"], comp) +
+        render(["Compression, level 3, file→file", "MB/s", "CPU s", "Peak RSS MiB", "Bytes", "Runs ok"], comp) +
         "\nWith the index: speed %s of without, size %s.\n\n" % (
             "–" if speed is None else "%.1f%%" % (100 * speed),
             "–" if grown is None else "+%.3f%%" % (100 * (grown - 1))) +
-        table(["Case", "Wall ms (median)", "Spread", "Peak RSS MiB", "pixz -l or zstd -dc \\| tar x ÷ this",
+        render(["Case", "Wall ms (median)", "Spread", "Peak RSS MiB", "pixz -l or zstd -dc \\| tar x ÷ this",
                "Runs ok"], rows) + "".join("\n- " + note for note in s.get("notes", [])) + "\n\n" +
         commands(cs, ["# inputs (untimed)"] + s.get("prepare", []) + ["# timed"]))

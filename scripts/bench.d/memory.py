@@ -7,8 +7,9 @@ import subprocess
 
 import harness
 from corpus import sha256_file
-from formatting import col, commands, f_ratio, grouped, human, spec_table, table, vs
+from formatting import col, commands, f_ratio, grouped, human, spec_table, vs
 from timing import log
+from weirtools.tables import render
 
 
 def stream_prefix(bench, size):
@@ -29,7 +30,7 @@ def stream_digest(bench, size: int) -> str:
         return f.read().strip()
 
 
-def run(bench):
+def measure(bench):
     harness.grid(bench, "memory", "Peak memory on a generated stream through a pipe, level 3", [
         ("pipe", bench.main, harness.comp_tools(bench, with_single=False), {
             "level": 3, "threads": bench.N, "group": "%s pipe" % human(size), "data_bytes": size, "verify": "stream",
@@ -41,13 +42,13 @@ def run(bench):
             "while cat %s; do :; done | head -c SIZE |" % shlex.quote(bench.main))])
 
 
-def render(data):
+def report(data):
     s = data["sections"]["memory"]
     cs, cols = s["cases"], ("Peak RSS MiB", "MB/s", "Wall s", "CPU s", "Output bytes", "Runs ok")
     flat = [[fc[0]["tool"], "%s → %s" % (human(fc[0]["stream_bytes"]), human(fc[-1]["stream_bytes"])),
              f_ratio(vs(fc[-1], fc[0], "rss_kb"), 3)] for fc in (sorted(g, key=lambda c: c["stream_bytes"]) for g in
                                                               grouped(cs, lambda c: c["family"]).values()) if fc[1:]]
     out = spec_table(cs, [("Stream", lambda c: human(c["stream_bytes"])), *col("Tool", *cols)])
-    out += ("\nRSS growth with the stream size (1.00× is flat):\n\n" + table(["Tool", "Streams", "RSS ratio"], flat)
+    out += ("\nRSS growth with the stream size (1.00× is flat):\n\n" + render(["Tool", "Streams", "RSS ratio"], flat)
             if flat else "\nOnly one stream size: run with `--memory-scaling` to compare 1 GB with 10 GB.\n")
     return out + "".join("\n" + note + "\n" for note in s.get("notes", [])) + "\n" + commands(cs)

@@ -15,10 +15,11 @@ import tarfile
 import time
 
 import harness
-from corpus import file_size, warm
-from formatting import commands, f_mib, f_ms, f_ok, f_spread, find, human, med, ratio, table
-from members import members_tar, pick_member
+from corpus import file_size, members_tar, pick_member, warm
+from formatting import commands, f_mib, f_ms, f_ok, f_spread, find, human, med, ratio
 from timing import die, log
+from weirtools.mounts import fuse_unmount
+from weirtools.tables import render
 
 RATARMOUNT = "ratarmount==1.3.0"
 
@@ -36,16 +37,9 @@ def ratarmount_bin(bench):
 
 
 def unmount(mnt):
-    """fusermount3 -u, lazily when busy; waits until the folder is no longer a mount point."""
-    for flags in (["-u"], ["-u", "-z"]):
-        if not os.path.ismount(mnt):
-            return
-        subprocess.run(["fusermount3", *flags, mnt], stderr=subprocess.DEVNULL)
-        for _ in range(100):
-            if not os.path.ismount(mnt):
-                return
-            time.sleep(0.05)
-    die("mount: %s is still mounted" % mnt)
+    """The mount at MNT taken down (weirtools.mounts.fuse_unmount), or the run ends."""
+    if not fuse_unmount(mnt, patience=5):
+        die("mount: %s is still mounted" % mnt)
 
 
 def folder_of(names, member):
@@ -57,7 +51,7 @@ def folder_of(names, member):
     return os.path.dirname(member) or top
 
 
-def run(bench):
+def measure(bench):
     a, q = bench.a, shlex.quote
     if os.geteuid() != 0 or not os.path.exists("/dev/fuse"):
         die("mount: needs root and /dev/fuse")
@@ -241,7 +235,7 @@ def run(bench):
             shutil.rmtree(d, ignore_errors=True)
 
 
-def render(data):
+def report(data):
     s = data["sections"]["mount"]
     cs = s["cases"]
     get = lambda key: find(data, "mount", key=key)  # noqa: E731
@@ -277,6 +271,6 @@ def render(data):
         goals.append(goal("peak RSS ≤ 64 MiB (default cache)", "%.1f MiB" % (rss / 1024), rss <= 64 * 1024))
     return ("Archive: `%s` compressed by weir, %s, %d files; member `%s`; folder `%s`.\n\n" % (
         s["tar"], human(s["archive_bytes"]), s["files"], s["member"], s["folder"]) +
-        table(["Case", "Tool", "Wall ms (median)", "Spread", "Peak RSS MiB", "ratarmount ÷ weir", "Runs ok"], rows) +
+        render(["Case", "Tool", "Wall ms (median)", "Spread", "Peak RSS MiB", "ratarmount ÷ weir", "Runs ok"], rows) +
         "\nIssue 70's goals:\n" + "\n".join(goals) + "\n" + "".join("\n- " + n for n in s.get("notes", [])) +
         "\n\n" + commands(cs, ["# inputs (untimed)"] + s.get("prepare", []) + ["# timed"]))

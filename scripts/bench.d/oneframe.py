@@ -12,8 +12,8 @@ import shutil
 import harness
 import verification
 from corpus import file_size, head, warm
-from formatting import BASIC, COLS, MODE_TITLE, col, commands, f_bytes, f_num, f_ratio, grouped, med, of, spec_table, \
-    table, vs
+from formatting import BASIC, COLS, MODE_TITLE, col, commands, f_bytes, f_num, f_ratio, grouped, med, of, spec_table, vs
+from weirtools.tables import render
 
 SLICES = (30 * 1000 * 1000, 120 * 1000 * 1000)
 MODES = ("null", "pipenull")
@@ -36,7 +36,7 @@ def inputs(bench, folder):
     return made
 
 
-def run(bench):
+def measure(bench):
     folder = os.path.join(bench.work, "oneframe-inputs")
     os.makedirs(folder, exist_ok=True)
     sources = inputs(bench, folder)
@@ -56,7 +56,7 @@ def run(bench):
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def render(data):
+def report(data):
     n, s = data["meta"]["threads"], data["sections"]["oneframe"]
 
     def row_label(c: dict) -> str:
@@ -71,13 +71,13 @@ def render(data):
               COLS["Peak RSS MiB"](of(gc, "weir")), COLS["Peak RSS MiB"](of(gc, "zstd")),
               rss_above(of(gc, "weir"), of(gc, "zstd"))] for label, gc in groups.items()]
     return "".join([
-        table(["Input", "Bytes", "Frames (zstd -l)", "Made with"], [
+        render(["Input", "Bytes", "Frames (zstd -l)", "Made with"], [
             [x["label"], f_bytes(x["bytes"]), x.get("frames") or "–", "`%s`" % x["cmd"]]
             for x in s.get("sources", [])]),
         "\n", spec_table(s["cases"], [("Input, mode", row_label), ("Decoder", COLS["Tool"]),
                                       *col(*BASIC, "Runs ok")]),
         "\nweir -d beside its peers on the same input (speed: >1 means weir is faster; the memory target: weir's "
         "peak at most zstd -d's + 32 MiB):\n\n",
-        table(["Input, mode", "Speed ÷ zstd -d", "Speed ÷ pzstd -d -p%d" % n, "weir peak MiB", "zstd -d peak MiB",
+        render(["Input, mode", "Speed ÷ zstd -d", "Speed ÷ pzstd -d -p%d" % n, "weir peak MiB", "zstd -d peak MiB",
                "weir − zstd MiB"], peers),
         "\n\n", commands(s["cases"], ["# inputs"] + [x["cmd"] for x in s.get("sources", [])] + ["# timed"])])

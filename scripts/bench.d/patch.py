@@ -37,7 +37,7 @@ def make_pair(corpus: str, folder: str) -> tuple[str, str]:
     return old, new
 
 
-def run(bench) -> None:
+def measure(bench) -> None:
     a, n = bench.a, bench.N
     old, new = make_pair(bench.main, bench.work)
     weir, zstd = [a.weir, "-q", f"-T{n}", *bench.weir_extra], [a.zstd, "-q"]
@@ -54,7 +54,7 @@ def run(bench) -> None:
             os.unlink(path)
 
 
-def render(data: dict) -> str:
+def report(data: dict) -> str:
     cs, z = cases(data, "patch"), find(data, "patch", family="zstd")
     return spec_table(cs, [*col("Tool"), ("Patch bytes", stat(f_bytes, "out_bytes")),
                            ("vs zstd -T", lambda c: f_ratio(vs(c, z, "out_bytes"), 3)), ("Wall s", stat(f_num, "wall")),

@@ -14,10 +14,10 @@ import time
 import uuid
 
 import harness
-from corpus import file_size, warm
-from formatting import commands, f_mib, f_ms, f_ok, f_spread, find, human, med, ratio, table
-from members import members_tar, pick_member
+from corpus import file_size, members_tar, pick_member, warm
+from formatting import commands, f_mib, f_ms, f_ok, f_spread, find, human, med, ratio
 from timing import die, log
+from weirtools.tables import render
 
 
 def free_port():
@@ -61,7 +61,7 @@ http {
     die("remote: nginx did not listen on 127.0.0.1:%d (see %s)" % (port, os.path.join(d, "error.log")))
 
 
-def run(bench):
+def measure(bench):
     a, q = bench.a, shlex.quote
     for tool in ("nginx", "curl"):
         if shutil.which(tool) is None:
@@ -166,7 +166,7 @@ def run(bench):
             shutil.rmtree(d, ignore_errors=True)
 
 
-def render(data):
+def report(data):
     s = data["sections"]["remote"]
     cs = s["cases"]
     get = lambda key: find(data, "remote", key=key)  # noqa: E731
@@ -203,7 +203,7 @@ def render(data):
             url, local, ratio(local, url) or 0), url <= local / 0.9))
     return ("Archive: `%s` compressed by weir, %s; member `%s`.\n\n" % (s["tar"], human(s["archive_bytes"]),
                                                                        s["member"]) +
-            table(["Case", "Tool", "Wall ms (median)", "Spread", "CPU s", "Peak RSS MiB", "Requests", "Runs ok"],
+            render(["Case", "Tool", "Wall ms (median)", "Spread", "CPU s", "Peak RSS MiB", "Requests", "Runs ok"],
                   rows) +
             "\nIssue 71's goals:\n" + "\n".join(goals) + "\n" + "".join("\n- " + n for n in s.get("notes", [])) +
             "\n- Checked: " + "; ".join(s.get("verified", [])) + "\n\n" +

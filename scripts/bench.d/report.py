@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """Markdown report for scripts/bench: `report.py RESULTS.json > RESULTS.md`. Standard library only.
 The run's header (machine, corpus, load), the targets (targets.py), the method (method.md), then each section's
-render() (sections.py lists them)."""
+report() (sections.py lists them)."""
 
 import json
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))  # weirtools
+
 import sections
-from formatting import MODE_TITLE, cases, f_bytes, human, table, target_list
+from formatting import MODE_TITLE, cases, f_bytes, human, target_list
 from targets import compute_targets
+from weirtools.tables import render
 
 MODE_HOW = {"pipe": "`cat IN | TOOL > OUT`", "pipenull": "`cat IN | TOOL > /dev/null`", "overwrite": "`TOOL -f IN "
             "-o OUT` where OUT is the same command's output, made untimed before each run (then `sync`)",
@@ -22,7 +25,14 @@ SYNC = {True: "Every command that writes a file, for every tool, is timed until 
         False: "File outputs were timed until the tool exited, not until on disk"}
 
 
-def render(data, json_name, chart_files, json_rel=None):
+def chart_section(json_rel):
+    """Where the chart is: drawn on demand from the JSON, into bench/work/charts/, never kept in git."""
+    stem = os.path.splitext(os.path.basename(json_rel))[0]
+    return ("## Chart\n\nThroughput per tool, drawn from this run's JSON on demand (pictures are not kept in git): "
+            "`scripts/bench.d/chart.py %s bench/work/charts/%s` writes its SVG and PNG.\n\n" % (json_rel, stem))
+
+
+def document(data, json_name, chart_files, json_rel=None):
     m, corpus, secs = data["meta"], data.get("corpus", {}), data.get("sections", {})
     n = m["threads"]  # the issues state their targets for 2
     L = ["# weir benchmark — %s%s\n\n" % (m["date"], " (quick run)" if m.get("quick") else "")]
@@ -54,7 +64,7 @@ def render(data, json_name, chart_files, json_rel=None):
              ["Runs", "median of %d per case (small file: %d, memory: %d); tools alternate within each round" % (
                  m["runs"], m["small_runs"], m["memory_runs"])],
              ["Command", "`%s` (took %.0f min)" % (m["command"], m.get("elapsed_seconds", 0) / 60)]]
-    L.append(table(["", ""], rows) + "\n")
+    L.append(render(["", ""], rows) + "\n")
     failed = [c for s in secs.values() for c in s.get("cases", []) if c.get("ok_runs", 0) < c.get("n_runs", 0)]
     if failed:
         L.append("> **%d case(s) failed or produced wrong output; their medians leave the failed runs out:** %s\n\n"
@@ -67,10 +77,8 @@ def render(data, json_name, chart_files, json_rel=None):
     L.append("## Targets%s\n\n%s%s\n" % (" (lean at every level, issue 31: in its section)" if "lean" in secs else "",
                                         "" if n == 2 else "The targets are stated for 2 cores; this run used N = %d."
                                         "\n\n" % n, target_list(top)))
-    if chart_files:  # the SVG first
-        charts = sorted(chart_files, key=lambda c: not c.endswith(".svg"))
-        L.append("## Chart\n\n![Throughput per tool](%s)\n\n%s" % (charts[0], "Also: %s.\n\n" % ", ".join(
-            "[%s](%s)" % (c, c) for c in charts[1:]) if charts[1:] else ""))
+    if chart_files:
+        L.append(chart_section(json_rel or json_name))
     modes = "".join("; %s is %s" % (MODE_TITLE[k], MODE_HOW[k]) for k in MODE_HOW if k in m.get("modes", []))
     L.append(METHOD.format(time_format=m.get("time_format", "%e %U %S %M %x"), modes=modes, sync=SYNC[
         bool(m.get("outputs_synced"))]))
@@ -82,7 +90,7 @@ def render(data, json_name, chart_files, json_rel=None):
         if loads:
             L.append("_Other processes used a median %.0f%% (max %.0f%%) of the machine's CPU during these runs._"
                      "\n\n" % (100 * loads[len(loads) // 2], 100 * loads[-1]))
-        L.append(sections.module(name).render(data) + "\n")
+        L.append(sections.module(name).report(data) + "\n")
     L.append("---\nRaw measurements (every run): [%s](%s). Regenerate this page with "
              "`scripts/bench --report-only %s`.\n" % (json_name, json_name, json_rel or json_name))
     return "".join(L)
@@ -91,4 +99,4 @@ def render(data, json_name, chart_files, json_rel=None):
 if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit("usage: report.py RESULTS.json > RESULTS.md")
-    sys.stdout.write(render(json.load(open(sys.argv[1])), os.path.basename(sys.argv[1]), []))
+    sys.stdout.write(document(json.load(open(sys.argv[1])), os.path.basename(sys.argv[1]), []))

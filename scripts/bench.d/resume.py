@@ -13,7 +13,7 @@ from corpus import file_size, warm
 from formatting import cases, col, commands, f_num, f_ratio, of, spec_table, vs
 
 
-def run(bench):
+def measure(bench):
     """Issue 42, what resuming costs and saves, file->file at level 3 on
     the main corpus: weir -TN (resumable: the default) against weir -TN
     --no-resume (the checkpoints' syncs) beside zstd -TN, alternating; and
@@ -85,7 +85,7 @@ def run(bench):
                     cases + [resumed, alone], a.runs, extra={"expected_bytes": expected, "share": share})
 
 
-def render(data):
+def report(data):
     """Issue 42: the resumable run beside --no-resume and zstd, and the run resumed at 80%."""
     n, cs = data["meta"]["threads"], cases(data, "resume")
     plain, z = of(cs, "weir"), of(cs, "zstd")

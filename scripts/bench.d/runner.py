@@ -20,7 +20,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
+sys.path[:0] = [HERE, os.path.join(ROOT, "scripts", "lib")]
 sys.dont_write_bytecode = True  # no __pycache__ in scripts/
 import corpus  # noqa: E402  (same folder)
 import report  # noqa: E402
@@ -28,13 +28,14 @@ import sections  # noqa: E402
 from corpus import file_size  # noqa: E402
 from formatting import human  # noqa: E402
 from targets import compute_targets  # noqa: E402
-from timing import TIME_FMT, cmd_output, die, log, median  # noqa: E402
+from timing import TIME_FMT, die, log, median  # noqa: E402
+from weirtools.proc import output  # noqa: E402
 
 MODES = ["file", "null", "stdio", "pipe", "pipenull", "overwrite"]
 
 
 USAGE = """Benchmarks weir against zstd, pzstd and the other tools of each section on the Linux 6.1 source tarball
-and writes bench/results/DATE.md (report), DATE.json (every run) and DATE.svg and .png (the chart, by matplotlib).
+and writes bench/results/DATE.md (report) and DATE.json (every run); the chart (matplotlib) goes to bench/work/charts/.
 How each run is timed and its output verified: scripts/bench.d/method.md (also in every report); the targets it
 judges: targets.json. Sizes are decimal (5M = 5,000,000 bytes). Not for CI: a full run takes about 30 minutes.
 
@@ -173,10 +174,10 @@ class Bench:
             field("/etc/os-release", "PRETTY_NAME=", "=")
         cpu, mem = cpu or "unknown", int(mem.split()[0]) * 1024 if mem else None
         osname = osname.strip('"') if osname else platform.system()
-        git = cmd_output(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], stderr=False)
-        dirty = cmd_output(["git", "-C", ROOT, "status", "--porcelain", "--", "Sources", "Package.swift"],
+        git = output(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], stderr=False)
+        dirty = output(["git", "-C", ROOT, "status", "--porcelain", "--", "Sources", "Package.swift"],
                            stderr=False)
-        now = datetime.datetime.now(datetime.timezone.utc)
+        now = datetime.datetime.now(datetime.UTC)
         return {
             "date": now.strftime("%Y-%m-%d"),
             "datetime_utc": now.strftime("%Y-%m-%d %H:%M:%S UTC"),
@@ -185,9 +186,9 @@ class Bench:
             "mem_bytes": mem,
             "kernel": platform.release(),
             "os": osname,
-            "zstd_version": cmd_output([a.zstd, "-V"]),
-            "pzstd_version": cmd_output([a.pzstd, "-V"]),
-            "weir_version": cmd_output([a.weir, "--version"]),
+            "zstd_version": output([a.zstd, "-V"]),
+            "pzstd_version": output([a.pzstd, "-V"]),
+            "weir_version": output([a.weir, "--version"]),
             "weir_bin": os.path.relpath(a.weir, ROOT) if a.weir.startswith(ROOT + os.sep) else a.weir,
             "weir_args": a.weir_args or "",
             "git_commit": git + (" (Sources/ modified)" if dirty else ""),
@@ -214,7 +215,7 @@ class Bench:
         try:
             for name in sections.NAMES:
                 if name in a.sections:
-                    sections.module(name).run(self)
+                    sections.module(name).measure(self)
         finally:
             if not a.keep_work:
                 shutil.rmtree(self.work, ignore_errors=True)
@@ -236,22 +237,25 @@ def unique_stem(out_dir, base):
     return stem
 
 
-def render(data, json_path, args):
-    """Write the markdown report and the chart next to the JSON."""
+def publish(data, json_path, args):
+    """Write the markdown report next to the JSON, and the chart into bench/work/charts/ (pictures stay out of
+    git: the report says how to draw them again)."""
     stem = os.path.splitext(json_path)[0]
+    chart_stem = os.path.join(ROOT, "bench", "work", "charts", os.path.basename(stem))
+    os.makedirs(os.path.dirname(chart_stem), exist_ok=True)
     chart_files = []
-    chart_cmd = [args.chart_python or sys.executable, os.path.join(HERE, "chart.py"), json_path, stem]
+    chart_cmd = [args.chart_python or sys.executable, os.path.join(HERE, "chart.py"), json_path, chart_stem]
     p = subprocess.run(chart_cmd, stdout=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
     if p.returncode == 0:
-        chart_files = [os.path.basename(x) for x in p.stdout.split() if x]
+        chart_files = [x for x in p.stdout.split() if x]
     else:
         log("bench: warning: the chart failed (%s; it needs python3-matplotlib); the report is written anyway"
             % " ".join(chart_cmd))
     md_path = stem + ".md"
     with open(md_path, "w") as f:
         rel = os.path.relpath(json_path, ROOT) if json_path.startswith(ROOT + os.sep) else json_path
-        f.write(report.render(data, os.path.basename(json_path), chart_files, json_rel=rel))
-    return md_path, [os.path.join(os.path.dirname(stem), c) for c in chart_files]
+        f.write(report.document(data, os.path.basename(json_path), chart_files, json_rel=rel))
+    return md_path, chart_files
 
 
 def main():
@@ -339,7 +343,7 @@ def main():
 
     if a.report_only:
         data = json.load(open(a.report_only))
-        md, charts = render(data, os.path.abspath(a.report_only), a)
+        md, charts = publish(data, os.path.abspath(a.report_only), a)
         print(md)
         for c in charts:
             print(c)
@@ -378,7 +382,7 @@ def main():
     with open(json_path, "w") as f:
         json.dump(data, f, indent=1, sort_keys=False)
         f.write("\n")
-    md, charts = render(data, json_path, a)
+    md, charts = publish(data, json_path, a)
     log("bench: done in %.0f s" % data["meta"]["elapsed_seconds"])
     failed = [c for s in data["sections"].values() for c in s.get("cases", []) if c["ok_runs"] < c["n_runs"]]
     for c in failed:

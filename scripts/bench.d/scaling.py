@@ -4,13 +4,13 @@ import harness
 from formatting import BASIC, cases, col, commands, f_num, f_ratio, grouped, med, ratio, spec_table
 
 
-def run(bench):
+def measure(bench):
     harness.grid(bench, "scaling", "Thread scaling, level 3, main corpus → /dev/null", [
         ("null", bench.main, harness.comp_tools(bench, threads=t, with_single=False),
          {"level": 3, "threads": t, "group": "T%d" % t}) for t in bench.a.scaling_threads], bench.a.runs)
 
 
-def render(data):
+def report(data):
     fams = grouped(cases(data, "scaling"), lambda c: c["family"])
     cs = [c for fc in fams.values() for c in sorted(fc, key=lambda c: c["threads"])]
     one = {f: next((c for c in fc if c["threads"] == 1), None) for f, fc in fams.items()}

@@ -1,12 +1,12 @@
 """The sections of scripts/bench: one module each, one line each in SECTIONS below.
 
 A section's module (compress.py, seek.py, adapt.py ...) has
-  run(bench)    measures: runner.py calls it when the section is chosen (--sections, --skip), with its Bench (bench.a:
+  measure(bench)  measures: runner.py calls it when the section is chosen (--sections, --skip), with its Bench (bench.a:
                 the arguments; bench.N: the threads; bench.work: a scratch folder; bench.main: the corpus), and it
                 stores its results as bench.data["sections"][NAME]: a dict with a "title" and, if it has any, its
                 "cases" (each with its "runs", "n_runs" and "ok_runs"): harness.section(bench, NAME, ...) runs cases
                 in rounds and stores them so;
-  render(data)  its part of the report, markdown, from the results of the run (data["sections"][NAME]).
+  report(data)    its part of the report, markdown, from the results of the run (data["sections"][NAME]).
 Adding a section: its module NAME.py in scripts/bench.d/, and a line (NAME, its place in the report) below; NAME is
 then a word of --sections. The targets it is judged on, if any, go in targets.json and targets.py."""
 

@@ -9,8 +9,9 @@ import time
 import harness
 import verification
 from corpus import file_size, warm
-from formatting import commands, dash, f_bytes, f_len, f_mib, f_ms, f_ok, f_spread, find, human, med, ratio, table
+from formatting import commands, dash, f_bytes, f_len, f_mib, f_ms, f_ok, f_spread, find, human, med, ratio
 from timing import synced
+from weirtools.tables import render
 
 
 def seek_range(bench, size):
@@ -29,7 +30,7 @@ def seek_prepare(bench, script, path, label, tar):
         bench, ["bash", "-c", "set -e; " + script], bench.disp_prefix(script), path, tar)
 
 
-def run(bench):
+def measure(bench):
     a = bench.a
     t0 = time.time()
     tar = bench.main
@@ -59,7 +60,7 @@ def run(bench):
     inputs.append(seek_prepare(bench, script, cz, "8 weir files concatenated (8 equal pieces)", tar))
     inputs[-1]["made"] = ("8 pieces of P = %s bytes, `tail -c +$((i*P+1)) | head -c $P` (the last: to the "
                           "end), `%s` each, `cat` (the script is under Commands)" % (
-                              "{:,}".format(piece), bench.disp_prefix(weir_c)))
+                              f"{piece:,}", bench.disp_prefix(weir_c)))
     for x in inputs:
         warm(os.path.join(d, x["name"]))
     prep_seconds = time.time() - t0
@@ -100,9 +101,9 @@ def run(bench):
              "listing", pz, list_expect=(pz, None)),
     ]
     try:
-        harness.section(bench, 
+        harness.section(bench,
             "seek", "Random access: 1 MiB at byte %s of the main corpus (%s)" % (
-                "{:,}".format(offset), human(size)), cases, a.runs, warm_up=False, t0=t0,
+                f"{offset:,}", human(size)), cases, a.runs, warm_up=False, t0=t0,
             notes=[
                 "Inputs made once, untimed, and checked with `zstd -d | cmp` against the corpus; read once "
                 "before the rounds (warm page cache).",
@@ -124,7 +125,7 @@ def run(bench):
             shutil.rmtree(d, ignore_errors=True)
 
 
-def render(data):
+def report(data):
     s = data["sections"]["seek"]
     cs, pipe, all_w, all_z = s["cases"], *(find(data, "seek", key=k) for k in ("pipe-zstd", "all-weir", "all-zstd"))
 
@@ -144,8 +145,8 @@ def render(data):
                x["made"].replace("|", "\\|") if x.get("made") else code(x["cmd"])] for x in s.get("inputs", [])]
     return ("Range: %s at byte offset %s of the %s corpus.\n\n" % (
         f_len(s.get("length")), "{:,}".format(s.get("offset", 0)), human(s.get("corpus_bytes"))) +
-        table(["Input", "Bytes", "Frames (zstd -l)", "Skippable frames", "Made with"], inputs) + "\n" +
-        table(["Case", "Command", "Wall ms (median)", "Spread", "Peak RSS MiB", "zstd -dc \\| tail \\| head ÷ this",
+        render(["Input", "Bytes", "Frames (zstd -l)", "Skippable frames", "Made with"], inputs) + "\n" +
+        render(["Case", "Command", "Wall ms (median)", "Spread", "Peak RSS MiB", "zstd -dc \\| tail \\| head ÷ this",
                "Decode everything ÷ this (weir -dc / zstd -dc)", "Runs ok"], rows) +
         "".join("\n- " + note for note in s.get("notes", [])) + "\n\n" +
         commands(cs, ["# inputs (untimed)"] + [x["cmd"] for x in s.get("inputs", [])] + ["# timed"]))

@@ -5,13 +5,13 @@ from corpus import file_size
 from formatting import cases, col, commands, f_ms, f_ratio, find, human, spec_table, stat, vs
 
 
-def run(bench):
+def measure(bench):
     harness.grid(bench, "small", "Small file (%s), level 3, file→file" % human(file_size(bench.small)), [
         ("file", bench.small, harness.comp_tools(bench), {"level": 3, "threads": bench.N, "group": "small"})],
         bench.a.small_runs)
 
 
-def render(data):
+def report(data):
     cs, z = cases(data, "small"), find(data, "small", family="zstd")
     return spec_table(cs, [*col("Tool"), ("Wall ms (median)", stat(f_ms, "wall")), ("Min", stat(f_ms, "wall_min")),
                            ("Max", stat(f_ms, "wall_max")), ("CPU ms", stat(f_ms, "cpu")),

@@ -73,7 +73,7 @@ def measures(data):
             f_len(seek.get("length")), "{:,}".format(seek.get("offset", 0))), pzstd=human(next(
                 (x["bytes"] for x in seek.get("inputs", []) if x["name"] == "pzstd.zst"), None)))
     if "members" in secs:  # issue 61
-        m, get = secs["members"], lambda key: find(data, "members", key=key)  # noqa: E731
+        m, get = secs["members"], lambda key: find(data, "members", key=key)
         ms = lambda c: None if med(c, "wall") is None else med(c, "wall") * 1000  # noqa: E731
         names = dict(tar=m.get("tar"), members=f_bytes(m.get("members")), member=m.get("member"),
                      pixz=f_num(ms(get("list-pixz")), "%.0f"))

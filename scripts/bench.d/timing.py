@@ -1,9 +1,10 @@
 """Running one command and measuring it, for scripts/bench: wall seconds from a monotonic clock around it, user and
 system CPU seconds and peak RSS from GNU time (-f TIME_FMT), and the share of the machine other processes took
-meanwhile (/proc/stat); also a command's output (cmd_output), the log and the exit on an error. Standard library."""
+meanwhile (/proc/stat); also the log and the exit on an error (weirtools.log's, named "bench"). Standard library."""
 
 import argparse
 import contextlib
+import functools
 import json
 import os
 import shlex
@@ -12,36 +13,24 @@ import subprocess
 import sys
 import time
 
+import weirtools.log
+from weirtools import ROOT as ROOT_PATH
+from weirtools.binaries import add_weir_option
+from weirtools.corpora import LINUX
+
 TIME_FMT = "%e %U %S %M %x"
 
+log = weirtools.log.say
+die = functools.partial(weirtools.log.die, "bench")
 
-def log(msg):
-    print(msg, file=sys.stderr, flush=True)
-
-
-def die(msg):
-    log("bench: error: " + msg)
-    sys.exit(2)
-
-
-def cmd_output(argv, stderr=True):
-    try:
-        p = subprocess.run(argv, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT if stderr else subprocess.DEVNULL,
-                           text=True, timeout=60)
-        return p.stdout.strip()
-    except (OSError, subprocess.SubprocessError) as e:
-        return "unavailable (%s)" % e
-
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = str(ROOT_PATH)
 
 
 def standalone_parser(doc: str, work: str) -> argparse.ArgumentParser:
     """A standalone section's options (cluster_*.py): the corpus, weir, its scratch folder, the runs, where to write."""
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
-    parser.add_argument("--corpus", default=os.path.join(ROOT, "bench", "corpus", "linux-6.1.tar"))
-    parser.add_argument("--weir", default=os.environ.get("WEIR_BIN", os.path.join(ROOT, ".build", "release", "weir")))
+    parser.add_argument("--corpus", default=LINUX)
+    add_weir_option(parser)
     parser.add_argument("--work", default=os.path.join(ROOT, "bench", "work", work))
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--json", help="write every run here")
@@ -69,7 +58,7 @@ def standalone(data: dict, text: str, json_path: str | None, report_path: str | 
     return 1 if data["checks"] else 0
 
 
-def busy_seconds():
+def busy_seconds() -> float | None:
     """CPU seconds the whole machine has spent busy (all cores; steal included)."""
     try:
         with open("/proc/stat") as f:
@@ -82,19 +71,19 @@ def busy_seconds():
 CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def synced(argv, target):
+def synced(argv: list[str], target: list[str]) -> list[str]:
     """argv, then `sync TARGET` (fsync of a file; `-f FOLDER`: syncfs), as one
     command: every tool's timed run lasts until its output is on disk (weir
     syncs its outputs itself; zstd and pzstd leave them in the page cache)."""
     return ["sh", "-c", shlex.join(argv) + " && exec sync " + shlex.join(target)]
 
 
-def median(values):
+def median(values: list[float | None]) -> float | None:
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
 
 
-def peak_rss_mib(pid):
+def peak_rss_mib(pid: int) -> float | None:
     """A running process's peak RSS in MiB (VmHWM), or None."""
     try:
         with open(f"/proc/{pid}/status") as status:
@@ -106,7 +95,8 @@ def peak_rss_mib(pid):
     return None
 
 
-def run_timed(bench, argv, stdin=None, stdout=None, prefix=None, keep_stderr=False):
+def run_timed(bench, argv: list[str], stdin: str | None = None, stdout: str | None = None, prefix: str | None = None,
+              keep_stderr: bool = False) -> dict:
     """Run argv under /usr/bin/time.  stdout None means /dev/null; keep_stderr: its standard error in m["stderr"].
 
     prefix is a shell pipeline feeding the command (e.g. a generator
@@ -128,7 +118,7 @@ def run_timed(bench, argv, stdin=None, stdout=None, prefix=None, keep_stderr=Fal
     m = {"wall": wall, "user": None, "sys": None, "cpu": None, "rss_kb": None,
          "exit": p.returncode, "time_e": None, "ok": False, "error": None, "other_load": None}
     try:
-        lines = [l for l in open(tfile).read().splitlines() if l.strip()]
+        lines = [line for line in open(tfile).read().splitlines() if line.strip()]
         e, u, s, rss, x = lines[-1].split()
         m.update(time_e=float(e), user=float(u), sys=float(s),
                  cpu=float(u) + float(s), rss_kb=int(rss), exit=int(x))

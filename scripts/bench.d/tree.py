@@ -107,7 +107,7 @@ def tree_samples(bench, inputs):
     return sums
 
 
-def run(bench):
+def measure(bench):
     archive = tree_archive(bench)
     if not archive:
         log("bench: section tree skipped: no tar to extract (the main corpus is not a tar)")
@@ -161,7 +161,7 @@ def run(bench):
     bench.data["sections"]["tree"].update(files=tree.get("files"), bytes=cases[0].get("data_bytes"))
 
 
-def render(data):
+def report(data):
     n = data["meta"]["threads"]
     s, cs, z = data["sections"]["tree"], cases(data, "tree"), find(data, "tree", family="zstd")
     where = (("a fresh ext4 file system (a loop device on %s, made for the run)" % (

@@ -6,7 +6,7 @@ import harness
 from formatting import cases, col, commands, f_ratio, grouped, in_groups, of, spec_table, vs
 
 
-def run(bench):
+def measure(bench):
     """Issue 42: what --verify costs.  weir -TN with and without it, beside
     zstd -TN, file->/dev/null: level 3 on the main corpus, level 19 on the
     lean RSS slice (decoding costs the same; compressing, much more)."""
@@ -21,7 +21,7 @@ def run(bench):
         for level, inp in ((3, bench.main), (19, high))], a.runs)
 
 
-def render(data):
+def report(data):
     cs = in_groups(cases(data, "verify"), lambda c: c["group"])
     plain, z = ({g: of(gc, f) for g, gc in grouped(cs, lambda c: c["group"]).items()} for f in ("weir", "zstd"))
     return spec_table(cs, [("Level", lambda c: c["group"]), *col("Tool", "MB/s", "Wall s", "CPU s", "Peak RSS MiB"),
