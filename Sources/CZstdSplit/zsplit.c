@@ -1,4 +1,4 @@
-// The two-phase zstd frame decoder of zsplit.h, written from RFC 8878.
+// The three-step zstd frame decoder of zsplit.h, written from RFC 8878.
 //
 // Where RFC 8878 leaves a damaged frame's reading open, this decoder reads
 // it as libzstd 1.5.4's streaming decoder (ZSTD_decompressContinue, which
@@ -14,9 +14,19 @@
 // - Huffman tables up to 12 bits, a block's regenerated size at most
 //   min(Window_Size, 128 KiB), its compressed size too (an RLE block counts 1).
 // What differs, and why, is in bench/results/2026-11-29-one-frame-split.md.
+//
+// Which step checks what: the scan checks what it must read to find the
+// next block and the tables' descriptions (headers, sizes, an FSE table
+// description, a repeat mode with nothing to repeat); phase 1 the rest of a
+// block alone (Huffman trees and streams, the sequences bitstream, literal
+// counts, the block's size); phase 2 what needs the blocks before it (an
+// offset past the output). Each check is the one the sequential decoder
+// made, in the step that has what it needs; a block fails in one step or
+// another, the same blocks fail.
 #include "zsplit.h"
 
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <xxhash.h>
 
@@ -101,18 +111,70 @@ static const int16_t ml_default[ML_MAX + 1] = {1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 
 static const int16_t of_default[29] = {1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1,
                                        1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1};
 
+
+// ---- what the scan gives a block, and phase 1's tables ----------------------------
+
+// A Huffman tree description is at most 1 + 127 bytes (FSE-coded weights) or
+// 1 + 64 (4-bit weights).
+#define HUF_DESC_MAX 128
+
+// Description numbers, unique in the process: a zs_dctx keeps the tables it
+// built last by number, so blocks that repeat a table rebuild nothing.
+static _Atomic uint64_t next_serial = 1;
+static uint64_t new_serial(void) { return atomic_fetch_add_explicit(&next_serial, 1, memory_order_relaxed); }
+
+typedef struct {
+    uint64_t serial;  // 0: none
+    uint32_t len;
+    uint8_t bytes[HUF_DESC_MAX + 8];  // zeros past len: whole-word loads stay in it
+} huf_desc;
+
+enum { SEQ_PREDEFINED = 0, SEQ_RLE = 1, SEQ_FSE = 2 };
+
+// One of the three tables (literal lengths, offsets, match lengths) of a
+// sequences section.
+typedef struct {
+    uint64_t serial;  // SEQ_FSE: the description's number
+    uint8_t mode;
+    uint8_t sym;      // SEQ_RLE: the symbol
+    uint8_t log;      // SEQ_FSE: the accuracy log
+    uint8_t nsym;     // SEQ_FSE: the symbols described
+    int16_t norm[ML_MAX + 1];
+} seq_desc;
+
+// What the scan read of a compressed block: where its parts start in
+// b->src, and copies of the table descriptions in effect for it.
+struct zs_block_tables {
+    uint32_t block_max;
+    uint8_t lit_type;  // 0 raw, 1 RLE, 2 Huffman (described in the block or repeated)
+    uint8_t four;      // Huffman: 4 streams
+    uint32_t nlits;
+    uint32_t lit_off;  // the raw bytes, the RLE byte, or the Huffman streams (past a description)
+    uint32_t lit_len;  // Huffman: the streams' bytes, the jump table included
+    uint32_t nseqs;
+    uint32_t seq_off;  // the sequences bitstream
+    huf_desc huf;      // Huffman
+    seq_desc seq[3];   // nseqs > 0
+};
+
+// The scan's state: the frame's header and the last descriptions.
 struct zs_frame {
     zs_frame_header h;
-    uint64_t produced;  // bytes the blocks decoded so far regenerate
-    uint32_t rep[3];
-    int have_huf;       // a Huffman table was described in this frame
-    int have_seq;       // a block with sequences set the three tables
-    int ended;          // the last block was decoded
+    int have_huf;  // a Huffman tree was described in this frame
+    int have_seq;  // a block with sequences set the three tables
+    int ended;     // the last block was scanned
+    huf_desc huf;
+    seq_desc seq[3];
+};
+
+// Phase 1's tables, built from descriptions, kept by their numbers.
+struct zs_dctx {
+    uint64_t huf_serial;
+    uint64_t seq_serial[3];
     unsigned huf_log;
-    unsigned ll_log, of_log, ml_log;
-    const seq_cell *ll, *of, *ml;  // the tables in use: the defaults or the storage below
     huf_cell huf[1 << HUF_LOG_MAX];
-    seq_cell ll_t[1 << LL_LOG_MAX], of_t[1 << OF_LOG_MAX], ml_t[1 << ML_LOG_MAX];
+    seq_cell fse[3][1 << LL_LOG_MAX];  // LL_LOG_MAX = ML_LOG_MAX >= OF_LOG_MAX
+    seq_cell rle[3];
     seq_cell ll_def[64], of_def[32], ml_def[64];
 };
 
@@ -339,23 +401,22 @@ static int huf_fse_weights(uint8_t *w, size_t *nw, const uint8_t *s, size_t len,
     return 0;
 }
 
-// Reads a Huffman tree description into f->huf; *used gets its bytes.
-static int huf_read_table(zs_frame *f, const uint8_t *s, size_t len, size_t avail, size_t *used) {
-    if (len == 0) return FAIL(ZS_ERR_CORRUPT);
+// Builds the Huffman table of a tree description (RFC 8878, "Huffman Tree
+// Description") into c->huf, unless c holds it already. The scan checked
+// that the description's bytes are in the block.
+static int huf_build(zs_dctx *c, const huf_desc *d) {
+    if (c->huf_serial == d->serial) return 0;
+    c->huf_serial = 0;
+    const uint8_t *s = d->bytes;
     uint8_t w[256];
     size_t nw;
     unsigned hb = s[0];
     if (hb >= 128) {
         nw = hb - 127;
-        size_t bytes = (nw + 1) / 2;
-        if (bytes + 1 > len) return FAIL(ZS_ERR_CORRUPT);
         for (size_t i = 0; i < nw; i++) w[i] = (i & 1) ? (s[1 + i / 2] & 15) : (s[1 + i / 2] >> 4);
-        *used = bytes + 1;
     } else {
-        if ((size_t)hb + 1 > len) return FAIL(ZS_ERR_CORRUPT);
-        int r = huf_fse_weights(w, &nw, s + 1, hb, avail - 1);
+        int r = huf_fse_weights(w, &nw, s + 1, hb, d->len - 1 + 8);
         if (r) return r;
-        *used = (size_t)hb + 1;
     }
     uint32_t total = 0, rank1 = 0;
     for (size_t i = 0; i < nw; i++) {
@@ -379,22 +440,22 @@ static int huf_read_table(zs_frame *f, const uint8_t *s, size_t len, size_t avai
         for (size_t sy = 0; sy < nsym; sy++) {
             if (w[sy] != k) continue;
             uint32_t n = 1u << (k - 1);
-            huf_cell c = {(uint8_t)sy, (uint8_t)(log + 1 - k)};
-            for (uint32_t i = 0; i < n; i++) f->huf[pos + i] = c;
+            huf_cell cell = {(uint8_t)sy, (uint8_t)(log + 1 - k)};
+            for (uint32_t i = 0; i < n; i++) c->huf[pos + i] = cell;
             pos += n;
         }
     }
-    f->huf_log = log;
-    f->have_huf = 1;
+    c->huf_log = log;
+    c->huf_serial = d->serial;
     return 0;
 }
 
 // Decodes n symbols from one Huffman stream; it must end exactly at its start.
-static int huf_stream(const zs_frame *f, uint8_t *out, size_t n, const uint8_t *s, size_t len, size_t avail) {
+static int huf_stream(const zs_dctx *c, uint8_t *out, size_t n, const uint8_t *s, size_t len, size_t avail) {
     bwd_t b;
     if (bwd_init(&b, s, len, avail)) return FAIL_HUF_END(ZS_ERR_CORRUPT);
-    const huf_cell *t = f->huf;
-    const unsigned L = f->huf_log;
+    const huf_cell *t = c->huf;
+    const unsigned L = c->huf_log;
     const uint64_t mask = (1ull << L) - 1;
     int64_t p = b.p;
     size_t i = 0;
@@ -426,10 +487,11 @@ static int huf_stream(const zs_frame *f, uint8_t *out, size_t n, const uint8_t *
     return p == 0 ? 0 : FAIL_HUF_END(ZS_ERR_CORRUPT);
 }
 
-// ---- blocks --------------------------------------------------------------------
+// ---- the scan ------------------------------------------------------------------------
 
-// The literals section at s (the block's len bytes): into b->lits.
-static int literals(zs_frame *f, const uint8_t *s, size_t len, zs_block *b, size_t *used) {
+// The literals section's header at s (the block's len bytes); a tree
+// description is sized and copied, the last one given to a treeless section.
+static int scan_literals(zs_frame *f, const uint8_t *s, size_t len, zs_block_tables *t, size_t *used) {
     if (len < 2) return FAIL(ZS_ERR_CORRUPT);
     unsigned type = s[0] & 3, sf = (s[0] >> 2) & 3;
     size_t lh, n;
@@ -451,14 +513,14 @@ static int literals(zs_frame *f, const uint8_t *s, size_t len, zs_block *b, size
         if (n > f->h.block_max) return FAIL(ZS_ERR_CORRUPT);
         if (type == 0) {
             if (lh + n > len) return FAIL(ZS_ERR_CORRUPT);
-            memcpy(b->lits, s + lh, n);
             *used = lh + n;
         } else {
             if (lh + 1 > len) return FAIL(ZS_ERR_CORRUPT);
-            memset(b->lits, s[lh], n);
             *used = lh + 1;
         }
-        b->nlits = (uint32_t)n;
+        t->lit_type = (uint8_t)type;
+        t->nlits = (uint32_t)n;
+        t->lit_off = (uint32_t)lh;
         return 0;
     }
     // Huffman: 2 = a tree described, 3 = the last one ("treeless").
@@ -487,77 +549,62 @@ static int literals(zs_frame *f, const uint8_t *s, size_t len, zs_block *b, size
     if (four && n < 6) return FAIL(ZS_ERR_CORRUPT);
     if (lh + csize > len) return FAIL(ZS_ERR_CORRUPT);
     if (type == 3 && !f->have_huf) return FAIL(ZS_ERR_CORRUPT);
-    const uint8_t *p = s + lh;
-    size_t avail = len - lh;  // the block's bytes from p: whole-word loads stay in them
+    size_t tl = 0;
     if (type == 2) {
-        size_t tl;
-        int r = huf_read_table(f, p, csize, avail, &tl);
-        if (r) return r;
-        if (tl >= csize) return FAIL(ZS_ERR_CORRUPT);
-        p += tl;
-        avail -= tl;
-        csize -= tl;
+        // The description's size is in its first byte: 4-bit weights, or
+        // that many bytes of FSE-coded ones. Phase 1 decodes it.
+        if (csize == 0) return FAIL(ZS_ERR_CORRUPT);
+        unsigned hb = s[lh];
+        tl = hb >= 128 ? (hb - 127 + 1) / 2 + 1 : (size_t)hb + 1;
+        if (tl >= csize) return FAIL(ZS_ERR_CORRUPT);  // no room for a stream
+        f->huf.serial = new_serial();
+        f->huf.len = (uint32_t)tl;
+        memcpy(f->huf.bytes, s + lh, tl);
+        memset(f->huf.bytes + tl, 0, 8);
+        f->have_huf = 1;
     }
-    if (!four) {
-        int r = huf_stream(f, b->lits, n, p, csize, avail);
-        if (r) return r;
-    } else {
-        if (csize < 10) return FAIL(ZS_ERR_CORRUPT);
-        size_t l1 = rd16(p), l2 = rd16(p + 2), l3 = rd16(p + 4);
-        if (6 + l1 + l2 + l3 > csize) return FAIL(ZS_ERR_CORRUPT);
-        size_t l4 = csize - 6 - l1 - l2 - l3, seg = (n + 3) / 4;
-        if (3 * seg > n) return FAIL(ZS_ERR_CORRUPT);
-        const uint8_t *q = p + 6;
-        size_t av = avail - 6;
-        int r = huf_stream(f, b->lits, seg, q, l1, av);
-        if (!r) r = huf_stream(f, b->lits + seg, seg, q + l1, l2, av - l1);
-        if (!r) r = huf_stream(f, b->lits + 2 * seg, seg, q + l1 + l2, l3, av - l1 - l2);
-        if (!r) r = huf_stream(f, b->lits + 3 * seg, n - 3 * seg, q + l1 + l2 + l3, l4, av - l1 - l2 - l3);
-        if (r) return r;
-    }
-    b->nlits = (uint32_t)n;
-    *used = lh + (size_t)(p - (s + lh)) + csize;
+    t->huf.serial = f->huf.serial;
+    t->huf.len = f->huf.len;
+    memcpy(t->huf.bytes, f->huf.bytes, f->huf.len + 8);
+    t->lit_type = 2;
+    t->four = (uint8_t)four;
+    t->nlits = (uint32_t)n;
+    t->lit_off = (uint32_t)(lh + tl);
+    t->lit_len = (uint32_t)(csize - tl);
+    *used = lh + csize;
     return 0;
 }
 
-// One of the three tables of a sequences section, by its mode.
-static int seq_mode(zs_frame *f, unsigned mode, int which, const uint8_t *s, size_t len, size_t *used) {
+// One of the three tables of a sequences section, by its mode, into f->seq.
+static int scan_seq_mode(zs_frame *f, unsigned mode, int which, const uint8_t *s, size_t len, size_t *used) {
     static const unsigned maxs[3] = {LL_MAX, OF_MAX, ML_MAX};
     static const unsigned maxlog[3] = {LL_LOG_MAX, OF_LOG_MAX, ML_LOG_MAX};
-    const uint32_t *base = which == 0 ? ll_base : which == 2 ? ml_base : NULL;
-    const uint8_t *bits = which == 0 ? ll_bits : which == 2 ? ml_bits : NULL;
-    seq_cell *store = which == 0 ? f->ll_t : which == 1 ? f->of_t : f->ml_t;
-    const seq_cell **tp = which == 0 ? &f->ll : which == 1 ? &f->of : &f->ml;
-    unsigned *logp = which == 0 ? &f->ll_log : which == 1 ? &f->of_log : &f->ml_log;
+    seq_desc *d = &f->seq[which];
     *used = 0;
     switch (mode) {
     case 0:  // predefined
-        *tp = which == 0 ? f->ll_def : which == 1 ? f->of_def : f->ml_def;
-        *logp = which == 1 ? 5 : 6;
+        d->mode = SEQ_PREDEFINED;
         return 0;
     case 1: {  // RLE: one symbol, a table of one state that reads no bits
         if (len < 1) return FAIL(ZS_ERR_CORRUPT);
         unsigned sy = s[0];
         if (sy > maxs[which]) return FAIL(ZS_ERR_CORRUPT);
-        store[0].nb = 0;
-        store[0].next = 0;
-        store[0].base = base ? base[sy] : 1u << sy;
-        store[0].extra = bits ? bits[sy] : (uint8_t)sy;
-        *tp = store;
-        *logp = 0;
+        d->mode = SEQ_RLE;
+        d->sym = (uint8_t)sy;
         *used = 1;
         return 0;
     }
-    case 2: {  // FSE table description
+    case 2: {  // FSE table description: read here (its size), spread by phase 1
         int16_t norm[ML_MAX + 1];
         unsigned maxsym = maxs[which], log;
         int r = read_ncount(norm, &maxsym, &log, s, len, used);
         if (r) return r;
         if (log > maxlog[which]) return FAIL(ZS_ERR_CORRUPT);
-        r = seq_table(store, norm, maxsym + 1, log, base, bits);
-        if (r) return r;
-        *tp = store;
-        *logp = log;
+        d->mode = SEQ_FSE;
+        d->log = (uint8_t)log;
+        d->nsym = (uint8_t)(maxsym + 1);
+        memcpy(d->norm, norm, (maxsym + 1) * sizeof(norm[0]));
+        d->serial = new_serial();
         return 0;
     }
     default:  // repeat: the last tables of a block with sequences
@@ -566,19 +613,13 @@ static int seq_mode(zs_frame *f, unsigned mode, int which, const uint8_t *s, siz
     }
 }
 
-// The sequences section at s (the rest of the block): into b->seqs, the
-// offsets made absolute, every bound of their execution checked.
-static int sequences(zs_frame *f, const uint8_t *s, size_t len, zs_block *b) {
+// The sequences section's header at s (the block's rest, `base` bytes into
+// it) and its table descriptions.
+static int scan_sequences(zs_frame *f, const uint8_t *s, size_t len, zs_block_tables *t, size_t base) {
     if (len < 1) return FAIL(ZS_ERR_CORRUPT);
     size_t n = s[0], pos = 1;
-    b->nseqs = 0;
-    uint64_t start = f->produced;
-    if (n == 0) {
-        if (len != 1) return FAIL(ZS_ERR_CORRUPT);
-        if (b->nlits > f->h.block_max) return FAIL(ZS_ERR_CORRUPT);
-        b->size = b->nlits;
-        return 0;
-    }
+    t->nseqs = 0;
+    if (n == 0) return len != 1 ? FAIL(ZS_ERR_CORRUPT) : 0;
     if (n == 255) {
         if (len < 3) return FAIL(ZS_ERR_CORRUPT);
         n = rd16(s + 1) + 0x7F00;
@@ -592,24 +633,120 @@ static int sequences(zs_frame *f, const uint8_t *s, size_t len, zs_block *b) {
     unsigned modes = s[pos++];
     for (int which = 0; which < 3; which++) {
         size_t used;
-        int r = seq_mode(f, (modes >> (6 - 2 * which)) & 3, which, s + pos, len - pos, &used);
+        int r = scan_seq_mode(f, (modes >> (6 - 2 * which)) & 3, which, s + pos, len - pos, &used);
         if (r) return r;
         pos += used;
     }
-    if (n == 0) {  // a count of 0 in the long form: tables read, the rest ignored
-        b->size = b->nlits;
-        return b->nlits > f->h.block_max ? FAIL(ZS_ERR_CORRUPT) : 0;
-    }
+    if (n == 0) return 0;  // a count of 0 in the long form: tables read, the rest ignored
     f->have_seq = 1;
     if (n > f->h.block_max / 3) return FAIL(ZS_ERR_CORRUPT);  // 3 bytes a sequence at least
+    t->nseqs = (uint32_t)n;
+    t->seq_off = (uint32_t)(base + pos);
+    for (int which = 0; which < 3; which++) {
+        const seq_desc *d = &f->seq[which];
+        seq_desc *o = &t->seq[which];
+        o->serial = d->serial;
+        o->mode = d->mode;
+        o->sym = d->sym;
+        o->log = d->log;
+        o->nsym = d->nsym;
+        if (d->mode == SEQ_FSE) memcpy(o->norm, d->norm, d->nsym * sizeof(d->norm[0]));
+    }
+    return 0;
+}
+
+// ---- phase 1 ---------------------------------------------------------------------
+
+static int decode_literals(zs_dctx *c, zs_block *b) {
+    const zs_block_tables *t = b->t;
+    const uint8_t *p = b->src + t->lit_off;
+    size_t n = t->nlits;
+    if (t->lit_type == 0) {
+        memcpy(b->lits, p, n);
+    } else if (t->lit_type == 1) {
+        memset(b->lits, p[0], n);
+    } else {
+        int r = huf_build(c, &t->huf);
+        if (r) return r;
+        size_t csize = t->lit_len;
+        size_t avail = b->src_size - t->lit_off;  // the block's bytes from p: whole-word loads stay in them
+        if (!t->four) {
+            r = huf_stream(c, b->lits, n, p, csize, avail);
+        } else {
+            if (csize < 10) return FAIL(ZS_ERR_CORRUPT);
+            size_t l1 = rd16(p), l2 = rd16(p + 2), l3 = rd16(p + 4);
+            if (6 + l1 + l2 + l3 > csize) return FAIL(ZS_ERR_CORRUPT);
+            size_t l4 = csize - 6 - l1 - l2 - l3, seg = (n + 3) / 4;
+            if (3 * seg > n) return FAIL(ZS_ERR_CORRUPT);
+            const uint8_t *q = p + 6;
+            size_t av = avail - 6;
+            r = huf_stream(c, b->lits, seg, q, l1, av);
+            if (!r) r = huf_stream(c, b->lits + seg, seg, q + l1, l2, av - l1);
+            if (!r) r = huf_stream(c, b->lits + 2 * seg, seg, q + l1 + l2, l3, av - l1 - l2);
+            if (!r) r = huf_stream(c, b->lits + 3 * seg, n - 3 * seg, q + l1 + l2 + l3, l4, av - l1 - l2 - l3);
+        }
+        if (r) return r;
+    }
+    b->nlits = (uint32_t)n;
+    return 0;
+}
+
+// The table of one of the three kinds a block's description gives: the
+// predefined one, one state (RLE), or c's spread of the description.
+static int seq_build(zs_dctx *c, int which, const seq_desc *d, const seq_cell **table, unsigned *log) {
+    const uint32_t *base = which == 0 ? ll_base : which == 2 ? ml_base : NULL;
+    const uint8_t *bits = which == 0 ? ll_bits : which == 2 ? ml_bits : NULL;
+    switch (d->mode) {
+    case SEQ_PREDEFINED:
+        *table = which == 0 ? c->ll_def : which == 1 ? c->of_def : c->ml_def;
+        *log = which == 1 ? 5 : 6;
+        return 0;
+    case SEQ_RLE: {
+        seq_cell *t = &c->rle[which];
+        t->nb = 0;
+        t->next = 0;
+        t->base = base ? base[d->sym] : 1u << d->sym;
+        t->extra = bits ? bits[d->sym] : d->sym;
+        *table = t;
+        *log = 0;
+        return 0;
+    }
+    default:
+        if (c->seq_serial[which] != d->serial) {
+            c->seq_serial[which] = 0;
+            int r = seq_table(c->fse[which], d->norm, d->nsym, d->log, base, bits);
+            if (r) return r;
+            c->seq_serial[which] = d->serial;
+        }
+        *table = c->fse[which];
+        *log = d->log;
+        return 0;
+    }
+}
+
+// The sequences bitstream into b->seqs: each sequence's literal and match
+// lengths and Offset_Value, every bound checked that the block alone sets.
+static int decode_sequences(zs_dctx *c, zs_block *b) {
+    const zs_block_tables *t = b->t;
+    size_t n = t->nseqs;
+    if (n == 0) {
+        b->size = b->nlits;
+        return 0;
+    }
+    const seq_cell *llt, *oft, *mlt;
+    unsigned ll_log, of_log, ml_log;
+    int r = seq_build(c, 0, &t->seq[0], &llt, &ll_log);
+    if (!r) r = seq_build(c, 1, &t->seq[1], &oft, &of_log);
+    if (!r) r = seq_build(c, 2, &t->seq[2], &mlt, &ml_log);
+    if (r) return r;
+    const uint8_t *s = b->src + t->seq_off;
+    size_t len = b->src_size - t->seq_off;
     bwd_t bs;
-    if (bwd_init(&bs, s + pos, len - pos, len - pos)) return FAIL(ZS_ERR_CORRUPT);
-    const seq_cell *llt = f->ll, *oft = f->of, *mlt = f->ml;
-    uint32_t sll = bwd_read(&bs, f->ll_log);
-    uint32_t sof = bwd_read(&bs, f->of_log);
-    uint32_t sml = bwd_read(&bs, f->ml_log);
-    uint32_t r0 = f->rep[0], r1 = f->rep[1], r2 = f->rep[2];
-    uint64_t lits_left = b->nlits, out = 0, max = f->h.block_max;
+    if (bwd_init(&bs, s, len, len)) return FAIL(ZS_ERR_CORRUPT);
+    uint32_t sll = bwd_read(&bs, ll_log);
+    uint32_t sof = bwd_read(&bs, of_log);
+    uint32_t sml = bwd_read(&bs, ml_log);
+    uint64_t lits_left = b->nlits, out = 0, max = t->block_max;
     zs_seq *q = b->seqs;
     size_t i = 0;
     // One sequence: offset extra bits, match length's, literal length's, then
@@ -618,29 +755,8 @@ static int sequences(zs_frame *f, const uint8_t *s, size_t len, zs_block *b) {
 #define SEQUENCE(READ_EXTRA, READ_STATE, REFILL)                                  \
     {                                                                            \
         seq_cell cl = llt[sll], co = oft[sof], cm = mlt[sml];                    \
-        uint32_t off;                                                            \
-        if (co.extra > 1) {                                                      \
-            off = (uint32_t)((uint64_t)co.base + READ_EXTRA(co.extra) - 3);      \
-            r2 = r1;                                                             \
-            r1 = r0;                                                             \
-            r0 = off;                                                            \
-        } else {                                                                 \
-            unsigned ll0 = cl.base == 0;                                         \
-            if (co.extra == 0) {                                                 \
-                off = ll0 ? r1 : r0;                                             \
-                if (ll0) {                                                       \
-                    r1 = r0;                                                     \
-                    r0 = off;                                                    \
-                }                                                                \
-            } else {                                                             \
-                unsigned k = 1 + ll0 + READ_EXTRA(1);                            \
-                uint32_t t = k == 3 ? r0 - 1 : k == 2 ? r2 : r1;                 \
-                t += t == 0; /* libzstd reads a repeat offset of 0 as 1 */      \
-                if (k != 1) r2 = r1;                                             \
-                r1 = r0;                                                         \
-                r0 = off = t;                                                    \
-            }                                                                    \
-        }                                                                        \
+        uint32_t ofv = co.base;                                                  \
+        if (co.extra) ofv += READ_EXTRA(co.extra);                               \
         uint32_t ml = cm.base + (cm.extra ? READ_EXTRA(cm.extra) : 0);           \
         REFILL;                                                                  \
         uint32_t ll = cl.base + (cl.extra ? READ_EXTRA(cl.extra) : 0);           \
@@ -649,27 +765,25 @@ static int sequences(zs_frame *f, const uint8_t *s, size_t len, zs_block *b) {
         sof = co.next + READ_STATE(co.nb);                                       \
         if (ll > lits_left) return FAIL(ZS_ERR_CORRUPT);                         \
         lits_left -= ll;                                                         \
-        out += ll;                                                               \
-        if (off > start + out) return FAIL(ZS_ERR_CORRUPT);                      \
-        out += ml;                                                               \
+        out += ll + ml;                                                          \
         if (out > max) return FAIL(ZS_ERR_CORRUPT);                              \
         q[i].ll = ll;                                                            \
         q[i].ml = ml;                                                            \
-        q[i].off = off;                                                          \
+        q[i].ofv = ofv;                                                          \
     }
     {
         // Whole-word reads while no read of the sequence can reach the
         // stream's start: a sequence reads at most 31 + 16 (then a refill)
-        // + 16 + 9 + 9 + 8 bits, and a refill leaves 56 or more bits in `c`:
+        // + 16 + 9 + 9 + 8 bits, and a refill leaves 56 or more bits in `word`:
         // the bits are the stream's, as the careful loop below reads them.
         // (Reading the offset's and match length's extra bits in one go, and
         // the literal length's with the three states, took 3% more
         // instructions: the masks cost more than the reads they save.)
         const uint8_t *src = bs.s;
         int64_t p = bs.p, base;
-        uint64_t c;
-#define FAST_REFILL (base = 8 * ((p >> 3) - 7), c = rd64(src + (base >> 3)))
-#define FAST_READ(nb) (p -= (nb), (uint32_t)((c >> (p - base)) & ((1ull << (nb)) - 1)))  // nb <= 31
+        uint64_t word;
+#define FAST_REFILL (base = 8 * ((p >> 3) - 7), word = rd64(src + (base >> 3)))
+#define FAST_READ(nb) (p -= (nb), (uint32_t)((word >> (p - base)) & ((1ull << (nb)) - 1)))  // nb <= 31
         for (; i < n && p >= 160; i++) {
             FAST_REFILL;
             SEQUENCE(FAST_READ, FAST_READ, FAST_REFILL)
@@ -687,9 +801,6 @@ static int sequences(zs_frame *f, const uint8_t *s, size_t len, zs_block *b) {
     if (bs.p > 0) return FAIL(ZS_ERR_CORRUPT);  // bits left unread
     out += lits_left;
     if (out > max) return FAIL(ZS_ERR_CORRUPT);
-    f->rep[0] = r0;
-    f->rep[1] = r1;
-    f->rep[2] = r2;
     b->nseqs = (uint32_t)n;
     b->size = (uint32_t)out;
     return 0;
@@ -697,25 +808,30 @@ static int sequences(zs_frame *f, const uint8_t *s, size_t len, zs_block *b) {
 
 // ---- the interface ---------------------------------------------------------------
 
-zs_frame *zs_frame_create(void) {
-    zs_frame *f = calloc(1, sizeof(*f));
-    if (!f) return NULL;
-    if (seq_table(f->ll_def, ll_default, LL_MAX + 1, 6, ll_base, ll_bits) ||
-        seq_table(f->ml_def, ml_default, ML_MAX + 1, 6, ml_base, ml_bits) ||
-        seq_table(f->of_def, of_default, 29, 5, NULL, NULL)) {
-        free(f);
-        return NULL;
-    }
-    return f;
-}
+zs_frame *zs_frame_create(void) { return calloc(1, sizeof(zs_frame)); }
 
 void zs_frame_free(zs_frame *f) { free(f); }
+
+zs_dctx *zs_dctx_create(void) {
+    zs_dctx *c = calloc(1, sizeof(*c));
+    if (!c) return NULL;
+    if (seq_table(c->ll_def, ll_default, LL_MAX + 1, 6, ll_base, ll_bits) ||
+        seq_table(c->ml_def, ml_default, ML_MAX + 1, 6, ml_base, ml_bits) ||
+        seq_table(c->of_def, of_default, 29, 5, NULL, NULL)) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void zs_dctx_free(zs_dctx *c) { free(c); }
 
 int zs_block_init(zs_block *b) {
     memset(b, 0, sizeof(*b));
     b->lits = calloc(ZS_BLOCK_MAX + ZS_WILDCOPY, 1);
     b->seqs = calloc(MAX_SEQS, sizeof(zs_seq));
-    if (!b->lits || !b->seqs) {
+    b->t = calloc(1, sizeof(zs_block_tables));
+    if (!b->lits || !b->seqs || !b->t) {
         zs_block_free(b);
         return ZS_ERR_MEMORY;
     }
@@ -725,8 +841,10 @@ int zs_block_init(zs_block *b) {
 void zs_block_free(zs_block *b) {
     free(b->lits);
     free(b->seqs);
+    free(b->t);
     b->lits = NULL;
     b->seqs = NULL;
+    b->t = NULL;
 }
 
 int zs_frame_begin(zs_frame *f, const uint8_t *s, size_t len, zs_frame_header *out) {
@@ -778,30 +896,22 @@ int zs_frame_begin(zs_frame *f, const uint8_t *s, size_t len, zs_frame_header *o
     h.header_size = (uint8_t)hs;
     if (h.dict_id != 0) return ZS_ERR_UNSUPPORTED;
     f->h = h;
-    f->produced = 0;
-    f->rep[0] = 1;
-    f->rep[1] = 4;
-    f->rep[2] = 8;
     f->have_huf = f->have_seq = f->ended = 0;
-    f->ll = f->ll_def;
-    f->of = f->of_def;
-    f->ml = f->ml_def;
-    f->ll_log = f->ml_log = 6;
-    f->of_log = 5;
+    f->huf.serial = 0;
+    f->huf.len = 0;
+    for (int which = 0; which < 3; which++) f->seq[which].mode = SEQ_PREDEFINED;
     if (out) *out = h;
     return 0;
 }
 
-// Not inlined: the phases stay apart in profiles (callgrind's inclusive costs).
-__attribute__((noinline)) int zs_decode_block(zs_frame *f, const uint8_t *s, size_t len, size_t *consumed,
-                                              zs_block *b) {
+int zs_scan_block(zs_frame *f, const uint8_t *s, size_t len, size_t *consumed, zs_block *b) {
     if (f->ended) return FAIL(ZS_ERR_CORRUPT);
     if (len < 3) return ZS_ERR_TRUNCATED;
     uint32_t bh = rd24(s);
     unsigned type = (bh >> 1) & 3;
     size_t size = bh >> 3;
     b->last = bh & 1;
-    b->position = f->produced;
+    b->size = 0;
     b->nseqs = 0;
     b->nlits = 0;
     if (type == 3) return FAIL(ZS_ERR_CORRUPT);
@@ -809,11 +919,13 @@ __attribute__((noinline)) int zs_decode_block(zs_frame *f, const uint8_t *s, siz
     if (csize > f->h.block_max) return FAIL(ZS_ERR_CORRUPT);
     if (len - 3 < csize) return ZS_ERR_TRUNCATED;
     const uint8_t *p = s + 3;
+    b->src = p;
+    b->src_size = (uint32_t)csize;
+    b->t->block_max = f->h.block_max;
     if (type == 0 || (type == 2 && csize == 0)) {
         // A compressed block of 0 bytes: empty, as libzstd's streaming decoder
         // takes it (its one-shot decoder and RFC 8878 want a literals section).
         b->kind = ZS_BLOCK_RAW;
-        b->raw = p;
         b->size = (uint32_t)size;
     } else if (type == 1) {
         if (size > f->h.block_max) return FAIL(ZS_ERR_CORRUPT);
@@ -823,15 +935,24 @@ __attribute__((noinline)) int zs_decode_block(zs_frame *f, const uint8_t *s, siz
     } else {
         b->kind = ZS_BLOCK_COMPRESSED;
         size_t lused;
-        int r = literals(f, p, csize, b, &lused);
+        int r = scan_literals(f, p, csize, b->t, &lused);
         if (r) return r;
-        r = sequences(f, p + lused, csize - lused, b);
+        r = scan_sequences(f, p + lused, csize - lused, b->t, lused);
         if (r) return r;
     }
-    f->produced += b->size;
     f->ended = b->last;
     *consumed = 3 + csize;
     return 0;
+}
+
+// Not inlined: the phases stay apart in profiles (callgrind's inclusive costs).
+__attribute__((noinline)) int zs_decode_block(zs_dctx *c, zs_block *b) {
+    b->nlits = 0;
+    b->nseqs = 0;
+    if (b->kind != ZS_BLOCK_COMPRESSED) return 0;
+    int r = decode_literals(c, b);
+    if (r) return r;
+    return decode_sequences(c, b);
 }
 
 // Copies at least n bytes 16 at a time: up to 15 past the end, read and
@@ -845,43 +966,72 @@ static inline void wild16(uint8_t *d, const uint8_t *s, size_t n) {
     } while (d < e);
 }
 
-__attribute__((noinline)) void zs_execute(const zs_block *b, uint8_t *frame_out) {
-    uint8_t *op = frame_out + b->position;
+void zs_exec_begin(zs_exec *e) {
+    e->produced = 0;
+    e->rep[0] = 1;
+    e->rep[1] = 4;
+    e->rep[2] = 8;
+}
+
+__attribute__((noinline)) int zs_execute(zs_exec *e, const zs_block *b, uint8_t *dst, uint64_t hist) {
+    uint8_t *op = dst;
     if (b->kind == ZS_BLOCK_RAW) {
-        memcpy(op, b->raw, b->size);
-        return;
-    }
-    if (b->kind == ZS_BLOCK_RLE) {
+        memcpy(op, b->src, b->size);
+    } else if (b->kind == ZS_BLOCK_RLE) {
         memset(op, b->rle_byte, b->size);
-        return;
-    }
-    const uint8_t *lp = b->lits;
-    const zs_seq *q = b->seqs, *qe = q + b->nseqs;
-    for (; q < qe; q++) {
-        uint32_t ll = q->ll, ml = q->ml;
-        size_t off = q->off;
-        if (ll) wild16(op, lp, ll);
-        op += ll;
-        lp += ll;
-        const uint8_t *m = op - off;
-        if (off >= 16) {
-            wild16(op, m, ml);
-            op += ml;
-        } else {
-            // The match overlaps itself: copy its first period, which doubles
-            // the distance to copy from (the bytes repeat every `off`).
-            uint8_t *d = op, *e = op + ml;
-            while ((size_t)(d - m) < 16 && d < e) {
-                size_t k = (size_t)(d - m);
-                if (k > (size_t)(e - d)) k = (size_t)(e - d);
-                memcpy(d, m, k);
-                d += k;
+    } else {
+        const uint8_t *lp = b->lits;
+        const zs_seq *q = b->seqs, *qe = q + b->nseqs;
+        uint32_t r0 = e->rep[0], r1 = e->rep[1], r2 = e->rep[2];
+        for (; q < qe; q++) {
+            uint32_t ll = q->ll, ml = q->ml, ofv = q->ofv;
+            // The repeat offsets (RFC 8878, "Repeat Offsets"): Offset_Value
+            // 1 to 3, one more when the literal length is 0; 4 is
+            // Repeated_Offset1 - 1, read as 1 when that is 0, as libzstd does.
+            if (ofv > 3) {
+                r2 = r1;
+                r1 = r0;
+                r0 = ofv - 3;
+            } else {
+                unsigned k = ofv + (ll == 0);
+                if (k != 1) {
+                    uint32_t t = k == 2 ? r1 : k == 3 ? r2 : r0 - 1;
+                    t += t == 0;
+                    if (k != 2) r2 = r1;
+                    r1 = r0;
+                    r0 = t;
+                }
             }
-            if (d < e) wild16(d, m, (size_t)(e - d));  // d - m >= 16, a multiple of off
-            op = e;
+            size_t off = r0;
+            if (ll) wild16(op, lp, ll);
+            op += ll;
+            lp += ll;
+            if (off > hist + (uint64_t)(op - dst)) return FAIL(ZS_ERR_CORRUPT);  // before the frame's output
+            const uint8_t *m = op - off;
+            if (off >= 16) {
+                wild16(op, m, ml);
+                op += ml;
+            } else {
+                // The match overlaps itself: copy its first period, which doubles
+                // the distance to copy from (the bytes repeat every `off`).
+                uint8_t *d = op, *end = op + ml;
+                while ((size_t)(d - m) < 16 && d < end) {
+                    size_t k = (size_t)(d - m);
+                    if (k > (size_t)(end - d)) k = (size_t)(end - d);
+                    memcpy(d, m, k);
+                    d += k;
+                }
+                if (d < end) wild16(d, m, (size_t)(end - d));  // d - m >= 16, a multiple of off
+                op = end;
+            }
         }
+        memcpy(op, lp, b->nlits - (size_t)(lp - b->lits));
+        e->rep[0] = r0;
+        e->rep[1] = r1;
+        e->rep[2] = r2;
     }
-    memcpy(op, lp, b->nlits - (size_t)(lp - b->lits));
+    e->produced += b->size;
+    return 0;
 }
 
 int zs_frame_end(zs_frame *f, uint64_t produced, uint64_t hash, const uint8_t *s, size_t len, size_t *consumed) {
@@ -898,13 +1048,14 @@ int zs_frame_end(zs_frame *f, uint64_t produced, uint64_t hash, const uint8_t *s
 
 int zs_decompress(const uint8_t *src, size_t len, uint8_t *dst, size_t cap, size_t *out_len) {
     zs_frame *f = zs_frame_create();
+    zs_dctx *c = zs_dctx_create();
     zs_block b;
     size_t pos = 0, out = 0;
     int r = 0;
     *out_len = 0;
-    if (!f) return ZS_ERR_MEMORY;
-    if (zs_block_init(&b)) {
+    if (!f || !c || zs_block_init(&b)) {
         zs_frame_free(f);
+        zs_dctx_free(c);
         return ZS_ERR_MEMORY;
     }
     XXH64_state_t *xs = XXH64_createState();
@@ -932,29 +1083,34 @@ int zs_decompress(const uint8_t *src, size_t len, uint8_t *dst, size_t cap, size
         r = zs_frame_begin(f, src + pos, len - pos, &h);
         if (r) break;
         pos += h.header_size;
-        size_t frame_start = out;
+        zs_exec e;
+        zs_exec_begin(&e);
         XXH64_reset(xs, 0);
         for (;;) {
             size_t used;
-            r = zs_decode_block(f, src + pos, len - pos, &used, &b);
+            r = zs_scan_block(f, src + pos, len - pos, &used, &b);
             if (r) break;
             pos += used;
+            r = zs_decode_block(c, &b);
+            if (r) break;
             if (b.size > cap - out) {
                 r = ZS_ERR_DST_SIZE;
                 break;
             }
-            zs_execute(&b, dst + frame_start);
+            r = zs_execute(&e, &b, dst + out, e.produced);
+            if (r) break;
             if (h.checksum) XXH64_update(xs, dst + out, b.size);
             out += b.size;
             if (b.last) break;
         }
         if (r) break;
         size_t used;
-        r = zs_frame_end(f, out - frame_start, h.checksum ? XXH64_digest(xs) : 0, src + pos, len - pos, &used);
+        r = zs_frame_end(f, e.produced, h.checksum ? XXH64_digest(xs) : 0, src + pos, len - pos, &used);
         pos += used;
     }
     if (xs) XXH64_freeState(xs);
     zs_block_free(&b);
+    zs_dctx_free(c);
     zs_frame_free(f);
     *out_len = out;
     return r;
