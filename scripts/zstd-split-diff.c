@@ -105,8 +105,8 @@ static int zs_trace_line, zs_trace_huf_end;  // the decoder built without its tr
 
 // The API as a parallel caller drives it, on one thread: the scan runs up to
 // SHUF_AHEAD blocks ahead, phase 1 decodes them in a shuffled order on two
-// contexts in turn, phase 2 executes them in order; the first error in the
-// frame's order is the result. Must read every input as zs_decompress does.
+// contexts at random, phase 2 executes them in order; the first error in
+// the frame's order is the result. Must read every input as zs_decompress does.
 #define SHUF_AHEAD 8
 static int shuffled_decompress(const uint8_t *src, size_t len, uint8_t *dst, size_t cap, size_t *out_len) {
     static zs_frame *f;

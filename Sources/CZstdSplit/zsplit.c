@@ -153,6 +153,12 @@ struct zs_block_tables {
     uint32_t lit_len;  // Huffman: the streams' bytes, the jump table included
     uint32_t nseqs;
     uint32_t seq_off;  // the sequences bitstream
+    // phase 1, for phase 2: the repeat offsets after the block (SYM_REP
+    // values where they come from before it), how far its offsets reach
+    // before its start, and the sequences up to the last ZS_SEQ_EARLY one
+    uint64_t rep_out[3];
+    uint64_t reach;
+    uint32_t early_end;
     huf_desc huf;      // Huffman
     seq_desc seq[3];   // nseqs > 0
 };
@@ -724,11 +730,30 @@ static int seq_build(zs_dctx *c, int which, const seq_desc *d, const seq_cell **
     }
 }
 
-// The sequences bitstream into b->seqs: each sequence's literal and match
-// lengths and Offset_Value, every bound checked that the block alone sets.
+// A repeat offset the block does not know yet: one of the three it starts
+// with (bits 32-33), less `d` (bits 0-31: Repeated_Offset1 - 1, applied d
+// times, each read as 1 when it gives 0). Above any offset.
+#define SYM_REP (1ull << 63)
+static inline uint64_t rep_minus1(uint64_t r) {
+    if (r & SYM_REP) return r + 1;
+    r -= 1;
+    return r + (r == 0);  // libzstd reads a repeat offset of 0 as 1
+}
+
+// The sequences bitstream into b->seqs, every bound checked that the block
+// alone sets. The repeat offsets are resolved here from SYM_REP values of the
+// three the block starts with: after three new offsets no sequence needs
+// them, and phase 2 resolves the few that do (ZS_SEQ_EARLY), and checks
+// their offsets and the block's reach (the offsets resolved here, checked
+// against the block's own output).
 static int decode_sequences(zs_dctx *c, zs_block *b) {
-    const zs_block_tables *t = b->t;
+    zs_block_tables *t = b->t;
     size_t n = t->nseqs;
+    t->reach = 0;
+    t->early_end = 0;
+    t->rep_out[0] = SYM_REP | 0ull << 32;
+    t->rep_out[1] = SYM_REP | 1ull << 32;
+    t->rep_out[2] = SYM_REP | 2ull << 32;
     if (n == 0) {
         b->size = b->nlits;
         return 0;
@@ -746,7 +771,12 @@ static int decode_sequences(zs_dctx *c, zs_block *b) {
     uint32_t sll = bwd_read(&bs, ll_log);
     uint32_t sof = bwd_read(&bs, of_log);
     uint32_t sml = bwd_read(&bs, ml_log);
-    uint64_t lits_left = b->nlits, out = 0, max = t->block_max;
+    uint64_t r0 = t->rep_out[0], r1 = t->rep_out[1], r2 = t->rep_out[2];
+    // The literals the sequences take, and the bytes they make, are checked
+    // once after them: both only grow, and none is used before phase 2.
+    uint64_t lit_sum = 0, out = 0;
+    int64_t reach = 0;
+    size_t early_end = 0;
     zs_seq *q = b->seqs;
     size_t i = 0;
     // One sequence: offset extra bits, match length's, literal length's, then
@@ -755,21 +785,48 @@ static int decode_sequences(zs_dctx *c, zs_block *b) {
 #define SEQUENCE(READ_EXTRA, READ_STATE, REFILL)                                  \
     {                                                                            \
         seq_cell cl = llt[sll], co = oft[sof], cm = mlt[sml];                    \
-        uint32_t ofv = co.base;                                                  \
-        if (co.extra) ofv += READ_EXTRA(co.extra);                               \
+        uint64_t off;                                                            \
+        if (co.extra > 1) {                                                      \
+            off = (uint64_t)co.base + READ_EXTRA(co.extra) - 3;                  \
+            r2 = r1;                                                             \
+            r1 = r0;                                                             \
+            r0 = off;                                                            \
+        } else {                                                                 \
+            unsigned ll0 = cl.base == 0;                                         \
+            if (co.extra == 0) {                                                 \
+                off = ll0 ? r1 : r0;                                             \
+                if (ll0) {                                                       \
+                    r1 = r0;                                                     \
+                    r0 = off;                                                    \
+                }                                                                \
+            } else {                                                             \
+                unsigned k = 1 + ll0 + READ_EXTRA(1);                            \
+                uint64_t v = k == 3 ? rep_minus1(r0) : k == 2 ? r2 : r1;         \
+                if (k != 1) r2 = r1;                                             \
+                r1 = r0;                                                         \
+                r0 = off = v;                                                    \
+            }                                                                    \
+        }                                                                        \
         uint32_t ml = cm.base + (cm.extra ? READ_EXTRA(cm.extra) : 0);           \
         REFILL;                                                                  \
         uint32_t ll = cl.base + (cl.extra ? READ_EXTRA(cl.extra) : 0);           \
         sll = cl.next + READ_STATE(cl.nb);                                       \
         sml = cm.next + READ_STATE(cm.nb);                                       \
         sof = co.next + READ_STATE(co.nb);                                       \
-        if (ll > lits_left) return FAIL(ZS_ERR_CORRUPT);                         \
-        lits_left -= ll;                                                         \
-        out += ll + ml;                                                          \
-        if (out > max) return FAIL(ZS_ERR_CORRUPT);                              \
+        lit_sum += ll;                                                           \
+        out += ll;                                                               \
         q[i].ll = ll;                                                            \
         q[i].ml = ml;                                                            \
-        q[i].ofv = ofv;                                                          \
+        if (off & SYM_REP) { /* not known yet: phase 2 resolves it */            \
+            q[i].ml = ml | ZS_SEQ_EARLY;                                         \
+            off = (off >> 32 & 3) << 16 | (off & 0xFFFF);                        \
+            early_end = i + 1;                                                   \
+        } else {                                                                 \
+            int64_t before = (int64_t)(off - out); /* > 0: before the block */   \
+            reach = before > reach ? before : reach;                             \
+        }                                                                        \
+        q[i].off = (uint32_t)off;                                                \
+        out += ml;                                                               \
     }
     {
         // Whole-word reads while no read of the sequence can reach the
@@ -799,8 +856,14 @@ static int decode_sequences(zs_dctx *c, zs_block *b) {
 #undef CAREFUL_STATE
 #undef SEQUENCE
     if (bs.p > 0) return FAIL(ZS_ERR_CORRUPT);  // bits left unread
-    out += lits_left;
-    if (out > max) return FAIL(ZS_ERR_CORRUPT);
+    if (lit_sum > b->nlits) return FAIL(ZS_ERR_CORRUPT);
+    out += b->nlits - lit_sum;
+    if (out > t->block_max) return FAIL(ZS_ERR_CORRUPT);
+    t->rep_out[0] = r0;
+    t->rep_out[1] = r1;
+    t->rep_out[2] = r2;
+    t->reach = (uint64_t)reach;
+    t->early_end = (uint32_t)early_end;
     b->nseqs = (uint32_t)n;
     b->size = (uint32_t)out;
     return 0;
@@ -973,62 +1036,76 @@ void zs_exec_begin(zs_exec *e) {
     e->rep[2] = 8;
 }
 
-__attribute__((noinline)) int zs_execute(zs_exec *e, const zs_block *b, uint8_t *dst, uint64_t hist) {
-    uint8_t *op = dst;
-    if (b->kind == ZS_BLOCK_RAW) {
-        memcpy(op, b->src, b->size);
-    } else if (b->kind == ZS_BLOCK_RLE) {
-        memset(op, b->rle_byte, b->size);
-    } else {
-        const uint8_t *lp = b->lits;
-        const zs_seq *q = b->seqs, *qe = q + b->nseqs;
-        uint32_t r0 = e->rep[0], r1 = e->rep[1], r2 = e->rep[2];
-        for (; q < qe; q++) {
-            uint32_t ll = q->ll, ml = q->ml, ofv = q->ofv;
-            // The repeat offsets (RFC 8878, "Repeat Offsets"): Offset_Value
-            // 1 to 3, one more when the literal length is 0; 4 is
-            // Repeated_Offset1 - 1, read as 1 when that is 0, as libzstd does.
-            if (ofv > 3) {
-                r2 = r1;
-                r1 = r0;
-                r0 = ofv - 3;
-            } else {
-                unsigned k = ofv + (ll == 0);
-                if (k != 1) {
-                    uint32_t t = k == 2 ? r1 : k == 3 ? r2 : r0 - 1;
-                    t += t == 0;
-                    if (k != 2) r2 = r1;
-                    r1 = r0;
-                    r0 = t;
-                }
-            }
-            size_t off = r0;
-            if (ll) wild16(op, lp, ll);
-            op += ll;
-            lp += ll;
+// A SYM_REP value (or a ZS_SEQ_EARLY offset: the same in 18 bits) given the
+// repeat offsets the block starts with.
+static inline uint32_t rep_resolve(const uint32_t *in, unsigned which, uint64_t d) {
+    uint32_t x = in[which];
+    return x > d ? (uint32_t)(x - d) : 1;
+}
+
+// The sequences [q, qe) from op; `early`: some are ZS_SEQ_EARLY (a constant:
+// the loop for the others does not test for it).
+static inline __attribute__((always_inline)) int exec_seqs(const zs_seq *q, const zs_seq *qe, uint8_t **opp,
+                                                           const uint8_t **lpp, const uint8_t *dst, uint64_t hist,
+                                                           const uint32_t *in, int early) {
+    uint8_t *op = *opp;
+    const uint8_t *lp = *lpp;
+    for (; q < qe; q++) {
+        uint32_t ll = q->ll, ml = q->ml;
+        size_t off = q->off;
+        if (ll) wild16(op, lp, ll);
+        op += ll;
+        lp += ll;
+        if (early && (ml & ZS_SEQ_EARLY)) {
+            ml &= ~ZS_SEQ_EARLY;
+            off = rep_resolve(in, (unsigned)(off >> 16), off & 0xFFFF);
             if (off > hist + (uint64_t)(op - dst)) return FAIL(ZS_ERR_CORRUPT);  // before the frame's output
-            const uint8_t *m = op - off;
-            if (off >= 16) {
-                wild16(op, m, ml);
-                op += ml;
-            } else {
-                // The match overlaps itself: copy its first period, which doubles
-                // the distance to copy from (the bytes repeat every `off`).
-                uint8_t *d = op, *end = op + ml;
-                while ((size_t)(d - m) < 16 && d < end) {
-                    size_t k = (size_t)(d - m);
-                    if (k > (size_t)(end - d)) k = (size_t)(end - d);
-                    memcpy(d, m, k);
-                    d += k;
-                }
-                if (d < end) wild16(d, m, (size_t)(end - d));  // d - m >= 16, a multiple of off
-                op = end;
-            }
         }
+        const uint8_t *m = op - off;
+        if (off >= 16) {
+            wild16(op, m, ml);
+            op += ml;
+        } else {
+            // The match overlaps itself: copy its first period, which doubles
+            // the distance to copy from (the bytes repeat every `off`).
+            uint8_t *d = op, *end = op + ml;
+            while ((size_t)(d - m) < 16 && d < end) {
+                size_t k = (size_t)(d - m);
+                if (k > (size_t)(end - d)) k = (size_t)(end - d);
+                memcpy(d, m, k);
+                d += k;
+            }
+            if (d < end) wild16(d, m, (size_t)(end - d));  // d - m >= 16, a multiple of off
+            op = end;
+        }
+    }
+    *opp = op;
+    *lpp = lp;
+    return 0;
+}
+
+__attribute__((noinline)) int zs_execute(zs_exec *e, const zs_block *b, uint8_t *dst, uint64_t hist) {
+    if (b->kind == ZS_BLOCK_RAW) {
+        memcpy(dst, b->src, b->size);
+    } else if (b->kind == ZS_BLOCK_RLE) {
+        memset(dst, b->rle_byte, b->size);
+    } else {
+        const zs_block_tables *t = b->t;
+        // Every offset phase 1 resolved, at once: the farthest reaches
+        // t->reach bytes before the block.
+        if (t->reach > hist) return FAIL(ZS_ERR_CORRUPT);
+        uint8_t *op = dst;
+        const uint8_t *lp = b->lits;
+        const zs_seq *q = b->seqs, *qe = q + b->nseqs, *qx = q + t->early_end;
+        int r = exec_seqs(q, qx, &op, &lp, dst, hist, e->rep, 1);
+        if (r) return r;
+        exec_seqs(qx, qe, &op, &lp, dst, hist, e->rep, 0);
         memcpy(op, lp, b->nlits - (size_t)(lp - b->lits));
-        e->rep[0] = r0;
-        e->rep[1] = r1;
-        e->rep[2] = r2;
+        uint32_t in[3] = {e->rep[0], e->rep[1], e->rep[2]};
+        for (int k = 0; k < 3; k++) {
+            uint64_t v = t->rep_out[k];
+            e->rep[k] = v & SYM_REP ? rep_resolve(in, (unsigned)(v >> 32 & 3), v & 0xFFFFFFFFu) : (uint32_t)v;
+        }
     }
     e->produced += b->size;
     return 0;

@@ -12,12 +12,14 @@
 // 2. Phase 1, zs_decode_block: the entropy decoding. It reads only the
 //    block's bytes and what the scan gave it, and writes only the block's
 //    record and the zs_dctx it is given, so different blocks of a frame go
-//    through it at once, in any order, one zs_dctx per thread. The record's
-//    offsets are the stream's Offset_Values: repeat codes unresolved, since
-//    the repeat offsets chain every sequence of the frame.
+//    through it at once, in any order, one zs_dctx per thread. The repeat
+//    offsets chain every sequence of the frame: phase 1 resolves them with
+//    the three the block starts with as unknowns, which only the first
+//    sequences of a block meet; those it leaves to phase 2 (ZS_SEQ_EARLY).
 // 3. Phase 2, zs_execute: in the frame's order, one block after another. It
-//    resolves the repeat offsets (carried in zs_exec), checks each offset
-//    against the output before it, and copies literals and matches.
+//    resolves the ZS_SEQ_EARLY offsets and the repeat offsets the block ends
+//    with (zs_exec carries them), checks the offsets against the output
+//    before the block, and copies literals and matches.
 //
 // Each step checks what it reads. A block is good only when all three
 // succeed for it; an error in any step, in any order the steps ran, is the
@@ -67,13 +69,15 @@ typedef struct {
     uint8_t header_size;
 } zs_frame_header;
 
-// One decoded sequence: `ll` literals, then `ml` bytes copied from an offset
-// given by `ofv`, the stream's Offset_Value (RFC 8878, "Offset Codes"):
-// above 3 the offset plus 3; 1 to 3 a repeat code, which zs_execute
-// resolves with the repeat offsets of the sequences before it (and ll == 0).
+// One decoded sequence: `ll` literals, then `ml` bytes copied from `off`
+// back. With ZS_SEQ_EARLY set in `ml`, `off` is a repeat offset from before
+// the block, which zs_execute resolves: the block's first repeat offset
+// (bits 16-17 say which of the three) less bits 0-15 (RFC 8878's
+// "Repeated_Offset1 - 1", applied that many times, never below 1).
 typedef struct {
-    uint32_t ll, ml, ofv;
+    uint32_t ll, ml, off;
 } zs_seq;
+#define ZS_SEQ_EARLY 0x80000000u
 
 enum { ZS_BLOCK_RAW = 0, ZS_BLOCK_RLE = 1, ZS_BLOCK_COMPRESSED = 2 };
 
