@@ -99,14 +99,16 @@ static void ensure(size_t cap) {
 static long n_same_ok, n_same_err, n_skipped, n_diff, n_huf_end;
 #ifdef ZS_TRACE
 extern int zs_trace_line, zs_trace_huf_end;
+void zs_trace_generic(zs_dctx *c);
 #else
 static int zs_trace_line, zs_trace_huf_end;  // the decoder built without its trace
 #endif
 
 // The API as a parallel caller drives it, on one thread: the scan runs up to
 // SHUF_AHEAD blocks ahead, phase 1 decodes them in a shuffled order on two
-// contexts at random, phase 2 executes them in order; the first error in
-// the frame's order is the result. Must read every input as zs_decompress does.
+// contexts at random (one with phase 1's baseline build, under ZS_TRACE),
+// phase 2 executes them in order; the first error in the frame's order is
+// the result. Must read every input as zs_decompress does.
 #define SHUF_AHEAD 8
 static int shuffled_decompress(const uint8_t *src, size_t len, uint8_t *dst, size_t cap, size_t *out_len) {
     static zs_frame *f;
@@ -117,6 +119,9 @@ static int shuffled_decompress(const uint8_t *src, size_t len, uint8_t *dst, siz
         f = zs_frame_create();
         ctx[0] = zs_dctx_create();
         ctx[1] = zs_dctx_create();
+#ifdef ZS_TRACE
+        if (ctx[1]) zs_trace_generic(ctx[1]);  // phase 1's baseline build; zs_decompress's may be BMI2's
+#endif
         xs = XXH64_createState();
         for (int i = 0; i < SHUF_AHEAD; i++)
             if (zs_block_init(&blk[i])) f = NULL;
