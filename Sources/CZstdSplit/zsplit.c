@@ -495,15 +495,29 @@ static int huf_build(zs_dctx *c, const huf_desc *d) {
     return 0;
 }
 
-// Decodes n symbols from one Huffman stream; it must end exactly at its start.
-static inline __attribute__((always_inline)) int huf_stream(const zs_dctx *c, uint8_t *out, size_t n, const uint8_t *s, size_t len, size_t avail) {
+// A Huffman stream being decoded: bits [0, p) unread, i symbols out.
+typedef struct {
     bwd_t b;
-    if (bwd_init(&b, s, len, avail)) return FAIL_HUF_END(ZS_ERR_CORRUPT);
+    int64_t p;
+    size_t i;
+} huf_st;
+
+static inline __attribute__((always_inline)) int huf_start(huf_st *h, const uint8_t *s, size_t len, size_t avail) {
+    if (bwd_init(&h->b, s, len, avail)) return FAIL_HUF_END(ZS_ERR_CORRUPT);
+    h->p = h->b.p;
+    h->i = 0;
+    return 0;
+}
+
+// The rest of a stream, to n symbols in all; it must end exactly at its start.
+static inline __attribute__((always_inline)) int huf_finish(const zs_dctx *c, huf_st *h, uint8_t *out, size_t n) {
     const huf_cell *t = c->huf;
     const unsigned L = c->huf_log;
     const uint64_t mask = (1ull << L) - 1;
-    int64_t p = b.p;
-    size_t i = 0;
+    const uint8_t *s = h->b.s;
+    const size_t avail = h->b.avail;
+    int64_t p = h->p;
+    size_t i = h->i;
     // Whole-word loads while every symbol of the step has its bits in the
     // block: 4 symbols take at most 4 * 12 bits.
     while (n - i >= 4 && p >= 4 * (int64_t)L) {
@@ -511,18 +525,18 @@ static inline __attribute__((always_inline)) int huf_stream(const zs_dctx *c, ui
         if (((size_t)q >> 3) + 8 > avail) break;
         for (int k = 0; k < 4; k++) {
             q = p - (int64_t)L;
-            huf_cell c = t[(rd64(s + ((size_t)q >> 3)) >> (q & 7)) & mask];
-            out[i++] = c.sym;
-            p -= c.nb;
+            huf_cell cell = t[(rd64(s + ((size_t)q >> 3)) >> (q & 7)) & mask];
+            out[i++] = cell.sym;
+            p -= cell.nb;
         }
     }
     for (; i < n; i++) {
         uint32_t idx;
         if (p >= (int64_t)L) {
-            b.p = p;
-            idx = (uint32_t)bwd_bits_at(&b, p - (int64_t)L, L);
+            h->b.p = p;
+            idx = (uint32_t)bwd_bits_at(&h->b, p - (int64_t)L, L);
         } else if (p > 0) {
-            idx = (uint32_t)(bwd_bits_at(&b, 0, (unsigned)p) << (L - (unsigned)p));
+            idx = (uint32_t)(bwd_bits_at(&h->b, 0, (unsigned)p) << (L - (unsigned)p));
         } else {
             return FAIL_HUF_END(ZS_ERR_CORRUPT);  // past the start before the last symbol
         }
@@ -530,6 +544,61 @@ static inline __attribute__((always_inline)) int huf_stream(const zs_dctx *c, ui
         p -= t[idx].nb;
     }
     return p == 0 ? 0 : FAIL_HUF_END(ZS_ERR_CORRUPT);
+}
+
+// The four streams of a literals section, `seg` symbols each but the last.
+// First one symbol of each in turn, while every stream has whole-word loads
+// and 4 symbols left in the shortest: four dependency chains at once, where
+// one stream is one chain of table loads (libzstd interleaves them too).
+// Then each stream's rest alone. The symbols and the bits each stream reads
+// are the same as stream after stream.
+static inline __attribute__((always_inline)) int huf_4streams(const zs_dctx *c, uint8_t *out, size_t n, size_t seg,
+                                                             const uint8_t *q, const size_t *lens, size_t av) {
+    huf_st h[4];
+    for (int k = 0; k < 4; k++) {
+        int r = huf_start(&h[k], q, lens[k], av);
+        if (r) return r;
+        q += lens[k];
+        av -= lens[k];
+    }
+    const huf_cell *t = c->huf;
+    const unsigned L = c->huf_log;
+    const uint64_t mask = (1ull << L) - 1;
+    const int64_t T = 4 * (int64_t)L;
+    const size_t last = n - 3 * seg;  // the fourth stream's symbols, the fewest
+    uint8_t *o0 = out, *o1 = out + seg, *o2 = out + 2 * seg, *o3 = out + 3 * seg;
+    const uint8_t *s0 = h[0].b.s, *s1 = h[1].b.s, *s2 = h[2].b.s, *s3 = h[3].b.s;
+    const size_t a0 = h[0].b.avail, a1 = h[1].b.avail, a2 = h[2].b.avail, a3 = h[3].b.avail;
+    int64_t p0 = h[0].p, p1 = h[1].p, p2 = h[2].p, p3 = h[3].p;
+    size_t i = 0;
+#define HUF_FITS(p, a) ((p) >= T && (((size_t)((p) - (int64_t)L)) >> 3) + 8 <= (a))
+#define HUF_ONE(p, s, o)                                                          \
+    {                                                                             \
+        int64_t b_ = (p) - (int64_t)L;                                            \
+        huf_cell cell = t[(rd64((s) + ((size_t)b_ >> 3)) >> (b_ & 7)) & mask];    \
+        (o)[i] = cell.sym;                                                        \
+        (p) -= cell.nb;                                                           \
+    }
+    while (last - i >= 4 && HUF_FITS(p0, a0) && HUF_FITS(p1, a1) && HUF_FITS(p2, a2) && HUF_FITS(p3, a3)) {
+        for (int k = 0; k < 4; k++, i++) {
+            HUF_ONE(p0, s0, o0)
+            HUF_ONE(p1, s1, o1)
+            HUF_ONE(p2, s2, o2)
+            HUF_ONE(p3, s3, o3)
+        }
+    }
+#undef HUF_ONE
+#undef HUF_FITS
+    h[0].p = p0;
+    h[1].p = p1;
+    h[2].p = p2;
+    h[3].p = p3;
+    for (int k = 0; k < 4; k++) {
+        h[k].i = i;
+        int r = huf_finish(c, &h[k], out + k * seg, k < 3 ? seg : last);
+        if (r) return r;
+    }
+    return 0;
 }
 
 // ---- the scan ------------------------------------------------------------------------
@@ -716,22 +785,17 @@ static inline __attribute__((always_inline)) int decode_literals(zs_dctx *c, zs_
         size_t csize = t->lit_len;
         size_t avail = b->src_size - t->lit_off;  // the block's bytes from p: whole-word loads stay in them
         if (!t->four) {
-            r = huf_stream(c, b->lits, n, p, csize, avail);
+            huf_st h;
+            r = huf_start(&h, p, csize, avail);
+            if (!r) r = huf_finish(c, &h, b->lits, n);
         } else {
             if (csize < 10) return FAIL(ZS_ERR_CORRUPT);
             size_t l1 = rd16(p), l2 = rd16(p + 2), l3 = rd16(p + 4);
             if (6 + l1 + l2 + l3 > csize) return FAIL(ZS_ERR_CORRUPT);
             size_t l4 = csize - 6 - l1 - l2 - l3, seg = (n + 3) / 4;
             if (3 * seg > n) return FAIL(ZS_ERR_CORRUPT);
-            // One call site: huf_stream is inlined, once.
             const size_t lens[4] = {l1, l2, l3, l4};
-            const uint8_t *q = p + 6;
-            size_t av = avail - 6;
-            for (int k = 0; k < 4 && !r; k++) {
-                r = huf_stream(c, b->lits + k * seg, k < 3 ? seg : n - 3 * seg, q, lens[k], av);
-                q += lens[k];
-                av -= lens[k];
-            }
+            r = huf_4streams(c, b->lits, n, seg, p + 6, lens, avail - 6);
         }
         if (r) return r;
     }
