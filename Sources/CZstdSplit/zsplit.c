@@ -880,11 +880,10 @@ static inline __attribute__((always_inline)) int decode_sequences(zs_dctx *c, zs
     uint64_t r0 = t->rep_out[0], r1 = t->rep_out[1], r2 = t->rep_out[2];
     // The literals the sequences take, and the bytes they make, are checked
     // once after them: both only grow, and none is used before phase 2.
-    uint64_t lit_sum = 0, out = 0;
+    uint64_t out = 0;
     int64_t reach = 0;
-    size_t early_end = 0;
-    zs_seq *q = b->seqs;
-    size_t i = 0;
+    zs_seq *const q0 = b->seqs, *const qe = q0 + n;
+    zs_seq *q = q0;  // a pointer, not an index: one register less in the loop
     // One sequence: offset extra bits, match length's, literal length's, then
     // the three states (libzstd updates them after the last sequence too).
     // READ_EXTRA(nb) with nb >= 1, READ_STATE(nb) with nb >= 0.
@@ -919,19 +918,18 @@ static inline __attribute__((always_inline)) int decode_sequences(zs_dctx *c, zs
         sll = cl.next + READ_STATE(cl.nb);                                       \
         sml = cm.next + READ_STATE(cm.nb);                                       \
         sof = co.next + READ_STATE(co.nb);                                       \
-        lit_sum += ll;                                                           \
         out += ll;                                                               \
-        q[i].ll = ll;                                                            \
-        q[i].ml = ml;                                                            \
+        q->ll = ll;                                                              \
+        q->ml = ml;                                                              \
         if (off & SYM_REP) { /* not known yet: phase 2 resolves it */            \
-            q[i].ml = ml | ZS_SEQ_EARLY;                                         \
+            q->ml = ml | ZS_SEQ_EARLY;                                           \
             off = (off >> 32 & 3) << 16 | (off & 0xFFFF);                        \
-            early_end = i + 1;                                                   \
+            t->early_end = (uint32_t)(q - q0 + 1);                               \
         } else {                                                                 \
             int64_t before = (int64_t)(off - out); /* > 0: before the block */   \
             reach = before > reach ? before : reach;                             \
         }                                                                        \
-        q[i].off = (uint32_t)off;                                                \
+        q->off = (uint32_t)off;                                                  \
         out += ml;                                                               \
     }
     {
@@ -947,7 +945,7 @@ static inline __attribute__((always_inline)) int decode_sequences(zs_dctx *c, zs
         uint64_t word;
 #define FAST_REFILL (base = 8 * ((p >> 3) - 7), word = rd64(src + (base >> 3)))
 #define FAST_READ(nb) (p -= (nb), (uint32_t)((word >> (p - base)) & ((1ull << (nb)) - 1)))  // nb <= 31
-        for (; i < n && p >= 160; i++) {
+        for (; q < qe && p >= 160; q++) {
             FAST_REFILL;
             SEQUENCE(FAST_READ, FAST_READ, FAST_REFILL)
         }
@@ -957,11 +955,13 @@ static inline __attribute__((always_inline)) int decode_sequences(zs_dctx *c, zs
     }
 #define CAREFUL_EXTRA(nb) bwd_read_fast(&bs, (nb))
 #define CAREFUL_STATE(nb) bwd_read(&bs, (nb))
-    for (; i < n; i++) SEQUENCE(CAREFUL_EXTRA, CAREFUL_STATE, (void)0)
+    for (; q < qe; q++) SEQUENCE(CAREFUL_EXTRA, CAREFUL_STATE, (void)0)
 #undef CAREFUL_EXTRA
 #undef CAREFUL_STATE
 #undef SEQUENCE
     if (bs.p > 0) return FAIL(ZS_ERR_CORRUPT);  // bits left unread
+    uint64_t lit_sum = 0;  // summed here: one register less in the loop
+    for (size_t k = 0; k < n; k++) lit_sum += q0[k].ll;
     if (lit_sum > b->nlits) return FAIL(ZS_ERR_CORRUPT);
     out += b->nlits - lit_sum;
     if (out > t->block_max) return FAIL(ZS_ERR_CORRUPT);
@@ -969,7 +969,6 @@ static inline __attribute__((always_inline)) int decode_sequences(zs_dctx *c, zs
     t->rep_out[1] = r1;
     t->rep_out[2] = r2;
     t->reach = (uint64_t)reach;
-    t->early_end = (uint32_t)early_end;
     b->nseqs = (uint32_t)n;
     b->size = (uint32_t)out;
     return 0;
