@@ -14,7 +14,8 @@
 //                                     one buffer), libzstd (ZSTD_decompressStream, 128 KiB
 //                                     output buffer), libzstd1 (ZSTD_decompress, one buffer)
 //   zstd-split-diff benchcmp FILE.zst RUNS   libzstd, zsplit1 and zsplit2 in turn, RUNS
-//                                     rounds in one process: wall-clock medians and ratios
+//                                     rounds in one process: wall-clock and CPU medians, the
+//                                     ratios, and which thread took which phase of how many blocks
 //   zstd-split-diff mtcheck FILE.zst  the threaded decoder on 2 threads against libzstd
 //
 // The oracle: libzstd's buffer-less streaming decoder
@@ -515,7 +516,7 @@ typedef struct {
     zs_exec e;
     XXH64_state_t *xs;
     ring_t ring;
-    uint64_t blocks, waits;
+    uint64_t blocks, waits, decoded_by[8], executed_by[8];
 } mt_t;
 
 static int mt_init(mt_t *m, int threads) {
@@ -596,7 +597,9 @@ static void mt_run(mt_t *m, int t) {
     pthread_mutex_lock(&m->mu);
     while (!m->finished) {
         if (!m->exec_busy && m->exec_next < m->scan_next && m->state[m->exec_next % MT_SLOTS] == SLOT_DECODED) {
+            uint64_t before = m->blocks;
             mt_exec(m);
+            m->executed_by[t] += m->blocks - before;
             continue;
         }
         uint64_t ready = m->scan_next - m->claim_next, room = MT_SLOTS - (m->scan_next - m->exec_next);
@@ -612,6 +615,7 @@ static void mt_run(mt_t *m, int t) {
             pthread_mutex_unlock(&m->mu);
             if (!m->err[slot]) m->err[slot] = zs_decode_block(m->ctx[t], &m->b[slot]);
             pthread_mutex_lock(&m->mu);
+            m->decoded_by[t]++;
             m->state[slot] = SLOT_DECODED;
             if (i == m->exec_next) pthread_cond_broadcast(&m->cv);
             continue;
@@ -684,9 +688,9 @@ static int mt_decode(mt_t *m, const uint8_t *src, size_t len, int threads, size_
     return r;
 }
 
-static double now(void) {
+static double clock_s(clockid_t id) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -768,35 +772,54 @@ static int cmp_double(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-// libzstd, zsplit1, zsplit2 in turn (the order rotating), `runs` rounds.
+// libzstd, zsplit1, zsplit2 in turn (the order rotating), `runs` rounds:
+// the medians of each one's wall-clock and CPU time (the process's, both
+// threads of zsplit2), and the ratios of the wall-clock medians.
 static int benchcmp(const char *path, int runs) {
     static const char *modes[3] = {"libzstd", "zsplit1", "zsplit2"};
     size_t n, cap = 0;
     uint8_t *src = read_file(path, &n), *dst = NULL;
-    double *t[3];
-    for (int k = 0; k < 3; k++) t[k] = malloc(sizeof(double) * (size_t)runs);
+    double *t[3], *cpu[3];
+    uint64_t split[4], by[4] = {0};  // zsplit2's blocks: phase 1 on each thread, phase 2 on each
+    for (int k = 0; k < 3; k++) {
+        t[k] = malloc(sizeof(double) * (size_t)runs);
+        cpu[k] = malloc(sizeof(double) * (size_t)runs);
+    }
     for (int i = 0; i < runs; i++) {
         for (int j = 0; j < 3; j++) {
             int k = (i + j) % 3;
-            double t0 = now();
+            if (k == 2) {
+                memcpy(split, bench_mt.decoded_by, 2 * sizeof split[0]);
+                memcpy(split + 2, bench_mt.executed_by, 2 * sizeof split[0]);
+            }
+            double t0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
             if (run_mode(modes[k], src, n, &dst, &cap)) {
                 fprintf(stderr, "%s: decoding failed\n", modes[k]);
                 return 1;
             }
-            t[k][i] = now() - t0;
+            t[k][i] = clock_s(CLOCK_MONOTONIC) - t0;
+            cpu[k][i] = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+            if (k == 2)
+                for (int x = 0; x < 2; x++) {
+                    by[x] += bench_mt.decoded_by[x] - split[x];
+                    by[2 + x] += bench_mt.executed_by[x] - split[2 + x];
+                }
         }
     }
     double med[3];
     for (int k = 0; k < 3; k++) {
         qsort(t[k], (size_t)runs, sizeof(double), cmp_double);
+        qsort(cpu[k], (size_t)runs, sizeof(double), cmp_double);
         med[k] = t[k][runs / 2];
-        printf("%-8s median %8.2f ms  min %8.2f ms  max %8.2f ms  (%d runs)\n", modes[k], med[k] * 1e3, t[k][0] * 1e3,
-               t[k][runs - 1] * 1e3, runs);
+        printf("%-8s wall median %8.2f ms (min %8.2f, max %8.2f)  CPU median %8.2f ms  (%d runs)\n", modes[k],
+               med[k] * 1e3, t[k][0] * 1e3, t[k][runs - 1] * 1e3, cpu[k][runs / 2] * 1e3, runs);
     }
-    printf("speed vs libzstd (medians): zsplit1 %.3fx  zsplit2 %.3fx;  zsplit2 vs zsplit1 %.3fx\n", med[0] / med[1],
-           med[0] / med[2], med[1] / med[2]);
-    printf("zsplit2 handed out %llu blocks, %llu waits\n", (unsigned long long)bench_mt.blocks,
-           (unsigned long long)bench_mt.waits);
+    printf("speed vs libzstd (wall medians): zsplit1 %.3fx  zsplit2 %.3fx;  zsplit2 vs zsplit1 %.3fx\n",
+           med[0] / med[1], med[0] / med[2], med[1] / med[2]);
+    printf("zsplit2's blocks: phase 1 %llu on the main thread, %llu on the other; phase 2 %llu and %llu; "
+           "%llu waits (both modes)\n",
+           (unsigned long long)by[0], (unsigned long long)by[1], (unsigned long long)by[2],
+           (unsigned long long)by[3], (unsigned long long)bench_mt.waits);
     return 0;
 }
 
