@@ -15,7 +15,10 @@
 //                                     output buffer), libzstd1 (ZSTD_decompress, one buffer)
 //   zstd-split-diff benchcmp FILE.zst RUNS   libzstd, zsplit1 and zsplit2 in turn, RUNS
 //                                     rounds in one process: wall-clock and CPU medians, the
-//                                     ratios, and which thread took which phase of how many blocks
+//                                     ratios, and which thread took which phase of how many blocks;
+//                                     ZSPLIT_BENCH_ROUNDS=1 prints every round too
+//   zstd-split-diff benchpair FILE.zst RUNS  the control: two independent one-thread decodes
+//                                     at once against one alone (zsplit1, then libzstd)
 //   zstd-split-diff mtcheck FILE.zst  the threaded decoder on 2 threads against libzstd
 //
 // The oracle: libzstd's buffer-less streaming decoder
@@ -799,6 +802,8 @@ static int benchcmp(const char *path, int runs) {
             }
             t[k][i] = clock_s(CLOCK_MONOTONIC) - t0;
             cpu[k][i] = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+            if (getenv("ZSPLIT_BENCH_ROUNDS"))  // every round, to pick those no other process disturbed
+                printf("round %d %s wall %.3f ms CPU %.3f ms\n", i, modes[k], t[k][i] * 1e3, cpu[k][i] * 1e3);
             if (k == 2)
                 for (int x = 0; x < 2; x++) {
                     by[x] += bench_mt.decoded_by[x] - split[x];
@@ -820,6 +825,75 @@ static int benchcmp(const char *path, int runs) {
            "%llu waits (both modes)\n",
            (unsigned long long)by[0], (unsigned long long)by[1], (unsigned long long)by[2],
            (unsigned long long)by[3], (unsigned long long)bench_mt.waits);
+    return 0;
+}
+
+// The control of benchcmp's zsplit2: two independent one-thread decodes at
+// once, one a thread (each its own decoder), against one alone. If two at
+// once cost more CPU each than one alone, the machine, not the split, makes
+// zsplit2's threads dearer than zsplit1's. Also libzstd's the same way.
+typedef struct {
+    const char *mode;
+    const uint8_t *src;
+    size_t n;
+    mt_t *m;
+    ZSTD_DStream *ds;
+    double cpu;
+} pair_arg;
+
+static void *pair_thread(void *p) {
+    pair_arg *a = p;
+    double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+    size_t out;
+    if (a->m) {
+        mt_decode(a->m, a->src, a->n, 1, &out, NULL);
+    } else {
+        ZSTD_DCtx_reset(a->ds, ZSTD_reset_session_only);
+        ZSTD_inBuffer in = {a->src, a->n, 0};
+        uint8_t *o = malloc(1 << 17);
+        while (in.pos < in.size) {
+            ZSTD_outBuffer ob = {o, 1 << 17, 0};
+            if (ZSTD_isError(ZSTD_decompressStream(a->ds, &ob, &in))) break;
+        }
+        free(o);
+    }
+    a->cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+    return NULL;
+}
+
+static int benchpair(const char *path, int runs) {
+    size_t n;
+    uint8_t *src = read_file(path, &n);
+    static mt_t ms[2];
+    pair_arg a[2];
+    for (int k = 0; k < 2; k++)
+        if (mt_init(&ms[k], 1)) return 1;
+    ZSTD_DStream *ds[2] = {ZSTD_createDStream(), ZSTD_createDStream()};
+    for (int lib = 0; lib < 2; lib++) {
+        double *one = malloc(sizeof(double) * (size_t)runs), *two = malloc(sizeof(double) * (size_t)runs),
+               *w1 = malloc(sizeof(double) * (size_t)runs), *w2 = malloc(sizeof(double) * (size_t)runs);
+        for (int i = 0; i < runs; i++) {
+            for (int k = 0; k < 2; k++) a[k] = (pair_arg){lib ? "libzstd" : "zsplit1", src, n, lib ? NULL : &ms[k], ds[k], 0};
+            double t0 = clock_s(CLOCK_MONOTONIC);
+            pair_thread(&a[0]);
+            w1[i] = clock_s(CLOCK_MONOTONIC) - t0;
+            one[i] = a[0].cpu;
+            pthread_t th;
+            t0 = clock_s(CLOCK_MONOTONIC);
+            pthread_create(&th, NULL, pair_thread, &a[1]);
+            pair_thread(&a[0]);
+            pthread_join(th, NULL);
+            w2[i] = clock_s(CLOCK_MONOTONIC) - t0;
+            two[i] = (a[0].cpu + a[1].cpu) / 2;
+        }
+        qsort(one, (size_t)runs, sizeof(double), cmp_double);
+        qsort(two, (size_t)runs, sizeof(double), cmp_double);
+        qsort(w1, (size_t)runs, sizeof(double), cmp_double);
+        qsort(w2, (size_t)runs, sizeof(double), cmp_double);
+        printf("%s: one alone %.2f ms wall, %.2f ms CPU; two at once %.2f ms wall, %.2f ms CPU each "
+               "(medians of %d)\n", lib ? "libzstd" : "zsplit1", w1[runs / 2] * 1e3, one[runs / 2] * 1e3,
+               w2[runs / 2] * 1e3, two[runs / 2] * 1e3, runs);
+    }
     return 0;
 }
 
@@ -876,6 +950,7 @@ int main(int argc, char **argv) {
     if ((argc == 4 || argc == 5) && strcmp(argv[1], "bench") == 0)
         return bench(argv[2], argv[3], argc == 5 ? atoi(argv[4]) : 1);
     if (argc == 4 && strcmp(argv[1], "benchcmp") == 0) return benchcmp(argv[2], atoi(argv[3]));
+    if (argc == 4 && strcmp(argv[1], "benchpair") == 0) return benchpair(argv[2], atoi(argv[3]));
     if (argc == 3 && strcmp(argv[1], "mtcheck") == 0) {
         size_t n;
         uint8_t *src = read_file(argv[2], &n);

@@ -1,5 +1,6 @@
 // A zstd frame decoder in three steps (RFC 8878), for decoding one frame on
-// several cores (issue 81; bench/results/2026-11-29-one-frame-split.md).
+// several cores (issue 81; bench/results/2026-11-29-one-frame-split.md and
+// 2026-11-29-one-frame-blocks.md).
 //
 // 1. The scan, zs_scan_block: sequential and cheap. Per block it reads the
 //    3-byte header, the literals section's header, the size of a Huffman
@@ -14,8 +15,9 @@
 //    record and the zs_dctx it is given, so different blocks of a frame go
 //    through it at once, in any order, one zs_dctx per thread. The repeat
 //    offsets chain every sequence of the frame: phase 1 resolves them with
-//    the three the block starts with as unknowns, which only the first
-//    sequences of a block meet; those it leaves to phase 2 (ZS_SEQ_EARLY).
+//    the three the block starts with as unknowns, which only sequences
+//    before the block's third new offset can meet (at -3, a few a block);
+//    those it leaves to phase 2 (ZS_SEQ_EARLY).
 // 3. Phase 2, zs_execute: in the frame's order, one block after another. It
 //    resolves the ZS_SEQ_EARLY offsets and the repeat offsets the block ends
 //    with (zs_exec carries them), checks the offsets against the output
