@@ -474,6 +474,12 @@ static int file_case(const char *level_s, const char *path) {
 // mid + (position mod R) and the window before it are contiguous: no copy,
 // no wrap in zs_execute. As weir would, it writes nothing out; the bench
 // compares it with libzstd copying into a 128 KiB buffer.
+static double clock_s(clockid_t id) {
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 #define MT_SLOTS 16
 #define MT_LOW 2
 #define MT_SCAN_BATCH 4
@@ -520,6 +526,11 @@ typedef struct {
     XXH64_state_t *xs;
     ring_t ring;
     uint64_t blocks, waits, decoded_by[8], executed_by[8];
+    // CPU time (the thread's) of phase 1 on each thread, and of phase 2 + XXH64
+    // on blocks the same thread decoded ([0]) or the other did ([1])
+    int dec_thread[MT_SLOTS];
+    double p1_cpu[8], p2_cpu[2];
+    uint64_t p2_n[2];
 } mt_t;
 
 static int mt_init(mt_t *m, int threads) {
@@ -567,7 +578,7 @@ static void mt_scan(mt_t *m, int n) {
 }
 
 // Phase 2 of the decoded blocks from exec_next on; with m->mu held.
-static void mt_exec(mt_t *m) {
+static void mt_exec(mt_t *m, int t) {
     m->exec_busy = 1;
     uint64_t i = m->exec_next, end = i;
     while (end < m->scan_next && m->state[end % MT_SLOTS] == SLOT_DECODED) end++;
@@ -577,10 +588,14 @@ static void mt_exec(mt_t *m) {
         zs_block *b = &m->b[i % MT_SLOTS];
         r = m->err[i % MT_SLOTS];
         if (!r) {
+            double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
             uint64_t p = m->e.produced, keep = m->ring.size - ZS_RING_SLACK;
             uint8_t *dst = m->ring.mid + p % m->ring.size;
             r = zs_execute(&m->e, b, dst, p < keep ? p : keep);
             if (!r) XXH64_update(m->xs, dst, b->size);
+            int cross = m->dec_thread[i % MT_SLOTS] != t;
+            m->p2_cpu[cross] += clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+            m->p2_n[cross]++;
         }
         fin = r || b->last;
     }
@@ -601,7 +616,7 @@ static void mt_run(mt_t *m, int t) {
     while (!m->finished) {
         if (!m->exec_busy && m->exec_next < m->scan_next && m->state[m->exec_next % MT_SLOTS] == SLOT_DECODED) {
             uint64_t before = m->blocks;
-            mt_exec(m);
+            mt_exec(m, t);
             m->executed_by[t] += m->blocks - before;
             continue;
         }
@@ -616,8 +631,12 @@ static void mt_run(mt_t *m, int t) {
             int slot = (int)(i % MT_SLOTS);
             m->state[slot] = SLOT_CLAIMED;
             pthread_mutex_unlock(&m->mu);
+            double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
             if (!m->err[slot]) m->err[slot] = zs_decode_block(m->ctx[t], &m->b[slot]);
+            double c1 = clock_s(CLOCK_THREAD_CPUTIME_ID);
             pthread_mutex_lock(&m->mu);
+            m->dec_thread[slot] = t;
+            m->p1_cpu[t] += c1 - c0;
             m->decoded_by[t]++;
             m->state[slot] = SLOT_DECODED;
             if (i == m->exec_next) pthread_cond_broadcast(&m->cv);
@@ -691,11 +710,6 @@ static int mt_decode(mt_t *m, const uint8_t *src, size_t len, int threads, size_
     return r;
 }
 
-static double clock_s(clockid_t id) {
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static ZSTD_DStream *bench_ds;
 static uint8_t *bench_obuf;
@@ -821,6 +835,14 @@ static int benchcmp(const char *path, int runs) {
     }
     printf("speed vs libzstd (wall medians): zsplit1 %.3fx  zsplit2 %.3fx;  zsplit2 vs zsplit1 %.3fx\n",
            med[0] / med[1], med[0] / med[2], med[1] / med[2]);
+    printf("CPU a block (both modes): phase 1 %.1f us on the main thread, %.1f on the other; phase 2 + XXH64 "
+           "%.1f us on a block the same thread decoded (%llu), %.1f on one the other did (%llu)\n",
+           bench_mt.p1_cpu[0] * 1e6 / (double)(bench_mt.decoded_by[0] ? bench_mt.decoded_by[0] : 1),
+           bench_mt.p1_cpu[1] * 1e6 / (double)(bench_mt.decoded_by[1] ? bench_mt.decoded_by[1] : 1),
+           bench_mt.p2_cpu[0] * 1e6 / (double)(bench_mt.p2_n[0] ? bench_mt.p2_n[0] : 1),
+           (unsigned long long)bench_mt.p2_n[0],
+           bench_mt.p2_cpu[1] * 1e6 / (double)(bench_mt.p2_n[1] ? bench_mt.p2_n[1] : 1),
+           (unsigned long long)bench_mt.p2_n[1]);
     printf("zsplit2's blocks: phase 1 %llu on the main thread, %llu on the other; phase 2 %llu and %llu; "
            "%llu waits (both modes)\n",
            (unsigned long long)by[0], (unsigned long long)by[1], (unsigned long long)by[2],
