@@ -2,7 +2,8 @@
 // against libzstd, built and run by scripts/zstd-split-check.
 //
 //   zstd-split-diff gen [SEED]        frames libzstd makes over a sweep of
-//                                     parameters, each decoded by both
+//                                     parameters, each decoded by both (and by the
+//                                     threaded decoder, against zsplit in order)
 //   zstd-split-diff file LEVEL FILE   FILE compressed at LEVEL ("long" = -19
 //                                     --long=27), decoded by both
 //   zstd-split-diff check FILE.zst    one compressed file, decoded by both
@@ -360,6 +361,9 @@ static size_t compress_with(ZSTD_CCtx *c, uint8_t *dst, size_t cap, const uint8_
     return out.pos;
 }
 
+static int mt_vs_ours(const uint8_t *src, size_t len, size_t cap, const char *what);
+static long n_mt_same, n_mt_ring, n_mt_skipped;
+
 static int gen(uint64_t seed) {
     rng = seed * 0x9E3779B97F4A7C15ull + 1;
     ZSTD_CCtx *c = ZSTD_createCCtx();
@@ -412,6 +416,7 @@ static int gen(uint64_t seed) {
                  strat, lit, mm, tl, chunk);
         cases++;
         if (compare(out, clen, n + 1, 1, what)) bad++;
+        if (mt_vs_ours(out, clen, n + 1, what)) bad++;
         // Damaged copies of the same frame: the same failure (or bytes).
         for (int k = 0; k < 4 && clen > 0; k++) {
             uint8_t *dmg = malloc(clen);
@@ -422,12 +427,14 @@ static int gen(uint64_t seed) {
             snprintf(what + strlen(what) < what + sizeof what - 20 ? what + strlen(what) : what, 20, " dmg%d", k);
             cases++;
             if (compare(dmg, dlen, n + 1 + (1u << 20), 0, what)) bad++;
+            if (mt_vs_ours(dmg, dlen, n + 1 + (1u << 20), what)) bad++;
             free(dmg);
         }
     }
     printf("gen seed %llu: %d cases, %ld ok alike, %ld errors alike, %ld skipped, %d differences, "
-           "%ld Huffman stream ends libzstd takes\n",
-           (unsigned long long)seed, cases, n_same_ok, n_same_err, n_skipped, bad, n_huf_end);
+           "%ld Huffman stream ends libzstd takes; threaded: %ld as in order, %ld past its ring, %ld skipped\n",
+           (unsigned long long)seed, cases, n_same_ok, n_same_err, n_skipped, bad, n_huf_end, n_mt_same, n_mt_ring,
+           n_mt_skipped);
     ZSTD_freeCCtx(c);
     free(in);
     free(out);
@@ -917,6 +924,56 @@ static int benchpair(const char *path, int runs) {
                w2[runs / 2] * 1e3, two[runs / 2] * 1e3, runs);
     }
     return 0;
+}
+
+// The threaded decoder on 2 threads against zs_decompress (in order, one
+// buffer), on every generated frame and damaged copy: the same success or
+// failure, and on success the same bytes (by XXH64). One reading differs by
+// design: the ring holds the window and two blocks, so an offset past that,
+// which one buffer holding the whole frame takes, fails there, as in
+// libzstd's streaming decoder (counted apart, when zs_decompress took a
+// frame whose window is smaller than its output).
+static int mt_vs_ours(const uint8_t *src, size_t len, size_t cap, const char *what) {
+    static uint8_t *buf;
+    static size_t buf_cap;
+    if (cap > buf_cap) {
+        free(buf);
+        buf = malloc(cap + ZS_WILDCOPY);
+        buf_cap = cap;
+    }
+    zs_frame_header h;
+    static zs_frame *f;
+    if (!f) f = zs_frame_create();
+    // One zstd frame, a window the ring can hold: what mt_decode takes.
+    if (len < 4 || zs_frame_begin(f, src, len, &h) || h.window_size > (64u << 20)) {
+        n_mt_skipped++;
+        return 0;
+    }
+    size_t our_len, mt_len;
+    uint64_t mt_hash;
+    int ours = zs_decompress(src, len, buf, cap, &our_len);
+    if (ours == ZS_ERR_DST_SIZE || ours == ZS_ERR_UNSUPPORTED) {
+        n_mt_skipped++;
+        return 0;
+    }
+    if (!bench_mt.f && mt_init(&bench_mt, 2)) exit(2);
+    int mt = mt_decode(&bench_mt, src, len, 2, &mt_len, &mt_hash);
+    uint64_t our_hash = 0;
+    if (ours == 0) {
+        uint64_t d = XXH64(buf, our_len, 0);
+        our_hash = XXH64(&d, sizeof d, 0);  // as mt_decode hashes a frame's digest
+    }
+    if ((mt == 0) == (ours == 0) && (mt != 0 || (mt_len == our_len && mt_hash == our_hash))) {
+        n_mt_same++;
+        return 0;
+    }
+    if (ours == 0 && mt == ZS_ERR_CORRUPT && h.window_size < our_len) {
+        n_mt_ring++;
+        return 0;
+    }
+    fprintf(stderr, "DIFF %s: threaded zsplit %s (%zu bytes), in order %s (%zu bytes)\n", what, zs_error_name(mt),
+            mt_len, zs_error_name(ours), our_len);
+    return 1;
 }
 
 // The threaded decoder against libzstd on a valid file: the same bytes (by
