@@ -2,13 +2,25 @@
 // against libzstd, built and run by scripts/zstd-split-check.
 //
 //   zstd-split-diff gen [SEED]        frames libzstd makes over a sweep of
-//                                     parameters, each decoded by both
+//                                     parameters, each decoded by both (and by the
+//                                     threaded decoder, against zsplit in order)
 //   zstd-split-diff file LEVEL FILE   FILE compressed at LEVEL ("long" = -19
 //                                     --long=27), decoded by both
 //   zstd-split-diff check FILE.zst    one compressed file, decoded by both
 //   zstd-split-diff fuzz-one FILE     one (possibly damaged) input, the oracle below
 //                                     (built with -DZSPLIT_FUZZ: the libFuzzer target)
-//   zstd-split-diff bench FILE.zst zsplit|libzstd|libzstd1   one decode, for callgrind
+//   zstd-split-diff bench FILE.zst MODE [RUNS]   RUNS decodes (default 1), for callgrind and
+//                                     perf stat; MODE: zsplit1, zsplit2 (the threaded decoder
+//                                     below on 1 or 2 threads), zsplit-buf (zs_decompress into
+//                                     one buffer), libzstd (ZSTD_decompressStream, 128 KiB
+//                                     output buffer), libzstd1 (ZSTD_decompress, one buffer)
+//   zstd-split-diff benchcmp FILE.zst RUNS   libzstd, zsplit1 and zsplit2 in turn, RUNS
+//                                     rounds in one process: wall-clock and CPU medians, the
+//                                     ratios, and which thread took which phase of how many blocks;
+//                                     ZSPLIT_BENCH_ROUNDS=1 prints every round too
+//   zstd-split-diff benchpair FILE.zst RUNS  the control: two independent one-thread decodes
+//                                     at once against one alone (zsplit1, then libzstd)
+//   zstd-split-diff mtcheck FILE.zst  the threaded decoder on 2 threads against libzstd
 //
 // The oracle: libzstd's buffer-less streaming decoder
 // (ZSTD_decompressBegin/ZSTD_decompressContinue, what ZSTD_decompressStream
@@ -17,11 +29,20 @@
 // it is compared too, on the frames libzstd makes, where both must agree.
 // One check of ZSTD_decompress is added to the oracle: a frame's content
 // size, which ZSTD_decompressContinue skips when the last block is empty.
+// zsplit decodes every input twice: block after block (zs_decompress), and
+// as a parallel caller drives it (shuffled_decompress: the scan ahead, phase
+// 1 in a shuffled order on two contexts, phase 2 in order); both must be
+// libzstd's reading.
+#define _GNU_SOURCE
 #define ZSTD_STATIC_LINKING_ONLY
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 #include <xxhash.h>
 #include <zstd.h>
 #include <zstd_errors.h>
@@ -62,16 +83,18 @@ static int ref_decode(ZSTD_DCtx *d, const uint8_t *src, size_t len, uint8_t *dst
 }
 
 static ZSTD_DCtx *dctx;
-static uint8_t *ref_buf, *our_buf;
+static uint8_t *ref_buf, *our_buf, *shuf_buf;
 static size_t buf_cap;
 
 static void ensure(size_t cap) {
     if (cap <= buf_cap) return;
     free(ref_buf);
     free(our_buf);
+    free(shuf_buf);
     ref_buf = malloc(cap + (128u << 10) + 64);
     our_buf = malloc(cap + ZS_WILDCOPY + 64);
-    if (!ref_buf || !our_buf) {
+    shuf_buf = malloc(cap + ZS_WILDCOPY + 64);
+    if (!ref_buf || !our_buf || !shuf_buf) {
         fprintf(stderr, "out of memory\n");
         exit(2);
     }
@@ -81,9 +104,111 @@ static void ensure(size_t cap) {
 static long n_same_ok, n_same_err, n_skipped, n_diff, n_huf_end;
 #ifdef ZS_TRACE
 extern int zs_trace_line, zs_trace_huf_end;
+void zs_trace_generic(zs_dctx *c);
 #else
 static int zs_trace_line, zs_trace_huf_end;  // the decoder built without its trace
 #endif
+
+// The API as a parallel caller drives it, on one thread: the scan runs up to
+// SHUF_AHEAD blocks ahead, phase 1 decodes them in a shuffled order on two
+// contexts at random (one with phase 1's baseline build, under ZS_TRACE),
+// phase 2 executes them in order; the first error in the frame's order is
+// the result. Must read every input as zs_decompress does.
+#define SHUF_AHEAD 8
+static int shuffled_decompress(const uint8_t *src, size_t len, uint8_t *dst, size_t cap, size_t *out_len) {
+    static zs_frame *f;
+    static zs_dctx *ctx[2];
+    static zs_block blk[SHUF_AHEAD];
+    static XXH64_state_t *xs;
+    if (!f) {
+        f = zs_frame_create();
+        ctx[0] = zs_dctx_create();
+        ctx[1] = zs_dctx_create();
+#ifdef ZS_TRACE
+        if (ctx[1]) zs_trace_generic(ctx[1]);  // phase 1's baseline build; zs_decompress's may be BMI2's
+#endif
+        xs = XXH64_createState();
+        for (int i = 0; i < SHUF_AHEAD; i++)
+            if (zs_block_init(&blk[i])) f = NULL;
+        if (!f || !ctx[0] || !ctx[1] || !xs) {
+            fprintf(stderr, "out of memory\n");
+            exit(2);
+        }
+    }
+    uint64_t mix = len * 0x9E3779B97F4A7C15ull + 7;
+    size_t pos = 0, out = 0;
+    int r = 0;
+    *out_len = 0;
+    while (!r && pos < len) {
+        if (len - pos < 5) {
+            r = ZS_ERR_TRUNCATED;
+            break;
+        }
+        uint32_t magic;
+        memcpy(&magic, src + pos, 4);
+        if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) {  // skippable frame
+            uint32_t sz;
+            if (len - pos < 8) {
+                r = ZS_ERR_TRUNCATED;
+                break;
+            }
+            memcpy(&sz, src + pos + 4, 4);
+            if (sz > len - pos - 8) {
+                r = ZS_ERR_TRUNCATED;
+                break;
+            }
+            pos += 8 + (size_t)sz;
+            continue;
+        }
+        zs_frame_header h;
+        r = zs_frame_begin(f, src + pos, len - pos, &h);
+        if (r) break;
+        pos += h.header_size;
+        zs_exec e;
+        zs_exec_begin(&e);
+        XXH64_reset(xs, 0);
+        int last = 0;
+        while (!r && !last) {
+            int k = 0, scan_err = 0, err[SHUF_AHEAD], order[SHUF_AHEAD];
+            while (k < SHUF_AHEAD) {
+                size_t used;
+                scan_err = zs_scan_block(f, src + pos, len - pos, &used, &blk[k]);
+                if (scan_err) break;
+                pos += used;
+                if (blk[k++].last) break;
+            }
+            for (int i = 0; i < k; i++) order[i] = i;
+            for (int i = k - 1; i > 0; i--) {
+                mix ^= mix << 13;
+                mix ^= mix >> 7;
+                mix ^= mix << 17;
+                int j = (int)(mix % (uint64_t)(i + 1)), t = order[i];
+                order[i] = order[j];
+                order[j] = t;
+            }
+            for (int i = 0; i < k; i++) err[order[i]] = zs_decode_block(ctx[(mix >> (i + 20)) & 1], &blk[order[i]]);
+            for (int i = 0; i < k && !r; i++) {
+                zs_block *b = &blk[i];
+                if ((r = err[i])) break;
+                if (b->size > cap - out) {
+                    r = ZS_ERR_DST_SIZE;
+                    break;
+                }
+                if ((r = zs_execute(&e, b, dst + out, e.produced))) break;
+                if (h.checksum) XXH64_update(xs, dst + out, b->size);
+                out += b->size;
+                last = b->last;
+            }
+            if (!r && !last) r = scan_err;
+        }
+        if (r) break;
+        size_t used;
+        r = zs_frame_end(f, e.produced, h.checksum ? XXH64_digest(xs) : 0, src + pos, len - pos, &used);
+        pos += used;
+    }
+    *out_len = out;
+    return r;
+}
 
 // Both decoders on src; returns 0 when they agree. `valid`: libzstd made src,
 // so both must succeed, and ZSTD_decompress must give the same bytes.
@@ -92,6 +217,13 @@ static int compare(const uint8_t *src, size_t len, size_t cap, int valid, const 
     size_t ref_len, our_len;
     int ref = ref_decode(dctx, src, len, ref_buf, cap, &ref_len);
     int ours = zs_decompress(src, len, our_buf, cap, &our_len);
+    size_t shuf_len;
+    int shuf = shuffled_decompress(src, len, shuf_buf, cap, &shuf_len);
+    if ((shuf == 0) != (ours == 0) || (ours == 0 && (shuf_len != our_len || memcmp(shuf_buf, our_buf, our_len)))) {
+        fprintf(stderr, "zsplit in a shuffled order: %s (%zu bytes), in order: %s\n", zs_error_name(shuf), shuf_len,
+                zs_error_name(ours));
+        goto bad;
+    }
     if (ref == 2 || ours == ZS_ERR_DST_SIZE || ours == ZS_ERR_UNSUPPORTED) {
         n_skipped++;  // past the cap, or what goes to libzstd
         if (valid && ours == ZS_ERR_UNSUPPORTED) goto bad;
@@ -229,6 +361,9 @@ static size_t compress_with(ZSTD_CCtx *c, uint8_t *dst, size_t cap, const uint8_
     return out.pos;
 }
 
+static int mt_vs_ours(const uint8_t *src, size_t len, size_t cap, const char *what);
+static long n_mt_same, n_mt_ring, n_mt_skipped;
+
 static int gen(uint64_t seed) {
     rng = seed * 0x9E3779B97F4A7C15ull + 1;
     ZSTD_CCtx *c = ZSTD_createCCtx();
@@ -281,6 +416,7 @@ static int gen(uint64_t seed) {
                  strat, lit, mm, tl, chunk);
         cases++;
         if (compare(out, clen, n + 1, 1, what)) bad++;
+        if (mt_vs_ours(out, clen, n + 1, what)) bad++;
         // Damaged copies of the same frame: the same failure (or bytes).
         for (int k = 0; k < 4 && clen > 0; k++) {
             uint8_t *dmg = malloc(clen);
@@ -291,17 +427,21 @@ static int gen(uint64_t seed) {
             snprintf(what + strlen(what) < what + sizeof what - 20 ? what + strlen(what) : what, 20, " dmg%d", k);
             cases++;
             if (compare(dmg, dlen, n + 1 + (1u << 20), 0, what)) bad++;
+            if (mt_vs_ours(dmg, dlen, n + 1 + (1u << 20), what)) bad++;
             free(dmg);
         }
     }
     printf("gen seed %llu: %d cases, %ld ok alike, %ld errors alike, %ld skipped, %d differences, "
-           "%ld Huffman stream ends libzstd takes\n",
-           (unsigned long long)seed, cases, n_same_ok, n_same_err, n_skipped, bad, n_huf_end);
+           "%ld Huffman stream ends libzstd takes; threaded: %ld as in order, %ld past its ring, %ld skipped\n",
+           (unsigned long long)seed, cases, n_same_ok, n_same_err, n_skipped, bad, n_huf_end, n_mt_same, n_mt_ring,
+           n_mt_skipped);
     ZSTD_freeCCtx(c);
     free(in);
     free(out);
     return bad != 0;
 }
+
+static int mtcheck_buf(const uint8_t *src, size_t n, const char *what);
 
 static int file_case(const char *level_s, const char *path) {
     size_t n;
@@ -321,41 +461,540 @@ static int file_case(const char *level_s, const char *path) {
     char what[300];
     snprintf(what, sizeof what, "%s at %s", path, level_s);
     int bad = compare(out, clen, n + 1, 1, what);
-    printf("%s: %zu -> %zu bytes, %s\n", what, n, clen, bad ? "DIFFERENT" : "same bytes");
+    bad |= mtcheck_buf(out, clen, what);
+    printf("%s: %zu -> %zu bytes, %s (in order, shuffled, threaded)\n", what, n, clen, bad ? "DIFFERENT" : "same bytes");
     return bad;
 }
 
-static int bench(const char *path, const char *which) {
-    size_t n;
-    uint8_t *src = read_file(path, &n);
-    unsigned long long size = ZSTD_getFrameContentSize(src, n);
-    size_t cap = size < (1ull << 40) ? (size_t)size : (size_t)1 << 31;
-    uint8_t *dst = malloc(cap + ZS_WILDCOPY);
+// ---- the threaded decoder (bench, mtcheck) -----------------------------------------
+//
+// One frame on N threads through the zsplit API: the scan, phase 1 of
+// different blocks on every thread, phase 2 and XXH64 in order on whichever
+// thread is free. Each thread takes, in this order: phase 2 of the next
+// blocks when they are decoded (one thread at a time); the scan of the next
+// blocks when fewer than MT_LOW wait for phase 1 (one thread at a time);
+// phase 1 of the next scanned block; the scan again; else it waits. At most
+// MT_SLOTS blocks are between the scan and phase 2.
+//
+// The output goes into a ring of R bytes (the window, two blocks and a page,
+// rounded to pages) mapped three times in a row, so that a block written at
+// mid + (position mod R) and the window before it are contiguous: no copy,
+// no wrap in zs_execute. As weir would, it writes nothing out; the bench
+// compares it with libzstd copying into a 128 KiB buffer.
+static double clock_s(clockid_t id) {
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+#define MT_SLOTS 16
+#define MT_LOW 2
+#define MT_SCAN_BATCH 4
+
+typedef struct {
+    uint8_t *mid;  // the middle mapping: mid - R .. mid + 2R are the same R bytes thrice
+    size_t size;
+} ring_t;
+
+static int ring_init(ring_t *r, uint64_t window) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t want = (size_t)window + 2 * ZS_BLOCK_MAX + page;
+    size_t size = (want + page - 1) / page * page;
+    if (r->mid && r->size >= size) return 0;
+    if (r->mid) munmap(r->mid - r->size, 3 * r->size);
+    r->mid = NULL;
+    int fd = memfd_create("zsplit-ring", 0);
+    if (fd < 0 || ftruncate(fd, (off_t)size)) return -1;
+    uint8_t *m = mmap(NULL, 3 * size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return -1;
+    for (int i = 0; i < 3; i++)
+        if (mmap(m + i * size, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) return -1;
+    close(fd);
+    r->mid = m + size;
+    r->size = size;
+    return 0;
+}
+
+enum { SLOT_FREE, SLOT_SCANNED, SLOT_CLAIMED, SLOT_DECODED };
+
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    const uint8_t *src;
+    size_t len, pos;  // the scan's place in src
+    zs_frame *f;
+    zs_frame_header h;
+    zs_dctx *ctx[8];
+    zs_block b[MT_SLOTS];
+    int err[MT_SLOTS], state[MT_SLOTS];
+    uint64_t scan_next, claim_next, exec_next;  // block numbers
+    int scan_busy, exec_busy, scan_done, finished, result;
+    zs_exec e;
+    XXH64_state_t *xs;
+    ring_t ring;
+    uint64_t blocks, waits, decoded_by[8], executed_by[8];
+    // CPU time (the thread's) of phase 1 on each thread, and of phase 2 + XXH64
+    // on blocks the same thread decoded ([0]) or the other did ([1])
+    int dec_thread[MT_SLOTS];
+    double p1_cpu[8], p2_cpu[2];
+    uint64_t p2_n[2];
+} mt_t;
+
+static int mt_init(mt_t *m, int threads) {
+    memset(m, 0, sizeof(*m));
+    pthread_mutex_init(&m->mu, NULL);
+    pthread_cond_init(&m->cv, NULL);
+    m->f = zs_frame_create();
+    m->xs = XXH64_createState();
+    if (!m->f || !m->xs) return -1;
+    for (int i = 0; i < threads; i++)
+        if (!(m->ctx[i] = zs_dctx_create())) return -1;
+    for (int i = 0; i < MT_SLOTS; i++)
+        if (zs_block_init(&m->b[i])) return -1;
+    return 0;
+}
+
+// The scan of up to n blocks; called and returns with m->mu held.
+static void mt_scan(mt_t *m, int n) {
+    m->scan_busy = 1;
+    uint64_t first = m->scan_next;
+    pthread_mutex_unlock(&m->mu);
+    int k = 0, done = 0;
+    while (k < n) {
+        int slot = (int)((first + k) % MT_SLOTS);
+        size_t used;
+        int r = zs_scan_block(m->f, m->src + m->pos, m->len - m->pos, &used, &m->b[slot]);
+        m->err[slot] = r;
+        k++;
+        if (r) {
+            done = 1;
+            break;
+        }
+        m->pos += used;
+        if (m->b[slot].last) {
+            done = 1;
+            break;
+        }
+    }
+    pthread_mutex_lock(&m->mu);
+    for (int i = 0; i < k; i++) m->state[(first + i) % MT_SLOTS] = SLOT_SCANNED;
+    m->scan_next = first + (uint64_t)k;
+    m->scan_done |= done;
+    m->scan_busy = 0;
+    pthread_cond_broadcast(&m->cv);
+}
+
+// Phase 2 of the decoded blocks from exec_next on; with m->mu held.
+static void mt_exec(mt_t *m, int t) {
+    m->exec_busy = 1;
+    uint64_t i = m->exec_next, end = i;
+    while (end < m->scan_next && m->state[end % MT_SLOTS] == SLOT_DECODED) end++;
+    pthread_mutex_unlock(&m->mu);
+    int r = 0, fin = 0;
+    for (; i < end && !fin; i++) {
+        zs_block *b = &m->b[i % MT_SLOTS];
+        r = m->err[i % MT_SLOTS];
+        if (!r) {
+            double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+            uint64_t p = m->e.produced, keep = m->ring.size - ZS_RING_SLACK;
+            uint8_t *dst = m->ring.mid + p % m->ring.size;
+            r = zs_execute(&m->e, b, dst, p < keep ? p : keep);
+            if (!r) XXH64_update(m->xs, dst, b->size);
+            int cross = m->dec_thread[i % MT_SLOTS] != t;
+            m->p2_cpu[cross] += clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+            m->p2_n[cross]++;
+        }
+        fin = r || b->last;
+    }
+    pthread_mutex_lock(&m->mu);
+    for (uint64_t j = m->exec_next; j < i; j++) m->state[j % MT_SLOTS] = SLOT_FREE;
+    m->blocks += i - m->exec_next;
+    m->exec_next = i;
+    m->exec_busy = 0;
+    if (fin) {
+        m->finished = 1;
+        m->result = r;
+    }
+    pthread_cond_broadcast(&m->cv);
+}
+
+static void mt_run(mt_t *m, int t) {
+    pthread_mutex_lock(&m->mu);
+    while (!m->finished) {
+        if (!m->exec_busy && m->exec_next < m->scan_next && m->state[m->exec_next % MT_SLOTS] == SLOT_DECODED) {
+            uint64_t before = m->blocks;
+            mt_exec(m, t);
+            m->executed_by[t] += m->blocks - before;
+            continue;
+        }
+        uint64_t ready = m->scan_next - m->claim_next, room = MT_SLOTS - (m->scan_next - m->exec_next);
+        int can_scan = !m->scan_busy && !m->scan_done && room > 0;
+        if (can_scan && ready < MT_LOW) {
+            mt_scan(m, (int)(room < MT_SCAN_BATCH ? room : MT_SCAN_BATCH));
+            continue;
+        }
+        if (ready > 0) {
+            uint64_t i = m->claim_next++;
+            int slot = (int)(i % MT_SLOTS);
+            m->state[slot] = SLOT_CLAIMED;
+            pthread_mutex_unlock(&m->mu);
+            double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+            if (!m->err[slot]) m->err[slot] = zs_decode_block(m->ctx[t], &m->b[slot]);
+            double c1 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+            pthread_mutex_lock(&m->mu);
+            m->dec_thread[slot] = t;
+            m->p1_cpu[t] += c1 - c0;
+            m->decoded_by[t]++;
+            m->state[slot] = SLOT_DECODED;
+            if (i == m->exec_next) pthread_cond_broadcast(&m->cv);
+            continue;
+        }
+        if (can_scan) {
+            mt_scan(m, (int)(room < MT_SCAN_BATCH ? room : MT_SCAN_BATCH));
+            continue;
+        }
+        m->waits++;
+        pthread_cond_wait(&m->cv, &m->mu);
+    }
+    pthread_cond_broadcast(&m->cv);
+    pthread_mutex_unlock(&m->mu);
+}
+
+typedef struct {
+    mt_t *m;
+    int t;
+} mt_arg;
+
+static void *mt_thread(void *p) {
+    mt_arg *a = p;
+    mt_run(a->m, a->t);
+    return NULL;
+}
+
+// Every zstd frame of src on `threads` threads; *out_len and *hash (XXH64 of
+// the whole output) for the checks.
+static int mt_decode(mt_t *m, const uint8_t *src, size_t len, int threads, size_t *out_len, uint64_t *hash) {
+    size_t pos = 0, out = 0;
+    XXH64_state_t *all = XXH64_createState();
+    XXH64_reset(all, 0);
+    int r = 0;
+    while (!r && pos < len) {
+        r = zs_frame_begin(m->f, src + pos, len - pos, &m->h);
+        if (r) break;
+        if (ring_init(&m->ring, m->h.window_size)) {
+            r = ZS_ERR_MEMORY;
+            break;
+        }
+        m->src = src;
+        m->len = len;
+        m->pos = pos + m->h.header_size;
+        m->scan_next = m->claim_next = m->exec_next = 0;
+        m->scan_busy = m->exec_busy = m->scan_done = m->finished = m->result = 0;
+        for (int i = 0; i < MT_SLOTS; i++) m->state[i] = SLOT_FREE;
+        zs_exec_begin(&m->e);
+        XXH64_reset(m->xs, 0);
+        pthread_t th[8];
+        mt_arg args[8];
+        for (int t = 1; t < threads; t++) {
+            args[t] = (mt_arg){m, t};
+            pthread_create(&th[t], NULL, mt_thread, &args[t]);
+        }
+        mt_run(m, 0);
+        for (int t = 1; t < threads; t++) pthread_join(th[t], NULL);
+        r = m->result;
+        if (r) break;
+        uint64_t digest = XXH64_digest(m->xs);
+        size_t used;
+        r = zs_frame_end(m->f, m->e.produced, m->h.checksum ? digest : 0, src + m->pos, len - m->pos, &used);
+        pos = m->pos + used;
+        out += m->e.produced;
+        // The whole output's hash, for mtcheck: one more pass only there.
+        if (hash) XXH64_update(all, &digest, sizeof digest);
+    }
+    if (hash) *hash = XXH64_digest(all);
+    XXH64_freeState(all);
+    *out_len = out;
+    return r;
+}
+
+
+static ZSTD_DStream *bench_ds;
+static uint8_t *bench_obuf;
+
+// ZSTD_decompressStream through a 128 KiB output buffer, as `zstd -d` and weir
+// use it; the same frame digests as mt_decode's hash.
+static int libzstd_stream(const uint8_t *src, size_t n, size_t *out_len, uint64_t *hash) {
+    if (!bench_ds) {
+        bench_ds = ZSTD_createDStream();
+        bench_obuf = malloc(1 << 17);
+    }
+    ZSTD_DCtx_reset(bench_ds, ZSTD_reset_session_only);
+    ZSTD_inBuffer in = {src, n, 0};
+    XXH64_state_t *frame = hash ? XXH64_createState() : NULL, *all = hash ? XXH64_createState() : NULL;
+    if (hash) {
+        XXH64_reset(frame, 0);
+        XXH64_reset(all, 0);
+    }
+    size_t out = 0;
+    while (in.pos < in.size) {
+        ZSTD_outBuffer ob = {bench_obuf, 1 << 17, 0};
+        size_t r = ZSTD_decompressStream(bench_ds, &ob, &in);
+        if (ZSTD_isError(r)) return 1;
+        out += ob.pos;
+        if (hash) {
+            XXH64_update(frame, bench_obuf, ob.pos);
+            if (r == 0) {  // a frame ends
+                uint64_t d = XXH64_digest(frame);
+                XXH64_update(all, &d, sizeof d);
+                XXH64_reset(frame, 0);
+            }
+        }
+    }
+    if (hash) {
+        *hash = XXH64_digest(all);
+        XXH64_freeState(frame);
+        XXH64_freeState(all);
+    }
+    *out_len = out;
+    return 0;
+}
+
+static mt_t bench_mt;
+
+static int run_mode(const char *which, const uint8_t *src, size_t n, uint8_t **dst, size_t *cap) {
     size_t out;
-    if (strcmp(which, "libzstd") == 0) {
-        ZSTD_DStream *ds = ZSTD_createDStream();
-        ZSTD_inBuffer in = {src, n, 0};
-        // Output through a 128 KiB buffer, as `zstd -d` and weir write it.
+    if (strcmp(which, "libzstd") == 0) return libzstd_stream(src, n, &out, NULL);
+    if (!*dst) {
+        unsigned long long size = ZSTD_getFrameContentSize(src, n);
+        *cap = size < (1ull << 40) ? (size_t)size : (size_t)1 << 31;
+        if (strcmp(which, "libzstd1") == 0 || strcmp(which, "zsplit-buf") == 0) *dst = malloc(*cap + ZS_WILDCOPY);
+    }
+    if (strcmp(which, "libzstd1") == 0) return ZSTD_isError(ZSTD_decompress(*dst, *cap, src, n));
+    if (strcmp(which, "zsplit-buf") == 0) return zs_decompress(src, n, *dst, *cap, &out) != 0;
+    int threads = strcmp(which, "zsplit1") == 0 ? 1 : strcmp(which, "zsplit2") == 0 ? 2 : 0;
+    if (!threads) {
+        fprintf(stderr, "unknown mode %s\n", which);
+        exit(2);
+    }
+    if (!bench_mt.f && mt_init(&bench_mt, 2)) exit(2);
+    return mt_decode(&bench_mt, src, n, threads, &out, NULL) != 0;
+}
+
+static int bench(const char *path, const char *which, int runs) {
+    size_t n, cap = 0;
+    uint8_t *src = read_file(path, &n), *dst = NULL;
+    for (int i = 0; i < runs; i++)
+        if (run_mode(which, src, n, &dst, &cap)) {
+            fprintf(stderr, "%s: decoding failed\n", which);
+            return 1;
+        }
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+// libzstd, zsplit1, zsplit2 in turn (the order rotating), `runs` rounds:
+// the medians of each one's wall-clock and CPU time (the process's, both
+// threads of zsplit2), and the ratios of the wall-clock medians.
+static int benchcmp(const char *path, int runs) {
+    static const char *modes[3] = {"libzstd", "zsplit1", "zsplit2"};
+    size_t n, cap = 0;
+    uint8_t *src = read_file(path, &n), *dst = NULL;
+    double *t[3], *cpu[3];
+    uint64_t split[4], by[4] = {0};  // zsplit2's blocks: phase 1 on each thread, phase 2 on each
+    for (int k = 0; k < 3; k++) {
+        t[k] = malloc(sizeof(double) * (size_t)runs);
+        cpu[k] = malloc(sizeof(double) * (size_t)runs);
+    }
+    for (int i = 0; i < runs; i++) {
+        for (int j = 0; j < 3; j++) {
+            int k = (i + j) % 3;
+            if (k == 2) {
+                memcpy(split, bench_mt.decoded_by, 2 * sizeof split[0]);
+                memcpy(split + 2, bench_mt.executed_by, 2 * sizeof split[0]);
+            }
+            double t0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+            if (run_mode(modes[k], src, n, &dst, &cap)) {
+                fprintf(stderr, "%s: decoding failed\n", modes[k]);
+                return 1;
+            }
+            t[k][i] = clock_s(CLOCK_MONOTONIC) - t0;
+            cpu[k][i] = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+            if (getenv("ZSPLIT_BENCH_ROUNDS"))  // every round, to pick those no other process disturbed
+                printf("round %d %s wall %.3f ms CPU %.3f ms\n", i, modes[k], t[k][i] * 1e3, cpu[k][i] * 1e3);
+            if (k == 2)
+                for (int x = 0; x < 2; x++) {
+                    by[x] += bench_mt.decoded_by[x] - split[x];
+                    by[2 + x] += bench_mt.executed_by[x] - split[2 + x];
+                }
+        }
+    }
+    double med[3];
+    for (int k = 0; k < 3; k++) {
+        qsort(t[k], (size_t)runs, sizeof(double), cmp_double);
+        qsort(cpu[k], (size_t)runs, sizeof(double), cmp_double);
+        med[k] = t[k][runs / 2];
+        printf("%-8s wall median %8.2f ms (min %8.2f, max %8.2f)  CPU median %8.2f ms  (%d runs)\n", modes[k],
+               med[k] * 1e3, t[k][0] * 1e3, t[k][runs - 1] * 1e3, cpu[k][runs / 2] * 1e3, runs);
+    }
+    printf("speed vs libzstd (wall medians): zsplit1 %.3fx  zsplit2 %.3fx;  zsplit2 vs zsplit1 %.3fx\n",
+           med[0] / med[1], med[0] / med[2], med[1] / med[2]);
+    printf("CPU a block (both modes): phase 1 %.1f us on the main thread, %.1f on the other; phase 2 + XXH64 "
+           "%.1f us on a block the same thread decoded (%llu), %.1f on one the other did (%llu)\n",
+           bench_mt.p1_cpu[0] * 1e6 / (double)(bench_mt.decoded_by[0] ? bench_mt.decoded_by[0] : 1),
+           bench_mt.p1_cpu[1] * 1e6 / (double)(bench_mt.decoded_by[1] ? bench_mt.decoded_by[1] : 1),
+           bench_mt.p2_cpu[0] * 1e6 / (double)(bench_mt.p2_n[0] ? bench_mt.p2_n[0] : 1),
+           (unsigned long long)bench_mt.p2_n[0],
+           bench_mt.p2_cpu[1] * 1e6 / (double)(bench_mt.p2_n[1] ? bench_mt.p2_n[1] : 1),
+           (unsigned long long)bench_mt.p2_n[1]);
+    printf("zsplit2's blocks: phase 1 %llu on the main thread, %llu on the other; phase 2 %llu and %llu; "
+           "%llu waits (both modes)\n",
+           (unsigned long long)by[0], (unsigned long long)by[1], (unsigned long long)by[2],
+           (unsigned long long)by[3], (unsigned long long)bench_mt.waits);
+    return 0;
+}
+
+// The control of benchcmp's zsplit2: two independent one-thread decodes at
+// once, one a thread (each its own decoder), against one alone. If two at
+// once cost more CPU each than one alone, the machine, not the split, makes
+// zsplit2's threads dearer than zsplit1's. Also libzstd's the same way.
+typedef struct {
+    const char *mode;
+    const uint8_t *src;
+    size_t n;
+    mt_t *m;
+    ZSTD_DStream *ds;
+    double cpu;
+} pair_arg;
+
+static void *pair_thread(void *p) {
+    pair_arg *a = p;
+    double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+    size_t out;
+    if (a->m) {
+        mt_decode(a->m, a->src, a->n, 1, &out, NULL);
+    } else {
+        ZSTD_DCtx_reset(a->ds, ZSTD_reset_session_only);
+        ZSTD_inBuffer in = {a->src, a->n, 0};
         uint8_t *o = malloc(1 << 17);
-        out = 0;
         while (in.pos < in.size) {
             ZSTD_outBuffer ob = {o, 1 << 17, 0};
-            size_t r = ZSTD_decompressStream(ds, &ob, &in);
-            if (ZSTD_isError(r)) return 1;
-            out += ob.pos;
+            if (ZSTD_isError(ZSTD_decompressStream(a->ds, &ob, &in))) break;
         }
-        printf("libzstd: %zu bytes\n", out);
+        free(o);
+    }
+    a->cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+    return NULL;
+}
+
+static int benchpair(const char *path, int runs) {
+    size_t n;
+    uint8_t *src = read_file(path, &n);
+    static mt_t ms[2];
+    pair_arg a[2];
+    for (int k = 0; k < 2; k++)
+        if (mt_init(&ms[k], 1)) return 1;
+    ZSTD_DStream *ds[2] = {ZSTD_createDStream(), ZSTD_createDStream()};
+    for (int lib = 0; lib < 2; lib++) {
+        double *one = malloc(sizeof(double) * (size_t)runs), *two = malloc(sizeof(double) * (size_t)runs),
+               *w1 = malloc(sizeof(double) * (size_t)runs), *w2 = malloc(sizeof(double) * (size_t)runs);
+        for (int i = 0; i < runs; i++) {
+            for (int k = 0; k < 2; k++) a[k] = (pair_arg){lib ? "libzstd" : "zsplit1", src, n, lib ? NULL : &ms[k], ds[k], 0};
+            double t0 = clock_s(CLOCK_MONOTONIC);
+            pair_thread(&a[0]);
+            w1[i] = clock_s(CLOCK_MONOTONIC) - t0;
+            one[i] = a[0].cpu;
+            pthread_t th;
+            t0 = clock_s(CLOCK_MONOTONIC);
+            pthread_create(&th, NULL, pair_thread, &a[1]);
+            pair_thread(&a[0]);
+            pthread_join(th, NULL);
+            w2[i] = clock_s(CLOCK_MONOTONIC) - t0;
+            two[i] = (a[0].cpu + a[1].cpu) / 2;
+        }
+        qsort(one, (size_t)runs, sizeof(double), cmp_double);
+        qsort(two, (size_t)runs, sizeof(double), cmp_double);
+        qsort(w1, (size_t)runs, sizeof(double), cmp_double);
+        qsort(w2, (size_t)runs, sizeof(double), cmp_double);
+        printf("%s: one alone %.2f ms wall, %.2f ms CPU; two at once %.2f ms wall, %.2f ms CPU each "
+               "(medians of %d)\n", lib ? "libzstd" : "zsplit1", w1[runs / 2] * 1e3, one[runs / 2] * 1e3,
+               w2[runs / 2] * 1e3, two[runs / 2] * 1e3, runs);
+    }
+    return 0;
+}
+
+// The threaded decoder on 2 threads against zs_decompress (in order, one
+// buffer), on every generated frame and damaged copy: the same success or
+// failure, and on success the same bytes (by XXH64). One reading differs by
+// design: the ring holds the window and two blocks, so an offset past that,
+// which one buffer holding the whole frame takes, fails there, as in
+// libzstd's streaming decoder (counted apart, when zs_decompress took a
+// frame whose window is smaller than its output).
+static int mt_vs_ours(const uint8_t *src, size_t len, size_t cap, const char *what) {
+    static uint8_t *buf;
+    static size_t buf_cap;
+    if (cap > buf_cap) {
+        free(buf);
+        buf = malloc(cap + ZS_WILDCOPY);
+        buf_cap = cap;
+    }
+    zs_frame_header h;
+    static zs_frame *f;
+    if (!f) f = zs_frame_create();
+    // One zstd frame, a window the ring can hold: what mt_decode takes.
+    if (len < 4 || zs_frame_begin(f, src, len, &h) || h.window_size > (64u << 20)) {
+        n_mt_skipped++;
         return 0;
     }
-    if (strcmp(which, "libzstd1") == 0) {  // one shot, into one buffer, as zsplit decodes here
-        size_t r = ZSTD_decompress(dst, cap, src, n);
-        if (ZSTD_isError(r)) return 1;
-        printf("libzstd one-shot: %zu bytes\n", r);
+    size_t our_len, mt_len;
+    uint64_t mt_hash;
+    int ours = zs_decompress(src, len, buf, cap, &our_len);
+    if (ours == ZS_ERR_DST_SIZE || ours == ZS_ERR_UNSUPPORTED) {
+        n_mt_skipped++;
         return 0;
     }
-    int r = zs_decompress(src, n, dst, cap, &out);
-    printf("zsplit: %s, %zu bytes, XXH64 %016llx\n", zs_error_name(r), out, (unsigned long long)XXH64(dst, out, 0));
-    return r != 0;
+    if (!bench_mt.f && mt_init(&bench_mt, 2)) exit(2);
+    int mt = mt_decode(&bench_mt, src, len, 2, &mt_len, &mt_hash);
+    uint64_t our_hash = 0;
+    if (ours == 0) {
+        uint64_t d = XXH64(buf, our_len, 0);
+        our_hash = XXH64(&d, sizeof d, 0);  // as mt_decode hashes a frame's digest
+    }
+    if ((mt == 0) == (ours == 0) && (mt != 0 || (mt_len == our_len && mt_hash == our_hash))) {
+        n_mt_same++;
+        return 0;
+    }
+    if (ours == 0 && mt == ZS_ERR_CORRUPT && h.window_size < our_len) {
+        n_mt_ring++;
+        return 0;
+    }
+    fprintf(stderr, "DIFF %s: threaded zsplit %s (%zu bytes), in order %s (%zu bytes)\n", what, zs_error_name(mt),
+            mt_len, zs_error_name(ours), our_len);
+    return 1;
+}
+
+// The threaded decoder against libzstd on a valid file: the same bytes (by
+// each frame's XXH64) and the same length, on 1 and 2 threads.
+static int mtcheck_buf(const uint8_t *src, size_t n, const char *what) {
+    size_t ref_len, our_len;
+    uint64_t ref_hash, our_hash;
+    if (libzstd_stream(src, n, &ref_len, &ref_hash)) {
+        fprintf(stderr, "%s: libzstd fails\n", what);
+        return 1;
+    }
+    if (!bench_mt.f && mt_init(&bench_mt, 2)) exit(2);
+    for (int threads = 1; threads <= 2; threads++) {
+        int r = mt_decode(&bench_mt, src, n, threads, &our_len, &our_hash);
+        if (r || our_len != ref_len || our_hash != ref_hash) {
+            fprintf(stderr, "DIFF %s, threaded zsplit on %d: %s, %zu bytes (libzstd %zu)\n", what, threads,
+                    zs_error_name(r), our_len, ref_len);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 #ifdef ZSPLIT_FUZZ
@@ -387,7 +1026,17 @@ int main(int argc, char **argv) {
         printf("%s: %s\n", argv[2], bad ? "DIFFERENT" : "alike");
         return bad;
     }
-    if (argc == 4 && strcmp(argv[1], "bench") == 0) return bench(argv[2], argv[3]);
+    if ((argc == 4 || argc == 5) && strcmp(argv[1], "bench") == 0)
+        return bench(argv[2], argv[3], argc == 5 ? atoi(argv[4]) : 1);
+    if (argc == 4 && strcmp(argv[1], "benchcmp") == 0) return benchcmp(argv[2], atoi(argv[3]));
+    if (argc == 4 && strcmp(argv[1], "benchpair") == 0) return benchpair(argv[2], atoi(argv[3]));
+    if (argc == 3 && strcmp(argv[1], "mtcheck") == 0) {
+        size_t n;
+        uint8_t *src = read_file(argv[2], &n);
+        int bad = mtcheck_buf(src, n, argv[2]);
+        printf("%s: threaded %s\n", argv[2], bad ? "DIFFERENT" : "same bytes");
+        return bad;
+    }
     fprintf(stderr, "usage: see the header of scripts/zstd-split-diff.c\n");
     return 2;
 }

@@ -1,20 +1,37 @@
-// A zstd frame decoder in two phases (RFC 8878), the first brick of decoding
-// one frame on several cores (issue 81). Phase 1, zs_decode_block, parses a
-// block and entropy-decodes it: literals (raw, RLE, Huffman with 1 or 4
-// streams, the table described or repeated) and sequences (every table mode)
-// into a record whose offsets are absolute, the repeat offsets resolved in
-// decode order. It carries the entropy state (the Huffman table, the three
-// FSE tables, the repeat offsets) from block to block, and it checks every
-// bound a record's execution relies on, so that phase 2, zs_execute, copies
-// literals and matches into the output without a check and cannot fail.
-// Phase 1 never reads the window's bytes: only where each block starts in
-// the output. So phase 1 of block N+1 can run on one core while phase 2 of
-// block N runs on another.
+// A zstd frame decoder in three steps (RFC 8878), for decoding one frame on
+// several cores (issue 81; bench/results/2026-11-29-one-frame-split.md and
+// 2026-11-29-one-frame-blocks.md).
+//
+// 1. The scan, zs_scan_block: sequential and cheap. Per block it reads the
+//    3-byte header, the literals section's header, the size of a Huffman
+//    tree description (copied, not decoded), the sequences section's header
+//    and its FSE table descriptions (read, because only reading one gives
+//    its size). It gives the block, by value, the descriptions of every
+//    table it needs: a repeat mode (a treeless literals section, a repeated
+//    FSE table) gets the last description the scan saw. No bitstream is
+//    decoded.
+// 2. Phase 1, zs_decode_block: the entropy decoding. It reads only the
+//    block's bytes and what the scan gave it, and writes only the block's
+//    record and the zs_dctx it is given, so different blocks of a frame go
+//    through it at once, in any order, one zs_dctx per thread. The repeat
+//    offsets chain every sequence of the frame: phase 1 resolves them with
+//    the three the block starts with as unknowns, which only sequences
+//    before the block's third new offset can meet (at -3, a few a block);
+//    those it leaves to phase 2 (ZS_SEQ_EARLY).
+// 3. Phase 2, zs_execute: in the frame's order, one block after another. It
+//    resolves the ZS_SEQ_EARLY offsets and the repeat offsets the block ends
+//    with (zs_exec carries them), checks the offsets against the output
+//    before the block, and copies literals and matches.
+//
+// Each step checks what it reads. A block is good only when all three
+// succeed for it; an error in any step, in any order the steps ran, is the
+// error of that block: the caller keeps the blocks before it and outputs
+// nothing of it or after it (its bytes in the output buffer are unspecified).
+// Every input is hostile: a bound or table error gives a negative code,
+// never a read or a write out of bounds.
 //
 // What it does not take: dictionaries (a frame naming one gives
 // ZS_ERR_UNSUPPORTED, the caller decodes it with libzstd), legacy formats.
-// Every input is hostile: a bound or table error gives a negative code,
-// never a read or a write out of bounds.
 #ifndef ZSPLIT_H
 #define ZSPLIT_H
 
@@ -39,6 +56,10 @@ enum {
 // Bytes that zs_execute may write past a block's end (wide copies): the output
 // buffer holds them beyond the capacity it is given to zs_decompress.
 #define ZS_WILDCOPY 32
+// Bytes before the output position that zs_execute may overwrite while it
+// reads a match: an output buffer used as a ring keeps `hist` (zs_execute)
+// at most its size minus this.
+#define ZS_RING_SLACK 64
 #define ZS_CONTENT_SIZE_UNKNOWN UINT64_MAX
 
 typedef struct {
@@ -50,58 +71,90 @@ typedef struct {
     uint8_t header_size;
 } zs_frame_header;
 
-// One decoded sequence: `ll` literals, then `ml` bytes copied from `off` back.
+// One decoded sequence: `ll` literals, then `ml` bytes copied from `off`
+// back. With ZS_SEQ_EARLY set in `ml`, `off` is a repeat offset from before
+// the block, which zs_execute resolves: the block's first repeat offset
+// (bits 16-17 say which of the three) less bits 0-15 (RFC 8878's
+// "Repeated_Offset1 - 1", applied that many times, never below 1).
 typedef struct {
     uint32_t ll, ml, off;
 } zs_seq;
+#define ZS_SEQ_EARLY 0x80000000u
 
 enum { ZS_BLOCK_RAW = 0, ZS_BLOCK_RLE = 1, ZS_BLOCK_COMPRESSED = 2 };
 
-// A block's record: what phase 2 needs, no pointer into the decoder's state.
-// `raw` points into the input (a raw block's bytes). `lits` and `seqs` are
-// owned by the record (zs_block_init), sized for the largest valid block.
+typedef struct zs_block_tables zs_block_tables;  // what the scan read for phase 1 (opaque)
+
+// A block: the scan fills the first part, phase 1 the second. No pointer into
+// a zs_frame or a zs_dctx, so the scan may move on and phase 1 run anywhere.
+// `src` points into the input: the input stays valid until the block is
+// executed. `lits`, `seqs` and `t` are owned by the block (zs_block_init),
+// sized for the largest valid block, reused block after block.
 typedef struct {
+    // the scan
     uint8_t kind;
     uint8_t last;
     uint8_t rle_byte;
-    uint32_t size;          // bytes the block regenerates
-    uint64_t position;      // where in the frame's output the block starts
-    const uint8_t *raw;
+    uint32_t size;          // bytes the block regenerates (a compressed block's: set by phase 1)
+    const uint8_t *src;     // the block's content, after its 3-byte header
+    uint32_t src_size;
+    zs_block_tables *t;
+    // phase 1
     uint8_t *lits;          // ZS_BLOCK_MAX + ZS_WILDCOPY bytes
     uint32_t nlits;
     zs_seq *seqs;
     uint32_t nseqs;
 } zs_block;
 
-typedef struct zs_frame zs_frame;  // the entropy state a frame carries
+typedef struct zs_frame zs_frame;  // the scan's state: the frame's header, the last table descriptions
+typedef struct zs_dctx zs_dctx;    // phase 1's tables, built from descriptions (one per thread)
+
+// Phase 2's state: what chains the blocks in order.
+typedef struct {
+    uint64_t produced;  // bytes of the frame's output so far
+    uint32_t rep[3];    // the repeat offsets
+} zs_exec;
 
 zs_frame *zs_frame_create(void);
 void zs_frame_free(zs_frame *f);
+zs_dctx *zs_dctx_create(void);
+void zs_dctx_free(zs_dctx *c);
 int zs_block_init(zs_block *b);
 void zs_block_free(zs_block *b);
 
 // Reads a frame header at src (the magic number included) and resets the
-// frame's entropy state. Skippable frames are not frames here.
+// scan's state. Skippable frames are not frames here.
 int zs_frame_begin(zs_frame *f, const uint8_t *src, size_t len, zs_frame_header *out);
 
-// Phase 1: the block at src (its 3-byte header first) into `b`; *consumed
-// gets the bytes it takes. Blocks of a frame go through it in order.
-int zs_decode_block(zs_frame *f, const uint8_t *src, size_t len, size_t *consumed, zs_block *b);
+// The scan: the block at src (its 3-byte header first) into `b`; *consumed
+// gets the bytes it takes. Blocks of a frame go through it in order, each
+// into a zs_block of its own until it is executed.
+int zs_scan_block(zs_frame *f, const uint8_t *src, size_t len, size_t *consumed, zs_block *b);
 
-// Phase 2: writes b->size bytes at frame_out + b->position; frame_out holds
-// the frame's output so far (the bytes before b->position), and room for
-// b->size + ZS_WILDCOPY bytes from b->position.
-void zs_execute(const zs_block *b, uint8_t *frame_out);
+// Phase 1: entropy-decodes a scanned block into its record (b->lits,
+// b->seqs, b->size of a compressed block). Any thread, any order; `c` is
+// used by one call at a time (it caches the tables it last built).
+int zs_decode_block(zs_dctx *c, zs_block *b);
 
-// The end of a frame, after its last block: the content size and the
-// checksum (`hash`: XXH64, seed 0, of the frame's content). *consumed gets the
-// checksum's bytes.
+// Phase 2: the frame's blocks in order from zs_exec_begin. Writes b->size
+// bytes at dst (room for b->size + ZS_WILDCOPY bytes there); `hist` bytes
+// before dst hold the frame's latest output, what matches may read:
+// e->produced when the buffer holds the whole frame, less in a ring (at most
+// its size minus ZS_RING_SLACK). Fails on an offset past them; on success
+// e->produced grows by b->size and the repeat offsets move on.
+void zs_exec_begin(zs_exec *e);
+int zs_execute(zs_exec *e, const zs_block *b, uint8_t *dst, uint64_t hist);
+
+// The end of a frame, after its last block: the content size (`produced`,
+// zs_exec's) and the checksum (`hash`: XXH64, seed 0, of the frame's
+// content). *consumed gets the checksum's bytes.
 int zs_frame_end(zs_frame *f, uint64_t produced, uint64_t hash, const uint8_t *src, size_t len,
                  size_t *consumed);
 
 // The whole of src (zstd and skippable frames, one after another, as
-// ZSTD_decompress takes them) into dst, which holds cap + ZS_WILDCOPY bytes.
-// *out_len gets the bytes written.
+// ZSTD_decompress takes them) into dst, which holds cap + ZS_WILDCOPY bytes,
+// the three steps block after block on this thread. *out_len gets the bytes
+// written.
 int zs_decompress(const uint8_t *src, size_t len, uint8_t *dst, size_t cap, size_t *out_len);
 
 const char *zs_error_name(int code);
