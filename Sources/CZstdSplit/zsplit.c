@@ -193,10 +193,14 @@ struct zs_dctx {
 // Spreads a normalized distribution (RFC 8878, "From normalized distribution
 // to decoding tables") into `sym`, `nb`, `next` for 1 << log states.
 // The distribution sums to 1 << log (read_ncount checks it).
-static int fse_spread(uint8_t *sym, uint8_t *nb, uint16_t *next, const int16_t *norm, unsigned nsym, unsigned log) {
+//
+// The symbols of `norm` spread over the 1 << log states (RFC 8878 4.1.1):
+// each state's symbol in `sym`, each symbol's first count in `count` (a
+// "less than 1" symbol, -1, takes one state from the top, counted 1).
+static inline int fse_spread_symbols(uint8_t *sym, uint16_t *count, const int16_t *norm, unsigned nsym,
+                                     unsigned log) {
     uint32_t size = 1u << log, high = size - 1, mask = size - 1;
     uint32_t step = (size >> 1) + (size >> 3) + 3, pos = 0;
-    uint16_t count[256];
     for (unsigned s = 0; s < nsym; s++) {
         if (norm[s] == -1) {
             sym[high--] = (uint8_t)s;
@@ -212,7 +216,14 @@ static int fse_spread(uint8_t *sym, uint8_t *nb, uint16_t *next, const int16_t *
             while (pos > high);
         }
     }
-    if (pos != 0) return FAIL(ZS_ERR_CORRUPT);
+    return pos != 0 ? FAIL(ZS_ERR_CORRUPT) : 0;
+}
+
+static int fse_spread(uint8_t *sym, uint8_t *nb, uint16_t *next, const int16_t *norm, unsigned nsym, unsigned log) {
+    uint32_t size = 1u << log;
+    uint16_t count[256];
+    int r = fse_spread_symbols(sym, count, norm, nsym, log);
+    if (r) return r;
     for (uint32_t u = 0; u < size; u++) {
         uint32_t x = count[sym[u]]++;
         unsigned bits = log - highbit32(x);
@@ -228,8 +239,7 @@ static int fse_spread(uint8_t *sym, uint8_t *nb, uint16_t *next, const int16_t *
 // instructions on l30.3.zst, where spreading then copying took 12.3M.
 static int seq_table(seq_cell *t, const int16_t *norm, unsigned nsym, unsigned log, const uint32_t *base,
                      const uint8_t *bits) {
-    uint32_t size = 1u << log, high = size - 1, mask = size - 1;
-    uint32_t step = (size >> 1) + (size >> 3) + 3, pos = 0;
+    uint32_t size = 1u << log;
     uint8_t sym[512];
     uint16_t count[256];
     uint32_t sbase[256];
@@ -242,21 +252,9 @@ static int seq_table(seq_cell *t, const int16_t *norm, unsigned nsym, unsigned l
             sbase[s] = 1u << s;
             sextra[s] = (uint8_t)s;
         }
-        if (norm[s] == -1) {
-            sym[high--] = (uint8_t)s;
-            count[s] = 1;
-        } else {
-            count[s] = (uint16_t)norm[s];
-        }
     }
-    for (unsigned s = 0; s < nsym; s++) {
-        for (int i = 0; i < norm[s]; i++) {
-            sym[pos] = (uint8_t)s;
-            do pos = (pos + step) & mask;
-            while (pos > high);
-        }
-    }
-    if (pos != 0) return FAIL(ZS_ERR_CORRUPT);
+    int r = fse_spread_symbols(sym, count, norm, nsym, log);
+    if (r) return r;
     for (uint32_t u = 0; u < size; u++) {
         unsigned s = sym[u];
         uint32_t x = count[s]++;
