@@ -48,10 +48,11 @@ package final class MountedArchive: Sendable {
     /// their stored segments begin in the content (past a pax 1.0 map):
     /// made at a member's check, kept while mounted.
     let sparseMaps = Locked([Int: (map: TarSparseMap, stored: Int)]())
-    /// The nodes other than files with header blocks of their own (folders,
-    /// links, devices, FIFOs), by where their header blocks begin: checked
-    /// by the frame (``checkNear(_:)``), as a walk lists folders and reads
-    /// links in the tree's order, not the archive's.
+    /// The nodes checked at lookup with header blocks of their own (folders,
+    /// links, devices, FIFOs, empty files), by where their header blocks
+    /// begin: checked by the frame (``checkNear(_:)``), as a walk looks
+    /// them up in the tree's order, not the archive's (2,000 empty files in
+    /// 28 frames, each checked alone: `ls -lR` 11–20 s, not 0.2).
     let others: [UInt32]
     /// Set when the kernel opens files without asking (FUSE's no-open):
     /// the checks of ``open(_:)`` are made at a file's first read.
@@ -158,7 +159,9 @@ package final class MountedArchive: Sendable {
         cache = FrameCache(reader: reader, budget: budget) { () throws(WeirError) in try watch.check() }
         checked = Locked([UInt64](repeating: 0, count: (tree.nodes.count + 63) / 64))
         let tree = tree
-        others = tree.nodes.indices.filter { tree.nodes[$0].kind != .file && tree.nodes[$0].headerLength > 0 }
+        others = tree.nodes.indices.filter {
+            (tree.nodes[$0].kind != .file || tree.nodes[$0].size == 0) && tree.nodes[$0].headerLength > 0
+        }
             .sorted { tree.nodes[$0].dataOffset < tree.nodes[$1].dataOffset }.map { UInt32($0) }
         self.archive = archive
         self.notes = notes

@@ -28,6 +28,8 @@ starts a count of its own), in arrival order:
   noetag/NAME?b=B  the last MiB and the stream with ETag "1", the stream
                   chunked and ending cleanly after its first B bytes; a
                   resumption answered 206 from NAME.v2, with no ETag
+  weakcut/NAME?b=B  as noetag, every answer's ETag W/"1" (weak, the same for
+                  both versions)
   cut/NAME?b=B    every answer 200 (no Range served): the whole file's head,
                   its first B bytes, then the connection closed
   loop/NAME       302 to itself, forever
@@ -151,17 +153,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
             first, last = int(start.group(1)), int(parse_qs(self.path.partition("?")[2])["b"][0])
             return self.answer(206, fields + [("Content-Range", f"bytes {first}-{last - 1}/{len(data)}")],
                                data[first:last])
-        if mode == "noetag":
-            # The tail and the stream with ETag "1" (the stream chunked, ending cleanly at ?b=); a resumption
-            # answered 206 from NAME.v2 with no ETag at all.
+        if mode in ("noetag", "weakcut"):
+            # The tail and the stream with ETag "1" (weakcut: W/"1"; the stream chunked, ending cleanly at
+            # ?b=); a resumption answered 206 from NAME.v2 with no ETag (weakcut: the same W/"1").
+            tag = '"1"' if mode == "noetag" else 'W/"1"'
             if asked and not self.headers.get("Range").startswith("bytes=-"):
                 with open(path + ".v2", "rb") as file:
-                    return self.ranged(file.read(), [])
+                    return self.ranged(file.read(), [] if mode == "noetag" else [("ETag", tag)])
             if asked:
-                return self.ranged(data, [("ETag", '"1"')])
+                return self.ranged(data, [("ETag", tag)])
             cut = int(parse_qs(self.path.partition("?")[2])["b"][0])
             self.send_response(200)
-            self.send_header("ETag", '"1"')
+            self.send_header("ETag", tag)
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
             self.wfile.write(b"%x\r\n" % cut + data[:cut] + b"\r\n0\r\n\r\n")

@@ -184,7 +184,7 @@ struct MemberIndexTrustCommandTests {
 
     @Test("""
           -t refuses an index whose last record was left out (a later copy of a name with it), its end offset \
-          kept or moved back to the last record's end: the records must end where the tar's end blocks are
+          kept or moved back to the last record's end, or said to end early: the records end where the tar does
           """)
     func testChecksIndexEnd() throws {
         let scratch = Scratch()
@@ -207,12 +207,15 @@ struct MemberIndexTrustCommandTests {
             last = members[-1]
             header[3] = last["offset"] + last["header_length"] + last["data_length"]
             open("moved.tar.zst", "wb").write(archive.with_content(suite.encode_columns(header, members)))
+            header[1], header[3] = 1, archive.header[3]
+            open("early.tar.zst", "wb").write(archive.with_content(suite.encode_columns(header, members)))
             PY
             """, in: scratch.url)
         #expect(made.status == 0, "\(made.stderr)")
         #expect(try WeirProcess.run(["-t", "dup.tar.zst"], in: scratch.url).status == 0)
         for (name, words) in [("kept", "its last member ends at 2048, its end blocks are said to begin at 3072"),
-                              ("moved", "no end block at 2048")] {
+                              ("moved", "no end block at 2048"),
+                              ("early", "it says the tar ended early, but its last member ends at 2048")] {
             let run = try WeirProcess.run(["-t", "\(name).tar.zst"], in: scratch.url)
             #expect(run.status == 1 && run.stderr.contains("weir: \(name).tar.zst: member index disagrees with "
                 + "the archive: \(words)"), "\(run.stderr)")

@@ -202,8 +202,16 @@ public final class TarArchive: Sendable {
         // begin, and they are there: an index that leaves out the members
         // after its last record (a later copy of a name among them) lists
         // what a walk would not end with.
+        // An index that says the tar ended early (none weir writes) ends with
+        // the content: its last member runs to the content's end.
         let records = archive.records
-        if !records.endedEarly {
+        if records.endedEarly {
+            if previousEnd != records.endOffset || records.endOffset != reader.count {
+                throw WeirError.memberIndexDisagrees(
+                    path: path, "it says the tar ended early, but its last member ends at \(previousEnd), "
+                        + "its end offset is \(records.endOffset) and the content's end \(reader.count)")
+            }
+        } else {
             let problem: String?
             if previousEnd != records.endOffset {
                 problem = "its last member ends at \(previousEnd), its end blocks are said to begin at "

@@ -34,6 +34,15 @@ extension WeirError {
                   detail: "transfer failed: \(message)" + tries(attempts))
     }
 
+    /// A transfer cut at `offset`, after bytes of it were taken, that cannot
+    /// go on: the object has no strong validator (`what` says what it has),
+    /// and parts of an answer combine only under one (RFC 9110 15.3.7.3).
+    package static func cannotResume(url: String, at offset: Int, _ what: String) -> WeirError {
+        WeirError(.remoteFailed, path: url, operation: .read, lead: nil,
+                  detail: "the answer was cut at offset \(offset) and cannot be resumed: the server gave \(what), "
+                      + "so the rest could be another version's")
+    }
+
     /// The body ended before the bytes asked for, every try: for a stream,
     /// short of the object's `size` (the first answer's), the last answer's `head` saying how.
     package static func shortBody(url: String, at offset: Int, size: Int? = nil, head: HTTPHead? = nil,

@@ -24,6 +24,15 @@ struct ObjectIdentity: Sendable, Equatable {
     /// Whether the ETag is strong (not `W/`): only a strong one is a precondition.
     private var strongETag: String? { etag.flatMap { Self.isWeak($0) ? nil : $0 } }
 
+    /// What keeps a resumed answer to this object (the rest of one cut)
+    /// from being another version's, nil when something does: a strong
+    /// ETag (`If-Match`) or a Last-Modified date (`If-Range`: a changed
+    /// object comes whole, which is refused). A weak ETag, or none, does not.
+    var resumptionRisk: String? {
+        if strongETag != nil || lastModified != nil { return nil }
+        return etag.map { "only a weak ETag (\($0))" } ?? "neither an ETag nor a Last-Modified date"
+    }
+
     /// The header lines a request for part of the object carries.
     var conditions: [String] {
         if let strongETag { return ["If-Match: \(strongETag)"] }

@@ -52,6 +52,11 @@ struct RemoteTransfer {
             let whole = start == 0 && end == nil && position == 0
             let range: String? = whole ? nil : "\(position)-" + (end.map { String($0 - 1) } ?? "")
             if let end, position >= end { return position }
+            // The rest of an answer cut after bytes of it were taken combines with them only when
+            // something tells the object's versions apart byte for byte.
+            if position > start, let risk = identity?.resumptionRisk {
+                throw WeirError.cannotResume(url: url, at: position, risk)
+            }
             var stopError: WeirError?
             var readerGone = false
             let before = position

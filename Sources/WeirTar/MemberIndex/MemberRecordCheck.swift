@@ -49,6 +49,7 @@ package enum MemberRecordCheck {
         var paxSparseMap = false
         var paxRealSize: Int?
         var longLink: [UInt8]?
+        var paxHeaders = 0
         while at + block <= header.count {
             let one = UnsafeRawBufferPointer(rebasing: header[at ..< at + block])
             let raw = one[156]
@@ -71,9 +72,8 @@ package enum MemberRecordCheck {
                     if stored != link { return "its header links to \(shown(stored)), the index to \(shown(link))" }
                 }
                 let stored = TarHeader.storedData(type: raw, size: paxSize ?? size)
-                if TarHeader.isAmbiguousFolder(raw: raw, indexed: type, stored: stored) {
-                    return "its header gives a file's type, a folder's name and \(stored) bytes of data, "
-                        + "which tars read otherwise"
+                if let why = TarHeader.readOtherwise(raw: raw, indexed: type, stored: stored) {
+                    return "its header gives \(why), which tars read otherwise"
                 }
                 // A pax sparse 1.0 member's map begins its stored data; the index counts it as header.
                 let map = paxSparseMap ? header.count - (at + block) : 0
@@ -91,11 +91,19 @@ package enum MemberRecordCheck {
             }
             let dataEnd = at + block + size
             guard dataEnd <= header.count else { return nil }  // TarHeaderCheck refused it
+            if raw == UInt8(ascii: "A") {
+                return "a Solaris ACL header (A), which tars read otherwise"
+            }
+            let records = raw == UInt8(ascii: "g") || raw == UInt8(ascii: "x") || raw == UInt8(ascii: "X")
+                ? PaxRecords(UnsafeRawBufferPointer(rebasing: header[at + block ..< dataEnd])) : nil
+            if records?.malformed == true { return "a pax record at +\(at + block) that tars read otherwise" }
             if raw == UInt8(ascii: "g") {
-                if PaxRecords(UnsafeRawBufferPointer(rebasing: header[at + block ..< dataEnd])).setsIndexedField {
+                if records?.setsIndexedField == true {
                     return "a pax global header before it changes what tar makes of the members after it"
                 }
             } else if raw == UInt8(ascii: "x") || raw == UInt8(ascii: "X") {
+                if paxHeaders > 0 { return "two pax headers, which tars merge or replace" }
+                paxHeaders += 1
                 let data = UnsafeRawBufferPointer(rebasing: header[at + block ..< dataEnd])
                 if let found = TarHeaderCheck.paxRecord(in: data, key: Array("size".utf8)) {
                     guard let value = Int(String(decoding: found, as: UTF8.self)), value >= 0 else {

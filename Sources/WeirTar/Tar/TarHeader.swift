@@ -166,30 +166,37 @@ package struct TarHeader {
     /// The type the member index records for a member whose own header's
     /// type flag is `raw` and whose name is `path`, as GNU tar reads it: a
     /// v7 file (`\0`), a contiguous one (`7`) or a multi-volume piece (`M`)
-    /// is a file (`0`); GNU's dump folder (`D`) a folder (`5`), as is a v7
-    /// file whose name ends with `/`; a type tar does not know, a file. The
+    /// is a file (`0`); GNU's dump folder (`D`) a folder (`5`), as is any
+    /// of those whose name ends with `/`; a type tar does not know, a file. The
     /// walk that makes the index (``TarWalk``) and the check of a record
     /// against its header blocks (``MemberRecordCheck``) both ask it.
     package static func indexedType(_ raw: UInt8, path: some BidirectionalCollection<UInt8>) -> UInt8 {
         switch raw {
-        case 0, UInt8(ascii: "0"): path.last == UInt8(ascii: "/") ? UInt8(ascii: "5") : UInt8(ascii: "0")
-        case UInt8(ascii: "7"), UInt8(ascii: "M"): UInt8(ascii: "0")
         case UInt8(ascii: "D"): UInt8(ascii: "5")
         case UInt8(ascii: "1"), UInt8(ascii: "2"), UInt8(ascii: "3"), UInt8(ascii: "4"),
              UInt8(ascii: "5"), UInt8(ascii: "6"), UInt8(ascii: "S"): raw
-        default: UInt8(ascii: "0")
+        // What tar makes a file (`0`, NUL, `7`, `M`, a type it does not know) is a folder when its
+        // name ends in a slash, as GNU tar and libarchive make it.
+        default: path.last == UInt8(ascii: "/") ? UInt8(ascii: "5") : UInt8(ascii: "0")
         }
     }
 
-    /// Whether a member of type `raw` whose indexed type is `indexed`
+    /// Why a member of type `raw` whose indexed type is `indexed`
     /// (``indexedType(_:path:)``) and which stores `stored` bytes is read
-    /// otherwise by different tars: a file's type (`0`, or NUL) with a
-    /// folder's name (a trailing slash) and data. GNU tar makes a folder
-    /// and reads what follows its header as the next headers; others skip
-    /// the data as a file's. The writer's walk ends there (no index is
-    /// written) and the reader's check refuses such a record.
-    package static func isAmbiguousFolder(raw: UInt8, indexed: UInt8, stored: Int) -> Bool {
-        indexed == UInt8(ascii: "5") && (raw == 0 || raw == UInt8(ascii: "0")) && stored > 0
+    /// otherwise by different tars; nil when it is not. A file's type (`0`,
+    /// NUL, `7`, …) with a folder's name (a trailing slash) and data: GNU
+    /// tar makes a folder and reads what follows its header as the next
+    /// headers, others skip the data as a file's. A hard link with data:
+    /// GNU tar and python's tarfile store none for it, libarchive does in a
+    /// pax archive. The writer's walk ends there (no index is written) and
+    /// the reader's check refuses such a record.
+    package static func readOtherwise(raw: UInt8, indexed: UInt8, stored: Int) -> String? {
+        guard stored > 0 else { return nil }
+        if indexed == UInt8(ascii: "5"), raw != UInt8(ascii: "5"), raw != UInt8(ascii: "D") {
+            return "a file's type, a folder's name and \(stored) bytes of data"
+        }
+        if raw == UInt8(ascii: "1") { return "a hard link with \(stored) bytes of data" }
+        return nil
     }
 
     /// The size the member index records for a member of indexed `type`
@@ -226,6 +233,11 @@ package struct PaxRecords {
     /// GNU's pax sparse formats: the real name and size (0.1 and 1.0).
     package var sparseName: [UInt8]?
     package var sparseRealSize: Int?
+    /// Whether a record did not read as `LEN KEY=VALUE\n` (NUL padding
+    /// after the last one aside): the tars then disagree on the rest (GNU
+    /// tar skips blanks around the length, libarchive and python stop), so
+    /// the walk writes no index and the check refuses it.
+    package var malformed = false
 
     package init() {}
 
@@ -252,8 +264,16 @@ package struct PaxRecords {
                 index += 1
             }
             guard index < data.count, data[index] == 0x20, length > index - position + 1,
-                  length <= data.count - position, data[position + length - 1] == 0x0A else { return }
+                  length <= data.count - position, data[position + length - 1] == 0x0A else {
+                malformed = data[position...].contains { $0 != 0 }
+                return
+            }
             let record = UnsafeRawBufferPointer(rebasing: data[(index + 1) ..< (position + length - 1)])
+            // A blank before the key: GNU tar skips it (the key is then `path`), libarchive keeps it.
+            if let first = record.first, first == 0x20 || first == 0x09 {
+                malformed = true
+                return
+            }
             if let equals = record.firstIndex(of: UInt8(ascii: "=")) {
                 apply(key: UnsafeRawBufferPointer(rebasing: record[..<equals]),
                       value: UnsafeRawBufferPointer(rebasing: record[(equals + 1)...]))

@@ -58,6 +58,8 @@ package struct TarWalk<Sink: TarMemberSink> {
     }
 
     private var phase = Phase.header
+    /// Whether the member being read had a pax `x` header already.
+    private var paxSeen = false
     /// A header block split across pieces, staged.
     private var staged = [UInt8](repeating: 0, count: 512)
     private var stagedCount = 0
@@ -185,18 +187,26 @@ package struct TarWalk<Sink: TarMemberSink> {
         let type = header.typeflag
         switch type {
         case UInt8(ascii: "x"), UInt8(ascii: "X"), UInt8(ascii: "L"), UInt8(ascii: "K"), UInt8(ascii: "g"):
-            guard let end = TarHeader.blocks(size).map({ $0 + offset + 512 }) else {
+            // Read whole (at most what a reader's check takes); a second pax header for one member,
+            // which tars merge or replace, ends the walk: tars disagree on the member.
+            guard size <= MemberRecordCheck.headerBlocksMost,
+                  !((type == UInt8(ascii: "x") || type == UInt8(ascii: "X")) && paxSeen),
+                  let end = TarHeader.blocks(size).map({ $0 + offset + 512 }) else {
                 stop = (memberStart ?? offset, false)
                 return
             }
+            if type == UInt8(ascii: "x") || type == UInt8(ascii: "X") { paxSeen = true }
             extensionBytes.removeAll(keepingCapacity: true)
             if size == 0 {
                 finishExtension(kind: type)
             } else {
                 phase = .extensionData(kind: type, remaining: size, end: end)
             }
-        case UInt8(ascii: "V"), UInt8(ascii: "A"):
-            // A volume label, Solaris ACLs: header blocks of the next member.
+        case UInt8(ascii: "A"):
+            // Solaris ACLs: GNU tar makes a file of it, libarchive reads it as the next member's headers.
+            stop = (memberStart ?? offset, false)
+        case UInt8(ascii: "V"):
+            // A volume label: header blocks of the next member.
             guard let data = TarHeader.blocks(size) else {
                 stop = (memberStart ?? offset, false)
                 return
@@ -212,15 +222,16 @@ package struct TarWalk<Sink: TarMemberSink> {
         switch kind {
         case UInt8(ascii: "g"):
             // Global pax records: header blocks of the next member, read only to see that they change
-            // no member (PaxRecords.setsIndexedField); one that does ends the walk, not clean.
-            if extensionBytes.withUnsafeBytes({ PaxRecords($0).setsIndexedField }) {
-                stop = (memberStart ?? needed, false)
-            }
+            // no member (PaxRecords.setsIndexedField); one that does, or that tars read otherwise, ends
+            // the walk, not clean.
+            let global = extensionBytes.withUnsafeBytes { PaxRecords($0) }
+            if global.setsIndexedField || global.malformed { stop = (memberStart ?? needed, false) }
         case UInt8(ascii: "L"), UInt8(ascii: "K"):
             let name = Array(extensionBytes.prefix { $0 != 0 })
             if kind == UInt8(ascii: "L") { longName = name } else { longLink = name }
         default:
             extensionBytes.withUnsafeBytes { pax = PaxRecords($0) }
+            if pax.malformed { stop = (memberStart ?? needed, false) }
         }
     }
 
@@ -244,7 +255,7 @@ package struct TarWalk<Sink: TarMemberSink> {
         }
         // A v7 header names a folder by a trailing slash only.
         let type = TarHeader.indexedType(raw, path: last.path)
-        if TarHeader.isAmbiguousFolder(raw: raw, indexed: type, stored: stored) {
+        if TarHeader.readOtherwise(raw: raw, indexed: type, stored: stored) != nil {
             // Tars disagree on what follows it: the walk ends, not clean (no index is written);
             // the member half made here is past the end and never kept.
             stop = (start, false)
@@ -295,6 +306,7 @@ package struct TarWalk<Sink: TarMemberSink> {
         needed = overflow ? Int.max : end
         memberStart = nil
         pax = PaxRecords()
+        paxSeen = false
         longName = nil
         longLink = nil
     }

@@ -194,6 +194,66 @@ struct TarScannerTests {
         }
     }
 
+    @Test("""
+          what tars read otherwise gets no index and the check refuses it: a pax record with a blank GNU tar \
+          skips, two pax headers for one member, a hard link with data, a Solaris ACL member (A), a contiguous \
+          file (7) named as a folder with data; an empty one is a folder, indexed and checked alike
+          """)
+    func readOtherwise() throws {
+        func member(_ name: String, _ data: [UInt8], type: UInt8) -> [UInt8] {
+            Self.header(name, size: data.count, type: type) + data
+                + [UInt8](repeating: 0, count: (512 - data.count % 512) % 512)
+        }
+        let a = member("a.txt", Array(repeating: 0x61, count: 600), type: UInt8(ascii: "0"))
+        let end = [UInt8](repeating: 0, count: 1024)
+        let cases: [(String, [UInt8])] = [
+            ("blank", member("PaxHeaders/a", Array("18  path=glob.txt\n".utf8), type: UInt8(ascii: "x")) + a),
+            ("global blank", member("pax_global_header", Array("17\tpath=glob.txt\n".utf8),
+                                    type: UInt8(ascii: "g")) + a),
+            ("two pax", member("PaxHeaders/a", Array("17 path=evil.txt\n".utf8), type: UInt8(ascii: "x"))
+                + member("PaxHeaders/a", Array("11 mtime=1\n".utf8), type: UInt8(ascii: "x")) + a),
+            ("link data", member("hl", Array(repeating: 0x62, count: 100), type: UInt8(ascii: "1"))),
+            ("acl", member("acl.txt", Array("A\n".utf8), type: UInt8(ascii: "A")) + a),
+            ("contiguous", member("c7/", member("evil.txt", Array("EVIL\n".utf8), type: UInt8(ascii: "0")),
+                                   type: UInt8(ascii: "7"))),
+        ]
+        for (name, body) in cases {
+            let tar = body + end
+            let scanner = TarScanner()
+            for chunk in Self.chunks(tar, size: 700) { scanner.feed(chunk) }
+            #expect(try Self.index(scanner, contentSize: tar.count) == nil, "\(name)")
+        }
+        // The check, on blocks a crafted index could list: each refused.
+        for (name, blocks, path, type) in [
+            ("blank", Array(cases[0].1[0 ..< 1536]), "a.txt", UInt8(ascii: "0")),
+            ("two pax", Array(cases[2].1[0 ..< 2560]), "a.txt", UInt8(ascii: "0")),
+            ("acl", Array(cases[4].1[0 ..< 1536]), "a.txt", UInt8(ascii: "0")),
+        ] {
+            let problem = blocks.withUnsafeBytes {
+                MemberRecordCheck.problem(in: $0, path: Array(path.utf8), type: type, link: [], dataLength: 1024,
+                                          size: 600)
+            }
+            #expect(problem != nil, "\(name)")
+        }
+        let link = member("hl", Array(repeating: 0x62, count: 100), type: UInt8(ascii: "1"))
+        let linkProblem = link[0 ..< 512].withUnsafeBytes {
+            MemberRecordCheck.problem(in: $0, path: Array("hl".utf8), type: UInt8(ascii: "1"), link: [],
+                                      dataLength: 512, size: 0)
+        }
+        #expect(linkProblem?.contains("a hard link with 100 bytes of data") == true, "\(linkProblem ?? "")")
+        // An empty contiguous file named as a folder: a folder, as tar makes it; its record passes the check.
+        let empty = member("x.txt", Array("x\n".utf8), type: UInt8(ascii: "0"))
+            + member("q/", [], type: UInt8(ascii: "7")) + end
+        let scanner = TarScanner()
+        for chunk in Self.chunks(empty, size: 700) { scanner.feed(chunk) }
+        let index = try #require(try Self.index(scanner, contentSize: empty.count))
+        let folder = try #require(index.members.last)
+        #expect(folder.type == UInt8(ascii: "5"))
+        #expect(empty[folder.headerOffset ..< folder.dataOffset].withUnsafeBytes {
+            MemberRecordCheck.problem(in: $0, of: folder)
+        } == nil)
+    }
+
     @Test("not a tar: no scan starts; a stream that stops being tar gives no index")
     func notTar() throws {
         #expect(!TarScanner.startsTar(DispatchData.empty))
