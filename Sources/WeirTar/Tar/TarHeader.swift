@@ -49,14 +49,20 @@ package struct TarHeader {
         guard let stored = number(148, 8), stored >= 0 else { return false }
         // The unsigned sum eight bytes at a time (once per member: the
         // walk's largest cost), the field's own bytes then counted as spaces.
-        var unsigned = 0, index = 0
+        // Sixteen bytes at a time into 16-bit lanes: each lane adds at most
+        // 32 bytes of 255, 8,160, far below its 65,535, so none overflows.
+        var lanes = SIMD16<UInt16>()
+        var index = 0
         while index < 512 {
-            let word = block.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            let pairs = (word & 0x00FF_00FF_00FF_00FF) &+ (word >> 8 & 0x00FF_00FF_00FF_00FF)
-            unsigned &+= Int(truncatingIfNeeded: (pairs &* 0x0001_0001_0001_0001) >> 48)
-            index += 8
+            lanes &+= SIMD16<UInt16>(truncatingIfNeeded: block.loadUnaligned(fromByteOffset: index,
+                                                                            as: SIMD16<UInt8>.self))
+            index += 16
         }
-        for index in 148 ..< 156 { unsigned += 0x20 - Int(block[index]) }
+        // The field's own eight bytes then count as spaces (0x20 each).
+        let field = block.loadUnaligned(fromByteOffset: 148, as: UInt64.self)
+        // The lanes summed wider: the whole block's sum passes 16 bits.
+        let sum = SIMD16<UInt32>(truncatingIfNeeded: lanes).wrappedSum()
+        let unsigned = Int(sum) + 8 * 0x20 - Self.byteSum(field)
         if stored == unsigned { return true }
         var signed = 0
         for index in 0 ..< 512 {
@@ -119,6 +125,7 @@ package struct TarHeader {
     /// A numeric field's value (as ``number(_:_:)``).
     package static func number(_ bytes: UnsafeRawBufferPointer) -> Int? {
         guard let first = bytes.first else { return 0 }
+        if first & 0x80 == 0, let value = octalWords(bytes) { return value }
         if first & 0x80 != 0 {
             // Base-256, two's complement, big-endian; what does not fit an Int is refused.
             let negative = first == 0xFF
@@ -141,6 +148,46 @@ package struct TarHeader {
             index += 1
         }
         return value
+    }
+
+    /// The sum of `word`'s eight bytes.
+    @inline(__always)
+    private static func byteSum(_ word: UInt64) -> Int {
+        let pairs = (word & 0x00FF_00FF_00FF_00FF) &+ (word >> 8 & 0x00FF_00FF_00FF_00FF)
+        return Int(truncatingIfNeeded: (pairs &* 0x0001_0001_0001_0001) >> 48)
+    }
+
+    /// ``number(_:)`` of an octal field of 8 or 12 bytes (all a header's
+    /// numbers but the sparse map's, read for every member), a word at a
+    /// time: `.some(value)` exactly where the digit-by-digit loop gives it,
+    /// `.some(nil)` where that loop refuses the field, nil where the word
+    /// reading does not decide (a 12-byte field whose first 8 bytes are all
+    /// spaces, any other length) and the loop must read it. No overflow is
+    /// possible here: 12 octal digits are 36 bits.
+    ///
+    /// Each byte of a word is classed at once: `zeroBytes` sets a byte's
+    /// high bit exactly where the byte is 0 (no borrow crosses bytes: each
+    /// low seven bits plus 0x7F stays below 0x100).
+    @inline(__always)
+    private static func octalWords(_ bytes: UnsafeRawBufferPointer) -> Int?? {
+        guard bytes.count == 8 || bytes.count == 12 else { return nil }
+        // Both loads lie inside `bytes`: 8 bytes at 0, and 4 at 8 only when it holds 12.
+        let first = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+        let word = OctalWord(first, width: 8)
+        guard word.start < 8 else {
+            // All spaces: the value 0, unless more bytes follow.
+            return bytes.count == 8 ? .some(0) : nil
+        }
+        guard word.end == 8, bytes.count == 12 else {
+            // The digits end inside the word: the byte after them must end the field.
+            return word.endsWell ? .some(word.value) : .some(nil)
+        }
+        // Twelve bytes whose first eight end in digits: they go on in the last four.
+        let last = UInt64(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
+        let more = OctalWord(last, width: 4, leadingSpaces: false)
+        guard more.endsWell else { return .some(nil) }
+        let digits = more.end
+        return .some(digits == 0 ? word.value : word.value << (3 * digits) | more.value)
     }
 
     /// Bytes of data a member of type `type` with size field `size` stores
@@ -278,5 +325,62 @@ package struct PaxRecords {
         if let dot = digits.firstIndex(of: UInt8(ascii: ".")) { digits = digits[..<dot] }
         guard let whole = decimal(UnsafeRawBufferPointer(rebasing: digits)) else { return nil }
         return negative ? -whole : whole
+    }
+}
+
+/// One word (up to 8 bytes, the first in the low byte) of an octal field,
+/// read as ``TarHeader/number(_:)``'s loop reads it: spaces first, then
+/// octal digits, then a byte that ends the field (a NUL or a space) or the
+/// word's end. What follows that byte is not read, as the loop does not.
+private struct OctalWord {
+    /// The first byte after the leading spaces (`width`: the word is all spaces).
+    let start: Int
+    /// The first byte after the digits (`width`: they run to the word's end).
+    let end: Int
+    /// The byte at ``end`` ends the field well: a NUL, a space, or the word's end.
+    let endsWell: Bool
+    /// The digits `start ..< end` as a number (below 8^8).
+    let value: Int
+
+    private static let high: UInt64 = 0x8080_8080_8080_8080
+
+    /// 0x80 in each byte of `word` that is 0, 0 in the others, exactly.
+    @inline(__always)
+    private static func zeroBytes(_ word: UInt64) -> UInt64 {
+        ~(((word & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | word) & high
+    }
+
+    /// The first `width` bytes (1 to 8) of `word`; spaces before the digits
+    /// are stepped over unless `leadingSpaces` is false (the second word of
+    /// a field, whose digits go on from the first).
+    @inline(__always)
+    init(_ word: UInt64, width: Int, leadingSpaces: Bool = true) {
+        // Byte i's high bit set in `inside` for i < width.
+        let inside = width == 8 ? Self.high : Self.high & (1 << (8 * width) &- 1)
+        let spaces = Self.zeroBytes(word ^ 0x2020_2020_2020_2020) & inside
+        // '0' to '7' are 0x30 to 0x37: their top five bits 0x30.
+        let digits = Self.zeroBytes((word & 0xF8F8_F8F8_F8F8_F8F8) ^ 0x3030_3030_3030_3030) & inside
+        let enders = (spaces | Self.zeroBytes(word)) & inside
+        let start = leadingSpaces ? min(width, (~spaces & inside).trailingZeroBitCount >> 3) : 0
+        self.start = start
+        // The first byte from `start` on that is not a digit (or `width`).
+        let notDigits = ~digits & inside & (start == 8 ? 0 : ~0 << (8 * start))
+        let end = min(width, notDigits.trailingZeroBitCount >> 3)
+        self.end = end
+        endsWell = end == width || enders >> (8 * end) & 0x80 != 0
+        guard end > start else {
+            value = 0
+            return
+        }
+        // The digits' values, 0 to 7, bytes start ..< end, moved up so the
+        // last is the top byte and every byte below the first is 0.
+        let kept: UInt64 = (end == 8 ? ~0 : (1 << (8 * end)) &- 1) & ~0 << (8 * start)
+        var lanes = ((word ^ 0x3030_3030_3030_3030) & kept) << (8 * (8 - end))
+        // Joined pairwise, the earlier digit the higher: 8 digits of 3 bits
+        // into 4 of 6 in 16-bit lanes, 2 of 12 in 32-bit lanes, one of 24.
+        lanes = (lanes << 3 &+ lanes >> 8) & 0x00FF_00FF_00FF_00FF
+        lanes = (lanes << 6 &+ lanes >> 16) & 0x0000_FFFF_0000_FFFF
+        lanes = (lanes << 12 &+ lanes >> 32) & 0xFF_FFFF
+        value = Int(lanes)
     }
 }
