@@ -2,9 +2,10 @@ import Glibc
 
 /// What a ``TarWalk`` hands each member to once the member's end is known.
 package protocol TarMemberSink {
-    /// Takes `member`, the next member in archive order. The value is the
-    /// walk's own and rewritten for the next member: keep a copy if needed.
-    mutating func append(_ member: MemberIndex.Member)
+    /// Takes `member`, the next member in archive order. Its names point
+    /// into the walk's buffers, rewritten for the next member: valid
+    /// during the call only (``MemberIndex/Record/member()`` keeps a copy).
+    mutating func append(_ member: MemberIndex.Record)
 }
 
 /// Finds the members of a tar stream from its header blocks, as its bytes
@@ -37,7 +38,11 @@ package protocol TarMemberSink {
 ///
 /// Cost: a header block's checksum and fields once per member, no
 /// allocation per member but for names longer than their storage so far.
-package struct TarWalk<Sink: TarMemberSink> {
+/// The names live in raw buffers of the walk's own, not arrays: an array
+/// a member paid its uniqueness checks, reference counting and generic
+/// copies, a fifth of the scan's cost (issue 82). Hence not copyable: a
+/// copy would share them, and the walk frees them when it ends.
+package struct TarWalk<Sink: TarMemberSink>: ~Copyable {
     /// Where the members go once their ends are known.
     package private(set) var sink: Sink
     /// The next content offset the walk must see; bytes before it are not read.
@@ -58,8 +63,8 @@ package struct TarWalk<Sink: TarMemberSink> {
     }
 
     private var phase = Phase.header
-    /// A header block split across pieces, staged.
-    private var staged = [UInt8](repeating: 0, count: 512)
+    /// A header block split across pieces, staged (512 bytes, the walk's own).
+    private let staged = UnsafeMutableRawBufferPointer.allocate(byteCount: 512, alignment: 16)
     private var stagedCount = 0
     /// The content of the pax record or long name being read.
     private var extensionBytes: [UInt8] = []
@@ -70,14 +75,31 @@ package struct TarWalk<Sink: TarMemberSink> {
     private var pax = PaxRecords()
     private var longName: [UInt8]?
     private var longLink: [UInt8]?
+    /// Whether a pax record or a GNU long name or link was read for the
+    /// member being read (``pax``, ``longName``, ``longLink`` then to reset).
+    private var extended = false
     /// The member whose header was read last: its data length is set when
-    /// the next header (or the end) is found, then it goes to the sink.
-    private var last = MemberIndex.Member(headerOffset: 0, headerLength: 0, dataLength: 0, size: 0, path: [])
+    /// the next header (or the end) is found, then it goes to the sink,
+    /// its names pointing into the buffers below.
+    private var last = MemberIndex.Record()
     private var lastStoredData = 0
+    /// The last member's names, its link target empty but for links.
+    private var path = MemberIndex.ColumnBytes(capacity: 256)
+    private var link = MemberIndex.ColumnBytes(capacity: 256)
+    private var uname = MemberIndex.ColumnBytes(capacity: 32)
+    private var gname = MemberIndex.ColumnBytes(capacity: 32)
 
     /// A walk from the content's first byte.
     package init(sink: Sink) {
         self.sink = sink
+    }
+
+    deinit {
+        staged.deallocate()
+        path.deallocate()
+        link.deallocate()
+        uname.deallocate()
+        gname.deallocate()
     }
 
     /// Whether the walk wants more content.
@@ -108,17 +130,14 @@ package struct TarWalk<Sink: TarMemberSink> {
                     position += 512
                 } else {
                     let take = min(512 - stagedCount, end - position)
-                    staged.withUnsafeMutableBytes { stage in
-                        UnsafeMutableRawBufferPointer(rebasing: stage[stagedCount ..< stagedCount + take])
-                            .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[at ..< at + take]))
-                    }
+                    UnsafeMutableRawBufferPointer(rebasing: staged[stagedCount ..< stagedCount + take])
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[at ..< at + take]))
                     stagedCount += take
                     position += take
                     needed = position
                     if stagedCount == 512 {
                         stagedCount = 0
-                        let copy = staged
-                        copy.withUnsafeBytes { block($0, at: position - 512) }
+                        block(UnsafeRawBufferPointer(staged), at: position - 512)
                     }
                 }
             case let .extensionData(kind, remaining, blockEnd):
@@ -159,6 +178,12 @@ package struct TarWalk<Sink: TarMemberSink> {
         let stopOffset = min(stop.offset, contentSize)
         let complete = stopOffset >= last.dataOffset + Self.rounded(lastStoredData)
         last.dataLength = max(0, (stop.clean || complete ? stopOffset : contentSize) - last.dataOffset)
+        handOver()
+    }
+
+    /// The last member to the sink, its names where they are.
+    private mutating func handOver() {
+        (last.path, last.link, last.uname, last.gname) = (path.bytes, link.bytes, uname.bytes, gname.bytes)
         sink.append(last)
     }
 
@@ -190,6 +215,7 @@ package struct TarWalk<Sink: TarMemberSink> {
                 return
             }
             extensionBytes.removeAll(keepingCapacity: true)
+            extended = true
             if size == 0 {
                 finishExtension(kind: type)
             } else {
@@ -224,41 +250,45 @@ package struct TarWalk<Sink: TarMemberSink> {
         let start = memberStart ?? offset
         if count > 0 {
             last.dataLength = max(0, start - last.dataOffset)
-            sink.append(last)
+            handOver()
         }
         count += 1
-        let storedSize = pax.size ?? field
+        let storedSize = extended ? pax.size ?? field : field
         let stored = TarHeader.storedData(type: raw, size: storedSize)
-        if let name = TarHeader.extendedName(pax: pax.sparseName ?? pax.path, longName: longName) {
-            Self.assign(name, to: &last.path)
+        if extended, let name = TarHeader.extendedName(pax: pax.sparseName ?? pax.path, longName: longName) {
+            name.withUnsafeBytes { path.set($0) }
         } else if header.block[345] != 0, header.isPOSIX {
-            Self.assign(header.path, to: &last.path)
+            // POSIX's prefix and name joined by '/' (``TarHeader/path``).
+            path.set(header.text(345, 155))
+            path.append(UInt8(ascii: "/"))
+            path.append(header.text(0, 100))
         } else {
-            Self.assign(header.text(0, 100), to: &last.path)
+            path.set(header.text(0, 100))
         }
         // A v7 header names a folder by a trailing slash only.
-        let type = TarHeader.indexedType(raw, path: last.path)
+        let type = TarHeader.indexedType(raw, path: path.bytes)
         if type == UInt8(ascii: "1") || type == UInt8(ascii: "2") {
-            if let link = pax.linkpath ?? longLink {
-                Self.assign(link, to: &last.link)
+            if extended, let target = pax.linkpath ?? longLink {
+                target.withUnsafeBytes { link.set($0) }
             } else {
-                Self.assign(header.text(157, 100), to: &last.link)
+                link.set(header.text(157, 100))
             }
         } else {
-            last.link.removeAll(keepingCapacity: true)
+            link.removeAll()
         }
-        if let uname = pax.uname { Self.assign(uname, to: &last.uname) } else {
-            Self.assign(header.text(265, 32), to: &last.uname)
+        if extended, let name = pax.uname { name.withUnsafeBytes { uname.set($0) } } else {
+            uname.set(header.text(265, 32))
         }
-        if let gname = pax.gname { Self.assign(gname, to: &last.gname) } else {
-            Self.assign(header.text(297, 32), to: &last.gname)
+        if extended, let name = pax.gname { name.withUnsafeBytes { gname.set($0) } } else {
+            gname.set(header.text(297, 32))
         }
-        last.size = TarHeader.indexedSize(type: type, stored: storedSize, sparseRealSize: pax.sparseRealSize,
-                                          gnuRealSize: header.gnuRealSize)
-        last.mtime = pax.mtime ?? header.mtime
+        last.size = TarHeader.indexedSize(type: type, stored: storedSize,
+                                          sparseRealSize: extended ? pax.sparseRealSize : nil,
+                                          gnuRealSize: type == UInt8(ascii: "S") ? header.gnuRealSize : 0)
+        last.mtime = extended ? pax.mtime ?? header.mtime : header.mtime
         last.mode = header.mode
-        last.uid = pax.uid ?? header.uid
-        last.gid = pax.gid ?? header.gid
+        last.uid = extended ? pax.uid ?? header.uid : header.uid
+        last.gid = extended ? pax.gid ?? header.gid : header.gid
         last.type = type
         if type == UInt8(ascii: "3") || type == UInt8(ascii: "4") {
             (last.devmajor, last.devminor) = (header.devmajor, header.devminor)
@@ -282,25 +312,11 @@ package struct TarWalk<Sink: TarMemberSink> {
         let (end, overflow) = dataOffset.addingReportingOverflow(Self.rounded(lastStoredData))
         needed = overflow ? Int.max : end
         memberStart = nil
-        pax = PaxRecords()
-        longName = nil
-        longLink = nil
-    }
-
-    /// `bytes` into `target`'s storage (nothing copied when they are equal,
-    /// as an owner's name or a folder's path usually is).
-    private static func assign(_ bytes: UnsafeRawBufferPointer, to target: inout [UInt8]) {
-        let equal = target.withUnsafeBytes { held in
-            guard held.count == bytes.count else { return false }
-            guard let kept = held.baseAddress, let new = bytes.baseAddress else { return true }
-            return memcmp(kept, new, bytes.count) == 0
+        if extended {
+            pax = PaxRecords()
+            longName = nil
+            longLink = nil
+            extended = false
         }
-        guard !equal else { return }
-        target.removeAll(keepingCapacity: true)
-        target.append(contentsOf: bytes)
-    }
-
-    private static func assign(_ bytes: [UInt8], to target: inout [UInt8]) {
-        bytes.withUnsafeBytes { assign($0, to: &target) }
     }
 }
