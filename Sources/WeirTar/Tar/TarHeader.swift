@@ -173,6 +173,26 @@ package struct TarHeader {
         guard bytes.count == 8 || bytes.count == 12 else { return nil }
         // Both loads lie inside `bytes`: 8 bytes at 0, and 4 at 8 only when it holds 12.
         let first = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+        // The usual shape first (GNU tar, git, bsdtar, Python's tarfile):
+        // digits from the first byte on, then a NUL or a space, or the
+        // field's end. Leading spaces, or none, go to the fuller reading below.
+        let notDigits = ~OctalWord.digits(first) & OctalWord.high
+        if notDigits & 0x80 == 0 {
+            // The first byte that is not a digit: 1 to 7, or 8 for none.
+            let end = notDigits.trailingZeroBitCount >> 3
+            if end < 8 {
+                guard OctalWord.ends(first &>> (8 * end) & 0xFF) else { return .some(nil) }
+                // The digits moved up to the top bytes, what follows them dropped.
+                return .some(OctalWord.join(first &<< (64 - 8 * end)))
+            }
+            guard bytes.count == 12 else { return .some(OctalWord.join(first)) }
+            // Eight digits: they may go on in the last four bytes (0 to 4 more).
+            let last = UInt64(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
+            let more = min(4, (~OctalWord.digits(last) & 0x8080_8080).trailingZeroBitCount >> 3)
+            guard more == 4 || OctalWord.ends(last &>> (8 * more) & 0xFF) else { return .some(nil) }
+            let tail = more == 0 ? 0 : OctalWord.join(last &<< (64 - 8 * more))
+            return .some(OctalWord.join(first) &<< (3 * more) | tail)
+        }
         let word = OctalWord(first, width: 8)
         guard word.start < 8 else {
             // All spaces: the value 0, unless more bytes follow.
@@ -186,8 +206,8 @@ package struct TarHeader {
         let last = UInt64(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
         let more = OctalWord(last, width: 4, leadingSpaces: false)
         guard more.endsWell else { return .some(nil) }
-        let digits = more.end
-        return .some(digits == 0 ? word.value : word.value << (3 * digits) | more.value)
+        // At most 4 more digits: the shift is below 64.
+        return .some(word.value &<< (3 * more.end) | more.value)
     }
 
     /// Bytes of data a member of type `type` with size field `size` stores
@@ -342,12 +362,38 @@ private struct OctalWord {
     /// The digits `start ..< end` as a number (below 8^8).
     let value: Int
 
-    private static let high: UInt64 = 0x8080_8080_8080_8080
+    static var high: UInt64 { 0x8080_8080_8080_8080 }
 
     /// 0x80 in each byte of `word` that is 0, 0 in the others, exactly.
     @inline(__always)
     private static func zeroBytes(_ word: UInt64) -> UInt64 {
         ~(((word & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | word) & high
+    }
+
+    /// 0x80 in each byte of `word` that is an octal digit, '0' to '7'
+    /// (0x30 to 0x37: their top five bits 0x30), 0 in the others.
+    @inline(__always)
+    static func digits(_ word: UInt64) -> UInt64 {
+        zeroBytes((word & 0xF8F8_F8F8_F8F8_F8F8) ^ 0x3030_3030_3030_3030)
+    }
+
+    /// Whether `byte` (in a word's low byte, the rest 0) ends a field: a NUL or a space.
+    @inline(__always)
+    static func ends(_ byte: UInt64) -> Bool { byte | 0x20 == 0x20 }
+
+    /// The number the octal digits of `word` make, the first in the low
+    /// byte, the last in the top one; a byte 0 before the first counts as
+    /// a leading zero. Bytes that are not 0 or digits give a wrong number.
+    @inline(__always)
+    static func join(_ word: UInt64) -> Int {
+        // Digits to values 0 to 7 (a byte 0 stays 0, as 0 ^ 0x30 then & 7).
+        var lanes = (word ^ 0x3030_3030_3030_3030) & 0x0707_0707_0707_0707
+        // Joined pairwise, the earlier digit the higher: 8 digits of 3 bits
+        // into 4 of 6 in 16-bit lanes, 2 of 12 in 32-bit lanes, one of 24.
+        lanes = (lanes &<< 3 &+ lanes &>> 8) & 0x00FF_00FF_00FF_00FF
+        lanes = (lanes &<< 6 &+ lanes &>> 16) & 0x0000_FFFF_0000_FFFF
+        lanes = (lanes &<< 12 &+ lanes &>> 32) & 0xFF_FFFF
+        return Int(lanes)
     }
 
     /// The first `width` bytes (1 to 8) of `word`; spaces before the digits
@@ -358,29 +404,23 @@ private struct OctalWord {
         // Byte i's high bit set in `inside` for i < width.
         let inside = width == 8 ? Self.high : Self.high & (1 << (8 * width) &- 1)
         let spaces = Self.zeroBytes(word ^ 0x2020_2020_2020_2020) & inside
-        // '0' to '7' are 0x30 to 0x37: their top five bits 0x30.
-        let digits = Self.zeroBytes((word & 0xF8F8_F8F8_F8F8_F8F8) ^ 0x3030_3030_3030_3030) & inside
+        let digits = Self.digits(word) & inside
         let enders = (spaces | Self.zeroBytes(word)) & inside
         let start = leadingSpaces ? min(width, (~spaces & inside).trailingZeroBitCount >> 3) : 0
         self.start = start
         // The first byte from `start` on that is not a digit (or `width`).
-        let notDigits = ~digits & inside & (start == 8 ? 0 : ~0 << (8 * start))
+        let notDigits = ~digits & inside & (start == 8 ? 0 : ~0 &<< (8 * start))
         let end = min(width, notDigits.trailingZeroBitCount >> 3)
         self.end = end
-        endsWell = end == width || enders >> (8 * end) & 0x80 != 0
+        // Below: end < width <= 8, so every shift is below 64.
+        endsWell = end == width || enders &>> (8 * end) & 0x80 != 0
         guard end > start else {
             value = 0
             return
         }
-        // The digits' values, 0 to 7, bytes start ..< end, moved up so the
-        // last is the top byte and every byte below the first is 0.
-        let kept: UInt64 = (end == 8 ? ~0 : (1 << (8 * end)) &- 1) & ~0 << (8 * start)
-        var lanes = ((word ^ 0x3030_3030_3030_3030) & kept) << (8 * (8 - end))
-        // Joined pairwise, the earlier digit the higher: 8 digits of 3 bits
-        // into 4 of 6 in 16-bit lanes, 2 of 12 in 32-bit lanes, one of 24.
-        lanes = (lanes << 3 &+ lanes >> 8) & 0x00FF_00FF_00FF_00FF
-        lanes = (lanes << 6 &+ lanes >> 16) & 0x0000_FFFF_0000_FFFF
-        lanes = (lanes << 12 &+ lanes >> 32) & 0xFF_FFFF
-        value = Int(lanes)
+        // The digits, bytes start ..< end (0 < end <= 8), moved up so the
+        // last is the top byte, every byte below the first made 0.
+        let kept: UInt64 = (end == 8 ? ~0 : (1 &<< (8 * end)) &- 1) & ~0 &<< (8 * start)
+        value = Self.join((word & kept) &<< (8 * (8 - end)))
     }
 }
