@@ -118,13 +118,26 @@ package struct TarHeader {
 
     /// A numeric field: octal text (leading spaces, ended by a space or a
     /// NUL; empty is 0) or base-256; nil when it is neither.
+    ///
+    /// In line where a field is read, for the usual shape (``usualOctal(_:length:)``):
+    /// six fields a member, each a call of its own cost 80 instructions (issue 82).
+    @inline(__always)
     package func number(_ offset: Int, _ length: Int) -> Int? {
-        Self.number(field(offset, length))
+        let field = field(offset, length)
+        if length == 8 || length == 12, let base = field.baseAddress,
+           let value = Self.usualOctal(base, length: length) {
+            return value
+        }
+        return Self.number(field)
     }
 
     /// A numeric field's value (as ``number(_:_:)``).
     package static func number(_ bytes: UnsafeRawBufferPointer) -> Int? {
         guard let first = bytes.first else { return 0 }
+        if bytes.count == 8 || bytes.count == 12, let base = bytes.baseAddress,
+           let value = usualOctal(base, length: bytes.count) {
+            return value
+        }
         if first & 0x80 == 0, let value = octalWords(bytes) { return value }
         if first & 0x80 != 0 {
             // Base-256, two's complement, big-endian; what does not fit an Int is refused.
@@ -157,6 +170,33 @@ package struct TarHeader {
         return Int(truncatingIfNeeded: (pairs &* 0x0001_0001_0001_0001) >> 48)
     }
 
+    /// The value of the octal field of `length` bytes (8 or 12) at `base`
+    /// when it has the usual shape, that GNU tar, git, bsdtar and Python's
+    /// tarfile write: digits from its first byte on, then a NUL or a space,
+    /// or the field's end. Nil for any other (leading spaces, no digits, a
+    /// byte that refuses it, base-256): ``number(_:)`` then reads it whole.
+    @inline(__always)
+    private static func usualOctal(_ base: UnsafeRawPointer, length: Int) -> Int? {
+        // Both loads lie inside the field: 8 bytes at 0, and 4 at 8 only when it holds 12.
+        let first = UInt64(littleEndian: base.loadUnaligned(as: UInt64.self))
+        let notDigits = ~OctalWord.digits(first) & OctalWord.high
+        guard notDigits & 0x80 == 0 else { return nil }
+        // The first byte that is not a digit: 1 to 7, or 8 for none.
+        let end = notDigits.trailingZeroBitCount >> 3
+        if end < 8 {
+            guard OctalWord.ends(first &>> (8 * end) & 0xFF) else { return nil }
+            // The digits moved up to the top bytes, what follows them dropped.
+            return OctalWord.join(first &<< (64 - 8 * end))
+        }
+        guard length == 12 else { return OctalWord.join(first) }
+        // Eight digits: they may go on in the last four bytes (0 to 4 more).
+        let last = UInt64(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
+        let more = min(4, (~OctalWord.digits(last) & 0x8080_8080).trailingZeroBitCount >> 3)
+        guard more == 4 || OctalWord.ends(last &>> (8 * more) & 0xFF) else { return nil }
+        let tail = more == 0 ? 0 : OctalWord.join(last &<< (64 - 8 * more))
+        return OctalWord.join(first) &<< (3 * more) | tail
+    }
+
     /// ``number(_:)`` of an octal field of 8 or 12 bytes (all a header's
     /// numbers but the sparse map's, read for every member), a word at a
     /// time: `.some(value)` exactly where the digit-by-digit loop gives it,
@@ -173,26 +213,6 @@ package struct TarHeader {
         guard bytes.count == 8 || bytes.count == 12 else { return nil }
         // Both loads lie inside `bytes`: 8 bytes at 0, and 4 at 8 only when it holds 12.
         let first = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
-        // The usual shape first (GNU tar, git, bsdtar, Python's tarfile):
-        // digits from the first byte on, then a NUL or a space, or the
-        // field's end. Leading spaces, or none, go to the fuller reading below.
-        let notDigits = ~OctalWord.digits(first) & OctalWord.high
-        if notDigits & 0x80 == 0 {
-            // The first byte that is not a digit: 1 to 7, or 8 for none.
-            let end = notDigits.trailingZeroBitCount >> 3
-            if end < 8 {
-                guard OctalWord.ends(first &>> (8 * end) & 0xFF) else { return .some(nil) }
-                // The digits moved up to the top bytes, what follows them dropped.
-                return .some(OctalWord.join(first &<< (64 - 8 * end)))
-            }
-            guard bytes.count == 12 else { return .some(OctalWord.join(first)) }
-            // Eight digits: they may go on in the last four bytes (0 to 4 more).
-            let last = UInt64(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
-            let more = min(4, (~OctalWord.digits(last) & 0x8080_8080).trailingZeroBitCount >> 3)
-            guard more == 4 || OctalWord.ends(last &>> (8 * more) & 0xFF) else { return .some(nil) }
-            let tail = more == 0 ? 0 : OctalWord.join(last &<< (64 - 8 * more))
-            return .some(OctalWord.join(first) &<< (3 * more) | tail)
-        }
         let word = OctalWord(first, width: 8)
         guard word.start < 8 else {
             // All spaces: the value 0, unless more bytes follow.

@@ -65,7 +65,9 @@ struct TarHeaderTests {
                 for ender: UInt8 in [0, 0x20, UInt8(ascii: "8"), UInt8(ascii: "x")] {
                     for _ in 0 ..< 8 {
                         var field = [UInt8](repeating: 0x20, count: spaces)
-                        field += (0 ..< digits).map { _ in UInt8(ascii: "0") + UInt8.random(in: 0 ... 7, using: &random) }
+                        field += (0 ..< digits).map { _ in
+                            UInt8(ascii: "0") + UInt8.random(in: 0 ... 7, using: &random)
+                        }
                         if field.count < 12 { field.append(ender) }
                         while field.count < 12 { field.append(alphabet.randomElement(using: &random)!) }
                         check(field)
