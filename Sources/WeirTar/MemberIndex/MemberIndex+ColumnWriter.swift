@@ -34,8 +34,12 @@ extension MemberIndex {
             /// Where the previous path's last folder ends: just past its last '/' (0: none).
             var previousFolders = 0
             var previousMtime: Int64 = 0
+            /// The previous owners as the member gave them (a NUL and more
+            /// may follow the name), and the length of each name before it.
             var previousUname = ColumnBytes(capacity: 64)
             var previousGname = ColumnBytes(capacity: 64)
+            var previousUnameLength = 0
+            var previousGnameLength = 0
             /// Whether there is a previous name yet (the first member's are always written).
             var hasPreviousNames = false
         }
@@ -175,10 +179,10 @@ extension MemberIndex {
             columns[Column.link.rawValue].append(Self.untilNUL(member.link))
             columns[Column.link.rawValue].append(0)
             let known = state.pointee.hasPreviousNames
-            Self.appendName(Self.untilNUL(member.uname), known: known, after: &state.pointee.previousUname,
-                            to: &columns[Column.uname.rawValue])
-            Self.appendName(Self.untilNUL(member.gname), known: known, after: &state.pointee.previousGname,
-                            to: &columns[Column.gname.rawValue])
+            Self.appendName(member.uname, known: known, after: &state.pointee.previousUname,
+                            length: &state.pointee.previousUnameLength, to: &columns[Column.uname.rawValue])
+            Self.appendName(member.gname, known: known, after: &state.pointee.previousGname,
+                            length: &state.pointee.previousGnameLength, to: &columns[Column.gname.rawValue])
             state.pointee.hasPreviousNames = true
             if member.type == UInt8(ascii: "3") || member.type == UInt8(ascii: "4") {
                 put(.device, UInt64(max(0, member.devmajor)))
@@ -195,7 +199,7 @@ extension MemberIndex {
         /// A name up to its first NUL (the index keeps no NUL in a name).
         @inline(__always)
         private static func untilNUL(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-            guard let base = bytes.baseAddress else { return bytes }
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return bytes }
             let end = memchr(base, 0, bytes.count).map { UnsafeRawPointer($0) - base } ?? bytes.count
             return UnsafeRawBufferPointer(start: base, count: end)
         }
@@ -296,18 +300,30 @@ extension MemberIndex {
             return (count, last)
         }
 
-        /// An owner's name: 0 when it is the previous member's (`known`:
-        /// there is one), else 1, the name and a NUL.
-        private static func appendName(_ name: UnsafeRawBufferPointer, known: Bool, after previous: inout ColumnBytes,
+        /// An owner's name, `given` up to its first NUL: 0 when it is the
+        /// previous member's (`known`: there is one), else 1, the name and a
+        /// NUL. `previous` holds the previous member's as given, its name
+        /// `length` bytes: the same bytes given make the same name, so the
+        /// usual owner, the previous one again, is not searched for a NUL.
+        private static func appendName(_ given: UnsafeRawBufferPointer, known: Bool,
+                                       after previous: inout ColumnBytes, length: inout Int,
                                        to column: inout ColumnBytes) {
-            if known, Self.same(name, previous.bytes) {
+            if known, Self.same(given, previous.bytes) {
+                column.append(0)
+                return
+            }
+            let name = untilNUL(given)
+            // Compared before `previous` takes the new bytes.
+            let sameName = known && Self.same(name, UnsafeRawBufferPointer(start: previous.base, count: length))
+            previous.set(given)
+            length = name.count
+            if sameName {
                 column.append(0)
                 return
             }
             column.append(1)
             column.append(name)
             column.append(0)
-            previous.set(name)
         }
 
         /// Whether `a` and `b` hold the same bytes.

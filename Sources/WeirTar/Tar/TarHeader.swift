@@ -47,9 +47,8 @@ package struct TarHeader {
     /// counted as spaces.
     package var checksumIsValid: Bool {
         guard let stored = number(148, 8), stored >= 0 else { return false }
-        // The unsigned sum eight bytes at a time (once per member: the
-        // walk's largest cost), the field's own bytes then counted as spaces.
-        // Sixteen bytes at a time into 16-bit lanes: each lane adds at most
+        // The unsigned sum (once per member: the walk's largest cost)
+        // sixteen bytes at a time into 16-bit lanes: each lane adds at most
         // 32 bytes of 255, 8,160, far below its 65,535, so none overflows.
         var lanes = SIMD16<UInt16>()
         var index = 0
@@ -60,9 +59,13 @@ package struct TarHeader {
         }
         // The field's own eight bytes then count as spaces (0x20 each).
         let field = block.loadUnaligned(fromByteOffset: 148, as: UInt64.self)
-        // The lanes summed wider: the whole block's sum passes 16 bits.
-        let sum = SIMD16<UInt32>(truncatingIfNeeded: lanes).wrappedSum()
-        let unsigned = Int(sum) + 8 * 0x20 - Self.byteSum(field)
+        // The lanes folded in halves, still 16 bits: 8 of at most 16,320,
+        // 4 of 32,640, 2 of 65,280; the last two added as Ints (the whole
+        // block's sum passes 16 bits). No generic reduction call.
+        let eight = lanes.lowHalf &+ lanes.highHalf
+        let four = eight.lowHalf &+ eight.highHalf
+        let two = four.lowHalf &+ four.highHalf
+        let unsigned = Int(two[0]) + Int(two[1]) + 8 * 0x20 - Self.byteSum(field)
         if stored == unsigned { return true }
         var signed = 0
         for index in 0 ..< 512 {

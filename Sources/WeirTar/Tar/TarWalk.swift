@@ -88,6 +88,11 @@ package struct TarWalk<Sink: TarMemberSink>: ~Copyable {
     private var link = MemberIndex.ColumnBytes(capacity: 256)
     private var uname = MemberIndex.ColumnBytes(capacity: 32)
     private var gname = MemberIndex.ColumnBytes(capacity: 32)
+    /// The header fields ``uname`` and ``gname`` were last read from (nil:
+    /// a pax name, or none yet): the same 32 bytes again, as a tar's
+    /// members' owners mostly are, give the same name, not read again.
+    private var unameField: OwnerField?
+    private var gnameField: OwnerField?
 
     /// A walk from the content's first byte.
     package init(sink: Sink) {
@@ -276,11 +281,17 @@ package struct TarWalk<Sink: TarMemberSink>: ~Copyable {
         } else {
             link.removeAll()
         }
-        if extended, let name = pax.uname { name.withUnsafeBytes { uname.set($0) } } else {
-            uname.set(header.text(265, 32))
+        if extended, let name = pax.uname {
+            name.withUnsafeBytes { uname.set($0) }
+            unameField = nil
+        } else {
+            Self.owner(header, at: 265, into: &uname, from: &unameField)
         }
-        if extended, let name = pax.gname { name.withUnsafeBytes { gname.set($0) } } else {
-            gname.set(header.text(297, 32))
+        if extended, let name = pax.gname {
+            name.withUnsafeBytes { gname.set($0) }
+            gnameField = nil
+        } else {
+            Self.owner(header, at: 297, into: &gname, from: &gnameField)
         }
         last.size = TarHeader.indexedSize(type: type, stored: storedSize,
                                           sparseRealSize: extended ? pax.sparseRealSize : nil,
@@ -304,6 +315,18 @@ package struct TarWalk<Sink: TarMemberSink>: ~Copyable {
         memberRead(dataOffset: offset + 512)
     }
 
+    /// `name` becomes the text of the 32-byte owner field at `offset` of
+    /// `header`, unless `field`, the field it was last read from, is these
+    /// very bytes.
+    @inline(__always)
+    private static func owner(_ header: TarHeader, at offset: Int, into name: inout MemberIndex.ColumnBytes,
+                              from field: inout OwnerField?) {
+        let now = OwnerField(header, at: offset)
+        if let field, field == now { return }
+        name.set(header.text(offset, 32))
+        field = now
+    }
+
     /// The member's headers end at `dataOffset`: its data is stepped over.
     private mutating func memberRead(dataOffset: Int) {
         phase = .header
@@ -318,5 +341,26 @@ package struct TarWalk<Sink: TarMemberSink>: ~Copyable {
             longLink = nil
             extended = false
         }
+    }
+}
+
+/// The 32 bytes of a header's owner field (uname or gname), to tell
+/// whether the next header's are the same.
+private struct OwnerField: Equatable {
+    let words: (UInt64, UInt64, UInt64, UInt64)
+
+    /// The field at `offset` of `header` (265 or 297: inside the block's 512 bytes).
+    @inline(__always)
+    init(_ header: TarHeader, at offset: Int) {
+        let block = header.block
+        words = (block.loadUnaligned(fromByteOffset: offset, as: UInt64.self),
+                 block.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self),
+                 block.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self),
+                 block.loadUnaligned(fromByteOffset: offset + 24, as: UInt64.self))
+    }
+
+    @inline(__always)
+    static func == (a: Self, b: Self) -> Bool {
+        (a.words.0 ^ b.words.0) | (a.words.1 ^ b.words.1) | (a.words.2 ^ b.words.2) | (a.words.3 ^ b.words.3) == 0
     }
 }
