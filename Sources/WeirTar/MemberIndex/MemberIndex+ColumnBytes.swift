@@ -6,7 +6,9 @@ extension MemberIndex {
     /// at the capacity the writer gives it). A value with raw storage, not
     /// an array in an array of a class: an array's append there paid a
     /// dynamic exclusivity check and a uniqueness check per field (issue 82).
-    /// Its owner frees it (``deallocate()``).
+    /// The names a ``TarWalk`` and a writer keep from one member to the
+    /// next are held in one too, for the same reason. Its owner frees it
+    /// (``deallocate()``).
     struct ColumnBytes {
         private(set) var base: UnsafeMutablePointer<UInt8>
         private(set) var count = 0
@@ -67,6 +69,19 @@ extension MemberIndex {
         }
 
         mutating func removeAll() { count = 0 }
+
+        /// Keeps the first `length` bytes (at most ``count``).
+        mutating func keep(_ length: Int) {
+            precondition(length >= 0 && length <= count, "keeps bytes it holds")
+            count = length
+        }
+
+        /// Holds `bytes` instead of what it held.
+        @inline(__always)
+        mutating func set(_ bytes: UnsafeRawBufferPointer) {
+            count = 0
+            append(bytes)
+        }
 
         mutating func removeFirst(_ length: Int) {
             memmove(base, base + length, count - length)

@@ -47,16 +47,25 @@ package struct TarHeader {
     /// counted as spaces.
     package var checksumIsValid: Bool {
         guard let stored = number(148, 8), stored >= 0 else { return false }
-        // The unsigned sum eight bytes at a time (once per member: the
-        // walk's largest cost), the field's own bytes then counted as spaces.
-        var unsigned = 0, index = 0
+        // The unsigned sum (once per member: the walk's largest cost)
+        // sixteen bytes at a time into 16-bit lanes: each lane adds at most
+        // 32 bytes of 255, 8,160, far below its 65,535, so none overflows.
+        var lanes = SIMD16<UInt16>()
+        var index = 0
         while index < 512 {
-            let word = block.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            let pairs = (word & 0x00FF_00FF_00FF_00FF) &+ (word >> 8 & 0x00FF_00FF_00FF_00FF)
-            unsigned &+= Int(truncatingIfNeeded: (pairs &* 0x0001_0001_0001_0001) >> 48)
-            index += 8
+            lanes &+= SIMD16<UInt16>(truncatingIfNeeded: block.loadUnaligned(fromByteOffset: index,
+                                                                            as: SIMD16<UInt8>.self))
+            index += 16
         }
-        for index in 148 ..< 156 { unsigned += 0x20 - Int(block[index]) }
+        // The field's own eight bytes then count as spaces (0x20 each).
+        let field = block.loadUnaligned(fromByteOffset: 148, as: UInt64.self)
+        // The lanes folded in halves, still 16 bits: 8 of at most 16,320,
+        // 4 of 32,640, 2 of 65,280; the last two added as Ints (the whole
+        // block's sum passes 16 bits). No generic reduction call.
+        let eight = lanes.lowHalf &+ lanes.highHalf
+        let four = eight.lowHalf &+ eight.highHalf
+        let two = four.lowHalf &+ four.highHalf
+        let unsigned = Int(two[0]) + Int(two[1]) + 8 * 0x20 - Self.byteSum(field)
         if stored == unsigned { return true }
         var signed = 0
         for index in 0 ..< 512 {
@@ -112,13 +121,27 @@ package struct TarHeader {
 
     /// A numeric field: octal text (leading spaces, ended by a space or a
     /// NUL; empty is 0) or base-256; nil when it is neither.
+    ///
+    /// In line where a field is read, for the usual shape (``usualOctal(_:length:)``):
+    /// six fields a member, each a call of its own cost 80 instructions (issue 82).
+    @inline(__always)
     package func number(_ offset: Int, _ length: Int) -> Int? {
-        Self.number(field(offset, length))
+        let field = field(offset, length)
+        if length == 8 || length == 12, let base = field.baseAddress,
+           let value = Self.usualOctal(base, length: length) {
+            return value
+        }
+        return Self.number(field)
     }
 
     /// A numeric field's value (as ``number(_:_:)``).
     package static func number(_ bytes: UnsafeRawBufferPointer) -> Int? {
         guard let first = bytes.first else { return 0 }
+        if bytes.count == 8 || bytes.count == 12, let base = bytes.baseAddress,
+           let value = usualOctal(base, length: bytes.count) {
+            return value
+        }
+        if first & 0x80 == 0, let value = octalWords(bytes) { return value }
         if first & 0x80 != 0 {
             // Base-256, two's complement, big-endian; what does not fit an Int is refused.
             let negative = first == 0xFF
@@ -141,6 +164,73 @@ package struct TarHeader {
             index += 1
         }
         return value
+    }
+
+    /// The sum of `word`'s eight bytes.
+    @inline(__always)
+    private static func byteSum(_ word: UInt64) -> Int {
+        let pairs = (word & 0x00FF_00FF_00FF_00FF) &+ (word >> 8 & 0x00FF_00FF_00FF_00FF)
+        return Int(truncatingIfNeeded: (pairs &* 0x0001_0001_0001_0001) >> 48)
+    }
+
+    /// The value of the octal field of `length` bytes (8 or 12) at `base`
+    /// when it has the usual shape, that GNU tar, git, bsdtar and Python's
+    /// tarfile write: digits from its first byte on, then a NUL or a space,
+    /// or the field's end. Nil for any other (leading spaces, no digits, a
+    /// byte that refuses it, base-256): ``number(_:)`` then reads it whole.
+    @inline(__always)
+    private static func usualOctal(_ base: UnsafeRawPointer, length: Int) -> Int? {
+        // Both loads lie inside the field: 8 bytes at 0, and 4 at 8 only when it holds 12.
+        let first = UInt64(littleEndian: base.loadUnaligned(as: UInt64.self))
+        let notDigits = ~OctalWord.digits(first) & OctalWord.high
+        guard notDigits & 0x80 == 0 else { return nil }
+        // The first byte that is not a digit: 1 to 7, or 8 for none.
+        let end = notDigits.trailingZeroBitCount >> 3
+        if end < 8 {
+            guard OctalWord.ends(first &>> (8 * end) & 0xFF) else { return nil }
+            // The digits moved up to the top bytes, what follows them dropped.
+            return OctalWord.join(first &<< (64 - 8 * end))
+        }
+        guard length == 12 else { return OctalWord.join(first) }
+        // Eight digits: they may go on in the last four bytes (0 to 4 more).
+        let last = UInt64(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
+        let more = min(4, (~OctalWord.digits(last) & 0x8080_8080).trailingZeroBitCount >> 3)
+        guard more == 4 || OctalWord.ends(last &>> (8 * more) & 0xFF) else { return nil }
+        let tail = more == 0 ? 0 : OctalWord.join(last &<< (64 - 8 * more))
+        return OctalWord.join(first) &<< (3 * more) | tail
+    }
+
+    /// ``number(_:)`` of an octal field of 8 or 12 bytes (all a header's
+    /// numbers but the sparse map's, read for every member), a word at a
+    /// time: `.some(value)` exactly where the digit-by-digit loop gives it,
+    /// `.some(nil)` where that loop refuses the field, nil where the word
+    /// reading does not decide (a 12-byte field whose first 8 bytes are all
+    /// spaces, any other length) and the loop must read it. No overflow is
+    /// possible here: 12 octal digits are 36 bits.
+    ///
+    /// Each byte of a word is classed at once: `zeroBytes` sets a byte's
+    /// high bit exactly where the byte is 0 (no borrow crosses bytes: each
+    /// low seven bits plus 0x7F stays below 0x100).
+    @inline(__always)
+    private static func octalWords(_ bytes: UnsafeRawBufferPointer) -> Int?? {
+        guard bytes.count == 8 || bytes.count == 12 else { return nil }
+        // Both loads lie inside `bytes`: 8 bytes at 0, and 4 at 8 only when it holds 12.
+        let first = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+        let word = OctalWord(first, width: 8)
+        guard word.start < 8 else {
+            // All spaces: the value 0, unless more bytes follow.
+            return bytes.count == 8 ? .some(0) : nil
+        }
+        guard word.end == 8, bytes.count == 12 else {
+            // The digits end inside the word: the byte after them must end the field.
+            return word.endsWell ? .some(word.value) : .some(nil)
+        }
+        // Twelve bytes whose first eight end in digits: they go on in the last four.
+        let last = UInt64(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
+        let more = OctalWord(last, width: 4, leadingSpaces: false)
+        guard more.endsWell else { return .some(nil) }
+        // At most 4 more digits: the shift is below 64.
+        return .some(word.value &<< (3 * more.end) | more.value)
     }
 
     /// Bytes of data a member of type `type` with size field `size` stores
@@ -320,5 +410,82 @@ package struct PaxRecords {
         if let dot = digits.firstIndex(of: UInt8(ascii: ".")) { digits = digits[..<dot] }
         guard let whole = decimal(UnsafeRawBufferPointer(rebasing: digits)) else { return nil }
         return negative ? -whole : whole
+    }
+}
+
+/// One word (up to 8 bytes, the first in the low byte) of an octal field,
+/// read as ``TarHeader/number(_:)``'s loop reads it: spaces first, then
+/// octal digits, then a byte that ends the field (a NUL or a space) or the
+/// word's end. What follows that byte is not read, as the loop does not.
+private struct OctalWord {
+    /// The first byte after the leading spaces (`width`: the word is all spaces).
+    let start: Int
+    /// The first byte after the digits (`width`: they run to the word's end).
+    let end: Int
+    /// The byte at ``end`` ends the field well: a NUL, a space, or the word's end.
+    let endsWell: Bool
+    /// The digits `start ..< end` as a number (below 8^8).
+    let value: Int
+
+    static var high: UInt64 { 0x8080_8080_8080_8080 }
+
+    /// 0x80 in each byte of `word` that is 0, 0 in the others, exactly.
+    @inline(__always)
+    private static func zeroBytes(_ word: UInt64) -> UInt64 {
+        ~(((word & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | word) & high
+    }
+
+    /// 0x80 in each byte of `word` that is an octal digit, '0' to '7'
+    /// (0x30 to 0x37: their top five bits 0x30), 0 in the others.
+    @inline(__always)
+    static func digits(_ word: UInt64) -> UInt64 {
+        zeroBytes((word & 0xF8F8_F8F8_F8F8_F8F8) ^ 0x3030_3030_3030_3030)
+    }
+
+    /// Whether `byte` (in a word's low byte, the rest 0) ends a field: a NUL or a space.
+    @inline(__always)
+    static func ends(_ byte: UInt64) -> Bool { byte | 0x20 == 0x20 }
+
+    /// The number the octal digits of `word` make, the first in the low
+    /// byte, the last in the top one; a byte 0 before the first counts as
+    /// a leading zero. Bytes that are not 0 or digits give a wrong number.
+    @inline(__always)
+    static func join(_ word: UInt64) -> Int {
+        // Digits to values 0 to 7 (a byte 0 stays 0, as 0 ^ 0x30 then & 7).
+        var lanes = (word ^ 0x3030_3030_3030_3030) & 0x0707_0707_0707_0707
+        // Joined pairwise, the earlier digit the higher: 8 digits of 3 bits
+        // into 4 of 6 in 16-bit lanes, 2 of 12 in 32-bit lanes, one of 24.
+        lanes = (lanes &<< 3 &+ lanes &>> 8) & 0x00FF_00FF_00FF_00FF
+        lanes = (lanes &<< 6 &+ lanes &>> 16) & 0x0000_FFFF_0000_FFFF
+        lanes = (lanes &<< 12 &+ lanes &>> 32) & 0xFF_FFFF
+        return Int(lanes)
+    }
+
+    /// The first `width` bytes (1 to 8) of `word`; spaces before the digits
+    /// are stepped over unless `leadingSpaces` is false (the second word of
+    /// a field, whose digits go on from the first).
+    @inline(__always)
+    init(_ word: UInt64, width: Int, leadingSpaces: Bool = true) {
+        // Byte i's high bit set in `inside` for i < width.
+        let inside = width == 8 ? Self.high : Self.high & (1 << (8 * width) &- 1)
+        let spaces = Self.zeroBytes(word ^ 0x2020_2020_2020_2020) & inside
+        let digits = Self.digits(word) & inside
+        let enders = (spaces | Self.zeroBytes(word)) & inside
+        let start = leadingSpaces ? min(width, (~spaces & inside).trailingZeroBitCount >> 3) : 0
+        self.start = start
+        // The first byte from `start` on that is not a digit (or `width`).
+        let notDigits = ~digits & inside & (start == 8 ? 0 : ~0 &<< (8 * start))
+        let end = min(width, notDigits.trailingZeroBitCount >> 3)
+        self.end = end
+        // Below: end < width <= 8, so every shift is below 64.
+        endsWell = end == width || enders &>> (8 * end) & 0x80 != 0
+        guard end > start else {
+            value = 0
+            return
+        }
+        // The digits, bytes start ..< end (0 < end <= 8), moved up so the
+        // last is the top byte, every byte below the first made 0.
+        let kept: UInt64 = (end == 8 ? ~0 : (1 &<< (8 * end)) &- 1) & ~0 &<< (8 * start)
+        value = Self.join((word & kept) &<< (8 * (8 - end)))
     }
 }

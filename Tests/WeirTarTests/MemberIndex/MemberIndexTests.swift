@@ -4,6 +4,7 @@ import WeirFormats
 import WeirSystem
 @testable import WeirTar
 @testable import WeirTarTestSupport
+@testable import WeirTestSupport
 
 @Suite("Member index codec")
 struct MemberIndexTests {
@@ -99,6 +100,36 @@ struct MemberIndexTests {
         for capacity in [0, 100, 150_000, 64 << 10] {
             #expect(try MemberIndex.version2(big, blockBytes: 64 << 10, blocksCapacity: capacity) == small)
         }
+    }
+
+    @Test("""
+          paths and owners of every shape round-trip through the column writer: '/' first, last, doubled \
+          or none, names shorter and longer than a word, neighbours that share part of a folder
+          """)
+    func pathShapes() throws {
+        // The writer reads only the tails past the shared prefix, a word at a time (issue 82): these
+        // cut the shared prefix inside a folder's name, at its '/', and past it, at every offset.
+        var random = SeededGenerator(seed: 68)
+        let parts = ["", "a", "/", "//", "bb/", "ccc/d", "e/f/", "0123456789/", "x.c", "long-folder-name/"]
+        let owners: [[UInt8]] = [[], Array("root".utf8), Array("r".utf8), Array("a-long-owner-name".utf8)]
+        var members: [MemberIndex.Member] = []
+        var end = 0
+        var previous: [UInt8] = []
+        for number in 0 ..< 20_000 {
+            // Most often the previous path cut somewhere and grown again, as neighbours in a listing are.
+            var path = number % 4 == 0 ? [] : Array(previous.prefix(Int.random(in: 0 ... previous.count,
+                                                                                 using: &random)))
+            for _ in 0 ..< Int.random(in: 0 ... 5, using: &random) {
+                path += Array(parts.randomElement(using: &random)!.utf8)
+            }
+            members.append(.init(headerOffset: end, headerLength: 512, dataLength: 0, size: 0, path: path,
+                                 uname: owners[(number / 3) % owners.count],
+                                 gname: owners[Int.random(in: 0 ..< owners.count, using: &random)]))
+            end += 512
+            previous = path
+        }
+        let index = MemberIndex(members: members, endedEarly: false, endOffset: end, contentSize: end + 1024)
+        #expect(try MemberIndex.decode(frame: try MemberIndex.version2(index), path: "a", offset: 0) == index)
     }
 
     @Test("a version 2 index that lies is refused with the file and offset, never half believed")

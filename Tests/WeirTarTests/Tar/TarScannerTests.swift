@@ -72,6 +72,46 @@ struct TarScannerTests {
         }
     }
 
+    @Test("""
+          header fields of any bytes, their checksums made good again: the walk reads inside its blocks \
+          and finds the same members in chunks cut anywhere as whole
+          """)
+    func hostileFields() throws {
+        // The walk reads a header's numbers and names a word at a time (issue 82): every field's
+        // bytes, NULs, spaces, digits, '/' and bytes with the high bit set, at any place.
+        var random = SeededGenerator(seed: 82)
+        let odd: [UInt8] = [0, 0x20, 0x2F, 0x30, 0x37, 0x38, 0x80, 0xFF]
+        for format in ["ustar", "pax", "gnu"] {
+            let (tar, _) = try Self.archive(format: format)
+            let headers = stride(from: 0, to: tar.count - 512, by: 512).filter {
+                tar[$0 + 257 ..< $0 + 262].elementsEqual("ustar".utf8)
+            }
+            for round in 0 ..< 200 {
+                var bytes = tar
+                for _ in 0 ... round % 8 {
+                    let header = try #require(headers.randomElement(using: &random))
+                    let at = Int.random(in: 0 ..< 512, using: &random)
+                    if (148 ..< 156).contains(at) { continue }
+                    bytes[header + at] = Bool.random(using: &random)
+                        ? try #require(odd.randomElement(using: &random)) : UInt8.random(in: 0 ... 255, using: &random)
+                    // The checksum made good again (six octal digits, a NUL, a space), so the fields are read.
+                    var sum = 8 * 0x20
+                    for index in 0 ..< 512 where !(148 ..< 156).contains(index) { sum += Int(bytes[header + index]) }
+                    let digits = Array(String(sum, radix: 8).utf8)
+                    let field = [UInt8](repeating: UInt8(ascii: "0"), count: 6 - digits.count) + digits + [0, 0x20]
+                    bytes.replaceSubrange(header + 148 ..< header + 156, with: field)
+                }
+                let whole = TarScanner()
+                whole.feed(bytes.withUnsafeBytes { DispatchData(bytes: $0) })
+                let once = try Self.index(whole, contentSize: bytes.count)
+                let size = [7, 333, 512, 700][round % 4]
+                let pieces = TarScanner()
+                for chunk in Self.chunks(bytes, size: size) { pieces.feed(chunk) }
+                #expect(try Self.index(pieces, contentSize: bytes.count) == once, "\(format), round \(round)")
+            }
+        }
+    }
+
     @Test("a tar cut short, as parallel --pipepart cuts one, gets no index: only a whole tar does")
     func cutShort() throws {
         let (tar, _) = try Self.archive(format: "gnu")

@@ -10,7 +10,7 @@ import WeirTar
 struct TarSparseMapTests {
     struct Collector: TarMemberSink {
         var members: [MemberIndex.Member] = []
-        mutating func append(_ member: MemberIndex.Member) { members.append(member) }
+        mutating func append(_ member: MemberIndex.Record) { members.append(member.member()) }
     }
 
     /// The sparse file and GNU tar's archives of it (TestData.sparseArchives,
