@@ -33,6 +33,32 @@ struct RemoteInputsTests {
         #expect(ObjectIdentity(head: head, size: 100).conditions == ["If-Match: \"abc\""])
     }
 
+    @Test("""
+          an answer is the object's when it repeats what the requests carried: a strong ETag exactly (not its \
+          weak form), the Last-Modified date where that is the condition; a weak tag cannot be resumed under
+          """)
+    func identityAcrossAnswers() {
+        func head(_ lines: [String]) -> HTTPHead {
+            var head = HTTPHead()
+            head.take(line: "HTTP/1.1 206 Partial Content\r\n")
+            for line in lines { head.take(line: line + "\r\n") }
+            return head
+        }
+        let strong = ObjectIdentity(head: head(["ETag: \"1\""]), size: 10)
+        #expect(strong.difference(from: head(["ETag: \"1\""])) == nil)
+        #expect(strong.difference(from: head(["ETag: W/\"1\""])) == "its ETag was \"1\", now W/\"1\"")
+        #expect(strong.difference(from: head([])) == "its ETag was \"1\", now none")
+        #expect(strong.resumptionRisk == nil)
+        let dated = ObjectIdentity(head: head(["Last-Modified: Sun, 01 Jan 2023 00:00:00 GMT"]), size: 10)
+        #expect(dated.conditions == ["If-Range: Sun, 01 Jan 2023 00:00:00 GMT"])
+        #expect(dated.difference(from: head(["Last-Modified: Sun, 01 Jan 2023 00:00:00 GMT"])) == nil)
+        #expect(dated.difference(from: head([]))?.contains("now none") == true)
+        let weak = ObjectIdentity(head: head(["ETag: W/\"1\""]), size: 10)
+        #expect(weak.difference(from: head(["ETag: \"1\""])) == nil)
+        #expect(weak.resumptionRisk == "only a weak ETag (W/\"1\")")
+        #expect(ObjectIdentity(head: head([]), size: 10).resumptionRisk != nil)
+    }
+
     @Test func headLinesAsServersSendThem() {
         var head = HTTPHead()
         head.take(line: "HTTP/2 200\r\n")

@@ -43,18 +43,26 @@ struct ObjectIdentity: Sendable, Equatable {
     /// How the answer `head` shows another object, nil when it shows this
     /// one. ETags are compared as RFC 9110 13.1.2's weak comparison does
     /// (the opaque tags alike, `W/` or not): two versions a weak ETag names
-    /// apart are two. An ETag the first answer gave must be in every answer
+    /// apart are two; a strong one, which the requests carry (If-Match),
+    /// strongly. An ETag the first answer gave must be in every answer
     /// (RFC 9110 15.3.7: a 206 carries the ETag a 200 would): without it,
-    /// nothing says the bytes are the same object's. A Last-Modified it
-    /// lacks is not held against it (a 206 need not carry one); its total
-    /// is, and a 200's Content-Length.
+    /// nothing says the bytes are the same object's; so must its
+    /// Last-Modified where that date is the requests' condition (If-Range,
+    /// no strong ETag). Its total is compared, and a 200's Content-Length.
     func difference(from head: HTTPHead) -> String? {
         if let etag {
             guard let other = head.fields["etag"] else { return "its ETag was \(etag), now none" }
-            if Self.opaque(other) != Self.opaque(etag) { return "its ETag was \(etag), now \(other)" }
+            // A strong tag the requests carried (If-Match) is compared strongly: parts combine only under it.
+            let alike = strongETag != nil ? other == etag : Self.opaque(other) == Self.opaque(etag)
+            if !alike { return "its ETag was \(etag), now \(other)" }
         }
-        if strongETag == nil, let lastModified, let other = head.fields["last-modified"], other != lastModified {
-            return "its Last-Modified was \(lastModified), now \(other)"
+        // Where the date is what the requests carried (If-Range), every answer must repeat it: a server
+        // that ignored If-Range would otherwise pass another version's bytes as this one's.
+        if strongETag == nil, let lastModified {
+            guard let other = head.fields["last-modified"] else {
+                return "its Last-Modified was \(lastModified), now none"
+            }
+            if other != lastModified { return "its Last-Modified was \(lastModified), now \(other)" }
         }
         if size >= 0, let total = head.contentRange?.total, total != size {
             return "its size was \(size) bytes, now \(total)"

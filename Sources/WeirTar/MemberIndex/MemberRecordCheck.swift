@@ -50,9 +50,14 @@ package enum MemberRecordCheck {
         var paxRealSize: Int?
         var longLink: [UInt8]?
         var paxHeaders = 0
+        var longNames = 0
+        var paxNamed = false
         while at + block <= header.count {
             let one = UnsafeRawBufferPointer(rebasing: header[at ..< at + block])
             let raw = one[156]
+            if TarHeader(one).sizeReadOtherwise {
+                return "the header block at +\(at) has a size field that begins with a NUL, which tars read otherwise"
+            }
             guard let size = TarHeader(one).size else {
                 return "the header block at +\(at) has no valid size"
             }
@@ -60,6 +65,7 @@ package enum MemberRecordCheck {
                 || raw == UInt8(ascii: "g") || raw == UInt8(ascii: "X") || raw == UInt8(ascii: "V")
                 || raw == UInt8(ascii: "A")
             guard extended else {
+                if longNames > 0, paxNamed { return "a GNU long name and a pax path, which tars read otherwise" }
                 let type = TarHeader.indexedType(raw, path: path)
                 // A folder's record says so itself: readers make a file of a record of type 0 whatever
                 // its name (the writer records the type it indexes, never 0 for a name with a slash).
@@ -114,9 +120,21 @@ package enum MemberRecordCheck {
                 if TarHeaderCheck.paxRecord(in: data, key: Array("GNU.sparse.major".utf8)) == Array("1".utf8) {
                     paxSparseMap = true
                 }
-                if let found = TarHeaderCheck.paxRecord(in: data, key: Array("linkpath".utf8)) { longLink = found }
+                if let found = TarHeaderCheck.paxRecord(in: data, key: Array("linkpath".utf8)) {
+                    if longLink != nil { return "a GNU long link and a pax linkpath, which tars read otherwise" }
+                    longLink = found
+                }
+                if TarHeaderCheck.paxRecord(in: data, key: Array("path".utf8)) != nil
+                    || TarHeaderCheck.paxRecord(in: data, key: Array("GNU.sparse.name".utf8)) != nil {
+                    paxNamed = true
+                }
                 if let found = PaxRecords(data).sparseRealSize { paxRealSize = found }
-            } else if raw == UInt8(ascii: "K") {
+            } else if raw == UInt8(ascii: "L") {
+                if longNames > 0 { return "two GNU long names, which tars read otherwise" }
+                longNames += 1
+            }
+            if raw == UInt8(ascii: "K") {
+                if longLink != nil { return "two GNU long links, which tars read otherwise" }
                 longLink = Array(UnsafeRawBufferPointer(rebasing: header[at + block ..< dataEnd]).prefix { $0 != 0 })
             }
             at = dataEnd + (block - size % block) % block

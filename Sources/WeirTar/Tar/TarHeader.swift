@@ -104,6 +104,16 @@ package struct TarHeader {
     package var devminor: Int { max(0, number(337, 8) ?? 0) }
     /// GNU sparse (`S`): the file's real size, and whether extension blocks follow.
     package var gnuRealSize: Int { max(0, number(483, 12) ?? 0) }
+    /// Whether the size field (or an old GNU sparse header's real size)
+    /// begins with a NUL that more bytes follow: GNU tar skips one such NUL
+    /// and reads the digits after it, libarchive and python read 0, so tars
+    /// disagree on where the next header is (``readOtherwise``).
+    package var sizeReadOtherwise: Bool {
+        func nulFirst(_ offset: Int) -> Bool {
+            block[offset] == 0 && block[(offset + 1) ..< (offset + 12)].contains { $0 != 0 }
+        }
+        return nulFirst(124) || (typeflag == UInt8(ascii: "S") && nulFirst(483))
+    }
     package var gnuSparseExtended: Bool { block[482] != 0 }
 
     /// The bytes of field `offset ..< offset + length`.
@@ -379,16 +389,27 @@ package struct PaxRecords {
         }
         if equals("path") { path = Array(value) }
         else if equals("linkpath") { linkpath = Array(value) }
-        else if equals("size") { size = Self.decimal(value).map(Int.init) }
-        else if equals("uid") { uid = Self.decimal(value).map(Int.init) }
-        else if equals("gid") { gid = Self.decimal(value).map(Int.init) }
+        // A size or an id that is not a plain decimal ("+1024", " 1024", none): GNU tar ignores
+        // the record, python reads some of them: tars disagree on where the next header is.
+        else if equals("size") { size = number(value) }
+        else if equals("uid") { uid = number(value) }
+        else if equals("gid") { gid = number(value) }
         else if equals("uname") { uname = Array(value) }
         else if equals("gname") { gname = Array(value) }
         else if equals("mtime") { mtime = Self.seconds(value) }
         else if equals("GNU.sparse.name") { sparseName = Array(value) }
         else if equals("GNU.sparse.realsize") || equals("GNU.sparse.size") {
-            sparseRealSize = Self.decimal(value).map(Int.init)
+            sparseRealSize = number(value)
         }
+    }
+
+    /// `value` as a plain decimal; nil, and the records marked malformed, when it is not one.
+    private mutating func number(_ value: UnsafeRawBufferPointer) -> Int? {
+        guard let found = Self.decimal(value) else {
+            malformed = true
+            return nil
+        }
+        return Int(found)
     }
 
     /// A non-negative decimal that fits an Int.

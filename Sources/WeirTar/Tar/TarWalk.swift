@@ -211,7 +211,7 @@ package struct TarWalk<Sink: TarMemberSink>: ~Copyable {
             stop = (memberStart ?? offset, memberStart == nil)
             return
         }
-        guard header.checksumIsValid, let size = header.size else {
+        guard header.checksumIsValid, !header.sizeReadOtherwise, let size = header.size else {
             stop = (memberStart ?? offset, false)
             return
         }
@@ -260,6 +260,11 @@ package struct TarWalk<Sink: TarMemberSink>: ~Copyable {
             let global = extensionBytes.withUnsafeBytes { PaxRecords($0) }
             if global.setsIndexedField || global.malformed { stop = (memberStart ?? needed, false) }
         case UInt8(ascii: "L"), UInt8(ascii: "K"):
+            // A second one for the member: GNU tar takes the last, python the first.
+            if (kind == UInt8(ascii: "L") ? longName : longLink) != nil {
+                stop = (memberStart ?? needed, false)
+                return
+            }
             let name = Array(extensionBytes.prefix { $0 != 0 })
             if kind == UInt8(ascii: "L") { longName = name } else { longLink = name }
         default:
@@ -277,6 +282,13 @@ package struct TarWalk<Sink: TarMemberSink>: ~Copyable {
             handOver()
         }
         count += 1
+        // A GNU long name and a pax path (or long link and linkpath) for one member: GNU tar takes the
+        // pax one, python the GNU one; tars disagree on the name, so no index.
+        if extended, (longName != nil && (pax.path != nil || pax.sparseName != nil))
+            || (longLink != nil && pax.linkpath != nil) {
+            stop = (memberStart ?? offset, false)
+            return
+        }
         let storedSize = extended ? pax.size ?? field : field
         let stored = TarHeader.storedData(type: raw, size: storedSize)
         if extended, let name = TarHeader.extendedName(pax: pax.sparseName ?? pax.path, longName: longName) {

@@ -236,8 +236,9 @@ struct TarScannerTests {
 
     @Test("""
           what tars read otherwise gets no index and the check refuses it: a pax record with a blank GNU tar \
-          skips, two pax headers for one member, a hard link with data, a Solaris ACL member (A), a contiguous \
-          file (7) named as a folder with data; an empty one is a folder, indexed and checked alike
+          skips, two pax headers for one member, a hard link with data, a Solaris ACL member (A), a pax size \
+          not a plain decimal, two GNU long names, a size field after a NUL, a contiguous file (7) named as a \
+          folder with data; an empty one is a folder, indexed and checked alike
           """)
     func readOtherwise() throws {
         func member(_ name: String, _ data: [UInt8], type: UInt8) -> [UInt8] {
@@ -254,6 +255,19 @@ struct TarScannerTests {
                 + member("PaxHeaders/a", Array("11 mtime=1\n".utf8), type: UInt8(ascii: "x")) + a),
             ("link data", member("hl", Array(repeating: 0x62, count: 100), type: UInt8(ascii: "1"))),
             ("acl", member("acl.txt", Array("A\n".utf8), type: UInt8(ascii: "A")) + a),
+            ("pax plus", member("PaxHeaders/a", Array("13 size=+600\n".utf8), type: UInt8(ascii: "x")) + a),
+            ("two L", member("././@LongLink", Array("n1\u{0}".utf8), type: UInt8(ascii: "L"))
+                + member("././@LongLink", Array("n2\u{0}".utf8), type: UInt8(ascii: "L")) + a),
+            ("nul size", { () -> [UInt8] in
+                // "\0" then "0000001130": GNU tar skips the NUL and reads 600, others read 0.
+                var block = a
+                block.replaceSubrange(124 ..< 136, with: [0] + Array("00000001130".utf8))
+                block.replaceSubrange(148 ..< 156, with: Array("        ".utf8))
+                let sum = String(block[0 ..< 512].reduce(0) { $0 + Int($1) }, radix: 8)
+                let field = String(repeating: "0", count: 6 - sum.count) + sum + "\u{0}"
+                block.replaceSubrange(148 ..< 155, with: field.utf8)
+                return block
+            }()),
             ("contiguous", member("c7/", member("evil.txt", Array("EVIL\n".utf8), type: UInt8(ascii: "0")),
                                    type: UInt8(ascii: "7"))),
         ]
@@ -268,6 +282,9 @@ struct TarScannerTests {
             ("blank", Array(cases[0].1[0 ..< 1536]), "a.txt", UInt8(ascii: "0")),
             ("two pax", Array(cases[2].1[0 ..< 2560]), "a.txt", UInt8(ascii: "0")),
             ("acl", Array(cases[4].1[0 ..< 1536]), "a.txt", UInt8(ascii: "0")),
+            ("pax plus", Array(cases[5].1[0 ..< 1536]), "a.txt", UInt8(ascii: "0")),
+            ("two L", Array(cases[6].1[0 ..< 2560]), "n2", UInt8(ascii: "0")),
+            ("nul size", Array(cases[7].1[0 ..< 512]), "a.txt", UInt8(ascii: "0")),
         ] {
             let problem = blocks.withUnsafeBytes {
                 MemberRecordCheck.problem(in: $0, path: Array(path.utf8), type: type, link: [], dataLength: 1024,
