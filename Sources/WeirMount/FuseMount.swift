@@ -63,13 +63,8 @@ package enum FuseMount {
             if let child = tree.child(of: folder, named: UnsafeRawBufferPointer(start: name, count: strlen(name))) {
                 // What the answer shows whole (a device or FIFO the kernel opens itself, an empty file, a
                 // folder's or a link's kind): its record is checked here.
-                if FuseMount.checkedAtLookup(tree.nodes[child]) {
-                    let refused = archive.checkNear(child)
-                    guard refused == 0 else {
-                        fuse_reply_err(request, refused)
-                        return
-                    }
-                }
+                if FuseMount.checkedAtLookup(tree.nodes[child]),
+                   !FuseMount.passes(request, child, in: archive) { return }
                 entry.ino = fuse_ino_t(child + 1)
                 entry.attr = FuseMount.stat(of: tree.nodes[child], number: child)
                 if tree.nodes[child].kind != .folder { archive.fileTouched(lookedUp: true) }
@@ -98,11 +93,7 @@ package enum FuseMount {
                 fuse_reply_err(request, EINVAL)
                 return
             }
-            let refused = archive.checkNear(node)
-            guard refused == 0 else {
-                fuse_reply_err(request, refused)
-                return
-            }
+            guard FuseMount.passes(request, node, in: archive) else { return }
             var link = archive.tree.link(of: node)
             // A target holding a NUL is cut there, as a C string is.
             link.append(0)
@@ -110,19 +101,15 @@ package enum FuseMount {
                 link.withMemoryRebound(to: CChar.self) { _ = fuse_reply_readlink(request, $0.baseAddress) }
             }
         }
-        // A folder's record is checked at its first listing (what it lists are the other members', each
-        // checked when served).
+        // A folder's record is checked at its lookup, and here for one listed without one (the root, a
+        // folder reached by its number); what it lists are the other members', each checked when served.
         operations.opendir = { request, inode, info in
             guard let archive = FuseMount.mounted(request), let info,
                   let node = FuseMount.node(inode, in: archive) else {
                 fuse_reply_err(request, ENOENT)
                 return
             }
-            let refused = archive.checkNear(node)
-            guard refused == 0 else {
-                fuse_reply_err(request, refused)
-                return
-            }
+            guard FuseMount.passes(request, node, in: archive) else { return }
             fuse_reply_open(request, info)
         }
         operations.readdir = { request, inode, size, offset, _ in
@@ -379,6 +366,14 @@ package enum FuseMount {
     /// of 2 bytes an empty one); a folder's or a link's kind in `stat`.
     private static func checkedAtLookup(_ node: MountNode) -> Bool {
         node.kind != .file || node.size == 0
+    }
+
+    /// Whether `node`'s record passes its check (``MountedArchive/checkNear(_:)``);
+    /// when it does not, `request` is answered with the error.
+    private static func passes(_ request: fuse_req_t?, _ node: Int, in archive: MountedArchive) -> Bool {
+        let refused = archive.checkNear(node)
+        if refused != 0 { fuse_reply_err(request, refused) }
+        return refused == 0
     }
 
     /// The archive of the mount `request` is for.

@@ -55,10 +55,11 @@ package enum MemberRecordCheck {
         while at + block <= header.count {
             let one = UnsafeRawBufferPointer(rebasing: header[at ..< at + block])
             let raw = one[156]
-            if TarHeader(one).sizeReadOtherwise {
+            let parsed = TarHeader(one)
+            if parsed.sizeReadOtherwise {
                 return "the header block at +\(at) has a size field that begins with a NUL, which tars read otherwise"
             }
-            guard let size = TarHeader(one).size else {
+            guard let size = parsed.size else {
                 return "the header block at +\(at) has no valid size"
             }
             let extended = raw == UInt8(ascii: "x") || raw == UInt8(ascii: "L") || raw == UInt8(ascii: "K")
@@ -128,7 +129,7 @@ package enum MemberRecordCheck {
                     || TarHeaderCheck.paxRecord(in: data, key: Array("GNU.sparse.name".utf8)) != nil {
                     paxNamed = true
                 }
-                if let found = PaxRecords(data).sparseRealSize { paxRealSize = found }
+                if let found = records?.sparseRealSize { paxRealSize = found }
             } else if raw == UInt8(ascii: "L") {
                 if longNames > 0 { return "two GNU long names, which tars read otherwise" }
                 longNames += 1
