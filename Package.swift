@@ -95,7 +95,8 @@ let package = Package(
         .target(name: "CSupport"),
         // A zstd frame decoder in two phases (issue 81): blocks entropy-decoded
         // into records, then executed, so that the two run on different
-        // cores. Not wired to the engine yet; scripts/zstd-split-check and
+        // cores: one large frame from zstd on all the workers (BlockFrame,
+        // ParallelFrameDecoder); scripts/zstd-split-check and
         // scripts/zstd-split-fuzz hold it to libzstd. C11; XXH64 from libxxhash.
         .target(
             name: "CZstdSplit",
@@ -120,7 +121,7 @@ let package = Package(
         // The formats as codecs: zstd's framing and seek table, libzstd's
         // contexts, the other formats' encoders and member decoders (what
         // the fuzzers drive); no run, no pipeline.
-        .target(name: "WeirFormats", dependencies: ["WeirSystem", "CZstd", "CFormats", "CLibraries"],
+        .target(name: "WeirFormats", dependencies: ["WeirSystem", "CZstd", "CZstdSplit", "CXXHash", "CFormats", "CLibraries"],
                 swiftSettings: checkedImports),
         // The tar format: headers, the walk and scanner of a tar stream,
         // member patterns, the member index's codec (docs/members.md) and

@@ -157,6 +157,19 @@ int zs_frame_end(zs_frame *f, uint64_t produced, uint64_t hash, const uint8_t *s
 // written.
 int zs_decompress(const uint8_t *src, size_t len, uint8_t *dst, size_t cap, size_t *out_len);
 
+// A ring for phase 2's output when the frame is not held whole: `size`
+// bytes (at least the bytes asked, in whole pages) mapped three times in a
+// row, so that the block written at mid + (produced % size) and the history
+// before it are contiguous whatever the position: zs_execute neither wraps
+// nor copies. Pass zs_execute min(produced, window) as `hist`, with `bytes`
+// at least the window, a block, ZS_WILDCOPY and ZS_RING_SLACK.
+typedef struct {
+    uint8_t *mid;
+    size_t size;
+} zs_ring;
+int zs_ring_init(zs_ring *r, uint64_t bytes);
+void zs_ring_free(zs_ring *r);
+
 const char *zs_error_name(int code);
 
 #ifdef __cplusplus

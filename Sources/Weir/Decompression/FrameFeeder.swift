@@ -51,7 +51,7 @@ final class FrameFeeder {
         self.session = session
         self.pool = pool
         self.whole = WholeFrameDecoder(session: session, pool: pool)
-        self.streamer = FrameStreamer(session: session)
+        self.streamer = FrameStreamer(session: session, pool: pool)
         self.frameLimit = session.options.parallelFrameLimit
         self.scanner = FrameScanner(path: session.path, operation: .decompress)
         scanner.tailPolicy = session.options.passThrough ? .anything : .otherFormats

@@ -26,11 +26,26 @@ final class FrameStreamer {
         let start: Int
         /// Stream offset up to which its bytes went to the decoder.
         var fed: Int
-        /// Its decoder, made for the frame and freed after it.
-        var decoder: FrameDecoder
+        /// Its decoder, made for the frame and freed after it: libzstd's,
+        /// or its blocks on all the workers.
+        var decoder: Decoding
         var output: PooledOutput
         /// The bytes of the budget its decoder's buffers take.
         let decoderBytes: Int
+    }
+
+    /// How the frame is decoded: by libzstd on the reading thread, or by
+    /// blocks on all the workers (``ParallelFrameDecoder``, issue 81).
+    private enum Decoding {
+        case stream(FrameDecoder)
+        case blocks(ParallelFrameDecoder)
+
+        var produced: Int {
+            switch self {
+            case .stream(let decoder): decoder.produced
+            case .blocks(let decoder): decoder.produced
+            }
+        }
     }
 
     /// The buffers a streamed frame is decoded into, from the run's pool of
@@ -80,8 +95,11 @@ final class FrameStreamer {
         }
     }
 
-    init(session: DecodeSession) {
+    private let pool: WorkerPool<DecodingWorker>
+
+    init(session: DecodeSession, pool: WorkerPool<DecodingWorker>) {
         self.session = session
+        self.pool = pool
         self.buffers = session.frameBuffers.pool(for: Self.outputBufferSize)
     }
 
@@ -96,22 +114,30 @@ final class FrameStreamer {
     func begin(index: Int, start: Int, header: FrameHeader) throws(WeirError) {
         let options = session.options
         try options.windowLimit.check(header, index: index, offset: start, path: session.path)
-        let window = header.windowSize + 2 * UInt64(header.blockMaximumSize)
+        let byBlocks = ParallelFrameDecoder.takes(header, options: options)
+        let threads = options.resolvedThreads
+        let window = byBlocks ? ParallelFrameDecoder.footprint(windowSize: header.windowSize, threads: threads)
+            : header.windowSize + 2 * UInt64(header.blockMaximumSize)
         let decoderBytes = Int(min(window, UInt64(max(0, session.budget.limit - buffers.size))))
         guard session.frameBuffers.reserve(decoderBytes) else { throw session.control.failure ?? session.cancelled }
-        let context: DecompressionContext
-        do throws(WeirError) {
-            context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
-                                               verifyChecksum: options.verifyChecksum,
-                                               dictionary: session.dictionary, prefix: options.patchReference,
-                                               path: session.path)
-            context.consumed = session.tally.consumed
-        } catch {
-            session.budget.release(decoderBytes)
-            throw error
+        let decoder: Decoding
+        if byBlocks {
+            decoder = .blocks(ParallelFrameDecoder(header: header, session: session, pool: pool))
+        } else {
+            let context: DecompressionContext
+            do throws(WeirError) {
+                context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
+                                                   verifyChecksum: options.verifyChecksum,
+                                                   dictionary: session.dictionary, prefix: options.patchReference,
+                                                   path: session.path)
+                context.consumed = session.tally.consumed
+            } catch {
+                session.budget.release(decoderBytes)
+                throw error
+            }
+            decoder = .stream(FrameDecoder(context: context, path: session.path))
         }
-        state = State(index: index, start: start, fed: start,
-                      decoder: FrameDecoder(context: context, path: session.path),
+        state = State(index: index, start: start, fed: start, decoder: decoder,
                       output: PooledOutput(session: session, buffers: buffers), decoderBytes: decoderBytes)
     }
 
@@ -125,7 +151,13 @@ final class FrameStreamer {
             self.state = state
         }
         do throws(WeirError) {
-            try state.decoder.decode(data, into: &state.output)
+            switch state.decoder {
+            case .stream(var decoder):
+                defer { state.decoder = .stream(decoder) }
+                try decoder.decode(data, into: &state.output)
+            case .blocks(let decoder):
+                try decoder.feed(data, sequence: &state.output.sequence)
+            }
         } catch {
             throw DecodeSession.located(error, index: state.index, offset: state.start)
         }
@@ -141,9 +173,15 @@ final class FrameStreamer {
         guard var state else { return }
         state.output.sequence = sequence
         do throws(WeirError) {
-            // What the decoder still holds, into a buffer that fills.
-            if !state.decoder.ended {
-                try state.decoder.decode(UnsafeRawBufferPointer(start: nil, count: 0), into: &state.output)
+            switch state.decoder {
+            case .stream(var decoder):
+                // What the decoder still holds, into a buffer that fills.
+                defer { state.decoder = .stream(decoder) }
+                if !decoder.ended {
+                    try decoder.decode(UnsafeRawBufferPointer(start: nil, count: 0), into: &state.output)
+                }
+            case .blocks(let decoder):
+                try decoder.finish(sequence: &state.output.sequence)
             }
         } catch {
             sequence = state.output.sequence
@@ -155,10 +193,12 @@ final class FrameStreamer {
         self.state = nil
         session.budget.release(state.decoderBytes)
         session.streamed.withLock { $0 += 1 }
-        do throws(WeirError) {
-            try state.decoder.checkEnded()
-        } catch {
-            throw DecodeSession.located(error, index: boundary.index, offset: boundary.offset)
+        if case .stream(let decoder) = state.decoder {
+            do throws(WeirError) {
+                try decoder.checkEnded()
+            } catch {
+                throw DecodeSession.located(error, index: boundary.index, offset: boundary.offset)
+            }
         }
         try session.checkContentSize(boundary, produced: state.decoder.produced)
         session.crossCheck.frameDecoded(boundary, produced: state.decoder.produced, expected: expected)

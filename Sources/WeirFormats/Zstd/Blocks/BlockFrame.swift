@@ -1,0 +1,171 @@
+import CXXHash
+import CZstd
+import CZstdSplit
+import WeirSystem
+
+/// One zstd frame decoded by blocks (Sources/CZstdSplit, issue 81), the
+/// sequential part of it: the frame's header, the scan of each block in
+/// order (``scan(_:)``), phase 2 of each block in order (``execute(_:)``)
+/// into a ring that holds the window, and the end of the frame (content
+/// size and checksum, ``end(checksum:)``). Phase 1, the entropy decoding
+/// that takes most of the time, runs on the workers in between
+/// (``BlockDecodingContext``).
+///
+/// Output: each block's content, in the ring, where it stays until the
+/// ring comes round: the ring holds the frame's window, a block, the
+/// slack zsplit.h asks, and `lag` bytes more for content not yet written
+/// out. Matches may reach Window_Size back and no further (RFC 8878: an
+/// offset past it is corrupt; libzstd's streaming buffer, a little larger,
+/// may take one a few blocks further, where this refuses it first).
+///
+/// Errors are libzstd's (``Zstd/error(_:path:operation:)``): a block the
+/// format refuses is "Data corruption detected", a checksum that differs
+/// is a checksum mismatch, as libzstd words them.
+///
+/// Owned by the reading thread, except ``hash(_:)`` (one thread at a time,
+/// in order, done before ``end(checksum:)``) and the ring's content, which
+/// any thread may read where ``content(from:count:)`` points while the
+/// reading thread keeps the ring from coming round to it. The ring lives as
+/// long as the frame: whoever reads its content holds the frame.
+package final class BlockFrame: @unchecked Sendable {  // see "Owned by", above
+    /// Bytes of memory the frame holds besides its records: the ring.
+    /// (Its content may be written out from any thread while the ring
+    /// holds it: ``content(from:count:)``.)
+    package let footprint: Int
+    /// Bytes of content decoded so far.
+    package var produced: Int { Int(exec.produced) }
+    /// Whether its last block was executed.
+    package private(set) var lastExecuted = false
+
+    private let frame: OpaquePointer
+    private var exec = zs_exec()
+    private var ring = zs_ring()
+    /// XXH64 of the content (``hash(_:)``), when its checksum is checked.
+    private let hash: OpaquePointer?
+    private let header: zs_frame_header
+    private let blockMaximum: Int
+    private let path: String
+
+    /// Reads the frame header at the start of `bytes` (which hold it whole).
+    ///
+    /// - Throws: libzstd's error for a header it refuses; out of memory
+    ///   when the ring cannot be mapped.
+    package init(header bytes: UnsafeRawBufferPointer, lag: Int, verifyChecksum: Bool, path: String)
+        throws(WeirError) {
+        self.path = path
+        guard let frame = zs_frame_create() else {
+            throw WeirError.outOfMemory(path: path, operation: .decompress, creating: "a block decoder")
+        }
+        self.frame = frame
+        var header = zs_frame_header()
+        let status = zs_frame_begin(frame, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count,
+                                    &header)
+        self.header = header
+        blockMaximum = Int(header.block_max)
+        hash = verifyChecksum && header.checksum != 0 ? XXH64_createState() : nil
+        hash.map { _ = XXH64_reset($0, 0) }
+        let ringBytes = header.window_size + UInt64(ZS_BLOCK_MAX) + UInt64(ZS_WILDCOPY) + UInt64(ZS_RING_SLACK)
+            + UInt64(lag)
+        footprint = Int(min(ringBytes, UInt64(Int.max / 4)))
+        if status != 0 { throw Self.error(status, path: path) }
+        if zs_ring_init(&ring, ringBytes) != 0 {
+            throw WeirError.outOfMemory(path: path, operation: .decompress, creating: "a ring of \(ringBytes) bytes")
+        }
+        zs_exec_begin(&exec)
+    }
+
+    deinit {
+        zs_ring_free(&ring)
+        zs_frame_free(frame)
+        hash.map { _ = XXH64_freeState($0) }
+    }
+
+    /// Bytes past a block's end that phase 2 may write (wide copies).
+    package static let wildCopy = Int(ZS_WILDCOPY)
+
+    /// The frame header's bytes.
+    package var headerSize: Int { Int(header.header_size) }
+
+    /// The most content bytes a block may hold, which also bounds its
+    /// compressed bytes (``BlockRecord/take(_:blockMaximum:)``).
+    package var blockMaximumSize: Int { blockMaximum }
+
+    /// Whether a 4-byte checksum follows the last block.
+    package var hasChecksum: Bool { header.checksum != 0 }
+
+    /// The scan of the block in `record` (all its bytes in), the frame's
+    /// blocks in order. A failure is kept in the record, the block's error,
+    /// reported when the block is executed.
+    package func scan(_ record: BlockRecord) {
+        var used = 0
+        let status = zs_scan_block(frame, record.input.assumingMemoryBound(to: UInt8.self), record.filled, &used,
+                                   &record.block)
+        // The bytes given are the block's, all of them: the scan takes them all or refuses the block.
+        record.status = status == 0 && used != record.filled ? Int32(ZS_ERR_CORRUPT) : status
+    }
+
+    /// Whether the block just scanned is the frame's last.
+    package func isLast(_ record: BlockRecord) -> Bool { record.status == 0 && record.block.last != 0 }
+
+    /// Phase 2 of `record`, its phase 1 done: its content, valid until the
+    /// next block is executed.
+    ///
+    /// - Throws: the block's error, from any step.
+    package func execute(_ record: BlockRecord) throws(WeirError) -> UnsafeRawBufferPointer {
+        if record.status != 0 { throw Self.error(record.status, path: path) }
+        let position = Int(exec.produced % UInt64(ring.size))
+        let destination = ring.mid + position
+        let history = min(exec.produced, header.window_size)
+        let status = zs_execute(&exec, &record.block, destination, history)
+        if status != 0 { throw Self.error(status, path: path) }
+        lastExecuted = record.block.last != 0
+        return UnsafeRawBufferPointer(start: destination, count: Int(record.block.size))
+    }
+
+    /// The bytes of the ring: a block's content stays there until the ring
+    /// comes round to it, `ringSize` bytes of content later (less what the
+    /// window and the next block hold).
+    package var ringSize: Int { ring.size }
+
+    /// The content from frame position `start` (at most ``ringSize`` bytes
+    /// before ``produced``), `count` bytes, contiguous whatever the ring's
+    /// turn.
+    package func content(from start: Int, count: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: ring.mid + start % ring.size, count: count)
+    }
+
+    /// Adds the frame's next content, in order, to the checksum's hash. It
+    /// may run on another thread than the rest, one call at a time, all
+    /// before ``end(checksum:)``.
+    package func hash(_ content: UnsafeRawBufferPointer) {
+        if let hash, content.count > 0 { _ = XXH64_update(hash, content.baseAddress, content.count) }
+    }
+
+    /// The end of the frame, its last block executed: its content size, and
+    /// its checksum in `checksum` (4 bytes, or none).
+    package func end(checksum: UnsafeRawBufferPointer) throws(WeirError) {
+        var used = 0
+        var digest: UInt64 = 0
+        if let hash {
+            digest = XXH64_digest(hash)
+        } else if checksum.count == 4 {
+            // Not checked (`--no-check`): the checksum given is taken as the content's.
+            digest = UInt64(checksum.loadUnaligned(as: UInt32.self).littleEndian)
+        }
+        let status = zs_frame_end(frame, exec.produced, digest, checksum.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                  checksum.count, &used)
+        if status != 0 { throw Self.error(status, path: path) }
+    }
+
+    /// The ``WeirError`` libzstd gives for what CZstdSplit reports as `status`.
+    static func error(_ status: Int32, path: String) -> WeirError {
+        let code: ZSTD_ErrorCode
+        switch status {
+        case Int32(ZS_ERR_CHECKSUM): code = ZSTD_error_checksum_wrong
+        case Int32(ZS_ERR_MEMORY): code = ZSTD_error_memory_allocation
+        case Int32(ZS_ERR_TRUNCATED): code = ZSTD_error_srcSize_wrong
+        default: code = ZSTD_error_corruption_detected
+        }
+        return Zstd.error(0 &- Int(code.rawValue), path: path, operation: .decompress)
+    }
+}
