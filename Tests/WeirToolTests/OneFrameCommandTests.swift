@@ -44,10 +44,15 @@ struct OneFrameCommandTests {
         let slice = "tail -c +20000001 src | head -c 4000000 | cmp -s out -"
         let lines = [
             "dc": "$T $WEIR -dc $F > out && cmp -s out src",
+            "dcT2": "$T $WEIR -dc -T2 $F > out && cmp -s out src",
+            "dcT2NoCheck": "$T $WEIR -dc -T2 --no-check $F > out && cmp -s out src",
             "dcT1": "$T $WEIR -dc -T1 $F > out && cmp -s out src",
             "d": "$T $WEIR -q -d $F -o out.file && cmp -s out.file src",
             "pipe": "cat $F | $T $WEIR -dc > out && cmp -s out src",
             "pipeT1": "cat $F | $T $WEIR -dc -T1 > out && cmp -s out src",
+            "pipeT2": "cat $F | $T $WEIR -dc -T2 > out && cmp -s out src",
+            "tT2": "$T $WEIR -t -T2 $F",
+            "dT2": "$T $WEIR -q -d -T2 -f $F -o out.file && cmp -s out.file src",
             "t": "$T $WEIR -t $F",
             "range": "$T $WEIR -dc --range=20000000:+4000000 $F > out && " + slice,
             "rangePipe": "cat $F | $T $WEIR -dc --range=20000000:+4000000 > out && " + slice,
@@ -78,7 +83,8 @@ struct OneFrameCommandTests {
         let reference = try WeirProcess.shell("zstd -dc bad.zst", in: scratch.url, timeout: 120)
         #expect(reference.status != 0)
         let source = try #require(scratch.data("src"))
-        for line in ["$WEIR -dc bad.zst", "$WEIR -dc -T1 bad.zst", "cat bad.zst | $WEIR -dc", "$WEIR -t bad.zst",
+        for line in ["$WEIR -dc bad.zst", "$WEIR -dc -T1 bad.zst", "$WEIR -dc -T2 bad.zst", "cat bad.zst | $WEIR -dc",
+                     "cat bad.zst | $WEIR -dc -T2", "$WEIR -t bad.zst",
                      "$WEIR -dc --range=1000000:+1000 bad.zst"] {
             let run = try WeirProcess.shell(line, in: scratch.url, timeout: 120)
             let named = line.hasPrefix("cat") ? "weir: (stdin): " : "weir: bad.zst: "
@@ -93,6 +99,39 @@ struct OneFrameCommandTests {
                 #expect(run.stdout == source.prefix(run.stdout.count), "\(file) \(line)")
                 #expect(run.stderr.contains("inside a frame") || run.stderr.contains("truncated"),
                         "\(file) \(line): \(run.stderr)")
+            }
+        }
+    }
+
+    /// One bit flipped at 24 places spread over the frame, at -1 and -19
+    /// (other literal and table modes than -3): the frame decoded on all
+    /// the workers (`-T2`: its blocks by CZstdSplit) writes only bytes that
+    /// libzstd (`-T1`) writes before its error, and exits as it does (issue
+    /// 81's "never a wrong byte"). Not the source's: a flip that libzstd
+    /// decodes to other bytes shows only at the frame's checksum.
+    @Test("damaged copies: -T2 writes a prefix of what -T1 writes, and fails as it does",
+          arguments: [1, 19])
+    func damagedLikeLibzstd(level: Int) throws {
+        let scratch = Scratch()
+        scratch.text("src", size: Self.size, seed: 81)
+        _ = try FormatsCommandTests.sh("zstd -q -\(level) src -o sized.zst", scratch)
+        let good = try #require(scratch.data("sized.zst"))
+        for k in 0 ..< 24 {
+            var bytes = good
+            // Past the frame header (at most 18 bytes), before the checksum.
+            let position = 18 + (bytes.count - 22) * (2 * k + 1) / 48
+            bytes[position] ^= UInt8(1 << (k % 8))
+            _ = FileManager.default.createFile(atPath: scratch.path("bad.zst"), contents: bytes)
+            let serial = try WeirProcess.shell("$WEIR -dc -T1 bad.zst", in: scratch.url, timeout: 120)
+            let parallel = try WeirProcess.shell("$WEIR -dc -T2 bad.zst", in: scratch.url, timeout: 120)
+            let what = "-\(level), bit \(k % 8) of byte \(position)"
+            #expect(parallel.status == serial.status, "\(what): \(parallel.stderr) / \(serial.stderr)")
+            // A Bool: a failed `==` of large Data would be diffed in the report.
+            let prefix = parallel.stdout.count <= serial.stdout.count
+                && parallel.stdout == serial.stdout.prefix(parallel.stdout.count)
+            #expect(prefix, "\(what): -T2 wrote \(parallel.stdout.count) bytes, -T1 \(serial.stdout.count)")
+            if parallel.stdout.count == serial.stdout.count && serial.status == 1 {
+                #expect(parallel.stderr.hasPrefix("weir: bad.zst: "), "\(what): \(parallel.stderr)")
             }
         }
     }
