@@ -6,9 +6,13 @@
 //                                     threaded decoder, against zsplit in order)
 //   zstd-split-diff file LEVEL FILE   FILE compressed at LEVEL ("long" = -19
 //                                     --long=27), decoded by both
-//   zstd-split-diff check FILE.zst    one compressed file, decoded by both
+//   zstd-split-diff check FILE.zst    one compressed file, decoded by both (a damaged one,
+//                                     as fuzz-one: where each fails)
 //   zstd-split-diff fuzz-one FILE     one (possibly damaged) input, the oracle below
 //                                     (built with -DZSPLIT_FUZZ: the libFuzzer target)
+//   zstd-split-diff flips FILE.zst N [SEED]   N copies of FILE.zst with one random bit
+//                                     flipped each (past the frame header), the oracle on
+//                                     each: where each decoder fails
 //   zstd-split-diff bench FILE.zst MODE [RUNS]   RUNS decodes (default 1), for callgrind and
 //                                     perf stat; MODE: zsplit1, zsplit2 (the threaded decoder
 //                                     below on 1 or 2 threads), zsplit-buf (zs_decompress into
@@ -54,31 +58,37 @@
 // libzstd's streaming decoder over every frame of src into dst (cap bytes,
 // and 128 KiB more it may use as scratch: a capacity error is reported as
 // 2). Returns 0 on success, 1 on an error, 2 when the output passes cap.
+// *out_len gets the content of the blocks ZSTD_decompressContinue returned,
+// on an error too: libzstd's error is in the block after them, and weir
+// writes no further. (ZSTD_decompressStream may report a block less: on an
+// error it leaves output->pos where it was before the call, the bytes it
+// flushed in that call not counted, zstd_decompress.c 1.5.4:2225, 2259,
+// 2293; `zstd -d` then writes a block less, by how its input falls.)
 static int ref_decode(ZSTD_DCtx *d, const uint8_t *src, size_t len, uint8_t *dst, size_t cap, size_t *out_len) {
-    size_t pos = 0, out = 0;
-    *out_len = 0;
+    size_t pos = 0;
+    size_t *out = out_len;
+    *out = 0;
     while (pos < len) {
         if (ZSTD_isError(ZSTD_decompressBegin(d))) return 1;
         ZSTD_frameHeader fh;
-        size_t frame_out = out;
+        size_t frame_out = *out;
         if (ZSTD_getFrameHeader(&fh, src + pos, len - pos) != 0) fh.frameContentSize = ZSTD_CONTENTSIZE_UNKNOWN;
         for (;;) {
             size_t need = ZSTD_nextSrcSizeToDecompress(d);
             if (need == 0) break;
             if (need > len - pos) return 1;
-            size_t r = ZSTD_decompressContinue(d, dst + out, cap + (128u << 10) - out, src + pos, need);
+            size_t r = ZSTD_decompressContinue(d, dst + *out, cap + (128u << 10) - *out, src + pos, need);
             if (ZSTD_isError(r)) return ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall ? 2 : 1;
             pos += need;
-            out += r;
-            if (out > cap) return 2;
+            *out += r;
+            if (*out > cap) return 2;
         }
         // ZSTD_decompressContinue skips the content size check after an
         // empty last block; ZSTD_decompress and RFC 8878 make it.
         if (fh.frameType == ZSTD_frame && fh.frameContentSize != ZSTD_CONTENTSIZE_UNKNOWN &&
-            out - frame_out != fh.frameContentSize)
+            *out - frame_out != fh.frameContentSize)
             return 1;
     }
-    *out_len = out;
     return 0;
 }
 
@@ -102,6 +112,13 @@ static void ensure(size_t cap) {
 }
 
 static long n_same_ok, n_same_err, n_skipped, n_diff, n_huf_end;
+// Where both fail: zsplit past libzstd's error (a difference: weir would
+// write blocks libzstd rejects), or before it (allowed: weir writes less).
+static long n_past, n_before;
+// The last compare's readings, for `check`.
+static int last_ref, last_ours;
+static size_t last_ref_len, last_our_len;
+static int say_before;  // flips: name each input zsplit stops on before libzstd
 #ifdef ZS_TRACE
 extern int zs_trace_line, zs_trace_huf_end;
 void zs_trace_generic(zs_dctx *c);
@@ -219,6 +236,10 @@ static int compare(const uint8_t *src, size_t len, size_t cap, int valid, const 
     int ours = zs_decompress(src, len, our_buf, cap, &our_len);
     size_t shuf_len;
     int shuf = shuffled_decompress(src, len, shuf_buf, cap, &shuf_len);
+    last_ref = ref;
+    last_ours = ours;
+    last_ref_len = ref_len;
+    last_our_len = our_len;
     if ((shuf == 0) != (ours == 0) || (ours == 0 && (shuf_len != our_len || memcmp(shuf_buf, our_buf, our_len)))) {
         fprintf(stderr, "zsplit in a shuffled order: %s (%zu bytes), in order: %s\n", zs_error_name(shuf), shuf_len,
                 zs_error_name(ours));
@@ -235,6 +256,23 @@ static int compare(const uint8_t *src, size_t len, size_t cap, int valid, const 
         // its start. Counted and reported, apart from the others.
         n_huf_end++;
         return 0;
+    }
+    // Where: libzstd fails after ref_len bytes of whole blocks; zsplit, in
+    // order or shuffled, must have executed no more (weir's promise: nothing
+    // written past the block where libzstd reports its error). Less is
+    // allowed, and counted: a check libzstd does not make (the Huffman
+    // stream ends), libzstd failing later, at the checksum.
+    if (ref == 1 && (our_len > ref_len || shuf_len > ref_len)) {
+        n_past++;
+        fprintf(stderr, "past libzstd's error: libzstd stops after %zu bytes, zsplit %s after %zu (shuffled %s after %zu)\n",
+                ref_len, zs_error_name(ours), our_len, zs_error_name(shuf), shuf_len);
+        goto bad;
+    }
+    if (ref == 1 && ours != 0 && our_len < ref_len) {
+        n_before++;
+        if (say_before)
+            fprintf(stderr, "before libzstd's error: %s: libzstd after %zu bytes, zsplit %s after %zu (zsplit.c:%d)\n",
+                    what, ref_len, zs_error_name(ours), our_len, zs_trace_line);
     }
     if ((ref == 0) != (ours == 0)) goto bad;
     if (ref == 0 && (ref_len != our_len || memcmp(ref_buf, our_buf, ref_len))) goto bad;
@@ -262,7 +300,7 @@ bad:
     }
 #endif
     fprintf(stderr, "DIFF %s: libzstd %s (%zu bytes), zsplit %s (%zu bytes), input %zu bytes\n", what,
-            ref == 0 ? "ok" : "error", ref == 0 ? ref_len : 0, zs_error_name(ours), our_len, len);
+            ref == 0 ? "ok" : "error", ref_len, zs_error_name(ours), our_len, len);
     return 1;
 }
 
@@ -431,13 +469,44 @@ static int gen(uint64_t seed) {
             free(dmg);
         }
     }
-    printf("gen seed %llu: %d cases, %ld ok alike, %ld errors alike, %ld skipped, %d differences, "
+    printf("gen seed %llu: %d cases, %ld ok alike, %ld errors alike, %ld skipped, %d differences "
+           "(%ld past libzstd's error), %ld stopped before libzstd's error, "
            "%ld Huffman stream ends libzstd takes; threaded: %ld as in order, %ld past its ring, %ld skipped\n",
-           (unsigned long long)seed, cases, n_same_ok, n_same_err, n_skipped, bad, n_huf_end, n_mt_same, n_mt_ring,
-           n_mt_skipped);
+           (unsigned long long)seed, cases, n_same_ok, n_same_err, n_skipped, bad, n_past, n_before, n_huf_end,
+           n_mt_same, n_mt_ring, n_mt_skipped);
     ZSTD_freeCCtx(c);
     free(in);
     free(out);
+    return bad != 0;
+}
+
+// N copies of a valid file, one random bit flipped in each past its first
+// 20 bytes (the frame header: a flip there mostly changes the window or the
+// sizes, not a block); each through the oracle as a damaged input.
+static int flips(const char *path, int count, uint64_t seed) {
+    size_t n;
+    uint8_t *src = read_file(path, &n);
+    unsigned long long size = ZSTD_getFrameContentSize(src, n);
+    size_t cap = size < (1ull << 34) ? (size_t)size + 1 : (size_t)1 << 31;
+    uint8_t *dmg = malloc(n);
+    if (!dmg || n < 40) return 2;
+    rng = seed * 0x9E3779B97F4A7C15ull + 1;
+    say_before = 1;
+    int bad = 0;
+    for (int i = 0; i < count; i++) {
+        memcpy(dmg, src, n);
+        size_t at = 20 + rnd() % (n - 20);
+        int bit = (int)(rnd() % 8);
+        dmg[at] ^= (uint8_t)(1u << bit);
+        char what[300];
+        snprintf(what, sizeof what, "%s, bit %d of byte %zu flipped", path, bit, at);
+        if (compare(dmg, n, cap, 0, what)) bad++;
+    }
+    printf("%s: %d flips, %ld ok alike, %ld errors alike, %ld skipped, %d differences (%ld past libzstd's error), "
+           "%ld stopped before libzstd's error, %ld Huffman stream ends libzstd takes\n",
+           path, count, n_same_ok, n_same_err, n_skipped, bad, n_past, n_before, n_huf_end);
+    free(dmg);
+    free(src);
     return bad != 0;
 }
 
@@ -1010,20 +1079,32 @@ int main(int argc, char **argv) {
     dctx = ZSTD_createDCtx();
     if (argc >= 2 && strcmp(argv[1], "gen") == 0) return gen(argc > 2 ? strtoull(argv[2], 0, 10) : 1);
     if (argc == 4 && strcmp(argv[1], "file") == 0) return file_case(argv[2], argv[3]);
+    if ((argc == 4 || argc == 5) && strcmp(argv[1], "flips") == 0)
+        return flips(argv[2], atoi(argv[3]), argc == 5 ? strtoull(argv[4], 0, 10) : 1);
     if (argc == 3 && strcmp(argv[1], "check") == 0) {
         size_t n;
         uint8_t *src = read_file(argv[2], &n);
         unsigned long long size = ZSTD_getFrameContentSize(src, n);
         size_t cap = size < (1ull << 34) ? (size_t)size + 1 : (size_t)1 << 31;
-        int bad = compare(src, n, cap, 1, argv[2]);
-        printf("%s: %s\n", argv[2], bad ? "DIFFERENT" : "same bytes");
+        // A file libzstd rejects is a damaged one: the same failure, no
+        // further in zsplit (the fuzz oracle); else both must succeed.
+        size_t ref_len;
+        ensure(cap);
+        int valid = ref_decode(dctx, src, n, ref_buf, cap, &ref_len) != 1;
+        int bad = compare(src, n, cap, valid, argv[2]);
+        printf("%s: %s; libzstd %s after %zu bytes in whole blocks, zsplit %s after %zu\n", argv[2],
+               bad ? "DIFFERENT" : valid ? "same bytes" : "alike",
+               last_ref == 0 ? "ok" : last_ref == 1 ? "error" : "past the cap", last_ref_len,
+               zs_error_name(last_ours), last_our_len);
         return bad;
     }
     if (argc == 3 && strcmp(argv[1], "fuzz-one") == 0) {
         size_t n;
         uint8_t *src = read_file(argv[2], &n);
         int bad = compare(src, n, FUZZ_CAP, 0, argv[2]);
-        printf("%s: %s\n", argv[2], bad ? "DIFFERENT" : "alike");
+        printf("%s: %s; libzstd %s after %zu bytes in whole blocks, zsplit %s after %zu\n", argv[2],
+               bad ? "DIFFERENT" : "alike", last_ref == 0 ? "ok" : last_ref == 1 ? "error" : "past the cap",
+               last_ref_len, zs_error_name(last_ours), last_our_len);
         return bad;
     }
     if ((argc == 4 || argc == 5) && strcmp(argv[1], "bench") == 0)

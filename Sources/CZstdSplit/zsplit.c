@@ -151,6 +151,9 @@ typedef struct {
 // b->src, and copies of the table descriptions in effect for it.
 struct zs_block_tables {
     uint32_t block_max;
+    // Every block: the frame's content size (the header's, or
+    // ZS_CONTENT_SIZE_UNKNOWN), where the last block must end (zs_execute).
+    uint64_t content_size;
     uint8_t lit_type;  // 0 raw, 1 RLE, 2 Huffman (described in the block or repeated)
     uint8_t four;      // Huffman: 4 streams
     uint32_t nlits;
@@ -1098,6 +1101,7 @@ int zs_scan_block(zs_frame *f, const uint8_t *s, size_t len, size_t *consumed, z
     b->src = p;
     b->src_size = (uint32_t)csize;
     b->t->block_max = f->h.block_max;
+    b->t->content_size = f->h.content_size;
     if (type == 0 || (type == 2 && csize == 0)) {
         // A compressed block of 0 bytes: empty, as libzstd's streaming decoder
         // takes it (its one-shot decoder and RFC 8878 want a literals section).
@@ -1223,6 +1227,14 @@ static inline __attribute__((always_inline)) int exec_seqs(const zs_seq *q, cons
 }
 
 __attribute__((noinline)) int zs_execute(zs_exec *e, const zs_block *b, uint8_t *dst, uint64_t hist) {
+    // The content size is the last block's error, not the frame end's: libzstd's
+    // streaming decoder checks it as it ends the last block
+    // (ZSTD_decompressContinue, zstd_decompress.c, 1.5.4:1351) and returns
+    // the error for that block, none of its bytes. A caller writing each block
+    // as it is executed writes no more. (zs_frame_end checks it again, for a
+    // caller that did not execute the last block here.)
+    if (b->last && b->t->content_size != ZS_CONTENT_SIZE_UNKNOWN && e->produced + b->size != b->t->content_size)
+        return FAIL(ZS_ERR_CORRUPT);
     if (b->kind == ZS_BLOCK_RAW) {
         memcpy(dst, b->src, b->size);
     } else if (b->kind == ZS_BLOCK_RLE) {

@@ -140,7 +140,9 @@ int zs_decode_block(zs_dctx *c, zs_block *b);
 // bytes at dst (room for b->size + ZS_WILDCOPY bytes there); `hist` bytes
 // before dst hold the frame's latest output, what matches may read:
 // e->produced when the buffer holds the whole frame, less in a ring (at most
-// its size minus ZS_RING_SLACK). Fails on an offset past them; on success
+// its size minus ZS_RING_SLACK). Fails on an offset past them, and on a
+// last block that does not end the output at the frame's content size (as
+// libzstd's streaming decoder, which gives none of that block); on success
 // e->produced grows by b->size and the repeat offsets move on.
 void zs_exec_begin(zs_exec *e);
 int zs_execute(zs_exec *e, const zs_block *b, uint8_t *dst, uint64_t hist);
