@@ -90,9 +90,13 @@ struct OneFrameCommandTests {
             let named = line.hasPrefix("cat") ? "weir: (stdin): " : "weir: bad.zst: "
             #expect(run.status == 1 && run.stderr.hasPrefix(named), "\(file) \(damage) \(line): \(run.stderr)")
             // What is written is what libzstd decoded before it found the damage: what zstd writes (a
-            // Bool: a failed `==` of large Data would be diffed in the report).
-            let prefix = run.stdout.count <= reference.stdout.count
-                && run.stdout == reference.stdout.prefix(run.stdout.count)
+            // Bool: a failed `==` of large Data would be diffed in the report). Decoded on several
+            // workers, up to one block more: the one libzstd's stream drops (damagedLikeLibzstd), and
+            // zstd's 128 KiB buffer not flushed: two blocks of 128 KiB.
+            let slack = line.contains("-T1") || line.contains("-t ") ? 0 : 2 * (128 << 10)
+            let common = min(run.stdout.count, reference.stdout.count)
+            let prefix = run.stdout.count <= reference.stdout.count + slack
+                && run.stdout.prefix(common) == reference.stdout.prefix(common)
             #expect(line.contains("--range") ? run.stdout.isEmpty : prefix,
                     "\(file) \(damage) \(line): \(run.stdout.count) bytes, zstd \(reference.stdout.count)")
             if damage == "cut" {
