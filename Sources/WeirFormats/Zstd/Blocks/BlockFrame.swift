@@ -152,8 +152,8 @@ package final class BlockFrame: @unchecked Sendable {  // see "Owned by", above
             // Not checked (`--no-check`): the checksum given is taken as the content's.
             digest = UInt64(checksum.loadUnaligned(as: UInt32.self).littleEndian)
         }
-        let status = zs_frame_end(frame, exec.produced, digest, checksum.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                                  checksum.count, &used)
+        let bytes = checksum.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        let status = zs_frame_end(frame, exec.produced, digest, bytes, checksum.count, &used)
         if status != 0 { throw Self.error(status, path: path) }
     }
 

@@ -67,8 +67,8 @@ package final class BlockRecord: @unchecked Sendable {
     /// header alone.
     package func take(_ source: UnsafeRawBufferPointer, blockMaximum: Int) -> Int {
         let count = min(source.count, needed - filled)
-        if count > 0 {
-            (input + filled).copyMemory(from: source.baseAddress!, byteCount: count)
+        if count > 0, let bytes = source.baseAddress {
+            (input + filled).copyMemory(from: bytes, byteCount: count)
             filled += count
         }
         if needed == 3, filled == 3 {
