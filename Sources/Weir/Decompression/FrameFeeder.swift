@@ -71,9 +71,11 @@ final class FrameFeeder {
             throw WeirError.notZstd(path: session.path, operation: .decompress)
         } catch {
             // The whole frames before the damage, in this piece too, go to
-            // the output before the error (zstd writes them).
+            // the output before the error (zstd writes them); so do the blocks
+            // of a streamed frame fed so far, or their own error first.
             buffer.append(piece)
             for boundary in scanner.endedBeforeFailure { try frameEnded(boundary) }
+            try streamer.settle()
             throw error
         }
         buffer.append(piece)
@@ -137,7 +139,13 @@ final class FrameFeeder {
 
     /// Declares the end of the input.
     func finish() throws(WeirError) {
-        try scanner.finish()
+        do throws(WeirError) {
+            try scanner.finish()
+        } catch {
+            // A frame cut short: the blocks it streamed go out first, or their own error.
+            try streamer.settle()
+            throw error
+        }
         if tail == nil, let start = scanner.tailStart { try startTail(at: start) }
         try tail?.finish(sequence: &sequence)
         session.crossCheck.finish()

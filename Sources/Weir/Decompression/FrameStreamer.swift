@@ -164,6 +164,19 @@ final class FrameStreamer {
         state.fed += data.count
     }
 
+    /// Before an error found past the bytes fed (the stream cut, a later
+    /// header damaged): the blocks fed so far are decoded and their whole
+    /// pieces sent, as libzstd's streaming decoder has done with them by
+    /// then; an error among them is the one thrown.
+    func settle() throws(WeirError) {
+        guard let state, case .blocks(let decoder) = state.decoder else { return }
+        do throws(WeirError) {
+            try decoder.settle()
+        } catch {
+            throw DecodeSession.located(error, index: state.index, offset: state.start)
+        }
+    }
+
     /// Stream offset up to which the frame was fed.
     var fed: Int? { state?.fed }
 

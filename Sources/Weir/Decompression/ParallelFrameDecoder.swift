@@ -12,47 +12,43 @@ import WeirSystem
 /// ``BlockFrame``):
 ///
 ///     frame's bytes ─▶ reading thread: copied block by block into a
-///        │  BlockRecord (at most recordCount in flight), scanned in order
+///        │  BlockRecord (at most recordCount of them), scanned in order
 ///        ▼
-///     WorkerPool (the run's "weir.decompress" workers, any order): phase 1,
-///        │  each block's entropy decoding into its record — most of the work
+///     WorkerPool (the run's "weir.decompress" workers, any order, BlockQueue):
+///        │  phase 1, each block's entropy decoding — most of the work; the
+///        │  reading thread decodes too when it waits for a record
 ///        ▼
-///     reading thread, in order: phase 2 executes each block into the ring
-///        │  (the window, and the content not yet written); while the oldest
-///        │  block's phase 1 is still running, it decodes later blocks
-///        │  itself rather than wait
+///     serial queue "weir.frame-exec" (FrameExecution): phase 2, each block
+///        │  executed into the ring (the window, and the content not yet
+///        │  written) as soon as it and those before it are decoded
 ///        ▼
 ///     serial queue "weir.frame-out": each 1 MiB of content hashed (the
 ///        │  frame's checksum) and sent to the writer as a DispatchData over
 ///        │  the ring, no copy
 ///        ▼
-///     OrderedWriter; a piece written is released, and the ring may come
+///     OrderedWriter; a piece written is let go, and the ring may come
 ///     round to its bytes.
 ///
 /// Bounds: the records (``recordCount(threads:)``) and the ring, the frame's
 /// window plus ``lag`` (``footprint(windowSize:threads:)``, in the budget
-/// while the frame streams). The reading thread waits for a record, for a
-/// slot of the run (one per piece out, as the streamed frames' buffers), and
-/// for the writer to release the bytes the ring comes round to.
+/// while the frame streams). The reading thread waits for a record; phase 2
+/// waits for the writer to let go of the bytes the ring comes round to.
 ///
 /// Errors: a block the scan or phase 1 refuses fails when its turn comes in
 /// phase 2, so the blocks before it are written first and nothing of it or
-/// after it; the messages are libzstd's. Everything here runs on the
-/// reading thread, except phase 1 and the pieces' way out.
+/// after it; the messages are libzstd's. The state here is the reading
+/// thread's.
 final class ParallelFrameDecoder {
     /// The size of each piece of output: one libdispatch write gather.
-    static let pieceSize = FrameStreamer.outputBufferSize
     /// The ring's bytes beyond the window and a block: the pieces the
-    /// writer may hold (the run's slots), the one on its way out, the one
-    /// being made.
-    static let lag = (OtherFormatStream.blocksInFlight + 3) * pieceSize
+    /// writer may hold (as many as the run's slots) and the one being made.
+    static let lag = (OtherFormatStream.blocksInFlight + 1) * FrameExecution.pieceSize
 
     private let session: DecodeSession
     private let pool: WorkerPool<DecodingWorker>
     private let recordLimit: Int
     /// The blocks scanned and not yet taken for phase 1.
     private let queue: BlockQueue
-    private let out = DispatchQueue(label: "weir.frame-out")
 
     /// Where the frame's bytes are: its header, its blocks, its checksum.
     private enum Stage {
@@ -67,20 +63,15 @@ final class ParallelFrameDecoder {
     private var headerBytes: [UInt8] = []
     private let headerSize: Int
     private var frame: BlockFrame?
-    /// The block being filled, and those handed to phase 1, oldest first.
+    private var execution: FrameExecution?
+    /// The block being filled.
     private var filling: BlockRecord?
-    private var inFlight = Deque<BlockRecord>()
-    private var idle: [BlockRecord] = []
     private var made = 0
     /// The reading thread's own block decoder, made when it first helps.
     private var helper: BlockDecodingContext?
     private var checksumBytes: [UInt8] = []
-    /// Content position where the piece being made starts.
-    private var pieceStart = 0
-    /// The pieces sent and not yet released by the writer.
-    private let release = PieceRelease()
 
-    /// Bytes of content decoded.
+    /// Bytes of content decoded, once the frame ended.
     private(set) var produced = 0
     /// Whether the frame ended: every block executed, its checksum checked.
     var ended: Bool { stage == .ended }
@@ -92,19 +83,13 @@ final class ParallelFrameDecoder {
         self.pool = pool
         self.headerSize = header.headerSize
         self.recordLimit = Self.recordCount(threads: session.options.resolvedThreads)
-        self.queue = BlockQueue(width: session.options.resolvedThreads - 1)
-    }
-
-    deinit {
-        // After a failure a worker may still hold a record: each is retained
-        // by its job and touches nothing else of the frame, but its block's
-        // bytes are the record's, so wait for it.
-        for record in inFlight { record.decoded.wait() }
+        self.queue = BlockQueue(width: session.options.resolvedThreads)
     }
 
     /// Blocks between the scan and phase 2: enough to keep every worker
-    /// busy while the reading thread executes (4 a worker), at most 16.
-    static func recordCount(threads: Int) -> Int { min(16, max(4, 4 * threads)) }
+    /// busy while the oldest is decoded (3 a worker, and 2), at most 12:
+    /// each holds about 0.8 MiB.
+    static func recordCount(threads: Int) -> Int { min(12, 2 + 3 * threads) }
 
     /// The memory a frame decoded this way holds: the ring and the records.
     static func footprint(windowSize: UInt64, threads: Int) -> UInt64 {
@@ -147,7 +132,7 @@ final class ParallelFrameDecoder {
             case .header:
                 taken = min(rest.count, headerSize - headerBytes.count)
                 headerBytes.append(contentsOf: rest.prefix(taken))
-                if headerBytes.count == headerSize { try start() }
+                if headerBytes.count == headerSize { try start(sequence: sequence) }
             case .blocks:
                 taken = try fill(rest, sequence: &sequence)
             case .checksum:
@@ -160,7 +145,6 @@ final class ParallelFrameDecoder {
             }
             rest = UnsafeRawBufferPointer(rebasing: rest[taken...])
         }
-        try executeDecoded(sequence: &sequence)
     }
 
     /// As ``FrameDecoder`` words it.
@@ -168,14 +152,16 @@ final class ParallelFrameDecoder {
         WeirError.corrupt(path: path, operation: .decompress, "bytes after the end of the frame")
     }
 
-    /// The header is in: the frame's state and ring.
-    private func start() throws(WeirError) {
+    /// The header is in: the frame's state and ring; its first piece goes
+    /// out as output number `sequence`.
+    private func start(sequence: Int) throws(WeirError) {
         let verify = session.options.verifyChecksum
         frame = try headerBytes.withUnsafeBytes { bytes in
             Result { () throws(WeirError) in
                 try BlockFrame(header: bytes, lag: Self.lag, verifyChecksum: verify, path: session.path)
             }
         }.get()
+        if let frame { execution = FrameExecution(frame: frame, session: session, sequence: sequence) }
         session.tally.consumed?(headerSize)
         stage = .blocks
     }
@@ -183,80 +169,63 @@ final class ParallelFrameDecoder {
     /// Copies bytes into the block being filled; a block complete is
     /// scanned and handed to phase 1.
     private func fill(_ source: UnsafeRawBufferPointer, sequence: inout Int) throws(WeirError) -> Int {
-        guard let frame else { return 0 }
+        guard let frame, let execution else { return 0 }
         let record: BlockRecord
         if let filling {
             record = filling
         } else {
-            record = try nextRecord(sequence: &sequence)
+            record = try nextRecord(execution)
             filling = record
         }
         let taken = record.take(source, blockMaximum: frame.blockMaximumSize)
         guard record.isComplete else { return taken }
         filling = nil
         frame.scan(record)
-        let last = frame.isLast(record)
+        if frame.isLast(record) { stage = .checksum }
         let failed = record.status != 0
-        inFlight.append(record)
+        execution.append(record)
         if queue.push(record) {
             let queue = self.queue
             pool.submit { worker in
                 let context = try? worker?.blockContext()
                 while let record = queue.takeForJob() {
                     if let context { context.decode(record) } else { BlockDecodingContext.fail(record) }
+                    execution.decoded(record)
                 }
             }
         }
-        // The blocks before it, then its error.
-        if failed { try executeAll(sequence: &sequence) }
-        if last { stage = .checksum }
+        if failed {
+            // The blocks before it go out, then its error.
+            try execution.settle(help: { help(execution) })
+        }
         return taken
     }
 
-    /// A record for the next block: an idle one, a new one while fewer than
-    /// the limit exist, or the oldest in flight once executed.
-    private func nextRecord(sequence: inout Int) throws(WeirError) -> BlockRecord {
-        if let record = idle.popLast() {
-            record.reset()
-            return record
-        }
-        if made < recordLimit {
-            made += 1
-            return try BlockRecord(path: path)
-        }
-        try executeOldest(sequence: &sequence)
-        return try nextRecord(sequence: &sequence)
-    }
-
-    /// Executes the blocks in flight whose phase 1 is done, in order.
-    private func executeDecoded(sequence: inout Int) throws(WeirError) {
-        while let oldest = inFlight.first, oldest.decoded.wait(timeout: .now()) == .success {
-            try execute(oldest, sequence: &sequence)
-        }
-    }
-
-    /// Executes every block in flight, waiting for each.
-    private func executeAll(sequence: inout Int) throws(WeirError) {
-        while !inFlight.isEmpty { try executeOldest(sequence: &sequence) }
-    }
-
-    /// Executes the oldest block in flight; while its phase 1 runs on a
-    /// worker, the reading thread decodes the next blocks no worker took
-    /// yet (``BlockQueue``), rather than wait.
-    private func executeOldest(sequence: inout Int) throws(WeirError) {
-        guard let oldest = inFlight.first else { return }
-        if let helper = try? ownContext() {
-            while oldest.decoded.wait(timeout: .now()) != .success {
-                guard let record = queue.take() else {
-                    oldest.decoded.wait()
-                    break
-                }
-                helper.decode(record)
+    /// A record for the next block: one executed, a new one while fewer
+    /// than the limit exist, or, waiting for one executed, decoding the
+    /// blocks no worker took yet rather than wait.
+    private func nextRecord(_ execution: FrameExecution) throws(WeirError) -> BlockRecord {
+        while true {
+            if let failure = session.control.failure { throw failure }
+            if let failure = execution.state.failure { throw failure }
+            if let record = execution.takeFree() {
+                record.reset()
+                return record
             }
-            oldest.decoded.signal()
+            if made < recordLimit {
+                made += 1
+                return try BlockRecord(path: path)
+            }
+            if !help(execution) { execution.waitForProgress() }
         }
-        oldest.decoded.wait()
-        try execute(oldest, sequence: &sequence)
+    }
+
+    /// Decodes a block no worker took yet, if any.
+    private func help(_ execution: FrameExecution) -> Bool {
+        guard let record = queue.take() else { return false }
+        if let helper = try? ownContext() { helper.decode(record) } else { BlockDecodingContext.fail(record) }
+        execution.decoded(record)
+        return true
     }
 
     private func ownContext() throws(WeirError) -> BlockDecodingContext {
@@ -266,69 +235,30 @@ final class ParallelFrameDecoder {
         return made
     }
 
-    /// Phase 2 of the oldest block in flight, its phase 1 done; each
-    /// 1 MiB of content goes out as it is made.
-    private func execute(_ record: BlockRecord, sequence: inout Int) throws(WeirError) {
-        inFlight.removeFirst()
-        guard let frame else { return }
-        // The block and its wide copies land `ringSize` bytes after content
-        // the writer may still hold: wait until it lets that go.
-        let reach = produced + frame.blockMaximumSize + BlockFrame.wildCopy - frame.ringSize
-        try release.wait(until: reach, control: session.control)
-        let content = try frame.execute(record)
-        produced += content.count
-        session.tally.consumed?(record.filled)
-        idle.append(record)
-        while produced - pieceStart >= Self.pieceSize {
-            try send(pieceStart + Self.pieceSize, hashed: false, sequence: &sequence)
-        }
+    /// Waits for every block fed so far to be executed and its whole
+    /// pieces sent (``FrameStreamer/settle()``).
+    ///
+    /// - Throws: the first block's error.
+    func settle() throws(WeirError) {
+        guard let execution else { return }
+        try execution.settle(help: { help(execution) })
     }
 
-    /// Sends the content from `pieceStart` to `end` as the next piece: on
-    /// the "weir.frame-out" queue, in order, hashed (unless `hashed`) and
-    /// handed to the writer as the ring's bytes. Pieces are whole MiB of
-    /// the frame's content, as libzstd's streamed frames' buffers: a frame
-    /// that fails writes what it would.
-    private func send(_ end: Int, hashed: Bool, sequence: inout Int) throws(WeirError) {
-        guard let frame, end > pieceStart else { return }
-        try session.input.checkUnchanged()
-        guard let ticket = session.control.takeSlot() else { throw session.control.failure ?? session.cancelled }
-        let (start, number) = (pieceStart, sequence)
-        pieceStart = end
-        sequence += 1
-        release.sent(start)
-        let (session, release) = (self.session, self.release)
-        out.async {
-            let content = frame.content(from: start, count: end - start)
-            if !hashed { frame.hash(content) }
-            // The frame (its ring) lives until the writer lets the bytes go.
-            let data = DispatchData(bytesNoCopy: content, deallocator: .custom(nil, {
-                withExtendedLifetime(frame) { release.released(start) }
-            }))
-            session.run.submit(number, data, ticket: ticket)
-        }
-    }
-
-    /// The frame's bytes are all in: executes what is left, checks the
-    /// frame's end and sends the last piece.
+    /// The frame's bytes are all in: waits for every block to be executed,
+    /// checks the frame's end and sends the last piece.
     ///
     /// - Throws: a block's error; libzstd's corruption error when the frame
     ///   stops before its last block or its checksum.
     func finish(sequence: inout Int) throws(WeirError) {
         guard stage != .ended else { return }
-        try executeAll(sequence: &sequence)
-        guard let frame, stage == .checksum, frame.lastExecuted,
-              !frame.hasChecksum || checksumBytes.count == 4 else {
+        guard let frame, let execution else {
             throw WeirError.corrupt(path: path, operation: .decompress, "the frame ends before its last block")
         }
-        // The checksum is checked before the last piece goes out, as
-        // libzstd's streaming decoder fails before its last buffer is sent.
-        out.sync {}
-        frame.hash(frame.content(from: pieceStart, count: produced - pieceStart))
-        try checksumBytes.withUnsafeBytes { bytes in
-            Result { () throws(WeirError) in try frame.end(checksum: bytes) }
-        }.get()
-        try send(produced, hashed: true, sequence: &sequence)
+        let next = try execution.finish(checksum: checksumBytes, help: { help(execution) }, complete: {
+            stage == .checksum && frame.lastExecuted && (!frame.hasChecksum || checksumBytes.count == 4)
+        })
+        sequence = next
+        produced = execution.contentSize
         session.tally.consumed?(checksumBytes.count)
         stage = .ended
     }

@@ -1,11 +1,10 @@
 import DequeModule
-import Dispatch
 import WeirSystem
 
 /// The pieces of a ring's content sent to the writer and not yet let go
-/// (``ParallelFrameDecoder``): the reading thread sends them in order and
-/// waits before the ring comes round to one still held; the writer lets
-/// them go, in any order, on its own queue.
+/// (``FrameExecution``): phase 2 sends them in order and does not let the
+/// ring come round to one still held; the writer lets them go, in any
+/// order, on its own queue.
 final class PieceRelease: Sendable {
     /// Where each piece held starts, in the order sent, and those let go
     /// out of order (removed as the front reaches them).
@@ -15,7 +14,6 @@ final class PieceRelease: Sendable {
     }
 
     private let held = Locked(Held())
-    private let change = DispatchSemaphore(value: 0)
 
     /// The piece from content position `start` was sent.
     func sent(_ start: Int) {
@@ -28,17 +26,10 @@ final class PieceRelease: Sendable {
             held.letGo.insert(start)
             while let first = held.starts.first, held.letGo.remove(first) != nil { held.starts.removeFirst() }
         }
-        change.signal()
     }
 
-    /// Waits until no piece held starts before content position `position`.
-    ///
-    /// - Throws: the run's failure, if it fails meanwhile (a writer that
-    ///   failed lets its pieces go, but not at once).
-    func wait(until position: Int, control: RunControl) throws(WeirError) {
-        while (held.withLock { $0.starts.first ?? Int.max }) < position {
-            if let failure = control.failure { throw failure }
-            _ = change.wait(timeout: .now() + .milliseconds(50))
-        }
+    /// Whether no piece held starts before content position `position`.
+    func isReleased(before position: Int) -> Bool {
+        (held.withLock { $0.starts.first ?? Int.max }) >= position
     }
 }

@@ -1,5 +1,4 @@
 import CZstdSplit
-import Dispatch
 import WeirSystem
 
 /// Phase 1 of a frame decoded by blocks: the entropy decoding of one block
@@ -18,15 +17,13 @@ package final class BlockDecodingContext {
 
     deinit { zs_dctx_free(context) }
 
-    /// Decodes `record`, unless its scan failed, and signals it.
+    /// Decodes `record`, unless its scan failed.
     package func decode(_ record: BlockRecord) {
         if record.status == 0 { record.status = zs_decode_block(context, &record.block) }
-        record.decoded.signal()
     }
 
-    /// For a worker that has no context: the record fails, signalled.
+    /// For a worker that has no context: the record fails.
     package static func fail(_ record: BlockRecord) {
         record.status = Int32(ZS_ERR_MEMORY)
-        record.decoded.signal()
     }
 }

@@ -1,5 +1,4 @@
 import CZstdSplit
-import Dispatch
 import Glibc
 import WeirSystem
 
@@ -7,13 +6,13 @@ import WeirSystem
 /// bytes, copied here as they arrive, what the scan read, and what phase 1
 /// decoded (its literals and sequences), owned by the record.
 ///
-/// Owned by one thread at a time, handed on by order: the reading thread
-/// fills and scans it, then hands it to phase 1 (a worker, or the reading
-/// thread itself: ``BlockDecodingContext/decode(_:)``), which signals
-/// ``decoded`` when done; the reading thread waits on that before it
-/// executes the block
-/// (``BlockFrame/execute(_:)``) and fills the record again. The semaphore
-/// orders every access, hence `@unchecked Sendable`.
+/// Owned by one thread at a time, handed on under a lock or through a
+/// queue: the reading thread fills and scans it, then hands it to phase 1
+/// (a worker, or the reading thread itself:
+/// ``BlockDecodingContext/decode(_:)``); once decoded it goes to phase 2
+/// (``BlockFrame/execute(_:)``), then back to the reading thread to be
+/// filled again. Each hand-off orders every access, hence
+/// `@unchecked Sendable`.
 package final class BlockRecord: @unchecked Sendable {
     /// The bytes a record holds: a block's 3-byte header and at most
     /// ZS_BLOCK_MAX bytes of content.
@@ -31,8 +30,6 @@ package final class BlockRecord: @unchecked Sendable {
     var needed = 3
     /// Phase 1's result: 0, or a ZS_ERR_ code.
     package internal(set) var status: Int32 = 0
-    /// Signalled by whoever did phase 1, when done.
-    package let decoded = DispatchSemaphore(value: 0)
 
     package init(path: String) throws(WeirError) {
         guard let input = malloc(Self.inputCapacity) else {
