@@ -33,6 +33,8 @@ final class FrameExecution: @unchecked Sendable {  // see "Threads", above
         /// Records executed, for the reading thread to fill again.
         var free: [BlockRecord] = []
         var failure: WeirError?
+        /// A drain is queued or running: a block decoded meanwhile needs no other.
+        var draining = false
     }
 
     private let frame: BlockFrame
@@ -63,7 +65,22 @@ final class FrameExecution: @unchecked Sendable {  // see "Threads", above
 
     /// Phase 1 of `record` is done (on any thread).
     func decoded(_ record: BlockRecord) {
-        shared.withLock { _ = $0.decoded.insert(ObjectIdentifier(record)) }
+        // Only the front block can be executed: a drain is queued when it is
+        // decoded, unless one is queued or running (it looks again before it ends).
+        let start = shared.withLock { shared -> Bool in
+            shared.decoded.insert(ObjectIdentifier(record))
+            guard !shared.draining, shared.order.first === record else { return false }
+            shared.draining = true
+            return true
+        }
+        if start { queue.async { self.drain() } }
+    }
+
+    /// A piece let go: the ring may have room for a block that waited.
+    /// Always a drain (about one a MiB): a drain that found no room may
+    /// not have ended yet, and would not look again.
+    private func ringFreed() {
+        shared.withLock { $0.draining = true }
         queue.async { self.drain() }
     }
 
@@ -87,17 +104,21 @@ final class FrameExecution: @unchecked Sendable {  // see "Threads", above
     /// Executes the blocks at the front while they are decoded and the
     /// ring has room; on the queue.
     private func drain() {
-        while session.control.failure == nil {
+        while true {
+            // The block and its wide copies land `ringSize` bytes after content the
+            // writer may still hold: it waits for that to be let go (which drains again).
+            let reach = produced + frame.blockMaximumSize + BlockFrame.wildCopy - frame.ringSize
+            let room = release.isReleased(before: reach)
+            let stopped = session.control.failure != nil
             let next = shared.withLock { shared -> BlockRecord? in
-                guard shared.failure == nil, let first = shared.order.first,
-                      shared.decoded.contains(ObjectIdentifier(first)) else { return nil }
+                guard !stopped, room, shared.failure == nil, let first = shared.order.first,
+                      shared.decoded.contains(ObjectIdentifier(first)) else {
+                    shared.draining = false
+                    return nil
+                }
                 return first
             }
             guard let record = next else { return }
-            // The block and its wide copies land `ringSize` bytes after content the
-            // writer may still hold: wait for it to let that go (which drains again).
-            let reach = produced + frame.blockMaximumSize + BlockFrame.wildCopy - frame.ringSize
-            guard release.isReleased(before: reach) else { return }
             do throws(WeirError) {
                 let content = try frame.execute(record)
                 produced += content.count
@@ -136,7 +157,7 @@ final class FrameExecution: @unchecked Sendable {  // see "Threads", above
             // The frame (its ring) lives until the writer lets the bytes go.
             let data = DispatchData(bytesNoCopy: content, deallocator: .custom(nil, {
                 self.release.released(start)
-                self.queue.async { self.drain() }
+                self.ringFreed()
             }))
             self.session.run.submit(piece, data, ticket: ticket)
         }
