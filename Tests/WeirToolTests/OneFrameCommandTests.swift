@@ -146,4 +146,42 @@ struct OneFrameCommandTests {
             }
         }
     }
+
+    /// A frame whose blocks hold more than its header declares (found by a
+    /// hostile run): libzstd stops at the block that passes the declared
+    /// size; the frame decoded on all the workers must stop there too, not
+    /// at its last block, megabytes later. Raw blocks of 128 KiB, 20 MiB of
+    /// them, declaring 13 MiB: under a single-segment header or a 32 MiB
+    /// window (libzstd's buffer is then the declared size: "Destination
+    /// buffer is too small"), and under a 1 MiB window (its buffer is the
+    /// window's: it checks the size decoded, "Data corruption detected").
+    @Test("content past the declared size: -T2 stops where -T1 stops, with its message",
+          arguments: [nil, 25, 20])
+    func contentPastDeclaredSize(windowLog: Int?) throws {
+        let scratch = Scratch()
+        let declared = 13 << 20
+        let block = 128 << 10
+        var frame: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD]
+        if let windowLog {
+            frame += [0x80, UInt8(windowLog - 10) << 3]  // 4-byte content size, the window, no checksum
+        } else {
+            frame.append(0xA0)  // 4-byte content size, single segment, no checksum
+        }
+        frame += withUnsafeBytes(of: UInt32(declared).littleEndian, Array.init)
+        let blocks = 160
+        for index in 0 ..< blocks {
+            let header = UInt32(block) << 3 | (index == blocks - 1 ? 1 : 0)  // raw
+            frame += [UInt8(header & 0xFF), UInt8(header >> 8 & 0xFF), UInt8(header >> 16)]
+            frame += [UInt8](repeating: UInt8(truncatingIfNeeded: index &* 37 &+ 1), count: block)
+        }
+        _ = FileManager.default.createFile(atPath: scratch.path("over.zst"), contents: Data(frame))
+        let serial = try WeirProcess.shell("$WEIR -dc -T1 over.zst", in: scratch.url, timeout: 120)
+        let parallel = try WeirProcess.shell("$WEIR -dc -T2 over.zst", in: scratch.url, timeout: 120)
+        #expect(serial.status == 1 && parallel.status == 1, "\(serial.stderr) / \(parallel.stderr)")
+        #expect(parallel.stderr == serial.stderr)
+        let common = min(parallel.stdout.count, serial.stdout.count)
+        let agree = parallel.stdout.prefix(common) == serial.stdout.prefix(common)
+        #expect(agree && parallel.stdout.count <= serial.stdout.count + (1 << 20) && parallel.stdout.count <= declared,
+                "-T2 wrote \(parallel.stdout.count) bytes, -T1 \(serial.stdout.count)")
+    }
 }
