@@ -6,6 +6,9 @@
 //                                     threaded decoder, against zsplit in order)
 //   zstd-split-diff file LEVEL FILE   FILE compressed at LEVEL ("long" = -19
 //                                     --long=27), decoded by both
+//   zstd-split-diff overrun [SEED]    frames declaring a content size smaller than their
+//                                     blocks hold (raw, RLE, libzstd's), single-segment or
+//                                     not: the same block and class of error in both
 //   zstd-split-diff check FILE.zst    one compressed file, decoded by both (a damaged one,
 //                                     as fuzz-one: where each fails)
 //   zstd-split-diff fuzz-one FILE     one (possibly damaged) input, the oracle below
@@ -39,6 +42,7 @@
 // libzstd's reading.
 #define _GNU_SOURCE
 #define ZSTD_STATIC_LINKING_ONLY
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -64,24 +68,52 @@
 // error it leaves output->pos where it was before the call, the bytes it
 // flushed in that call not counted, zstd_decompress.c 1.5.4:2225, 2259,
 // 2293; `zstd -d` then writes a block less, by how its input falls.)
+// Each block gets the room ZSTD_decompressStream's output buffer leaves it:
+// ZSTD_decodingBufferSize_min(window, content size) bytes (1.5.4:2181, the
+// window at least 1 KiB, 2174), a block written where the last one ended,
+// back to its start when a block_max no longer fits and the buffer is
+// smaller than the content size (2273): a frame whose buffer is its content
+// size and whose blocks pass it fails in the block that passes it, with
+// dstSize_tooSmall. ref_dst: the error was that one (1 returned).
+static int ref_dst;
 static int ref_decode(ZSTD_DCtx *d, const uint8_t *src, size_t len, uint8_t *dst, size_t cap, size_t *out_len) {
     size_t pos = 0;
     size_t *out = out_len;
     *out = 0;
+    ref_dst = 0;
     while (pos < len) {
         if (ZSTD_isError(ZSTD_decompressBegin(d))) return 1;
         ZSTD_frameHeader fh;
         size_t frame_out = *out;
         if (ZSTD_getFrameHeader(&fh, src + pos, len - pos) != 0) fh.frameContentSize = ZSTD_CONTENTSIZE_UNKNOWN;
+        // The stream's output buffer (none for a skippable frame or a bad header).
+        unsigned long long obuf = ULLONG_MAX, ostart = 0;
+        if (fh.frameType == ZSTD_frame && fh.windowSize != 0) {
+            unsigned long long w = fh.windowSize < 1024 ? 1024 : fh.windowSize;
+            size_t m = ZSTD_decodingBufferSize_min(w, fh.frameContentSize);
+            if (!ZSTD_isError(m)) obuf = m;
+        }
         for (;;) {
             size_t need = ZSTD_nextSrcSizeToDecompress(d);
             if (need == 0) break;
             if (need > len - pos) return 1;
-            size_t r = ZSTD_decompressContinue(d, dst + *out, cap + (128u << 10) - *out, src + pos, need);
-            if (ZSTD_isError(r)) return ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall ? 2 : 1;
+            size_t room = cap + (128u << 10) - *out;
+            int stream_room = obuf - ostart <= room;
+            if (stream_room) room = (size_t)(obuf - ostart);
+            size_t r = ZSTD_decompressContinue(d, dst + *out, room, src + pos, need);
+            if (ZSTD_isError(r)) {
+                if (ZSTD_getErrorCode(r) != ZSTD_error_dstSize_tooSmall) return 1;
+                if (!stream_room) return 2;
+                ref_dst = 1;
+                return 1;
+            }
             pos += need;
             *out += r;
             if (*out > cap) return 2;
+            if (r && obuf != ULLONG_MAX) {
+                ostart += r;
+                if (obuf < fh.frameContentSize && ostart + fh.blockSizeMax > obuf) ostart = 0;
+            }
         }
         // ZSTD_decompressContinue skips the content size check after an
         // empty last block; ZSTD_decompress and RFC 8878 make it.
@@ -115,8 +147,15 @@ static long n_same_ok, n_same_err, n_skipped, n_diff, n_huf_end;
 // Where both fail: zsplit past libzstd's error (a difference: weir would
 // write blocks libzstd rejects), or before it (allowed: weir writes less).
 static long n_past, n_before;
+// Where both fail in the same block: libzstd's dstSize_tooSmall (its stream
+// buffer, the content size) and zsplit's ZS_ERR_DST_SIZE go together, and
+// any other error with any other. n_class: they do not (a difference under
+// strict_class, the overrun mode; else counted: a damaged block libzstd
+// finds too large before it finds it damaged, or past block_max).
+static long n_class_same, n_class;
+static int strict_class;
 // The last compare's readings, for `check`.
-static int last_ref, last_ours;
+static int last_ref, last_ours, last_skipped;
 static size_t last_ref_len, last_our_len;
 static int say_before;  // flips: name each input zsplit stops on before libzstd
 #ifdef ZS_TRACE
@@ -132,6 +171,7 @@ static int zs_trace_line, zs_trace_huf_end;  // the decoder built without its tr
 // phase 2 executes them in order; the first error in the frame's order is
 // the result. Must read every input as zs_decompress does.
 #define SHUF_AHEAD 8
+#define SHUF_CAP (-100)  // shuffled_decompress: past the checker's cap
 static int shuffled_decompress(const uint8_t *src, size_t len, uint8_t *dst, size_t cap, size_t *out_len) {
     static zs_frame *f;
     static zs_dctx *ctx[2];
@@ -208,7 +248,7 @@ static int shuffled_decompress(const uint8_t *src, size_t len, uint8_t *dst, siz
                 zs_block *b = &blk[i];
                 if ((r = err[i])) break;
                 if (b->size > cap - out) {
-                    r = ZS_ERR_DST_SIZE;
+                    r = SHUF_CAP;  // not zs_execute's ZS_ERR_DST_SIZE
                     break;
                 }
                 if ((r = zs_execute(&e, b, dst + out, e.produced))) break;
@@ -238,15 +278,26 @@ static int compare(const uint8_t *src, size_t len, size_t cap, int valid, const 
     int shuf = shuffled_decompress(src, len, shuf_buf, cap, &shuf_len);
     last_ref = ref;
     last_ours = ours;
+    last_skipped = 0;
     last_ref_len = ref_len;
     last_our_len = our_len;
+    if (shuf != SHUF_CAP && (shuf == ZS_ERR_DST_SIZE) != (ours == ZS_ERR_DST_SIZE)) {
+        // zs_decompress checks the cap before zs_execute as shuffled_decompress
+        // does: past it, both stop there; else zs_execute's refusal in both.
+        fprintf(stderr, "zsplit in a shuffled order: %s (%zu bytes), in order: %s\n", zs_error_name(shuf), shuf_len,
+                zs_error_name(ours));
+        goto bad;
+    }
     if ((shuf == 0) != (ours == 0) || (ours == 0 && (shuf_len != our_len || memcmp(shuf_buf, our_buf, our_len)))) {
         fprintf(stderr, "zsplit in a shuffled order: %s (%zu bytes), in order: %s\n", zs_error_name(shuf), shuf_len,
                 zs_error_name(ours));
         goto bad;
     }
-    if (ref == 2 || ours == ZS_ERR_DST_SIZE || ours == ZS_ERR_UNSUPPORTED) {
+    // zs_decompress's ZS_ERR_DST_SIZE is its cap or zs_execute's content
+    // size; shuffled_decompress tells them apart (SHUF_CAP).
+    if (ref == 2 || shuf == SHUF_CAP || ours == ZS_ERR_UNSUPPORTED) {
         n_skipped++;  // past the cap, or what goes to libzstd
+        last_skipped = 1;
         if (valid && ours == ZS_ERR_UNSUPPORTED) goto bad;
         return 0;
     }
@@ -273,6 +324,16 @@ static int compare(const uint8_t *src, size_t len, size_t cap, int valid, const 
         if (say_before)
             fprintf(stderr, "before libzstd's error: %s: libzstd after %zu bytes, zsplit %s after %zu (zsplit.c:%d)\n",
                     what, ref_len, zs_error_name(ours), our_len, zs_trace_line);
+    }
+    if (ref == 1 && ours != 0 && our_len == ref_len) {
+        if (ref_dst == (ours == ZS_ERR_DST_SIZE)) {
+            n_class_same++;
+        } else {
+            n_class++;
+            fprintf(stderr, "%s: both stop after %zu bytes, libzstd %s, zsplit %s (zsplit.c:%d)\n", what, ref_len,
+                    ref_dst ? "dstSize_tooSmall" : "another error", zs_error_name(ours), zs_trace_line);
+            if (strict_class) goto bad;
+        }
     }
     if ((ref == 0) != (ours == 0)) goto bad;
     if (ref == 0 && (ref_len != our_len || memcmp(ref_buf, our_buf, ref_len))) goto bad;
@@ -471,12 +532,108 @@ static int gen(uint64_t seed) {
     }
     printf("gen seed %llu: %d cases, %ld ok alike, %ld errors alike, %ld skipped, %d differences "
            "(%ld past libzstd's error), %ld stopped before libzstd's error, "
-           "%ld Huffman stream ends libzstd takes; threaded: %ld as in order, %ld past its ring, %ld skipped\n",
+           "%ld Huffman stream ends libzstd takes, %ld same block but libzstd's dstSize_tooSmall not zsplit's "
+           "(or not); threaded: %ld as in order, %ld past its ring, %ld skipped\n",
            (unsigned long long)seed, cases, n_same_ok, n_same_err, n_skipped, bad, n_past, n_before, n_huf_end,
-           n_mt_same, n_mt_ring, n_mt_skipped);
+           n_class, n_mt_same, n_mt_ring, n_mt_skipped);
     ZSTD_freeCCtx(c);
     free(in);
     free(out);
+    return bad != 0;
+}
+
+// Frames that declare a content size smaller than their blocks hold (a
+// hostile input: issue 81's tester), made here, not by libzstd: a header
+// with an 8-byte content size, single-segment or with a window of 2^wlog,
+// then raw blocks, RLE blocks, or the blocks of a frame libzstd made without
+// a content size. Both decoders must stop in the same block, with the same
+// class of error: libzstd's dstSize_tooSmall where its stream buffer is the
+// content size (zs_execute's ZS_ERR_DST_SIZE), its corruption_detected at
+// the last block where the buffer is a ring smaller than that (strict_class).
+static size_t overrun_header(uint8_t *o, uint64_t fcs, int single, int wlog) {
+    size_t k = 0;
+    o[k++] = 0x28, o[k++] = 0xB5, o[k++] = 0x2F, o[k++] = 0xFD;
+    o[k++] = (uint8_t)(0xC0 | (single ? 0x20 : 0));  // 8-byte content size, no checksum
+    if (!single) o[k++] = (uint8_t)((wlog - 10) << 3);
+    for (int i = 0; i < 8; i++) o[k++] = (uint8_t)(fcs >> (8 * i));
+    return k;
+}
+
+static size_t overrun_blocks(uint8_t *o, const uint8_t *in, size_t n, int kind, size_t bs) {
+    size_t k = 0;
+    for (size_t done = 0; done < n || n == 0;) {
+        size_t m = n - done < bs ? n - done : bs;
+        uint32_t bh = (uint32_t)(done + m == n) | (kind == 1 ? 2u : 0u) | (uint32_t)m << 3;
+        o[k++] = (uint8_t)bh, o[k++] = (uint8_t)(bh >> 8), o[k++] = (uint8_t)(bh >> 16);
+        if (kind == 1) {
+            o[k++] = in[done];
+        } else {
+            memcpy(o + k, in + done, m);
+            k += m;
+        }
+        done += m;
+        if (n == 0) break;
+    }
+    return k;
+}
+
+static int overrun(uint64_t seed) {
+    rng = seed * 0x9E3779B97F4A7C15ull + 7;
+    strict_class = 1;
+    size_t max = 3u << 20;
+    uint8_t *in = malloc(max), *z = malloc(2 * max + (1u << 20)), *fr = malloc(4 * max + (1u << 20));  // 1-byte blocks
+    ZSTD_CCtx *c = ZSTD_createCCtx();
+    int cases = 0, bad = 0;
+    long dst_cases = 0;
+    for (int round = 0; round < 200; round++) {
+        size_t sizes[] = {300, 5000, 70000, 140000, 300000, 1u << 20, 3u << 20};
+        size_t n = sizes[rnd() % 7];
+        int kind = (int)(rnd() % 3);  // raw, RLE, libzstd's blocks
+        int single = (int)(rnd() % 2), wlog = 10 + (int)(rnd() % 18);
+        size_t under[] = {1, 100, 1000, 131072, n / 2, n - 1, n + 1 /* more than it holds */};
+        size_t d = under[rnd() % 7];
+        uint64_t fcs = d > n ? n + 1 : n - d;
+        // libzstd's blocks in a single-segment frame must fit its block_max,
+        // min(content size, 128 KiB): one past it is zsplit's phase 1
+        // ZS_ERR_CORRUPT, where libzstd may say dstSize_tooSmall (zs_execute).
+        if (kind == 2 && single && fcs < (128u << 10)) single = 0;
+        make_input(in, n, (int)(rnd() % 6));
+        size_t k = overrun_header(fr, fcs, single, wlog);
+        uint64_t block_max = single ? fcs : 1ull << wlog;
+        if (block_max > (128u << 10)) block_max = 128u << 10;
+        if (kind < 2) {
+            size_t bs = 1 + rnd() % block_max;
+            k += overrun_blocks(fr + k, in, n, kind, bs);
+        } else {
+            ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
+            ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, 1 + (int)(rnd() % 9));
+            ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0);
+            ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 0);
+            ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, single ? 17 : wlog);
+            size_t zl = ZSTD_compress2(c, z, 2 * max + (1u << 20), in, n);
+            size_t hs = ZSTD_frameHeaderSize(z, zl);
+            if (ZSTD_isError(zl) || ZSTD_isError(hs)) exit(2);
+            memcpy(fr + k, z + hs, zl - hs);
+            k += zl - hs;
+        }
+        char what[160];
+        snprintf(what, sizeof what, "overrun seed %llu round %d: %zu bytes, content size %llu, %s wlog %d, kind %d",
+                 (unsigned long long)seed, round, n, (unsigned long long)fcs, single ? "single-segment" : "window",
+                 wlog, kind);
+        cases++;
+        long before = n_class_same;
+        if (compare(fr, k, n + 1, 0, what)) bad++;
+        if (n_class_same > before && ref_dst) dst_cases++;
+    }
+    printf("overrun seed %llu: %d cases, %ld ok alike, %ld errors alike (%ld in the same block and class, %ld "
+           "of them dstSize_tooSmall), %ld skipped, %d differences (%ld past libzstd's error, %ld of another "
+           "class), %ld stopped before libzstd's error\n",
+           (unsigned long long)seed, cases, n_same_ok, n_same_err, n_class_same, dst_cases, n_skipped, bad, n_past,
+           n_class, n_before);
+    free(in);
+    free(z);
+    free(fr);
+    ZSTD_freeCCtx(c);
     return bad != 0;
 }
 
@@ -1079,6 +1236,7 @@ int main(int argc, char **argv) {
     dctx = ZSTD_createDCtx();
     if (argc >= 2 && strcmp(argv[1], "gen") == 0) return gen(argc > 2 ? strtoull(argv[2], 0, 10) : 1);
     if (argc == 4 && strcmp(argv[1], "file") == 0) return file_case(argv[2], argv[3]);
+    if (argc >= 2 && strcmp(argv[1], "overrun") == 0) return overrun(argc > 2 ? strtoull(argv[2], 0, 10) : 1);
     if ((argc == 4 || argc == 5) && strcmp(argv[1], "flips") == 0)
         return flips(argv[2], atoi(argv[3]), argc == 5 ? strtoull(argv[4], 0, 10) : 1);
     if (argc == 3 && strcmp(argv[1], "check") == 0) {
@@ -1089,13 +1247,20 @@ int main(int argc, char **argv) {
         // A file libzstd rejects is a damaged one: the same failure, no
         // further in zsplit (the fuzz oracle); else both must succeed.
         size_t ref_len;
-        ensure(cap);
-        int valid = ref_decode(dctx, src, n, ref_buf, cap, &ref_len) != 1;
-        int bad = compare(src, n, cap, valid, argv[2]);
+        int valid, bad;
+        // A frame may hold more than its content size: a larger cap until
+        // neither decoder passes it.
+        for (;;) {
+            ensure(cap);
+            valid = ref_decode(dctx, src, n, ref_buf, cap, &ref_len) != 1;
+            bad = compare(src, n, cap, valid, argv[2]);
+            if (bad || !last_skipped || cap >= ((size_t)1 << 31)) break;
+            cap = cap * 4 > ((size_t)1 << 31) ? (size_t)1 << 31 : cap * 4;
+        }
         printf("%s: %s; libzstd %s after %zu bytes in whole blocks, zsplit %s after %zu\n", argv[2],
                bad ? "DIFFERENT" : valid ? "same bytes" : "alike",
-               last_ref == 0 ? "ok" : last_ref == 1 ? "error" : "past the cap", last_ref_len,
-               zs_error_name(last_ours), last_our_len);
+               last_ref == 0 ? "ok" : last_ref == 1 ? (ref_dst ? "dstSize_tooSmall" : "error") : "past the cap",
+               last_ref_len, zs_error_name(last_ours), last_our_len);
         return bad;
     }
     if (argc == 3 && strcmp(argv[1], "fuzz-one") == 0) {

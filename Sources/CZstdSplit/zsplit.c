@@ -154,6 +154,9 @@ struct zs_block_tables {
     // Every block: the frame's content size (the header's, or
     // ZS_CONTENT_SIZE_UNKNOWN), where the last block must end (zs_execute).
     uint64_t content_size;
+    // Every block: where the output must stop, or ZS_CONTENT_SIZE_UNKNOWN
+    // (zs_frame's stream_end).
+    uint64_t stream_end;
     uint8_t lit_type;  // 0 raw, 1 RLE, 2 Huffman (described in the block or repeated)
     uint8_t four;      // Huffman: 4 streams
     uint32_t nlits;
@@ -174,6 +177,21 @@ struct zs_block_tables {
 // The scan's state: the frame's header and the last descriptions.
 struct zs_frame {
     zs_frame_header h;
+    // The frame's output ends here, content size or not, for libzstd's
+    // streaming decoder: its output buffer is ZSTD_decodingBufferSize_min
+    // (zstd_decompress.c 1.5.4:1927-1932), min(content size, window + block
+    // + 128 KiB + 2 * WILDCOPY_OVERLENGTH), the window at least 1 KiB
+    // (2174; WILDCOPY_OVERLENGTH is 32, zstd_internal.h:203). When that is the content size, the buffer never wraps (2273)
+    // and a block gets what is left of it (ZSTD_decompressContinueStream,
+    // 2008): a block past the content size is refused with
+    // dstSize_tooSmall (ZSTD_copyRawBlock 891, ZSTD_setRleBlock 904, and
+    // in a compressed block the literals, zstd_decompress_block.c 176, 254,
+    // 302, or the sequence that passes the end, 884, 931, 1558), none of
+    // its bytes given. When it is the ring, any block fits, and the content
+    // size is only the last block's error (corruption_detected, 1351).
+    // Single-segment frames (window = content size) are always the first
+    // case. ZS_CONTENT_SIZE_UNKNOWN in the second.
+    uint64_t stream_end;
     int have_huf;  // a Huffman tree was described in this frame
     int have_seq;  // a block with sequences set the three tables
     int ended;     // the last block was scanned
@@ -1075,6 +1093,11 @@ int zs_frame_begin(zs_frame *f, const uint8_t *s, size_t len, zs_frame_header *o
     h.header_size = (uint8_t)hs;
     if (h.dict_id != 0) return ZS_ERR_UNSUPPORTED;
     f->h = h;
+    {
+        uint64_t w = h.window_size < 1024 ? 1024 : h.window_size;
+        uint64_t ring = w + (w < ZS_BLOCK_MAX ? w : ZS_BLOCK_MAX) + ZS_BLOCK_MAX + 2 * 32;
+        f->stream_end = h.content_size <= ring ? h.content_size : ZS_CONTENT_SIZE_UNKNOWN;
+    }
     f->have_huf = f->have_seq = f->ended = 0;
     f->huf.serial = 0;
     f->huf.len = 0;
@@ -1102,6 +1125,7 @@ int zs_scan_block(zs_frame *f, const uint8_t *s, size_t len, size_t *consumed, z
     b->src_size = (uint32_t)csize;
     b->t->block_max = f->h.block_max;
     b->t->content_size = f->h.content_size;
+    b->t->stream_end = f->stream_end;
     if (type == 0 || (type == 2 && csize == 0)) {
         // A compressed block of 0 bytes: empty, as libzstd's streaming decoder
         // takes it (its one-shot decoder and RFC 8878 want a literals section).
@@ -1227,6 +1251,17 @@ static inline __attribute__((always_inline)) int exec_seqs(const zs_seq *q, cons
 }
 
 __attribute__((noinline)) int zs_execute(zs_exec *e, const zs_block *b, uint8_t *dst, uint64_t hist) {
+    // A block past the content size, when libzstd's streaming output buffer
+    // is the content size (zs_frame's stream_end): libzstd refuses that
+    // block, not the last, with dstSize_tooSmall, first of its checks for a
+    // raw or RLE block and for a compressed block whose other parts are
+    // sound. Checked before anything else here so that a caller writing
+    // each block as it is executed writes no byte past it, not the
+    // megabytes a frame declaring less than it holds would give. (A block
+    // past the frame's block_max is the scan's or phase 1's ZS_ERR_CORRUPT
+    // already, where libzstd may say dstSize_tooSmall: same block, other
+    // name.)
+    if (e->produced + b->size > b->t->stream_end) return FAIL(ZS_ERR_DST_SIZE);
     // The content size is the last block's error, not the frame end's: libzstd's
     // streaming decoder checks it as it ends the last block
     // (ZSTD_decompressContinue, zstd_decompress.c, 1.5.4:1351) and returns

@@ -47,7 +47,7 @@ enum {
     ZS_ERR_CORRUPT = -1,      // the frame breaks the format
     ZS_ERR_TRUNCATED = -2,    // the input ends inside a frame
     ZS_ERR_UNSUPPORTED = -3,  // a dictionary or a legacy frame: decode it with libzstd
-    ZS_ERR_DST_SIZE = -4,     // the output does not fit the capacity given
+    ZS_ERR_DST_SIZE = -4,     // the output does not fit the capacity given, or the content size (zs_execute)
     ZS_ERR_CHECKSUM = -5,     // the content checksum differs
     ZS_ERR_MEMORY = -6,
 };
@@ -140,10 +140,15 @@ int zs_decode_block(zs_dctx *c, zs_block *b);
 // bytes at dst (room for b->size + ZS_WILDCOPY bytes there); `hist` bytes
 // before dst hold the frame's latest output, what matches may read:
 // e->produced when the buffer holds the whole frame, less in a ring (at most
-// its size minus ZS_RING_SLACK). Fails on an offset past them, and on a
-// last block that does not end the output at the frame's content size (as
-// libzstd's streaming decoder, which gives none of that block); on success
-// e->produced grows by b->size and the repeat offsets move on.
+// its size minus ZS_RING_SLACK). Fails on an offset past them, on a last
+// block that does not end the output at the frame's content size
+// (ZS_ERR_CORRUPT), and with ZS_ERR_DST_SIZE on a block that passes the
+// content size when libzstd's streaming decoder sizes its output buffer to
+// it (a single-segment frame, or a content size no larger than the window,
+// a block and 128 KiB: that decoder's dstSize_tooSmall, "Destination buffer
+// is too small", in the same block), both as libzstd's streaming decoder,
+// which gives none of that block; on success e->produced grows by b->size
+// and the repeat offsets move on.
 void zs_exec_begin(zs_exec *e);
 int zs_execute(zs_exec *e, const zs_block *b, uint8_t *dst, uint64_t hist);
 
@@ -156,7 +161,8 @@ int zs_frame_end(zs_frame *f, uint64_t produced, uint64_t hash, const uint8_t *s
 // The whole of src (zstd and skippable frames, one after another, as
 // ZSTD_decompress takes them) into dst, which holds cap + ZS_WILDCOPY bytes,
 // the three steps block after block on this thread. *out_len gets the bytes
-// written.
+// written. ZS_ERR_DST_SIZE: a block past cap, or past its frame's content
+// size as zs_execute refuses it (the block is not written either way).
 int zs_decompress(const uint8_t *src, size_t len, uint8_t *dst, size_t cap, size_t *out_len);
 
 // A ring for phase 2's output when the frame is not held whole: `size`
