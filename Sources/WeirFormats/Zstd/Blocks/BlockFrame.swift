@@ -19,8 +19,10 @@ import WeirSystem
 /// may take one a few blocks further, where this refuses it first).
 ///
 /// Errors are libzstd's (``Zstd/error(_:path:operation:)``): a block the
-/// format refuses is "Data corruption detected", a checksum that differs
-/// is a checksum mismatch, as libzstd words them.
+/// format refuses is "Data corruption detected", a block past the declared
+/// content size where libzstd's buffer is that size "Destination buffer is
+/// too small", a checksum that differs a checksum mismatch, as libzstd
+/// words them.
 ///
 /// Owned by the reading thread, except ``hash(_:)`` (one thread at a time,
 /// in order, done before ``end(checksum:)``) and the ring's content, which
@@ -164,6 +166,8 @@ package final class BlockFrame: @unchecked Sendable {  // see "Owned by", above
         case Int32(ZS_ERR_CHECKSUM): code = ZSTD_error_checksum_wrong
         case Int32(ZS_ERR_MEMORY): code = ZSTD_error_memory_allocation
         case Int32(ZS_ERR_TRUNCATED): code = ZSTD_error_srcSize_wrong
+        // A block past the declared content size where libzstd's buffer is that size (zsplit.c, zs_execute).
+        case Int32(ZS_ERR_DST_SIZE): code = ZSTD_error_dstSize_tooSmall
         default: code = ZSTD_error_corruption_detected
         }
         return Zstd.error(0 &- Int(code.rawValue), path: path, operation: .decompress)
