@@ -35,6 +35,11 @@ final class FrameExecution: @unchecked Sendable {  // see "Threads", above
         var failure: WeirError?
         /// A drain is queued or running: a block decoded meanwhile needs no other.
         var draining = false
+        /// The free records the reading thread waits for (0: it does not wait).
+        var wanted = 0
+
+        /// Whether the reading thread, waiting for `wanted` free records, may go on.
+        var satisfied: Bool { free.count >= wanted || order.isEmpty || failure != nil }
     }
 
     private let frame: BlockFrame
@@ -43,7 +48,8 @@ final class FrameExecution: @unchecked Sendable {  // see "Threads", above
     private let out = DispatchQueue(label: "weir.frame-out")
     private let release = PieceRelease()
     private let shared = Locked(Shared())
-    /// Signalled at each block executed, and at a failure.
+    /// Signalled when the free records the reading thread waits for are
+    /// there (``waitForFree(_:)``), and at a failure.
     private let progress = DispatchSemaphore(value: 0)
 
     // The queue's.
@@ -94,10 +100,18 @@ final class FrameExecution: @unchecked Sendable {  // see "Threads", above
         shared.withLock { ($0.order.count, $0.failure) }
     }
 
-    /// Waits for a block to be executed, or a failure (the run's too).
-    func waitForProgress() {
-        while progress.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
-            if session.control.failure != nil || state.failure != nil { return }
+    /// Waits until `count` records are free (or every block is executed,
+    /// or one failed, or the run did): woken once for several blocks, not
+    /// for each.
+    func waitForFree(_ count: Int) {
+        while true {
+            let done = shared.withLock { shared -> Bool in
+                shared.wanted = count
+                if shared.satisfied { shared.wanted = 0 }
+                return shared.wanted == 0
+            }
+            if done || session.control.failure != nil { return }
+            _ = progress.wait(timeout: .now() + .milliseconds(50))
         }
     }
 
@@ -123,12 +137,15 @@ final class FrameExecution: @unchecked Sendable {  // see "Threads", above
                 let content = try frame.execute(record)
                 produced += content.count
                 session.tally.consumed?(record.filled)
-                shared.withLock { shared in
+                let wake = shared.withLock { shared -> Bool in
                     shared.order.removeFirst()
                     shared.decoded.remove(ObjectIdentifier(record))
                     shared.free.append(record)
+                    guard shared.wanted > 0, shared.satisfied else { return false }
+                    shared.wanted = 0
+                    return true
                 }
-                progress.signal()
+                if wake { progress.signal() }
                 while produced - pieceStart >= Self.pieceSize { try send(pieceStart + Self.pieceSize, hashed: false) }
             } catch {
                 shared.withLock { shared in if shared.failure == nil { shared.failure = error } }
@@ -173,7 +190,7 @@ final class FrameExecution: @unchecked Sendable {  // see "Threads", above
             let (pending, failure) = state
             if failure != nil || pending == 0 { break }
             if let failure = session.control.failure { throw failure }
-            if !help() { waitForProgress() }
+            if !help() { waitForFree(Int.max) }
         }
         queue.sync {}
         out.sync {}
