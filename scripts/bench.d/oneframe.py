@@ -1,8 +1,8 @@
 """scripts/bench's oneframe section (issue 81): one zstd frame, as `zstd` writes most .zst files: weir -d -TN,
 zstd -d and pzstd -d -pN on the corpus's first 30 MB and 120 MB written by `zstd -3 FILE` (its size in the frame's
 header) and the whole corpus by `zstd -3 -TN` (one frame, no size), from the file and through `cat FILE |`, to
-/dev/null; medians and peak RSS. weir decodes one frame on one core, streamed: the memory target is zstd -d's
-peak + 32 MiB (docs/decompression.md, "One frame from zstd").
+/dev/null; medians and peak RSS. weir decodes one frame on all its workers, block by block, streamed (-T1: on one
+core, by libzstd): the memory target is zstd -d's peak + 32 MiB (docs/decompression.md, "One frame from zstd").
 
 Each input is made once, untimed, and checked with zstd -d | cmp; every case's output once (verify_once)."""
 
