@@ -156,7 +156,7 @@ final class FrameStreamer {
                 defer { state.decoder = .stream(decoder) }
                 try decoder.decode(data, into: &state.output)
             case .blocks(let decoder):
-                try decoder.feed(data, sequence: &state.output.sequence)
+                try decoder.feed(data, sequence: state.output.sequence)
             }
         } catch {
             throw DecodeSession.located(error, index: state.index, offset: state.start)

@@ -108,23 +108,22 @@ final class ParallelFrameDecoder {
     private var path: String { session.path }
 
     /// Takes the frame's next bytes; the content decoded goes out in
-    /// pieces numbered from `sequence` on.
-    func feed(_ data: DispatchData, sequence: inout Int) throws(WeirError) {
+    /// pieces numbered from `sequence` on (``finish(sequence:)`` gives the
+    /// number after the last).
+    func feed(_ data: DispatchData, sequence: Int) throws(WeirError) {
         var failure: WeirError?
-        var number = sequence
         data.enumerateBytes { region, _, stop in
             do throws(WeirError) {
-                try feed(UnsafeRawBufferPointer(region), sequence: &number)
+                try feed(UnsafeRawBufferPointer(region), sequence: sequence)
             } catch {
                 failure = error
                 stop = true
             }
         }
-        sequence = number
         if let failure { throw failure }
     }
 
-    private func feed(_ source: UnsafeRawBufferPointer, sequence: inout Int) throws(WeirError) {
+    private func feed(_ source: UnsafeRawBufferPointer, sequence: Int) throws(WeirError) {
         var rest = source
         while !rest.isEmpty {
             let taken: Int
@@ -134,7 +133,7 @@ final class ParallelFrameDecoder {
                 headerBytes.append(contentsOf: rest.prefix(taken))
                 if headerBytes.count == headerSize { try start(sequence: sequence) }
             case .blocks:
-                taken = try fill(rest, sequence: &sequence)
+                taken = try fill(rest)
             case .checksum:
                 let wanted = (frame?.hasChecksum == true ? 4 : 0) - checksumBytes.count
                 if wanted == 0 { throw bytesAfterEnd }
@@ -168,7 +167,7 @@ final class ParallelFrameDecoder {
 
     /// Copies bytes into the block being filled; a block complete is
     /// scanned and handed to phase 1.
-    private func fill(_ source: UnsafeRawBufferPointer, sequence: inout Int) throws(WeirError) -> Int {
+    private func fill(_ source: UnsafeRawBufferPointer) throws(WeirError) -> Int {
         guard let frame, let execution else { return 0 }
         let record: BlockRecord
         if let filling {
