@@ -4,23 +4,28 @@ import WeirFormats
 import WeirSystem
 
 /// Phase 2 of one frame decoded by blocks (``ParallelFrameDecoder``), off
-/// the reading thread: on a serial queue ("weir.frame-exec"), each block is
-/// executed as soon as it and every block before it are decoded, whichever
-/// thread decoded it, so the frame's one sequential step runs on whichever
-/// core is free. Each whole MiB of content is then hashed (the frame's
-/// checksum) on a second serial queue ("weir.frame-out") and handed to the
-/// writer as DispatchData over the ring, no copy.
+/// the reading thread: each block is executed as soon as it and every
+/// block before it are decoded, by the thread that finished the front
+/// block's phase 1 (a worker, or the reading thread), which goes on with
+/// the blocks decoded after it, as the one holder of the drain. No thread
+/// is woken to execute: the frame's one sequential step runs where the
+/// work just was, on whichever core is free. Each whole MiB of content is
+/// then hashed (the frame's checksum) on a serial queue ("weir.frame-out")
+/// and handed to the writer as DispatchData over the ring, no copy.
 ///
 /// Back-pressure is the ring: a block is executed only when the bytes it
-/// will overwrite were let go by the writer (``PieceRelease``); a piece let
-/// go starts the queue again. So the pieces on their way out take no slot
-/// of the run, and the writer holds at most the ring's lag.
+/// will overwrite were let go by the writer (``PieceRelease``); the thread
+/// that lets a piece go takes the drain up again. So the pieces on their
+/// way out take no slot of the run, and the writer holds at most the
+/// ring's lag. A drain never blocks: it stops when the front block is not
+/// decoded or the ring has no room.
 ///
-/// Threads: the blocks in order, the records given back, the first failure
-/// and which blocks are decoded are under the lock; the frame's execution
-/// state (``BlockFrame``'s phase 2 and ring, the content made, the piece
-/// numbers) belongs to the queue, and to the reading thread once
-/// ``finish(checksum:sequence:)`` has drained it.
+/// Threads: the blocks in order, the records given back, the first
+/// failure, which blocks are decoded and who holds the drain are under the
+/// lock; the frame's execution state (``BlockFrame``'s phase 2 and ring,
+/// the content made, the piece numbers) belongs to the drain's holder, and
+/// to the reading thread once ``settle(help:)`` saw the drain let go with
+/// nothing left.
 final class FrameExecution: @unchecked Sendable {  // see "Threads", above
     /// The size of each piece of output: one libdispatch write gather.
     static let pieceSize = FrameStreamer.outputBufferSize
@@ -33,18 +38,19 @@ final class FrameExecution: @unchecked Sendable {  // see "Threads", above
         /// Records executed, for the reading thread to fill again.
         var free: [BlockRecord] = []
         var failure: WeirError?
-        /// A drain is queued or running: a block decoded meanwhile needs no other.
+        /// A thread holds the drain: a block decoded meanwhile needs no other.
         var draining = false
         /// The free records the reading thread waits for (0: it does not wait).
         var wanted = 0
 
+        /// Nothing left to execute, and nobody executing: the drain's state is still.
+        var settled: Bool { (order.isEmpty || failure != nil) && !draining }
         /// Whether the reading thread, waiting for `wanted` free records, may go on.
-        var satisfied: Bool { free.count >= wanted || order.isEmpty || failure != nil }
+        var satisfied: Bool { free.count >= wanted || settled }
     }
 
     private let frame: BlockFrame
     private let session: DecodeSession
-    private let queue = DispatchQueue(label: "weir.frame-exec")
     private let out = DispatchQueue(label: "weir.frame-out")
     private let release = PieceRelease()
     private let shared = Locked(Shared())
@@ -52,7 +58,7 @@ final class FrameExecution: @unchecked Sendable {  // see "Threads", above
     /// there (``waitForFree(_:)``), and at a failure.
     private let progress = DispatchSemaphore(value: 0)
 
-    // The queue's.
+    // The drain's holder's.
     private var produced = 0
     private var pieceStart = 0
     private var number: Int
@@ -69,25 +75,30 @@ final class FrameExecution: @unchecked Sendable {  // see "Threads", above
         shared.withLock { $0.order.append(record) }
     }
 
-    /// Phase 1 of `record` is done (on any thread).
+    /// Phase 1 of `record` is done (on any thread): when it is the front
+    /// block and nobody holds the drain, this thread executes it and those
+    /// decoded after it.
     func decoded(_ record: BlockRecord) {
-        // Only the front block can be executed: a drain is queued when it is
-        // decoded, unless one is queued or running (it looks again before it ends).
-        let start = shared.withLock { shared -> Bool in
+        let take = shared.withLock { shared -> Bool in
             shared.decoded.insert(ObjectIdentifier(record))
             guard !shared.draining, shared.order.first === record else { return false }
             shared.draining = true
             return true
         }
-        if start { queue.async { self.drain() } }
+        if take { drain() }
     }
 
-    /// A piece let go: the ring may have room for a block that waited.
-    /// Always a drain (about one a MiB): a drain that found no room may
-    /// not have ended yet, and would not look again.
+    /// A piece let go (on the writer's side): the ring may have room for a
+    /// front block that waited; this thread takes the drain up if nobody
+    /// holds it. (A holder that found no room looks again under the lock
+    /// after this release, so no room is missed.)
     private func ringFreed() {
-        shared.withLock { $0.draining = true }
-        queue.async { self.drain() }
+        let take = shared.withLock { shared -> Bool in
+            guard !shared.draining else { return false }
+            shared.draining = true
+            return true
+        }
+        if take { drain() }
     }
 
     /// A record executed, if any.
@@ -116,43 +127,52 @@ final class FrameExecution: @unchecked Sendable {  // see "Threads", above
     }
 
     /// Executes the blocks at the front while they are decoded and the
-    /// ring has room; on the queue.
+    /// ring has room, holding the drain; lets it go when it stops.
     private func drain() {
         while true {
             // The block and its wide copies land `ringSize` bytes after content the
             // writer may still hold: it waits for that to be let go (which drains again).
             let reach = produced + frame.blockMaximumSize + BlockFrame.wildCopy - frame.ringSize
-            let room = release.isReleased(before: reach)
             let stopped = session.control.failure != nil
-            let next = shared.withLock { shared -> BlockRecord? in
-                guard !stopped, room, shared.failure == nil, let first = shared.order.first,
-                      shared.decoded.contains(ObjectIdentifier(first)) else {
+            let (next, wake) = shared.withLock { shared -> (BlockRecord?, Bool) in
+                // The room is read under the lock, after any release whose drain found it held.
+                guard !stopped, shared.failure == nil, let first = shared.order.first,
+                      shared.decoded.contains(ObjectIdentifier(first)), release.isReleased(before: reach) else {
                     shared.draining = false
-                    return nil
+                    return (nil, Self.wakes(&shared))
                 }
-                return first
+                return (first, false)
             }
+            if wake { progress.signal() }
             guard let record = next else { return }
             do throws(WeirError) {
                 let content = try frame.execute(record)
                 produced += content.count
                 session.tally.consumed?(record.filled)
+                while produced - pieceStart >= Self.pieceSize { try send(pieceStart + Self.pieceSize, hashed: false) }
                 let wake = shared.withLock { shared -> Bool in
                     shared.order.removeFirst()
                     shared.decoded.remove(ObjectIdentifier(record))
                     shared.free.append(record)
-                    guard shared.wanted > 0, shared.satisfied else { return false }
-                    shared.wanted = 0
-                    return true
+                    return Self.wakes(&shared)
                 }
                 if wake { progress.signal() }
-                while produced - pieceStart >= Self.pieceSize { try send(pieceStart + Self.pieceSize, hashed: false) }
             } catch {
-                shared.withLock { shared in if shared.failure == nil { shared.failure = error } }
+                shared.withLock { shared in
+                    if shared.failure == nil { shared.failure = error }
+                    shared.draining = false
+                }
                 progress.signal()
                 return
             }
         }
+    }
+
+    /// Whether the reading thread waits for what it now has (and no longer waits).
+    private static func wakes(_ shared: inout Shared) -> Bool {
+        guard shared.wanted > 0, shared.satisfied else { return false }
+        shared.wanted = 0
+        return true
     }
 
     /// Sends the content from `pieceStart` to `end` as the next piece: on
@@ -180,19 +200,16 @@ final class FrameExecution: @unchecked Sendable {  // see "Threads", above
         }
     }
 
-    /// Waits until every block appended is executed, or one failed, and
-    /// its pieces are on their way to the writer (`help` decodes a block no
-    /// worker took yet, if any, rather than wait).
+    /// Waits until every block appended is executed, or one failed, the
+    /// drain let go, and the pieces are on their way to the writer (`help`
+    /// decodes a block no worker took yet, if any, rather than wait).
     ///
     /// - Throws: the first block's error; the run's failure.
     func settle(help: () -> Bool) throws(WeirError) {
-        while true {
-            let (pending, failure) = state
-            if failure != nil || pending == 0 { break }
+        while !(shared.withLock { $0.settled }) {
             if let failure = session.control.failure { throw failure }
             if !help() { waitForFree(Int.max) }
         }
-        queue.sync {}
         out.sync {}
         if let failure = state.failure { throw failure }
     }
@@ -217,6 +234,6 @@ final class FrameExecution: @unchecked Sendable {  // see "Threads", above
         return number
     }
 
-    /// Content bytes executed (the reading thread's view once finished).
-    var contentSize: Int { queue.sync { produced } }
+    /// Content bytes executed (read once settled).
+    var contentSize: Int { produced }
 }
