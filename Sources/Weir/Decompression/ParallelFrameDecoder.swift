@@ -18,9 +18,9 @@ import WeirSystem
 ///        │  phase 1, each block's entropy decoding — most of the work; the
 ///        │  reading thread decodes too when it waits for a record
 ///        ▼
-///     serial queue "weir.frame-exec" (FrameExecution): phase 2, each block
-///        │  executed into the ring (the window, and the content not yet
-///        │  written) as soon as it and those before it are decoded
+///     FrameExecution: phase 2, each block executed into the ring (the
+///        │  window, and the content not yet written) as soon as it and those
+///        │  before it are decoded, by the thread that decoded the front one
 ///        ▼
 ///     serial queue "weir.frame-out": each 1 MiB of content hashed (the
 ///        │  frame's checksum) and sent to the writer as a DispatchData over
