@@ -121,8 +121,11 @@ let package = Package(
         // The formats as codecs: zstd's framing and seek table, libzstd's
         // contexts, the other formats' encoders and member decoders (what
         // the fuzzers drive); no run, no pipeline.
-        .target(name: "WeirFormats", dependencies: ["WeirSystem", "CZstd", "CZstdSplit", "CXXHash", "CFormats", "CLibraries"],
-                swiftSettings: checkedImports),
+        .target(
+            name: "WeirFormats",
+            dependencies: ["WeirSystem", "CZstd", "CZstdSplit", "CXXHash", "CFormats", "CLibraries"],
+            swiftSettings: checkedImports
+        ),
         // The tar format: headers, the walk and scanner of a tar stream,
         // member patterns, the member index's codec (docs/members.md) and
         // tar's error codes. Reading members through the seek table

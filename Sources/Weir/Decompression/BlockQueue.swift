@@ -7,11 +7,9 @@ import WeirSystem
 ///
 /// Taking a block from here is what gives it to one thread: a worker's job
 /// takes blocks until none is left, and so does the reading thread when
-/// the block it must execute next is still being decoded. At most `width`
-/// jobs run, one fewer than the run's workers: the reading thread is the
-/// last (it executes the blocks in order and decodes when it would wait),
-/// so the threads at work are as many as the cores `-T` asks for, and the
-/// one on the frame's sequential path is not made to wait for a core.
+/// the records it would fill are all taken. At most `width` jobs run, the
+/// run's workers (`-T`); a job ends when it finds no block, and the next
+/// block pushed starts one again.
 final class BlockQueue: Sendable {
     private struct State: @unchecked Sendable {  // records: each leaves, under the lock, to one thread
         var ready = Deque<BlockRecord>()

@@ -106,9 +106,9 @@ final class FrameExecution: @unchecked Sendable {  // see "Threads", above
         shared.withLock { $0.free.popLast() }
     }
 
-    /// Blocks not yet executed, and the first failure.
-    var state: (pending: Int, failure: WeirError?) {
-        shared.withLock { ($0.order.count, $0.failure) }
+    /// The first block's error, if any.
+    var failure: WeirError? {
+        shared.withLock { $0.failure }
     }
 
     /// Waits until `count` records are free (or every block is executed,
@@ -211,7 +211,7 @@ final class FrameExecution: @unchecked Sendable {  // see "Threads", above
             if !help() { waitForFree(Int.max) }
         }
         out.sync {}
-        if let failure = state.failure { throw failure }
+        if let failure { throw failure }
     }
 
     /// Every block is appended: waits for them to be executed (`help`

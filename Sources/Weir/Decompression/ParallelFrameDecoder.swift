@@ -1,4 +1,3 @@
-import DequeModule
 import Dispatch
 import WeirFormats
 import WeirSystem
@@ -39,9 +38,9 @@ import WeirSystem
 /// after it; the messages are libzstd's. The state here is the reading
 /// thread's.
 final class ParallelFrameDecoder {
-    /// The size of each piece of output: one libdispatch write gather.
-    /// The ring's bytes beyond the window and a block: the pieces the
-    /// writer may hold (as many as the run's slots) and the one being made.
+    /// The ring's bytes beyond the window and a block: the content the
+    /// writer may hold (as many 1 MiB pieces as a streamed frame's slots)
+    /// and the piece being made.
     static let lag = (OtherFormatStream.blocksInFlight + 1) * FrameExecution.pieceSize
 
     private let session: DecodeSession
@@ -73,8 +72,6 @@ final class ParallelFrameDecoder {
 
     /// Bytes of content decoded, once the frame ended.
     private(set) var produced = 0
-    /// Whether the frame ended: every block executed, its checksum checked.
-    var ended: Bool { stage == .ended }
 
     /// - Parameter header: the frame's header, parsed (its bytes come with
     ///   the frame's).
@@ -93,7 +90,7 @@ final class ParallelFrameDecoder {
 
     /// The memory a frame decoded this way holds: the ring and the records.
     static func footprint(windowSize: UInt64, threads: Int) -> UInt64 {
-        windowSize + UInt64(BlockRecord.inputCapacity + lag + 64 << 10)
+        BlockFrame.ringBytes(windowSize: windowSize, lag: lag)
             + UInt64(recordCount(threads: threads) * BlockRecord.footprint)
     }
 
@@ -206,7 +203,7 @@ final class ParallelFrameDecoder {
     private func nextRecord(_ execution: FrameExecution) throws(WeirError) -> BlockRecord {
         while true {
             if let failure = session.control.failure { throw failure }
-            if let failure = execution.state.failure { throw failure }
+            if let failure = execution.failure { throw failure }
             if let record = execution.takeFree() {
                 record.reset()
                 return record

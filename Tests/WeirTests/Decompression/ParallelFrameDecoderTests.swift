@@ -1,4 +1,3 @@
-import CZstd
 import Testing
 @testable import Weir
 @testable import WeirFormats
@@ -19,26 +18,14 @@ struct ParallelFrameDecoderTests {
 
     /// `input` as one frame at `level`, with its content checksum, and its
     /// size in the header unless `unsized`.
-    static func frame(level: Int32, unsized: Bool = false) throws -> [UInt8] {
-        let context = try #require(ZSTD_createCCtx())
-        defer { ZSTD_freeCCtx(context) }
-        ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, level)
-        ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1)
-        ZSTD_CCtx_setParameter(context, ZSTD_c_contentSizeFlag, unsized ? 0 : 1)
-        var output = [UInt8](repeating: 0, count: ZSTD_compressBound(input.count))
-        let written = output.withUnsafeMutableBytes { out in
-            input.withUnsafeBytes { source in
-                ZSTD_compress2(context, out.baseAddress, out.count, source.baseAddress, source.count)
-            }
-        }
-        #expect(ZSTD_isError(written) == 0)
-        return Array(output.prefix(written))
+    static func frame(level: Int32, unsized: Bool = false) -> [UInt8] {
+        FrameMeasureTests.zstdFrame(input, level: level, sized: !unsized)
     }
 
     @Test("the source's bytes at 2 and 3 threads, from a file and from pipes cut anywhere",
           arguments: [(Int32(1), false), (Int32(3), true), (Int32(19), false)])
     func decodes(level: Int32, unsized: Bool) throws {
-        let compressed = try Self.frame(level: level, unsized: unsized)
+        let compressed = Self.frame(level: level, unsized: unsized)
         for threads in [2, 3] {
             let options = DecompressionOptions(threads: threads)
             let file = DecompressionPipelineTests.decodeFile(compressed, options: options)
@@ -55,7 +42,7 @@ struct ParallelFrameDecoderTests {
 
     @Test("a damaged frame: the bytes one thread writes, as far as both go, and its failure")
     func damaged() throws {
-        let compressed = try Self.frame(level: 3)
+        let compressed = Self.frame(level: 3)
         for k in 0 ..< 8 {
             var bytes = compressed
             let position = 18 + (bytes.count - 22) * (2 * k + 1) / 16

@@ -16,10 +16,16 @@ struct FrameMeasureTests {
     /// One zstd frame of `content` that does not declare its content size,
     /// made by the system's libzstd (as pzstd makes its frames).
     static func unsizedFrame(_ content: [UInt8], checksum: Bool = true) -> [UInt8] {
+        zstdFrame(content, sized: false, checksum: checksum)
+    }
+
+    /// One zstd frame of `content` at `level`, made by the system's libzstd
+    /// (as `zstd` makes one: its size in the header when `sized`).
+    static func zstdFrame(_ content: [UInt8], level: Int32 = 3, sized: Bool, checksum: Bool = true) -> [UInt8] {
         let cctx = ZSTD_createCCtx()
         defer { ZSTD_freeCCtx(cctx) }
-        ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 3)
-        ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 0)
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level)
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, sized ? 1 : 0)
         ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, checksum ? 1 : 0)
         var output = [UInt8](repeating: 0, count: ZSTD_compressBound(content.count))
         let written = content.withUnsafeBytes { source in

@@ -24,18 +24,14 @@ import WeirSystem
 /// too small", a checksum that differs a checksum mismatch, as libzstd
 /// words them.
 ///
-/// Owned by the reading thread, except ``hash(_:)`` (one thread at a time,
-/// in order, done before ``end(checksum:)``) and the ring's content, which
-/// any thread may read where ``content(from:count:)`` points while the
-/// reading thread keeps the ring from coming round to it. The ring lives as
-/// long as the frame: whoever reads its content holds the frame.
-package final class BlockFrame: @unchecked Sendable {  // see "Owned by", above
-    /// Bytes of memory the frame holds besides its records: the ring.
-    /// (Its content may be written out from any thread while the ring
-    /// holds it: ``content(from:count:)``.)
-    package let footprint: Int
-    /// Bytes of content decoded so far.
-    package var produced: Int { Int(exec.produced) }
+/// Owned in parts, one thread at a time each: the scan by the reading
+/// thread; phase 2 (``execute(_:)``, then ``end(checksum:)``) by whoever
+/// holds the caller's drain; ``hash(_:)`` by one thread at a time, in
+/// order, before ``end(checksum:)``; the ring's content may be read by any
+/// thread where ``content(from:count:)`` points while the caller keeps the
+/// ring from coming round to it. The ring lives as long as the frame:
+/// whoever reads its content holds the frame.
+package final class BlockFrame: @unchecked Sendable {  // see "Owned in parts", above
     /// Whether its last block was executed.
     package private(set) var lastExecuted = false
 
@@ -66,9 +62,7 @@ package final class BlockFrame: @unchecked Sendable {  // see "Owned by", above
         blockMaximum = Int(header.block_max)
         hash = verifyChecksum && header.checksum != 0 ? XXH64_createState() : nil
         hash.map { _ = XXH64_reset($0, 0) }
-        let ringBytes = header.window_size + UInt64(ZS_BLOCK_MAX) + UInt64(ZS_WILDCOPY) + UInt64(ZS_RING_SLACK)
-            + UInt64(lag)
-        footprint = Int(min(ringBytes, UInt64(Int.max / 4)))
+        let ringBytes = Self.ringBytes(windowSize: header.window_size, lag: lag)
         if status != 0 { throw Self.error(status, path: path) }
         if zs_ring_init(&ring, ringBytes) != 0 {
             throw WeirError.outOfMemory(path: path, operation: .decompress, creating: "a ring of \(ringBytes) bytes")
@@ -80,6 +74,13 @@ package final class BlockFrame: @unchecked Sendable {  // see "Owned by", above
         zs_ring_free(&ring)
         zs_frame_free(frame)
         hash.map { _ = XXH64_freeState($0) }
+    }
+
+    /// The ring's size for a window: the window, a block and its wide
+    /// copies, the slack zsplit.h asks, and `lag` bytes of content not yet
+    /// written out (rounded up to pages when mapped).
+    package static func ringBytes(windowSize: UInt64, lag: Int) -> UInt64 {
+        windowSize + UInt64(ZS_BLOCK_MAX) + UInt64(ZS_WILDCOPY) + UInt64(ZS_RING_SLACK) + UInt64(lag)
     }
 
     /// Bytes past a block's end that phase 2 may write (wide copies).
@@ -109,8 +110,8 @@ package final class BlockFrame: @unchecked Sendable {  // see "Owned by", above
     /// Whether the block just scanned is the frame's last.
     package func isLast(_ record: BlockRecord) -> Bool { record.status == 0 && record.block.last != 0 }
 
-    /// Phase 2 of `record`, its phase 1 done: its content, valid until the
-    /// next block is executed.
+    /// Phase 2 of `record`, its phase 1 done: its content, in the ring
+    /// until the ring comes round to it.
     ///
     /// - Throws: the block's error, from any step.
     package func execute(_ record: BlockRecord) throws(WeirError) -> UnsafeRawBufferPointer {

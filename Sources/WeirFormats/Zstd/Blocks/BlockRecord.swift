@@ -55,7 +55,6 @@ package final class BlockRecord: @unchecked Sendable {
         filled = 0
         needed = 3
         status = 0
-
     }
 
     /// Copies the block's next bytes from `source`; returns how many it took.
