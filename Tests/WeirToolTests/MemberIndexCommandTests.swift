@@ -167,6 +167,39 @@ struct MemberIndexCommandTests {
         }
     }
 
+    @Test("""
+          a file's chunks walked by the workers that compress them, each from a guess checked in order: the \
+          file's output is the pipe's, byte for byte, on tars that lay traps for a guess (a tar inside the tar, \
+          blocks of zeros, long names, sparse files, many small members), cut or whole, one or two threads
+          """, arguments: ["posix", "gnu"])
+    func fileAsPipe(format: String) throws {
+        let scratch = Scratch()
+        let long = String(repeating: "n", count: 150)
+        let make = """
+            set -e; mkdir -p t/in t/\(long); for i in $(seq 1 300); do head -c $((i * 37)) /dev/urandom > t/in/f$i; done
+            tar --format=\(format) -cf t/inner.tar t/in; head -c 3000000 /dev/zero > t/zeros
+            head -c 5000000 /dev/urandom > t/noise; echo x > t/\(long)/\(long); ln -s \(long) t/sym
+            truncate -s 5M t/sparse; printf d | dd of=t/sparse bs=1 seek=4000000 conv=notrunc status=none
+            tar --format=\(format) --sparse -cf a.tar t; head -c 7654321 a.tar > cut.tar
+            """
+        #expect(try WeirProcess.shell(make, in: scratch.url).status == 0)
+        for tar in ["a.tar", "cut.tar"] {
+            // Chunks of 64 KiB are walked after each is compressed; of 2 MiB at -1, step by step as libzstd reads them.
+            for (chunk, threads) in [("64K", "-T2"), ("2M", "-T2"), ("2M", "-T1"), ("200K", "-T2")] {
+                let flags = "-q -1 \(threads) -B \(chunk)"
+                let runs = "$WEIR \(flags) \(tar) -o file.zst -f && cat \(tar) | $WEIR \(flags) > pipe.zst"
+                let run = try WeirProcess.shell(runs, in: scratch.url)
+                #expect(run.status == 0, "\(run.stderr)")
+                #expect(scratch.data("file.zst") == scratch.data("pipe.zst"), "\(tar) \(flags)")
+                if tar == "a.tar" {
+                    try Self.expectIndex("file.zst", of: tar, in: scratch)
+                } else {
+                    #expect(try Self.index("file.zst", in: scratch) == nil, "\(flags)")
+                }
+            }
+        }
+    }
+
     @Test("--no-member-index leaves the index out, --no-seek-table both; an input that is not a tar has none")
     func leftOut() throws {
         let scratch = Scratch()

@@ -27,6 +27,8 @@ struct ChunkCompressor: Sendable {
     let streamedSizeHint: Int?
     /// The largest window the frames declare (``Statistics/windowLog``).
     let windowLog = Locked<Int?>(nil)
+    /// A tar's member index, when the workers walk it (a mapped input's chunks).
+    let members: MemberIndexRecorder?
 
     /// On a worker: compresses chunk `number`, which starts at input
     /// `offset`, at `level` under --adapt (dropped as soon as it is
@@ -53,6 +55,16 @@ struct ChunkCompressor: Sendable {
                                      dictionary: dictionaries?.at(level: level), path: inputName)
             }
             let output = UnsafeMutableRawBufferPointer(start: buffer, count: buffers.size)
+            // The member index's walk of the chunk, from its bytes as the compressor reads them (a mapping's
+            // pages are in, and go back a step behind); a chunk compressed otherwise is walked after it.
+            let segment = members?.segment(number: number, offset: offset, count: count)
+            var walked = false
+            let read: ((UnsafeRawBufferPointer, Int) -> Void)? = segment.map { segment in
+                { bytes, at in
+                    walked = true
+                    segment.feed(bytes, at: offset + at)
+                }
+            }
             let size: Int
             if let member = context.member {
                 size = try member.encode(data ?? DispatchData.empty, into: output, last: last, path: inputName)
@@ -62,7 +74,10 @@ struct ChunkCompressor: Sendable {
                                                          path: inputName)
             } else {
                 size = try context.compressFrame(data ?? DispatchData.empty, into: output, mapped: run.reader.isMapped,
-                                                 path: inputName)
+                                                 path: inputName, read: read)
+            }
+            if let segment, !walked, let data {
+                data.enumerateBytes { bytes, at, _ in segment.feed(UnsafeRawBufferPointer(bytes), at: offset + at) }
             }
             try run.reader.checkUnchanged()
             let frame = UnsafeRawBufferPointer(start: buffer, count: size)
@@ -78,7 +93,10 @@ struct ChunkCompressor: Sendable {
                 windowLog.withLock { $0 = max($0 ?? 0, log) }
             }
             seekTable?.compressed(number, decompressedSize: count, frame: frame)
+            // Handed over before the frame: the run ends once the frames are written, the walks in by then.
+            let stitches = segment.map { members?.walked($0, number: number) ?? false } ?? false
             run.submit(number, buffers.wrap(buffer, count: size), ticket: ticket)
+            if stitches { members?.stitch() }
         } catch {
             buffers.recycle(buffer)
             control.fail(error)

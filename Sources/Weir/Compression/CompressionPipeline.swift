@@ -229,7 +229,7 @@ package final class CompressionPipeline: Sendable {
             windowLogs: options, inputName: inputName, firstFrame: firstFrame,
             damagedFrame: options.verify ? options.damagedFrameForTesting : nil,
             streamedWindowLog: options.parameters.windowLog ?? options.longWindowLog,
-            streamedSizeHint: options.streamedSizeHint)
+            streamedSizeHint: options.streamedSizeHint, members: members)
 
         let bytesIn = Locked(0)
         let keptInput = partial?.keptBytes.input ?? 0
@@ -274,13 +274,15 @@ package final class CompressionPipeline: Sendable {
                 let streamed = options.streamsSoleFrame && number == 0 && chunk.endOfInput
                 let last = chunk.endOfInput || chunk.data.count == 0
                 let level = governor?.level(forChunk: number, offset: offset) ?? options.level
+                // Whether the content is a tar, and who walks it, before a worker asks.
+                if number == 0 { members?.start(first: chunk.data, mapped: reader.isMapped) }
                 pool.submit { context in
                     compressor.compress(&data, number: number, offset: offset, level: level, streamed: streamed,
                                         last: last, context: context, ticket: ticket)
                 }
-                // The member index walks the chunk while it is compressed, not
+                // A chunk in memory is walked here while it is compressed, not
                 // before: the chunk goes to the workers as soon as it is read.
-                members?.read(chunk.data, number: number, mapped: reader.isMapped)
+                members?.read(chunk.data, number: number)
                 if last { break }
             }
         }

@@ -16,9 +16,14 @@ extension CompressionContext {
     /// level's); a page given back is the page cache's again, so reading it
     /// anyway would only map it in again. For a chunk not larger than the
     /// window and a step, this is ``compressFrame(_:into:path:)``.
+    ///
+    /// `read`, if any, is handed each step's bytes (and their offset in
+    /// `bytes`) once libzstd has read them, before their pages go back: a
+    /// walk of the chunk that costs no page of its own (``compressFrame(_:into:mapped:path:read:)``).
     package func compressFrame(mapped bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
-                       path: String) throws(WeirError) -> Int {
-        try compressFrame(stepped: bytes, releasing: true, into: output, path: path)
+                               path: String, read: ((UnsafeRawBufferPointer, Int) -> Void)? = nil)
+        throws(WeirError) -> Int {
+        try compressFrame(stepped: bytes, releasing: true, into: output, path: path, read: read)
     }
 
     /// Compresses `bytes` as one frame into `output` in steps of
@@ -28,7 +33,8 @@ extension CompressionContext {
     /// step, or for a chunk not larger than the window and a step when
     /// releasing alone, one call: ``compressFrame(_:into:path:)``.
     func compressFrame(stepped bytes: UnsafeRawBufferPointer, releasing: Bool,
-                               into output: UnsafeMutableRawBufferPointer, path: String) throws(WeirError) -> Int {
+                       into output: UnsafeMutableRawBufferPointer, path: String,
+                       read: ((UnsafeRawBufferPointer, Int) -> Void)? = nil) throws(WeirError) -> Int {
         var windowLog: Int32 = 0
         ZSTD_CCtx_getParameter(cctx, ZSTD_c_windowLog, &windowLog)
         if windowLog == 0 {
@@ -45,6 +51,7 @@ extension CompressionContext {
         guard let base = bytes.baseAddress, releases || (consumed != nil && bytes.count > Self.mappedStep) else {
             let written = try compressFrame(bytes, into: output, path: path)
             consumed?(bytes.count)
+            read?(bytes, 0)
             return written
         }
         ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
@@ -62,6 +69,7 @@ extension CompressionContext {
         let start = Int(bitPattern: base)
         var released = Page.roundUp(start)
         while input.size < bytes.count {
+            let stepStart = input.size
             input.size = min(bytes.count, input.size + Self.mappedStep)
             let directive = input.size == bytes.count ? ZSTD_e_end : ZSTD_e_continue
             // With stable input, libzstd counts a step as taken at once
@@ -70,6 +78,8 @@ extension CompressionContext {
             let failure = Self.drive(cctx, &out, &input, directive)
             if failure != 0 { throw Zstd.error(failure, path: path, operation: .compress) }
             consumed?(input.pos - before)
+            // The step's bytes, read by libzstd and not given back yet (the release stays a step behind).
+            read?(UnsafeRawBufferPointer(rebasing: bytes[stepStart ..< input.size]), stepStart)
             // A step of margin: libzstd may hold back the end of what it took.
             let unused = Page.roundDown(start + input.pos - (copies ? 0 : window) - Self.mappedStep)
             if releases && unused > released {

@@ -182,9 +182,13 @@ package final class CompressionContext {
     ///   - chunk: the bytes of the frame; may be empty.
     ///   - output: a buffer of at least `Zstd.compressBound(chunk.count)` bytes.
     ///   - mapped: whether `chunk` is a file mapping (``compressFrame(mapped:into:path:)``).
+    ///   - read: handed the chunk's bytes (and their offset in it), in
+    ///     order, once libzstd has read them, where they still are: a
+    ///     mapping's step by step, before their pages go back.
     /// - Returns: the size of the frame written at the start of `output`.
     package func compressFrame(_ chunk: DispatchData, into output: UnsafeMutableRawBufferPointer, mapped: Bool = false,
-                       path: String) throws(WeirError) -> Int {
+                               path: String, read: ((UnsafeRawBufferPointer, Int) -> Void)? = nil)
+        throws(WeirError) -> Int {
         var failure: Int = 0
         let total = chunk.count
         // The regions point into `chunk`, which outlives this call.
@@ -197,9 +201,11 @@ package final class CompressionContext {
         if regions == 1, let first {
             if mapped || consumed != nil {
                 return try compressFrame(
-                    stepped: UnsafeRawBufferPointer(first), releasing: mapped, into: output, path: path)
+                    stepped: UnsafeRawBufferPointer(first), releasing: mapped, into: output, path: path, read: read)
             }
-            return try compressFrame(UnsafeRawBufferPointer(first), into: output, path: path)
+            let written = try compressFrame(UnsafeRawBufferPointer(first), into: output, path: path)
+            read?(UnsafeRawBufferPointer(first), 0)
+            return written
         }
         ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)
         try referencePrefix(path: path)
@@ -216,6 +222,9 @@ package final class CompressionContext {
             }
         }
         if failure != 0 { throw Zstd.error(failure, path: path, operation: .compress) }
+        if let read {
+            chunk.enumerateBytes { region, offset, _ in read(UnsafeRawBufferPointer(region), offset) }
+        }
         return out.pos
     }
 

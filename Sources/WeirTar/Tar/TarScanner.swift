@@ -5,12 +5,14 @@ import Dispatch
 /// them into the member index as they are found (docs/members.md, "How
 /// the writer finds members").
 ///
-/// The compression's reading thread hands every chunk it read, in content
-/// order, to ``feed(_:)``, which walks the chunk's header blocks in place
-/// (``TarWalk``: a checksum and a few fields per member; data is stepped
-/// over, never read) and returns: no thread, no queue, no chunk held past
-/// the call. A chunk mapped from a file is walked from the file instead
-/// (``feed(upTo:read:)``: the blocks the walk needs, read by `pread`).
+/// The compression's reading thread hands every chunk it read from a pipe,
+/// in content order, to ``feed(_:)``, which walks the chunk's header blocks
+/// in place (``TarWalk``: a checksum and a few fields per member; data is
+/// stepped over, never read) and returns: no thread, no queue, no chunk
+/// held past the call. A resumed run's kept part, which no chunk holds, is
+/// walked from the file (``feed(upTo:read:)``: the blocks the walk needs,
+/// read by `pread`). A file's chunks, mapped, are walked by the workers
+/// that compress them instead (``TarSegment``, ``TarStitcher``).
 /// Each member found goes to a ``MemberIndex/ColumnWriter``, which
 /// compresses the columns a block at a time, so the scan holds one block
 /// of raw columns and the compressed index so far, whatever the member
@@ -77,44 +79,12 @@ package final class TarScanner: @unchecked Sendable {  // one thread at a time, 
         }
     }
 
-    /// Walks the next chunk of the content through `window`, a mapping of
-    /// its own of the same bytes of the input file (``FileWindow``), giving
-    /// back every ``releaseStep`` bytes the pages the walk read: the
-    /// compressor's own mapping of the chunk is never touched, so its pages
-    /// are not faulted in ahead of it, and no `pread` a header is paid.
-    /// False when a page could not be read (zeros read instead): the walk
-    /// has then ended, and the caller reads the rest otherwise or not at all.
-    package func feed(_ window: FileWindow) -> Bool {
-        let start = offset
-        let bytes = window.bytes
-        offset += bytes.count
-        var from = max(0, walk.needed - start)
-        while from < bytes.count, walk.isWalking {
-            let to = min(bytes.count, from + Self.releaseStep)
-            walk.consume(UnsafeRawBufferPointer(rebasing: bytes[from ..< to]), at: start + from)
-            window.release(upTo: to)
-            // The next block the walk wants may lie steps ahead: its data is stepped over, never mapped in.
-            from = max(to, walk.needed - start)
-        }
-        window.release(upTo: bytes.count, end: true)
-        return !window.faulted
-    }
-
-    /// The bytes walked between two gives-back of a window's pages.
-    package static let releaseStep = 1 << 18
-
     /// Walks the content up to `end` from the input file rather than from
     /// memory: `read(offset, buffer)` fills `buffer` with the input's bytes
     /// at `offset` (`pread`), and only the blocks the walk needs are read,
     /// ``fileReadSize`` bytes at a time.
     ///
-    /// For a chunk mapped from the input file, and for a resumed run's kept
-    /// part, which no chunk holds. Why not the mapping: a header read through
-    /// it maps in the pages around it (the kernel maps up to 64 KiB per
-    /// fault) ahead of the compressor, up to every chunk in flight (+17 MiB at
-    /// -1 on a source tree), and giving them back (`MADV_DONTNEED`) made the
-    /// compressor fault them in again (+10% of CPU). A read of the page
-    /// cache into one small buffer costs neither.
+    /// For a resumed run's kept part, which no chunk holds.
     ///
     /// - Throws: what `read` throws.
     package func feed(upTo end: Int, read: (Int, UnsafeMutableRawBufferPointer) throws(WeirError) -> Int)

@@ -98,9 +98,12 @@ package struct TarWalk<Sink: TarMemberSink>: ~Copyable {
     /// The last own header's mode, ids and mtime, as bytes and as read.
     private var repeated = RepeatedFields()
 
-    /// A walk from the content's first byte.
-    package init(sink: Sink) {
+    /// A walk from the content's first byte, or from `start`, where a
+    /// member's first header block begins (``TarSegment``: one chunk's
+    /// share of the walk).
+    package init(sink: Sink, at start: Int = 0) {
         self.sink = sink
+        needed = start
     }
 
     deinit {
@@ -163,6 +166,23 @@ package struct TarWalk<Sink: TarMemberSink>: ~Copyable {
                 }
             }
         }
+    }
+
+    /// Where the walk stands when the piece of the content it was given
+    /// ends before the tar does (``TarSegment``), for `body`: `resume`, the
+    /// offset where the next member's header blocks begin (those of the
+    /// member in progress when its headers straddle the piece's end), and
+    /// the last member found, whose end is `resume` — nil when none is,
+    /// or when it is the member whose headers are in progress (a GNU
+    /// sparse header's extension blocks): a walk from `resume` reads it
+    /// again. Its names point into the walk's buffers: valid during the call.
+    package func withResume<Value>(_ body: (_ resume: Int, _ pending: MemberIndex.Record?) -> Value) -> Value {
+        let resume = memberStart ?? needed - stagedCount
+        if case .sparseExtension = phase { return body(resume, nil) }
+        guard count > 0 else { return body(resume, nil) }
+        var pending = last
+        (pending.path, pending.link, pending.uname, pending.gname) = (path.bytes, link.bytes, uname.bytes, gname.bytes)
+        return body(resume, pending)
     }
 
     /// Ends the walk at the content's end, `contentSize` bytes, and hands

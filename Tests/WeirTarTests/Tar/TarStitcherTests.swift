@@ -1,0 +1,137 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import WeirSystem
+@testable import WeirTar
+@testable import WeirTestSupport
+
+/// The chunks' walks put together (``TarStitcher``) against one walk of the
+/// whole content (``TarScanner``): the same index, byte for byte, however the
+/// content is cut into chunks and the chunks into steps, on tars that lay
+/// traps for a walk that guesses where its first header lies.
+@Suite("Tar stitcher")
+struct TarStitcherTests {
+    /// GNU tar's archive (`format`) of a tree that tempts a guess: a tar
+    /// inside the tar (its headers lie on the outer tar's 512-byte
+    /// boundaries), files of zeros (blocks that read as the tar's end), long
+    /// names (pax records, GNU long names: headers of several blocks), a
+    /// GNU sparse file with extension blocks, links, and many small files.
+    static func trap(format: String) throws -> [UInt8] {
+        let folder = TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let long = String(repeating: "n", count: 150)
+        let script = """
+            set -e; mkdir -p t/in t/\(long) \
+            && for i in $(seq 1 40); do head -c $((i * 97)) /dev/urandom > t/in/f$i; done \
+            && tar --format=\(format) -cf t/inner.tar t/in && head -c 70000 /dev/zero > t/zeros \
+            && echo x > t/\(long)/\(long) && ln -s \(long) t/sym && ln t/zeros t/hard && truncate -s 9M t/sparse \
+            && for k in $(seq 1 25); do printf d | dd of=t/sparse bs=1 seek=$((k * 300000)) conv=notrunc status=none; \
+            done \
+            && for i in $(seq 1 60); do printf "$i" > t/s$i; done \
+            && tar --format=\(format) --sparse -cf a.tar t
+            """
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", script]
+        shell.currentDirectoryURL = folder
+        try shell.run()
+        shell.waitUntilExit()
+        try #require(shell.terminationStatus == 0)
+        return [UInt8](try Data(contentsOf: folder.appendingPathComponent("a.tar")))
+    }
+
+    /// The index of one walk of all of `tar`, as its frame's bytes (nil: none).
+    static func scanned(_ tar: [UInt8]) throws -> [UInt8]? {
+        let scanner = TarScanner()
+        tar.withUnsafeBytes { bytes in
+            var data = DispatchData.empty
+            data.append(bytes)
+            scanner.feed(data)
+        }
+        return try scanner.finish(contentSize: tar.count, path: "a.tar.zst")?.frame.bytes(path: "a.tar.zst")
+    }
+
+    /// The index of `tar` cut into chunks at `cuts`, each walked in steps
+    /// of `step` as a worker does (the first from 0, the others guessing),
+    /// stitched in order, reading from `tar` where a walk is done again.
+    static func stitched(_ tar: [UInt8], cuts: [Int], step: Int) throws -> [UInt8]? {
+        let stitcher = TarStitcher()
+        let bounds = [0] + cuts.filter { $0 > 0 && $0 < tar.count }.sorted() + [tar.count]
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: tar.count, alignment: 16)
+        defer { bytes.deallocate() }
+        bytes.copyBytes(from: tar)
+        let content = UnsafeRawBufferPointer(bytes)
+        func read(_ offset: Int, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
+            let count = max(0, min(buffer.count, content.count - offset))
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: content[offset ..< offset + count]))
+            return count
+        }
+        for (start, end) in zip(bounds, bounds.dropFirst()) where end > start {
+            let segment = TarSegment(chunkStart: start, chunkEnd: end, start: start == 0 ? 0 : nil)
+            for at in stride(from: start, to: end, by: step) {
+                segment.feed(UnsafeRawBufferPointer(rebasing: content[at ..< min(end, at + step)]), at: at)
+            }
+            segment.end()
+            try stitcher.take(segment, read: read)
+        }
+        return try stitcher.finish(contentSize: tar.count, path: "a.tar.zst")?.frame.bytes(path: "a.tar.zst")
+    }
+
+    @Test("""
+          chunks of any size, cut anywhere, walked in steps of any size, guessing where their first header \
+          lies: the index one walk of the whole tar gives, byte for byte
+          """, arguments: ["gnu", "posix", "oldgnu"])
+    func sameAsOneWalk(format: String) throws {
+        let tar = try Self.trap(format: format)
+        let whole = try #require(try Self.scanned(tar))
+        for chunk in [512, 1000, 4096, 5000, 65536, 300_000, 1 << 20] {
+            for step in [100, 512, 4096, 1 << 18] {
+                let cuts = Array(stride(from: chunk, to: tar.count, by: chunk))
+                #expect(try Self.stitched(tar, cuts: cuts, step: step) == whole, "chunks of \(chunk), steps \(step)")
+            }
+        }
+        // Cuts at random places, chunks of random sizes.
+        var random = SeededGenerator(seed: 82)
+        for _ in 0 ..< 40 {
+            let cuts = (0 ..< Int.random(in: 1 ... 40, using: &random)).map { _ in
+                Int.random(in: 1 ..< tar.count, using: &random)
+            }
+            let step = [1, 7, 512, 4096, 1 << 18].randomElement(using: &random) ?? 512
+            #expect(try Self.stitched(tar, cuts: cuts, step: step) == whole, "cuts \(cuts.sorted()), steps \(step)")
+        }
+    }
+
+    @Test("""
+          a tar cut short, one with bytes changed anywhere (its checksums made good again or not), bytes that \
+          are not a tar: the same index as one walk, or none where it gives none
+          """)
+    func damagedAsOneWalk() throws {
+        let tar = try Self.trap(format: "gnu")
+        var random = SeededGenerator(seed: 68)
+        for round in 0 ..< 150 {
+            var bytes = tar
+            switch round % 3 {
+            case 0: bytes = Array(bytes[..<Int.random(in: 1 ..< bytes.count, using: &random)])
+            case 1:
+                for _ in 0 ..< Int.random(in: 1 ... 4, using: &random) {
+                    bytes[Int.random(in: 0 ..< bytes.count, using: &random)] = UInt8.random(in: 0 ... 255,
+                                                                                             using: &random)
+                }
+            default:
+                // A header's byte changed, its checksum made good: a walk that reads it otherwise.
+                let block = Int.random(in: 0 ..< bytes.count / 512, using: &random) * 512
+                bytes[block + Int.random(in: 0 ..< 148, using: &random)] = UInt8.random(in: 32 ... 126, using: &random)
+                let sum = bytes[block ..< block + 148].reduce(0) { $0 + Int($1) } + 8 * 32
+                    + bytes[block + 156 ..< block + 512].reduce(0) { $0 + Int($1) }
+                let field = Array(String(format: "%06o\0 ", sum).utf8)
+                bytes.replaceSubrange(block + 148 ..< block + 156, with: field)
+            }
+            let whole = try Self.scanned(bytes)
+            let chunk = [512, 3000, 65536].randomElement(using: &random) ?? 512
+            let cuts = Array(stride(from: chunk, to: bytes.count, by: chunk))
+            #expect(try Self.stitched(bytes, cuts: cuts, step: 4096) == whole, "round \(round)")
+        }
+        let text = [UInt8](repeating: UInt8(ascii: "a"), count: 100_000)
+        #expect(try Self.stitched(text, cuts: [4096, 50_000], step: 512) == nil)
+    }
+}
