@@ -32,8 +32,8 @@ struct IndexFromCommandTests {
 
     @Test(
         """
-        joined frames indexed from their tar: the bytes of weir -3 SRC and, at -19, of weir -19 SRC, the same as \
-        the decode's; the line says the headers were read from TAR
+        joined frames indexed from their tar: the bytes of weir -3 SRC and, at -19 (or WEIR_CLEVEL=19), of weir \
+        -19 SRC, the same as the decode's; the line says the headers were read from TAR
         """,
         arguments: [[], ["-19"]])
     func sameBytes(level: [String]) throws {
@@ -54,6 +54,13 @@ struct IndexFromCommandTests {
         #expect(made == scratch.data("ref.tar.zst"))
         #expect(made == scratch.data("decoded.tar.zst"))
         try MemberIndexCommandTests.expectIndex("fast.tar.zst", of: "a.tar", in: scratch)
+        guard !level.isEmpty else { return }
+        // The level from the environment, as a compression takes it.
+        try Self.joinFrames(scratch, into: "env.tar.zst", flags: level)
+        let environment = try WeirProcess.shell("WEIR_CLEVEL=19 $WEIR -q --index --index-from=a.tar env.tar.zst",
+                                                in: scratch.url)
+        #expect(environment.status == 0, "\(environment.stderr)")
+        #expect(scratch.data("env.tar.zst") == made)
     }
 
     @Test(
