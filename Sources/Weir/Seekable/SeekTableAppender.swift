@@ -38,7 +38,7 @@ import WeirTar
 /// the file system has no `flock`, a run that finds the file grown since it
 /// read it fails instead of appending.
 public struct SeekTableAppender: Sendable {
-    /// What ``index(path:options:memberIndex:synchronous:whenBusy:)`` did.
+    /// What ``index(path:options:memberIndex:level:tarSource:synchronous:whenBusy:)`` did.
     public enum Outcome: Equatable, Sendable {
         /// The file already ends with a table that covers all of it and
         /// matches its frames: nothing was written. `frames` counts the
@@ -64,15 +64,16 @@ public struct SeekTableAppender: Sendable {
     ///     measured (the checksum check, the window limit, the dictionary).
     ///   - memberIndex: a tar's content gets a member index (false: a seek
     ///     table only, as `--no-member-index` asks).
-    ///   - level: the compression level of the run the index stands for:
-    ///     the index is compressed as that run's compressor compresses its
-    ///     own (``MemberIndex/level(forRunLevel:)``), so that the file ends
-    ///     as `weir -LEVEL` of its content ends.
+    ///   - level: the compression level of the run the index stands for
+    ///     (3, libzstd's default, unless given): the index is compressed as
+    ///     that run's compressor compresses its own (at 3 up to level 3, at
+    ///     the level up to 9), so that the file ends as `weir -LEVEL` of its
+    ///     content ends.
     ///   - tarSource: a regular file that holds the content of the file's
     ///     frames (the tar they were compressed from): the member index is
     ///     made from its header blocks instead of decoding the file, once
-    ///     its size and every frame's content checksum match it
-    ///     (``TarSourceScan``). Every zstd frame must store a checksum.
+    ///     its size and every frame's content checksum (XXH64 of the frame's
+    ///     range of it) match it. Every zstd frame must store a checksum.
     ///   - synchronous: wait for the disk (`fdatasync`) before returning.
     ///   - whenBusy: called once, before waiting, when another process
     ///     holds the file's lock (another `weir --index`).
