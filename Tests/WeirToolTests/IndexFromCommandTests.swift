@@ -66,7 +66,8 @@ struct IndexFromCommandTests {
     @Test(
         """
         refused, exit 1, the file unchanged byte for byte: a TAR of the same size with one byte changed (the frame \
-        named), a TAR of another size, frames without checksums (--no-check), a TAR that is not a regular file
+        named), a TAR of another size, frames without checksums (--no-check), a TAR that is not a regular file (a \
+        folder, a FIFO no one writes to)
         """)
     func refusesWhatDoesNotMatch() throws {
         let scratch = Scratch()
@@ -79,6 +80,8 @@ struct IndexFromCommandTests {
         changed[10 * 65_536 + 100] ^= 0x20
         try changed.write(to: scratch.url.appendingPathComponent("changed.tar"))
         try changed.dropLast(512).write(to: scratch.url.appendingPathComponent("short.tar"))
+        // A FIFO no one writes to: refused, not waited on.
+        #expect(try WeirProcess.shell("mkfifo fifo", in: scratch.url).status == 0)
         let cases: [(file: String, tar: String, message: String)] = [
             ("j.tar.zst", "changed.tar", "weir: changed.tar: bytes 655360 to 720896 are not the content of frame 10 "
                 + "at offset "),
@@ -87,6 +90,7 @@ struct IndexFromCommandTests {
             ("unchecked.tar.zst", "a.tar", "weir: unchecked.tar.zst: frame 0 at offset 0 stores no content checksum, "
                 + "so a.tar cannot be checked against it as its content; not indexed"),
             ("j.tar.zst", ".", "weir: .: not a regular file"),
+            ("j.tar.zst", "fifo", "weir: fifo: not a regular file"),
         ]
         for (file, tar, message) in cases {
             let before = try #require(scratch.data(file))

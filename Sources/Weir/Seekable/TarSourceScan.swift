@@ -45,6 +45,10 @@ package enum TarSourceScan {
             ranges.append((frame, content ..< content + size, checksum))
             content += size
         }
+        // A FIFO is refused before it is opened, which would wait for a writer.
+        if let status = FileStatus.of(path: source), !status.isRegularFile {
+            throw WeirError.notRegularFile(path: source, operation: .readMemberIndex)
+        }
         let tar = try Descriptor.openForReading(source, operation: .open)
         defer { tar.close() }
         let status = try tar.status(operation: .readMemberIndex)
