@@ -63,6 +63,23 @@ struct IndexFromCommandTests {
         #expect(scratch.data("env.tar.zst") == made)
     }
 
+    @Test("parts that end with their own seek tables (GNU parallel's recipe): the bytes of the decode's --index")
+    func partsWithTables() throws {
+        let scratch = Scratch()
+        try Self.makeTar(scratch)
+        let size = try #require(scratch.data("a.tar")).count
+        let cut = size / 3
+        let parts = "head -c \(cut) a.tar | $WEIR -c -q -B 64K > t.tar.zst"
+            + " && tail -c +\(cut + 1) a.tar | $WEIR -c -q -B 64K >> t.tar.zst && cp t.tar.zst d.tar.zst"
+        #expect(try WeirProcess.shell(parts, in: scratch.url).status == 0)
+        let fast = try WeirProcess.run(["--index", "--index-from=a.tar", "t.tar.zst"], in: scratch.url)
+        #expect(fast.status == 0 && fast.stderr.contains("the headers read from a.tar"), "\(fast.stderr)")
+        let decoded = try WeirProcess.run(["-q", "--index", "d.tar.zst"], in: scratch.url)
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        #expect(scratch.data("t.tar.zst") == scratch.data("d.tar.zst"))
+        try MemberIndexCommandTests.expectIndex("t.tar.zst", of: "a.tar", in: scratch)
+    }
+
     @Test(
         """
         refused, exit 1, the file unchanged byte for byte: a TAR of the same size with one byte changed (the frame \
