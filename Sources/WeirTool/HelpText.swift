@@ -39,6 +39,10 @@ enum HelpText {
     static let fileLists = """
         Also process the files named in FILE, one per line (repeatable).
         """
+    static let indexFrom = """
+        With --index and one FILE: read the member index from TAR, the tar FILE's frames hold, instead of \
+        decoding FILE; TAR must match every frame's size and content checksum.
+        """
 
     // BenchmarkFlags
     static let seconds = """

@@ -15,6 +15,9 @@ extension RunSettings {
         let (dictionary, unreadable) = readDictionary(console: console)
         if unreadable { return 1 }
         let options = decompressionOptions(toStandardOutput: false, dictionary: dictionary)
+        // The index compressed as a compression at the same level flags compresses its own.
+        let level = compressionSettings.levelPolicy.resolved.level
+        let source = compressionSettings.indexSource
         var failed = false
         for input in inputs {
             do throws(WeirError) {
@@ -23,6 +26,7 @@ extension RunSettings {
                 // is indexed and this run changes nothing), saying so.
                 let outcome = try SeekTableAppender.index(path: input, options: options,
                                                           memberIndex: compressionSettings.memberIndex,
+                                                          level: level, tarSource: source,
                                                           synchronous: outputPolicy.syncs) {
                     guard reporting.quiet == 0 else { return }
                     console.write("\(name): is busy (another weir --index?), waiting for it\n")
@@ -38,8 +42,10 @@ extension RunSettings {
                     console.write("\(name): seek table of \(frames) frames (skippable ones included) appended "
                                   + "(\(bytes) bytes\(decoded))\n")
                 case .appendedMembers(let members, let frames, let bytes):
+                    let how = source.map { "the headers read from \(FileName.displayed($0))" }
+                        ?? "the content decoded once"
                     console.write("\(name): member index of \(members) members and seek table of \(frames) frames "
-                                  + "(skippable ones included) appended (\(bytes) bytes; the content decoded once)\n")
+                                  + "(skippable ones included) appended (\(bytes) bytes; \(how))\n")
                 }
             } catch {
                 failed = true

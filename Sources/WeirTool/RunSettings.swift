@@ -61,6 +61,8 @@ struct RunSettings: Sendable {
         var seekTable: Bool
         /// A tar's member index precedes the seek table unless `--no-member-index`.
         var memberIndex: Bool
+        /// `--index-from`: the tar `--index` reads the member index from, instead of decoding the file.
+        var indexSource: String?
         /// Frames declare their content size unless `--no-content-size`.
         var writesContentSize: Bool
         /// `--stream-size`, in bytes.

@@ -58,6 +58,9 @@ struct OperationFlags: ParsableArguments {
     @Option(name: .customLong("filelist"), help: ArgumentHelp(HelpText.fileLists, valueName: "FILE"))
     var fileLists: [String] = []
 
+    @Option(name: .customLong("index-from"), help: ArgumentHelp(HelpText.indexFrom, valueName: "TAR"))
+    var indexFrom: String?
+
 }
 
 /// zstd's benchmark flags (with `-b`).

@@ -24,7 +24,7 @@ extension WeirCommand {
                 levelPolicy: levelPolicy,
                 chunkSize: compression.chunkSize?.bytes, adaptiveLevels: adaptiveLevels,
                 rsyncable: compression.rsyncable, seekTable: !compression.noSeekTable,
-                memberIndex: !compression.noMemberIndex,
+                memberIndex: !compression.noMemberIndex, indexSource: operationFlags.indexFrom,
                 writesContentSize: compression.writesContentSize, streamSize: compression.streamSize?.bytes,
                 sizeHint: messageFlags.sizeHint?.bytes, format: compression.format ?? .zstd,
                 parameters: compression.parameters, showsDefaultParameters: compression.showDefaultCParams),

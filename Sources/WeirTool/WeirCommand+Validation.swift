@@ -61,6 +61,7 @@ extension WeirCommand {
             let flag = error.reason.hasPrefix("targetCBlockSize") ? "--target-compressed-block-size" : "--zstd"
             throw ValidationError("\(flag): \(error.reason)")
         }
+        try validateIndexFrom()
         if operationFlags.operation == .index {
             if messageFlags.json {
                 throw ValidationError("--json describes compressed or decompressed data; --index writes none.")
@@ -121,6 +122,26 @@ extension WeirCommand {
         if compressionFlags.adapt, resourceFlags.singleThread, operationFlags.operation == .compress {
             throw ValidationError(
                 "--adapt cannot go with --single-thread: adaptive mode is not compatible with single thread mode.")
+        }
+    }
+
+    /// `--index-from=TAR`: one file indexed, its members from TAR.
+    func validateIndexFrom() throws {
+        guard let tar = operationFlags.indexFrom else { return }
+        guard operationFlags.operation == .index else {
+            throw ValidationError(
+                "--index-from=\(tar) gives the content of the file --index indexes: it goes with --index.")
+        }
+        if tar == "-" || tar.isEmpty {
+            throw ValidationError("--index-from=\(tar): the tar must be a file, not standard input.")
+        }
+        if compressionFlags.noMemberIndex {
+            throw ValidationError(
+                "--index-from=\(tar) is read for the member index: it cannot go with --no-member-index.")
+        }
+        if files.count != 1 || operationFlags.recursive || !operationFlags.fileLists.isEmpty {
+            throw ValidationError(
+                "--index-from=\(tar) holds the content of one file: give --index exactly one FILE.")
         }
     }
 

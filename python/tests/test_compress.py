@@ -273,8 +273,50 @@ def test_a_failed_index_leaves_no_dst(cluster: str, weir_bin: Path, tar_file: Pa
     broken = failing_weir(tmp_path, weir_bin, "--index", "disk on fire")
     out = tmp_path / "out"
     out.mkdir()
-    with pytest.raises(RuntimeError, match="--index on the joined parts exited 1: disk on fire"):
+    with pytest.raises(RuntimeError, match=r"--index .* on the joined parts exited 1: disk on fire"):
         compress(
             str(tar_file), str(out / "t.tar.zst"), scheduler=cluster, weir=str(broken), frame=MiB, blocksize=3 * MiB
         )
+    assert os.listdir(out) == []
+
+
+def test_a_tar_at_19_is_weir_19s_bytes(cluster: str, weir_bin: Path, tar_file: Path, tmp_path: Path) -> None:
+    # The join's weir --index compresses the index at the run's level, as weir -19 SRC does.
+    dst = tmp_path / "tree.tar.zst"
+    result = compress(str(tar_file), str(dst), scheduler=cluster, level=19, frame=MiB, blocksize=2 * MiB)
+    assert result.parts == 3
+    assert same_bytes(dst.read_bytes(), run_weir(weir_bin, "-T2", "-c", "-19", "-B1M", tar_file))
+    assert run_weir(weir_bin, "-l", "--members", dst) == tar_names(tar_file)
+
+
+def test_a_tar_source_url_is_indexed_by_a_decode(cluster: str, weir_bin: Path, tar_file: Path, tmp_path: Path) -> None:
+    # A SRC given as a URL cannot be read in place by the join's weir: the
+    # joined content is decoded once instead, to the same bytes.
+    dst = tmp_path / "url.tar.zst"
+    compress(f"blockcache::file://{tar_file}", str(dst), scheduler=cluster, frame=MiB, blocksize=3 * MiB)
+    assert same_bytes(dst.read_bytes(), run_weir(weir_bin, "-c", "-B1M", tar_file))
+    assert run_weir(weir_bin, "-l", "--members", dst) == tar_names(tar_file)
+
+
+def test_a_tar_changed_before_the_join_fails_the_run(
+    cluster: str, weir_bin: Path, tar_file: Path, tmp_path: Path
+) -> None:
+    # The join reads the index from SRC, not from the joined frames: a SRC
+    # changed after its ranges were compressed (one byte, here by a weir
+    # that changes it just before the join's --index runs) is caught by the
+    # frames' checksums, and the run fails rather than write a wrong index.
+    src = tmp_path / "tree.tar"
+    content = bytearray(tar_file.read_bytes())
+    at = 3 * MiB + 1000
+    other = content[at] ^ 0x20
+    src.write_bytes(bytes(content))
+    changing = tmp_path / "changing-weir"
+    change = f"printf '\\{other:03o}' | dd of=\"{src}\" bs=1 seek={at} conv=notrunc 2>/dev/null"
+    changing.write_text(f'#!/bin/sh\ncase "$*" in *--index*) {change};; esac\nexec "{weir_bin}" "$@"\n')
+    changing.chmod(0o755)
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(RuntimeError, match=r"are not the content of frame 3 .*its content checksum differs"):
+        compress(str(src), str(out / "t.tar.zst"), scheduler=cluster, weir=str(changing), frame=MiB, blocksize=2 * MiB)
+    assert src.read_bytes()[at] == other
     assert os.listdir(out) == []

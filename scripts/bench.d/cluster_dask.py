@@ -304,8 +304,8 @@ def main(argv=None):
     parser.add_argument("--one-partition-weir", action="store_true",
                         help="also count through weir:// in one partition (slow: as dask's own zstd read)")
     args = parser.parse_args(argv)
-    data = measure(os.path.abspath(args.corpus), os.path.abspath(args.weir), args.work, runs=args.runs,
-                   log=lambda m: print(m, file=sys.stderr), one_partition_weir=args.one_partition_weir)
+    data = measure_cases(os.path.abspath(args.corpus), os.path.abspath(args.weir), args.work, runs=args.runs,
+                         log=lambda m: print(m, file=sys.stderr), one_partition_weir=args.one_partition_weir)
     return standalone(data, report(data), args.json, args.report)
 
 

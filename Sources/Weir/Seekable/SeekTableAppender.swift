@@ -38,7 +38,7 @@ import WeirTar
 /// the file system has no `flock`, a run that finds the file grown since it
 /// read it fails instead of appending.
 public struct SeekTableAppender: Sendable {
-    /// What ``index(path:options:memberIndex:synchronous:whenBusy:)`` did.
+    /// What ``index(path:options:memberIndex:level:tarSource:synchronous:whenBusy:)`` did.
     public enum Outcome: Equatable, Sendable {
         /// The file already ends with a table that covers all of it and
         /// matches its frames: nothing was written. `frames` counts the
@@ -51,7 +51,8 @@ public struct SeekTableAppender: Sendable {
         /// A tar's member index of `members` members and a table of
         /// `frames` entries (the index's frame and any earlier table
         /// included), `bytes` long together, were appended; the content was
-        /// decoded once to find the members.
+        /// decoded once to find the members, or, given a `tarSource`, that
+        /// file's header blocks read instead.
         case appendedMembers(members: Int, frames: Int, bytes: Int)
     }
 
@@ -63,6 +64,16 @@ public struct SeekTableAppender: Sendable {
     ///     measured (the checksum check, the window limit, the dictionary).
     ///   - memberIndex: a tar's content gets a member index (false: a seek
     ///     table only, as `--no-member-index` asks).
+    ///   - level: the compression level of the run the index stands for
+    ///     (3, libzstd's default, unless given): the index is compressed as
+    ///     that run's compressor compresses its own (at 3 up to level 3, at
+    ///     the level up to 9), so that the file ends as `weir -LEVEL` of its
+    ///     content ends.
+    ///   - tarSource: a regular file that holds the content of the file's
+    ///     frames (the tar they were compressed from): the member index is
+    ///     made from its header blocks instead of decoding the file, once
+    ///     its size and every frame's content checksum (XXH64 of the frame's
+    ///     range of it) match it. Every zstd frame must store a checksum.
     ///   - synchronous: wait for the disk (`fdatasync`) before returning.
     ///   - whenBusy: called once, before waiting, when another process
     ///     holds the file's lock (another `weir --index`).
@@ -70,10 +81,12 @@ public struct SeekTableAppender: Sendable {
     ///   read, is not a regular file, is not zstd, is truncated or corrupt
     ///   (nothing is written then); a frame is 4 GiB or larger, on either
     ///   side, which the format cannot record; the file changed while it was
-    ///   read; the write or the sync failed.
+    ///   read; the write or the sync failed; `.sourceMismatch` when
+    ///   `tarSource` is not the frames' content or cannot be checked
+    ///   against them.
     public static func index(path: String, options: DecompressionOptions = DecompressionOptions(),
-                             memberIndex: Bool = true, synchronous: Bool = true,
-                             whenBusy: () -> Void = {}) throws(WeirError) -> Outcome {
+                             memberIndex: Bool = true, level: Int = 3, tarSource: String? = nil,
+                             synchronous: Bool = true, whenBusy: () -> Void = {}) throws(WeirError) -> Outcome {
         let file = try openForAppending(path)
         defer { file.close() }  // which releases the lock
         lockExclusively(file, whenBusy: whenBusy)
@@ -88,17 +101,28 @@ public struct SeekTableAppender: Sendable {
             return .alreadyIndexed(frames: entries)
         }
         // A tar gets a member index: the content is decoded once (a content
-        // that is not a tar, after its first buffer). A seekable file's
-        // table stays, one more skippable frame the new table lists.
-        let members = memberIndex
-            ? try TarContentScan.index(of: file, end: listing.fileSize, options: options,
-                                       wholeFile: true)
-            : nil
+        // that is not a tar, after its first buffer), or, given the tar it
+        // holds, that file's headers are walked once it matches the frames.
+        // A seekable file's table stays, one more skippable frame the new
+        // table lists.
+        let indexLevel = MemberIndex.level(forRunLevel: level)
+        var sizedFirst: (listing: FrameListing, measured: Int)?
+        var members: TarScanner.Found?
+        if memberIndex, let tarSource {
+            let sized = try listing.measured(in: file, options: options)
+            sizedFirst = sized
+            members = try TarSourceScan.index(of: sized.listing, source: tarSource, level: indexLevel)
+        } else if memberIndex {
+            members = try TarContentScan.index(of: file, end: listing.fileSize, options: options,
+                                               level: indexLevel, wholeFile: true)
+        }
         // A tar in one frame gets its index as the compressor gives one to a
         // tar of one frame: listed without decoding, though a member is read
         // by decoding the frame (issue 68).
         if seekable && members == nil { return .alreadyIndexed(frames: entries) }
-        let (sized, measured) = try listing.measured(in: file, options: options)
+        let (sized, measured) = if let sizedFirst { sizedFirst } else {
+            try listing.measured(in: file, options: options)
+        }
         var table = SeekTable(hasChecksums: sized.frames.allSatisfy { $0.isSkippable || $0.checksum != nil })
         for frame in sized.frames {
             try table.append(compressedSize: frame.compressedSize, decompressedSize: frame.decompressedSize ?? 0,

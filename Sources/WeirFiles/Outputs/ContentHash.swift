@@ -13,7 +13,7 @@ import WeirSystem
 /// file cannot be mapped, or a mapped page faults (the file was cut, the
 /// disk failed), they are read in pieces of ``pieceSize`` instead, which
 /// tells a short file or the read error.
-enum ContentHash {
+package enum ContentHash {
     /// Bytes read per `pread` when hashing a file: large enough that the
     /// system calls cost nothing beside the hash, small enough to stay in
     /// the cache.
@@ -28,7 +28,7 @@ enum ContentHash {
     /// holds fewer.
     ///
     /// - Throws: ``WeirError`` when a read fails.
-    static func of(_ file: Descriptor, count: Int, at offset: Int,
+    package static func of(_ file: Descriptor, count: Int, at offset: Int,
                    operation: WeirError.Operation = .read) throws(WeirError) -> UInt64? {
         if let hash = mapped(file, count: count, at: offset) { return hash }
         guard let state = XXH64_createState() else { return nil }

@@ -148,7 +148,7 @@ struct WeirErrorTests {
             .notZstd, .corrupt, .checksumMismatch, .memoryLimit, .verificationFailed,
             .noMemberIndex, .notTar,
             .outputExists, .sameFile, .unknownSuffix, .terminal, .unusablePath, .alreadyCompressed,
-            .sizeMismatch, .outOfRange,
+            .sizeMismatch, .outOfRange, .sourceMismatch,
         ]
         #expect(Set(codes).count == codes.count)
         #expect(Set(codes.map(\.description)).count == codes.count)

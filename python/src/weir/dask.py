@@ -16,9 +16,13 @@ writes it), syncs it and only then gives it its name.
 A tar SRC (``ustar`` at offset 257 of its first 512 bytes: weir's own test)
 gets weir's member index before the table, as ``weir SRC`` writes it: one
 task's weir writes both itself; with several, the join has ``weir --index``
-append both to the joined frames (the content decoded once, on that worker).
-A DST that is an fsspec URL is then joined and indexed in the join worker's
-temporary folder, which needs room for DST, and uploaded.
+append both to the joined frames, at the run's level. When SRC is a path the
+join worker sees (no URL), ``weir --index --index-from SRC`` reads the index
+from SRC's tar headers and checks SRC against every frame's size and content
+checksum instead of decoding the joined content (a SRC changed since its
+ranges were read fails the run); a URL SRC is decoded once instead, on that
+worker. A DST that is an fsspec URL is then joined and indexed in the join
+worker's temporary folder, which needs room for DST, and uploaded.
 
 Dask retries a failed task (``retries``) and reschedules those of a worker
 that died; a task writes its part under a temporary name and renames it, so a
@@ -184,6 +188,11 @@ def compress(
             )
             for number, ((offset, length), part) in enumerate(zip(ranges, parts, strict=True))
         ]
+        # The join's weir --index compresses the index at the run's level, as
+        # weir SRC does; a SRC it can read in place spares it the decode.
+        index_command = [weir, "-q", "--index", *level_flags(level)]
+        if not _is_url(src):
+            index_command += ["--index-from", src]
         joined = client.submit(
             join_parts,
             dst,
@@ -193,7 +202,7 @@ def compress(
             force,
             options,
             ending,
-            [weir, "-q", "--index"],
+            index_command,
             key=f"weir-join-{token}",
             retries=retries,
             pure=False,
@@ -211,10 +220,16 @@ def compress(
             client.close()
 
 
+def _is_url(path: str) -> bool:
+    """Whether ``path`` is an fsspec URL (``s3://…``, ``simplecache::…``),
+    not a plain path."""
+    return "://" in path or "::" in path
+
+
 def _absolute(path: str) -> str:
     """A local path as the caller means it: relative to the caller's folder,
     not to the workers' (a URL is left as it is)."""
-    return path if "://" in path or "::" in path else os.path.abspath(path)
+    return path if _is_url(path) else os.path.abspath(path)
 
 
 def _parts_dir(dst: str, token: str) -> str:

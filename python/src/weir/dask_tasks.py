@@ -1,7 +1,9 @@
 """The tasks of ``weir.dask.compress``, run on the Dask workers: one range of
 SRC through the ``weir`` executable into a part, and the join of the parts
-into DST with one seek table. Dask pickles them by name: the workers import
-this module from the weir package installed on them."""
+into DST with one seek table (a tar's member index before it, by ``weir
+--index``, from SRC's headers where the join sees SRC as a path). Dask
+pickles them by name: the workers import this module from the weir package
+installed on them."""
 
 from __future__ import annotations
 
@@ -172,8 +174,9 @@ def join_parts(
 ) -> tuple[int, int]:
     """On a worker: the parts in order into DST, then its end, by ``ending``:
     ``"table"``, one seek table made here; ``"index"``, a tar's member index
-    and the table, which ``index_command`` (``weir -q --index``) appends to
-    the joined file, as weir's compressor writes them; ``"none"``, nothing
+    and the table, which ``index_command`` (``weir -q --index -LEVEL``, with
+    ``--index-from SRC`` when SRC is a path) appends to the joined file, as
+    weir's compressor writes them; ``"none"``, nothing
     (one part that is weir's whole output already). Returns DST's size and
     its zstd frames."""
     every = [entry for part in entries for entry in part]
@@ -225,8 +228,11 @@ def _copy_parts(parts: list[str], options: dict[str, Any], output: Any) -> None:
 
 def add_member_index(command: list[str] | None, path: str) -> None:
     """Has weir append a tar's member index and the seek table to the joined
-    frames at ``path`` (``weir --index``: the content decoded once, through
-    the compressor's own scanner; the bytes ``weir SRC`` writes)."""
+    frames at ``path``, the bytes ``weir SRC`` writes: with ``--index-from
+    SRC``, the index from SRC's tar headers once SRC matches every frame's
+    size and content checksum (a SRC changed since its ranges were read
+    fails here); without, the joined content decoded once, through the
+    compressor's own scanner."""
     if not command:
         raise ValueError("a tar's join needs the weir --index command")
     process = subprocess.run([*command, path], capture_output=True, check=False)
