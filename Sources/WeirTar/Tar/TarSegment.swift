@@ -1,3 +1,4 @@
+import Glibc
 import WeirSystem
 
 /// One chunk's share of the member index's walk, made by the worker that
@@ -98,7 +99,7 @@ package final class TarSegment: @unchecked Sendable {  // one thread at a time, 
         walk.withResume { resume, pending in
             self.resume = max(resume, start)
             if let pending {
-                var one = Records()
+                let one = Records()
                 one.append(pending)
                 self.pending = one
             }
@@ -114,15 +115,19 @@ package final class TarSegment: @unchecked Sendable {  // one thread at a time, 
     }
 
     /// Members kept with their names, for a stitcher to hand on in order:
-    /// packed as varints, each against the one before (offsets as gaps, an
-    /// owner name the same as the last one's as one byte), about 30 bytes a
-    /// member on the Linux tarball, where fields at full width took 180:
-    /// the walks of the chunks in flight are held at once, and each byte of
-    /// theirs added to the run's peak.
-    package struct Records: TarMemberSink, Sendable {
-        private var bytes: [UInt8] = []
-        private var lastUname: [UInt8] = []
-        private var lastGname: [UInt8] = []
+    /// packed as varints in a raw buffer, each against the one before
+    /// (offsets as gaps, an owner name the same as the last one's as one
+    /// byte), about 35 bytes a member on the Linux tarball where fields at
+    /// full width took 180: the walks of the chunks in flight are held at
+    /// once, and each byte of theirs added to the run's peak. A raw buffer,
+    /// not an array: an array's appends cost ~1,500 instructions a member
+    /// (uniqueness checks, generic copies), as much as the walk itself.
+    ///
+    /// Threads: one at a time (its walk's worker, then the stitcher).
+    package final class Records: TarMemberSink, @unchecked Sendable {  // one thread at a time (above)
+        private var bytes = MemberIndex.ColumnBytes(capacity: 4096)
+        private var lastUname = MemberIndex.ColumnBytes(capacity: 32)
+        private var lastGname = MemberIndex.ColumnBytes(capacity: 32)
         /// The last one's end, the next one's gap is from.
         private var lastEnd = 0
         /// Where the last one's data length lies in ``bytes`` (8 bytes, set
@@ -133,12 +138,22 @@ package final class TarSegment: @unchecked Sendable {  // one thread at a time, 
 
         package init() {}
 
-        package mutating func append(_ member: MemberIndex.Record) {
+        deinit {
+            bytes.deallocate()
+            lastUname.deallocate()
+            lastGname.deallocate()
+        }
+
+        package func append(_ member: MemberIndex.Record) {
+            // The buffers as locals, stored back once: a class's stored property changed in place costs a
+            // dynamic exclusivity check per call (a tenth of the walk's cost, issue 82).
+            var bytes = bytes, lastUname = lastUname, lastGname = lastGname
+            defer { (self.bytes, self.lastUname, self.lastGname) = (bytes, lastUname, lastGname) }
             bytes.appendUvarint(UInt64(max(0, member.headerOffset - lastEnd)))
             bytes.appendUvarint(UInt64(member.headerLength))
             lastDataLength = bytes.count
             lastDataStart = member.headerOffset + member.headerLength
-            withUnsafeBytes(of: UInt64(max(0, member.dataLength)).littleEndian) { bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: UInt64(max(0, member.dataLength)).littleEndian) { bytes.append($0) }
             bytes.appendUvarint(UInt64(member.size))
             bytes.appendUvarint(UInt64(bitPattern: member.mtime << 1 ^ member.mtime >> 63))
             bytes.appendUvarint(UInt64(member.mode))
@@ -148,9 +163,9 @@ package final class TarSegment: @unchecked Sendable {  // one thread at a time, 
             bytes.appendUvarint(UInt64(member.devmajor))
             bytes.appendUvarint(UInt64(member.devminor))
             bytes.appendUvarint(UInt64(member.path.count))
-            bytes.append(contentsOf: member.path)
+            bytes.append(member.path)
             bytes.appendUvarint(UInt64(member.link.count))
-            bytes.append(contentsOf: member.link)
+            bytes.append(member.link)
             Self.appendOwner(member.uname, last: &lastUname, to: &bytes)
             Self.appendOwner(member.gname, last: &lastGname, to: &bytes)
             lastEnd = lastDataStart + max(0, member.dataLength)
@@ -158,72 +173,73 @@ package final class TarSegment: @unchecked Sendable {  // one thread at a time, 
         }
 
         /// An owner name: 0 when it is the last one's, else its length + 1 and its bytes.
-        private static func appendOwner(_ name: UnsafeRawBufferPointer, last: inout [UInt8], to bytes: inout [UInt8]) {
-            if name.elementsEqual(last) {
+        @inline(__always)
+        private static func appendOwner(_ name: UnsafeRawBufferPointer, last: inout MemberIndex.ColumnBytes,
+                                        to bytes: inout MemberIndex.ColumnBytes) {
+            if name.count == last.count, name.isEmpty
+                || name.baseAddress.map({ memcmp($0, last.base, name.count) == 0 }) == true {
                 bytes.append(0)
                 return
             }
             bytes.appendUvarint(UInt64(name.count + 1))
-            bytes.append(contentsOf: name)
-            last = Array(name)
+            bytes.append(name)
+            last.set(name)
         }
 
         /// Sets the last one's data length: it ends at `end` (the next member's start).
-        mutating func setLastEnd(_ end: Int) {
+        func setLastEnd(_ end: Int) {
             guard count > 0 else { return }
-            let length = UInt64(max(0, end - lastDataStart)).littleEndian
-            withUnsafeBytes(of: length) { value in
-                bytes.replaceSubrange(lastDataLength ..< lastDataLength + 8, with: value)
-            }
-            lastEnd = lastDataStart + Int(UInt64(littleEndian: length))
+            let length = max(0, end - lastDataStart)
+            UnsafeMutableRawPointer(bytes.base + lastDataLength).storeBytes(of: UInt64(length).littleEndian,
+                                                                           as: UInt64.self)
+            lastEnd = lastDataStart + length
         }
 
         /// Hands each, in order, to `body`; its names are valid during the call.
         package func forEach(_ body: (MemberIndex.Record) -> Void) {
-            bytes.withUnsafeBytes { all in
-                var at = 0
-                func uvarint() -> Int {
-                    var value: UInt64 = 0, shift: UInt64 = 0
-                    while at < all.count {
-                        let byte = all[at]
-                        at += 1
-                        value |= UInt64(byte & 0x7F) << shift
-                        if byte < 0x80 { break }
-                        shift += 7
-                    }
-                    return Int(truncatingIfNeeded: value)
-                }
-                func take(_ count: Int) -> UnsafeRawBufferPointer {
-                    defer { at += count }
-                    return UnsafeRawBufferPointer(rebasing: all[at ..< at + count])
-                }
-                let empty = UnsafeRawBufferPointer(start: nil, count: 0)
-                var record = MemberIndex.Record()
-                var (uname, gname, end) = (empty, empty, 0)
-                for _ in 0 ..< count {
-                    record.headerOffset = end + uvarint()
-                    record.headerLength = uvarint()
-                    record.dataLength = Int(truncatingIfNeeded: UInt64(littleEndian: all.loadUnaligned(
-                        fromByteOffset: at, as: UInt64.self)))
-                    at += 8
-                    record.size = uvarint()
-                    let zigzag = UInt64(bitPattern: Int64(uvarint()))
-                    record.mtime = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
-                    record.mode = UInt32(truncatingIfNeeded: uvarint())
-                    (record.uid, record.gid) = (uvarint(), uvarint())
-                    record.type = all[at]
+            let all = bytes.bytes
+            var at = 0
+            @inline(__always) func uvarint() -> Int {
+                var value: UInt64 = 0, shift: UInt64 = 0
+                while at < all.count {
+                    let byte = all[at]
                     at += 1
-                    (record.devmajor, record.devminor) = (uvarint(), uvarint())
-                    record.path = take(uvarint())
-                    record.link = take(uvarint())
-                    let unameCount = uvarint()
-                    if unameCount > 0 { uname = take(unameCount - 1) }
-                    let gnameCount = uvarint()
-                    if gnameCount > 0 { gname = take(gnameCount - 1) }
-                    (record.uname, record.gname) = (uname, gname)
-                    end = record.headerOffset + record.headerLength + record.dataLength
-                    body(record)
+                    value |= UInt64(byte & 0x7F) << shift
+                    if byte < 0x80 { break }
+                    shift += 7
                 }
+                return Int(truncatingIfNeeded: value)
+            }
+            @inline(__always) func take(_ count: Int) -> UnsafeRawBufferPointer {
+                defer { at += count }
+                return UnsafeRawBufferPointer(rebasing: all[at ..< at + count])
+            }
+            let empty = UnsafeRawBufferPointer(start: nil, count: 0)
+            var record = MemberIndex.Record()
+            var (uname, gname, end) = (empty, empty, 0)
+            for _ in 0 ..< count {
+                record.headerOffset = end + uvarint()
+                record.headerLength = uvarint()
+                record.dataLength = Int(truncatingIfNeeded: UInt64(littleEndian: all.loadUnaligned(
+                    fromByteOffset: at, as: UInt64.self)))
+                at += 8
+                record.size = uvarint()
+                let zigzag = UInt64(truncatingIfNeeded: uvarint())
+                record.mtime = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
+                record.mode = UInt32(truncatingIfNeeded: uvarint())
+                (record.uid, record.gid) = (uvarint(), uvarint())
+                record.type = all[at]
+                at += 1
+                (record.devmajor, record.devminor) = (uvarint(), uvarint())
+                record.path = take(uvarint())
+                record.link = take(uvarint())
+                let unameCount = uvarint()
+                if unameCount > 0 { uname = take(unameCount - 1) }
+                let gnameCount = uvarint()
+                if gnameCount > 0 { gname = take(gnameCount - 1) }
+                (record.uname, record.gname) = (uname, gname)
+                end = record.headerOffset + record.headerLength + record.dataLength
+                body(record)
             }
         }
     }

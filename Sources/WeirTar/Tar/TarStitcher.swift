@@ -62,7 +62,7 @@ package final class TarStitcher: @unchecked Sendable {  // one thread at a time,
     private func keep(_ segment: TarSegment) {
         let found = segment.members.count > 0 || segment.pending != nil || segment.stop != nil
             || segment.resume != resume
-        if found, var last = pending {
+        if found, let last = pending {
             // The member before ends where the segment's first begins.
             last.setLastEnd(resume)
             hand(last)
@@ -88,7 +88,7 @@ package final class TarStitcher: @unchecked Sendable {  // one thread at a time,
     package func finish(contentSize: Int, path: String) throws(WeirError) -> TarScanner.Found? {
         guard let stop, stop.clean else { return nil }
         let end = min(stop.offset, contentSize)
-        if var last = pending {
+        if let last = pending {
             last.setLastEnd(end)
             hand(last)
             pending = nil
