@@ -216,11 +216,12 @@ let package = Package(
         // it tests. Their shared helpers are libraries of their own (in no
         // product): WeirTestSupport (inputs, scratch folders, pipes, rounds;
         // Foundation, Glibc and libzstd only), WeirFormatsTestSupport
-        // (what needs WeirFormats) and WeirTarTestSupport (member indexes
+        // (what needs WeirFormats: frames, seek tables, dictionaries) and WeirTarTestSupport (member indexes
         // and a tar: what needs WeirTar).
         .target(name: "WeirTestSupport", dependencies: ["CZstd"], path: "Tests/WeirTestSupport"),
         .target(
-            name: "WeirFormatsTestSupport", dependencies: ["WeirFormats"], path: "Tests/WeirFormatsTestSupport"
+            name: "WeirFormatsTestSupport", dependencies: ["WeirFormats", "WeirTestSupport", "CZstd"],
+            path: "Tests/WeirFormatsTestSupport"
         ),
         .target(name: "WeirTarTestSupport", dependencies: ["WeirTar"], path: "Tests/WeirTarTestSupport"),
         .testTarget(

@@ -116,30 +116,15 @@ extension MountedArchive {
     private func recordProblem(node: Int, header range: Range<Int>, path: [UInt8], type: UInt8, link: [UInt8],
                                dataLength: Int, size: Int,
                                _ body: (UnsafeRawBufferPointer) -> Void = { _ in }) -> String? {
-        guard range.upperBound <= cache.reader.count else {
-            return "member index disagrees with the archive: its header blocks end at \(range.upperBound), "
-                + "past the content's end at \(cache.reader.count)"
-        }
-        if let problem = MemberRecordCheck.headerBlocksProblem(range.count) {
-            return "member index disagrees with the archive: \(problem)"
-        }
-        let header = [UInt8](unsafeUninitializedCapacity: range.count) { buffer, count in
-            count = 0
-            do throws(WeirError) {
-                try cache.read(range, into: UnsafeMutableRawBufferPointer(buffer))
-                count = range.count
-            } catch {
-                failed(error, node: node)
-            }
-        }
-        guard header.count == range.count else { return "" }
-        return header.withUnsafeBytes { all in
-            if let problem = MemberRecordCheck.problem(in: all, path: path, type: type, link: link,
-                                                       dataLength: dataLength, size: size) {
-                return "member index disagrees with the archive: \(problem)"
-            }
-            body(all)
-            return nil
+        do throws(WeirError) {
+            let problem = try MemberRecordCheck.problem(
+                blocks: range, through: nil, contentEnd: cache.reader.count, path: path, type: type, link: link,
+                dataLength: dataLength, size: size, read: { blocks throws(WeirError) in try bytes(blocks) },
+                passed: body)
+            return problem.map { "member index disagrees with the archive: \($0)" }
+        } catch {
+            failed(error, node: node)
+            return ""
         }
     }
 
@@ -151,51 +136,45 @@ extension MountedArchive {
     ///   not a sparse member.
     private func sparseProblem(_ found: TarSparseMap.Found, of node: Int) -> String? {
         let entry = tree.nodes[node]
-        var map: TarSparseMap
-        var length = 0
-        switch found {
-        case .notSparse: return nil
-        case let .damaged(why): return "a sparse member: \(why)"
-        case let .map(whole): map = whole
-        case let .mapInData(size):
-            // The map's lines, read a block more at a time (a map of a few segments takes one).
-            var count = min(entry.dataLength, TarHeaderCheck.block)
-            while true {
-                var failure: WeirError?
-                let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, filled in
-                    filled = 0
-                    do throws(WeirError) {
-                        try cache.read(entry.dataOffset ..< entry.dataOffset + count,
-                                       into: UnsafeMutableRawBufferPointer(buffer))
-                        filled = count
-                    } catch {
-                        failure = error
-                    }
-                }
-                if let failure {
-                    failed(failure, node: node)
-                    return ""
-                }
-                switch bytes.withUnsafeBytes({ TarSparseMap.inData($0, size: size) }) {
-                case let .map(found, mapLength):
-                    (map, length) = (found, mapLength)
-                case .needsMore where count < entry.dataLength:
-                    count = min(entry.dataLength, count * 4)
-                    continue
-                case .needsMore: return "a sparse member: its map runs past its data"
-                case let .damaged(why): return "a sparse member: \(why)"
-                }
-                break
+        let read: Result<(map: TarSparseMap, mapLength: Int)?, TarSparseMap.Problem>
+        do throws(WeirError) {
+            read = try TarSparseMap.read(found, size: entry.size,
+                                         dataLength: entry.dataLength) { count throws(WeirError) in
+                try bytes(entry.dataOffset ..< entry.dataOffset + count)
             }
+        } catch {
+            failed(error, node: node)
+            return ""
         }
-        guard map.size == entry.size else {
-            return "member index disagrees with the archive: its sparse map gives \(map.size) bytes, "
+        let map: TarSparseMap, length: Int
+        switch read {
+        case .success(nil): return nil
+        case let .success(found?): (map, length) = found
+        case let .failure(.damaged(why)), let .failure(.dataMapDamaged(why)): return "a sparse member: \(why)"
+        case .failure(.dataMapPastData): return "a sparse member: its map runs past its data"
+        case let .failure(.sizeDiffers(mapSize)):
+            return "member index disagrees with the archive: its sparse map gives \(mapSize) bytes, "
                 + "the index \(entry.size)"
-        }
-        guard length + map.storedLength <= entry.dataLength else {
-            return "a sparse member: its map holds \(map.storedLength) bytes, its data \(entry.dataLength - length)"
+        case let .failure(.segmentsPastData(stored, mapLength)):
+            return "a sparse member: its map holds \(stored) bytes, its data \(entry.dataLength - mapLength)"
         }
         sparseMaps.withLock { $0[node] = (map, entry.dataOffset + length) }
         return nil
+    }
+
+    /// The content's bytes `range`, read through the cache.
+    private func bytes(_ range: Range<Int>) throws(WeirError) -> [UInt8] {
+        var failure: WeirError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: range.count) { buffer, filled in
+            filled = 0
+            do throws(WeirError) {
+                try cache.read(range, into: UnsafeMutableRawBufferPointer(buffer))
+                filled = range.count
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        return bytes
     }
 }

@@ -210,6 +210,9 @@ extension RunSettings {
         options.stepDelayForTesting = getenv("WEIR_TEST_STEP_DELAY").flatMap { Double(String(cString: $0)) }
         // The tests' way to stop a run after a step, to read its line at a known point.
         options.stepHoldForTesting = getenv("WEIR_TEST_STEP_HOLD").map { String(cString: $0) }
+        // The tests' way to checkpoint sooner, so that a short run can be stopped after one.
+        options.checkpointIntervalForTesting = getenv("WEIR_TEST_CHECKPOINT_INTERVAL")
+            .flatMap { Double(String(cString: $0)) }.flatMap { $0 >= 0 ? $0 : nil }
         #endif
         return WorkerPlan.applied(to: options, cores: resourceSettings.countedCores)
     }

@@ -153,6 +153,10 @@ public struct CompressionOptions: Sendable, Equatable {
     /// For tests of the progress line only: after each step, a worker
     /// waits while this file exists (``StepHold``).
     package var stepHoldForTesting: String?
+    /// For tests of resuming only: a resumable output's checkpoints come
+    /// at least this often (seconds; ``PartialOutput/interval`` without),
+    /// so that a short run can be stopped after one.
+    package var checkpointIntervalForTesting: Double?
     /// `--patch-from=OLD`: the input is compressed against the old file, as
     /// one frame (zstd's decoder uses a prefix for one frame only), by one
     /// context whose own workers (`ZSTD_c_nbWorkers`) are ``threads``, as

@@ -72,6 +72,10 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// For tests of the progress line only: after each step, a decoder
     /// waits while this file exists (``StepHold``).
     package var stepHoldForTesting: String?
+    /// For tests of resuming only: a resumable output's checkpoints come
+    /// at least this often (seconds; ``PartialOutput/interval`` without),
+    /// so that a short run can be stopped after one.
+    package var checkpointIntervalForTesting: Double?
 
     /// Creates options; every parameter has zstd's default.
     public init(verifyChecksum: Bool = true, memoryLimit: Int? = nil, readSize: Int = 256 << 10, threads: Int = 0,

@@ -114,15 +114,11 @@ public final class TarArchive: Sendable {
                      _ body: (UnsafeRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) -> Int {
         let record = member.record
         let reader = try contentReader()
-        guard record.end <= reader.count else {
-            throw WeirError.memberIndexDisagrees(
-                path: path, name: member.name, offset: member.blocksStart,
-                "it ends at \(record.end), past the content's end at \(reader.count)")
-        }
-        let headerLength = member.headerBlocksLength
-        if let problem = MemberRecordCheck.headerBlocksProblem(headerLength) {
+        if let problem = MemberRecordCheck.readProblem(blocks: member.blocksStart ..< record.dataOffset,
+                                                       through: record.end, contentEnd: reader.count) {
             throw WeirError.memberIndexDisagrees(path: path, name: member.name, offset: member.blocksStart, problem)
         }
+        let headerLength = member.headerBlocksLength
         var header: [UInt8] = []
         header.reserveCapacity(headerLength)
         return try reader.read(member.contentRange) { piece throws(WeirError) in
@@ -183,17 +179,10 @@ public final class TarArchive: Sendable {
             let name = String(decoding: member.path, as: UTF8.self)
             let start = previousEnd
             previousEnd = member.end
-            guard member.end <= reader.count else {
-                throw WeirError.memberIndexDisagrees(
-                    path: path, name: name, offset: start,
-                    "it ends at \(member.end), past the content's end at \(reader.count)")
+            let problem = try MemberRecordCheck.problem(blocks: start ..< member.dataOffset, of: member,
+                                                        contentEnd: reader.count) { blocks throws(WeirError) in
+                [UInt8](try reader.read(at: blocks.lowerBound, count: blocks.count))
             }
-            let length = member.dataOffset - start
-            if let problem = MemberRecordCheck.headerBlocksProblem(length) {
-                throw WeirError.memberIndexDisagrees(path: path, name: name, offset: start, problem)
-            }
-            let header = try reader.read(at: start, count: length)
-            let problem = header.withUnsafeBytes { MemberRecordCheck.problem(in: $0, of: member) }
             if let problem {
                 throw WeirError.memberIndexDisagrees(path: path, name: name, offset: start, problem)
             }
@@ -261,25 +250,24 @@ public final class TarArchive: Sendable {
             if from < to { stored.append(contentsOf: piece[(from - at) ..< (to - at)]) }
             at += piece.count
         }
-        var map: TarSparseMap
-        var mapLength = 0
-        switch found ?? header.withUnsafeBytes({ TarSparseMap.parse(header: $0) }) {
-        case .notSparse:
+        let read = stored.withUnsafeBytes { data in
+            TarSparseMap.read(found ?? header.withUnsafeBytes({ TarSparseMap.parse(header: $0) }), size: member.size,
+                              dataLength: data.count) { count in [UInt8](data.prefix(count)) }
+        }
+        let map: TarSparseMap, mapLength: Int
+        switch read {
+        case .success(nil):
             guard stored.count == member.size, type != UInt8(ascii: "S") else {
                 throw WeirError.notAFile(path: path, name: member.name, why: "is not a regular file stored whole "
                     + "(\(stored.count) of its \(member.size) bytes stored)")
             }
             return stored
-        case let .map(found): map = found
-        case let .mapInData(size):
-            guard case let .map(found, length) = stored.withUnsafeBytes({ TarSparseMap.inData($0, size: size) }) else {
-                throw WeirError.notAFile(path: path, name: member.name, why: "is a sparse file whose map is unreadable")
-            }
-            (map, mapLength) = (found, length)
-        case let .damaged(why):
+        case let .success(found?): (map, mapLength) = found
+        case let .failure(.damaged(why)):
             throw WeirError.notAFile(path: path, name: member.name, why: "is a sparse file: \(why)")
-        }
-        guard map.size == member.size, mapLength + map.storedLength <= stored.count else {
+        case .failure(.dataMapDamaged), .failure(.dataMapPastData):
+            throw WeirError.notAFile(path: path, name: member.name, why: "is a sparse file whose map is unreadable")
+        case .failure(.sizeDiffers), .failure(.segmentsPastData):
             throw WeirError.notAFile(path: path, name: member.name,
                                      why: "is a sparse file whose map does not fit its stored data")
         }

@@ -40,12 +40,16 @@ extension FileJob {
             output = try OutputFile.resumable(path: path, force: force, identity: ResumeRecord.identity(of: status),
                                               options: options.resumeFingerprint(size: size),
                                               dictionary: options.dictionary, input: input,
-                                              verifies: options.verify)
+                                              verifies: options.verify,
+                                              checkpointInterval: options.checkpointIntervalForTesting
+                                                  ?? PartialOutput.interval)
         case .decompress(let options):
             guard options.resumable, Self.isWeirsOwn(input, size: size) else { return (nil, nil) }
             output = try OutputFile.resumable(path: path, force: force, identity: ResumeRecord.identity(of: status),
                                               options: options.resumeFingerprint, holds: .content,
-                                              dictionary: options.dictionary, input: input)
+                                              dictionary: options.dictionary, input: input,
+                                              checkpointInterval: options.checkpointIntervalForTesting
+                                                  ?? PartialOutput.interval)
         case .test:
             return (nil, nil)
         }

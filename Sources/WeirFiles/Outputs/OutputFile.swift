@@ -110,14 +110,17 @@ package final class OutputFile: Sendable {
     /// the way: the caller then makes a plain one.
     package static func resumable(path: String, force: Bool, identity: String, options: String,
                                   holds: PartialOutput.Holds = .frames, dictionary: ZstdDictionary?,
-                                  input: Descriptor? = nil, verifies: Bool = false) throws(WeirError) -> OutputFile? {
+                                  input: Descriptor? = nil, verifies: Bool = false,
+                                  checkpointInterval: Double = PartialOutput.interval)
+        throws(WeirError) -> OutputFile? {
         let existing = FileStatus.of(path: path)
         if let existing, !existing.isRegularFile { return nil }
         if !force, existing != nil { throw WeirError.outputExists(path: path) }
         if let existing { PageCache.drop(of: path, modified: existing.modificationTime) }
         StaleTemporaries.sweepOnce(folder: folder(of: path))
         guard let partial = try PartialOutput.open(for: path, identity: identity, options: options, holds: holds,
-                                                   dictionary: dictionary, input: input, verifies: verifies)
+                                                   dictionary: dictionary, input: input, verifies: verifies,
+                                                   checkpointInterval: checkpointInterval)
         else { return nil }
         return OutputFile(partial: partial, path: path, force: force)
     }

@@ -31,7 +31,8 @@ extension PartialOutput {
     ///   file cannot be created or read.
     package static func open(
         for path: String, identity: String, options: String, holds: Holds = .frames,
-        dictionary: ZstdDictionary?, input: Descriptor? = nil, verifies: Bool = false
+        dictionary: ZstdDictionary?, input: Descriptor? = nil, verifies: Bool = false,
+        checkpointInterval: Double = interval
     ) throws(WeirError) -> PartialOutput? {
         let (partPath, recordPath) = Self.hiddenPaths(for: path)
         let folder = OutputFile.folder(of: path)
@@ -46,7 +47,8 @@ extension PartialOutput {
                               input: input, path: partPath, decodes: verifies)
             switch try Self.reopen(partPath, recordPath, present: partKind != .absent, check: check) {
             case .resumed(let kept):
-                return kept.partial(partPath: partPath, recordPath: recordPath, holds: holds, folder: folder)
+                return kept.partial(partPath: partPath, recordPath: recordPath, holds: holds, folder: folder,
+                                    checkpointInterval: checkpointInterval)
             case .startOver(let reason):
                 start = .startedOver(reason: reason)
             case .fresh:
@@ -54,7 +56,7 @@ extension PartialOutput {
             }
         }
         return try Self.create(partPath, recordPath, start: start, identity: identity, options: options,
-                               holds: holds, folder: folder, for: path)
+                               holds: holds, folder: folder, for: path, checkpointInterval: checkpointInterval)
     }
 
     /// Why a run of `path` that could be resumed is not: a folder at its
@@ -86,8 +88,8 @@ extension PartialOutput {
     /// whatever was there: nil when a name cannot be taken (a folder
     /// appeared there).
     private static func create(_ partPath: String, _ recordPath: String, start: Start, identity: String,
-                               options: String, holds: Holds, folder: String,
-                               for path: String) throws(WeirError) -> PartialOutput? {
+                               options: String, holds: Holds, folder: String, for path: String,
+                               checkpointInterval: Double) throws(WeirError) -> PartialOutput? {
         let folderBytes = Self.folderBytes(of: path)
         let (fd, partTemporary) = try OutputFile.createTemporary(in: folderBytes, for: partPath)
         var info = stat()
@@ -148,7 +150,7 @@ extension PartialOutput {
                              start: start, holds: holds, kept: [],
                              log: Log(record: record, hash: ResumeRecord.hash(Array(header.utf8)), frames: 0,
                                       outputBytes: 0, inputBytes: 0, folderSynced: false),
-                             folder: folder)
+                             folder: folder, checkpointInterval: checkpointInterval)
     }
 
     /// `rename`, true when it succeeded.

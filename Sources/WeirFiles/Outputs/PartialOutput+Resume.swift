@@ -23,7 +23,8 @@ extension PartialOutput {
         let checkpoint: ResumeRecord.Checkpoint
 
         /// The resumed output.
-        func partial(partPath: String, recordPath: String, holds: Holds, folder: String) -> PartialOutput {
+        func partial(partPath: String, recordPath: String, holds: Holds, folder: String,
+                     checkpointInterval: Double) -> PartialOutput {
             let totals = holds.totals(of: checkpoint)
             return PartialOutput(
                 partPath: partPath, recordPath: recordPath, descriptor: Descriptor(part, path: partPath),
@@ -34,7 +35,7 @@ extension PartialOutput {
                 log: Log(
                     record: record, hash: hash, frames: entries.count, outputBytes: totals.output,
                     inputBytes: totals.input, folderSynced: true),
-                folder: folder)
+                folder: folder, checkpointInterval: checkpointInterval)
         }
     }
 

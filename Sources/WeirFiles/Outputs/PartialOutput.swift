@@ -72,13 +72,10 @@ package final class PartialOutput: Sendable {
     /// the default frame size).
     package static let minimumFrames = 8
 
-    /// Checkpoints come at least this often (seconds)...
-    static let interval: Double = intervalForTesting ?? 2.0
-    /// The tests' way to checkpoint sooner, so that a short run can be
-    /// stopped after one: set only by the executable's test build, from
-    /// WEIR_TEST_CHECKPOINT_INTERVAL, at its start, before any thread of
-    /// the run exists and before ``interval`` is first read (so unguarded).
-    package nonisolated(unsafe) static var intervalForTesting: Double?
+    /// Checkpoints come at least this often (seconds), unless the run's
+    /// options say otherwise (their `checkpointIntervalForTesting`: a test
+    /// checkpoints sooner, so that a short run can be stopped after one)...
+    package static let interval: Double = 2.0
     /// ...or after this many bytes of output.
     static let checkpointBytes = 1 << 30
 
@@ -116,9 +113,11 @@ package final class PartialOutput: Sendable {
     private let queue = DispatchQueue(label: "weir.checkpoint")
     private let group = DispatchGroup()
     private let folder: String
+    /// Checkpoints come at least this often (seconds): ``interval``, but in tests.
+    private let checkpointInterval: Double
 
     init(partPath: String, recordPath: String, descriptor: Descriptor, start: Start, holds: Holds,
-         kept: [SeekTable.Entry], log: Log, folder: String) {
+         kept: [SeekTable.Entry], log: Log, folder: String, checkpointInterval: Double) {
         self.partPath = partPath
         self.recordPath = recordPath
         self.descriptor = descriptor
@@ -127,6 +126,7 @@ package final class PartialOutput: Sendable {
         self.keptEntries = kept
         self.log = Locked(log)
         self.folder = folder
+        self.checkpointInterval = checkpointInterval
     }
 
     /// The bytes of input and output the kept frames stand for.
@@ -149,7 +149,7 @@ package final class PartialOutput: Sendable {
             log.pending.append(entry)
             log.pendingBytes += holds.sizes(of: entry).output
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds - log.last.uptimeNanoseconds) / 1e9
-            guard !log.inFlight, !log.failed, elapsed >= Self.interval || log.pendingBytes >= Self.checkpointBytes
+            guard !log.inFlight, !log.failed, elapsed >= checkpointInterval || log.pendingBytes >= Self.checkpointBytes
             else { return nil }
             return take(&log)
         }

@@ -144,4 +144,23 @@ struct OutputFileTests {
         #expect(try Self.cachedPages(dirty) == before)
         replacing.discard()
     }
+
+    @Test("an output file named by bytes that are not UTF-8, in such a folder, is created under exactly those bytes")
+    func outputFile() throws {
+        let folder = TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let subfolder = Array(folder.path.utf8) + [0x2F, 0x64, 0xFE]
+        #expect((subfolder + [0]).withUnsafeBytes { mkdir($0.bindMemory(to: CChar.self).baseAddress!, 0o755) } == 0)
+        let path = FileName.string(fromBytes: subfolder + [0x2F, 0x6F, 0xFF])
+        let file = try OutputFile(path: path, force: false)
+        let temporary = try #require(file.temporaryPath)
+        #expect(FileName.bytes(of: temporary).starts(with: subfolder + Array("/.weir-".utf8)))
+        #expect(FileStatus.of(path: temporary) != nil)
+        try file.commit(copying: nil)
+        #expect(FileStatus.of(path: path)?.isRegularFile == true)
+        #expect(!FileStatus.exists(temporary))
+        // Nothing else was created: the parent folder holds only the subfolder.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 1)
+        #expect(throws: WeirError.self) { try OutputFile(path: path, force: false) }
+    }
 }

@@ -29,4 +29,14 @@ struct OutputNameTests {
             #expect(error.hint == .nameOutput)
         }
     }
+
+    @Test("output names keep the bytes and look at scalars, not characters")
+    func outputNames() throws {
+        let name = FileName.string(fromBytes: [0x61, 0xFF] + Array(".tzst".utf8))
+        #expect(FileName.bytes(of: try OutputName.decompressed(for: name)) == [0x61, 0xFF] + Array(".tar".utf8))
+        #expect(FileName.bytes(of: OutputName.compressed(for: name)) == [0x61, 0xFF] + Array(".tzst.zst".utf8))
+        // U+0600 joins the dot that follows into one Character.
+        #expect(try OutputName.decompressed(for: "\u{600}.zst") == "\u{600}")
+        #expect(throws: WeirError.self) { try OutputName.decompressed(for: "dir/.zst") }
+    }
 }

@@ -70,4 +70,35 @@ struct MemberRecordCheckTests {
             }
         }
     }
+
+    @Test("""
+          before a read: a member past the content's end, header blocks past it, or more of them than a reader \
+          takes are refused, each as every reader says it; then the blocks read are checked against the record
+          """)
+    func beforeReading() throws {
+        #expect(MemberRecordCheck.readProblem(blocks: 0 ..< 512, through: 2048, contentEnd: 1024)
+            == "it ends at 2048, past the content's end at 1024")
+        #expect(MemberRecordCheck.readProblem(blocks: 512 ..< 1536, through: nil, contentEnd: 1024)
+            == "its header blocks end at 1536, past the content's end at 1024")
+        let most = MemberRecordCheck.headerBlocksMost
+        #expect(MemberRecordCheck.readProblem(blocks: 0 ..< most + 512, through: nil, contentEnd: most + 512)
+            == MemberRecordCheck.headerBlocksProblem(most + 512))
+        #expect(MemberRecordCheck.readProblem(blocks: 0 ..< 512, through: 1024, contentEnd: 1024) == nil)
+        let archive = try Self.archive(format: "ustar")
+        var reads: [Range<Int>] = []
+        var handed = 0
+        let passed = MemberRecordCheck.problem(
+            blocks: 0 ..< 512, through: 512, contentEnd: archive.count, path: Array("t/".utf8),
+            type: UInt8(ascii: "5"), link: [], dataLength: 0, size: 0,
+            read: { reads.append($0); return Array(archive[$0]) }, passed: { handed = $0.count })
+        #expect(reads == [0 ..< 512] && handed == 512)
+        #expect(passed == nil, "GNU tar's archive begins with the folder t/: \(passed ?? "")")
+        let refused = MemberRecordCheck.problem(
+            blocks: 0 ..< 512, through: 512, contentEnd: archive.count, path: Array("t/".utf8),
+            type: UInt8(ascii: "0"), link: [], dataLength: 0, size: 0, read: { Array(archive[$0]) })
+        #expect(refused?.hasPrefix("its header's type is") == true)
+        #expect(MemberRecordCheck.problem(blocks: 0 ..< 512, through: 4096, contentEnd: 1024, path: [], type: 0,
+                                          link: [], dataLength: 0, size: 0, read: { _ in Issue.record(); return [] })
+            == "it ends at 4096, past the content's end at 1024")
+    }
 }

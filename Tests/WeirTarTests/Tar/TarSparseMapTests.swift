@@ -95,4 +95,39 @@ struct TarSparseMapTests {
         #expect(Array("1\nx\n".utf8).withUnsafeBytes { TarSparseMap.inData($0, size: 100) }
             == .damaged("its map (at the data's start) is not decimal lines"))
     }
+
+    @Test("""
+          a reader's map: from the header blocks, or from the data's start read a block and then four times more \
+          at a time; a map past the data, of another size, or whose segments the data cannot hold is refused
+          """)
+    func reading() throws {
+        // 100 segments of 1 byte every 10: a map of 593 bytes, two blocks, past the first read.
+        let segments = (0 ..< 100).map { TarSparseMap.Segment(offset: $0 * 10, length: 1) }
+        let lines = "100\n" + segments.map { "\($0.offset)\n\($0.length)\n" }.joined()
+        let mapLength = (lines.utf8.count + 511) / 512 * 512
+        let data = Array(lines.utf8) + [UInt8](repeating: 0, count: mapLength - lines.utf8.count + 100)
+        var asked: [Int] = []
+        let read = TarSparseMap.read(.mapInData(size: 1000), size: 1000, dataLength: data.count) { count in
+            asked.append(count)
+            return Array(data.prefix(count))
+        }
+        #expect(lines.utf8.count == 593 && asked == [512, data.count])
+        let found = try #require(try read.get())
+        #expect(found.map.segments == segments && found.mapLength == mapLength)
+        func problem(_ found: TarSparseMap.Found, size: Int, dataLength: Int) -> TarSparseMap.Problem? {
+            let read = TarSparseMap.read(found, size: size, dataLength: dataLength) { Array(data.prefix($0)) }
+            guard case let .failure(problem) = read else { return nil }
+            return problem
+        }
+        #expect(problem(.mapInData(size: 1000), size: 1000, dataLength: 590) == .dataMapPastData)
+        #expect(problem(.mapInData(size: 990), size: 990, dataLength: data.count)
+            == .dataMapDamaged("its map's segments are out of order or past its size 990"))
+        #expect(problem(.mapInData(size: 1000), size: 2000, dataLength: data.count) == .sizeDiffers(map: 1000))
+        #expect(problem(.mapInData(size: 1000), size: 1000, dataLength: mapLength + 99)
+            == .segmentsPastData(stored: 100, mapLength: mapLength))
+        #expect(problem(.damaged("why"), size: 1000, dataLength: 0) == .damaged("why"))
+        let whole = try #require(TarSparseMap(size: 10, segments: [.init(offset: 2, length: 3)]))
+        #expect(problem(.map(whole), size: 10, dataLength: 512) == nil)
+        #expect(try TarSparseMap.read(.notSparse, size: 10, dataLength: 10) { _ in [] }.get() == nil)
+    }
 }

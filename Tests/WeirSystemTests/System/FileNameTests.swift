@@ -1,9 +1,6 @@
-import Foundation
 import Glibc
 import Testing
-@testable import WeirFiles
 @testable import WeirSystem
-@testable import WeirTestSupport
 
 @Suite("File names as bytes")
 struct FileNameTests {
@@ -70,35 +67,6 @@ struct FileNameTests {
         #expect(FileName.displayed(name) == "a\\xFF\\x0A\\x09é\\b\\x7F")
         #expect(FileName.displayed("plain é.zst") == "plain é.zst")
         #expect(FileName.displayingEscapes("weir: \(name)\n") == "weir: a\\xFF\n\u{9}é\\b\u{7F}\n")
-    }
-
-    @Test("an output file with such a name, in such a folder, is created under exactly those bytes")
-    func outputFile() throws {
-        let folder = TestData.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let subfolder = Array(folder.path.utf8) + [0x2F, 0x64, 0xFE]
-        #expect((subfolder + [0]).withUnsafeBytes { mkdir($0.bindMemory(to: CChar.self).baseAddress!, 0o755) } == 0)
-        let path = FileName.string(fromBytes: subfolder + [0x2F, 0x6F, 0xFF])
-        let file = try OutputFile(path: path, force: false)
-        let temporary = try #require(file.temporaryPath)
-        #expect(FileName.bytes(of: temporary).starts(with: subfolder + Array("/.weir-".utf8)))
-        #expect(FileStatus.of(path: temporary) != nil)
-        try file.commit(copying: nil)
-        #expect(FileStatus.of(path: path)?.isRegularFile == true)
-        #expect(!FileStatus.exists(temporary))
-        // Nothing else was created: the parent folder holds only the subfolder.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 1)
-        #expect(throws: WeirError.self) { try OutputFile(path: path, force: false) }
-    }
-
-    @Test("output names keep the bytes and look at scalars, not characters")
-    func outputNames() throws {
-        let name = FileName.string(fromBytes: [0x61, 0xFF] + Array(".tzst".utf8))
-        #expect(FileName.bytes(of: try OutputName.decompressed(for: name)) == [0x61, 0xFF] + Array(".tar".utf8))
-        #expect(FileName.bytes(of: OutputName.compressed(for: name)) == [0x61, 0xFF] + Array(".tzst.zst".utf8))
-        // U+0600 joins the dot that follows into one Character.
-        #expect(try OutputName.decompressed(for: "\u{600}.zst") == "\u{600}")
-        #expect(throws: WeirError.self) { try OutputName.decompressed(for: "dir/.zst") }
     }
 
     @Test("a URL's password is never displayed; the rest of any name is as it was")

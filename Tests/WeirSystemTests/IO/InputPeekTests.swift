@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import Testing
-@testable import WeirFormats
 @testable import WeirSystem
 @testable import WeirTestSupport
 
@@ -47,13 +46,4 @@ struct InputPeekTests {
         #expect(try InputPeek.firstBytes(of: Descriptor(ends.read, path: "pipe"), count: 4) == [])
     }
 
-    @Test("the magic numbers that start a frame: zstd's and the 16 skippable ones, little-endian")
-    func magic() {
-        #expect(FrameHeader.startsFrame([0x28, 0xB5, 0x2F, 0xFD]))
-        #expect(FrameHeader.startsFrame([0x50, 0x2A, 0x4D, 0x18, 0x00]))
-        #expect(FrameHeader.startsFrame([0x5F, 0x2A, 0x4D, 0x18]))
-        #expect(!FrameHeader.startsFrame([0x60, 0x2A, 0x4D, 0x18]))
-        #expect(!FrameHeader.startsFrame([0x28, 0xB5, 0x2F]))
-        #expect(!FrameHeader.startsFrame(Array("hell".utf8)))
-    }
 }
