@@ -1,7 +1,7 @@
 import CZstd
 import Foundation
-@testable import WeirFormats
-@testable import WeirTestSupport
+import WeirFormats
+import WeirTestSupport
 
 /// Dictionaries for the tests of the layers that train, save or use one:
 /// samples to train on, a dictionary trained from them, and libzstd's own

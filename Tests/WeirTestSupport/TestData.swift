@@ -3,9 +3,9 @@ import Foundation
 import Glibc
 
 /// Inputs and helpers shared by the engine tests.
-enum TestData {
+package enum TestData {
     /// Compressible bytes: words from a small vocabulary, seeded.
-    static func text(_ count: Int, seed: UInt64 = 1) -> [UInt8] {
+    package static func text(_ count: Int, seed: UInt64 = 1) -> [UInt8] {
         let words = ["weir", "river", "stream", "dispatch", "queue", "frame", "chunk", "zstd ", "\n", "data", "flow"]
         var generator = SeededGenerator(seed: seed)
         var bytes: [UInt8] = []
@@ -24,7 +24,7 @@ enum TestData {
     }
 
     /// A temporary folder removed by the caller.
-    static func temporaryFolder() -> URL {
+    package static func temporaryFolder() -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("weir-tests-\(UUID().uuidString)")
         try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
