@@ -19,7 +19,13 @@ extension RunSettings {
         let level = compressionSettings.levelPolicy.resolved.level
         let source = compressionSettings.indexSource
         var failed = false
+        // Ctrl-C stops the run between files, or the decode in hand; an append under way ends whole or is
+        // undone first, whatever the signals: a second one does not exit at once here.
+        let signals = SignalHandler(console: console, exitsOnSecondSignal: false)
+        signals.install()
+        defer { signals.uninstall() }
         for input in inputs {
+            if signals.received != nil { break }
             do throws(WeirError) {
                 let name = FileName.displayed(input)
                 // Another --index on the file: wait for it (then the file
@@ -27,7 +33,8 @@ extension RunSettings {
                 let outcome = try SeekTableAppender.index(path: input, options: options,
                                                           memberIndex: compressionSettings.memberIndex,
                                                           level: level, tarSource: source,
-                                                          synchronous: outputPolicy.syncs) {
+                                                          synchronous: outputPolicy.syncs,
+                                                          cancellation: signals.cancellation) {
                     guard reporting.quiet == 0 else { return }
                     console.write("\(name): is busy (another weir --index?), waiting for it\n")
                 }
@@ -49,9 +56,10 @@ extension RunSettings {
                 }
             } catch {
                 failed = true
-                console.error(CommandHint.message(for: error))
+                if signals.received == nil { console.error(CommandHint.message(for: error)) }
             }
         }
+        if let number = signals.received { return 128 + number }
         return failed ? 1 : 0
     }
 }

@@ -29,8 +29,14 @@ final class SignalHandler {
     private let state = SignalState()
     private let console: Console
 
-    init(console: Console) {
+    /// Whether a second signal exits at once; false for a run whose write
+    /// must end whole or be undone (`--index` appends in place): every
+    /// signal then only cancels, and the run ends when its write is done.
+    private let exitsOnSecondSignal: Bool
+
+    init(console: Console, exitsOnSecondSignal: Bool = true) {
         self.console = console
+        self.exitsOnSecondSignal = exitsOnSecondSignal
     }
 
     /// The first signal received, if any.
@@ -61,11 +67,11 @@ final class SignalHandler {
         pthread_sigmask(SIG_BLOCK, &blocked, &previousMask)
         for number in numbers {
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { [state, cancellation, console] in
+            source.setEventHandler { [state, cancellation, console, exitsOnSecondSignal] in
                 // The progress line goes first, so the terminal is left clean
                 // whichever way the process ends.
                 console.stopProgress()
-                if state.record(number) {
+                if state.record(number) || !exitsOnSecondSignal {
                     cancellation.cancel()
                 } else {
                     PendingTemporaries.removeAll()

@@ -153,4 +153,48 @@ struct IndexFromCommandTests {
         #expect(reference.status == 0, "\(reference.stderr)")
         #expect(scratch.data("j.zst") == scratch.data("ref.zst"))
     }
+
+    @Test("""
+          SIGINT or SIGTERM while --index appends (with --index-from or decoding): the append ends whole, then \
+          weir exits 128 + the signal; the file is never left half appended
+          """)
+    func signalDuringAppend() throws {
+        let scratch = Scratch()
+        // 60,000 members: an append of ~400 KB, long enough for a signal to land inside its write.
+        let script = """
+            import io, os, shutil, signal, subprocess, tarfile
+            weir = os.environ["WEIR"]
+            with tarfile.open("m.tar", "w", format=tarfile.GNU_FORMAT) as t:
+                for i in range(60000):
+                    info = tarfile.TarInfo(f"d{i // 1000}/f{i}")
+                    info.size = 3
+                    t.addfile(info, io.BytesIO(b"abc"))
+            subprocess.run([weir, "-q", "-1", "-B", "8M", "--no-seek-table", "m.tar", "-o", "base.zst"], check=True)
+            shutil.copy("base.zst", "whole.zst")
+            subprocess.run([weir, "-q", "--index", "whole.zst"], check=True)
+            before, whole = os.path.getsize("base.zst"), open("whole.zst", "rb").read()
+            for round in range(8):
+                shutil.copy("base.zst", "s.zst")
+                flags = ["--index-from=m.tar"] if round % 2 else []
+                p = subprocess.Popen([weir, "-q", "--index", *flags, "s.zst"])
+                while p.poll() is None:
+                    if os.path.getsize("s.zst") != before:
+                        p.send_signal(signal.SIGINT if round % 4 < 2 else signal.SIGTERM)
+                        break
+                status = p.wait()
+                now = open("s.zst", "rb").read()
+                state = "whole" if now == whole else "unchanged" if len(now) == before else f"half {len(now)}"
+                print(round, status, state)
+            """
+        try Data(script.utf8).write(to: scratch.url.appendingPathComponent("signals.py"))
+        let run = try WeirProcess.shell("python3 signals.py", in: scratch.url, timeout: 240)
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = String(decoding: run.stdout, as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 8, "\(run.stdout)")
+        for line in lines {
+            let fields = line.split(separator: " ")
+            #expect(fields.count == 3 && ["whole", "unchanged"].contains(String(fields[2])), "\(line)")
+            #expect(["0", "130", "143"].contains(String(fields[1])), "\(line)")
+        }
+    }
 }

@@ -60,6 +60,10 @@ final class MemberIndexRecorder: Sendable {
     /// The input's bytes a resumed run does not read (its kept frames'), and the input.
     private let kept: Int
     private let input: Descriptor?
+    /// The input file's status when the run began: a file written to while
+    /// it is compressed gets no index (a header walked again from the file
+    /// may not be the one compressed).
+    private let inputStatus: FileStatus?
 
     /// A recorder, or nil when this run writes no index. `kept` bytes of
     /// the content are a resumed run's kept frames, read back from `input`.
@@ -68,6 +72,8 @@ final class MemberIndexRecorder: Sendable {
         level = MemberIndex.level(forRunLevel: options.level)
         self.kept = kept
         if case .descriptor(let descriptor) = input { self.input = descriptor } else { self.input = nil }
+        // A regular file's: a pipe's times move with every write to it.
+        inputStatus = (try? self.input?.status()).flatMap { $0.isRegularFile ? $0 : nil }
         // Without its input at hand, a resumed run cannot walk the kept part.
         if kept > 0, self.input == nil { return nil }
     }
@@ -189,8 +195,13 @@ final class MemberIndexRecorder: Sendable {
     ///
     /// - Throws: ``WeirError`` when libzstd fails to compress the index.
     func finish(contentSize: Int, failed: Bool, path: String) throws(WeirError) -> TarScanner.Found? {
-        let scan = state.withLock(when: { !$0.stitching }) { $0.scan }
+        var scan = state.withLock(when: { !$0.stitching }) { $0.scan }
         guard !failed else { return nil }
+        // A resumed run whose kept frames hold all of the content reads no chunk: its kept part is walked here.
+        if case .undecided = scan, kept > 0, kept == contentSize, let input { scan = resumed(input, mapped: false) }
+        if let input, let inputStatus {
+            guard let now = try? input.status(), !inputStatus.mayHaveChanged(by: now) else { return nil }
+        }
         switch scan {
         case .sequential(let scanner): return try scanner.finish(contentSize: contentSize, path: path)
         case .stitched(let stitcher): return try stitcher.finish(contentSize: contentSize, path: path)

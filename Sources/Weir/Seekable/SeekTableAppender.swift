@@ -75,6 +75,9 @@ public struct SeekTableAppender: Sendable {
     ///     its size and every frame's content checksum (XXH64 of the frame's
     ///     range of it) match it. Every zstd frame must store a checksum.
     ///   - synchronous: wait for the disk (`fdatasync`) before returning.
+    ///   - cancellation: once cancelled, the decode of the content stops
+    ///     and nothing is appended (`.cancelled`); an append under way is
+    ///     finished or undone first: never half made.
     ///   - whenBusy: called once, before waiting, when another process
     ///     holds the file's lock (another `weir --index`).
     /// - Throws: `WeirError`: the file cannot be opened for writing or
@@ -86,7 +89,8 @@ public struct SeekTableAppender: Sendable {
     ///   against them.
     public static func index(path: String, options: DecompressionOptions = DecompressionOptions(),
                              memberIndex: Bool = true, level: Int = 3, tarSource: String? = nil,
-                             synchronous: Bool = true, whenBusy: () -> Void = {}) throws(WeirError) -> Outcome {
+                             synchronous: Bool = true, cancellation: Cancellation? = nil,
+                             whenBusy: () -> Void = {}) throws(WeirError) -> Outcome {
         let file = try openForAppending(path)
         defer { file.close() }  // which releases the lock
         lockExclusively(file, whenBusy: whenBusy)
@@ -114,7 +118,7 @@ public struct SeekTableAppender: Sendable {
             members = try TarSourceScan.index(of: sized.listing, source: tarSource, level: indexLevel)
         } else if memberIndex {
             members = try TarContentScan.index(of: file, end: listing.fileSize, options: options,
-                                               level: indexLevel, wholeFile: true)
+                                               level: indexLevel, wholeFile: true, cancellation: cancellation)
         }
         // A tar in one frame gets its index as the compressor gives one to a
         // tar of one frame: listed without decoding, though a member is read
@@ -134,6 +138,7 @@ public struct SeekTableAppender: Sendable {
             try table.append(compressedSize: bytes.count, decompressedSize: 0, path: path)
         }
         bytes += table.encoded()
+        if cancellation?.isCancelled == true { throw WeirError.cancelled(path: path, operation: .writeSeekTable) }
         try append(bytes, to: file, at: listing.fileSize, synchronous: synchronous)
         if let members {
             return .appendedMembers(members: members.members, frames: table.entries.count, bytes: bytes.count)

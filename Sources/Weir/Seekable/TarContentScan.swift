@@ -27,8 +27,8 @@ package enum TarContentScan {
     /// - Throws: `WeirError` when the file cannot be read or does not
     ///   decode (corrupt, a checksum that fails).
     static func index(of file: Descriptor, end: Int, options: DecompressionOptions,
-                      level: Int = 3, wholeFile: Bool = true,
-                      observer: ProgressObserver? = nil) throws(WeirError) -> TarScanner.Found? {
+                      level: Int = 3, wholeFile: Bool = true, observer: ProgressObserver? = nil,
+                      cancellation: Cancellation? = nil) throws(WeirError) -> TarScanner.Found? {
         let context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
                                                verifyChecksum: options.verifyChecksum, path: file.path)
         let input = UnsafeMutableRawBufferPointer.allocate(byteCount: inputSize, alignment: 16)
@@ -58,6 +58,7 @@ package enum TarContentScan {
         }
         defer { free(output.baseAddress) }
         while offset < end {
+            if cancellation?.isCancelled == true { throw WeirError.cancelled(path: file.path, operation: .read) }
             let span = UnsafeMutableRawBufferPointer(rebasing: input[0 ..< min(inputSize, end - offset)])
             let count = try file.read(into: span, at: offset, operation: .readMemberIndex)
             guard count > 0 else {

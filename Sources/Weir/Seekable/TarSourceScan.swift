@@ -76,6 +76,12 @@ package enum TarSourceScan {
             }
             hashes.withLock { $0[job - 1] = hash }
         }
+        // Read twice (hashed, walked), side by side: a TAR written meanwhile may give each other bytes.
+        let after = try tar.status(operation: .readMemberIndex)
+        if status.mayHaveChanged(by: after) {
+            throw WeirError.changedWhileRead(path: source, operation: .readMemberIndex,
+                                             shrank: after.size < status.size, changed: true)
+        }
         let found = hashes.withLock { $0 }
         for (number, entry) in ranges.enumerated() {
             // nil: the file holds fewer bytes than it did (cut meanwhile).

@@ -52,10 +52,14 @@ extension WeirError {
 
     /// A file that changed while weir read it: `shrank`, or only known to
     /// have another size than at the start.
-    package static func changedWhileRead(path: String, operation: Operation, shrank: Bool) -> WeirError {
+    /// `changed`: its bytes may have changed in place (a write moved its
+    /// change time), whatever its size.
+    package static func changedWhileRead(path: String, operation: Operation, shrank: Bool,
+                                         changed: Bool = false) -> WeirError {
         WeirError(.truncated, path: path, operation: operation, lead: nil,
                   detail: shrank ? "the file was truncated while it was being read"
-                                 : "the file changed size while it was being read")
+                      : changed ? "the file was written to while it was being read"
+                      : "the file changed size while it was being read")
     }
 
     /// An input of `--rm` whose size is no longer the bytes read: kept.

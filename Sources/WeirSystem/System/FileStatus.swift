@@ -90,4 +90,14 @@ package struct FileStatus: Sendable {
     package func isSameFile(as other: FileStatus) -> Bool {
         device == other.device && inode == other.inode
     }
+
+    /// Whether `later`, the same file's status taken later, says its bytes
+    /// may have changed since: another size, modification or change time
+    /// (a write moves the change time, which no one can set back).
+    package func mayHaveChanged(by later: FileStatus) -> Bool {
+        !isSameFile(as: later) || size != later.size
+            || modificationTime.tv_sec != later.modificationTime.tv_sec
+            || modificationTime.tv_nsec != later.modificationTime.tv_nsec
+            || changeTime.tv_sec != later.changeTime.tv_sec || changeTime.tv_nsec != later.changeTime.tv_nsec
+    }
 }

@@ -72,14 +72,20 @@ package final class TarSegment: @unchecked Sendable {  // one thread at a time, 
     /// fills `buffer` with the input's bytes at `offset` (`pread`); only
     /// the blocks the walk needs are read.
     ///
+    /// A member whose header blocks straddle `end` (a pax record or a GNU
+    /// sparse map of megabytes) is read on to its last header block: the
+    /// next chunk's walk then starts past it, not at its first block again
+    /// (which made a tar of long headers cost the square of their length).
+    ///
     /// - Throws: what `read` throws.
     package func walk(upTo end: Int, read: (Int, UnsafeMutableRawBufferPointer) throws(WeirError) -> Int)
         throws(WeirError) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: TarScanner.fileReadSize, alignment: 16)
         defer { buffer.deallocate() }
-        while walk.isWalking, walk.needed < end {
+        while walk.isWalking, walk.needed < end || !walk.isBetweenMembers {
             let at = walk.needed
-            let span = UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< min(buffer.count, end - at)])
+            let span = UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< (at < end ? min(buffer.count, end - at)
+                                                                                : buffer.count)])
             let count = try read(at, span)
             guard count > 0 else { return }
             walk.consume(UnsafeRawBufferPointer(rebasing: span[0 ..< count]), at: at)

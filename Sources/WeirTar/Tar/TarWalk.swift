@@ -117,6 +117,14 @@ package struct TarWalk<Sink: TarMemberSink>: ~Copyable {
     /// Whether the walk wants more content.
     package var isWalking: Bool { stop == nil }
 
+    /// Whether the walk stands between two members: no header block staged,
+    /// no member's header blocks (pax records, long names, sparse
+    /// extensions) read in part.
+    package var isBetweenMembers: Bool {
+        guard case .header = phase else { return false }
+        return memberStart == nil && stagedCount == 0
+    }
+
     /// Takes `bytes`, the content at `offset`: bytes before ``needed`` are
     /// stepped over; a piece that starts past ``needed`` is a gap the walk
     /// cannot cross, and ends it (not clean).

@@ -134,4 +134,52 @@ struct TarStitcherTests {
         let text = [UInt8](repeating: UInt8(ascii: "a"), count: 100_000)
         #expect(try Self.stitched(text, cuts: [4096, 50_000], step: 512) == nil)
     }
+
+    @Test("""
+          members whose header blocks straddle many chunks (pax records of megabytes) are read from the file \
+          once, not again for every chunk they straddle
+          """)
+    func longHeadersReadOnce() throws {
+        let folder = TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let script = """
+            import tarfile, io
+            with tarfile.open("a.tar", "w", format=tarfile.PAX_FORMAT) as t:
+                for i in range(3):
+                    info = tarfile.TarInfo(f"m{i}")
+                    info.size = 10
+                    info.pax_headers = {"comment": "c" * (3 << 20)}
+                    t.addfile(info, io.BytesIO(b"0123456789"))
+            """
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = ["python3", "-c", script]
+        python.currentDirectoryURL = folder
+        try python.run()
+        python.waitUntilExit()
+        try #require(python.terminationStatus == 0)
+        let tar = [UInt8](try Data(contentsOf: folder.appendingPathComponent("a.tar")))
+        let whole = try #require(try Self.scanned(tar))
+        let stitcher = TarStitcher()
+        var read = 0
+        let chunk = 64 << 10
+        try tar.withUnsafeBytes { content in
+            for start in stride(from: 0, to: tar.count, by: chunk) {
+                let end = min(tar.count, start + chunk)
+                // Each chunk's guess: none inside a pax record, so each is walked from the file.
+                let segment = TarSegment(chunkStart: start, chunkEnd: end, start: start == 0 ? 0 : nil)
+                segment.feed(UnsafeRawBufferPointer(rebasing: content[start ..< end]), at: start)
+                segment.end()
+                try stitcher.take(segment) { offset, buffer in
+                    let count = max(0, min(buffer.count, tar.count - offset))
+                    buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: content[offset ..< offset + count]))
+                    read += count
+                    return count
+                }
+            }
+        }
+        #expect(try stitcher.finish(contentSize: tar.count, path: "a.tar.zst")?.frame.bytes(path: "a.tar.zst")
+                    == whole)
+        #expect(read <= 2 * tar.count, "\(read) bytes read from a tar of \(tar.count)")
+    }
 }

@@ -1,6 +1,8 @@
+import Dispatch
 import Foundation
 import Testing
 @testable import Weir
+@testable import WeirSystem
 @testable import WeirTar
 @testable import WeirTestSupport
 
@@ -43,5 +45,46 @@ struct MemberIndexRecorderTests {
         let found = try #require(try MemberIndex.read(path: folder.path("a.tar.zst")))
         #expect(found.index.members.count > 200)
         #expect(found.index.contentSize == tar.count)
+    }
+
+    /// The index one walk of all of `tar` gives, as its frame's bytes.
+    static func scanned(_ tar: [UInt8]) throws -> [UInt8]? {
+        let scanner = TarScanner()
+        tar.withUnsafeBytes { bytes in
+            var data = DispatchData.empty
+            data.append(bytes)
+            scanner.feed(data)
+        }
+        return try scanner.finish(contentSize: tar.count, path: "a.tar.zst")?.frame.bytes(path: "a.tar.zst")
+    }
+
+    @Test("""
+          a resumed run whose kept frames hold all of the content reads no chunk: its kept part is walked at the \
+          end, and the index is one walk's; a file written to while it is compressed gets none
+          """)
+    func keptWholeAndWrittenTo() throws {
+        let folder = ScratchFolder()
+        let tar = try Self.tar(in: folder)
+        let whole = try #require(try Self.scanned(tar))
+        for written in [false, true] {
+            let file = try Descriptor.openForReading(folder.path("a.tar"))
+            defer { file.close() }
+            let options = CompressionOptions(level: 3, threads: 2, chunkSize: 64 << 10)
+            let recorder = try #require(MemberIndexRecorder(options: options, kept: tar.count,
+                                                            input: .descriptor(file)))
+            if written {
+                // One byte of a member's data written again, as it was: the file's change time moves.
+                let handle = try #require(FileHandle(forWritingAtPath: folder.path("a.tar")))
+                try handle.seek(toOffset: UInt64(tar.count / 2))
+                try handle.write(contentsOf: Data([tar[tar.count / 2]]))
+                try handle.close()
+            }
+            let found = try recorder.finish(contentSize: tar.count, failed: false, path: "a.tar.zst")
+            if written {
+                #expect(found == nil)
+            } else {
+                #expect(try found?.frame.bytes(path: "a.tar.zst") == whole)
+            }
+        }
     }
 }
