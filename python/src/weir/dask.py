@@ -46,9 +46,19 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from weir.dask_tasks import Ending, compress_range, join_parts, prepare, remove_parts, seek_table
+from weir.dask_tasks import Ending, Range, compress_ranges, join_parts, prepare, remove_parts, seek_table
 
-__all__ = ["Result", "compress", "default_blocksize", "frame_size", "level_flags", "main", "parse_size", "seek_table"]
+__all__ = [
+    "Result",
+    "compress",
+    "default_blocksize",
+    "frame_size",
+    "level_flags",
+    "main",
+    "parse_size",
+    "plan_tasks",
+    "seek_table",
+]
 
 # The largest frame weir cuts (--ultra -21 and -22); -B takes at most 1 GiB.
 _MAX_FRAME = 1 << 30
@@ -71,13 +81,48 @@ def frame_size(level: int) -> int:
 
 
 def default_blocksize(size: int, frame: int, slots: int) -> int:
-    """Input bytes per task when none is given: ``size`` shared evenly
-    between the cluster's ``slots`` (its workers' threads), rounded up to
-    whole frames. Each task costs a weir process, its pipe and its part; on
-    the Linux tarball (1.3 GB, 2 workers) 21 tasks of 64 MiB took 1.8x as
-    long as 2 tasks of 680 MiB (bench/results/2026-11-26-cluster-dask-2.md)."""
+    """The most input bytes a task gets when no block size is given:
+    ``size`` shared evenly between the cluster's ``slots`` (its workers'
+    threads), rounded up to whole frames. Each task costs a weir process,
+    its pipe and its part; on the Linux tarball (1.3 GB, 2 workers) 21
+    tasks of 64 MiB took 1.8x as long as 2 tasks of 680 MiB
+    (bench/results/2026-11-26-cluster-dask-2.md)."""
     frames = -(-size // frame)  # ceiling
     return max(1, -(-frames // max(1, slots))) * frame
+
+
+def plan_tasks(size: int, frame: int, slots: int, blocksize: int | None = None) -> list[list[Range]]:
+    """The ranges of SRC (offset, length) each task compresses, in the order
+    its weir reads them.
+
+    With a ``blocksize``, each task is one range of that many bytes, in
+    order. Without, there is one task per slot (the workers' threads; fewer
+    when SRC has fewer frames), and task i gets every n-th frame of SRC
+    (frames i, i + n, i + 2n, ...; n tasks): each an even mix of the file,
+    so that the tasks end together where contiguous halves would not (the
+    Linux tarball's second half costs 1.6 times its first's CPU,
+    bench/results/2026-11-29-dask-interleave.md). Each range but SRC's
+    last is one whole frame, so the task's weir cuts its frames where the
+    ranges end: the frames ``weir SRC`` writes there. An empty SRC is one
+    empty task."""
+    if size == 0:
+        return [[(0, 0)]]
+    if blocksize is not None:
+        return [[(offset, min(blocksize, size - offset))] for offset in range(0, size, blocksize)]
+    frames = -(-size // frame)  # ceiling
+    count = max(1, min(slots, frames))
+    tasks = []
+    for first in range(count):
+        ranges: list[Range] = []
+        for number in range(first, frames, count):
+            offset = number * frame
+            length = min(frame, size - offset)
+            if ranges and sum(ranges[-1]) == offset:  # one task: SRC whole, one range
+                ranges[-1] = (ranges[-1][0], ranges[-1][1] + length)
+            else:
+                ranges.append((offset, length))
+        tasks.append(ranges)
+    return tasks
 
 
 def level_flags(level: int) -> list[str]:
@@ -162,23 +207,21 @@ def compress(
         parts_dir = _parts_dir(dst, token)
         prepared = client.submit(prepare, src, dst, parts_dir, force, options, pure=False, retries=retries)
         size, tar = prepared.result()
-        blocksize = blocksize or default_blocksize(size, frame, sum(client.nthreads().values()))
-        ranges = [(offset, min(blocksize, size - offset)) for offset in range(0, size, blocksize)] or [(0, 0)]
-        parts = [_join_path(parts_dir, f"part-{number:08d}") for number in range(len(ranges))]
+        tasks = plan_tasks(size, frame, sum(client.nthreads().values()), blocksize)
+        parts = [_join_path(parts_dir, f"part-{number:08d}") for number in range(len(tasks))]
         # A tar's member index is weir's to write, from the whole content:
         # one task's weir writes it with the table; else the join has weir
         # add both to the joined frames (docs/members.md).
         ending: Ending = "table"
         if tar and member_index:
-            ending = "none" if len(ranges) == 1 else "index"
+            ending = "none" if len(tasks) == 1 else "index"
         table_flags = ["--no-seek-table"] if ending != "none" else []
         command = [weir, "-c", "-q", f"-T{threads}", *table_flags, "-B", str(frame), *level_flags(level)]
         futures = [
             client.submit(
-                compress_range,
+                compress_ranges,
                 src,
-                offset,
-                length,
+                ranges,
                 part,
                 command,
                 options,
@@ -186,7 +229,7 @@ def compress(
                 retries=retries,
                 pure=False,
             )
-            for number, ((offset, length), part) in enumerate(zip(ranges, parts, strict=True))
+            for number, (ranges, part) in enumerate(zip(tasks, parts, strict=True))
         ]
         # The join's weir --index compresses the index at the run's level, as
         # weir SRC does; a SRC it can read in place spares it the decode.
@@ -198,6 +241,7 @@ def compress(
             dst,
             parts_dir,
             parts,
+            tasks,
             futures,
             force,
             options,
@@ -214,7 +258,7 @@ def compress(
                 client.cancel([*futures, joined])
                 client.submit(remove_parts, dst, parts_dir, options, pure=False).result()
             raise
-        return Result(size, output_size, len(ranges), frames, time.perf_counter() - started)
+        return Result(size, output_size, len(tasks), frames, time.perf_counter() - started)
     finally:
         if own_client:
             client.close()
