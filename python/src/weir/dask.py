@@ -1,17 +1,20 @@
 """One file compressed across a Dask cluster, byte for byte what ``weir SRC``
 writes on one machine.
 
-The file is cut into ranges of ``blocksize`` bytes (a multiple of the level's
-frame size: 8 MiB at levels up to 6; by default one range per worker thread,
-in whole frames). Each range is one task: the worker reads
-the range where it sees SRC (a shared path or any fsspec URL) and pipes it
-into the ``weir`` executable installed on it (``weir -c --no-seek-table -B
-FRAME --stream-size=LENGTH``), which cuts it into the frames ``weir SRC`` cuts
-there, and writes them as a part beside DST. weir stays the one compressor:
-nothing here compresses. A last task joins the parts in order into a hidden
-file beside DST (``copy_file_range`` on a shared file system, fsspec streams
-elsewhere), ends it with one seek table (zstd's seekable format, as weir
-writes it), syncs it and only then gives it its name.
+The file is cut into whole frames (the level's frame size: 8 MiB at levels
+up to 6) and planned into tasks (``plan_tasks``): by default one task per
+worker thread, task i of n taking every n-th frame (frames i, i + n, ...) so
+that each task is an even mix of the file and the tasks end together; with
+a ``blocksize``, contiguous blocks of that many bytes. Each task runs on a
+worker: it reads its ranges where the worker sees SRC (a shared path or any
+fsspec URL) and pipes them, in order, into the ``weir`` executable installed
+on it (``weir -c --no-seek-table -B FRAME --stream-size=LENGTH``), which
+cuts them into the frames ``weir SRC`` cuts there, and writes them as a part
+beside DST. weir stays the one compressor: nothing here compresses. A last
+task joins the frames in SRC's order, each from the part that holds it,
+into a hidden file beside DST (``copy_file_range`` on a shared file system,
+fsspec streams elsewhere), ends it with one seek table (zstd's seekable
+format, as weir writes it), syncs it and only then gives it its name.
 
 A tar SRC (``ustar`` at offset 257 of its first 512 bytes: weir's own test)
 gets weir's member index before the table, as ``weir SRC`` writes it: one
@@ -145,7 +148,7 @@ class Result:
     output_size: int
     """The bytes of DST."""
     parts: int
-    """The tasks (ranges) it ran."""
+    """The tasks it ran (one part each)."""
     frames: int
     """The zstd frames in DST."""
     seconds: float
@@ -168,17 +171,19 @@ def compress(
     member_index: bool = True,
 ) -> Result:
     """Compresses ``src`` into ``dst`` on the Dask cluster at ``scheduler``
-    (or through ``client``), each task one range of ``blocksize`` bytes.
+    (or through ``client``): by default one task per worker thread, each
+    every n-th frame of ``src``; with ``blocksize``, one task a block.
 
     Args:
         src: the file to compress, a path the workers see or an fsspec URL.
         dst: the output, a path the workers see or an fsspec URL; refused if
             it exists, unless ``force``.
         level: weir's level (negative: ``--fast``).
-        blocksize: input bytes per task; by default SRC shared evenly between
-            the workers' threads, in whole frames (one task per thread). DST
-            is byte for byte ``weir -LEVEL SRC``'s (a tar's member index
-            included) when it is a multiple of ``frame``.
+        blocksize: input bytes per task, in contiguous blocks; by default
+            SRC's frames dealt out between the workers' threads (one task per
+            thread, task i of n frames i, i + n, ...: ``plan_tasks``). DST is
+            byte for byte ``weir -LEVEL SRC``'s (a tar's member index
+            included) by default and with a multiple of ``frame``.
         frame: input bytes per frame (weir's ``-B``); by default the level's.
         weir: the weir executable on the workers (a name on their PATH).
         threads: weir's ``-T`` in each task (one task per Dask thread).
@@ -306,7 +311,11 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("src", metavar="SRC", help="a path the workers see, or an fsspec URL")
     run.add_argument("dst", metavar="DST", help="a path the workers see, or an fsspec URL")
     run.add_argument("--level", type=int, default=3, help="weir's level (negative: --fast); default 3")
-    run.add_argument("--blocksize", type=parse_size, help="input bytes per task (default: SRC over the worker threads)")
+    run.add_argument(
+        "--blocksize",
+        type=parse_size,
+        help="input bytes per task, contiguous (default: each of the n worker threads every n-th frame)",
+    )
     run.add_argument("--frame-size", type=parse_size, help="input bytes per frame, weir's -B (default: the level's)")
     run.add_argument("--weir", default="weir", help="the weir executable on the workers (default: weir)")
     run.add_argument("--threads", type=int, default=1, help="weir's -T in each task (default 1)")

@@ -1,6 +1,7 @@
-"""The tasks of ``weir.dask.compress``, run on the Dask workers: one range of
-SRC through the ``weir`` executable into a part, and the join of the parts
-into DST with one seek table (a tar's member index before it, by ``weir
+"""The tasks of ``weir.dask.compress``, run on the Dask workers: a task's
+ranges of SRC (one block, or every n-th frame) through one ``weir``
+executable into a part, and the join of the frames, in SRC's order, each
+from the part that holds it, into DST with one seek table (a tar's member index before it, by ``weir
 --index``, from SRC's headers where the join sees SRC as a path). Dask
 pickles them by name: the workers import this module from the weir package
 installed on them."""
