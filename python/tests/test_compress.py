@@ -273,6 +273,18 @@ def test_the_command_line(cluster: str, weir_bin: Path, text_file: Path, tmp_pat
     assert again.returncode == 1 and "exists" in again.stderr
 
 
+def test_the_workers_import_this_weir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # The cluster's processes run in its folder: PYTHONPATH=python/src, as
+    # the tests are run, must still name this checkout's weir there.
+    from weir.localcluster import LocalProcessCluster
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(["src", "/opt/lib"]))
+    environment = LocalProcessCluster(path=["/opt/weir"], folder=tmp_path / "cluster").environment()
+    assert environment["PYTHONPATH"] == os.pathsep.join([str(tmp_path / "src"), "/opt/lib"])
+    assert environment["PATH"].startswith("/opt/weir" + os.pathsep)
+
+
 def test_sizes_and_the_table() -> None:
     assert [parse_size(s) for s in ("64M", "64MiB", "64mb", "1G", "1048576")] == [64 * MiB] * 3 + [1 << 30, MiB]
     assert seek_table([(10, 20, 7)]) == b""  # one frame: weir writes no table
