@@ -21,6 +21,13 @@ from pathlib import Path
 import pytest
 
 REPOSITORY = Path(__file__).resolve().parents[2]
+# PYTHONPATH=python/src, as the tests are run, for the processes they start
+# in other folders too (``python -m weir.dask`` in a test's folder): the
+# checkout's weir, not another one installed.
+if os.environ.get("PYTHONPATH"):
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        os.path.abspath(folder) if folder else folder for folder in os.environ["PYTHONPATH"].split(os.pathsep)
+    )
 # Generous: a worker starts in about 2 s on an idle machine, far more under load.
 CLUSTER_START_TIMEOUT = 180
 

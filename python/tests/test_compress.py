@@ -13,7 +13,8 @@ import pytest
 from conftest import run_weir, same_bytes, text_lines
 from tar_archives import add_long_names, gnu_tar, make_tree
 
-from weir.dask import compress, default_blocksize, parse_size, seek_table
+from weir.dask import compress, default_blocksize, parse_size, plan_tasks, seek_table
+from weir.dask_tasks import Entry, frame_spans
 
 MiB = 1 << 20
 
@@ -44,6 +45,70 @@ def test_default_blocksize_is_whole_frames_per_thread() -> None:
     assert default_blocksize(0, 8 * MiB, 2) == 8 * MiB  # an empty file: one empty task
     assert default_blocksize(1_361_950_720, 8 * MiB, 2) == 656 * MiB  # the tarball: 163 frames, 82 a task
     assert default_blocksize(100 * MiB, MiB, 0) == 100 * MiB  # no thread reported: one task
+
+
+def test_by_default_each_task_gets_every_nth_frame() -> None:
+    # Not contiguous halves: task i reads frames i, i + n, ... (n tasks), so
+    # a file whose halves differ keeps both workers busy to the end.
+    frame = 8 * MiB
+    assert plan_tasks(5 * frame, frame, 2) == [
+        [(0, frame), (2 * frame, frame), (4 * frame, frame)],
+        [(frame, frame), (3 * frame, frame)],
+    ]
+    assert plan_tasks(2 * frame + 1, frame, 2) == [[(0, frame), (2 * frame, 1)], [(frame, frame)]]
+    assert plan_tasks(3 * frame, frame, 8) == [[(0, frame)], [(frame, frame)], [(2 * frame, frame)]]
+    assert plan_tasks(3 * frame + 5, frame, 1) == [[(0, 3 * frame + 5)]]  # one thread: SRC whole
+    assert plan_tasks(1000, frame, 2) == [[(0, 1000)]]
+    assert plan_tasks(0, frame, 2) == [[(0, 0)]]
+    # A block size given: contiguous blocks, as before.
+    assert plan_tasks(20_000_000, frame, 2, blocksize=frame) == [
+        [(0, frame)],
+        [(frame, frame)],
+        [(2 * frame, 20_000_000 - 2 * frame)],
+    ]
+    # The tarball: 163 frames, 82 and 81 a task, none more than the contiguous block.
+    tarball = 1_361_950_720
+    tasks = plan_tasks(tarball, frame, 2)
+    assert [len(ranges) for ranges in tasks] == [82, 81]
+    assert sorted(r for ranges in tasks for r in ranges) == [
+        (o, min(frame, tarball - o)) for o in range(0, tarball, frame)
+    ]
+    assert max(sum(length for _, length in ranges) for ranges in tasks) <= default_blocksize(tarball, frame, 2)
+
+
+def test_the_join_takes_each_frame_from_the_part_that_holds_it() -> None:
+    # 3 frames of 4 bytes and one of 1 in two parts (frames 0, 2 and 1, 3):
+    # DST is part 0's first frame, part 1's first, part 0's second, part 1's second.
+    tasks = [[(0, 4), (8, 4)], [(4, 4), (12, 1)]]
+    entries: list[list[Entry]] = [[(10, 4, 1), (11, 4, 3)], [(12, 4, 2), (5, 1, 4)]]
+    spans, frames = frame_spans(tasks, entries)
+    assert spans == [(0, 0, 10), (1, 0, 12), (0, 10, 11), (1, 12, 5)]
+    assert [checksum for _, _, checksum in frames] == [1, 2, 3, 4]
+    # One range of several frames: the part whole, in one span.
+    assert frame_spans([[(0, 9)]], [[(10, 4, 1), (11, 4, 2), (3, 1, 3)]])[0] == [(0, 0, 24)]
+    with pytest.raises(RuntimeError, match="part 0's frames do not end where its range of SRC at 0"):
+        frame_spans([[(0, 3), (8, 4)]], [[(10, 4, 1), (11, 4, 3)]])  # weir cut elsewhere
+
+
+@pytest.mark.parametrize("level", [3, 19])
+@pytest.mark.parametrize("kind", ["text", "tar"])
+def test_interleaved_frames_are_weirs_bytes(
+    cluster: str, weir_bin: Path, tar_file: Path, tmp_path: Path, kind: str, level: int
+) -> None:
+    # The default plan on 2 worker threads: 1, 2, 3 and 5 frames, and 2
+    # frames and a byte (the last task's last range short), each DST the
+    # bytes of weir -T2 SRC, a tar's member index included.
+    frame = 256 << 10
+    content = tar_file.read_bytes() if kind == "tar" else text_lines(6 * frame, seed=3)
+    for frames, more, tasks in [(1, 0, 1), (2, 0, 2), (3, 0, 2), (5, 0, 2), (2, 1, 2)]:
+        src = tmp_path / f"{kind}-{frames}-{more}"
+        src.write_bytes(content[: frames * frame + more])
+        dst = tmp_path / f"{src.name}.zst"
+        result = compress(str(src), str(dst), scheduler=cluster, level=level, frame=frame)
+        expected = run_weir(weir_bin, "-T2", "-c", f"-{level}", "-B256K", src)
+        assert same_bytes(dst.read_bytes(), expected), src.name
+        assert (result.parts, result.frames) == (tasks, frames + (more > 0))
+    assert not [path.name for path in tmp_path.iterdir() if path.name.startswith(".")]  # no part, no temporary
 
 
 def test_blocks_of_several_small_frames(cluster: str, weir_bin: Path, text_file: Path, tmp_path: Path) -> None:
@@ -134,6 +199,35 @@ def test_a_task_failing_every_time_leaves_no_dst(cluster: str, weir_bin: Path, t
     assert os.listdir(out) == []
 
 
+def test_an_interleaved_task_failing_leaves_no_dst(
+    cluster: str, weir_bin: Path, text_file: Path, tmp_path: Path
+) -> None:
+    # The default plan: task 0 reads frames 0 and 2 (8 MiB and the last
+    # 3.2 MB), one weir; it fails on every attempt.
+    length = text_file.stat().st_size - 8 * MiB
+    broken = failing_weir(tmp_path, weir_bin, f"--stream-size={length}", "no space left")
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(RuntimeError, match=rf"2 ranges, {length} bytes from 0 exited 1: no space left"):
+        compress(str(text_file), str(out / "lines.zst"), scheduler=cluster, weir=str(broken), retries=1)
+    assert os.listdir(out) == []
+
+
+def test_a_source_that_shrinks_fails_naming_it(cluster: str, weir_bin: Path, text_file: Path, tmp_path: Path) -> None:
+    # SRC cut to 12 MB once the tasks have started (by the weir they run):
+    # the task reading frame 1 (8 to 16 MiB) or frame 2 finds it short.
+    src = tmp_path / "src.txt"
+    src.write_bytes(text_file.read_bytes())
+    cutting = tmp_path / "cutting-weir"
+    cutting.write_text(f'#!/bin/sh\ntruncate -s 12000000 "{src}"\nexec "{weir_bin}" "$@"\n')
+    cutting.chmod(0o755)
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(RuntimeError, match=rf"{src} ended at \d+, before \d+: did it shrink\?"):
+        compress(str(src), str(out / "src.zst"), scheduler=cluster, weir=str(cutting), retries=1)
+    assert os.listdir(out) == []
+
+
 def test_an_existing_dst_is_refused(cluster: str, text_file: Path, tmp_path: Path) -> None:
     dst = tmp_path / "exists.zst"
     dst.write_bytes(b"keep me")
@@ -177,6 +271,18 @@ def test_the_command_line(cluster: str, weir_bin: Path, text_file: Path, tmp_pat
         timeout=300,
     )
     assert again.returncode == 1 and "exists" in again.stderr
+
+
+def test_the_workers_import_this_weir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # The cluster's processes run in its folder: PYTHONPATH=python/src, as
+    # the tests are run, must still name this checkout's weir there.
+    from weir.localcluster import LocalProcessCluster
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(["src", "/opt/lib"]))
+    environment = LocalProcessCluster(path=["/opt/weir"], folder=tmp_path / "cluster").environment()
+    assert environment["PYTHONPATH"] == os.pathsep.join([str(tmp_path / "src"), "/opt/lib"])
+    assert environment["PATH"].startswith("/opt/weir" + os.pathsep)
 
 
 def test_sizes_and_the_table() -> None:

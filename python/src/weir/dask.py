@@ -1,17 +1,20 @@
 """One file compressed across a Dask cluster, byte for byte what ``weir SRC``
 writes on one machine.
 
-The file is cut into ranges of ``blocksize`` bytes (a multiple of the level's
-frame size: 8 MiB at levels up to 6; by default one range per worker thread,
-in whole frames). Each range is one task: the worker reads
-the range where it sees SRC (a shared path or any fsspec URL) and pipes it
-into the ``weir`` executable installed on it (``weir -c --no-seek-table -B
-FRAME --stream-size=LENGTH``), which cuts it into the frames ``weir SRC`` cuts
-there, and writes them as a part beside DST. weir stays the one compressor:
-nothing here compresses. A last task joins the parts in order into a hidden
-file beside DST (``copy_file_range`` on a shared file system, fsspec streams
-elsewhere), ends it with one seek table (zstd's seekable format, as weir
-writes it), syncs it and only then gives it its name.
+The file is cut into whole frames (the level's frame size: 8 MiB at levels
+up to 6) and planned into tasks (``plan_tasks``): by default one task per
+worker thread, task i of n taking every n-th frame (frames i, i + n, ...) so
+that each task is an even mix of the file and the tasks end together; with
+a ``blocksize``, contiguous blocks of that many bytes. Each task runs on a
+worker: it reads its ranges where the worker sees SRC (a shared path or any
+fsspec URL) and pipes them, in order, into the ``weir`` executable installed
+on it (``weir -c --no-seek-table -B FRAME --stream-size=LENGTH``), which
+cuts them into the frames ``weir SRC`` cuts there, and writes them as a part
+beside DST. weir stays the one compressor: nothing here compresses. A last
+task joins the frames in SRC's order, each from the part that holds it,
+into a hidden file beside DST (``copy_file_range`` on a shared file system,
+fsspec streams elsewhere), ends it with one seek table (zstd's seekable
+format, as weir writes it), syncs it and only then gives it its name.
 
 A tar SRC (``ustar`` at offset 257 of its first 512 bytes: weir's own test)
 gets weir's member index before the table, as ``weir SRC`` writes it: one
@@ -46,9 +49,19 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from weir.dask_tasks import Ending, compress_range, join_parts, prepare, remove_parts, seek_table
+from weir.dask_tasks import Ending, Range, compress_ranges, join_parts, prepare, remove_parts, seek_table
 
-__all__ = ["Result", "compress", "default_blocksize", "frame_size", "level_flags", "main", "parse_size", "seek_table"]
+__all__ = [
+    "Result",
+    "compress",
+    "default_blocksize",
+    "frame_size",
+    "level_flags",
+    "main",
+    "parse_size",
+    "plan_tasks",
+    "seek_table",
+]
 
 # The largest frame weir cuts (--ultra -21 and -22); -B takes at most 1 GiB.
 _MAX_FRAME = 1 << 30
@@ -71,13 +84,48 @@ def frame_size(level: int) -> int:
 
 
 def default_blocksize(size: int, frame: int, slots: int) -> int:
-    """Input bytes per task when none is given: ``size`` shared evenly
-    between the cluster's ``slots`` (its workers' threads), rounded up to
-    whole frames. Each task costs a weir process, its pipe and its part; on
-    the Linux tarball (1.3 GB, 2 workers) 21 tasks of 64 MiB took 1.8x as
-    long as 2 tasks of 680 MiB (bench/results/2026-11-26-cluster-dask-2.md)."""
+    """The most input bytes a task gets when no block size is given:
+    ``size`` shared evenly between the cluster's ``slots`` (its workers'
+    threads), rounded up to whole frames. Each task costs a weir process,
+    its pipe and its part; on the Linux tarball (1.3 GB, 2 workers) 21
+    tasks of 64 MiB took 1.8x as long as 2 tasks of 680 MiB
+    (bench/results/2026-11-26-cluster-dask-2.md)."""
     frames = -(-size // frame)  # ceiling
     return max(1, -(-frames // max(1, slots))) * frame
+
+
+def plan_tasks(size: int, frame: int, slots: int, blocksize: int | None = None) -> list[list[Range]]:
+    """The ranges of SRC (offset, length) each task compresses, in the order
+    its weir reads them.
+
+    With a ``blocksize``, each task is one range of that many bytes, in
+    order. Without, there is one task per slot (the workers' threads; fewer
+    when SRC has fewer frames), and task i gets every n-th frame of SRC
+    (frames i, i + n, i + 2n, ...; n tasks): each an even mix of the file,
+    so that the tasks end together where contiguous halves would not (the
+    Linux tarball's second half costs 1.6 times its first's CPU,
+    bench/results/2026-11-29-dask-interleave.md). Each range but SRC's
+    last is one whole frame, so the task's weir cuts its frames where the
+    ranges end: the frames ``weir SRC`` writes there. An empty SRC is one
+    empty task."""
+    if size == 0:
+        return [[(0, 0)]]
+    if blocksize is not None:
+        return [[(offset, min(blocksize, size - offset))] for offset in range(0, size, blocksize)]
+    frames = -(-size // frame)  # ceiling
+    count = max(1, min(slots, frames))
+    tasks = []
+    for first in range(count):
+        ranges: list[Range] = []
+        for number in range(first, frames, count):
+            offset = number * frame
+            length = min(frame, size - offset)
+            if ranges and sum(ranges[-1]) == offset:  # one task: SRC whole, one range
+                ranges[-1] = (ranges[-1][0], ranges[-1][1] + length)
+            else:
+                ranges.append((offset, length))
+        tasks.append(ranges)
+    return tasks
 
 
 def level_flags(level: int) -> list[str]:
@@ -100,7 +148,7 @@ class Result:
     output_size: int
     """The bytes of DST."""
     parts: int
-    """The tasks (ranges) it ran."""
+    """The tasks it ran (one part each)."""
     frames: int
     """The zstd frames in DST."""
     seconds: float
@@ -123,17 +171,19 @@ def compress(
     member_index: bool = True,
 ) -> Result:
     """Compresses ``src`` into ``dst`` on the Dask cluster at ``scheduler``
-    (or through ``client``), each task one range of ``blocksize`` bytes.
+    (or through ``client``): by default one task per worker thread, each
+    every n-th frame of ``src``; with ``blocksize``, one task a block.
 
     Args:
         src: the file to compress, a path the workers see or an fsspec URL.
         dst: the output, a path the workers see or an fsspec URL; refused if
             it exists, unless ``force``.
         level: weir's level (negative: ``--fast``).
-        blocksize: input bytes per task; by default SRC shared evenly between
-            the workers' threads, in whole frames (one task per thread). DST
-            is byte for byte ``weir -LEVEL SRC``'s (a tar's member index
-            included) when it is a multiple of ``frame``.
+        blocksize: input bytes per task, in contiguous blocks; by default
+            SRC's frames dealt out between the workers' threads (one task per
+            thread, task i of n frames i, i + n, ...: ``plan_tasks``). DST is
+            byte for byte ``weir -LEVEL SRC``'s (a tar's member index
+            included) by default and with a multiple of ``frame``.
         frame: input bytes per frame (weir's ``-B``); by default the level's.
         weir: the weir executable on the workers (a name on their PATH).
         threads: weir's ``-T`` in each task (one task per Dask thread).
@@ -162,23 +212,21 @@ def compress(
         parts_dir = _parts_dir(dst, token)
         prepared = client.submit(prepare, src, dst, parts_dir, force, options, pure=False, retries=retries)
         size, tar = prepared.result()
-        blocksize = blocksize or default_blocksize(size, frame, sum(client.nthreads().values()))
-        ranges = [(offset, min(blocksize, size - offset)) for offset in range(0, size, blocksize)] or [(0, 0)]
-        parts = [_join_path(parts_dir, f"part-{number:08d}") for number in range(len(ranges))]
+        tasks = plan_tasks(size, frame, sum(client.nthreads().values()), blocksize)
+        parts = [_join_path(parts_dir, f"part-{number:08d}") for number in range(len(tasks))]
         # A tar's member index is weir's to write, from the whole content:
         # one task's weir writes it with the table; else the join has weir
         # add both to the joined frames (docs/members.md).
         ending: Ending = "table"
         if tar and member_index:
-            ending = "none" if len(ranges) == 1 else "index"
+            ending = "none" if len(tasks) == 1 else "index"
         table_flags = ["--no-seek-table"] if ending != "none" else []
         command = [weir, "-c", "-q", f"-T{threads}", *table_flags, "-B", str(frame), *level_flags(level)]
         futures = [
             client.submit(
-                compress_range,
+                compress_ranges,
                 src,
-                offset,
-                length,
+                ranges,
                 part,
                 command,
                 options,
@@ -186,7 +234,7 @@ def compress(
                 retries=retries,
                 pure=False,
             )
-            for number, ((offset, length), part) in enumerate(zip(ranges, parts, strict=True))
+            for number, (ranges, part) in enumerate(zip(tasks, parts, strict=True))
         ]
         # The join's weir --index compresses the index at the run's level, as
         # weir SRC does; a SRC it can read in place spares it the decode.
@@ -198,6 +246,7 @@ def compress(
             dst,
             parts_dir,
             parts,
+            tasks,
             futures,
             force,
             options,
@@ -214,7 +263,7 @@ def compress(
                 client.cancel([*futures, joined])
                 client.submit(remove_parts, dst, parts_dir, options, pure=False).result()
             raise
-        return Result(size, output_size, len(ranges), frames, time.perf_counter() - started)
+        return Result(size, output_size, len(tasks), frames, time.perf_counter() - started)
     finally:
         if own_client:
             client.close()
@@ -262,7 +311,11 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("src", metavar="SRC", help="a path the workers see, or an fsspec URL")
     run.add_argument("dst", metavar="DST", help="a path the workers see, or an fsspec URL")
     run.add_argument("--level", type=int, default=3, help="weir's level (negative: --fast); default 3")
-    run.add_argument("--blocksize", type=parse_size, help="input bytes per task (default: SRC over the worker threads)")
+    run.add_argument(
+        "--blocksize",
+        type=parse_size,
+        help="input bytes per task, contiguous (default: each of the n worker threads every n-th frame)",
+    )
     run.add_argument("--frame-size", type=parse_size, help="input bytes per frame, weir's -B (default: the level's)")
     run.add_argument("--weir", default="weir", help="the weir executable on the workers (default: weir)")
     run.add_argument("--threads", type=int, default=1, help="weir's -T in each task (default 1)")

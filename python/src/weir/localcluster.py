@@ -54,8 +54,20 @@ class LocalProcessCluster:
             raise ClusterError("no dask command: pip install 'dask[dataframe]' distributed")
         return found
 
-    def _start(self, name: str, arguments: list[str]) -> subprocess.Popen[bytes]:
+    def environment(self) -> dict[str, str]:
+        """The processes' environment: this one's, ``path`` first on PATH,
+        and PYTHONPATH's folders made absolute. The processes run in
+        ``folder``: a relative ``PYTHONPATH=python/src`` would name nothing
+        there, and the workers would import another installed weir than
+        this process's (and run its tasks)."""
         environment = dict(os.environ, PATH=os.pathsep.join([*self.path, os.environ.get("PATH", "")]))
+        if environment.get("PYTHONPATH"):
+            folders = environment["PYTHONPATH"].split(os.pathsep)
+            environment["PYTHONPATH"] = os.pathsep.join(os.path.abspath(f) if f else f for f in folders)
+        return environment
+
+    def _start(self, name: str, arguments: list[str]) -> subprocess.Popen[bytes]:
+        environment = self.environment()
         with open(self.folder / f"{name}.log", "wb") as log:
             process = subprocess.Popen(
                 [self._dask(), *arguments],
