@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import WeirTar
 
@@ -36,5 +37,18 @@ enum TestTar {
             at = members[members.count - 1].end
         }
         return (bytes, members)
+    }
+
+    /// The member index one walk of all of `tar` gives (``TarScanner``), as
+    /// its frame's bytes; nil when it gives none: what the chunks' walks put
+    /// together must equal.
+    static func scannedIndex(_ tar: [UInt8]) throws -> [UInt8]? {
+        let scanner = TarScanner()
+        tar.withUnsafeBytes { bytes in
+            var data = DispatchData.empty
+            data.append(bytes)
+            scanner.feed(data)
+        }
+        return try scanner.finish(contentSize: tar.count, path: "a.tar.zst")?.frame.bytes(path: "a.tar.zst")
     }
 }

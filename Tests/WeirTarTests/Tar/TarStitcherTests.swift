@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import WeirSystem
 @testable import WeirTar
+@testable import WeirTarTestSupport
 @testable import WeirTestSupport
 
 /// The chunks' walks put together (``TarStitcher``) against one walk of the
@@ -40,17 +41,6 @@ struct TarStitcherTests {
         return [UInt8](try Data(contentsOf: folder.appendingPathComponent("a.tar")))
     }
 
-    /// The index of one walk of all of `tar`, as its frame's bytes (nil: none).
-    static func scanned(_ tar: [UInt8]) throws -> [UInt8]? {
-        let scanner = TarScanner()
-        tar.withUnsafeBytes { bytes in
-            var data = DispatchData.empty
-            data.append(bytes)
-            scanner.feed(data)
-        }
-        return try scanner.finish(contentSize: tar.count, path: "a.tar.zst")?.frame.bytes(path: "a.tar.zst")
-    }
-
     /// The index of `tar` cut into chunks at `cuts`, each walked in steps
     /// of `step` as a worker does (the first from 0, the others guessing),
     /// stitched in order, reading from `tar` where a walk is done again.
@@ -83,7 +73,7 @@ struct TarStitcherTests {
           """, arguments: ["gnu", "posix", "oldgnu"])
     func sameAsOneWalk(format: String) throws {
         let tar = try Self.trap(format: format)
-        let whole = try #require(try Self.scanned(tar))
+        let whole = try #require(try TestTar.scannedIndex(tar))
         for chunk in [512, 1000, 4096, 5000, 65536, 300_000, 1 << 20] {
             for step in [100, 512, 4096, 1 << 18] {
                 let cuts = Array(stride(from: chunk, to: tar.count, by: chunk))
@@ -126,7 +116,7 @@ struct TarStitcherTests {
                 let field = Array(String(format: "%06o\0 ", sum).utf8)
                 bytes.replaceSubrange(block + 148 ..< block + 156, with: field)
             }
-            let whole = try Self.scanned(bytes)
+            let whole = try TestTar.scannedIndex(bytes)
             let chunk = [512, 3000, 65536].randomElement(using: &random) ?? 512
             let cuts = Array(stride(from: chunk, to: bytes.count, by: chunk))
             #expect(try Self.stitched(bytes, cuts: cuts, step: 4096) == whole, "round \(round)")
@@ -159,7 +149,7 @@ struct TarStitcherTests {
         python.waitUntilExit()
         try #require(python.terminationStatus == 0)
         let tar = [UInt8](try Data(contentsOf: folder.appendingPathComponent("a.tar")))
-        let whole = try #require(try Self.scanned(tar))
+        let whole = try #require(try TestTar.scannedIndex(tar))
         let stitcher = TarStitcher()
         var read = 0
         let chunk = 64 << 10

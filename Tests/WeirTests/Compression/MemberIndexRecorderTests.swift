@@ -4,6 +4,7 @@ import Testing
 @testable import Weir
 @testable import WeirSystem
 @testable import WeirTar
+@testable import WeirTarTestSupport
 @testable import WeirTestSupport
 
 /// ``MemberIndexRecorder``: a file's chunks walked by the workers that
@@ -47,17 +48,6 @@ struct MemberIndexRecorderTests {
         #expect(found.index.contentSize == tar.count)
     }
 
-    /// The index one walk of all of `tar` gives, as its frame's bytes.
-    static func scanned(_ tar: [UInt8]) throws -> [UInt8]? {
-        let scanner = TarScanner()
-        tar.withUnsafeBytes { bytes in
-            var data = DispatchData.empty
-            data.append(bytes)
-            scanner.feed(data)
-        }
-        return try scanner.finish(contentSize: tar.count, path: "a.tar.zst")?.frame.bytes(path: "a.tar.zst")
-    }
-
     @Test("""
           a resumed run whose kept frames hold all of the content reads no chunk: its kept part is walked at the \
           end, and the index is one walk's; a file written to while it is compressed gets none
@@ -65,7 +55,7 @@ struct MemberIndexRecorderTests {
     func keptWholeAndWrittenTo() throws {
         let folder = ScratchFolder()
         let tar = try Self.tar(in: folder)
-        let whole = try #require(try Self.scanned(tar))
+        let whole = try #require(try TestTar.scannedIndex(tar))
         for written in [false, true] {
             let file = try Descriptor.openForReading(folder.path("a.tar"))
             defer { file.close() }
