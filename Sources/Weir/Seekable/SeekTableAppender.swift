@@ -38,7 +38,7 @@ import WeirTar
 /// the file system has no `flock`, a run that finds the file grown since it
 /// read it fails instead of appending.
 public struct SeekTableAppender: Sendable {
-    /// What ``index(path:options:memberIndex:level:tarSource:synchronous:whenBusy:)`` did.
+    /// What ``index(path:options:memberIndex:level:tarSource:synchronous:cancellation:whenBusy:)`` did.
     public enum Outcome: Equatable, Sendable {
         /// The file already ends with a table that covers all of it and
         /// matches its frames: nothing was written. `frames` counts the
