@@ -90,13 +90,7 @@ package final class TarScanner: @unchecked Sendable {  // one thread at a time, 
     package func feed(upTo end: Int, read: (Int, UnsafeMutableRawBufferPointer) throws(WeirError) -> Int)
         throws(WeirError) {
         defer { offset = end }
-        while walk.isWalking, walk.needed < end {
-            let at = walk.needed
-            let span = UnsafeMutableRawBufferPointer(rebasing: readBuffer[0 ..< min(readBuffer.count, end - at)])
-            let count = try read(at, span)
-            guard count > 0 else { return }
-            walk.consume(UnsafeRawBufferPointer(rebasing: span[0 ..< count]), at: at)
-        }
+        try walk.consume(upTo: end, finishingMember: false, buffer: readBuffer, read: read)
     }
 
     /// Bytes read from the file at a time: a header block with a pax record

@@ -82,14 +82,7 @@ package final class TarSegment: @unchecked Sendable {  // one thread at a time, 
         throws(WeirError) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: TarScanner.fileReadSize, alignment: 16)
         defer { buffer.deallocate() }
-        while walk.isWalking, walk.needed < end || !walk.isBetweenMembers {
-            let at = walk.needed
-            let span = UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< (at < end ? min(buffer.count, end - at)
-                                                                                : buffer.count)])
-            let count = try read(at, span)
-            guard count > 0 else { return }
-            walk.consume(UnsafeRawBufferPointer(rebasing: span[0 ..< count]), at: at)
-        }
+        try walk.consume(upTo: end, finishingMember: true, buffer: buffer, read: read)
     }
 
     /// Ends the walk at the chunk's end: ``members``, ``pending``,

@@ -1,4 +1,5 @@
 import Glibc
+import WeirSystem
 
 /// What a ``TarWalk`` hands each member to once the member's end is known.
 package protocol TarMemberSink {
@@ -123,6 +124,29 @@ package struct TarWalk<Sink: TarMemberSink>: ~Copyable {
     package var isBetweenMembers: Bool {
         guard case .header = phase else { return false }
         return memberStart == nil && stagedCount == 0
+    }
+
+    /// Walks on from the input file rather than from memory, to `end`:
+    /// `read(offset, buffer)` fills `buffer` with the input's bytes at
+    /// `offset` (`pread`), and only the blocks the walk needs are read,
+    /// `buffer.count` bytes at a time. With `finishingMember`, a member
+    /// whose header blocks straddle `end` (a pax record or a GNU sparse map
+    /// of megabytes) is read on to its last header block, so that a walk
+    /// starting at `end` need not read them all again. A read of no bytes
+    /// (the file ends) stops the loop, not the walk.
+    ///
+    /// - Throws: what `read` throws.
+    package mutating func consume(upTo end: Int, finishingMember: Bool, buffer: UnsafeMutableRawBufferPointer,
+                                  read: (Int, UnsafeMutableRawBufferPointer) throws(WeirError) -> Int)
+        throws(WeirError) {
+        while isWalking, needed < end || (finishingMember && !isBetweenMembers) {
+            let at = needed
+            let span = UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< (at < end ? min(buffer.count, end - at)
+                                                                                   : buffer.count)])
+            let count = try read(at, span)
+            guard count > 0 else { return }
+            consume(UnsafeRawBufferPointer(rebasing: span[0 ..< count]), at: at)
+        }
     }
 
     /// Takes `bytes`, the content at `offset`: bytes before ``needed`` are
