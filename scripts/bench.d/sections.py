@@ -31,6 +31,7 @@ SECTIONS = [
     ("seek", 9),
     ("members", 17),
     ("index", 18),
+    ("indexwork", 18.5),
     ("lean", 14),
     ("verify", 10),
     ("formats", 11),
@@ -43,8 +44,9 @@ SECTIONS = [
 ]
 NAMES = [name for name, _ in SECTIONS]
 # The default run: every section but cluster, which starts Spark and Dask clusters, mount, which mounts on FUSE
-# as root and pip-installs ratarmount, and remote, which starts nginx (all asked for by name).
-DEFAULT = [name for name in NAMES if name not in ("cluster", "mount", "remote")]
+# as root and pip-installs ratarmount, remote, which starts nginx, and indexwork, which runs weir under valgrind
+# for ten minutes (all asked for by name).
+DEFAULT = [name for name in NAMES if name not in ("cluster", "mount", "remote", "indexwork")]
 
 
 def module(name):
