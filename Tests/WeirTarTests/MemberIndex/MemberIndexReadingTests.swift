@@ -1,14 +1,13 @@
 import CZstd
 import Foundation
 import Testing
-@testable import Weir
 import WeirFormats
-import WeirTar
+@testable import WeirTar
 @testable import WeirTarTestSupport
 @testable import WeirTestSupport
 
 /// ``MemberIndex/read(path:)``: a file's member index found from its seek
-/// table, the codec's part tested in WeirTarTests.
+/// table (the codec: MemberIndexTests).
 @Suite("Member index reading")
 struct MemberIndexReadingTests {
     @Test("found from the seek table: the entry just before it, of decompressed size 0, magic 0x184D2A5B")

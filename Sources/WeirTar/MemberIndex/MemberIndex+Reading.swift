@@ -1,6 +1,6 @@
 import WeirFormats
 import WeirSystem
-import WeirTar
+
 /// Finding the index in a file from the file's seek table alone
 /// (docs/members.md, "Where it is"): the entry just before the table, of
 /// decompressed size 0, whose frame's first four bytes are `0x184D2A5B`.
@@ -10,7 +10,7 @@ extension MemberIndex {
     ///
     /// - Throws: `WeirError` `.system` when `pread` fails, `.truncated`
     ///   when the file is shorter than its table says.
-    static func location(in file: Descriptor, table: SeekTable) throws(WeirError) -> Range<Int>? {
+    package static func location(in file: Descriptor, table: SeekTable) throws(WeirError) -> Range<Int>? {
         guard let last = table.entries.last, last.decompressedSize == 0,
               Int(last.compressedSize) >= 8 + contentMagic.count else { return nil }
         let start = table.tableOffset - Int(last.compressedSize)
