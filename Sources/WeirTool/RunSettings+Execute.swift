@@ -71,7 +71,7 @@ extension RunSettings {
             ListReport(files: inputs, verbose: reporting.verbose > 0, console: console).run() == 0 ? Int32(0) : 1
         case .train, .trainCover, .trainFastCover, .trainLegacy: trainDictionary(inputs, console: console)
         case .benchmark: benchmark(inputs, console: console)
-        case .index: index(inputs, console: console)
+        case .index: IndexMode(settings: self, inputs: inputs, console: console).run()
         case .compress, .decompress, .test:
             decompressionSettings.ranges.isEmpty
                 ? process(inputs, skipped: skipped, console: console) : extractRanges(inputs, console: console)
