@@ -69,7 +69,8 @@ extension RunSettings {
         let status = switch operation {
         case .list:
             ListReport(files: inputs, verbose: reporting.verbose > 0, console: console).run() == 0 ? Int32(0) : 1
-        case .train, .trainCover, .trainFastCover, .trainLegacy: trainDictionary(inputs, console: console)
+        case .train, .trainCover, .trainFastCover, .trainLegacy:
+            TrainMode(settings: self, inputs: inputs, console: console).run()
         case .benchmark: benchmark(inputs, console: console)
         case .index: IndexMode(settings: self, inputs: inputs, console: console).run()
         case .compress, .decompress, .test:
