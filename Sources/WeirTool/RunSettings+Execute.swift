@@ -71,7 +71,7 @@ extension RunSettings {
             ListReport(files: inputs, verbose: reporting.verbose > 0, console: console).run() == 0 ? Int32(0) : 1
         case .train, .trainCover, .trainFastCover, .trainLegacy:
             TrainMode(settings: self, inputs: inputs, console: console).run()
-        case .benchmark: benchmark(inputs, console: console)
+        case .benchmark: BenchmarkMode(settings: self, inputs: inputs, console: console).run()
         case .index: IndexMode(settings: self, inputs: inputs, console: console).run()
         case .compress, .decompress, .test:
             decompressionSettings.ranges.isEmpty

@@ -156,20 +156,6 @@ struct RunSettings: Sendable {
         var showVersion = false
     }
 
-    /// `-b`'s flags.
-    struct BenchmarkSettings: Sendable {
-        /// `-e`: the last level.
-        var lastLevel: Int?
-        /// `-i`: seconds a level, 3 by default.
-        var seconds = 3
-        /// `-S`.
-        var separateFiles = false
-        /// `--priority=rt`.
-        var realTime = false
-        /// `-b -d`: decode only.
-        var decodesOnly = false
-    }
-
     /// What the run does; compressing, as `weir` alone.
     var operation = Operation.compress
     var inputPolicy = InputPolicy()
@@ -180,7 +166,8 @@ struct RunSettings: Sendable {
     var dictionarySettings = DictionarySettings()
     var resourceSettings = ResourceSettings()
     var reporting = Reporting()
-    var benchmarkSettings = BenchmarkSettings()
+    /// `-b`'s flags (``BenchmarkMode``).
+    var benchmarkSettings = BenchmarkMode.Settings()
     /// The training the flags ask for (read when the operation trains); by
     /// default at the level the compression's default asks for.
     var training = DictionaryTraining(compressionLevel: CompressionSettings().levelPolicy.requested)
