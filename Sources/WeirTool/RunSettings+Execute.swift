@@ -75,7 +75,8 @@ extension RunSettings {
         case .index: IndexMode(settings: self, inputs: inputs, console: console).run()
         case .compress, .decompress, .test:
             decompressionSettings.ranges.isEmpty
-                ? process(inputs, skipped: skipped, console: console) : extractRanges(inputs, console: console)
+                ? process(inputs, skipped: skipped, console: console)
+                : RangeMode(settings: self, inputs: inputs, console: console).run()
         }
         // Those no file's report told (-o, ranges, a dictionary); none in JSON's stream.
         if !reporting.json { console.staleTemporaries() }
