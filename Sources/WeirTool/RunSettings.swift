@@ -84,14 +84,6 @@ struct RunSettings: Sendable {
         var showsDefaultParameters = false
     }
 
-    /// `--members` and `--member` (RunSettings+Members.swift).
-    struct MemberSettings: Sendable {
-        /// `-l --members`: the members listed from the member index.
-        var listsMembers = false
-        /// `--member=PATTERN`, in the order given.
-        var patterns: [String] = []
-    }
-
     /// How to decompress.
     struct DecompressionSettings: Sendable {
         /// `--[no-]pass-through`; nil for zstd's default.
@@ -162,7 +154,8 @@ struct RunSettings: Sendable {
     var outputPolicy = OutputPolicy()
     var compressionSettings = CompressionSettings()
     var decompressionSettings = DecompressionSettings()
-    var memberSettings = MemberSettings()
+    /// `--members` and `--member` (``MembersMode``).
+    var memberSettings = MembersMode.Settings()
     var dictionarySettings = DictionarySettings()
     var resourceSettings = ResourceSettings()
     var reporting = Reporting()
