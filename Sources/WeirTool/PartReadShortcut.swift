@@ -1,6 +1,5 @@
 import ArgumentParser
 import Glibc
-import Weir
 import WeirCLI
 
 /// The settings of a command line that reads part of one compressed file —
@@ -23,7 +22,8 @@ import WeirCLI
 /// argument, a list that does not parse, an environment default — returns
 /// nil, and the parser reads the command line as before, with its messages.
 /// The settings are those ``WeirCommand/settings`` makes of the same
-/// arguments: every other field at its flag's default. Debug builds (and the
+/// arguments: every other field at its flag's default, from the one value
+/// that holds them (`RunSettings()`). Debug builds (and the
 /// test build) parse every shortcut command line too and stop when the two
 /// differ, so every command-line test of a part read checks it.
 enum PartReadShortcut {
@@ -56,34 +56,20 @@ enum PartReadShortcut {
         return partRead(files: files, toStdout: toStdout, checks: checks, ranges: ranges, patterns: patterns)
     }
 
-    /// Every field as ``WeirCommand/settings`` makes it when only these flags are given.
+    /// The settings ``WeirCommand/settings`` makes when only these flags are
+    /// given: every field at its flag's default (`RunSettings()`, where the
+    /// defaults are written), but those the grammar reads.
     private static func partRead(files: [String], toStdout: Bool, checks: Bool, ranges: [String],
                                  patterns: [String]) -> RunSettings {
-        let levels = LevelPolicy(level: nil, fast: nil, ultra: false)
-        var training = DictionaryTraining()
-        training.compressionLevel = levels.requested
-        return RunSettings(
-            operation: .decompress,
-            inputPolicy: .init(files: files, fileLists: [], recursive: false, excludesCompressed: false),
-            outputPolicy: .init(
-                toStdout: toStdout, path: nil, standardOutputRequested: toStdout, file: nil, force: false,
-                removesInput: false, syncs: true, resumes: true, flatFolder: nil, mirrorRoot: nil),
-            compressionSettings: .init(
-                levelPolicy: levels, chunkSize: nil, adaptiveLevels: nil, rsyncable: false, seekTable: true,
-                memberIndex: true, writesContentSize: true, streamSize: nil, sizeHint: nil, format: .zstd,
-                parameters: CompressionParameters(), showsDefaultParameters: false),
-            decompressionSettings: .init(passThrough: nil, sparse: nil, ranges: ranges),
-            memberSettings: .init(listsMembers: false, patterns: patterns),
-            dictionarySettings: .init(file: nil, writesID: true, patchFrom: nil, long: nil),
-            resourceSettings: .init(
-                requestedThreads: 0, threadsGiven: false, countedCores: nil, verifiesChecksums: checks,
-                verify: false, mapsInput: true, memory: nil),
-            reporting: .init(
-                quiet: 0, verbose: 0, progress: nil, progressJSON: false, json: false, trace: nil,
-                fakeStderrIsConsole: false, traceFileStat: false, showVersion: false),
-            benchmarkSettings: .init(lastLevel: nil, seconds: 3, separateFiles: false, realTime: false,
-                                     decodesOnly: false),
-            training: training)
+        var settings = RunSettings()
+        settings.operation = .decompress
+        settings.inputPolicy.files = files
+        settings.outputPolicy.toStdout = toStdout
+        settings.outputPolicy.standardOutputRequested = toStdout
+        settings.resourceSettings.verifiesChecksums = checks
+        settings.decompressionSettings.ranges = ranges
+        settings.memberSettings.patterns = patterns
+        return settings
     }
 
     #if WEIR_TEST_HOOKS

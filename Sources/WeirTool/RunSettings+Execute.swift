@@ -5,8 +5,11 @@ import WeirPrograms
 import WeirRemote
 import Glibc
 
-/// A run of the command: its inputs gathered, then the operation on them
-/// (one function a mode), each reading only the resolved settings.
+/// A run of the command: its inputs gathered, then the operation on them,
+/// each reading only the resolved settings: a mode that is not the
+/// compression's jobs is a type of its own, made here and run
+/// (``MembersMode``, ``RangeMode``, ``IndexMode``, ``TrainMode``,
+/// ``BenchmarkMode``; `-l` is ``ListReport``).
 extension RunSettings {
     /// Gathers the inputs and runs the operation on them; returns the exit status.
     func execute() -> Int32 {
@@ -60,21 +63,22 @@ extension RunSettings {
             return failed ? 1 : 0
         }
         registerURLs(inputs)
-        // --members and --member: RunSettings+Members.swift.
-        if handlesMembers {
-            let status = runMembers(inputs, console: console)
+        if memberSettings.isAsked {
+            let status = MembersMode(settings: self, inputs: inputs, console: console).run()
             if !reporting.json { console.staleTemporaries() }
             return status != 0 ? status : failed ? 1 : 0
         }
         let status = switch operation {
         case .list:
             ListReport(files: inputs, verbose: reporting.verbose > 0, console: console).run() == 0 ? Int32(0) : 1
-        case .train, .trainCover, .trainFastCover, .trainLegacy: trainDictionary(inputs, console: console)
-        case .benchmark: benchmark(inputs, console: console)
-        case .index: index(inputs, console: console)
+        case .train, .trainCover, .trainFastCover, .trainLegacy:
+            TrainMode(settings: self, inputs: inputs, console: console).run()
+        case .benchmark: BenchmarkMode(settings: self, inputs: inputs, console: console).run()
+        case .index: IndexMode(settings: self, inputs: inputs, console: console).run()
         case .compress, .decompress, .test:
             decompressionSettings.ranges.isEmpty
-                ? process(inputs, skipped: skipped, console: console) : extractRanges(inputs, console: console)
+                ? process(inputs, skipped: skipped, console: console)
+                : RangeMode(settings: self, inputs: inputs, console: console).run()
         }
         // Those no file's report told (-o, ranges, a dictionary); none in JSON's stream.
         if !reporting.json { console.staleTemporaries() }
@@ -189,9 +193,9 @@ extension RunSettings {
         switch operation {
         case .list: reading = .atOffsets
         case .decompress, .test:
-            reading = handlesMembers || !decompressionSettings.ranges.isEmpty ? .atOffsets : .whole
+            reading = memberSettings.isAsked || !decompressionSettings.ranges.isEmpty ? .atOffsets : .whole
         case .compress, .train, .trainCover, .trainFastCover, .trainLegacy, .benchmark, .index:
-            guard handlesMembers else { return }
+            guard memberSettings.isAsked else { return }
             reading = .atOffsets
         }
         for input in inputs where RemoteInputs.isURL(input) { RemoteInputs.register(input, reading: reading) }

@@ -10,6 +10,8 @@ extension WeirCommand {
         let compression = compressionFlags
         let resources = resourceFlags
         let standardOutputRequested = output.output == "-" || (output.toStdout && output.output == nil)
+        // What an absent flag leaves: the defaults RunSettings writes once.
+        let defaults = RunSettings()
         return RunSettings(
             operation: operationFlags.operation,
             inputPolicy: .init(
@@ -26,7 +28,8 @@ extension WeirCommand {
                 rsyncable: compression.rsyncable, seekTable: !compression.noSeekTable,
                 memberIndex: !compression.noMemberIndex, indexSource: operationFlags.indexFrom,
                 writesContentSize: compression.writesContentSize, streamSize: compression.streamSize?.bytes,
-                sizeHint: messageFlags.sizeHint?.bytes, format: compression.format ?? .zstd,
+                sizeHint: messageFlags.sizeHint?.bytes,
+                format: compression.format ?? defaults.compressionSettings.format,
                 parameters: compression.parameters, showsDefaultParameters: compression.showDefaultCParams),
             decompressionSettings: .init(
                 passThrough: decompressionFlags.passThrough, sparse: decompressionFlags.sparse,
@@ -46,7 +49,8 @@ extension WeirCommand {
                 fakeStderrIsConsole: messageFlags.fakeStderrIsConsole, traceFileStat: messageFlags.traceFileStat,
                 showVersion: messageFlags.showVersion),
             benchmarkSettings: .init(
-                lastLevel: benchmarkFlags.lastLevel, seconds: benchmarkFlags.seconds ?? 3,
+                lastLevel: benchmarkFlags.lastLevel,
+                seconds: benchmarkFlags.seconds ?? defaults.benchmarkSettings.seconds,
                 separateFiles: benchmarkFlags.separateFiles, realTime: benchmarkFlags.priority == "rt",
                 decodesOnly: facts.benchmarkDecodes),
             training: dictionaryTraining)

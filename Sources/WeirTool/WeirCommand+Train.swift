@@ -5,7 +5,7 @@ import WeirPrograms
 
 /// `--train`, `--train-cover`, `--train-fastcover`, `--train-legacy`: the
 /// training their flags ask for, as zstd 1.5.4 reads them, and their checks
-/// (RunSettings+Train.swift runs it).
+/// (``TrainMode`` runs it).
 extension WeirCommand {
     /// The builder the operation chose, with the last parameters given for
     /// it (every list was checked by ``validateTrainingLists()``); plain

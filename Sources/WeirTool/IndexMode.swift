@@ -4,20 +4,28 @@ import WeirCLI
 /// `weir --index FILE...`: a seek table appended to each multi-frame file
 /// that lacks one covering it (``SeekTableAppender``). A file another
 /// `--index` holds is waited for, with a line saying so (hidden by -q).
-extension RunSettings {
+struct IndexMode {
+    /// The run's resolved flags: what it reads are -D and the decompression
+    /// options, the level the index is compressed at, `--index-from`,
+    /// `--no-member-index`, `--no-sync` and -q.
+    let settings: RunSettings
+    /// The files to index, in the order given.
+    let inputs: [String]
+    let console: Console
+
     /// Indexes every input in turn, one line each on stderr (hidden by -q);
     /// returns the exit status (1 if any failed).
-    func index(_ inputs: [String], console: Console) -> Int32 {
+    func run() -> Int32 {
         if inputs.isEmpty || inputs.contains("-") {
             console.error("--index appends to files in place: it does not read standard input")
             return 1
         }
-        let (dictionary, unreadable) = readDictionary(console: console)
+        let (dictionary, unreadable) = settings.readDictionary(console: console)
         if unreadable { return 1 }
-        let options = decompressionOptions(toStandardOutput: false, dictionary: dictionary)
+        let options = settings.decompressionOptions(toStandardOutput: false, dictionary: dictionary)
         // The index compressed as a compression at the same level flags compresses its own.
-        let level = compressionSettings.levelPolicy.resolved.level
-        let source = compressionSettings.indexSource
+        let level = settings.compressionSettings.levelPolicy.resolved.level
+        let source = settings.compressionSettings.indexSource
         var failed = false
         // Ctrl-C stops the run between files, or the decode in hand; an append under way ends whole or is
         // undone first, whatever the signals: a second one does not exit at once here.
@@ -31,14 +39,14 @@ extension RunSettings {
                 // Another --index on the file: wait for it (then the file
                 // is indexed and this run changes nothing), saying so.
                 let outcome = try SeekTableAppender.index(path: input, options: options,
-                                                          memberIndex: compressionSettings.memberIndex,
+                                                          memberIndex: settings.compressionSettings.memberIndex,
                                                           level: level, tarSource: source,
-                                                          synchronous: outputPolicy.syncs,
+                                                          synchronous: settings.outputPolicy.syncs,
                                                           cancellation: signals.cancellation) {
-                    guard reporting.quiet == 0 else { return }
+                    guard settings.reporting.quiet == 0 else { return }
                     console.write("\(name): is busy (another weir --index?), waiting for it\n")
                 }
-                guard reporting.quiet == 0 else { continue }
+                guard settings.reporting.quiet == 0 else { continue }
                 switch outcome {
                 case .alreadyIndexed(let frames):
                     console.write("\(name): already seekable (its seek table lists \(frames) frames, skippable ones "

@@ -8,24 +8,39 @@ import WeirRemote
 /// a `.tar.zst`'s members listed from its member index, or written as a tar
 /// stream (``TarMemberExtraction``): from a file through the index, from a
 /// pipe as the stream passes.
-extension RunSettings {
-    /// Whether the run is one of the members' (the flags are checked in
-    /// ``WeirCommand/validateMembers()``).
-    var handlesMembers: Bool { memberSettings.listsMembers || !memberSettings.patterns.isEmpty }
+struct MembersMode {
+    /// `--members` and `--member`.
+    struct Settings: Sendable {
+        /// `-l --members`: the members listed from the member index.
+        var listsMembers = false
+        /// `--member=PATTERN`, in the order given.
+        var patterns: [String] = []
+
+        /// Whether the flags ask for a run of this mode (they are checked
+        /// together in ``WeirCommand/validateMembers()``).
+        var isAsked: Bool { listsMembers || !patterns.isEmpty }
+    }
+
+    /// The run's resolved flags: what it reads are its own (``Settings``),
+    /// -D, the decompression options, -o, -f, `--no-sync`, -q and -v.
+    let settings: RunSettings
+    /// The archives named (`--member` reads one, a file, a URL or `-`).
+    let inputs: [String]
+    let console: Console
 
     /// Runs `--members` or `--member`; returns the exit status.
-    func runMembers(_ inputs: [String], console: Console) -> Int32 {
-        memberSettings.listsMembers ? listMembers(inputs, console: console) : extractMembers(inputs, console: console)
+    func run() -> Int32 {
+        settings.memberSettings.listsMembers ? listMembers() : extractMembers()
     }
 
     /// Prints the members of every input as `tar tf` (with -v `tar tvf`)
     /// does; returns the exit status (1 if any failed).
-    func listMembers(_ inputs: [String], console: Console) -> Int32 {
+    private func listMembers() -> Int32 {
         if inputs.isEmpty || inputs.contains("-") {
             console.error("--members reads the member index at the end of a file: it does not read standard input")
             return 1
         }
-        var listing = TarListing(verbose: reporting.verbose > 0, utf8: Self.localeIsUTF8)
+        var listing = TarListing(verbose: settings.reporting.verbose > 0, utf8: Self.localeIsUTF8)
         var failed = false
         for input in inputs {
             do throws(WeirError) {
@@ -48,7 +63,7 @@ extension RunSettings {
                     console.error("(stdout): write failed: \(String(cString: strerror(writeError)))")
                     return 1
                 }
-                if archive.endedEarly, reporting.quiet == 0 {
+                if archive.endedEarly, settings.reporting.quiet == 0 {
                     console.warning("the tar archive ends early (no end blocks, or a member cut short)", file: input)
                 }
             } catch {
@@ -62,18 +77,18 @@ extension RunSettings {
     /// Writes the tar stream of the members `--member` selects; returns the
     /// exit status: 1 when a pattern matched nothing (the others written,
     /// as tar does) or on any error.
-    func extractMembers(_ inputs: [String], console: Console) -> Int32 {
+    private func extractMembers() -> Int32 {
         guard inputs.count == 1, let input = inputs.first else {
             console.error("--member reads one archive, not \(inputs.count)")
             return 1
         }
-        let (dictionary, unreadable) = readDictionary(console: console)
+        let (dictionary, unreadable) = settings.readDictionary(console: console)
         if unreadable { return 1 }
-        let options = decompressionOptions(toStandardOutput: true, dictionary: dictionary)
+        let options = settings.decompressionOptions(toStandardOutput: true, dictionary: dictionary)
         var file: OutputFile?
-        if let path = outputPolicy.file, path != "-" {
+        if let path = settings.outputPolicy.file, path != "-" {
             do throws(WeirError) {
-                file = try OutputFile(path: path, force: outputPolicy.force)
+                file = try OutputFile(path: path, force: settings.outputPolicy.force)
             } catch {
                 console.error(CommandHint.message(for: error))
                 return 1
@@ -83,7 +98,7 @@ extension RunSettings {
         let signals = SignalHandler(console: console)
         signals.install()
         defer { signals.uninstall() }
-        let patterns = memberSettings.patterns.map { TarMemberPattern($0) }
+        let patterns = settings.memberSettings.patterns.map { TarMemberPattern($0) }
         let outcome: TarMemberExtraction.Outcome
         do throws(WeirError) {
             // A regular file through its member index; anything else (a pipe) decoded as it comes.
@@ -97,7 +112,7 @@ extension RunSettings {
                 outcome = try TarMemberExtraction.stream(input: stream, patterns: patterns, options: options,
                                                          output: output, cancellation: signals.cancellation)
             }
-            try file?.commit(copying: nil, sync: outputPolicy.syncs)
+            try file?.commit(copying: nil, sync: settings.outputPolicy.syncs)
         } catch {
             file?.discard()
             if let signal = signals.received { return 128 + signal }
@@ -122,7 +137,7 @@ extension RunSettings {
             console.error("\(shown): \(String(decoding: pattern.text, as: UTF8.self)): Not found in archive",
                           input: input)
         }
-        if reporting.verbose > 0, !reporting.json {
+        if settings.reporting.verbose > 0, !settings.reporting.json {
             console.write("\(shown): \(outcome.members) member\(outcome.members == 1 ? "" : "s"), "
                               + "\(outcome.bytesOut) bytes, \(outcome.framesRead) frame"
                               + "\(outcome.framesRead == 1 ? "" : "s") decoded\n")

@@ -7,33 +7,41 @@ import WeirRemote
 
 /// `-d --range=LIST` and `-t --range=LIST`: bytes of the decompressed
 /// content of one input (``RangeExtraction``).
-extension RunSettings {
+struct RangeMode {
+    /// The run's resolved flags: what it reads are the lists of `--range`,
+    /// -t, -D, `--patch-from`, the decompression options, -o, -f,
+    /// `--no-sync`, -v and `--json`.
+    let settings: RunSettings
+    /// The inputs named: one, a file, a URL or `-`.
+    let inputs: [String]
+    let console: Console
+
     /// Writes (or, with -t, decodes) the ranges of the one input; returns the
     /// exit status.
-    func extractRanges(_ inputs: [String], console: Console) -> Int32 {
+    func run() -> Int32 {
         guard inputs.count == 1, let input = inputs.first else {
             console.error("--range reads one input, not \(inputs.count)")
             return 1
         }
         // Validated already (WeirCommand.validate): every list parses.
-        guard let list = ByteRangeList(decompressionSettings.ranges.joined(separator: ",")) else { return 1 }
+        guard let list = ByteRangeList(settings.decompressionSettings.ranges.joined(separator: ",")) else { return 1 }
         let ranges = list.items
-        let (dictionary, unreadable) = readDictionary(console: console)
+        let (dictionary, unreadable) = settings.readDictionary(console: console)
         if unreadable { return 1 }
-        let (patch, refused) = readPatchReference(inputs, console: console)
+        let (patch, refused) = settings.readPatchReference(inputs, console: console)
         if refused { return 1 }
-        var options = decompressionOptions(toStandardOutput: true, dictionary: dictionary)
+        var options = settings.decompressionOptions(toStandardOutput: true, dictionary: dictionary)
         // A patch's frame is decoded against the old file, as without --range.
         options.patchReference = patch
-        let testing = operation == .test
+        let testing = settings.operation == .test
         let inputName = input == "-" ? "(stdin)" : input
         // The output: standard output unless -o FILE (a hidden temporary
         // file named FILE once complete, as every file weir writes); nothing
         // when testing.
         var file: OutputFile?
-        if !testing, let path = outputPolicy.file, path != "-" {
+        if !testing, let path = settings.outputPolicy.file, path != "-" {
             do throws(WeirError) {
-                file = try OutputFile(path: path, force: outputPolicy.force)
+                file = try OutputFile(path: path, force: settings.outputPolicy.force)
             } catch {
                 console.error(CommandHint.message(for: error))
                 return 1
@@ -87,7 +95,7 @@ extension RunSettings {
                 outcome = try RangeExtraction.stream(input: stream, ranges: ranges, options: options, output: output,
                                                      cancellation: signals.cancellation, observer: observer)
             }
-            try file?.commit(copying: nil, sync: outputPolicy.syncs)
+            try file?.commit(copying: nil, sync: settings.outputPolicy.syncs)
         } catch {
             file?.discard()
             if let signal = signals.received { return 128 + signal }
@@ -97,7 +105,7 @@ extension RunSettings {
         }
         console.progress?.end(status: .ok)
         for warning in outcome.warnings { console.warning(warning, file: input) }
-        if reporting.json {
+        if settings.reporting.json {
             var statistics = Statistics()
             statistics.bytesIn = outcome.bytesIn
             statistics.bytesOut = outcome.bytesOut
@@ -107,7 +115,7 @@ extension RunSettings {
             console.json(JSONRecord(operation: testing ? .test : .decompress, input: input,
                                     output: testing ? nil : (file == nil ? "-" : outputName),
                                     statistics: statistics, level: nil, chunkBytes: nil))
-        } else if reporting.verbose > 0 {
+        } else if settings.reporting.verbose > 0 {
             let frames = outcome.frames.map { " of \($0)" } ?? ""
             console.write(
                 "\(FileName.displayed(inputName)): \(outcome.bytesOut) bytes in \(ranges.count) range"
