@@ -5,7 +5,8 @@ import Testing
 /// than half the cache (issue 81, item 6; docs/mount.md, "One frame"): the
 /// decode that makes the member tree leaves checkpoints of the decoder, the
 /// windows past `-M` in an unlinked file in `TMPDIR`; reads anywhere, in any
-/// order, by readers at once, give `tar x`'s bytes.
+/// order, by readers at once, give `tar x`'s bytes; a damaged frame is
+/// not mounted.
 extension MountCommandTests {
     @Test("one frame from zstd -T2: every file, reads backwards and at random, two readers; spill unlinked in TMPDIR")
     func oneFrame() throws {
@@ -46,6 +47,16 @@ extension MountCommandTests {
             cat mnt/b/random.txt > r1; wait $one $two
             cmp l1 x/b/lines.txt; cmp n1 x/a/numbers.txt; cmp r1 x/b/random.txt
             kill -INT $pid; wait $pid
+            test -z "$(ls -A tmp)"
+            # Damaged: the decode that makes the tree checks every block and the checksum; nothing is mounted.
+            cp t.tar.zst bad.tar.zst
+            python3 -c "
+            import os
+            f = open('bad.tar.zst', 'r+b'); f.seek(os.path.getsize('bad.tar.zst') // 2); b = f.read(1)
+            f.seek(-1, 1); f.write(bytes([b[0] ^ 0x5a])); f.close()"
+            if env TMPDIR="$PWD/tmp" $WEIR mount bad.tar.zst mnt 2> err; then echo "mounted a damaged frame"; exit 1; fi
+            grep -q 'bad.tar.zst' err
+            ! mountpoint -q mnt
             test -z "$(ls -A tmp)"
             echo done
             """)
