@@ -6,7 +6,7 @@ import Testing
 /// decode that makes the member tree leaves checkpoints of the decoder, the
 /// windows past `-M` in an unlinked file in `TMPDIR`; reads anywhere, in any
 /// order, by readers at once, give `tar x`'s bytes; a damaged frame is
-/// not mounted.
+/// not mounted; without `-M`, the frame is not held whole.
 extension MountCommandTests {
     @Test("one frame from zstd -T2: every file, reads backwards and at random, two readers; spill unlinked in TMPDIR")
     func oneFrame() throws {
@@ -58,6 +58,14 @@ extension MountCommandTests {
             grep -q 'bad.tar.zst' err
             ! mountpoint -q mnt
             test -z "$(ls -A tmp)"
+            # Without -M the cache stays 24 MiB: the frame (the 80 MB tar) is never decoded whole into memory.
+            env TMPDIR="$PWD/tmp" /usr/bin/time -f %M -o mount.rss $WEIR mount -f t.tar.zst mnt 2>> log & timed=$!
+            ready mnt
+            cat mnt/b/lines.txt mnt/a/numbers.txt mnt/b/random.txt > all
+            cat x/b/lines.txt x/a/numbers.txt x/b/random.txt | cmp - all
+            fusermount3 -u mnt; wait $timed
+            peak=$(tail -1 mount.rss); content=$(( $(stat -c %s t.tar) / 1024 ))
+            test "$peak" -lt "$content" || { echo "peak $peak KiB, content $content KiB"; exit 1; }
             echo done
             """)
         expectDone(result)
