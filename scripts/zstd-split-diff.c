@@ -463,6 +463,109 @@ static size_t compress_with(ZSTD_CCtx *c, uint8_t *dst, size_t cap, const uint8_
 static int mt_vs_ours(const uint8_t *src, size_t len, size_t cap, const char *what);
 static long n_mt_same, n_mt_ring, n_mt_skipped;
 
+// Checkpoints (zs_frame_save, issue 81 item 6, the mount's reads of one
+// frame): a valid frame of src decoded in order, the scan's state, zs_exec
+// and the block's offset saved every `step` blocks; then from each saved
+// state, restored into a fresh zs_frame and decoded on a fresh zs_dctx into
+// a buffer that holds only the window's last bytes (libzstd's) before it,
+// to the frame's end: exactly libzstd's bytes from there (ref, ref_len).
+// Frames the saved states cannot be made of (not one frame, or not one
+// zsplit takes) are counted as skipped.
+static long n_ckpt, n_ckpt_skipped;
+typedef struct {
+    size_t pos;
+    zs_exec e;
+    uint8_t *state;
+} ckpt_t;
+static int ckpt_check(const uint8_t *src, size_t len, const uint8_t *ref, size_t ref_len, int step,
+                      const char *what) {
+    enum { MAX_CKPT = 48 };
+    ckpt_t saved[MAX_CKPT];
+    int nsaved = 0, bad = 0, blocks = 0;
+    size_t state_size = zs_frame_state_size();
+    zs_frame_header h;
+    zs_frame *f = zs_frame_create(), *g = zs_frame_create();
+    zs_dctx *c = zs_dctx_create();
+    zs_block b;
+    uint8_t *buf = malloc(ref_len + ZS_WILDCOPY);
+    if (!f || !g || !c || !buf || zs_block_init(&b)) exit(2);
+    zs_exec e;
+    zs_exec_begin(&e);
+    size_t pos = 0;
+    if (zs_frame_begin(f, src, len, &h)) {
+        n_ckpt_skipped++;
+        goto done;
+    }
+    pos = h.header_size;
+    for (;;) {
+        if (blocks++ % step == 0 && nsaved < MAX_CKPT) {
+            saved[nsaved].pos = pos;
+            saved[nsaved].e = e;
+            saved[nsaved].state = malloc(state_size);
+            zs_frame_save(f, saved[nsaved].state);
+            nsaved++;
+        }
+        size_t used;
+        if (zs_scan_block(f, src + pos, len - pos, &used, &b) || zs_decode_block(c, &b) ||
+            e.produced + b.size > ref_len || zs_execute(&e, &b, buf + e.produced, e.produced)) {
+            n_ckpt_skipped++;  // compare() took the frame: only its tail, past one frame, is not ours
+            goto done;
+        }
+        pos += used;
+        if (b.last) break;
+    }
+    if (e.produced != ref_len || memcmp(buf, ref, ref_len)) {
+        n_ckpt_skipped++;  // more than one frame
+        goto done;
+    }
+    for (int k = 0; k < nsaved && !bad; k++) {
+        // The saved bytes go through a copy: nothing of f's is shared.
+        if (zs_frame_restore(g, saved[k].state, state_size)) {
+            fprintf(stderr, "DIFF %s: checkpoint %d not restored\n", what, k);
+            bad = 1;
+            break;
+        }
+        zs_exec r = saved[k].e;
+        uint64_t start = r.produced, hist = start < h.window_size ? start : h.window_size;
+        uint8_t *out = malloc(hist + (ref_len - start) + ZS_WILDCOPY);
+        memcpy(out, ref + start - hist, hist);
+        zs_dctx *fresh = zs_dctx_create();
+        size_t at = saved[k].pos;
+        int status = 0;
+        for (;;) {
+            size_t used;
+            uint64_t done_here = r.produced - start;
+            status = zs_scan_block(g, src + at, len - at, &used, &b);
+            if (!status) status = zs_decode_block(fresh, &b);
+            if (!status && r.produced + b.size > ref_len) status = ZS_ERR_DST_SIZE;
+            if (!status) {
+                uint64_t back = hist + done_here, window = h.window_size;
+                status = zs_execute(&r, &b, out + hist + done_here, back < window ? back : window);
+            }
+            if (status) break;
+            at += used;
+            if (b.last) break;
+        }
+        if (status || r.produced != ref_len || memcmp(out + hist, ref + start, ref_len - start)) {
+            fprintf(stderr, "DIFF %s: from checkpoint %d (block offset %zu, content %llu): %s, %llu bytes of %zu\n",
+                    what, k, saved[k].pos, (unsigned long long)start, zs_error_name(status),
+                    (unsigned long long)r.produced, ref_len);
+            bad = 1;
+        }
+        zs_dctx_free(fresh);
+        free(out);
+    }
+    n_ckpt++;
+done:
+    for (int k = 0; k < nsaved; k++) free(saved[k].state);
+    zs_block_free(&b);
+    zs_frame_free(f);
+    zs_frame_free(g);
+    zs_dctx_free(c);
+    free(buf);
+    return bad;
+}
+
 static int gen(uint64_t seed) {
     rng = seed * 0x9E3779B97F4A7C15ull + 1;
     ZSTD_CCtx *c = ZSTD_createCCtx();
@@ -515,6 +618,7 @@ static int gen(uint64_t seed) {
                  strat, lit, mm, tl, chunk);
         cases++;
         if (compare(out, clen, n + 1, 1, what)) bad++;
+        else if (last_ref == 0 && ckpt_check(out, clen, ref_buf, last_ref_len, 1 + (int)(rnd() % 4), what)) bad++;
         if (mt_vs_ours(out, clen, n + 1, what)) bad++;
         // Damaged copies of the same frame: the same failure (or bytes).
         for (int k = 0; k < 4 && clen > 0; k++) {
@@ -533,9 +637,10 @@ static int gen(uint64_t seed) {
     printf("gen seed %llu: %d cases, %ld ok alike, %ld errors alike, %ld skipped, %d differences "
            "(%ld past libzstd's error), %ld stopped before libzstd's error, "
            "%ld Huffman stream ends libzstd takes, %ld same block but libzstd's dstSize_tooSmall not zsplit's "
-           "(or not); threaded: %ld as in order, %ld past its ring, %ld skipped\n",
+           "(or not); threaded: %ld as in order, %ld past its ring, %ld skipped; "
+           "checkpoints: %ld frames restored alike, %ld skipped\n",
            (unsigned long long)seed, cases, n_same_ok, n_same_err, n_skipped, bad, n_past, n_before, n_huf_end,
-           n_class, n_mt_same, n_mt_ring, n_mt_skipped);
+           n_class, n_mt_same, n_mt_ring, n_mt_skipped, n_ckpt, n_ckpt_skipped);
     ZSTD_freeCCtx(c);
     free(in);
     free(out);
@@ -688,7 +793,8 @@ static int file_case(const char *level_s, const char *path) {
     snprintf(what, sizeof what, "%s at %s", path, level_s);
     int bad = compare(out, clen, n + 1, 1, what);
     bad |= mtcheck_buf(out, clen, what);
-    printf("%s: %zu -> %zu bytes, %s (in order, shuffled, threaded)\n", what, n, clen, bad ? "DIFFERENT" : "same bytes");
+    if (!bad) bad |= ckpt_check(out, clen, ref_buf, last_ref_len, 16, what);
+    printf("%s: %zu -> %zu bytes, %s (in order, shuffled, threaded, from checkpoints)\n", what, n, clen, bad ? "DIFFERENT" : "same bytes");
     return bad;
 }
 

@@ -1378,6 +1378,20 @@ int zs_decompress(const uint8_t *src, size_t len, uint8_t *dst, size_t cap, size
     return r;
 }
 
+size_t zs_frame_state_size(void) { return sizeof(zs_frame); }
+
+void zs_frame_save(const zs_frame *f, void *out) { memcpy(out, f, sizeof *f); }
+
+int zs_frame_restore(zs_frame *f, const void *in, size_t len) {
+    if (len != sizeof *f) return FAIL(ZS_ERR_CORRUPT);
+    zs_frame saved;
+    memcpy(&saved, in, sizeof saved);
+    // A state saved between blocks: not past the last block, a block maximum zs_frame_begin gives.
+    if (saved.h.block_max > ZS_BLOCK_MAX || saved.ended) return FAIL(ZS_ERR_CORRUPT);
+    *f = saved;
+    return ZS_OK;
+}
+
 const char *zs_error_name(int code) {
     switch (code) {
     case ZS_OK:

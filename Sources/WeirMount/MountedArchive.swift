@@ -115,6 +115,7 @@ package final class MountedArchive: Sendable {
         let reader: SeekableReader
         var records: MemberIndex.Records?
         var archive: TarArchive?
+        var checkpoints: FrameCheckpoints?
         if let table = try SeekTable.atEnd(of: file, fileSize: status.size),
            let found = try MemberIndex.records(in: file, table: table, checking: false) {
             // weir's archives: the table and the index read once, through the watched descriptor, the table
@@ -133,7 +134,13 @@ package final class MountedArchive: Sendable {
                 reader = try SeekableReader(path: path, options: options.decompression, checkingTable: true)
                 let observer = options.indexing?(status.size)
                 defer { if observer != nil { options.indexed?() } }
-                records = try TarContentScan.records(path: path, options: options.decompression, observer: observer)
+                let recorder = try Self.checkpointRecorder(reader: reader, path: path, size: status.size,
+                                                           budget: options.cacheBytes)
+                records = try TarContentScan.records(path: path, options: options.decompression, observer: observer,
+                                                     checkpoints: recorder.map { (reader.file, $0) })
+                checkpoints = recorder?.finish()
+                // Made from the archive as the watch knows it, or not at all.
+                if checkpoints != nil { try watch.check() }
                 if records != nil {
                     notes.append("no member index: made one in memory by decoding the archive once; "
                         + "weir --index adds one to the file, and the next mount reads no content")
@@ -155,8 +162,12 @@ package final class MountedArchive: Sendable {
             isTar = false
         }
         let largest = (0 ..< reader.frameCount).reduce(0) { max($0, reader.contentRange(ofFrame: $1).count) }
-        let budget = options.cacheFitsFrames ? max(options.cacheBytes, 3 * largest) : options.cacheBytes
-        cache = FrameCache(reader: reader, budget: budget) { () throws(WeirError) in try watch.check() }
+        // One frame read through checkpoints is never kept whole: the budget is -M's, or its default.
+        let budget = options.cacheFitsFrames && checkpoints == nil
+            ? max(options.cacheBytes, 3 * largest) : options.cacheBytes
+        cache = FrameCache(reader: reader, budget: budget, checkpoints: checkpoints) { () throws(WeirError) in
+            try watch.check()
+        }
         checked = Locked([UInt64](repeating: 0, count: (tree.nodes.count + 63) / 64))
         let tree = tree
         others = tree.nodes.indices.filter {
@@ -165,6 +176,27 @@ package final class MountedArchive: Sendable {
             .sorted { tree.nodes[$0].dataOffset < tree.nodes[$1].dataOffset }.map { UInt32($0) }
         self.archive = archive
         self.notes = notes
+    }
+
+    /// A recorder of checkpoints for the one decode of `reader`'s content
+    /// (`path`, `size` bytes, a tar with no index), when the file is one
+    /// zstd frame (what `zstd` writes) that the cache could not keep:
+    /// reads of it then decode from the checkpoint before them
+    /// (``FrameCheckpoints``), not from the frame's start. Nil for a frame
+    /// of a URL (its reads are ranges already), of several frames, or of a
+    /// window that leaves no room in `budget` for two cursors: read as
+    /// before. Windows past `budget` less two cursors go to a file in `TMPDIR`.
+    static func checkpointRecorder(reader: SeekableReader, path: String, size: Int,
+                                   budget: Int) throws(WeirError) -> FrameCheckpoints.Recorder? {
+        guard reader.file.source == nil, reader.isOneFrame(fileSize: size), reader.count > budget / 2 else {
+            return nil
+        }
+        // A frame header is 18 bytes at most (RFC 8878).
+        let head = try reader.file.read(count: min(18, size), at: 0, operation: .read)
+        guard let header = head.withUnsafeBytes({ FrameHeader(startOf: $0) }) else { return nil }
+        let cursor = FrameCursor.footprint(windowSize: Int(min(header.windowSize, UInt64(Int.max / 4))))
+        guard 2 * cursor <= budget else { return nil }
+        return FrameCheckpoints.Recorder(frame: 0 ..< size, memoryLimit: budget - 2 * cursor, path: path)
     }
 
     /// Why reads fail now: the archive changed since it was mounted; nil

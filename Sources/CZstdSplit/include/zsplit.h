@@ -178,6 +178,21 @@ typedef struct {
 int zs_ring_init(zs_ring *r, uint64_t bytes);
 void zs_ring_free(zs_ring *r);
 
+// A checkpoint of the scan at a block boundary (issue 81, item 6: `weir
+// mount` reads one frame anywhere): the frame's header and the last table
+// descriptions a repeat mode reuses, as zs_frame_state_size() bytes. With
+// zs_exec (produced, the repeat offsets), the offset of the next block and
+// the frame's last min(produced, window_size) bytes of output, it is all
+// that decoding from that block on needs: restored into a zs_frame, the
+// frame's next blocks go through the three steps as they would have. The
+// bytes hold no pointer but the descriptions' numbers, unique in the
+// process (a zs_dctx keeps tables by them): restore them only in the
+// process that saved them. zs_frame_restore refuses (ZS_ERR_CORRUPT) bytes
+// of another size or a header they do not hold.
+size_t zs_frame_state_size(void);
+void zs_frame_save(const zs_frame *f, void *out);
+int zs_frame_restore(zs_frame *f, const void *in, size_t len);
+
 const char *zs_error_name(int code);
 
 #ifdef __cplusplus

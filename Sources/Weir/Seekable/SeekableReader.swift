@@ -84,7 +84,7 @@ public final class SeekableReader: Sendable {
     /// Things the user should know, as sentences without the file's name (a
     /// seek table that does not match the frames, and was ignored).
     public let warnings: [String]
-    let file: Descriptor
+    package let file: Descriptor
     /// Whether the reader opened `file` (and so closes it).
     private let ownsFile: Bool
     /// The zstd frames, each with its ``FrameListing/Frame/decompressedSize`` known.
@@ -345,5 +345,11 @@ public final class SeekableReader: Sendable {
     }
 
     /// Where frame `index` lies in the content.
+    /// Whether the file, `fileSize` bytes, is one zstd frame and nothing
+    /// else (what `zstd` writes).
+    package func isOneFrame(fileSize: Int) -> Bool {
+        frames.count == 1 && frames[0].offset == 0 && frames[0].compressedSize == fileSize
+    }
+
     package func contentRange(ofFrame index: Int) -> Range<Int> { contentStarts[index] ..< contentStarts[index + 1] }
 }

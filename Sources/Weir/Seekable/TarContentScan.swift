@@ -26,9 +26,16 @@ package enum TarContentScan {
     ///
     /// - Throws: `WeirError` when the file cannot be read or does not
     ///   decode (corrupt, a checksum that fails).
+    ///
+    /// With `cursor` (the file's one frame, from its start), the content
+    /// is decoded by it, block after block, and `recorder` gets a
+    /// checkpoint of it at intervals (the mount's, ``FrameCheckpoints``);
+    /// its checksum is checked by the cursor unless the options say not.
     static func index(of file: Descriptor, end: Int, options: DecompressionOptions,
                       level: Int = 3, wholeFile: Bool = true, observer: ProgressObserver? = nil,
-                      cancellation: Cancellation? = nil) throws(WeirError) -> TarScanner.Found? {
+                      cancellation: Cancellation? = nil,
+                      cursor: FrameCursor? = nil, recorder: FrameCheckpoints.Recorder? = nil)
+        throws(WeirError) -> TarScanner.Found? {
         let context = try DecompressionContext(windowLogMax: options.windowLimit.logMax,
                                                verifyChecksum: options.verifyChecksum, path: file.path)
         let input = UnsafeMutableRawBufferPointer.allocate(byteCount: inputSize, alignment: 16)
@@ -57,6 +64,25 @@ package enum TarContentScan {
             return true
         }
         defer { free(output.baseAddress) }
+        if let cursor {
+            recorder?.record(cursor)
+            var read = cursor.offset
+            while let block = try cursor.next() {
+                if cancellation?.isCancelled == true { throw WeirError.cancelled(path: file.path, operation: .read) }
+                var at = 0
+                while at < block.count {
+                    let count = min(block.count - at, output.count - filled)
+                    UnsafeMutableRawBufferPointer(rebasing: output[filled ..< filled + count])
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: block[at ..< at + count]))
+                    (at, filled) = (at + count, filled + count)
+                    if filled == output.count, !handOver() { return nil }
+                }
+                recorder?.record(cursor)
+                observer?.bytesRead(cursor.offset - read)
+                read = cursor.offset
+            }
+            offset = end
+        }
         while offset < end {
             if cancellation?.isCancelled == true { throw WeirError.cancelled(path: file.path, operation: .read) }
             let span = UnsafeMutableRawBufferPointer(rebasing: input[0 ..< min(inputSize, end - offset)])
@@ -90,12 +116,28 @@ package enum TarContentScan {
     /// `observer`, if any, follows the decode (the file's bytes as input).
     ///
     /// - Throws: `WeirError` when the file cannot be read or does not decode.
+    ///
+    /// With `checkpoints` (`file`'s one frame, its bytes the whole file),
+    /// the content is decoded by CZstdSplit where it takes the frame
+    /// (``FrameCursor/start(file:at:end:windowLimit:verifyChecksum:)``),
+    /// and checkpoints of the decoder are made as it goes (`weir mount`;
+    /// none when it does not take it).
     package static func records(path: String, options: DecompressionOptions,
-                                observer: ProgressObserver? = nil) throws(WeirError) -> MemberIndex.Records? {
-        let file = try Descriptor.openForReading(path)
-        defer { file.close() }
+                                observer: ProgressObserver? = nil,
+                                checkpoints: (file: Descriptor, recorder: FrameCheckpoints.Recorder)? = nil)
+        throws(WeirError) -> MemberIndex.Records? {
+        let file: Descriptor
+        if let given = checkpoints?.file { file = given } else { file = try Descriptor.openForReading(path) }
+        defer { if checkpoints == nil { file.close() } }
         let size = try file.status().size
-        guard let found = try index(of: file, end: size, options: options, observer: observer) else { return nil }
+        var cursor: FrameCursor?
+        if checkpoints != nil {
+            cursor = try FrameCursor.start(file: file, at: 0, end: size, windowLimit: 1 << options.windowLimit.logMax,
+                                           verifyChecksum: options.verifyChecksum)
+        }
+        guard let found = try index(of: file, end: size, options: options, observer: observer,
+                                    cursor: cursor, recorder: cursor == nil ? nil : checkpoints?.recorder)
+        else { return nil }
         var frame: [UInt8] = []
         frame.reserveCapacity(found.frame.count)
         try found.frame.forEachPiece(size: 1 << 20, path: path) { piece throws(WeirError) in

@@ -19,12 +19,14 @@ package final class IndexSpill: @unchecked Sendable {  // one thread at a time (
     /// full disk (the tests' bound; a real file's is the disk's).
     private let capacity: Int
 
-    /// A file in `folder` (else `TMPDIR`, else /tmp), already unlinked; nil
-    /// when none can be made.
-    package init?(folder: String? = nil, capacity: Int = .max) {
+    /// A file in `folder` (else `TMPDIR`, else /tmp), named `name` and
+    /// random letters, already unlinked; nil when none can be made. (Also
+    /// where a mount's checkpoints of one frame keep the windows past `-M`:
+    /// ``FrameCheckpoints``.)
+    package init?(folder: String? = nil, name: String = "weir-index", capacity: Int = .max) {
         let folder = folder ?? getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         // A named file, unlinked at once: nothing is left behind, whatever ends the process.
-        var template = Array((folder + "/weir-index-XXXXXX").utf8CString)
+        var template = Array((folder + "/" + name + "-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { name in name.baseAddress.map { mkstemp($0) } ?? -1 }
         guard fd >= 0 else { return nil }
         template.withUnsafeBufferPointer { name in if let path = name.baseAddress { _ = unlink(path) } }

@@ -70,6 +70,54 @@ package final class BlockFrame: @unchecked Sendable {  // see "Owned in parts", 
         zs_exec_begin(&exec)
     }
 
+    /// The frame of `state`, restored to where it was saved: its window's
+    /// bytes (``BlockFrameState/windowCount``) are written by `fill` into
+    /// the buffer it is handed, the ring's room before the next block. The
+    /// content's checksum is not checked from here: it covers the whole
+    /// frame, whose start this decoder does not see (``end(checksum:)``
+    /// takes any).
+    ///
+    /// - Throws: libzstd's corruption error for a state that is not one
+    ///   (zsplit.h, zs_frame_restore); out of memory when the ring cannot be
+    ///   mapped; what `fill` throws.
+    package init(restoring state: BlockFrameState, lag: Int, path: String,
+                 fill: (UnsafeMutableRawBufferPointer) throws(WeirError) -> Void) throws(WeirError) {
+        self.path = path
+        guard let frame = zs_frame_create() else {
+            throw WeirError.outOfMemory(path: path, operation: .decompress, creating: "a block decoder")
+        }
+        self.frame = frame
+        header = state.header
+        blockMaximum = Int(header.block_max)
+        hash = nil
+        let status = state.scan.withUnsafeBytes { zs_frame_restore(frame, $0.baseAddress, $0.count) }
+        let ringBytes = Self.ringBytes(windowSize: header.window_size, lag: lag)
+        if status != 0 { throw Self.error(status, path: path) }
+        if zs_ring_init(&ring, ringBytes) != 0 {
+            throw WeirError.outOfMemory(path: path, operation: .decompress, creating: "a ring of \(ringBytes) bytes")
+        }
+        exec = state.exec
+        // The ring's three mappings make the window contiguous wherever it falls.
+        let count = state.windowCount, start = state.produced - count
+        try fill(UnsafeMutableRawBufferPointer(start: ring.mid + start % ring.size, count: count))
+    }
+
+    /// The frame as it is now, between two blocks (after ``execute(_:)``
+    /// of a block that was not the last): with the content's last
+    /// ``BlockFrameState/windowCount`` bytes, what ``init(restoring:lag:path:fill:)``
+    /// decodes the next block from.
+    package func saveState() -> BlockFrameState {
+        var scan = [UInt8](repeating: 0, count: zs_frame_state_size())
+        scan.withUnsafeMutableBytes { zs_frame_save(frame, $0.baseAddress) }
+        return BlockFrameState(scan: scan, exec: exec, header: header)
+    }
+
+    /// The frame's content so far.
+    package var produced: Int { Int(exec.produced) }
+
+    /// Window_Size: the content before a block that its matches may reach.
+    package var windowSize: Int { Int(header.window_size) }
+
     deinit {
         zs_ring_free(&ring)
         zs_frame_free(frame)
