@@ -82,6 +82,9 @@ package final class FrameCache: Sendable {
         var clock: UInt64 = 0
         /// Frames decoded, for the tests and `-v`.
         var decoded = 0
+        /// Content bytes the checkpoints' cursors decoded, for the tests
+        /// (a read decodes at most one interval before its bytes).
+        var decodedByCursors = 0
         /// The most `used` ever was, for the tests.
         var peak = 0
         /// Frames too large to keep that were streamed to their end and
@@ -160,6 +163,9 @@ package final class FrameCache: Sendable {
 
     /// How many frames were decoded into the cache so far.
     package var framesDecoded: Int { state.withLock { $0.decoded } }
+
+    /// Content bytes decoded by the cursors of the checkpoints' frame so far.
+    package var bytesDecodedByCursors: Int { state.withLock { $0.decodedByCursors } }
 
     /// The bytes the cache holds now (frames being decoded and streams included).
     package var bytesHeld: Int { state.withLock { $0.used } }
@@ -449,6 +455,8 @@ package final class FrameCache: Sendable {
                 }
             }
             var at = from
+            let before = cursor.produced
+            defer { state.withLock { $0.decodedByCursors += cursor.produced - before } }
             while at < to {
                 if at >= cursor.validFrom, at < cursor.produced {
                     let count = min(to, cursor.produced) - at

@@ -6,7 +6,8 @@ import Testing
 /// Checkpoints of one frame's decoder (issue 81, item 6; docs/mount.md,
 /// "One frame from zstd"): a cursor restored from any of them, its window
 /// in memory or read back from the spill file, decodes the content's bytes
-/// from there to the frame's end, its end checked.
+/// from there to the frame's end, its end checked; a read through the
+/// cache decodes at most one interval before its bytes.
 @Suite("Frame checkpoints")
 struct FrameCheckpointsTests {
     @Test("from every checkpoint, its window in memory or in TMPDIR's file, the content's bytes to the end")
@@ -43,5 +44,28 @@ struct FrameCheckpointsTests {
             #expect(tail == Array(content[checkpoint.produced...]), "from \(checkpoint.produced)")
             #expect(checkpoints.checkpoint(before: checkpoint.produced + 5).produced == checkpoint.produced)
         }
+        // No offset lies more than an interval (and a block) past the checkpoint before it.
+        let block = 128 << 10
+        #expect(checkpoints.checkpoints.first?.produced == 0)
+        for (earlier, later) in zip(checkpoints.checkpoints, checkpoints.checkpoints.dropFirst()) {
+            #expect(later.produced - earlier.produced <= checkpoints.interval + block)
+        }
+        #expect(content.count - (checkpoints.checkpoints.last?.produced ?? 0) <= checkpoints.interval + block)
+
+        // A read through the cache decodes at most one interval before its bytes (docs/mount.md), whatever the
+        // cursors' places: forwards past a checkpoint, backwards, near the end, and on from a cursor.
+        let cache = FrameCache(reader: try SeekableReader(path: folder.path("one.zst")), budget: 8 << 20,
+                               checkpoints: checkpoints)
+        let reads = [30_000_000, 1_000_000, 34_000_000, 20_000_000, 20_200_000, 35_900_000, 5]
+        for from in reads {
+            let count = min(64 << 10, content.count - from)
+            var bytes = [UInt8](repeating: 0, count: count)
+            let before = cache.bytesDecodedByCursors
+            try bytes.withUnsafeMutableBytes { try cache.read(from ..< from + count, into: $0) }
+            #expect(bytes == Array(content[from ..< from + count]), "at \(from)")
+            let decoded = cache.bytesDecodedByCursors - before
+            #expect(decoded <= checkpoints.interval + count + block, "at \(from): \(decoded) bytes decoded")
+        }
+        #expect(cache.bytesDecodedByCursors > 0)
     }
 }
