@@ -10,8 +10,11 @@ import Glibc
 /// cannot be made or written to leaves the bytes where they were (in
 /// memory): the index is never lost to it.
 ///
-/// Threads: one at a time (the writer's, then the pipeline's end).
-package final class IndexSpill: @unchecked Sendable {  // one thread at a time (above)
+/// Threads: one at a time while it is written (the writer's, then the
+/// pipeline's end); once written, ``read(into:at:)`` from any number at
+/// once (`pread` alone, no state changed): a mount's readers restoring
+/// checkpoints (``FrameCheckpoints``).
+package final class IndexSpill: @unchecked Sendable {  // one writer; reads once written (above)
     private let fd: Int32
     /// Bytes in the file, all written.
     package private(set) var size = 0
