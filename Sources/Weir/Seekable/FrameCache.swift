@@ -450,7 +450,8 @@ package final class FrameCache: Sendable {
             if let taken {
                 cursor = taken
             } else {
-                cursor = try FrameCursor.restore(checkpoint, file: reader.file, end: checkpoints.frame.upperBound) {
+                cursor = try FrameCursor.restore(checkpoint, digests: checkpoints.digests, file: reader.file,
+                                                 end: checkpoints.frame.upperBound) {
                     buffer throws(WeirError) in try checkpoints.fill(checkpoint, into: buffer)
                 }
             }

@@ -27,6 +27,8 @@ package final class FrameCheckpoints: Sendable {
     package struct Checkpoint: Sendable {
         package let state: BlockFrameState
         package let blockOffset: Int
+        /// The frame's blocks before it.
+        package let blockIndex: Int
         /// In memory, or nil: at `spilledAt` in the spill file.
         let window: [UInt8]?
         let spilledAt: Int
@@ -42,17 +44,22 @@ package final class FrameCheckpoints: Sendable {
     package let interval: Int
     /// In content order; the first at the frame's start.
     package let checkpoints: [Checkpoint]
-    /// The windows' bytes held in memory.
+    /// Each block's digest (``BlockFrame/digest(_:)``) as this decode,
+    /// whose end checked the frame's checksum, found it: what a cursor
+    /// restored from a checkpoint checks its blocks against (4 bytes a
+    /// block, counted in ``memoryBytes``).
+    package let digests: [UInt32]
+    /// The windows' bytes (and the digests) held in memory.
     package let memoryBytes: Int
     /// The windows' bytes in the spill file.
     package let spilledBytes: Int
     private let spill: IndexSpill?
     private let path: String
 
-    private init(frame: Range<Int>, windowSize: Int, interval: Int, checkpoints: [Checkpoint], memoryBytes: Int,
-                 spill: IndexSpill?, path: String) {
+    private init(frame: Range<Int>, windowSize: Int, interval: Int, checkpoints: [Checkpoint], digests: [UInt32],
+                 memoryBytes: Int, spill: IndexSpill?, path: String) {
         (self.frame, self.windowSize, self.interval, self.checkpoints) = (frame, windowSize, interval, checkpoints)
-        (self.memoryBytes, self.spill, self.path) = (memoryBytes, spill, path)
+        (self.digests, self.memoryBytes, self.spill, self.path) = (digests, memoryBytes, spill, path)
         spilledBytes = spill?.size ?? 0
     }
 
@@ -92,9 +99,12 @@ package final class FrameCheckpoints: Sendable {
         private let memoryLimit: Int
         private let path: String
         private var checkpoints: [Checkpoint] = []
+        private var digests: [UInt32] = []
         private var memory = 0
         private var spill: IndexSpill?
         private var spillTried = false
+        /// Whether a block went by unrecorded: no digests, so no checkpoints.
+        private var broken = false
         private var windowSize = 0
         private var interval = Int.max
         private var next = 0
@@ -110,6 +120,13 @@ package final class FrameCheckpoints: Sendable {
         /// Records a checkpoint when `cursor`, between two blocks, is an
         /// interval past the last one (or at the frame's start).
         package func record(_ cursor: FrameCursor) {
+            // Called after every block (and once before the first): each block's digest, in order.
+            if cursor.blocks == digests.count + 1 {
+                digests.append(cursor.lastDigest)
+                memory += MemoryLayout<UInt32>.size
+            } else if cursor.blocks != digests.count {
+                broken = true
+            }
             if checkpoints.isEmpty {
                 windowSize = cursor.windowSize
                 interval = FrameCheckpoints.interval(windowSize: windowSize)
@@ -120,8 +137,8 @@ package final class FrameCheckpoints: Sendable {
             let window = cursor.content(from: state.produced - state.windowCount, count: state.windowCount)
             if memory + window.count <= memoryLimit {
                 memory += window.count
-                checkpoints.append(Checkpoint(state: state, blockOffset: cursor.offset, window: Array(window),
-                                              spilledAt: 0))
+                checkpoints.append(Checkpoint(state: state, blockOffset: cursor.offset, blockIndex: cursor.blocks,
+                                              window: Array(window), spilledAt: 0))
                 return
             }
             if !spillTried {
@@ -132,14 +149,15 @@ package final class FrameCheckpoints: Sendable {
             let at = spill.size
             // A window the file does not take whole is no checkpoint (the next write starts past it: none is read).
             guard spill.append(window) == window.count else { return }
-            checkpoints.append(Checkpoint(state: state, blockOffset: cursor.offset, window: nil, spilledAt: at))
+            checkpoints.append(Checkpoint(state: state, blockOffset: cursor.offset, blockIndex: cursor.blocks,
+                                          window: nil, spilledAt: at))
         }
 
         /// The checkpoints made; nil when none was (no cursor decoded the frame).
         package func finish() -> FrameCheckpoints? {
-            guard !checkpoints.isEmpty else { return nil }
+            guard !checkpoints.isEmpty, !broken else { return nil }
             return FrameCheckpoints(frame: frame, windowSize: windowSize, interval: interval, checkpoints: checkpoints,
-                             memoryBytes: memory, spill: spill, path: path)
+                                    digests: digests, memoryBytes: memory, spill: spill, path: path)
         }
     }
 }

@@ -34,6 +34,17 @@ package final class FrameCursor: @unchecked Sendable {  // one thread at a time 
     private var earliest: Int
     /// Whether the frame's last block was decoded and its end checked.
     package private(set) var finished = false
+    /// The frame's blocks decoded so far (from its start: a restored
+    /// cursor's count starts at its checkpoint's).
+    package private(set) var blocks: Int
+    /// The last block's digest (``BlockFrame/digest(_:)``).
+    package private(set) var lastDigest: UInt32 = 0
+    /// The digests of the frame's blocks as the pass that made the
+    /// checkpoints decoded them, which a restored cursor's blocks must
+    /// match: a read from a checkpoint cannot check the frame's checksum,
+    /// so each block is checked against the one decode that did (an
+    /// archive written to in place, its times set back, is not served).
+    private let expected: [UInt32]?
 
     /// The frame at `offset` of `file` (its compressed bytes end at `end`),
     /// from its start; nil when CZstdSplit does not take it (a dictionary,
@@ -49,22 +60,28 @@ package final class FrameCursor: @unchecked Sendable {  // one thread at a time 
         guard let frame = head.withUnsafeBytes({ bytes in
             try? BlockFrame(header: bytes, lag: 0, verifyChecksum: verifyChecksum, path: file.path)
         }) else { return nil }
-        return try FrameCursor(frame: frame, file: file, offset: offset + frame.headerSize, end: end, earliest: 0)
+        return try FrameCursor(frame: frame, file: file, offset: offset + frame.headerSize, end: end, earliest: 0,
+                               blocks: 0, expected: nil)
     }
 
     /// The frame at the block of `checkpoint`, of `file` (its compressed
-    /// bytes end at `end`), its window's bytes written by `fill`.
+    /// bytes end at `end`), its window's bytes written by `fill`; each block
+    /// it decodes is checked against `digests`, the frame's blocks' as the
+    /// checkpoints' pass decoded them.
     ///
     /// - Throws: what ``BlockFrame/init(restoring:lag:path:fill:)`` throws.
-    package static func restore(_ checkpoint: FrameCheckpoints.Checkpoint, file: Descriptor, end: Int,
-                                fill: (UnsafeMutableRawBufferPointer) throws(WeirError) -> Void)
+    package static func restore(_ checkpoint: FrameCheckpoints.Checkpoint, digests: [UInt32], file: Descriptor,
+                                end: Int, fill: (UnsafeMutableRawBufferPointer) throws(WeirError) -> Void)
         throws(WeirError) -> FrameCursor {
         let frame = try BlockFrame(restoring: checkpoint.state, lag: 0, path: file.path, fill: fill)
         return try FrameCursor(frame: frame, file: file, offset: checkpoint.blockOffset, end: end,
-                               earliest: checkpoint.state.produced - checkpoint.state.windowCount)
+                               earliest: checkpoint.state.produced - checkpoint.state.windowCount,
+                               blocks: checkpoint.blockIndex, expected: digests)
     }
 
-    private init(frame: BlockFrame, file: Descriptor, offset: Int, end: Int, earliest: Int) throws(WeirError) {
+    private init(frame: BlockFrame, file: Descriptor, offset: Int, end: Int, earliest: Int, blocks: Int,
+                 expected: [UInt32]?) throws(WeirError) {
+        (self.blocks, self.expected) = (blocks, expected)
         self.frame = frame
         self.file = file
         path = file.path
@@ -128,6 +145,11 @@ package final class FrameCursor: @unchecked Sendable {  // one thread at a time 
         context.decode(record)
         let content = try frame.execute(record)
         frame.hash(content)
+        let digest = BlockFrame.digest(content)
+        if let expected, blocks >= expected.count || expected[blocks] != digest {
+            throw WeirError.changedWhileRead(path: path, operation: .read, shrank: false, changed: true)
+        }
+        (lastDigest, blocks) = (digest, blocks + 1)
         return content
     }
 

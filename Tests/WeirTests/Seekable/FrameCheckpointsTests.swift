@@ -1,5 +1,6 @@
 import Testing
 @testable import Weir
+import WeirFormats
 @testable import WeirSystem
 @testable import WeirTestSupport
 
@@ -36,7 +37,8 @@ struct FrameCheckpointsTests {
         #expect(checkpoints.memoryBytes <= 1 << 20)
         #expect(checkpoints.spilledBytes > 0)
         for checkpoint in checkpoints.checkpoints {
-            let restored = try FrameCursor.restore(checkpoint, file: file, end: frame.count) {
+            let restored = try FrameCursor.restore(checkpoint, digests: checkpoints.digests, file: file,
+                                                   end: frame.count) {
                 buffer throws(WeirError) in try checkpoints.fill(checkpoint, into: buffer)
             }
             var tail: [UInt8] = []
@@ -67,5 +69,52 @@ struct FrameCheckpointsTests {
             #expect(decoded <= checkpoints.interval + count + block, "at \(from): \(decoded) bytes decoded")
         }
         #expect(cache.bytesDecodedByCursors > 0)
+    }
+
+    @Test("a block written to in place after the checkpoints were made: an error, never its new bytes")
+    func changedInPlace() throws {
+        let folder = ScratchFolder()
+        // Random bytes: raw blocks, whose bytes changed decode without a complaint to other bytes.
+        let content = TestData.random(40_000_000, seed: 9)
+        let frame = TestData.compress(content, level: 1, checksum: true, windowLog: 20)
+        folder.write("one.zst", frame)
+        let path = folder.path("one.zst")
+        let checkpoints: FrameCheckpoints
+        do {
+            let file = try Descriptor.openForReading(path)
+            defer { file.close() }
+            let cursor = try #require(try FrameCursor.start(file: file, at: 0, end: frame.count,
+                                                            windowLimit: 1 << 27, verifyChecksum: true))
+            let recorder = FrameCheckpoints.Recorder(frame: 0 ..< frame.count, memoryLimit: 64 << 20, path: path)
+            recorder.record(cursor)
+            while try cursor.next() != nil { recorder.record(cursor) }
+            checkpoints = try #require(recorder.finish())
+        }
+        // A raw block past the second checkpoint, one byte of it changed, the file's size the same.
+        let header = try #require(frame.withUnsafeBytes { FrameHeader(startOf: $0) })
+        var at = header.headerSize, target: (offset: Int, content: Int)?
+        var produced = 0
+        while target == nil, at + 3 <= frame.count {
+            let word = Int(frame[at]) | Int(frame[at + 1]) << 8 | Int(frame[at + 2]) << 16
+            let (kind, size) = (word >> 1 & 3, word >> 3)
+            if kind == 0, produced > checkpoints.checkpoints[1].produced + (1 << 20) {
+                target = (at + 3 + 1000, produced + 1000)
+            }
+            produced += kind == 2 ? 0 : size
+            at += 3 + (kind == 1 ? 1 : size)
+            #expect(kind != 2, "random bytes give no compressed block")
+        }
+        let (offset, contentOffset) = try #require(target)
+        var changed = frame
+        changed[offset] ^= 0x5A
+        folder.write("one.zst", changed)
+        let cache = FrameCache(reader: try SeekableReader(path: path), budget: 8 << 20, checkpoints: checkpoints)
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        #expect(throws: WeirError.self) {
+            try bytes.withUnsafeMutableBytes { try cache.read(contentOffset - 100 ..< contentOffset + 3996, into: $0) }
+        }
+        // Before the changed block, the content as it was.
+        try bytes.withUnsafeMutableBytes { try cache.read(1000 ..< 5096, into: $0) }
+        #expect(bytes == Array(content[1000 ..< 5096]))
     }
 }

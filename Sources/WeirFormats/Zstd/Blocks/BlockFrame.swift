@@ -188,6 +188,14 @@ package final class BlockFrame: @unchecked Sendable {  // see "Owned in parts", 
     /// Adds the frame's next content, in order, to the checksum's hash. It
     /// may run on another thread than the rest, one call at a time, all
     /// before ``end(checksum:)``.
+    /// A block's content digest (XXH3's 64 bits, the low 32 kept): what a
+    /// checkpoint's cursor checks each block it decodes again against, the
+    /// one pass that made the checkpoints having checked the frame's
+    /// checksum (``FrameCheckpoints`` in Weir).
+    package static func digest(_ content: UnsafeRawBufferPointer) -> UInt32 {
+        UInt32(truncatingIfNeeded: XXH3_64bits(content.baseAddress, content.count))
+    }
+
     package func hash(_ content: UnsafeRawBufferPointer) {
         if let hash, content.count > 0 { _ = XXH64_update(hash, content.baseAddress, content.count) }
     }
