@@ -55,7 +55,8 @@ struct MountCommand: ParsableCommand {
     var options: [String] = []
 
     @Option(name: [.customShort("M"), .customLong("memory")],
-            help: ArgumentHelp("Memory for decoded frames (default 24MiB, or three of the archive's largest frames).",
+            help: ArgumentHelp("Memory for decoded frames (default 24MiB, or three of the archive's largest frames; "
+                                   + "one frame from zstd: 24MiB, checkpoints past it in TMPDIR).",
                                valueName: "SIZE"))
     var memory: ByteCount?
 

@@ -36,6 +36,8 @@ struct FrameCheckpointsTests {
         #expect(checkpoints.checkpoints.count >= 2)
         #expect(checkpoints.memoryBytes <= 1 << 20)
         #expect(checkpoints.spilledBytes > 0)
+        // The windows, in memory and in the file, a quarter of the content at most (docs/mount.md).
+        #expect(checkpoints.memoryBytes + checkpoints.spilledBytes <= content.count / 4)
         for checkpoint in checkpoints.checkpoints {
             let restored = try FrameCursor.restore(checkpoint, digests: checkpoints.digests, file: file,
                                                    end: frame.count) {
@@ -69,6 +71,35 @@ struct FrameCheckpointsTests {
             #expect(decoded <= checkpoints.interval + count + block, "at \(from): \(decoded) bytes decoded")
         }
         #expect(cache.bytesDecodedByCursors > 0)
+    }
+
+    @Test("no file for the windows past memory: fewer checkpoints, the same bytes")
+    func noSpillFolder() throws {
+        let folder = ScratchFolder()
+        let content = TestData.text(36_000_000, seed: 4)
+        let frame = TestData.compress(content, level: 1, checksum: true, windowLog: 20)
+        folder.write("one.zst", frame)
+        let path = folder.path("one.zst")
+        let file = try Descriptor.openForReading(path)
+        defer { file.close() }
+        let cursor = try #require(try FrameCursor.start(file: file, at: 0, end: frame.count, windowLimit: 1 << 27,
+                                                        verifyChecksum: true))
+        // Room for one window in memory; the folder for the rest does not exist.
+        let recorder = FrameCheckpoints.Recorder(frame: 0 ..< frame.count, memoryLimit: (1 << 20) + (64 << 10),
+                                                 path: path, spillFolder: folder.path("missing/folder"))
+        recorder.record(cursor)
+        while try cursor.next() != nil { recorder.record(cursor) }
+        let checkpoints = try #require(recorder.finish())
+        // The frame's start (no window) and the one at about 16 MiB; the one at about 32 MiB had no room.
+        #expect(checkpoints.checkpoints.count == 2)
+        #expect(checkpoints.spilledBytes == 0)
+        let cache = FrameCache(reader: try SeekableReader(path: path), budget: 8 << 20, checkpoints: checkpoints)
+        for from in [30_000_000, 2_000, 35_990_000, 17_000_000] {
+            let count = min(64 << 10, content.count - from)
+            var bytes = [UInt8](repeating: 0, count: count)
+            try bytes.withUnsafeMutableBytes { try cache.read(from ..< from + count, into: $0) }
+            #expect(bytes == Array(content[from ..< from + count]), "at \(from)")
+        }
     }
 
     @Test("a block written to in place after the checkpoints were made: an error, never its new bytes")
