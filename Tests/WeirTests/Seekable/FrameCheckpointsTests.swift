@@ -11,19 +11,19 @@ import WeirFormats
 /// cache decodes at most one interval before its bytes.
 @Suite("Frame checkpoints")
 struct FrameCheckpointsTests {
-    @Test("from every checkpoint, its window in memory or in TMPDIR's file, the content's bytes to the end")
-    func restores() throws {
-        let folder = ScratchFolder()
-        let content = TestData.text(36_000_000, seed: 3)
-        // A 1 MiB window: memory for one window, the others spilled.
+    /// `content` in one frame (a 1 MiB window) at `name` in `folder`, decoded once by a cursor that leaves
+    /// checkpoints, `memoryLimit` bytes of windows in memory, the rest in a file in `spillFolder`: the frame,
+    /// the content the cursor decoded, and the checkpoints.
+    static func checkpointed(_ content: [UInt8], in folder: ScratchFolder, memoryLimit: Int, spillFolder: String)
+        throws -> (frame: [UInt8], decoded: [UInt8], checkpoints: FrameCheckpoints) {
         let frame = TestData.compress(content, level: 1, checksum: true, windowLog: 20)
         folder.write("one.zst", frame)
         let file = try Descriptor.openForReading(folder.path("one.zst"))
         defer { file.close() }
         let cursor = try #require(try FrameCursor.start(file: file, at: 0, end: frame.count, windowLimit: 1 << 27,
                                                         verifyChecksum: true))
-        let recorder = FrameCheckpoints.Recorder(frame: 0 ..< frame.count, memoryLimit: 1 << 20, path: file.path,
-                                                 spillFolder: folder.path("."))
+        let recorder = FrameCheckpoints.Recorder(frame: 0 ..< frame.count, memoryLimit: memoryLimit, path: file.path,
+                                                 spillFolder: spillFolder)
         recorder.record(cursor)
         var decoded: [UInt8] = []
         decoded.reserveCapacity(content.count)
@@ -31,8 +31,19 @@ struct FrameCheckpointsTests {
             decoded.append(contentsOf: block)
             recorder.record(cursor)
         }
+        return (frame, decoded, try #require(recorder.finish()))
+    }
+
+    @Test("from every checkpoint, its window in memory or in TMPDIR's file, the content's bytes to the end")
+    func restores() throws {
+        let folder = ScratchFolder()
+        let content = TestData.text(36_000_000, seed: 3)
+        // Memory for one window, the others spilled.
+        let (frame, decoded, checkpoints) = try Self.checkpointed(content, in: folder, memoryLimit: 1 << 20,
+                                                                 spillFolder: folder.path("."))
         #expect(decoded == content)
-        let checkpoints = try #require(recorder.finish())
+        let file = try Descriptor.openForReading(folder.path("one.zst"))
+        defer { file.close() }
         #expect(checkpoints.checkpoints.count >= 2)
         #expect(checkpoints.memoryBytes <= 1 << 20)
         #expect(checkpoints.spilledBytes > 0)
@@ -77,19 +88,10 @@ struct FrameCheckpointsTests {
     func noSpillFolder() throws {
         let folder = ScratchFolder()
         let content = TestData.text(36_000_000, seed: 4)
-        let frame = TestData.compress(content, level: 1, checksum: true, windowLog: 20)
-        folder.write("one.zst", frame)
         let path = folder.path("one.zst")
-        let file = try Descriptor.openForReading(path)
-        defer { file.close() }
-        let cursor = try #require(try FrameCursor.start(file: file, at: 0, end: frame.count, windowLimit: 1 << 27,
-                                                        verifyChecksum: true))
         // Room for one window in memory; the folder for the rest does not exist.
-        let recorder = FrameCheckpoints.Recorder(frame: 0 ..< frame.count, memoryLimit: (1 << 20) + (64 << 10),
-                                                 path: path, spillFolder: folder.path("missing/folder"))
-        recorder.record(cursor)
-        while try cursor.next() != nil { recorder.record(cursor) }
-        let checkpoints = try #require(recorder.finish())
+        let checkpoints = try Self.checkpointed(content, in: folder, memoryLimit: (1 << 20) + (64 << 10),
+                                                spillFolder: folder.path("missing/folder")).checkpoints
         // The frame's start (no window) and the one at about 16 MiB; the one at about 32 MiB had no room.
         #expect(checkpoints.checkpoints.count == 2)
         #expect(checkpoints.spilledBytes == 0)
@@ -107,20 +109,9 @@ struct FrameCheckpointsTests {
         let folder = ScratchFolder()
         // Random bytes: raw blocks, whose bytes changed decode without a complaint to other bytes.
         let content = TestData.random(40_000_000, seed: 9)
-        let frame = TestData.compress(content, level: 1, checksum: true, windowLog: 20)
-        folder.write("one.zst", frame)
         let path = folder.path("one.zst")
-        let checkpoints: FrameCheckpoints
-        do {
-            let file = try Descriptor.openForReading(path)
-            defer { file.close() }
-            let cursor = try #require(try FrameCursor.start(file: file, at: 0, end: frame.count,
-                                                            windowLimit: 1 << 27, verifyChecksum: true))
-            let recorder = FrameCheckpoints.Recorder(frame: 0 ..< frame.count, memoryLimit: 64 << 20, path: path)
-            recorder.record(cursor)
-            while try cursor.next() != nil { recorder.record(cursor) }
-            checkpoints = try #require(recorder.finish())
-        }
+        let (frame, _, checkpoints) = try Self.checkpointed(content, in: folder, memoryLimit: 64 << 20,
+                                                            spillFolder: folder.path("."))
         // A raw block past the second checkpoint, one byte of it changed, the file's size the same.
         let header = try #require(frame.withUnsafeBytes { FrameHeader(startOf: $0) })
         var at = header.headerSize, target: (offset: Int, content: Int)?
