@@ -105,6 +105,9 @@ package final class FrameCheckpoints: Sendable {
         private var spillTried = false
         /// Whether a block went by unrecorded: no digests, so no checkpoints.
         private var broken = false
+        /// The cursor recorded: checkpoints only when it decoded the whole
+        /// frame (its end checked), each block's digest taken.
+        private var cursor: FrameCursor?
         private var windowSize = 0
         private var interval = Int.max
         private var next = 0
@@ -121,6 +124,7 @@ package final class FrameCheckpoints: Sendable {
         /// interval past the last one (or at the frame's start).
         package func record(_ cursor: FrameCursor) {
             // Called after every block (and once before the first): each block's digest, in order.
+            self.cursor = cursor
             if cursor.blocks == digests.count + 1 {
                 digests.append(cursor.lastDigest)
                 memory += MemoryLayout<UInt32>.size
@@ -153,9 +157,12 @@ package final class FrameCheckpoints: Sendable {
                                           window: nil, spilledAt: at))
         }
 
-        /// The checkpoints made; nil when none was (no cursor decoded the frame).
+        /// The checkpoints made; nil when none was, or when the decode did
+        /// not reach the frame's end (a content found not to be a tar stops
+        /// it early): the digests would not cover the frame.
         package func finish() -> FrameCheckpoints? {
-            guard !checkpoints.isEmpty, !broken else { return nil }
+            defer { cursor = nil }
+            guard !checkpoints.isEmpty, !broken, cursor?.finished == true else { return nil }
             return FrameCheckpoints(frame: frame, windowSize: windowSize, interval: interval, checkpoints: checkpoints,
                                     digests: digests, memoryBytes: memory, spill: spill, path: path)
         }

@@ -104,6 +104,25 @@ struct FrameCheckpointsTests {
         }
     }
 
+    @Test("a decode that stops before the frame's end leaves no checkpoints (its digests would not cover it)")
+    func stoppedEarly() throws {
+        let folder = ScratchFolder()
+        let frame = TestData.compress(TestData.text(20_000_000, seed: 5), level: 1, checksum: true, windowLog: 20)
+        folder.write("one.zst", frame)
+        let file = try Descriptor.openForReading(folder.path("one.zst"))
+        defer { file.close() }
+        let cursor = try #require(try FrameCursor.start(file: file, at: 0, end: frame.count, windowLimit: 1 << 27,
+                                                        verifyChecksum: true))
+        let recorder = FrameCheckpoints.Recorder(frame: 0 ..< frame.count, memoryLimit: 64 << 20, path: file.path,
+                                                 spillFolder: folder.path("."))
+        recorder.record(cursor)
+        for _ in 0 ..< 10 {
+            _ = try cursor.next()
+            recorder.record(cursor)
+        }
+        #expect(recorder.finish() == nil)
+    }
+
     @Test("a block written to in place after the checkpoints were made: an error, never its new bytes")
     func changedInPlace() throws {
         let folder = ScratchFolder()
