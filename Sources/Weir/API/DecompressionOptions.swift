@@ -136,22 +136,6 @@ public struct DecompressionOptions: Sendable, Equatable {
     /// under a cgroup's memory limit (`WorkerPlan`).
     package var largeFrameBudget = 256 << 20
 
-    /// The budget that decodes frames of `contentSize` bytes side by side,
-    /// one per worker and one waiting for the writer, as the default budget
-    /// does 8 MiB frames; held to ``largeFrameBudget``. Nil when the default
-    /// budget already holds such a frame, or `memoryLimit` (`-M`) bounds it.
-    /// The alternative, streaming every such frame through one decoder,
-    /// decoded weir's `-9` files at half the speed (docs/design.md).
-    package func budget(forFrame contentSize: Int) -> Int? {
-        guard memoryLimit == nil else { return nil }
-        // A frame above the cap gets the cap (it streams): a size a header
-        // declares may be near Int.max, and the product below would trap.
-        guard contentSize <= largeFrameBudget else { return largeFrameBudget }
-        let buffer = FrameBuffers.bufferSize(for: contentSize)
-        guard buffer > Self.defaultBudgetPerThread else { return nil }
-        return min(largeFrameBudget, (resolvedThreads + 1) * buffer + Self.defaultBudgetPerThread)
-    }
-
     /// The largest frame decoded whole in parallel: its output buffer (its
     /// declared size, or the most its blocks can hold, in its size class:
     /// `FrameBuffers.bufferSize(for:)`) and its compressed bytes each at

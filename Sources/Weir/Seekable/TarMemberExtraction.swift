@@ -83,9 +83,15 @@ package enum TarMemberExtraction {
         let reading = Descriptor(ends.readEnd.rawValue, path: inputName), writing = ends.writeEnd.rawValue
         let done = DispatchSemaphore(value: 0)
         let result = Locked<Result<Statistics, WeirError>?>(nil)
-        let run = Decompressor(options: options).decompress(
-            from: FileDescriptor(rawValue: input.fd), to: FileDescriptor(rawValue: writing)
-        ) { outcome in
+        // The decompression pipeline itself, as `Decompressor`'s descriptor
+        // form runs it (its options planned, the descriptors named by number),
+        // on a thread of its own: its `run()` blocks.
+        let run = DecompressionPipeline(
+            input: FileDescriptor(rawValue: input.fd), output: FileDescriptor(rawValue: writing),
+            inputName: "(fd \(input.fd))", outputName: "(fd \(writing))",
+            options: WorkerPlan.applied(to: options).options)
+        DedicatedThread.start(name: "weir.decompress.fd") {
+            let outcome = Result { () throws(WeirError) in try run.run() }
             result.withLock { $0 = outcome }
             // The pipe's end: this thread's read sees it once the decoder is done.
             Glibc.close(writing)
