@@ -129,7 +129,7 @@ let package = Package(
         // The tar format: headers, the walk and scanner of a tar stream,
         // member patterns, the member index's codec (docs/members.md) and
         // tar's error codes. Reading members through the seek table
-        // (TarArchive, extraction) is random access, in Weir.
+        // (TarArchive, extraction) is random access, in WeirSeekable.
         .target(
             name: "WeirTar", dependencies: ["WeirSystem", "WeirFormats", "CZstd"], swiftSettings: checkedImports
         ),
@@ -139,12 +139,38 @@ let package = Package(
             name: "WeirFiles", dependencies: ["WeirSystem", "WeirFormats", "CXXHash", "CSupport"],
             swiftSettings: checkedImports
         ),
-        // The engine users import: the pipelines, runs, jobs, random access,
-        // planning, and the API; it re-exports the public types below it.
+        // The pipelines (issue 83): the run every pipeline shares, the
+        // compression and the decompression, the workers' and memory's
+        // planning, and the option and result types they take and give.
+        .target(
+            name: "WeirPipeline",
+            dependencies: [
+                "WeirSystem", "WeirFormats", "WeirTar", "WeirFiles",
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: checkedImports
+        ),
+        // Random access: the frames of a compressed file listed and read
+        // through its seek table (`SeekableReader`, `--range`), a table and
+        // member index appended (`--index`), and a `.tar.zst`'s members read
+        // through them (`TarArchive`, `--member`), decoding with the pipeline.
+        .target(
+            name: "WeirSeekable",
+            dependencies: [
+                "WeirPipeline", "WeirSystem", "WeirFormats", "WeirTar", "WeirFiles",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: checkedImports
+        ),
+        // The engine users import, a thin face as swift-nio's `NIO` over
+        // NIOCore and NIOPosix: `Compressor`, `Decompressor`, their streams
+        // and background runs, and a run's jobs; it re-exports the targets
+        // below it.
         .target(
             name: "Weir",
             dependencies: [
-                "WeirSystem", "WeirFormats", "WeirTar", "WeirFiles",
+                "WeirPipeline", "WeirSeekable", "WeirSystem", "WeirFormats", "WeirTar", "WeirFiles",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -155,7 +181,9 @@ let package = Package(
         // the kernel's FUSE. No terminal output, no exit: the tool's part.
         .target(
             name: "WeirMount",
-            dependencies: ["Weir", "WeirFiles", "WeirFormats", "WeirRemote", "WeirSystem", "CFuse", "CLibraries"]
+            dependencies: [
+                "Weir", "WeirSeekable", "WeirFiles", "WeirFormats", "WeirRemote", "WeirSystem", "CFuse", "CLibraries",
+            ]
         ),
         // Inputs over HTTP(S) (docs/remote.md): an object read at offsets
         // through range requests, as the engine reads a file (a Descriptor
@@ -216,14 +244,20 @@ let package = Package(
         // it tests. Their shared helpers are libraries of their own (in no
         // product): WeirTestSupport (inputs, scratch folders, pipes, rounds;
         // Foundation, Glibc and libzstd only), WeirFormatsTestSupport
-        // (what needs WeirFormats: frames, seek tables, dictionaries) and WeirTarTestSupport (member indexes
-        // and a tar: what needs WeirTar).
+        // (what needs WeirFormats: frames, seek tables, dictionaries), WeirTarTestSupport (member indexes
+        // and a tar: what needs WeirTar) and WeirPipelineTestSupport (a file compressed as `Compressor`
+        // compresses it, for the tests of the targets below Weir).
         .target(name: "WeirTestSupport", dependencies: ["CZstd"], path: "Tests/WeirTestSupport"),
         .target(
             name: "WeirFormatsTestSupport", dependencies: ["WeirFormats", "WeirTestSupport", "CZstd"],
             path: "Tests/WeirFormatsTestSupport"
         ),
         .target(name: "WeirTarTestSupport", dependencies: ["WeirTar"], path: "Tests/WeirTarTestSupport"),
+        .target(
+            name: "WeirPipelineTestSupport",
+            dependencies: ["WeirPipeline", "WeirSystem", .product(name: "SystemPackage", package: "swift-system")],
+            path: "Tests/WeirPipelineTestSupport"
+        ),
         .testTarget(
             name: "WeirSystemTests",
             dependencies: [
@@ -245,16 +279,34 @@ let package = Package(
             dependencies: ["WeirFiles", "WeirFormats", "WeirSystem", "WeirTestSupport", "WeirFormatsTestSupport"]
         ),
         .testTarget(
+            name: "WeirPipelineTests",
+            dependencies: [
+                "WeirPipeline", "WeirFiles", "WeirTar", "WeirFormats", "WeirSystem", "WeirTestSupport",
+                "WeirFormatsTestSupport", "WeirTarTestSupport", "WeirPipelineTestSupport", "CZstd",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        .testTarget(
+            name: "WeirSeekableTests",
+            dependencies: [
+                "WeirSeekable", "WeirPipeline", "WeirTar", "WeirFormats", "WeirSystem", "WeirTestSupport",
+                "WeirTarTestSupport", "WeirPipelineTestSupport", "CZstd",
+            ]
+        ),
+        .testTarget(
             name: "WeirTests",
             dependencies: [
-                "Weir", "WeirFiles", "WeirTar", "WeirFormats", "WeirSystem", "WeirTestSupport",
-                "WeirFormatsTestSupport", "WeirTarTestSupport", "CZstd",
+                "Weir", "WeirPipeline", "WeirFormats", "WeirSystem", "WeirTestSupport", "WeirFormatsTestSupport",
+                "CZstd",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         .testTarget(
             name: "WeirMountTests",
-            dependencies: ["WeirMount", "Weir", "WeirFormats", "WeirSystem", "WeirTar"]
+            dependencies: [
+                "WeirMount", "Weir", "WeirSeekable", "WeirPipeline", "WeirFormats", "WeirSystem", "WeirTar",
+                "WeirTestSupport",
+            ]
         ),
         .testTarget(
             name: "WeirProgramsTests",

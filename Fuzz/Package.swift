@@ -6,8 +6,9 @@ import PackageDescription
 // which passes `-sanitize=fuzzer,address` and `-enable-testing`:
 //
 // Why `@testable import` of the engine's targets (WeirSystem, WeirFormats,
-// Weir) rather than copies of their sources: what the fuzzers drive (the
-// frame scanner, the seek table's check, the decoders) is `internal` or
+// WeirPipeline, WeirSeekable, Weir) rather than copies of their sources:
+// what the fuzzers drive (the frame scanner, the seek table's check, the
+// decoders) is `internal` or
 // `package` there, and compiling those files into each target would need
 // their C modules (CZstd, CFormats, CSupport) and swift-collections wired
 // up again by hand, and would drift.

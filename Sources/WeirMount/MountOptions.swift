@@ -1,4 +1,5 @@
 import Weir
+import WeirPipeline
 
 /// How `weir mount` reads an archive.
 package struct MountOptions: Sendable {

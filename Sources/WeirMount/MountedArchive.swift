@@ -3,6 +3,7 @@ import Weir
 import WeirFiles
 import WeirFormats
 import WeirRemote
+import WeirSeekable
 import WeirSystem
 
 /// An archive as `weir mount` shows it (docs/mount.md): its tree, and

@@ -1,5 +1,6 @@
 import FuzzSupport
 @testable import Weir
+@testable import WeirPipeline
 @testable import WeirSystem
 
 // The decoder end to end on in-memory input, checked against libzstd's

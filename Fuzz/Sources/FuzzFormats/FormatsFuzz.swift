@@ -1,6 +1,7 @@
 import FuzzSupport
 @testable import Weir
 @testable import WeirFormats
+@testable import WeirPipeline
 @testable import WeirSystem
 
 // The decoders of the other formats (gzip by ISA-L and by zlib, xz and

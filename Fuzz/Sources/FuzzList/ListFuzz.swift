@@ -1,6 +1,7 @@
 import FuzzSupport
 @testable import Weir
 @testable import WeirFormats
+@testable import WeirSeekable
 @testable import WeirSystem
 
 // The list (-l) path: ``FrameListing/read(path:)`` on an arbitrary file,

@@ -1,6 +1,8 @@
 import FoundationEssentials
 import FuzzSupport
 @testable import Weir
+@testable import WeirPipeline
+@testable import WeirSeekable
 @testable import WeirSystem
 
 // A round trip: compress with options chosen from the input, check the

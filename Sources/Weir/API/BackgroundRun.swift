@@ -1,4 +1,5 @@
 import Dispatch
+import WeirPipeline
 import WeirSystem
 
 /// Runs one blocking pipeline run for the public API, on a thread of its

@@ -1,3 +1,4 @@
+import WeirPipeline
 import WeirSystem
 
 /// What the public API needs of a pipeline: a blocking `run()` and a

@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import WeirPipeline
 import WeirSystem
 
 /// Runs a pipeline on bytes held in memory: async code feeds it a sequence

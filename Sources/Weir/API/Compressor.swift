@@ -2,6 +2,7 @@ import Dispatch
 import FoundationEssentials
 import SystemPackage
 import WeirFiles
+import WeirPipeline
 import WeirSystem
 
 /// Compresses files, file descriptors and streams of bytes to standard zstd,
@@ -9,14 +10,14 @@ import WeirSystem
 /// Swift programs.
 ///
 /// The output is a series of independent frames, ended by a seek table
-/// unless ``CompressionOptions/seekTable`` is off, that `zstd -d` and
+/// unless `CompressionOptions.seekTable` is off, that `zstd -d` and
 /// ``Decompressor`` decode.
 ///
 /// Every operation comes in two forms: `async throws`, and one that takes a
-/// completion handler and returns a ``Cancellation``. Either way the work
+/// completion handler and returns a `Cancellation`. Either way the work
 /// runs on a thread of its own, never on Swift concurrency's cooperative
 /// pool nor on a GCD worker, since the pipeline blocks while it waits for
-/// its channels. Cancelling the task (or calling ``Cancellation/cancel()``)
+/// its channels. Cancelling the task (or calling `Cancellation.cancel()`)
 /// stops the run, which then fails with a `.cancelled` `WeirError`.
 ///
 /// ```swift

@@ -2,6 +2,7 @@ import Dispatch
 import FoundationEssentials
 import SystemPackage
 import WeirFiles
+import WeirPipeline
 import WeirSystem
 
 /// Decompresses any standard zstd data — weir's own output, `zstd` and
@@ -10,7 +11,7 @@ import WeirSystem
 /// parallel and in bounded memory.
 ///
 /// Every operation comes in two forms: `async throws`, and one that takes a
-/// completion handler and returns a ``Cancellation``; the work runs on a
+/// completion handler and returns a `Cancellation`; the work runs on a
 /// thread of its own, as for ``Compressor``.
 ///
 /// ```swift
@@ -45,7 +46,7 @@ public struct Decompressor: Sendable {
     ///   - progress: told of the bytes read and written; activated when the
     ///     run starts and finished when it ends.
     /// - Returns: what the run did; `frames` counts the frames decoded;
-    ///   ``Statistics/warnings`` says when the file's seek table does not
+    ///   `Statistics.warnings` says when the file's seek table does not
     ///   match its frames (the frames decode all the same).
     /// - Throws: `WeirError`: an unknown suffix when `output` is nil, not
     ///   zstd, truncated, corrupt, a checksum mismatch, the memory limit, a
@@ -87,7 +88,7 @@ public struct Decompressor: Sendable {
     /// The descriptors stay the caller's: neither is closed. When `input` is
     /// a regular file that ends with a seek table, the table is checked
     /// against the frames: one that does not match is reported in
-    /// ``Statistics/warnings``, or as a `.corrupt` error when `output` is nil.
+    /// `Statistics.warnings`, or as a `.corrupt` error when `output` is nil.
     ///
     /// - Parameters:
     ///   - input: the descriptor to read.

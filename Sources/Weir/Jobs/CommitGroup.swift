@@ -1,5 +1,6 @@
 import Glibc
 import WeirFiles
+import WeirPipeline
 import WeirSystem
 
 /// Finished jobs whose outputs are committed together, durable before

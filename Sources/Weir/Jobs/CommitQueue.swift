@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import WeirPipeline
 import WeirSystem
 
 /// Jobs' outcomes, kept in the order they are added, whose outputs are

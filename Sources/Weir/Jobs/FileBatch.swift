@@ -1,4 +1,5 @@
 import Dispatch
+import WeirPipeline
 import WeirSystem
 
 /// Runs many file jobs side by side, reporting them in order; when they may

@@ -1,6 +1,7 @@
 import Glibc
 import WeirFiles
 import WeirFormats
+import WeirPipeline
 import WeirSystem
 
 extension FileJob {

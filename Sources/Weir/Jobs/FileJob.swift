@@ -1,6 +1,8 @@
 import Dispatch
 import Glibc
 import WeirFiles
+import WeirPipeline
+import WeirSeekable
 import WeirSystem
 
 /// One input, by name, processed to one destination with the safety habits of

@@ -1,4 +1,5 @@
 import WeirFiles
+import WeirPipeline
 
 /// A job whose work is done: its statistics, and its output complete but not
 /// yet under its name. ``CommitQueue`` commits it (alone, or with others so

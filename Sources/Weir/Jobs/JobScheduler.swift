@@ -1,3 +1,4 @@
+import WeirPipeline
 import WeirSystem
 
 /// How the jobs of a run go, decided in one place: side by side

@@ -1,3 +1,4 @@
+import WeirPipeline
 import WeirSystem
 
 /// What ``JobScheduler`` asks of the program whose jobs it runs: the jobs,

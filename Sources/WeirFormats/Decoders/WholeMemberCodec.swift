@@ -4,7 +4,7 @@ import WeirSystem
 /// The calls into libdeflate, liblz4 and liblzma that decode one member of
 /// another format whole, in one call, into a buffer of its size: what the
 /// engine's parallel member decoders (`GzipMemberScan`, `Lz4FrameScan`,
-/// `XzStreamScan`, in Weir) run on their workers. The engine finds the
+/// `XzStreamScan`, in WeirPipeline) run on their workers. The engine finds the
 /// members and schedules them; the codec calls stay in the codec layer.
 ///
 /// One per decoding worker: libdeflate's decompressor and liblz4's context

@@ -4,6 +4,7 @@ import Glibc
 import SystemPackage
 import Testing
 @testable import Weir
+@testable import WeirPipeline
 @testable import WeirSystem
 @testable import WeirTestSupport
 

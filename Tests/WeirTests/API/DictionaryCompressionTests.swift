@@ -4,6 +4,7 @@ import Testing
 @testable import Weir
 @testable import WeirFormats
 @testable import WeirFormatsTestSupport
+@testable import WeirPipeline
 @testable import WeirSystem
 @testable import WeirTestSupport
 

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import Weir
+@testable import WeirPipeline
 @testable import WeirSystem
 @testable import WeirTestSupport
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Weir
+@testable import WeirPipeline
 @testable import WeirSystem
 @testable import WeirTestSupport
 

@@ -191,7 +191,7 @@ package final class BlockFrame: @unchecked Sendable {  // see "Owned in parts", 
     /// A block's content digest (XXH3's 64 bits, the low 32 kept): what a
     /// checkpoint's cursor checks each block it decodes again against, the
     /// one pass that made the checkpoints having checked the frame's
-    /// checksum (``FrameCheckpoints`` in Weir).
+    /// checksum (``FrameCheckpoints`` in WeirSeekable).
     package static func digest(_ content: UnsafeRawBufferPointer) -> UInt32 {
         UInt32(truncatingIfNeeded: XXH3_64bits(content.baseAddress, content.count))
     }
