@@ -4,7 +4,7 @@
 // it as libzstd 1.5.4's streaming decoder (ZSTD_decompressContinue, which
 // ZSTD_decompressStream drives) does, so that a differential test can ask for
 // the same bytes and the same success or failure on every input
-// (scripts/zstd-split-check, Fuzz/zsplit):
+// (scripts/harness/zstd-split-check, Fuzz/zsplit):
 // - a sequences bitstream: the three states are updated after the last
 //   sequence too, and the block is accepted when that reading reaches or
 //   passes the stream's start; bits read past the start are the ones
@@ -296,7 +296,7 @@ static int seq_table(seq_cell *t, const int16_t *norm, unsigned nsym, unsigned l
 // past there the count of used bits wraps modulo 32, so a description that
 // runs past its section's end (damaged: no encoder writes one) reads those
 // last bytes again, not zeros, and decodes as libzstd decodes it (the oracle
-// of scripts/zstd-split-diff.c found one: libzstd took it, a zero-padded
+// of scripts/harness/zstd-split-diff.c found one: libzstd took it, a zero-padded
 // read refused it). At least 8 bytes.
 typedef struct {
     const uint8_t *s;

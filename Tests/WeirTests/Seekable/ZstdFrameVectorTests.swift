@@ -11,7 +11,7 @@ import Testing
 /// block after block through ``FrameCursor``, as the mount and one frame on
 /// all the workers decode) and by the decompression pipeline at one and two
 /// threads: the content the case gives, its size and XXH64, or a refusal.
-/// scripts/zstd-split-check decodes the same files with CZstdSplit and
+/// scripts/harness/zstd-split-check decodes the same files with CZstdSplit and
 /// libzstd side by side.
 @Suite("Shared vectors: zstd frames")
 struct ZstdFrameVectorTests {
