@@ -25,14 +25,7 @@ struct ZstdFrameVectorTests {
 
     /// Every case of the folder, by name.
     static func vectors() throws -> [(name: String, vector: Vector, path: String)] {
-        let folder = SharedVectorTests.folder.appendingPathComponent("zstd-frame")
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-            .filter { $0.hasSuffix(".json") }.sorted()
-        return try names.map { name in
-            let vector = try JSONDecoder().decode(Vector.self,
-                                                  from: Data(contentsOf: folder.appendingPathComponent(name)))
-            return (String(name.dropLast(5)), vector, folder.appendingPathComponent(vector.file).path)
-        }
+        try SharedVectorTests.cases("zstd-frame", as: Vector.self) { $0.file }
     }
 
     /// The frame of `path` decoded block after block by CZstdSplit: its
