@@ -96,8 +96,8 @@ let package = Package(
         // A zstd frame decoder in two phases (issue 81): blocks entropy-decoded
         // into records, then executed, so that the two run on different
         // cores: one large frame from zstd on all the workers (BlockFrame,
-        // ParallelFrameDecoder); scripts/zstd-split-check and
-        // scripts/zstd-split-fuzz hold it to libzstd. C11; XXH64 from libxxhash.
+        // ParallelFrameDecoder); scripts/harness/zstd-split-check and
+        // scripts/harness/zstd-split-fuzz hold it to libzstd. C11; XXH64 from libxxhash.
         .target(
             name: "CZstdSplit",
             dependencies: ["CXXHash"],
@@ -289,7 +289,7 @@ let package = Package(
         .testTarget(
             name: "WeirSeekableTests",
             dependencies: [
-                "WeirSeekable", "WeirPipeline", "WeirTar", "WeirFormats", "WeirSystem", "WeirTestSupport",
+                "WeirSeekable", "WeirPipeline", "WeirFiles", "WeirTar", "WeirFormats", "WeirSystem", "WeirTestSupport",
                 "WeirTarTestSupport", "WeirPipelineTestSupport", "CZstd",
             ]
         ),

@@ -4,7 +4,7 @@
 // it as libzstd 1.5.4's streaming decoder (ZSTD_decompressContinue, which
 // ZSTD_decompressStream drives) does, so that a differential test can ask for
 // the same bytes and the same success or failure on every input
-// (scripts/zstd-split-check, Fuzz/zsplit):
+// (scripts/harness/zstd-split-check, Fuzz/zsplit):
 // - a sequences bitstream: the three states are updated after the last
 //   sequence too, and the block is accepted when that reading reaches or
 //   passes the stream's start; bits read past the start are the ones
@@ -290,54 +290,77 @@ static int seq_table(seq_cell *t, const int16_t *norm, unsigned nsym, unsigned l
 
 // ---- bitstreams --------------------------------------------------------------
 
-// A forward bitstream (FSE table descriptions): bits past the end read as 0.
-static inline uint32_t fwd_peek32(const uint8_t *s, size_t len, size_t bitpos) {
-    size_t o = bitpos >> 3;
-    uint64_t v = 0;
-    if (o + 8 <= len) {
-        v = rd64(s + o);
+// A forward bitstream (FSE table descriptions), read as libzstd reads it
+// (FSE_readNCount): a 32-bit word at a byte position `ip` and `bits` already
+// used of it. The position never passes the section's last four bytes;
+// past there the count of used bits wraps modulo 32, so a description that
+// runs past its section's end (damaged: no encoder writes one) reads those
+// last bytes again, not zeros, and decodes as libzstd decodes it (the oracle
+// of scripts/harness/zstd-split-diff.c found one: libzstd took it, a zero-padded
+// read refused it). At least 8 bytes.
+typedef struct {
+    const uint8_t *s;
+    size_t len, ip;
+    int bits;
+    uint32_t word;  // rd32(s + ip) >> bits, as last loaded
+} fwd_t;
+
+// Moves ip past the whole bytes used and loads the next word.
+static inline void fwd_advance(fwd_t *r) {
+    if (r->ip + 7 <= r->len || r->ip + (size_t)(r->bits >> 3) + 4 <= r->len) {
+        r->ip += (size_t)(r->bits >> 3);
+        r->bits &= 7;
     } else {
-        for (size_t i = 0; i < 8 && o + i < len; i++) v |= (uint64_t)s[o + i] << (8 * i);
+        // ip <= len - 4 always: past len - 7, at most 3 whole bytes are used.
+        r->bits = (r->bits - 8 * (int)(r->len - 4 - r->ip)) & 31;
+        r->ip = r->len - 4;
     }
-    return (uint32_t)(v >> (bitpos & 7));
+    r->word = rd32(r->s + r->ip) >> r->bits;
 }
 
-// Reads an FSE table description (RFC 8878, "FSE Table Description") of at
-// most *maxsym + 1 symbols. *maxsym gets the last symbol, *log the accuracy,
-// *used the bytes read.
-static int read_ncount(int16_t *norm, unsigned *maxsym, unsigned *log, const uint8_t *s, size_t len, size_t *used) {
-    if (len == 0) return FAIL(ZS_ERR_CORRUPT);
+static int read_ncount8(int16_t *norm, unsigned *maxsym, unsigned *log, const uint8_t *s, size_t len,
+                        size_t *used) {
     unsigned limit = *maxsym + 1;
     memset(norm, 0, limit * sizeof(norm[0]));
-    size_t bit = 0;
-    uint32_t v = fwd_peek32(s, len, bit);
-    unsigned al = (v & 15) + 5;
+    fwd_t r = {s, len, 0, 4, rd32(s)};
+    unsigned al = (r.word & 15) + 5;
     if (al > 15) return FAIL(ZS_ERR_CORRUPT);
-    bit += 4;
+    r.word >>= 4;
     int remaining = (1 << al) + 1, threshold = 1 << al, nbits = (int)al + 1;
     unsigned n = 0;
     int previous0 = 0;
     for (;;) {
         if (previous0) {
-            // 2-bit repeat flags: each 3 adds three zeros and another flag follows.
-            for (;;) {
-                uint32_t flag = fwd_peek32(s, len, bit) & 3;
-                bit += 2;
-                n += flag;
-                if (flag != 3) break;
-                if (bit > 8 * len + 64) break;  // zeros past the end stop it; this bounds a hostile run
+            // 2-bit repeat flags: each 3 adds three zeros and another flag
+            // follows. Runs of twelve are skipped three bytes at a time.
+            unsigned repeats = (unsigned)__builtin_ctz(~r.word | 0x80000000u) >> 1;
+            while (repeats >= 12) {
+                n += 36;
+                if (r.ip + 7 <= r.len) {
+                    r.ip += 3;
+                } else {
+                    r.bits = (r.bits + 8 * (int)(r.ip + 7 - r.len)) & 31;  // 3 bytes on, from len - 4
+                    r.ip = r.len - 4;
+                }
+                r.word = rd32(s + r.ip) >> r.bits;
+                repeats = (unsigned)__builtin_ctz(~r.word | 0x80000000u) >> 1;
             }
+            n += 3 * repeats;
+            r.word >>= 2 * repeats;
+            r.bits += 2 * (int)repeats;
+            n += r.word & 3;
+            r.bits += 2;
             if (n >= limit) break;
+            fwd_advance(&r);
         }
-        v = fwd_peek32(s, len, bit);
         int max = (2 * threshold - 1) - remaining, count;
-        if ((int)(v & (uint32_t)(threshold - 1)) < max) {
-            count = (int)(v & (uint32_t)(threshold - 1));
-            bit += (size_t)nbits - 1;
+        if ((int)(r.word & (uint32_t)(threshold - 1)) < max) {
+            count = (int)(r.word & (uint32_t)(threshold - 1));
+            r.bits += nbits - 1;
         } else {
-            count = (int)(v & (uint32_t)(2 * threshold - 1));
+            count = (int)(r.word & (uint32_t)(2 * threshold - 1));
             if (count >= threshold) count -= max;
-            bit += (size_t)nbits;
+            r.bits += nbits;
         }
         count--;
         remaining -= count < 0 ? -count : count;
@@ -349,12 +372,27 @@ static int read_ncount(int16_t *norm, unsigned *maxsym, unsigned *log, const uin
             threshold = 1 << (nbits - 1);
         }
         if (n >= limit) break;
+        fwd_advance(&r);
     }
-    if (remaining != 1 || n > limit || bit > 8 * len) return FAIL(ZS_ERR_CORRUPT);
+    if (remaining != 1 || n > limit || r.bits > 32) return FAIL(ZS_ERR_CORRUPT);
     *maxsym = n - 1;
     *log = al;
-    *used = (bit + 7) >> 3;
+    *used = r.ip + (size_t)((r.bits + 7) >> 3);
     return 0;
+}
+
+// Reads an FSE table description (RFC 8878, "FSE Table Description") of at
+// most *maxsym + 1 symbols. *maxsym gets the last symbol, *log the accuracy,
+// *used the bytes read. Fewer than 8 bytes are read as libzstd does: padded
+// with zeros, refused if the description used a byte past them.
+static int read_ncount(int16_t *norm, unsigned *maxsym, unsigned *log, const uint8_t *s, size_t len, size_t *used) {
+    if (len == 0) return FAIL(ZS_ERR_CORRUPT);
+    if (len >= 8) return read_ncount8(norm, maxsym, log, s, len, used);
+    uint8_t padded[8] = {0};
+    memcpy(padded, s, len);
+    int r = read_ncount8(norm, maxsym, log, padded, sizeof padded, used);
+    if (r) return r;
+    return *used > len ? FAIL(ZS_ERR_CORRUPT) : 0;
 }
 
 // A backward bitstream (RFC 8878, "Huffman-coded Streams", "FSE"): bits

@@ -102,7 +102,11 @@ struct WeirCommand: ParsableCommand {
             StandardError.write("weir: \(error.reason)\n")
             Glibc.exit(1)
         }
-        // `weir mount ARCHIVE MOUNTPOINT` is a command of its own (MountCommand).
+        // `weir mount ARCHIVE MOUNTPOINT` is a command of its own (MountCommand),
+        // picked by its first word here rather than as the parser's subcommand:
+        // it forks before any thread starts (the URL loader's below would) and
+        // takes none of the environment's arguments (WEIR_CLEVEL's), and the
+        // parser, whose root takes FILE arguments, would read `mount` as a file.
         if CommandLine.argc > 1, let first = CommandLine.unsafeArgv[1], strcmp(first, "mount") == 0 {
             MountCommand.start(Array(ArgumentBytes.arguments().dropFirst(2)))
         }

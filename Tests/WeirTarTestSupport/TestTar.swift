@@ -41,9 +41,9 @@ enum TestTar {
 
     /// The member index one walk of all of `tar` gives (``TarScanner``), as
     /// its frame's bytes; nil when it gives none: what the chunks' walks put
-    /// together must equal.
-    static func scannedIndex(_ tar: [UInt8]) throws -> [UInt8]? {
-        let scanner = TarScanner()
+    /// together must equal. Its blocks close at `blockBytes` of raw columns.
+    static func scannedIndex(_ tar: [UInt8], blockBytes: Int = MemberIndex.blockBytes) throws -> [UInt8]? {
+        let scanner = TarScanner(blockBytes: blockBytes)
         tar.withUnsafeBytes { bytes in
             var data = DispatchData.empty
             data.append(bytes)

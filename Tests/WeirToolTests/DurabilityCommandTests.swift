@@ -4,7 +4,7 @@ import Glibc
 
 /// What --rm and -f promise when many files are committed together (one sync
 /// for many): each input goes only once its own output has its name. The
-/// power cuts themselves are scripts/crash-test's (root, a loop-mounted ext4).
+/// power cuts themselves are scripts/harness/crash-test's (root, a loop-mounted ext4).
 @Suite("weir durability")
 struct DurabilityCommandTests {
     /// 40 small files in two folders; returns their contents by name.

@@ -188,7 +188,7 @@ struct MemberIndexTrustCommandTests {
           """)
     func testChecksIndexEnd() throws {
         let scratch = Scratch()
-        let suite = ManualTests.root.appendingPathComponent("scripts/member-index-test").path
+        let suite = ManualTests.root.appendingPathComponent("scripts/harness/member-index-test").path
         let made = try WeirProcess.shell("""
             set -e
             printf 'old\\n' > a.txt; printf 'x\\n' > b.txt; tar -cf dup.tar a.txt b.txt

@@ -11,9 +11,9 @@ extension MountCommandTests {
     /// The scripts' `lie ARCHIVE OUT NAME KEY=VALUE…`: `ARCHIVE`'s member
     /// index with member `NAME`'s record changed (`size`, `data_length`,
     /// `type`, `link`, `path`), re-encoded as weir writes it (version 2, its
-    /// checksum right), by scripts/member-index-test's own codec.
+    /// checksum right), by scripts/harness/member-index-test's own codec.
     static var lieFunction: String {
-        let suite = ManualTests.root.appendingPathComponent("scripts/member-index-test").path
+        let suite = ManualTests.root.appendingPathComponent("scripts/harness/member-index-test").path
         return #"""
             lie() {
                 python3 - "$@" <<'PY'

@@ -136,7 +136,7 @@ struct OneFrameCommandTests {
             // report). -T2 may go one piece further: libzstd's streaming decoder, on an error in a block,
             // does not report the block it decoded before it in the same call (zstd_decompress.c 1.5.4:
             // `output->pos` is not updated), so -T1 loses it; the block where each fails is the same
-            // (scripts/zstd-split-diff.c's where-check holds that, block by block).
+            // (scripts/harness/zstd-split-diff.c's where-check holds that, block by block).
             let common = min(parallel.stdout.count, serial.stdout.count)
             let agree = parallel.stdout.prefix(common) == serial.stdout.prefix(common)
             #expect(agree && parallel.stdout.count <= serial.stdout.count + (1 << 20),

@@ -1,7 +1,7 @@
 """Fixtures of the Spark cluster tests (issue 51): one standalone cluster on 127.0.0.1 for the
 whole run, a session with weir's codec, the weir binary, and generated line data.
 
-Run by scripts/spark-test, which builds the jar (WEIR_HADOOP_JAR) and names the binary
+Run by scripts/harness/spark-test, which builds the jar (WEIR_HADOOP_JAR) and names the binary
 (WEIR_BIN). With WEIR_CLUSTER_TEST=require, what is missing fails instead of skipping.
 """
 
@@ -39,7 +39,7 @@ def weir_bin() -> str:
 def jar() -> str:
     path = os.environ.get("WEIR_HADOOP_JAR", "")
     if not path or not os.path.isfile(path):
-        unavailable("no codec jar (WEIR_HADOOP_JAR; scripts/spark-test builds it)")
+        unavailable("no codec jar (WEIR_HADOOP_JAR; scripts/harness/spark-test builds it)")
     return os.path.abspath(path)
 
 

@@ -4,9 +4,9 @@ random access in an open process, and one file compressed on two Dask workers. S
     python3 scripts/bench.d/cluster_dask.py --corpus bench/corpus/linux-6.1.tar --weir .build/release/weir \\
         --runs 3 --json bench/results/DATE-cluster-dask.json --report bench/results/DATE-cluster-dask.md
 
-or a section of scripts/bench (sections.py: measure(bench), report(data)). Needs the weir Python package and Dask
-(scripts/python-test installs them). The cluster is real processes on 127.0.0.1: `dask scheduler` and `dask worker
---nworkers 2 --nthreads 1` (weir.localcluster), started once and stopped at the end.
+or a section of scripts/bench (sections.py: measure(bench), report(data)). Needs the weir Python package and
+Dask (scripts/harness/python-test installs them). The cluster is real processes on 127.0.0.1: `dask scheduler`
+and `dask worker --nworkers 2 --nthreads 1` (weir.localcluster), started once and stopped at the end.
 
 Goals (issue 52, part 4), each against a peer measured in the same run, medians of --runs rounds, the cases of a
 round alternating:

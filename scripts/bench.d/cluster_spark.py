@@ -4,9 +4,10 @@ Spark cluster through weir's Hadoop codec. Standalone:
     python3 scripts/bench.d/cluster_spark.py --corpus bench/corpus/linux-6.1.tar --weir .build/release/weir \\
         --runs 3 --json bench/results/DATE-cluster-spark.json --report bench/results/DATE-cluster-spark.md
 
-or imported by runner.py (measure(runner)) and report.py (report(data)). Needs pyspark and a JDK (scripts/spark-test
-installs pyspark); builds the jar with hadoop/build. The cluster is real processes on 127.0.0.1: a Spark
-standalone master and one worker with 2 cores (hadoop/tests/spark_cluster.py), started once and stopped at the end.
+or imported by runner.py (measure(runner)) and report.py (report(data)). Needs pyspark and a JDK
+(scripts/harness/spark-test installs pyspark); builds the jar with hadoop/build. The cluster is real processes
+on 127.0.0.1: a Spark standalone master and one worker with 2 cores (hadoop/tests/spark_cluster.py), started once
+and stopped at the end.
 
 Goals (issue 51, part 3), each against a peer measured in the same run, medians of --runs rounds, the cases of a
 round alternating. Counting the tarball's lines (spark.read.text with lineSep "\\n", .count()):

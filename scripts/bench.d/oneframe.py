@@ -1,7 +1,7 @@
 """scripts/bench's oneframe section (issue 81): one zstd frame, as `zstd` writes most .zst files: weir -d -TN,
 zstd -d and pzstd -d -pN on the corpus's first 30 MB and 120 MB written by `zstd -3 FILE` (its size in the frame's
 header), the whole corpus by `zstd -3 -TN` and `zstd -1 -TN` (one frame; zstd declares the size of a file) and the
-120 MB by `zstd -19 -TN`, from the file and through `cat FILE |`, to
+120 MB by `zstd -19 -TN` and `zstd --long=27 -19 -TN`, from the file and through `cat FILE |`, to
 /dev/null; medians and peak RSS. weir decodes one frame on all its workers, block by block, streamed (-T1: on one
 core, by libzstd): the memory target is zstd -d's peak + 32 MiB (docs/decompression.md, "One frame from zstd").
 
@@ -32,12 +32,15 @@ def inputs(bench, folder):
                     | verification.prepared(bench, argv, bench.disp(argv), path, orig))
     # Issue 81's other rows: -1 (raw-heavy literals, the decoder's weakest) on the whole corpus, and -19 (8 MiB
     # window, btultra's tables) on the 120 MB slice: -19 of the whole corpus takes a quarter of an hour to make.
-    wholes = ((3, bench.main, "whole"), (1, bench.main, "whole1"), (19, head(bench, SLICES[1]), "head19"))
-    for level, orig, key in wholes:
+    # --long=27 -19 (a 128 MiB window: the goal's fourth row) likewise on the 120 MB slice.
+    wholes = ((3, bench.main, "whole", []), (1, bench.main, "whole1", []), (19, head(bench, SLICES[1]), "head19", []),
+              (19, head(bench, SLICES[1]), "head19long", ["--long=27"]))
+    for level, orig, key, more in wholes:
         path = os.path.join(folder, "%s.zst" % key)
-        argv = [bench.a.zstd, "-q", "-%d" % level, "-T%d" % n, "-f", orig, "-o", path]
+        argv = [bench.a.zstd, "-q", *more, "-%d" % level, "-T%d" % n, "-f", orig, "-o", path]
         what = "whole corpus" if orig == bench.main else "first %d MB" % (file_size(orig) // 10**6)
-        made.append({"label": "%s, `zstd -%d -T%d`" % (what, level, n), "path": path, "orig": orig, "key": key}
+        flags = " ".join([*more, "-%d" % level, "-T%d" % n])
+        made.append({"label": "%s, `zstd %s`" % (what, flags), "path": path, "orig": orig, "key": key}
                     | verification.prepared(bench, argv, bench.disp(argv), path, orig))
     return made
 

@@ -21,7 +21,7 @@ MODE_HOW = {"pipe": "`cat IN | TOOL > OUT`", "pipenull": "`cat IN | TOOL > /dev/
 HERE = os.path.dirname(os.path.abspath(__file__))
 METHOD = open(os.path.join(HERE, "method.md"), encoding="utf-8").read()  # the Method section, the same for every run
 SYNC = {True: "Every command that writes a file, for every tool, is timed until its data is on disk: `COMMAND && "
-              "sync OUT` (the tree: `sync -f TREE`) runs under `/usr/bin/time` as one command",
+              "sync OUT` (the tree: `sync -f TREE`) runs under the timer (rtime) as one command",
         False: "File outputs were timed until the tool exited, not until on disk"}
 
 

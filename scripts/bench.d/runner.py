@@ -28,7 +28,7 @@ import sections  # noqa: E402
 from corpus import file_size  # noqa: E402
 from formatting import human  # noqa: E402
 from targets import compute_targets  # noqa: E402
-from timing import TIME_FMT, die, log, median  # noqa: E402
+from timing import TIME_FMT, die, log, median, precise_timer  # noqa: E402
 from weirtools.proc import output  # noqa: E402
 
 MODES = ["file", "null", "stdio", "pipe", "pipenull", "overwrite"]
@@ -333,7 +333,7 @@ def main():
                    help=argparse.SUPPRESS)
     p.add_argument("--zstd", default=os.environ.get("ZSTD_BIN", "zstd"), help=argparse.SUPPRESS)
     p.add_argument("--pzstd", default=os.environ.get("PZSTD_BIN", "pzstd"), help=argparse.SUPPRESS)
-    p.add_argument("--time", default=os.environ.get("TIME_BIN", "/usr/bin/time"), help=argparse.SUPPRESS)
+    p.add_argument("--time", default=os.environ.get("TIME_BIN"), help=argparse.SUPPRESS)
     p.add_argument("--chart-python", default=os.environ.get("BENCH_CHART_PYTHON"), help=argparse.SUPPRESS)
     p.add_argument("--command-line", default=os.environ.get("BENCH_COMMAND_LINE"), help=argparse.SUPPRESS)
     p.add_argument("--parse-only", action="store_true", help=argparse.SUPPRESS)  # scripts/bench's early check
@@ -366,6 +366,7 @@ def main():
         die("--runs and --threads must be at least 1")
     if a.runs < 3 and not a.quick:
         log("bench: warning: --runs %d; the issue asks for the median of at least 3" % a.runs)
+    a.time = a.time or precise_timer(os.path.join(ROOT, "bench", "work"))
     for tool in (a.weir, a.zstd, a.pzstd, a.time):
         if not shutil.which(tool):
             die("%s not found" % tool)

@@ -1,6 +1,7 @@
 """Running one command and measuring it, for scripts/bench: wall seconds from a monotonic clock around it, user and
-system CPU seconds and peak RSS from GNU time (-f TIME_FMT), and the share of the machine other processes took
-meanwhile (/proc/stat); also the log and the exit on an error (weirtools.log's, named "bench"). Standard library."""
+system CPU seconds and peak RSS from rtime.c (GNU time's -f TIME_FMT line, the CPU to the microsecond), and the
+share of the machine other processes took meanwhile (/proc/stat); also the log and the exit on an error
+(weirtools.log's, named "bench"). Standard library."""
 
 import argparse
 import contextlib
@@ -95,19 +96,35 @@ def peak_rss_mib(pid: int) -> float | None:
     return None
 
 
+def precise_timer(folder: str) -> str:
+    """rtime.c (beside this file) built into FOLDER with the system's cc, once: GNU time's `-f TIME_FMT -o FILE`
+    with the CPU seconds to the microsecond, where GNU time prints hundredths (a 0.1 s run's CPU came in steps of
+    10%). TIME_BIN (--time) names another timer that writes the same line."""
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rtime.c")
+    binary = os.path.join(folder, "rtime")
+    if not os.path.exists(binary) or os.path.getmtime(binary) < os.path.getmtime(source):
+        os.makedirs(folder, exist_ok=True)
+        built = subprocess.run(["cc", "-O2", "-Wall", "-o", binary + ".tmp", source], capture_output=True, text=True)
+        if built.returncode != 0:
+            die("could not build %s: %s" % (source, built.stderr.strip()))
+        os.replace(binary + ".tmp", binary)
+    return binary
+
+
 def run_timed(bench, argv: list[str], stdin: str | None = None, stdout: str | None = None, prefix: str | None = None,
               keep_stderr: bool = False) -> dict:
-    """Run argv under /usr/bin/time.  stdout None means /dev/null; keep_stderr: its standard error in m["stderr"].
+    """Run argv under the timer (precise_timer; GNU time with TIME_BIN).  stdout None means /dev/null; keep_stderr:
+    its standard error in m["stderr"].
 
     prefix is a shell pipeline feeding the command (e.g. a generator
     ending in '|'); the command then runs under bash.  Wall time is taken
     with a monotonic clock around the whole child (better resolution than
-    time's %e), user/sys CPU and peak RSS come from time -f."""
+    time's %e), user/sys CPU and peak RSS come from the timer."""
     tfile = os.path.join(bench.work, "time.txt")
     efile = os.path.join(bench.work, "stderr.txt")
     if os.path.exists(tfile):
         os.unlink(tfile)
-    timed = [bench.a.time, "-f", TIME_FMT, "-o", tfile] + list(argv)
+    timed = [bench.a.time, "-f", TIME_FMT, "-o", tfile, *argv]
     with open(efile, "wb") as ferr, open(stdin or os.devnull, "rb") as fin, open(stdout or os.devnull, "wb") as fout:
         b0 = busy_seconds()
         t0 = time.perf_counter()
@@ -125,7 +142,7 @@ def run_timed(bench, argv: list[str], stdin: str | None = None, stdout: str | No
         if len(lines) > 1:
             m["error"] = " / ".join(lines[:-1])
     except (OSError, ValueError, IndexError) as e:
-        m["error"] = "could not parse /usr/bin/time output: %s" % e
+        m["error"] = "could not parse the timer's output: %s" % e
     # CPU that other processes took while this ran: the machine's busy time
     # minus the tool's own user+sys, as a fraction of all cores' wall time
     # (/proc/stat counts in clock ticks: meaningless for runs shorter than half a second)

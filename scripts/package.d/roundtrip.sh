@@ -1,5 +1,5 @@
 #!/bin/sh
-# Run inside a clean root where weir was installed (scripts/package-test):
+# Run inside a clean root where weir was installed (scripts/harness/package-test):
 #   roundtrip.sh make DIR    a 100 MB file and weir's outputs of it (file, pipe)
 #   roundtrip.sh check DIR   weir reads zstd's outputs of it (file, pipe) and
 #                            its own: --range, -l, -t, unweir, weircat

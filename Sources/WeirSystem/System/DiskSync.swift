@@ -37,7 +37,7 @@ package enum DiskSync {
     /// files on disk. Not on FUSE: the kernel forwards `syncfs` only to
     /// virtiofs, so a daemon's files (sshfs, mergerfs, s3fs) are never
     /// synced by it, while `fsync` and a folder's `fsync` reach the daemon.
-    /// Found by scripts/fault-test: `weir -r --rm` removed inputs there
+    /// Found by scripts/harness/fault-test: `weir -r --rm` removed inputs there
     /// with no sync of their outputs at all.
     package static func fileSystemSyncReachesFiles(_ file: Descriptor) -> Bool {
         weir_fs_magic(file.fd) != fuseMagic

@@ -54,10 +54,11 @@ package final class TarScanner: @unchecked Sendable {  // one thread at a time, 
     }
 
     /// A scan whose index is compressed at `level` (``MemberIndex/level(forRunLevel:)``),
-    /// fed from the content's offset `start` on (a resumed run's, once
-    /// ``feed(upTo:read:)`` walked what comes before).
-    package init(level: Int = 3, start: Int = 0) {
-        walk = TarWalk(sink: MemberIndex.ColumnWriter(level: level))
+    /// its blocks closed at `blockBytes` (``MemberIndex/blockBytes``: the
+    /// tests' are smaller), fed from the content's offset `start` on (a
+    /// resumed run's, once ``feed(upTo:read:)`` walked what comes before).
+    package init(level: Int = 3, start: Int = 0, blockBytes: Int = MemberIndex.blockBytes) {
+        walk = TarWalk(sink: MemberIndex.ColumnWriter(level: level, blockBytes: blockBytes))
         offset = start
     }
 

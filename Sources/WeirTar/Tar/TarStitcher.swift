@@ -5,8 +5,11 @@ import WeirSystem
 /// walk of the whole content gives (``TarScanner``), byte for byte.
 ///
 /// A segment whose walk began where the next member's header lies (the
-/// ``resume`` of the walk so far) is kept as it is: its members go to the
-/// column writer, after the member before them, whose end its start is.
+/// ``resume`` of the walk so far) is kept as it is: its members, coded in
+/// columns by its worker, are joined to the column writer's
+/// (``MemberIndex/ColumnWriter/join(_:)``: the first coded again against
+/// the member before, the rest copied a column at a time), not handed
+/// over one by one.
 /// Any other is walked again from ``resume`` by ``TarSegment/walk(upTo:read:)``,
 /// reading the blocks it needs from the input file; a chunk that lies
 /// inside one member's data (``resume`` past its end) holds nothing.
@@ -21,17 +24,15 @@ package final class TarStitcher: @unchecked Sendable {  // one thread at a time,
     private let writer: MemberIndex.ColumnWriter
     /// Where the next member's header blocks begin.
     package private(set) var resume: Int
-    /// The last member found, its end not yet known (it is ``resume``).
-    private var pending: TarSegment.Records?
     /// Where the walk stopped, and whether as a tar ends; nil while it goes on.
     package private(set) var stop: (offset: Int, clean: Bool)?
-    /// Members handed to the writer.
-    private var count = 0
 
     /// A stitcher whose index is compressed at `level`
-    /// (``MemberIndex/level(forRunLevel:)``), for a tar from its start.
-    package init(level: Int = 3) {
-        writer = MemberIndex.ColumnWriter(level: level)
+    /// (``MemberIndex/level(forRunLevel:)``), its blocks closed at
+    /// `blockBytes` (``MemberIndex/blockBytes``: the tests' are smaller), for
+    /// a tar from its start.
+    package init(level: Int = 3, blockBytes: Int = MemberIndex.blockBytes) {
+        writer = MemberIndex.ColumnWriter(level: level, blockBytes: blockBytes)
         resume = 0
     }
 
@@ -60,23 +61,9 @@ package final class TarStitcher: @unchecked Sendable {  // one thread at a time,
 
     /// Takes `segment`, whose walk began at ``resume``.
     private func keep(_ segment: TarSegment) {
-        let found = segment.members.count > 0 || segment.pending != nil || segment.stop != nil
-            || segment.resume != resume
-        if found, let last = pending {
-            // The member before ends where the segment's first begins.
-            last.setLastEnd(resume)
-            hand(last)
-            pending = nil
-        }
-        hand(segment.members)
-        if segment.pending != nil || found { pending = segment.pending }
+        writer.join(segment.members)
         resume = segment.resume
         stop = segment.stop
-    }
-
-    private func hand(_ records: TarSegment.Records) {
-        records.forEach { writer.append($0) }
-        count += records.count
     }
 
     /// The index of a content of `contentSize` bytes, once every chunk's
@@ -86,15 +73,9 @@ package final class TarStitcher: @unchecked Sendable {  // one thread at a time,
     ///
     /// - Throws: ``WeirError`` `.library` when libzstd fails (`path` the output's name).
     package func finish(contentSize: Int, path: String) throws(WeirError) -> TarScanner.Found? {
-        guard let stop, stop.clean else { return nil }
-        let end = min(stop.offset, contentSize)
-        if let last = pending {
-            last.setLastEnd(end)
-            hand(last)
-            pending = nil
-        }
-        guard count > 0 else { return nil }
-        let frame = try writer.frame(endedEarly: false, endOffset: end, contentSize: contentSize, path: path)
-        return TarScanner.Found(frame: frame, members: count)
+        guard let stop, stop.clean, writer.count > 0 else { return nil }
+        let frame = try writer.frame(endedEarly: false, endOffset: min(stop.offset, contentSize),
+                                     contentSize: contentSize, path: path)
+        return TarScanner.Found(frame: frame, members: writer.count)
     }
 }

@@ -67,13 +67,19 @@ struct SharedVectorTests {
 
     /// Every case of `format`'s folder, by name.
     static func vectors(_ format: String) throws -> [(name: String, vector: Vector, path: String)] {
+        try cases(format, as: Vector.self) { $0.file }
+    }
+
+    /// Every case of `format`'s folder, by name, each JSON read as `V`;
+    /// `file` gives the name of the case's file from it.
+    static func cases<V: Decodable>(_ format: String, as type: V.Type, file: (V) -> String) throws
+        -> [(name: String, vector: V, path: String)] {
         let folder = Self.folder.appendingPathComponent(format)
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
             .filter { $0.hasSuffix(".json") }.sorted()
         return try names.map { name in
-            let vector = try JSONDecoder().decode(Vector.self,
-                                                  from: Data(contentsOf: folder.appendingPathComponent(name)))
-            return (String(name.dropLast(5)), vector, folder.appendingPathComponent(vector.file).path)
+            let vector = try JSONDecoder().decode(type, from: Data(contentsOf: folder.appendingPathComponent(name)))
+            return (String(name.dropLast(5)), vector, folder.appendingPathComponent(file(vector)).path)
         }
     }
 

@@ -43,9 +43,11 @@ struct TarStitcherTests {
 
     /// The index of `tar` cut into chunks at `cuts`, each walked in steps
     /// of `step` as a worker does (the first from 0, the others guessing),
-    /// stitched in order, reading from `tar` where a walk is done again.
-    static func stitched(_ tar: [UInt8], cuts: [Int], step: Int) throws -> [UInt8]? {
-        let stitcher = TarStitcher()
+    /// stitched in order, reading from `tar` where a walk is done again;
+    /// the index's blocks closed at `blockBytes` of raw columns.
+    static func stitched(_ tar: [UInt8], cuts: [Int], step: Int,
+                         blockBytes: Int = MemberIndex.blockBytes) throws -> [UInt8]? {
+        let stitcher = TarStitcher(blockBytes: blockBytes)
         let bounds = [0] + cuts.filter { $0 > 0 && $0 < tar.count }.sorted() + [tar.count]
         let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: tar.count, alignment: 16)
         defer { bytes.deallocate() }
@@ -88,6 +90,65 @@ struct TarStitcherTests {
             }
             let step = [1, 7, 512, 4096, 1 << 18].randomElement(using: &random) ?? 512
             #expect(try Self.stitched(tar, cuts: cuts, step: step) == whole, "cuts \(cuts.sorted()), steps \(step)")
+        }
+    }
+
+    /// A tar python's tarfile writes in `format` ("GNU" or "PAX"): 400
+    /// members of every kind the index codes apart (devices, links, FIFOs,
+    /// folders, long names and link targets), owners, ids and times that
+    /// change every few members (varints of one to three bytes), 560
+    /// KB: what tests a join's copy of every column, and its cut where
+    /// a block closes.
+    static func varied(format: String) throws -> [UInt8] {
+        let folder = TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let script = """
+            import tarfile, io
+            with tarfile.open("a.tar", "w", format=tarfile.\(format)_FORMAT) as t:
+                for i in range(400):
+                    deep = "/".join("d%d" % (i // k % 3) for k in (100, 20, 5))
+                    info = tarfile.TarInfo(deep + "/" + ("long" * (i % 40) if i % 7 == 0 else "") + "m%d" % i)
+                    info.mtime = 1700000000 + (i // 3) * 977 - (i % 5) * 3
+                    info.uname, info.gname = ["root", "user", "x" * 20][i // 4 % 3], "g%d" % (i // 9)
+                    info.uid, info.gid, info.mode = i % 4 * 1000, i // 9, 0o644 if i % 2 else 0o755
+                    kind, data = i % 11, b""
+                    if kind == 1: info.type, info.linkname = tarfile.SYMTYPE, "t" * (i % 150 + 1)
+                    elif kind == 2: info.type, info.devmajor, info.devminor = tarfile.CHRTYPE, i, 300 + i
+                    elif kind == 3: info.type, info.devmajor, info.devminor = tarfile.BLKTYPE, 8, i % 16
+                    elif kind == 4: info.type = tarfile.DIRTYPE
+                    elif kind == 5: info.type = tarfile.FIFOTYPE
+                    elif kind == 6 and i > 6: info.type, info.linkname = tarfile.LNKTYPE, "m6"
+                    else: data = bytes([i % 256]) * (i * 37 % 3000)
+                    info.size = len(data)
+                    t.addfile(info, io.BytesIO(data))
+            """
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = ["python3", "-c", script]
+        python.currentDirectoryURL = folder
+        try python.run()
+        python.waitUntilExit()
+        try #require(python.terminationStatus == 0)
+        return [UInt8](try Data(contentsOf: folder.appendingPathComponent("a.tar")))
+    }
+
+    @Test("""
+          chunks' walks joined into blocks that close anywhere (inside a chunk's members, several in one \
+          chunk): the index one walk of the whole tar gives, byte for byte, blocks and all
+          """, arguments: ["GNU", "PAX"])
+    func joinsAcrossBlocks(format: String) throws {
+        let tar = try Self.varied(format: format)
+        var random = SeededGenerator(seed: 83)
+        for blockBytes in [256, 1000, 4096, 30000] {
+            let whole = try #require(try TestTar.scannedIndex(tar, blockBytes: blockBytes))
+            for chunk in [7680, 65536, 1 << 20, tar.count] {
+                let cuts = Array(stride(from: chunk, to: tar.count, by: chunk))
+                #expect(try Self.stitched(tar, cuts: cuts, step: 1 << 18, blockBytes: blockBytes) == whole,
+                        "blocks of \(blockBytes), chunks of \(chunk)")
+            }
+            let cuts = (0 ..< 12).map { _ in Int.random(in: 1 ..< tar.count, using: &random) }
+            #expect(try Self.stitched(tar, cuts: cuts, step: 4096, blockBytes: blockBytes) == whole,
+                    "blocks of \(blockBytes), cuts \(cuts.sorted())")
         }
     }
 

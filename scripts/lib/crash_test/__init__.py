@@ -1,2 +1,2 @@
-"""scripts/crash-test's own modules: the loop-mounted file systems it cuts and its corpus (filesystem), a
+"""scripts/harness/crash-test's own modules: the loop-mounted file systems it cuts and its corpus (filesystem), a
 cut's scenario and what it must leave (scenario)."""

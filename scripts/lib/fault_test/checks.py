@@ -1,5 +1,5 @@
 """What a case's outcome must be, checked as a user would (the rules in
-scripts/fault-test's docstring)."""
+scripts/harness/fault-test's docstring)."""
 import os
 import re
 import subprocess

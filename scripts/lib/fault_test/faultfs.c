@@ -1,6 +1,6 @@
 /*
  * faultfs: a FUSE file system that passes through to a folder and fails
- * chosen calls by rule, for scripts/fault-test.
+ * chosen calls by rule, for scripts/harness/fault-test.
  *
  *   faultfs SOURCE MOUNTPOINT RULES LOG
  *

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""scripts/soak --resume: a run stopped at random moments, resumed each time.
+"""scripts/harness/soak --resume: a run stopped at random moments, resumed each time.
 
-Usage: scripts/soak --resume [compress|decompress] [--cuts N] [--size SIZE]
+Usage: scripts/harness/soak --resume [compress|decompress] [--cuts N] [--size SIZE]
                              [--level N] [--seed N] [--weir PATH] [--input FILE]
                              [--report FILE]
 
@@ -213,7 +213,7 @@ def write_report(args, rows, verdict, size, full, seed, command):
     with open(args.report, "w") as out:
         what = "compression" if args.direction == "compress" else "decompression"
         out.write("# Resume: a %s stopped at %d random moments (issue 42)\n\n" % (what, len(rows)))
-        out.write("`scripts/soak --resume %s --cuts %d --seed %d` on %s: %d bytes of %s, `%s`%s, "
+        out.write("`scripts/harness/soak --resume %s --cuts %d --seed %d` on %s: %d bytes of %s, `%s`%s, "
                   "reference run %.2f s; %d cores, load %s after the run (shared machine).\n\n"
                   % (args.direction, len(rows), seed, time.strftime("%Y-%m-%d"), size, args.input or "generated text",
                      " ".join(["weir"] + command[1:]),

@@ -15,7 +15,7 @@ FOLDER = str(ROOT / "bench" / "corpus")
 LINUX = os.path.join(FOLDER, "linux-6.1.tar")
 """The Linux 6.1 source tarball (1.36 GB): scripts/fetch-corpus's default destination."""
 LARGE_TEXT = "/work/corpus/s300"
-"""A large text file some machines keep (scripts/soak's first choice)."""
+"""A large text file some machines keep (scripts/harness/soak's first choice)."""
 
 
 def linux_tarball(dest: str = LINUX) -> str:

@@ -6,7 +6,7 @@ python/src/weir/seek_table.py uses only the standard library, so it is loaded
 from its file as ``weir.seek_table`` without running ``weir/__init__.py``
 (which needs fsspec and the installed package); the member index's readers
 (``weir.members``) need ``backports.zstd``, which the system's Python the
-harnesses run on may lack, so they are not loaded here (scripts/member-index-test
+harnesses run on may lack, so they are not loaded here (scripts/harness/member-index-test
 keeps its own reader and writer of the index: it crafts the lies)."""
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ def in_private_mount_namespace(marker: str, script: str) -> None:
     """Runs ``script`` (a harness's own file) again in a mount namespace of
     its own, when root and ``unshare`` can: its mounts then exist nowhere
     else, and go when its last process does, however it ends; a namespace
-    another program makes meanwhile (``unshare -m``, as scripts/zstd-suite
+    another program makes meanwhile (``unshare -m``, as scripts/harness/zstd-suite
     does) cannot copy them and keep a shut-down file system alive. ``marker``
     is the environment variable that says the script already runs there.
     Returns when it does not (not root, or already there); else does not return."""

@@ -1,6 +1,6 @@
 """A suite's verdicts: one line per wrong case as it is found, and the count
-of passed and failed cases at the end (scripts/hostile-test,
-scripts/member-index-test)."""
+of passed and failed cases at the end (scripts/harness/hostile-test,
+scripts/harness/member-index-test)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 // The differential check of Sources/CZstdSplit (the two-phase decoder)
-// against libzstd, built and run by scripts/zstd-split-check.
+// against libzstd, built and run by scripts/harness/zstd-split-check.
 //
 //   zstd-split-diff gen [SEED]        frames libzstd makes over a sweep of
 //                                     parameters, each decoded by both (and by the
@@ -1330,7 +1330,7 @@ static int mtcheck_buf(const uint8_t *src, size_t n, const char *what) {
 }
 
 #ifdef ZSPLIT_FUZZ
-// The libFuzzer target (scripts/zstd-split-fuzz): every input, the oracle
+// The libFuzzer target (scripts/harness/zstd-split-fuzz): every input, the oracle
 // above; a difference aborts, and libFuzzer keeps the input.
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!dctx) dctx = ZSTD_createDCtx();
@@ -1389,7 +1389,7 @@ int main(int argc, char **argv) {
         printf("%s: threaded %s\n", argv[2], bad ? "DIFFERENT" : "same bytes");
         return bad;
     }
-    fprintf(stderr, "usage: see the header of scripts/zstd-split-diff.c\n");
+    fprintf(stderr, "usage: see the header of scripts/harness/zstd-split-diff.c\n");
     return 2;
 }
 #endif
