@@ -5,6 +5,7 @@ import SystemPackage
 import Testing
 @testable import WeirFormats
 @testable import WeirPipeline
+@testable import WeirPipelineTestSupport
 @testable import WeirSystem
 @testable import WeirTestSupport
 
@@ -36,20 +37,7 @@ struct DecompressionPipelineTests {
     /// Decodes from a regular file (so a seek table is read) into a file.
     static func decodeFile(_ compressed: [UInt8], options: DecompressionOptions = DecompressionOptions(threads: 3),
                            test: Bool = false) -> PipeHarness.Outcome {
-        let folder = TestData.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let source = folder.appendingPathComponent("in.zst").path
-        let target = folder.appendingPathComponent("out").path
-        _ = FileManager.default.createFile(atPath: source, contents: Data(compressed))
-        let inFD = open(source, O_RDONLY)
-        let outFD = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let result = DecompressionPipeline(input: FileDescriptor(rawValue: inFD),
-                                           output: test ? nil : FileDescriptor(rawValue: outFD),
-                                           inputName: "in.zst",
-                                           outputName: "out", options: options).result()
-        close(inFD)
-        close(outFD)
-        let output = FileManager.default.contents(atPath: target).map { Array($0) } ?? []
+        let (output, result, _) = TestDecompression.file(compressed, options: options, test: test)
         return PipeHarness.Outcome(output: output, result: result)
     }
 

@@ -4,6 +4,7 @@ import SystemPackage
 import Testing
 @testable import WeirFormats
 @testable import WeirPipeline
+@testable import WeirPipelineTestSupport
 @testable import WeirTestSupport
 
 /// Inputs that are not zstd, through the one entry: weir's own gzip, lz4
@@ -27,22 +28,8 @@ struct OtherFormatStreamTests {
     /// pipeline (for its peaks), what it did and the output.
     static func decodeFile(_ compressed: [UInt8],
                            options: DecompressionOptions) throws -> (DecompressionPipeline, Statistics, [UInt8]) {
-        let folder = TestData.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("in").path
-        let outPath = folder.appendingPathComponent("out").path
-        _ = FileManager.default.createFile(atPath: path, contents: Data(compressed))
-        let inFD = open(path, O_RDONLY)
-        let outFD = open(outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        defer {
-            close(inFD)
-            close(outFD)
-        }
-        let pipeline = DecompressionPipeline(input: FileDescriptor(rawValue: inFD),
-                                             output: FileDescriptor(rawValue: outFD),
-                                             inputName: "in", outputName: "out", options: options)
-        let statistics = try pipeline.run()
-        return (pipeline, statistics, Array(try Data(contentsOf: URL(fileURLWithPath: outPath))))
+        let (output, result, pipeline) = TestDecompression.file(compressed, options: options)
+        return (pipeline, try result.get(), output)
     }
 
     @Test("weir's gzip, lz4 and xz members decode whole on the pipeline's workers, within its budget",

@@ -122,6 +122,11 @@ struct TarStitcherTests {
                     info.size = len(data)
                     t.addfile(info, io.BytesIO(data))
             """
+        return try pythonTar(script, in: folder)
+    }
+
+    /// The `a.tar` that python3 `script` writes in `folder`.
+    static func pythonTar(_ script: String, in folder: URL) throws -> [UInt8] {
         let python = Process()
         python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         python.arguments = ["python3", "-c", script]
@@ -202,14 +207,7 @@ struct TarStitcherTests {
                     info.pax_headers = {"comment": "c" * (3 << 20)}
                     t.addfile(info, io.BytesIO(b"0123456789"))
             """
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = ["python3", "-c", script]
-        python.currentDirectoryURL = folder
-        try python.run()
-        python.waitUntilExit()
-        try #require(python.terminationStatus == 0)
-        let tar = [UInt8](try Data(contentsOf: folder.appendingPathComponent("a.tar")))
+        let tar = try Self.pythonTar(script, in: folder)
         let whole = try #require(try TestTar.scannedIndex(tar))
         let stitcher = TarStitcher()
         var read = 0
